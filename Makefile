@@ -1,0 +1,39 @@
+# mcastlab: sudo make testbed | sudo make test | make clean   (see README.md)
+VENV    := .venv
+BIN     := $(VENV)/bin
+PYTEST  := $(BIN)/pytest
+# Extra pytest arguments, e.g.  sudo make test T="-k mesh -x"
+T       ?=
+
+.PHONY: install testbed test unit integration lint bench clean distclean
+
+install:
+	@scripts/install.sh
+
+testbed: install
+	$(BIN)/mcastlab testbed
+
+test: install lint
+	$(PYTEST) -q $(T)
+
+unit: install
+	$(PYTEST) -q tests/unit $(T)
+
+integration: install
+	$(PYTEST) -q tests/integration $(T)
+
+lint: install
+	$(BIN)/ruff check testbed controller collectives topologies tests
+
+bench: install
+	$(BIN)/mcastlab bench
+
+# Every trace of a run: namespaces, bridges, veths, processes (mcastlab cleanup), results.
+clean:
+	@if [ -x $(BIN)/mcastlab ] && [ "$$(id -u)" = 0 ]; then $(BIN)/mcastlab cleanup; \
+	 elif [ -x $(BIN)/mcastlab ]; then echo "make clean: run as root to remove network state"; fi
+	rm -rf results .pytest_cache .ruff_cache
+	find . -name __pycache__ -prune -exec rm -rf {} +
+
+distclean: clean
+	rm -rf $(VENV) *.egg-info

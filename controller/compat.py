@@ -1,0 +1,55 @@
+"""One import point for the Ryu API, served by os-ken (preferred) or by a working Ryu.
+
+os-ken is Ryu's maintained fork with the same API under ``os_ken.*`` (``OSKenApp`` instead of
+``RyuApp``). PyPI's Ryu 4.34 does not run on Python 3.11, but where a working Ryu exists
+the app loads under ``ryu-manager controller.app`` through this module.
+"""
+
+from __future__ import annotations
+
+try:
+    from os_ken.base import app_manager
+    from os_ken.controller import ofp_event
+    from os_ken.controller.handler import CONFIG_DISPATCHER, MAIN_DISPATCHER, set_ev_cls
+    from os_ken.lib import hub
+    from os_ken.ofproto import ofproto_v1_3
+
+    BaseApp = app_manager.OSKenApp
+    FRAMEWORK = "os-ken"
+except ImportError:  # pragma: no cover - exercised only where Ryu is installed
+    from ryu.base import app_manager  # type: ignore[no-redef]
+    from ryu.controller import ofp_event  # type: ignore[no-redef]
+    from ryu.controller.handler import (  # type: ignore[no-redef]
+        CONFIG_DISPATCHER,
+        MAIN_DISPATCHER,
+        set_ev_cls,
+    )
+    from ryu.lib import hub  # type: ignore[no-redef]
+    from ryu.ofproto import ofproto_v1_3  # type: ignore[no-redef]
+
+    BaseApp = app_manager.RyuApp
+    FRAMEWORK = "ryu"
+
+
+def framework_version() -> str:
+    """Name and version of the framework in use, for results records."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return f"{FRAMEWORK} {version('os-ken' if FRAMEWORK == 'os-ken' else 'ryu')}"
+    except PackageNotFoundError:  # pragma: no cover
+        return FRAMEWORK
+
+
+__all__ = [
+    "BaseApp",
+    "CONFIG_DISPATCHER",
+    "FRAMEWORK",
+    "MAIN_DISPATCHER",
+    "app_manager",
+    "framework_version",
+    "hub",
+    "ofp_event",
+    "ofproto_v1_3",
+    "set_ev_cls",
+]

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Idempotent set-up: Debian packages, the project's venv, Open vSwitch running.
+# A second run only checks (a few hundred milliseconds); it never downloads again.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+die() { echo "install: $*" >&2; exit 1; }
+[ "$(id -u)" -eq 0 ] || die "must run as root (try: sudo make install / sudo make test / sudo make testbed)"
+[ -x /usr/bin/python3 ] || die "Debian's /usr/bin/python3 is missing (this project targets Debian/Ubuntu)"
+
+# 1. Debian packages -----------------------------------------------------------------
+PKGS=(mininet openvswitch-switch iperf3 tcpdump ethtool iptables nftables iproute2
+      util-linux procps psmisc iputils-ping python3-venv python3-pip)
+missing=()
+for p in "${PKGS[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+    echo "install: Debian packages: ${missing[*]}"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# 2. Virtual environment (sees Debian's mininet module through system site packages) -----
+VENV=.venv
+if [ ! -x "$VENV/bin/python" ]; then
+    echo "install: creating $VENV"
+    /usr/bin/python3 -m venv --system-site-packages "$VENV"
+fi
+stamp="$VENV/.mcastlab-installed"
+want=$(cat requirements.txt pyproject.toml | sha256sum | cut -d' ' -f1)
+if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
+    echo "install: Python packages (pinned in requirements.txt)"
+    pip=("$VENV/bin/pip" install -q --disable-pip-version-check)
+    # (the filter hides this machine's notes about absent local package mirrors)
+    "${pip[@]}" -r requirements.txt 2> >(grep -v 'is ignored: it is neither' >&2)
+    "${pip[@]}" --no-deps --no-build-isolation -e . 2> >(grep -v 'is ignored: it is neither' >&2)
+    echo "$want" > "$stamp"
+fi
+
+# 3. Open vSwitch -----------------------------------------------------------------------
+if ! ovs-vsctl --timeout=2 show >/dev/null 2>&1; then
+    echo "install: starting Open vSwitch"
+    # ovs-ctl notes the missing kernel module and carries on with the userspace datapath.
+    /usr/share/openvswitch/scripts/ovs-ctl start --system-id=random >/dev/null 2>&1 || true
+    ovs-vsctl --timeout=5 show >/dev/null 2>&1 || die "Open vSwitch did not start (see /var/log/openvswitch/)"
+fi

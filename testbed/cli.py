@@ -1,0 +1,185 @@
+"""The ``mcastlab`` command line."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from topologies import TopologyError, parse_spec
+
+from .errors import McastlabError
+
+EPILOG = """examples:
+  sudo mcastlab doctor                      what this machine offers
+  sudo mcastlab testbed                     the default experiment (results/...)
+  mcastlab topo mesh:rows=4,cols=4          describe a topology (no root needed)
+  sudo mcastlab up --topo fattree           the network with a Mininet prompt
+  sudo mcastlab run --topo mesh:rows=2,cols=2 -- -m collectives.pingpong
+  sudo mcastlab cleanup                     remove what a crashed run left behind
+"""
+
+
+def _progress(msg: str) -> None:
+    print(f"mcastlab: {msg}", file=sys.stderr, flush=True)
+
+
+def cmd_doctor(args: argparse.Namespace) -> int:
+    from .environment import detect, report
+
+    caps = detect()
+    if args.json:
+        print(json.dumps(caps.to_dict(), indent=1))
+    else:
+        print(report(caps))
+    return 0 if not caps.problems() else 3
+
+
+def cmd_topo(args: argparse.Namespace) -> int:
+    topo = parse_spec(args.spec)
+    if args.save:
+        topo.save(Path(args.save))
+    if args.json:
+        print(json.dumps(topo.to_dict(), indent=1))
+    else:
+        print(topo.summary())
+        if args.routes:
+            for src in topo.hosts:
+                for dst in topo.hosts:
+                    if src != dst:
+                        print(f"  {src.name} -> {dst.name}: {' '.join(topo.path(src, dst))}")
+    return 0
+
+
+def cmd_up(args: argparse.Namespace) -> int:
+    from mininet.cli import CLI
+
+    from .network import Emulation
+
+    topo = parse_spec(args.topo)
+    with Emulation(topo, progress=_progress) as emu:
+        _progress(f"{topo.name} is up; controller state: "
+                  f"http://127.0.0.1:{emu.controller.api_port}/state; 'exit' tears it down")
+        CLI(emu.net)
+    return 0
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from .mpi import run_mpi
+    from .network import Emulation
+
+    if not args.program:
+        raise McastlabError("give the program after '--', e.g. -- -m collectives.pingpong")
+    prog = args.program[1:] if args.program[0] == "--" else args.program
+    topo = parse_spec(args.topo)
+    hosts = args.hosts.split(",") if args.hosts else None
+    with Emulation(topo, progress=_progress) as emu:
+        res = run_mpi(emu, prog, hosts=hosts, np=args.np, ppn=args.ppn, timeout=args.timeout,
+                      check=False)
+        for rank, text in sorted(res.rank_output.items()):
+            for line in text.splitlines():
+                print(f"[{rank}] {line}")
+    if res.returncode != 0:
+        raise McastlabError(f"the MPI job exited with code {res.returncode}")
+    return 0
+
+
+def cmd_testbed(args: argparse.Namespace) -> int:
+    from . import default_experiment
+
+    out = default_experiment.run(args.topo, out_root=Path(args.out), reps=args.reps,
+                                 progress=_progress)
+    print((out / "summary.txt").read_text())
+    print(f"results: {out}/ (config.json, records.jsonl, summary.txt, report.html)")
+    return 0
+
+
+def cmd_cleanup(_args: argparse.Namespace) -> int:
+    import os
+
+    from .cleanup import cleanup_stale, leftovers
+
+    if os.geteuid() != 0:
+        raise McastlabError("cleanup must run as root (sudo mcastlab cleanup)")
+    for line in cleanup_stale() or ["nothing to clean"]:
+        print(line)
+    left = {k: v for k, v in leftovers().items() if v}
+    if any(left.get(k) for k in ("processes", "bridges", "interfaces")):
+        print(f"still present (an active run?): {left}")
+    return 0
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    from . import bench
+
+    out = bench.run(Path(args.out), quick=args.quick, progress=_progress)
+    print(out.read_text())
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(
+        prog="mcastlab", epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Emulation testbed for broadcast and barrier algorithms over "
+                    "Mininet, Open vSwitch, an OpenFlow multicast controller and MPI.")
+    sub = ap.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    p = sub.add_parser("doctor", help="what this machine offers and what the testbed will use")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_doctor)
+
+    p = sub.add_parser("topo", help="describe a topology (shape[:k=v,...] or a .toml/.json file)")
+    p.add_argument("spec")
+    p.add_argument("--json", action="store_true", help="print the full description")
+    p.add_argument("--routes", action="store_true", help="print every host-to-host route")
+    p.add_argument("--save", metavar="FILE", help="write the JSON description to FILE")
+    p.set_defaults(func=cmd_topo)
+
+    topo_help = "topology: shape[:key=val,...] or a .toml/.json file (default %(default)s)"
+    p = sub.add_parser("up", help="bring a network up and open the Mininet prompt")
+    p.add_argument("--topo", default="star", help=topo_help)
+    p.set_defaults(func=cmd_up)
+
+    p = sub.add_parser("run", help="run an mpi4py program across the emulated hosts")
+    p.add_argument("--topo", default="star", help=topo_help)
+    p.add_argument("--np", type=int, help="number of ranks (default: one per host)")
+    p.add_argument("--ppn", type=int, default=1, help="ranks per host (default 1)")
+    p.add_argument("--hosts", help="comma-separated host names or ids, rank order")
+    p.add_argument("--timeout", type=float, default=300.0, help="seconds (default 300)")
+    p.add_argument("program", nargs=argparse.REMAINDER,
+                   help="after '--': arguments to python, e.g. -m collectives.pingpong")
+    p.set_defaults(func=cmd_run)
+
+    from .default_experiment import DEFAULT_TOPOLOGY
+
+    p = sub.add_parser("testbed", help="run the default experiment and write a results folder")
+    p.add_argument("--topo", default=DEFAULT_TOPOLOGY, help=topo_help)
+    p.add_argument("--out", default="results", help="results root (default %(default)s)")
+    p.add_argument("--reps", type=int, default=50, help="measured round trips per pair")
+    p.set_defaults(func=cmd_testbed)
+
+    p = sub.add_parser("cleanup", help="remove everything a crashed or killed run left behind")
+    p.set_defaults(func=cmd_cleanup)
+
+    p = sub.add_parser("bench", help="testbed benchmarks (start time, throughput, latency)")
+    p.add_argument("--out", default="bench", help="folder for the results (default %(default)s)")
+    p.add_argument("--quick", action="store_true", help="smaller sizes, fewer repetitions")
+    p.set_defaults(func=cmd_bench)
+    return ap
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except (McastlabError, TopologyError) as exc:
+        print(f"mcastlab: error: {exc}", file=sys.stderr)
+        return getattr(exc, "exit_code", 2)
+    except KeyboardInterrupt:
+        print("mcastlab: interrupted; everything was torn down", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,27 @@
+"""Errors a user can cause: each carries one clear message and an exit code, never a traceback."""
+
+from __future__ import annotations
+
+
+class McastlabError(Exception):
+    """A failure the user can act on; the CLI prints the message and exits with `exit_code`."""
+
+    exit_code = 1
+
+
+class UsageError(McastlabError):
+    """Bad input: a wrong spec, an unknown algorithm, an impossible setting."""
+
+    exit_code = 2
+
+
+class CapabilityError(McastlabError):
+    """The machine lacks something the request needs (root, OVS, a kernel feature)."""
+
+    exit_code = 3
+
+
+class RunFailed(McastlabError):
+    """An experiment, MPI job or network start-up failed or timed out."""
+
+    exit_code = 4

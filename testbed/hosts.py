@@ -1,0 +1,43 @@
+"""Mininet host and switch classes of the testbed.
+
+Each host gets its own UTS namespace (hostname = host name: MPICH tells ranks apart by
+hostname) and processes started in it with ``popen`` enter its network, mount and UTS
+namespaces through ``nsenter`` (Mininet's ``mnexec -a`` would skip UTS).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mininet.node import Host, OVSSwitch
+
+from .cleanup import BRIDGE_MARK
+
+
+class TestbedHost(Host):
+    __test__ = False  # not a pytest class
+
+    def _popen(self, cmd: list[str], **params: Any) -> Any:
+        # Mininet starts the host shell as: mnexec -cdn env PS1=.. bash ... mininet:<name>.
+        # unshare and sh exec in place, so the PID Mininet records stays the shell's.
+        if cmd and cmd[0] == "mnexec" and f"mininet:{self.name}" in cmd:
+            cmd = [cmd[0], cmd[1], "unshare", "--uts", "sh", "-c",
+                   'hostname "$0" && exec "$@"', self.name, *cmd[2:]]
+        return super()._popen(cmd, **params)
+
+    def nsenter(self) -> list[str]:
+        """Command prefix that runs a command inside this host."""
+        return ["nsenter", "-t", str(self.pid), "-n", "-m", "-u", "--"]
+
+    def popen(self, *args: Any, **kwargs: Any) -> Any:
+        kwargs.setdefault("mncmd", self.nsenter())
+        return super().popen(*args, **kwargs)
+
+
+class TestbedSwitch(OVSSwitch):
+    """OVS bridge marked with the run id in its external_ids, so cleanup can find it."""
+
+    run_id = ""
+
+    def bridgeOpts(self) -> str:
+        return super().bridgeOpts() + f" external-ids:{BRIDGE_MARK}={self.run_id}"

@@ -1,0 +1,70 @@
+"""Link emulation with what the kernel offers: HTB for bandwidth, netem for delay and loss,
+and, where netem is missing, random loss on host links with the netfilter statistic match.
+
+A setting the kernel cannot emulate is refused up front with the missing feature named;
+nothing is silently skipped.
+"""
+
+from __future__ import annotations
+
+from topologies import Link, LinkParams, Topology
+
+from .environment import Capabilities
+from .errors import CapabilityError
+
+# One class under the root: quantum is set so that HTB does not warn about r2q at high rates.
+_HTB = ("qdisc add dev {i} root handle 1: htb default 1\n"
+        "class add dev {i} parent 1: classid 1:1 htb rate {bw}mbit burst 15k quantum 1514\n")
+
+
+def _link_name(link: Link) -> str:
+    return f"{link.node1}-{link.node2}"
+
+
+def check(topo: Topology, caps: Capabilities) -> None:
+    """Refuse link settings this machine cannot emulate, naming the link and the feature."""
+    for link in topo.links:
+        p, name = link.params, _link_name(link)
+        if p.bw_mbit is not None and not caps.sch_htb:
+            raise CapabilityError(f"link {name} asks for {p.bw_mbit:g} Mbit/s but this kernel "
+                                  "has no sch_htb, so bandwidth cannot be emulated")
+        if p.delay_ms > 0 and not caps.sch_netem:
+            raise CapabilityError(f"link {name} asks for {p.delay_ms:g} ms delay but this kernel "
+                                  "has no sch_netem, so delay cannot be emulated")
+        if p.loss_pct > 0 and not caps.sch_netem:
+            host_link = link.node1.startswith("h") or link.node2.startswith("h")
+            if not (host_link and caps.netfilter_statistic):
+                raise CapabilityError(
+                    f"link {name} asks for {p.loss_pct:g}% loss: without sch_netem loss is "
+                    "only possible on host links, with the netfilter statistic match"
+                    + ("" if caps.netfilter_statistic else " (also missing)"))
+
+
+def tc_batch(intf: str, p: LinkParams, netem: bool) -> str:
+    """`tc -batch` lines shaping the egress of one interface ('' if nothing to do)."""
+    netem_args = []
+    if p.delay_ms > 0:
+        netem_args.append(f"delay {p.delay_ms:g}ms")
+    if p.loss_pct > 0 and netem:
+        netem_args.append(f"loss {p.loss_pct:g}%")
+    if p.max_queue:
+        netem_args.append(f"limit {p.max_queue}")
+    lines = ""
+    parent = "root"
+    if p.bw_mbit is not None:
+        lines += _HTB.format(i=intf, bw=f"{p.bw_mbit:g}")
+        parent = "parent 1:1"
+    if netem and (p.delay_ms > 0 or p.loss_pct > 0):
+        lines += f"qdisc add dev {intf} {parent} handle 10: netem {' '.join(netem_args)}\n"
+    elif p.max_queue:
+        lines += f"qdisc add dev {intf} {parent} handle 10: pfifo limit {p.max_queue}\n"
+    return lines
+
+
+def netfilter_loss(intf: str, p: LinkParams) -> list[str]:
+    """iptables commands (run in the host's namespace) dropping p.loss_pct % each way."""
+    if p.loss_pct <= 0:
+        return []
+    prob = f"{p.loss_pct / 100:.6f}"
+    rule = f"-m statistic --mode random --probability {prob} -j DROP"
+    return [f"iptables -w -A INPUT -i {intf} {rule}", f"iptables -w -A OUTPUT -o {intf} {rule}"]

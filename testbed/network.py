@@ -1,0 +1,249 @@
+"""The emulated network of one run: controller process, Mininet hosts and OVS switches,
+links shaped as the topology asks, and a teardown that leaves nothing behind.
+
+    with Emulation(topo) as emu:
+        emu.host("h0").cmd("ping -c1 10.0.0.2")
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+from topologies import Topology
+
+from . import linkshape, registry
+from .cleanup import cleanup_run
+from .controller_proc import ControllerProcess
+from .environment import Capabilities, detect
+from .errors import RunFailed
+from .shell import run
+
+PREFIX_LEN = 16  # hosts live in 10.0.0.0/16; the machine's resolver at 10.255.x stays off-link
+
+Progress = Callable[[str], None]
+
+
+def _quiet(_msg: str) -> None:
+    pass
+
+
+class Emulation:
+    """Bring a topology up under the project's controller; `stop` (or leaving the `with`
+    block, also on errors, Ctrl-C and SIGTERM) tears every piece down."""
+
+    def __init__(self, topo: Topology, *, caps: Capabilities | None = None,
+                 progress: Progress = _quiet, ready_timeout: float | None = None) -> None:
+        self.topo = topo
+        self.caps = caps or detect()
+        self.progress = progress
+        self.ready_timeout = ready_timeout or 30.0 + 0.5 * len(topo.switches)
+        self.net: Any = None
+        self.controller: ControllerProcess | None = None
+        self.record: registry.RunRecord | None = None
+        self.timings: dict[str, float] = {}
+        self._old_handlers: dict[int, Any] = {}
+
+    # ---- public API -------------------------------------------------------------------------
+    @property
+    def run_dir(self) -> Path:
+        assert self.record is not None, "the emulation is not started"
+        return Path(self.record.run_dir)
+
+    def host(self, name_or_id: str | int) -> Any:
+        return self.net.get(self.topo.host(name_or_id).name)
+
+    @property
+    def hosts(self) -> list[Any]:
+        return [self.net.get(h.name) for h in self.topo.hosts]
+
+    def __enter__(self) -> Emulation:
+        self._trap_signals()
+        try:
+            self.start()
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    # ---- start ---------------------------------------------------------------------------
+    def start(self) -> None:
+        self.caps.require()
+        linkshape.check(self.topo, self.caps)
+        t0 = time.perf_counter()
+        self.record = registry.new_run(run_dir="", topology=self.topo.name)
+        rec = self.record
+        rec.run_dir = str(registry.STATE_DIR / rec.id)
+        rec.bridges = [s.name for s in self.topo.switches]
+        rec.interfaces = [f"{n}-eth{p}" for link in self.topo.links
+                          for n, p in ((link.node1, link.port1), (link.node2, link.port2))
+                          if not self._is_host(n)]
+        rec.save()
+        os.environ[registry.ENV_RUN] = rec.id  # inherited by every process we start
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+        self._write_host_files()
+
+        self.progress("starting the controller")
+        topo_file = self.run_dir / "topology.json"
+        self.topo.save(topo_file)
+        self.controller = ControllerProcess(topo_file, self.run_dir / "controller.log")
+        self.controller.start()
+        rec.controller_pid, rec.ofp_port, rec.api_port = (
+            self.controller.pid, self.controller.ofp_port, self.controller.api_port)
+        rec.save()
+        self.timings["controller_s"] = time.perf_counter() - t0
+
+        self.progress(f"building {len(self.topo.hosts)} hosts, {len(self.topo.switches)} "
+                      f"switches ({self.caps.datapath} datapath)")
+        self._build_mininet()
+        self.timings["mininet_s"] = time.perf_counter() - t0
+
+        self.progress("configuring hosts and links")
+        self._configure()
+        self.timings["configure_s"] = time.perf_counter() - t0
+
+        self.progress("waiting for the controller to program every switch")
+        self.controller.wait_ready(self.ready_timeout)
+        self.timings["ready_s"] = time.perf_counter() - t0
+
+    def _is_host(self, name: str) -> bool:
+        return any(h.name == name for h in self.topo.hosts)
+
+    def _write_host_files(self) -> None:
+        """/etc/hosts and an empty resolv.conf, bind-mounted in every host: names resolve
+        without DNS (no lookups leave the machine, and MPI start-up does not wait on them)."""
+        lines = ["127.0.0.1 localhost"] + [f"{h.ip} {h.name}" for h in self.topo.hosts]
+        (self.run_dir / "hosts").write_text("\n".join(lines) + "\n")
+        (self.run_dir / "resolv.conf").write_text("# mcastlab: no DNS inside the testbed\n")
+
+    def _build_mininet(self) -> None:
+        from mininet.link import Link
+        from mininet.log import setLogLevel
+        from mininet.net import Mininet
+        from mininet.node import RemoteController
+
+        from .hosts import TestbedHost, TestbedSwitch
+
+        setLogLevel("error")
+        assert self.controller is not None and self.record is not None
+        TestbedSwitch.run_id = self.record.id
+        net = Mininet(topo=None, switch=TestbedSwitch, host=TestbedHost, link=Link,
+                      controller=None, build=False, autoSetMacs=False, autoStaticArp=False,
+                      waitConnected=False, ipBase=f"10.0.0.0/{PREFIX_LEN}")
+        self.net = net
+        net.addController(RemoteController("c0", ip="127.0.0.1", port=self.controller.ofp_port))
+        for sw in self.topo.switches:
+            net.addSwitch(sw.name, dpid=f"{sw.dpid:016x}", datapath=self.caps.datapath,
+                          protocols="OpenFlow13", failMode="secure", batch=True)
+        for h in self.topo.hosts:
+            net.addHost(h.name, ip=f"{h.ip}/{PREFIX_LEN}", mac=h.mac)
+        for link in self.topo.links:
+            net.addLink(link.node1, link.node2, port1=link.port1, port2=link.port2,
+                        intfName1=f"{link.node1}-eth{link.port1}",
+                        intfName2=f"{link.node2}-eth{link.port2}")
+        net.build()
+        net.start()
+
+    def _configure(self) -> None:
+        """Per host one shell round trip; switch-side shaping in one `tc -batch`."""
+        root_tc = ""
+        for link in self.topo.links:
+            for node, port in ((link.node1, link.port1), (link.node2, link.port2)):
+                if not self._is_host(node):
+                    root_tc += linkshape.tc_batch(f"{node}-eth{port}", link.params,
+                                                  self.caps.sch_netem)
+        if root_tc:
+            run(["tc", "-batch", "-"], input=root_tc, timeout=60)
+        for h in self.topo.hosts:
+            node = self.net.get(h.name)
+            intf = f"{h.name}-eth0"
+            params = next(lk.params for lk in self.topo.links if h.name in (lk.node1, lk.node2))
+            cmds = [
+                f"mount --bind {self.run_dir}/hosts /etc/hosts",
+                f"mount --bind {self.run_dir}/resolv.conf /etc/resolv.conf",
+                "sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1",
+                f"ip route add 224.0.0.0/4 dev {intf}",
+            ]
+            if self.caps.datapath == "user":
+                # Userspace datapath + veth: TCP breaks unless transmit checksums are real.
+                cmds.append(f"ethtool -K {intf} tx off >/dev/null")
+            tc = linkshape.tc_batch(intf, params, self.caps.sch_netem)
+            if tc:
+                batch = self.run_dir / f"tc-{h.name}.batch"
+                batch.write_text(tc)
+                cmds.append(f"tc -batch {batch}")
+            if not self.caps.sch_netem:
+                cmds += linkshape.netfilter_loss(intf, params)
+            out = node.cmd(" && ".join(cmds) + " && echo MCASTLAB-OK")
+            if "MCASTLAB-OK" not in out:
+                raise RunFailed(f"configuring host {h.name} failed: {out.strip()}")
+
+    # ---- teardown ---------------------------------------------------------------------------
+    def stop(self) -> None:
+        """Idempotent teardown; Ctrl-C during it is ignored so it always completes."""
+        if self.record is None:
+            self._restore_signals()
+            return
+        with _signals_ignored():
+            rec = self.record
+            # Jobs first (they may still be talking), then the controller, then every marked
+            # process, host shells included: that frees the namespaces and the veths ending
+            # in them. Mininet's net.stop() is not used: it talks to each node's shell and
+            # hangs when one is gone; the record says all there is to remove.
+            registry.kill_processes([p for p in registry.marked_processes(rec.id)
+                                     if registry.job_of(p)])
+            if self.controller is not None:
+                self.controller.stop()
+            cleanup_run(rec)
+            if self.net is not None:
+                _close_ptys(self.net)
+                self.net = None
+            os.environ.pop(registry.ENV_RUN, None)
+            self.record = None
+        self._restore_signals()
+
+    def _trap_signals(self) -> None:
+        """SIGTERM/SIGHUP unwind like Ctrl-C, so the `with` block tears down."""
+        def raise_exit(signum: int, _frame: object) -> None:
+            raise SystemExit(128 + signum)
+
+        with contextlib.suppress(ValueError):  # only possible in the main thread
+            for sig in (signal.SIGTERM, signal.SIGHUP):
+                self._old_handlers[sig] = signal.signal(sig, raise_exit)
+
+    def _restore_signals(self) -> None:
+        for sig, handler in self._old_handlers.items():
+            signal.signal(sig, handler)
+        self._old_handlers.clear()
+
+
+def _close_ptys(net: Any) -> None:
+    """Release the pseudo-terminals Mininet opened to talk to each node's shell."""
+    for node in net.values():
+        with contextlib.suppress(Exception):
+            node.stdin.close()
+        with contextlib.suppress(Exception):
+            os.close(node.slave)
+
+
+@contextlib.contextmanager
+def _signals_ignored() -> Iterator[None]:
+    try:
+        old = {s: signal.signal(s, signal.SIG_IGN)
+               for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
+    except ValueError:  # not the main thread
+        yield
+        return
+    try:
+        yield
+    finally:
+        for s, h in old.items():
+            signal.signal(s, h)

@@ -1,0 +1,103 @@
+"""Results folders: every result carries its full configuration and the versions it ran with."""
+
+from __future__ import annotations
+
+import html
+import json
+import platform
+import re
+import subprocess
+import sys
+import time
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+from typing import Any
+
+DEFAULT_ROOT = Path("results")
+
+
+def new_results_dir(name: str, root: Path | None = None) -> Path:
+    root = root or DEFAULT_ROOT
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    path = root / f"{stamp}-{re.sub(r'[^A-Za-z0-9_.-]+', '_', name)}"
+    n = 1
+    while path.exists():
+        n += 1
+        path = root / f"{stamp}-{name}-{n}"
+    path.mkdir(parents=True)
+    return path
+
+
+def _cmd_version(cmd: list[str]) -> str:
+    try:
+        out = subprocess.run(cmd, capture_output=True, text=True, timeout=5).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return "unknown"
+    return out.strip().splitlines()[0] if out.strip() else "unknown"
+
+
+def _pkg(name: str) -> str:
+    try:
+        return version(name)
+    except PackageNotFoundError:
+        return "not installed"
+
+
+def versions() -> dict[str, str]:
+    """Versions of everything a measurement depends on, and the machine it ran on."""
+    import os
+
+    mpiexec = Path(sys.executable).parent / "mpiexec"
+    return {
+        "mcastlab": _pkg("mcastlab"),
+        "python": platform.python_version(),
+        "kernel": platform.release(),
+        "machine": platform.node(),
+        "cpus": str(os.cpu_count()),
+        "cpu_model": next((ln.split(":", 1)[1].strip() for ln in
+                           Path("/proc/cpuinfo").read_text().splitlines()
+                           if ln.startswith("model name")), "unknown"),
+        "mininet": _pkg("mininet"),
+        "openvswitch": _cmd_version(["ovs-vswitchd", "--version"]),
+        "os-ken": _pkg("os-ken"),
+        "mpi4py": _pkg("mpi4py"),
+        "mpich": _cmd_version([str(mpiexec), "--version"]) if mpiexec.exists() else "missing",
+        "mpich_wheel": _pkg("mpich"),
+    }
+
+
+def write_json(path: Path, obj: Any) -> None:
+    path.write_text(json.dumps(obj, indent=1, sort_keys=True, default=str) + "\n")
+
+
+def read_jsonl(path: Path) -> list[dict[str, Any]]:
+    if not path.exists():
+        return []
+    return [json.loads(ln) for ln in path.read_text().splitlines() if ln.strip()]
+
+
+def text_table(header: list[str], rows: list[list[Any]]) -> str:
+    cells = [header] + [[str(c) for c in r] for r in rows]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(header))]
+    fmt = "  ".join(f"{{:>{w}}}" for w in widths)
+    lines = [fmt.format(*header), fmt.format(*("-" * w for w in widths))]
+    return "\n".join(lines + [fmt.format(*r) for r in cells[1:]])
+
+
+def html_page(title: str, sections: list[tuple[str, list[str], list[list[Any]]]],
+              config: dict[str, Any]) -> str:
+    """A self-contained HTML report: tables, then the configuration and versions."""
+    def table(header: list[str], rows: list[list[Any]]) -> str:
+        head = "".join(f"<th>{html.escape(h)}</th>" for h in header)
+        body = "".join("<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in r) + "</tr>"
+                       for r in rows)
+        return f"<table><tr>{head}</tr>{body}</table>"
+
+    parts = [f"<h2>{html.escape(t)}</h2>{table(h, r)}" for t, h, r in sections]
+    cfg = html.escape(json.dumps(config, indent=1, sort_keys=True, default=str))
+    return (f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}"
+            "</title><style>body{font-family:sans-serif;margin:2em}table{border-collapse:"
+            "collapse}td,th{border:1px solid #bbb;padding:3px 8px;text-align:right}"
+            "pre{background:#f4f4f4;padding:1em}</style></head><body>"
+            f"<h1>{html.escape(title)}</h1>{''.join(parts)}"
+            f"<h2>Configuration and versions</h2><pre>{cfg}</pre></body></html>\n")

@@ -1,0 +1,74 @@
+"""Shape registry: build a topology by name, or from a spec string such as "mesh:rows=4,cols=4"."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Mapping
+from types import MappingProxyType
+from typing import Any
+
+from topologies.bmin import bmin
+from topologies.errors import TopologyError
+from topologies.fattree import fattree
+from topologies.grid import mesh, torus
+from topologies.model import Topology
+from topologies.spec_file import is_topology_file, load_topology_file
+from topologies.star import star
+from topologies.tree import tree
+
+SHAPES: Mapping[str, Callable[..., Topology]] = MappingProxyType({
+    "star": star, "tree": tree, "fattree": fattree, "mesh": mesh, "torus": torus, "bmin": bmin,
+})
+
+
+def shape_parameters(shape: str) -> list[str]:
+    """The parameter names a shape's builder accepts, in signature order."""
+    return list(inspect.signature(_builder(shape)).parameters)
+
+
+def _builder(shape: str) -> Callable[..., Topology]:
+    if shape not in SHAPES:
+        raise TopologyError(f"unknown topology shape {shape!r}; choose from "
+                            f"{', '.join(SHAPES)} or a .toml/.json topology file")
+    return SHAPES[shape]
+
+
+def build(shape: str, **params: Any) -> Topology:
+    """Build a named shape; unknown parameters are refused with the valid ones listed."""
+    valid = shape_parameters(shape)
+    for key in params:
+        if key not in valid:
+            raise TopologyError(f"unknown parameter {key!r} for shape {shape!r}; "
+                                f"valid parameters are {', '.join(valid)}")
+    return _builder(shape)(**params)
+
+
+def _value(text: str) -> Any:
+    """int, else float, else None for "none"/"unlimited", else the text itself."""
+    for convert in (int, float):
+        try:
+            return convert(text)
+        except ValueError:
+            pass
+    return None if text.lower() in ("none", "unlimited") else text
+
+
+def parse_spec(spec: str) -> Topology:
+    """"shape", "shape:key=val,key=val" or the path of a .toml/.json topology file."""
+    spec = spec.strip()
+    if is_topology_file(spec):
+        return load_topology_file(spec)
+    shape, _, rest = spec.partition(":")
+    shape = shape.strip()
+    _builder(shape)
+    params: dict[str, Any] = {}
+    for item in filter(None, (part.strip() for part in rest.split(","))):
+        key, sep, text = item.partition("=")
+        key, text = key.strip(), text.strip()
+        if not sep or not key or not text:
+            raise TopologyError(f"bad parameter {item!r} in topology spec {spec!r}; "
+                                "expected key=value")
+        if key in params:
+            raise TopologyError(f"parameter {key!r} is given twice in topology spec {spec!r}")
+        params[key] = _value(text)
+    return build(shape, **params)
