@@ -9,7 +9,7 @@ from pathlib import Path
 
 from topologies import TopologyError, parse_spec
 
-from .errors import McastlabError
+from .errors import McastlabError, UsageError
 
 EPILOG = """examples:
   sudo mcastlab doctor                      what this machine offers
@@ -69,9 +69,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     from .mpi import run_mpi
     from .network import Emulation
 
-    if not args.program:
-        raise McastlabError("give the program after '--', e.g. -- -m collectives.pingpong")
-    prog = args.program[1:] if args.program[0] == "--" else args.program
+    prog = args.program[1:] if args.program[:1] == ["--"] else args.program
+    if not prog:
+        raise UsageError("give the program after '--', e.g. -- -m collectives.pingpong")
     topo = parse_spec(args.topo)
     hosts = args.hosts.split(",") if args.hosts else None
     with Emulation(topo, progress=_progress) as emu:

@@ -1,0 +1,68 @@
+"""Integration tests: real Mininet, real Open vSwitch, the real controller process, MPICH.
+
+They need root and a running OVS (CI has both; `sudo make test` installs and starts it).
+Missing requirements make the tests fail with the reason, never skip.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from testbed.cleanup import leftovers
+from testbed.environment import Capabilities, detect
+
+MCASTLAB = [sys.executable, "-m", "testbed.cli"]
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if "integration" in str(item.fspath):
+            item.add_marker(pytest.mark.integration)
+
+
+@pytest.fixture(scope="session")
+def caps() -> Capabilities:
+    c = detect()
+    problems = c.problems()
+    assert not problems, "integration tests need: " + "; ".join(problems)
+    return c
+
+
+def net_namespaces() -> set[int]:
+    """Inodes of every network namespace some process is in, but our own."""
+    init = os.stat("/proc/self/ns/net").st_ino  # the tests run in the root namespace
+    found = set()
+    for p in Path("/proc").iterdir():
+        if p.name.isdigit():
+            try:
+                ino = os.stat(p / "ns/net").st_ino
+            except OSError:
+                continue
+            if ino != init:
+                found.add(ino)
+    return found
+
+
+def assert_clean(before_ns: set[int] | None = None) -> None:
+    """Nothing of any run is left: processes, bridges, interfaces, records, namespaces."""
+    left = leftovers()
+    assert left == {"processes": [], "bridges": [], "interfaces": [], "records": []}, left
+    if before_ns is not None:
+        assert net_namespaces() <= before_ns, "a network namespace was left behind"
+    bridges = subprocess.run(["ovs-vsctl", "list-br"], capture_output=True, text=True).stdout
+    assert not bridges.strip(), f"OVS bridges left: {bridges}"
+    links = subprocess.run(["ip", "-br", "link"], capture_output=True, text=True).stdout
+    assert "-eth" not in links, f"veths left: {links}"
+
+
+@pytest.fixture
+def clean_after(caps: Capabilities):
+    """Yield the namespaces present before the test; afterwards assert nothing was left."""
+    before = net_namespaces()
+    yield before
+    assert_clean(before)
