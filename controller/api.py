@@ -23,7 +23,9 @@ def _json_app(state: Callable[[], dict[str, Any]]) -> Callable:
     def app(environ: dict, start_response: Callable) -> list[bytes]:
         path = environ.get("PATH_INFO", "/").rstrip("/") or "/state"
         snapshot = state()
-        if path == "/ready":
+        if environ.get("REQUEST_METHOD", "GET") not in ("GET", "HEAD"):
+            status, body = "405 Method Not Allowed", {"error": "read-only: use GET"}
+        elif path == "/ready":
             status = "200 OK" if snapshot["ready"] else "503 Service Unavailable"
             body: Any = {"ready": snapshot["ready"]}
         elif path == "/state":

@@ -48,7 +48,8 @@ def cmd_topo(args: argparse.Namespace) -> int:
             for src in topo.hosts:
                 for dst in topo.hosts:
                     if src != dst:
-                        print(f"  {src.name} -> {dst.name}: {' '.join(topo.path(src, dst))}")
+                        route = " ".join(topo.path(src.name, dst.name))
+                        print(f"  {src.name} -> {dst.name}: {route}")
     return 0
 
 

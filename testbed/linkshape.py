@@ -65,6 +65,6 @@ def netfilter_loss(intf: str, p: LinkParams) -> list[str]:
     """iptables commands (run in the host's namespace) dropping p.loss_pct % each way."""
     if p.loss_pct <= 0:
         return []
-    prob = f"{p.loss_pct / 100:.6f}"
+    prob = f"{p.loss_pct / 100:.10g}"
     rule = f"-m statistic --mode random --probability {prob} -j DROP"
     return [f"iptables -w -A INPUT -i {intf} {rule}", f"iptables -w -A OUTPUT -o {intf} {rule}"]

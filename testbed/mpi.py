@@ -9,6 +9,7 @@ a clear error; every process of the job is killed either way.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import sys
@@ -61,30 +62,62 @@ def run_mpi(emu: Any, argv: list[str], *, hosts: list[str] | None = None, np: in
            "-n", str(np), "-genv", "UCX_TLS", "tcp,self",
            "-outfile-pattern", str(job_dir / "rank-%r.out"),
            "-errfile-pattern", str(job_dir / "rank-%r.err"),
-           sys.executable, *argv]
-    job_env = dict(os.environ, MCASTLAB_HOSTMAP=str(hostmap), **{registry.ENV_JOB: job_id},
+           "sh", "-c", _RANK_WRAPPER, "sh", sys.executable, *argv]
+    job_env = dict(os.environ, MCASTLAB_HOSTMAP=str(hostmap), MCASTLAB_JOB_DIR=str(job_dir),
+                   **{registry.ENV_JOB: job_id},
                    PYTHONUNBUFFERED="1", **(env or {}))
     t0 = time.perf_counter()
-    proc = first.popen(cmd, env=job_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                       start_new_session=True, text=True)
-    try:
-        out, err = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        registry.kill_processes(registry.marked_processes(job_id=job_id))
-        proc.kill()
-        proc.communicate()
+    with (job_dir / "mpiexec.out").open("w+") as fout, \
+            (job_dir / "mpiexec.err").open("w+") as ferr:
+        proc = first.popen(cmd, env=job_env, stdout=fout, stderr=ferr, start_new_session=True)
+        try:
+            failed = _watch(proc, job_dir, timeout)
+        finally:
+            registry.kill_processes(registry.marked_processes(job_id=job_id))
+            proc.kill()
+            proc.wait()
+        fout.seek(0)
+        ferr.seek(0)
+        out, err = fout.read(), ferr.read()
+    if failed is None:
         raise RunFailed(f"MPI job '{' '.join(argv)}' on {np} ranks exceeded its "
-                        f"{timeout:g} s timeout; all its processes were killed") from None
-    finally:
-        registry.kill_processes(registry.marked_processes(job_id=job_id))
+                        f"{timeout:g} s timeout; all its processes were killed")
     res = MpiResult(proc.returncode, time.perf_counter() - t0, out, err, job_dir=job_dir)
+    if failed:
+        res.returncode = res.returncode or 1
     for r in range(np):
         parts = [p.read_text(errors="replace") for p in
                  (job_dir / f"rank-{r}.out", job_dir / f"rank-{r}.err") if p.exists()]
         res.rank_output[r] = "".join(parts)
     if check and res.returncode != 0:
-        failed = [r for r, o in res.rank_output.items() if "Traceback" in o or "Error" in o]
-        detail = _tail(res.rank_output[failed[0]]) if failed else _tail(err or out)
-        who = f"rank {failed[0]} failed" if failed else f"mpiexec exited {res.returncode}"
-        raise RunFailed(f"MPI job '{' '.join(argv)}' on {np} ranks: {who}:\n{detail}")
+        if failed:
+            rank, code = failed
+            who = f"rank {rank} ({names[rank // ppn]}) exited with code {code}"
+            detail = _tail(res.rank_output.get(rank, ""))
+        else:
+            who, detail = f"mpiexec exited with code {res.returncode}", _tail(err or out)
+        raise RunFailed(f"MPI job '{' '.join(argv)}' on {np} ranks: {who}"
+                        + (f":\n{detail}" if detail else ""))
     return res
+
+
+# Each rank runs under this wrapper, which records the rank's exit code. Hydra does not end
+# a job when a rank on another host dies (only ranks under the same proxy are cleaned up), so
+# `_watch` ends it as soon as any rank has failed.
+_RANK_WRAPPER = '"$@"; rc=$?; echo $rc > "$MCASTLAB_JOB_DIR/exit-$PMI_RANK"; exit $rc'
+
+
+def _watch(proc: subprocess.Popen, job_dir: Path, timeout: float) -> tuple[int, ...] | None:
+    """Wait for mpiexec. Returns () when it ended, (rank, code) as soon as a rank failed,
+    None on timeout."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.wait(timeout=0.1)
+        for f in job_dir.glob("exit-*"):
+            text = f.read_text().strip()
+            if text and text != "0":
+                return int(f.name.split("-")[1]), int(text)
+        if proc.returncode is not None:
+            return ()
+    return None

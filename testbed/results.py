@@ -19,11 +19,12 @@ DEFAULT_ROOT = Path("results")
 def new_results_dir(name: str, root: Path | None = None) -> Path:
     root = root or DEFAULT_ROOT
     stamp = time.strftime("%Y%m%d-%H%M%S")
-    path = root / f"{stamp}-{re.sub(r'[^A-Za-z0-9_.-]+', '_', name)}"
+    safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", name)
+    path = root / f"{stamp}-{safe}"
     n = 1
     while path.exists():
         n += 1
-        path = root / f"{stamp}-{name}-{n}"
+        path = root / f"{stamp}-{safe}-{n}"
     path.mkdir(parents=True)
     return path
 

@@ -1,0 +1,194 @@
+"""testbed.linkshape: tc batch lines, netfilter loss rules and the capability check."""
+
+import dataclasses
+import re
+
+import pytest
+
+from testbed.environment import Capabilities
+from testbed.errors import CapabilityError
+from testbed.linkshape import check, netfilter_loss, tc_batch
+from topologies import Host, Link, LinkParams, Switch, Topology, parse_spec
+
+ALL_TOOLS = {t: True for t in ("ethtool", "tc", "iptables", "nsenter", "unshare", "mnexec")}
+
+
+def caps(**overrides: object) -> Capabilities:
+    """A fully capable machine, with the given fields changed."""
+    base = Capabilities(
+        root=True, ovs_installed=True, ovs_running=True, ovs_datapaths=["netdev", "system"],
+        kernel_ovs_module=True, sch_htb=True, sch_netem=True, netfilter_statistic=True,
+        mininet=True, mpi=True, controller_importable=True, tools=dict(ALL_TOOLS))
+    return dataclasses.replace(base, **overrides)
+
+
+def lines(batch: str) -> list[str]:
+    assert batch == "" or batch.endswith("\n")
+    return batch.splitlines()
+
+
+# ---- tc_batch ---------------------------------------------------------------------------
+HTB = ["qdisc add dev {i} root handle 1: htb default 1",
+       "class add dev {i} parent 1: classid 1:1 htb rate {bw}mbit burst 15k quantum 1514"]
+
+
+def htb(intf: str, bw: str) -> list[str]:
+    return [line.format(i=intf, bw=bw) for line in HTB]
+
+
+@pytest.mark.parametrize("netem", [True, False])
+def test_bandwidth_only_is_one_htb_class(netem: bool) -> None:
+    assert lines(tc_batch("h0-eth0", LinkParams(bw_mbit=10), netem)) == htb("h0-eth0", "10")
+
+
+@pytest.mark.parametrize(("bw", "text"), [(100.0, "100"), (2.5, "2.5"), (1000, "1000"),
+                                          (0.125, "0.125")])
+def test_bandwidth_is_written_without_trailing_zeros(bw: float, text: str) -> None:
+    assert lines(tc_batch("s1-eth1", LinkParams(bw_mbit=bw), True)) == htb("s1-eth1", text)
+
+
+def test_bandwidth_and_delay_hang_netem_under_the_htb_class() -> None:
+    batch = lines(tc_batch("s1-eth2", LinkParams(bw_mbit=10, delay_ms=5), True))
+    assert batch == [*htb("s1-eth2", "10"),
+                     "qdisc add dev s1-eth2 parent 1:1 handle 10: netem delay 5ms"]
+
+
+def test_netem_carries_delay_loss_and_queue_limit() -> None:
+    p = LinkParams(bw_mbit=20, delay_ms=0.5, loss_pct=1.5, max_queue=100)
+    batch = lines(tc_batch("x", p, True))
+    assert batch[:2] == htb("x", "20")
+    assert batch[2:] == ["qdisc add dev x parent 1:1 handle 10: netem delay 0.5ms loss 1.5% "
+                         "limit 100"]
+
+
+def test_delay_without_bandwidth_puts_netem_at_the_root() -> None:
+    batch = lines(tc_batch("h3-eth0", LinkParams(bw_mbit=None, delay_ms=2), True))
+    assert batch == ["qdisc add dev h3-eth0 root handle 10: netem delay 2ms"]
+    assert "htb" not in "\n".join(batch)
+
+
+def test_loss_alone_with_netem() -> None:
+    batch = lines(tc_batch("i", LinkParams(bw_mbit=None, loss_pct=3), True))
+    assert batch == ["qdisc add dev i root handle 10: netem loss 3%"]
+
+
+def test_loss_without_netem_is_left_to_netfilter() -> None:
+    # The loss goes into iptables rules (netfilter_loss), so tc only shapes bandwidth.
+    assert lines(tc_batch("i", LinkParams(bw_mbit=10, loss_pct=3), False)) == htb("i", "10")
+    assert tc_batch("i", LinkParams(bw_mbit=None, loss_pct=3), False) == ""
+
+
+@pytest.mark.parametrize("netem", [True, False])
+def test_queue_limit_without_netem_settings_is_a_pfifo(netem: bool) -> None:
+    batch = lines(tc_batch("s2-eth1", LinkParams(bw_mbit=10, max_queue=50), netem))
+    assert batch == [*htb("s2-eth1", "10"),
+                     "qdisc add dev s2-eth1 parent 1:1 handle 10: pfifo limit 50"]
+    root = lines(tc_batch("s2-eth1", LinkParams(bw_mbit=None, max_queue=50), netem))
+    assert root == ["qdisc add dev s2-eth1 root handle 10: pfifo limit 50"]
+
+
+def test_queue_limit_with_loss_but_no_netem_is_a_pfifo() -> None:
+    batch = lines(tc_batch("i", LinkParams(bw_mbit=None, loss_pct=2, max_queue=30), False))
+    assert batch == ["qdisc add dev i root handle 10: pfifo limit 30"]
+
+
+@pytest.mark.parametrize("netem", [True, False])
+def test_nothing_to_do_is_empty(netem: bool) -> None:
+    assert tc_batch("h0-eth0", LinkParams(bw_mbit=None), netem) == ""
+    assert tc_batch("h0-eth0", LinkParams(bw_mbit=None, delay_ms=0, loss_pct=0), netem) == ""
+
+
+def test_every_line_is_a_tc_batch_command() -> None:
+    p = LinkParams(bw_mbit=7, delay_ms=3, loss_pct=0.1, max_queue=10)
+    for line in lines(tc_batch("veth7", p, True)):
+        assert re.fullmatch(r"(qdisc|class) add dev veth7 \S.*", line), line
+
+
+# ---- netfilter_loss ---------------------------------------------------------------------
+def test_no_loss_no_rules() -> None:
+    assert netfilter_loss("h0-eth0", LinkParams()) == []
+
+
+@pytest.mark.parametrize(("loss", "prob"), [(1.5, "0.015"), (50, "0.5"), (0.01, "0.0001"),
+                                            (99.9, "0.999"), (0.00001, "1e-07")])
+def test_loss_rules_drop_both_ways_with_the_probability(loss: float, prob: str) -> None:
+    rules = netfilter_loss("h1-eth0", LinkParams(loss_pct=loss))
+    tail = f"-m statistic --mode random --probability {prob} -j DROP"
+    assert rules == [f"iptables -w -A INPUT -i h1-eth0 {tail}",
+                     f"iptables -w -A OUTPUT -o h1-eth0 {tail}"]
+    assert float(prob) == pytest.approx(loss / 100)
+
+
+# ---- check ------------------------------------------------------------------------------
+def two_switches(host_link: LinkParams, core_link: LinkParams) -> Topology:
+    """h0 - s1 - s2 - h1 with the given link parameters."""
+    return Topology(
+        name="two", shape="file",
+        hosts=[Host.numbered(0), Host.numbered(1)],
+        switches=[Switch.numbered(1), Switch.numbered(2)],
+        links=[Link("h0", 0, "s1", 1, host_link), Link("s1", 2, "s2", 1, core_link),
+               Link("h1", 0, "s2", 2, host_link)])
+
+
+def test_capable_machine_accepts_everything() -> None:
+    topo = two_switches(LinkParams(bw_mbit=10, delay_ms=1, loss_pct=1, max_queue=5),
+                        LinkParams(bw_mbit=100, delay_ms=2, loss_pct=2))
+    check(topo, caps())
+
+
+def test_delay_without_netem_names_netem_and_the_link() -> None:
+    topo = parse_spec("star:hosts=2,delay_ms=5")
+    link = topo.links[0]
+    with pytest.raises(CapabilityError) as err:
+        check(topo, caps(sch_netem=False))
+    message = str(err.value)
+    assert "netem" in message
+    assert f"{link.node1}-{link.node2}" in message
+    assert "5 ms" in message
+    assert err.value.exit_code == 3
+
+
+def test_no_delay_needs_no_netem() -> None:
+    check(parse_spec("mesh:rows=2,cols=2"), caps(sch_netem=False, netfilter_statistic=False))
+
+
+def test_host_link_loss_without_netem_uses_netfilter() -> None:
+    topo = two_switches(LinkParams(loss_pct=2), LinkParams())
+    check(topo, caps(sch_netem=False, netfilter_statistic=True))
+    assert caps(sch_netem=False, netfilter_statistic=True).loss_mechanism == "netfilter"
+
+
+def test_host_link_loss_without_netem_or_netfilter_is_refused() -> None:
+    topo = two_switches(LinkParams(loss_pct=2), LinkParams())
+    with pytest.raises(CapabilityError, match=r"h0-s1 .*2% loss.*\(also missing\)"):
+        check(topo, caps(sch_netem=False, netfilter_statistic=False))
+
+
+def test_switch_link_loss_without_netem_is_refused() -> None:
+    topo = two_switches(LinkParams(), LinkParams(loss_pct=0.5))
+    with pytest.raises(CapabilityError) as err:
+        check(topo, caps(sch_netem=False, netfilter_statistic=True))
+    message = str(err.value)
+    assert "s1-s2" in message and "0.5% loss" in message and "sch_netem" in message
+    assert "also missing" not in message
+
+
+def test_bandwidth_without_htb_is_refused() -> None:
+    topo = parse_spec("star:hosts=2,bw=25")
+    with pytest.raises(CapabilityError) as err:
+        check(topo, caps(sch_htb=False))
+    message = str(err.value)
+    assert "sch_htb" in message and "25 Mbit/s" in message
+    assert f"{topo.links[0].node1}-{topo.links[0].node2}" in message
+
+
+def test_unlimited_bandwidth_needs_no_htb() -> None:
+    topo = parse_spec("star:hosts=3,bw=unlimited")
+    assert all(link.params.bw_mbit is None for link in topo.links)
+    check(topo, caps(sch_htb=False))
+
+
+def test_check_names_the_first_offending_link() -> None:
+    topo = two_switches(LinkParams(bw_mbit=None), LinkParams(bw_mbit=None, delay_ms=4))
+    with pytest.raises(CapabilityError, match="s1-s2"):
+        check(topo, caps(sch_netem=False))

@@ -1,0 +1,244 @@
+"""testbed.registry: run records on disk and processes found by their environment mark.
+
+STATE_DIR is redirected to a temporary folder; the processes are real children of this test.
+"""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from testbed import registry
+from testbed.errors import McastlabError
+from testbed.registry import ENV_JOB, ENV_RUN, RunRecord
+
+
+@pytest.fixture(autouse=True)
+def state_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    path = tmp_path / "state"
+    monkeypatch.setattr(registry, "STATE_DIR", path)
+    return path
+
+
+@pytest.fixture
+def children() -> Iterator[list[subprocess.Popen]]:
+    """Processes started by a test; whatever is left is killed and reaped afterwards."""
+    procs: list[subprocess.Popen] = []
+    yield procs
+    for proc in procs:
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait(timeout=5)
+
+
+def _spawn(children: list[subprocess.Popen], cmd: list[str], **marks: str) -> subprocess.Popen:
+    proc = subprocess.Popen(cmd, env={**os.environ, **marks}, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    children.append(proc)
+    return proc
+
+
+def _sleeper(children: list[subprocess.Popen], **marks: str) -> subprocess.Popen:
+    proc = _spawn(children, ["sleep", "30"], **marks)
+    # Until exec, /proc/<pid>/environ still shows this process's environment.
+    deadline = time.monotonic() + 5
+    while Path(f"/proc/{proc.pid}/cmdline").read_bytes().split(b"\0")[0] != b"sleep":
+        assert time.monotonic() < deadline, "sleep did not start"
+        time.sleep(0.005)
+    return proc
+
+
+def _dead_pid() -> int:
+    proc = subprocess.Popen(["true"])
+    proc.wait(timeout=5)
+    assert not registry.pid_alive(proc.pid)
+    return proc.pid
+
+
+def _record(run_id: str, pid: int, **extra: object) -> RunRecord:
+    return RunRecord(id=run_id, pid=pid, started=time.time(), run_dir=f"/tmp/{run_id}", **extra)
+
+
+# ---- records ----------------------------------------------------------------------------
+def test_save_and_records_round_trip(state_dir: Path) -> None:
+    rec = _record("20250101-000000-1", 1, topology="mesh-2x2", bridges=["s1", "s2"],
+                  interfaces=["s1-eth1", "s2-eth1"], controller_pid=42, ofp_port=6653,
+                  api_port=8080)
+    rec.save()
+    assert rec.path == state_dir / "20250101-000000-1.json"
+    assert json.loads(rec.path.read_text())["bridges"] == ["s1", "s2"]
+    assert list(state_dir.iterdir()) == [rec.path]  # no temporary file left behind
+    assert registry.records() == [rec]
+    rec.remove()
+    assert registry.records() == []
+    rec.remove()  # removing twice is harmless
+
+
+def test_records_are_sorted_and_saving_again_overwrites() -> None:
+    second, first = _record("b-run", 2), _record("a-run", 3)
+    second.save()
+    first.save()
+    second.controller_pid = 99
+    second.save()
+    assert [r.id for r in registry.records()] == ["a-run", "b-run"]
+    assert registry.records()[1].controller_pid == 99
+
+
+def test_records_without_a_state_dir_is_empty(state_dir: Path) -> None:
+    assert not state_dir.exists()
+    assert registry.records() == []
+
+
+@pytest.mark.parametrize("content", ['{"id": "x", "pid"', '{"id": "x"}', '["not a record"]',
+                                     '{"id": "x", "pid": 1, "started": 0, "run_dir": "",'
+                                     ' "unknown": 1}'])
+def test_unreadable_records_are_dropped(state_dir: Path, content: str) -> None:
+    good = _record("good", 1)
+    good.save()
+    broken = state_dir / "broken.json"
+    broken.write_text(content)
+    assert registry.records() == [good]
+    assert not broken.exists()
+
+
+# ---- one run at a time ------------------------------------------------------------------
+def test_active_run_ignores_dead_pids_and_this_process(
+        children: list[subprocess.Popen]) -> None:
+    _record("dead", _dead_pid()).save()
+    _record("me", os.getpid()).save()
+    assert registry.active_run() is None
+    live = _sleeper(children)
+    _record("live", live.pid).save()
+    active = registry.active_run()
+    assert active is not None and (active.id, active.pid) == ("live", live.pid)
+    assert active.alive()
+
+
+def test_new_run_registers_this_process(state_dir: Path) -> None:
+    rec = registry.new_run("/tmp/results", "star-8")
+    assert rec.pid == os.getpid()
+    assert rec.id.endswith(f"-{os.getpid()}")
+    assert (rec.run_dir, rec.topology) == ("/tmp/results", "star-8")
+    assert registry.records() == [rec]
+    assert rec.path.parent == state_dir
+    assert registry.active_run() is None  # this process's own run does not count
+
+
+def test_new_run_refuses_while_another_run_is_alive(
+        children: list[subprocess.Popen]) -> None:
+    other = _sleeper(children)
+    _record("other-run", other.pid).save()
+    with pytest.raises(McastlabError) as err:
+        registry.new_run("/tmp/results", "star-8")
+    assert "other-run" in str(err.value) and str(other.pid) in str(err.value)
+    assert [r.id for r in registry.records()] == ["other-run"]
+
+    other.kill()
+    other.wait(timeout=5)
+    rec = registry.new_run("/tmp/results", "star-8")
+    assert rec.pid == os.getpid()
+
+
+def test_new_run_ignores_stale_records_of_dead_runs() -> None:
+    _record("crashed", _dead_pid()).save()
+    rec = registry.new_run("/tmp/r", "mesh-2x2")
+    assert {r.id for r in registry.records()} == {"crashed", rec.id}
+
+
+def test_pid_alive() -> None:
+    assert registry.pid_alive(os.getpid())
+    assert not registry.pid_alive(_dead_pid())
+
+
+# ---- marked processes -------------------------------------------------------------------
+def test_marked_processes_finds_a_run_by_its_id(children: list[subprocess.Popen]) -> None:
+    run_id = f"unit-{uuid.uuid4().hex}"
+    marked = _sleeper(children, **{ENV_RUN: run_id})
+    unmarked = _sleeper(children)
+    other_run = _sleeper(children, **{ENV_RUN: run_id + "-other"})
+
+    assert registry.marked_processes(run_id) == [marked.pid]
+    anyone = registry.marked_processes()
+    assert marked.pid in anyone and other_run.pid in anyone
+    assert unmarked.pid not in anyone
+    assert os.getpid() not in anyone
+
+
+def test_marked_processes_finds_a_job(children: list[subprocess.Popen]) -> None:
+    run_id, job_id = f"unit-{uuid.uuid4().hex}", f"job-{uuid.uuid4().hex}"
+    in_job = _sleeper(children, **{ENV_RUN: run_id, ENV_JOB: job_id})
+    not_in_job = _sleeper(children, **{ENV_RUN: run_id})
+    assert registry.marked_processes(job_id=job_id) == [in_job.pid]
+    assert registry.marked_processes(run_id) == sorted([in_job.pid, not_in_job.pid])
+    assert registry.job_of(in_job.pid) == job_id
+    assert registry.job_of(not_in_job.pid) is None
+    assert registry.job_of(_dead_pid()) is None
+
+
+def test_marked_processes_skips_the_caller_and_its_ancestors(
+        children: list[subprocess.Popen]) -> None:
+    """A marked process (say, cleanup run from a marked shell) never finds itself."""
+    run_id = f"unit-{uuid.uuid4().hex}"
+    code = ("import sys\n"
+            "from testbed import registry\n"
+            "print(registry.marked_processes(sys.argv[1]), flush=True)\n"
+            "sys.stdin.read()\n")
+    proc = subprocess.Popen([sys.executable, "-c", code, run_id],
+                            env={**os.environ, ENV_RUN: run_id}, stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, text=True,
+                            cwd=Path(registry.__file__).parents[1])
+    children.append(proc)
+    assert proc.stdout is not None and proc.stdin is not None
+    assert proc.stdout.readline() == "[]\n"
+    assert registry.marked_processes(run_id) == [proc.pid]
+    proc.stdin.close()
+    assert proc.wait(timeout=5) == 0
+
+
+def test_kill_processes_terminates_a_marked_process(children: list[subprocess.Popen]) -> None:
+    run_id = f"unit-{uuid.uuid4().hex}"
+    proc = _sleeper(children, **{ENV_RUN: run_id})
+    pids = registry.marked_processes(run_id)
+    assert pids == [proc.pid]
+    registry.kill_processes(pids)
+    assert proc.wait(timeout=5) == -signal.SIGTERM
+    assert registry.marked_processes(run_id) == []
+
+
+def test_kill_processes_uses_sigkill_after_the_grace_time(
+        children: list[subprocess.Popen]) -> None:
+    run_id = f"unit-{uuid.uuid4().hex}"
+    code = ("import signal, sys, time\n"
+            "signal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
+            "print('ready', flush=True)\n"
+            "time.sleep(30)\n")
+    stubborn = _spawn(children, [sys.executable, "-c", code], **{ENV_RUN: run_id})
+    assert stubborn.stdout is not None
+    assert stubborn.stdout.readline() == b"ready\n"
+    polite = _sleeper(children, **{ENV_RUN: run_id})
+
+    start = time.monotonic()
+    registry.kill_processes(registry.marked_processes(run_id), grace=0.3)
+    assert stubborn.wait(timeout=5) == -signal.SIGKILL
+    assert polite.wait(timeout=5) == -signal.SIGTERM
+    assert 0.25 <= time.monotonic() - start < 5
+
+
+def test_kill_processes_does_not_wait_for_zombies(children: list[subprocess.Popen]) -> None:
+    proc = _spawn(children, ["true"])
+    deadline = time.monotonic() + 5
+    while Path(f"/proc/{proc.pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z":
+        assert time.monotonic() < deadline, "true did not exit"
+        time.sleep(0.005)
+    start = time.monotonic()
+    registry.kill_processes([proc.pid], grace=3)
+    assert time.monotonic() - start < 1
+    assert proc.wait(timeout=5) == 0
+    registry.kill_processes([], grace=3)
