@@ -8,7 +8,7 @@ import subprocess
 from pathlib import Path
 
 from . import registry
-from .shell import ok
+from .shell import ok, run
 
 BRIDGE_MARK = "mcastlab-run"
 
@@ -56,6 +56,12 @@ def leftovers(rec: registry.RunRecord | None = None) -> dict[str, list]:
 
 def remove_network(bridges: list[str], intfs: list[str]) -> None:
     """Delete OVS bridges and root-namespace interfaces (veth ends between switches)."""
+    present = interfaces()
+    gone = [i for i in intfs if i in present]
+    if gone:
+        # Deleting one end of a veth deletes both: -force carries on past the peers.
+        run(["ip", "-force", "-batch", "-"], input="".join(f"link del {i}\n" for i in gone),
+            check=False, timeout=60)
     existing = ovs_bridges()
     cmd = ["ovs-vsctl", "--timeout=10"]
     for b in bridges:
@@ -63,10 +69,6 @@ def remove_network(bridges: list[str], intfs: list[str]) -> None:
             cmd += ["--", "--if-exists", "del-br", b]
     if len(cmd) > 2:
         ok(cmd, timeout=30)
-    present = interfaces()
-    for i in intfs:
-        if i in present:
-            ok(["ip", "link", "del", i])
 
 
 def cleanup_run(rec: registry.RunRecord) -> None:

@@ -32,7 +32,7 @@ def check(topo: Topology, caps: Capabilities) -> None:
             raise CapabilityError(f"link {name} asks for {p.delay_ms:g} ms delay but this kernel "
                                   "has no sch_netem, so delay cannot be emulated")
         if p.loss_pct > 0 and not caps.sch_netem:
-            host_link = link.node1.startswith("h") or link.node2.startswith("h")
+            host_link = topo.is_host(link.node1) or topo.is_host(link.node2)
             if not (host_link and caps.netfilter_statistic):
                 raise CapabilityError(
                     f"link {name} asks for {p.loss_pct:g}% loss: without sch_netem loss is "

@@ -85,7 +85,7 @@ class Emulation:
         rec.bridges = [s.name for s in self.topo.switches]
         rec.interfaces = [f"{n}-eth{p}" for link in self.topo.links
                           for n, p in ((link.node1, link.port1), (link.node2, link.port2))
-                          if not self._is_host(n)]
+                          if not self.topo.is_host(n)]
         rec.save()
         os.environ[registry.ENV_RUN] = rec.id  # inherited by every process we start
         self.run_dir.mkdir(parents=True, exist_ok=True)
@@ -113,9 +113,6 @@ class Emulation:
         self.progress("waiting for the controller to program every switch")
         self.controller.wait_ready(self.ready_timeout)
         self.timings["ready_s"] = time.perf_counter() - t0
-
-    def _is_host(self, name: str) -> bool:
-        return any(h.name == name for h in self.topo.hosts)
 
     def _write_host_files(self) -> None:
         """/etc/hosts and an empty resolv.conf, bind-mounted in every host: names resolve
@@ -157,7 +154,7 @@ class Emulation:
         root_tc = ""
         for link in self.topo.links:
             for node, port in ((link.node1, link.port1), (link.node2, link.port2)):
-                if not self._is_host(node):
+                if not self.topo.is_host(node):
                     root_tc += linkshape.tc_batch(f"{node}-eth{port}", link.params,
                                                   self.caps.sch_netem)
         if root_tc:

@@ -8,6 +8,7 @@ processes by that mark, whatever namespace they run in.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -139,21 +140,23 @@ def marked_processes(run_id: str | None = None, job_id: str | None = None) -> li
 
 
 def kill_processes(pids: list[int], grace: float = 1.0) -> None:
-    """SIGTERM, then SIGKILL whatever is left after `grace` seconds."""
-    for sig in (signal.SIGTERM, signal.SIGKILL):
-        alive = []
-        for pid in pids:
-            try:
-                os.kill(pid, sig)
-                alive.append(pid)
-            except ProcessLookupError:
-                pass
-        if not alive or sig == signal.SIGKILL:
-            break
-        deadline = time.time() + grace
-        while time.time() < deadline and any(_running(p) for p in alive):
-            time.sleep(0.05)
-        pids = [p for p in alive if _running(p)]
+    """SIGTERM and SIGHUP (interactive shells ignore SIGTERM), then SIGKILL whatever is
+    left after `grace` seconds."""
+    alive = []
+    for pid in pids:
+        try:
+            os.kill(pid, signal.SIGTERM)
+            os.kill(pid, signal.SIGHUP)
+            alive.append(pid)
+        except ProcessLookupError:
+            pass
+    deadline = time.time() + grace
+    while alive and time.time() < deadline:
+        alive = [p for p in alive if _running(p)]
+        time.sleep(0.02)
+    for pid in alive:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
 
 
 def _running(pid: int) -> bool:

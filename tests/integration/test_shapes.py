@@ -3,6 +3,8 @@ TCP between the two most distant hosts, along routes the controller installed.""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from testbed.network import Emulation
@@ -17,6 +19,7 @@ SHAPES = [
     "mesh:rows=2,cols=3",
     "torus:rows=3,cols=3",
     "bmin:n=2",
+    str(Path(__file__).parents[2] / "topologies/examples/dumbbell.toml"),
 ]
 
 

@@ -217,6 +217,7 @@ def test_kill_processes_uses_sigkill_after_the_grace_time(
     run_id = f"unit-{uuid.uuid4().hex}"
     code = ("import signal, sys, time\n"
             "signal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
+            "signal.signal(signal.SIGHUP, signal.SIG_IGN)\n"
             "print('ready', flush=True)\n"
             "time.sleep(30)\n")
     stubborn = _spawn(children, [sys.executable, "-c", code], **{ENV_RUN: run_id})
