@@ -55,6 +55,7 @@ def cmd_topo(args: argparse.Namespace) -> int:
 
 def cmd_up(args: argparse.Namespace) -> int:
     from mininet.cli import CLI
+    from mininet.log import setLogLevel
 
     from .network import Emulation
 
@@ -62,6 +63,7 @@ def cmd_up(args: argparse.Namespace) -> int:
     with Emulation(topo, progress=_progress) as emu:
         _progress(f"{topo.name} is up; controller state: "
                   f"http://127.0.0.1:{emu.controller.api_port}/state; 'exit' tears it down")
+        setLogLevel("output")  # the prompt's own output; Mininet's chatter stays off
         CLI(emu.net)
     return 0
 

@@ -97,3 +97,12 @@ def test_arp_reaches_only_its_target(caps, clean_after):
         assert "10.0.0.2" not in heard, heard
         # and everyone still reaches everyone
         assert all(all_pairs_ping(emu).values())
+
+
+def test_up_gives_a_mininet_prompt_on_the_network(caps, clean_after):
+    out = subprocess.run([*MCASTLAB, "up", "--topo", "torus:rows=3,cols=3"],
+                         input="h4 hostname\npingall\nexit\n", capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert "mininet> h4\n" in out.stdout  # the host's own hostname
+    assert "Results: 0% dropped (72/72 received)" in out.stdout
