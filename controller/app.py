@@ -16,6 +16,7 @@ from topologies import Topology
 from . import api
 from .compat import (
     CONFIG_DISPATCHER,
+    DEAD_DISPATCHER,
     MAIN_DISPATCHER,
     BaseApp,
     framework_version,
@@ -46,7 +47,7 @@ class McastlabController(BaseApp):
             for sw in self.topo.switches
         }
         self.datapaths: dict[int, Any] = {}
-        api.serve(int(os.environ.get(ENV_API_PORT, "0") or 0) or 8080, self.state)
+        api.serve(int(os.environ.get(ENV_API_PORT) or 8080), self.state)
 
     # ---- state ------------------------------------------------------------------------
     def state(self) -> dict[str, Any]:
@@ -83,10 +84,10 @@ class McastlabController(BaseApp):
             info["ready"] = True
             self.logger.info("switch %s programmed (%d flows)", info["name"], info["flows"])
 
-    @set_ev_cls(ofp_event.EventOFPStateChange, [MAIN_DISPATCHER])
+    @set_ev_cls(ofp_event.EventOFPStateChange, [MAIN_DISPATCHER, DEAD_DISPATCHER])
     def on_state_change(self, ev: Any) -> None:
         dp = ev.datapath
-        if ev.state != MAIN_DISPATCHER and dp.id in self.switches:
+        if ev.state == DEAD_DISPATCHER and dp.id in self.switches:
             self.switches[dp.id].update(connected=False, ready=False)
             self.datapaths.pop(dp.id, None)
 

@@ -10,7 +10,12 @@ from __future__ import annotations
 try:
     from os_ken.base import app_manager
     from os_ken.controller import ofp_event
-    from os_ken.controller.handler import CONFIG_DISPATCHER, MAIN_DISPATCHER, set_ev_cls
+    from os_ken.controller.handler import (
+        CONFIG_DISPATCHER,
+        DEAD_DISPATCHER,
+        MAIN_DISPATCHER,
+        set_ev_cls,
+    )
     from os_ken.lib import hub
     from os_ken.ofproto import ofproto_v1_3
 
@@ -21,6 +26,7 @@ except ImportError:  # pragma: no cover - exercised only where Ryu is installed
     from ryu.controller import ofp_event  # type: ignore[no-redef]
     from ryu.controller.handler import (  # type: ignore[no-redef]
         CONFIG_DISPATCHER,
+        DEAD_DISPATCHER,
         MAIN_DISPATCHER,
         set_ev_cls,
     )
@@ -44,6 +50,7 @@ def framework_version() -> str:
 __all__ = [
     "BaseApp",
     "CONFIG_DISPATCHER",
+    "DEAD_DISPATCHER",
     "FRAMEWORK",
     "MAIN_DISPATCHER",
     "app_manager",

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from topologies import Topology
+from topologies import HOST_PORT, Topology
 
 from . import linkshape, registry
 from .cleanup import cleanup_run
@@ -27,6 +27,11 @@ from .shell import run
 PREFIX_LEN = 16  # hosts live in 10.0.0.0/16; the machine's resolver at 10.255.x stays off-link
 
 Progress = Callable[[str], None]
+
+
+def intf_name(node: str, port: int) -> str:
+    """Interface of a node's port: h3-eth0, s2-eth4 (Mininet's naming)."""
+    return f"{node}-eth{port}"
 
 
 def _quiet(_msg: str) -> None:
@@ -83,7 +88,7 @@ class Emulation:
         rec = self.record
         rec.run_dir = str(registry.STATE_DIR / rec.id)
         rec.bridges = [s.name for s in self.topo.switches]
-        rec.interfaces = [f"{n}-eth{p}" for link in self.topo.links
+        rec.interfaces = [intf_name(n, p) for link in self.topo.links
                           for n, p in ((link.node1, link.port1), (link.node2, link.port2))
                           if not self.topo.is_host(n)]
         rec.save()
@@ -144,8 +149,8 @@ class Emulation:
             net.addHost(h.name, ip=f"{h.ip}/{PREFIX_LEN}", mac=h.mac)
         for link in self.topo.links:
             net.addLink(link.node1, link.node2, port1=link.port1, port2=link.port2,
-                        intfName1=f"{link.node1}-eth{link.port1}",
-                        intfName2=f"{link.node2}-eth{link.port2}")
+                        intfName1=intf_name(link.node1, link.port1),
+                        intfName2=intf_name(link.node2, link.port2))
         net.build()
         net.start()
 
@@ -155,14 +160,16 @@ class Emulation:
         for link in self.topo.links:
             for node, port in ((link.node1, link.port1), (link.node2, link.port2)):
                 if not self.topo.is_host(node):
-                    root_tc += linkshape.tc_batch(f"{node}-eth{port}", link.params,
+                    root_tc += linkshape.tc_batch(intf_name(node, port), link.params,
                                                   self.caps.sch_netem)
         if root_tc:
             run(["tc", "-batch", "-"], input=root_tc, timeout=60)
+        host_params = {n: lk.params for lk in self.topo.links for n in (lk.node1, lk.node2)
+                       if self.topo.is_host(n)}
         for h in self.topo.hosts:
             node = self.net.get(h.name)
-            intf = f"{h.name}-eth0"
-            params = next(lk.params for lk in self.topo.links if h.name in (lk.node1, lk.node2))
+            intf = intf_name(h.name, HOST_PORT)
+            params = host_params[h.name]
             cmds = [
                 f"mount --bind {self.run_dir}/hosts /etc/hosts",
                 f"mount --bind {self.run_dir}/resolv.conf /etc/resolv.conf",
