@@ -107,3 +107,22 @@ def test_up_gives_a_mininet_prompt_on_the_network(caps, clean_after):
     # Mininet's prompt writes through its logger, to standard error.
     assert "h4\n" in out.stderr  # the host's own hostname
     assert "Results: 0% dropped (72/72 received)" in out.stderr
+
+
+def test_hosts_and_controller_are_set_up_as_documented(caps, clean_after):
+    """Own hostname, multicast route, no offload trouble; the controller listens on
+    127.0.0.1 only and reports every switch programmed."""
+    from testbed.controller_proc import api_get
+
+    with Emulation(parse_spec("tree:leaves=2,hosts_per_leaf=2"), caps=caps) as emu:
+        for h in emu.hosts:
+            assert h.cmd("hostname").strip() == h.name
+            assert f"dev {h.name}-eth0" in h.cmd("ip route show 224.0.0.0/4")
+            assert h.cmd("getent hosts h3").split() == ["10.0.0.4", "h3"]
+        listen = subprocess.run(["ss", "-Hltn", f"sport = :{emu.controller.ofp_port}"],
+                                capture_output=True, text=True).stdout.split()
+        assert "127.0.0.1:%d" % emu.controller.ofp_port in listen, listen
+        state = api_get(emu.controller.api_port, "/state")
+        assert state["ready"] and state["framework"].startswith(("os-ken", "ryu"))
+        assert sorted(s["name"] for s in state["switches"].values()) == ["s1", "s2", "s3"]
+        assert all(s["connected"] and s["ready"] for s in state["switches"].values())
