@@ -121,7 +121,7 @@ def test_hosts_and_controller_are_set_up_as_documented(caps, clean_after):
             assert h.cmd("getent hosts h3").split() == ["10.0.0.4", "h3"]
         listen = subprocess.run(["ss", "-Hltn", f"sport = :{emu.controller.ofp_port}"],
                                 capture_output=True, text=True).stdout.split()
-        assert "127.0.0.1:%d" % emu.controller.ofp_port in listen, listen
+        assert f"127.0.0.1:{emu.controller.ofp_port}" in listen, listen
         state = api_get(emu.controller.api_port, "/state")
         assert state["ready"] and state["framework"].startswith(("os-ken", "ryu"))
         assert sorted(s["name"] for s in state["switches"].values()) == ["s1", "s2", "s3"]
