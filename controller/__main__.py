@@ -1,4 +1,5 @@
-"""Run the controller process: ``python -m controller --topology FILE [--ofp-port P] ...``."""
+"""Run the controller in the foreground: ``python -m controller --topology FILE ...``
+(the same as ``mcastlab controller``; the testbed starts it this way)."""
 
 from __future__ import annotations
 
@@ -6,22 +7,63 @@ import argparse
 import os
 import sys
 
-from .app import ENV_API_PORT, ENV_TOPOLOGY
+from .config import ENV_API_PORT, ENV_CONFIG, ENV_TOPOLOGY, MODES, UNREGISTERED, ControllerConfig
+from .membership import IgmpTimers
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m controller", description=__doc__)
-    ap.add_argument("--topology", required=True, help="topology JSON written by the testbed")
-    ap.add_argument("--ofp-port", type=int, default=6653, help="OpenFlow port on 127.0.0.1")
-    ap.add_argument("--api-port", type=int, default=8080, help="JSON endpoint port on 127.0.0.1")
+def add_arguments(ap: argparse.ArgumentParser) -> None:
+    """The controller's options (shared with `mcastlab controller`)."""
+    d = IgmpTimers()
+    ap.add_argument("--topology", help="topology JSON written by the testbed (mcastlab topo "
+                                       "SPEC --save FILE makes one)")
+    ap.add_argument("--mode", choices=MODES, default="igmp",
+                    help="igmp: deliver groups to the hosts that joined (default); contiguous: "
+                         "hardware-multicast semantics, one contiguous node range per multicast")
+    ap.add_argument("--port", "--ofp-port", dest="ofp_port", type=int, default=6653,
+                    help="OpenFlow port on 127.0.0.1 (default 6653)")
+    ap.add_argument("--api-port", type=int, default=8080,
+                    help="JSON endpoint port on 127.0.0.1 (default 8080)")
+    ap.add_argument("--unregistered", choices=UNREGISTERED, default="drop",
+                    help="multicast to groups nobody joined (default drop)")
+    ap.add_argument("--fast-leave", action="store_true",
+                    help="remove a member at its leave without group-specific queries")
+    ap.add_argument("--no-querier", dest="querier", action="store_false",
+                    help="do not send IGMP queries")
+    ap.add_argument("--query-interval", type=float, default=d.query_interval,
+                    help=f"seconds between general queries (default {d.query_interval:g})")
+    ap.add_argument("--query-response", type=float, default=d.query_response_interval,
+                    help="max response time in general queries "
+                         f"(default {d.query_response_interval:g})")
+    ap.add_argument("--last-member-interval", type=float, default=d.last_member_interval,
+                    help=f"seconds between group queries after a leave "
+                         f"(default {d.last_member_interval:g})")
+    ap.add_argument("--robustness", type=int, default=d.robustness)
     ap.add_argument("--log-file", help="log here instead of standard error")
     ap.add_argument("--verbose", action="store_true")
-    args = ap.parse_args(argv)
-    if not os.path.exists(args.topology):
-        print(f"controller: no topology file {args.topology}", file=sys.stderr)
+
+
+def config_from(args: argparse.Namespace) -> ControllerConfig:
+    return ControllerConfig(
+        mode=args.mode, unregistered=args.unregistered, fast_leave=args.fast_leave,
+        querier=args.querier,
+        timers=IgmpTimers(robustness=args.robustness, query_interval=args.query_interval,
+                          query_response_interval=args.query_response,
+                          last_member_interval=args.last_member_interval))
+
+
+def run(args: argparse.Namespace) -> int:
+    """Configure through the environment (as ryu-manager would) and run the app."""
+    if not args.topology or not os.path.exists(args.topology):
+        print(f"controller: no topology file {args.topology!r}", file=sys.stderr)
+        return 2
+    try:
+        config = config_from(args)
+    except ValueError as exc:
+        print(f"controller: {exc}", file=sys.stderr)
         return 2
     os.environ[ENV_TOPOLOGY] = os.path.abspath(args.topology)
     os.environ[ENV_API_PORT] = str(args.api_port)
+    os.environ[ENV_CONFIG] = config.to_json()
 
     from .compat import FRAMEWORK
 
@@ -42,6 +84,12 @@ def main(argv: list[str] | None = None) -> int:
     oslog.init_log()
     AppManager.run_apps(["controller.app"])
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m controller", description=__doc__)
+    add_arguments(ap)
+    return run(ap.parse_args(argv))
 
 
 if __name__ == "__main__":

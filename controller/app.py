@@ -1,33 +1,50 @@
-"""The OpenFlow app: programs every switch of the topology proactively and reports readiness.
+"""The OpenFlow app: unicast along the topology's routing rule, IGMP snooping and querier,
+per-(group, source) multicast trees in OpenFlow 1.3 group tables, contiguous-range mode.
 
-Loaded by ``python -m controller`` (os-ken) or ``ryu-manager controller.app`` (Ryu). The
-topology file and the JSON port come from the environment (``MCASTLAB_TOPOLOGY``,
-``MCASTLAB_API_PORT``) so that both launchers configure it the same way.
+Loaded by ``python -m controller`` (os-ken) or ``ryu-manager controller.app`` (Ryu); both
+configure it through the environment (see controller.config).
 """
 
 from __future__ import annotations
 
+import ipaddress
+import itertools
 import os
 import time
+from collections import Counter
 from typing import Any
 
 from topologies import Topology
 
-from . import api
+from . import api, igmp
 from .compat import (
     CONFIG_DISPATCHER,
     DEAD_DISPATCHER,
     MAIN_DISPATCHER,
     BaseApp,
     framework_version,
+    hub,
     ofp_event,
     ofproto_v1_3,
     set_ev_cls,
 )
-from .forwarding import FlowEntry, unicast_entries
+from .config import ENV_API_PORT, ENV_TOPOLOGY, ControllerConfig
+from .forwarding import ETH_TYPE_IPV4, FlowEntry, unicast_entries
+from .membership import Membership
+from .multicast import Decision, MulticastPolicy
 
-ENV_TOPOLOGY = "MCASTLAB_TOPOLOGY"
-ENV_API_PORT = "MCASTLAB_API_PORT"
+PRIO_IGMP = 300
+PRIO_MCAST = 200
+PRIO_MCAST_MISS = 10
+COOKIE_MCAST = 0x4D43 << 48  # "MC": every (group, source) flow carries it plus its key id
+COOKIE_MASK = 0xFFFF << 48
+MCAST_NET = ("224.0.0.0", "240.0.0.0")
+
+# Per-host limit on IGMP messages the controller processes (a report flood is counted and
+# ignored beyond it): a burst of BURST, then RATE per second.
+IGMP_RATE, IGMP_BURST = 50.0, 100.0
+
+Key = tuple[str, str]  # (group, source host)
 
 
 class McastlabController(BaseApp):
@@ -39,6 +56,7 @@ class McastlabController(BaseApp):
         if not path:
             raise SystemExit(f"controller: set {ENV_TOPOLOGY} to the topology file")
         self.topo = Topology.load_json(path)
+        self.config = ControllerConfig.from_env()
         self.entries = unicast_entries(self.topo)
         self.started = time.time()
         self.switches: dict[int, dict[str, Any]] = {
@@ -47,9 +65,40 @@ class McastlabController(BaseApp):
             for sw in self.topo.switches
         }
         self.datapaths: dict[int, Any] = {}
-        api.serve(int(os.environ.get(ENV_API_PORT) or 8080), self.state)
+        self.dpid_of = {sw.name: sw.dpid for sw in self.topo.switches}
+        self.name_of = {sw.dpid: sw.name for sw in self.topo.switches}
+        # (dpid, port) <-> host, and IP -> host
+        self.host_at: dict[tuple[int, int], str] = {}
+        self.port_of: dict[str, tuple[int, int]] = {}
+        for h in self.topo.hosts:
+            sw, port = self.topo.host_attachment(h.name)
+            self.host_at[(self.dpid_of[sw], port)] = h.name
+            self.port_of[h.name] = (self.dpid_of[sw], port)
+        self.host_by_ip = {h.ip: h.name for h in self.topo.hosts}
+        self.ip_of = {h.name: h.ip for h in self.topo.hosts}
 
-    # ---- state ------------------------------------------------------------------------
+        self.membership = Membership(self.config.timers)
+        self.policy = MulticastPolicy(self.topo, self.config, self.membership)
+        self.decisions: dict[Key, Decision] = {}
+        self.installed: dict[Key, dict[int, frozenset[int]]] = {}  # key -> dpid -> ports
+        self.group_ids: dict[tuple[int, Key], int] = {}
+        self._next_gid: Counter[int] = Counter()
+        self.key_ids: dict[Key, int] = {}
+        self._key_seq = itertools.count(1)
+        self.counters: Counter[str] = Counter()
+        self.refusals: list[dict[str, Any]] = []
+        self._buckets: dict[str, tuple[float, float]] = {}
+        self._replies: dict[int, tuple[Any, list[Any]]] = {}
+
+        api.serve(int(os.environ.get(ENV_API_PORT) or 8080), self.state,
+                  getters={"/ports": self.port_stats, "/groups": self.groups_state},
+                  actions={"/nodes/fail": self._fail_nodes,
+                           "/nodes/restore": self._restore_nodes})
+        hub.spawn(self._expiry_loop)
+        if self.config.querier:
+            hub.spawn(self._querier_loop)
+
+    # ---- state ------------------------------------------------------------------------------
     def state(self) -> dict[str, Any]:
         ready = all(s["ready"] for s in self.switches.values())
         return {
@@ -57,24 +106,59 @@ class McastlabController(BaseApp):
             "framework": framework_version(),
             "topology": self.topo.name,
             "routing": self.topo.routing,
+            "mode": self.config.mode,
+            "config": self.config.to_json(),
             "uptime_s": round(time.time() - self.started, 3),
             "switches": {str(dpid): dict(s) for dpid, s in sorted(self.switches.items())},
+            "groups": self.groups_state(live=False),
+            "failed": sorted(self.policy.failed),
+            "refusals": list(self.refusals[-100:]),
+            "counters": dict(sorted(self.counters.items())),
         }
 
-    # ---- OpenFlow events ----------------------------------------------------------------
+    def groups_state(self, live: bool = True) -> dict[str, Any]:
+        """Per group: members (switch, port, seconds left) and, per source, the installed
+        tree or the refusal. `live` adds drop counts read from the switches."""
+        now = time.monotonic()
+        drops = self._drop_counts() if live else {}
+        out: dict[str, Any] = {}
+        for g, members in self.membership.snapshot(now).items():
+            out[g] = {"members": {m: {"switch": self.name_of[self.port_of[m][0]],
+                                      "port": self.port_of[m][1], "expires_in_s": left,
+                                      "leaving": (g, m) in self.membership.leaving}
+                                  for m, left in members.items()},
+                      "sources": {}}
+        for (g, s), d in sorted(self.decisions.items()):
+            entry = out.setdefault(g, {"members": {}, "sources": {}})
+            src: dict[str, Any] = {"kind": d.kind}
+            if d.kind == "tree":
+                src["tree"] = {sw: sorted(p) for sw, p in sorted(d.tree.items())}
+                src["receivers"] = [m for m in d.members if m != s]
+            else:
+                src["reason"] = d.reason or "nobody joined"
+                if live:
+                    src["dropped_packets"] = drops.get((g, s), 0)
+            entry["sources"][s] = src
+        return out
+
+    # ---- switch connection ------------------------------------------------------------------
     @set_ev_cls(ofp_event.EventOFPSwitchFeatures, CONFIG_DISPATCHER)
     def on_features(self, ev: Any) -> None:
         dp = ev.msg.datapath
         info = self.switches.get(dp.id)
         if info is None:
+            self.counters["unknown_switch"] += 1
             self.logger.warning("switch dpid=%s is not in topology %s; ignored",
                                 dp.id, self.topo.name)
             return
         info.update(connected=True, ready=False, connects=info["connects"] + 1)
         self.datapaths[dp.id] = dp
-        self._program(dp, self.entries.get(dp.id, []))
-        info["flows"] = len(self.entries.get(dp.id, [])) + 1
-        # The barrier reply tells us every flow-mod before it has been processed.
+        entries = self.entries.get(dp.id, [])
+        self._program_base(dp, entries)
+        info["flows"] = len(entries) + 3
+        for key, per_dp in self.installed.items():  # a reconnecting switch gets its trees
+            if dp.id in per_dp:
+                self._install_on(dp, key, per_dp[dp.id], new=True)
         dp.send_msg(dp.ofproto_parser.OFPBarrierRequest(dp))
 
     @set_ev_cls(ofp_event.EventOFPBarrierReply, MAIN_DISPATCHER)
@@ -91,17 +175,297 @@ class McastlabController(BaseApp):
             self.switches[dp.id].update(connected=False, ready=False)
             self.datapaths.pop(dp.id, None)
 
-    # ---- flow programming ---------------------------------------------------------------
-    def _program(self, dp: Any, entries: list[FlowEntry]) -> None:
+    def _program_base(self, dp: Any, entries: list[FlowEntry]) -> None:
         ofp, parser = dp.ofproto, dp.ofproto_parser
-        # Start from an empty table so a reconnecting switch holds exactly our flows.
+        # Start from empty tables so a reconnecting switch holds exactly our state.
         dp.send_msg(parser.OFPFlowMod(dp, command=ofp.OFPFC_DELETE, table_id=ofp.OFPTT_ALL,
                                       out_port=ofp.OFPP_ANY, out_group=ofp.OFPG_ANY))
-        # Table miss: drop (no instructions). Unknown traffic never floods.
-        dp.send_msg(parser.OFPFlowMod(dp, priority=0, match=parser.OFPMatch(), instructions=[]))
+        dp.send_msg(parser.OFPGroupMod(dp, command=ofp.OFPGC_DELETE, group_id=ofp.OFPG_ALL))
+        for k in [k for k in self.group_ids if k[0] == dp.id]:
+            del self.group_ids[k]
+        self._next_gid[dp.id] = 0
+        # Table miss: drop. Unknown traffic never floods.
+        self._flow(dp, 0, parser.OFPMatch(), [])
+        to_ctrl = [parser.OFPActionOutput(ofp.OFPP_CONTROLLER, ofp.OFPCML_NO_BUFFER)]
+        self._flow(dp, PRIO_IGMP, parser.OFPMatch(eth_type=ETH_TYPE_IPV4, ip_proto=2), to_ctrl)
+        # Multicast from a source the switch has no entry for: ask the controller.
+        self._flow(dp, PRIO_MCAST_MISS, parser.OFPMatch(eth_type=ETH_TYPE_IPV4,
+                                                        ipv4_dst=MCAST_NET), to_ctrl)
         for e in entries:
-            actions = [parser.OFPActionOutput(e.out_port)]
-            inst = [parser.OFPInstructionActions(ofp.OFPIT_APPLY_ACTIONS, actions)]
-            dp.send_msg(parser.OFPFlowMod(dp, priority=e.priority,
-                                          match=parser.OFPMatch(**e.match_dict()),
-                                          instructions=inst))
+            self._flow(dp, e.priority, parser.OFPMatch(**e.match_dict()),
+                       [parser.OFPActionOutput(e.out_port)])
+
+    def _flow(self, dp: Any, prio: int, match: Any, actions: list[Any], cookie: int = 0,
+              command: int | None = None) -> None:
+        ofp, parser = dp.ofproto, dp.ofproto_parser
+        inst = [parser.OFPInstructionActions(ofp.OFPIT_APPLY_ACTIONS, actions)] if actions else []
+        dp.send_msg(parser.OFPFlowMod(dp, cookie=cookie, priority=prio, match=match,
+                                      instructions=inst,
+                                      command=ofp.OFPFC_ADD if command is None else command,
+                                      out_port=ofp.OFPP_ANY, out_group=ofp.OFPG_ANY))
+
+    # ---- packet-in --------------------------------------------------------------------------
+    @set_ev_cls(ofp_event.EventOFPPacketIn, MAIN_DISPATCHER)
+    def on_packet_in(self, ev: Any) -> None:
+        msg = ev.msg
+        dp = msg.datapath
+        in_port = msg.match.get("in_port")
+        data = bytes(msg.data)
+        try:
+            src_ip, dst_ip, proto, _payload = igmp.ipv4_payload(data)
+        except igmp.IgmpError as exc:
+            self.counters[f"ignored_{exc}"] += 1
+            return
+        host = self.host_at.get((dp.id, in_port))
+        if proto == igmp.IPPROTO_IGMP:
+            if host is None:
+                self.counters["igmp_not_from_a_host_port"] += 1
+                return
+            self._on_igmp(host, data)
+        elif ipaddress.IPv4Address(dst_ip).is_multicast:
+            self._on_mcast_data(dp, in_port, host, src_ip, dst_ip, data)
+        else:
+            self.counters["ignored_unicast"] += 1
+
+    def _allow(self, host: str) -> bool:
+        now = time.monotonic()
+        tokens, last = self._buckets.get(host, (IGMP_BURST, now))
+        tokens = min(IGMP_BURST, tokens + (now - last) * IGMP_RATE)
+        if tokens < 1:
+            self._buckets[host] = (tokens, now)
+            return False
+        self._buckets[host] = (tokens - 1, now)
+        return True
+
+    def _on_igmp(self, host: str, data: bytes) -> None:
+        if not self._allow(host):
+            self.counters["igmp_rate_limited"] += 1
+            return
+        try:
+            msg = igmp.parse(data)
+        except igmp.IgmpError as exc:
+            self.counters[f"igmp_{exc}"] += 1
+            return
+        if msg.kind == "query":
+            self.counters["igmp_foreign_query"] += 1
+            return
+        self.counters[f"igmp_v{msg.version}_{msg.kind}"] += 1
+        now = time.monotonic()
+        for g in msg.joins:
+            if self.membership.report(g, host, now):
+                self.logger.info("%s joined %s", host, g)
+                self._recompute(g)
+        for g in msg.leaves:
+            if self.membership.leave(g, host, now, fast=self.config.fast_leave):
+                self.logger.info("%s left %s", host, g)
+                self._recompute(g)
+            elif (g, host) in self.membership.leaving:
+                hub.spawn(self._group_queries, g, host)
+
+    def _on_mcast_data(self, dp: Any, in_port: int, host: str | None, src_ip: str, group: str,
+                       data: bytes) -> None:
+        source = self.host_by_ip.get(src_ip)
+        if source is None or (host is not None and host != source):
+            self.counters["mcast_spoofed_source"] += 1
+            return
+        key = (group, source)
+        if key not in self.decisions:
+            if host is None:  # not at the source's switch and no state: stale, drop
+                self.counters["mcast_not_from_a_host_port"] += 1
+                return
+            self.counters["mcast_new_flows"] += 1
+            self._apply(key)
+        # Deliver this datagram (it reached the controller before the flows existed).
+        ports = self.installed.get(key, {}).get(dp.id, frozenset())
+        if ports:
+            parser = dp.ofproto_parser
+            dp.send_msg(parser.OFPPacketOut(
+                dp, buffer_id=dp.ofproto.OFP_NO_BUFFER, in_port=in_port, data=data,
+                actions=[parser.OFPActionOutput(p) for p in sorted(ports) if p != in_port]))
+
+    # ---- trees ------------------------------------------------------------------------------
+    def _recompute(self, group: str | None = None) -> None:
+        """Re-decide every known source of `group` (all groups when None)."""
+        for key in [k for k in self.decisions if group is None or k[0] == group]:
+            self._apply(key)
+
+    def _apply(self, key: Key) -> None:
+        group, source = key
+        decision = self.policy.decide(group, source)
+        old = self.decisions.get(key)
+        self.decisions[key] = decision
+        if decision.kind == "refused" and (old is None or old.reason != decision.reason):
+            self.counters["refusals"] += 1
+            self.refusals.append({"group": group, "source": source, "reason": decision.reason,
+                                  "time": round(time.time(), 3)})
+            self.logger.warning("refused %s from %s: %s", group, source, decision.reason)
+        if decision.kind == "tree":
+            want = {self.dpid_of[sw]: ports for sw, ports in decision.tree.items()}
+        else:  # a drop entry at the source's switch, so it is counted and not asked again
+            want = {self.port_of[source][0]: frozenset()}
+        have = self.installed.get(key, {})
+        for dpid in set(have) - set(want):
+            self._uninstall_on(self.datapaths.get(dpid), key)
+        for dpid, ports in want.items():
+            if have.get(dpid) != ports and dpid in self.datapaths:
+                self._install_on(self.datapaths[dpid], key, ports, new=dpid not in have)
+        self.installed[key] = want
+
+    def _match(self, dp: Any, key: Key) -> Any:
+        return dp.ofproto_parser.OFPMatch(eth_type=ETH_TYPE_IPV4, ipv4_dst=key[0],
+                                          ipv4_src=self.ip_of[key[1]])
+
+    def _cookie(self, key: Key) -> int:
+        if key not in self.key_ids:
+            self.key_ids[key] = next(self._key_seq)
+        return COOKIE_MCAST | self.key_ids[key]
+
+    def _install_on(self, dp: Any, key: Key, ports: frozenset[int], new: bool) -> None:
+        ofp, parser = dp.ofproto, dp.ofproto_parser
+        if not ports:
+            gid = self.group_ids.pop((dp.id, key), None)
+            self._flow(dp, PRIO_MCAST, self._match(dp, key), [], cookie=self._cookie(key))
+            if gid is not None:
+                dp.send_msg(parser.OFPGroupMod(dp, command=ofp.OFPGC_DELETE, group_id=gid))
+            return
+        buckets = [parser.OFPBucket(actions=[parser.OFPActionOutput(p)]) for p in sorted(ports)]
+        gid = self.group_ids.get((dp.id, key))
+        if gid is None:
+            self._next_gid[dp.id] += 1
+            gid = self.group_ids[(dp.id, key)] = self._next_gid[dp.id]
+            dp.send_msg(parser.OFPGroupMod(dp, command=ofp.OFPGC_ADD, type_=ofp.OFPGT_ALL,
+                                           group_id=gid, buckets=buckets))
+        else:
+            dp.send_msg(parser.OFPGroupMod(dp, command=ofp.OFPGC_MODIFY, type_=ofp.OFPGT_ALL,
+                                           group_id=gid, buckets=buckets))
+        self._flow(dp, PRIO_MCAST, self._match(dp, key), [parser.OFPActionGroup(gid)],
+                   cookie=self._cookie(key))
+
+    def _uninstall_on(self, dp: Any, key: Key) -> None:
+        if dp is None:
+            return
+        ofp, parser = dp.ofproto, dp.ofproto_parser
+        dp.send_msg(parser.OFPFlowMod(dp, command=ofp.OFPFC_DELETE_STRICT, priority=PRIO_MCAST,
+                                      match=self._match(dp, key), out_port=ofp.OFPP_ANY,
+                                      out_group=ofp.OFPG_ANY))
+        gid = self.group_ids.pop((dp.id, key), None)
+        if gid is not None:
+            dp.send_msg(parser.OFPGroupMod(dp, command=ofp.OFPGC_DELETE, group_id=gid))
+
+    # ---- failed nodes -----------------------------------------------------------------------
+    def _node_ids(self, body: dict[str, Any]) -> set[int]:
+        ids = body.get("nodes")
+        n = len(self.topo.hosts)
+        if not isinstance(ids, list) or not all(isinstance(i, int) and 0 <= i < n for i in ids):
+            raise ValueError(f"give {{\"nodes\": [ids]}} with node ids in 0..{n - 1}")
+        return set(ids)
+
+    def _fail_nodes(self, body: dict[str, Any]) -> dict[str, Any]:
+        self.policy.failed |= self._node_ids(body)
+        self.logger.info("failed nodes now %s", sorted(self.policy.failed))
+        self._recompute()
+        return {"failed": sorted(self.policy.failed)}
+
+    def _restore_nodes(self, body: dict[str, Any]) -> dict[str, Any]:
+        self.policy.failed -= self._node_ids(body)
+        self._recompute()
+        return {"failed": sorted(self.policy.failed)}
+
+    # ---- querier and timers -----------------------------------------------------------------
+    def _send_query(self, group: str | None, ports: dict[int, list[int]],
+                    max_resp: float) -> None:
+        t = self.config.timers
+        frame = igmp.query(self.config.querier_ip, group, max_resp, t.query_interval,
+                           t.robustness)
+        for dpid, plist in ports.items():
+            dp = self.datapaths.get(dpid)
+            if dp is None or not plist:
+                continue
+            parser = dp.ofproto_parser
+            dp.send_msg(parser.OFPPacketOut(
+                dp, buffer_id=dp.ofproto.OFP_NO_BUFFER, in_port=dp.ofproto.OFPP_CONTROLLER,
+                data=frame, actions=[parser.OFPActionOutput(p) for p in plist]))
+        self.counters["queries_sent"] += 1
+
+    def _querier_loop(self) -> None:
+        t = self.config.timers
+        host_ports: dict[int, list[int]] = {}
+        for dpid, port in self.port_of.values():
+            host_ports.setdefault(dpid, []).append(port)
+        startup = t.robustness
+        while True:
+            hub.sleep(t.startup_interval if startup > 0 else t.query_interval)
+            startup -= 1
+            self._send_query(None, host_ports, t.query_response_interval)
+
+    def _group_queries(self, group: str, host: str) -> None:
+        t = self.config.timers
+        dpid, port = self.port_of[host]
+        for _ in range(t.robustness):
+            if (group, host) not in self.membership.leaving:
+                return
+            self._send_query(group, {dpid: [port]}, t.last_member_interval)
+            hub.sleep(t.last_member_interval)
+
+    def _expiry_loop(self) -> None:
+        while True:
+            hub.sleep(0.1)
+            for group in sorted({g for g, _m in self.membership.expire(time.monotonic())}):
+                self.logger.info("membership of %s expired or left", group)
+                self._recompute(group)
+
+    # ---- counters from the switches ---------------------------------------------------------
+    def _ask(self, dp: Any, req: Any, timeout: float = 2.0) -> list[Any]:
+        """Send a multipart request, wait (green thread) for all its replies."""
+        dp.set_xid(req)
+        event = hub.Event()
+        self._replies[req.xid] = (event, [])
+        dp.send_msg(req)
+        event.wait(timeout=timeout)
+        return self._replies.pop(req.xid, (None, []))[1]
+
+    @set_ev_cls([ofp_event.EventOFPPortStatsReply, ofp_event.EventOFPFlowStatsReply],
+                MAIN_DISPATCHER)
+    def on_stats_reply(self, ev: Any) -> None:
+        waiting = self._replies.get(ev.msg.xid)
+        if waiting is None:
+            return
+        waiting[1].extend(ev.msg.body)
+        if not ev.msg.flags & ev.msg.datapath.ofproto.OFPMPF_REPLY_MORE:
+            waiting[0].set()
+
+    def port_stats(self) -> dict[str, Any]:
+        """switch -> port -> {neighbour, tx/rx packets and bytes, drops}, read now."""
+        out: dict[str, Any] = {}
+        for dpid, dp in sorted(self.datapaths.items()):
+            parser, ofp = dp.ofproto_parser, dp.ofproto
+            name = self.name_of[dpid]
+            ports = {}
+            for st in self._ask(dp, parser.OFPPortStatsRequest(dp, 0, ofp.OFPP_ANY)):
+                if st.port_no >= ofp.OFPP_MAX:
+                    continue
+                ports[str(st.port_no)] = {
+                    "neighbour": self.topo.ports(name).get(st.port_no, "?"),
+                    "tx_packets": st.tx_packets, "tx_bytes": st.tx_bytes,
+                    "rx_packets": st.rx_packets, "rx_bytes": st.rx_bytes,
+                    "tx_dropped": st.tx_dropped, "rx_dropped": st.rx_dropped}
+            out[name] = dict(sorted(ports.items(), key=lambda kv: int(kv[0])))
+        return out
+
+    def _drop_counts(self) -> dict[Key, int]:
+        """Packets dropped by refusal / unregistered entries, read from the source switches."""
+        by_id = {v: k for k, v in self.key_ids.items()}
+        counts: dict[Key, int] = {}
+        dps = {self.port_of[s][0] for (g, s), d in self.decisions.items() if d.kind != "tree"}
+        for dpid in dps:
+            dp = self.datapaths.get(dpid)
+            if dp is None:
+                continue
+            parser, ofp = dp.ofproto_parser, dp.ofproto
+            req = parser.OFPFlowStatsRequest(dp, 0, ofp.OFPTT_ALL, ofp.OFPP_ANY, ofp.OFPG_ANY,
+                                             COOKIE_MCAST, COOKIE_MASK, parser.OFPMatch())
+            for st in self._ask(dp, req):
+                key = by_id.get(st.cookie & ~COOKIE_MASK)
+                if key is not None and not st.instructions:
+                    counts[key] = counts.get(key, 0) + st.packet_count
+        return counts

@@ -53,6 +53,26 @@ def cmd_topo(args: argparse.Namespace) -> int:
     return 0
 
 
+def _controller_config(args: argparse.Namespace):
+    from controller.config import ControllerConfig
+    from controller.membership import IgmpTimers
+
+    try:
+        return ControllerConfig(mode=args.mode, timers=IgmpTimers(
+            query_interval=args.query_interval,
+            query_response_interval=min(10.0, args.query_interval / 2)))
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _add_controller_choice(p: argparse.ArgumentParser) -> None:
+    from controller.config import MODES
+
+    p.add_argument("--mode", choices=MODES, default="igmp", help="controller mode")
+    p.add_argument("--query-interval", type=float, default=125.0,
+                   help="IGMP general query interval, s (default 125)")
+
+
 def cmd_up(args: argparse.Namespace) -> int:
     from mininet.cli import CLI
     from mininet.log import setLogLevel
@@ -60,8 +80,8 @@ def cmd_up(args: argparse.Namespace) -> int:
     from .network import Emulation
 
     topo = parse_spec(args.topo)
-    with Emulation(topo, progress=_progress) as emu:
-        _progress(f"{topo.name} is up; controller state: "
+    with Emulation(topo, progress=_progress, controller_config=_controller_config(args)) as emu:
+        _progress(f"{topo.name} is up ({args.mode} mode); controller state: "
                   f"http://127.0.0.1:{emu.controller.api_port}/state; 'exit' tears it down")
         setLogLevel("output")  # the prompt's own output; Mininet's chatter stays off
         CLI(emu.net)
@@ -77,7 +97,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise UsageError("give the program after '--', e.g. -- -m collectives.pingpong")
     topo = parse_spec(args.topo)
     hosts = args.hosts.split(",") if args.hosts else None
-    with Emulation(topo, progress=_progress) as emu:
+    with Emulation(topo, progress=_progress, controller_config=_controller_config(args)) as emu:
         res = run_mpi(emu, prog, hosts=hosts, np=args.np, ppn=args.ppn, timeout=args.timeout,
                       check=False)
         for rank, text in sorted(res.rank_output.items()):
@@ -113,6 +133,84 @@ def cmd_cleanup(_args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_controller(args: argparse.Namespace) -> int:
+    from controller.__main__ import run
+
+    if not args.topology:
+        raise UsageError("give --topology FILE (write one with 'mcastlab topo SPEC --save "
+                         "FILE'); discovering the network by LLDP is not available yet")
+    return run(args)
+
+
+def _api_port(args: argparse.Namespace) -> int:
+    """The controller to talk to: --api-port, else the active run's."""
+    from .registry import active_run
+
+    if args.api_port:
+        return args.api_port
+    run = active_run()
+    if run is None or not run.api_port:
+        raise McastlabError("no mcastlab run is active (start one, or give --api-port of a "
+                            "controller started with 'mcastlab controller')")
+    return run.api_port
+
+
+def _api(args: argparse.Namespace, path: str, body: dict | None = None):
+    import urllib.error
+
+    from .controller_proc import api_get, api_post
+
+    port = _api_port(args)
+    try:
+        return api_post(port, path, body) if body is not None else api_get(port, path)
+    except urllib.error.HTTPError as exc:
+        raise McastlabError(f"controller: {json.loads(exc.read()).get('error', exc)}") from None
+    except OSError as exc:
+        raise McastlabError(f"no controller answers on 127.0.0.1:{port} ({exc})") from None
+
+
+def cmd_groups(args: argparse.Namespace) -> int:
+    groups = _api(args, "/groups")
+    if args.json:
+        print(json.dumps(groups, indent=1))
+        return 0
+    if not groups:
+        print("no groups")
+    for g, info in groups.items():
+        members = ", ".join(f"{m} ({v['switch']}:{v['port']})" for m, v in
+                            info["members"].items()) or "none"
+        print(f"{g}  members: {members}")
+        for src, d in info["sources"].items():
+            if d["kind"] == "tree":
+                tree = " ".join(f"{sw}->{','.join(map(str, p))}" for sw, p in d["tree"].items())
+                print(f"  from {src}: tree {tree}")
+            else:
+                print(f"  from {src}: {d['kind']} ({d['reason']}), "
+                      f"{d.get('dropped_packets', 0)} packets dropped")
+    return 0
+
+
+def cmd_ports(args: argparse.Namespace) -> int:
+    ports = _api(args, "/ports")
+    if args.json:
+        print(json.dumps(ports, indent=1))
+        return 0
+    from .results import text_table
+
+    rows = [[sw, p, c["neighbour"], c["tx_packets"], c["tx_bytes"], c["rx_packets"],
+             c["rx_bytes"]] for sw, pp in ports.items() for p, c in pp.items()]
+    print(text_table(["switch", "port", "to", "tx pkts", "tx bytes", "rx pkts", "rx bytes"],
+                     rows))
+    return 0
+
+
+def cmd_nodes(args: argparse.Namespace) -> int:
+    path = "/nodes/fail" if args.command == "fail" else "/nodes/restore"
+    res = _api(args, path, {"nodes": args.nodes})
+    print(f"failed nodes: {', '.join(map(str, res['failed'])) or 'none'}")
+    return 0
+
+
 def cmd_bench(args: argparse.Namespace) -> int:
     from . import bench
 
@@ -142,6 +240,7 @@ def build_parser() -> argparse.ArgumentParser:
     topo_help = "topology: shape[:key=val,...] or a .toml/.json file (default %(default)s)"
     p = sub.add_parser("up", help="bring a network up and open the Mininet prompt")
     p.add_argument("--topo", default="star", help=topo_help)
+    _add_controller_choice(p)
     p.set_defaults(func=cmd_up)
 
     p = sub.add_parser("run", help="run an mpi4py program across the emulated hosts")
@@ -150,6 +249,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--ppn", type=int, default=1, help="ranks per host (default 1)")
     p.add_argument("--hosts", help="comma-separated host names or ids, rank order")
     p.add_argument("--timeout", type=float, default=300.0, help="seconds (default 300)")
+    _add_controller_choice(p)
     p.add_argument("program", nargs=argparse.REMAINDER,
                    help="after '--': arguments to python, e.g. -m collectives.pingpong")
     p.set_defaults(func=cmd_run)
@@ -161,6 +261,29 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", default="results", help="results root (default %(default)s)")
     p.add_argument("--reps", type=int, default=50, help="measured round trips per pair")
     p.set_defaults(func=cmd_testbed)
+
+    from controller.__main__ import add_arguments
+
+    p = sub.add_parser("controller", help="run the OpenFlow controller in the foreground")
+    add_arguments(p)
+    p.set_defaults(func=cmd_controller)
+
+    api_help = "JSON port of a controller (default: the active run's)"
+    for name, helptext, func in [("groups", "multicast groups, members, trees, refusals",
+                                  cmd_groups),
+                                 ("ports", "per-port packet and byte counters of every switch",
+                                  cmd_ports)]:
+        p = sub.add_parser(name, help=helptext)
+        p.add_argument("--json", action="store_true")
+        p.add_argument("--api-port", type=int, help=api_help)
+        p.set_defaults(func=func)
+    for name, helptext in [("fail", "mark nodes failed/excluded (contiguous mode refuses "
+                                    "ranges holding them)"),
+                           ("restore", "clear the failed mark of nodes")]:
+        p = sub.add_parser(name, help=helptext)
+        p.add_argument("nodes", type=int, nargs="+", metavar="NODE_ID")
+        p.add_argument("--api-port", type=int, help=api_help)
+        p.set_defaults(func=cmd_nodes)
 
     p = sub.add_parser("cleanup", help="remove everything a crashed or killed run left behind")
     p.set_defaults(func=cmd_cleanup)

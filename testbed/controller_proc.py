@@ -13,6 +13,8 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
+from controller.config import ControllerConfig
+
 from .errors import RunFailed
 
 
@@ -22,15 +24,26 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def api_get(port: int, path: str = "/state", timeout: float = 2.0) -> Any:
+def api_get(port: int, path: str = "/state", timeout: float = 5.0) -> Any:
     """GET a JSON resource from the controller's endpoint on 127.0.0.1."""
     with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=timeout) as r:
         return json.loads(r.read())
 
 
+def api_post(port: int, path: str, body: dict[str, Any], timeout: float = 5.0) -> Any:
+    """POST a JSON action to the controller's endpoint on 127.0.0.1."""
+    req = urllib.request.Request(f"http://127.0.0.1:{port}{path}", method="POST",
+                                 data=json.dumps(body).encode(),
+                                 headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(req, timeout=timeout) as r:
+        return json.loads(r.read())
+
+
 class ControllerProcess:
-    def __init__(self, topology_file: Path, log_file: Path) -> None:
+    def __init__(self, topology_file: Path, log_file: Path,
+                 config: ControllerConfig | None = None) -> None:
         self.topology_file = topology_file
+        self.config = config or ControllerConfig()
         self.log_file = log_file
         self.ofp_port = free_port()
         self.api_port = free_port()
@@ -38,7 +51,8 @@ class ControllerProcess:
 
     def start(self, timeout: float = 30.0) -> None:
         cmd = [sys.executable, "-m", "controller", "--topology", str(self.topology_file),
-               "--ofp-port", str(self.ofp_port), "--api-port", str(self.api_port)]
+               "--ofp-port", str(self.ofp_port), "--api-port", str(self.api_port),
+               *self.config.to_args()]
         with open(self.log_file, "ab") as log:
             self.proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT,
                                          stdin=subprocess.DEVNULL, start_new_session=True)

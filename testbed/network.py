@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from controller.config import ControllerConfig
 from topologies import HOST_PORT, Topology
 
 from . import linkshape, registry
@@ -43,8 +44,10 @@ class Emulation:
     block, also on errors, Ctrl-C and SIGTERM) tears every piece down."""
 
     def __init__(self, topo: Topology, *, caps: Capabilities | None = None,
-                 progress: Progress = _quiet, ready_timeout: float | None = None) -> None:
+                 progress: Progress = _quiet, ready_timeout: float | None = None,
+                 controller_config: ControllerConfig | None = None) -> None:
         self.topo = topo
+        self.controller_config = controller_config or ControllerConfig()
         self.caps = caps or detect()
         self.progress = progress
         self.ready_timeout = ready_timeout or 30.0 + 0.5 * len(topo.switches)
@@ -99,7 +102,8 @@ class Emulation:
         self.progress("starting the controller")
         topo_file = self.run_dir / "topology.json"
         self.topo.save(topo_file)
-        self.controller = ControllerProcess(topo_file, self.run_dir / "controller.log")
+        self.controller = ControllerProcess(topo_file, self.run_dir / "controller.log",
+                                            self.controller_config)
         self.controller.start()
         rec.controller_pid, rec.ofp_port, rec.api_port = (
             self.controller.pid, self.controller.ofp_port, self.controller.api_port)

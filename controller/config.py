@@ -1,0 +1,64 @@
+"""Controller settings. They travel in the environment (``MCASTLAB_CONTROLLER``, JSON) so
+that ``python -m controller`` and ``ryu-manager controller.app`` configure the app alike."""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import asdict, dataclass, field
+
+from .membership import IgmpTimers
+
+ENV_TOPOLOGY = "MCASTLAB_TOPOLOGY"
+ENV_API_PORT = "MCASTLAB_API_PORT"
+ENV_CONFIG = "MCASTLAB_CONTROLLER"
+
+MODES = ("igmp", "contiguous")
+UNREGISTERED = ("drop", "flood")
+
+
+@dataclass(frozen=True)
+class ControllerConfig:
+    mode: str = "igmp"
+    unregistered: str = "drop"     # multicast to a group nobody joined: drop or flood
+    fast_leave: bool = False       # drop a member at its leave, without group queries
+    querier: bool = True
+    timers: IgmpTimers = field(default_factory=IgmpTimers)
+    querier_ip: str = "10.0.255.254"
+
+    def __post_init__(self) -> None:
+        if self.mode not in MODES:
+            raise ValueError(f"unknown mode {self.mode!r}; choose from {', '.join(MODES)}")
+        if self.unregistered not in UNREGISTERED:
+            raise ValueError(f"unknown unregistered policy {self.unregistered!r}; "
+                             f"choose from {', '.join(UNREGISTERED)}")
+        t = self.timers
+        if min(t.query_interval, t.query_response_interval, t.last_member_interval) <= 0 \
+                or t.robustness < 1:
+            raise ValueError("IGMP timers must be positive and robustness at least 1")
+        if t.query_response_interval >= t.query_interval:
+            raise ValueError("the query response interval must be below the query interval")
+
+    def to_args(self) -> list[str]:
+        """The `python -m controller` options that give this configuration."""
+        t = self.timers
+        args = ["--mode", self.mode, "--unregistered", self.unregistered,
+                "--query-interval", f"{t.query_interval:g}",
+                "--query-response", f"{t.query_response_interval:g}",
+                "--last-member-interval", f"{t.last_member_interval:g}",
+                "--robustness", str(t.robustness)]
+        return args + ["--fast-leave"] * self.fast_leave + ["--no-querier"] * (not self.querier)
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self))
+
+    @classmethod
+    def from_json(cls, text: str) -> ControllerConfig:
+        d = json.loads(text)
+        d["timers"] = IgmpTimers(**d.get("timers", {}))
+        return cls(**d)
+
+    @classmethod
+    def from_env(cls) -> ControllerConfig:
+        text = os.environ.get(ENV_CONFIG)
+        return cls.from_json(text) if text else cls()

@@ -1,0 +1,180 @@
+"""IGMP v1/v2/v3 on the wire (pure): parse what hosts send, build what the querier sends.
+
+Parsing is strict because the input may be hostile: every malformed frame raises
+`IgmpError` with a short reason the controller counts. Source lists of IGMPv3 records are
+ignored (documented behaviour): EXCLUDE records and INCLUDE/ALLOW records with sources are
+joins of the whole group, INCLUDE{} and TO_IN{} are leaves, BLOCK records change nothing.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import struct
+from dataclasses import dataclass
+
+ETH_P_IP = 0x0800
+ETH_P_8021Q = 0x8100
+IPPROTO_IGMP = 2
+
+QUERY = 0x11
+V1_REPORT = 0x12
+V2_REPORT = 0x16
+V2_LEAVE = 0x17
+V3_REPORT = 0x22
+
+# IGMPv3 group record types (RFC 3376 section 4.2.12)
+MODE_IS_INCLUDE, MODE_IS_EXCLUDE, CHANGE_TO_INCLUDE, CHANGE_TO_EXCLUDE = 1, 2, 3, 4
+ALLOW_NEW_SOURCES, BLOCK_OLD_SOURCES = 5, 6
+
+ALL_HOSTS = "224.0.0.1"
+ALL_ROUTERS = "224.0.0.2"
+V3_REPORTS = "224.0.0.22"
+
+
+class IgmpError(ValueError):
+    """A frame that is not valid IGMP; the message is the counter's name."""
+
+
+@dataclass(frozen=True)
+class IgmpMessage:
+    """What a host said: `joins` and `leaves` are group addresses; `query` for queries."""
+
+    version: int
+    kind: str  # "report" | "leave" | "query"
+    joins: tuple[str, ...] = ()
+    leaves: tuple[str, ...] = ()
+    src_ip: str = ""
+
+
+def checksum(data: bytes) -> int:
+    """The Internet checksum (RFC 1071)."""
+    if len(data) % 2:
+        data += b"\0"
+    s = sum(struct.unpack(f"!{len(data) // 2}H", data))
+    while s >> 16:
+        s = (s & 0xFFFF) + (s >> 16)
+    return ~s & 0xFFFF
+
+
+def _is_multicast(addr: str) -> bool:
+    return ipaddress.IPv4Address(addr).is_multicast
+
+
+def ipv4_payload(frame: bytes) -> tuple[str, str, int, bytes]:
+    """(src ip, dst ip, protocol, payload) of an Ethernet/IPv4 frame; IgmpError otherwise."""
+    if len(frame) < 14:
+        raise IgmpError("truncated")
+    eth_type = struct.unpack_from("!H", frame, 12)[0]
+    off = 14
+    if eth_type == ETH_P_8021Q:
+        if len(frame) < 18:
+            raise IgmpError("truncated")
+        eth_type, off = struct.unpack_from("!H", frame, 16)[0], 18
+    if eth_type != ETH_P_IP:
+        raise IgmpError("not_ipv4")
+    if len(frame) < off + 20:
+        raise IgmpError("truncated")
+    vihl, total_len = frame[off], struct.unpack_from("!H", frame, off + 2)[0]
+    ihl = (vihl & 0x0F) * 4
+    if vihl >> 4 != 4 or ihl < 20 or total_len < ihl or len(frame) < off + total_len:
+        raise IgmpError("bad_ip_header")
+    if checksum(frame[off:off + ihl]) != 0:
+        raise IgmpError("bad_ip_checksum")
+    src = str(ipaddress.IPv4Address(frame[off + 12:off + 16]))
+    dst = str(ipaddress.IPv4Address(frame[off + 16:off + 20]))
+    return src, dst, frame[off + 9], frame[off + ihl:off + total_len]
+
+
+def parse(frame: bytes) -> IgmpMessage:
+    """Parse an Ethernet frame carrying IGMP."""
+    src, dst, proto, igmp = ipv4_payload(frame)
+    if proto != IPPROTO_IGMP:
+        raise IgmpError("not_igmp")
+    if len(igmp) < 8:
+        raise IgmpError("truncated")
+    if checksum(igmp) != 0:
+        raise IgmpError("bad_checksum")
+    kind = igmp[0]
+    group = str(ipaddress.IPv4Address(igmp[4:8]))
+    if kind in (V1_REPORT, V2_REPORT):
+        if not _is_multicast(group) or group == ALL_HOSTS:
+            raise IgmpError("bad_group")
+        return IgmpMessage(1 if kind == V1_REPORT else 2, "report", joins=(group,), src_ip=src)
+    if kind == V2_LEAVE:
+        if not _is_multicast(group):
+            raise IgmpError("bad_group")
+        return IgmpMessage(2, "leave", leaves=(group,), src_ip=src)
+    if kind == QUERY:
+        return IgmpMessage(3 if len(igmp) >= 12 else 2, "query", src_ip=src)
+    if kind == V3_REPORT:
+        return _parse_v3(igmp, src)
+    raise IgmpError("unknown_type")
+
+
+def _parse_v3(igmp: bytes, src: str) -> IgmpMessage:
+    nrec = struct.unpack_from("!H", igmp, 6)[0]
+    off, joins, leaves = 8, [], []
+    for _ in range(nrec):
+        if len(igmp) < off + 8:
+            raise IgmpError("truncated")
+        rtype, aux, nsrc = igmp[off], igmp[off + 1], struct.unpack_from("!H", igmp, off + 2)[0]
+        group = str(ipaddress.IPv4Address(igmp[off + 4:off + 8]))
+        off += 8 + 4 * nsrc + 4 * aux
+        if len(igmp) < off:
+            raise IgmpError("truncated")
+        if not _is_multicast(group):
+            raise IgmpError("bad_group")
+        if rtype in (MODE_IS_EXCLUDE, CHANGE_TO_EXCLUDE):
+            joins.append(group)
+        elif rtype in (MODE_IS_INCLUDE, CHANGE_TO_INCLUDE):
+            (joins if nsrc else leaves).append(group)
+        elif rtype == ALLOW_NEW_SOURCES:
+            if nsrc:
+                joins.append(group)
+        elif rtype != BLOCK_OLD_SOURCES:
+            raise IgmpError("unknown_record")
+    return IgmpMessage(3, "report", joins=tuple(joins), leaves=tuple(leaves), src_ip=src)
+
+
+# ---- what the querier sends ---------------------------------------------------------------
+QUERIER_MAC = "02:00:00:00:00:fe"
+
+
+def _mac(s: str) -> bytes:
+    return bytes.fromhex(s.replace(":", ""))
+
+
+def _mcast_mac(group: str) -> bytes:
+    g = ipaddress.IPv4Address(group).packed
+    return bytes([0x01, 0x00, 0x5E, g[1] & 0x7F, g[2], g[3]])
+
+
+def _code(seconds: float) -> int:
+    """IGMPv3 max-response / QQIC code for a value in tenths of seconds / seconds."""
+    v = max(1, int(round(seconds)))
+    if v < 128:
+        return v
+    for exp in range(8):
+        mant = (v >> (exp + 3)) - 16
+        if 0 <= mant < 16:
+            return 0x80 | (exp << 4) | mant
+    return 0xFF
+
+
+def query(querier_ip: str, group: str | None, max_resp_s: float, qqi_s: float,
+          robustness: int = 2) -> bytes:
+    """An IGMPv3 query frame: general (group None, to 224.0.0.1) or group-specific (to the
+    group). IPv4 carries the Router Alert option, as RFC 3376 requires."""
+    dst = group or ALL_HOSTS
+    igmp = bytearray(struct.pack("!BBH4sBBH", QUERY, _code(max_resp_s * 10), 0,
+                                 ipaddress.IPv4Address(group or "0.0.0.0").packed,
+                                 min(robustness, 7), _code(qqi_s), 0))
+    struct.pack_into("!H", igmp, 2, checksum(bytes(igmp)))
+    ra = b"\x94\x04\x00\x00"
+    total = 24 + len(igmp)
+    ip = bytearray(struct.pack("!BBHHHBBH4s4s", 0x46, 0xC0, total, 0, 0, 1, IPPROTO_IGMP, 0,
+                               ipaddress.IPv4Address(querier_ip).packed,
+                               ipaddress.IPv4Address(dst).packed) + ra)
+    struct.pack_into("!H", ip, 10, checksum(bytes(ip)))
+    eth = _mcast_mac(dst) + _mac(QUERIER_MAC) + struct.pack("!H", ETH_P_IP)
+    return eth + bytes(ip) + bytes(igmp)
