@@ -1,0 +1,140 @@
+"""IP multicast through the controller, checked at the hosts: datagrams are counted on every
+host's interface (joined or not) and in the members' sockets."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from controller.config import ControllerConfig
+from controller.membership import IgmpTimers
+from testbed.controller_proc import api_get
+from testbed.network import Emulation
+from topologies import parse_spec
+
+from .mcast import Receiver, send, wire_counts
+
+FAST = ControllerConfig(timers=IgmpTimers(query_interval=2.0, query_response_interval=1.0,
+                                          last_member_interval=0.3))
+
+
+def members_for(n: int) -> list[str]:
+    """Three members spread over the network, never h0 (the sender)."""
+    return sorted({f"h{i}" for i in (1, n // 2, n - 1)})
+
+
+@pytest.mark.parametrize("spec", ["star:hosts=4", "fattree:k=2,n=3", "mesh:rows=3,cols=3",
+                                  "torus:rows=3,cols=3"])
+def test_socket_joins_deliver_to_exactly_the_members(spec, caps, clean_after, tmp_path):
+    topo = parse_spec(spec)
+    members = members_for(len(topo.hosts))
+    group = "239.1.2.3"
+    with Emulation(topo, caps=caps, controller_config=FAST) as emu:
+        rx = {m: Receiver(emu.host(m), group, 4.0, tmp_path) for m in members}
+        for r in rx.values():
+            r.wait_ready()
+        wire = wire_counts(emu, "h0", group, tmp_path)
+        got = {m: r.result()["count"] for m, r in rx.items()}
+        state = api_get(emu.controller.api_port, "/groups")
+    assert got == {m: 5 for m in members}
+    assert wire == {h.name: (5 if h.name in members else 0) for h in topo.hosts}, wire
+    src = state[group]["sources"]["h0"]
+    assert src["kind"] == "tree" and src["receivers"] == members
+
+
+def test_v1_v2_v3_joins_leave_and_expiry(caps, clean_after, tmp_path):
+    """Joins crafted with scapy in three IGMP versions; a v2 leave stops delivery at once
+    (after the group queries); members that stop reporting expire."""
+    group = "239.7.7.7"
+    craft = ("from scapy.all import Ether, IP, sendp\n"
+             "from scapy.layers.igmp import IGMP, IGMPv3_MR, IGMPv3_MR_Group\n"
+             "import sys\n"
+             "kind, iface, ip = sys.argv[1], sys.argv[2], sys.argv[3]\n"
+             f"g = '{group}'\n"
+             "p = {'v1': IGMP(type=0x12, gaddr=g), 'v2': IGMP(type=0x16, gaddr=g),\n"
+             "     'leave': IGMP(type=0x17, gaddr=g),\n"
+             "     'v3': IGMPv3_MR(records=[IGMPv3_MR_Group(rtype=4, maddr=g)])}[kind]\n"
+             "dst = {'leave': '224.0.0.2', 'v3': '224.0.0.22'}.get(kind, g)\n"
+             "sendp(Ether() / IP(src=ip, dst=dst, ttl=1) / p, iface=iface, verbose=False)\n")
+    import sys
+
+    def igmp_from(host, kind):
+        out = host.popen([sys.executable, "-c", craft, kind, f"{host.name}-eth0", host.IP()],
+                         text=True)
+        _o, err = out.communicate(timeout=60)
+        assert out.returncode == 0, err
+
+    timers = IgmpTimers(query_interval=6.0, query_response_interval=1.0,
+                        last_member_interval=0.3)  # a member lasts 13 s without reports
+    with Emulation(parse_spec("star:hosts=4"), caps=caps,
+                   controller_config=ControllerConfig(timers=timers)) as emu:
+        for h, kind in (("h1", "v1"), ("h2", "v2"), ("h3", "v3")):
+            igmp_from(emu.host(h), kind)
+        joined = time.monotonic()
+        counters = api_get(emu.controller.api_port, "/state")["counters"]
+        assert counters["igmp_v1_report"] == 1 and counters["igmp_v2_report"] == 1
+        assert counters["igmp_v3_report"] >= 1
+        assert wire_counts(emu, "h0", group, tmp_path) == {"h0": 0, "h1": 5, "h2": 5, "h3": 5}
+
+        igmp_from(emu.host("h2"), "leave")
+        time.sleep(timers.last_member_time + 0.5)
+        assert wire_counts(emu, "h0", group, tmp_path) == {"h0": 0, "h1": 5, "h2": 0, "h3": 5}
+
+        # Nothing answers the queries for the crafted joins: they expire.
+        time.sleep(max(0.0, joined + timers.membership_interval + 0.5 - time.monotonic()))
+        assert wire_counts(emu, "h0", group, tmp_path) == {"h0": 0, "h1": 0, "h2": 0, "h3": 0}
+        assert group not in api_get(emu.controller.api_port, "/state")["groups"] or \
+            not api_get(emu.controller.api_port, "/groups")[group]["members"]
+
+
+def test_forced_igmp_versions_and_socket_leave(caps, clean_after, tmp_path):
+    """Hosts forced to IGMPv1/v2 join through real sockets; closing a socket (its leave)
+    stops delivery to that host while the others keep receiving."""
+    group = "239.3.3.3"
+    with Emulation(parse_spec("star:hosts=4"), caps=caps, controller_config=FAST) as emu:
+        emu.host(1).cmd("echo 1 > /proc/sys/net/ipv4/conf/h1-eth0/force_igmp_version")
+        emu.host(2).cmd("echo 2 > /proc/sys/net/ipv4/conf/h2-eth0/force_igmp_version")
+        short = Receiver(emu.host(2), group, 1.5, tmp_path)
+        long = {h: Receiver(emu.host(h), group, 6.0, tmp_path) for h in ("h1", "h3")}
+        for r in [short, *long.values()]:
+            r.wait_ready()
+        time.sleep(0.3)
+        send(emu.host(0), group, 3)
+        assert short.result()["count"] == 3  # and h2's socket closes: an IGMPv2 leave
+        counters = api_get(emu.controller.api_port, "/state")["counters"]
+        assert counters.get("igmp_v1_report", 0) >= 1
+        assert counters.get("igmp_v2_report", 0) >= 1 and counters.get("igmp_v2_leave", 0) >= 1
+        time.sleep(FAST.timers.last_member_time + 0.5)
+        wire = wire_counts(emu, "h0", group, tmp_path, count=4)
+        assert {h: r.result()["count"] for h, r in long.items()} == {"h1": 7, "h3": 7}
+    assert wire == {"h0": 0, "h1": 4, "h2": 0, "h3": 4}
+
+
+def test_two_groups_and_link_local(caps, clean_after, tmp_path):
+    with Emulation(parse_spec("mesh:rows=2,cols=3"), caps=caps, controller_config=FAST) as emu:
+        rx = [Receiver(emu.host(h), g, 4.0, tmp_path)
+              for g, hs in (("239.1.1.1", ("h1", "h2")), ("239.2.2.2", ("h2", "h5")))
+              for h in hs]
+        for r in rx:
+            r.wait_ready()
+        time.sleep(0.3)
+        w1 = wire_counts(emu, "h0", "239.1.1.1", tmp_path)
+        w2 = wire_counts(emu, "h3", "239.2.2.2", tmp_path)
+        # Link-local multicast (not IGMP) reaches every host, as on a snooping switch.
+        ll = wire_counts(emu, "h4", "224.0.0.123", tmp_path)
+        for r in rx:
+            r.result()
+    assert w1 == {"h0": 0, "h1": 5, "h2": 5, "h3": 0, "h4": 0, "h5": 0}
+    assert w2 == {"h0": 0, "h1": 0, "h2": 5, "h3": 0, "h4": 0, "h5": 5}
+    assert ll == {"h0": 5, "h1": 5, "h2": 5, "h3": 5, "h4": 0, "h5": 5}
+
+
+def test_unregistered_groups_are_dropped_and_counted(caps, clean_after, tmp_path):
+    with Emulation(parse_spec("star:hosts=3"), caps=caps, controller_config=FAST) as emu:
+        wire = wire_counts(emu, "h0", "239.9.9.9", tmp_path)
+        groups = api_get(emu.controller.api_port, "/groups")
+    assert wire == {"h0": 0, "h1": 0, "h2": 0}
+    src = groups["239.9.9.9"]["sources"]["h0"]
+    assert src["kind"] == "unregistered"
+    assert src["dropped_packets"] >= 4  # the first one went to the controller
