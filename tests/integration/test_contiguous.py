@@ -1,0 +1,77 @@
+"""Contiguous mode: hardware-multicast semantics of seed 001's Quadrics network on a fat
+tree. A range address reaches exactly its nodes; a gapped group, or a range holding a failed
+node, is refused: dropped, counted, visible in the state."""
+
+from __future__ import annotations
+
+import subprocess
+
+from controller.config import ControllerConfig
+from controller.ranges import range_group
+from testbed.controller_proc import api_get, api_post
+from testbed.network import Emulation
+from topologies import parse_spec
+
+from .conftest import MCASTLAB
+from .mcast import Receiver, wire_counts
+
+CONTIGUOUS = ControllerConfig(mode="contiguous")
+
+
+def test_range_delivery_gaps_and_failed_nodes(caps, clean_after, tmp_path):
+    topo = parse_spec("fattree:k=2,n=3")  # 8 nodes, NCA of 2..5 is the top level
+    rng = range_group(2, 5)
+    assert rng == "239.255.2.5"
+    with Emulation(topo, caps=caps, controller_config=CONTIGUOUS) as emu:
+        port = emu.controller.api_port
+        # Every host opens a socket on the range address: only the range may receive.
+        rx = [Receiver(h, rng, 12.0, tmp_path) for h in emu.hosts]
+        for r in rx:
+            r.wait_ready()
+        wire = wire_counts(emu, "h0", rng, tmp_path)
+        assert wire == {f"h{i}": (5 if 2 <= i <= 5 else 0) for i in range(8)}, wire
+        tree = api_get(port, "/groups")[rng]["sources"]["h0"]
+        assert tree["kind"] == "tree" and tree["receivers"] == ["h2", "h3", "h4", "h5"]
+
+        # A failed node inside the range: one hardware multicast cannot serve it.
+        out = subprocess.run([*MCASTLAB, "fail", "3", "--api-port", str(port)],
+                             capture_output=True, text=True, timeout=30)
+        assert out.returncode == 0 and "failed nodes: 3" in out.stdout, out.stderr
+        wire = wire_counts(emu, "h0", rng, tmp_path)
+        assert set(wire.values()) == {0}, wire
+        src = api_get(port, "/groups")[rng]["sources"]["h0"]
+        assert src["kind"] == "refused" and "failed node(s) 3" in src["reason"]
+        assert src["dropped_packets"] >= 5
+        state = api_get(port, "/state")
+        assert state["failed"] == [3] and state["counters"]["refusals"] >= 1
+        assert any(r["group"] == rng and "failed" in r["reason"] for r in state["refusals"])
+
+        api_post(port, "/nodes/restore", {"nodes": [3]})
+        wire = wire_counts(emu, "h6", rng, tmp_path)
+        assert wire == {f"h{i}": (5 if 2 <= i <= 5 else 0) for i in range(8)}, wire
+        for r in rx:
+            r.result()
+
+        # An IGMP group whose members have a gap is refused too.
+        gapped = [Receiver(emu.host(h), "239.1.1.1", 5.0, tmp_path) for h in (1, 2, 4)]
+        for r in gapped:
+            r.wait_ready()
+        wire = wire_counts(emu, "h7", "239.1.1.1", tmp_path)
+        assert set(wire.values()) == {0}, wire
+        src = api_get(port, "/groups")["239.1.1.1"]["sources"]["h7"]
+        assert src["kind"] == "refused" and "gap at 3" in src["reason"]
+        for r in gapped:
+            r.result()
+        log = (emu.run_dir / "controller.log").read_text()
+        assert "refused 239.1.1.1 from h7: not contiguous: gap at 3" in log
+
+
+def test_contiguous_igmp_group_without_gap_is_served(caps, clean_after, tmp_path):
+    with Emulation(parse_spec("fattree:k=4,n=2"), caps=caps,
+                   controller_config=CONTIGUOUS) as emu:
+        rx = [Receiver(emu.host(h), "239.4.4.4", 4.0, tmp_path) for h in range(4, 9)]
+        for r in rx:
+            r.wait_ready()
+        wire = wire_counts(emu, "h15", "239.4.4.4", tmp_path)
+        assert [r.result()["count"] for r in rx] == [5] * 5
+    assert wire == {f"h{i}": (5 if 4 <= i <= 8 else 0) for i in range(16)}, wire
