@@ -168,6 +168,13 @@ class Emulation:
                                                   self.caps.sch_netem)
         if root_tc:
             run(["tc", "-batch", "-"], input=root_tc, timeout=60)
+        # The switch ends of the veths live in the root namespace, where IPv6 would make the
+        # kernel send router solicitations and MLD reports out of them: stray frames that the
+        # port counters would count as traffic.
+        root_intfs = list(self.record.interfaces) if self.record else []
+        if root_intfs:
+            run(["sysctl", "-qw", *(f"net.ipv6.conf.{i}.disable_ipv6=1" for i in root_intfs)],
+                timeout=60)
         host_params = {n: lk.params for lk in self.topo.links for n in (lk.node1, lk.node2)
                        if self.topo.is_host(n)}
         for h in self.topo.hosts:

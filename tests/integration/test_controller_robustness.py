@@ -1,0 +1,109 @@
+"""Hostile input: thousands of malformed IGMP and multicast frames sent with scapy from a
+host. The controller ignores and counts them, keeps running, and a normal join still works.
+Also the per-port counters that experiments use to count frames on the wire."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from testbed.controller_proc import api_get
+from testbed.network import Emulation
+from topologies import parse_spec
+
+from .conftest import MCASTLAB
+from .mcast import Receiver, wire_counts
+
+FUZZ = r"""
+import random, socket, sys
+from scapy.all import Ether, IP, UDP, Raw, sendp
+from scapy.layers.igmp import IGMP, IGMPv3_MR, IGMPv3_MR_Group
+from scapy.utils import checksum
+
+
+def unknown_type(t, g):
+    b = bytes([t, 0, 0, 0]) + socket.inet_aton(g)
+    return Raw(b[:2] + checksum(b).to_bytes(2, "big") + b[4:])
+
+
+def spoofed():
+    return "10.0.%d.%d" % (rng.randrange(256), rng.randrange(1, 255))
+
+
+iface, ip, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+rng = random.Random(11)
+frames = []
+for i in range(n):
+    g = "239.%d.%d.%d" % (rng.randrange(256), rng.randrange(256), rng.randrange(256))
+    kind = i % 6
+    if kind == 0:    # bad checksum
+        p = Ether() / IP(src=ip, dst=g) / IGMP(type=0x16, gaddr=g, chksum=rng.randrange(65536))
+    elif kind == 1:  # unknown IGMP type
+        p = Ether() / IP(src=ip, dst=g, proto=2) / unknown_type(rng.choice([0x13, 0x99]), g)
+    elif kind == 2:  # truncated v3 report claiming many records
+        r = IGMPv3_MR(records=[IGMPv3_MR_Group(rtype=4, maddr=g)])
+        r.numgrp = 200
+        p = Ether() / IP(src=ip, dst="224.0.0.22") / r
+    elif kind == 3:  # random bytes behind an IGMP-looking IP header
+        junk = bytes(rng.randrange(256) for _ in range(rng.randrange(40)))
+        p = Ether() / IP(src=ip, dst="224.0.0.22", proto=2) / Raw(junk)
+    elif kind == 4:  # multicast data from a spoofed source
+        p = Ether() / IP(src=spoofed(), dst=g) / UDP(dport=9) / b"x"
+    else:            # valid reports, a flood of them
+        p = Ether() / IP(src=ip, dst=g) / IGMP(type=0x16, gaddr=g)
+    frames.append(p)
+sendp(frames, iface=iface, verbose=False)
+"""
+
+
+def test_fuzzed_igmp_and_multicast_then_a_normal_join_works(caps, clean_after, tmp_path):
+    with Emulation(parse_spec("star:hosts=3"), caps=caps) as emu:
+        h2 = emu.host(2)
+        out = h2.popen([sys.executable, "-c", FUZZ, "h2-eth0", h2.IP(), "3000"], text=True)
+        _o, err = out.communicate(timeout=300)
+        assert out.returncode == 0, err
+        state = api_get(emu.controller.api_port, "/state", timeout=30)
+        c = state["counters"]
+        ignored = sum(v for k, v in c.items() if k.startswith(("igmp_bad", "igmp_unknown",
+                                                                "igmp_truncated",
+                                                                "igmp_rate_limited",
+                                                                "mcast_spoofed")))
+        assert ignored >= 1000, c
+        assert c.get("igmp_rate_limited", 0) > 0  # the flood was cut
+        assert state["ready"]
+
+        rx = Receiver(emu.host(1), "239.5.5.5", 4.0, tmp_path)
+        rx.wait_ready()
+        wire = wire_counts(emu, "h0", "239.5.5.5", tmp_path)
+        assert rx.result()["count"] == 5
+        assert wire == {"h0": 0, "h1": 5, "h2": 0}
+
+
+def test_port_counters_count_frames_on_the_wire(caps, clean_after, tmp_path):
+    with Emulation(parse_spec("tree:leaves=2,hosts_per_leaf=2"), caps=caps) as emu:
+        rx = [Receiver(emu.host(h), "239.6.6.6", 4.0, tmp_path) for h in (1, 2, 3)]
+        for r in rx:
+            r.wait_ready()
+        before = api_get(emu.controller.api_port, "/ports")
+        wire_counts(emu, "h0", "239.6.6.6", tmp_path, count=20)
+        after = api_get(emu.controller.api_port, "/ports")
+        for r in rx:
+            r.result()
+        out = subprocess.run([*MCASTLAB, "ports", "--api-port", str(emu.controller.api_port)],
+                             capture_output=True, text=True, timeout=30)
+        groups = subprocess.run([*MCASTLAB, "groups", "--api-port",
+                                 str(emu.controller.api_port)],
+                                capture_output=True, text=True, timeout=30)
+
+    def tx(sw: str, to: str) -> int:
+        [(p, a)] = [(p, a) for p, a in after[sw].items() if a["neighbour"] == to]
+        return a["tx_packets"] - before[sw][p]["tx_packets"]
+
+    # s2 holds h0, h1; s3 holds h2, h3; s1 is the root. One copy per link of the tree.
+    # (switch ports carry no stray frames: IPv6 is off on the switch ends of the veths)
+    assert tx("s2", "s1") == 20 and tx("s1", "s3") == 20
+    assert tx("s2", "h1") >= 20 and tx("s3", "h2") >= 20 and tx("s3", "h3") >= 20
+    assert tx("s1", "s2") == 0  # nothing comes back down towards the sender
+    assert out.returncode == 0 and "tx pkts" in out.stdout
+    assert groups.returncode == 0 and "239.6.6.6  members: h1 (s2:" in groups.stdout
+    assert "from h0: tree" in groups.stdout
