@@ -38,6 +38,9 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
                     help=f"seconds between group queries after a leave "
                          f"(default {d.last_member_interval:g})")
     ap.add_argument("--robustness", type=int, default=d.robustness)
+    ap.add_argument("--igmp-rate", type=float, default=ControllerConfig.igmp_rate,
+                    help="IGMP messages per second per host processed (default %(default)g);"
+                         " a flood beyond it is counted and ignored")
     ap.add_argument("--log-file", help="log here instead of standard error")
     ap.add_argument("--verbose", action="store_true")
 
@@ -45,7 +48,7 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
 def config_from(args: argparse.Namespace) -> ControllerConfig:
     return ControllerConfig(
         mode=args.mode, unregistered=args.unregistered, fast_leave=args.fast_leave,
-        querier=args.querier,
+        querier=args.querier, igmp_rate=args.igmp_rate,
         timers=IgmpTimers(robustness=args.robustness, query_interval=args.query_interval,
                           query_response_interval=args.query_response,
                           last_member_interval=args.last_member_interval))

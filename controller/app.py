@@ -40,10 +40,6 @@ COOKIE_MCAST = 0x4D43 << 48  # "MC": every (group, source) flow carries it plus 
 COOKIE_MASK = 0xFFFF << 48
 MCAST_NET = ("224.0.0.0", "240.0.0.0")
 
-# Per-host limit on IGMP messages the controller processes (a report flood is counted and
-# ignored beyond it): a burst of BURST, then RATE per second.
-IGMP_RATE, IGMP_BURST = 50.0, 100.0
-
 Key = tuple[str, str]  # (group, source host)
 
 
@@ -228,9 +224,10 @@ class McastlabController(BaseApp):
             self.counters["ignored_unicast"] += 1
 
     def _allow(self, host: str) -> bool:
-        now = time.monotonic()
-        tokens, last = self._buckets.get(host, (IGMP_BURST, now))
-        tokens = min(IGMP_BURST, tokens + (now - last) * IGMP_RATE)
+        """Token bucket per host: a report flood beyond the configured rate is ignored."""
+        now, rate = time.monotonic(), self.config.igmp_rate
+        tokens, last = self._buckets.get(host, (2 * rate, now))
+        tokens = min(2 * rate, tokens + (now - last) * rate)
         if tokens < 1:
             self._buckets[host] = (tokens, now)
             return False

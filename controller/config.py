@@ -25,6 +25,8 @@ class ControllerConfig:
     querier: bool = True
     timers: IgmpTimers = field(default_factory=IgmpTimers)
     querier_ip: str = "10.0.255.254"
+    igmp_rate: float = 200.0       # IGMP messages per second per host the controller
+                                   # processes (burst: twice that); a flood beyond is counted
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
@@ -36,6 +38,8 @@ class ControllerConfig:
         if min(t.query_interval, t.query_response_interval, t.last_member_interval) <= 0 \
                 or t.robustness < 1:
             raise ValueError("IGMP timers must be positive and robustness at least 1")
+        if self.igmp_rate <= 0:
+            raise ValueError("the IGMP rate limit must be positive")
         if t.query_response_interval >= t.query_interval:
             raise ValueError("the query response interval must be below the query interval")
 
@@ -46,7 +50,7 @@ class ControllerConfig:
                 "--query-interval", f"{t.query_interval:g}",
                 "--query-response", f"{t.query_response_interval:g}",
                 "--last-member-interval", f"{t.last_member_interval:g}",
-                "--robustness", str(t.robustness)]
+                "--robustness", str(t.robustness), "--igmp-rate", f"{self.igmp_rate:g}"]
         return args + ["--fast-leave"] * self.fast_leave + ["--no-querier"] * (not self.querier)
 
     def to_json(self) -> str:

@@ -13,7 +13,7 @@ from typing import Any
 
 from topologies import parse_spec
 
-from . import results
+from . import bench_mcast, results
 from .environment import detect
 from .mpi import run_mpi
 from .network import Emulation, Progress
@@ -54,9 +54,37 @@ def _pingpong(caps: Any, reps: int) -> dict[str, Any]:
     return out
 
 
-def run(out_dir: Path, *, quick: bool = False, progress: Progress = print) -> Path:
+SUITES = ("all", "testbed", "mcast")
+
+
+def run(out_dir: Path, *, quick: bool = False, progress: Progress = print,
+        suite: str = "all") -> Path:
+    """Run the benchmarks and write results.md (testbed suite) and mcast.md (multicast)."""
     caps = detect()
     caps.require()
+    out_dir.mkdir(parents=True, exist_ok=True)
+    written = []
+    if suite in ("all", "testbed"):
+        written.append(_testbed_suite(out_dir, caps, quick, progress))
+    if suite in ("all", "mcast"):
+        res = bench_mcast.run(caps, progress, quick=quick)
+        bench_mcast.save(res, out_dir)
+        md = out_dir / "mcast.md"
+        md.write_text("\n".join([f"# mcastlab multicast bench, {time.strftime('%Y-%m-%d %H:%M')}",
+                                  _machine_line(caps), *bench_mcast.markdown(res)]) + "\n")
+        written.append(md)
+    index = out_dir / "index.md"
+    index.write_text("\n\n".join(p.read_text() for p in written))
+    return index
+
+
+def _machine_line(caps: Any) -> str:
+    v = results.versions()
+    return (f"machine: {v['machine']}, {v['cpus']} x {v['cpu_model']}, kernel {v['kernel']}, "
+            f"OVS datapath {caps.datapath}")
+
+
+def _testbed_suite(out_dir: Path, caps: Any, quick: bool, progress: Progress) -> Path:
     repeats = 1 if quick else 3
     sizes = ["star:hosts=8", "star:hosts=16"] + ([] if quick else
                                                  ["star:hosts=64", "mesh:rows=8,cols=8"])
@@ -76,12 +104,8 @@ def run(out_dir: Path, *, quick: bool = False, progress: Progress = print) -> Pa
     progress("bench: MPI ping-pong 1 B and 64 KiB")
     report["pingpong"] = _pingpong(caps, 50 if quick else 200)
 
-    out_dir.mkdir(parents=True, exist_ok=True)
     results.write_json(out_dir / "results.json", report)
-    v = report["versions"]
-    lines = [f"# mcastlab bench, {report['date']}",
-             f"machine: {v['machine']}, {v['cpus']} x {v['cpu_model']}, kernel {v['kernel']}, "
-             f"OVS datapath {caps.datapath}", "",
+    lines = [f"# mcastlab bench, {report['date']}", _machine_line(caps), "",
              "| network | start (median s) | stop (median s) |", "|---|---|---|"]
     lines += [f"| {k} | {r['start_s_median']:.2f} | {r['stop_s_median']:.2f} |"
               for k, r in report["start"].items()]

@@ -214,7 +214,7 @@ def cmd_nodes(args: argparse.Namespace) -> int:
 def cmd_bench(args: argparse.Namespace) -> int:
     from . import bench
 
-    out = bench.run(Path(args.out), quick=args.quick, progress=_progress)
+    out = bench.run(Path(args.out), quick=args.quick, progress=_progress, suite=args.suite)
     print(out.read_text())
     return 0
 
@@ -291,6 +291,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("bench", help="testbed benchmarks (start time, throughput, latency)")
     p.add_argument("--out", default="bench", help="folder for the results (default %(default)s)")
     p.add_argument("--quick", action="store_true", help="smaller sizes, fewer repetitions")
+    p.add_argument("--suite", choices=("all", "testbed", "mcast"), default="all",
+                   help="which benchmarks (default all)")
     p.set_defaults(func=cmd_bench)
     return ap
 

@@ -22,7 +22,7 @@ from . import linkshape, registry
 from .cleanup import cleanup_run
 from .controller_proc import ControllerProcess
 from .environment import Capabilities, detect
-from .errors import RunFailed
+from .errors import RunFailed, UsageError
 from .shell import run
 
 PREFIX_LEN = 16  # hosts live in 10.0.0.0/16; the machine's resolver at 10.255.x stays off-link
@@ -45,9 +45,16 @@ class Emulation:
 
     def __init__(self, topo: Topology, *, caps: Capabilities | None = None,
                  progress: Progress = _quiet, ready_timeout: float | None = None,
-                 controller_config: ControllerConfig | None = None) -> None:
+                 controller_config: ControllerConfig | None = None,
+                 ovs_snooping: bool = False) -> None:
+        """`ovs_snooping`: no controller at all; standalone OVS bridges doing their own
+        MAC learning and IGMP snooping (the anchor the benchmarks compare the controller
+        with). Loop-free topologies only, as standalone bridges flood."""
         self.topo = topo
         self.controller_config = controller_config or ControllerConfig()
+        self.ovs_snooping = ovs_snooping
+        if ovs_snooping and len(topo.links) != len(topo.hosts) + len(topo.switches) - 1:
+            raise UsageError(f"{topo.name} has loops: standalone OVS snooping needs a tree")
         self.caps = caps or detect()
         self.progress = progress
         self.ready_timeout = ready_timeout or 30.0 + 0.5 * len(topo.switches)
@@ -99,15 +106,16 @@ class Emulation:
         self.run_dir.mkdir(parents=True, exist_ok=True)
         self._write_host_files()
 
-        self.progress("starting the controller")
         topo_file = self.run_dir / "topology.json"
         self.topo.save(topo_file)
-        self.controller = ControllerProcess(topo_file, self.run_dir / "controller.log",
-                                            self.controller_config)
-        self.controller.start()
-        rec.controller_pid, rec.ofp_port, rec.api_port = (
-            self.controller.pid, self.controller.ofp_port, self.controller.api_port)
-        rec.save()
+        if not self.ovs_snooping:
+            self.progress("starting the controller")
+            self.controller = ControllerProcess(topo_file, self.run_dir / "controller.log",
+                                                self.controller_config)
+            self.controller.start()
+            rec.controller_pid, rec.ofp_port, rec.api_port = (
+                self.controller.pid, self.controller.ofp_port, self.controller.api_port)
+            rec.save()
         self.timings["controller_s"] = time.perf_counter() - t0
 
         self.progress(f"building {len(self.topo.hosts)} hosts, {len(self.topo.switches)} "
@@ -119,8 +127,9 @@ class Emulation:
         self._configure()
         self.timings["configure_s"] = time.perf_counter() - t0
 
-        self.progress("waiting for the controller to program every switch")
-        self.controller.wait_ready(self.ready_timeout)
+        if self.controller is not None:
+            self.progress("waiting for the controller to program every switch")
+            self.controller.wait_ready(self.ready_timeout)
         self.timings["ready_s"] = time.perf_counter() - t0
 
     def _write_host_files(self) -> None:
@@ -139,16 +148,19 @@ class Emulation:
         from .hosts import TestbedHost, TestbedSwitch
 
         setLogLevel("error")
-        assert self.controller is not None and self.record is not None
+        assert self.record is not None
         TestbedSwitch.run_id = self.record.id
         net = Mininet(topo=None, switch=TestbedSwitch, host=TestbedHost, link=Link,
                       controller=None, build=False, autoSetMacs=False, autoStaticArp=False,
                       waitConnected=False, ipBase=f"10.0.0.0/{PREFIX_LEN}")
         self.net = net
-        net.addController(RemoteController("c0", ip="127.0.0.1", port=self.controller.ofp_port))
+        if self.controller is not None:
+            net.addController(RemoteController("c0", ip="127.0.0.1",
+                                               port=self.controller.ofp_port))
         for sw in self.topo.switches:
             net.addSwitch(sw.name, dpid=f"{sw.dpid:016x}", datapath=self.caps.datapath,
-                          protocols="OpenFlow13", failMode="secure", batch=True)
+                          protocols="OpenFlow13", batch=True,
+                          failMode="standalone" if self.ovs_snooping else "secure")
         for h in self.topo.hosts:
             net.addHost(h.name, ip=f"{h.ip}/{PREFIX_LEN}", mac=h.mac)
         for link in self.topo.links:
@@ -157,6 +169,12 @@ class Emulation:
                         intfName2=intf_name(link.node2, link.port2))
         net.build()
         net.start()
+        if self.ovs_snooping:
+            cmd = ["ovs-vsctl"]
+            for sw in self.topo.switches:
+                cmd += ["--", "set", "Bridge", sw.name, "mcast_snooping_enable=true",
+                        "other_config:mcast-snooping-disable-flood-unregistered=true"]
+            run(cmd)
 
     def _configure(self) -> None:
         """Per host one shell round trip; switch-side shaping in one `tc -batch`."""
