@@ -15,7 +15,8 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
     """The controller's options (shared with `mcastlab controller`)."""
     d = IgmpTimers()
     ap.add_argument("--topology", help="topology JSON written by the testbed (mcastlab topo "
-                                       "SPEC --save FILE makes one)")
+                                       "SPEC --save FILE makes one); without it the "
+                                       "controller discovers the network (LLDP, ARP, IGMP)")
     ap.add_argument("--mode", choices=MODES, default="igmp",
                     help="igmp: deliver groups to the hosts that joined (default); contiguous: "
                          "hardware-multicast semantics, one contiguous node range per multicast")
@@ -56,7 +57,7 @@ def config_from(args: argparse.Namespace) -> ControllerConfig:
 
 def run(args: argparse.Namespace) -> int:
     """Configure through the environment (as ryu-manager would) and run the app."""
-    if not args.topology or not os.path.exists(args.topology):
+    if args.topology and not os.path.exists(args.topology):
         print(f"controller: no topology file {args.topology!r}", file=sys.stderr)
         return 2
     try:
@@ -64,7 +65,10 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"controller: {exc}", file=sys.stderr)
         return 2
-    os.environ[ENV_TOPOLOGY] = os.path.abspath(args.topology)
+    if args.topology:
+        os.environ[ENV_TOPOLOGY] = os.path.abspath(args.topology)
+    else:
+        os.environ.pop(ENV_TOPOLOGY, None)
     os.environ[ENV_API_PORT] = str(args.api_port)
     os.environ[ENV_CONFIG] = config.to_json()
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from topologies import Topology
 
-from . import api, igmp
+from . import api, igmp, lldp
 from .compat import (
     CONFIG_DISPATCHER,
     DEAD_DISPATCHER,
@@ -29,7 +29,8 @@ from .compat import (
     set_ev_cls,
 )
 from .config import ENV_API_PORT, ENV_TOPOLOGY, ControllerConfig
-from .forwarding import ETH_TYPE_IPV4, FlowEntry, unicast_entries
+from .discovery import Discovered
+from .forwarding import ETH_TYPE_ARP, ETH_TYPE_IPV4, unicast_entries
 from .membership import Membership
 from .multicast import Decision, MulticastPolicy
 
@@ -37,7 +38,11 @@ PRIO_IGMP = 300
 PRIO_MCAST = 200
 PRIO_MCAST_MISS = 10
 COOKIE_MCAST = 0x4D43 << 48  # "MC": every (group, source) flow carries it plus its key id
+COOKIE_UNICAST = 0x5543 << 48  # "UC": the unicast entries
 COOKIE_MASK = 0xFFFF << 48
+PRIO_LLDP = 400
+PRIO_ARP = 75  # above the destination-MAC entries: all ARP reaches the controller
+LLDP_PERIOD = 1.0  # s between LLDP rounds in discovery mode
 MCAST_NET = ("224.0.0.0", "240.0.0.0")
 
 Key = tuple[str, str]  # (group, source host)
@@ -48,33 +53,25 @@ class McastlabController(BaseApp):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        path = os.environ.get(ENV_TOPOLOGY)
-        if not path:
-            raise SystemExit(f"controller: set {ENV_TOPOLOGY} to the topology file")
-        self.topo = Topology.load_json(path)
         self.config = ControllerConfig.from_env()
-        self.entries = unicast_entries(self.topo)
         self.started = time.time()
-        self.switches: dict[int, dict[str, Any]] = {
-            sw.dpid: {"name": sw.name, "connected": False, "ready": False, "flows": 0,
-                      "connects": 0}
-            for sw in self.topo.switches
-        }
+        self.switches: dict[int, dict[str, Any]] = {}
         self.datapaths: dict[int, Any] = {}
-        self.dpid_of = {sw.name: sw.dpid for sw in self.topo.switches}
-        self.name_of = {sw.dpid: sw.name for sw in self.topo.switches}
-        # (dpid, port) <-> host, and IP -> host
-        self.host_at: dict[tuple[int, int], str] = {}
+        path = os.environ.get(ENV_TOPOLOGY)
+        # Without a topology file the network is discovered: LLDP for links, ARP/IGMP for hosts.
+        self.discovery: Discovered | None = None if path else Discovered()
+        self._last_connect = time.monotonic()
+        self.topo: Topology | None = None
+        self.ip_of: dict[str, str] = {}
+        self.host_by_ip: dict[str, str] = {}
         self.port_of: dict[str, tuple[int, int]] = {}
-        for h in self.topo.hosts:
-            sw, port = self.topo.host_attachment(h.name)
-            self.host_at[(self.dpid_of[sw], port)] = h.name
-            self.port_of[h.name] = (self.dpid_of[sw], port)
-        self.host_by_ip = {h.ip: h.name for h in self.topo.hosts}
-        self.ip_of = {h.name: h.ip for h in self.topo.hosts}
-
+        self.host_at: dict[tuple[int, int], str] = {}
+        self.dpid_of: dict[str, int] = {}
+        self.name_of: dict[int, str] = {}
+        self.entries: dict[int, list[Any]] = {}
         self.membership = Membership(self.config.timers)
-        self.policy = MulticastPolicy(self.topo, self.config, self.membership)
+        self.policy: MulticastPolicy | None = None
+        self.failed: set[int] = set()
         self.decisions: dict[Key, Decision] = {}
         self.installed: dict[Key, dict[int, frozenset[int]]] = {}  # key -> dpid -> ports
         self.group_ids: dict[tuple[int, Key], int] = {}
@@ -86,6 +83,13 @@ class McastlabController(BaseApp):
         self._buckets: dict[str, tuple[float, float]] = {}
         self._replies: dict[int, tuple[Any, list[Any]]] = {}
 
+        if path:
+            topo = Topology.load_json(path)
+            for sw in topo.switches:
+                self.switches[sw.dpid] = self._switch_info(sw.name)
+            self._set_topology(topo)
+        else:
+            hub.spawn(self._lldp_loop)
         api.serve(int(os.environ.get(ENV_API_PORT) or 8080), self.state,
                   getters={"/ports": self.port_stats, "/groups": self.groups_state},
                   actions={"/nodes/fail": self._fail_nodes,
@@ -94,20 +98,62 @@ class McastlabController(BaseApp):
         if self.config.querier:
             hub.spawn(self._querier_loop)
 
+    @staticmethod
+    def _switch_info(name: str) -> dict[str, Any]:
+        return {"name": name, "connected": False, "ready": False, "flows": 0, "connects": 0}
+
+    def _set_topology(self, topo: Topology) -> None:
+        """Adopt a topology: host and port maps, unicast entries, multicast re-decided (hosts
+        of a discovered network may have been renumbered: state follows them by IP)."""
+        by_ip = {h.ip: h.name for h in topo.hosts}
+        rename = {name: by_ip.get(ip) for name, ip in self.ip_of.items()}
+        self.topo = topo
+        self.entries = unicast_entries(topo, arp=self.discovery is None)
+        self.dpid_of = {sw.name: sw.dpid for sw in topo.switches}
+        self.name_of = {sw.dpid: sw.name for sw in topo.switches}
+        self.host_at, self.port_of = {}, {}
+        for h in topo.hosts:
+            sw, port = topo.host_attachment(h.name)
+            self.host_at[(self.dpid_of[sw], port)] = h.name
+            self.port_of[h.name] = (self.dpid_of[sw], port)
+        self.host_by_ip = by_ip
+        self.ip_of = {h.name: h.ip for h in topo.hosts}
+        self.policy = MulticastPolicy(topo, self.config, self.membership)
+        self.policy.failed = {i for i in self.failed if i < len(topo.hosts)}
+        for dp in self.datapaths.values():  # every switch again from its unicast entries
+            self._program_unicast(dp)
+        if not rename:
+            return
+        self.membership.rename(rename)
+        keys = {(g, rename[src]) for g, src in self.decisions if rename.get(src)}
+        for dp in self.datapaths.values():
+            self._clear_multicast(dp)
+        self.decisions.clear()
+        self.installed.clear()
+        for key in sorted(keys):
+            self._apply(key)
+
     # ---- state ------------------------------------------------------------------------------
     def state(self) -> dict[str, Any]:
-        ready = all(s["ready"] for s in self.switches.values())
+        ready = bool(self.switches) and all(s["ready"] for s in self.switches.values())
+        if self.discovery is not None:  # and LLDP has had time to find the links
+            ready = ready and time.monotonic() - self._last_connect > 2.5 * LLDP_PERIOD
+        topo = self.topo
         return {
             "ready": ready,
             "framework": framework_version(),
-            "topology": self.topo.name,
-            "routing": self.topo.routing,
+            "topology": topo.name if topo else "(discovering)",
+            "discovered": self.discovery is not None,
+            "hosts": {h.name: {"ip": h.ip, "mac": h.mac,
+                               "at": ":".join(map(str, topo.host_attachment(h.name)))}
+                      for h in topo.hosts} if topo else {},
+            "routing": topo.routing if topo else "shortest",
             "mode": self.config.mode,
             "config": self.config.to_json(),
             "uptime_s": round(time.time() - self.started, 3),
             "switches": {str(dpid): dict(s) for dpid, s in sorted(self.switches.items())},
             "groups": self.groups_state(live=False),
-            "failed": sorted(self.policy.failed),
+            "failed": sorted(self.failed),
             "refusals": list(self.refusals[-100:]),
             "counters": dict(sorted(self.counters.items())),
         }
@@ -141,17 +187,20 @@ class McastlabController(BaseApp):
     @set_ev_cls(ofp_event.EventOFPSwitchFeatures, CONFIG_DISPATCHER)
     def on_features(self, ev: Any) -> None:
         dp = ev.msg.datapath
+        if self.discovery is not None and dp.id not in self.switches:
+            self.switches[dp.id] = self._switch_info(f"s{dp.id}")
         info = self.switches.get(dp.id)
         if info is None:
             self.counters["unknown_switch"] += 1
             self.logger.warning("switch dpid=%s is not in topology %s; ignored",
-                                dp.id, self.topo.name)
+                                dp.id, self.topo.name if self.topo else "")
             return
         info.update(connected=True, ready=False, connects=info["connects"] + 1)
         self.datapaths[dp.id] = dp
-        entries = self.entries.get(dp.id, [])
-        self._program_base(dp, entries)
-        info["flows"] = len(entries) + 3
+        self._last_connect = time.monotonic()
+        self._program_base(dp)
+        if self.discovery is not None:
+            dp.send_msg(dp.ofproto_parser.OFPPortDescStatsRequest(dp, 0))
         for key, per_dp in self.installed.items():  # a reconnecting switch gets its trees
             if dp.id in per_dp:
                 self._install_on(dp, key, per_dp[dp.id], new=True)
@@ -171,7 +220,7 @@ class McastlabController(BaseApp):
             self.switches[dp.id].update(connected=False, ready=False)
             self.datapaths.pop(dp.id, None)
 
-    def _program_base(self, dp: Any, entries: list[FlowEntry]) -> None:
+    def _program_base(self, dp: Any) -> None:
         ofp, parser = dp.ofproto, dp.ofproto_parser
         # Start from empty tables so a reconnecting switch holds exactly our state.
         dp.send_msg(parser.OFPFlowMod(dp, command=ofp.OFPFC_DELETE, table_id=ofp.OFPTT_ALL,
@@ -187,9 +236,33 @@ class McastlabController(BaseApp):
         # Multicast from a source the switch has no entry for: ask the controller.
         self._flow(dp, PRIO_MCAST_MISS, parser.OFPMatch(eth_type=ETH_TYPE_IPV4,
                                                         ipv4_dst=MCAST_NET), to_ctrl)
-        for e in entries:
+        if self.discovery is not None:
+            self._flow(dp, PRIO_LLDP, parser.OFPMatch(eth_type=lldp.ETH_TYPE_LLDP), to_ctrl)
+            # All ARP: the controller learns the sender and delivers it.
+            self._flow(dp, PRIO_ARP, parser.OFPMatch(eth_type=ETH_TYPE_ARP), to_ctrl)
+            # IPv4 with no entry yet (its destination was just learnt): via the controller.
+            self._flow(dp, 1, parser.OFPMatch(eth_type=ETH_TYPE_IPV4), to_ctrl)
+        self._program_unicast(dp)
+        self.switches[dp.id]["flows"] = len(self.entries.get(dp.id, [])) + 3
+
+    def _program_unicast(self, dp: Any) -> None:
+        """This switch's unicast entries (replacing any older set)."""
+        ofp, parser = dp.ofproto, dp.ofproto_parser
+        dp.send_msg(parser.OFPFlowMod(dp, command=ofp.OFPFC_DELETE, table_id=ofp.OFPTT_ALL,
+                                      cookie=COOKIE_UNICAST, cookie_mask=COOKIE_MASK,
+                                      out_port=ofp.OFPP_ANY, out_group=ofp.OFPG_ANY))
+        for e in self.entries.get(dp.id, []):
             self._flow(dp, e.priority, parser.OFPMatch(**e.match_dict()),
-                       [parser.OFPActionOutput(e.out_port)])
+                       [parser.OFPActionOutput(e.out_port)], cookie=COOKIE_UNICAST)
+
+    def _clear_multicast(self, dp: Any) -> None:
+        ofp, parser = dp.ofproto, dp.ofproto_parser
+        dp.send_msg(parser.OFPFlowMod(dp, command=ofp.OFPFC_DELETE, table_id=ofp.OFPTT_ALL,
+                                      cookie=COOKIE_MCAST, cookie_mask=COOKIE_MASK,
+                                      out_port=ofp.OFPP_ANY, out_group=ofp.OFPG_ANY))
+        dp.send_msg(parser.OFPGroupMod(dp, command=ofp.OFPGC_DELETE, group_id=ofp.OFPG_ALL))
+        for k in [k for k in self.group_ids if k[0] == dp.id]:
+            del self.group_ids[k]
 
     def _flow(self, dp: Any, prio: int, match: Any, actions: list[Any], cookie: int = 0,
               command: int | None = None) -> None:
@@ -207,6 +280,10 @@ class McastlabController(BaseApp):
         dp = msg.datapath
         in_port = msg.match.get("in_port")
         data = bytes(msg.data)
+        if self.discovery is not None and self._on_discovery_frame(dp, in_port, data):
+            return
+        if self.topo is None:
+            return
         try:
             src_ip, dst_ip, proto, _payload = igmp.ipv4_payload(data)
         except igmp.IgmpError as exc:
@@ -220,8 +297,88 @@ class McastlabController(BaseApp):
             self._on_igmp(host, data)
         elif ipaddress.IPv4Address(dst_ip).is_multicast:
             self._on_mcast_data(dp, in_port, host, src_ip, dst_ip, data)
+        elif self.discovery is not None:  # sent before the entries for a new host existed
+            self._deliver(dp.id, in_port, dst_ip, data)
         else:
             self.counters["ignored_unicast"] += 1
+
+    # ---- discovery ----------------------------------------------------------------------------
+    def _on_discovery_frame(self, dp: Any, in_port: int, data: bytes) -> bool:
+        """LLDP and ARP in discovery mode (learn links and hosts); True when consumed.
+        IGMP and IPv4 multicast from unknown hosts also teach the controller a host."""
+        assert self.discovery is not None
+        eth_type = int.from_bytes(data[12:14], "big") if len(data) >= 14 else 0
+        if eth_type == lldp.ETH_TYPE_LLDP:
+            other = lldp.parse(data)
+            if other is None or other[0] not in self.datapaths:
+                self.counters["lldp_foreign"] += 1
+            elif self.discovery.add_link(other, (dp.id, in_port)):
+                self.logger.info("link s%d:%d - s%d:%d", other[0], other[1], dp.id, in_port)
+                self._rediscover()
+            return True
+        if eth_type == ETH_TYPE_ARP and len(data) >= 42:
+            sender_mac = ":".join(f"{b:02x}" for b in data[22:28])
+            sender_ip = ".".join(map(str, data[28:32]))
+            target_ip = ".".join(map(str, data[38:42]))
+            if time.monotonic() - self._last_connect > 2 * LLDP_PERIOD and \
+                    self.discovery.learn_host(sender_ip, sender_mac, (dp.id, in_port)):
+                self._rediscover()
+            self._deliver(dp.id, in_port, target_ip, data, flood=True)
+            return True
+        if eth_type == ETH_TYPE_IPV4 and len(data) >= 34 and \
+                time.monotonic() - self._last_connect > 2 * LLDP_PERIOD:
+            src_ip = ".".join(map(str, data[26:30]))
+            if src_ip not in self.discovery.hosts and self.discovery.learn_host(
+                    src_ip, ":".join(f"{b:02x}" for b in data[6:12]), (dp.id, in_port)):
+                self._rediscover()
+        return False
+
+    def _rediscover(self) -> None:
+        assert self.discovery is not None
+        topo = self.discovery.topology()
+        if topo is not None:
+            self._set_topology(topo)
+            self.logger.info("network now %d switches, %d hosts", len(topo.switches),
+                             len(topo.hosts))
+
+    def _deliver(self, dpid: int, in_port: int, target_ip: str, data: bytes,
+                 flood: bool = False) -> None:
+        """Straight to the target host's port if it is known; else, with `flood`, to every
+        edge port (never between switches, so no loops)."""
+        assert self.discovery is not None
+        known = self.discovery.hosts.get(target_ip)
+        ports = [known[1]] if known else self.discovery.edge_ports() if flood else []
+        by_dp: dict[int, list[int]] = {}
+        for d, p in ports:
+            if (d, p) != (dpid, in_port):
+                by_dp.setdefault(d, []).append(p)
+        for d, plist in by_dp.items():
+            dp = self.datapaths.get(d)
+            if dp is not None:
+                parser = dp.ofproto_parser
+                dp.send_msg(parser.OFPPacketOut(
+                    dp, buffer_id=dp.ofproto.OFP_NO_BUFFER, in_port=dp.ofproto.OFPP_CONTROLLER,
+                    data=data, actions=[parser.OFPActionOutput(p) for p in plist]))
+
+    @set_ev_cls(ofp_event.EventOFPPortDescStatsReply, MAIN_DISPATCHER)
+    def on_port_desc(self, ev: Any) -> None:
+        if self.discovery is None:
+            return
+        dp = ev.msg.datapath
+        ports = {p.port_no for p in ev.msg.body if p.port_no < dp.ofproto.OFPP_MAX}
+        self.discovery.ports.setdefault(dp.id, set()).update(ports)
+
+    def _lldp_loop(self) -> None:
+        while True:
+            assert self.discovery is not None
+            for dpid, dp in list(self.datapaths.items()):
+                parser = dp.ofproto_parser
+                for port in sorted(self.discovery.ports.get(dpid, ())):
+                    dp.send_msg(parser.OFPPacketOut(
+                        dp, buffer_id=dp.ofproto.OFP_NO_BUFFER,
+                        in_port=dp.ofproto.OFPP_CONTROLLER, data=lldp.frame(dpid, port),
+                        actions=[parser.OFPActionOutput(port)]))
+            hub.sleep(LLDP_PERIOD)
 
     def _allow(self, host: str) -> bool:
         """Token bucket per host: a report flood beyond the configured rate is ignored."""
@@ -352,21 +509,24 @@ class McastlabController(BaseApp):
     # ---- failed nodes -----------------------------------------------------------------------
     def _node_ids(self, body: dict[str, Any]) -> set[int]:
         ids = body.get("nodes")
-        n = len(self.topo.hosts)
+        n = len(self.topo.hosts) if self.topo else 0
         if not isinstance(ids, list) or not all(isinstance(i, int) and 0 <= i < n for i in ids):
             raise ValueError(f"give {{\"nodes\": [ids]}} with node ids in 0..{n - 1}")
         return set(ids)
 
     def _fail_nodes(self, body: dict[str, Any]) -> dict[str, Any]:
-        self.policy.failed |= self._node_ids(body)
-        self.logger.info("failed nodes now %s", sorted(self.policy.failed))
-        self._recompute()
-        return {"failed": sorted(self.policy.failed)}
+        return self._set_failed(self.failed | self._node_ids(body))
 
     def _restore_nodes(self, body: dict[str, Any]) -> dict[str, Any]:
-        self.policy.failed -= self._node_ids(body)
+        return self._set_failed(self.failed - self._node_ids(body))
+
+    def _set_failed(self, failed: set[int]) -> dict[str, Any]:
+        self.failed = failed
+        if self.policy is not None:
+            self.policy.failed = set(failed)
+        self.logger.info("failed nodes now %s", sorted(failed))
         self._recompute()
-        return {"failed": sorted(self.policy.failed)}
+        return {"failed": sorted(failed)}
 
     # ---- querier and timers -----------------------------------------------------------------
     def _send_query(self, group: str | None, ports: dict[int, list[int]],
@@ -386,13 +546,13 @@ class McastlabController(BaseApp):
 
     def _querier_loop(self) -> None:
         t = self.config.timers
-        host_ports: dict[int, list[int]] = {}
-        for dpid, port in self.port_of.values():
-            host_ports.setdefault(dpid, []).append(port)
         startup = t.robustness
         while True:
             hub.sleep(t.startup_interval if startup > 0 else t.query_interval)
             startup -= 1
+            host_ports: dict[int, list[int]] = {}
+            for dpid, port in self.port_of.values():
+                host_ports.setdefault(dpid, []).append(port)
             self._send_query(None, host_ports, t.query_response_interval)
 
     def _group_queries(self, group: str, host: str) -> None:
@@ -436,13 +596,14 @@ class McastlabController(BaseApp):
         out: dict[str, Any] = {}
         for dpid, dp in sorted(self.datapaths.items()):
             parser, ofp = dp.ofproto_parser, dp.ofproto
-            name = self.name_of[dpid]
+            name = self.name_of.get(dpid, f"s{dpid}")
+            neighbours = self.topo.ports(name) if self.topo and name in self.dpid_of else {}
             ports = {}
             for st in self._ask(dp, parser.OFPPortStatsRequest(dp, 0, ofp.OFPP_ANY)):
                 if st.port_no >= ofp.OFPP_MAX:
                     continue
                 ports[str(st.port_no)] = {
-                    "neighbour": self.topo.ports(name).get(st.port_no, "?"),
+                    "neighbour": neighbours.get(st.port_no, "?"),
                     "tx_packets": st.tx_packets, "tx_bytes": st.tx_bytes,
                     "rx_packets": st.rx_packets, "rx_bytes": st.rx_bytes,
                     "tx_dropped": st.tx_dropped, "rx_dropped": st.rx_dropped}

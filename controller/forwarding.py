@@ -31,8 +31,9 @@ class FlowEntry:
         return dict(self.match)
 
 
-def unicast_entries(topo: Topology) -> dict[int, list[FlowEntry]]:
-    """dpid -> the unicast flow entries that switch needs."""
+def unicast_entries(topo: Topology, arp: bool = True) -> dict[int, list[FlowEntry]]:
+    """dpid -> the unicast flow entries that switch needs. Without `arp` the ARP entries are
+    left out (a controller that learns hosts from ARP wants to see all of it)."""
     by_name = {sw.name: sw.dpid for sw in topo.switches}
     hosts = {h.name: h for h in topo.hosts}
     table: dict[int, list[FlowEntry]] = {}
@@ -40,10 +41,11 @@ def unicast_entries(topo: Topology) -> dict[int, list[FlowEntry]]:
         entries: list[FlowEntry] = []
         for dst_name, port in sorted(hops.items()):
             dst = hosts[dst_name]
-            entries += [
-                FlowEntry(PRIO_UNICAST, (("eth_type", ETH_TYPE_IPV4), ("ipv4_dst", dst.ip)), port),
-                FlowEntry(PRIO_UNICAST, (("eth_type", ETH_TYPE_ARP), ("arp_tpa", dst.ip)), port),
-                FlowEntry(PRIO_L2, (("eth_dst", dst.mac),), port),
-            ]
+            entries.append(
+                FlowEntry(PRIO_UNICAST, (("eth_type", ETH_TYPE_IPV4), ("ipv4_dst", dst.ip)), port))
+            if arp:
+                entries.append(FlowEntry(PRIO_UNICAST, (("eth_type", ETH_TYPE_ARP),
+                                                        ("arp_tpa", dst.ip)), port))
+            entries.append(FlowEntry(PRIO_L2, (("eth_dst", dst.mac),), port))
         table[by_name[sw_name]] = entries
     return table

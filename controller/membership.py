@@ -82,6 +82,18 @@ class Membership:
             self._remove(g, member)
         return groups
 
+    def rename(self, mapping: dict[str, str | None]) -> None:
+        """Members renamed (None: gone), when a discovered network renumbers its hosts."""
+        for g in list(self._groups):
+            ms = {mapping.get(m, m): t for m, t in self._groups[g].items()}
+            ms.pop(None, None)  # type: ignore[call-overload]
+            if ms:
+                self._groups[g] = ms  # type: ignore[assignment]
+            else:
+                del self._groups[g]
+        self.leaving = {(g, mapping.get(m, m)) for g, m in self.leaving
+                        if mapping.get(m, m) is not None}  # type: ignore[misc]
+
     def members(self, group: str) -> frozenset[str]:
         return frozenset(self._groups.get(group, {}))
 

@@ -136,10 +136,10 @@ def cmd_cleanup(_args: argparse.Namespace) -> int:
 def cmd_controller(args: argparse.Namespace) -> int:
     from controller.__main__ import run
 
-    if not args.topology:
-        raise UsageError("give --topology FILE (write one with 'mcastlab topo SPEC --save "
-                         "FILE'); discovering the network by LLDP is not available yet")
-    return run(args)
+    code = run(args)
+    if code:
+        raise UsageError("the controller did not start (see the message above)")
+    return 0
 
 
 def _api_port(args: argparse.Namespace) -> int:

@@ -11,6 +11,7 @@ import ipaddress
 import json
 import math
 import os
+import re
 import tempfile
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
@@ -93,7 +94,8 @@ class LinkParams:
 class Host:
     """An MPI rank's machine: name "h<id>", node id == rank, IP and MAC derived from the id.
 
-    `ip` and `mac` may be left empty to have them derived; if given they must match.
+    `ip` and `mac` left empty are derived from the id (what the testbed builds); given, they
+    are kept (a network the controller discovered carries its hosts' own addresses).
     """
 
     name: str
@@ -110,16 +112,24 @@ class Host:
             raise TopologyError(
                 f"host with node id {self.node_id} must be named 'h{self.node_id}', "
                 f"not {self.name!r}")
-        for attr, expected in (("ip", host_ip(self.node_id)), ("mac", host_mac(self.node_id))):
-            given = getattr(self, attr)
-            if given and given != expected:
-                raise TopologyError(f"host {self.name} must have {attr} {expected}, not {given!r}")
-            object.__setattr__(self, attr, expected)
+        if self.ip:
+            try:
+                ipaddress.IPv4Address(self.ip)
+            except ValueError:
+                raise TopologyError(f"host {self.name}: {self.ip!r} is not an IPv4 address") \
+                    from None
+        if self.mac and not _MAC.fullmatch(self.mac):
+            raise TopologyError(f"host {self.name}: {self.mac!r} is not a MAC address")
+        object.__setattr__(self, "ip", self.ip or host_ip(self.node_id))
+        object.__setattr__(self, "mac", (self.mac or host_mac(self.node_id)).lower())
         object.__setattr__(self, "attrs", _frozen_attrs(self.attrs))
 
     @classmethod
     def numbered(cls, node_id: int, **attrs: Any) -> Host:
         return cls(f"h{node_id}", node_id, attrs=attrs)
+
+
+_MAC = re.compile(r"([0-9a-fA-F]{2}:){5}[0-9a-fA-F]{2}")
 
 
 def host_ip(node_id: int) -> str:

@@ -17,7 +17,7 @@ HOST_PORT = 0
 
 
 def check_nodes(name: str, hosts: Sequence[Host], switches: Sequence[Switch]) -> None:
-    """Unique names, host ids exactly 0..N-1 (hosts sorted by id), at least one host."""
+    """Unique names, IPs and MACs, host ids exactly 0..N-1 (sorted by id), at least one host."""
     if not hosts:
         raise TopologyError(f"topology {name!r} has no hosts")
     seen: set[str] = set()
@@ -25,6 +25,13 @@ def check_nodes(name: str, hosts: Sequence[Host], switches: Sequence[Switch]) ->
         if node.name in seen:
             raise TopologyError(f"topology {name!r} has duplicate node name {node.name!r}")
         seen.add(node.name)
+    for attr in ("ip", "mac"):
+        owner: dict[str, str] = {}
+        for h in hosts:
+            other = owner.setdefault(getattr(h, attr), h.name)
+            if other != h.name:
+                raise TopologyError(f"topology {name!r}: hosts {other} and {h.name} share "
+                                    f"{attr} {getattr(h, attr)}")
     for expected, host in enumerate(hosts):
         if host.node_id != expected:
             raise TopologyError(

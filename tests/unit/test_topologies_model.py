@@ -67,8 +67,11 @@ def test_host_addresses(node_id: int, ip: str, mac: str) -> None:
 def test_host_and_switch_validation() -> None:
     with pytest.raises(TopologyError, match="must be named 'h3', not 'h4'"):
         Host("h4", 3)
-    with pytest.raises(TopologyError, match="must have ip 10.0.0.1"):
-        Host("h0", 0, ip="10.0.0.9")
+    assert Host("h0", 0, ip="10.0.0.9", mac="AA:00:00:00:00:09").mac == "aa:00:00:00:00:09"
+    with pytest.raises(TopologyError, match="'10.0.0' is not an IPv4 address"):
+        Host("h0", 0, ip="10.0.0")
+    with pytest.raises(TopologyError, match="is not a MAC address"):
+        Host("h0", 0, mac="00:11")
     with pytest.raises(TopologyError, match="host node id must be an integer"):
         Host("h-1", -1)
     with pytest.raises(TopologyError, match="must be named 's2', not 'sw2'"):

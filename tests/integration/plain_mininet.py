@@ -1,0 +1,53 @@
+"""A user's own Mininet script, no mcastlab code in it: a depth-2 binary tree of OVS
+switches (userspace datapath, OpenFlow 1.3) under a remote controller on 127.0.0.1:PORT.
+Pings all pairs, then h2 and h4 join 239.1.2.3 and h1 sends; prints JSON results.
+
+    python3 plain_mininet.py PORT
+"""
+
+import json
+import sys
+import time
+from functools import partial
+
+from mininet.log import setLogLevel
+from mininet.net import Mininet
+from mininet.node import OVSSwitch, RemoteController
+from mininet.topolib import TreeTopo
+
+RECV = ("import socket, struct, sys; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); "
+        "s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1); s.bind(('', 5000)); "
+        "s.setsockopt(socket.IPPROTO_IP, socket.IP_ADD_MEMBERSHIP, struct.pack('4s4s', "
+        "socket.inet_aton('239.1.2.3'), socket.inet_aton(sys.argv[1]))); s.settimeout(3); n = 0\n"
+        "try:\n    while True: s.recv(100); n += 1\nexcept OSError: print(n)")
+SEND = ("import socket, sys, time; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); "
+        "s.setsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_IF, socket.inet_aton(sys.argv[1])); "
+        "[(s.sendto(b'x', ('239.1.2.3', 5000)), time.sleep(0.05)) for _ in range(5)]")
+
+
+def main() -> None:
+    setLogLevel("error")
+    port = int(sys.argv[1])
+    net = Mininet(topo=TreeTopo(depth=2, fanout=2),
+                  switch=partial(OVSSwitch, datapath="user", protocols="OpenFlow13"),
+                  controller=partial(RemoteController, ip="127.0.0.1", port=port))
+    net.start()
+    try:
+        for h in net.hosts:
+            h.cmd("ethtool -K", h.defaultIntf(), "tx off")  # userspace datapath + veth
+            h.cmd("ip route add 224.0.0.0/4 dev", h.defaultIntf())
+        time.sleep(4)  # the controller finds the links (LLDP)
+        loss = net.pingAll(timeout=2)
+        rx = {n: net.get(n).popen([sys.executable, "-c", RECV, net.get(n).IP()], text=True)
+              for n in ("h2", "h4")}
+        time.sleep(1.0)
+        h1 = net.get("h1")
+        h1.popen([sys.executable, "-c", SEND, h1.IP()]).wait()
+        got = {n: int(p.communicate(timeout=20)[0].strip() or 0) for n, p in rx.items()}
+        print(json.dumps({"ping_loss": loss, "received": got}))
+    finally:
+        net.stop()
+
+
+if __name__ == "__main__":
+    main()
