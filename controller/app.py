@@ -29,26 +29,30 @@ from .compat import (
     set_ev_cls,
 )
 from .config import ENV_API_PORT, ENV_TOPOLOGY, ControllerConfig
+from .counters import CountersMixin
+from .discovering import DiscoveryMixin
 from .discovery import Discovered
 from .forwarding import ETH_TYPE_ARP, ETH_TYPE_IPV4, unicast_entries
 from .membership import Membership
 from .multicast import Decision, MulticastPolicy
-
-PRIO_IGMP = 300
-PRIO_MCAST = 200
-PRIO_MCAST_MISS = 10
-COOKIE_MCAST = 0x4D43 << 48  # "MC": every (group, source) flow carries it plus its key id
-COOKIE_UNICAST = 0x5543 << 48  # "UC": the unicast entries
-COOKIE_MASK = 0xFFFF << 48
-PRIO_LLDP = 400
-PRIO_ARP = 75  # above the destination-MAC entries: all ARP reaches the controller
-LLDP_PERIOD = 1.0  # s between LLDP rounds in discovery mode
-MCAST_NET = ("224.0.0.0", "240.0.0.0")
+from .ofutil import (
+    COOKIE_MASK,
+    COOKIE_MCAST,
+    COOKIE_UNICAST,
+    LLDP_PERIOD,
+    MCAST_NET,
+    PRIO_ARP,
+    PRIO_IGMP,
+    PRIO_LLDP,
+    PRIO_MCAST,
+    PRIO_MCAST_MISS,
+    packet_out,
+)
 
 Key = tuple[str, str]  # (group, source host)
 
 
-class McastlabController(BaseApp):
+class McastlabController(DiscoveryMixin, CountersMixin, BaseApp):
     OFP_VERSIONS = [ofproto_v1_3.OFP_VERSION]
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -302,84 +306,6 @@ class McastlabController(BaseApp):
         else:
             self.counters["ignored_unicast"] += 1
 
-    # ---- discovery ----------------------------------------------------------------------------
-    def _on_discovery_frame(self, dp: Any, in_port: int, data: bytes) -> bool:
-        """LLDP and ARP in discovery mode (learn links and hosts); True when consumed.
-        IGMP and IPv4 multicast from unknown hosts also teach the controller a host."""
-        assert self.discovery is not None
-        eth_type = int.from_bytes(data[12:14], "big") if len(data) >= 14 else 0
-        if eth_type == lldp.ETH_TYPE_LLDP:
-            other = lldp.parse(data)
-            if other is None or other[0] not in self.datapaths:
-                self.counters["lldp_foreign"] += 1
-            elif self.discovery.add_link(other, (dp.id, in_port)):
-                self.logger.info("link s%d:%d - s%d:%d", other[0], other[1], dp.id, in_port)
-                self._rediscover()
-            return True
-        if eth_type == ETH_TYPE_ARP and len(data) >= 42:
-            sender_mac = ":".join(f"{b:02x}" for b in data[22:28])
-            sender_ip = ".".join(map(str, data[28:32]))
-            target_ip = ".".join(map(str, data[38:42]))
-            if time.monotonic() - self._last_connect > 2 * LLDP_PERIOD and \
-                    self.discovery.learn_host(sender_ip, sender_mac, (dp.id, in_port)):
-                self._rediscover()
-            self._deliver(dp.id, in_port, target_ip, data, flood=True)
-            return True
-        if eth_type == ETH_TYPE_IPV4 and len(data) >= 34 and \
-                time.monotonic() - self._last_connect > 2 * LLDP_PERIOD:
-            src_ip = ".".join(map(str, data[26:30]))
-            if src_ip not in self.discovery.hosts and self.discovery.learn_host(
-                    src_ip, ":".join(f"{b:02x}" for b in data[6:12]), (dp.id, in_port)):
-                self._rediscover()
-        return False
-
-    def _rediscover(self) -> None:
-        assert self.discovery is not None
-        topo = self.discovery.topology()
-        if topo is not None:
-            self._set_topology(topo)
-            self.logger.info("network now %d switches, %d hosts", len(topo.switches),
-                             len(topo.hosts))
-
-    def _deliver(self, dpid: int, in_port: int, target_ip: str, data: bytes,
-                 flood: bool = False) -> None:
-        """Straight to the target host's port if it is known; else, with `flood`, to every
-        edge port (never between switches, so no loops)."""
-        assert self.discovery is not None
-        known = self.discovery.hosts.get(target_ip)
-        ports = [known[1]] if known else self.discovery.edge_ports() if flood else []
-        by_dp: dict[int, list[int]] = {}
-        for d, p in ports:
-            if (d, p) != (dpid, in_port):
-                by_dp.setdefault(d, []).append(p)
-        for d, plist in by_dp.items():
-            dp = self.datapaths.get(d)
-            if dp is not None:
-                parser = dp.ofproto_parser
-                dp.send_msg(parser.OFPPacketOut(
-                    dp, buffer_id=dp.ofproto.OFP_NO_BUFFER, in_port=dp.ofproto.OFPP_CONTROLLER,
-                    data=data, actions=[parser.OFPActionOutput(p) for p in plist]))
-
-    @set_ev_cls(ofp_event.EventOFPPortDescStatsReply, MAIN_DISPATCHER)
-    def on_port_desc(self, ev: Any) -> None:
-        if self.discovery is None:
-            return
-        dp = ev.msg.datapath
-        ports = {p.port_no for p in ev.msg.body if p.port_no < dp.ofproto.OFPP_MAX}
-        self.discovery.ports.setdefault(dp.id, set()).update(ports)
-
-    def _lldp_loop(self) -> None:
-        while True:
-            assert self.discovery is not None
-            for dpid, dp in list(self.datapaths.items()):
-                parser = dp.ofproto_parser
-                for port in sorted(self.discovery.ports.get(dpid, ())):
-                    dp.send_msg(parser.OFPPacketOut(
-                        dp, buffer_id=dp.ofproto.OFP_NO_BUFFER,
-                        in_port=dp.ofproto.OFPP_CONTROLLER, data=lldp.frame(dpid, port),
-                        actions=[parser.OFPActionOutput(port)]))
-            hub.sleep(LLDP_PERIOD)
-
     def _allow(self, host: str) -> bool:
         """Token bucket per host: a report flood beyond the configured rate is ignored."""
         now, rate = time.monotonic(), self.config.igmp_rate
@@ -432,10 +358,7 @@ class McastlabController(BaseApp):
         # Deliver this datagram (it reached the controller before the flows existed).
         ports = self.installed.get(key, {}).get(dp.id, frozenset())
         if ports:
-            parser = dp.ofproto_parser
-            dp.send_msg(parser.OFPPacketOut(
-                dp, buffer_id=dp.ofproto.OFP_NO_BUFFER, in_port=in_port, data=data,
-                actions=[parser.OFPActionOutput(p) for p in sorted(ports) if p != in_port]))
+            packet_out(dp, [p for p in sorted(ports) if p != in_port], data, in_port=in_port)
 
     # ---- trees ------------------------------------------------------------------------------
     def _recompute(self, group: str | None = None) -> None:
@@ -536,12 +459,8 @@ class McastlabController(BaseApp):
                            t.robustness)
         for dpid, plist in ports.items():
             dp = self.datapaths.get(dpid)
-            if dp is None or not plist:
-                continue
-            parser = dp.ofproto_parser
-            dp.send_msg(parser.OFPPacketOut(
-                dp, buffer_id=dp.ofproto.OFP_NO_BUFFER, in_port=dp.ofproto.OFPP_CONTROLLER,
-                data=frame, actions=[parser.OFPActionOutput(p) for p in plist]))
+            if dp is not None and plist:
+                packet_out(dp, plist, frame)
         self.counters["queries_sent"] += 1
 
     def _querier_loop(self) -> None:
@@ -570,60 +489,3 @@ class McastlabController(BaseApp):
             for group in sorted({g for g, _m in self.membership.expire(time.monotonic())}):
                 self.logger.info("membership of %s expired or left", group)
                 self._recompute(group)
-
-    # ---- counters from the switches ---------------------------------------------------------
-    def _ask(self, dp: Any, req: Any, timeout: float = 2.0) -> list[Any]:
-        """Send a multipart request, wait (green thread) for all its replies."""
-        dp.set_xid(req)
-        event = hub.Event()
-        self._replies[req.xid] = (event, [])
-        dp.send_msg(req)
-        event.wait(timeout=timeout)
-        return self._replies.pop(req.xid, (None, []))[1]
-
-    @set_ev_cls([ofp_event.EventOFPPortStatsReply, ofp_event.EventOFPFlowStatsReply],
-                MAIN_DISPATCHER)
-    def on_stats_reply(self, ev: Any) -> None:
-        waiting = self._replies.get(ev.msg.xid)
-        if waiting is None:
-            return
-        waiting[1].extend(ev.msg.body)
-        if not ev.msg.flags & ev.msg.datapath.ofproto.OFPMPF_REPLY_MORE:
-            waiting[0].set()
-
-    def port_stats(self) -> dict[str, Any]:
-        """switch -> port -> {neighbour, tx/rx packets and bytes, drops}, read now."""
-        out: dict[str, Any] = {}
-        for dpid, dp in sorted(self.datapaths.items()):
-            parser, ofp = dp.ofproto_parser, dp.ofproto
-            name = self.name_of.get(dpid, f"s{dpid}")
-            neighbours = self.topo.ports(name) if self.topo and name in self.dpid_of else {}
-            ports = {}
-            for st in self._ask(dp, parser.OFPPortStatsRequest(dp, 0, ofp.OFPP_ANY)):
-                if st.port_no >= ofp.OFPP_MAX:
-                    continue
-                ports[str(st.port_no)] = {
-                    "neighbour": neighbours.get(st.port_no, "?"),
-                    "tx_packets": st.tx_packets, "tx_bytes": st.tx_bytes,
-                    "rx_packets": st.rx_packets, "rx_bytes": st.rx_bytes,
-                    "tx_dropped": st.tx_dropped, "rx_dropped": st.rx_dropped}
-            out[name] = dict(sorted(ports.items(), key=lambda kv: int(kv[0])))
-        return out
-
-    def _drop_counts(self) -> dict[Key, int]:
-        """Packets dropped by refusal / unregistered entries, read from the source switches."""
-        by_id = {v: k for k, v in self.key_ids.items()}
-        counts: dict[Key, int] = {}
-        dps = {self.port_of[s][0] for (g, s), d in self.decisions.items() if d.kind != "tree"}
-        for dpid in dps:
-            dp = self.datapaths.get(dpid)
-            if dp is None:
-                continue
-            parser, ofp = dp.ofproto_parser, dp.ofproto
-            req = parser.OFPFlowStatsRequest(dp, 0, ofp.OFPTT_ALL, ofp.OFPP_ANY, ofp.OFPG_ANY,
-                                             COOKIE_MCAST, COOKIE_MASK, parser.OFPMatch())
-            for st in self._ask(dp, req):
-                key = by_id.get(st.cookie & ~COOKIE_MASK)
-                if key is not None and not st.instructions:
-                    counts[key] = counts.get(key, 0) + st.packet_count
-        return counts

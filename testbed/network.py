@@ -77,6 +77,16 @@ class Emulation:
     def hosts(self) -> list[Any]:
         return [self.net.get(h.name) for h in self.topo.hosts]
 
+    def fail_nodes(self, node_ids: list[int], failed: bool = True) -> list[int]:
+        """Mark nodes failed/excluded in the controller (or clear the mark); returns the
+        failed set. Contiguous mode refuses ranges that hold a failed node."""
+        from .controller_proc import api_post
+
+        if self.controller is None:
+            raise UsageError("no controller in this network (OVS snooping mode)")
+        path = "/nodes/fail" if failed else "/nodes/restore"
+        return api_post(self.controller.api_port, path, {"nodes": list(node_ids)})["failed"]
+
     def __enter__(self) -> Emulation:
         self._trap_signals()
         try:

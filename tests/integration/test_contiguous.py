@@ -8,7 +8,7 @@ import subprocess
 
 from controller.config import ControllerConfig
 from controller.ranges import range_group
-from testbed.controller_proc import api_get, api_post
+from testbed.controller_proc import api_get
 from testbed.network import Emulation
 from topologies import parse_spec
 
@@ -46,7 +46,7 @@ def test_range_delivery_gaps_and_failed_nodes(caps, clean_after, tmp_path):
         assert state["failed"] == [3] and state["counters"]["refusals"] >= 1
         assert any(r["group"] == rng and "failed" in r["reason"] for r in state["refusals"])
 
-        api_post(port, "/nodes/restore", {"nodes": [3]})
+        assert emu.fail_nodes([3], failed=False) == []
         wire = wire_counts(emu, "h6", rng, tmp_path)
         assert wire == {f"h{i}": (5 if 2 <= i <= 5 else 0) for i in range(8)}, wire
         for r in rx:
