@@ -1,7 +1,9 @@
 """Count IPv4/UDP frames to a group prefix arriving on an interface for DURATION seconds,
 joined or not (a raw packet socket sees what the wire delivers).
 
-    python -m testbed.hostprogs.mcast_sniff IFACE PREFIX DURATION
+    python -m testbed.hostprogs.mcast_sniff IFACE PREFIX DURATION [READY_FILE]
+
+READY_FILE is created once the socket listens.
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ def main() -> int:
         float(sys.argv[3])
     s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(0x0003))
     s.bind((iface, 0))
+    if len(sys.argv) > 4:
+        open(sys.argv[4], "w").close()
     s.settimeout(0.2)
     n, end = 0, time.monotonic() + duration
     while time.monotonic() < end:

@@ -84,34 +84,14 @@ def receive_counts(emu: Any, sender: str, group: str, listeners: list[str], tmpd
     return {h: r.result()["count"] for h, r in rx.items()}
 
 
-SNIFFER = r"""
-import json, socket, struct, sys, time
-iface, group, seconds, ready = sys.argv[1], sys.argv[2], float(sys.argv[3]), sys.argv[4]
-s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(0x0003))
-s.bind((iface, 0))
-open(ready, "w").close()
-s.settimeout(0.2)
-want, n = socket.inet_aton(group), 0
-end = time.time() + seconds
-while time.time() < end:
-    try:
-        data, addr = s.recvfrom(65535)
-    except socket.timeout:
-        continue
-    # incoming IPv4/UDP frames to the group (addr[2] == 4 is PACKET_OUTGOING)
-    if addr[2] != 4 and data[12:14] == b"\x08\x00" and data[23] == 17 and data[30:34] == want:
-        n += 1
-print(json.dumps({"count": n}))
-"""
-
-
 class Sniffer(Receiver):
     """Counts the group's datagrams arriving on the host's interface, joined or not."""
 
     def __init__(self, host: Any, group: str, seconds: float, tmpdir: Any):
         self.ready = tmpdir / f"sniff-{host.name}-{group}"
-        self.proc = host.popen([sys.executable, "-c", SNIFFER, f"{host.name}-eth0", group,
-                                str(seconds), str(self.ready)], text=True)
+        self.proc = host.popen([sys.executable, "-m", "testbed.hostprogs.mcast_sniff",
+                                f"{host.name}-eth0", f"{group}/32", str(seconds),
+                                str(self.ready)], text=True)
         self.host = host
 
 
