@@ -1,0 +1,154 @@
+"""Schedules deliver every byte to every rank causally, for any root and size; the model
+reproduces the seeds' formulas and toy examples."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from collectives.model import LogGP, PointToPoint, completion_times, loggp_max, predict
+from collectives.schedules import ALGORITHMS, Recv, Send, SendRecv, binomial_tree, build
+
+PARAMS = {"t_hold": 20.0, "t_end": 55.0, "fragment": 7}
+
+
+def delivered(schedule) -> list[set[int]]:
+    """Run the programs symbolically: each rank's bytes; a send of bytes the sender does not
+    hold yet fails the test (causality)."""
+    k, n = schedule.size, schedule.nbytes
+    have = [set(range(n)) if r == schedule.root else set() for r in range(k)]
+    wires: dict[tuple[int, int], list[set[int]]] = {}
+    pc = [0] * k
+    half = [False] * k
+
+    def send(r, op):
+        piece = set(range(op.lo, op.hi))
+        assert piece <= have[r], f"rank {r} sends bytes {op.lo}..{op.hi} it does not hold"
+        wires.setdefault((r, op.peer), []).append(piece)
+
+    def recv(r, op):
+        q = wires.get((op.peer, r))
+        if not q:
+            return False
+        piece = q.pop(0)
+        assert piece == set(range(op.lo, op.hi)), "receive range differs from the send"
+        have[r] |= piece
+        return True
+
+    moved = True
+    while moved:
+        moved = False
+        for r in range(k):
+            while pc[r] < len(schedule.programs[r]):
+                op = schedule.programs[r][pc[r]]
+                if isinstance(op, Send):
+                    send(r, op)
+                elif isinstance(op, Recv):
+                    if not recv(r, op):
+                        break
+                else:
+                    if not half[r]:
+                        send(r, op.send)
+                        half[r] = True
+                    if not recv(r, op.recv):
+                        break
+                    half[r] = False
+                pc[r] += 1
+                moved = True
+    assert all(pc[r] == len(schedule.programs[r]) for r in range(k)), "deadlock"
+    assert not any(wires.values()), "messages nobody receives"
+    return have
+
+
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
+@pytest.mark.parametrize("k", [1, 2, 3, 4, 5, 7, 8, 9, 16])
+def test_every_rank_gets_every_byte_from_every_root(algorithm, k):
+    for n in (0, 1, 37):
+        for root in range(k):
+            s = build(algorithm, k, root, n, **PARAMS)
+            assert delivered(s) == [set(range(n))] * k
+            assert len(s.programs[root]) == 0 or not isinstance(s.programs[root][0], Recv)
+
+
+def test_chapter3_toy_latencies():
+    p = PointToPoint.constant(t_hold=2, t_end=5)
+    assert [predict(build(a, 4), p) for a in ("sequential", "binomial", "chain")] == [9, 10, 15]
+
+
+@pytest.mark.parametrize("k", range(2, 20))
+def test_table_4_2_formulas(k):
+    th, te = 20.0, 55.0
+    p = PointToPoint.constant(th, te)
+    assert predict(build("sequential", k), p) == (k - 2) * th + te
+    assert predict(build("chain", k), p) == (k - 1) * te
+    fl = math.floor(math.log2(k))
+    assert predict(build("binomial", k), p) == fl * te + (th if k >= 1.5 * 2 ** fl else 0)
+    slow = PointToPoint.constant(t_hold=80.0, t_end=10.0)  # t_hold > t_end
+    assert predict(build("binomial", k), slow) == math.floor(math.log2(k - 1)) * 80.0 + 10.0
+
+
+def test_binomial_examples_from_the_notes():
+    p = PointToPoint.constant(20, 55)
+    assert [predict(build("binomial", k), p) for k in (3, 5, 6, 12, 17)] == [75, 110, 130, 185,
+                                                                            220]
+
+
+def test_opt_tree_matches_table_4_3_and_beats_basic_trees():
+    p = PointToPoint.constant(20, 55)
+    opt = predict(build("opt-tree", 9, t_hold=20, t_end=55), p)
+    assert opt == 135
+    assert all(opt <= predict(build(a, 9), p) for a in ("sequential", "binomial", "chain",
+                                                        "binary"))
+
+
+def test_size_dependent_times_and_pipelining():
+    """Per-byte terms: a fragmented chain of 1 MiB beats the unfragmented chain."""
+    p = PointToPoint(hold_s=20e-6, hold_per_byte=0.08e-6, end_s=60e-6, end_per_byte=0.09e-6)
+    n = 1 << 20
+    whole = predict(build("chain", 8, 0, n), p)
+    piped = predict(build("fragmented-chain", 8, 0, n, fragment=64 << 10), p)
+    assert piped < whole / 2
+    times = completion_times(build("sequential", 4, 0, 1000), p)
+    assert times[0] == 0 and times[1] < times[2] < times[3]
+
+
+def test_loggp_formulas_of_seed_002():
+    m = LogGP(L=5.0, o=1.0, g=2.0, G=0.5)
+    n, p = 101, 8
+    assert loggp_max("sequential", n, p, m) == 5 + 2 + 7 * 100 * 0.5 + 6 * 2
+    assert loggp_max("chain", n, p, m) == 7 * (5 + 2 + 100 * 0.5)
+    assert loggp_max("binomial", n, p, m) == 3 * (5 + 2 + 50)
+    assert loggp_max("binary", n, p, m) == 3 * (5 + 2 * (1 + 50 + 2)) + 2 * (50 + 2)
+    assert loggp_max("fragmented-chain", 100, 4, m, fragment=25) == \
+        3 * (5 + 2 + 24 * 0.5) + 3 * (2 + 24 * 0.5)
+    with pytest.raises(ValueError, match="no LogGP formula"):
+        loggp_max("opt-tree", n, p, m)
+
+
+def test_binomial_tree_shape():
+    assert binomial_tree(4) == {0: [2, 1], 2: [3]}
+    assert binomial_tree(8) == {0: [4, 2, 1], 4: [6, 5], 6: [7], 2: [3]}
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (("nosuch", 4), "unknown algorithm 'nosuch'"),
+    (("mpich", 4), "has no schedule"),
+    (("binomial", 0), "at least 1"),
+    (("binomial", 4, 4), "root must be a rank in 0..3"),
+    (("binomial", 4, 0, -1), "non-negative"),
+    (("opt-tree", 4), "needs t_hold and t_end"),
+])
+def test_bad_input(args, message):
+    with pytest.raises(ValueError, match=message):
+        build(*args)
+    with pytest.raises(ValueError, match="fragment size"):
+        build("fragmented-chain", 3, 0, 10, fragment=0)
+    with pytest.raises(ValueError, match="non-negative"):
+        PointToPoint(-1, 0, 1, 0)
+
+
+def test_sendrecv_ring_is_used_by_scatter_allgather():
+    s = build("scatter-allgather", 4, 2, 40)
+    assert any(isinstance(op, SendRecv) for prog in s.programs for op in prog)
+    assert s.to_dict()["programs"][2][0]["op"] == "send"
