@@ -43,7 +43,7 @@ class PointToPoint:
         return cls(t_hold, 0.0, t_end, 0.0)
 
 
-def completion_times(schedule: Schedule, p: PointToPoint) -> list[float]:
+def completion_times(schedule: Schedule, p: PointToPoint | MeasuredPointToPoint) -> list[float]:
     """Per rank, the time its last receive completes (0 for a rank that receives nothing)."""
     k = schedule.size
     clock = [0.0] * k
@@ -92,7 +92,7 @@ def completion_times(schedule: Schedule, p: PointToPoint) -> list[float]:
     return done
 
 
-def predict(schedule: Schedule, p: PointToPoint) -> float:
+def predict(schedule: Schedule, p: PointToPoint | MeasuredPointToPoint) -> float:
     """Predicted t_mcast of a schedule (seconds, or the unit of `p`)."""
     return max(completion_times(schedule, p), default=0.0)
 
@@ -123,3 +123,35 @@ def loggp_max(algorithm: str, n: int, p: int, m: LogGP, fragment: int | None = N
         return math.ceil(math.log2(p)) * (m.L + 2 * m.o + (n - 1) * m.G)
     raise ValueError(f"no LogGP formula for {algorithm!r} (seed 002 gives sequential, chain, "
                      "fragmented-chain, binary, binomial)")
+
+
+@dataclass(frozen=True)
+class MeasuredPointToPoint:
+    """t_hold(m) and t_end(m) interpolated linearly between measured sizes (and extended
+    along the last segment): faithful where one start-up + per-byte line is not, e.g. when
+    small sends return at once into socket buffers and large ones run at wire speed."""
+
+    sizes: tuple[int, ...]
+    holds: tuple[float, ...]
+    ends: tuple[float, ...]
+
+    def __post_init__(self) -> None:
+        if not self.sizes or len(self.sizes) != len(self.holds) or \
+                len(self.sizes) != len(self.ends):
+            raise ValueError("need equally many sizes, t_hold and t_end values")
+        if list(self.sizes) != sorted(set(self.sizes)):
+            raise ValueError("sizes must be increasing")
+
+    def _at(self, ys: tuple[float, ...], m: int) -> float:
+        xs = self.sizes
+        if len(xs) == 1:
+            return ys[0]
+        i = max(1, min(len(xs) - 1, next((i for i, x in enumerate(xs) if x >= m), len(xs) - 1)))
+        x0, x1, y0, y1 = xs[i - 1], xs[i], ys[i - 1], ys[i]
+        return max(0.0, y0 + (y1 - y0) * (m - x0) / (x1 - x0))
+
+    def t_hold(self, m: int) -> float:
+        return self._at(self.holds, m)
+
+    def t_end(self, m: int) -> float:
+        return self._at(self.ends, m)

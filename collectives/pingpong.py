@@ -15,6 +15,7 @@ import sys
 import time
 
 from .stats import summarize
+from .timing import idle_barrier
 
 
 def _round_trips(comm, peer: int, nbytes: int, reps: int, warmup: int) -> list[float]:
@@ -33,15 +34,6 @@ def _round_trips(comm, peer: int, nbytes: int, reps: int, warmup: int) -> list[f
         if i >= warmup:
             times.append(time.perf_counter() - t0)
     return times
-
-
-def idle_barrier(comm, poll_s: float = 0.002) -> None:
-    """A barrier that sleeps while it waits. MPICH polls busily inside MPI calls; on a
-    2-core machine emulating many hosts, idle ranks spinning in a plain Barrier would steal
-    the CPU from the ranks being measured (and from the software switches)."""
-    req = comm.Ibarrier()
-    while not req.Test():
-        time.sleep(poll_s)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,0 +1,130 @@
+"""Measure a broadcast the way seed 000 says a multicast must be measured (runs under
+mpiexec on every rank; rank 0 of the world prints one JSON object).
+
+- direct: the hosts of the testbed share one clock, so t_mcast is read straight off it: the
+  root enters last (a reduce to the root first), t_mcast = last rank's return - root's call.
+- flow: Algorithm 3.3.2, which needs no shared clock: for every responder the root times
+  broadcast + 1-byte acknowledgement (the responder first waits t_dummy >= the worst
+  latency, so iterations cannot overlap), subtracts the acknowledgement's own latency, finds
+  the critical responder, and measures it once more without the dummy loop.
+Every rank checks its bytes after every direct iteration.
+
+    mpiexec -n N python -m collectives.mcast_bench --algorithm binomial --size 1024
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import sys
+import time
+
+from .bcast import bcast
+from .stats import summarize
+from .timing import busy_wait, idle_barrier
+
+
+def _one_byte_latency(comm, root: int, peer: int, reps: int = 20) -> float:
+    """One-way 1-byte latency root<->peer (PingPong / 2), used to deduct the ack."""
+    rank, b = comm.Get_rank(), bytearray(1)
+    times = []
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        if rank == root:
+            comm.Send(b, dest=peer, tag=21)
+            comm.Recv(b, source=peer, tag=21)
+        elif rank == peer:
+            comm.Recv(b, source=root, tag=21)
+            comm.Send(b, dest=root, tag=21)
+        times.append((time.perf_counter() - t0) / 2)
+    return statistics.median(times)
+
+
+def direct(comm, buf, want: bytes, root: int, iters: int, warmup: int, **alg) -> tuple:
+    rank = comm.Get_rank()
+    samples, ok = [], True
+    one = bytearray(1)
+    for i in range(warmup + iters):
+        if rank != root:
+            buf[:] = bytes(len(buf))
+        idle_barrier(comm)
+        comm.Reduce(one, bytearray(1) if rank == root else None, root=root)  # root last
+        t0 = time.time()
+        bcast(buf, root=root, comm=comm, **alg)
+        t1 = time.time()
+        ok &= bytes(buf) == want
+        ends = comm.gather(t1, root=root)
+        start = comm.bcast(t0 if rank == root else None, root=root)
+        if rank == root and i >= warmup:
+            samples.append(max(ends) - start)
+    return samples, all(comm.allgather(ok))
+
+
+def flow(comm, buf, root: int, iters: int, t_dummy: float, **alg) -> dict:
+    rank, k = comm.Get_rank(), comm.Get_size()
+    one = bytearray(1)
+
+    def run(responder: int, dummy: float) -> float:
+        t_ack = _one_byte_latency(comm, root, responder)
+        idle_barrier(comm)
+        comm.Reduce(bytearray(1), bytearray(1) if rank == root else None, root=root)
+        t0 = time.perf_counter()
+        for _ in range(iters):
+            bcast(buf, root=root, comm=comm, **alg)
+            if rank == root:
+                comm.Recv(one, source=responder, tag=22)
+            elif rank == responder:
+                busy_wait(dummy)
+                comm.Send(one, dest=root, tag=22)
+        t_m = (time.perf_counter() - t0) / iters
+        return t_m - dummy - t_ack
+
+    per = {d: run(d, t_dummy) for d in range(k) if d != root}  # meaningful at the root only
+    critical = comm.bcast(max(per, key=per.get) if per else root, root=root)
+    final = run(critical, 0.0) if per else 0.0
+    return {"t_mcast_s": final, "critical": critical, "t_dummy_s": t_dummy,
+            "per_responder_s": {str(d): v for d, v in per.items()}}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="collectives.mcast_bench")
+    ap.add_argument("--algorithm", default="binomial")
+    ap.add_argument("--size", type=int, default=1024)
+    ap.add_argument("--root", type=int, default=0)
+    ap.add_argument("--iters", type=int, default=20)
+    ap.add_argument("--warmup", type=int, default=3)
+    ap.add_argument("--flow-iters", type=int, default=5)
+    ap.add_argument("--no-flow", dest="flow", action="store_false")
+    ap.add_argument("--t-hold", type=float, help="opt-tree: t_hold(m) of this size, s")
+    ap.add_argument("--t-end", type=float, help="opt-tree: t_end(m) of this size, s")
+    ap.add_argument("--fragment", type=int)
+    args = ap.parse_args(argv)
+    from mpi4py import MPI
+
+    comm = MPI.COMM_WORLD
+    alg = {"algorithm": args.algorithm}
+    for key in ("t_hold", "t_end", "fragment"):
+        if getattr(args, key) is not None:
+            alg[key] = getattr(args, key)
+    want = random.Random(args.size).randbytes(args.size)
+    buf = bytearray(want)
+    samples, verified = direct(comm, buf, want, args.root, args.iters, args.warmup, **alg)
+    worst = comm.bcast(max(samples) if samples else 0.0, root=args.root)
+    out = {"algorithm": args.algorithm, "size": args.size, "ranks": comm.Get_size(),
+           "root": args.root, "iterations": args.iters, "verified": verified,
+           "params": {k: v for k, v in alg.items() if k != "algorithm"},
+           "t_mcast_s": summarize(samples) if samples else None}
+    if args.flow and comm.Get_size() > 1:
+        out["flow"] = flow(comm, buf, args.root, args.flow_iters, 1.5 * worst, **alg)
+    if comm.Get_rank() == args.root:
+        if out.get("flow") and out["t_mcast_s"]:
+            med = out["t_mcast_s"]["median"]
+            out["flow_vs_direct"] = out["flow"]["t_mcast_s"] / med - 1 if med else None
+        print(json.dumps(out), flush=True)
+    return 0 if verified else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,45 @@
+"""Timing helpers for code running in MPI ranks: a sleeping barrier, a calibrated busy
+loop, and straight-line fits."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+
+
+def idle_barrier(comm, poll_s: float = 0.002) -> None:
+    """A barrier that sleeps while it waits. MPICH polls busily inside MPI calls; on a
+    2-core machine emulating many hosts, idle ranks spinning in a plain Barrier would steal
+    the CPU from the ranks being measured (and from the software switches)."""
+    req = comm.Ibarrier()
+    while not req.Test():
+        time.sleep(poll_s)
+
+
+def busy_wait(seconds: float) -> None:
+    """The 'dummy loop' of seed 000: harmless computation for `seconds` (no sleep, so the
+    rank stays on the CPU as the seed's dummy loop does)."""
+    end = time.perf_counter() + seconds
+    while time.perf_counter() < end:
+        pass
+
+
+def fit_line(xs: Sequence[float], ys: Sequence[float],
+             relative: bool = False) -> tuple[float, float]:
+    """Least-squares (intercept, slope) of y = a + b x. With `relative`, each point weighs
+    1/y^2 (relative errors): message sizes span six decades, and an absolute fit would let
+    the largest size decide the start-up term alone."""
+    n = len(xs)
+    if n == 0 or n != len(ys):
+        raise ValueError("fit_line needs equally many x and y values")
+    if n == 1:
+        return ys[0], 0.0
+    w = [1.0 / (y * y) if relative and y > 0 else 1.0 for y in ys]
+    sw = sum(w)
+    mx = sum(wi * x for wi, x in zip(w, xs, strict=True)) / sw
+    my = sum(wi * y for wi, y in zip(w, ys, strict=True)) / sw
+    sxx = sum(wi * (x - mx) ** 2 for wi, x in zip(w, xs, strict=True))
+    if sxx == 0:
+        return my, 0.0
+    b = sum(wi * (x - mx) * (y - my) for wi, x, y in zip(w, xs, ys, strict=True)) / sxx
+    return my - b * mx, b
