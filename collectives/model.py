@@ -43,8 +43,11 @@ class PointToPoint:
         return cls(t_hold, 0.0, t_end, 0.0)
 
 
-def completion_times(schedule: Schedule, p: PointToPoint | MeasuredPointToPoint) -> list[float]:
-    """Per rank, the time its last receive completes (0 for a rank that receives nothing)."""
+def completion_times(schedule: Schedule, p: PointToPoint | MeasuredPointToPoint,
+                     timeline: list[tuple[float, float, int, int, int, int]] | None = None,
+                     ) -> list[float]:
+    """Per rank, the time its last receive completes (0 for a rank that receives nothing).
+    A `timeline` list receives every send as (start, arrival, sender, receiver, lo, hi)."""
     k = schedule.size
     clock = [0.0] * k
     done = [0.0] * k
@@ -55,7 +58,10 @@ def completion_times(schedule: Schedule, p: PointToPoint | MeasuredPointToPoint)
 
     def send(rank: int, op: Send) -> None:
         m = op.hi - op.lo
-        wires.setdefault((rank, op.peer), deque()).append(clock[rank] + p.t_end(m))
+        arrival = clock[rank] + p.t_end(m)
+        wires.setdefault((rank, op.peer), deque()).append(arrival)
+        if timeline is not None:
+            timeline.append((clock[rank], arrival, rank, op.peer, op.lo, op.hi))
         clock[rank] += p.t_hold(m)
 
     def recv(rank: int, op: Recv) -> bool:

@@ -211,6 +211,101 @@ def cmd_nodes(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_trees(args: argparse.Namespace) -> int:
+    from collectives.describe import describe
+
+    try:
+        d = describe(args.algorithm, args.k, args.t_hold, args.t_end, root=args.root,
+                     nbytes=args.size, ports=args.ports, t_int=args.t_int,
+                     fragment=args.fragment)
+    except (ValueError, TypeError) as exc:
+        raise UsageError(str(exc)) from None
+    if args.json:
+        print(json.dumps(d, indent=1))
+        return 0
+    print(f"{d['algorithm']}, k={d['k']}, root {d['root']}, t_hold={d['t_hold']:g}, "
+          f"t_end={d['t_end']:g}" + (f", {d['ports']} ports, t_int={d['t_int']:g}"
+                                      if d["ports"] > 1 else ""))
+    for s in d["schedule"]:
+        port = f" (port {s['port']})" if "port" in s else ""
+        print(f"  t={s['time']:>10g}  {s['sender']:>3} -> {s['receiver']:<3} arrives "
+              f"{s['arrival']:g}{port}")
+    print(f"predicted t_mcast = {d['predicted']:g}")
+    return 0
+
+
+def _star_spec(args: argparse.Namespace) -> str:
+    """--topo plus --hosts/--bw: a bare shape gets them as parameters."""
+    spec = args.topo
+    extra = []
+    if ":" not in spec and not spec.endswith((".toml", ".json")):
+        if args.hosts and spec == "star":
+            extra.append(f"hosts={args.hosts}")
+        if args.bw:
+            extra.append(f"bw={args.bw:g}")
+    return spec + (":" + ",".join(extra) if extra else "")
+
+
+def cmd_params(args: argparse.Namespace) -> int:
+    from .bcast_experiment import measure_params
+    from .network import Emulation
+
+    sizes = [int(s) for s in args.sizes.split(",")]
+    with Emulation(parse_spec(_star_spec(args)), progress=_progress) as emu:
+        _progress(f"measuring t_hold/t_end on {emu.topo.name} for {len(sizes)} sizes")
+        res = measure_params(emu, sizes, repeats=args.repeats)
+    if args.json:
+        print(json.dumps(res, indent=1))
+        return 0
+    from .results import text_table
+
+    rows = [[m, f"{h * 1e6:.1f}", f"{e * 1e6:.1f}"]
+            for m, h, e in zip(res["sizes"], res["t_hold_s"], res["t_end_s"], strict=True)]
+    print(f"hosts {' and '.join(res['hosts'])} (medians of {res['repeats']} runs)")
+    print(text_table(["bytes", "t_hold us", "t_end us"], rows))
+    for row in res["system"]:
+        print(f"  {row['m']} B: t_send {row['t_send_s'] * 1e6:.1f} us, t_net "
+              f"{row['t_net_s'] * 1e6:.1f} us, t_recv {row['t_recv_s'] * 1e6:.1f} us")
+    for name, f in res["fits"].items():
+        print(f"  {name}(m) = {f['start_s'] * 1e6:.2f} us + m * {f['per_byte_s'] * 1e9:.3f} ns")
+    return 0
+
+
+def cmd_bcast(args: argparse.Namespace) -> int:
+    from collectives.schedules import ALGORITHMS, NATIVE
+
+    from .bcast_experiment import measure_params, run_bcast
+    from .network import Emulation
+
+    if args.algo not in (NATIVE, *ALGORITHMS):
+        raise UsageError(f"unknown algorithm {args.algo!r}; choose from "
+                         f"{', '.join((NATIVE, *ALGORITHMS))}")
+    if args.size < 0:
+        raise UsageError("--size must be a byte count >= 0")
+    topo = parse_spec(_star_spec(args))
+    if args.hosts and args.hosts > len(topo.hosts):
+        raise UsageError(f"{topo.name} has {len(topo.hosts)} hosts, not {args.hosts}")
+    with Emulation(topo, progress=_progress) as emu:
+        _progress(f"measuring t_hold/t_end at {args.size} B for the model")
+        params = measure_params(emu, [max(args.size, 1)], repeats=3, dummy_max=0)
+        _progress(f"broadcasting {args.size} B with {args.algo} on "
+                  f"{args.hosts or len(topo.hosts)} hosts")
+        res = run_bcast(emu, args.algo, args.size, hosts=args.hosts, iters=args.iters,
+                        flow=args.flow, params=params, fragment=args.fragment)
+    if args.json:
+        print(json.dumps(res))
+        return 0 if res["verified"] else 4
+    t = res["t_mcast_s"]
+    pred = f"{res['predicted_s'] * 1e6:.0f} us" if res["predicted_s"] is not None else "-"
+    print(f"{res['algorithm']} {res['size']} B on {res['hosts']} hosts of {res['topology']}: "
+          f"t_mcast median {t['median'] * 1e6:.0f} us (p10 {t['p10'] * 1e6:.0f}, p90 "
+          f"{t['p90'] * 1e6:.0f}); predicted {pred}; verified {res['verified']}")
+    if res.get("flow"):
+        print(f"  flow-latency benchmark: {res['flow']['t_mcast_s'] * 1e6:.0f} us "
+              f"(critical responder {res['flow']['critical']})")
+    return 0 if res["verified"] else 4
+
+
 def cmd_bench(args: argparse.Namespace) -> int:
     from . import bench
 
@@ -284,6 +379,44 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("nodes", type=int, nargs="+", metavar="NODE_ID")
         p.add_argument("--api-port", type=int, help=api_help)
         p.set_defaults(func=cmd_nodes)
+
+    from collectives.schedules import ALGORITHMS, NATIVE
+
+    p = sub.add_parser("trees", help="a broadcast schedule and its predicted latency "
+                                     "(no root needed)")
+    p.add_argument("algorithm", choices=ALGORITHMS)
+    p.add_argument("--k", type=int, required=True, help="number of nodes")
+    p.add_argument("--t-hold", type=float, required=True)
+    p.add_argument("--t-end", type=float, required=True)
+    p.add_argument("--root", type=int, default=0)
+    p.add_argument("--size", type=int, default=0, help="message bytes (byte ranges shown)")
+    p.add_argument("--fragment", type=int, help="fragmented-chain fragment size")
+    p.add_argument("--ports", type=int, default=1, help="alpha ports (opt-tree)")
+    p.add_argument("--t-int", type=float, help="interval between sends on different ports")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_trees)
+
+    for name, helptext, func in [
+            ("params", "measure t_hold/t_end (and t_send/t_net/t_recv) on the emulated "
+                       "network", cmd_params),
+            ("bcast", "one measured broadcast experiment", cmd_bcast)]:
+        p = sub.add_parser(name, help=helptext)
+        p.add_argument("--topo", default="star", help=topo_help)
+        p.add_argument("--hosts", type=int, help="star size / number of ranks")
+        p.add_argument("--bw", type=float, help="link rate, Mbit/s (bare shapes)")
+        p.add_argument("--json", action="store_true")
+        p.set_defaults(func=func)
+        if name == "params":
+            p.add_argument("--sizes", default="1,1024,16384,65536,262144,1048576")
+            p.add_argument("--repeats", type=int, default=5)
+        else:
+            p.add_argument("--algo", required=True,
+                           help=f"one of {', '.join((NATIVE, *ALGORITHMS))}")
+            p.add_argument("--size", type=int, required=True, help="message bytes")
+            p.add_argument("--iters", type=int, default=20)
+            p.add_argument("--fragment", type=int, help="fragmented-chain fragment size")
+            p.add_argument("--no-flow", dest="flow", action="store_false",
+                           help="skip the flow-latency benchmark")
 
     p = sub.add_parser("cleanup", help="remove everything a crashed or killed run left behind")
     p.set_defaults(func=cmd_cleanup)

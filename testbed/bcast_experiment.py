@@ -1,0 +1,71 @@
+"""Broadcast experiments on the emulated network: point-to-point parameters (Ping, PingPong,
+dummy loop) and measured broadcasts with their model predictions."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from collectives.model import MeasuredPointToPoint, predict
+from collectives.schedules import NATIVE, build
+
+from .errors import RunFailed
+from .mpi import run_mpi
+from .network import Emulation
+
+
+def _last_json(res: Any) -> dict[str, Any]:
+    for line in reversed(res.rank_output.get(0, "").splitlines()):
+        if line.startswith("{"):
+            return json.loads(line)
+    raise RunFailed("the MPI program printed no result")
+
+
+def measure_params(emu: Emulation, sizes: list[int], *, repeats: int = 5,
+                   dummy_max: int = 65536, hosts: list[str] | None = None) -> dict[str, Any]:
+    """Run collectives.params on two hosts (default: the topology's most distant pair)."""
+    pair = hosts or [h.name for h in emu.topo.diameter_pair()]
+    res = run_mpi(emu, ["-m", "collectives.params", "--sizes", ",".join(map(str, sizes)),
+                        "--repeats", str(repeats), "--dummy-max", str(dummy_max)],
+                  hosts=pair, timeout=900)
+    return {**_last_json(res), "hosts": pair}
+
+
+def point_to_point(params: dict[str, Any]) -> MeasuredPointToPoint:
+    order = sorted(range(len(params["sizes"])), key=lambda i: params["sizes"][i])
+    return MeasuredPointToPoint(tuple(params["sizes"][i] for i in order),
+                                tuple(params["t_hold_s"][i] for i in order),
+                                tuple(params["t_end_s"][i] for i in order))
+
+
+def run_bcast(emu: Emulation, algorithm: str, size: int, *, hosts: int | None = None,
+              iters: int = 20, flow: bool = True, params: dict[str, Any] | None = None,
+              fragment: int | None = None, timeout: float = 900) -> dict[str, Any]:
+    """One measured broadcast experiment, with the model's prediction where one exists.
+    `params` (from measure_params) gives t_hold/t_end; opt-tree needs them."""
+    names = [h.name for h in emu.topo.hosts][: hosts or len(emu.topo.hosts)]
+    p2p = point_to_point(params) if params else None
+    args = ["-m", "collectives.mcast_bench", "--algorithm", algorithm, "--size", str(size),
+            "--iters", str(iters)]
+    alg_params: dict[str, Any] = {}
+    if p2p is not None:
+        alg_params = {"t_hold": p2p.t_hold(size), "t_end": p2p.t_end(size)}
+    if algorithm == "opt-tree":
+        if p2p is None:
+            raise RunFailed("opt-tree needs measured t_hold/t_end (measure them first)")
+        args += ["--t-hold", repr(alg_params["t_hold"]), "--t-end", repr(alg_params["t_end"])]
+    if fragment is not None:
+        args += ["--fragment", str(fragment)]
+        alg_params["fragment"] = fragment
+    if not flow:
+        args.append("--no-flow")
+    res = _last_json(run_mpi(emu, args, hosts=names, timeout=timeout))
+    predicted = None
+    if p2p is not None and algorithm != NATIVE:
+        predicted = predict(build(algorithm, len(names), 0, size, **alg_params), p2p)
+    t = res["t_mcast_s"]
+    return {"algorithm": algorithm, "hosts": len(names), "size": size, "iterations": iters,
+            "t_mcast_s": {k: t[k] for k in ("median", "p10", "p90", "min", "max")},
+            "verified": res["verified"], "predicted_s": predicted,
+            "flow": res.get("flow"), "flow_vs_direct": res.get("flow_vs_direct"),
+            "topology": emu.topo.name}

@@ -1,0 +1,41 @@
+"""`mcastlab params` and `mcastlab bcast` on the real stack: the fields the issue names."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+
+from .conftest import MCASTLAB
+
+
+def run_json(*args: str) -> dict:
+    out = subprocess.run([*MCASTLAB, *args, "--json"], capture_output=True, text=True,
+                         timeout=600)
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout)
+
+
+def test_params_measures_hold_and_end_times(caps, clean_after):
+    res = run_json("params", "--topo", "star", "--hosts", "2", "--bw", "100",
+                   "--sizes", "1,65536", "--repeats", "3")
+    assert res["sizes"] == [1, 65536] and res["hosts"] == ["h0", "h1"]
+    hold, end = res["t_hold_s"], res["t_end_s"]
+    assert all(x > 0 for x in hold + end)
+    # 64 KiB at 100 Mbit/s is at least 5.2 ms on the wire: t_end knows it
+    assert end[1] > 65536 * 8 / 100e6
+    assert set(res["fits"]) >= {"t_hold", "t_end"}
+    assert [r["m"] for r in res["system"]] == [1, 65536]
+
+
+def test_bcast_reports_measured_predicted_and_verified(caps, clean_after):
+    res = run_json("bcast", "--topo", "star", "--hosts", "4", "--algo", "binomial",
+                   "--size", "1000", "--iters", "5")
+    assert (res["algorithm"], res["hosts"], res["size"], res["iterations"]) == \
+        ("binomial", 4, 1000, 5)
+    assert res["verified"] is True
+    assert 0 < res["t_mcast_s"]["p10"] <= res["t_mcast_s"]["median"] <= res["t_mcast_s"]["p90"]
+    assert res["predicted_s"] > 0
+    assert res["flow"]["critical"] in (1, 2, 3) and res["flow"]["t_mcast_s"] > 0
+    native = run_json("bcast", "--topo", "star", "--hosts", "4", "--algo", "mpich",
+                      "--size", "1000", "--iters", "5", "--no-flow")
+    assert native["verified"] is True and native["predicted_s"] is None
