@@ -38,11 +38,26 @@ def point_to_point(params: dict[str, Any]) -> MeasuredPointToPoint:
                                 tuple(params["t_end_s"][i] for i in order))
 
 
+# MPICH's own MPI_Bcast algorithms, chosen with its control variables (MPICH 4/5 names).
+MPICH_ALGORITHMS = ("auto", "binomial", "scatter_recursive_doubling_allgather",
+                    "scatter_ring_allgather", "pipelined_tree", "tree", "smp", "nb")
+
+
 def run_bcast(emu: Emulation, algorithm: str, size: int, *, hosts: int | None = None,
               iters: int = 20, flow: bool = True, params: dict[str, Any] | None = None,
-              fragment: int | None = None, timeout: float = 900) -> dict[str, Any]:
+              fragment: int | None = None, mpich_algorithm: str | None = None,
+              timeout: float = 900) -> dict[str, Any]:
     """One measured broadcast experiment, with the model's prediction where one exists.
-    `params` (from measure_params) gives t_hold/t_end; opt-tree needs them."""
+    `params` (from measure_params) gives t_hold/t_end; opt-tree needs them.
+    `mpich_algorithm` picks MPI_Bcast's algorithm (MPIR_CVAR_BCAST_INTRA_ALGORITHM, with
+    MPICH's device-level collectives off so the choice is honoured)."""
+    env: dict[str, str] = {}
+    if mpich_algorithm is not None:
+        if algorithm != NATIVE or mpich_algorithm not in MPICH_ALGORITHMS:
+            raise RunFailed(f"an MPICH algorithm ({', '.join(MPICH_ALGORITHMS)}) applies to "
+                            f"--algo {NATIVE} only")
+        env = {"MPIR_CVAR_BCAST_INTRA_ALGORITHM": mpich_algorithm,
+               "MPIR_CVAR_BCAST_DEVICE_COLLECTIVE": "0"}
     names = [h.name for h in emu.topo.hosts][: hosts or len(emu.topo.hosts)]
     p2p = point_to_point(params) if params else None
     args = ["-m", "collectives.mcast_bench", "--algorithm", algorithm, "--size", str(size),
@@ -59,12 +74,13 @@ def run_bcast(emu: Emulation, algorithm: str, size: int, *, hosts: int | None = 
         alg_params["fragment"] = fragment
     if not flow:
         args.append("--no-flow")
-    res = _last_json(run_mpi(emu, args, hosts=names, timeout=timeout))
+    res = _last_json(run_mpi(emu, args, hosts=names, timeout=timeout, env=env))
     predicted = None
     if p2p is not None and algorithm != NATIVE:
         predicted = predict(build(algorithm, len(names), 0, size, **alg_params), p2p)
     t = res["t_mcast_s"]
-    return {"algorithm": algorithm, "hosts": len(names), "size": size, "iterations": iters,
+    return {"algorithm": algorithm, "mpich_algorithm": mpich_algorithm,
+            "hosts": len(names), "size": size, "iterations": iters,
             "t_mcast_s": {k: t[k] for k in ("median", "p10", "p90", "min", "max")},
             "verified": res["verified"], "predicted_s": predicted,
             "flow": res.get("flow"), "flow_vs_direct": res.get("flow_vs_direct"),

@@ -13,7 +13,7 @@ from typing import Any
 
 from topologies import parse_spec
 
-from . import bench_mcast, results
+from . import bench_bcast, bench_mcast, results
 from .environment import detect
 from .mpi import run_mpi
 from .network import Emulation, Progress
@@ -54,7 +54,7 @@ def _pingpong(caps: Any, reps: int) -> dict[str, Any]:
     return out
 
 
-SUITES = ("all", "testbed", "mcast")
+SUITES = ("all", "testbed", "mcast", "bcast")
 
 
 def run(out_dir: Path, *, quick: bool = False, progress: Progress = print,
@@ -72,6 +72,14 @@ def run(out_dir: Path, *, quick: bool = False, progress: Progress = print,
         md = out_dir / "mcast.md"
         md.write_text("\n".join([f"# mcastlab multicast bench, {time.strftime('%Y-%m-%d %H:%M')}",
                                   _machine_line(caps), *bench_mcast.markdown(res)]) + "\n")
+        written.append(md)
+    if suite in ("all", "bcast"):
+        res = bench_bcast.run(caps, progress, quick=quick)
+        bench_bcast.save(res, out_dir)
+        md = out_dir / "bcast.md"
+        md.write_text("\n".join([f"# mcastlab broadcast bench, {time.strftime('%Y-%m-%d %H:%M')}",
+                                  _machine_line(caps), *bench_bcast.markdown(res),
+                                  "", "![broadcast](bcast.png)"]) + "\n")
         written.append(md)
     index = out_dir / "index.md"
     index.write_text("\n\n".join(p.read_text() for p in written))

@@ -282,6 +282,12 @@ def cmd_bcast(args: argparse.Namespace) -> int:
                          f"{', '.join((NATIVE, *ALGORITHMS))}")
     if args.size < 0:
         raise UsageError("--size must be a byte count >= 0")
+    from .bcast_experiment import MPICH_ALGORITHMS
+
+    if args.mpich_algorithm and (args.algo != NATIVE
+                                 or args.mpich_algorithm not in MPICH_ALGORITHMS):
+        raise UsageError(f"--mpich-algorithm needs --algo {NATIVE} and one of "
+                         f"{', '.join(MPICH_ALGORITHMS)}")
     topo = parse_spec(_star_spec(args))
     if args.hosts and args.hosts > len(topo.hosts):
         raise UsageError(f"{topo.name} has {len(topo.hosts)} hosts, not {args.hosts}")
@@ -291,7 +297,8 @@ def cmd_bcast(args: argparse.Namespace) -> int:
         _progress(f"broadcasting {args.size} B with {args.algo} on "
                   f"{args.hosts or len(topo.hosts)} hosts")
         res = run_bcast(emu, args.algo, args.size, hosts=args.hosts, iters=args.iters,
-                        flow=args.flow, params=params, fragment=args.fragment)
+                        flow=args.flow, params=params, fragment=args.fragment,
+                        mpich_algorithm=args.mpich_algorithm)
     if args.json:
         print(json.dumps(res))
         return 0 if res["verified"] else 4
@@ -417,6 +424,9 @@ def build_parser() -> argparse.ArgumentParser:
             p.add_argument("--fragment", type=int, help="fragmented-chain fragment size")
             p.add_argument("--no-flow", dest="flow", action="store_false",
                            help="skip the flow-latency benchmark")
+            p.add_argument("--mpich-algorithm", metavar="NAME",
+                           help="with --algo mpich: MPI_Bcast's algorithm (MPICH control "
+                                "variable), e.g. binomial, scatter_ring_allgather")
 
     p = sub.add_parser("cleanup", help="remove everything a crashed or killed run left behind")
     p.set_defaults(func=cmd_cleanup)
@@ -424,7 +434,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("bench", help="testbed benchmarks (start time, throughput, latency)")
     p.add_argument("--out", default="bench", help="folder for the results (default %(default)s)")
     p.add_argument("--quick", action="store_true", help="smaller sizes, fewer repetitions")
-    p.add_argument("--suite", choices=("all", "testbed", "mcast"), default="all",
+    p.add_argument("--suite", choices=("all", "testbed", "mcast", "bcast"), default="all",
                    help="which benchmarks (default all)")
     p.set_defaults(func=cmd_bench)
     return ap

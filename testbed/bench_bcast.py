@@ -1,0 +1,102 @@
+"""Broadcast benchmark (``mcastlab bench --suite bcast``): on a 16-host star at 100 Mbit/s,
+measured t_hold/t_end, then every tree and MPICH's MPI_Bcast at 1 B, 1 KiB, 64 KiB and
+1 MiB, measured median against the t_hold/t_end model's prediction; a table and a plot."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from collectives.schedules import ALGORITHMS, NATIVE
+from topologies import parse_spec
+
+from .bcast_experiment import measure_params, run_bcast
+from .environment import Capabilities
+from .network import Emulation, Progress
+
+SIZES = (1, 1024, 65536, 1 << 20)
+FLOW_MAX = 65536  # the flow-latency benchmark (k-1 responders) only up to this size
+
+
+def run(caps: Capabilities, progress: Progress, quick: bool = False) -> dict[str, Any]:
+    hosts = 8 if quick else 16
+    sizes = (1, 65536) if quick else SIZES
+    spec = f"star:hosts={hosts},bw=100"
+    out: dict[str, Any] = {"topology": spec, "sizes": list(sizes), "rows": []}
+    with Emulation(parse_spec(spec), caps=caps) as emu:
+        progress("bench: t_hold/t_end (Ping, PingPong, dummy loop)")
+        params = measure_params(emu, sorted({*sizes, 16384, 262144}), repeats=3 if quick else 5)
+        out["params"] = params
+        for size in sizes:
+            for alg in (NATIVE, *ALGORITHMS):
+                progress(f"bench: {alg} {size} B on {hosts} hosts")
+                iters = 5 if size >= (1 << 20) else (10 if quick else 20)
+                res = run_bcast(emu, alg, size, iters=iters, flow=size <= FLOW_MAX,
+                                params=params, fragment=16384)
+                out["rows"].append(res)
+    return out
+
+
+def markdown(res: dict[str, Any]) -> list[str]:
+    p = res["params"]
+    lines = ["", f"Point-to-point parameters on {res['topology']} (medians, us):", "",
+             "| bytes | t_hold | t_end |", "|---|---|---|"]
+    lines += [f"| {m} | {h * 1e6:.1f} | {e * 1e6:.1f} |"
+              for m, h, e in zip(p["sizes"], p["t_hold_s"], p["t_end_s"], strict=True)]
+    lines += ["", "Broadcast t_mcast, measured median (shared clock) / flow-latency benchmark "
+              "/ t_hold-t_end model, ms:", "",
+              "| algorithm | " + " | ".join(f"{s} B" for s in res["sizes"]) + " |",
+              "|---" * (len(res["sizes"]) + 1) + "|"]
+    by = {(r["algorithm"], r["size"]): r for r in res["rows"]}
+    for alg in dict.fromkeys(r["algorithm"] for r in res["rows"]):
+        cells = []
+        for s in res["sizes"]:
+            r = by[(alg, s)]
+            flow = f"{r['flow']['t_mcast_s'] * 1e3:.2f}" if r.get("flow") else "-"
+            pred = f"{r['predicted_s'] * 1e3:.2f}" if r["predicted_s"] is not None else "-"
+            ok = "" if r["verified"] else " (WRONG BYTES)"
+            cells.append(f"{r['t_mcast_s']['median'] * 1e3:.2f} / {flow} / {pred}{ok}")
+        lines.append(f"| {alg} | " + " | ".join(cells) + " |")
+    for s in res["sizes"]:
+        rows = [r for r in res["rows"] if r["size"] == s]
+        best = min(rows, key=lambda r: r["t_mcast_s"]["median"])
+        basic = [r for r in rows if r["algorithm"] in ("sequential", "binomial", "chain",
+                                                        "binary")]
+        opt = next(r for r in rows if r["algorithm"] == "opt-tree")
+        bb = min(basic, key=lambda r: r["t_mcast_s"]["median"])
+        lines.append(f"\n{s} B: fastest {best['algorithm']}; opt-tree "
+                     f"{opt['t_mcast_s']['median'] * 1e3:.2f} ms vs best basic tree "
+                     f"({bb['algorithm']}) {bb['t_mcast_s']['median'] * 1e3:.2f} ms.")
+    return lines
+
+
+def plot(res: dict[str, Any], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    sizes = res["sizes"]
+    fig, axes = plt.subplots(1, len(sizes), figsize=(4 * len(sizes), 4))
+    for ax, s in zip(axes, sizes, strict=True):
+        rows = [r for r in res["rows"] if r["size"] == s]
+        names = [r["algorithm"] for r in rows]
+        meas = [r["t_mcast_s"]["median"] * 1e3 for r in rows]
+        pred = [(r["predicted_s"] or 0) * 1e3 for r in rows]
+        x = range(len(rows))
+        ax.bar([i - 0.2 for i in x], meas, 0.4, label="measured (median)")
+        ax.bar([i + 0.2 for i in x], pred, 0.4, label="model")
+        ax.set_xticks(list(x), names, rotation=60, ha="right", fontsize=8)
+        ax.set_title(f"{s} B")
+        ax.set_ylabel("t_mcast (ms)")
+    axes[0].legend(fontsize=8)
+    fig.suptitle(f"Broadcast on {res['topology']}")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def save(res: dict[str, Any], out_dir: Path) -> None:
+    (out_dir / "bcast.json").write_text(json.dumps(res, indent=1) + "\n")
+    plot(res, out_dir / "bcast.png")
