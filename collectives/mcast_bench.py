@@ -21,7 +21,7 @@ import statistics
 import sys
 import time
 
-from .bcast import bcast
+from .executor import bcast
 from .stats import summarize
 from .timing import busy_wait, idle_barrier
 

@@ -14,7 +14,7 @@ import random
 import sys
 import zlib
 
-from .bcast import bcast
+from .executor import bcast
 from .schedules import ALGORITHMS, NATIVE
 
 
