@@ -207,7 +207,7 @@ class McastlabController(DiscoveryMixin, CountersMixin, BaseApp):
             dp.send_msg(dp.ofproto_parser.OFPPortDescStatsRequest(dp, 0))
         for key, per_dp in self.installed.items():  # a reconnecting switch gets its trees
             if dp.id in per_dp:
-                self._install_on(dp, key, per_dp[dp.id], new=True)
+                self._install_on(dp, key, per_dp[dp.id])
         dp.send_msg(dp.ofproto_parser.OFPBarrierRequest(dp))
 
     @set_ev_cls(ofp_event.EventOFPBarrierReply, MAIN_DISPATCHER)
@@ -385,7 +385,7 @@ class McastlabController(DiscoveryMixin, CountersMixin, BaseApp):
             self._uninstall_on(self.datapaths.get(dpid), key)
         for dpid, ports in want.items():
             if have.get(dpid) != ports and dpid in self.datapaths:
-                self._install_on(self.datapaths[dpid], key, ports, new=dpid not in have)
+                self._install_on(self.datapaths[dpid], key, ports)
         self.installed[key] = want
 
     def _match(self, dp: Any, key: Key) -> Any:
@@ -397,7 +397,7 @@ class McastlabController(DiscoveryMixin, CountersMixin, BaseApp):
             self.key_ids[key] = next(self._key_seq)
         return COOKIE_MCAST | self.key_ids[key]
 
-    def _install_on(self, dp: Any, key: Key, ports: frozenset[int], new: bool) -> None:
+    def _install_on(self, dp: Any, key: Key, ports: frozenset[int]) -> None:
         ofp, parser = dp.ofproto, dp.ofproto_parser
         if not ports:
             gid = self.group_ids.pop((dp.id, key), None)

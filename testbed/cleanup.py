@@ -41,14 +41,14 @@ def interfaces() -> set[str]:
 def leftovers(rec: registry.RunRecord | None = None) -> dict[str, list]:
     """What a run (or any run) left behind: processes, bridges, interfaces, records."""
     run_id = rec.id if rec else None
-    bridges = [b for b, r in ovs_bridges().items()
-               if r and (run_id is None or r == run_id)]
+    existing = ovs_bridges()
     recs = [rec] if rec else registry.records()
-    names = {i for r in recs for i in r.interfaces} | {b for r in recs for b in r.bridges}
+    marked = {b for b, r in existing.items() if r and (run_id is None or r == run_id)}
+    recorded = {b for r in recs for b in r.bridges}
+    names = {i for r in recs for i in r.interfaces} | recorded
     return {
         "processes": registry.marked_processes(run_id),
-        "bridges": sorted(bridges + [b for r in recs for b in r.bridges
-                                     if b in ovs_bridges() and b not in bridges]),
+        "bridges": sorted(marked | (recorded & set(existing))),
         "interfaces": sorted(names & interfaces()),
         "records": [r.id for r in registry.records() if run_id is None or r.id == run_id],
     }
@@ -96,7 +96,7 @@ def cleanup_stale() -> list[str]:
         done.append(f"removed run {rec.id}")
     # Marks whose record is gone (e.g. the record was never written before a SIGKILL).
     orphans = [p for p in registry.marked_processes()
-               if registry._environ(p).get(registry.ENV_RUN) not in live]
+               if registry.run_of(p) not in live]
     if orphans:
         registry.kill_processes(orphans)
         done.append(f"killed {len(orphans)} orphaned process(es)")

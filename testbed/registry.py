@@ -106,6 +106,11 @@ def _environ(pid: int) -> dict[str, str]:
     return env
 
 
+def run_of(pid: int) -> str | None:
+    """The run mark of a process, if any."""
+    return _environ(pid).get(ENV_RUN)
+
+
 def job_of(pid: int) -> str | None:
     """The MPI/traffic job mark of a process, if any."""
     return _environ(pid).get(ENV_JOB)
