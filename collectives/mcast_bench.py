@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import statistics
 import sys
@@ -23,7 +24,7 @@ import time
 
 from .executor import bcast
 from .stats import summarize
-from .timing import busy_wait, idle_barrier
+from .timing import busy_fraction, busy_wait, cpu_jiffies, idle_barrier
 
 
 def _one_byte_latency(comm, root: int, peer: int, reps: int = 20) -> float:
@@ -43,23 +44,34 @@ def _one_byte_latency(comm, root: int, peer: int, reps: int = 20) -> float:
 
 
 def direct(comm, buf, want: bytes, root: int, iters: int, warmup: int, **alg) -> tuple:
+    """(t_mcast samples, verified, cpu): cpu holds the whole machine's busy share over the
+    measured iterations (read at the root) and the CPU time all ranks together spent inside
+    the broadcast, in cores (CPU seconds per second of t_mcast): with more ranks than cores
+    and busy polling, the ranks take the CPU the software switches also need."""
     rank = comm.Get_rank()
-    samples, ok = [], True
+    samples, rank_cpu, ok = [], [], True
     one = bytearray(1)
+    stat0 = None
     for i in range(warmup + iters):
         if rank != root:
             buf[:] = bytes(len(buf))
         idle_barrier(comm)
+        if i == warmup and rank == root:
+            stat0 = cpu_jiffies()
         comm.Reduce(one, bytearray(1) if rank == root else None, root=root)  # root last
-        t0 = time.time()
+        c0, t0 = time.process_time(), time.time()
         bcast(buf, root=root, comm=comm, **alg)
-        t1 = time.time()
+        t1, c1 = time.time(), time.process_time()
         ok &= bytes(buf) == want
-        ends = comm.gather(t1, root=root)
+        ends = comm.gather((t1, c1 - c0), root=root)
         start = comm.bcast(t0 if rank == root else None, root=root)
         if rank == root and i >= warmup:
-            samples.append(max(ends) - start)
-    return samples, all(comm.allgather(ok))
+            samples.append(max(e for e, _ in ends) - start)
+            rank_cpu.append(sum(c for _, c in ends))
+    cpu = {"cores": os.cpu_count(), "ranks": comm.Get_size(),
+           "busy": busy_fraction(stat0, cpu_jiffies()) if rank == root else None,
+           "rank_cores": (sum(rank_cpu) / sum(samples)) if sum(samples) > 0 else None}
+    return samples, all(comm.allgather(ok)), cpu
 
 
 def flow(comm, buf, root: int, iters: int, t_dummy: float, **alg) -> dict:
@@ -110,12 +122,13 @@ def main(argv: list[str] | None = None) -> int:
             alg[key] = getattr(args, key)
     want = random.Random(args.size).randbytes(args.size)
     buf = bytearray(want)
-    samples, verified = direct(comm, buf, want, args.root, args.iters, args.warmup, **alg)
+    samples, verified, cpu = direct(comm, buf, want, args.root, args.iters, args.warmup,
+                                    **alg)
     worst = comm.bcast(max(samples) if samples else 0.0, root=args.root)
     out = {"algorithm": args.algorithm, "size": args.size, "ranks": comm.Get_size(),
            "root": args.root, "iterations": args.iters, "verified": verified,
            "params": {k: v for k, v in alg.items() if k != "algorithm"},
-           "t_mcast_s": summarize(samples) if samples else None}
+           "t_mcast_s": summarize(samples) if samples else None, "cpu": cpu}
     if args.flow and comm.Get_size() > 1:
         out["flow"] = flow(comm, buf, args.root, args.flow_iters, 1.5 * worst, **alg)
     if comm.Get_rank() == args.root:

@@ -16,6 +16,25 @@ def idle_barrier(comm, poll_s: float = 0.002) -> None:
         time.sleep(poll_s)
 
 
+def cpu_jiffies() -> tuple[int, int] | None:
+    """(busy, total) clock ticks of all cores since boot, from /proc/stat (not namespaced,
+    so an emulated host sees the whole machine); None where there is no /proc/stat."""
+    try:
+        with open("/proc/stat") as f:
+            fields = [int(x) for x in f.readline().split()[1:9]]
+    except (OSError, ValueError):
+        return None
+    idle = fields[3] + fields[4]  # idle + iowait
+    return sum(fields) - idle, sum(fields)
+
+
+def busy_fraction(before: tuple[int, int] | None, after: tuple[int, int] | None) -> float | None:
+    """Share of all cores' time spent busy between two cpu_jiffies() readings."""
+    if before is None or after is None or after[1] <= before[1]:
+        return None
+    return (after[0] - before[0]) / (after[1] - before[1])
+
+
 def busy_wait(seconds: float) -> None:
     """The 'dummy loop' of seed 000: harmless computation for `seconds` (no sleep, so the
     rank stays on the CPU as the seed's dummy loop does)."""

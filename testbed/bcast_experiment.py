@@ -43,21 +43,29 @@ MPICH_ALGORITHMS = ("auto", "binomial", "scatter_recursive_doubling_allgather",
                     "scatter_ring_allgather", "pipelined_tree", "tree", "smp", "nb")
 
 
+WAIT_MODES = ("spin", "yield", "sleep")
+
+
 def run_bcast(emu: Emulation, algorithm: str, size: int, *, hosts: int | None = None,
               iters: int = 20, flow: bool = True, params: dict[str, Any] | None = None,
               fragment: int | None = None, mpich_algorithm: str | None = None,
-              timeout: float = 900) -> dict[str, Any]:
+              wait: str | None = None, timeout: float = 900) -> dict[str, Any]:
     """One measured broadcast experiment, with the model's prediction where one exists.
     `params` (from measure_params) gives t_hold/t_end; opt-tree needs them.
     `mpich_algorithm` picks MPI_Bcast's algorithm (MPIR_CVAR_BCAST_INTRA_ALGORITHM, with
-    MPICH's device-level collectives off so the choice is honoured)."""
+    MPICH's device-level collectives off so the choice is honoured). `wait` sets how the
+    tree executor's ranks wait (MCASTLAB_WAIT: spin, yield, sleep)."""
     env: dict[str, str] = {}
+    if wait is not None:
+        if wait not in WAIT_MODES:
+            raise RunFailed(f"unknown wait mode '{wait}' (one of {', '.join(WAIT_MODES)})")
+        env["MCASTLAB_WAIT"] = wait
     if mpich_algorithm is not None:
         if algorithm != NATIVE or mpich_algorithm not in MPICH_ALGORITHMS:
             raise RunFailed(f"an MPICH algorithm ({', '.join(MPICH_ALGORITHMS)}) applies to "
                             f"--algo {NATIVE} only")
-        env = {"MPIR_CVAR_BCAST_INTRA_ALGORITHM": mpich_algorithm,
-               "MPIR_CVAR_BCAST_DEVICE_COLLECTIVE": "0"}
+        env |= {"MPIR_CVAR_BCAST_INTRA_ALGORITHM": mpich_algorithm,
+                "MPIR_CVAR_BCAST_DEVICE_COLLECTIVE": "0"}
     names = [h.name for h in emu.topo.hosts][: hosts or len(emu.topo.hosts)]
     p2p = point_to_point(params) if params else None
     args = ["-m", "collectives.mcast_bench", "--algorithm", algorithm, "--size", str(size),
@@ -79,9 +87,10 @@ def run_bcast(emu: Emulation, algorithm: str, size: int, *, hosts: int | None = 
     if p2p is not None and algorithm != NATIVE:
         predicted = predict(build(algorithm, len(names), 0, size, **alg_params), p2p)
     t = res["t_mcast_s"]
-    return {"algorithm": algorithm, "mpich_algorithm": mpich_algorithm,
+    return {"algorithm": algorithm, "mpich_algorithm": mpich_algorithm, "wait": wait or "spin",
             "hosts": len(names), "size": size, "iterations": iters,
             "t_mcast_s": {k: t[k] for k in ("median", "p10", "p90", "min", "max")},
             "verified": res["verified"], "predicted_s": predicted,
             "flow": res.get("flow"), "flow_vs_direct": res.get("flow_vs_direct"),
+            "cpu": res.get("cpu"),
             "topology": emu.topo.name}

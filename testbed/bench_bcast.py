@@ -5,6 +5,7 @@ measured t_hold/t_end, then every tree and MPICH's MPI_Bcast at 1 B, 1 KiB, 64 K
 from __future__ import annotations
 
 import json
+import statistics
 from pathlib import Path
 from typing import Any
 
@@ -35,15 +36,32 @@ def run(caps: Capabilities, progress: Progress, quick: bool = False) -> dict[str
                 res = run_bcast(emu, alg, size, iters=iters, flow=size <= FLOW_MAX,
                                 params=params, fragment=16384)
                 out["rows"].append(res)
+        out["scaling"] = _scaling(emu, params, progress, (2, 8) if quick else (2, 4, 8, 16))
     return out
+
+
+def _scaling(emu: Emulation, params: dict[str, Any], progress: Progress,
+             counts: tuple[int, ...]) -> list[dict[str, Any]]:
+    """1 B chain and binomial on 2..N ranks of the same star: the model's miss against the
+    number of ranks per core, and against how the waiting ranks wait (spin or sleep)."""
+    rows = []
+    for n in counts:
+        for alg in ("chain", "binomial"):
+            for wait in ("spin", "sleep") if n == counts[-1] else ("spin",):
+                progress(f"bench: scaling {alg} 1 B on {n} ranks ({wait})")
+                rows.append(run_bcast(emu, alg, 1, hosts=n, iters=20, flow=False,
+                                      params=params, wait=wait))
+    return rows
 
 
 def markdown(res: dict[str, Any]) -> list[str]:
     p = res["params"]
     lines = ["", f"Point-to-point parameters on {res['topology']} (medians, us):", "",
-             "| bytes | t_hold | t_end |", "|---|---|---|"]
-    lines += [f"| {m} | {h * 1e6:.1f} | {e * 1e6:.1f} |"
-              for m, h, e in zip(p["sizes"], p["t_hold_s"], p["t_end_s"], strict=True)]
+             "| bytes | t_hold (sustained) | send returns | t_end |", "|---|---|---|---|"]
+    back = p.get("t_hold_return_s") or [None] * len(p["sizes"])
+    lines += [f"| {m} | {h * 1e6:.1f} | {'-' if r is None else f'{r * 1e6:.1f}'} "
+              f"| {e * 1e6:.1f} |"
+              for m, h, r, e in zip(p["sizes"], p["t_hold_s"], back, p["t_end_s"], strict=True)]
     lines += ["", "Broadcast t_mcast, measured median (shared clock) / flow-latency benchmark "
               "/ t_hold-t_end model, ms:", "",
               "| algorithm | " + " | ".join(f"{s} B" for s in res["sizes"]) + " |",
@@ -68,6 +86,24 @@ def markdown(res: dict[str, Any]) -> list[str]:
         lines.append(f"\n{s} B: fastest {best['algorithm']}; opt-tree "
                      f"{opt['t_mcast_s']['median'] * 1e3:.2f} ms vs best basic tree "
                      f"({bb['algorithm']}) {bb['t_mcast_s']['median'] * 1e3:.2f} ms.")
+    gaps = [r["flow_vs_direct"] for r in res["rows"] if r.get("flow_vs_direct") is not None]
+    if gaps:
+        lines.append(f"\nFlow-latency benchmark against the shared clock: median "
+                     f"{statistics.median(gaps) * 100:+.0f}% (from {min(gaps) * 100:+.0f}% to "
+                     f"{max(gaps) * 100:+.0f}%) over {len(gaps)} experiments.")
+    if res.get("scaling"):
+        lines += ["", "Where the model misses: 1 B broadcasts on 2..N ranks of the same star "
+                  "(2 cores). rank cores = CPU time all ranks spent inside the broadcast per "
+                  "second of t_mcast; busy = the machine's busy share while measuring:", "",
+                  "| algorithm | ranks | wait | measured ms | model ms | measured/model "
+                  "| rank cores | busy |", "|---|---|---|---|---|---|---|---|"]
+        for r in res["scaling"]:
+            meas, pred, cpu = r["t_mcast_s"]["median"], r["predicted_s"], r.get("cpu") or {}
+            ratio = f"{meas / pred:.1f}" if pred else "-"
+            cores = f"{cpu['rank_cores']:.2f}" if cpu.get("rank_cores") is not None else "-"
+            busy = f"{cpu['busy'] * 100:.0f}%" if cpu.get("busy") is not None else "-"
+            lines.append(f"| {r['algorithm']} | {r['hosts']} | {r['wait']} | {meas * 1e3:.2f} "
+                         f"| {pred * 1e3:.2f} | {ratio} | {cores} | {busy} |")
     return lines
 
 

@@ -298,7 +298,7 @@ def cmd_bcast(args: argparse.Namespace) -> int:
                   f"{args.hosts or len(topo.hosts)} hosts")
         res = run_bcast(emu, args.algo, args.size, hosts=args.hosts, iters=args.iters,
                         flow=args.flow, params=params, fragment=args.fragment,
-                        mpich_algorithm=args.mpich_algorithm)
+                        mpich_algorithm=args.mpich_algorithm, wait=args.wait)
     if args.json:
         print(json.dumps(res))
         return 0 if res["verified"] else 4
@@ -307,6 +307,10 @@ def cmd_bcast(args: argparse.Namespace) -> int:
     print(f"{res['algorithm']} {res['size']} B on {res['hosts']} hosts of {res['topology']}: "
           f"t_mcast median {t['median'] * 1e6:.0f} us (p10 {t['p10'] * 1e6:.0f}, p90 "
           f"{t['p90'] * 1e6:.0f}); predicted {pred}; verified {res['verified']}")
+    cpu = res.get("cpu") or {}
+    if cpu.get("busy") is not None:
+        print(f"  CPU: {cpu['ranks']} ranks on {cpu['cores']} cores, machine {cpu['busy']:.0%} "
+              f"busy, ranks used {cpu['rank_cores']:.2f} cores during the broadcast")
     if res.get("flow"):
         print(f"  flow-latency benchmark: {res['flow']['t_mcast_s'] * 1e6:.0f} us "
               f"(critical responder {res['flow']['critical']})")
@@ -427,6 +431,8 @@ def build_parser() -> argparse.ArgumentParser:
             p.add_argument("--mpich-algorithm", metavar="NAME",
                            help="with --algo mpich: MPI_Bcast's algorithm (MPICH control "
                                 "variable), e.g. binomial, scatter_ring_allgather")
+            p.add_argument("--wait", choices=("spin", "yield", "sleep"),
+                           help="how tree ranks wait for a message (default spin)")
 
     p = sub.add_parser("cleanup", help="remove everything a crashed or killed run left behind")
     p.set_defaults(func=cmd_cleanup)

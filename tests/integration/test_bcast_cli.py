@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 
 from .conftest import MCASTLAB
@@ -23,6 +24,10 @@ def test_params_measures_hold_and_end_times(caps, clean_after):
     assert all(x > 0 for x in hold + end)
     # 64 KiB at 100 Mbit/s is at least 5.2 ms on the wire: t_end knows it
     assert end[1] > 65536 * 8 / 100e6
+    # t_hold is the sustained sending rate, so it cannot beat the wire either (HTB lets a
+    # small burst through early: 5% slack); a send may return sooner into socket buffers
+    assert hold[1] > 0.95 * 65536 * 8 / 100e6
+    assert all(r <= h for r, h in zip(res["t_hold_return_s"], hold, strict=True))
     assert set(res["fits"]) >= {"t_hold", "t_end"}
     assert [r["m"] for r in res["system"]] == [1, 65536]
 
@@ -36,6 +41,9 @@ def test_bcast_reports_measured_predicted_and_verified(caps, clean_after):
     assert 0 < res["t_mcast_s"]["p10"] <= res["t_mcast_s"]["median"] <= res["t_mcast_s"]["p90"]
     assert res["predicted_s"] > 0
     assert res["flow"]["critical"] in (1, 2, 3) and res["flow"]["t_mcast_s"] > 0
+    cpu = res["cpu"]
+    assert cpu["cores"] == os.cpu_count() and cpu["ranks"] == 4
+    assert 0 < cpu["busy"] <= 1 and cpu["rank_cores"] > 0
     native = run_json("bcast", "--topo", "star", "--hosts", "4", "--algo", "mpich",
                       "--size", "1000", "--iters", "5", "--no-flow")
     assert native["verified"] is True and native["predicted_s"] is None

@@ -1,0 +1,34 @@
+"""Timing helpers: the least-squares fit and the machine's CPU accounting."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from collectives.timing import busy_fraction, cpu_jiffies, fit_line
+
+
+def test_fit_line_recovers_start_and_per_byte():
+    a, b = fit_line([1, 1000, 100000], [5e-6 + 8e-9 * m for m in (1, 1000, 100000)],
+                    relative=True)
+    assert a == pytest.approx(5e-6) and b == pytest.approx(8e-9)
+
+
+def test_fit_line_rejects_mismatched_points():
+    with pytest.raises(ValueError):
+        fit_line([1, 2], [1.0])
+
+
+def test_busy_fraction_sees_a_busy_loop():
+    before = cpu_jiffies()
+    end = time.perf_counter() + 0.3
+    while time.perf_counter() < end:
+        pass
+    frac = busy_fraction(before, cpu_jiffies())
+    assert frac is not None and 0 < frac <= 1
+
+
+def test_busy_fraction_without_readings_is_none():
+    assert busy_fraction(None, (1, 2)) is None
+    assert busy_fraction((5, 10), (5, 10)) is None
