@@ -23,6 +23,7 @@ import sys
 import time
 
 from .executor import bcast
+from .mcast_channel import peek_stats
 from .stats import summarize
 from .timing import busy_fraction, busy_wait, cpu_jiffies, idle_barrier
 
@@ -45,33 +46,59 @@ def _one_byte_latency(comm, root: int, peer: int, reps: int = 20) -> float:
 
 def direct(comm, buf, want: bytes, root: int, iters: int, warmup: int, **alg) -> tuple:
     """(t_mcast samples, verified, cpu): cpu holds the whole machine's busy share over the
-    measured iterations (read at the root) and the CPU time all ranks together spent inside
-    the broadcast, in cores (CPU seconds per second of t_mcast): with more ranks than cores
-    and busy polling, the ranks take the CPU the software switches also need."""
+    measured iterations (read at the root) and `on_cpu`, the share of their time inside the
+    broadcast that the ranks spent running (CPU time / wall time, over all ranks): with more
+    ranks than cores, a rank that has work waits for a core that polling ranks and the
+    software switches also want."""
     rank = comm.Get_rank()
     samples, rank_cpu, ok = [], [], True
     one = bytearray(1)
-    stat0 = None
+    stat0 = counters0 = None
     for i in range(warmup + iters):
         if rank != root:
             buf[:] = bytes(len(buf))
         idle_barrier(comm)
-        if i == warmup and rank == root:
-            stat0 = cpu_jiffies()
+        if i == warmup:
+            counters0 = peek_stats(comm)
+            if rank == root:
+                stat0 = cpu_jiffies()
         comm.Reduce(one, bytearray(1) if rank == root else None, root=root)  # root last
         c0, t0 = time.process_time(), time.time()
         bcast(buf, root=root, comm=comm, **alg)
         t1, c1 = time.time(), time.process_time()
         ok &= bytes(buf) == want
-        ends = comm.gather((t1, c1 - c0), root=root)
+        ends = comm.gather((t1, c1 - c0, t1 - t0), root=root)
         start = comm.bcast(t0 if rank == root else None, root=root)
         if rank == root and i >= warmup:
-            samples.append(max(e for e, _ in ends) - start)
-            rank_cpu.append(sum(c for _, c in ends))
+            samples.append(max(e for e, _, _ in ends) - start)
+            rank_cpu.append((sum(c for _, c, _ in ends), sum(w for _, _, w in ends)))
     cpu = {"cores": os.cpu_count(), "ranks": comm.Get_size(),
            "busy": busy_fraction(stat0, cpu_jiffies()) if rank == root else None,
-           "rank_cores": (sum(rank_cpu) / sum(samples)) if sum(samples) > 0 else None}
+           "on_cpu": _ratio(sum(c for c, _ in rank_cpu), sum(w for _, w in rank_cpu))}
+    cpu["datagrams"] = _datagram_totals(comm, counters0, peek_stats(comm), iters)
     return samples, all(comm.allgather(ok)), cpu
+
+
+def _ratio(a: float, b: float) -> float | None:
+    return a / b if b > 0 else None
+
+
+COUNTERS = ("sent", "received", "delivered", "duplicate", "stale", "early", "rejected",
+            "repaired")
+
+
+def _datagram_totals(comm, before: dict | None, after: dict | None, iters: int) -> dict | None:
+    """Datagram counters of the multicast channel over the measured iterations, summed over
+    every rank (None for the point-to-point algorithms)."""
+    mine = None
+    if after is not None:
+        before = before or dict.fromkeys(COUNTERS, 0)
+        mine = {key: after[key] - before[key] for key in COUNTERS}
+    every = [m for m in comm.allgather(mine) if m is not None]
+    if not every:
+        return None
+    total = {key: sum(m[key] for m in every) for key in COUNTERS}
+    return {**total, "per_broadcast": {k: v / max(iters, 1) for k, v in total.items()}}
 
 
 def flow(comm, buf, root: int, iters: int, t_dummy: float, **alg) -> dict:
@@ -128,6 +155,7 @@ def main(argv: list[str] | None = None) -> int:
     out = {"algorithm": args.algorithm, "size": args.size, "ranks": comm.Get_size(),
            "root": args.root, "iterations": args.iters, "verified": verified,
            "params": {k: v for k, v in alg.items() if k != "algorithm"},
+           "datagrams": cpu.pop("datagrams"),
            "t_mcast_s": summarize(samples) if samples else None, "cpu": cpu}
     if args.flow and comm.Get_size() > 1:
         out["flow"] = flow(comm, buf, args.root, args.flow_iters, 1.5 * worst, **alg)

@@ -93,14 +93,14 @@ def markdown(res: dict[str, Any]) -> list[str]:
                      f"{max(gaps) * 100:+.0f}%) over {len(gaps)} experiments.")
     if res.get("scaling"):
         lines += ["", "Where the model misses: 1 B broadcasts on 2..N ranks of the same star "
-                  "(2 cores). rank cores = CPU time all ranks spent inside the broadcast per "
-                  "second of t_mcast; busy = the machine's busy share while measuring:", "",
+                  "(2 cores). on CPU = share of their time in the broadcast the ranks were "
+                  "running; busy = the machine's busy share while measuring:", "",
                   "| algorithm | ranks | wait | measured ms | model ms | measured/model "
-                  "| rank cores | busy |", "|---|---|---|---|---|---|---|---|"]
+                  "| on CPU | busy |", "|---|---|---|---|---|---|---|---|"]
         for r in res["scaling"]:
             meas, pred, cpu = r["t_mcast_s"]["median"], r["predicted_s"], r.get("cpu") or {}
             ratio = f"{meas / pred:.1f}" if pred else "-"
-            cores = f"{cpu['rank_cores']:.2f}" if cpu.get("rank_cores") is not None else "-"
+            cores = f"{cpu['on_cpu']:.0%}" if cpu.get("on_cpu") is not None else "-"
             busy = f"{cpu['busy'] * 100:.0f}%" if cpu.get("busy") is not None else "-"
             lines.append(f"| {r['algorithm']} | {r['hosts']} | {r['wait']} | {meas * 1e3:.2f} "
                          f"| {pred * 1e3:.2f} | {ratio} | {cores} | {busy} |")

@@ -272,14 +272,15 @@ def cmd_params(args: argparse.Namespace) -> int:
 
 
 def cmd_bcast(args: argparse.Namespace) -> int:
-    from collectives.schedules import ALGORITHMS, NATIVE
+    from collectives.executor import BCAST_ALGORITHMS
+    from collectives.schedules import NATIVE
 
     from .bcast_experiment import measure_params, run_bcast
     from .network import Emulation
 
-    if args.algo not in (NATIVE, *ALGORITHMS):
+    if args.algo not in BCAST_ALGORITHMS:
         raise UsageError(f"unknown algorithm {args.algo!r}; choose from "
-                         f"{', '.join((NATIVE, *ALGORITHMS))}")
+                         f"{', '.join(BCAST_ALGORITHMS)}")
     if args.size < 0:
         raise UsageError("--size must be a byte count >= 0")
     from .bcast_experiment import MPICH_ALGORITHMS
@@ -310,7 +311,7 @@ def cmd_bcast(args: argparse.Namespace) -> int:
     cpu = res.get("cpu") or {}
     if cpu.get("busy") is not None:
         print(f"  CPU: {cpu['ranks']} ranks on {cpu['cores']} cores, machine {cpu['busy']:.0%} "
-              f"busy, ranks used {cpu['rank_cores']:.2f} cores during the broadcast")
+              f"busy, ranks on a CPU {cpu['on_cpu']:.0%} of their time in the broadcast")
     if res.get("flow"):
         print(f"  flow-latency benchmark: {res['flow']['t_mcast_s'] * 1e6:.0f} us "
               f"(critical responder {res['flow']['critical']})")
@@ -391,7 +392,8 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--api-port", type=int, help=api_help)
         p.set_defaults(func=cmd_nodes)
 
-    from collectives.schedules import ALGORITHMS, NATIVE
+    from collectives.executor import BCAST_ALGORITHMS
+    from collectives.schedules import ALGORITHMS
 
     p = sub.add_parser("trees", help="a broadcast schedule and its predicted latency "
                                      "(no root needed)")
@@ -422,7 +424,7 @@ def build_parser() -> argparse.ArgumentParser:
             p.add_argument("--repeats", type=int, default=5)
         else:
             p.add_argument("--algo", required=True,
-                           help=f"one of {', '.join((NATIVE, *ALGORITHMS))}")
+                           help=f"one of {', '.join(BCAST_ALGORITHMS)}")
             p.add_argument("--size", type=int, required=True, help="message bytes")
             p.add_argument("--iters", type=int, default=20)
             p.add_argument("--fragment", type=int, help="fragmented-chain fragment size")
