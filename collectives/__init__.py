@@ -4,6 +4,6 @@ This layer never imports ``testbed`` or ``controller``. ``bcast`` is the broadca
 mpi4py programs (``collectives.executor.bcast``); it loads mpi4py only when called.
 """
 
-from .executor import bcast
+from .executor import barrier, bcast
 
-__all__ = ["bcast"]
+__all__ = ["barrier", "bcast"]

@@ -14,7 +14,8 @@ import time
 from functools import lru_cache
 from typing import Any
 
-from .schedules import NATIVE, Recv, Schedule, Send, SendRecv, build
+from .mcast_plans import BARRIERS, MULTICAST_ALGORITHMS
+from .schedules import ALGORITHMS, NATIVE, Recv, Schedule, Send, SendRecv, build
 
 TAG = 0x4D43  # one tag: per-pair FIFO order of MPI matches the schedule's order
 
@@ -87,13 +88,43 @@ def execute(schedule: Schedule, buf: Any, comm: Any) -> None:
 def bcast(buf: Any, root: int = 0, comm: Any = None, algorithm: str = "binomial",
           **params: Any) -> None:
     """Broadcast `buf` (any writable buffer) from `root` over `comm` with `algorithm`;
-    parameters as in `collectives.schedules.build`. Collective: every rank calls it with
-    the same algorithm, parameters and buffer size."""
+    parameters as in `collectives.schedules.build`, or for the multicast algorithms
+    (scout-linear, scout-binary, two-stage, nack) as in `collectives.mcast_bcast.Options`.
+    Collective: every rank calls it with the same algorithm, parameters and buffer size."""
     from mpi4py import MPI
 
     comm = comm if comm is not None else MPI.COMM_WORLD
     if algorithm == NATIVE:
         comm.Bcast([buf, MPI.BYTE], root=root)
         return
+    if algorithm not in BCAST_ALGORITHMS:
+        raise ValueError(f"unknown algorithm {algorithm!r}; choose from "
+                         f"{', '.join(BCAST_ALGORITHMS)}")
+    if algorithm in MULTICAST_ALGORITHMS:
+        from . import mcast_bcast
+        from .mcast_channel import channel_for
+
+        mcast_bcast.bcast(channel_for(comm), buf, root, algorithm, **params)
+        return
     nbytes = memoryview(buf).nbytes
     execute(schedule_for(algorithm, comm.Get_size(), root, nbytes, **params), buf, comm)
+
+
+BCAST_ALGORITHMS = (NATIVE, *ALGORITHMS, *MULTICAST_ALGORITHMS)
+
+
+def barrier(comm: Any = None, algorithm: str = "mpich", **params: Any) -> None:
+    """`mpich` (MPI_Barrier) or `mcast` (seed 004's multicast barrier, safe against a lost
+    release); `timeout` (s) bounds the multicast barrier's waits."""
+    from mpi4py import MPI
+
+    comm = comm if comm is not None else MPI.COMM_WORLD
+    if algorithm == "mpich":
+        comm.Barrier()
+    elif algorithm == "mcast":
+        from .mcast_barrier import barrier as mcast_barrier
+        from .mcast_channel import channel_for
+
+        mcast_barrier(channel_for(comm), **params)
+    else:
+        raise ValueError(f"unknown barrier {algorithm!r}; choose from {', '.join(BARRIERS)}")

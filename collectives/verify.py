@@ -12,10 +12,12 @@ import hashlib
 import json
 import random
 import sys
+import time
 import zlib
 
-from .executor import bcast
-from .schedules import ALGORITHMS, NATIVE
+from .executor import BCAST_ALGORITHMS, barrier, bcast
+from .mcast_channel import peek_stats
+from .mcast_plans import BARRIERS, MULTICAST_ALGORITHMS
 
 
 def payload(n: int, seed: int) -> bytes:
@@ -25,11 +27,18 @@ def payload(n: int, seed: int) -> bytes:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="collectives.verify")
     ap.add_argument("--sizes", default="0,1,1000,65539")
-    ap.add_argument("--algorithms", default=",".join((NATIVE, *ALGORITHMS)))
+    ap.add_argument("--algorithms", default=",".join(BCAST_ALGORITHMS))
     ap.add_argument("--roots", default="all", help="'all' or comma-separated ranks")
     ap.add_argument("--t-hold", type=float, default=30e-6)
     ap.add_argument("--t-end", type=float, default=90e-6)
     ap.add_argument("--fragment", type=int, default=4096)
+    ap.add_argument("--mcast-fragment", type=int,
+                    help="datagram payload of the multicast algorithms (default: fits the MTU)")
+    ap.add_argument("--skew", type=float, default=0.0,
+                    help="rank 1 enters every broadcast this many seconds late")
+    ap.add_argument("--repeat", type=int, default=1, help="run every case this many times")
+    ap.add_argument("--barriers", default="",
+                    help="also check these barriers (mpich, mcast) with random skew")
     ap.add_argument("--subsets", action="store_true",
                     help="also split the world into even and odd ranks")
     args = ap.parse_args(argv)
@@ -42,32 +51,70 @@ def main(argv: list[str] | None = None) -> int:
         comms.append((f"parity{world.Get_rank() % 2}", world.Split(world.Get_rank() % 2)))
     bad = 0
     for name, comm in comms:
-        k, checked = comm.Get_size(), 0
+        k = comm.Get_size()
         roots = range(k) if args.roots == "all" else [int(r) for r in args.roots.split(",")
                                                        if int(r) < k]
-        for algorithm in args.algorithms.split(","):
-            for n in (int(s) for s in args.sizes.split(",")):
-                for root in roots:
-                    seed = zlib.crc32(f"{algorithm}/{n}/{root}/{name}".encode())
-                    want = payload(n, seed)
-                    buf = bytearray(want) if comm.Get_rank() == root else bytearray(n)
-                    bcast(buf, root=root, comm=comm, algorithm=algorithm,
-                          t_hold=args.t_hold, t_end=args.t_end, fragment=args.fragment)
-                    ok = bytes(buf) == want
-                    oks = comm.allgather(ok)
-                    checked += 1
-                    if not all(oks):
-                        bad += 1
-                        if comm.Get_rank() == 0:
-                            print(json.dumps({"error": "wrong bytes", "comm": name,
-                                              "algorithm": algorithm, "size": n, "root": root,
-                                              "ranks": [r for r, o in enumerate(oks) if not o],
-                                              "sha": hashlib.sha1(want).hexdigest()[:8]}),
-                                  flush=True)
+        cases = [(a, int(n), r) for _ in range(args.repeat) for a in args.algorithms.split(",")
+                 for n in args.sizes.split(",") for r in roots]
+        # back to back: no synchronisation between broadcasts, results compared at the end
+        mine = []
+        for algorithm, n, root in cases:
+            want = payload(n, zlib.crc32(f"{algorithm}/{n}/{root}/{name}".encode()))
+            buf = bytearray(want) if comm.Get_rank() == root else bytearray(n)
+            if args.skew and comm.Get_rank() == 1 % k:
+                time.sleep(args.skew)
+            bcast(buf, root=root, comm=comm, algorithm=algorithm, **_params(algorithm, args))
+            mine.append(bytes(buf) == want)
+        checked = len(cases)
+        every = comm.allgather(mine)
+        for i, (algorithm, n, root) in enumerate(cases):
+            wrong = [r for r, oks in enumerate(every) if not oks[i]]
+            if wrong:
+                bad += 1
+                if comm.Get_rank() == 0:
+                    want = payload(n, zlib.crc32(f"{algorithm}/{n}/{root}/{name}".encode()))
+                    print(json.dumps({"error": "wrong bytes", "comm": name,
+                                      "algorithm": algorithm, "size": n, "root": root,
+                                      "ranks": wrong, "sha": hashlib.sha1(want).hexdigest()[:8]}),
+                          flush=True)
+        for algorithm in filter(None, args.barriers.split(",")):
+            bad += _check_barrier(comm, algorithm, name)
+        stats = comm.gather(peek_stats(comm), root=0)
         if comm.Get_rank() == 0:
-            print(json.dumps({"comm": name, "size": k, "broadcasts": checked,
-                              "all_correct": bad == 0}), flush=True)
+            out = {"comm": name, "size": k, "broadcasts": checked, "all_correct": bad == 0}
+            if any(stats):
+                out["datagrams"] = {key: sum(s[key] for s in stats if s)
+                                    for key in ("sent", "delivered", "duplicate", "stale",
+                                                "rejected", "repaired")}
+            print(json.dumps(out), flush=True)
     return 1 if world.allreduce(bad) else 0
+
+
+def _params(algorithm: str, args: argparse.Namespace) -> dict:
+    if algorithm in MULTICAST_ALGORITHMS:
+        return {"fragment": args.mcast_fragment} if args.mcast_fragment else {}
+    return {"t_hold": args.t_hold, "t_end": args.t_end, "fragment": args.fragment}
+
+
+def _check_barrier(comm, algorithm: str, name: str, rounds: int = 20) -> int:
+    """No rank may leave a barrier before the last one entered (the hosts share a clock);
+    ranks enter after random delays of up to 20 ms."""
+    if algorithm not in BARRIERS:
+        raise SystemExit(f"unknown barrier {algorithm!r}; choose from {', '.join(BARRIERS)}")
+    rng = random.Random(comm.Get_rank())
+    wrong = 0
+    for _ in range(rounds):
+        time.sleep(rng.random() * 0.02)
+        entered = time.time()
+        barrier(comm, algorithm)
+        left = time.time()
+        times = comm.allgather((entered, left))
+        if max(e for e, _ in times) > min(x for _, x in times):
+            wrong += 1
+    if wrong and comm.Get_rank() == 0:
+        print(json.dumps({"error": "barrier released early", "comm": name,
+                          "algorithm": algorithm, "rounds": wrong}), flush=True)
+    return wrong
 
 
 if __name__ == "__main__":

@@ -7,7 +7,7 @@ import json
 from typing import Any
 
 from collectives.model import MeasuredPointToPoint, predict
-from collectives.schedules import NATIVE, build
+from collectives.schedules import ALGORITHMS, NATIVE, build
 
 from .errors import RunFailed
 from .mpi import run_mpi
@@ -84,7 +84,7 @@ def run_bcast(emu: Emulation, algorithm: str, size: int, *, hosts: int | None = 
         args.append("--no-flow")
     res = _last_json(run_mpi(emu, args, hosts=names, timeout=timeout, env=env))
     predicted = None
-    if p2p is not None and algorithm != NATIVE:
+    if p2p is not None and algorithm in ALGORITHMS:
         predicted = predict(build(algorithm, len(names), 0, size, **alg_params), p2p)
     t = res["t_mcast_s"]
     return {"algorithm": algorithm, "mpich_algorithm": mpich_algorithm, "wait": wait or "spin",
@@ -92,5 +92,5 @@ def run_bcast(emu: Emulation, algorithm: str, size: int, *, hosts: int | None = 
             "t_mcast_s": {k: t[k] for k in ("median", "p10", "p90", "min", "max")},
             "verified": res["verified"], "predicted_s": predicted,
             "flow": res.get("flow"), "flow_vs_direct": res.get("flow_vs_direct"),
-            "cpu": res.get("cpu"),
+            "cpu": res.get("cpu"), "datagrams": res.get("datagrams"),
             "topology": emu.topo.name}

@@ -61,10 +61,34 @@ def tc_batch(intf: str, p: LinkParams, netem: bool) -> str:
     return lines
 
 
+LOSS_CHAIN = "MCASTLAB_LOSS"
+
+
 def netfilter_loss(intf: str, p: LinkParams) -> list[str]:
     """iptables commands (run in the host's namespace) dropping p.loss_pct % each way."""
-    if p.loss_pct <= 0:
-        return []
-    prob = f"{p.loss_pct / 100:.10g}"
-    rule = f"-m statistic --mode random --probability {prob} -j DROP"
-    return [f"iptables -w -A INPUT -i {intf} {rule}", f"iptables -w -A OUTPUT -o {intf} {rule}"]
+    return netfilter_set_loss(intf, p.loss_pct) if p.loss_pct > 0 else []
+
+
+LOSS_SCOPES = {"all": "", "multicast": "-p udp -d 224.0.0.0/4 "}
+
+
+def netfilter_set_loss(intf: str, pct: float, scope: str = "all") -> list[str]:
+    """Shell commands (in the host's namespace) that make the host's link drop `pct` % of
+    the packets each way from now on, through one chain both directions jump to: calling it
+    again replaces the rate; 100 drops everything, 0 nothing. `scope` "multicast" drops
+    only multicast UDP datagrams: TCP (and so MPI itself) crawls at high loss rates."""
+    if not 0 <= pct <= 100:
+        raise ValueError(f"loss must be in [0, 100] percent, got {pct!r}")
+    if scope not in LOSS_SCOPES:
+        raise ValueError(f"loss scope must be one of {', '.join(LOSS_SCOPES)}, got {scope!r}")
+    match = LOSS_SCOPES[scope]
+    jumps = [f"INPUT -i {intf} -j {LOSS_CHAIN}", f"OUTPUT -o {intf} -j {LOSS_CHAIN}"]
+    cmds = [f"{{ iptables -w -N {LOSS_CHAIN} 2>/dev/null || iptables -w -F {LOSS_CHAIN}; }}"]
+    cmds += [f"{{ iptables -w -C {j} 2>/dev/null || iptables -w -A {j}; }}" for j in jumps]
+    if pct >= 100:
+        cmds.append(f"iptables -w -A {LOSS_CHAIN} {match}-j DROP")
+    elif pct > 0:
+        prob = f"{pct / 100:.10g}"
+        cmds.append(f"iptables -w -A {LOSS_CHAIN} {match}-m statistic --mode random "
+                    f"--probability {prob} -j DROP")
+    return cmds

@@ -45,7 +45,9 @@ def run_mpi(emu: Any, argv: list[str], *, hosts: list[str] | None = None, np: in
             ppn: int = 1, timeout: float = 120.0, env: dict[str, str] | None = None,
             check: bool = True) -> MpiResult:
     """Run `argv` (e.g. ``["-m", "collectives.pingpong"]``, given to the venv's python) on
-    `np` ranks, `ppn` per host, over `hosts` (names or node ids; default all)."""
+    `np` ranks, `ppn` per host, over `hosts` (names or node ids; default all). Ranks run
+    under ``python -m mpi4py``, so an uncaught exception aborts the job at once instead of
+    leaving the rank stuck in MPI_Finalize."""
     names = [emu.topo.host(h).name for h in hosts] if hosts else [h.name for h in emu.topo.hosts]
     np = np or len(names) * ppn
     if np < 1 or np > len(names) * ppn:
@@ -62,7 +64,7 @@ def run_mpi(emu: Any, argv: list[str], *, hosts: list[str] | None = None, np: in
            "-n", str(np), "-genv", "UCX_TLS", "tcp,self",
            "-outfile-pattern", str(job_dir / "rank-%r.out"),
            "-errfile-pattern", str(job_dir / "rank-%r.err"),
-           "sh", "-c", _RANK_WRAPPER, "sh", sys.executable, *argv]
+           "sh", "-c", _RANK_WRAPPER, "sh", sys.executable, "-m", "mpi4py", *argv]
     job_env = dict(os.environ, MCASTLAB_HOSTMAP=str(hostmap), MCASTLAB_JOB_DIR=str(job_dir),
                    **{registry.ENV_JOB: job_id},
                    PYTHONUNBUFFERED="1", **(env or {}))
@@ -96,6 +98,12 @@ def run_mpi(emu: Any, argv: list[str], *, hosts: list[str] | None = None, np: in
             detail = _tail(res.rank_output.get(rank, ""))
         else:
             who, detail = f"mpiexec exited with code {res.returncode}", _tail(err or out)
+            # an uncaught exception in a rank aborts the whole job (python -m mpi4py):
+            # name the rank that raised it
+            raised = [r for r in range(np) if "Traceback" in res.rank_output.get(r, "")]
+            if raised:
+                who = f"rank {raised[0]} ({names[raised[0] // ppn]}) raised an exception"
+                detail = _tail(res.rank_output[raised[0]])
         raise RunFailed(f"MPI job '{' '.join(argv)}' on {np} ranks: {who}"
                         + (f":\n{detail}" if detail else ""))
     return res

@@ -22,7 +22,7 @@ from . import linkshape, registry
 from .cleanup import cleanup_run
 from .controller_proc import ControllerProcess
 from .environment import Capabilities, detect
-from .errors import RunFailed, UsageError
+from .errors import CapabilityError, RunFailed, UsageError
 from .shell import run
 
 PREFIX_LEN = 16  # hosts live in 10.0.0.0/16; the machine's resolver at 10.255.x stays off-link
@@ -86,6 +86,24 @@ class Emulation:
             raise UsageError("no controller in this network (OVS snooping mode)")
         path = "/nodes/fail" if failed else "/nodes/restore"
         return api_post(self.controller.api_port, path, {"nodes": list(node_ids)})["failed"]
+
+    def set_loss(self, pct: float, hosts: list[str | int] | None = None,
+                 scope: str = "all") -> None:
+        """From now on drop `pct` % of the packets each way on these hosts' links (default
+        all), with the netfilter statistic match; 100 cuts the hosts off, 0 restores.
+        `scope` "multicast" drops only multicast datagrams (see linkshape)."""
+        if not self.caps.netfilter_statistic:
+            raise CapabilityError("changing loss at run time needs the netfilter statistic "
+                                  "match (xt_statistic), which this kernel lacks")
+        if not 0 <= pct <= 100 or scope not in linkshape.LOSS_SCOPES:
+            raise UsageError(f"loss must be in [0, 100] percent with a scope of "
+                             f"{', '.join(linkshape.LOSS_SCOPES)}; got {pct!r}, {scope!r}")
+        for h in (self.topo.host(x) for x in hosts) if hosts else self.topo.hosts:
+            intf = intf_name(h.name, HOST_PORT)
+            cmds = linkshape.netfilter_set_loss(intf, pct, scope)
+            out = self.net.get(h.name).cmd(" && ".join(cmds) + " && echo MCASTLAB-OK")
+            if "MCASTLAB-OK" not in out:
+                raise RunFailed(f"setting loss on {h.name} failed: {out.strip()}")
 
     def __enter__(self) -> Emulation:
         self._trap_signals()

@@ -7,7 +7,7 @@ import pytest
 
 from testbed.environment import Capabilities
 from testbed.errors import CapabilityError
-from testbed.linkshape import check, netfilter_loss, tc_batch
+from testbed.linkshape import check, netfilter_loss, netfilter_set_loss, tc_batch
 from topologies import Host, Link, LinkParams, Switch, Topology, parse_spec
 
 ALL_TOOLS = {t: True for t in ("ethtool", "tc", "iptables", "nsenter", "unshare", "mnexec")}
@@ -113,10 +113,24 @@ def test_no_loss_no_rules() -> None:
                                             (99.9, "0.999"), (0.00001, "1e-07")])
 def test_loss_rules_drop_both_ways_with_the_probability(loss: float, prob: str) -> None:
     rules = netfilter_loss("h1-eth0", LinkParams(loss_pct=loss))
-    tail = f"-m statistic --mode random --probability {prob} -j DROP"
-    assert rules == [f"iptables -w -A INPUT -i h1-eth0 {tail}",
-                     f"iptables -w -A OUTPUT -o h1-eth0 {tail}"]
+    chain = "MCASTLAB_LOSS"
+    assert f"iptables -w -A INPUT -i h1-eth0 -j {chain}" in rules[1]
+    assert f"iptables -w -A OUTPUT -o h1-eth0 -j {chain}" in rules[2]
+    assert rules[3] == (f"iptables -w -A {chain} -m statistic --mode random "
+                        f"--probability {prob} -j DROP")
     assert float(prob) == pytest.approx(loss / 100)
+
+
+def test_run_time_loss_replaces_the_rate_and_cuts_off_at_100() -> None:
+    assert netfilter_loss("h1-eth0", LinkParams()) == []
+    off = netfilter_set_loss("h1-eth0", 0)
+    assert "iptables -w -F MCASTLAB_LOSS" in off[0] and len(off) == 3
+    assert netfilter_set_loss("h1-eth0", 100)[-1] == "iptables -w -A MCASTLAB_LOSS -j DROP"
+    with pytest.raises(ValueError):
+        netfilter_set_loss("h1-eth0", 101)
+    assert "-p udp -d 224.0.0.0/4 -m statistic" in netfilter_set_loss("h", 30, "multicast")[-1]
+    with pytest.raises(ValueError):
+        netfilter_set_loss("h1-eth0", 5, "tcp")
 
 
 # ---- check ------------------------------------------------------------------------------

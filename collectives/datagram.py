@@ -1,0 +1,95 @@
+"""The multicast datagram: header, payload, CRC-32 and an authentication tag.
+
+    [version:1][kind:1][root:2][bid:4][index:4][count:4] payload [crc32:4][tag:8]
+
+bid is the communicator's collective sequence number (the same on every rank), index and
+count place the fragment. The CRC (seed 002) covers header and payload; the tag is a keyed
+BLAKE2b of everything before it, with a key only the communicator's ranks hold, so a
+datagram sent by any other host, or by another communicator that happens to share the group,
+is rejected, never delivered. Big-endian throughout."""
+
+from __future__ import annotations
+
+import hashlib
+import struct
+import zlib
+from dataclasses import dataclass
+
+VERSION = 1
+DATA, PROBE, RELEASE, END = 1, 2, 3, 4
+KINDS = (DATA, PROBE, RELEASE, END)
+
+HEADER = struct.Struct("!BBHIII")
+CRC = struct.Struct("!I")
+TAG_SIZE = 8
+TRAILER_SIZE = CRC.size + TAG_SIZE
+OVERHEAD = HEADER.size + TRAILER_SIZE
+IP_UDP_HEADERS = 20 + 8
+KEY_SIZE = 16
+
+
+def payload_for_mtu(mtu: int) -> int:
+    """The largest payload whose datagram fits the link MTU without IP fragmentation."""
+    return mtu - IP_UDP_HEADERS - OVERHEAD
+
+
+@dataclass(frozen=True, slots=True)
+class Datagram:
+    kind: int
+    root: int
+    bid: int
+    index: int
+    count: int
+    payload: memoryview
+
+
+class Rejected(ValueError):
+    """A datagram that must not be delivered; `reason` is the counter it goes to."""
+
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason
+
+
+class Codec:
+    """Encodes and checks datagrams for one communicator's key."""
+
+    def __init__(self, key: bytes):
+        if len(key) != KEY_SIZE:
+            raise ValueError(f"the key must be {KEY_SIZE} bytes, got {len(key)}")
+        self._key = key
+
+    def _tag(self, data: bytes | memoryview) -> bytes:
+        return hashlib.blake2b(data, key=self._key, digest_size=TAG_SIZE).digest()
+
+    def encode(self, kind: int, root: int, bid: int, index: int, count: int,
+               payload: bytes | memoryview = b"") -> bytes:
+        body = HEADER.pack(VERSION, kind, root, bid & 0xFFFFFFFF, index, count) + bytes(payload)
+        body += CRC.pack(zlib.crc32(body))
+        return body + self._tag(body)
+
+    def decode(self, data: bytes | bytearray | memoryview) -> Datagram:
+        """The datagram, or Rejected('short' | 'crc' | 'tag' | 'version' | 'kind' | 'index')."""
+        view = memoryview(data)
+        n = len(view)
+        if n < OVERHEAD:
+            raise Rejected("short")
+        body_end = n - TRAILER_SIZE
+        (crc,) = CRC.unpack_from(view, body_end)
+        if zlib.crc32(view[:body_end]) != crc:
+            raise Rejected("crc")
+        if self._tag(view[: n - TAG_SIZE]) != bytes(view[n - TAG_SIZE:]):
+            raise Rejected("tag")
+        version, kind, root, bid, index, count = HEADER.unpack_from(view)
+        if version != VERSION:
+            raise Rejected("version")
+        if kind not in KINDS:
+            raise Rejected("kind")
+        if index >= max(count, 1):
+            raise Rejected("index")
+        return Datagram(kind, root, bid, index, count, view[HEADER.size:body_end])
+
+
+def bid_before(a: int, b: int) -> bool:
+    """Serial-number order of 32-bit broadcast ids (RFC 1982): a comes before b."""
+    return a != b and ((b - a) & 0xFFFFFFFF) < 0x80000000

@@ -1,0 +1,57 @@
+"""The multicast barrier of seed 004: zero-byte arrivals reduced up the binary scout tree to
+rank 0, then one zero-data multicast releases everyone.
+
+Made safe against a lost release: after its release every rank also sends a zero-byte
+release to its tree children point to point. A rank whose multicast release arrives returns
+at once (the point-to-point one is parked and completes in the background); a rank whose
+release was lost returns when its parent's point-to-point release arrives, one hop later."""
+
+from __future__ import annotations
+
+from . import datagram as dg
+from .mcast_bcast import TIMEOUT_S, _Clock
+from .mcast_channel import Channel
+from .mcast_plans import parents, scout_binary_tree
+
+TAG_ARRIVE, TAG_RELEASE = 0x5C11, 0x5C12
+
+
+def barrier(ch: Channel, timeout: float = TIMEOUT_S) -> None:
+    from mpi4py import MPI
+
+    ch.next_bid(timeout)
+    if ch.size == 1:
+        return
+    pc, rank = ch.pcomm, ch.rank
+    tree = scout_binary_tree(ch.size)
+    kids = tree.get(rank, [])
+    parent = parents(tree).get(rank)
+    empty = bytearray(1)
+    clock = _Clock(ch, timeout, f"multicast barrier {ch.bid}")
+    released = [False]
+
+    def on_datagram(d: dg.Datagram) -> None:
+        if d.kind == dg.RELEASE and d.root == 0:
+            released[0] = True
+        else:
+            ch.stats.reject("shape")
+
+    arrivals = [pc.Irecv([empty, 0, MPI.BYTE], source=kid, tag=TAG_ARRIVE) for kid in kids]
+    while not MPI.Request.Testall(arrivals):
+        ch.deliver(on_datagram)
+        clock.wait(False, "waiting for ranks to arrive")
+    if parent is None:
+        ch.send(dg.RELEASE, root=0)
+    else:
+        pc.Send([empty, 0, MPI.BYTE], dest=parent, tag=TAG_ARRIVE)
+        release = pc.Irecv([empty, 0, MPI.BYTE], source=parent, tag=TAG_RELEASE)
+        while not released[0] and not release.Test():
+            ch.deliver(on_datagram)
+            clock.wait(released[0], "waiting for the release")
+        if not released[0]:
+            ch.stats["repaired"] += 1
+        ch.park(release)
+    for kid in kids:
+        ch.park(pc.Isend([empty, 0, MPI.BYTE], dest=kid, tag=TAG_RELEASE))
+
+

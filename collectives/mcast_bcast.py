@@ -1,0 +1,341 @@
+"""Broadcast over IP multicast: `scout-linear`, `scout-binary` (seed 004), `two-stage` (seed
+002) and `nack` (ours). Runs in every rank; the plans come from `mcast_plans`.
+
+- two-stage: the root multicasts every fragment without synchronising, then the fragmented
+  chain completes the message over point-to-point: every rank receives every fragment from
+  its predecessor and forwards a fragment to its successor as soon as it owns it, whether
+  the multicast or the chain brought it (the thesis's completion rule). Below
+  crossover_nodes ranks it is a linear broadcast, above crossover_size the plain chain.
+- nack: the root multicasts; each rank reports what it lacks up a binomial tree once it
+  holds everything, saw the root's end marker, or heard nothing for a while; the root
+  re-sends what is missing (by multicast when several lack a fragment, point to point when
+  one does) and the last repair round is point to point only, so it always completes.
+- scout-*: zero-byte scouts are gathered to the root (linearly or up seed 004's binary
+  tree) before it multicasts; seed 004 had no repair, here lost fragments are repaired as
+  in nack, with reports up the scout tree.
+
+Every wait has a deadline (`timeout`): a broadcast that cannot complete (a rank gone, all
+datagrams and messages lost) raises MulticastError instead of hanging."""
+
+from __future__ import annotations
+
+import time
+from array import array
+from dataclasses import dataclass
+from typing import Any
+
+from . import datagram as dg
+from .mcast_channel import Channel, MulticastError
+from .mcast_plans import (
+    CROSSOVER_NODES,
+    CROSSOVER_SIZE,
+    ROOT_WAIT_US,
+    SCOUT_TREES,
+    fragment_count,
+    fragment_range,
+    parents,
+    plan_repair,
+    report_tree,
+    two_stage_dispatch,
+)
+from .schedules import Children
+
+TAG_SCOUT, TAG_REPORT, TAG_BATCH = 0x5C01, 0x5C02, 0x5C03
+TAG_CHAIN = 1 << 20  # + fragment index: the chain may forward fragments out of order
+TIMEOUT_S = 60.0
+FIRST_WAIT_S = 0.1   # nothing at all heard from the root: report after this long
+IDLE_S = 0.005       # heard something, now quiet: report after this long
+END_COPIES = 2
+MAX_OUTSTANDING = 64
+
+
+@dataclass
+class Options:
+    fragment: int
+    timeout: float = TIMEOUT_S
+    first_wait: float = FIRST_WAIT_S
+    idle: float = IDLE_S
+    mcast_min: int = 2
+    repair_rounds: int = 1
+    root_wait_us: float = ROOT_WAIT_US
+    crossover_nodes: int = CROSSOVER_NODES
+    crossover_size: int = CROSSOVER_SIZE
+
+
+class _Clock:
+    """The broadcast's deadline, and an adaptive nap between polls (short while things
+    happen, up to 1 ms when idle) so waiting ranks leave the CPU to the busy ones."""
+
+    def __init__(self, ch: Channel, timeout: float, what: str):
+        self.ch, self.what = ch, what
+        self.end = time.perf_counter() + timeout
+        self.timeout = timeout
+        self.nap = 2e-5
+
+    def wait(self, progressed: bool, detail: str = "") -> None:
+        if progressed:
+            self.nap = 2e-5
+            return
+        if time.perf_counter() > self.end:
+            raise MulticastError(f"{self.what}: rank {self.ch.rank} gave up after "
+                                 f"{self.timeout:g} s{': ' + detail if detail else ''}")
+        if not self.ch.wait_readable(self.nap):
+            self.nap = min(1e-3, self.nap * 2)
+
+
+class _Message:
+    """The message being assembled from datagrams, with what is still missing."""
+
+    def __init__(self, ch: Channel, view: memoryview, root: int, fragment: int):
+        self.ch, self.view, self.root, self.fragment = ch, view, root, fragment
+        self.nbytes = len(view)
+        self.count = fragment_count(self.nbytes, fragment)
+        self.have = bytearray(self.count)
+        self.missing = self.count
+        self.heard = self.end_seen = False
+        self.last_heard = time.perf_counter()
+        self.counting_repairs = False
+
+    def take_all(self) -> None:
+        self.have[:] = b"\x01" * self.count
+        self.missing = 0
+
+    def put(self, index: int, payload: bytes | memoryview) -> bool:
+        if self.have[index]:
+            self.ch.stats["duplicate"] += 1
+            return False
+        lo, hi = fragment_range(index, self.nbytes, self.fragment)
+        self.view[lo:hi] = payload
+        self.have[index] = 1
+        self.missing -= 1
+        return True
+
+    def on_datagram(self, d: dg.Datagram) -> None:
+        st = self.ch.stats
+        if d.root != self.root or d.kind not in (dg.DATA, dg.END) or d.count != self.count:
+            st.reject("shape")
+            return
+        self.heard = True
+        self.last_heard = time.perf_counter()
+        if d.kind == dg.END:
+            self.end_seen = True
+            return
+        lo, hi = fragment_range(d.index, self.nbytes, self.fragment)
+        if len(d.payload) != hi - lo:
+            st.reject("length")
+            return
+        if self.put(d.index, d.payload):
+            st["delivered"] += 1
+            if self.counting_repairs:
+                st["repaired"] += 1
+
+    def lacking(self) -> list[int]:
+        return [i for i, h in enumerate(self.have) if not h]
+
+    def multicast(self, indexes: range | list[int] | frozenset[int]) -> None:
+        for i in sorted(indexes):
+            lo, hi = fragment_range(i, self.nbytes, self.fragment)
+            self.ch.send(dg.DATA, i, self.count, self.view[lo:hi], root=self.root)
+
+
+def bcast(ch: Channel, buf: Any, root: int, algorithm: str, **params: Any) -> None:
+    view = memoryview(buf).cast("B")
+    opts = Options(**{"fragment": ch.fragment, **params})
+    if opts.fragment < 1 or opts.fragment > 65507 - dg.OVERHEAD:
+        raise ValueError(f"fragment size must be in 1..{65507 - dg.OVERHEAD}, "
+                         f"got {opts.fragment}")
+    ch.next_bid()
+    if ch.size == 1:
+        return
+    if algorithm == "two-stage":
+        _two_stage(ch, view, root, opts)
+    elif algorithm == "nack":
+        _with_repair(ch, view, root, opts, None, report_tree(ch.size))
+    else:
+        tree = SCOUT_TREES[algorithm](ch.size)
+        _with_repair(ch, view, root, opts, tree, tree)
+
+
+# ---- two-stage (seed 002) ---------------------------------------------------------------------
+def _two_stage(ch: Channel, view: memoryview, root: int, o: Options) -> None:
+    from mpi4py import MPI
+
+    k, pc = ch.size, ch.pcomm
+    how = two_stage_dispatch(k, len(view), o.crossover_nodes, o.crossover_size)
+    if how != "two-stage":
+        from .executor import execute, schedule_for
+
+        extra = {"fragment": o.fragment} if how == "fragmented-chain" else {}
+        execute(schedule_for(how, k, root, len(view), **extra), view, pc)
+        return
+    vr = (ch.rank - root) % k
+    pred = (ch.rank - 1) % k if vr else None
+    succ = (ch.rank + 1) % k if vr != k - 1 else None
+    msg = _Message(ch, view, root, o.fragment)
+    clock = _Clock(ch, o.timeout, f"two-stage broadcast {ch.bid} from rank {root}")
+    scratch = bytearray(len(view))
+    recvs: dict[int, Any] = {}
+    if vr == 0:
+        if o.root_wait_us > 0:
+            time.sleep(o.root_wait_us * 1e-6)
+        msg.take_all()
+        msg.multicast(range(msg.count))
+    else:
+        sv = memoryview(scratch)
+        for i in range(msg.count):
+            lo, hi = fragment_range(i, len(view), o.fragment)
+            recvs[i] = pc.Irecv([sv[lo:hi], MPI.BYTE], source=pred, tag=TAG_CHAIN + i)
+    sends: dict[int, Any] = {}
+    next_send = 0  # lowest fragment not yet handed to the successor
+    sent = bytearray(msg.count)
+    while recvs or (succ is not None and (next_send < msg.count or sends)):
+        progressed = False
+        if vr:
+            before = msg.missing
+            ch.deliver(msg.on_datagram)
+            progressed = msg.missing != before
+            for i, req in list(recvs.items()):
+                if req.Test():
+                    del recvs[i]
+                    progressed = True
+                    if not msg.have[i]:
+                        lo, hi = fragment_range(i, len(view), o.fragment)
+                        msg.put(i, scratch[lo:hi])
+        if succ is not None:
+            for i, req in list(sends.items()):
+                if req.Test():
+                    del sends[i]
+                    progressed = True
+            for i in range(next_send, msg.count):
+                if len(sends) >= MAX_OUTSTANDING:
+                    break
+                if msg.have[i] and not sent[i]:
+                    lo, hi = fragment_range(i, len(view), o.fragment)
+                    sends[i] = pc.Isend([view[lo:hi], MPI.BYTE], dest=succ, tag=TAG_CHAIN + i)
+                    sent[i] = 1
+                    progressed = True
+            while next_send < msg.count and sent[next_send]:
+                next_send += 1
+        clock.wait(progressed, f"{len(recvs)} fragment(s) not yet received from rank "
+                               f"{pred}, {msg.count - sum(sent)} not yet sent to rank {succ}")
+
+
+# ---- nack and the scouts ---------------------------------------------------------------------
+def _with_repair(ch: Channel, view: memoryview, root: int, o: Options,
+                 scouts: Children | None, tree: Children) -> None:
+    k, pc = ch.size, ch.pcomm
+    vr = (ch.rank - root) % k
+    absolute = lambda v: (v + root) % k  # noqa: E731
+    up = parents(tree)
+    parent = absolute(up[vr]) if vr else None
+    kids = [absolute(c) for c in tree.get(vr, [])]
+    msg = _Message(ch, view, root, o.fragment)
+    clock = _Clock(ch, o.timeout, f"{'scout' if scouts else 'nack'} broadcast {ch.bid} "
+                                  f"from rank {root}")
+    if scouts is not None:
+        s_up = parents(scouts)
+        s_kids = [absolute(c) for c in scouts.get(vr, [])]
+        _gather_zero(ch, msg, clock, s_kids, TAG_SCOUT)
+        if vr:
+            _send_obj(ch, clock, msg, None, absolute(s_up[vr]), TAG_SCOUT)
+    if vr == 0:
+        if o.root_wait_us > 0:
+            time.sleep(o.root_wait_us * 1e-6)
+        msg.take_all()
+        msg.multicast(range(msg.count))
+        for _ in range(END_COPIES):
+            ch.send(dg.END, 0, msg.count)
+    else:
+        start = time.perf_counter()
+        while msg.missing:
+            before = msg.missing
+            ch.deliver(msg.on_datagram)
+            now = time.perf_counter()
+            if msg.missing and (
+                    (msg.end_seen and now - msg.last_heard > o.idle / 5)
+                    or (msg.heard and now - msg.last_heard > o.idle)
+                    or (not msg.heard and now - start > o.first_wait)):
+                break
+            clock.wait(msg.missing != before)
+    msg.counting_repairs = True
+    active_kids = kids
+    rounds = 0
+    while True:
+        reports: dict[int, bytes] = {}
+        for kid in active_kids:
+            reports.update(_recv_obj(ch, clock, msg, kid, TAG_REPORT))
+        if msg.missing:
+            reports[ch.rank] = array("I", msg.lacking()).tobytes()
+        if vr:
+            _send_obj(ch, clock, msg, reports, parent, TAG_REPORT)
+            if not reports:
+                return
+            batch = _recv_obj(ch, clock, msg, root, TAG_BATCH)
+            for i, data in batch["frags"]:
+                if msg.put(i, data):
+                    ch.stats["repaired"] += 1
+            if batch["final"]:
+                if msg.missing:
+                    raise MulticastError(f"rank {ch.rank}: the final repair left "
+                                         f"{msg.missing} fragment(s) missing")
+                return
+            active_kids = [c for c in kids if c in batch["active"]]
+            want = [i for i in batch["multicast"] if not msg.have[i]]
+            quiet = time.perf_counter() + o.idle
+            while want and time.perf_counter() < quiet:
+                before = msg.missing
+                ch.deliver(msg.on_datagram)
+                want = [i for i in want if not msg.have[i]]
+                clock.wait(msg.missing != before)
+        else:
+            if not reports:
+                return
+            rounds += 1
+            final = rounds > o.repair_rounds
+            missing = {r: frozenset(array("I", b)) for r, b in reports.items()}
+            plan = plan_repair(missing, mcast_min=o.mcast_min, final=final)
+            active = set()
+            for r in missing:
+                v = (r - root) % k
+                while v:
+                    active.add(absolute(v))
+                    v = up[v]
+            msg.multicast(plan.multicast)
+            reqs = []
+            for r in sorted(active):
+                frags = [(i, bytes(view[slice(*fragment_range(i, len(view), o.fragment))]))
+                         for i in sorted(plan.p2p.get(r, ()))]
+                reqs.append(pc.isend({"final": final, "multicast": sorted(plan.multicast),
+                                      "active": active, "frags": frags}, dest=r,
+                                     tag=TAG_BATCH))
+            _complete(ch, clock, msg, reqs)
+            if final:
+                return
+            active_kids = [c for c in kids if c in active]
+
+
+def _complete(ch: Channel, clock: _Clock, msg: _Message, reqs: list[Any]) -> None:
+    from mpi4py import MPI
+
+    while not MPI.Request.Testall(reqs):
+        ch.deliver(msg.on_datagram)
+        clock.wait(False, "a point-to-point send did not complete")
+
+
+def _gather_zero(ch: Channel, msg: _Message, clock: _Clock, sources: list[int], tag: int) -> None:
+    for src in sources:
+        _recv_obj(ch, clock, msg, src, tag)
+
+
+def _send_obj(ch: Channel, clock: _Clock, msg: _Message, obj: Any, dest: int, tag: int) -> None:
+    _complete(ch, clock, msg, [ch.pcomm.isend(obj, dest=dest, tag=tag)])
+
+
+def _recv_obj(ch: Channel, clock: _Clock, msg: _Message, source: int, tag: int) -> Any:
+    """Receive one pickled message, taking datagrams in while waiting for it."""
+    pc = ch.pcomm
+    while not pc.iprobe(source=source, tag=tag):
+        before = msg.missing
+        ch.deliver(msg.on_datagram)
+        clock.wait(msg.missing != before, f"no message from rank {source} (tag {tag:#x})")
+    return pc.recv(source=source, tag=tag)

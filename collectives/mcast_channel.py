@@ -1,0 +1,319 @@
+"""One communicator's multicast channel: its group and UDP sockets, joined at set-up and
+left when the communicator is freed.
+
+Rank 0 leases a (group, port) and draws a key; every rank learns both over MPI, joins the
+group on its data interface (the one the 224/4 route leaves by) and then the channel checks
+that datagrams actually reach every rank before the first collective: the switch must have
+seen the joins (IGMP) and installed the group. Datagrams are TTL 1, loopback off (unless two
+ranks share a host), and the receive buffer holds the largest burst, so a rank that enters a
+broadcast late finds the datagrams waiting for it in the kernel.
+
+Collectives are numbered (bid) the same on every rank; a datagram of the current bid is
+delivered, one of a later bid (a fast root already in the next collective) is kept until
+then, and one of an earlier bid, or failing its CRC or key, is counted and dropped."""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import errno
+import fcntl
+import secrets
+import select
+import socket
+import struct
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from . import datagram as dg
+from .mcast_groups import GroupError, lease
+
+SIOCGIFADDR, SIOCGIFMTU = 0x8915, 0x8921
+SO_RCVBUFFORCE, SO_SNDBUFFORCE = 33, 32
+RCVBUF = 32 << 20  # a 4 MiB broadcast is ~3000 datagrams of ~2.3 KiB truesize each
+SNDBUF = 4 << 20
+STASH_MAX = 1 << 16
+SETUP_TIMEOUT_S = 10.0
+
+
+class MulticastError(RuntimeError):
+    """A multicast collective that cannot go on (set-up failed, or a deadline passed)."""
+
+
+def _ifreq(sock: socket.socket, request: int, name: str) -> bytes:
+    return fcntl.ioctl(sock.fileno(), request, struct.pack("256s", name.encode()[:15]))
+
+
+def data_interface(group: str) -> tuple[str, str, int]:
+    """(address, interface, MTU) of the interface multicast to `group` leaves by."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        try:
+            s.connect((group, 9))
+        except OSError as e:
+            raise MulticastError(f"no route for multicast to {group} on this host ({e})") from e
+        addr = s.getsockname()[0]
+        for _, name in socket.if_nameindex():
+            with contextlib.suppress(OSError):
+                if socket.inet_ntoa(_ifreq(s, SIOCGIFADDR, name)[20:24]) == addr:
+                    mtu = struct.unpack_from("i", _ifreq(s, SIOCGIFMTU, name), 16)[0]
+                    return addr, name, mtu
+    return addr, "", 1500
+
+
+class Stats(dict):
+    """Datagram counters of one channel: sent, received, delivered, duplicate, stale,
+    early (kept for a later collective), rejected (by reason), repaired."""
+
+    def __init__(self) -> None:
+        super().__init__(sent=0, received=0, delivered=0, duplicate=0, stale=0, early=0,
+                         rejected=0, repaired=0, reasons={})
+
+    def reject(self, reason: str) -> None:
+        self["rejected"] += 1
+        self["reasons"][reason] = self["reasons"].get(reason, 0) + 1
+
+
+class Channel:
+    """Set up collectively (every rank of `comm` constructs it); `close()` leaves."""
+
+    def __init__(self, comm: Any, fragment: int | None = None,
+                 setup_timeout: float = SETUP_TIMEOUT_S):
+        self.comm, self.rank, self.size = comm, comm.Get_rank(), comm.Get_size()
+        self.stats = Stats()
+        self.bid = 0
+        self._stash: dict[int, list[bytes]] = {}
+        self._stashed = 0
+        self._lease = None
+        self.recv_sock = self.send_sock = None
+        self.pcomm = None
+        self._parked = []
+        info: Any = None
+        if self.rank == 0:
+            try:
+                self._lease = lease()
+                info = (self._lease.group, self._lease.port, secrets.token_bytes(dg.KEY_SIZE))
+            except GroupError as e:
+                info = str(e)
+        info = comm.bcast(info, root=0)
+        if isinstance(info, str):
+            raise MulticastError(f"multicast set-up: {info}")
+        self.group, self.port, key = info
+        self.codec = dg.Codec(key)
+        err = ""
+        try:
+            self._open()
+        except (OSError, MulticastError) as e:
+            err = f"rank {self.rank} ({socket.gethostname()}): {e}"
+        errors = [e for e in comm.allgather(err) if e]
+        if errors:
+            self.close()
+            raise MulticastError("multicast set-up failed: " + "; ".join(errors))
+        payload = dg.payload_for_mtu(min(comm.allgather(self.mtu)))
+        self.fragment = int(fragment) if fragment else payload
+        if not 1 <= self.fragment <= 65507 - dg.OVERHEAD:
+            self.close()
+            raise MulticastError(f"fragment size {self.fragment} is outside "
+                                 f"1..{65507 - dg.OVERHEAD}")
+        self._verify(setup_timeout)
+        self.pcomm = comm.Dup()  # point-to-point traffic of the collectives: own context
+        self._parked: list[Any] = []
+        _OPEN.add(self)
+
+    # ---- sockets ---------------------------------------------------------------------------
+    def _open(self) -> None:
+        self.address, self.interface, self.mtu = data_interface(self.group)
+        shared_host = len(set(self.comm.allgather(self.address))) < self.size
+        r = socket.socket(socket.AF_INET, socket.SOCK_DGRAM, socket.IPPROTO_UDP)
+        self.recv_sock = r
+        r.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            r.setsockopt(socket.SOL_SOCKET, SO_RCVBUFFORCE, RCVBUF)
+        except PermissionError:
+            r.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, RCVBUF)
+        r.bind((self.group, self.port))
+        self._membership(socket.IP_ADD_MEMBERSHIP)
+        r.setblocking(False)
+        s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM, socket.IPPROTO_UDP)
+        self.send_sock = s
+        s.setsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_TTL, 1)
+        s.setsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_LOOP, 1 if shared_host else 0)
+        s.setsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_IF, socket.inet_aton(self.address))
+        with contextlib.suppress(PermissionError):
+            s.setsockopt(socket.SOL_SOCKET, SO_SNDBUFFORCE, SNDBUF)
+        s.bind((self.address, 0))
+        self._dest = (self.group, self.port)
+
+    def _membership(self, option: int) -> None:
+        mreq = socket.inet_aton(self.group) + socket.inet_aton(self.address)
+        self.recv_sock.setsockopt(socket.IPPROTO_IP, option, mreq)
+
+    def _verify(self, timeout: float) -> None:
+        """Ranks 0 and 1 send probes until every rank has received one (so every rank can
+        receive from rank 0, and rank 0 from rank 1). A rank still without one half way
+        through joins again (its IGMP report may have been lost)."""
+        rounds = max(1, int(timeout / 0.02))
+        got, rejoined = self.size == 1, False
+        for i in range(rounds):
+            if self.rank in (0, 1):
+                self._send(self.codec.encode(dg.PROBE, self.rank, 0, 0, 1))
+            end = time.perf_counter() + 0.02
+            while not got and time.perf_counter() < end:
+                self.wait_readable(end - time.perf_counter())
+                got = any(d.kind == dg.PROBE for d in self._read_raw())
+            if all(self.comm.allgather(got)):
+                self.stats["sent"] = self.stats["received"] = 0
+                return
+            if not got and not rejoined and i >= rounds // 2:
+                with contextlib.suppress(OSError):
+                    self._membership(socket.IP_DROP_MEMBERSHIP)
+                    self._membership(socket.IP_ADD_MEMBERSHIP)
+                rejoined = True
+        report = self.comm.allgather((got, socket.gethostname()))
+        missing = [f"{r} ({host})" for r, (ok, host) in enumerate(report) if not ok]
+        self.close()
+        raise MulticastError(
+            f"multicast group {self.group}:{self.port} does not reach rank(s) "
+            f"{', '.join(missing)} within {timeout:g} s: the "
+            "switches do not forward it there (is the controller running in igmp mode?)")
+
+    def _send(self, data: bytes) -> None:
+        while True:
+            try:
+                self.send_sock.sendto(data, self._dest)
+                break
+            except BlockingIOError:
+                select.select([], [self.send_sock], [], 0.01)
+            except PermissionError:
+                break  # a netfilter rule dropped it on the way out: emulated loss
+            except OSError as e:
+                if e.errno != errno.ENOBUFS:  # the qdisc is full: try again
+                    raise
+                time.sleep(0.0005)
+        self.stats["sent"] += 1
+
+    def _read_raw(self) -> Iterator[dg.Datagram]:
+        """Every datagram waiting in the socket that passes the checks."""
+        while True:
+            try:
+                data = self.recv_sock.recv(65536)
+            except (BlockingIOError, InterruptedError):
+                return
+            self.stats["received"] += 1
+            try:
+                yield self.codec.decode(data)
+            except dg.Rejected as e:
+                self.stats.reject(e.reason)
+
+    # ---- collectives -----------------------------------------------------------------------
+    def next_bid(self, timeout: float = SETUP_TIMEOUT_S) -> int:
+        """Start the next collective: every rank calls it once per collective. Requests an
+        earlier collective parked (a barrier's safety-net release) complete first."""
+        self.settle(timeout)
+        self.bid = (self.bid + 1) & 0xFFFFFFFF or 1
+        return self.bid
+
+    def park(self, request: Any) -> None:
+        """Keep a request that may complete after the collective returned."""
+        self._parked.append(request)
+
+    def settle(self, timeout: float) -> None:
+        if not self._parked:
+            return
+        from mpi4py import MPI
+
+        end = time.perf_counter() + timeout
+        while not MPI.Request.Testall(self._parked):
+            if time.perf_counter() > end:
+                raise MulticastError(f"rank {self.rank}: messages of collective {self.bid} "
+                                     f"still pending after {timeout:g} s")
+            time.sleep(1e-4)
+        self._parked = []
+
+    def send(self, kind: int, index: int = 0, count: int = 1,
+             payload: bytes | memoryview = b"", root: int | None = None) -> None:
+        self._send(self.codec.encode(kind, self.rank if root is None else root, self.bid,
+                                     index, count, payload))
+
+    def wait_readable(self, timeout: float) -> bool:
+        if timeout <= 0:
+            return False
+        return bool(select.select([self.recv_sock], [], [], timeout)[0])
+
+    def deliver(self, handler: Callable[[dg.Datagram], None]) -> None:
+        """Hand every waiting datagram of the current collective to `handler` (kept ones
+        first); keep those of later collectives, drop those of earlier ones."""
+        kept = self._stash.pop(self.bid, None)
+        if kept:
+            self._stashed -= len(kept)
+            for data in kept:
+                handler(self.codec.decode(data))
+        for d in self._read_raw():
+            if d.kind == dg.PROBE:
+                continue
+            if d.bid == self.bid:
+                handler(d)
+            elif dg.bid_before(self.bid, d.bid) and self._stashed < STASH_MAX:
+                self.stats["early"] += 1
+                self._stash.setdefault(d.bid, []).append(self.codec.encode(
+                    d.kind, d.root, d.bid, d.index, d.count, d.payload))
+                self._stashed += 1
+            else:
+                self.stats["stale"] += 1
+
+    def close(self) -> None:
+        """Leave the group (closing the socket sends the IGMP leave) and give up the lease."""
+        pcomm, self.pcomm = getattr(self, "pcomm", None), None
+        if pcomm is not None:
+            from mpi4py import MPI
+
+            if not MPI.Is_finalized():
+                with contextlib.suppress(MPI.Exception):
+                    for req in self._parked:
+                        if not req.Test():
+                            req.Cancel()
+                    pcomm.Free()
+        for s in (self.recv_sock, self.send_sock):
+            if s is not None:
+                s.close()
+        self.recv_sock = self.send_sock = None
+        if self._lease is not None:
+            self._lease.release()
+            self._lease = None
+        _OPEN.discard(self)
+
+
+_OPEN: set[Channel] = set()
+
+
+@atexit.register
+def _close_all() -> None:
+    for ch in list(_OPEN):
+        ch.close()
+
+
+# ---- one channel per communicator, freed with it ---------------------------------------------
+_KEYVAL: Any = None
+
+
+def channel_for(comm: Any, fragment: int | None = None) -> Channel:
+    """The communicator's channel, set up on first use (collectively: every rank calls the
+    same collective) and closed when the communicator is freed."""
+    global _KEYVAL
+    from mpi4py import MPI
+
+    if _KEYVAL is None:
+        _KEYVAL = MPI.Comm.Create_keyval(delete_fn=lambda _c, _k, ch: ch.close())
+    ch = comm.Get_attr(_KEYVAL)
+    if ch is None:
+        ch = Channel(comm, fragment)
+        comm.Set_attr(_KEYVAL, ch)
+    return ch
+
+
+def peek_stats(comm: Any) -> dict[str, Any] | None:
+    ch = comm.Get_attr(_KEYVAL) if _KEYVAL is not None else None
+    return None if ch is None else {**ch.stats, "reasons": dict(ch.stats["reasons"]),
+                                    "group": ch.group, "port": ch.port,
+                                    "fragment": ch.fragment}
+

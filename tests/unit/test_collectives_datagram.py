@@ -1,0 +1,82 @@
+"""The multicast datagram: round trip, every rejection, fragment sizing; group leases."""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+import random
+
+import pytest
+
+from collectives import datagram as dg
+from collectives.mcast_groups import POOL, lease, leases
+from collectives.mcast_plans import fragment_count, fragment_range
+
+KEY = bytes(range(16))
+
+
+def test_round_trip_keeps_every_field():
+    c = dg.Codec(KEY)
+    d = c.decode(c.encode(dg.DATA, 3, 77, 5, 9, b"payload"))
+    assert (d.kind, d.root, d.bid, d.index, d.count, bytes(d.payload)) == \
+        (dg.DATA, 3, 77, 5, 9, b"payload")
+
+
+@pytest.mark.parametrize("mutate, reason", [
+    (lambda b: b[:10], "short"),
+    (lambda b: b[:20] + bytes([b[20] ^ 1]) + b[21:], "crc"),
+    (lambda b: b[:-1] + bytes([b[-1] ^ 1]), "tag"),
+])
+def test_damaged_datagrams_are_rejected(mutate, reason):
+    c = dg.Codec(KEY)
+    data = c.encode(dg.DATA, 0, 1, 0, 1, b"x" * 40)
+    with pytest.raises(dg.Rejected) as e:
+        c.decode(mutate(data))
+    assert e.value.reason == reason
+
+
+def test_another_key_is_rejected_even_with_a_valid_crc():
+    forged = dg.Codec(bytes(16)).encode(dg.DATA, 0, 1, 0, 1, b"evil")
+    with pytest.raises(dg.Rejected) as e:
+        dg.Codec(KEY).decode(forged)
+    assert e.value.reason == "tag"
+
+
+def test_index_beyond_count_is_rejected():
+    c = dg.Codec(KEY)
+    with pytest.raises(dg.Rejected):
+        c.decode(c.encode(dg.DATA, 0, 1, 4, 4, b""))
+
+
+def test_payload_fits_the_mtu_without_ip_fragmentation():
+    p = dg.payload_for_mtu(1500)
+    assert p + dg.OVERHEAD + 28 == 1500 and p >= 1400
+
+
+def test_bid_order_wraps():
+    assert dg.bid_before(1, 2) and not dg.bid_before(2, 1)
+    assert dg.bid_before(0xFFFFFFFF, 1) and not dg.bid_before(5, 5)
+
+
+def test_fragments_cover_the_message():
+    assert fragment_count(0, 1444) == 1 and fragment_range(0, 0, 1444) == (0, 0)
+    assert fragment_count(1444, 1444) == 1 and fragment_count(1445, 1444) == 2
+    assert fragment_range(1, 1445, 1444) == (1444, 1445)
+
+
+def test_leases_are_unique_and_released(tmp_path):
+    got = [lease(tmp_path, random.Random(1)) for _ in range(20)]
+    assert len({g.group for g in got}) == 20
+    assert all(ipaddress.ip_address(g.group) in POOL for g in got)
+    assert len(leases(tmp_path)) == 20
+    for g in got:
+        g.release()
+    assert leases(tmp_path) == []
+
+
+def test_a_lease_of_a_dead_process_is_taken_over(tmp_path):
+    first = lease(tmp_path, random.Random(7))
+    first.path.write_text("999999999 ghost 5000\n")  # no such pid
+    again = lease(tmp_path, random.Random(7))  # same first draw: the stale lease goes
+    assert leases(tmp_path) == [again.group] and again.group != first.group
+    assert again.path.read_text().split()[0] == str(os.getpid())
