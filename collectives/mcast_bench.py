@@ -21,6 +21,7 @@ import random
 import statistics
 import sys
 import time
+from pathlib import Path
 
 from .executor import bcast
 from .mcast_channel import peek_stats
@@ -127,6 +128,38 @@ def flow(comm, buf, root: int, iters: int, t_dummy: float, **alg) -> dict:
             "per_responder_s": {str(d): v for d, v in per.items()}}
 
 
+def frames(comm, buf, root: int, iters: int, mark_dir: str, **alg) -> bool:
+    """Bracket `iters` back-to-back broadcasts, and then an empty bracket, with marks: the
+    root writes MARK_DIR/<name> and waits for MARK_DIR/<name>.ok, which whoever counts the
+    frames on the switches writes once it has read its counters. Frames per broadcast =
+    (frames in the full bracket - frames in the empty one) / iters. False if nobody
+    answers a mark within 30 s."""
+    answered = True
+
+    def mark(name: str) -> None:
+        nonlocal answered
+        if comm.Get_rank() != root or not answered:
+            return
+        base = Path(mark_dir)
+        (base / name).write_text("")
+        end = time.monotonic() + 30
+        while not (base / f"{name}.ok").exists():
+            if time.monotonic() > end:
+                answered = False
+                return
+            time.sleep(0.005)
+
+    for name, n in (("bcast", iters), ("empty", 0)):
+        idle_barrier(comm)
+        mark(f"{name}-start")
+        idle_barrier(comm)
+        for _ in range(n):
+            bcast(buf, root=root, comm=comm, **alg)
+        idle_barrier(comm)
+        mark(f"{name}-end")
+    return comm.bcast(answered, root=root)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="collectives.mcast_bench")
     ap.add_argument("--algorithm", default="binomial")
@@ -139,12 +172,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--t-hold", type=float, help="opt-tree: t_hold(m) of this size, s")
     ap.add_argument("--t-end", type=float, help="opt-tree: t_end(m) of this size, s")
     ap.add_argument("--fragment", type=int)
+    ap.add_argument("--timeout", type=float, help="multicast algorithms: deadline, s")
+    ap.add_argument("--mark-dir", help="count frames: see frames()")
+    ap.add_argument("--frame-iters", type=int, default=10)
     args = ap.parse_args(argv)
     from mpi4py import MPI
 
     comm = MPI.COMM_WORLD
     alg = {"algorithm": args.algorithm}
-    for key in ("t_hold", "t_end", "fragment"):
+    for key in ("t_hold", "t_end", "fragment", "timeout"):
         if getattr(args, key) is not None:
             alg[key] = getattr(args, key)
     want = random.Random(args.size).randbytes(args.size)
@@ -159,6 +195,10 @@ def main(argv: list[str] | None = None) -> int:
            "t_mcast_s": summarize(samples) if samples else None, "cpu": cpu}
     if args.flow and comm.Get_size() > 1:
         out["flow"] = flow(comm, buf, args.root, args.flow_iters, 1.5 * worst, **alg)
+    if args.mark_dir and args.frame_iters > 0:
+        out["frame_iters"] = args.frame_iters
+        out["frames_marked"] = frames(comm, buf, args.root, args.frame_iters, args.mark_dir,
+                                      **alg)
     if comm.Get_rank() == args.root:
         if out.get("flow") and out["t_mcast_s"]:
             med = out["t_mcast_s"]["median"]

@@ -3,6 +3,7 @@ dummy loop) and measured broadcasts with their model predictions."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 from typing import Any
 
@@ -10,6 +11,7 @@ from collectives.model import MeasuredPointToPoint, predict
 from collectives.schedules import ALGORITHMS, NATIVE, build
 
 from .errors import RunFailed
+from .frame_count import FrameCounter
 from .mpi import run_mpi
 from .network import Emulation
 
@@ -49,12 +51,15 @@ WAIT_MODES = ("spin", "yield", "sleep")
 def run_bcast(emu: Emulation, algorithm: str, size: int, *, hosts: int | None = None,
               iters: int = 20, flow: bool = True, params: dict[str, Any] | None = None,
               fragment: int | None = None, mpich_algorithm: str | None = None,
-              wait: str | None = None, timeout: float = 900) -> dict[str, Any]:
+              wait: str | None = None, loss: float = 0.0, loss_scope: str = "all",
+              frames: int = 0, timeout: float = 900) -> dict[str, Any]:
     """One measured broadcast experiment, with the model's prediction where one exists.
     `params` (from measure_params) gives t_hold/t_end; opt-tree needs them.
     `mpich_algorithm` picks MPI_Bcast's algorithm (MPIR_CVAR_BCAST_INTRA_ALGORITHM, with
     MPICH's device-level collectives off so the choice is honoured). `wait` sets how the
-    tree executor's ranks wait (MCASTLAB_WAIT: spin, yield, sleep)."""
+    tree executor's ranks wait (MCASTLAB_WAIT: spin, yield, sleep). `loss` (a fraction)
+    is set on every host link for this run (and taken off after); `frames` > 0 counts the
+    frames of that many back-to-back broadcasts on the switch ports."""
     env: dict[str, str] = {}
     if wait is not None:
         if wait not in WAIT_MODES:
@@ -82,7 +87,20 @@ def run_bcast(emu: Emulation, algorithm: str, size: int, *, hosts: int | None = 
         alg_params["fragment"] = fragment
     if not flow:
         args.append("--no-flow")
-    res = _last_json(run_mpi(emu, args, hosts=names, timeout=timeout, env=env))
+    if not 0 <= loss <= 1:
+        raise RunFailed(f"loss is a fraction in [0, 1], got {loss!r}")
+    counter = FrameCounter(emu) if frames > 0 and emu.controller is not None else None
+    if counter is not None:
+        args += ["--mark-dir", str(counter.dir), "--frame-iters", str(frames)]
+    if loss:
+        emu.set_loss(loss * 100, scope=loss_scope)
+    try:
+        with counter or contextlib.nullcontext():
+            res = _last_json(run_mpi(emu, args, hosts=names, timeout=timeout, env=env))
+    finally:
+        if loss:
+            emu.set_loss(0)
+    per_frame = counter.per_iteration(frames) if counter is not None else None
     predicted = None
     if p2p is not None and algorithm in ALGORITHMS:
         predicted = predict(build(algorithm, len(names), 0, size, **alg_params), p2p)
@@ -93,4 +111,5 @@ def run_bcast(emu: Emulation, algorithm: str, size: int, *, hosts: int | None = 
             "verified": res["verified"], "predicted_s": predicted,
             "flow": res.get("flow"), "flow_vs_direct": res.get("flow_vs_direct"),
             "cpu": res.get("cpu"), "datagrams": res.get("datagrams"),
+            "loss": loss, "loss_scope": loss_scope if loss else None, "frames": per_frame,
             "topology": emu.topo.name}

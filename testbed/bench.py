@@ -13,7 +13,7 @@ from typing import Any
 
 from topologies import parse_spec
 
-from . import bench_bcast, bench_mcast, results
+from . import bench_bcast, bench_ipmc, bench_mcast, results
 from .environment import detect
 from .mpi import run_mpi
 from .network import Emulation, Progress
@@ -59,7 +59,8 @@ SUITES = ("all", "testbed", "mcast", "bcast")
 
 def run(out_dir: Path, *, quick: bool = False, progress: Progress = print,
         suite: str = "all") -> Path:
-    """Run the benchmarks and write results.md (testbed suite) and mcast.md (multicast)."""
+    """Run the benchmarks and write results.md (testbed suite), mcast.md (multicast
+    forwarding), bcast.md (point-to-point broadcasts) and ipmc.md (IP-multicast collectives)."""
     caps = detect()
     caps.require()
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -80,6 +81,15 @@ def run(out_dir: Path, *, quick: bool = False, progress: Progress = print,
         md.write_text("\n".join([f"# mcastlab broadcast bench, {time.strftime('%Y-%m-%d %H:%M')}",
                                   _machine_line(caps), *bench_bcast.markdown(res),
                                   "", "![broadcast](bcast.png)"]) + "\n")
+        written.append(md)
+    if suite in ("all", "ipmc"):
+        res = bench_ipmc.run(caps, progress, quick=quick)
+        bench_ipmc.save(res, out_dir)
+        md = out_dir / "ipmc.md"
+        md.write_text("\n".join([f"# mcastlab IP-multicast collectives bench, "
+                                  f"{time.strftime('%Y-%m-%d %H:%M')}",
+                                  _machine_line(caps), *bench_ipmc.markdown(res),
+                                  "", "![ipmc](ipmc.png)"]) + "\n")
         written.append(md)
     index = out_dir / "index.md"
     index.write_text("\n\n".join(p.read_text() for p in written))

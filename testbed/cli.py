@@ -283,6 +283,10 @@ def cmd_bcast(args: argparse.Namespace) -> int:
                          f"{', '.join(BCAST_ALGORITHMS)}")
     if args.size < 0:
         raise UsageError("--size must be a byte count >= 0")
+    if not 0 <= args.loss <= 1:
+        raise UsageError(f"--loss is a fraction of packets in [0, 1], got {args.loss:g}")
+    if args.frames < 0:
+        raise UsageError("--frames must be >= 0")
     from .bcast_experiment import MPICH_ALGORITHMS
 
     if args.mpich_algorithm and (args.algo != NATIVE
@@ -299,7 +303,8 @@ def cmd_bcast(args: argparse.Namespace) -> int:
                   f"{args.hosts or len(topo.hosts)} hosts")
         res = run_bcast(emu, args.algo, args.size, hosts=args.hosts, iters=args.iters,
                         flow=args.flow, params=params, fragment=args.fragment,
-                        mpich_algorithm=args.mpich_algorithm, wait=args.wait)
+                        mpich_algorithm=args.mpich_algorithm, wait=args.wait,
+                        loss=args.loss, loss_scope=args.loss_scope, frames=args.frames)
     if args.json:
         print(json.dumps(res))
         return 0 if res["verified"] else 4
@@ -312,6 +317,13 @@ def cmd_bcast(args: argparse.Namespace) -> int:
     if cpu.get("busy") is not None:
         print(f"  CPU: {cpu['ranks']} ranks on {cpu['cores']} cores, machine {cpu['busy']:.0%} "
               f"busy, ranks on a CPU {cpu['on_cpu']:.0%} of their time in the broadcast")
+    if res.get("frames"):
+        print(f"  frames per broadcast: {res['frames']['sent']:.1f} sent by hosts, "
+              f"{res['frames']['delivered']:.1f} delivered to hosts")
+    if res.get("datagrams"):
+        d = res["datagrams"]["per_broadcast"]
+        print(f"  datagrams per broadcast: {d['sent']:.1f} sent, {d['received']:.1f} received, "
+              f"{d['rejected']:.1f} rejected, {d['repaired']:.1f} fragments repaired")
     if res.get("flow"):
         print(f"  flow-latency benchmark: {res['flow']['t_mcast_s'] * 1e6:.0f} us "
               f"(critical responder {res['flow']['critical']})")
@@ -435,6 +447,13 @@ def build_parser() -> argparse.ArgumentParser:
                                 "variable), e.g. binomial, scatter_ring_allgather")
             p.add_argument("--wait", choices=("spin", "yield", "sleep"),
                            help="how tree ranks wait for a message (default spin)")
+            p.add_argument("--loss", type=float, default=0.0, metavar="P",
+                           help="drop this fraction of packets each way on every host link")
+            p.add_argument("--loss-scope", choices=("all", "multicast"), default="all",
+                           help="drop any packet (default) or only multicast datagrams")
+            p.add_argument("--frames", type=int, default=10, metavar="N",
+                           help="count frames on the switch ports over N back-to-back "
+                                "broadcasts (0: skip)")
 
     p = sub.add_parser("cleanup", help="remove everything a crashed or killed run left behind")
     p.set_defaults(func=cmd_cleanup)
@@ -442,7 +461,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("bench", help="testbed benchmarks (start time, throughput, latency)")
     p.add_argument("--out", default="bench", help="folder for the results (default %(default)s)")
     p.add_argument("--quick", action="store_true", help="smaller sizes, fewer repetitions")
-    p.add_argument("--suite", choices=("all", "testbed", "mcast", "bcast"), default="all",
+    p.add_argument("--suite", choices=("all", "testbed", "mcast", "bcast", "ipmc"), default="all",
                    help="which benchmarks (default all)")
     p.set_defaults(func=cmd_bench)
     return ap

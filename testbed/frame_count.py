@@ -1,0 +1,67 @@
+"""Frames on the wire during marked stretches of an MPI job, from the switches' port counters.
+
+The job (collectives.mcast_bench --mark-dir) writes a mark file and waits; a thread here
+reads the controller's live port counters, records them under the mark's name and answers
+with <name>.ok. Frames "sent" are packets the switches received on host ports (what hosts
+put on their links: seed 004 counts these), frames "delivered" are packets the switches sent
+out of host ports."""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from pathlib import Path
+from typing import Any
+
+from .controller_proc import api_get
+
+
+class FrameCounter:
+    def __init__(self, emu: Any):
+        self.emu = emu
+        self.dir = Path(emu.run_dir) / f"marks-{uuid.uuid4().hex[:8]}"
+        self.counts: dict[str, tuple[int, int]] = {}
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._serve, daemon=True)
+
+    def __enter__(self) -> FrameCounter:
+        self.dir.mkdir(parents=True)
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join(10)
+
+    def _host_frames(self) -> tuple[int, int]:
+        ports = api_get(self.emu.controller.api_port, "/ports")
+        sent = delivered = 0
+        for per_port in ports.values():
+            for c in per_port.values():
+                if self.emu.topo.is_host(c["neighbour"]):
+                    sent += c["rx_packets"]
+                    delivered += c["tx_packets"]
+        return sent, delivered
+
+    def _serve(self) -> None:
+        while not self._stop.wait(0.002):
+            for mark in self.dir.iterdir():
+                name = mark.name
+                if name.endswith(".ok") or name in self.counts:
+                    continue
+                self.counts[name] = self._host_frames()
+                (self.dir / f"{name}.ok").write_text("")
+
+    def per_iteration(self, iters: int) -> dict[str, float] | None:
+        """Frames sent and delivered per broadcast, less the bracket's own (the barriers
+        around it), or None if a mark is missing."""
+        need = ("bcast-start", "bcast-end", "empty-start", "empty-end")
+        if iters < 1 or any(n not in self.counts for n in need):
+            return None
+        c = self.counts
+        out = {}
+        for i, key in enumerate(("sent", "delivered")):
+            full = c["bcast-end"][i] - c["bcast-start"][i]
+            empty = c["empty-end"][i] - c["empty-start"][i]
+            out[key] = (full - empty) / iters
+        return out
