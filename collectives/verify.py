@@ -86,6 +86,7 @@ def main(argv: list[str] | None = None) -> int:
                 out["datagrams"] = {key: sum(s[key] for s in stats if s)
                                     for key in ("sent", "delivered", "duplicate", "stale",
                                                 "rejected", "repaired")}
+                out["group"] = next(f"{s['group']}:{s['port']}" for s in stats if s)
             print(json.dumps(out), flush=True)
     return 1 if world.allreduce(bad) else 0
 

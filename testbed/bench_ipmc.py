@@ -17,6 +17,7 @@ from topologies import parse_spec
 
 from .bcast_experiment import run_bcast
 from .environment import Capabilities
+from .mpi import run_mpi
 from .network import Emulation, Progress
 
 BW = 100e6
@@ -44,6 +45,12 @@ def run(caps: Capabilities, progress: Progress, quick: bool = False) -> dict[str
                     progress(f"bench: seed 004, {alg} {size} B on {n} hosts")
                     rows.append(_one(emu, alg, size, n, iters=20))
         out["seed004"] = rows
+        out["barrier"] = []
+        for n in hosts4:
+            progress(f"bench: barriers on {n} hosts")
+            res = run_mpi(emu, ["-m", "collectives.barrier_bench"], hosts=list(range(n)),
+                          timeout=300)
+            out["barrier"] += json.loads(res.rank_output[0].strip().splitlines()[-1])["rows"]
     scale = (2, 8) if quick else SCALE_HOSTS
     with Emulation(parse_spec(f"star:hosts={max(scale)},bw=100"), caps=caps) as emu:
         rows = []
@@ -100,6 +107,24 @@ def markdown(res: dict[str, Any]) -> list[str]:
             cells.append(f"{_ms(r):.2f} / {f}")
         lines.append(f"| {n} | {size} | " + " | ".join(cells) + " |")
     lines += ["", *_crossovers(rows)]
+
+    if res.get("barrier"):
+        lines += ["", "Barriers (last entry to last exit, median us; p10-p90), and how many "
+                  "ranks were released by the point-to-point safety net instead of the "
+                  "multicast:", "", "| hosts | mpich | mcast | p2p releases |",
+                  "|---|---|---|---|"]
+        by_n: dict[int, dict[str, Any]] = {}
+        for r in res["barrier"]:
+            by_n.setdefault(r["ranks"], {})[r["algorithm"]] = r
+
+        def us(r: dict[str, Any]) -> str:
+            t = r["t_barrier_s"]
+            return f"{t['median'] * 1e6:.0f} ({t['p10'] * 1e6:.0f}-{t['p90'] * 1e6:.0f})"
+
+        for n, pair in by_n.items():
+            m = pair["mcast"]
+            lines.append(f"| {n} | {us(pair['mpich'])} | {us(m)} | "
+                         f"{m['p2p_releases']} of {m['iterations'] * (n - 1)} |")
 
     rows = res["scaling"]
     lines += ["", "64 KiB from 2 to 32 hosts (seed 002's headline), median ms:", "",

@@ -47,3 +47,25 @@ def test_bcast_reports_measured_predicted_and_verified(caps, clean_after):
     native = run_json("bcast", "--topo", "star", "--hosts", "4", "--algo", "mpich",
                       "--size", "1000", "--iters", "5", "--no-flow")
     assert native["verified"] is True and native["predicted_s"] is None
+
+
+def test_multicast_bcast_under_loss_reports_frames_and_datagrams(caps, clean_after):
+    res = run_json("bcast", "--topo", "star", "--hosts", "4", "--algo", "nack",
+                   "--size", "20000", "--iters", "10", "--no-flow", "--loss", "0.2",
+                   "--loss-scope", "multicast", "--frames", "10")
+    assert res["verified"] is True and res["loss"] == 0.2 and res["loss_scope"] == "multicast"
+    d = res["datagrams"]["per_broadcast"]
+    # 14 fragments of 1444 B, and repairs: the lost ones were made good
+    assert d["sent"] >= 14 and d["repaired"] > 0 and d["rejected"] == 0
+    # every data datagram crosses the root's link once: at least 14 frames per broadcast
+    # sent by hosts, and each reaches 3 hosts (less what the loss took)
+    assert res["frames"]["sent"] >= 14 and res["frames"]["delivered"] >= 14
+
+
+def test_bcast_refuses_an_impossible_loss():
+    out = subprocess.run([*MCASTLAB, "bcast", "--topo", "star", "--hosts", "2", "--algo",
+                          "nack", "--size", "10", "--loss", "5"], capture_output=True,
+                         text=True, timeout=60)
+    assert out.returncode == 2
+    assert out.stderr.strip().splitlines() == [
+        "mcastlab: error: --loss is a fraction of packets in [0, 1], got 5"]

@@ -36,6 +36,7 @@ def verify(emu, *args: str, hosts=None, timeout=300) -> list[dict]:
 
 
 def test_every_size_root_subset_skew_and_both_barriers(caps, clean_after):
+    before = set(leases())
     with Emulation(parse_spec("star:hosts=5,bw=1000"), caps=caps) as emu:
         small = verify(emu, "--sizes", "0,1,1000,65539", "--subsets",
                        "--barriers", "mpich,mcast")
@@ -48,6 +49,9 @@ def test_every_size_root_subset_skew_and_both_barriers(caps, clean_after):
     # multicast carried the data: datagrams were delivered, none rejected
     assert by["world"]["datagrams"]["delivered"] > 0
     assert by["world"]["datagrams"]["rejected"] == 0
+    # one group per communicator, all different, all given back when the job ended
+    assert len({by[c]["group"] for c in ("world", "parity0", "parity1")}) == 3
+    assert set(leases()) == before
     assert big[0]["all_correct"] and big[0]["broadcasts"] == 4 * 2
     assert late[0]["all_correct"] and late[0]["broadcasts"] == 4 * 2 * 2
 
@@ -60,7 +64,8 @@ def test_every_size_root_subset_skew_and_both_barriers(caps, clean_after):
 def test_correct_under_loss_on_every_host_link(caps, clean_after, loss, scope):
     with Emulation(parse_spec("star:hosts=4,bw=1000"), caps=caps) as emu:
         emu.set_loss(loss, scope=scope)
-        got = verify(emu, "--sizes", "0,1000,200000", "--roots", "0,2", timeout=600)
+        got = verify(emu, "--sizes", "0,1000,200000", "--roots", "0,2", "--barriers", "mcast",
+                     timeout=600)
     world = got[0]
     assert world["all_correct"] and world["broadcasts"] == 4 * 3 * 2
     if loss >= 5:  # lost datagrams were made good

@@ -82,3 +82,15 @@ def test_final_repair_round_is_point_to_point_only():
 def test_repair_plan_rejects_a_bad_threshold():
     with pytest.raises(ValueError):
         plan_repair({1: {0}}, mcast_min=0)
+
+
+def test_multicast_pacing_follows_the_link_rate(monkeypatch):
+    from collectives.mcast_bcast import PACE, Options, default_rate
+
+    monkeypatch.setenv("MCASTLAB_LINK_MBIT", "100")
+    assert default_rate() == pytest.approx(PACE * 100e6)
+    assert Options(fragment=1444).rate == pytest.approx(PACE * 100e6)
+    monkeypatch.setenv("MCASTLAB_LINK_MBIT", "fast")
+    assert default_rate() is None
+    monkeypatch.delenv("MCASTLAB_LINK_MBIT")
+    assert Options(fragment=1444, rate=None).rate is None
