@@ -198,7 +198,11 @@ def plot(res: dict[str, Any], path: Path) -> None:
     for a in dict.fromkeys(r["algorithm"] for r in res["scaling"]):
         mine = [r for r in res["scaling"] if r["algorithm"] == a]
         axes[1].plot([r["hosts"] for r in mine], [_ms(r) for r in mine], marker="o", label=a)
-    axes[1].set(xlabel="hosts", ylabel="t_mcast (ms)", xscale="log", title="64 KiB")
+    axes[1].set(xlabel="hosts", ylabel="t_mcast (ms)", xscale="log", yscale="log",
+                title="64 KiB")
+    ns = sorted({r["hosts"] for r in res["scaling"]})
+    axes[1].set_xticks(ns, [str(n) for n in ns])
+    axes[1].minorticks_off()
     for a in dict.fromkeys(r["algorithm"] for r in res["loss"]):
         mine = [r for r in res["loss"] if r["algorithm"] == a]
         axes[2].plot([r["loss"] * 100 for r in mine], [_ms(r) for r in mine], marker="o",
