@@ -88,7 +88,8 @@ def execute(schedule: Schedule, buf: Any, comm: Any) -> None:
 def bcast(buf: Any, root: int = 0, comm: Any = None, algorithm: str = "binomial",
           **params: Any) -> None:
     """Broadcast `buf` (any writable buffer) from `root` over `comm` with `algorithm`;
-    parameters as in `collectives.schedules.build`, or for the multicast algorithms
+    parameters as in `collectives.schedules.build`; for `dyn-tree` t_hs, t_hd, t_ns, t_nd,
+    t_rs, t_rd (or t_hold and t_end; `collectives.dyn_bcast`); for the multicast algorithms
     (scout-linear, scout-binary, two-stage, nack) as in `collectives.mcast_bcast.Options`.
     Collective: every rank calls it with the same algorithm, parameters and buffer size."""
     from mpi4py import MPI
@@ -100,6 +101,11 @@ def bcast(buf: Any, root: int = 0, comm: Any = None, algorithm: str = "binomial"
     if algorithm not in BCAST_ALGORITHMS:
         raise ValueError(f"unknown algorithm {algorithm!r}; choose from "
                          f"{', '.join(BCAST_ALGORITHMS)}")
+    if algorithm == "dyn-tree":
+        from . import dyn_bcast
+
+        dyn_bcast.bcast(buf, root, comm, dyn_bcast.static_params(params))
+        return
     if algorithm in MULTICAST_ALGORITHMS:
         from . import mcast_bcast
         from .mcast_channel import channel_for
@@ -110,7 +116,8 @@ def bcast(buf: Any, root: int = 0, comm: Any = None, algorithm: str = "binomial"
     execute(schedule_for(algorithm, comm.Get_size(), root, nbytes, **params), buf, comm)
 
 
-BCAST_ALGORITHMS = (NATIVE, *ALGORITHMS, *MULTICAST_ALGORITHMS)
+DYNAMIC_ALGORITHMS = ("dyn-tree",)
+BCAST_ALGORITHMS = (NATIVE, *ALGORITHMS, *DYNAMIC_ALGORITHMS, *MULTICAST_ALGORITHMS)
 
 
 def barrier(comm: Any = None, algorithm: str = "mpich", **params: Any) -> None:

@@ -40,6 +40,19 @@ def point_to_point(params: dict[str, Any]) -> MeasuredPointToPoint:
                                 tuple(params["t_end_s"][i] for i in order))
 
 
+def dyn_static(params: dict[str, Any]) -> dict[str, float] | None:
+    """DYN-Tree's static terms from the fitted lines of measure_params: holding from t_hold,
+    network and receiving from the dummy-loop split (None where the split is missing)."""
+    fits = params.get("fits", {})
+    if not all(k in fits for k in ("t_hold", "t_net", "t_recv")):
+        return None
+    out = {}
+    for name, key in (("h", "t_hold"), ("n", "t_net"), ("r", "t_recv")):
+        out[f"t_{name}s"] = max(0.0, fits[key]["start_s"])
+        out[f"t_{name}d"] = max(0.0, fits[key]["per_byte_s"])
+    return out
+
+
 # MPICH's own MPI_Bcast algorithms, chosen with its control variables (MPICH 4/5 names).
 MPICH_ALGORITHMS = ("auto", "binomial", "scatter_recursive_doubling_allgather",
                     "scatter_ring_allgather", "pipelined_tree", "tree", "smp", "nb")
@@ -78,10 +91,14 @@ def run_bcast(emu: Emulation, algorithm: str, size: int, *, hosts: int | None = 
     alg_params: dict[str, Any] = {}
     if p2p is not None:
         alg_params = {"t_hold": p2p.t_hold(size), "t_end": p2p.t_end(size)}
-    if algorithm == "opt-tree":
+    if algorithm in ("opt-tree", "dyn-tree"):
         if p2p is None:
-            raise RunFailed("opt-tree needs measured t_hold/t_end (measure them first)")
+            raise RunFailed(f"{algorithm} needs measured t_hold/t_end (measure them first)")
         args += ["--t-hold", repr(alg_params["t_hold"]), "--t-end", repr(alg_params["t_end"])]
+    if algorithm == "dyn-tree" and params is not None:
+        static = dyn_static(params)
+        if static:
+            args += ["--static", json.dumps(static)]
     if fragment is not None:
         args += ["--fragment", str(fragment)]
         alg_params["fragment"] = fragment
@@ -102,8 +119,10 @@ def run_bcast(emu: Emulation, algorithm: str, size: int, *, hosts: int | None = 
             emu.set_loss(0)
     per_frame = counter.per_iteration(frames) if counter is not None else None
     predicted = None
-    if p2p is not None and algorithm in ALGORITHMS:
-        predicted = predict(build(algorithm, len(names), 0, size, **alg_params), p2p)
+    if p2p is not None and algorithm in (*ALGORITHMS, "dyn-tree"):
+        # dyn-tree: the model has no load, so its prediction is OPT-Tree's
+        scheduled = "opt-tree" if algorithm == "dyn-tree" else algorithm
+        predicted = predict(build(scheduled, len(names), 0, size, **alg_params), p2p)
     t = res["t_mcast_s"]
     return {"algorithm": algorithm, "mpich_algorithm": mpich_algorithm, "wait": wait or "spin",
             "hosts": len(names), "size": size, "iterations": iters,

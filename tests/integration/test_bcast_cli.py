@@ -44,6 +44,9 @@ def test_bcast_reports_measured_predicted_and_verified(caps, clean_after):
     cpu = res["cpu"]
     assert cpu["cores"] == os.cpu_count() and cpu["ranks"] == 4
     assert 0 < cpu["busy"] <= 1 and 0 < cpu["on_cpu"] <= 1.05
+    dyn = run_json("bcast", "--topo", "star", "--hosts", "4", "--algo", "dyn-tree",
+                   "--size", "1000", "--iters", "5", "--no-flow", "--frames", "0")
+    assert dyn["verified"] is True and dyn["predicted_s"] > 0  # OPT-Tree's, at zero load
     native = run_json("bcast", "--topo", "star", "--hosts", "4", "--algo", "mpich",
                       "--size", "1000", "--iters", "5", "--no-flow")
     assert native["verified"] is True and native["predicted_s"] is None

@@ -72,3 +72,21 @@ def test_bad_parameters_are_refused():
         split(3, 3, 1, 1)
     with pytest.raises(ValueError):
         SendCost(alpha=0)
+
+
+def test_static_terms_come_from_the_fitted_lines_or_from_hold_and_end():
+    from collectives.dyn_bcast import static_params
+    from testbed.bcast_experiment import dyn_static
+
+    fits = {"t_hold": {"start_s": 5e-6, "per_byte_s": 1e-9},
+            "t_end": {"start_s": 90e-6, "per_byte_s": 9e-8},
+            "t_net": {"start_s": 30e-6, "per_byte_s": 8e-8},
+            "t_recv": {"start_s": -1e-6, "per_byte_s": 2e-9}}
+    static = dyn_static({"fits": fits})
+    assert static == {"t_hs": 5e-6, "t_hd": 1e-9, "t_ns": 30e-6, "t_nd": 8e-8,
+                      "t_rs": 0.0, "t_rd": 2e-9}  # a negative intercept is clamped
+    assert static_params(static) == StaticParams(5e-6, 1e-9, 30e-6, 8e-8, 0.0, 2e-9)
+    assert dyn_static({"fits": {"t_hold": fits["t_hold"]}}) is None
+    assert static_params({"t_hold": 2.0, "t_end": 5.0}).static(100) == (2.0, 5.0)
+    with pytest.raises(ValueError):
+        static_params({"t_hold": 2.0})
