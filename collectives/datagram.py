@@ -28,6 +28,16 @@ IP_UDP_HEADERS = 20 + 8
 KEY_SIZE = 16
 
 
+MAX_PAYLOAD = 65507 - OVERHEAD  # the largest UDP payload over IPv4, less ours
+
+
+def check_fragment(fragment: int) -> int:
+    """A fragment (payload) size a datagram can carry, or ValueError."""
+    if not 1 <= fragment <= MAX_PAYLOAD:
+        raise ValueError(f"fragment size must be in 1..{MAX_PAYLOAD}, got {fragment}")
+    return fragment
+
+
 def payload_for_mtu(mtu: int) -> int:
     """The largest payload whose datagram fits the link MTU without IP fragmentation."""
     return mtu - IP_UDP_HEADERS - OVERHEAD

@@ -22,10 +22,6 @@ _COST: dict[Any, SendCost] = {}
 _SEQ: dict[Any, int] = {}
 
 
-def _key(comm: Any) -> Any:
-    return comm.py2f()
-
-
 def static_params(params: dict[str, Any]) -> StaticParams:
     """StaticParams from t_hs..t_rd, or from t_hold and t_end alone (all start-up)."""
     names = ("t_hs", "t_hd", "t_ns", "t_nd", "t_rs", "t_rd")
@@ -37,12 +33,11 @@ def static_params(params: dict[str, Any]) -> StaticParams:
     raise ValueError("dyn-tree needs t_hs, t_hd, t_ns, t_nd, t_rs, t_rd (or t_hold and t_end)")
 
 
-def bcast(buf: Any, root: int, comm: Any, params: StaticParams) -> dict[str, Any]:
-    """Broadcast; returns this rank's view of it (its range, its estimates, its children)."""
+def bcast(buf: Any, root: int, comm: Any, params: StaticParams) -> None:
     from mpi4py import MPI
 
     k, rank = comm.Get_size(), comm.Get_rank()
-    key = _key(comm)
+    key = comm.py2f()
     seq = _SEQ.get(key, 0)
     _SEQ[key] = seq + 1
     tag = TAG_BASE + seq % TAG_SPAN
@@ -62,12 +57,9 @@ def bcast(buf: Any, root: int, comm: Any, params: StaticParams) -> dict[str, Any
         comm.Recv([view, MPI.BYTE], source=parent, tag=tag)
     cost = _COST.setdefault(key, SendCost())
     hold, end = estimates(params, n, cost.t_as, cost.n)
-    kids = split(vr, header[0], hold, end)
-    for child, child_hi in kids:
+    for child, child_hi in split(vr, header[0], hold, end):
         t0 = time.perf_counter()
         dest = (child + root) % k
         comm.Send([array("i", [child_hi]), MPI.INT], dest=dest, tag=tag)
         comm.Send([view, MPI.BYTE], dest=dest, tag=tag)
         cost.record(time.perf_counter() - t0, n)
-    return {"range": (vr, header[0]), "hold": hold, "end": end,
-            "children": [(c + root) % k for c, _ in kids]}

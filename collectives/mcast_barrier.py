@@ -9,7 +9,7 @@ release was lost returns when its parent's point-to-point release arrives, one h
 from __future__ import annotations
 
 from . import datagram as dg
-from .mcast_bcast import TIMEOUT_S, _Clock
+from .mcast_bcast import TIMEOUT_S, _Clock, gather_zero
 from .mcast_channel import Channel
 from .mcast_plans import parents, scout_binary_tree
 
@@ -36,14 +36,10 @@ def barrier(ch: Channel, timeout: float = TIMEOUT_S) -> None:
         else:
             ch.stats.reject("shape")
 
-    arrivals = [pc.Irecv([empty, 0, MPI.BYTE], source=kid, tag=TAG_ARRIVE) for kid in kids]
-    while not MPI.Request.Testall(arrivals):
-        ch.deliver(on_datagram)
-        clock.wait(False, "waiting for ranks to arrive")
+    gather_zero(ch, clock, on_datagram, kids, parent, TAG_ARRIVE)
     if parent is None:
         ch.send(dg.RELEASE, root=0)
     else:
-        pc.Send([empty, 0, MPI.BYTE], dest=parent, tag=TAG_ARRIVE)
         release = pc.Irecv([empty, 0, MPI.BYTE], source=parent, tag=TAG_RELEASE)
         while True:  # datagrams first: count a point-to-point release only if it came first
             ch.deliver(on_datagram)

@@ -22,6 +22,7 @@ from __future__ import annotations
 import os
 import time
 from array import array
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -118,10 +119,6 @@ class _Message:
         self.last_heard = time.perf_counter()
         self.counting_repairs = False
 
-    def take_all(self) -> None:
-        self.have[:] = b"\x01" * self.count
-        self.missing = 0
-
     def put(self, index: int, payload: bytes | memoryview) -> bool:
         if self.have[index]:
             self.ch.stats["duplicate"] += 1
@@ -154,6 +151,14 @@ class _Message:
     def lacking(self) -> list[int]:
         return [i for i, h in enumerate(self.have) if not h]
 
+    def send_all(self, o: Options) -> None:
+        """The root: after the optional root wait, multicast the whole message."""
+        if o.root_wait_us > 0:
+            time.sleep(o.root_wait_us * 1e-6)
+        self.have[:] = b"\x01" * self.count
+        self.missing = 0
+        self.multicast(range(self.count), o.rate)
+
     def multicast(self, indexes: range | list[int] | frozenset[int], rate: float | None) -> None:
         """Send these fragments, paced to `rate` bit/s if given (see Options.rate)."""
         due = time.perf_counter()
@@ -170,9 +175,7 @@ class _Message:
 def bcast(ch: Channel, buf: Any, root: int, algorithm: str, **params: Any) -> None:
     view = memoryview(buf).cast("B")
     opts = Options(**{"fragment": ch.fragment, **params})
-    if opts.fragment < 1 or opts.fragment > 65507 - dg.OVERHEAD:
-        raise ValueError(f"fragment size must be in 1..{65507 - dg.OVERHEAD}, "
-                         f"got {opts.fragment}")
+    dg.check_fragment(opts.fragment)
     ch.next_bid()
     if ch.size == 1:
         return
@@ -205,10 +208,7 @@ def _two_stage(ch: Channel, view: memoryview, root: int, o: Options) -> None:
     scratch = bytearray(len(view))
     recvs: dict[int, Any] = {}
     if vr == 0:
-        if o.root_wait_us > 0:
-            time.sleep(o.root_wait_us * 1e-6)
-        msg.take_all()
-        msg.multicast(range(msg.count), o.rate)
+        msg.send_all(o)
     else:
         sv = memoryview(scratch)
         for i in range(msg.count):
@@ -262,21 +262,10 @@ def _with_repair(ch: Channel, view: memoryview, root: int, o: Options,
     clock = _Clock(ch, o.timeout, f"{'scout' if scouts else 'nack'} broadcast {ch.bid} "
                                   f"from rank {root}")
     if scouts is not None:  # zero-byte scouts: the root multicasts once all have arrived
-        from mpi4py import MPI
-
-        empty = bytearray(1)
-        s_kids = [absolute(c) for c in scouts.get(vr, [])]
-        _complete(ch, clock, msg, [pc.Irecv([empty, 0, MPI.BYTE], source=kid, tag=TAG_SCOUT)
-                                   for kid in s_kids])
-        if vr:
-            _complete(ch, clock, msg, [pc.Isend([empty, 0, MPI.BYTE],
-                                                dest=absolute(parents(scouts)[vr]),
-                                                tag=TAG_SCOUT)])
+        gather_zero(ch, clock, msg.on_datagram, [absolute(c) for c in scouts.get(vr, [])],
+                    absolute(parents(scouts)[vr]) if vr else None, TAG_SCOUT)
     if vr == 0:
-        if o.root_wait_us > 0:
-            time.sleep(o.root_wait_us * 1e-6)
-        msg.take_all()
-        msg.multicast(range(msg.count), o.rate)
+        msg.send_all(o)
         for _ in range(END_COPIES):
             ch.send(dg.END, 0, msg.count)
     else:
@@ -344,22 +333,39 @@ def _with_repair(ch: Channel, view: memoryview, root: int, o: Options,
                 reqs.append(pc.isend({"final": final, "multicast": sorted(plan.multicast),
                                       "active": active, "frags": frags}, dest=r,
                                      tag=TAG_BATCH))
-            _complete(ch, clock, msg, reqs)
+            _complete(ch, clock, msg.on_datagram, reqs)
             if final:
                 return
             active_kids = [c for c in kids if c in active]
 
 
-def _complete(ch: Channel, clock: _Clock, msg: _Message, reqs: list[Any]) -> None:
+def _complete(ch: Channel, clock: _Clock, handler: Callable[[dg.Datagram], None],
+              reqs: list[Any], detail: str = "a point-to-point message did not complete",
+              ) -> None:
+    """Wait for point-to-point requests, handing datagrams to `handler` meanwhile."""
     from mpi4py import MPI
 
     while not MPI.Request.Testall(reqs):
-        ch.deliver(msg.on_datagram)
-        clock.wait(False, "a point-to-point message did not complete")
+        ch.deliver(handler)
+        clock.wait(False, detail)
+
+
+def gather_zero(ch: Channel, clock: _Clock, handler: Callable[[dg.Datagram], None],
+                kids: list[int], parent: int | None, tag: int) -> None:
+    """Zero-byte messages up a tree: from every child, then to the parent (seed 004's scouts
+    and the arrival half of its barrier)."""
+    from mpi4py import MPI
+
+    empty = bytearray(1)
+    _complete(ch, clock, handler, [ch.pcomm.Irecv([empty, 0, MPI.BYTE], source=kid, tag=tag)
+                                   for kid in kids], "waiting for ranks to arrive")
+    if parent is not None:
+        _complete(ch, clock, handler, [ch.pcomm.Isend([empty, 0, MPI.BYTE], dest=parent,
+                                                      tag=tag)])
 
 
 def _send_obj(ch: Channel, clock: _Clock, msg: _Message, obj: Any, dest: int, tag: int) -> None:
-    _complete(ch, clock, msg, [ch.pcomm.isend(obj, dest=dest, tag=tag)])
+    _complete(ch, clock, msg.on_datagram, [ch.pcomm.isend(obj, dest=dest, tag=tag)])
 
 
 def _recv_obj(ch: Channel, clock: _Clock, msg: _Message, source: int, tag: int) -> Any:

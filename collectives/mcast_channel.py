@@ -82,12 +82,12 @@ class Channel:
         self.comm, self.rank, self.size = comm, comm.Get_rank(), comm.Get_size()
         self.stats = Stats()
         self.bid = 0
-        self._stash: dict[int, list[bytes]] = {}
+        self._stash: dict[int, list[dg.Datagram]] = {}
         self._stashed = 0
         self._lease = None
         self.recv_sock = self.send_sock = None
-        self.pcomm = None
-        self._parked = []
+        self.pcomm: Any = None
+        self._parked: list[Any] = []
         info: Any = None
         if self.rank == 0:
             try:
@@ -110,14 +110,13 @@ class Channel:
             self.close()
             raise MulticastError("multicast set-up failed: " + "; ".join(errors))
         payload = dg.payload_for_mtu(min(comm.allgather(self.mtu)))
-        self.fragment = int(fragment) if fragment else payload
-        if not 1 <= self.fragment <= 65507 - dg.OVERHEAD:
+        try:
+            self.fragment = dg.check_fragment(int(fragment) if fragment else payload)
+        except ValueError as e:
             self.close()
-            raise MulticastError(f"fragment size {self.fragment} is outside "
-                                 f"1..{65507 - dg.OVERHEAD}")
+            raise MulticastError(str(e)) from e
         self._verify(setup_timeout)
         self.pcomm = comm.Dup()  # point-to-point traffic of the collectives: own context
-        self._parked: list[Any] = []
         _OPEN.add(self)
 
     # ---- sockets ---------------------------------------------------------------------------
@@ -246,8 +245,8 @@ class Channel:
         kept = self._stash.pop(self.bid, None)
         if kept:
             self._stashed -= len(kept)
-            for data in kept:
-                handler(self.codec.decode(data))
+            for d in kept:
+                handler(d)
         for d in self._read_raw():
             if d.kind == dg.PROBE:
                 continue
@@ -255,15 +254,14 @@ class Channel:
                 handler(d)
             elif dg.bid_before(self.bid, d.bid) and self._stashed < STASH_MAX:
                 self.stats["early"] += 1
-                self._stash.setdefault(d.bid, []).append(self.codec.encode(
-                    d.kind, d.root, d.bid, d.index, d.count, d.payload))
+                self._stash.setdefault(d.bid, []).append(d)  # checked already
                 self._stashed += 1
             else:
                 self.stats["stale"] += 1
 
     def close(self) -> None:
         """Leave the group (closing the socket sends the IGMP leave) and give up the lease."""
-        pcomm, self.pcomm = getattr(self, "pcomm", None), None
+        pcomm, self.pcomm = self.pcomm, None
         if pcomm is not None:
             from mpi4py import MPI
 

@@ -57,6 +57,11 @@ def _pingpong(caps: Any, reps: int) -> dict[str, Any]:
 SUITES = ("all", "testbed", "mcast", "bcast")
 
 
+# name (also the files' stem), module (run, markdown, optional plot), title
+SUITES = (("mcast", bench_mcast, "multicast"), ("bcast", bench_bcast, "broadcast"),
+          ("ipmc", bench_ipmc, "IP-multicast collectives"))
+
+
 def run(out_dir: Path, *, quick: bool = False, progress: Progress = print,
         suite: str = "all") -> Path:
     """Run the benchmarks and write results.md (testbed suite), mcast.md (multicast
@@ -67,29 +72,18 @@ def run(out_dir: Path, *, quick: bool = False, progress: Progress = print,
     written = []
     if suite in ("all", "testbed"):
         written.append(_testbed_suite(out_dir, caps, quick, progress))
-    if suite in ("all", "mcast"):
-        res = bench_mcast.run(caps, progress, quick=quick)
-        bench_mcast.save(res, out_dir)
-        md = out_dir / "mcast.md"
-        md.write_text("\n".join([f"# mcastlab multicast bench, {time.strftime('%Y-%m-%d %H:%M')}",
-                                  _machine_line(caps), *bench_mcast.markdown(res)]) + "\n")
-        written.append(md)
-    if suite in ("all", "bcast"):
-        res = bench_bcast.run(caps, progress, quick=quick)
-        bench_bcast.save(res, out_dir)
-        md = out_dir / "bcast.md"
-        md.write_text("\n".join([f"# mcastlab broadcast bench, {time.strftime('%Y-%m-%d %H:%M')}",
-                                  _machine_line(caps), *bench_bcast.markdown(res),
-                                  "", "![broadcast](bcast.png)"]) + "\n")
-        written.append(md)
-    if suite in ("all", "ipmc"):
-        res = bench_ipmc.run(caps, progress, quick=quick)
-        bench_ipmc.save(res, out_dir)
-        md = out_dir / "ipmc.md"
-        md.write_text("\n".join([f"# mcastlab IP-multicast collectives bench, "
-                                  f"{time.strftime('%Y-%m-%d %H:%M')}",
-                                  _machine_line(caps), *bench_ipmc.markdown(res),
-                                  "", "![ipmc](ipmc.png)"]) + "\n")
+    for name, module, title in SUITES:
+        if suite not in ("all", name):
+            continue
+        res = module.run(caps, progress, quick=quick)
+        (out_dir / f"{name}.json").write_text(json.dumps(res, indent=1) + "\n")
+        lines = [f"# mcastlab {title} bench, {time.strftime('%Y-%m-%d %H:%M')}",
+                 _machine_line(caps), *module.markdown(res)]
+        if hasattr(module, "plot"):
+            module.plot(res, out_dir / f"{name}.png")
+            lines += ["", f"![{name}]({name}.png)"]
+        md = out_dir / f"{name}.md"
+        md.write_text("\n".join(lines) + "\n")
         written.append(md)
     index = out_dir / "index.md"
     index.write_text("\n\n".join(p.read_text() for p in written))

@@ -4,7 +4,6 @@ measured t_hold/t_end, then every tree and MPICH's MPI_Bcast at 1 B, 1 KiB, 64 K
 
 from __future__ import annotations
 
-import json
 import statistics
 from pathlib import Path
 from typing import Any
@@ -131,8 +130,3 @@ def plot(res: dict[str, Any], path: Path) -> None:
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
-
-
-def save(res: dict[str, Any], out_dir: Path) -> None:
-    (out_dir / "bcast.json").write_text(json.dumps(res, indent=1) + "\n")
-    plot(res, out_dir / "bcast.png")

@@ -214,9 +214,3 @@ def plot(res: dict[str, Any], path: Path) -> None:
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
-
-
-def save(res: dict[str, Any], out_dir: Path) -> None:
-    (out_dir / "ipmc.json").write_text(json.dumps(res, indent=1) + "\n")
-    plot(res, out_dir / "ipmc.png")
-

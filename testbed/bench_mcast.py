@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import statistics
 import sys
-from pathlib import Path
 from typing import Any
 
 from controller.config import ControllerConfig
@@ -110,7 +109,3 @@ def markdown(res: dict[str, Any]) -> list[str]:
     lines.append(f"\nAbsorbed before the latency doubles: {res['igmp_load_absorbed_per_s']:g} "
                  "IGMP messages/s.")
     return lines
-
-
-def save(res: dict[str, Any], out_dir: Path) -> None:
-    (out_dir / "mcast.json").write_text(json.dumps(res, indent=1) + "\n")

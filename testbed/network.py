@@ -95,15 +95,14 @@ class Emulation:
         if not self.caps.netfilter_statistic:
             raise CapabilityError("changing loss at run time needs the netfilter statistic "
                                   "match (xt_statistic), which this kernel lacks")
-        if not 0 <= pct <= 100 or scope not in linkshape.LOSS_SCOPES:
-            raise UsageError(f"loss must be in [0, 100] percent with a scope of "
-                             f"{', '.join(linkshape.LOSS_SCOPES)}; got {pct!r}, {scope!r}")
-        for h in (self.topo.host(x) for x in hosts) if hosts else self.topo.hosts:
-            intf = intf_name(h.name, HOST_PORT)
-            cmds = linkshape.netfilter_set_loss(intf, pct, scope)
-            out = self.net.get(h.name).cmd(" && ".join(cmds) + " && echo MCASTLAB-OK")
-            if "MCASTLAB-OK" not in out:
-                raise RunFailed(f"setting loss on {h.name} failed: {out.strip()}")
+        chosen = [self.topo.host(x) for x in hosts] if hosts else self.topo.hosts
+        try:  # every host's commands first: bad input changes nothing
+            cmds = {h.name: linkshape.netfilter_set_loss(intf_name(h.name, HOST_PORT), pct,
+                                                         scope) for h in chosen}
+        except ValueError as e:
+            raise UsageError(str(e)) from e
+        for name, host_cmds in cmds.items():
+            _run_in_host(self.net.get(name), host_cmds, f"setting loss on {name}")
 
     def __enter__(self) -> Emulation:
         self._trap_signals()
@@ -243,9 +242,7 @@ class Emulation:
                 cmds.append(f"tc -batch {batch}")
             if not self.caps.sch_netem:
                 cmds += linkshape.netfilter_loss(intf, params)
-            out = node.cmd(" && ".join(cmds) + " && echo MCASTLAB-OK")
-            if "MCASTLAB-OK" not in out:
-                raise RunFailed(f"configuring host {h.name} failed: {out.strip()}")
+            _run_in_host(node, cmds, f"configuring host {h.name}")
 
     # ---- teardown ---------------------------------------------------------------------------
     def stop(self) -> None:
@@ -284,6 +281,13 @@ class Emulation:
         for sig, handler in self._old_handlers.items():
             signal.signal(sig, handler)
         self._old_handlers.clear()
+
+
+def _run_in_host(node: Any, cmds: list[str], what: str) -> None:
+    """Run shell commands in a host's shell, all or nothing, in one round trip."""
+    out = node.cmd(" && ".join(cmds) + " && echo MCASTLAB-OK")
+    if "MCASTLAB-OK" not in out:
+        raise RunFailed(f"{what} failed: {out.strip()}")
 
 
 def _close_ptys(net: Any) -> None:
