@@ -61,6 +61,34 @@ MPICH_ALGORITHMS = ("auto", "binomial", "scatter_recursive_doubling_allgather",
 WAIT_MODES = ("spin", "yield", "sleep")
 
 
+def algorithm_params(algorithm: str, size: int,
+                     params: dict[str, Any] | None) -> dict[str, Any]:
+    """What `collectives.bcast` needs besides the algorithm's name: t_hold/t_end of this
+    size for OPT-Tree and DYN-Tree (from measure_params), and DYN-Tree's static terms."""
+    if algorithm not in ("opt-tree", "dyn-tree"):
+        return {}
+    if not params:
+        raise RunFailed(f"{algorithm} needs measured t_hold/t_end (measure them first)")
+    p2p = point_to_point(params)
+    out: dict[str, Any] = {"t_hold": p2p.t_hold(size), "t_end": p2p.t_end(size)}
+    if algorithm == "dyn-tree":
+        out |= dyn_static(params) or {}
+    return out
+
+
+def prediction(algorithm: str, k: int, size: int, params: dict[str, Any] | None,
+               fragment: int | None = None) -> float | None:
+    """The t_hold/t_end model's latency (None without measured parameters, or for an
+    algorithm without a schedule). DYN-Tree: the model has no load, so OPT-Tree's."""
+    if not params or algorithm not in (*ALGORITHMS, "dyn-tree"):
+        return None
+    p2p = point_to_point(params)
+    scheduled = "opt-tree" if algorithm == "dyn-tree" else algorithm
+    extra = {"fragment": fragment} if fragment is not None else {}
+    return predict(build(scheduled, k, 0, size, t_hold=p2p.t_hold(size),
+                         t_end=p2p.t_end(size), **extra), p2p)
+
+
 def run_bcast(emu: Emulation, algorithm: str, size: int, *, hosts: int | None = None,
               iters: int = 20, flow: bool = True, params: dict[str, Any] | None = None,
               fragment: int | None = None, mpich_algorithm: str | None = None,
@@ -85,23 +113,16 @@ def run_bcast(emu: Emulation, algorithm: str, size: int, *, hosts: int | None = 
         env |= {"MPIR_CVAR_BCAST_INTRA_ALGORITHM": mpich_algorithm,
                 "MPIR_CVAR_BCAST_DEVICE_COLLECTIVE": "0"}
     names = [h.name for h in emu.topo.hosts][: hosts or len(emu.topo.hosts)]
-    p2p = point_to_point(params) if params else None
     args = ["-m", "collectives.mcast_bench", "--algorithm", algorithm, "--size", str(size),
             "--iters", str(iters)]
-    alg_params: dict[str, Any] = {}
-    if p2p is not None:
-        alg_params = {"t_hold": p2p.t_hold(size), "t_end": p2p.t_end(size)}
-    if algorithm in ("opt-tree", "dyn-tree"):
-        if p2p is None:
-            raise RunFailed(f"{algorithm} needs measured t_hold/t_end (measure them first)")
-        args += ["--t-hold", repr(alg_params["t_hold"]), "--t-end", repr(alg_params["t_end"])]
-    if algorithm == "dyn-tree" and params is not None:
-        static = dyn_static(params)
-        if static:
-            args += ["--static", json.dumps(static)]
+    alg = algorithm_params(algorithm, size, params)
+    for key in ("t_hold", "t_end"):
+        if key in alg:
+            args += [f"--{key.replace('_', '-')}", repr(alg.pop(key))]
+    if alg:  # dyn-tree's static terms
+        args += ["--static", json.dumps(alg)]
     if fragment is not None:
         args += ["--fragment", str(fragment)]
-        alg_params["fragment"] = fragment
     if not flow:
         args.append("--no-flow")
     if not 0 <= loss <= 1:
@@ -118,11 +139,7 @@ def run_bcast(emu: Emulation, algorithm: str, size: int, *, hosts: int | None = 
         if loss:
             emu.set_loss(0)
     per_frame = counter.per_iteration(frames) if counter is not None else None
-    predicted = None
-    if p2p is not None and algorithm in (*ALGORITHMS, "dyn-tree"):
-        # dyn-tree: the model has no load, so its prediction is OPT-Tree's
-        scheduled = "opt-tree" if algorithm == "dyn-tree" else algorithm
-        predicted = predict(build(scheduled, len(names), 0, size, **alg_params), p2p)
+    predicted = prediction(algorithm, len(names), size, params, fragment)
     t = res["t_mcast_s"]
     return {"algorithm": algorithm, "mpich_algorithm": mpich_algorithm, "wait": wait or "spin",
             "hosts": len(names), "size": size, "iterations": iters,

@@ -14,6 +14,8 @@ from .errors import McastlabError, UsageError
 EPILOG = """examples:
   sudo mcastlab doctor                      what this machine offers
   sudo mcastlab testbed                     the default experiment (results/...)
+  sudo mcastlab run experiments/loss.toml   an experiment spec: sweep, records, report
+  sudo mcastlab run --resume results/DIR    finish an interrupted experiment
   mcastlab topo mesh:rows=4,cols=4          describe a topology (no root needed)
   sudo mcastlab up --topo fattree           the network with a Mininet prompt
   sudo mcastlab run --topo mesh:rows=2,cols=2 -- -m collectives.pingpong
@@ -108,7 +110,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_testbed(args: argparse.Namespace) -> int:
+def cmd_pingpong(args: argparse.Namespace) -> int:
     from . import default_experiment
 
     out = default_experiment.run(args.topo, out_root=Path(args.out), reps=args.reps,
@@ -116,6 +118,20 @@ def cmd_testbed(args: argparse.Namespace) -> int:
     print((out / "summary.txt").read_text())
     print(f"results: {out}/ (config.json, records.jsonl, summary.txt, report.html)")
     return 0
+
+
+def cmd_experiment(args: argparse.Namespace) -> int:
+    from .experiment_cli import run_spec
+
+    return run_spec(args, _progress)
+
+
+def cmd_testbed(args: argparse.Namespace) -> int:
+    from .experiment_cli import DEFAULT_SPEC
+
+    args.spec = args.spec or str(DEFAULT_SPEC)
+    args.resume = args.list = None
+    return cmd_experiment(args)
 
 
 def cmd_cleanup(_args: argparse.Namespace) -> int:
@@ -375,11 +391,18 @@ def build_parser() -> argparse.ArgumentParser:
 
     from .default_experiment import DEFAULT_TOPOLOGY
 
-    p = sub.add_parser("testbed", help="run the default experiment and write a results folder")
+    p = sub.add_parser("testbed", help="run the default experiment (experiments/default.toml) "
+                                       "and print where its report is")
+    p.add_argument("--spec", help="another experiment spec instead of the default")
+    p.add_argument("--out", default="results", help="results root (default %(default)s)")
+    p.set_defaults(func=cmd_testbed)
+
+    p = sub.add_parser("pingpong", help="MPI ping-pong from rank 0 to every rank (latency, "
+                                        "bandwidth); writes a results folder")
     p.add_argument("--topo", default=DEFAULT_TOPOLOGY, help=topo_help)
     p.add_argument("--out", default="results", help="results root (default %(default)s)")
     p.add_argument("--reps", type=int, default=50, help="measured round trips per pair")
-    p.set_defaults(func=cmd_testbed)
+    p.set_defaults(func=cmd_pingpong)
 
     from controller.__main__ import add_arguments
 
@@ -467,8 +490,33 @@ def build_parser() -> argparse.ArgumentParser:
     return ap
 
 
+def experiment_parser() -> argparse.ArgumentParser:
+    """`mcastlab run SPEC.toml`: the same command name as running a program (`mcastlab run
+    [options] -- PROGRAM`), told apart by the spec file and the missing '--'."""
+    p = argparse.ArgumentParser(prog="mcastlab run", description="Run an experiment spec: "
+                                "expand its sweep, measure every point, write a results "
+                                "folder with records, CSV, plots and an HTML report.")
+    p.add_argument("spec", nargs="?", help="experiment spec (TOML), e.g. experiments/default.toml")
+    p.add_argument("--out", default="results", help="results root (default %(default)s)")
+    p.add_argument("--resume", metavar="FOLDER", help="measure what an interrupted run left")
+    p.add_argument("--list", action="store_true",
+                   help="check the spec and list its points; run nothing (no root needed)")
+    p.set_defaults(func=cmd_experiment)
+    return p
+
+
+def _is_experiment(argv: list[str]) -> bool:
+    if not argv or argv[0] != "run" or "--" in argv:
+        return False
+    return "--resume" in argv or any(a.endswith(".toml") for a in argv[1:])
+
+
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else argv
+    if _is_experiment(argv):
+        args = experiment_parser().parse_args(argv[1:])
+    else:
+        args = build_parser().parse_args(argv)
     try:
         return args.func(args)
     except (McastlabError, TopologyError) as exc:

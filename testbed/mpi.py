@@ -43,11 +43,13 @@ def _tail(text: str, n: int = 8) -> str:
 
 def run_mpi(emu: Any, argv: list[str], *, hosts: list[str] | None = None, np: int | None = None,
             ppn: int = 1, timeout: float = 120.0, env: dict[str, str] | None = None,
-            check: bool = True) -> MpiResult:
+            check: bool = True, stall: tuple[Path, float] | None = None) -> MpiResult:
     """Run `argv` (e.g. ``["-m", "collectives.pingpong"]``, given to the venv's python) on
     `np` ranks, `ppn` per host, over `hosts` (names or node ids; default all). Ranks run
     under ``python -m mpi4py``, so an uncaught exception aborts the job at once instead of
-    leaving the rank stuck in MPI_Finalize."""
+    leaving the rank stuck in MPI_Finalize. `stall` = (file, seconds): the job also ends
+    when the file (which the job touches as it makes progress) has not changed for that
+    long: a hung step is cut off without waiting for the whole job's timeout."""
     names = [emu.topo.host(h).name for h in hosts] if hosts else [h.name for h in emu.topo.hosts]
     np = np or len(names) * ppn
     if np < 1 or np > len(names) * ppn:
@@ -78,7 +80,7 @@ def run_mpi(emu: Any, argv: list[str], *, hosts: list[str] | None = None, np: in
             (job_dir / "mpiexec.err").open("w+") as ferr:
         proc = first.popen(cmd, env=job_env, stdout=fout, stderr=ferr, start_new_session=True)
         try:
-            failed = _watch(proc, job_dir, timeout)
+            failed = _watch(proc, job_dir, timeout, stall)
         finally:
             registry.kill_processes(registry.marked_processes(job_id=job_id))
             proc.kill()
@@ -89,6 +91,9 @@ def run_mpi(emu: Any, argv: list[str], *, hosts: list[str] | None = None, np: in
     if failed is None:
         raise RunFailed(f"MPI job '{' '.join(argv)}' on {np} ranks exceeded its "
                         f"{timeout:g} s timeout; all its processes were killed")
+    if failed == STALLED:
+        raise RunFailed(f"MPI job '{' '.join(argv)}' on {np} ranks made no progress for "
+                        f"{stall[1]:g} s; all its processes were killed")
     res = MpiResult(proc.returncode, time.perf_counter() - t0, out, err, job_dir=job_dir)
     if failed:
         res.returncode = res.returncode or 1
@@ -120,11 +125,23 @@ def run_mpi(emu: Any, argv: list[str], *, hosts: list[str] | None = None, np: in
 _RANK_WRAPPER = '"$@"; rc=$?; echo $rc > "$MCASTLAB_JOB_DIR/exit-$PMI_RANK"; exit $rc'
 
 
-def _watch(proc: subprocess.Popen, job_dir: Path, timeout: float) -> tuple[int, ...] | None:
+STALLED = (-1,)
+
+
+def _watch(proc: subprocess.Popen, job_dir: Path, timeout: float,
+           stall: tuple[Path, float] | None = None) -> tuple[int, ...] | None:
     """Wait for mpiexec. Returns () when it ended, (rank, code) as soon as a rank failed,
-    None on timeout."""
+    STALLED when the stall file stopped changing, None on timeout."""
     deadline = time.monotonic() + timeout
+    started = time.time()
     while time.monotonic() < deadline:
+        if stall is not None:
+            with contextlib.suppress(OSError):
+                last = max(started, stall[0].stat().st_mtime)
+                if time.time() - last > stall[1]:
+                    return STALLED
+            if not stall[0].exists() and time.time() - started > stall[1]:
+                return STALLED
         with contextlib.suppress(subprocess.TimeoutExpired):
             proc.wait(timeout=0.1)
         for f in job_dir.glob("exit-*"):

@@ -46,15 +46,18 @@ class Emulation:
     def __init__(self, topo: Topology, *, caps: Capabilities | None = None,
                  progress: Progress = _quiet, ready_timeout: float | None = None,
                  controller_config: ControllerConfig | None = None,
-                 ovs_snooping: bool = False) -> None:
+                 ovs_snooping: bool = False, ovs_flooding: bool = False) -> None:
         """`ovs_snooping`: no controller at all; standalone OVS bridges doing their own
         MAC learning and IGMP snooping (the anchor the benchmarks compare the controller
-        with). Loop-free topologies only, as standalone bridges flood."""
+        with). `ovs_flooding`: standalone bridges without snooping, which flood every
+        multicast frame to every port as a hub would (seed 004's hub). Loop-free topologies
+        only, as standalone bridges flood."""
         self.topo = topo
         self.controller_config = controller_config or ControllerConfig()
         self.ovs_snooping = ovs_snooping
-        if ovs_snooping and len(topo.links) != len(topo.hosts) + len(topo.switches) - 1:
-            raise UsageError(f"{topo.name} has loops: standalone OVS snooping needs a tree")
+        self.standalone = ovs_snooping or ovs_flooding
+        if self.standalone and len(topo.links) != len(topo.hosts) + len(topo.switches) - 1:
+            raise UsageError(f"{topo.name} has loops: standalone OVS switches need a tree")
         self.caps = caps or detect()
         self.progress = progress
         self.ready_timeout = ready_timeout or 30.0 + 0.5 * len(topo.switches)
@@ -135,7 +138,7 @@ class Emulation:
 
         topo_file = self.run_dir / "topology.json"
         self.topo.save(topo_file)
-        if not self.ovs_snooping:
+        if not self.standalone:
             self.progress("starting the controller")
             self.controller = ControllerProcess(topo_file, self.run_dir / "controller.log",
                                                 self.controller_config)
@@ -187,7 +190,7 @@ class Emulation:
         for sw in self.topo.switches:
             net.addSwitch(sw.name, dpid=f"{sw.dpid:016x}", datapath=self.caps.datapath,
                           protocols="OpenFlow13", batch=True,
-                          failMode="standalone" if self.ovs_snooping else "secure")
+                          failMode="standalone" if self.standalone else "secure")
         for h in self.topo.hosts:
             net.addHost(h.name, ip=f"{h.ip}/{PREFIX_LEN}", mac=h.mac)
         for link in self.topo.links:

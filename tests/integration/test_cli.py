@@ -28,7 +28,7 @@ def test_doctor_reports_ready_and_the_datapath(caps):
 
 
 def test_default_experiment_writes_a_results_folder(caps, clean_after, tmp_path):
-    out = subprocess.run([*MCASTLAB, "testbed", "--out", str(tmp_path), "--reps", "10"],
+    out = subprocess.run([*MCASTLAB, "pingpong", "--out", str(tmp_path), "--reps", "10"],
                          capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
     [folder] = list(tmp_path.iterdir())
@@ -51,7 +51,7 @@ def test_default_experiment_writes_a_results_folder(caps, clean_after, tmp_path)
 
 
 def test_bad_input_is_one_clear_line(caps):
-    for args, needle in [(["testbed", "--topo", "nosuch"], "unknown topology shape"),
+    for args, needle in [(["pingpong", "--topo", "nosuch"], "unknown topology shape"),
                          (["run", "--topo", "mesh:rows=0", "--", "-c", "1"], "rows"),
                          (["run", "--topo", "star", "--"], "give the program")]:
         out = subprocess.run([*MCASTLAB, *args], capture_output=True, text=True, timeout=60)

@@ -126,7 +126,7 @@ def test_help_lists_every_command(capsys: pytest.CaptureFixture[str]) -> None:
         main(["--help"])
     assert exc.value.code == 0
     out = capsys.readouterr().out
-    for command in ("doctor", "topo", "up", "run", "testbed", "cleanup", "bench"):
+    for command in ("doctor", "topo", "up", "run", "testbed", "pingpong", "cleanup", "bench"):
         assert command in out
 
 
@@ -136,8 +136,23 @@ def test_parser_defaults() -> None:
                                                                          300.0)
     assert args.program[-2:] == ["-m", "collectives.pingpong"]
     args = build_parser().parse_args(["testbed"])
+    assert (args.out, args.spec) == ("results", None)  # experiments/default.toml
+    args = build_parser().parse_args(["pingpong"])
     assert (args.out, args.reps) == ("results", 50)
-    parse_spec(args.topo)  # the default experiment's topology is a valid spec
+    parse_spec(args.topo)  # the ping-pong's topology is a valid spec
+
+
+def test_run_with_a_spec_is_an_experiment(capsys) -> None:
+    from testbed.cli import _is_experiment
+
+    assert _is_experiment(["run", "experiments/default.toml"])
+    assert _is_experiment(["run", "--resume", "results/x"])
+    assert not _is_experiment(["run", "--topo", "star", "--", "-m", "collectives.pingpong"])
+    assert not _is_experiment(["run", "--", "x.toml"])  # a program's argument stays one
+    assert main(["run", "experiments/default.toml", "--list"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("default: 96 points on star")
+    assert "dyn-tree" in out and "1 MiB" in out and "traffic=background" in out
 
 
 # ---- run: only errors raised before any network starts ----------------------------------

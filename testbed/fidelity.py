@@ -1,0 +1,127 @@
+"""Did the emulator keep up? CPU load and every loaded host link's achieved rate against
+what it should have carried, sampled during a run, so that results taken while the machine
+could not keep up are flagged instead of silently mixed in.
+
+The switch ends of the host links live in the root namespace, so their kernel byte counters
+(/sys/class/net/<intf>/statistics) show what each host put on its link, whatever runs the
+switches (controller, standalone OVS)."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from collectives.timing import busy_fraction, cpu_jiffies
+
+from .network import intf_name
+
+CPU_LIMIT = 0.98    # above this share of all cores busy, the software switches starve
+LINK_LIMIT = 0.7    # a loaded link carrying less than this share of its expected rate
+SAMPLE_S = 0.5
+
+
+def switch_side(topo: Any) -> dict[str, tuple[str, float | None]]:
+    """Host name -> (the switch end of its link, the link's configured Mbit/s)."""
+    out = {}
+    for lk in topo.links:
+        for host, (sw, port) in ((lk.node1, (lk.node2, lk.port2)),
+                                 (lk.node2, (lk.node1, lk.port1))):
+            if topo.is_host(host) and not topo.is_host(sw):
+                out[host] = (intf_name(sw, port), lk.params.bw_mbit)
+    return out
+
+
+def _rx_bytes(intf: str) -> int:
+    try:
+        return int(Path(f"/sys/class/net/{intf}/statistics/rx_bytes").read_text())
+    except (OSError, ValueError):
+        return 0
+
+
+class Monitor:
+    """Samples (time, cpu jiffies, bytes each host sent) every SAMPLE_S in a thread;
+    `window(t0, t1, expected)` judges any stretch of the run afterwards."""
+
+    def __init__(self, topo: Any) -> None:
+        self.links = switch_side(topo)
+        self.samples: list[tuple[float, tuple[int, int] | None, dict[str, int]]] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def __enter__(self) -> Monitor:
+        self._sample()
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join(5)
+        self._sample()
+
+    def _sample(self) -> None:
+        sent = {h: _rx_bytes(intf) for h, (intf, _) in self.links.items()}
+        self.samples.append((time.time(), cpu_jiffies(), sent))
+
+    def _run(self) -> None:
+        while not self._stop.wait(SAMPLE_S):
+            self._sample()
+
+    def window(self, t0: float, t1: float, expected_mbit: Mapping[str, float] | None = None,
+               judge_links: bool = True) -> dict[str, Any]:
+        """Fidelity over [t0, t1] (widened to the enclosing samples). `expected_mbit`: what
+        each loaded host link should have carried (e.g. its traffic's offered rate, capped
+        by the links). Under loss or faults TCP traffic rightly carries less than offered:
+        there (`judge_links` False) the rates are recorded but flag nothing."""
+        before = [s for s in self.samples if s[0] <= t0] or self.samples[:1]
+        after = [s for s in self.samples if s[0] >= t1] or self.samples[-1:]
+        if not before or not after or after[0][0] <= before[-1][0]:
+            return judge(None, [], 0.0)
+        a, b = before[-1], after[0]
+        span = b[0] - a[0]
+        links = []
+        for host, mbit in (expected_mbit or {}).items():
+            if mbit <= 0 or host not in self.links:
+                continue
+            achieved = (b[2][host] - a[2][host]) * 8 / span / 1e6
+            links.append({"link": self.links[host][0], "host": host,
+                          "configured_mbit": self.links[host][1], "expected_mbit": mbit,
+                          "achieved_mbit": achieved, "ratio": achieved / mbit})
+        return judge(busy_fraction(a[1], b[1]), links, span, judge_links)
+
+
+def judge(cpu_busy: float | None, links: list[dict[str, Any]], span: float,
+          judge_links: bool = True) -> dict[str, Any]:
+    flags = []
+    if cpu_busy is not None and cpu_busy >= CPU_LIMIT:
+        flags.append(f"cpu {cpu_busy:.0%} busy (limit {CPU_LIMIT:.0%})")
+    for lk in links if judge_links else ():
+        if lk["ratio"] < LINK_LIMIT:
+            flags.append(f"{lk['link']} carried {lk['achieved_mbit']:.1f} of "
+                         f"{lk['expected_mbit']:.1f} Mbit/s expected")
+    return {"cpu_busy": cpu_busy, "links": links, "links_judged": judge_links,
+            "window_s": span, "flags": flags, "ok": not flags}
+
+
+def expected_rates(offered_mbit: Mapping[str, float],
+                   share: Mapping[str, Mapping[str, float]],
+                   capacity_mbit: Mapping[str, float | None]) -> dict[str, float]:
+    """What each sender's link should carry: its offered rate, less what its destinations'
+    links cannot take in (a hot spot's link caps everyone sending to it) and capped by its
+    own link. `share[s][d]` is the fraction of s's messages that go to d."""
+    inbound: dict[str, float] = {}
+    for s, rate in offered_mbit.items():
+        for d, p in share.get(s, {}).items():
+            inbound[d] = inbound.get(d, 0.0) + rate * p
+    out = {}
+    for s, rate in offered_mbit.items():
+        carried = 0.0
+        for d, p in share.get(s, {}).items():
+            cap = capacity_mbit.get(d)
+            scale = 1.0 if cap is None or inbound[d] <= cap else cap / inbound[d]
+            carried += rate * p * scale
+        own = capacity_mbit.get(s)
+        out[s] = min(carried, own) if own is not None else carried
+    return out

@@ -1,0 +1,181 @@
+"""`mcastlab run SPEC.toml` end to end on real Mininet, OVS, the controller and MPICH: a
+small sweep with background traffic and loss writes its records, CSV, plots and report with
+sensible numbers; a fault that never heals is measured as a failure, not a hang; an
+interrupted run resumes where it stopped; a bad spec stops before anything starts."""
+
+from __future__ import annotations
+
+import csv
+import json
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+from .conftest import MCASTLAB, assert_clean
+
+SMALL = """
+name = "small"
+repetitions = 3
+warmup = 1
+timeout = 60
+[network]
+topology = "star:hosts=4,bw=100"
+[sweep]
+algorithms = ["binomial", "nack"]
+sizes = [1024, 65536]
+traffic = ["none", "bg"]
+loss = [0.0, 0.05]
+[traffic.bg]
+pattern = "uniform"
+load = 0.2
+hosts = "all"
+"""
+
+FAULT = """
+name = "fault"
+repetitions = 3
+warmup = 0
+timeout = 12
+[network]
+topology = "star:hosts=4,bw=100"
+[sweep]
+algorithms = ["nack", "binomial"]
+sizes = [1024]
+faults = ["cut", "none"]
+[faults.cut]
+events = [{at = 0.0, down = "h3"}]
+"""
+
+RESUMABLE = """
+name = "resumable"
+repetitions = 3
+warmup = 0
+[network]
+topology = "star:hosts=3,bw=100"
+[sweep]
+algorithms = ["binomial", "chain"]
+sizes = [1024]
+loss = [0.0, 0.01, 0.02]
+"""
+
+
+def _folder(root: Path) -> Path:
+    [folder] = [p for p in root.iterdir() if p.is_dir()]
+    return folder
+
+
+def _records(folder: Path) -> list[dict]:
+    return [json.loads(ln) for ln in (folder / "records.jsonl").read_text().splitlines()]
+
+
+def test_small_spec_with_traffic_and_loss(caps, clean_after, tmp_path):
+    spec = tmp_path / "small.toml"
+    spec.write_text(SMALL)
+    out = subprocess.run([*MCASTLAB, "run", str(spec), "--out", str(tmp_path / "res")],
+                         capture_output=True, text=True, timeout=900)
+    assert out.returncode == 0, out.stderr[-3000:]
+    folder = _folder(tmp_path / "res")
+    assert f"report: {folder / 'report.html'}" in out.stdout
+    names = {p.name for p in folder.iterdir()}
+    assert {"spec.toml", "config.json", "records.jsonl", "summary.csv", "summary.txt",
+            "report.html", "plots", "raw"} <= names
+    config = json.loads((folder / "config.json").read_text())
+    assert config["points"] == 16 and config["finished"]
+    assert config["versions"]["openvswitch"] != "unknown"
+    recs = _records(folder)
+    assert sorted(r["index"] for r in recs) == list(range(16))
+    assert all(r["status"] == "ok" and r["verified"] for r in recs), \
+        [(r["config"], r["error"]) for r in recs if r["status"] != "ok"]
+    for r in recs:
+        assert r["run"]["versions"]["mpi4py"] == config["versions"]["mpi4py"]
+        assert 0 < r["t_mcast_s"]["median"] < 5, r
+        assert len(r["samples_s"]) == 3
+        assert r["fidelity"]["cpu_busy"] is not None
+    by = {(r["config"]["algorithm"], r["config"]["size"], r["config"]["traffic"],
+           r["config"]["loss"]): r for r in recs}
+    # a bigger message takes longer (quiet network)
+    assert by["binomial", 65536, "none", 0.0]["t_mcast_s"]["median"] > \
+        by["binomial", 1024, "none", 0.0]["t_mcast_s"]["median"]
+    # the traffic was there, measured: offered about 0.2 of each link, some accepted
+    t = by["binomial", 1024, "bg", 0.0]["traffic"]
+    assert t["generators"] == 4 and 0.1 < t["offered"] < 0.3, t
+    assert 0 < t["accepted"] <= t["offered"] * 1.1, t
+    assert by["binomial", 1024, "none", 0.0]["traffic"] is None
+    # the loaded links are judged against what they should have carried
+    links = by["nack", 65536, "bg", 0.0]["fidelity"]["links"]
+    assert len(links) == 4 and all(lk["expected_mbit"] > 0 for lk in links), links
+    # under loss the multicast broadcast repaired what was lost
+    assert by["nack", 65536, "none", 0.05]["datagrams"]["repaired"] > 0
+    assert by["binomial", 1024, "none", 0.0]["predicted_s"] is None  # no params measured
+    rows = list(csv.DictReader((folder / "summary.csv").open()))
+    assert len(rows) == 16
+    html = (folder / "report.html").read_text()
+    assert "data:image/png;base64," in html and "binomial" in html
+    assert list((folder / "plots").glob("*.png"))
+    assert "binomial" in out.stdout  # the headline table
+
+
+def test_fault_that_never_heals_is_measured_not_a_hang(caps, clean_after, tmp_path):
+    spec = tmp_path / "fault.toml"
+    spec.write_text(FAULT)
+    t0 = time.monotonic()
+    out = subprocess.run([*MCASTLAB, "run", str(spec), "--out", str(tmp_path)],
+                         capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr[-3000:]
+    recs = {(r["config"]["algorithm"], r["config"]["fault"]): r
+            for r in _records(_folder(tmp_path))}
+    cut = recs["nack", "cut"]
+    assert cut["status"] == "failed" and cut["faults"][0]["action"] == "down", cut
+    assert "gave up" in cut["error"] or "no progress" in cut["error"], cut["error"]
+    assert recs["binomial", "cut"]["status"] == "failed"  # TCP cannot reach h3 either
+    # the link came back up for the next points: they ran whole
+    assert recs["nack", "none"]["status"] == "ok" and recs["binomial", "none"]["status"] == "ok"
+    assert time.monotonic() - t0 < 300
+
+
+def test_interrupt_and_resume(caps, clean_after, tmp_path):
+    spec = tmp_path / "resumable.toml"
+    spec.write_text(RESUMABLE)
+    proc = subprocess.Popen([*MCASTLAB, "run", str(spec), "--out", str(tmp_path)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    records = None
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline:
+        found = [p for p in tmp_path.glob("*/records.jsonl") if p.read_text().strip()]
+        if found:
+            records = found[0]
+            break
+        time.sleep(0.2)
+    assert records is not None, "no point finished"
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err[-2000:]
+    assert "--resume" in err
+    assert_clean()
+    folder = records.parent
+    first = _records(folder)
+    assert 0 < len(first) < 6
+    assert json.loads((folder / "config.json").read_text())["interrupted"]
+    out = subprocess.run([*MCASTLAB, "run", "--resume", str(folder)], capture_output=True,
+                         text=True, timeout=600)
+    assert out.returncode == 0, out.stderr[-3000:]
+    recs = _records(folder)
+    assert sorted(r["index"] for r in recs) == list(range(6))
+    assert recs[:len(first)] == first  # what was measured stays as it was
+    assert all(r["status"] == "ok" for r in recs)
+
+
+def test_bad_spec_stops_before_anything_starts(caps, tmp_path):
+    spec = tmp_path / "bad.toml"
+    spec.write_text(SMALL.replace('"nack"]', '"nack", "telepathy"]'))
+    out = subprocess.run([*MCASTLAB, "run", str(spec), "--out", str(tmp_path / "r")],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 2
+    assert out.stderr.strip().splitlines() == [
+        "mcastlab: error: sweep.algorithms[2]: unknown algorithm 'telepathy' (one of "
+        + out.stderr.split("(one of ", 1)[1].strip()]
+    assert not (tmp_path / "r").exists()
+    listed = subprocess.run([*MCASTLAB, "run", str(tmp_path / "nope.toml"), "--list"],
+                            capture_output=True, text=True, timeout=60)
+    assert listed.returncode == 2 and "no spec file" in listed.stderr
