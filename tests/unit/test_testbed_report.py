@@ -1,0 +1,242 @@
+"""testbed.report: a run folder becomes summary.csv, plots, summary.txt and one HTML file.
+
+Run folders are synthetic (tmp_path): 2 algorithms x 2 sizes x 2 conditions, one point
+flagged by the fidelity check and one failed. Real matplotlib and networkx draw the PNGs.
+"""
+
+from __future__ import annotations
+
+import csv
+import html
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from testbed.report import write_report
+
+ERROR = "rank 3 timed out after 30 s waiting for fragment 7"
+FLAG = "cpu busy 97% > 90%"
+# (algorithm, size, loss) -> median seconds; None = the failed point
+MEDIANS: dict[tuple[str, int, float], float | None] = {
+    ("binomial", 1024, 0.0): 0.00123,
+    ("opt-tree", 1024, 0.0): 0.00101,
+    ("binomial", 1024, 0.05): 0.0042,
+    ("opt-tree", 1024, 0.05): 0.0051,
+    ("binomial", 65536, 0.0): 0.0210,
+    ("opt-tree", 65536, 0.0): 0.0188,  # flagged
+    ("binomial", 65536, 0.05): 0.0355,
+    ("opt-tree", 65536, 0.05): None,   # failed
+}
+FLAGGED = ("opt-tree", 65536, 0.0)
+
+
+def _config(algorithm: str, size: int, loss: float, hosts: int = 8) -> dict[str, Any]:
+    return {"algorithm": algorithm, "size": size, "hosts": hosts, "traffic": "none",
+            "pattern": None, "load": None, "loss": loss, "loss_scope": "all", "fault": "none",
+            "groups": 1, "interval_s": 0.0, "topology": "star", "mode": "igmp"}
+
+
+def _record(index: int, cfg: dict[str, Any], median: float | None,
+            flagged: bool = False) -> dict[str, Any]:
+    failed = median is None
+    fidelity = {"cpu_busy": 0.97 if flagged else 0.3, "flags": [FLAG] if flagged else [],
+                "ok": not flagged,
+                "links": [{"link": "s1-h1", "configured_mbit": 100.0, "expected_mbit": 40.0,
+                           "achieved_mbit": 12.5 if flagged else 39.0,
+                           "ratio": 0.31 if flagged else 0.98}]}
+    return {
+        "index": index, "key": f"k{index}", "config": cfg,
+        "status": "failed" if failed else "ok", "error": ERROR if failed else None,
+        "t_mcast_s": None if failed else {"median": median, "p10": median * 0.9,
+                                          "p90": median * 1.2, "min": median * 0.8,
+                                          "max": median * 1.5},
+        "samples_s": [] if failed else [median] * 5,
+        "predicted_s": None if failed else median * 0.8, "verified": None if failed else True,
+        "per_group": None, "traffic": None, "fidelity": fidelity, "datagrams": None,
+        "cpu": None, "run": {"spec": "sweep", "versions": {}}}
+
+
+def _run_dir(tmp_path: Path, records: list[dict[str, Any]], **config: Any) -> Path:
+    run = tmp_path / "20260101-120000-sweep"
+    run.mkdir()
+    base = {"spec_name": "sweep",
+            "spec": {"name": "sweep", "description": "Trees against loss & <friends>"},
+            "spec_file": "specs/sweep.toml", "versions": {"python": "3.12"},
+            "topology": {"name": "star", "hosts": 8},
+            "params": {"sizes": [1, 1024, 65536], "t_hold_s": [2e-5, 3e-5, 4e-4],
+                       "t_end_s": [5e-5, 7e-5, 9e-4]},
+            "started": "2026-01-01T12:00:00", "finished": "2026-01-01T12:30:00",
+            "points": len(records), "capabilities": {}}
+    (run / "config.json").write_text(json.dumps({**base, **config}))
+    (run / "records.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    return run
+
+
+@pytest.fixture
+def run(tmp_path: Path) -> Path:
+    records = [_record(i, _config(*key), median, key == FLAGGED)
+               for i, (key, median) in enumerate(MEDIANS.items())]
+    return _run_dir(tmp_path, records)
+
+
+def _table_rows(text: str, title: str) -> dict[str, list[str]]:
+    """The rows (algorithm -> cells) of the text table under `title`."""
+    lines = text.splitlines()
+    start = next(i for i, ln in enumerate(lines) if ln.startswith(title))
+    rows = {}
+    for ln in lines[start + 3:]:
+        if not ln.strip() or ln.startswith("fastest"):
+            break
+        alg, *cells = ln.split()
+        rows[alg] = cells
+    return rows
+
+
+# ---- summary.csv ------------------------------------------------------------------------
+def test_csv_has_one_row_per_record_with_its_median(run: Path) -> None:
+    write_report(run)
+    with (run / "summary.csv").open() as f:
+        rows = list(csv.DictReader(f))
+    assert len(rows) == len(MEDIANS)
+    for row, (key, median) in zip(rows, MEDIANS.items(), strict=True):
+        assert (row["algorithm"], int(row["size"]), float(row["loss"])) == key
+        if median is None:
+            assert (row["status"], row["median_ms"], row["error"]) == ("failed", "", ERROR)
+        else:
+            assert float(row["median_ms"]) == pytest.approx(median * 1e3)
+            assert float(row["p90_ms"]) == pytest.approx(median * 1.2e3)
+            assert float(row["predicted_ms"]) == pytest.approx(median * 0.8e3)
+        assert row["flagged"] == str(key == FLAGGED)
+    assert {"hosts", "traffic", "fault", "interval_s", "mode", "cpu_busy",
+            "accepted_load"} <= set(rows[0])
+
+
+# ---- summary.txt ------------------------------------------------------------------------
+def test_summary_marks_the_best_flagged_and_failed(run: Path) -> None:
+    text = write_report(run)
+    assert (run / "summary.txt").read_text() == text
+    small = _table_rows(text, "1 KiB on 8 hosts")
+    assert small == {"binomial": ["1.23", "4.20*"], "opt-tree": ["1.01*", "5.10"]}
+    big = _table_rows(text, "64 KiB on 8 hosts")
+    assert big == {"binomial": ["21.0", "35.5*"], "opt-tree": ["18.8*!", "failed"]}
+    assert re.search(r"^algorithm +quiet +loss 5%$", text, re.M)
+    assert f"flag: {FLAG}: 1 point" in text
+    assert str(run / "report.html") in text
+    assert "8 points measured of 8 planned: 7 ok, 1 failed, 1 flagged." in text
+
+
+def test_summary_has_one_table_per_size_and_hosts_when_hosts_vary(tmp_path: Path) -> None:
+    records = [_record(i, _config("binomial", 1024, 0.0, hosts), 0.001 * hosts)
+               for i, hosts in enumerate((4, 8, 16))]
+    run = _run_dir(tmp_path, records)
+    text = write_report(run)
+    for hosts in (4, 8, 16):
+        assert _table_rows(text, f"1 KiB on {hosts} hosts") == \
+            {"binomial": [f"{hosts:.2f}*" if hosts < 10 else f"{hosts:.1f}*"]}
+    assert (run / "plots" / "latency-vs-hosts.png").exists()
+
+
+# ---- report.html and plots --------------------------------------------------------------
+def test_html_is_self_contained_and_lists_the_failure(run: Path) -> None:
+    write_report(run)
+    page = (run / "report.html").read_text()
+    assert '<img src="data:image/png;base64,' in page
+    assert not re.search(r"https?://", page)
+    assert not re.search(r"""<(?:link|script)\b|src=["'](?!data:)""", page)
+    assert ERROR in page
+    assert "Trees against loss &amp; &lt;friends&gt;" in page
+    assert 'title="median 18.8 ms' in page and html.escape(FLAG) in page
+    assert 'class="best' in page
+    assert "could not be drawn" not in page
+    assert "suspect" in page
+
+
+def test_plots_and_trees_are_written(run: Path) -> None:
+    write_report(run)
+    plots = run / "plots"
+    for name in ("latency-vs-size", "condition-effect-1024", "condition-effect-65536",
+                 "tree-binomial", "tree-opt-tree"):
+        assert (plots / f"{name}.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", name
+    assert not (plots / "latency-vs-hosts.png").exists()  # one communicator size only
+    assert not (plots / "latency-vs-load.png").exists()   # no traffic
+
+
+def test_trees_for_every_kind_of_algorithm(tmp_path: Path) -> None:
+    algs = ("mpich", "fragmented-chain", "scatter-allgather", "dyn-tree", "nack", "chain")
+    run = _run_dir(tmp_path, [_record(i, _config(a, 65536, 0.0, 12), 0.01)
+                              for i, a in enumerate(algs)], params=None)
+    write_report(run)
+    page = (run / "report.html").read_text()
+    for a in algs[1:]:
+        assert (run / "plots" / f"tree-{a}.png").exists(), a
+    assert not (run / "plots" / "tree-mpich.png").exists()
+    assert "mpich: not drawn" in page
+    assert "t_hold = 1 and t_end = 3" in page  # dyn-tree without measured parameters
+    assert "8 fragments of 8192 B" in page
+    # a single message size: no size plot, the condition-effect bars carry the numbers
+    assert not (run / "plots" / "latency-vs-size.png").exists()
+    assert (run / "plots" / "condition-effect-65536.png").exists()
+
+
+def test_load_plot_uses_accepted_load(tmp_path: Path) -> None:
+    records = []
+    for i, load in enumerate((None, 0.2, 0.5)):
+        cfg = {**_config("binomial", 1024, 0.0), "load": load,
+               "traffic": "none" if load is None else "uniform"}
+        rec = _record(i, cfg, 0.001 * (1 + (load or 0)))
+        if load:
+            rec["traffic"] = {"pattern": "uniform", "load": load, "offered": load,
+                              "accepted": load * 0.9, "generators": 4, "window_s": 1.0,
+                              "hot_share": None}
+        records.append(rec)
+    run = _run_dir(tmp_path, records)
+    text = write_report(run)
+    assert (run / "plots" / "latency-vs-load.png").exists()
+    assert "traffic uniform 0.5" in text
+    with (run / "summary.csv").open() as f:
+        assert [r["accepted_load"] for r in csv.DictReader(f)] == ["", "0.18", "0.45"]
+
+
+# ---- sparse folders ---------------------------------------------------------------------
+def test_empty_records_say_nothing_was_measured(tmp_path: Path) -> None:
+    run = _run_dir(tmp_path, [], points=12, finished=None)
+    text = write_report(run)
+    assert "Nothing was measured" in text
+    page = (run / "report.html").read_text()
+    assert "Nothing was measured" in page and "12 planned" in page
+    with (run / "summary.csv").open() as f:
+        assert len(list(csv.reader(f))) == 1  # the header
+
+
+def test_missing_records_and_config_files(tmp_path: Path) -> None:
+    text = write_report(tmp_path)
+    assert "Nothing was measured" in text
+    assert (tmp_path / "report.html").exists()
+
+
+def test_all_failed(tmp_path: Path) -> None:
+    run = _run_dir(tmp_path, [_record(i, _config(a, 1024, 0.0), None)
+                              for i, a in enumerate(("binomial", "nack"))])
+    text = write_report(run)
+    assert _table_rows(text, "1 KiB") == {"binomial": ["failed"], "nack": ["failed"]}
+    assert "no point succeeded" in text
+    page = (run / "report.html").read_text()
+    assert page.count(ERROR) >= 2 and "could not be drawn" not in page
+    assert (run / "plots" / "tree-nack.png").exists()
+
+
+def test_sparse_records_with_missing_optional_fields(tmp_path: Path) -> None:
+    bare = {"index": 0, "config": {"algorithm": "binomial", "size": 0, "hosts": 2},
+            "status": "ok", "t_mcast_s": {"median": 1e-4}}
+    odd = {"index": 1, "config": {"algorithm": "mystery", "size": 0, "hosts": 2},
+           "status": "ok", "t_mcast_s": None, "fidelity": None, "traffic": None}
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "records.jsonl").write_text(json.dumps(bare) + "\n" + json.dumps(odd) + "\n")
+    text = write_report(run)
+    assert _table_rows(text, "0 B") == {"binomial": ["0.1*"], "mystery": ["failed"]}
+    page = (run / "report.html").read_text()
+    assert "no latency recorded" in page and "could not be drawn" not in page
