@@ -45,21 +45,44 @@ def _one_byte_latency(comm, root: int, peer: int, reps: int = 20) -> float:
     return statistics.median(times)
 
 
-def direct(comm, buf, want: bytes, root: int, iters: int, warmup: int, **alg) -> tuple:
+def _root_says(comm, root: int, value: bool, poll_s: float = 0.002) -> bool:
+    """The root's yes/no to every rank, waiting asleep (like idle_barrier)."""
+    flag = bytearray([1 if value else 0])
+    req = comm.Ibcast(flag, root=root)
+    while not req.Test():
+        time.sleep(poll_s)
+    return bool(flag[0])
+
+
+def direct(comm, buf, want: bytes, root: int, iters: int, warmup: int,
+           budget_s: float | None = None, **alg) -> tuple:
     """(t_mcast samples, verified, cpu): cpu holds the whole machine's busy share over the
     measured iterations (read at the root) and `on_cpu`, the share of their time inside the
     broadcast that the ranks spent running (CPU time / wall time, over all ranks): with more
     ranks than cores, a rank that has work waits for a core that polling ranks and the
-    software switches also want."""
+    software switches also want.
+
+    Each iteration: the root says go (every rank waits asleep), a reduce to the root (so the
+    root enters last, after every rank has finished the previous broadcast), the broadcast;
+    times are gathered once at the end, so that under loss the measuring costs few
+    messages. With `budget_s` the root stops measuring after that long (one measured
+    broadcast at least): the record says how many it got."""
     rank = comm.Get_rank()
-    samples, rank_cpu, ok = [], [], True
+    ok = True
     one = bytearray(1)
     stat0 = counters0 = None
+    starts: list[float] = []
+    mine: list[tuple[float, float, float]] = []
+    t_first = None
     for i in range(warmup + iters):
+        over = (budget_s is not None and t_first is not None and i > warmup
+                and time.perf_counter() - t_first > budget_s)
+        if not _root_says(comm, root, not over if rank == root else True):
+            break
         if rank != root:
             buf[:] = bytes(len(buf))
-        idle_barrier(comm)
         if i == warmup:
+            t_first = time.perf_counter()
             counters0 = peek_stats(comm)
             if rank == root:
                 stat0 = cpu_jiffies()
@@ -68,15 +91,21 @@ def direct(comm, buf, want: bytes, root: int, iters: int, warmup: int, **alg) ->
         bcast(buf, root=root, comm=comm, **alg)
         t1, c1 = time.time(), time.process_time()
         ok &= bytes(buf) == want
-        ends = comm.gather((t1, c1 - c0, t1 - t0), root=root)
-        start = comm.bcast(t0 if rank == root else None, root=root)
-        if rank == root and i >= warmup:
+        if i >= warmup:
+            starts.append(t0)
+            mine.append((t1, c1 - c0, t1 - t0))
+    stat1 = cpu_jiffies() if rank == root else None
+    every = comm.gather(mine, root=root)
+    samples, rank_cpu = [], []
+    if rank == root:
+        for i, start in enumerate(starts):
+            ends = [m[i] for m in every]
             samples.append(max(e for e, _, _ in ends) - start)
             rank_cpu.append((sum(c for _, c, _ in ends), sum(w for _, _, w in ends)))
     cpu = {"cores": os.cpu_count(), "ranks": comm.Get_size(),
-           "busy": busy_fraction(stat0, cpu_jiffies()) if rank == root else None,
+           "busy": busy_fraction(stat0, stat1) if rank == root else None,
            "on_cpu": _ratio(sum(c for c, _ in rank_cpu), sum(w for _, w in rank_cpu))}
-    cpu["datagrams"] = _datagram_totals(comm, counters0, peek_stats(comm), iters)
+    cpu["datagrams"] = _datagram_totals(comm, counters0, peek_stats(comm), len(mine))
     return samples, all(comm.allgather(ok)), cpu
 
 

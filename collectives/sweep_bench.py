@@ -63,7 +63,7 @@ def injected(comm, buf, want: bytes, root: int, iters: int, warmup: int, interva
 
 
 def run_point(comm, point: dict[str, Any], root: int, iters: int, warmup: int,
-              interval: float) -> dict[str, Any]:
+              interval: float, budget_s: float | None = None) -> dict[str, Any]:
     alg = {"algorithm": point["algorithm"], **point.get("params", {})}
     size = point["size"]
     want = random.Random(size).randbytes(size)
@@ -73,7 +73,8 @@ def run_point(comm, point: dict[str, Any], root: int, iters: int, warmup: int,
         samples, verified, extra = injected(comm, buf, want, root, iters, warmup, interval,
                                             **alg)
     else:
-        samples, verified, cpu = direct(comm, buf, want, root, iters, warmup, **alg)
+        samples, verified, cpu = direct(comm, buf, want, root, iters, warmup,
+                                        budget_s=budget_s, **alg)
         extra = {"datagrams": cpu.pop("datagrams"), "cpu": cpu}
     return {"key": point["key"], "ranks": comm.Get_size(), "root": root,
             "iterations": iters, "verified": verified, "samples_s": samples,
@@ -90,6 +91,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--warmup", type=int, default=2)
     ap.add_argument("--interval", type=float, default=0.0,
                     help="root's inter-injection time, s (0: wait for completion)")
+    ap.add_argument("--budget", type=float,
+                    help="stop measuring a point after this many seconds (interval 0)")
     ap.add_argument("--heartbeat", help="file the root touches as each point starts")
     ap.add_argument("--label", default="", help="added to every record (e.g. the group)")
     args = ap.parse_args(argv)
@@ -100,7 +103,8 @@ def main(argv: list[str] | None = None) -> int:
     for point in points:
         if comm.Get_rank() == root and args.heartbeat:
             Path(args.heartbeat).write_text(point["key"])
-        rec = run_point(comm, point, root, args.iters, args.warmup, args.interval)
+        rec = run_point(comm, point, root, args.iters, args.warmup, args.interval,
+                        args.budget)
         if comm.Get_rank() == root:
             with open(args.out, "a") as f:
                 f.write(json.dumps({**rec, "label": args.label}) + "\n")

@@ -525,6 +525,11 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("mcastlab: interrupted; everything was torn down", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # e.g. `mcastlab run SPEC --list | head`
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
 
 if __name__ == "__main__":

@@ -53,7 +53,7 @@ def point_config(spec: ExperimentSpec, p: Point) -> dict[str, Any]:
             "load": t.load if t else None, "loss": p.loss, "loss_scope": spec.loss_scope,
             "fault": p.fault, "groups": p.groups, "interval_s": p.interval,
             "topology": spec.topology.name, "mode": spec.mode, "switching": spec.switching,
-            "repetitions": spec.repetitions, "warmup": spec.warmup}
+            "repetitions": spec.repetitions, "warmup": spec.warmup, "budget_s": spec.budget}
 
 
 @dataclass
@@ -176,15 +176,15 @@ def _condition(run: Run, points: list[Point], ticker: _Ticker | None) -> None:
             remaining = list(points)
             while remaining:
                 batch = remaining[:1] if p0.fault != NONE else remaining
-                got, error, faults = _jobs(run, batch, groups, ticker)
-                run.pending += len(got) + (len(got) < len(batch))
-                raw |= got
+                before = len(raw)
+                error, faults = _jobs(run, batch, groups, ticker, raw)
                 for p in batch:
                     applied[p.key] = faults
-                missing = [p for p in batch if p.key not in got]
+                missing = [p for p in batch if p.key not in raw]
                 if missing:
                     errors[missing[0].key] = error or "the job ended without this point"
-                remaining = [p for p in remaining if p.key not in got and p.key not in errors]
+                run.pending += len(raw) - before + bool(missing)
+                remaining = [p for p in remaining if p.key not in raw and p.key not in errors]
     finally:
         if p0.loss:
             with contextlib.suppress(McastlabError):
@@ -197,12 +197,11 @@ def _condition(run: Run, points: list[Point], ticker: _Ticker | None) -> None:
         run.pending = 0
 
 
-def _jobs(run: Run, batch: list[Point], groups: list[list[str]],
-          ticker: _Ticker | None) -> tuple[dict[str, list[dict[str, Any]]], str | None,
-                                             list[dict[str, Any]]]:
-    """One MPI job per group, at the same time, over `batch`; returns the raw records per
-    point (one per group) of the points every group finished, the first error, the faults
-    applied."""
+def _jobs(run: Run, batch: list[Point], groups: list[list[str]], ticker: _Ticker | None,
+          got: dict[str, list[dict[str, Any]]]) -> tuple[str | None, list[dict[str, Any]]]:
+    """One MPI job per group, at the same time, over `batch`. Puts into `got` the raw
+    records (one per group) of the points every group finished, also when interrupted;
+    returns the first error and the faults applied."""
     spec, p0 = run.spec, batch[0]
     run.jobs += 1
     raw_dir = run.out / "raw"
@@ -219,6 +218,8 @@ def _jobs(run: Run, batch: list[Point], groups: list[list[str]],
                 "--out", str(outs[g]), "--iters", str(spec.repetitions),
                 "--warmup", str(spec.warmup), "--interval", repr(p0.interval),
                 "--heartbeat", str(beats[g]), "--label", str(g)]
+        if spec.budget:
+            args += ["--budget", repr(spec.budget)]
         try:
             run_mpi(run.emu, args, hosts=groups[g], timeout=len(batch) * spec.timeout + 120,
                     stall=(beats[g], spec.timeout))
@@ -228,22 +229,24 @@ def _jobs(run: Run, batch: list[Point], groups: list[list[str]],
     events = spec.faults.get(p0.fault, ())
     timeline = FaultTimeline(run.emu, events, beats[0].exists, loss_scope=spec.loss_scope,
                              base_loss=p0.loss, keep_failed=spec.exclude)
-    with timeline:
-        others = [threading.Thread(target=job, args=(g,), daemon=True)
-                  for g in range(1, len(groups))]
-        for t in others:
-            t.start()
-        job(0)
-        for t in others:
-            t.join()
-    if ticker is not None:
-        ticker.watch([], [], None)
+    try:
+        with timeline:
+            others = [threading.Thread(target=job, args=(g,), daemon=True)
+                      for g in range(1, len(groups))]
+            for t in others:
+                t.start()
+            job(0)
+            for t in others:
+                t.join()
+    finally:  # what finished stays measured, also on Ctrl-C
+        if ticker is not None:
+            ticker.watch([], [], None)
+        per_group = [{r["key"]: r for r in results.read_jsonl(o)} for o in outs]
+        got |= {p.key: [g[p.key] for g in per_group] for p in batch
+                if all(p.key in g for g in per_group)}
     if timeline.error:
         errors.append(timeline.error)
-    per_group = [{r["key"]: r for r in results.read_jsonl(o)} for o in outs]
-    got = {p.key: [g[p.key] for g in per_group] for p in batch
-           if all(p.key in g for g in per_group)}
-    return got, (errors[0] if errors else None), timeline.applied
+    return (errors[0] if errors else None), timeline.applied
 
 
 def _job_point(run: Run, p: Point) -> dict[str, Any]:
@@ -322,6 +325,9 @@ class _Ticker:
         self.batch: list[Point] = []
         self.outs: list[Path] = []
         self.beat: Path | None = None
+        self.logged = 0
+        # a bar needs a terminal; elsewhere (CI logs, pipes) one line per finished point
+        self.plain = not getattr(getattr(progress, "console", None), "is_terminal", False)
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._loop, daemon=True)
 
@@ -348,8 +354,11 @@ class _Ticker:
             p = next((q for q in self.batch if q.key == key), None)
             if p is not None:
                 label = f"{p.algorithm} {size_text(p.size)} | {_describe(p, 1).split(': ')[1]}"
-        self.progress.update(self.task, completed=min(done, len(self.run.spec.points())),
-                             description=label)
+        total = len(self.run.spec.points())
+        self.progress.update(self.task, completed=min(done, total), description=label)
+        if self.plain and done > self.logged:
+            self.logged = done
+            self.run.log(f"[{done}/{total}] points done; now: {label}")
 
     def _loop(self) -> None:
         while not self._stop.wait(0.5):

@@ -43,8 +43,8 @@ LOSS_SCOPES = ("all", "multicast")
 MAX_LOSS_ALL = 0.2
 FAULT_ACTIONS = ("down", "up", "fail", "restore", "loss")
 
-_TOP = {"name", "description", "seed", "repetitions", "warmup", "timeout", "network", "sweep",
-        "traffic", "faults", "params"}
+_TOP = {"name", "description", "seed", "repetitions", "warmup", "timeout", "budget", "network",
+        "sweep", "traffic", "faults", "params"}
 _NETWORK = {"topology", "mode", "switching", "exclude", "loss_scope"}
 _SWEEP = {"algorithms", "sizes", "hosts", "traffic", "loss", "faults", "groups", "interval"}
 _PARAMS = {"sizes", "repeats"}
@@ -103,6 +103,7 @@ class ExperimentSpec:
     repetitions: int = 10
     warmup: int = 2
     timeout: float = 120.0
+    budget: float | None = None
     mode: str = "igmp"
     switching: str = "controller"
     exclude: tuple[int, ...] = ()
@@ -166,6 +167,7 @@ def from_dict(raw: dict[str, Any], path: Path | None = None) -> ExperimentSpec:
         path=path, raw=raw, topology_spec=topo_spec, topology=topo,
         seed=_int(raw, "seed", 1, 0), repetitions=_int(raw, "repetitions", 10, 1),
         warmup=_int(raw, "warmup", 2, 0), timeout=_num(raw, "timeout", 120.0, 1.0),
+        budget=_num(raw, "budget", 0.0, 0.0) or None,
         mode=_choice(net, "mode", "igmp", MODES, "network."),
         switching=_choice(net, "switching", "controller", SWITCHING, "network."),
         loss_scope=_choice(net, "loss_scope", "all", LOSS_SCOPES, "network."),
