@@ -63,10 +63,12 @@ TREE_NOTES = {
     "scatter-allgather": "the binomial scatter of one chunk per rank is drawn; a ring "
                          "allgather in k-1 steps (not drawn) then completes the message.",
 }
-FIDELITY_MEANING = ("A point is flagged when the emulator could not keep up with it (host CPUs "
-                    "saturated, or links carrying less than their configured rate): the time "
-                    "measured then includes the emulator's own delays, so the number is "
-                    "suspect.")
+FIDELITY_MEANING = ("A point is flagged when the emulator could not keep up with it: the "
+                    "software switch waited for a CPU core at least 75 % of the time it had "
+                    "packets to move, or a loaded link carried less than 70 % of what it "
+                    "should have. The time measured then includes the emulator's own delays, "
+                    "so the number is suspect. The machine's busy share is shown too; polling "
+                    "MPI ranks keep it near 100 % either way.")
 TREE_DEFAULT_TIMES = (1.0, 3.0)  # t_hold, t_end when the run measured no parameters
 MAX_PANELS = 6
 

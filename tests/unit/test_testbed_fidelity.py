@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from testbed.fidelity import CPU_LIMIT, expected_rates, judge
+from testbed.fidelity import SWITCH_WAIT_LIMIT, expected_rates, judge, switch_sched
 
 
 def test_expected_rates_uniform_below_capacity() -> None:
@@ -28,11 +28,13 @@ def test_own_link_caps_the_offer() -> None:
     assert got == {"a": 100.0}
 
 
-def test_judge_flags_cpu_and_slow_links() -> None:
-    quiet = judge(0.5, [], 2.0)
+def test_judge_flags_a_starved_switch_and_slow_links() -> None:
+    quiet = judge(0.5, [], 2.0, switch_waited=0.1)
     assert quiet["ok"] and quiet["flags"] == []
-    busy = judge(CPU_LIMIT + 0.01, [], 2.0)
-    assert not busy["ok"] and "cpu" in busy["flags"][0]
+    busy = judge(1.0, [], 2.0)  # polling ranks keep every core busy: that alone is no flag
+    assert busy["ok"] and busy["cpu_busy"] == 1.0
+    starved = judge(1.0, [], 2.0, switch_waited=SWITCH_WAIT_LIMIT + 0.01)
+    assert not starved["ok"] and "switch waited for a core" in starved["flags"][0]
     slow = judge(0.5, [{"link": "s1-eth2", "expected_mbit": 50.0, "achieved_mbit": 20.0,
                         "ratio": 0.4}], 2.0)
     assert slow["flags"] == ["s1-eth2 carried 20.0 of 50.0 Mbit/s expected"]
@@ -45,3 +47,8 @@ def test_links_under_loss_are_recorded_not_judged() -> None:
     slow = [{"link": "s1-eth2", "expected_mbit": 50.0, "achieved_mbit": 20.0, "ratio": 0.4}]
     got = judge(0.5, slow, 2.0, judge_links=False)
     assert got["ok"] and got["links"] == slow and got["links_judged"] is False
+
+
+def test_switch_sched_reads_the_running_switch_or_says_none() -> None:
+    got = switch_sched()  # OVS runs wherever the tests run; None only if it does not
+    assert got is None or (got[0] >= 0 and got[1] >= 0)
