@@ -38,7 +38,7 @@ def injected(comm, buf, want: bytes, root: int, iters: int, warmup: int, interva
     idle_barrier(comm)
     base = comm.bcast(time.time() + 0.02, root=root)
     starts, ends, ok = [], [], True
-    stat0 = cpu_jiffies()
+    stat0 = cpu_jiffies() if rank == root else None
     for i in range(warmup + iters):
         if rank == root:
             delay = base + i * interval - time.time()
@@ -50,8 +50,8 @@ def injected(comm, buf, want: bytes, root: int, iters: int, warmup: int, interva
         bcast(buf, root=root, comm=comm, **alg)
         ends.append(time.time())
         ok &= bytes(buf) == want
+    busy = busy_fraction(stat0, cpu_jiffies()) if rank == root else None
     every = comm.gather(ends, root=root)
-    busy = busy_fraction(stat0, cpu_jiffies())
     samples, late = [], 0
     if rank == root:
         for i in range(warmup, warmup + iters):

@@ -40,7 +40,7 @@ from .fidelity import Monitor, expected_rates, switch_side
 from .mpi import run_mpi
 from .network import Emulation
 from .spec import NONE, ExperimentSpec, Point, check_machine, load
-from .traffic import Traffic, neighbours, resolve_hosts
+from .traffic import Traffic
 from .traffic_model import destination_shares
 
 Log = Callable[[str], None]
@@ -158,16 +158,15 @@ def _condition(run: Run, points: list[Point], ticker: _Ticker | None) -> None:
     groups = [names[i * p0.hosts:(i + 1) * p0.hosts] for i in range(p0.groups)]
     members = [h for g in groups for h in g]
     tspec = spec.traffic.get(p0.traffic)
-    run.log(_describe(p0, len(points)))
+    run.log(f"{len(points)} point(s): {condition_text(p0)}")
     raw: dict[str, list[dict[str, Any]]] = {}
     errors: dict[str, str] = {}
     applied: dict[str, list[dict[str, Any]]] = {}
     traffic = None
     expected: dict[str, float] = {}
     if tspec is not None:
-        gens = resolve_hosts(tspec, spec.topology, members)
         traffic = Traffic(emu, tspec, members, seed=spec.seed)
-        expected = _expected(spec, tspec, gens)
+        expected = _expected(spec, traffic)
     if p0.loss:
         emu.set_loss(p0.loss * 100, scope=spec.loss_scope)
     monitor = Monitor(spec.topology)
@@ -256,13 +255,12 @@ def _job_point(run: Run, p: Point) -> dict[str, Any]:
     return {"key": p.key, "algorithm": p.algorithm, "size": p.size, "params": params}
 
 
-def _expected(spec: ExperimentSpec, tspec: Any, gens: list[str]) -> dict[str, float]:
-    """The rate each generator's link should carry (see fidelity.expected_rates)."""
-    links = switch_side(spec.topology)
-    capacity = {h: links[h][1] for h in links}
-    offered = {h: tspec.load * (capacity.get(h) or 1000.0) for h in gens}
-    shares = destination_shares(tspec, gens, neighbours(spec.topology, gens))
-    return expected_rates(offered, shares, capacity)
+def _expected(spec: ExperimentSpec, traffic: Traffic) -> dict[str, float]:
+    """The rate each generator's link should carry (see fidelity.expected_rates): what the
+    generators were told to offer, sent where their plan sends it."""
+    capacity = {h: mbit for h, (_, mbit) in switch_side(spec.topology).items()}
+    offered = {h: traffic.spec.load * traffic.link_mbit for h in traffic.hosts}
+    return expected_rates(offered, destination_shares(traffic.plan), capacity)
 
 
 def _record(run: Run, p: Point, raw: list[dict[str, Any]] | None, error: str | None,
@@ -294,7 +292,8 @@ def _record(run: Run, p: Point, raw: list[dict[str, Any]] | None, error: str | N
     return rec
 
 
-def _describe(p: Point, n: int) -> str:
+def condition_text(p: Point) -> str:
+    """What a point runs under, for progress lines and listings: "8 hosts, loss 5%"."""
     parts = [f"{p.hosts} hosts"]
     if p.groups > 1:
         parts.append(f"{p.groups} groups")
@@ -306,14 +305,7 @@ def _describe(p: Point, n: int) -> str:
         parts.append(f"fault {p.fault}")
     if p.interval:
         parts.append(f"injection every {p.interval * 1e3:g} ms")
-    return f"{n} point(s): {', '.join(parts)}"
-
-
-def size_text(n: int) -> str:
-    for unit, div in (("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if n >= div and n % div == 0:
-            return f"{n // div} {unit}"
-    return f"{n} B"
+    return ", ".join(parts)
 
 
 class _Ticker:
@@ -353,7 +345,7 @@ class _Ticker:
             key = self.beat.read_text().strip()
             p = next((q for q in self.batch if q.key == key), None)
             if p is not None:
-                label = f"{p.algorithm} {size_text(p.size)} | {_describe(p, 1).split(': ')[1]}"
+                label = f"{p.algorithm} {results.size_text(p.size)} | {condition_text(p)}"
         total = len(self.run.spec.points())
         self.progress.update(self.task, completed=min(done, total), description=label)
         if self.plain and done > self.logged:

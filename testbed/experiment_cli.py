@@ -9,7 +9,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .experiment import Log, execute, point_config, prepare, size_text
+from .experiment import Log, execute, point_config, prepare
+from .results import size_text
 from .spec import load
 
 DEFAULT_SPEC = Path(__file__).resolve().parents[1] / "experiments" / "default.toml"

@@ -13,7 +13,7 @@ from typing import Any
 
 from topologies import HOST_PORT
 
-from .network import _run_in_host, intf_name
+from .network import intf_name, run_in_host
 from .shell import run
 from .spec import FaultEvent
 
@@ -83,7 +83,7 @@ class FaultTimeline:
                 cmds = [f"ip link set {intf} {state}"]
                 if up:
                     cmds.append(f"ip route replace 224.0.0.0/4 dev {intf}")
-                _run_in_host(node, cmds, f"{intf} {state}")
+                run_in_host(node, cmds, f"{intf} {state}")
 
     def apply(self, ev: FaultEvent) -> None:
         if ev.action in ("down", "up"):

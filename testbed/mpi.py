@@ -136,11 +136,10 @@ def _watch(proc: subprocess.Popen, job_dir: Path, timeout: float,
     started = time.time()
     while time.monotonic() < deadline:
         if stall is not None:
+            last = started  # a job that has not touched the file yet counts from its start
             with contextlib.suppress(OSError):
                 last = max(started, stall[0].stat().st_mtime)
-                if time.time() - last > stall[1]:
-                    return STALLED
-            if not stall[0].exists() and time.time() - started > stall[1]:
+            if time.time() - last > stall[1]:
                 return STALLED
         with contextlib.suppress(subprocess.TimeoutExpired):
             proc.wait(timeout=0.1)

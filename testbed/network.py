@@ -105,7 +105,7 @@ class Emulation:
         except ValueError as e:
             raise UsageError(str(e)) from e
         for name, host_cmds in cmds.items():
-            _run_in_host(self.net.get(name), host_cmds, f"setting loss on {name}")
+            run_in_host(self.net.get(name), host_cmds, f"setting loss on {name}")
 
     def __enter__(self) -> Emulation:
         self._trap_signals()
@@ -245,7 +245,7 @@ class Emulation:
                 cmds.append(f"tc -batch {batch}")
             if not self.caps.sch_netem:
                 cmds += linkshape.netfilter_loss(intf, params)
-            _run_in_host(node, cmds, f"configuring host {h.name}")
+            run_in_host(node, cmds, f"configuring host {h.name}")
 
     # ---- teardown ---------------------------------------------------------------------------
     def stop(self) -> None:
@@ -286,7 +286,7 @@ class Emulation:
         self._old_handlers.clear()
 
 
-def _run_in_host(node: Any, cmds: list[str], what: str) -> None:
+def run_in_host(node: Any, cmds: list[str], what: str) -> None:
     """Run shell commands in a host's shell, all or nothing, in one round trip."""
     out = node.cmd(" && ".join(cmds) + " && echo MCASTLAB-OK")
     if "MCASTLAB-OK" not in out:

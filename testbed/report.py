@@ -27,7 +27,7 @@ from typing import Any
 from collectives.model import MeasuredPointToPoint
 from collectives.schedules import ALGORITHMS, DEFAULT_FRAGMENT, Schedule, Send, build
 
-from .results import read_jsonl, text_table
+from .results import read_jsonl, size_text, text_table
 
 __all__ = ["write_report"]
 
@@ -270,13 +270,7 @@ def _fmt_ms(v: float | None) -> str:
 
 
 def _fmt_size(n: int | None) -> str:
-    if n is None:
-        return "? B"
-    if n >= 1 << 20 and n % (1 << 20) == 0:
-        return f"{n >> 20} MiB"
-    if n >= 1024 and n % 1024 == 0:
-        return f"{n >> 10} KiB"
-    return f"{n} B"
+    return "? B" if n is None else size_text(n)
 
 
 def _fmt_time(s: float) -> str:

@@ -390,9 +390,9 @@ def _fault_tables(tables: dict[str, Any], topo: Topology) -> dict[str, tuple[Fau
             if not isinstance(ev, dict):
                 raise SpecError(f"{at}: must be a table like {{at = 1.0, down = \"h3\"}}")
             _known(ev, {"at", *FAULT_ACTIONS, "on"}, at + ".")
-            when = _num(ev, "at", -1.0, 0.0, at + ".") if "at" in ev else None
-            if when is None:
+            if "at" not in ev:
                 raise SpecError(f"{at}.at: missing (seconds into the run)")
+            when = _num(ev, "at", 0.0, 0.0, at + ".")
             actions = [a for a in FAULT_ACTIONS if a in ev]
             if len(actions) != 1:
                 raise SpecError(f"{at}: give exactly one of {', '.join(FAULT_ACTIONS)}")

@@ -248,12 +248,12 @@ def plan(spec: TrafficSpec, group: list[str], neighbours: dict[str, list[str]],
     return out
 
 
-def destination_shares(spec: TrafficSpec, group: list[str],
-                       neighbours: dict[str, list[str]]) -> dict[str, dict[str, float]]:
+def destination_shares(planned: dict[str, dict[str, Any]]) -> dict[str, dict[str, float]]:
     """share[s][d]: the fraction of s's messages that go to d, as MessageSource draws them
-    (what the fidelity check needs to know which links should carry what)."""
+    from `plan`'s configs (what the fidelity check needs to know which links should carry
+    what)."""
     shares: dict[str, dict[str, float]] = {}
-    for host, cfg in plan(spec, group, neighbours, 1.0, 0).items():
+    for host, cfg in planned.items():
         dests = cfg["dests"]
         if not dests:
             continue

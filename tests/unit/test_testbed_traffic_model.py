@@ -276,7 +276,7 @@ def test_destination_shares_follow_the_sources() -> None:
 
     group = ["h0", "h1", "h2", "h3", "h4"]
     spec = TrafficSpec.from_dict({"pattern": "hotspot", "load": 0.1, "hot_fraction": 0.3})
-    shares = destination_shares(spec, group, {})
+    shares = destination_shares(plan(spec, group, {}, 100.0, 3))
     assert set(shares) == set(group)
     for s, mine in shares.items():
         assert sum(mine.values()) == pytest.approx(1.0) and s not in mine
@@ -287,4 +287,5 @@ def test_destination_shares_follow_the_sources() -> None:
     draws = [src.next(rng)[1] for _ in range(20000)]
     assert draws.count("h0") / len(draws) == pytest.approx(shares["h2"]["h0"], abs=0.02)
     bulk = TrafficSpec.from_dict({"pattern": "bulk-udp", "load": 0.5})
-    assert destination_shares(bulk, ["a", "b"], {}) == {"a": {"b": 1.0}, "b": {"a": 1.0}}
+    assert destination_shares(plan(bulk, ["a", "b"], {}, 100.0, 3)) == \
+        {"a": {"b": 1.0}, "b": {"a": 1.0}}
