@@ -1,0 +1,56 @@
+"""One experiment run folder -> summary.csv, plots/*.png, summary.txt and report.html.
+
+A run is a few hundred JSON lines; what a person wants from it is who is fastest under which
+condition, the shape behind that (plots, and the trees themselves) and which numbers to
+distrust (flagged: the emulator could not keep up; failed: no number at all). So the report
+leads with one table per message size, and everything lands in ONE self-contained HTML file
+(PNG data URIs, inline CSS) that can be mailed or archived without its folder.
+
+    from testbed.report import write_report
+    print(write_report(Path("results/20260101-120000-loadsweep")))
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from ..results import read_jsonl
+from .html import report_html
+from .plots import draw_plots
+from .points import point_of, varying_fields
+from .tables import count_points, headline_tables, run_title, summary_text, write_csv
+
+__all__ = ["write_report"]
+
+
+def _read_config(run_dir: Path) -> dict[str, Any]:
+    path = run_dir / "config.json"
+    if not path.exists():
+        return {}
+    data = json.loads(path.read_text() or "{}")
+    return data if isinstance(data, dict) else {}
+
+
+def write_report(run_dir: Path) -> str:
+    """Write summary.csv, plots/*.png, summary.txt and report.html into `run_dir` from its
+    config.json and records.jsonl; return the text of summary.txt (the headline)."""
+    run_dir = Path(run_dir)
+    config = _read_config(run_dir)
+    points = [point_of(r) for r in read_jsonl(run_dir / "records.jsonl") if isinstance(r, dict)]
+    report = run_dir / "report.html"
+    title = run_title(config, run_dir)
+    counts = count_points(points, config)
+    # no finish time and points missing: the run stopped early (or is still going)
+    unfinished = bool(config.get("started")) and not config.get("finished") and \
+        (counts.planned is None or counts.measured < counts.planned)
+    varying = varying_fields(p.cond for p in points)
+    tables = headline_tables(points, varying)
+    write_csv(run_dir / "summary.csv", points)
+    plots = draw_plots(run_dir / "plots", points, varying, config)
+    text = summary_text(title, run_dir, points, tables, counts, report, unfinished)
+    (run_dir / "summary.txt").write_text(text)
+    report.write_text(report_html(title, run_dir, config, points, tables, plots, counts,
+                                  varying, unfinished))
+    return text

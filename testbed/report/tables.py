@@ -1,0 +1,179 @@
+"""summary.csv, the headline tables (one per message size, best and flagged marked) and the
+text of summary.txt."""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections import Counter, defaultdict
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..results import text_table
+from .points import (
+    Cond,
+    Point,
+    alg_order,
+    as_int,
+    cond_labels,
+    cond_order,
+    fmt_ms,
+    fmt_size,
+    pick,
+    plural,
+    sortable,
+    without,
+)
+
+CONFIG_FIELDS = ("algorithm", "size", "hosts", "traffic", "pattern", "load", "loss",
+                 "loss_scope", "fault", "groups", "interval_s", "topology", "mode")
+
+
+# ---- summary.csv ------------------------------------------------------------------------
+def _csv_value(v: Any) -> Any:
+    if v is None:
+        return ""
+    if isinstance(v, float):
+        return f"{v:.9g}"
+    return json.dumps(v, sort_keys=True) if isinstance(v, list | dict) else v
+
+
+def write_csv(path: Path, points: list[Point]) -> None:
+    keys = {k for p in points for k in p.config()}
+    fields = [*CONFIG_FIELDS, *sorted(keys - set(CONFIG_FIELDS))]
+    header = ["index", "status", "flagged", *fields, "median_ms", "p10_ms", "p90_ms",
+              "predicted_ms", "accepted_load", "cpu_busy", "samples", "flags", "error"]
+    with path.open("w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(header)
+        for p in points:
+            cfg = p.config()
+            row = [p.index, p.status, p.flagged, *(cfg.get(k) for k in fields), p.median_ms,
+                   p.p10_ms, p.p90_ms, p.predicted_ms, p.accepted, p.cpu_busy, p.samples,
+                   "; ".join(p.flags), p.error]
+            w.writerow([_csv_value(v) for v in row])
+
+
+# ---- headline tables --------------------------------------------------------------------
+@dataclass(frozen=True)
+class Cell:
+    text: str  # as in summary.txt: "1.23", "1.23*", "4.5!", "failed", "-"
+    value: str  # the number alone
+    best: bool
+    flagged: bool
+    failed: bool
+    tip: str
+
+
+@dataclass(frozen=True)
+class Table:
+    title: str
+    header: list[str]
+    rows: list[tuple[str, list[Cell]]]
+    fastest: str
+
+
+def _cell(points: list[Point], best_ms: float | None) -> Cell:
+    p = pick(points)
+    if p is None:
+        if not points:
+            return Cell("-", "-", False, False, False, "not run")
+        errors = "; ".join(sorted({q.error or "failed" for q in points}))
+        return Cell("failed", "failed", False, False, True, f"failed: {errors}")
+    best = best_ms is not None and p.median_ms == best_ms
+    tip = (f"median {fmt_ms(p.median_ms)} ms, p10 {fmt_ms(p.p10_ms)}, "
+           f"p90 {fmt_ms(p.p90_ms)} ms, {plural(p.samples, 'sample')}")
+    if p.predicted_ms is not None:
+        tip += f"; model {fmt_ms(p.predicted_ms)} ms"
+    if p.flagged:
+        tip += "; flagged: " + ("; ".join(p.flags) or "fidelity check failed")
+    value = fmt_ms(p.median_ms)
+    text = value + ("*" if best else "") + ("!" if p.flagged else "")
+    return Cell(text, value, best, p.flagged, False, tip)
+
+
+def _table(title: str, group: list[Point], varying: set[str]) -> Table:
+    conds = sorted({without(p.cond, "hosts") for p in group}, key=cond_order)
+    labels = cond_labels(conds, varying, omit=("hosts",))
+    algs = sorted({p.algorithm for p in group}, key=alg_order)
+    by: dict[tuple[str, Cond], list[Point]] = defaultdict(list)
+    for p in group:
+        by[(p.algorithm, without(p.cond, "hosts"))].append(p)
+    best: dict[Cond, float | None] = {}
+    fastest = []
+    for c in conds:
+        picks = [(q.median_ms, a) for a in algs if (q := pick(by[(a, c)])) and q.median_ms
+                 is not None]
+        best[c] = min(picks)[0] if picks else None
+        if picks:
+            tied = " = ".join(a for ms, a in picks if ms == best[c])
+            fastest.append(f"{labels[c]}: {tied} {fmt_ms(best[c])} ms")
+    rows = [(a, [_cell(by[(a, c)], best[c]) for c in conds]) for a in algs]
+    return Table(title, ["algorithm", *(labels[c] for c in conds)], rows,
+                 "; ".join(fastest) or "no point succeeded")
+
+
+def headline_tables(points: list[Point], varying: set[str]) -> list[Table]:
+    """One table per message size (and per communicator size when the run varied it)."""
+    hosts_all = sorted({p.hosts for p in points}, key=sortable)
+    split = len(hosts_all) > 1
+    out = []
+    for size in sorted({p.size for p in points}, key=sortable):
+        for hosts in hosts_all:
+            group = [p for p in points if p.size == size and (not split or p.hosts == hosts)]
+            if group:
+                where = f" on {hosts} hosts" if hosts is not None else ""
+                out.append(_table(f"{fmt_size(size)}{where}", group, varying))
+            if not split:
+                break
+    return out
+
+
+# ---- summary.txt ------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Counts:
+    planned: int | None
+    measured: int
+    ok: int
+    failed: int
+    flagged: int
+
+    def sentence(self) -> str:
+        planned = f" of {self.planned} planned" if self.planned is not None else ""
+        return (f"{plural(self.measured, 'point')} measured{planned}: {self.ok} ok, "
+                f"{self.failed} failed, {self.flagged} flagged.")
+
+
+def count_points(points: list[Point], config: Mapping[str, Any]) -> Counts:
+    return Counts(as_int(config.get("points")), len(points), sum(p.ok for p in points),
+                  sum(not p.ok for p in points), sum(p.flagged for p in points))
+
+
+def run_title(config: Mapping[str, Any], run_dir: Path) -> str:
+    spec = config.get("spec") or {}
+    return str(config.get("spec_name") or spec.get("name") or run_dir.name)
+
+
+def summary_text(title: str, run_dir: Path, points: list[Point], tables: list[Table],
+                 counts: Counts, report: Path, unfinished: bool) -> str:
+    lines = [f"{title} ({run_dir.name})"]
+    if not points:
+        planned = f" ({counts.planned} planned)" if counts.planned else ""
+        lines += ["Nothing was measured: records.jsonl holds no points" + planned + ".",
+                  f"report: {report}"]
+        return "\n".join(lines) + "\n"
+    lines.append(counts.sentence() + (" The run did not finish." if unfinished else ""))
+    for t in tables:
+        lines += ["", f"{t.title} (median ms)",
+                  text_table(t.header, [[alg, *(c.text for c in cells)] for alg, cells in t.rows]),
+                  f"fastest: {t.fastest}"]
+    lines += ["", "* fastest in its column, ! flagged (the emulator could not keep up, the "
+                  "number is suspect), failed = no result."]
+    reasons = Counter(f for p in points if p.flagged for f in (p.flags or ("(no reason given)",)))
+    lines += [f"flag: {reason}: {plural(n, 'point')}" for reason, n in reasons.most_common()]
+    if counts.failed:
+        lines.append(f"failed: {plural(counts.failed, 'point')} (errors in the report)")
+    lines.append(f"report: {report}")
+    return "\n".join(lines) + "\n"
