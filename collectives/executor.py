@@ -62,6 +62,7 @@ def _wait(requests: list[Any]) -> None:
             time.sleep(NAP_S)
 
 
+WAIT_MODES = ("spin", "yield", "sleep")
 WAIT = os.environ.get("MCASTLAB_WAIT", "spin")
 if WAIT == "sleep":
     _low_timer_slack()

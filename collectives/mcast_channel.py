@@ -174,7 +174,8 @@ class Channel:
         raise MulticastError(
             f"multicast group {self.group}:{self.port} does not reach rank(s) "
             f"{', '.join(missing)} within {timeout:g} s: the "
-            "switches do not forward it there (is the controller running in igmp mode?)")
+            "switches do not forward it there (no multicast controller, or a contiguous-mode "
+            "one refusing a group with a gap or a failed node: see its state)")
 
     def _send(self, data: bytes) -> None:
         while True:

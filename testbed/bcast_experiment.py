@@ -7,6 +7,7 @@ import contextlib
 import json
 from typing import Any
 
+from collectives.executor import WAIT_MODES
 from collectives.model import MeasuredPointToPoint, predict
 from collectives.schedules import ALGORITHMS, NATIVE, build
 
@@ -56,9 +57,6 @@ def dyn_static(params: dict[str, Any]) -> dict[str, float] | None:
 # MPICH's own MPI_Bcast algorithms, chosen with its control variables (MPICH 4/5 names).
 MPICH_ALGORITHMS = ("auto", "binomial", "scatter_recursive_doubling_allgather",
                     "scatter_ring_allgather", "pipelined_tree", "tree", "smp", "nb")
-
-
-WAIT_MODES = ("spin", "yield", "sleep")
 
 
 def algorithm_params(algorithm: str, size: int,

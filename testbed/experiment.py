@@ -52,8 +52,10 @@ def point_config(spec: ExperimentSpec, p: Point) -> dict[str, Any]:
             "traffic": p.traffic, "pattern": t.pattern if t else None,
             "load": t.load if t else None, "loss": p.loss, "loss_scope": spec.loss_scope,
             "fault": p.fault, "groups": p.groups, "interval_s": p.interval,
+            "members": spec.groups_of(p), "exclude": list(spec.exclude),
             "topology": spec.topology.name, "mode": spec.mode, "switching": spec.switching,
-            "repetitions": spec.repetitions, "warmup": spec.warmup, "budget_s": spec.budget}
+            "repetitions": spec.repetitions, "warmup": spec.warmup, "budget_s": spec.budget,
+            "wait": spec.wait}
 
 
 @dataclass
@@ -138,10 +140,10 @@ def execute(run: Run, progress: Any = None) -> None:
             emu.fail_nodes(list(spec.exclude))
         run.params = run.config.get("params")
         if spec.needs_params and run.params is None:
-            run.log(f"measuring t_hold/t_end for {len(spec.param_sizes)} sizes (model, "
-                    "OPT-Tree, DYN-Tree)")
+            run.log(f"measuring t_hold/t_end between {' and '.join(spec.param_pair())} for "
+                    f"{len(spec.param_sizes)} sizes (model, OPT-Tree, DYN-Tree)")
             run.params = measure_params(emu, list(spec.param_sizes),
-                                        repeats=spec.param_repeats)
+                                        repeats=spec.param_repeats, hosts=spec.param_pair())
             run.config["params"] = run.params
             run.save_config()
         ticker = _Ticker(run, progress, task) if progress is not None else None
@@ -154,8 +156,7 @@ def execute(run: Run, progress: Any = None) -> None:
 # ---- one condition ---------------------------------------------------------------------------
 def _condition(run: Run, points: list[Point], ticker: _Ticker | None) -> None:
     spec, emu, p0 = run.spec, run.emu, points[0]
-    names = [h.name for h in spec.topology.hosts]
-    groups = [names[i * p0.hosts:(i + 1) * p0.hosts] for i in range(p0.groups)]
+    groups = spec.groups_of(p0)
     members = [h for g in groups for h in g]
     tspec = spec.traffic.get(p0.traffic)
     run.log(f"{len(points)} point(s): {condition_text(p0)}")
@@ -221,7 +222,7 @@ def _jobs(run: Run, batch: list[Point], groups: list[list[str]], ticker: _Ticker
             args += ["--budget", repr(spec.budget)]
         try:
             run_mpi(run.emu, args, hosts=groups[g], timeout=len(batch) * spec.timeout + 120,
-                    stall=(beats[g], spec.timeout))
+                    stall=(beats[g], spec.timeout), env={"MCASTLAB_WAIT": spec.wait})
         except RunFailed as exc:
             errors.append(str(exc))
 

@@ -1,7 +1,7 @@
 """Faults at given times during a run: links and hosts going down and coming back, nodes
-failed or restored in the controller (contiguous ranges skip failed nodes), loss changed on a
-host. Times count from a start signal (the measured point's first broadcast), and leaving
-the context undoes whatever is still in effect, so the next point starts whole."""
+failed or restored in the controller (a contiguous range holding one is refused), loss
+changed on a host. Times count from a start signal (the measured point's first broadcast),
+and leaving the context undoes whatever is still in effect, so the next point starts whole."""
 
 from __future__ import annotations
 

@@ -20,6 +20,7 @@ from collectives.timing import busy_fraction, cpu_jiffies
 from .network import intf_name
 
 SWITCH_WAIT_LIMIT = 0.75  # the switch waited for a core this share of the time it had work
+MAX_LINK_FLAGS = 3  # more short links than this are flagged as one
 LINK_LIMIT = 0.7    # a loaded link carrying less than this share of its expected rate
 SAMPLE_S = 0.5
 OVS_PIDFILE = Path("/run/openvswitch/ovs-vswitchd.pid")
@@ -124,10 +125,14 @@ def judge(cpu_busy: float | None, links: list[dict[str, Any]], span: float,
     if switch_waited is not None and switch_waited >= SWITCH_WAIT_LIMIT:
         flags.append(f"switch waited for a core {switch_waited:.0%} of its time "
                      f"(limit {SWITCH_WAIT_LIMIT:.0%})")
-    for lk in links if judge_links else ():
-        if lk["ratio"] < LINK_LIMIT:
-            flags.append(f"{lk['link']} carried {lk['achieved_mbit']:.1f} of "
-                         f"{lk['expected_mbit']:.1f} Mbit/s expected")
+    short = sorted((lk for lk in links if lk["ratio"] < LINK_LIMIT),
+                   key=lambda lk: lk["ratio"]) if judge_links else []
+    said = [f"{lk['link']} carried {lk['achieved_mbit']:.1f} of "
+            f"{lk['expected_mbit']:.1f} Mbit/s expected" for lk in short]
+    if len(short) > MAX_LINK_FLAGS:  # one line for many: a 48-generator run is one flag
+        said = [f"{len(short)} of {len(links)} loaded links carried less than "
+                f"{LINK_LIMIT:.0%} of their expected rate (worst: {said[0]})"]
+    flags += said
     return {"cpu_busy": cpu_busy, "switch_waited": switch_waited, "links": links,
             "links_judged": judge_links,
             "window_s": span, "flags": flags, "ok": not flags}

@@ -28,8 +28,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from collectives.executor import BCAST_ALGORITHMS
-from topologies import Topology, TopologyError, parse_spec
+from collectives.executor import BCAST_ALGORITHMS, WAIT_MODES
+from topologies import Host, Topology, TopologyError, parse_spec
 
 from .errors import UsageError
 from .traffic_model import TrafficSpec
@@ -43,8 +43,8 @@ LOSS_SCOPES = ("all", "multicast")
 MAX_LOSS_ALL = 0.2
 FAULT_ACTIONS = ("down", "up", "fail", "restore", "loss")
 
-_TOP = {"name", "description", "seed", "repetitions", "warmup", "timeout", "budget", "network",
-        "sweep", "traffic", "faults", "params"}
+_TOP = {"name", "description", "seed", "repetitions", "warmup", "timeout", "budget", "wait",
+        "network", "sweep", "traffic", "faults", "params"}
 _NETWORK = {"topology", "mode", "switching", "exclude", "loss_scope"}
 _SWEEP = {"algorithms", "sizes", "hosts", "traffic", "loss", "faults", "groups", "interval"}
 _PARAMS = {"sizes", "repeats"}
@@ -57,8 +57,8 @@ class SpecError(UsageError):
 @dataclass(frozen=True)
 class FaultEvent:
     """At `at` seconds into a point's MPI job: take `target` down or up (a host's link, or
-    a link "a-b"), fail/restore a node in the controller (contiguous ranges skip it), or set
-    `value` loss (fraction) on a host."""
+    a link "a-b"), fail/restore a node in the controller (a contiguous range holding it is
+    refused), or set `value` loss (fraction) on a host."""
 
     at: float
     action: str
@@ -104,6 +104,7 @@ class ExperimentSpec:
     warmup: int = 2
     timeout: float = 120.0
     budget: float | None = None
+    wait: str = "spin"
     mode: str = "igmp"
     switching: str = "controller"
     exclude: tuple[int, ...] = ()
@@ -134,6 +135,22 @@ class ExperimentSpec:
     def needs_params(self) -> bool:
         """OPT-Tree and DYN-Tree are built from measured t_hold/t_end."""
         return any(a in ("opt-tree", "dyn-tree") for a in self.algorithms)
+
+    def pool(self) -> list[Host]:
+        """The hosts that broadcasts are formed from, in order: all but the excluded nodes,
+        which are failed in the controller for the whole run and so out of every range."""
+        return [h for h in self.topology.hosts if h.node_id not in self.exclude]
+
+    def groups_of(self, p: Point) -> list[list[str]]:
+        """The host names of each of the point's communicators (disjoint, from the pool)."""
+        names = [h.name for h in self.pool()]
+        return [names[i * p.hosts:(i + 1) * p.hosts] for i in range(p.groups)]
+
+    def param_pair(self) -> list[str]:
+        """Where t_hold/t_end are measured: the most distant pair of the hosts that ever join a
+        broadcast (all of a 64-host mesh is not the broadcast's network when 16 broadcast)."""
+        used = self.pool()[:max(self.hosts) * max(self.groups)]
+        return [h.name for h in self.topology.diameter_pair(used)]
 
     def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, "description": self.description,
@@ -168,13 +185,16 @@ def from_dict(raw: dict[str, Any], path: Path | None = None) -> ExperimentSpec:
         seed=_int(raw, "seed", 1, 0), repetitions=_int(raw, "repetitions", 10, 1),
         warmup=_int(raw, "warmup", 2, 0), timeout=_num(raw, "timeout", 120.0, 1.0),
         budget=_num(raw, "budget", 0.0, 0.0) or None,
+        wait=_choice(raw, "wait", "spin", WAIT_MODES, ""),
         mode=_choice(net, "mode", "igmp", MODES, "network."),
         switching=_choice(net, "switching", "controller", SWITCHING, "network."),
         loss_scope=_choice(net, "loss_scope", "all", LOSS_SCOPES, "network."),
     )
-    n_hosts = len(topo.hosts)
     spec.exclude = tuple(_int_list(net, "exclude", [], "network.", 0, max(
         [h.node_id for h in topo.hosts], default=0), empty=True))
+    n_hosts = len(spec.pool())
+    if not n_hosts:
+        raise SpecError("network.exclude: every host is excluded")
     spec.algorithms = tuple(_str_list(sweep, "algorithms", None, "sweep."))
     for i, alg in enumerate(spec.algorithms):
         if alg not in BCAST_ALGORITHMS:
@@ -189,7 +209,7 @@ def from_dict(raw: dict[str, Any], path: Path | None = None) -> ExperimentSpec:
         for h in spec.hosts:
             if g * h > n_hosts:
                 raise SpecError(f"sweep.groups: {g} groups of {h} hosts need {g * h} hosts; "
-                                f"{topo.name} has {n_hosts}")
+                                f"{topo.name} has {n_hosts} not excluded")
     if spec.loss_scope == "all":
         for i, loss in enumerate(spec.losses):
             if loss > MAX_LOSS_ALL:

@@ -13,7 +13,7 @@ import math
 import os
 import re
 import tempfile
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from types import MappingProxyType
@@ -312,12 +312,14 @@ class Topology:
             return 0
         return 1 + self._hops[target][self._ports[source][HOST_PORT]]
 
-    def diameter_pair(self) -> tuple[Host, Host]:
-        """The two hosts furthest apart along routed paths; ties go to the lowest ids."""
-        best = (self.hosts[0], self.hosts[0])
+    def diameter_pair(self, hosts: Sequence[Host] | None = None) -> tuple[Host, Host]:
+        """The two hosts (of `hosts`, default all) furthest apart along routed paths; ties go
+        to the lowest ids."""
+        pool = list(hosts) if hosts is not None else self.hosts
+        best = (pool[0], pool[0])
         most = 0
-        for src in self.hosts:
-            for dst in self.hosts:
+        for src in pool:
+            for dst in pool:
                 hops = self.hops(src.node_id, dst.node_id)
                 if hops > most:
                     best, most = (src, dst), hops

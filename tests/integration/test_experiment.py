@@ -60,6 +60,39 @@ loss = [0.0, 0.01, 0.02]
 """
 
 
+GROUPS = """
+name = "groups"
+repetitions = 4
+warmup = 1
+timeout = 60
+[network]
+topology = "star:hosts=7,bw=100"
+mode = "contiguous"
+exclude = [6]
+[sweep]
+algorithms = ["binomial", "nack"]
+sizes = [1024]
+hosts = [3]
+groups = [1, 2]
+interval = [0.0, 0.01]
+"""
+
+# node 1 excluded: the group h0, h2, h3 has a gap, which contiguous hardware cannot serve
+GAP = """
+name = "gap"
+repetitions = 2
+warmup = 0
+timeout = 20
+[network]
+topology = "star:hosts=4,bw=100"
+mode = "contiguous"
+exclude = [1]
+[sweep]
+algorithms = ["nack", "binomial"]
+sizes = [1024]
+"""
+
+
 def _folder(root: Path) -> Path:
     [folder] = [p for p in root.iterdir() if p.is_dir()]
     return folder
@@ -114,6 +147,51 @@ def test_small_spec_with_traffic_and_loss(caps, clean_after, tmp_path):
     assert "data:image/png;base64," in html and "binomial" in html
     assert list((folder / "plots").glob("*.png"))
     assert "binomial" in out.stdout  # the headline table
+
+
+def test_two_groups_injection_and_an_excluded_node(caps, clean_after, tmp_path):
+    """Two communicators broadcast at once with their own groups; a root injects every 10 ms
+    without waiting; in contiguous mode with node 6 excluded, the groups are formed from the
+    other hosts and their ranges (0-2, 3-5) are served."""
+    spec = tmp_path / "groups.toml"
+    spec.write_text(GROUPS)
+    out = subprocess.run([*MCASTLAB, "run", str(spec), "--out", str(tmp_path)],
+                         capture_output=True, text=True, timeout=900)
+    assert out.returncode == 0, out.stderr[-3000:]
+    recs = {(r["config"]["algorithm"], r["config"]["groups"], r["config"]["interval_s"]): r
+            for r in _records(_folder(tmp_path))}
+    assert len(recs) == 8
+    assert all(r["status"] == "ok" and r["verified"] for r in recs.values()), \
+        [(k, r["error"]) for k, r in recs.items() if r["status"] != "ok"]
+    for (alg, groups, interval), r in recs.items():
+        assert r["config"]["exclude"] == [6] and r["config"]["mode"] == "contiguous"
+        assert r["config"]["members"] == [["h0", "h1", "h2"], ["h3", "h4", "h5"]][:groups]
+        assert len(r["samples_s"]) == 4 * groups, (alg, groups, interval)  # each group's
+        if groups == 2:
+            assert [g["group"] for g in r["per_group"]] == [0, 1]
+        else:
+            assert r["per_group"] is None
+        assert 0 < r["t_mcast_s"]["median"] < 2
+        assert r["late_injections"] <= 4 * groups
+    # multicast really served the ranges: nack's datagrams reached the receivers
+    assert recs["nack", 2, 0.0]["datagrams"]["delivered"] > 0
+
+
+def test_an_excluded_node_inside_a_group_is_measured_not_a_hang(caps, clean_after, tmp_path):
+    """Contiguous hardware cannot serve h0, h2, h3 with node 1 failed: the multicast
+    broadcast fails with the reason, quickly; point-to-point binomial runs."""
+    spec = tmp_path / "gap.toml"
+    spec.write_text(GAP)
+    t0 = time.monotonic()
+    out = subprocess.run([*MCASTLAB, "run", str(spec), "--out", str(tmp_path)],
+                         capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr[-3000:]
+    recs = {r["config"]["algorithm"]: r for r in _records(_folder(tmp_path))}
+    assert recs["nack"]["config"]["members"] == [["h0", "h2", "h3"]]
+    assert recs["nack"]["status"] == "failed"
+    assert "does not reach" in recs["nack"]["error"], recs["nack"]["error"]
+    assert recs["binomial"]["status"] == "ok" and recs["binomial"]["verified"]
+    assert time.monotonic() - t0 < 240
 
 
 def test_fault_that_never_heals_is_measured_not_a_hang(caps, clean_after, tmp_path):

@@ -52,3 +52,11 @@ def test_links_under_loss_are_recorded_not_judged() -> None:
 def test_switch_sched_reads_the_running_switch_or_says_none() -> None:
     got = switch_sched()  # OVS runs wherever the tests run; None only if it does not
     assert got is None or (got[0] >= 0 and got[1] >= 0)
+
+
+def test_many_short_links_are_one_flag_naming_the_worst() -> None:
+    links = [{"link": f"s{i}-eth1", "expected_mbit": 1.0, "achieved_mbit": i / 10,
+              "ratio": i / 10} for i in range(1, 9)]  # 0.1 .. 0.8: six short of 0.7
+    got = judge(1.0, links, 2.0)
+    assert got["flags"] == ["6 of 8 loaded links carried less than 70% of their expected "
+                            "rate (worst: s1-eth1 carried 0.1 of 1.0 Mbit/s expected)"]

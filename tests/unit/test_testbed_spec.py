@@ -134,3 +134,28 @@ def test_default_spec_is_what_make_testbed_promises() -> None:
     assert spec.sizes == (1024, 65536, 1 << 20)
     assert spec.traffic_names == ("none", "background") and spec.losses == (0.0, 0.05)
     assert spec.needs_params
+
+
+def test_params_are_measured_among_the_broadcasting_hosts() -> None:
+    raw = spec_with("network.topology", "mesh:rows=8,cols=8,bw=10")
+    raw["sweep"]["hosts"] = [8, 16]
+    raw["traffic"]["bg"]["hosts"] = "others"
+    assert from_dict(raw).param_pair() == ["h0", "h15"]
+    raw["sweep"]["groups"] = [1, 2]
+    assert from_dict(raw).param_pair() == ["h0", "h31"]
+
+
+def test_excluded_nodes_take_no_part_in_broadcasts() -> None:
+    raw = spec_with("network.exclude", [1, 4])
+    raw["network"]["mode"] = "contiguous"
+    raw["sweep"] |= {"hosts": [3], "groups": [1, 2]}
+    spec = from_dict(raw)
+    two = next(p for p in spec.points() if p.groups == 2)
+    assert spec.groups_of(two) == [["h0", "h2", "h3"], ["h5", "h6", "h7"]]
+    raw["sweep"]["hosts"] = [4]
+    with pytest.raises(SpecError, match="sweep.groups: 2 groups of 4 hosts need 8 hosts; "
+                                        "star-8 has 6 not excluded"):
+        from_dict(raw)
+    raw = spec_with("network.exclude", list(range(8)))
+    with pytest.raises(SpecError, match="network.exclude: every host is excluded"):
+        from_dict(raw)

@@ -235,3 +235,9 @@ def test_hop_counts_detects_loops() -> None:
     table["s2"]["h1"] = topo.port_to("s2", "h0")
     with pytest.raises(TopologyError, match="delivers packets for h1 to host h0"):
         routing.hop_counts(topo, table)
+
+
+def test_diameter_pair_of_a_subset() -> None:
+    topo = mesh(8, 8)
+    a, b = topo.diameter_pair(topo.hosts[:16])
+    assert (a.node_id, b.node_id) == (0, 15)
