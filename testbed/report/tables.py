@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 from collections import Counter, defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -171,9 +172,36 @@ def summary_text(title: str, run_dir: Path, points: list[Point], tables: list[Ta
                   f"fastest: {t.fastest}"]
     lines += ["", "* fastest in its column, ! flagged (the emulator could not keep up, the "
                   "number is suspect), failed = no result."]
-    reasons = Counter(f for p in points if p.flagged for f in (p.flags or ("(no reason given)",)))
-    lines += [f"flag: {reason}: {plural(n, 'point')}" for reason, n in reasons.most_common()]
+    reasons = flag_kinds(points)
+    lines += [f"flag: {reason}: {plural(n, 'point')}" for reason, n in reasons]
     if counts.failed:
         lines.append(f"failed: {plural(counts.failed, 'point')} (errors in the report)")
     lines.append(f"report: {report}")
     return "\n".join(lines) + "\n"
+
+
+_PERCENT = re.compile(r"\d+(?:\.\d+)?(?=%)")
+
+
+def flag_kinds(points: list[Point]) -> list[tuple[str, int]]:
+    """Flag reasons, most frequent first; those that differ only in their first percentage
+    merged into one with the range ("switch waited for a core 76-82% of its time")."""
+    kinds: dict[str, list[float]] = {}
+    count: Counter[str] = Counter()
+    for p in points:
+        if not p.flagged:
+            continue
+        for f in p.flags or ("(no reason given)",):
+            m = _PERCENT.search(f)
+            key = _PERCENT.sub("#", f, count=1) if m else f
+            count[key] += 1
+            if m:
+                kinds.setdefault(key, []).append(float(m.group()))
+    out = []
+    for key, n in count.most_common():
+        nums = kinds.get(key)
+        if nums:
+            lo, hi = min(nums), max(nums)
+            key = key.replace("#", f"{lo:g}" if lo == hi else f"{lo:g}-{hi:g}", 1)
+        out.append((key, n))
+    return out

@@ -240,3 +240,19 @@ def test_sparse_records_with_missing_optional_fields(tmp_path: Path) -> None:
     assert _table_rows(text, "0 B") == {"binomial": ["0.1*"], "mystery": ["failed"]}
     page = (run / "report.html").read_text()
     assert "no latency recorded" in page and "could not be drawn" not in page
+
+
+def test_flag_reasons_differing_in_their_percentage_are_merged() -> None:
+    from types import SimpleNamespace
+
+    from testbed.report.tables import flag_kinds
+
+    def pt(*flags: str) -> SimpleNamespace:
+        return SimpleNamespace(flagged=True, flags=flags)
+
+    wait = "switch waited for a core {}% of its time (limit 75%)"
+    points = [pt(wait.format(77)), pt(wait.format(82), "s14-eth1 carried 0.1 of 0.2 Mbit/s"),
+              pt(wait.format(76)), SimpleNamespace(flagged=False, flags=())]
+    assert flag_kinds(points) == [  # type: ignore[arg-type]
+        ("switch waited for a core 76-82% of its time (limit 75%)", 3),
+        ("s14-eth1 carried 0.1 of 0.2 Mbit/s", 1)]
