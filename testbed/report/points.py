@@ -126,12 +126,11 @@ def without(cond: Cond, *fields: str) -> Cond:
 def _env_parts(c: Mapping[str, Any]) -> list[str]:
     parts = []
     if not no_traffic(c.get("traffic")):
-        words = ["traffic", str(c["traffic"])]
-        if c.get("pattern") and c.get("pattern") != c.get("traffic"):
-            words.append(str(c["pattern"]))
+        name = str(c["traffic"])  # "uniform-02 (load 0.02)", "hot-1 (hotspot, load 0.1)"
+        detail = [str(c["pattern"])] if c.get("pattern") and c["pattern"] not in name else []
         if as_float(c.get("load")) is not None:
-            words.append(f"{c['load']:g}")
-        parts.append(" ".join(words))
+            detail.append(f"load {c['load']:g}")
+        parts.append(f"{name} ({', '.join(detail)})" if detail else f"traffic {name}")
     loss = as_float(c.get("loss"))
     if loss:
         scope = " multicast" if c.get("loss_scope") == "multicast" else ""
@@ -173,7 +172,7 @@ def varying_fields(conds: Iterable[Cond]) -> set[str]:
 
 def cond_labels(conds: Iterable[Cond], varying: Collection[str],
                 omit: Collection[str] = ()) -> dict[Cond, str]:
-    """Short condition names ("quiet", "traffic uniform 0.2 + loss 5%", "..., 16 hosts"):
+    """Short condition names ("quiet", "bg (uniform, load 0.2) + loss 5%", "..., 16 hosts"):
     the environment always, the shape of the run only where it varies; names that would
     collide get the differing fields appended."""
     out: dict[Cond, str] = {}

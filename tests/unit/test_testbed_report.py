@@ -195,7 +195,7 @@ def test_load_plot_uses_accepted_load(tmp_path: Path) -> None:
     run = _run_dir(tmp_path, records)
     text = write_report(run)
     assert (run / "plots" / "latency-vs-load.png").exists()
-    assert "traffic uniform 0.5" in text
+    assert "uniform (load 0.5)" in text
     with (run / "summary.csv").open() as f:
         assert [r["accepted_load"] for r in csv.DictReader(f)] == ["", "0.18", "0.45"]
 
