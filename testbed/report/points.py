@@ -18,7 +18,8 @@ ALGORITHM_ORDER = ("mpich", "sequential", "binomial", "binary", "chain", "fragme
                    "scout-linear", "scout-binary")
 ENV_FIELDS = ("traffic", "pattern", "load", "loss", "loss_scope", "fault")
 
-Cond = tuple[tuple[str, Any], ...]  # every config field but algorithm and size
+Cond = tuple[tuple[str, Any], ...]  # every config field but algorithm, size and members
+DERIVED = ("algorithm", "size", "members")  # members follow from hosts, groups and exclude
 
 
 # ---- points -----------------------------------------------------------------------------
@@ -93,7 +94,7 @@ def point_of(rec: dict[str, Any]) -> Point:
         index=as_int(rec.get("index")), status=status, algorithm=str(cfg.get("algorithm", "?")),
         size=as_int(cfg.get("size")), hosts=as_int(cfg.get("hosts")),
         cond=tuple(sorted((k, _frozen(v)) for k, v in cfg.items()
-                          if k not in ("algorithm", "size"))),
+                          if k not in DERIVED)),
         ok=ok, median_ms=median, p10_ms=_ms(t.get("p10")), p90_ms=_ms(t.get("p90")),
         predicted_ms=_ms(rec.get("predicted_s")), load_x=load_x, accepted=accepted,
         cpu_busy=as_float(fid.get("cpu_busy")), flagged=fid.get("ok") is False,

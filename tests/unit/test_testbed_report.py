@@ -256,3 +256,14 @@ def test_flag_reasons_differing_in_their_percentage_are_merged() -> None:
     assert flag_kinds(points) == [  # type: ignore[arg-type]
         ("switch waited for a core 76-82% of its time (limit 75%)", 3),
         ("s14-eth1 carried 0.1 of 0.2 Mbit/s", 1)]
+
+
+def test_members_are_not_a_condition(tmp_path: Path) -> None:
+    records = []
+    for i, groups in enumerate((1, 2)):
+        cfg = {**_config("binomial", 1024, 0.0), "groups": groups,
+               "members": [["h0", "h1"], ["h2", "h3"]][:groups]}
+        records.append(_record(i, cfg, 0.001 * groups))
+    text = write_report(_run_dir(tmp_path, records))
+    table = text.split("report:")[0]  # the folder's name holds the test's name
+    assert "members" not in table and "quiet, 2 groups" in table
