@@ -181,17 +181,21 @@ def summary_text(title: str, run_dir: Path, points: list[Point], tables: list[Ta
 
 
 _PERCENT = re.compile(r"\d+(?:\.\d+)?(?=%)")
+_SHORT_LINK = re.compile(r"^(\S+ carried [\d.]+ of [\d.]+ Mbit/s expected|\d+ of \d+ loaded links)")
 
 
 def flag_kinds(points: list[Point]) -> list[tuple[str, int]]:
     """Flag reasons, most frequent first; those that differ only in their first percentage
-    merged into one with the range ("switch waited for a core 76-82% of its time")."""
+    merged into one with the range ("switch waited for a core 76-82% of its time"), and short
+    links counted as one reason (the report lists each point's links)."""
     kinds: dict[str, list[float]] = {}
     count: Counter[str] = Counter()
     for p in points:
         if not p.flagged:
             continue
         for f in p.flags or ("(no reason given)",):
+            if _SHORT_LINK.match(f):
+                f = "loaded links carried less than 70% of their expected rate"
             m = _PERCENT.search(f)
             key = _PERCENT.sub("#", f, count=1) if m else f
             count[key] += 1

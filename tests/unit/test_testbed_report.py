@@ -253,8 +253,12 @@ def test_flag_reasons_differing_in_their_percentage_are_merged() -> None:
     wait = "switch waited for a core {}% of its time (limit 75%)"
     points = [pt(wait.format(77)), pt(wait.format(82), "s14-eth1 carried 0.1 of 0.2 Mbit/s"),
               pt(wait.format(76)), SimpleNamespace(flagged=False, flags=())]
+    points.append(pt("s2-eth1 carried 0.1 of 0.2 Mbit/s expected"))
+    points.append(pt("5 of 8 loaded links carried less than 70% of their expected rate "
+                     "(worst: s1-eth1 carried 0.0 of 0.2 Mbit/s expected)"))
     assert flag_kinds(points) == [  # type: ignore[arg-type]
         ("switch waited for a core 76-82% of its time (limit 75%)", 3),
+        ("loaded links carried less than 70% of their expected rate", 2),
         ("s14-eth1 carried 0.1 of 0.2 Mbit/s", 1)]
 
 
