@@ -15,7 +15,16 @@ from functools import lru_cache
 from typing import Any
 
 from .mcast_plans import BARRIERS, MULTICAST_ALGORITHMS
-from .schedules import ALGORITHMS, NATIVE, Recv, Schedule, Send, SendRecv, build
+from .schedules import (
+    ALGORITHMS,
+    NATIVE,
+    TOPOLOGY_ALGORITHMS,
+    Recv,
+    Schedule,
+    Send,
+    SendRecv,
+    build,
+)
 
 TAG = 0x4D43  # one tag: per-pair FIFO order of MPI matches the schedule's order
 
@@ -27,8 +36,11 @@ def _cached(algorithm: str, size: int, root: int, nbytes: int,
 
 
 def schedule_for(algorithm: str, size: int, root: int, nbytes: int, **params: Any) -> Schedule:
-    """The schedule, built once per set of arguments (every rank builds the same one)."""
-    return _cached(algorithm, size, root, nbytes, tuple(sorted(params.items())))
+    """The schedule, built once per set of arguments (every rank builds the same one).
+    List values (say nodes=[...]) are taken as tuples, so they can key the cache."""
+    key = tuple(sorted((name, tuple(v) if isinstance(v, list) else v)
+                       for name, v in params.items()))
+    return _cached(algorithm, size, root, nbytes, key)
 
 
 SPIN_S = 50e-6   # poll without sleeping this long, then sleep between polls
@@ -89,7 +101,8 @@ def execute(schedule: Schedule, buf: Any, comm: Any) -> None:
 def bcast(buf: Any, root: int = 0, comm: Any = None, algorithm: str = "binomial",
           **params: Any) -> None:
     """Broadcast `buf` (any writable buffer) from `root` over `comm` with `algorithm`;
-    parameters as in `collectives.schedules.build`; for `dyn-tree` t_hs, t_hd, t_ns, t_nd,
+    parameters as in `collectives.schedules.build` (opt-mesh, u-mesh, u-torus, opt-min: also
+    where the ranks sit, e.g. mesh=(4, 4), nodes=(...)); for `dyn-tree` t_hs, t_hd, t_ns, t_nd,
     t_rs, t_rd (or t_hold and t_end; `collectives.dyn_bcast`); for the multicast algorithms
     (scout-linear, scout-binary, two-stage, nack) as in `collectives.mcast_bcast.Options`.
     Collective: every rank calls it with the same algorithm, parameters and buffer size."""
@@ -118,7 +131,8 @@ def bcast(buf: Any, root: int = 0, comm: Any = None, algorithm: str = "binomial"
 
 
 DYNAMIC_ALGORITHMS = ("dyn-tree",)
-BCAST_ALGORITHMS = (NATIVE, *ALGORITHMS, *DYNAMIC_ALGORITHMS, *MULTICAST_ALGORITHMS)
+BCAST_ALGORITHMS = (NATIVE, *ALGORITHMS, *TOPOLOGY_ALGORITHMS, *DYNAMIC_ALGORITHMS,
+                    *MULTICAST_ALGORITHMS)
 
 
 def barrier(comm: Any = None, algorithm: str = "mpich", **params: Any) -> None:

@@ -7,7 +7,9 @@ Trees are built in relative ids (root = 0) and mapped to ranks by rotation:
 rank = (relative + root) % size.
 
 Algorithms (names used everywhere): sequential, binomial, chain, binary, fragmented-chain,
-scatter-allgather, opt-tree (`mpich`, MPICH's own MPI_Bcast, has no schedule).
+scatter-allgather, opt-tree (`mpich`, MPICH's own MPI_Bcast, has no schedule); and trees
+placed in the order of the network's routing so that their sends avoid each other (seed 000,
+ch. 5; `collectives.contention_schedules`): opt-mesh, u-mesh, u-torus, opt-min.
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ from . import opttree
 
 ALGORITHMS = ("sequential", "binomial", "chain", "binary", "fragmented-chain",
               "scatter-allgather", "opt-tree")
+# Need where the ranks sit (mesh=, torus=, bmin=, nodes=): see collectives.contention_schedules.
+TOPOLOGY_ALGORITHMS = ("opt-mesh", "u-mesh", "u-torus", "opt-min")
 NATIVE = "mpich"  # MPI_Bcast of the MPI library: measured as the baseline, never scheduled
 DEFAULT_FRAGMENT = 8192
 
@@ -192,17 +196,24 @@ TREES: dict[str, Callable[[int], Children]] = {
 def build(algorithm: str, size: int, root: int = 0, nbytes: int = 0,
           **params: Any) -> Schedule:
     """The schedule of `algorithm` for `size` ranks, `root`, an `nbytes` message.
-    Parameters: fragment (fragmented-chain, bytes), t_hold and t_end (opt-tree)."""
-    if algorithm not in ALGORITHMS:
+    Parameters: fragment (fragmented-chain, bytes), t_hold and t_end (opt-tree, opt-mesh,
+    opt-min); for the TOPOLOGY_ALGORITHMS mesh=(rows, cols) (opt-mesh, u-mesh), torus=(rows,
+    cols) (u-torus), bmin=(k, n) (opt-min) and nodes=(node of rank 0, ...) (default rank i on
+    node i), node ids as topologies numbers hosts (`collectives.contention_schedules`)."""
+    if algorithm not in ALGORITHMS and algorithm not in TOPOLOGY_ALGORITHMS:
         extra = " (MPICH's own MPI_Bcast has no schedule)" if algorithm == NATIVE else ""
         raise ValueError(f"unknown algorithm {algorithm!r}{extra}; choose from "
-                         f"{', '.join(ALGORITHMS)}")
+                         f"{', '.join((*ALGORITHMS, *TOPOLOGY_ALGORITHMS))}")
     if not isinstance(size, int) or size < 1:
         raise ValueError(f"communicator size must be at least 1, got {size!r}")
     if not isinstance(root, int) or not 0 <= root < size:
         raise ValueError(f"root must be a rank in 0..{size - 1}, got {root!r}")
     if not isinstance(nbytes, int) or nbytes < 0:
         raise ValueError(f"message size must be a non-negative byte count, got {nbytes!r}")
+    if algorithm in TOPOLOGY_ALGORITHMS:
+        from .contention_schedules import schedule  # imports this module
+
+        return schedule(algorithm, size, root, nbytes, **params)
     if algorithm == "fragmented-chain":
         fragment = int(params.get("fragment", DEFAULT_FRAGMENT))
         if fragment < 1:
