@@ -12,10 +12,11 @@ set, as timed point-to-point sends (seed 003).
 Trees: U-torus sorts the nodes in dimension order (column, then row: the xy routing order)
 relative to the holder; U-mesh sorts them absolutely. Both halve recursively: the holder
 keeps the larger half (its own) and sends to the end of the other half nearest to it, and
-each half recurses. (After McKinley et al. and Robinson et al., cited by seed 003 as [3], [5];
-the seed itself does not spell them out.) U-mesh is contention-free inside a block; U-torus
-is not always under the testbed's shortest-way xy routing (it relies on Robinson's virtual
-channels), and the model in `multinode_model` counts what it shares.
+each half recurses; `contention_trees` builds them. (After McKinley et al. and Robinson et
+al., cited by seed 003 as [3], [5]; the seed itself does not spell them out.) U-mesh is
+contention-free inside a block; U-torus is not always under the testbed's shortest-way xy
+routing (it relies on Robinson's virtual channels), and the model in `multinode_model`
+counts what it shares.
 
 Timing is one-port, as seed 003's network model: in one step a node sends at most one
 message and receives at most one. A list scheduler turns all trees into global steps: a node
@@ -31,6 +32,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from . import contention_trees as ct
+from .contention_trees import ContentionTree
 from .torus_partition import Partition, Torus
 
 Choice = Literal["random", "balanced"]
@@ -95,48 +98,21 @@ def multicasts(torus: Torus, pairs: Iterable[tuple[int, Iterable[int]]]) -> tupl
 Tree = list[tuple[int, int, int]]
 
 
-def _halving(chain: Sequence[int], holder: int, depth: int, out: Tree) -> None:
-    while len(chain) > 1:
-        mid = (len(chain) + 1) // 2
-        low, high = chain[:mid], chain[mid:]
-        if chain.index(holder) < mid:
-            target, chain, other = high[0], low, high
-        else:
-            target, chain, other = low[-1], high, low
-        out.append((holder, target, depth))
-        _halving(other, target, depth + 1, out)
-        depth += 1
-
-
-def _ordered(tree: Tree) -> Tree:
-    """Depth order, so each sender's sends come in the order it makes them."""
-    return sorted(tree, key=lambda s: s[2])
+def _tree(built: ContentionTree[int], depth: int) -> Tree:
+    """A `contention_trees` tree as (sender, receiver, depth), in depth order. Its `step`
+    counts from the root's first send (1), which here is at `depth`."""
+    return sorted(((s.sender, s.receiver, depth + s.step - 1) for s in built.sends),
+                  key=lambda s: s[2])
 
 
 def u_torus(torus: Torus, root: int, destinations: Iterable[int], depth: int = 0) -> Tree:
     """U-torus multicast from `root`: dimension order relative to the root, which leads."""
-    r0, c0 = torus.coords(root)
-
-    def key(n: int) -> tuple[int, int]:
-        r, c = torus.coords(n)
-        return (c - c0) % torus.cols, (r - r0) % torus.rows
-
-    chain = [root] + sorted(set(destinations) - {root}, key=key)
-    out: Tree = []
-    _halving(chain, root, depth, out)
-    return _ordered(out)
+    return _tree(ct.u_torus(set(destinations) | {root}, root, torus.rows, torus.cols), depth)
 
 
 def u_mesh(torus: Torus, root: int, destinations: Iterable[int], depth: int = 0) -> Tree:
     """U-mesh multicast from `root` (inside a block): absolute dimension order."""
-    def key(n: int) -> tuple[int, int]:
-        r, c = torus.coords(n)
-        return c, r
-
-    chain = sorted(set(destinations) | {root}, key=key)
-    out: Tree = []
-    _halving(chain, root, depth, out)
-    return _ordered(out)
+    return _tree(ct.u_mesh(set(destinations) | {root}, root, torus.rows, torus.cols), depth)
 
 
 # ---- DDN choice (phase 1) -------------------------------------------------------------------
