@@ -272,13 +272,17 @@ class Emulation:
         self._restore_signals()
 
     def _trap_signals(self) -> None:
-        """SIGTERM/SIGHUP unwind like Ctrl-C, so the `with` block tears down."""
+        """SIGTERM/SIGHUP unwind like Ctrl-C, so the `with` block tears down. Ctrl-C itself
+        raises KeyboardInterrupt even when started from a shell's background job, which
+        hands its children SIGINT ignored (Python then keeps it ignored)."""
         def raise_exit(signum: int, _frame: object) -> None:
             raise SystemExit(128 + signum)
 
         with contextlib.suppress(ValueError):  # only possible in the main thread
             for sig in (signal.SIGTERM, signal.SIGHUP):
                 self._old_handlers[sig] = signal.signal(sig, raise_exit)
+            self._old_handlers[signal.SIGINT] = signal.signal(signal.SIGINT,
+                                                              signal.default_int_handler)
 
     def _restore_signals(self) -> None:
         for sig, handler in self._old_handlers.items():
