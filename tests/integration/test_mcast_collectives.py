@@ -81,10 +81,11 @@ def test_datagrams_injected_by_a_non_member_change_nothing(caps, clean_after):
 
         def inject() -> None:
             while not stop.is_set():
-                new = set(leases()) - before
-                if new:
-                    group = new.pop()
-                    port = (group_dir() / group).read_text().split()[2]
+                for group in set(leases()) - before:
+                    try:  # a lease is created first, then written: wait for its fields
+                        port = (group_dir() / group).read_text().split()[2]
+                    except (OSError, IndexError):
+                        continue
                     forged.append(intruder.cmd(f"{sys.executable} -m "
                                                f"testbed.hostprogs.mcast_forge {group} {port} 8"))
                     return
