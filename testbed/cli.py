@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from topologies import TopologyError, parse_spec
@@ -17,6 +19,8 @@ EPILOG = """examples:
   sudo mcastlab run experiments/loss.toml   an experiment spec: sweep, records, report
   sudo mcastlab run --resume results/DIR    finish an interrupted experiment
   mcastlab topo mesh:rows=4,cols=4          describe a topology (no root needed)
+  mcastlab hwtree --nodes 4096 --faulty 0.01 --trials 1000
+                                            greedy vs optimal range-multicast trees
   sudo mcastlab up --topo fattree           the network with a Mininet prompt
   sudo mcastlab run --topo mesh:rows=2,cols=2 -- -m collectives.pingpong
   sudo mcastlab cleanup                     remove what a crashed run left behind
@@ -250,6 +254,65 @@ def cmd_trees(args: argparse.Namespace) -> int:
     return 0
 
 
+@contextlib.contextmanager
+def _trial_progress(total: int) -> Iterator[Callable[[int, int], None]]:
+    """A progress callback for long pure computations, on stderr: a rich bar on a terminal,
+    otherwise a plain line at most every 10 s."""
+    import time
+
+    import rich.progress as rp
+    from rich.console import Console
+
+    console = Console(stderr=True)
+    if console.is_terminal:
+        with rp.Progress(rp.TextColumn("[bold]trials"), rp.BarColumn(), rp.MofNCompleteColumn(),
+                         rp.TimeElapsedColumn(), rp.TextColumn("left"), rp.TimeRemainingColumn(),
+                         console=console, transient=True) as bar:
+            task = bar.add_task("trials", total=total)
+            yield lambda done, _total: bar.update(task, completed=done)
+        return
+    last = time.monotonic()
+
+    def plain(done: int, total_: int) -> None:
+        nonlocal last
+        if time.monotonic() - last >= 10 and done < total_:
+            last = time.monotonic()
+            _progress(f"{done}/{total_} trials")
+
+    yield plain
+
+
+def cmd_hwtree(args: argparse.Namespace) -> int:
+    from collectives.hwtree_stats import check_config, hwtree_trials
+
+    try:
+        tree = check_config(args.nodes, args.faulty, args.trials, args.arity)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    if args.budget < 1:
+        raise UsageError(f"--budget must be >= 1, got {args.budget}")
+    with _trial_progress(args.trials) as progress:
+        stats = hwtree_trials(args.nodes, args.faulty, args.trials, seed=args.seed,
+                              arity=args.arity, budget=args.budget, progress=progress)
+    if args.json:
+        print(json.dumps(stats.to_dict(), indent=1))
+        return 0
+    from .results import text_table
+
+    greedy, optimal = stats.fractions(stats.greedy), stats.fractions(stats.optimal)
+    rows = [[d, f"{greedy.get(d, 0):.1%}", f"{optimal[d]:.1%}" if d in optimal else "-"]
+            for d in sorted(set(greedy) | set(optimal))]
+    print(f"{stats.nodes} nodes ({tree.arity}-ary {tree.dims}-tree), {stats.faulty_nodes} "
+          f"faulty ({args.faulty:.2%}), {stats.trials} trials, seed {stats.seed}")
+    print(text_table(["steps", "greedy", "optimal"], rows))
+    if stats.undecided:
+        print(f"undecided: {stats.undecided} trials (the optimal search exceeded "
+              f"{args.budget} states; optimal column over the other {stats.decided})")
+    print(f"greedy optimal in {stats.greedy_optimal_fraction:.1%} of {stats.decided} "
+          f"decided trials")
+    return 0
+
+
 def _star_spec(args: argparse.Namespace) -> str:
     """--topo plus --hosts/--bw: a bare shape gets them as parameters."""
     spec = args.topo
@@ -428,6 +491,7 @@ def build_parser() -> argparse.ArgumentParser:
         p.set_defaults(func=cmd_nodes)
 
     from collectives.executor import BCAST_ALGORITHMS
+    from collectives.hwtree_stats import DEFAULT_BUDGET
     from collectives.schedules import ALGORITHMS
 
     p = sub.add_parser("trees", help="a broadcast schedule and its predicted latency "
@@ -443,6 +507,21 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--t-int", type=float, help="interval between sends on different ports")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_trees)
+
+    p = sub.add_parser("hwtree", help="greedy vs optimal trees of hardware range multicasts "
+                                      "over random faulty nodes (seed 001; no root needed)")
+    p.add_argument("--nodes", type=int, required=True,
+                   help="network size: a power of the arity, or whole top-level subtrees")
+    p.add_argument("--faulty", type=float, required=True, metavar="F",
+                   help="fraction of faulty nodes, 0 <= F < 1 (rounded to whole nodes)")
+    p.add_argument("--trials", type=int, required=True, metavar="T")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--arity", type=int, default=4, help="switch arity k (default 4, QsNET)")
+    p.add_argument("--budget", type=int, default=DEFAULT_BUDGET, metavar="STATES",
+                   help="optimal-search states per trial before it counts as undecided "
+                        "(default %(default)s)")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_hwtree)
 
     for name, helptext, func in [
             ("params", "measure t_hold/t_end (and t_send/t_net/t_recv) on the emulated "

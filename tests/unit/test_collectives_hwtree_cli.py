@@ -1,0 +1,58 @@
+"""`mcastlab hwtree`: greedy vs optimal range-multicast trees from the command line (no root)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from collectives.hwtree_stats import hwtree_trials
+from testbed.cli import main
+
+
+def test_text_output(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["hwtree", "--nodes", "64", "--faulty", "0.05", "--trials", "20"]) == 0
+    out = capsys.readouterr().out
+    lines = out.splitlines()
+    assert lines[0] == "64 nodes (4-ary 3-tree), 3 faulty (5.00%), 20 trials, seed 0"
+    assert lines[1].split() == ["steps", "greedy", "optimal"]
+    assert "greedy optimal in 100.0% of 20 decided trials" in out
+
+
+def test_json_output_matches_the_pure_function(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["hwtree", "--nodes", "256", "--faulty", "0.1", "--trials", "30", "--seed", "4",
+            "--json"]
+    assert main(argv) == 0
+    data = json.loads(capsys.readouterr().out)
+    expected = json.loads(json.dumps(hwtree_trials(256, 0.1, 30, seed=4).to_dict()))
+    assert data == expected
+    for key in ("greedy_depths", "optimal_depths"):
+        assert sum(data[key].values()) == pytest.approx(1.0)
+        assert all(depth.isdigit() for depth in data[key])
+    assert 0 <= data["greedy_optimal_fraction"] <= 1
+
+
+def test_other_arity_and_partial_tree(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["hwtree", "--nodes", "32", "--faulty", "0.1", "--trials", "5", "--arity", "2",
+                 "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["arity"] == 2
+    assert main(["hwtree", "--nodes", "32", "--faulty", "0.1", "--trials", "5"]) == 0
+    assert capsys.readouterr().out.startswith("32 nodes (4-ary 3-tree)")
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--nodes", "1000", "--faulty", "0.01", "--trials", "5"], "not a power of 4"),
+    (["--nodes", "64", "--faulty", "1", "--trials", "5"], "faulty fraction"),
+    (["--nodes", "64", "--faulty", "-0.1", "--trials", "5"], "faulty fraction"),
+    (["--nodes", "64", "--faulty", "0.1", "--trials", "0"], "at least one trial"),
+    (["--nodes", "64", "--faulty", "0.1", "--trials", "5", "--arity", "1"], "arity"),
+    (["--nodes", "64", "--faulty", "0.1", "--trials", "5", "--budget", "0"], "--budget"),
+])
+def test_bad_input_is_one_error_line(args: list[str], message: str,
+                                     capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["hwtree", *args]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and "Traceback" not in err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("mcastlab: error: ")
+    assert message in lines[0]
