@@ -39,6 +39,7 @@ from .faults import FaultTimeline
 from .fidelity import Monitor, expected_rates, switch_side
 from .mpi import run_mpi
 from .network import Emulation
+from .periodic import Periodic
 from .spec import NONE, ExperimentSpec, Point, check_machine, load
 from .traffic import Traffic
 from .traffic_model import destination_shares
@@ -321,16 +322,15 @@ class _Ticker:
         self.logged = 0
         # a bar needs a terminal; elsewhere (CI logs, pipes) one line per finished point
         self.plain = not getattr(getattr(progress, "console", None), "is_terminal", False)
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._loop, daemon=True)
+        # a record or beat file may be read while the job writes it: skip that tick
+        self._poll = Periodic(self._update, 0.5, ignore=(OSError, ValueError))
 
     def __enter__(self) -> _Ticker:
-        self._thread.start()
+        self._poll.start()
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self._stop.set()
-        self._thread.join(2)
+        self._poll.stop(2)
         self._update()
 
     def watch(self, batch: list[Point], outs: list[Path], beat: Path | None) -> None:
@@ -352,8 +352,3 @@ class _Ticker:
         if self.plain and done > self.logged:
             self.logged = done
             self.run.log(f"[{done}/{total}] points done; now: {label}")
-
-    def _loop(self) -> None:
-        while not self._stop.wait(0.5):
-            with contextlib.suppress(OSError, ValueError):
-                self._update()

@@ -9,7 +9,6 @@ switches (controller, standalone OVS)."""
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Mapping
 from pathlib import Path
@@ -18,6 +17,7 @@ from typing import Any
 from collectives.timing import busy_fraction, cpu_jiffies
 
 from .network import intf_name
+from .periodic import Periodic
 
 SWITCH_WAIT_LIMIT = 0.75  # the switch waited for a core this share of the time it had work
 MAX_LINK_FLAGS = 3  # more short links than this are flagged as one
@@ -68,26 +68,20 @@ class Monitor:
         self.links = switch_side(topo)
         self.samples: list[tuple[float, tuple[int, int] | None, dict[str, int],
                                  tuple[int, int] | None]] = []
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._poll = Periodic(self._sample, SAMPLE_S)
 
     def __enter__(self) -> Monitor:
         self._sample()
-        self._thread.start()
+        self._poll.start()
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self._stop.set()
-        self._thread.join(5)
+        self._poll.stop(5)
         self._sample()
 
     def _sample(self) -> None:
         sent = {h: _rx_bytes(intf) for h, (intf, _) in self.links.items()}
         self.samples.append((time.time(), cpu_jiffies(), sent, switch_sched()))
-
-    def _run(self) -> None:
-        while not self._stop.wait(SAMPLE_S):
-            self._sample()
 
     def window(self, t0: float, t1: float, expected_mbit: Mapping[str, float] | None = None,
                judge_links: bool = True) -> dict[str, Any]:

@@ -8,12 +8,12 @@ out of host ports."""
 
 from __future__ import annotations
 
-import threading
 import uuid
 from pathlib import Path
 from typing import Any
 
 from .controller_proc import api_get
+from .periodic import Periodic
 
 
 class FrameCounter:
@@ -21,17 +21,15 @@ class FrameCounter:
         self.emu = emu
         self.dir = Path(emu.run_dir) / f"marks-{uuid.uuid4().hex[:8]}"
         self.counts: dict[str, tuple[int, int]] = {}
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._serve, daemon=True)
+        self._poll = Periodic(self._answer_marks, 0.002)
 
     def __enter__(self) -> FrameCounter:
         self.dir.mkdir(parents=True)
-        self._thread.start()
+        self._poll.start()
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self._stop.set()
-        self._thread.join(10)
+        self._poll.stop(10)
 
     def _host_frames(self) -> tuple[int, int]:
         ports = api_get(self.emu.controller.api_port, "/ports")
@@ -43,14 +41,13 @@ class FrameCounter:
                     delivered += c["tx_packets"]
         return sent, delivered
 
-    def _serve(self) -> None:
-        while not self._stop.wait(0.002):
-            for mark in self.dir.iterdir():
-                name = mark.name
-                if name.endswith(".ok") or name in self.counts:
-                    continue
-                self.counts[name] = self._host_frames()
-                (self.dir / f"{name}.ok").write_text("")
+    def _answer_marks(self) -> None:
+        for mark in self.dir.iterdir():
+            name = mark.name
+            if name.endswith(".ok") or name in self.counts:
+                continue
+            self.counts[name] = self._host_frames()
+            (self.dir / f"{name}.ok").write_text("")
 
     def per_iteration(self, iters: int) -> dict[str, float] | None:
         """Frames sent and delivered per broadcast, less the bracket's own (the barriers
