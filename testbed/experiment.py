@@ -98,7 +98,7 @@ def prepare(spec_path: Path | None, resume: Path | None, out_root: Path,
         if spec_path is not None and load(spec_path).raw != spec.raw:
             raise UsageError(f"{spec_path} differs from the spec {resume} was started with")
         config = json.loads((resume / "config.json").read_text())
-        out = resume
+        out = resume.resolve()  # the MPI jobs write into it from other directories
     else:
         if spec_path is None:
             raise UsageError("give a spec file (SPEC.toml) or --resume FOLDER")

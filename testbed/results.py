@@ -17,7 +17,9 @@ DEFAULT_ROOT = Path("results")
 
 
 def new_results_dir(name: str, root: Path | None = None) -> Path:
-    root = root or DEFAULT_ROOT
+    """A new folder <root>/<date>-<time>-<name>, absolute: MPI ranks and host programs that
+    write into it run in other working directories."""
+    root = (root or DEFAULT_ROOT).resolve()
     stamp = time.strftime("%Y%m%d-%H%M%S")
     safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", name)
     path = root / f"{stamp}-{safe}"
