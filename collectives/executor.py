@@ -14,7 +14,7 @@ import time
 from functools import lru_cache
 from typing import Any
 
-from .mcast_plans import BARRIERS, MULTICAST_ALGORITHMS
+from .mcast_plans import BARRIERS, MULTICAST_ALGORITHMS, parents, scout_binary_tree
 from .schedules import (
     ALGORITHMS,
     NATIVE,
@@ -104,7 +104,9 @@ def bcast(buf: Any, root: int = 0, comm: Any = None, algorithm: str = "binomial"
     parameters as in `collectives.schedules.build` (opt-mesh, u-mesh, u-torus, opt-min: also
     where the ranks sit, e.g. mesh=(4, 4), nodes=(...)); for `dyn-tree` t_hs, t_hd, t_ns, t_nd,
     t_rs, t_rd (or t_hold and t_end; `collectives.dyn_bcast`); for the multicast algorithms
-    (scout-linear, scout-binary, two-stage, nack) as in `collectives.mcast_bcast.Options`.
+    (scout-linear, scout-binary, two-stage, nack) as in `collectives.mcast_bcast.Options`;
+    for `range-tree` (hardware range multicasts, seed 001) nodes=(...) and fattree=(k, N) as
+    in `collectives.range_bcast.RangeOptions`.
     Collective: every rank calls it with the same algorithm, parameters and buffer size."""
     from mpi4py import MPI
 
@@ -120,6 +122,12 @@ def bcast(buf: Any, root: int = 0, comm: Any = None, algorithm: str = "binomial"
 
         dyn_bcast.bcast(buf, root, comm, dyn_bcast.static_params(params))
         return
+    if algorithm in RANGE_ALGORITHMS:
+        from . import range_bcast
+        from .range_channel import range_channel_for
+
+        range_bcast.bcast(range_channel_for(comm), buf, root, **params)
+        return
     if algorithm in MULTICAST_ALGORITHMS:
         from . import mcast_bcast
         from .mcast_channel import channel_for
@@ -131,18 +139,31 @@ def bcast(buf: Any, root: int = 0, comm: Any = None, algorithm: str = "binomial"
 
 
 DYNAMIC_ALGORITHMS = ("dyn-tree",)
+RANGE_ALGORITHMS = ("range-tree",)  # trees of hardware range multicasts (seed 001)
+# told where the ranks sit (nodes=, and the network's shape): see testbed.placement
+NODE_ALGORITHMS = (*TOPOLOGY_ALGORITHMS, *RANGE_ALGORITHMS)
 BCAST_ALGORITHMS = (NATIVE, *ALGORITHMS, *TOPOLOGY_ALGORITHMS, *DYNAMIC_ALGORITHMS,
-                    *MULTICAST_ALGORITHMS)
+                    *MULTICAST_ALGORITHMS, *RANGE_ALGORITHMS)
 
 
 def barrier(comm: Any = None, algorithm: str = "mpich", **params: Any) -> None:
-    """`mpich` (MPI_Barrier) or `mcast` (seed 004's multicast barrier, safe against a lost
-    release); `timeout` (s) bounds the multicast barrier's waits."""
+    """`mpich` (MPI_Barrier), `tree` (zero-byte messages up seed 004's binary tree to rank 0
+    and back down: the software tree), `mcast` (seed 004's multicast barrier, safe against a
+    lost release) or `range-tree` (the same arrivals, released down a tree of hardware range
+    multicasts: `collectives.range_bcast`, with nodes= and fattree=); `timeout` (s) bounds
+    the multicast barriers' waits."""
     from mpi4py import MPI
 
     comm = comm if comm is not None else MPI.COMM_WORLD
     if algorithm == "mpich":
         comm.Barrier()
+    elif algorithm == "tree":
+        tree_barrier(comm)
+    elif algorithm == "range-tree":
+        from .range_bcast import barrier as range_barrier
+        from .range_channel import range_channel_for
+
+        range_barrier(range_channel_for(comm), **params)
     elif algorithm == "mcast":
         from .mcast_barrier import barrier as mcast_barrier
         from .mcast_channel import channel_for
@@ -150,3 +171,21 @@ def barrier(comm: Any = None, algorithm: str = "mpich", **params: Any) -> None:
         mcast_barrier(channel_for(comm), **params)
     else:
         raise ValueError(f"unknown barrier {algorithm!r}; choose from {', '.join(BARRIERS)}")
+
+
+BARRIER_TAG = 0x4D44
+
+
+def tree_barrier(comm: Any) -> None:
+    """Zero-byte messages up the binary tree to rank 0, then back down (the software tree
+    the range-tree barrier is compared with: the same arrivals, a point-to-point release)."""
+    from mpi4py import MPI
+
+    rank, tree = comm.Get_rank(), scout_binary_tree(comm.Get_size())
+    kids, parent = tree.get(rank, []), parents(tree).get(rank)
+    empty = bytearray(1)
+    _wait([comm.Irecv([empty, 0, MPI.BYTE], source=k, tag=BARRIER_TAG) for k in kids])
+    if parent is not None:
+        _wait([comm.Isend([empty, 0, MPI.BYTE], dest=parent, tag=BARRIER_TAG)])
+        _wait([comm.Irecv([empty, 0, MPI.BYTE], source=parent, tag=BARRIER_TAG)])
+    _wait([comm.Isend([empty, 0, MPI.BYTE], dest=k, tag=BARRIER_TAG) for k in kids])

@@ -8,6 +8,9 @@ release was lost returns when its parent's point-to-point release arrives, one h
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from . import datagram as dg
 from .mcast_bcast import TIMEOUT_S, _Clock, gather_zero
 from .mcast_channel import Channel
@@ -40,17 +43,25 @@ def barrier(ch: Channel, timeout: float = TIMEOUT_S) -> None:
     if parent is None:
         ch.send(dg.RELEASE, root=0)
     else:
-        release = pc.Irecv([empty, 0, MPI.BYTE], source=parent, tag=TAG_RELEASE)
-        while True:  # datagrams first: count a point-to-point release only if it came first
-            ch.deliver(on_datagram)
-            if released[0]:
-                break
-            if release.Test():
-                ch.stats["repaired"] += 1
-                break
-            clock.wait(False, "waiting for the release")
-        ch.park(release)
+        await_release(ch, clock, on_datagram, released,
+                      pc.Irecv([empty, 0, MPI.BYTE], source=parent, tag=TAG_RELEASE))
     for kid in kids:
         ch.park(pc.Isend([empty, 0, MPI.BYTE], dest=kid, tag=TAG_RELEASE))
 
 
+
+
+def await_release(ch: Channel, clock: _Clock, on_datagram: Callable[[dg.Datagram], None],
+                  released: list[bool], release: Any) -> None:
+    """Return once the multicast release (`on_datagram` sets released[0]) or the
+    point-to-point one (`release`, then parked) arrived; datagrams are looked at first, so
+    a point-to-point release is counted (as repaired) only if it came first."""
+    while True:
+        ch.deliver(on_datagram)
+        if released[0]:
+            break
+        if release.Test():
+            ch.stats["repaired"] += 1
+            break
+        clock.wait(False, "waiting for the release")
+    ch.park(release)

@@ -204,6 +204,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--timeout", type=float, help="multicast algorithms: deadline, s")
     ap.add_argument("--static", help="dyn-tree: JSON object of t_hs, t_hd, t_ns, t_nd, t_rs, "
                                      "t_rd (s, s/byte)")
+    ap.add_argument("--params", help="more algorithm parameters, a JSON object (nodes=, "
+                                     "mesh=, fattree=, ...)")
     ap.add_argument("--mark-dir", help="count frames: see frames()")
     ap.add_argument("--frame-iters", type=int, default=10)
     args = ap.parse_args(argv)
@@ -216,6 +218,8 @@ def main(argv: list[str] | None = None) -> int:
             alg[key] = getattr(args, key)
     if args.static:
         alg.update(json.loads(args.static))
+    if args.params:
+        alg.update(json.loads(args.params))
     want = random.Random(args.size).randbytes(args.size)
     buf = bytearray(want)
     samples, verified, cpu = direct(comm, buf, want, args.root, args.iters, args.warmup,

@@ -123,6 +123,12 @@ class Channel:
     def _open(self) -> None:
         self.address, self.interface, self.mtu = data_interface(self.group)
         shared_host = len(set(self.comm.allgather(self.address))) < self.size
+        self._sockets(self.group, loop=shared_host)
+        self._membership(socket.IP_ADD_MEMBERSHIP)
+        self._dest = (self.group, self.port)
+
+    def _sockets(self, bind: str, loop: bool) -> None:
+        """The non-blocking receive socket on (bind, port) and the TTL-1 send socket."""
         r = socket.socket(socket.AF_INET, socket.SOCK_DGRAM, socket.IPPROTO_UDP)
         self.recv_sock = r
         r.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -130,18 +136,16 @@ class Channel:
             r.setsockopt(socket.SOL_SOCKET, SO_RCVBUFFORCE, RCVBUF)
         except PermissionError:
             r.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, RCVBUF)
-        r.bind((self.group, self.port))
-        self._membership(socket.IP_ADD_MEMBERSHIP)
+        r.bind((bind, self.port))
         r.setblocking(False)
         s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM, socket.IPPROTO_UDP)
         self.send_sock = s
         s.setsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_TTL, 1)
-        s.setsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_LOOP, 1 if shared_host else 0)
+        s.setsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_LOOP, 1 if loop else 0)
         s.setsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_IF, socket.inet_aton(self.address))
         with contextlib.suppress(PermissionError):
             s.setsockopt(socket.SOL_SOCKET, SO_SNDBUFFORCE, SNDBUF)
         s.bind((self.address, 0))
-        self._dest = (self.group, self.port)
 
     def _membership(self, option: int) -> None:
         mreq = socket.inet_aton(self.group) + socket.inet_aton(self.address)
@@ -292,26 +296,26 @@ def _close_all() -> None:
 
 
 # ---- one channel per communicator, freed with it ---------------------------------------------
-_KEYVAL: Any = None
+_KEYVALS: dict[type, Any] = {}
 
 
-def channel_for(comm: Any, fragment: int | None = None) -> Channel:
-    """The communicator's channel, set up on first use (collectively: every rank calls the
-    same collective) and closed when the communicator is freed."""
-    global _KEYVAL
+def channel_for(comm: Any, fragment: int | None = None, cls: type[Channel] = Channel) -> Channel:
+    """The communicator's channel of this class, set up on first use (collectively: every
+    rank calls the same collective) and closed when the communicator is freed."""
     from mpi4py import MPI
 
-    if _KEYVAL is None:
-        _KEYVAL = MPI.Comm.Create_keyval(delete_fn=lambda _c, _k, ch: ch.close())
-    ch = comm.Get_attr(_KEYVAL)
+    if cls not in _KEYVALS:
+        _KEYVALS[cls] = MPI.Comm.Create_keyval(delete_fn=lambda _c, _k, ch: ch.close())
+    ch = comm.Get_attr(_KEYVALS[cls])
     if ch is None:
-        ch = Channel(comm, fragment)
-        comm.Set_attr(_KEYVAL, ch)
+        ch = cls(comm, fragment)
+        comm.Set_attr(_KEYVALS[cls], ch)
     return ch
 
 
 def peek_stats(comm: Any) -> dict[str, Any] | None:
-    ch = comm.Get_attr(_KEYVAL) if _KEYVAL is not None else None
+    chans = [comm.Get_attr(k) for k in _KEYVALS.values()]
+    ch = next((c for c in chans if c is not None), None)
     return None if ch is None else {**ch.stats, "reasons": dict(ch.stats["reasons"]),
                                     "group": ch.group, "port": ch.port,
                                     "fragment": ch.fragment}

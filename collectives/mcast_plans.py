@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from .schedules import Children, binomial_tree
 
 MULTICAST_ALGORITHMS = ("scout-linear", "scout-binary", "two-stage", "nack")
-BARRIERS = ("mpich", "mcast")
+BARRIERS = ("mpich", "tree", "mcast", "range-tree")
 
 # seed 002, section 3.6: coll_ipmc_crossover_nodes, _crossover_size, _root_wait_time
 CROSSOVER_NODES = 4

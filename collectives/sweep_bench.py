@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .executor import bcast
+from .executor import NODE_ALGORITHMS, bcast
 from .mcast_bench import direct
 from .stats import summarize
 from .timing import busy_fraction, cpu_jiffies, idle_barrier
@@ -63,8 +63,11 @@ def injected(comm, buf, want: bytes, root: int, iters: int, warmup: int, interva
 
 
 def run_point(comm, point: dict[str, Any], root: int, iters: int, warmup: int,
-              interval: float, budget_s: float | None = None) -> dict[str, Any]:
+              interval: float, budget_s: float | None = None,
+              nodes: list[int] | None = None) -> dict[str, Any]:
     alg = {"algorithm": point["algorithm"], **point.get("params", {})}
+    if nodes is not None and point["algorithm"] in NODE_ALGORITHMS:
+        alg["nodes"] = nodes
     size = point["size"]
     want = random.Random(size).randbytes(size)
     buf = bytearray(want)
@@ -95,7 +98,10 @@ def main(argv: list[str] | None = None) -> int:
                     help="stop measuring a point after this many seconds (interval 0)")
     ap.add_argument("--heartbeat", help="file the root touches as each point starts")
     ap.add_argument("--label", default="", help="added to every record (e.g. the group)")
+    ap.add_argument("--nodes", help="the network node of every rank, comma-separated (for "
+                                    "the algorithms told where the ranks sit)")
     args = ap.parse_args(argv)
+    nodes = [int(n) for n in args.nodes.split(",")] if args.nodes else None
     from mpi4py import MPI
 
     comm, root = MPI.COMM_WORLD, 0
@@ -104,7 +110,7 @@ def main(argv: list[str] | None = None) -> int:
         if comm.Get_rank() == root and args.heartbeat:
             Path(args.heartbeat).write_text(point["key"])
         rec = run_point(comm, point, root, args.iters, args.warmup, args.interval,
-                        args.budget)
+                        args.budget, nodes)
         if comm.Get_rank() == root:
             with open(args.out, "a") as f:
                 f.write(json.dumps({**rec, "label": args.label}) + "\n")

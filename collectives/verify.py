@@ -15,7 +15,7 @@ import sys
 import time
 import zlib
 
-from .executor import BCAST_ALGORITHMS, barrier, bcast
+from .executor import BCAST_ALGORITHMS, RANGE_ALGORITHMS, barrier, bcast
 from .mcast_channel import peek_stats
 from .mcast_plans import BARRIERS, MULTICAST_ALGORITHMS
 
@@ -38,9 +38,13 @@ def main(argv: list[str] | None = None) -> int:
                     help="rank 1 enters every broadcast this many seconds late")
     ap.add_argument("--repeat", type=int, default=1, help="run every case this many times")
     ap.add_argument("--barriers", default="",
-                    help="also check these barriers (mpich, mcast) with random skew")
+                    help="also check these barriers (mpich, tree, mcast, range-tree) with "
+                         "random skew")
     ap.add_argument("--subsets", action="store_true",
                     help="also split the world into even and odd ranks")
+    ap.add_argument("--nodes", help="range-tree: the network node of every world rank, "
+                                    "comma-separated (default: rank i on node i)")
+    ap.add_argument("--fattree", help="range-tree: K,N: arity and node count of the fat tree")
     args = ap.parse_args(argv)
 
     from mpi4py import MPI
@@ -52,6 +56,7 @@ def main(argv: list[str] | None = None) -> int:
     bad = 0
     for name, comm in comms:
         k = comm.Get_size()
+        where = _layout(comm, args)
         roots = range(k) if args.roots == "all" else [int(r) for r in args.roots.split(",")
                                                        if int(r) < k]
         cases = [(a, int(n), r) for _ in range(args.repeat) for a in args.algorithms.split(",")
@@ -63,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
             buf = bytearray(want) if comm.Get_rank() == root else bytearray(n)
             if args.skew and comm.Get_rank() == 1 % k:
                 time.sleep(args.skew)
-            bcast(buf, root=root, comm=comm, algorithm=algorithm, **_params(algorithm, args))
+            bcast(buf, root=root, comm=comm, algorithm=algorithm, **_params(algorithm, args, where))
             mine.append(bytes(buf) == want)
         checked = len(cases)
         every = comm.allgather(mine)
@@ -78,7 +83,8 @@ def main(argv: list[str] | None = None) -> int:
                                       "ranks": wrong, "sha": hashlib.sha1(want).hexdigest()[:8]}),
                           flush=True)
         for algorithm in filter(None, args.barriers.split(",")):
-            bad += _check_barrier(comm, algorithm, name)
+            bad += _check_barrier(comm, algorithm, name,
+                                  where if algorithm in RANGE_ALGORITHMS else {})
         stats = comm.gather(peek_stats(comm), root=0)
         if comm.Get_rank() == 0:
             out = {"comm": name, "size": k, "broadcasts": checked, "all_correct": bad == 0}
@@ -91,13 +97,29 @@ def main(argv: list[str] | None = None) -> int:
     return 1 if world.allreduce(bad) else 0
 
 
-def _params(algorithm: str, args: argparse.Namespace) -> dict:
+def _layout(comm, args: argparse.Namespace) -> dict:
+    """nodes= and fattree= of the range tree on this communicator (its ranks' nodes)."""
+    world = [int(n) for n in args.nodes.split(",")] if args.nodes else None
+    from mpi4py import MPI
+
+    mine = world[MPI.COMM_WORLD.Get_rank()] if world else MPI.COMM_WORLD.Get_rank()
+    out: dict = {"nodes": comm.allgather(mine)}
+    if args.fattree:
+        out["fattree"] = [int(x) for x in args.fattree.split(",")]
+    elif not world:
+        out["fattree"] = [4, MPI.COMM_WORLD.Get_size()]
+    return out
+
+
+def _params(algorithm: str, args: argparse.Namespace, where: dict) -> dict:
+    if algorithm in RANGE_ALGORITHMS:
+        return dict(where, **({"fragment": args.mcast_fragment} if args.mcast_fragment else {}))
     if algorithm in MULTICAST_ALGORITHMS:
         return {"fragment": args.mcast_fragment} if args.mcast_fragment else {}
     return {"t_hold": args.t_hold, "t_end": args.t_end, "fragment": args.fragment}
 
 
-def _check_barrier(comm, algorithm: str, name: str, rounds: int = 20) -> int:
+def _check_barrier(comm, algorithm: str, name: str, params: dict, rounds: int = 20) -> int:
     """No rank may leave a barrier before the last one entered (the hosts share a clock);
     ranks enter after random delays of up to 20 ms."""
     if algorithm not in BARRIERS:
@@ -107,7 +129,7 @@ def _check_barrier(comm, algorithm: str, name: str, rounds: int = 20) -> int:
     for _ in range(rounds):
         time.sleep(rng.random() * 0.02)
         entered = time.time()
-        barrier(comm, algorithm)
+        barrier(comm, algorithm, **params)
         left = time.time()
         times = comm.allgather((entered, left))
         if max(e for e, _ in times) > min(x for _, x in times):

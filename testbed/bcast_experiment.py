@@ -9,12 +9,13 @@ from typing import Any
 
 from collectives.executor import WAIT_MODES
 from collectives.model import MeasuredPointToPoint, predict
-from collectives.schedules import ALGORITHMS, NATIVE, build
+from collectives.schedules import ALGORITHMS, NATIVE, TOPOLOGY_ALGORITHMS, build
 
 from .errors import RunFailed
 from .frame_count import FrameCounter
 from .mpi import run_mpi
 from .network import Emulation
+from .placement import node_params
 
 
 def _last_json(res: Any) -> dict[str, Any]:
@@ -61,9 +62,10 @@ MPICH_ALGORITHMS = ("auto", "binomial", "scatter_recursive_doubling_allgather",
 
 def algorithm_params(algorithm: str, size: int,
                      params: dict[str, Any] | None) -> dict[str, Any]:
-    """What `collectives.bcast` needs besides the algorithm's name: t_hold/t_end of this
-    size for OPT-Tree and DYN-Tree (from measure_params), and DYN-Tree's static terms."""
-    if algorithm not in ("opt-tree", "dyn-tree"):
+    """What `collectives.bcast` needs besides the algorithm's name and where the ranks sit:
+    t_hold/t_end of this size for OPT-Tree, OPT-Mesh, OPT-Min and DYN-Tree (from
+    measure_params), and DYN-Tree's static terms."""
+    if algorithm not in ("opt-tree", "dyn-tree", "opt-mesh", "opt-min"):
         return {}
     if not params:
         raise RunFailed(f"{algorithm} needs measured t_hold/t_end (measure them first)")
@@ -75,14 +77,20 @@ def algorithm_params(algorithm: str, size: int,
 
 
 def prediction(algorithm: str, k: int, size: int, params: dict[str, Any] | None,
-               fragment: int | None = None) -> float | None:
+               fragment: int | None = None,
+               placement: dict[str, Any] | None = None) -> float | None:
     """The t_hold/t_end model's latency (None without measured parameters, or for an
-    algorithm without a schedule). DYN-Tree: the model has no load, so OPT-Tree's."""
-    if not params or algorithm not in (*ALGORITHMS, "dyn-tree"):
+    algorithm without a schedule). DYN-Tree: the model has no load, so OPT-Tree's. The
+    topology algorithms need `placement` (testbed.placement.node_params); the model sees
+    their order of sends, not the contention they avoid."""
+    placed = algorithm in TOPOLOGY_ALGORITHMS and placement
+    if not params or (algorithm not in (*ALGORITHMS, "dyn-tree") and not placed):
         return None
     p2p = point_to_point(params)
     scheduled = "opt-tree" if algorithm == "dyn-tree" else algorithm
-    extra = {"fragment": fragment} if fragment is not None else {}
+    extra: dict[str, Any] = {"fragment": fragment} if fragment is not None else {}
+    if placed:
+        extra |= placement
     return predict(build(scheduled, k, 0, size, t_hold=p2p.t_hold(size),
                          t_end=p2p.t_end(size), **extra), p2p)
 
@@ -119,6 +127,9 @@ def run_bcast(emu: Emulation, algorithm: str, size: int, *, hosts: int | None = 
             args += [f"--{key.replace('_', '-')}", repr(alg.pop(key))]
     if alg:  # dyn-tree's static terms
         args += ["--static", json.dumps(alg)]
+    placement = node_params(emu.topo, algorithm, names)
+    if placement:
+        args += ["--params", json.dumps(placement)]
     if fragment is not None:
         args += ["--fragment", str(fragment)]
     if not flow:
@@ -137,7 +148,7 @@ def run_bcast(emu: Emulation, algorithm: str, size: int, *, hosts: int | None = 
         if loss:
             emu.set_loss(0)
     per_frame = counter.per_iteration(frames) if counter is not None else None
-    predicted = prediction(algorithm, len(names), size, params, fragment)
+    predicted = prediction(algorithm, len(names), size, params, fragment, placement)
     t = res["t_mcast_s"]
     return {"algorithm": algorithm, "mpich_algorithm": mpich_algorithm, "wait": wait or "spin",
             "hosts": len(names), "size": size, "iterations": iters,

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from collectives.executor import NODE_ALGORITHMS, RANGE_ALGORITHMS
 from collectives.mcast_plans import MULTICAST_ALGORITHMS
 from collectives.stats import summarize
 from controller.config import ControllerConfig
@@ -40,6 +41,7 @@ from .fidelity import Monitor, expected_rates, switch_side
 from .mpi import run_mpi
 from .network import Emulation
 from .periodic import Periodic
+from .placement import geometry, node_params
 from .spec import NONE, ExperimentSpec, Point, check_machine, load
 from .traffic import Traffic
 from .traffic_model import destination_shares
@@ -221,6 +223,8 @@ def _jobs(run: Run, batch: list[Point], groups: list[list[str]], ticker: _Ticker
                 "--heartbeat", str(beats[g]), "--label", str(g)]
         if spec.budget:
             args += ["--budget", repr(spec.budget)]
+        if any(p.algorithm in NODE_ALGORITHMS for p in batch):
+            args += ["--nodes", ",".join(str(run.emu.topo.host(h).node_id) for h in groups[g])]
         try:
             run_mpi(run.emu, args, hosts=groups[g], timeout=len(batch) * spec.timeout + 120,
                     stall=(beats[g], spec.timeout), env={"MCASTLAB_WAIT": spec.wait})
@@ -252,7 +256,9 @@ def _jobs(run: Run, batch: list[Point], groups: list[list[str]], ticker: _Ticker
 
 def _job_point(run: Run, p: Point) -> dict[str, Any]:
     params = algorithm_params(p.algorithm, p.size, run.params)
-    if p.algorithm in MULTICAST_ALGORITHMS:  # give up (and say so) before the job stalls
+    params |= geometry(run.spec.topology, p.algorithm)
+    # give up (and say so) before the job stalls
+    if p.algorithm in (*MULTICAST_ALGORITHMS, *RANGE_ALGORITHMS):
         params["timeout"] = max(1.0, run.spec.timeout / 2)
     return {"key": p.key, "algorithm": p.algorithm, "size": p.size, "params": params}
 
@@ -272,7 +278,9 @@ def _record(run: Run, p: Point, raw: list[dict[str, Any]] | None, error: str | N
     rec: dict[str, Any] = {
         "index": p.index, "key": p.key, "config": point_config(spec, p),
         "status": "failed", "error": error, "t_mcast_s": None, "samples_s": [],
-        "predicted_s": prediction(p.algorithm, p.hosts, p.size, run.params),
+        "predicted_s": prediction(p.algorithm, p.hosts, p.size, run.params, None,
+                                  node_params(spec.topology, p.algorithm,
+                                              spec.groups_of(p)[0])),
         "verified": None, "per_group": None, "traffic": traffic, "faults": faults,
         "fidelity": None, "datagrams": None, "cpu": None,
         "run": {"spec": spec.name, "folder": str(run.out), "versions": run.config["versions"]}}

@@ -1,0 +1,47 @@
+"""Where the ranks sit: what the network-aware algorithms are told about the topology.
+
+OPT-Mesh, U-Mesh, U-Torus and OPT-Min (seed 000 ch. 5) place their trees in the order of the
+network's routing, the range tree (seed 001) follows the fat tree's node numbering; all of
+them need the node of every rank (`nodes=`) and the network's shape (`mesh=`, `torus=`,
+`bmin=` or `fattree=`), taken here from the emulated topology.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from collectives.executor import NODE_ALGORITHMS, RANGE_ALGORITHMS
+from topologies.model import Topology
+
+from .errors import RunFailed
+
+_GRID = {"opt-mesh": "mesh", "u-mesh": "mesh", "u-torus": "torus", "opt-min": "bmin"}
+_RANGE_SHAPES = ("fattree", "bmin", "star")
+
+
+def geometry(topo: Topology, algorithm: str) -> dict[str, Any]:
+    """The shape parameter `algorithm` needs on `topo` ({} for the others), or RunFailed."""
+    if algorithm in RANGE_ALGORITHMS:
+        n = len(topo.hosts)
+        arity = {"fattree": topo.params.get("k"), "bmin": 2, "star": n}.get(topo.shape)
+        if arity is None:
+            raise RunFailed(f"{algorithm} runs on a fat tree, BMIN or star (its ranges follow "
+                            f"the k-ary n-tree's node numbering), not on a {topo.shape}")
+        return {"fattree": [arity, n]}
+    kind = _GRID.get(algorithm)
+    if kind is None:
+        return {}
+    if topo.shape != kind:
+        raise RunFailed(f"{algorithm} runs on a {kind} (its tree follows the {kind}'s "
+                        f"routing), not on a {topo.shape}")
+    if kind == "bmin":
+        return {"bmin": [2, topo.params["n"]]}
+    return {kind: [topo.params["rows"], topo.params["cols"]]}
+
+
+def node_params(topo: Topology, algorithm: str, hosts: Sequence[str]) -> dict[str, Any]:
+    """geometry() plus nodes= for ranks on `hosts` (in rank order); {} for other algorithms."""
+    if algorithm not in NODE_ALGORITHMS:
+        return {}
+    return {**geometry(topo, algorithm), "nodes": [topo.host(h).node_id for h in hosts]}

@@ -1,0 +1,72 @@
+"""Broadcast and barrier as trees of hardware range multicasts (seed 001) on real MPI ranks,
+through the contiguous-mode controller on an emulated fat tree with a failed node: right bytes
+from every root and on subsets, barriers that never release early, repairs under loss, and a
+clear failure when a range holds a failed node."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from controller.config import ControllerConfig
+from testbed.controller_proc import api_get
+from testbed.errors import RunFailed
+from testbed.mpi import run_mpi
+from testbed.network import Emulation
+from topologies import parse_spec
+
+CONTIGUOUS = ControllerConfig(mode="contiguous")
+TOPO = "fattree:k=4,n=2,hosts=8"  # two 4-node level-0 switches under four level-1 ones
+UP = [0, 1, 2, 4, 5, 6, 7]        # node 3 failed: the ranges must go around it
+
+
+def verify(emu, nodes: list[int], *args: str, timeout: float = 300) -> list[dict]:
+    res = run_mpi(emu, ["-m", "collectives.verify", "--algorithms", "range-tree",
+                        "--nodes", ",".join(map(str, nodes)), "--fattree", "4,8", *args],
+                  hosts=[f"h{n}" for n in nodes], timeout=timeout)
+    got = [json.loads(ln) for out in res.rank_output.values() for ln in out.splitlines()
+           if ln.startswith("{")]
+    assert not [r for r in got if "error" in r], got
+    return got
+
+
+def test_every_root_size_subset_and_both_barriers_around_a_failed_node(caps, clean_after):
+    with Emulation(parse_spec(TOPO), caps=caps, controller_config=CONTIGUOUS) as emu:
+        assert emu.fail_nodes([3]) == [3]
+        got = verify(emu, UP, "--sizes", "0,1,1000,65539", "--subsets",
+                     "--barriers", "tree,range-tree")
+        state = api_get(emu.controller.api_port, "/groups")
+    by = {r["comm"]: r for r in got}
+    assert by["world"] == {**by["world"], "size": 7, "broadcasts": 4 * 7, "all_correct": True}
+    assert by["parity0"]["all_correct"] and by["parity1"]["all_correct"]
+    d = by["world"]["datagrams"]
+    assert d["delivered"] > 0 and d["rejected"] == 0 and d["repaired"] == 0, d
+    # the controller served range addresses, never one holding node 3
+    ranges = [g for g in state if g.startswith("239.255.")]
+    assert ranges, state
+    for g in ranges:
+        lo, hi = map(int, g.split(".")[2:])
+        assert not lo <= 3 <= hi, g
+        assert all(s["kind"] == "tree" for s in state[g]["sources"].values()), state[g]
+
+
+@pytest.mark.parametrize("loss", [10])
+def test_lost_datagrams_are_repaired(caps, clean_after, loss):
+    with Emulation(parse_spec(TOPO), caps=caps, controller_config=CONTIGUOUS) as emu:
+        emu.fail_nodes([3])
+        emu.set_loss(loss, scope="multicast")
+        got = verify(emu, UP, "--sizes", "0,1000,200000", "--roots", "0,5", "--repeat", "2",
+                     "--barriers", "range-tree")
+    world = got[0]
+    assert world["all_correct"] and world["broadcasts"] == 3 * 2 * 2
+    assert world["datagrams"]["repaired"] > 0
+
+
+def test_a_range_holding_a_failed_node_fails_with_the_reason(caps, clean_after):
+    with Emulation(parse_spec(TOPO), caps=caps, controller_config=CONTIGUOUS) as emu:
+        emu.fail_nodes([3])
+        with pytest.raises(RunFailed) as err:  # node 3 is failed but asked to take part
+            verify(emu, list(range(8)), "--sizes", "1000", "--roots", "0", timeout=120)
+    assert "range multicasts do not arrive" in str(err.value)
+    assert "contiguous-mode controller" in str(err.value)
