@@ -1,7 +1,9 @@
 """Measure barriers on the hosts' shared clock (runs under mpiexec; rank 0 prints one JSON
 object): the time from the last rank's entry to the last rank's exit, per algorithm.
 
-    mpiexec -n N python -m collectives.barrier_bench --algorithms mpich,mcast
+    mpiexec -n N python -m collectives.barrier_bench --algorithms mpich,tree,mcast
+    mpiexec -n 7 python -m collectives.barrier_bench --algorithms range-tree \
+        --nodes 0,1,2,4,5,6,7 --fattree 4,8
 """
 
 from __future__ import annotations
@@ -11,25 +13,25 @@ import json
 import sys
 import time
 
-from .executor import barrier
+from .executor import RANGE_ALGORITHMS, barrier
 from .mcast_channel import peek_stats
 from .stats import summarize
 from .timing import idle_barrier
 
 
-def measure(comm, algorithm: str, iters: int, warmup: int) -> dict:
+def measure(comm, algorithm: str, iters: int, warmup: int, **params) -> dict:
     samples, early = [], 0
     for i in range(warmup + iters):
         idle_barrier(comm)
         entered = time.time()
-        barrier(comm, algorithm)
+        barrier(comm, algorithm, **params)
         left = time.time()
         times = comm.gather((entered, left), root=0)
         if comm.Get_rank() == 0 and i >= warmup:
             last_in = max(e for e, _ in times)
             samples.append(max(x for _, x in times) - last_in)
             early += min(x for _, x in times) < last_in
-    stats = peek_stats(comm) if algorithm == "mcast" else None
+    stats = peek_stats(comm) if algorithm in ("mcast", "range-tree") else None
     released = comm.reduce(stats["repaired"] if stats else 0, root=0)
     return {"algorithm": algorithm, "ranks": comm.Get_size(), "iterations": iters,
             "t_barrier_s": summarize(samples) if samples else None,
@@ -41,11 +43,21 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--algorithms", default="mpich,mcast")
     ap.add_argument("--iters", type=int, default=50)
     ap.add_argument("--warmup", type=int, default=5)
+    ap.add_argument("--nodes", help="range-tree: the network node of every rank, "
+                                    "comma-separated")
+    ap.add_argument("--fattree", help="range-tree: K,N: arity and node count of the fat tree")
     args = ap.parse_args(argv)
     from mpi4py import MPI
 
     comm = MPI.COMM_WORLD
-    rows = [measure(comm, a, args.iters, args.warmup) for a in args.algorithms.split(",")]
+    where = {}
+    if args.nodes:
+        where["nodes"] = [int(n) for n in args.nodes.split(",")]
+    if args.fattree:
+        where["fattree"] = [int(x) for x in args.fattree.split(",")]
+    rows = [measure(comm, a, args.iters, args.warmup,
+                    **(where if a in RANGE_ALGORITHMS else {}))
+            for a in args.algorithms.split(",")]
     if comm.Get_rank() == 0:
         print(json.dumps({"rows": rows}), flush=True)
     return 1 if any(r["released_early"] for r in rows if comm.Get_rank() == 0) else 0

@@ -44,7 +44,8 @@ def schedule_for(algorithm: str, size: int, root: int, nbytes: int, **params: An
 
 
 SPIN_S = 50e-6   # poll without sleeping this long, then sleep between polls
-NAP_S = 20e-6
+NAP_S = 20e-6    # the first nap; each further one twice as long, up to NAP_MAX_S
+NAP_MAX_S = 2e-4  # as the multicast collectives' waits (mcast_bcast.NAP_MAX_S)
 
 
 def _low_timer_slack() -> None:
@@ -66,12 +67,13 @@ def _wait(requests: list[Any]) -> None:
     if WAIT == "spin":
         MPI.Request.Waitall(requests)
         return
-    start = time.perf_counter()
+    start, nap = time.perf_counter(), NAP_S
     while not MPI.Request.Testall(requests):
         if WAIT == "yield" or time.perf_counter() - start < SPIN_S:
             os.sched_yield()
         else:
-            time.sleep(NAP_S)
+            time.sleep(nap)
+            nap = min(NAP_MAX_S, 2 * nap)
 
 
 WAIT_MODES = ("spin", "yield", "sleep")

@@ -12,8 +12,10 @@ pokes the receiver point to point (so a multicast lost whole cannot leave it wai
 sender repairs what is missing point to point; only then is a receiver complete and sends
 on. Senders multicast their next range before collecting reports (the ranges are disjoint).
 
-Barrier `range-tree`: zero-byte arrivals up seed 004's binary tree to rank 0 (the same half
-as the multicast barrier), then a zero-byte release down the range tree. Against a lost
+Barrier `range-tree`: zero-byte arrivals go up the range tree as the acknowledgements of
+its multicasts would (a rank signals its sender once the ranks of its own ranges have
+signalled it; QsNET's switches combine them, here the sender takes them in one wait), then
+rank 0 releases everyone with zero-byte multicasts down the range tree. Against a lost
 release each rank passes it on point to point to the next rank of its range (the first one
 gets it from the sender), so a rank whose datagram was lost returns one hop later; these
 messages are parked and complete in the background.
@@ -40,7 +42,7 @@ from .mcast_bcast import (
     gather_zero,
 )
 from .mcast_channel import MulticastError
-from .mcast_plans import fragment_range, parents, scout_binary_tree
+from .mcast_plans import fragment_range
 from .range_channel import RangeChannel, TreeUse
 
 TAG_REPORT, TAG_POKE, TAG_REPAIR = 0x5C21, 0x5C22, 0x5C23
@@ -139,7 +141,7 @@ def _send(ch: RangeChannel, clock: _Clock, msg: _Message, use: TreeUse,
         msg.multicast(range(msg.count), o.rate)
         ch.send(dg.END, 0, msg.count)
         ended = time.perf_counter()
-        pending |= {use.rank_of[n]: ended for n in range(m.lo, m.hi + 1) if n != me}
+        pending |= dict.fromkeys(use.receivers(m), ended)
         _serve(ch, msg, pending, reqs)
     while pending:
         progressed = _serve(ch, msg, pending, reqs)
@@ -173,7 +175,7 @@ def _serve(ch: RangeChannel, msg: _Message, pending: dict[int, float], reqs: lis
 
 # ---- barrier ------------------------------------------------------------------------------
 def barrier(ch: RangeChannel, **params: Any) -> None:
-    """Arrivals up the binary tree to rank 0, release down the range tree from rank 0."""
+    """Arrivals up the range tree to rank 0, release down it from rank 0."""
     from mpi4py import MPI
 
     o = RangeOptions(**params)
@@ -182,7 +184,6 @@ def barrier(ch: RangeChannel, **params: Any) -> None:
     if ch.size == 1:
         return
     pc, rank = ch.pcomm, ch.rank
-    arrivals = scout_binary_tree(ch.size)
     clock = _Clock(ch, o.timeout, f"range-tree barrier {ch.bid}")
     released = [False]
     sender = use.sender_rank(rank, nodes)
@@ -193,8 +194,8 @@ def barrier(ch: RangeChannel, **params: Any) -> None:
         else:
             ch.stats.reject("shape")
 
-    gather_zero(ch, clock, on_datagram, arrivals.get(rank, []), parents(arrivals).get(rank),
-                TAG_ARRIVE)
+    kids = [r for m in use.tree.sends(nodes[rank]) for r in use.receivers(m)]
+    gather_zero(ch, clock, on_datagram, kids, sender, TAG_ARRIVE)
     empty = bytearray(1)
     if sender is not None:
         before, after = _neighbours(use, nodes, rank)
@@ -212,11 +213,9 @@ def barrier(ch: RangeChannel, **params: Any) -> None:
 def _neighbours(use: TreeUse, nodes: Sequence[int], rank: int) -> tuple[int, int | None]:
     """From whom this rank gets the point-to-point release, and to whom it passes it on:
     the previous and next member of its range (the sender itself is no member)."""
+    members = use.members(nodes[rank])
+    i = members.index(rank)
     m = use.tree.receive(nodes[rank])
     assert m is not None
-    sender = m.sender
-    members = [n for n in range(m.lo, m.hi + 1) if n != sender]
-    i = members.index(nodes[rank])
-    before = use.rank_of[sender] if i == 0 else use.rank_of[members[i - 1]]
-    after = use.rank_of[members[i + 1]] if i + 1 < len(members) else None
-    return before, after
+    before = use.rank_of[m.sender] if i == 0 else members[i - 1]
+    return before, (members[i + 1] if i + 1 < len(members) else None)

@@ -30,7 +30,7 @@ from .mcast_channel import (
     channel_for,
     data_interface,
 )
-from .range_schedule import RangeTree
+from .range_schedule import Multicast, RangeTree
 from .range_trees import greedy_tree, optimal_tree
 
 __all__ = ["RangeChannel", "TreeUse", "range_address", "range_channel_for", "tree_layout"]
@@ -79,6 +79,17 @@ class TreeUse:
     def sender_rank(self, rank: int, nodes: Sequence[int]) -> int | None:
         m = self.tree.receive(nodes[rank])
         return None if m is None else self.rank_of[m.sender]
+
+    def members(self, node: int) -> list[int]:
+        """The ranks the multicast that reaches `node` delivers to, in address order."""
+        m = self.tree.receive(node)
+        if m is None:
+            raise ValueError(f"no multicast of the tree reaches node {node}")
+        return self.receivers(m)
+
+    def receivers(self, m: Multicast) -> list[int]:
+        """The ranks multicast `m` delivers to (its sender, inside its own range, is none)."""
+        return [self.rank_of[n] for n in range(m.lo, m.hi + 1) if n != m.sender]
 
 
 class RangeChannel(Channel):

@@ -95,12 +95,14 @@ def prediction(algorithm: str, k: int, size: int, params: dict[str, Any] | None,
                          t_end=p2p.t_end(size), **extra), p2p)
 
 
-def run_bcast(emu: Emulation, algorithm: str, size: int, *, hosts: int | None = None,
+def run_bcast(emu: Emulation, algorithm: str, size: int, *,
+              hosts: int | list[str] | None = None,
               iters: int = 20, flow: bool = True, params: dict[str, Any] | None = None,
               fragment: int | None = None, mpich_algorithm: str | None = None,
               wait: str | None = None, loss: float = 0.0, loss_scope: str = "all",
               frames: int = 0, timeout: float = 900) -> dict[str, Any]:
     """One measured broadcast experiment, with the model's prediction where one exists.
+    `hosts`: the first so many hosts, or these host names in rank order (default all).
     `params` (from measure_params) gives t_hold/t_end; opt-tree needs them.
     `mpich_algorithm` picks MPI_Bcast's algorithm (MPIR_CVAR_BCAST_INTRA_ALGORITHM, with
     MPICH's device-level collectives off so the choice is honoured). `wait` sets how the
@@ -118,7 +120,8 @@ def run_bcast(emu: Emulation, algorithm: str, size: int, *, hosts: int | None = 
                             f"--algo {NATIVE} only")
         env |= {"MPIR_CVAR_BCAST_INTRA_ALGORITHM": mpich_algorithm,
                 "MPIR_CVAR_BCAST_DEVICE_COLLECTIVE": "0"}
-    names = [h.name for h in emu.topo.hosts][: hosts or len(emu.topo.hosts)]
+    names = (list(hosts) if isinstance(hosts, list)
+             else [h.name for h in emu.topo.hosts][: hosts or len(emu.topo.hosts)])
     args = ["-m", "collectives.mcast_bench", "--algorithm", algorithm, "--size", str(size),
             "--iters", str(iters)]
     alg = algorithm_params(algorithm, size, params)

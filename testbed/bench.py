@@ -13,7 +13,7 @@ from typing import Any
 
 from topologies import parse_spec
 
-from . import bench_bcast, bench_ipmc, bench_mcast, results
+from . import bench_bcast, bench_ipmc, bench_mcast, bench_range, results
 from .environment import detect
 from .mpi import run_mpi
 from .network import Emulation, Progress
@@ -54,18 +54,17 @@ def _pingpong(caps: Any, reps: int) -> dict[str, Any]:
     return out
 
 
-SUITES = ("all", "testbed", "mcast", "bcast")
-
-
 # name (also the files' stem), module (run, markdown, optional plot), title
 SUITES = (("mcast", bench_mcast, "multicast"), ("bcast", bench_bcast, "broadcast"),
-          ("ipmc", bench_ipmc, "IP-multicast collectives"))
+          ("ipmc", bench_ipmc, "IP-multicast collectives"),
+          ("range", bench_range, "hardware range-multicast trees"))
 
 
 def run(out_dir: Path, *, quick: bool = False, progress: Progress = print,
         suite: str = "all") -> Path:
     """Run the benchmarks and write results.md (testbed suite), mcast.md (multicast
-    forwarding), bcast.md (point-to-point broadcasts) and ipmc.md (IP-multicast collectives)."""
+    forwarding), bcast.md (point-to-point broadcasts), ipmc.md (IP-multicast collectives) and
+    range.md (range-multicast trees around failed nodes)."""
     caps = detect()
     caps.require()
     out_dir.mkdir(parents=True, exist_ok=True)

@@ -51,3 +51,4 @@ def test_releases_pass_along_each_range_and_skip_the_sender():
     assert _neighbours(use, nodes, use.rank_of[15]) == (use.rank_of[14], None)
     assert use.sender_rank(0, nodes) is None
     assert use.sender_rank(use.rank_of[15], nodes) == 0
+
