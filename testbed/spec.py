@@ -31,7 +31,8 @@ from typing import Any
 from collectives.executor import BCAST_ALGORITHMS, WAIT_MODES
 from topologies import Host, Topology, TopologyError, parse_spec
 
-from .errors import UsageError
+from .errors import RunFailed, UsageError
+from .placement import geometry
 from .traffic_model import TrafficSpec
 
 NONE = "none"
@@ -133,8 +134,9 @@ class ExperimentSpec:
 
     @property
     def needs_params(self) -> bool:
-        """OPT-Tree and DYN-Tree are built from measured t_hold/t_end."""
-        return any(a in ("opt-tree", "dyn-tree") for a in self.algorithms)
+        """OPT-Tree, DYN-Tree, OPT-Mesh and OPT-Min are built from measured t_hold/t_end."""
+        return any(a in ("opt-tree", "dyn-tree", "opt-mesh", "opt-min")
+                   for a in self.algorithms)
 
     def pool(self) -> list[Host]:
         """The hosts that broadcasts are formed from, in order: all but the excluded nodes,
@@ -200,6 +202,10 @@ def from_dict(raw: dict[str, Any], path: Path | None = None) -> ExperimentSpec:
         if alg not in BCAST_ALGORITHMS:
             raise SpecError(f"sweep.algorithms[{i}]: unknown algorithm '{alg}' "
                             f"(one of {', '.join(BCAST_ALGORITHMS)})")
+        try:
+            geometry(topo, alg)
+        except RunFailed as e:
+            raise SpecError(f"sweep.algorithms[{i}]: {e}") from None
     spec.sizes = tuple(_int_list(sweep, "sizes", None, "sweep.", 0, MAX_SIZE))
     spec.hosts = tuple(_int_list(sweep, "hosts", [n_hosts], "sweep.", 1, n_hosts))
     spec.losses = tuple(_num_list(sweep, "loss", [0.0], "sweep.", 0.0, 1.0))

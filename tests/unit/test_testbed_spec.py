@@ -52,6 +52,7 @@ def test_expansion_conditions_outermost() -> None:
 
 @pytest.mark.parametrize("path,value,needle", [
     ("sweep.algorithms", ["binomial", "warp"], "sweep.algorithms[1]: unknown algorithm 'warp'"),
+    ("sweep.algorithms", ["binomial", "opt-mesh"], "sweep.algorithms[1]: opt-mesh runs on a mesh"),
     ("network.topology", "blob:hosts=3", "network.topology:"),
     ("network.topology", "mesh:rows=0", "network.topology:"),
     ("sweep.sizes", [1024, -1], "sweep.sizes[1]: must be in"),
@@ -85,6 +86,18 @@ def test_bad_specs_name_the_key(path: str, value: object, needle: str) -> None:
         from_dict(spec_with(path, value))
     assert needle in str(exc.value)
     assert exc.value.exit_code == 2
+
+
+def test_network_aware_algorithms_need_their_network() -> None:
+    raw = spec_with("network.topology", "mesh:rows=2,cols=4")
+    raw["sweep"]["algorithms"] = ["opt-mesh", "range-tree"]
+    with pytest.raises(SpecError, match=r"sweep.algorithms\[1\]: range-tree runs on a fat"):
+        from_dict(raw)
+    raw["sweep"]["algorithms"] = ["opt-mesh", "u-mesh"]
+    assert from_dict(raw).needs_params
+    raw = spec_with("network.topology", "fattree:k=4,n=2,hosts=8")
+    raw["sweep"]["algorithms"] = ["range-tree"]
+    assert not from_dict(raw).needs_params
 
 
 def test_missing_algorithms_and_bad_toml(tmp_path: Path) -> None:
