@@ -15,6 +15,7 @@ import time
 
 from .executor import RANGE_ALGORITHMS, barrier
 from .mcast_channel import peek_stats
+from .range_channel import add_layout_arguments, layout_arguments
 from .stats import summarize
 from .timing import idle_barrier
 
@@ -43,18 +44,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--algorithms", default="mpich,mcast")
     ap.add_argument("--iters", type=int, default=50)
     ap.add_argument("--warmup", type=int, default=5)
-    ap.add_argument("--nodes", help="range-tree: the network node of every rank, "
-                                    "comma-separated")
-    ap.add_argument("--fattree", help="range-tree: K,N: arity and node count of the fat tree")
+    add_layout_arguments(ap)
     args = ap.parse_args(argv)
     from mpi4py import MPI
 
     comm = MPI.COMM_WORLD
-    where = {}
-    if args.nodes:
-        where["nodes"] = [int(n) for n in args.nodes.split(",")]
-    if args.fattree:
-        where["fattree"] = [int(x) for x in args.fattree.split(",")]
+    where = layout_arguments(args)
     rows = [measure(comm, a, args.iters, args.warmup,
                     **(where if a in RANGE_ALGORITHMS else {}))
             for a in args.algorithms.split(",")]

@@ -22,7 +22,7 @@ from __future__ import annotations
 import os
 import time
 from array import array
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -147,6 +147,11 @@ class _Message:
             st["delivered"] += 1
             if self.counting_repairs:
                 st["repaired"] += 1
+
+    def fragments(self, indexes: Iterable[int]) -> list[tuple[int, bytes]]:
+        """(index, bytes) of these fragments, for a point-to-point repair."""
+        return [(i, bytes(self.view[slice(*fragment_range(i, self.nbytes, self.fragment))]))
+                for i in indexes]
 
     def lacking(self) -> list[int]:
         return [i for i, h in enumerate(self.have) if not h]
@@ -328,8 +333,7 @@ def _with_repair(ch: Channel, view: memoryview, root: int, o: Options,
             msg.multicast(plan.multicast, o.rate)
             reqs = []
             for r in sorted(active):
-                frags = [(i, bytes(view[slice(*fragment_range(i, len(view), o.fragment))]))
-                         for i in sorted(plan.p2p.get(r, ()))]
+                frags = msg.fragments(sorted(plan.p2p.get(r, ())))
                 reqs.append(pc.isend({"final": final, "multicast": sorted(plan.multicast),
                                       "active": active, "frags": frags}, dest=r,
                                      tag=TAG_BATCH))

@@ -155,23 +155,19 @@ class Channel:
         """Ranks 0 and 1 send probes until every rank has received one (so every rank can
         receive from rank 0, and rank 0 from rank 1). A rank still without one half way
         through joins again (its IGMP report may have been lost)."""
-        rounds = max(1, int(timeout / 0.02))
-        got, rejoined = self.size == 1, False
-        for i in range(rounds):
+
+        def send() -> None:
             if self.rank in (0, 1):
                 self._send(self.codec.encode(dg.PROBE, self.rank, 0, 0, 1))
-            end = time.perf_counter() + 0.02
-            while not got and time.perf_counter() < end:
-                self.wait_readable(end - time.perf_counter())
-                got = any(d.kind == dg.PROBE for d in self._read_raw())
-            if all(self.comm.allgather(got)):
-                self.stats["sent"] = self.stats["received"] = 0
-                return
-            if not got and not rejoined and i >= rounds // 2:
-                with contextlib.suppress(OSError):
-                    self._membership(socket.IP_DROP_MEMBERSHIP)
-                    self._membership(socket.IP_ADD_MEMBERSHIP)
-                rejoined = True
+
+        def rejoin() -> None:
+            with contextlib.suppress(OSError):
+                self._membership(socket.IP_DROP_MEMBERSHIP)
+                self._membership(socket.IP_ADD_MEMBERSHIP)
+
+        ok, got = self._probe_rounds(timeout, send, lambda d: True, self.size == 1, rejoin)
+        if ok:
+            return
         report = self.comm.allgather((got, socket.gethostname()))
         missing = [f"{r} ({host})" for r, (ok, host) in enumerate(report) if not ok]
         self.close()
@@ -180,6 +176,28 @@ class Channel:
             f"{', '.join(missing)} within {timeout:g} s: the "
             "switches do not forward it there (no multicast controller, or a contiguous-mode "
             "one refusing a group with a gap or a failed node: see its state)")
+
+    def _probe_rounds(self, timeout: float, send: Callable[[], None],
+                      heard: Callable[[dg.Datagram], bool], got: bool,
+                      halfway: Callable[[], None] | None = None) -> tuple[bool, bool]:
+        """Rounds of 20 ms, collectively: `send()` probes, then read until a probe this rank
+        is `heard` to wait for arrives. Returns (every rank got one, this rank got one);
+        the first is True as soon as it holds (datagram counters reset), False after
+        `timeout`. `halfway` runs once in a rank still without a probe half way through."""
+        rounds = max(1, int(timeout / 0.02))
+        for i in range(rounds):
+            send()
+            end = time.perf_counter() + 0.02
+            while not got and time.perf_counter() < end:
+                self.wait_readable(end - time.perf_counter())
+                got = any(d.kind == dg.PROBE and heard(d) for d in self._read_raw())
+            if all(self.comm.allgather(got)):
+                self.stats["sent"] = self.stats["received"] = 0
+                return True, got
+            if not got and halfway is not None and i >= rounds // 2:
+                halfway()
+                halfway = None
+        return False, got
 
     def _send(self, data: bytes) -> None:
         while True:

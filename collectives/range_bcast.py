@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from . import datagram as dg
@@ -42,7 +42,6 @@ from .mcast_bcast import (
     gather_zero,
 )
 from .mcast_channel import MulticastError
-from .mcast_plans import fragment_range
 from .range_channel import RangeChannel, TreeUse
 
 TAG_REPORT, TAG_POKE, TAG_REPAIR = 0x5C21, 0x5C22, 0x5C23
@@ -61,14 +60,10 @@ class RangeOptions:
     fattree: Sequence[int] | None = None
     tree: str = "greedy"
     fragment: int | None = None
-    rate: float | None = None
+    rate: float | None = field(default_factory=default_rate)  # bit/s, None: unpaced
     timeout: float = TIMEOUT_S
     idle: float = IDLE_S
     poke_after: float = POKE_AFTER_S
-
-    def __post_init__(self) -> None:
-        if self.rate is None:
-            self.rate = default_rate()
 
 
 def _use(ch: RangeChannel, root: int, o: RangeOptions) -> tuple[TreeUse, tuple[int, ...]]:
@@ -167,9 +162,7 @@ def _serve(ch: RangeChannel, msg: _Message, pending: dict[int, float], reqs: lis
         del pending[r]
         served = True
         if lacking:
-            frags = [(i, bytes(msg.view[slice(*fragment_range(i, msg.nbytes, msg.fragment))]))
-                     for i in lacking]
-            reqs.append(pc.isend(frags, dest=r, tag=TAG_REPAIR))
+            reqs.append(pc.isend(msg.fragments(lacking), dest=r, tag=TAG_REPAIR))
     return served
 
 

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import contextlib
 import socket
-import time
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -33,7 +32,8 @@ from .mcast_channel import (
 from .range_schedule import Multicast, RangeTree
 from .range_trees import greedy_tree, optimal_tree
 
-__all__ = ["RangeChannel", "TreeUse", "range_address", "range_channel_for", "tree_layout"]
+__all__ = ["RangeChannel", "TreeUse", "add_layout_arguments", "layout_arguments",
+           "range_address", "range_channel_for", "tree_layout"]
 
 MAX_JOINED = 16  # Linux allows 20 memberships per socket (net.ipv4.igmp_max_memberships)
 TREE_KINDS = ("greedy", "optimal")
@@ -142,17 +142,15 @@ class RangeChannel(Channel):
         not deliver a range (no contiguous-mode controller, or a failed node inside it)."""
         key = (root, tuple(nodes), tuple(fattree or ()), kind)
         use = self._trees.get(key)
+        fresh = use is None
         if use is None:
             use = self._build(root, nodes, fattree, kind)
-            m = use.tree.receive(nodes[self.rank])
-            if m is not None:
-                self.join(range_address(m.lo, m.hi))
+        m = use.tree.receive(nodes[self.rank])
+        if m is not None:  # again after the oldest joins were left (MAX_JOINED)
+            self.join(range_address(m.lo, m.hi))
+        if fresh:
             self._check(use, nodes, setup_timeout)
             self._trees[key] = use
-        else:
-            m = use.tree.receive(nodes[self.rank])
-            if m is not None:
-                self.join(range_address(m.lo, m.hi))
         return use
 
     def _build(self, root: int, nodes: Sequence[int], fattree: Sequence[int] | None,
@@ -167,31 +165,39 @@ class RangeChannel(Channel):
 
     def _check(self, use: TreeUse, nodes: Sequence[int], timeout: float) -> None:
         """Every sender probes its ranges until every rank has heard its own sender."""
-        me = nodes[self.rank]
         sender = use.sender_rank(self.rank, nodes)
-        mine = use.tree.sends(me)
-        got = sender is None
-        rounds = max(1, int(timeout / 0.02))
-        for _ in range(rounds):
+        mine = use.tree.sends(nodes[self.rank])
+
+        def send() -> None:
             for m in mine:
                 self.send_range(m.lo, m.hi, PROBE)
-            end = time.perf_counter() + 0.02
-            while not got and time.perf_counter() < end:
-                self.wait_readable(end - time.perf_counter())
-                got = any(d.kind == PROBE and d.root == sender for d in self._read_raw())
-            if all(self.comm.allgather(got)):
-                self.stats["sent"] = self.stats["received"] = 0
-                return
-        report = self.comm.allgather(got)
+
+        ok, got = self._probe_rounds(timeout, send, lambda d: d.root == sender,
+                                     sender is None)
+        if ok:
+            return
         missing = []
-        for rank, ok in enumerate(report):
+        for rank, reached in enumerate(self.comm.allgather(got)):
             m = use.tree.receive(nodes[rank])
-            if not ok and m is not None:
+            if not reached and m is not None:
                 missing.append(f"rank {rank} (node {nodes[rank]}) from {range_address(m.lo, m.hi)}")
         raise MulticastError(
             f"range multicasts do not arrive within {timeout:g} s: {'; '.join(missing)}: the "
             "switches must be run by a contiguous-mode controller, and no range may hold a "
             "failed node (give the ranks' nodes with nodes=)")
+
+
+def add_layout_arguments(ap: Any) -> None:
+    """--nodes and --fattree of a benchmark's command line (see `layout_arguments`)."""
+    ap.add_argument("--nodes", help="range-tree: the network node of every (world) rank, "
+                                    "comma-separated (default: rank i on node i)")
+    ap.add_argument("--fattree", help="range-tree: K,N: arity and node count of the fat tree")
+
+
+def layout_arguments(args: Any) -> dict[str, list[int]]:
+    """nodes= and fattree= as given on the command line (each only if given)."""
+    return {key: [int(x) for x in value.split(",")] for key in ("nodes", "fattree")
+            if (value := getattr(args, key))}
 
 
 def range_channel_for(comm: Any, fragment: int | None = None) -> RangeChannel:

@@ -18,6 +18,7 @@ import zlib
 from .executor import BCAST_ALGORITHMS, RANGE_ALGORITHMS, barrier, bcast
 from .mcast_channel import peek_stats
 from .mcast_plans import BARRIERS, MULTICAST_ALGORITHMS
+from .range_channel import add_layout_arguments, layout_arguments
 
 
 def payload(n: int, seed: int) -> bytes:
@@ -42,9 +43,7 @@ def main(argv: list[str] | None = None) -> int:
                          "random skew")
     ap.add_argument("--subsets", action="store_true",
                     help="also split the world into even and odd ranks")
-    ap.add_argument("--nodes", help="range-tree: the network node of every world rank, "
-                                    "comma-separated (default: rank i on node i)")
-    ap.add_argument("--fattree", help="range-tree: K,N: arity and node count of the fat tree")
+    add_layout_arguments(ap)
     args = ap.parse_args(argv)
 
     from mpi4py import MPI
@@ -99,13 +98,14 @@ def main(argv: list[str] | None = None) -> int:
 
 def _layout(comm, args: argparse.Namespace) -> dict:
     """nodes= and fattree= of the range tree on this communicator (its ranks' nodes)."""
-    world = [int(n) for n in args.nodes.split(",")] if args.nodes else None
+    given = layout_arguments(args)
+    world = given.get("nodes")
     from mpi4py import MPI
 
     mine = world[MPI.COMM_WORLD.Get_rank()] if world else MPI.COMM_WORLD.Get_rank()
     out: dict = {"nodes": comm.allgather(mine)}
-    if args.fattree:
-        out["fattree"] = [int(x) for x in args.fattree.split(",")]
+    if "fattree" in given:
+        out["fattree"] = given["fattree"]
     elif not world:
         out["fattree"] = [4, MPI.COMM_WORLD.Get_size()]
     return out
