@@ -20,6 +20,7 @@ datagrams and messages lost) raises MulticastError instead of hanging."""
 from __future__ import annotations
 
 import os
+import sys
 import time
 from array import array
 from collections.abc import Callable, Iterable
@@ -94,12 +95,25 @@ class _Clock:
         self.end = time.perf_counter() + timeout
         self.timeout = timeout
         self.nap = 2e-5
+        self.warn_at: float | None = time.perf_counter() + timeout / 6
+
+    def _warn(self, now: float, detail: str) -> None:
+        """One line on stderr when a wait has lasted a sixth of the deadline: when the job
+        later fails, every stuck rank has said what it waits for (the first rank to give up
+        aborts the others before they can)."""
+        if self.warn_at is not None and now > self.warn_at:
+            self.warn_at = None
+            print(f"{self.what}: rank {self.ch.rank} still waiting "
+                  f"{self.timeout / 6:g} s after it began{': ' + detail if detail else ''}",
+                  file=sys.stderr, flush=True)
 
     def wait(self, progressed: bool, detail: str = "") -> None:
         if progressed:
             self.nap = 2e-5
             return
-        if time.perf_counter() > self.end:
+        now = time.perf_counter()
+        self._warn(now, detail)
+        if now > self.end:
             raise MulticastError(f"{self.what}: rank {self.ch.rank} gave up after "
                                  f"{self.timeout:g} s{': ' + detail if detail else ''}")
         if not self.ch.wait_readable(self.nap):

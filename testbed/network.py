@@ -25,6 +25,13 @@ from .environment import Capabilities, detect
 from .errors import CapabilityError, RunFailed, UsageError
 from .shell import run
 
+# Emulated hosts cap TCP's retransmission timeout (Linux >= 6.15; older kernels keep 120 s).
+# Under injected loss a lost SYN leaves a connection with a ~1 s RTT estimate, so its RTO is
+# 3-6 s and doubles with every further loss: MPI messages then stalled 10-60 s (2-3 of 10
+# verify runs at 10 % loss on every packet; one broadcast gave up after 60 s). Without loss
+# no retransmission timer fires, so the cap changes nothing there.
+RTO_MAX_SYSCTL = Path("/proc/sys/net/ipv4/tcp_rto_max_ms")
+RTO_MAX_MS = 1000  # the smallest the kernel accepts
 PREFIX_LEN = 16  # hosts live in 10.0.0.0/16; the machine's resolver at 10.255.x stays off-link
 
 Progress = Callable[[str], None]
@@ -235,6 +242,8 @@ class Emulation:
                 "sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1",
                 f"ip route add 224.0.0.0/4 dev {intf}",
             ]
+            if RTO_MAX_SYSCTL.exists():
+                cmds.append(f"sysctl -qw net.ipv4.tcp_rto_max_ms={RTO_MAX_MS}")
             if self.caps.datapath == "user":
                 # Userspace datapath + veth: TCP breaks unless transmit checksums are real.
                 cmds.append(f"ethtool -K {intf} tx off >/dev/null")
