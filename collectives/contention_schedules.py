@@ -17,7 +17,9 @@ valid schedule; the schedule's params record the geometry used. A geometry of an
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import itertools
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from . import contention_trees as ct
@@ -107,3 +109,48 @@ def schedule(algorithm: str, size: int, root: int, nbytes: int, **params: Any) -
     nodes = rank_nodes(size, params.get("nodes"))
     used = {**params, GEOMETRY[algorithm]: geometry(algorithm, nodes, params), "nodes": nodes}
     return to_schedule(t, nodes, nbytes, used)
+
+
+# ---- contention a tree meets on a routed network -------------------------------------------
+@dataclass(frozen=True)
+class Timed:
+    """A send of a schedule in the t_hold/t_end model: it holds its path from `start` for
+    t_hold (the sender is busy that long; the receiver has the message t_end after start)."""
+
+    sender: int
+    receiver: int
+    start: float
+
+
+def timed_sends(schedule: Schedule, t_hold: float, t_end: float) -> list[Timed]:
+    """The model's start time of every send of a whole-message tree schedule (nodes are
+    ranks): a rank's q-th send (q = 0, 1, ...) starts q * t_hold after it has the message."""
+    per_sender: dict[int, list[int]] = {}
+    for sender, receiver, _, _ in schedule.transfers():
+        per_sender.setdefault(sender, []).append(receiver)
+    has = {schedule.root: 0.0}
+    out: list[Timed] = []
+    todo = [schedule.root]
+    while todo:
+        sender = todo.pop()
+        for q, receiver in enumerate(per_sender.get(sender, ())):
+            start = has[sender] + q * t_hold
+            out.append(Timed(sender, receiver, start))
+            has[receiver] = start + t_end
+            todo.append(receiver)
+    return sorted(out, key=lambda s: (s.start, s.sender))
+
+
+def contended_pairs(sends: Sequence[Any], t_hold: float,
+                    route: Callable[[Any, Any], Iterable[Hashable]],
+                    ) -> list[tuple[Any, Any, frozenset[Hashable]]]:
+    """Pairs of sends (anything with sender, receiver, start) whose paths are busy at the same
+    time (each for t_hold from its start) and share a directed link of `route`. Intervals
+    that only touch (rounding aside) do not overlap."""
+    paths = [frozenset(route(s.sender, s.receiver)) for s in sends]
+    busy = t_hold * (1 - 1e-9)  # one holds its path until the next starts: not an overlap
+    out = []
+    for (x, px), (y, py) in itertools.combinations(zip(sends, paths, strict=True), 2):
+        if x.start < y.start + busy and y.start < x.start + busy and px & py:
+            out.append((x, y, px & py))
+    return out

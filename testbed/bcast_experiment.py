@@ -108,7 +108,9 @@ def run_bcast(emu: Emulation, algorithm: str, size: int, *,
     MPICH's device-level collectives off so the choice is honoured). `wait` sets how the
     tree executor's ranks wait (MCASTLAB_WAIT: spin, yield, sleep). `loss` (a fraction)
     is set on every host link for this run (and taken off after); `frames` > 0 counts the
-    frames of that many back-to-back broadcasts on the switch ports."""
+    frames of that many back-to-back broadcasts on the switch ports, per host (`frames`)
+    and as bytes per broadcast on each directed link that carried any (`link_bytes`,
+    keyed "a>b")."""
     env: dict[str, str] = {}
     if wait is not None:
         if wait not in WAIT_MODES:
@@ -151,6 +153,7 @@ def run_bcast(emu: Emulation, algorithm: str, size: int, *,
         if loss:
             emu.set_loss(0)
     per_frame = counter.per_iteration(frames) if counter is not None else None
+    per_link = counter.link_bytes(frames) if counter is not None else None
     predicted = prediction(algorithm, len(names), size, params, fragment, placement)
     t = res["t_mcast_s"]
     return {"algorithm": algorithm, "mpich_algorithm": mpich_algorithm, "wait": wait or "spin",
@@ -160,4 +163,6 @@ def run_bcast(emu: Emulation, algorithm: str, size: int, *,
             "flow": res.get("flow"), "flow_vs_direct": res.get("flow_vs_direct"),
             "cpu": res.get("cpu"), "datagrams": res.get("datagrams"),
             "loss": loss, "loss_scope": loss_scope if loss else None, "frames": per_frame,
+            "link_bytes": per_link and {f"{a}>{b}": round(v) for (a, b), v in per_link.items()
+                                        if round(v) > 0},
             "topology": emu.topo.name}

@@ -13,7 +13,15 @@ from typing import Any
 
 from topologies import parse_spec
 
-from . import bench_bcast, bench_ipmc, bench_mcast, bench_range, results
+from . import (
+    bench_bcast,
+    bench_contention,
+    bench_ipmc,
+    bench_mcast,
+    bench_multinode,
+    bench_range,
+    results,
+)
 from .environment import detect
 from .mpi import run_mpi
 from .network import Emulation, Progress
@@ -57,14 +65,17 @@ def _pingpong(caps: Any, reps: int) -> dict[str, Any]:
 # name (also the files' stem), module (run, markdown, optional plot), title
 SUITES = (("mcast", bench_mcast, "multicast"), ("bcast", bench_bcast, "broadcast"),
           ("ipmc", bench_ipmc, "IP-multicast collectives"),
-          ("range", bench_range, "hardware range-multicast trees"))
+          ("range", bench_range, "hardware range-multicast trees"),
+          ("contention", bench_contention, "contention-aware trees"),
+          ("multinode", bench_multinode, "multi-node multicast"))
 
 
 def run(out_dir: Path, *, quick: bool = False, progress: Progress = print,
         suite: str = "all") -> Path:
     """Run the benchmarks and write results.md (testbed suite), mcast.md (multicast
     forwarding), bcast.md (point-to-point broadcasts), ipmc.md (IP-multicast collectives) and
-    range.md (range-multicast trees around failed nodes)."""
+    range.md (range-multicast trees around failed nodes), contention.md (contention-aware
+    trees on the mesh and BMIN) and multinode.md (partitioned multi-node multicast)."""
     caps = detect()
     caps.require()
     out_dir.mkdir(parents=True, exist_ok=True)

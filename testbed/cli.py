@@ -563,7 +563,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("bench", help="testbed benchmarks (start time, throughput, latency)")
     p.add_argument("--out", default="bench", help="folder for the results (default %(default)s)")
     p.add_argument("--quick", action="store_true", help="smaller sizes, fewer repetitions")
-    p.add_argument("--suite", choices=("all", "testbed", "mcast", "bcast", "ipmc", "range"),
+    p.add_argument("--suite", choices=("all", "testbed", "mcast", "bcast", "ipmc", "range",
+                                       "contention", "multinode"),
                    default="all", help="which benchmarks (default all)")
     p.set_defaults(func=cmd_bench)
     return ap

@@ -21,6 +21,7 @@ class FrameCounter:
         self.emu = emu
         self.dir = Path(emu.run_dir) / f"marks-{uuid.uuid4().hex[:8]}"
         self.counts: dict[str, tuple[int, int]] = {}
+        self.links: dict[str, dict[tuple[str, str], int]] = {}
         self._poll = Periodic(self._answer_marks, 0.002)
 
     def __enter__(self) -> FrameCounter:
@@ -31,23 +32,41 @@ class FrameCounter:
     def __exit__(self, *exc: object) -> None:
         self._poll.stop(10)
 
-    def _host_frames(self) -> tuple[int, int]:
+    def _read(self) -> tuple[tuple[int, int], dict[tuple[str, str], int]]:
+        """(frames sent, frames delivered) on host ports, and bytes per directed link: a
+        switch's tx on a port is its link towards the neighbour; a host's link towards its
+        switch is the switch port's rx."""
         ports = api_get(self.emu.controller.api_port, "/ports")
         sent = delivered = 0
-        for per_port in ports.values():
+        links: dict[tuple[str, str], int] = {}
+        for switch, per_port in ports.items():
             for c in per_port.values():
-                if self.emu.topo.is_host(c["neighbour"]):
+                nb = c["neighbour"]
+                links[(switch, nb)] = c["tx_bytes"]
+                if self.emu.topo.is_host(nb):
                     sent += c["rx_packets"]
                     delivered += c["tx_packets"]
-        return sent, delivered
+                    links[(nb, switch)] = c["rx_bytes"]
+        return (sent, delivered), links
 
     def _answer_marks(self) -> None:
         for mark in self.dir.iterdir():
             name = mark.name
             if name.endswith(".ok") or name in self.counts:
                 continue
-            self.counts[name] = self._host_frames()
+            self.counts[name], self.links[name] = self._read()
             (self.dir / f"{name}.ok").write_text("")
+
+    def link_bytes(self, iters: int) -> dict[tuple[str, str], float] | None:
+        """Bytes per broadcast on every directed link, less the empty bracket's, or None if
+        a mark is missing."""
+        need = ("bcast-start", "bcast-end", "empty-start", "empty-end")
+        if iters < 1 or any(n not in self.links for n in need):
+            return None
+        lk = self.links
+        return {key: ((lk["bcast-end"][key] - lk["bcast-start"][key])
+                      - (lk["empty-end"][key] - lk["empty-start"][key])) / iters
+                for key in lk["bcast-start"]}
 
     def per_iteration(self, iters: int) -> dict[str, float] | None:
         """Frames sent and delivered per broadcast, less the bracket's own (the barriers

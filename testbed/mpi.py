@@ -41,6 +41,14 @@ def _tail(text: str, n: int = 8) -> str:
     return "\n".join(lines[-n:])
 
 
+def _exit_code(job_dir: Path, rank: int) -> int | None:
+    """The code rank `rank` exited with (recorded by _RANK_WRAPPER), None if not recorded."""
+    try:
+        return int((job_dir / f"exit-{rank}").read_text())
+    except (OSError, ValueError):
+        return None
+
+
 def run_mpi(emu: Any, argv: list[str], *, hosts: list[str] | None = None, np: int | None = None,
             ppn: int = 1, timeout: float = 120.0, env: dict[str, str] | None = None,
             check: bool = True, stall: tuple[Path, float] | None = None) -> MpiResult:
@@ -111,6 +119,13 @@ def run_mpi(emu: Any, argv: list[str], *, hosts: list[str] | None = None, np: in
             # an uncaught exception in a rank aborts the whole job (python -m mpi4py):
             # name the rank that raised it
             raised = [r for r in range(np) if "Traceback" in res.rank_output.get(r, "")]
+            # or stopped with a message of its own (python -m mpi4py turns a non-zero exit
+            # into MPI_Abort, so no exit code is recorded)
+            said = [r for r in range(np) if _exit_code(job_dir, r) != 0
+                    and res.rank_output.get(r, "").strip()]
+            if not raised and said:
+                who = f"rank {said[0]} ({names[said[0] // ppn]}) failed"
+                detail = _tail(res.rank_output[said[0]])
             if raised:
                 who = f"rank {raised[0]} ({names[raised[0] // ppn]}) raised an exception"
                 detail = _tail(res.rank_output[raised[0]])

@@ -149,13 +149,7 @@ def switch_link(topo: Topology, a: int, b: int) -> tuple[str, str]:
 
 def contentions(tree: ct.ContentionTree, route: Callable) -> list[tuple]:
     """Pairs of sends busy at the same time (a path is busy for t_hold) sharing a link."""
-    out = []
-    for x, y in itertools.combinations(tree.sends, 2):
-        if x.start < y.start + tree.t_hold and y.start < x.start + tree.t_hold:
-            shared = route(x.sender, x.receiver) & route(y.sender, y.receiver)
-            if shared:
-                out.append((x, y, shared))
-    return out
+    return cs.contended_pairs(tree.sends, tree.t_hold, route)
 
 
 def random_case(rng: random.Random, total: int) -> tuple[list[int], int]:
@@ -410,3 +404,40 @@ def test_executor_caches_schedules_with_node_lists() -> None:
     # chain by (col, row): nodes 2, 1, 3; root node 3 (rank 0) hands {2, 1} to node 1
     assert [(x, y) for x, y, _, _ in a.transfers()] == [(0, 1), (1, 2)]
     assert all(isinstance(op, Send | Recv) for prog in a.programs for op in prog)
+
+
+# ------------------------------------------------------------------ schedules, timed and routed
+
+
+@pytest.mark.parametrize("algorithm", ["opt-mesh", "u-mesh"])
+def test_timed_schedule_matches_the_trees_own_times(algorithm) -> None:
+    params = {"mesh": (4, 4), "t_hold": 20, "t_end": 55} if algorithm == "opt-mesh" else {
+        "mesh": (4, 4)}
+    tree = cs.build_tree(algorithm, 16, 5, **params)
+    sched = cs.schedule(algorithm, 16, 5, 1000, **params)
+    timed = cs.timed_sends(sched, tree.t_hold, tree.t_end)
+    assert sorted((s.sender, s.receiver, s.start) for s in timed) == sorted(
+        (s.sender, s.receiver, s.start) for s in tree.sends)
+    topo = topology("mesh", 4, 4)
+    assert cs.contended_pairs(timed, tree.t_hold, lambda a, b: links(topo, a, b)) == []
+
+
+def test_opt_tree_contends_on_a_mesh_where_opt_mesh_does_not() -> None:
+    """Ranks on a 4x4 mesh in a shuffled order (as an MPI launcher may place them), XY
+    routing, t_hold ~ t_end (large messages): five pairs of OPT-Tree's concurrent sends share
+    a link; OPT-Mesh, which sorts the same ranks by the routing order, has none. With ranks in
+    node order OPT-Tree happens to meet none either."""
+    topo = topology("mesh", 4, 4)
+    route = functools.partial(links, topo)
+    nodes = [10, 5, 12, 9, 14, 3, 0, 8, 13, 2, 15, 6, 11, 1, 4, 7]
+    opt = cs.timed_sends(schedule_for("opt-tree", 16, 0, 65536, t_hold=50.0, t_end=55.0),
+                         50.0, 55.0)
+    placed = [cs.Timed(nodes[s.sender], nodes[s.receiver], s.start) for s in opt]
+    pairs = cs.contended_pairs(placed, 50.0, route)
+    assert len(pairs) == 5 and all(shared for _, _, shared in pairs)
+    assert cs.contended_pairs(opt, 50.0, route) == []
+    mesh = cs.schedule("opt-mesh", 16, 0, 65536, mesh=(4, 4), nodes=nodes, t_hold=50.0,
+                       t_end=55.0)
+    on_nodes = [cs.Timed(nodes[s.sender], nodes[s.receiver], s.start)
+                for s in cs.timed_sends(mesh, 50.0, 55.0)]
+    assert cs.contended_pairs(on_nodes, 50.0, route) == []

@@ -1,0 +1,53 @@
+"""Network-aware broadcasts on emulated grids through the controller's routing (seed 000 ch. 5,
+seed 003): the switches' port counters see OPT-Mesh's and OPT-Tree's messages on exactly the
+links the topology's routes predict, with ranks placed out of order; multi-node multicast
+plans (U-torus direct, partitioned with random and balanced DDNs) deliver every source's
+bytes to its destinations on real ranks on a torus."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+from testbed import bench_contention as bc
+from testbed.bcast_experiment import measure_params, run_bcast
+from testbed.errors import RunFailed
+from testbed.mpi import run_mpi
+from testbed.network import Emulation
+from topologies import parse_spec
+
+
+def test_link_counters_match_the_routes_of_each_tree(caps, clean_after):
+    topo = parse_spec("mesh:rows=2,cols=3,bw=100")
+    nodes = list(range(6))
+    random.Random(3).shuffle(nodes)
+    with Emulation(topo, caps=caps) as emu:
+        params = measure_params(emu, [65536], repeats=2)
+        for alg in ("opt-mesh", "opt-tree"):
+            row = run_bcast(emu, alg, 65536, hosts=[f"h{n}" for n in nodes], params=params,
+                            flow=False, iters=3, frames=2)
+            sends, _ = bc.placed_sends(topo, alg, nodes, 65536, params)
+            routed = bc.predicted_copies(topo, sends)
+            assert row["verified"]
+            assert bc.measured_copies({**row}) == routed, (alg, row["link_bytes"], routed)
+            assert len(routed) >= 2 * (len(nodes) - 1)  # every send crosses >= 2 links
+
+
+def multinode(emu, *args: str) -> list[dict]:
+    res = run_mpi(emu, ["-m", "collectives.multinode_bench", "--torus", "2,4", *args],
+                  timeout=300)
+    return [json.loads(ln) for ln in res.rank_output[0].splitlines() if ln.startswith("{")]
+
+
+def test_multinode_plans_deliver_on_a_torus(caps, clean_after):
+    with Emulation(parse_spec("torus:rows=2,cols=4,bw=100"), caps=caps) as emu:
+        rows = multinode(emu, "--sources", "3", "--dests", "4", "--factors", "0.5,1",
+                         "--sizes", "0,1000,70000", "--reps", "1")
+        with pytest.raises(RunFailed, match="unknown scheme 'telepathy'"):
+            multinode(emu, "--schemes", "telepathy")
+    assert len(rows) == 2 * 3 * 3
+    assert all(r["correct"] for r in rows), rows
+    assert {r["scheme"] for r in rows} == {"u-torus", "partitioned-random",
+                                           "partitioned-balanced"}
