@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from . import opttree
@@ -11,12 +12,14 @@ from .schedules import build
 
 def describe(algorithm: str, k: int, t_hold: float, t_end: float, *, root: int = 0,
              nbytes: int = 0, ports: int = 1, t_int: float | None = None,
-             fragment: int | None = None) -> dict[str, Any]:
+             fragment: int | None = None, placement: Mapping[str, Any] | None = None,
+             ) -> dict[str, Any]:
     """Every send (time, arrival, sender, receiver) under the t_hold/t_end model and the
-    predicted t_mcast, in the unit of the times given."""
+    predicted t_mcast, in the unit of the times given. `placement` carries the network-aware
+    algorithms' nodes= and shape (mesh=, torus=, bmin=, fattree=)."""
     if ports > 1:
         return _multiport(algorithm, k, t_hold, t_end, root, ports, t_int)
-    params: dict[str, Any] = {"t_hold": t_hold, "t_end": t_end}
+    params: dict[str, Any] = {"t_hold": t_hold, "t_end": t_end, **(placement or {})}
     if fragment is not None:
         params["fragment"] = fragment
     schedule = build(algorithm, k, root, nbytes, **params)

@@ -85,7 +85,9 @@ def run(out_dir: Path, *, quick: bool = False, progress: Progress = print,
     for name, module, title in SUITES:
         if suite not in ("all", name):
             continue
-        res = module.run(caps, progress, quick=quick)
+        res = {"date": time.strftime("%Y-%m-%d %H:%M"), "versions": results.versions(),
+               "datapath": caps.datapath, "quick": quick,
+               **module.run(caps, progress, quick=quick)}
         (out_dir / f"{name}.json").write_text(json.dumps(res, indent=1) + "\n")
         lines = [f"# mcastlab {title} bench, {time.strftime('%Y-%m-%d %H:%M')}",
                  _machine_line(caps), *module.markdown(res)]

@@ -24,8 +24,6 @@ Per tree and size:
 
 from __future__ import annotations
 
-import functools
-import itertools
 import random
 from typing import Any
 
@@ -36,7 +34,7 @@ from topologies import Topology, parse_spec
 from .bcast_experiment import algorithm_params, measure_params, point_to_point, run_bcast
 from .environment import Capabilities
 from .network import Emulation, Progress
-from .placement import node_params
+from .placement import contended, node_params, predicted_copies
 
 NETWORKS = (("mesh:rows=4,cols=4,bw=10", ("opt-tree", "binomial", "opt-mesh", "u-mesh")),
             ("bmin:n=4,bw=10", ("opt-tree", "binomial", "opt-min")))
@@ -58,22 +56,6 @@ def placed_sends(topo: Topology, algorithm: str, nodes: list[int], size: int,
                          **node_params(topo, algorithm, names))
     return ([cs.Timed(nodes[s.sender], nodes[s.receiver], s.start)
              for s in cs.timed_sends(sched, t_hold, t_end)], t_hold)
-
-
-def route_links(topo: Topology, a: int, b: int) -> list[tuple[str, str]]:
-    return list(itertools.pairwise(topo.path(a, b)))
-
-
-def contended(topo: Topology, sends: list[cs.Timed], t_hold: float) -> list[tuple]:
-    return cs.contended_pairs(sends, t_hold, functools.partial(route_links, topo))
-
-
-def predicted_copies(topo: Topology, sends: list[cs.Timed]) -> dict[str, int]:
-    out: dict[str, int] = {}
-    for s in sends:
-        for a, b in route_links(topo, s.sender, s.receiver):
-            out[f"{a}>{b}"] = out.get(f"{a}>{b}", 0) + 1
-    return out
 
 
 def worst_placement(topo: Topology, params: dict[str, Any], size: int) -> tuple[int, list[int]]:

@@ -10,7 +10,9 @@ to the last rank's end, and the contention-aware step model (`multinode_model`) 
 the startup and per-byte cost fitted to the measured point-to-point time on this torus.
 
 Seed 003's claims to check: partitioning gains more the larger the message, and balancing
-the choice of DDN helps more with fewer sources.
+the choice of DDN helps more with fewer sources. The same model is also evaluated (no
+emulation) at seed 003's own scale: a 16x16 torus, 80 and 176 sources each multicasting to as
+many destinations, dilation 2 and 4, T_s = 300 us, T_c = 1 us per flit, 32 and 1024 flits.
 """
 
 from __future__ import annotations
@@ -21,7 +23,8 @@ from typing import Any
 from collectives.hotspot_sets import HOT_SPOT_FACTORS, hotspot_multicasts
 from collectives.multinode_bench import SCHEMES, plan_for
 from collectives.multinode_model import plan_cost
-from collectives.torus_partition import Torus
+from collectives.multinode_plans import direct_plan, partitioned_plan
+from collectives.torus_partition import Partition, Torus
 from topologies import parse_spec
 
 from .bcast_experiment import measure_params, point_to_point
@@ -36,6 +39,30 @@ SIZES = (4096, 65536)
 WAIT = "sleep"  # 16 ranks on 2 cores: see bench_range.WAIT
 NAMES = {"direct": "u-torus", "random": "partitioned-random",
          "balanced": "partitioned-balanced"}
+
+
+SEED003 = {"side": 16, "sources": (80, 176), "dilations": (2, 4), "t_s_us": 300.0,
+           "t_c_us": 1.0, "flits": (32, 1024), "seed": 1}
+
+
+def seed003_model() -> list[dict[str, Any]]:
+    """The step model at seed 003's scale: latency (us) of U-torus and every partitioned
+    scheme ("2R" = dilation 2, random DDN; "4B" = dilation 4, balanced), per sources, p, size."""
+    m = SEED003
+    torus = Torus(m["side"], m["side"])
+    rows = []
+    for n in m["sources"]:
+        for p in HOT_SPOT_FACTORS:
+            pairs = hotspot_multicasts(torus, n, n, p, seed=m["seed"])
+            costs = {"u-torus": plan_cost(direct_plan(torus, pairs))}
+            for h in m["dilations"]:
+                for choice in ("random", "balanced"):
+                    costs[f"{h}{choice[0].upper()}"] = plan_cost(partitioned_plan(
+                        Partition(torus, h), pairs, choice, seed=m["seed"]))
+            for flits in m["flits"]:
+                rows.append({"sources": n, "factor": p, "flits": flits, "latency_us": {
+                    k: c.latency(flits, m["t_s_us"], m["t_c_us"]) for k, c in costs.items()}})
+    return rows
 
 
 def model_s(scheme: str, sources: int, p: float, size: int, t_s: float, t_c: float) -> float:
@@ -59,6 +86,8 @@ def run(caps: Capabilities, progress: Progress, quick: bool = False) -> dict[str
         t_c = (e1 - e0) / (s1 - s0)
         t_s = e0 - s0 * t_c
         out |= {"params": params, "t_startup_s": t_s, "t_byte_s": t_c}
+        progress("bench: the step model at seed 003's scale (16x16 torus)")
+        out["seed003_model"] = {**SEED003, "rows": seed003_model()}
         for n in sources:
             progress(f"bench: {n} sources x {DESTS} destinations, p = "
                      f"{', '.join(map(str, factors))}")
@@ -99,4 +128,20 @@ def markdown(res: dict[str, Any]) -> list[str]:
             + " | ".join(f"{t[s] * 1e3:.1f}" if s in t else "-" for s in SCHEMES)
             + f" | {t['direct'] / best:.2f} | {m['direct'] / mbest:.2f} | "
             f"{'yes' if all(r['correct'] for r in rows.values()) else 'NO'} |")
+    return lines + (seed003_markdown(res["seed003_model"]) if "seed003_model" in res else [])
+
+
+def seed003_markdown(model: dict[str, Any]) -> list[str]:
+    schemes = [k for k in model["rows"][0]["latency_us"] if k != "u-torus"]
+    lines = ["", f"## Model only, seed 003's scale: {model['side']}x{model['side']} torus, "
+             f"T_s = {model['t_s_us']:g} us, T_c = {model['t_c_us']:g} us/flit", "",
+             "U-torus latency and its ratio to each partitioned scheme (> 1: partitioning "
+             "faster); 2R = dilation 2 with random DDN choice, 4B = dilation 4 balanced.", "",
+             "| sources = destinations | p | flits | U-torus (ms) | "
+             + " | ".join(schemes) + " |", "|---" * (len(schemes) + 4) + "|"]
+    for r in model["rows"]:
+        lat = r["latency_us"]
+        lines.append(f"| {r['sources']} | {r['factor']:g} | {r['flits']} | "
+                     f"{lat['u-torus'] / 1e3:.1f} | "
+                     + " | ".join(f"{lat['u-torus'] / lat[k]:.2f}" for k in schemes) + " |")
     return lines

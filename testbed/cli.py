@@ -232,25 +232,72 @@ def cmd_nodes(args: argparse.Namespace) -> int:
 
 
 def cmd_trees(args: argparse.Namespace) -> int:
+    from collectives.contention_schedules import Timed
     from collectives.describe import describe
+    from collectives.schedules import TOPOLOGY_ALGORITHMS
+    from topologies import parse_spec
 
+    from .placement import contended, node_params
+
+    nodes = _int_list("--nodes", args.nodes) if args.nodes is not None else None
+    if nodes is not None and args.topo is None:
+        raise UsageError("--nodes places the ranks on a network: give --topo too")
+    k = args.k if args.k is not None else (len(nodes) if nodes is not None else None)
+    if k is None:
+        raise UsageError("give --k (number of nodes) or --nodes")
+    if nodes is not None and len(nodes) != k:
+        raise UsageError(f"--nodes gives {len(nodes)} nodes, --k says {k}")
+    if args.algorithm in TOPOLOGY_ALGORITHMS and args.topo is None:
+        raise UsageError(f"{args.algorithm} follows a network's routing: give --topo, e.g. "
+                         "--topo mesh:rows=6,cols=6")
+    topo = placement = None
+    if args.topo is not None:
+        try:
+            topo = parse_spec(args.topo)
+        except (ValueError, TypeError, OSError) as exc:
+            raise UsageError(f"--topo: {exc}") from None
+        nodes = nodes if nodes is not None else list(range(k))
+        hosts = {h.node_id: h.name for h in topo.hosts}
+        bad = [n for n in nodes if n not in hosts]
+        if bad or len(set(nodes)) != len(nodes):
+            raise UsageError(f"--nodes must be distinct nodes of {topo.name} (0.."
+                             f"{len(hosts) - 1}), got {nodes}")
+        try:
+            placement = node_params(topo, args.algorithm, [hosts[n] for n in nodes])
+        except McastlabError as exc:
+            raise UsageError(str(exc)) from None
     try:
-        d = describe(args.algorithm, args.k, args.t_hold, args.t_end, root=args.root,
+        d = describe(args.algorithm, k, args.t_hold, args.t_end, root=args.root,
                      nbytes=args.size, ports=args.ports, t_int=args.t_int,
-                     fragment=args.fragment)
+                     fragment=args.fragment, placement=placement)
     except (ValueError, TypeError) as exc:
         raise UsageError(str(exc)) from None
+    if topo is not None and nodes is not None:
+        sends = [Timed(nodes[s["sender"]], nodes[s["receiver"]], s["time"])
+                 for s in d["schedule"]]
+        d.update(topology=topo.name, nodes=nodes, contended=[
+            {"sends": [[x.sender, x.receiver, x.start], [y.sender, y.receiver, y.start]],
+             "links": sorted(f"{a}>{b}" for a, b in shared)}
+            for x, y, shared in contended(topo, sends, args.t_hold)])
     if args.json:
         print(json.dumps(d, indent=1))
         return 0
     print(f"{d['algorithm']}, k={d['k']}, root {d['root']}, t_hold={d['t_hold']:g}, "
           f"t_end={d['t_end']:g}" + (f", {d['ports']} ports, t_int={d['t_int']:g}"
-                                      if d["ports"] > 1 else ""))
+                                      if d["ports"] > 1 else "")
+          + (f", on {d['topology']}" if "topology" in d else ""))
+    where = (lambda r: f"{r}(h{nodes[r]})") if "nodes" in d and nodes else str
     for s in d["schedule"]:
         port = f" (port {s['port']})" if "port" in s else ""
-        print(f"  t={s['time']:>10g}  {s['sender']:>3} -> {s['receiver']:<3} arrives "
-              f"{s['arrival']:g}{port}")
+        print(f"  t={s['time']:>10g}  {where(s['sender']):>7} -> {where(s['receiver']):<7} "
+              f"arrives {s['arrival']:g}{port}")
     print(f"predicted t_mcast = {d['predicted']:g}")
+    if "contended" in d:
+        print(f"sends under way together on a shared link: {len(d['contended'])} pairs")
+        for c in d["contended"]:
+            (a, b, ta), (x, y, tx) = c["sends"]
+            print(f"  h{a}->h{b} at {ta:g} and h{x}->h{y} at {tx:g} share "
+                  + ", ".join(c["links"]))
     return 0
 
 
@@ -325,11 +372,22 @@ def _star_spec(args: argparse.Namespace) -> str:
     return spec + (":" + ",".join(extra) if extra else "")
 
 
+def _int_list(option: str, text: str) -> list[int]:
+    """A comma-separated list of non-negative ints, or UsageError naming the option."""
+    try:
+        values = [int(v) for v in text.split(",")]
+    except ValueError:
+        raise UsageError(f"{option} takes comma-separated whole numbers, got {text!r}") from None
+    if any(v < 0 for v in values):
+        raise UsageError(f"{option} takes non-negative numbers, got {text!r}")
+    return values
+
+
 def cmd_params(args: argparse.Namespace) -> int:
     from .bcast_experiment import measure_params
     from .network import Emulation
 
-    sizes = [int(s) for s in args.sizes.split(",")]
+    sizes = _int_list("--sizes", args.sizes)
     with Emulation(parse_spec(_star_spec(args)), progress=_progress) as emu:
         _progress(f"measuring t_hold/t_end on {emu.topo.name} for {len(sizes)} sizes")
         res = measure_params(emu, sizes, repeats=args.repeats)
@@ -399,6 +457,10 @@ def cmd_bcast(args: argparse.Namespace) -> int:
     if res.get("frames"):
         print(f"  frames per broadcast: {res['frames']['sent']:.1f} sent by hosts, "
               f"{res['frames']['delivered']:.1f} delivered to hosts")
+    if res.get("link_bytes") and res["size"]:
+        busiest = sorted(res["link_bytes"].items(), key=lambda kv: -kv[1])[:4]
+        print("  busiest links (copies of the message per broadcast, headers included): "
+              + ", ".join(f"{link} {b / res['size']:.1f}" for link, b in busiest))
     if res.get("datagrams"):
         d = res["datagrams"]["per_broadcast"]
         print(f"  datagrams per broadcast: {d['sent']:.1f} sent, {d['received']:.1f} received, "
@@ -492,12 +554,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     from collectives.executor import BCAST_ALGORITHMS
     from collectives.hwtree_stats import DEFAULT_BUDGET
-    from collectives.schedules import ALGORITHMS
+    from collectives.schedules import ALGORITHMS, TOPOLOGY_ALGORITHMS
 
     p = sub.add_parser("trees", help="a broadcast schedule and its predicted latency "
                                      "(no root needed)")
-    p.add_argument("algorithm", choices=ALGORITHMS)
-    p.add_argument("--k", type=int, required=True, help="number of nodes")
+    p.add_argument("algorithm", choices=(*ALGORITHMS, *TOPOLOGY_ALGORITHMS))
+    p.add_argument("--k", type=int, help="number of nodes (default: as many as --nodes)")
     p.add_argument("--t-hold", type=float, required=True)
     p.add_argument("--t-end", type=float, required=True)
     p.add_argument("--root", type=int, default=0)
@@ -505,6 +567,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--fragment", type=int, help="fragmented-chain fragment size")
     p.add_argument("--ports", type=int, default=1, help="alpha ports (opt-tree)")
     p.add_argument("--t-int", type=float, help="interval between sends on different ports")
+    p.add_argument("--topo", metavar="SPEC",
+                   help="place the ranks on this network (shape[:k=v,...]; needed by opt-mesh, "
+                        "u-mesh, u-torus, opt-min) and list the sends that share one of its "
+                        "links while both are under way (each holds its path for t_hold)")
+    p.add_argument("--nodes", metavar="N,N,...",
+                   help="the node of each rank on --topo (default rank i on node i)")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_trees)
 

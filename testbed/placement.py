@@ -8,9 +8,12 @@ them need the node of every rank (`nodes=`) and the network's shape (`mesh=`, `t
 
 from __future__ import annotations
 
+import functools
+import itertools
 from collections.abc import Sequence
 from typing import Any
 
+from collectives import contention_schedules as cs
 from collectives.executor import NODE_ALGORITHMS, RANGE_ALGORITHMS
 from topologies.model import Topology
 
@@ -45,3 +48,22 @@ def node_params(topo: Topology, algorithm: str, hosts: Sequence[str]) -> dict[st
     if algorithm not in NODE_ALGORITHMS:
         return {}
     return {**geometry(topo, algorithm), "nodes": [topo.host(h).node_id for h in hosts]}
+
+
+def route_links(topo: Topology, a: int, b: int) -> list[tuple[str, str]]:
+    """The directed links of the network's route from node a to node b."""
+    return list(itertools.pairwise(topo.path(a, b)))
+
+
+def contended(topo: Topology, sends: Sequence[cs.Timed], t_hold: float) -> list[tuple]:
+    """Pairs of sends (between nodes) under way together on a shared link of the routes."""
+    return cs.contended_pairs(sends, t_hold, functools.partial(route_links, topo))
+
+
+def predicted_copies(topo: Topology, sends: Sequence[cs.Timed]) -> dict[str, int]:
+    """How many of the sends each directed link ("a>b") carries under the network's routing."""
+    out: dict[str, int] = {}
+    for s in sends:
+        for a, b in route_links(topo, s.sender, s.receiver):
+            out[f"{a}>{b}"] = out.get(f"{a}>{b}", 0) + 1
+    return out

@@ -36,7 +36,12 @@ def _cmd_version(cmd: list[str]) -> str:
         out = subprocess.run(cmd, capture_output=True, text=True, timeout=5).stdout
     except (OSError, subprocess.TimeoutExpired):
         return "unknown"
-    return out.strip().splitlines()[0] if out.strip() else "unknown"
+    lines = out.strip().splitlines()
+    # mpiexec (hydra) prints a heading first and its version on a "Version:" line
+    named = [ln.split(":", 1)[1].strip() for ln in lines
+             if ln.strip().lower().startswith("version:")]
+    return (f"hydra {named[0]}" if named and "hydra" in lines[0].lower() else
+            named[0] if named else lines[0] if lines else "unknown")
 
 
 def _pkg(name: str) -> str:

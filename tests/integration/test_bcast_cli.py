@@ -74,3 +74,17 @@ def test_bcast_refuses_an_impossible_loss():
     assert out.returncode == 2
     assert out.stderr.strip().splitlines() == [
         "mcastlab: error: --loss is a fraction of packets in [0, 1], got 5"]
+
+
+def test_bcast_on_a_mesh_prints_the_busiest_links(caps, clean_after):
+    """A network-aware tree by name on a mesh; the text report names the links that carried
+    the message most: the root's own link carries one copy per child (1 to 3)."""
+    out = subprocess.run([*MCASTLAB, "bcast", "--topo", "mesh:rows=2,cols=2,bw=100", "--algo",
+                          "opt-mesh", "--size", "20000", "--iters", "3", "--no-flow",
+                          "--frames", "2"], capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr
+    line = next(ln for ln in out.stdout.splitlines() if "busiest links" in ln)
+    links = dict(item.rsplit(" ", 1) for item in line.split(": ", 1)[1].split(", "))
+    assert links and all(">" in name for name in links)
+    assert 1.0 <= max(float(c) for c in links.values()) < 3.5, line
+    assert "verified True" in out.stdout

@@ -123,3 +123,13 @@ def test_read_jsonl(tmp_path: Path) -> None:
     assert results.read_jsonl(path) == []
     path.write_text('{"dst": 1}\n\n{"dst": 2, "ok": true}\n   \n')
     assert results.read_jsonl(path) == [{"dst": 1}, {"dst": 2, "ok": True}]
+
+
+def test_versions_name_every_component_with_a_version() -> None:
+    """mpiexec --version starts with a heading: the hydra version is read off its Version
+    line, not the heading."""
+    v = results.versions()
+    for key in ("mcastlab", "python", "kernel", "machine", "cpus", "mininet", "openvswitch",
+                "os-ken", "mpi4py", "mpich", "mpich_wheel"):
+        assert v[key] and not v[key].endswith(":"), (key, v[key])
+    assert v["mpich"].startswith("hydra ") and v["mpich"][6].isdigit(), v["mpich"]
