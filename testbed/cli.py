@@ -94,6 +94,29 @@ def cmd_up(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_net(args: argparse.Namespace) -> int:
+    from mininet.log import setLogLevel
+
+    from .netcli import McastCLI
+    from .network import Emulation
+
+    if not 0 <= args.loss <= 1:
+        raise UsageError(f"--loss is a fraction of packets in [0, 1], got {args.loss:g}")
+    script = Path(args.script) if args.script else None
+    if script is not None and not script.is_file():
+        raise UsageError(f"--script: no such file {script}")
+    topo = parse_spec(_star_spec(args))
+    with Emulation(topo, progress=_progress, controller_config=_controller_config(args)) as emu:
+        if args.loss:
+            emu.set_loss(args.loss * 100)
+        loss = f", loss {args.loss:g} on every host link" if args.loss else ""
+        _progress(f"{topo.name} is up ({args.mode} mode{loss}); 'help' lists the commands, "
+                  "'exit' tears it down")
+        setLogLevel("output")
+        McastCLI(emu, script=str(script) if script else None)
+    return 0
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     from .mpi import run_mpi
     from .network import Emulation
@@ -194,19 +217,9 @@ def cmd_groups(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(groups, indent=1))
         return 0
-    if not groups:
-        print("no groups")
-    for g, info in groups.items():
-        members = ", ".join(f"{m} ({v['switch']}:{v['port']})" for m, v in
-                            info["members"].items()) or "none"
-        print(f"{g}  members: {members}")
-        for src, d in info["sources"].items():
-            if d["kind"] == "tree":
-                tree = " ".join(f"{sw}->{','.join(map(str, p))}" for sw, p in d["tree"].items())
-                print(f"  from {src}: tree {tree}")
-            else:
-                print(f"  from {src}: {d['kind']} ({d['reason']}), "
-                      f"{d.get('dropped_packets', 0)} packets dropped")
+    from .netcli import group_lines
+
+    print("\n".join(group_lines(groups)))
     return 0
 
 
@@ -498,6 +511,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_topo)
 
     topo_help = "topology: shape[:key=val,...] or a .toml/.json file (default %(default)s)"
+    p = sub.add_parser("net", help="bring a network up and open the Mininet prompt with "
+                                   "mcastlab's commands (join, send, tree, loss, fail, ...)")
+    p.add_argument("--topo", default="star", help=topo_help)
+    p.add_argument("--hosts", type=int, help="star size (bare 'star' only)")
+    p.add_argument("--bw", type=float, help="link rate, Mbit/s (bare shapes)")
+    p.add_argument("--loss", type=float, default=0.0, metavar="P",
+                   help="drop this fraction of the packets each way on every host link")
+    p.add_argument("--script", metavar="FILE", help="run the commands in FILE, then tear down")
+    _add_controller_choice(p)
+    p.set_defaults(func=cmd_net)
+
     p = sub.add_parser("up", help="bring a network up and open the Mininet prompt")
     p.add_argument("--topo", default="star", help=topo_help)
     _add_controller_choice(p)

@@ -45,7 +45,10 @@ def test_every_root_size_subset_and_both_barriers_around_a_failed_node(caps, cle
     assert by["parity0"]["all_correct"] and by["parity1"]["all_correct"]
     assert all(r["all_correct"] for r in barriers), barriers  # none released early
     d = by["world"]["datagrams"]
-    assert d["delivered"] > 0 and d["rejected"] == 0 and d["repaired"] == 0, d
+    # without loss repairs are rare, not impossible: on 2 busy cores a receiver that has not
+    # read its socket for poke_after (50 ms) is poked and asks again for fragments still
+    # queued (they then arrive "stale"; seen in CI: 9 of 718 with 18 stale)
+    assert d["delivered"] > 0 and d["rejected"] == 0 and d["repaired"] <= 0.05 * d["sent"], d
     # the controller served range addresses, never one holding node 3
     ranges = [g for g in state if g.startswith("239.255.")]
     assert ranges, state

@@ -1,0 +1,289 @@
+"""The interactive network (`mcastlab net`): Mininet's CLI with commands in this project's
+terms: groups and members, what a send reaches, the controller's trees, loss, failed nodes,
+packet capture. Every command prints one `*** error: ...` line on bad input and the prompt
+stays; leaving the CLI tears the network down (the Emulation's context)."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from mininet.cli import CLI
+from mininet.log import output
+
+from .errors import McastlabError, UsageError
+from .network import HOST_PORT, Emulation, intf_name
+
+PORT = 5000  # the UDP port members listen on and sends go to
+
+
+def _prog(name: str, *args: object) -> list[str]:
+    return [sys.executable, "-m", f"testbed.hostprogs.{name}", *map(str, args)]
+
+
+def _wait_file(path: Path, proc: subprocess.Popen, what: str, timeout: float = 10.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not path.exists():
+        if proc.poll() is not None:
+            raise McastlabError(f"{what} stopped: {proc.communicate()[1] or proc.returncode}")
+        if time.monotonic() > deadline:
+            raise McastlabError(f"{what} did not start within {timeout:g} s")
+        time.sleep(0.05)
+
+
+def group_lines(groups: dict[str, Any]) -> list[str]:
+    """The controller's /groups as text (also `mcastlab groups`)."""
+    if not groups:
+        return ["no groups"]
+    lines = []
+    for g, info in groups.items():
+        members = ", ".join(f"{m} ({v['switch']}:{v['port']})" for m, v in
+                            info["members"].items()) or "none"
+        lines.append(f"{g}  members: {members}")
+        for src, d in info["sources"].items():
+            if d["kind"] == "tree":
+                tree = " ".join(f"{sw}->{','.join(map(str, p))}" for sw, p in d["tree"].items())
+                lines.append(f"  from {src}: tree {tree}")
+            else:
+                lines.append(f"  from {src}: {d['kind']} ({d['reason']}), "
+                             f"{d.get('dropped_packets', 0)} packets dropped")
+    return lines
+
+
+class McastCLI(CLI):
+    """Mininet's prompt plus: join, leave, send, groups, tree, loss, fail, restore, capture."""
+
+    prompt = "mcastlab> "
+
+    def __init__(self, emu: Emulation, **kwargs: Any) -> None:
+        self.emu = emu
+        self.members: dict[tuple[str, str], tuple[subprocess.Popen, Path]] = {}
+        self.captures: dict[str, tuple[subprocess.Popen, Path]] = {}
+        self.dir = emu.run_dir / "net"
+        self.dir.mkdir(parents=True, exist_ok=True)
+        try:
+            super().__init__(emu.net, **kwargs)
+        finally:
+            self.close()
+
+    # ------------------------------------------------------------------ plumbing
+    def onecmd(self, line: str) -> bool:
+        try:
+            return super().onecmd(line)
+        except (McastlabError, ValueError) as exc:
+            output(f"*** error: {exc}\n")
+            return False
+        except Exception as exc:  # the prompt survives a failed command; the run is torn
+            output(f"*** error: {type(exc).__name__}: {exc}\n")  # down on exit either way
+            return False
+
+    def close(self) -> None:
+        """Stop every member and capture this CLI started (members leave their groups)."""
+        for proc, _ in [*self.members.values(), *self.captures.values()]:
+            if proc.poll() is None:
+                proc.terminate()
+        for proc, _ in [*self.members.values(), *self.captures.values()]:
+            try:
+                proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+        self.members.clear()
+        self.captures.clear()
+
+    def _args(self, line: str, usage: str, low: int, high: int) -> list[str]:
+        args = shlex.split(line)
+        if not low <= len(args) <= high:
+            raise UsageError(f"usage: {usage}")
+        return args
+
+    def _host(self, name: str) -> Any:
+        try:
+            topo_host = self.emu.topo.host(name)
+        except (KeyError, ValueError):
+            names = ", ".join(h.name for h in self.emu.topo.hosts)
+            raise UsageError(f"no host {name!r} (hosts: {names})") from None
+        return self.emu.net.get(topo_host.name)
+
+    @staticmethod
+    def _group(text: str) -> str:
+        import ipaddress
+
+        try:
+            addr = ipaddress.IPv4Address(text)
+        except ValueError:
+            raise UsageError(f"{text!r} is not an IPv4 address") from None
+        if not addr.is_multicast or addr in ipaddress.IPv4Network("224.0.0.0/24"):
+            raise UsageError(f"{text} is not a routable multicast group (224.0.1.0 to "
+                             "239.255.255.255)")
+        return str(addr)
+
+    def _api(self, path: str) -> Any:
+        from .controller_proc import api_get
+
+        if self.emu.controller is None:
+            raise UsageError("no controller in this network (OVS snooping mode)")
+        return api_get(self.emu.controller.api_port, path)
+
+    # ------------------------------------------------------------------ commands
+    def do_join(self, line: str) -> None:
+        """join HOST GROUP: HOST joins GROUP (a process on the host holds the membership and
+        logs what it receives; the kernel sends the IGMP report)."""
+        name, group = self._args(line, "join HOST GROUP", 2, 2)
+        host, group = self._host(name), self._group(group)
+        if (host.name, group) in self.members:
+            raise UsageError(f"{host.name} is already a member of {group}")
+        log, ready = (self.dir / f"{host.name}-{group}.{ext}" for ext in ("jsonl", "ready"))
+        ready.unlink(missing_ok=True)
+        proc = host.popen(_prog("group_member", group, PORT, host.IP(), log, ready), text=True)
+        _wait_file(ready, proc, f"the member process on {host.name}")
+        self.members[(host.name, group)] = (proc, log)
+        output(f"{host.name} joined {group}\n")
+
+    def do_leave(self, line: str) -> None:
+        """leave HOST GROUP: HOST leaves GROUP (the kernel sends an IGMP leave)."""
+        name, group = self._args(line, "leave HOST GROUP", 2, 2)
+        host, group = self._host(name), self._group(group)
+        member = self.members.pop((host.name, group), None)
+        if member is None:
+            raise UsageError(f"{host.name} is not a member of {group} (join it first)")
+        member[0].terminate()
+        member[0].wait(timeout=5)
+        output(f"{host.name} left {group}\n")
+
+    def do_send(self, line: str) -> None:
+        """send HOST GROUP [COUNT]: HOST sends COUNT (default 3) datagrams to GROUP; prints,
+        for every host, the frames of the group its wire delivered and the datagrams its
+        member process received (members only)."""
+        args = self._args(line, "send HOST GROUP [COUNT]", 2, 3)
+        host, group = self._host(args[0]), self._group(args[1])
+        count = int(args[2]) if len(args) > 2 else 3
+        if not 1 <= count <= 1000:
+            raise UsageError("COUNT must be 1 to 1000")
+        before = {k: _lines(log) for k, (_, log) in self.members.items()}
+        seconds = 1.0 + count * 0.02
+        sniffers = {}
+        for h in self.emu.hosts:
+            ready = self.dir / f"sniff-{h.name}"
+            ready.unlink(missing_ok=True)
+            sniffers[h.name] = (h.popen(_prog("mcast_sniff", intf_name(h.name, HOST_PORT),
+                                              f"{group}/32", seconds, ready), text=True), ready)
+        for name, (proc, ready) in sniffers.items():
+            _wait_file(ready, proc, f"the sniffer on {name}")
+        sender = host.popen(_prog("group_send", group, PORT, host.IP(), count, 0.02,
+                                  f"from {host.name}"), text=True)
+        sender.wait(timeout=30)
+        rows = []
+        for name, (proc, _) in sniffers.items():
+            out, _err = proc.communicate(timeout=30)
+            wire = json.loads(out)["count"] if proc.returncode == 0 else "?"
+            key = (name, group)
+            got = (_lines(self.members[key][1]) - before[key]) if key in self.members else None
+            rows.append((name, "sender" if name == host.name else
+                         "member" if key in self.members else "-", wire,
+                         "-" if got is None else got))
+        from .results import text_table
+
+        output(f"{host.name} sent {count} datagrams to {group}\n")
+        output(text_table(["host", "role", "frames on its wire", "datagrams received"],
+                          [list(r) for r in rows]) + "\n")
+
+    def do_groups(self, line: str) -> None:
+        """groups: the controller's groups, their members and the tree from each source."""
+        self._args(line, "groups", 0, 0)
+        output("\n".join(group_lines(self._api("/groups"))) + "\n")
+
+    def do_tree(self, line: str) -> None:
+        """tree GROUP [FILE.png]: the links the controller forwards GROUP on, from each
+        source seen; with FILE also a picture of them on the network."""
+        args = self._args(line, "tree GROUP [FILE.png]", 1, 2)
+        group = self._group(args[0])
+        info = self._api("/groups").get(group)
+        if info is None:
+            raise UsageError(f"the controller knows no group {group} (join it first)")
+        topo = self.emu.topo
+        edges: set[tuple[str, str]] = set()
+        for src, d in info["sources"].items():
+            if d["kind"] != "tree":
+                output(f"from {src}: {d['kind']} ({d['reason']})\n")
+                continue
+            links = [(sw, topo.neighbour(sw, int(p))) for sw, ports in d["tree"].items()
+                     for p in ports]
+            edges.update(links)
+            output(f"from {src}: " + ", ".join(f"{a}->{b}" for a, b in sorted(links)) + "\n")
+        if not info["sources"]:
+            output(f"{group}: members {', '.join(info['members']) or 'none'}; no source has "
+                   "sent yet, so no tree is installed\n")
+        if len(args) > 1:
+            from .tree_picture import draw_tree
+
+            draw_tree(topo, edges, set(info["members"]), Path(args[1]), title=group)
+            output(f"picture written to {args[1]}\n")
+
+    def do_loss(self, line: str) -> None:
+        """loss P [HOST ...]: drop the fraction P of the packets each way on these hosts'
+        links (default every host's); loss 0 restores."""
+        args = self._args(line, "loss P [HOST ...]", 1, 10_000)
+        try:
+            p = float(args[0])
+        except ValueError:
+            raise UsageError(f"P must be a number, got {args[0]!r}") from None
+        if not 0 <= p <= 1:
+            raise UsageError(f"P is a fraction of packets in [0, 1], got {p:g}")
+        hosts = [self._host(h).name for h in args[1:]] or None
+        self.emu.set_loss(p * 100, hosts)
+        output(f"loss {p:g} on {', '.join(hosts) if hosts else 'every host link'}\n")
+
+    def _nodes(self, line: str, usage: str) -> list[int]:
+        args = self._args(line, usage, 1, 10_000)
+        return [self.emu.topo.host(self._host(a).name).node_id for a in args]
+
+    def do_fail(self, line: str) -> None:
+        """fail HOST ...: mark nodes failed in the controller (contiguous mode then refuses
+        every range that holds one)."""
+        failed = self.emu.fail_nodes(self._nodes(line, "fail HOST ..."))
+        output(f"failed nodes: {', '.join(map(str, failed)) or 'none'}\n")
+
+    def do_restore(self, line: str) -> None:
+        """restore HOST ...: clear the failed mark."""
+        failed = self.emu.fail_nodes(self._nodes(line, "restore HOST ..."), failed=False)
+        output(f"failed nodes: {', '.join(map(str, failed)) or 'none'}\n")
+
+    def do_capture(self, line: str) -> None:
+        """capture HOST FILE.pcap | capture HOST stop: record HOST's packets with tcpdump
+        until stopped (or the CLI ends)."""
+        name, what = self._args(line, "capture HOST FILE.pcap | capture HOST stop", 2, 2)
+        host = self._host(name)
+        if what == "stop":
+            cap = self.captures.pop(host.name, None)
+            if cap is None:
+                raise UsageError(f"no capture runs on {host.name}")
+            cap[0].terminate()
+            cap[0].wait(timeout=10)
+            output(f"capture on {host.name} written to {cap[1]}\n")
+            return
+        if host.name in self.captures:
+            raise UsageError(f"a capture already runs on {host.name} (capture {host.name} stop)")
+        path = Path(what).resolve()
+        proc = host.popen(["tcpdump", "-n", "-U", "-i", intf_name(host.name, HOST_PORT), "-w",
+                           str(path)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                          text=True)
+        deadline = time.monotonic() + 5
+        while not path.exists() and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        if proc.poll() is not None:
+            raise McastlabError(f"tcpdump on {host.name} stopped: {proc.communicate()[1]}")
+        self.captures[host.name] = (proc, path)
+        output(f"capturing {intf_name(host.name, HOST_PORT)} into {path} "
+               f"('capture {host.name} stop' ends it)\n")
+
+
+def _lines(path: Path) -> int:
+    try:
+        return sum(1 for _ in path.open())
+    except OSError:
+        return 0
