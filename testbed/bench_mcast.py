@@ -6,21 +6,16 @@ from __future__ import annotations
 
 import json
 import statistics
-import sys
 from typing import Any
 
 from controller.config import ControllerConfig
 from topologies import parse_spec
 
 from .environment import Capabilities
+from .hostprogs import command
 from .network import Emulation, Progress
 
-PY = sys.executable
 GAP = 0.0005  # the stream's datagram interval: the resolution of a latency sample
-
-
-def _prog(name: str, *args: object) -> list[str]:
-    return [PY, "-m", f"testbed.hostprogs.{name}", *map(str, args)]
 
 
 def _probe(emu: Emulation, n: int, first: int, load: float = 0.0,
@@ -29,16 +24,16 @@ def _probe(emu: Emulation, n: int, first: int, load: float = 0.0,
     control = emu.run_dir / f"probe-{first}.group"
     sender, prober = emu.hosts[0], emu.hosts[1]
     duration = n * 0.45 + 5
-    stream = sender.popen(_prog("mcast_stream", control, sender.IP(), GAP, duration))
+    stream = sender.popen(command("mcast_stream", control, sender.IP(), GAP, duration))
     loaders = []
     for i, name in enumerate(load_hosts or []):
         h = emu.host(name)
-        loaders.append(h.popen(_prog("igmp_load", f"{h.name}-eth0", h.IP(), h.MAC(),
+        loaders.append(h.popen(command("igmp_load", f"{h.name}-eth0", h.IP(), h.MAC(),
                                      load / len(load_hosts), duration, i), text=True))
     # Two hosts that never join watch their wire: a correct network delivers them nothing.
-    watchers = [h.popen(_prog("mcast_sniff", f"{h.name}-eth0", "239.77.0.0/16", duration),
+    watchers = [h.popen(command("mcast_sniff", f"{h.name}-eth0", "239.77.0.0/16", duration),
                         text=True) for h in emu.hosts[2:4]]
-    probe = prober.popen(_prog("join_probe", control, prober.IP(), n, 0.3, first), text=True)
+    probe = prober.popen(command("join_probe", control, prober.IP(), n, 0.3, first), text=True)
     out, err = probe.communicate(timeout=duration + 60)
     stream.kill()
     stream.wait()

@@ -285,7 +285,7 @@ def cmd_trees(args: argparse.Namespace) -> int:
                      fragment=args.fragment, placement=placement)
     except (ValueError, TypeError) as exc:
         raise UsageError(str(exc)) from None
-    if topo is not None and nodes is not None:
+    if topo is not None:
         sends = [Timed(nodes[s["sender"]], nodes[s["receiver"]], s["time"])
                  for s in d["schedule"]]
         d.update(topology=topo.name, nodes=nodes, contended=[
@@ -299,7 +299,7 @@ def cmd_trees(args: argparse.Namespace) -> int:
           f"t_end={d['t_end']:g}" + (f", {d['ports']} ports, t_int={d['t_int']:g}"
                                       if d["ports"] > 1 else "")
           + (f", on {d['topology']}" if "topology" in d else ""))
-    where = (lambda r: f"{r}(h{nodes[r]})") if "nodes" in d and nodes else str
+    where = (lambda r: f"{r}(h{nodes[r]})") if topo is not None else str
     for s in d["schedule"]:
         port = f" (port {s['port']})" if "port" in s else ""
         print(f"  t={s['time']:>10g}  {where(s['sender']):>7} -> {where(s['receiver']):<7} "

@@ -121,9 +121,9 @@ def run_mpi(emu: Any, argv: list[str], *, hosts: list[str] | None = None, np: in
             raised = [r for r in range(np) if "Traceback" in res.rank_output.get(r, "")]
             # or stopped with a message of its own (python -m mpi4py turns a non-zero exit
             # into MPI_Abort, so no exit code is recorded)
-            said = [r for r in range(np) if _exit_code(job_dir, r) != 0
-                    and res.rank_output.get(r, "").strip()]
-            if not raised and said:
+            said = [] if raised else [r for r in range(np) if _exit_code(job_dir, r) != 0
+                                      and res.rank_output.get(r, "").strip()]
+            if said:
                 who = f"rank {said[0]} ({names[said[0] // ppn]}) failed"
                 detail = _tail(res.rank_output[said[0]])
             if raised:

@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import shlex
 import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -17,13 +16,10 @@ from mininet.cli import CLI
 from mininet.log import output
 
 from .errors import McastlabError, UsageError
+from .hostprogs import command
 from .network import HOST_PORT, Emulation, intf_name
 
 PORT = 5000  # the UDP port members listen on and sends go to
-
-
-def _prog(name: str, *args: object) -> list[str]:
-    return [sys.executable, "-m", f"testbed.hostprogs.{name}", *map(str, args)]
 
 
 def _wait_file(path: Path, proc: subprocess.Popen, what: str, timeout: float = 10.0) -> None:
@@ -139,7 +135,7 @@ class McastCLI(CLI):
             raise UsageError(f"{host.name} is already a member of {group}")
         log, ready = (self.dir / f"{host.name}-{group}.{ext}" for ext in ("jsonl", "ready"))
         ready.unlink(missing_ok=True)
-        proc = host.popen(_prog("group_member", group, PORT, host.IP(), log, ready), text=True)
+        proc = host.popen(command("group_member", group, PORT, host.IP(), log, ready), text=True)
         _wait_file(ready, proc, f"the member process on {host.name}")
         self.members[(host.name, group)] = (proc, log)
         output(f"{host.name} joined {group}\n")
@@ -170,11 +166,11 @@ class McastCLI(CLI):
         for h in self.emu.hosts:
             ready = self.dir / f"sniff-{h.name}"
             ready.unlink(missing_ok=True)
-            sniffers[h.name] = (h.popen(_prog("mcast_sniff", intf_name(h.name, HOST_PORT),
+            sniffers[h.name] = (h.popen(command("mcast_sniff", intf_name(h.name, HOST_PORT),
                                               f"{group}/32", seconds, ready), text=True), ready)
         for name, (proc, ready) in sniffers.items():
             _wait_file(ready, proc, f"the sniffer on {name}")
-        sender = host.popen(_prog("group_send", group, PORT, host.IP(), count, 0.02,
+        sender = host.popen(command("group_send", group, PORT, host.IP(), count, 0.02,
                                   f"from {host.name}"), text=True)
         sender.wait(timeout=30)
         rows = []

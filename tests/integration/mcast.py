@@ -8,6 +8,8 @@ import sys
 import time
 from typing import Any
 
+from testbed.hostprogs import command
+
 RECEIVER = r"""
 import json, socket, struct, sys, time
 group, port, ip, seconds, ready = sys.argv[1], int(sys.argv[2]), sys.argv[3], \
@@ -31,20 +33,6 @@ while time.time() < end:
 print(json.dumps({"count": len(got), "payloads": got, "first": first}))
 """
 
-SENDER = r"""
-import socket, sys, time
-group, port, ip, count, gap = sys.argv[1], int(sys.argv[2]), sys.argv[3], \
-    int(sys.argv[4]), float(sys.argv[5])
-s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-s.setsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_TTL, 8)
-s.setsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_IF, socket.inet_aton(ip))
-s.setsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_LOOP, 0)
-for i in range(count):
-    s.sendto(f"{ip} {i}".encode(), (group, port))
-    time.sleep(gap)
-"""
-
-
 class Receiver:
     def __init__(self, host: Any, group: str, seconds: float, tmpdir: Any, port: int = 5000):
         self.ready = tmpdir / f"ready-{host.name}-{group}-{port}"
@@ -66,8 +54,9 @@ class Receiver:
 
 
 def send(host: Any, group: str, count: int = 5, gap: float = 0.02, port: int = 5000) -> None:
-    out = host.popen([sys.executable, "-c", SENDER, group, str(port), host.IP(), str(count),
-                      str(gap)], text=True)
+    # payload "<sender ip> <i>", as the receivers' payload checks expect
+    out = host.popen(command("group_send", group, port, host.IP(), count, gap, host.IP()),
+                     text=True)
     _o, err = out.communicate(timeout=60)
     assert out.returncode == 0, err
 
@@ -89,9 +78,8 @@ class Sniffer(Receiver):
 
     def __init__(self, host: Any, group: str, seconds: float, tmpdir: Any):
         self.ready = tmpdir / f"sniff-{host.name}-{group}"
-        self.proc = host.popen([sys.executable, "-m", "testbed.hostprogs.mcast_sniff",
-                                f"{host.name}-eth0", f"{group}/32", str(seconds),
-                                str(self.ready)], text=True)
+        self.proc = host.popen(command("mcast_sniff", f"{host.name}-eth0", f"{group}/32",
+                                       seconds, self.ready), text=True)
         self.host = host
 
 
