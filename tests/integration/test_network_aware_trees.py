@@ -21,7 +21,9 @@ from topologies import parse_spec
 
 
 def test_link_counters_match_the_routes_of_each_tree(caps, clean_after):
-    topo = parse_spec("mesh:rows=2,cols=3,bw=100")
+    # 10 Mbit/s as in the bench: at 100 the busy userspace switch dropped segments now and
+    # then, and TCP's retransmissions added half a copy on the root's link (1 run in 4)
+    topo = parse_spec("mesh:rows=2,cols=3,bw=10")
     nodes = list(range(6))
     random.Random(3).shuffle(nodes)
     with Emulation(topo, caps=caps) as emu:
