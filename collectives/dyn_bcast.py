@@ -15,6 +15,7 @@ import time
 from array import array
 from typing import Any
 
+from . import held
 from .dyntree import SendCost, StaticParams, estimates, split
 
 TAG_BASE = 0x4400  # + broadcast number mod TAG_SPAN: a header never matches a later one
@@ -58,6 +59,7 @@ def bcast(buf: Any, root: int, comm: Any, params: StaticParams) -> None:
         parent = status.Get_source()
         comm.Recv([header, MPI.INT], source=parent, tag=tag)
         comm.Recv([view, MPI.BYTE], source=parent, tag=tag)
+        held.mark()
     cost = _COST.setdefault(key, SendCost())
     hold, end = estimates(params, n, cost.t_as, cost.n)
     for child, child_hi in split(vr, header[0], hold, end):

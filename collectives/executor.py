@@ -14,6 +14,7 @@ import time
 from functools import lru_cache
 from typing import Any
 
+from . import held
 from .mcast_plans import BARRIERS, MULTICAST_ALGORITHMS, parents, scout_binary_tree
 from .schedules import (
     ALGORITHMS,
@@ -94,10 +95,14 @@ def execute(schedule: Schedule, buf: Any, comm: Any) -> None:
             _wait([comm.Isend([view[op.lo:op.hi], MPI.BYTE], dest=op.peer, tag=TAG)])
         elif isinstance(op, Recv):
             _wait([comm.Irecv([view[op.lo:op.hi], MPI.BYTE], source=op.peer, tag=TAG)])
+            held.mark()  # after the last receive, the rank holds the whole message
         elif isinstance(op, SendRecv):
             s, r = op.send, op.recv
-            _wait([comm.Irecv([view[r.lo:r.hi], MPI.BYTE], source=r.peer, tag=TAG),
-                   comm.Isend([view[s.lo:s.hi], MPI.BYTE], dest=s.peer, tag=TAG)])
+            recv = comm.Irecv([view[r.lo:r.hi], MPI.BYTE], source=r.peer, tag=TAG)
+            send = comm.Isend([view[s.lo:s.hi], MPI.BYTE], dest=s.peer, tag=TAG)
+            _wait([recv])  # both are posted: waiting for one first cannot deadlock
+            held.mark()
+            _wait([send])
 
 
 def bcast(buf: Any, root: int = 0, comm: Any = None, algorithm: str = "binomial",
@@ -113,6 +118,7 @@ def bcast(buf: Any, root: int = 0, comm: Any = None, algorithm: str = "binomial"
     from mpi4py import MPI
 
     comm = comm if comm is not None else MPI.COMM_WORLD
+    held.start(comm.Get_rank() == root)
     if algorithm == NATIVE:
         comm.Bcast([buf, MPI.BYTE], root=root)
         return

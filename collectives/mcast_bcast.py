@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import datagram as dg
+from . import held
 from .mcast_channel import Channel, MulticastError
 from .mcast_plans import (
     CROSSOVER_NODES,
@@ -141,6 +142,8 @@ class _Message:
         self.view[lo:hi] = payload
         self.have[index] = 1
         self.missing -= 1
+        if not self.missing:
+            held.mark()
         return True
 
     def on_datagram(self, d: dg.Datagram) -> None:

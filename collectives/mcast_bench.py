@@ -23,6 +23,7 @@ import sys
 import time
 from pathlib import Path
 
+from . import held
 from .executor import bcast
 from .mcast_channel import peek_stats
 from .stats import summarize
@@ -55,7 +56,7 @@ def _root_says(comm, root: int, value: bool, poll_s: float = 0.002) -> bool:
 
 
 def direct(comm, buf, want: bytes, root: int, iters: int, warmup: int,
-           budget_s: float | None = None, **alg) -> tuple:
+           budget_s: float | None = None, rank_times: dict | None = None, **alg) -> tuple:
     """(t_mcast samples, verified, cpu): cpu holds the whole machine's busy share over the
     measured iterations (read at the root) and `on_cpu`, the share of their time inside the
     broadcast that the ranks spent running (CPU time / wall time, over all ranks): with more
@@ -66,13 +67,14 @@ def direct(comm, buf, want: bytes, root: int, iters: int, warmup: int,
     root enters last, after every rank has finished the previous broadcast), the broadcast;
     times are gathered once at the end, so that under loss the measuring costs few
     messages. With `budget_s` the root stops measuring after that long (one measured
-    broadcast at least): the record says how many it got."""
+    broadcast at least): the record says how many it got. The root fills `rank_times` (if
+    given) with every rank's completion times (rank_completion)."""
     rank = comm.Get_rank()
     ok = True
     one = bytearray(1)
     stat0 = counters0 = None
     starts: list[float] = []
-    mine: list[tuple[float, float, float]] = []
+    mine: list[tuple[float, float, float, float | None]] = []
     t_first = None
     for i in range(warmup + iters):
         over = (budget_s is not None and t_first is not None and i > warmup
@@ -93,20 +95,44 @@ def direct(comm, buf, want: bytes, root: int, iters: int, warmup: int,
         ok &= bytes(buf) == want
         if i >= warmup:
             starts.append(t0)
-            mine.append((t1, c1 - c0, t1 - t0))
+            mine.append((t1, c1 - c0, t1 - t0, held.at()))
     stat1 = cpu_jiffies() if rank == root else None
     every = comm.gather(mine, root=root)
     samples, rank_cpu = [], []
     if rank == root:
         for i, start in enumerate(starts):
             ends = [m[i] for m in every]
-            samples.append(max(e for e, _, _ in ends) - start)
-            rank_cpu.append((sum(c for _, c, _ in ends), sum(w for _, _, w in ends)))
+            samples.append(max(e[0] for e in ends) - start)
+            rank_cpu.append((sum(e[1] for e in ends), sum(e[2] for e in ends)))
+        if rank_times is not None:
+            rank_times.update(rank_completion(starts, every, root))
     cpu = {"cores": os.cpu_count(), "ranks": comm.Get_size(),
            "busy": busy_fraction(stat0, stat1) if rank == root else None,
            "on_cpu": _ratio(sum(c for c, _ in rank_cpu), sum(w for _, w in rank_cpu))}
     cpu["datagrams"] = _datagram_totals(comm, counters0, peek_stats(comm), len(mine))
     return samples, all(comm.allgather(ok)), cpu
+
+
+def rank_completion(starts: list[float], every: list[list[tuple]], root: int) -> dict:
+    """Per rank, the median time from the root's call of each broadcast to the moment that
+    rank held the whole message (`rank_done_s`) and to its return from the broadcast
+    (`rank_return_s`); `every[r][i]` is rank r's (return, cpu, wall, held) of broadcast i
+    (the hosts share one clock). Where a receiver's algorithm does not say when it held the
+    message (MPICH's own MPI_Bcast), its return stands in: `rank_done_from` is "held",
+    "return" or "mixed" (over the receivers)."""
+    done: list[float | None] = []
+    back: list[float | None] = []
+    said: set[bool] = set()
+    for r, mine in enumerate(every):
+        pairs = list(zip(mine, starts, strict=False))
+        if r != root:
+            said.update(m[3] is not None for m, _ in pairs)
+        done.append(statistics.median((m[0] if m[3] is None else m[3]) - t0
+                                      for m, t0 in pairs) if pairs else None)
+        back.append(statistics.median(m[0] - t0 for m, t0 in pairs) if pairs else None)
+    source = (None if not said else "held" if said == {True} else
+              "return" if said == {False} else "mixed")
+    return {"rank_done_s": done, "rank_return_s": back, "rank_done_from": source}
 
 
 def _ratio(a: float, b: float) -> float | None:
@@ -222,14 +248,15 @@ def main(argv: list[str] | None = None) -> int:
         alg.update(json.loads(args.params))
     want = random.Random(args.size).randbytes(args.size)
     buf = bytearray(want)
+    ranks: dict = {}
     samples, verified, cpu = direct(comm, buf, want, args.root, args.iters, args.warmup,
-                                    **alg)
+                                    rank_times=ranks, **alg)
     worst = comm.bcast(max(samples) if samples else 0.0, root=args.root)
     out = {"algorithm": args.algorithm, "size": args.size, "ranks": comm.Get_size(),
            "root": args.root, "iterations": args.iters, "verified": verified,
            "params": {k: v for k, v in alg.items() if k != "algorithm"},
            "datagrams": cpu.pop("datagrams"),
-           "t_mcast_s": summarize(samples) if samples else None, "cpu": cpu}
+           "t_mcast_s": summarize(samples) if samples else None, "cpu": cpu, **ranks}
     if args.flow and comm.Get_size() > 1:
         out["flow"] = flow(comm, buf, args.root, args.flow_iters, 1.5 * worst, **alg)
     if args.mark_dir and args.frame_iters > 0:

@@ -110,7 +110,10 @@ def run_bcast(emu: Emulation, algorithm: str, size: int, *,
     is set on every host link for this run (and taken off after); `frames` > 0 counts the
     frames of that many back-to-back broadcasts on the switch ports, per host (`frames`)
     and as bytes per broadcast on each directed link that carried any (`link_bytes`,
-    keyed "a>b")."""
+    keyed "a>b"). Per rank (hosts in `rank_hosts`), the median time from the root's call
+    to the moment the rank held the whole message (`rank_done_s`; `rank_done_from` says
+    whether the algorithm reported it or the rank's return stood in) and to its return
+    (`rank_return_s`): see collectives.mcast_bench.rank_completion."""
     env: dict[str, str] = {}
     if wait is not None:
         if wait not in WAIT_MODES:
@@ -160,6 +163,9 @@ def run_bcast(emu: Emulation, algorithm: str, size: int, *,
             "hosts": len(names), "size": size, "iterations": iters,
             "t_mcast_s": {k: t[k] for k in ("median", "p10", "p90", "min", "max")},
             "verified": res["verified"], "predicted_s": predicted,
+            "rank_hosts": names, "rank_done_s": res.get("rank_done_s"),
+            "rank_return_s": res.get("rank_return_s"),
+            "rank_done_from": res.get("rank_done_from"),
             "flow": res.get("flow"), "flow_vs_direct": res.get("flow_vs_direct"),
             "cpu": res.get("cpu"), "datagrams": res.get("datagrams"),
             "loss": loss, "loss_scope": loss_scope if loss else None, "frames": per_frame,

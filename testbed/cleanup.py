@@ -8,6 +8,7 @@ import subprocess
 from pathlib import Path
 
 from . import registry
+from .linkshape import NFT_FAMILY, NFT_TABLE_PREFIX, nft_table
 from .shell import ok, run
 
 BRIDGE_MARK = "mcastlab-run"
@@ -38,20 +39,55 @@ def interfaces() -> set[str]:
     return {p.name for p in Path("/sys/class/net").iterdir()}
 
 
+def nft_tables() -> list[str]:
+    """The runs' nftables tables present (loss on switch links; [] without nft)."""
+    if shutil.which("nft") is None:
+        return []
+    try:
+        out = subprocess.run(["nft", "list", "tables", NFT_FAMILY], capture_output=True,
+                             text=True, timeout=10).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return []
+    return sorted(name for line in out.splitlines()
+                  if len(parts := line.split()) == 3 and parts[:2] == ["table", NFT_FAMILY]
+                  and (name := parts[2]).startswith(NFT_TABLE_PREFIX))
+
+
+def remove_nft_tables(tables: list[str]) -> None:
+    if tables:
+        run(["nft", "-f", "-"], input="".join(f"delete table {NFT_FAMILY} {t}\n"
+                                              for t in tables), check=False, timeout=30)
+
+
+def remove_ended_nft_tables() -> int:
+    """Delete the tables of runs that are no longer alive (an ended run's loss chain binds
+    again to the next interface of its name: a later run's switch link would lose packets);
+    returns how many."""
+    live = {nft_table(r.id) for r in registry.records() if r.alive()}
+    stray = [t for t in nft_tables() if t not in live]
+    remove_nft_tables(stray)
+    return len(stray)
+
+
 def leftovers(rec: registry.RunRecord | None = None) -> dict[str, list]:
-    """What a run (or any run) left behind: processes, bridges, interfaces, records."""
+    """What a run (or any run) left behind: processes, bridges, interfaces, records, and
+    nftables tables (key "nft_tables", present only when there are some)."""
     run_id = rec.id if rec else None
     existing = ovs_bridges()
     recs = [rec] if rec else registry.records()
     marked = {b for b, r in existing.items() if r and (run_id is None or r == run_id)}
     recorded = {b for r in recs for b in r.bridges}
     names = {i for r in recs for i in r.interfaces} | recorded
-    return {
+    left = {
         "processes": registry.marked_processes(run_id),
         "bridges": sorted(marked | (recorded & set(existing))),
         "interfaces": sorted(names & interfaces()),
         "records": [r.id for r in registry.records() if run_id is None or r.id == run_id],
     }
+    tables = [t for t in nft_tables() if run_id is None or t == nft_table(run_id)]
+    if tables:
+        left["nft_tables"] = tables
+    return left
 
 
 def remove_network(bridges: list[str], intfs: list[str]) -> None:
@@ -78,6 +114,7 @@ def cleanup_run(rec: registry.RunRecord) -> None:
     if rec.controller_pid and registry.pid_alive(rec.controller_pid):
         registry.kill_processes([rec.controller_pid])
     marked = [b for b, r in ovs_bridges().items() if r == rec.id]
+    remove_nft_tables([t for t in nft_tables() if t == nft_table(rec.id)])
     remove_network(sorted(set(rec.bridges) | set(marked)), rec.interfaces)
     if rec.run_dir and Path(rec.run_dir).parent == registry.STATE_DIR:
         shutil.rmtree(rec.run_dir, ignore_errors=True)
@@ -100,12 +137,18 @@ def cleanup_stale() -> list[str]:
     if orphans:
         registry.kill_processes(orphans)
         done.append(f"killed {len(orphans)} orphaned process(es)")
+    from collectives.mcast_groups import group_dir
+
+    leases = group_dir()  # shared by every run's jobs: kept while one is alive
     for d in registry.STATE_DIR.glob("*"):
-        if d.is_dir() and d.name not in live:
+        if d.is_dir() and d.name not in live and not (live and d == leases):
             shutil.rmtree(d, ignore_errors=True)
             done.append(f"removed leftover folder {d}")
     stray = [b for b, r in ovs_bridges().items() if r and r not in live]
     if stray:
         remove_network(stray, [])
         done.append(f"deleted {len(stray)} orphaned bridge(s)")
+    tables = remove_ended_nft_tables()
+    if tables:
+        done.append(f"deleted {tables} nftables table(s) of ended runs (switch link loss)")
     return done

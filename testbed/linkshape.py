@@ -1,11 +1,14 @@
 """Link emulation with what the kernel offers: HTB for bandwidth, netem for delay and loss,
-and, where netem is missing, random loss on host links with the netfilter statistic match.
+and, where netem is missing, random loss on host links with the netfilter statistic match
+and (set at run time) on switch-to-switch links with an nftables egress chain.
 
 A setting the kernel cannot emulate is refused up front with the missing feature named;
 nothing is silently skipped.
 """
 
 from __future__ import annotations
+
+import re
 
 from topologies import Link, LinkParams, Topology
 
@@ -92,3 +95,45 @@ def netfilter_set_loss(intf: str, pct: float, scope: str = "all") -> list[str]:
         cmds.append(f"iptables -w -A {LOSS_CHAIN} {match}-m statistic --mode random "
                     f"--probability {prob} -j DROP")
     return cmds
+
+
+# ---- loss on switch-to-switch links: nftables ----------------------------------------------
+# The veths between two switches live in the root namespace, and userspace OVS reads and
+# writes them through AF_PACKET sockets, which iptables never sees. A packet socket's send
+# goes through dev_queue_xmit, and so through the egress hook of the netdev family: a chain
+# there drops what OVS transmits on that port. One table per run (NFT_TABLE_PREFIX + run
+# id), one chain per veth end; a chain outlives its interface and binds again to the next
+# interface of that name, so `mcastlab cleanup` deletes the tables of ended runs.
+NFT_FAMILY = "netdev"
+NFT_TABLE_PREFIX = "mcastlab-"
+NFT_SCALE = 1_000_000  # numgen's range: loss in steps of 0.0001 %
+_NFT_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_.-]*")
+
+
+def nft_table(run_id: str) -> str:
+    """The nftables table (netdev family) of one run."""
+    return f"{NFT_TABLE_PREFIX}{run_id}"
+
+
+def nft_link_loss(table: str, intfs: list[str], pct: float) -> str:
+    """An `nft -f` script (one transaction) that makes each interface drop `pct` % of the
+    frames it transmits from now on, at random; calling it again replaces the rate, 0
+    removes the interfaces' chains (the table stays until the run ends)."""
+    if not 0 <= pct <= 100:
+        raise ValueError(f"loss must be in [0, 100] percent, got {pct!r}")
+    for name in (table, *intfs):
+        if not _NFT_NAME.fullmatch(name):
+            raise ValueError(f"{name!r} is not a name nftables takes")
+    lines = [f"add table {NFT_FAMILY} {table}"]
+    threshold = round(pct / 100 * NFT_SCALE)
+    for intf in intfs:
+        chain = f"loss-{intf}"
+        lines.append(f"add chain {NFT_FAMILY} {table} {chain} {{ type filter hook egress "
+                     f'device "{intf}" priority 0 ; policy accept ; }}')
+        if threshold == 0:  # adding first makes the delete safe when there was none
+            lines.append(f"delete chain {NFT_FAMILY} {table} {chain}")
+            continue
+        lines.append(f"flush chain {NFT_FAMILY} {table} {chain}")
+        match = "" if threshold >= NFT_SCALE else f"numgen random mod {NFT_SCALE} < {threshold} "
+        lines.append(f"add rule {NFT_FAMILY} {table} {chain} {match}counter drop")
+    return "\n".join(lines) + "\n"

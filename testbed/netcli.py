@@ -1,7 +1,8 @@
 """The interactive network (`mcastlab net`): Mininet's CLI with commands in this project's
-terms: groups and members, what a send reaches, the controller's trees, loss, failed nodes,
-packet capture. Every command prints one `*** error: ...` line on bad input and the prompt
-stays; leaving the CLI tears the network down (the Emulation's context)."""
+terms: groups and members, what a send reaches, the controller's trees, a measured broadcast
+per rank, loss on host and switch links, failed nodes, packet capture. Every command prints
+one `*** error: ...` line on bad input and the prompt stays; leaving the CLI tears the
+network down (the Emulation's context)."""
 
 from __future__ import annotations
 
@@ -20,6 +21,8 @@ from .hostprogs import command
 from .network import HOST_PORT, Emulation, intf_name
 
 PORT = 5000  # the UDP port members listen on and sends go to
+BCAST_ITERS = 5  # measured broadcasts per `bcast` (after mcast_bench's warm-up)
+BCAST_TIMEOUT = 300.0
 
 
 def _wait_file(path: Path, proc: subprocess.Popen, what: str, timeout: float = 10.0) -> None:
@@ -52,7 +55,8 @@ def group_lines(groups: dict[str, Any]) -> list[str]:
 
 
 class McastCLI(CLI):
-    """Mininet's prompt plus: join, leave, send, groups, tree, loss, fail, restore, capture."""
+    """Mininet's prompt plus: join, leave, send, groups, tree, bcast, loss, fail, restore,
+    capture."""
 
     prompt = "mcastlab> "
 
@@ -60,6 +64,7 @@ class McastCLI(CLI):
         self.emu = emu
         self.members: dict[tuple[str, str], tuple[subprocess.Popen, Path]] = {}
         self.captures: dict[str, tuple[subprocess.Popen, Path]] = {}
+        self.params: dict[int, dict[str, Any]] = {}  # measured t_hold/t_end by message size
         self.dir = emu.run_dir / "net"
         self.dir.mkdir(parents=True, exist_ok=True)
         try:
@@ -220,17 +225,54 @@ class McastCLI(CLI):
             draw_tree(topo, edges, set(info["members"]), Path(args[1]), title=group)
             output(f"picture written to {args[1]}\n")
 
+    def do_bcast(self, line: str) -> None:
+        """bcast ALGO SIZE [HOSTS]: broadcast SIZE bytes from h0 with ALGO over every host (or
+        the first HOSTS) a few times; prints per rank the median time from the root's start
+        until that rank held the whole message and until its broadcast returned, t_mcast
+        (the last return) and the model's prediction. The model's t_hold/t_end are measured
+        once per size in a session (a few seconds)."""
+        from collectives.executor import BCAST_ALGORITHMS
+
+        from .bcast_experiment import measure_params, run_bcast
+
+        args = self._args(line, "bcast ALGO SIZE [HOSTS]", 2, 3)
+        algo = args[0]
+        if algo not in BCAST_ALGORITHMS:
+            raise UsageError(f"unknown algorithm {algo!r}; choose from "
+                             f"{', '.join(BCAST_ALGORITHMS)}")
+        size = _count(args[1], "SIZE", 0, 1 << 30)
+        total = len(self.emu.topo.hosts)
+        hosts = _count(args[2], "HOSTS", 1, total) if len(args) > 2 else total
+        if size not in self.params:
+            output(f"measuring t_hold/t_end at {size} B for the model (once per size)\n")
+            self.params[size] = measure_params(self.emu, [max(size, 1)], repeats=3,
+                                               dummy_max=0)
+        res = run_bcast(self.emu, algo, size, hosts=hosts, iters=BCAST_ITERS, flow=False,
+                        params=self.params[size], timeout=BCAST_TIMEOUT)
+        output("\n".join(bcast_lines(res)) + "\n")
+
     def do_loss(self, line: str) -> None:
-        """loss P [HOST ...]: drop the fraction P of the packets each way on these hosts'
-        links (default every host's); loss 0 restores."""
-        args = self._args(line, "loss P [HOST ...]", 1, 10_000)
+        """loss P [HOST ...] | loss P SWITCH SWITCH: drop the fraction P of the packets each
+        way on these hosts' links (default every host's), or on the link between two
+        switches; loss 0 restores (a bare 'loss 0' the host links only)."""
+        args = self._args(line, "loss P [HOST ...] | loss P SWITCH SWITCH", 1, 10_000)
         try:
             p = float(args[0])
         except ValueError:
             raise UsageError(f"P must be a number, got {args[0]!r}") from None
         if not 0 <= p <= 1:
             raise UsageError(f"P is a fraction of packets in [0, 1], got {p:g}")
-        hosts = [self._host(h).name for h in args[1:]] or None
+        topo, names = self.emu.topo, args[1:]
+        switches = {sw.name for sw in topo.switches}
+        if len(names) == 2 and not any(map(topo.is_host, names)) and set(names) & switches:
+            self.emu.set_link_loss(names[0], names[1], p * 100)
+            output(f"loss {p:g} on the link {names[0]}-{names[1]} (each way)\n")
+            return
+        for n in names:
+            if n in switches:
+                raise UsageError(f"{n} is a switch: a switch-to-switch link is named by its "
+                                 "two switches (loss P SWITCH SWITCH)")
+        hosts = [self._host(h).name for h in names] or None
         self.emu.set_loss(p * 100, hosts)
         output(f"loss {p:g} on {', '.join(hosts) if hosts else 'every host link'}\n")
 
@@ -276,6 +318,38 @@ class McastCLI(CLI):
         self.captures[host.name] = (proc, path)
         output(f"capturing {intf_name(host.name, HOST_PORT)} into {path} "
                f"('capture {host.name} stop' ends it)\n")
+
+
+def _count(text: str, what: str, low: int, high: int) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        raise UsageError(f"{what} must be a whole number, got {text!r}") from None
+    if not low <= n <= high:
+        raise UsageError(f"{what} must be {low} to {high}, got {n}")
+    return n
+
+
+def bcast_lines(res: dict[str, Any]) -> list[str]:
+    """A run_bcast result as text: a headline with t_mcast and the model's prediction, then
+    per rank (and its host) the median time until it held the message and until it
+    returned."""
+    from .results import text_table
+
+    us = lambda s: "-" if s is None else f"{s * 1e6:.0f} us"  # noqa: E731
+    t = res["t_mcast_s"] or {}
+    lines = [f"{res['algorithm']} {res['size']} B from {res['rank_hosts'][0]} to "
+             f"{res['hosts']} hosts ({res['iterations']} broadcasts, "
+             f"{'bytes verified' if res['verified'] else 'WRONG BYTES at some rank'}): "
+             f"t_mcast median {us(t.get('median'))}, model {us(res['predicted_s'])}"]
+    done, back = res.get("rank_done_s") or [], res.get("rank_return_s") or []
+    rows = [[r, h, us(done[r] if r < len(done) else None),
+             us(back[r] if r < len(back) else None)] for r, h in enumerate(res["rank_hosts"])]
+    lines.append(text_table(["rank", "host", "holds the message", "returns"], rows))
+    if res.get("rank_done_from") == "return":
+        lines.append("(this algorithm does not say when a rank holds the message: its "
+                     "return stands in)")
+    return lines
 
 
 def _lines(path: Path) -> int:

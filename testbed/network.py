@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import signal
 import time
 from collections.abc import Callable, Iterator
@@ -19,7 +20,7 @@ from controller.config import ControllerConfig
 from topologies import HOST_PORT, Topology
 
 from . import linkshape, registry
-from .cleanup import cleanup_run
+from .cleanup import cleanup_run, remove_ended_nft_tables
 from .controller_proc import ControllerProcess
 from .environment import Capabilities, detect
 from .errors import CapabilityError, RunFailed, UsageError
@@ -72,6 +73,7 @@ class Emulation:
         self.controller: ControllerProcess | None = None
         self.record: registry.RunRecord | None = None
         self.timings: dict[str, float] = {}
+        self.link_loss: dict[tuple[str, str], float] = {}  # (switch, switch) -> % set now
         self._old_handlers: dict[int, Any] = {}
 
     # ---- public API -------------------------------------------------------------------------
@@ -114,6 +116,56 @@ class Emulation:
         for name, host_cmds in cmds.items():
             run_in_host(self.net.get(name), host_cmds, f"setting loss on {name}")
 
+    def switch_links(self, node1: str, node2: str) -> list[Any]:
+        """The links (topologies.Link) between two switches; UsageError naming what is
+        wrong when a name is not a switch or the two are not linked."""
+        topo = self.topo
+        names = {s.name for s in topo.switches}
+        for n in (node1, node2):
+            if topo.is_host(n):
+                raise UsageError(f"{n} is a host: name a switch-to-switch link by its two "
+                                 "switches (a host's link has its own loss setting)")
+            if n not in names:
+                raise UsageError(f"no switch {n!r} (switches: "
+                                 f"{', '.join(s.name for s in topo.switches)})")
+        if node1 == node2:
+            raise UsageError(f"a link joins two different switches, not {node1} and itself")
+        links = [lk for lk in topo.links if {lk.node1, lk.node2} == {node1, node2}]
+        if not links:
+            near = sorted({nb for nb in topo.ports(node1).values() if nb in names})
+            raise UsageError(f"no link between {node1} and {node2} ({node1} links to "
+                             f"{', '.join(near) or 'no switch'})")
+        return links
+
+    def set_link_loss(self, node1: str, node2: str, pct: float) -> None:
+        """From now on drop `pct` % of the frames each way on the link between two
+        switches (every link, if there are parallel ones): an nftables chain on the egress
+        hook of both veth ends drops that share of what OVS transmits (see linkshape); 100
+        cuts the link, 0 restores it. The run's table goes with the run."""
+        links = self.switch_links(node1, node2)
+        if not 0 <= pct <= 100:
+            raise UsageError(f"loss must be in [0, 100] percent, got {pct:g}")
+        if self.record is None:
+            raise UsageError("the emulation is not started")
+        if shutil.which("nft") is None:
+            raise CapabilityError("loss on a switch-to-switch link needs nft (Debian package "
+                                  "nftables; run 'sudo make install')")
+        intfs = [intf_name(n, p) for lk in links
+                 for n, p in ((lk.node1, lk.port1), (lk.node2, lk.port2))]
+        script = linkshape.nft_link_loss(linkshape.nft_table(self.record.id), intfs, pct)
+        res = run(["nft", "-f", "-"], input=script, check=False)
+        if res.returncode != 0:
+            msg = (res.stderr or res.stdout).strip().splitlines()
+            raise CapabilityError(
+                f"nftables refused the loss chains on {', '.join(intfs)} (they need the "
+                "netdev family's egress hook and numgen: CONFIG_NF_TABLES_NETDEV, "
+                f"CONFIG_NETFILTER_EGRESS, CONFIG_NFT_NUMGEN): {msg[0] if msg else res.returncode}")
+        key = (min(node1, node2), max(node1, node2))
+        if pct:
+            self.link_loss[key] = pct
+        else:
+            self.link_loss.pop(key, None)
+
     def __enter__(self) -> Emulation:
         self._trap_signals()
         try:
@@ -131,6 +183,7 @@ class Emulation:
         self.caps.require()
         linkshape.check(self.topo, self.caps)
         t0 = time.perf_counter()
+        remove_ended_nft_tables()  # an ended run's loss chains would bind to our veths
         self.record = registry.new_run(run_dir="", topology=self.topo.name)
         rec = self.record
         rec.run_dir = str(registry.STATE_DIR / rec.id)

@@ -1,6 +1,7 @@
 """`mcastlab net`: the interactive network driven non-interactively (a script file, and
 standard input), on the real stack: joins become the controller's groups and trees, a send
-reaches members only, leave prunes, loss, fail/restore, capture to a pcap, bad commands."""
+reaches members only, leave prunes, loss (host links and switch links), fail/restore, capture
+to a pcap, a broadcast timed per rank, bad commands."""
 
 from __future__ import annotations
 
@@ -81,3 +82,66 @@ def test_prompt_on_standard_input_and_bad_options(caps, clean_after):
         assert res.returncode == 2, res
         assert res.stderr.strip().splitlines()[-1].startswith("mcastlab: error:"), res.stderr
         assert message in res.stderr
+
+
+def errors_of(text: str) -> list[str]:
+    return [ln for ln in text.splitlines() if ln.startswith("*** error:")]
+
+
+def rank_rows(text: str) -> dict[str, tuple[int, float, float]]:
+    """The per-rank table of the first `bcast` report: host -> (rank, holds, returns) in us."""
+    rows = {}
+    for m in re.finditer(r"^ +(\d+) +(h\d+) +(\d+) us +(\d+) us$", text, re.M):
+        rows.setdefault(m[2], (int(m[1]), float(m[3]), float(m[4])))
+    return rows
+
+
+def test_bcast_times_every_rank(caps, clean_after, tmp_path):
+    script = tmp_path / "bcast.txt"
+    script.write_text("bcast binomial 4096\nbcast nope 4096\nbcast binomial 4096 9\n")
+    out = net("--topo", "star", "--hosts", "4", "--script", str(script))
+    assert out.returncode == 0, out.stderr
+    text = out.stderr
+    head = re.search(r"binomial 4096 B from h0 to 4 hosts \(5 broadcasts, bytes verified\): "
+                     r"t_mcast median (\d+) us, model (\d+) us", text)
+    assert head, text
+    rows = rank_rows(text)
+    assert sorted(rows) == ["h0", "h1", "h2", "h3"], text
+    assert [rows[h][0] for h in ("h0", "h1", "h2", "h3")] == [0, 1, 2, 3]
+    assert rows["h0"][1] < 200, rows  # the root holds the message from its start
+    for host, (_rank, holds, returns) in rows.items():
+        assert holds <= returns + 1, (host, rows)  # it holds the message before returning
+        if host != "h0":
+            assert holds > 0, (host, rows)
+    # t_mcast is the median of each broadcast's last return: no rank's median beyond it
+    assert max(r for _, _, r in rows.values()) <= int(head[1]) + 1, (head[0], rows)
+    errors = errors_of(text)
+    assert len(errors) == 2, errors
+    assert "unknown algorithm 'nope'; choose from mpich," in errors[0] and "binomial" in errors[0]
+    assert "HOSTS must be 1 to 4" in errors[1]
+
+
+def test_loss_on_a_switch_link(caps, clean_after, tmp_path):
+    # tree-2x2: h0 and h1 on s2, h2 and h3 on s3, both under s1. Cutting s1-s2 keeps h0's
+    # datagrams on s2: h1 still gets them, h2 and h3 nothing; restoring brings them back.
+    script = tmp_path / "linkloss.txt"
+    script.write_text("\n".join([
+        f"join h1 {G}", f"join h2 {G}", f"join h3 {G}", f"send h0 {G} 3",
+        "loss 1 s1 s2", f"send h0 {G} 3", "loss 0 s2 s1", f"send h0 {G} 3",
+        "loss 0.5 s1 s9", "loss 0.5 s2 s3", "loss 0.5 s1", "loss 0.5 h0 s2"]) + "\n")
+    out = net("--topo", "tree:leaves=2,hosts_per_leaf=2", "--script", str(script))
+    assert out.returncode == 0, out.stderr
+    text = out.stderr
+    before, cut, restored = send_tables(text)
+    member = ("member", "3", "3")
+    assert before["h1"] == before["h2"] == before["h3"] == member, before
+    assert cut["h1"] == member, cut  # same switch as the sender: unaffected
+    assert cut["h2"] == cut["h3"] == ("member", "0", "0"), cut
+    assert restored["h1"] == restored["h2"] == restored["h3"] == member, restored
+    assert "loss 1 on the link s1-s2 (each way)" in text
+    assert "loss 0 on the link s2-s1 (each way)" in text
+    errors = errors_of(text)
+    assert len(errors) == 4, errors
+    assert "no switch 's9' (switches: s1, s2, s3)" in errors[0]
+    assert "no link between s2 and s3 (s2 links to s1)" in errors[1]
+    assert "s1 is a switch" in errors[2] and "s2 is a switch" in errors[3]

@@ -7,7 +7,14 @@ import pytest
 
 from testbed.environment import Capabilities
 from testbed.errors import CapabilityError
-from testbed.linkshape import check, netfilter_loss, netfilter_set_loss, tc_batch
+from testbed.linkshape import (
+    check,
+    netfilter_loss,
+    netfilter_set_loss,
+    nft_link_loss,
+    nft_table,
+    tc_batch,
+)
 from topologies import Host, Link, LinkParams, Switch, Topology, parse_spec
 
 ALL_TOOLS = {t: True for t in ("ethtool", "tc", "iptables", "nsenter", "unshare", "mnexec")}
@@ -206,3 +213,67 @@ def test_check_names_the_first_offending_link() -> None:
     topo = two_switches(LinkParams(bw_mbit=None), LinkParams(bw_mbit=None, delay_ms=4))
     with pytest.raises(CapabilityError, match="s1-s2"):
         check(topo, caps(sch_netem=False))
+
+
+# ---- nft_link_loss: switch-to-switch links ---------------------------------------------------
+def test_nft_table_is_named_after_the_run() -> None:
+    assert nft_table("20260101-120000-42") == "mcastlab-20260101-120000-42"
+
+
+def test_nft_link_loss_drops_a_share_on_the_egress_of_both_ends() -> None:
+    script = lines(nft_link_loss("mcastlab-r1", ["s1-eth1", "s2-eth1"], 10))
+    assert script[0] == "add table netdev mcastlab-r1"
+    for intf in ("s1-eth1", "s2-eth1"):
+        chain = f"netdev mcastlab-r1 loss-{intf}"
+        i = script.index(f"add chain {chain} {{ type filter hook egress device \"{intf}\" "
+                         "priority 0 ; policy accept ; }")
+        # flushed first: setting the rate again replaces it instead of adding a second rule
+        assert script[i + 1:i + 3] == [
+            f"flush chain {chain}",
+            f"add rule {chain} numgen random mod 1000000 < 100000 counter drop"]
+    assert len(script) == 7
+
+
+@pytest.mark.parametrize(("pct", "rule"), [
+    (100, "counter drop"),  # everything, with no draw
+    (0.5, "numgen random mod 1000000 < 5000 counter drop"),
+    (33.3333, "numgen random mod 1000000 < 333333 counter drop"),
+])
+def test_nft_link_loss_rates(pct: float, rule: str) -> None:
+    assert lines(nft_link_loss("t", ["a"], pct))[-1] == f"add rule netdev t loss-a {rule}"
+
+
+def test_nft_link_loss_zero_removes_the_chains() -> None:
+    script = lines(nft_link_loss("t", ["s1-eth1", "s2-eth1"], 0))
+    assert "drop" not in "\n".join(script)
+    # added first, so the delete works whether or not the chain was there
+    assert script[1].startswith("add chain netdev t loss-s1-eth1 ")
+    assert script[2] == "delete chain netdev t loss-s1-eth1"
+    assert script[4] == "delete chain netdev t loss-s2-eth1"
+
+
+@pytest.mark.parametrize(("table", "intfs", "pct", "message"), [
+    ("t", ["a"], -1, r"\[0, 100\]"), ("t", ["a"], 100.5, r"\[0, 100\]"),
+    ("t", ['a"; flush ruleset'], 1, "not a name"), ("bad table", ["a"], 1, "not a name"),
+])
+def test_nft_link_loss_refuses_bad_input(table: str, intfs: list[str], pct: float,
+                                         message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        nft_link_loss(table, intfs, pct)
+
+
+# ---- Emulation.switch_links / set_link_loss: input checks (no network needed) ----------------
+def test_switch_links_finds_the_link_and_names_what_is_wrong() -> None:
+    from testbed.errors import UsageError
+    from testbed.network import Emulation
+
+    emu = Emulation(parse_spec("tree:leaves=2,hosts_per_leaf=2"), caps=caps())
+    (link,) = emu.switch_links("s2", "s1")
+    assert {link.node1, link.node2} == {"s1", "s2"}
+    for a, b, message in (("s2", "s3", r"no link between s2 and s3 \(s2 links to s1\)"),
+                          ("s1", "s9", r"no switch 's9' \(switches: s1, s2, s3\)"),
+                          ("h0", "s2", "h0 is a host"), ("s1", "s1", "two different")):
+        with pytest.raises(UsageError, match=message):
+            emu.switch_links(a, b)
+    with pytest.raises(UsageError, match=r"\[0, 100\]"):
+        emu.set_link_loss("s1", "s2", 150)
