@@ -1,11 +1,11 @@
-# mcastlab: sudo make testbed | sudo make test | make clean   (see README.md)
+# mcastlab: sudo make testbed | sudo make test | sudo make lab N=1 | make clean   (README.md)
 VENV    := .venv
 BIN     := $(VENV)/bin
 PYTEST  := $(BIN)/pytest
 # Extra pytest arguments, e.g.  sudo make test T="-k mesh -x"
 T       ?=
 
-.PHONY: install testbed test unit integration lint bench clean distclean
+.PHONY: install testbed test unit integration lint lab bench clean distclean
 
 install:
 	@scripts/install.sh
@@ -24,6 +24,10 @@ integration: install
 
 lint: install
 	$(BIN)/ruff check testbed controller collectives topologies tests
+
+# The teaching labs (labs/): `make lab` lists them, `sudo make lab N=1` opens lab 1.
+lab: install
+	$(BIN)/mcastlab lab $(N)
 
 bench: install
 	$(BIN)/mcastlab bench

@@ -64,7 +64,8 @@ def _pingpong(comm, buf, k: int, dummy: float = 0.0) -> float:
     return (time.perf_counter() - t0) / (2 * k)
 
 
-def measure(comm, sizes: list[int], repeats: int, dummy_max: int) -> dict:
+def measure(comm, sizes: list[int], repeats: int, dummy_max: int,
+            budget_bytes: int = 8 << 20) -> dict:
     out: dict = {"sizes": sizes, "repeats": repeats, "t_hold_s": [], "t_end_s": [],
                  "t_hold_min_s": [], "t_end_min_s": [], "t_hold_return_s": [],
                  "dummy": []}
@@ -76,7 +77,7 @@ def measure(comm, sizes: list[int], repeats: int, dummy_max: int) -> dict:
     for m in sizes:
         buf = bytearray(max(m, 1))
         view = memoryview(buf)[:m] if m else memoryview(buf)[:0]
-        k = _reps(m)
+        k = _reps(m, budget_bytes)
         pings = [_ping(comm, view, k, t_ack) for _ in range(repeats)]
         holds = [h for h, _ in pings]
         out["t_hold_return_s"].append(statistics.median(r for _, r in pings))
@@ -134,6 +135,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--dummy-max", type=int, default=65536,
                     help="run the dummy-loop sweep for sizes up to this many bytes")
+    ap.add_argument("--budget-bytes", type=int, default=8 << 20,
+                    help="bytes per timed run of each size (messages = this / size, 3 to "
+                         "200): less on slow links")
     args = ap.parse_args(argv)
     from mpi4py import MPI
 
@@ -142,7 +146,7 @@ def main(argv: list[str] | None = None) -> int:
         print("collectives.params needs exactly 2 ranks", file=sys.stderr)
         return 2
     meas = measure(comm, [int(s) for s in args.sizes.split(",")], args.repeats,
-                   args.dummy_max)
+                   args.dummy_max, args.budget_bytes)
     if comm.Get_rank() == 0:
         print(json.dumps({**meas, **derive(meas)}), flush=True)
     return 0

@@ -26,11 +26,15 @@ def _last_json(res: Any) -> dict[str, Any]:
 
 
 def measure_params(emu: Emulation, sizes: list[int], *, repeats: int = 5,
-                   dummy_max: int = 65536, hosts: list[str] | None = None) -> dict[str, Any]:
-    """Run collectives.params on two hosts (default: the topology's most distant pair)."""
+                   dummy_max: int = 65536, hosts: list[str] | None = None,
+                   budget_bytes: int | None = None) -> dict[str, Any]:
+    """Run collectives.params on two hosts (default: the topology's most distant pair).
+    `budget_bytes`: bytes per timed run of a size (collectives.params' default 8 MiB takes
+    a minute per size at 10 Mbit/s)."""
     pair = hosts or [h.name for h in emu.topo.diameter_pair()]
+    budget = ["--budget-bytes", str(budget_bytes)] if budget_bytes else []
     res = run_mpi(emu, ["-m", "collectives.params", "--sizes", ",".join(map(str, sizes)),
-                        "--repeats", str(repeats), "--dummy-max", str(dummy_max)],
+                        "--repeats", str(repeats), "--dummy-max", str(dummy_max), *budget],
                   hosts=pair, timeout=900)
     return {**_last_json(res), "hosts": pair}
 

@@ -22,6 +22,7 @@ EPILOG = """examples:
   mcastlab hwtree --nodes 4096 --faulty 0.01 --trials 1000
                                             greedy vs optimal range-multicast trees
   sudo mcastlab up --topo fattree           the network with a Mininet prompt
+  mcastlab lab                              the teaching labs; sudo mcastlab lab 1 opens one
   sudo mcastlab run --topo mesh:rows=2,cols=2 -- -m collectives.pingpong
   sudo mcastlab cleanup                     remove what a crashed run left behind
 """
@@ -115,6 +116,27 @@ def cmd_net(args: argparse.Namespace) -> int:
         setLogLevel("output")
         McastCLI(emu, script=str(script) if script else None)
     return 0
+
+
+def cmd_lab(args: argparse.Namespace) -> int:
+    from .labs import runner
+
+    if args.number is None:
+        if args.check or args.solve or args.script:
+            raise UsageError("give the lab's number, e.g. mcastlab lab 1 --check answers.toml")
+        print(runner.listing())
+        return 0
+    lab = runner.get(args.number)
+    if sum(map(bool, (args.check, args.solve, args.script))) > 1:
+        raise UsageError("--check, --solve and --script do not go together")
+    if args.check:
+        return runner.check_files(lab, [Path(f) for f in args.check], _progress)
+    if args.solve:
+        return runner.solve(lab, None if args.solve == "-" else Path(args.solve), _progress)
+    script = Path(args.script) if args.script else None
+    if script is not None and not script.is_file():
+        raise UsageError(f"--script: no such file {script}")
+    return runner.open_lab(lab, script, _progress)
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -342,8 +364,51 @@ def _trial_progress(total: int) -> Iterator[Callable[[int, int], None]]:
     yield plain
 
 
+def _hwtree_failed(args: argparse.Namespace) -> int:
+    """The greedy and the optimal tree around these failed nodes, step by step."""
+    from collectives.kary_tree import KaryNTree
+    from collectives.range_trees import SearchLimitExceeded, greedy_tree, optimal_tree
+
+    try:
+        tree = KaryNTree.for_nodes(args.nodes, args.arity)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    failed = set(_int_list("--failed", args.failed))
+    bad = sorted(n for n in failed if not 0 <= n < args.nodes)
+    if bad or args.root in failed or not 0 <= args.root < args.nodes:
+        raise UsageError(f"--failed and --root must be nodes 0..{args.nodes - 1} and the root "
+                         f"must not fail (got failed {sorted(failed)}, root {args.root})")
+    up = [n for n in range(args.nodes) if n not in failed]
+    trees = {"greedy": greedy_tree(tree, args.root, up)}
+    try:
+        trees["optimal"] = optimal_tree(tree, args.root, up, args.budget)
+    except SearchLimitExceeded:
+        trees["optimal"] = None
+    if args.json:
+        print(json.dumps({name: t and [[vars(m) for m in step] for step in t.steps()]
+                          for name, t in trees.items()}, indent=1))
+        return 0
+    print(f"{args.nodes} nodes ({tree.arity}-ary {tree.dims}-tree), root {args.root}, failed "
+          f"{', '.join(map(str, sorted(failed))) or 'none'}")
+    for name, t in trees.items():
+        if t is None:
+            print(f"{name}: undecided within {args.budget} search states")
+            continue
+        print(f"{name}: {t.depth} steps, {len(t.multicasts)} range multicasts")
+        for i, step in enumerate(t.steps(), 1):
+            print(f"  step {i}: " + ", ".join(f"{m.sender} -> {m.lo}..{m.hi}" for m in step))
+    return 0
+
+
 def cmd_hwtree(args: argparse.Namespace) -> int:
     from collectives.hwtree_stats import check_config, hwtree_trials
+
+    if args.failed is not None:
+        if args.faulty is not None or args.trials is not None:
+            raise UsageError("--failed shows one tree; --faulty/--trials draw random ones")
+        return _hwtree_failed(args)
+    if args.faulty is None or args.trials is None:
+        raise UsageError("give --faulty and --trials (random faulty nodes), or --failed N,N")
 
     try:
         tree = check_config(args.nodes, args.faulty, args.trials, args.arity)
@@ -401,9 +466,12 @@ def cmd_params(args: argparse.Namespace) -> int:
     from .network import Emulation
 
     sizes = _int_list("--sizes", args.sizes)
+    if args.repeats < 1 or args.budget_bytes < 1 or args.dummy_max < 0:
+        raise UsageError("--repeats and --budget-bytes must be >= 1, --dummy-max >= 0")
     with Emulation(parse_spec(_star_spec(args)), progress=_progress) as emu:
         _progress(f"measuring t_hold/t_end on {emu.topo.name} for {len(sizes)} sizes")
-        res = measure_params(emu, sizes, repeats=args.repeats)
+        res = measure_params(emu, sizes, repeats=args.repeats, dummy_max=args.dummy_max,
+                             budget_bytes=args.budget_bytes)
     if args.json:
         print(json.dumps(res, indent=1))
         return 0
@@ -448,7 +516,8 @@ def cmd_bcast(args: argparse.Namespace) -> int:
         raise UsageError(f"{topo.name} has {len(topo.hosts)} hosts, not {args.hosts}")
     with Emulation(topo, progress=_progress) as emu:
         _progress(f"measuring t_hold/t_end at {args.size} B for the model")
-        params = measure_params(emu, [max(args.size, 1)], repeats=3, dummy_max=0)
+        params = measure_params(emu, [max(args.size, 1)], repeats=3, dummy_max=0,
+                                budget_bytes=1 << 20)  # seconds, not a minute, at 10 Mbit/s
         _progress(f"broadcasting {args.size} B with {args.algo} on "
                   f"{args.hosts or len(topo.hosts)} hosts")
         res = run_bcast(emu, args.algo, args.size, hosts=args.hosts, iters=args.iters,
@@ -463,6 +532,9 @@ def cmd_bcast(args: argparse.Namespace) -> int:
     print(f"{res['algorithm']} {res['size']} B on {res['hosts']} hosts of {res['topology']}: "
           f"t_mcast median {t['median'] * 1e6:.0f} us (p10 {t['p10'] * 1e6:.0f}, p90 "
           f"{t['p90'] * 1e6:.0f}); predicted {pred}; verified {res['verified']}")
+    from .netcli import rank_lines
+
+    print("\n".join("  " + ln for text in rank_lines(res) for ln in text.splitlines()))
     cpu = res.get("cpu") or {}
     if cpu.get("busy") is not None:
         print(f"  CPU: {cpu['ranks']} ranks on {cpu['cores']} cores, machine {cpu['busy']:.0%} "
@@ -521,6 +593,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--script", metavar="FILE", help="run the commands in FILE, then tear down")
     _add_controller_choice(p)
     p.set_defaults(func=cmd_net)
+
+    p = sub.add_parser("lab", help="the teaching labs (labs/): list them, set one's network "
+                                   "up, check answers against the testbed's measurement")
+    p.add_argument("number", type=int, nargs="?", help="the lab (none: list the labs)")
+    p.add_argument("--check", nargs="+", metavar="ANSWERS.toml",
+                   help="measure the lab on the testbed and check these answer files "
+                        "(exit 5 if an answer is wrong)")
+    p.add_argument("--solve", metavar="FILE", help="measure the lab and write the testbed's "
+                                                  "own answers to FILE ('-': stdout)")
+    p.add_argument("--script", metavar="FILE", help="run the prompt's commands in FILE")
+    p.set_defaults(func=cmd_lab)
 
     p = sub.add_parser("up", help="bring a network up and open the Mininet prompt")
     p.add_argument("--topo", default="star", help=topo_help)
@@ -604,9 +687,12 @@ def build_parser() -> argparse.ArgumentParser:
                                       "over random faulty nodes (seed 001; no root needed)")
     p.add_argument("--nodes", type=int, required=True,
                    help="network size: a power of the arity, or whole top-level subtrees")
-    p.add_argument("--faulty", type=float, required=True, metavar="F",
+    p.add_argument("--faulty", type=float, metavar="F",
                    help="fraction of faulty nodes, 0 <= F < 1 (rounded to whole nodes)")
-    p.add_argument("--trials", type=int, required=True, metavar="T")
+    p.add_argument("--trials", type=int, metavar="T")
+    p.add_argument("--failed", metavar="N,N,...", help="instead of random trials: the greedy "
+                   "and optimal trees around these failed nodes, step by step")
+    p.add_argument("--root", type=int, default=0, help="source node with --failed")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--arity", type=int, default=4, help="switch arity k (default 4, QsNET)")
     p.add_argument("--budget", type=int, default=DEFAULT_BUDGET, metavar="STATES",
@@ -628,6 +714,11 @@ def build_parser() -> argparse.ArgumentParser:
         if name == "params":
             p.add_argument("--sizes", default="1,1024,16384,65536,262144,1048576")
             p.add_argument("--repeats", type=int, default=5)
+            p.add_argument("--budget-bytes", type=int, default=8 << 20, metavar="B",
+                           help="bytes per timed run of each size (default 8 MiB; 1 MiB "
+                                "keeps 10 Mbit/s links quick)")
+            p.add_argument("--dummy-max", type=int, default=65536, metavar="B",
+                           help="run the dummy loop for sizes up to B (0: skip it)")
         else:
             p.add_argument("--algo", required=True,
                            help=f"one of {', '.join(BCAST_ALGORITHMS)}")

@@ -6,7 +6,6 @@ network down (the Emulation's context)."""
 
 from __future__ import annotations
 
-import json
 import shlex
 import subprocess
 import time
@@ -17,22 +16,12 @@ from mininet.cli import CLI
 from mininet.log import output
 
 from .errors import McastlabError, UsageError
-from .hostprogs import command
+from .group_probe import Member, send_counted
 from .network import HOST_PORT, Emulation, intf_name
 
-PORT = 5000  # the UDP port members listen on and sends go to
 BCAST_ITERS = 5  # measured broadcasts per `bcast` (after mcast_bench's warm-up)
 BCAST_TIMEOUT = 300.0
-
-
-def _wait_file(path: Path, proc: subprocess.Popen, what: str, timeout: float = 10.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not path.exists():
-        if proc.poll() is not None:
-            raise McastlabError(f"{what} stopped: {proc.communicate()[1] or proc.returncode}")
-        if time.monotonic() > deadline:
-            raise McastlabError(f"{what} did not start within {timeout:g} s")
-        time.sleep(0.05)
+BCAST_WAIT = "sleep"  # ranks nap while they wait: a lab's 4 to 8 ranks share 2 cores
 
 
 def group_lines(groups: dict[str, Any]) -> list[str]:
@@ -41,8 +30,7 @@ def group_lines(groups: dict[str, Any]) -> list[str]:
         return ["no groups"]
     lines = []
     for g, info in groups.items():
-        members = ", ".join(f"{m} ({v['switch']}:{v['port']})" for m, v in
-                            info["members"].items()) or "none"
+        members = ", ".join(_member(m, v) for m, v in info["members"].items()) or "none"
         lines.append(f"{g}  members: {members}")
         for src, d in info["sources"].items():
             if d["kind"] == "tree":
@@ -54,6 +42,13 @@ def group_lines(groups: dict[str, Any]) -> list[str]:
     return lines
 
 
+def _member(name: str, v: dict[str, Any]) -> str:
+    left = v.get("expires_in_s")
+    state = ("leaving, " if v.get("leaving") else "") + (
+        f"expires in {left:.1f} s" if left is not None else "")
+    return f"{name} ({v['switch']}:{v['port']}{', ' + state if state else ''})"
+
+
 class McastCLI(CLI):
     """Mininet's prompt plus: join, leave, send, groups, tree, bcast, loss, fail, restore,
     capture."""
@@ -62,7 +57,7 @@ class McastCLI(CLI):
 
     def __init__(self, emu: Emulation, **kwargs: Any) -> None:
         self.emu = emu
-        self.members: dict[tuple[str, str], tuple[subprocess.Popen, Path]] = {}
+        self.members: dict[tuple[str, str], Member] = {}
         self.captures: dict[str, tuple[subprocess.Popen, Path]] = {}
         self.params: dict[int, dict[str, Any]] = {}  # measured t_hold/t_end by message size
         self.dir = emu.run_dir / "net"
@@ -85,10 +80,11 @@ class McastCLI(CLI):
 
     def close(self) -> None:
         """Stop every member and capture this CLI started (members leave their groups)."""
-        for proc, _ in [*self.members.values(), *self.captures.values()]:
+        procs = [m.proc for m in self.members.values()] + [p for p, _ in self.captures.values()]
+        for proc in procs:
             if proc.poll() is None:
                 proc.terminate()
-        for proc, _ in [*self.members.values(), *self.captures.values()]:
+        for proc in procs:
             try:
                 proc.wait(timeout=5)
             except subprocess.TimeoutExpired:
@@ -138,11 +134,7 @@ class McastCLI(CLI):
         host, group = self._host(name), self._group(group)
         if (host.name, group) in self.members:
             raise UsageError(f"{host.name} is already a member of {group}")
-        log, ready = (self.dir / f"{host.name}-{group}.{ext}" for ext in ("jsonl", "ready"))
-        ready.unlink(missing_ok=True)
-        proc = host.popen(command("group_member", group, PORT, host.IP(), log, ready), text=True)
-        _wait_file(ready, proc, f"the member process on {host.name}")
-        self.members[(host.name, group)] = (proc, log)
+        self.members[(host.name, group)] = Member(host, group, self.dir)
         output(f"{host.name} joined {group}\n")
 
     def do_leave(self, line: str) -> None:
@@ -152,8 +144,7 @@ class McastCLI(CLI):
         member = self.members.pop((host.name, group), None)
         if member is None:
             raise UsageError(f"{host.name} is not a member of {group} (join it first)")
-        member[0].terminate()
-        member[0].wait(timeout=5)
+        member.stop()
         output(f"{host.name} left {group}\n")
 
     def do_send(self, line: str) -> None:
@@ -165,28 +156,14 @@ class McastCLI(CLI):
         count = int(args[2]) if len(args) > 2 else 3
         if not 1 <= count <= 1000:
             raise UsageError("COUNT must be 1 to 1000")
-        before = {k: _lines(log) for k, (_, log) in self.members.items()}
-        seconds = 1.0 + count * 0.02
-        sniffers = {}
-        for h in self.emu.hosts:
-            ready = self.dir / f"sniff-{h.name}"
-            ready.unlink(missing_ok=True)
-            sniffers[h.name] = (h.popen(command("mcast_sniff", intf_name(h.name, HOST_PORT),
-                                              f"{group}/32", seconds, ready), text=True), ready)
-        for name, (proc, ready) in sniffers.items():
-            _wait_file(ready, proc, f"the sniffer on {name}")
-        sender = host.popen(command("group_send", group, PORT, host.IP(), count, 0.02,
-                                  f"from {host.name}"), text=True)
-        sender.wait(timeout=30)
+        before = {k: m.received() for k, m in self.members.items()}
+        wires = send_counted(self.emu.hosts, host, group, count, self.dir)
         rows = []
-        for name, (proc, _) in sniffers.items():
-            out, _err = proc.communicate(timeout=30)
-            wire = json.loads(out)["count"] if proc.returncode == 0 else "?"
-            key = (name, group)
-            got = (_lines(self.members[key][1]) - before[key]) if key in self.members else None
-            rows.append((name, "sender" if name == host.name else
-                         "member" if key in self.members else "-", wire,
-                         "-" if got is None else got))
+        for name, wire in wires.items():
+            member = self.members.get((name, group))
+            got = member.received() - before[(name, group)] if member else "-"
+            rows.append((name, "sender" if name == host.name else "member" if member else "-",
+                         "?" if wire is None else wire, got))
         from .results import text_table
 
         output(f"{host.name} sent {count} datagrams to {group}\n")
@@ -226,29 +203,36 @@ class McastCLI(CLI):
             output(f"picture written to {args[1]}\n")
 
     def do_bcast(self, line: str) -> None:
-        """bcast ALGO SIZE [HOSTS]: broadcast SIZE bytes from h0 with ALGO over every host (or
-        the first HOSTS) a few times; prints per rank the median time from the root's start
-        until that rank held the whole message and until its broadcast returned, t_mcast
-        (the last return) and the model's prediction. The model's t_hold/t_end are measured
-        once per size in a session (a few seconds)."""
+        """bcast ALGO SIZE [N | HOST ...]: broadcast SIZE bytes with ALGO over every host,
+        the first N, or these hosts (the first is the root), a few times; prints per rank
+        the median time from the root's start until that rank held the whole message and
+        until its broadcast returned, t_mcast (the last return) and the model's prediction.
+        The model's t_hold/t_end are measured once per size in a session (a few seconds).
+        Ranks nap while they wait (MCASTLAB_WAIT=sleep), as the labs measure."""
         from collectives.executor import BCAST_ALGORITHMS
 
         from .bcast_experiment import measure_params, run_bcast
 
-        args = self._args(line, "bcast ALGO SIZE [HOSTS]", 2, 3)
+        args = self._args(line, "bcast ALGO SIZE [N | HOST ...]", 2, 10_000)
         algo = args[0]
         if algo not in BCAST_ALGORITHMS:
             raise UsageError(f"unknown algorithm {algo!r}; choose from "
                              f"{', '.join(BCAST_ALGORITHMS)}")
         size = _count(args[1], "SIZE", 0, 1 << 30)
         total = len(self.emu.topo.hosts)
-        hosts = _count(args[2], "HOSTS", 1, total) if len(args) > 2 else total
+        hosts: int | list[str] = total
+        if len(args) == 3 and args[2].isdigit():
+            hosts = _count(args[2], "N", 1, total)
+        elif len(args) > 2:
+            hosts = [self._host(a).name for a in args[2:]]
+            if len(set(hosts)) != len(hosts):
+                raise UsageError("a host is named twice")
         if size not in self.params:
             output(f"measuring t_hold/t_end at {size} B for the model (once per size)\n")
             self.params[size] = measure_params(self.emu, [max(size, 1)], repeats=3,
-                                               dummy_max=0)
+                                               dummy_max=0, budget_bytes=1 << 20)
         res = run_bcast(self.emu, algo, size, hosts=hosts, iters=BCAST_ITERS, flow=False,
-                        params=self.params[size], timeout=BCAST_TIMEOUT)
+                        params=self.params[size], wait=BCAST_WAIT, timeout=BCAST_TIMEOUT)
         output("\n".join(bcast_lines(res)) + "\n")
 
     def do_loss(self, line: str) -> None:
@@ -330,18 +314,30 @@ def _count(text: str, what: str, low: int, high: int) -> int:
     return n
 
 
+def _us(s: float | None) -> str:
+    return "-" if s is None else f"{s * 1e6:.0f} us"
+
+
 def bcast_lines(res: dict[str, Any]) -> list[str]:
     """A run_bcast result as text: a headline with t_mcast and the model's prediction, then
     per rank (and its host) the median time until it held the message and until it
     returned."""
-    from .results import text_table
-
-    us = lambda s: "-" if s is None else f"{s * 1e6:.0f} us"  # noqa: E731
+    us = _us
     t = res["t_mcast_s"] or {}
     lines = [f"{res['algorithm']} {res['size']} B from {res['rank_hosts'][0]} to "
              f"{res['hosts']} hosts ({res['iterations']} broadcasts, "
              f"{'bytes verified' if res['verified'] else 'WRONG BYTES at some rank'}): "
              f"t_mcast median {us(t.get('median'))}, model {us(res['predicted_s'])}"]
+    return lines + rank_lines(res)
+
+
+def rank_lines(res: dict[str, Any]) -> list[str]:
+    """Per rank of a run_bcast result (and its host): the median time from the root's start
+    until it held the message and until it returned."""
+    from .results import text_table
+
+    us = _us
+    lines = []
     done, back = res.get("rank_done_s") or [], res.get("rank_return_s") or []
     rows = [[r, h, us(done[r] if r < len(done) else None),
              us(back[r] if r < len(back) else None)] for r, h in enumerate(res["rank_hosts"])]
@@ -350,10 +346,3 @@ def bcast_lines(res: dict[str, Any]) -> list[str]:
         lines.append("(this algorithm does not say when a rank holds the message: its "
                      "return stands in)")
     return lines
-
-
-def _lines(path: Path) -> int:
-    try:
-        return sum(1 for _ in path.open())
-    except OSError:
-        return 0

@@ -24,6 +24,7 @@ from .cleanup import cleanup_run, remove_ended_nft_tables
 from .controller_proc import ControllerProcess
 from .environment import Capabilities, detect
 from .errors import CapabilityError, RunFailed, UsageError
+from .runlock import RunLock
 from .shell import run
 
 # Emulated hosts cap TCP's retransmission timeout (Linux >= 6.15; older kernels keep 120 s).
@@ -75,6 +76,7 @@ class Emulation:
         self.timings: dict[str, float] = {}
         self.link_loss: dict[tuple[str, str], float] = {}  # (switch, switch) -> % set now
         self._old_handlers: dict[int, Any] = {}
+        self._lock = RunLock()
 
     # ---- public API -------------------------------------------------------------------------
     @property
@@ -182,6 +184,7 @@ class Emulation:
     def start(self) -> None:
         self.caps.require()
         linkshape.check(self.topo, self.caps)
+        self._lock.acquire(self.progress)
         t0 = time.perf_counter()
         remove_ended_nft_tables()  # an ended run's loss chains would bind to our veths
         self.record = registry.new_run(run_dir="", topology=self.topo.name)
@@ -313,6 +316,7 @@ class Emulation:
     def stop(self) -> None:
         """Idempotent teardown; Ctrl-C during it is ignored so it always completes."""
         if self.record is None:
+            self._lock.release()
             self._restore_signals()
             return
         with _signals_ignored():
@@ -331,6 +335,7 @@ class Emulation:
                 self.net = None
             os.environ.pop(registry.ENV_RUN, None)
             self.record = None
+            self._lock.release()
         self._restore_signals()
 
     def _trap_signals(self) -> None:

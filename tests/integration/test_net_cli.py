@@ -52,7 +52,7 @@ def test_script_joins_sends_draws_and_tears_down(caps, clean_after, tmp_path):
     assert first["h3"] == ("-", "0", "-")  # the switch kept it off h3's wire
     # after h2's leave the controller pruned its port: nothing reaches h2's wire
     assert second["h1"] == ("member", "3", "3") and second["h2"] == ("-", "0", "-")
-    assert re.search(rf"{G}  members: h1 \(s\d+:\d+\), h2", text), text
+    assert re.search(rf"{G}  members: h1 \(s\d+:\d+, expires in [\d.]+ s\), h2", text), text
     assert re.search(r"from h0: tree s\d+->", text), text
     assert re.search(r"from h0: s\d+->h1, s\d+->h2", text), text
     assert png.stat().st_size > 5000 and png.read_bytes()[:4] == b"\x89PNG"
@@ -98,7 +98,8 @@ def rank_rows(text: str) -> dict[str, tuple[int, float, float]]:
 
 def test_bcast_times_every_rank(caps, clean_after, tmp_path):
     script = tmp_path / "bcast.txt"
-    script.write_text("bcast binomial 4096\nbcast nope 4096\nbcast binomial 4096 9\n")
+    script.write_text("bcast binomial 4096\nbcast nope 4096\nbcast binomial 4096 9\n"
+                      "bcast chain 4096 h2 h0\nbcast chain 4096 h1 h1\n")
     out = net("--topo", "star", "--hosts", "4", "--script", str(script))
     assert out.returncode == 0, out.stderr
     text = out.stderr
@@ -116,9 +117,12 @@ def test_bcast_times_every_rank(caps, clean_after, tmp_path):
     # t_mcast is the median of each broadcast's last return: no rank's median beyond it
     assert max(r for _, _, r in rows.values()) <= int(head[1]) + 1, (head[0], rows)
     errors = errors_of(text)
-    assert len(errors) == 2, errors
+    assert len(errors) == 3, errors
     assert "unknown algorithm 'nope'; choose from mpich," in errors[0] and "binomial" in errors[0]
-    assert "HOSTS must be 1 to 4" in errors[1]
+    assert "N must be 1 to 4" in errors[1]
+    assert "a host is named twice" in errors[2]
+    # named hosts: the first is the root
+    assert re.search(r"chain 4096 B from h2 to 2 hosts .*bytes verified", text), text
 
 
 def test_loss_on_a_switch_link(caps, clean_after, tmp_path):

@@ -56,3 +56,25 @@ def test_bad_input_is_one_error_line(args: list[str], message: str,
     lines = err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("mcastlab: error: ")
     assert message in lines[0]
+
+
+def test_failed_nodes_show_both_trees_step_by_step(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["hwtree", "--nodes", "8", "--arity", "2", "--failed", "3,5"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "8 nodes (2-ary 3-tree), root 0, failed 3, 5"
+    assert out[1:4] == ["greedy: 2 steps, 3 range multicasts", "  step 1: 0 -> 0..2",
+                        "  step 2: 2 -> 4..4, 1 -> 6..7"]
+    assert out[4] == "optimal: 2 steps, 3 range multicasts"
+    assert main(["hwtree", "--nodes", "8", "--arity", "2", "--failed", "3,5", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert [[(m["sender"], m["lo"], m["hi"]) for m in step] for step in data["greedy"]] == \
+        [[(0, 0, 2)], [(2, 4, 4), (1, 6, 7)]]
+
+
+@pytest.mark.parametrize("argv", [["--failed", "0"], ["--failed", "9"], ["--failed", "x"],
+                                  ["--failed", "3", "--trials", "5"], []])
+def test_bad_failed_or_missing_options(argv: list[str],
+                                       capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["hwtree", "--nodes", "8", "--arity", "2", *argv]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("mcastlab: error:") and len(err.splitlines()) == 1

@@ -3,7 +3,7 @@
 import pytest
 
 from testbed.errors import UsageError
-from testbed.netcli import _count, bcast_lines
+from testbed.netcli import _count, bcast_lines, group_lines
 
 
 def _result(**over: object) -> dict:
@@ -40,3 +40,14 @@ def test_count_refuses(text: str, message: str) -> None:
     with pytest.raises(UsageError, match=message):
         _count(text, "HOSTS", 1, 4)
     assert _count("4", "HOSTS", 1, 4) == 4
+
+
+def test_group_lines_show_time_left_and_leaving() -> None:
+    groups = {"239.1.1.1": {
+        "members": {"h1": {"switch": "s1", "port": 2, "expires_in_s": 4.26, "leaving": False},
+                    "h2": {"switch": "s1", "port": 3, "expires_in_s": 0.9, "leaving": True}},
+        "sources": {"h0": {"kind": "tree", "tree": {"s1": [2, 3]}}}}}
+    assert group_lines(groups) == [
+        "239.1.1.1  members: h1 (s1:2, expires in 4.3 s), h2 (s1:3, leaving, expires in "
+        "0.9 s)", "  from h0: tree s1->2,3"]
+    assert group_lines({}) == ["no groups"]

@@ -1,0 +1,145 @@
+"""Lab questions and the check of a student's answers (pure: no network).
+
+An answer file is TOML; tables flatten to dotted keys, so ``[measured_ms]`` with
+``binomial = 11`` answers the question ``measured_ms.binomial``. The testbed's own
+measurement (``mcastlab lab N --solve``) is written in the same form, so a teacher's key
+and a student's file read alike."""
+
+from __future__ import annotations
+
+import math
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..errors import UsageError
+
+KINDS = ("number", "int", "choice")
+
+
+@dataclass(frozen=True)
+class Question:
+    """One answer a lab asks for. A number is right within a factor of the testbed's value
+    (or within `abs_tol` of it, for values near zero); an int must match exactly; a choice
+    must be one of `choices` and equal to the testbed's (case does not matter)."""
+
+    key: str
+    text: str
+    kind: str = "number"
+    factor: float = 2.0
+    abs_tol: float = 0.0
+    choices: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS:
+            raise ValueError(f"{self.key}: kind must be one of {', '.join(KINDS)}")
+        if self.kind == "number" and self.factor < 1:
+            raise ValueError(f"{self.key}: factor must be >= 1")
+        if self.kind == "choice" and not self.choices:
+            raise ValueError(f"{self.key}: a choice needs choices")
+
+    def tolerance(self) -> str:
+        if self.kind == "int":
+            return "exact"
+        if self.kind == "choice":
+            return "one of " + ", ".join(self.choices)
+        within = f"within x{self.factor:g}"
+        return within + (f" or +-{self.abs_tol:g}" if self.abs_tol else "")
+
+    def accepts(self, given: Any, measured: Any) -> bool:
+        if self.kind == "choice":
+            return isinstance(given, str) and given.strip().lower() == str(measured).lower()
+        if isinstance(given, bool) or not isinstance(given, int | float):
+            return False
+        if self.kind == "int":
+            return given == measured
+        if not math.isfinite(given):
+            return False
+        if abs(given - measured) <= self.abs_tol:
+            return True
+        if measured == 0 or given == 0 or (given > 0) != (measured > 0):
+            return False
+        return max(given / measured, measured / given) <= self.factor
+
+
+@dataclass(frozen=True)
+class Verdict:
+    key: str
+    ok: bool
+    given: Any
+    measured: Any
+    note: str
+
+
+def flatten(table: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for k, v in table.items():
+        if isinstance(v, dict):
+            out |= flatten(v, f"{prefix}{k}.")
+        else:
+            out[f"{prefix}{k}"] = v
+    return out
+
+
+def load_answers(path: Path) -> dict[str, Any]:
+    """A student's answer file as flat keys ("lab" dropped); bad TOML is a UsageError."""
+    try:
+        data = tomllib.loads(path.read_text())
+    except OSError as exc:
+        raise UsageError(f"cannot read {path}: {exc.strerror}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise UsageError(f"{path} is not valid TOML: {exc}") from None
+    data.pop("lab", None)
+    return flatten(data)
+
+
+def check(questions: list[Question], measured: dict[str, Any],
+          given: dict[str, Any]) -> list[Verdict]:
+    """One verdict per question (a missing answer is wrong), then one per key that answers
+    no question (a typo should not pass silently)."""
+    out = []
+    for q in questions:
+        m = measured[q.key]
+        if q.key not in given:
+            out.append(Verdict(q.key, False, None, m, "missing"))
+            continue
+        ok = q.accepts(given[q.key], m)
+        if ok:
+            note = "ok"
+        elif q.kind == "choice" and str(given[q.key]).lower() not in q.choices:
+            note = f"not one of {', '.join(q.choices)}"
+        elif q.kind != "choice" and (isinstance(given[q.key], bool)
+                                     or not isinstance(given[q.key], int | float)):
+            note = "not a number"
+        else:
+            note = f"off: the testbed measured {_fmt(m)} ({q.tolerance()})"
+        out.append(Verdict(q.key, ok, given[q.key], m, note))
+    known = {q.key for q in questions}
+    for key in sorted(set(given) - known):
+        out.append(Verdict(key, False, given[key], None, "answers no question of this lab"))
+    return out
+
+
+def _fmt(v: Any) -> str:
+    if isinstance(v, float):
+        return f"{v:.4g}"
+    return str(v)
+
+
+def to_toml(lab: int, questions: list[Question], measured: dict[str, Any]) -> str:
+    """The testbed's own answers as an answer file, each question as a comment."""
+    lines = [f"lab = {lab}", ""]
+    tables: dict[str, list[Question]] = {}
+    for q in questions:
+        head, _, _ = q.key.rpartition(".")
+        tables.setdefault(head, []).append(q)
+    for head, qs in sorted(tables.items(), key=lambda kv: kv[0] != ""):  # top level first
+        if head:
+            lines.append(f"[{head}]")
+        for q in qs:
+            v = measured[q.key]
+            value = f'"{v}"' if isinstance(v, str) else _fmt(v) if isinstance(v, float) else v
+            lines += [f"# {q.text} ({q.tolerance()})", f"{q.key.rpartition('.')[2]} = {value}"]
+        lines.append("")
+    return "\n".join(lines)

@@ -1,0 +1,64 @@
+"""Lab 2: measuring a network. Ping, PingPong and the dummy loop give t_hold, t_end and
+their split (seed 000, chapter 2); the naive back-to-back broadcast benchmark against the
+honest one (section 3.3)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from ..bcast_experiment import measure_params
+from ..mpi import run_mpi
+from . import Lab
+from .answers import Question
+
+SMALL, LARGE = 1024, 65536
+NAIVE_ALGORITHM = "chain"
+VERDICTS = ("lower", "about the same", "higher")
+
+
+def verdict(naive_s: float, true_s: float) -> str:
+    """How the naive figure compares with t_mcast (a fifth either way counts as the same)."""
+    r = naive_s / true_s
+    return "lower" if r < 0.8 else "higher" if r > 1.25 else "about the same"
+
+
+QUESTIONS = (
+    Question("t_hold_us.small", f"t_hold of a {SMALL} B message (Ping), us", factor=2.5),
+    Question("t_end_us.small", f"t_end of a {SMALL} B message (PingPong / 2), us",
+             factor=2.5),
+    Question("t_hold_us.large", f"t_hold of a {LARGE} B message, us", factor=1.5),
+    Question("t_end_us.large", f"t_end of a {LARGE} B message, us", factor=1.5),
+    Question("t_net_us.large", f"t_net of a {LARGE} B message (dummy loop), us", factor=3.0,
+             abs_tol=1500),
+    Question("naive_us", f"the naive benchmark's time per {NAIVE_ALGORITHM} broadcast of "
+             f"{LARGE} B on 4 hosts, us", factor=2.0),
+    Question("t_mcast_us", "t_mcast of that broadcast on the shared clock, us", factor=1.6),
+    Question("naive_is", "the naive figure against t_mcast", "choice", choices=VERDICTS),
+)
+
+
+def measure(emu: Any, progress: Callable[[str], None]) -> dict[str, Any]:
+    progress(f"lab 2: Ping, PingPong and the dummy loop at {SMALL} and {LARGE} B")
+    p = measure_params(emu, [SMALL, LARGE], repeats=5, dummy_max=LARGE)
+    i, j = p["sizes"].index(SMALL), p["sizes"].index(LARGE)
+    net = {r["m"]: r["t_net_s"] for r in p["system"]}
+    progress(f"lab 2: naive and honest {NAIVE_ALGORITHM} broadcast of {LARGE} B")
+    res = run_mpi(emu, ["-m", "collectives.naive_bench", "--algorithm", NAIVE_ALGORITHM,
+                        "--size", str(LARGE)],
+                  timeout=300)
+    nb = json.loads(res.rank_output[0].strip().splitlines()[-1])
+    us = 1e6
+    return {"t_hold_us.small": round(p["t_hold_s"][i] * us, 1),
+            "t_end_us.small": round(p["t_end_s"][i] * us, 1),
+            "t_hold_us.large": round(p["t_hold_s"][j] * us, 1),
+            "t_end_us.large": round(p["t_end_s"][j] * us, 1),
+            "t_net_us.large": round(net.get(LARGE, 0.0) * us, 1),
+            "naive_us": round(nb["naive_s"] * us, 1),
+            "t_mcast_us": round(nb["t_mcast_s"] * us, 1),
+            "naive_is": verdict(nb["naive_s"], nb["t_mcast_s"])}
+
+
+LAB = Lab(2, "Measuring a network", "02-measuring.md", "star:hosts=4,bw=100", QUESTIONS,
+          measure, seed="seed 000 (Nupairoj 1998), chapters 2 and 3")

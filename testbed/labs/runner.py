@@ -1,0 +1,103 @@
+"""`mcastlab lab`: list the labs, set a lab's network up with the interactive prompt, write
+the testbed's own answers (--solve), or check answer files against a fresh measurement
+(--check: one measurement, any number of files, e.g. a class's)."""
+
+from __future__ import annotations
+
+import datetime
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from topologies import parse_spec
+
+from ..errors import UsageError
+from . import Lab, labs
+from .answers import Verdict, check, load_answers, to_toml
+
+WRONG = 5  # exit code of a check with a wrong, missing or unknown answer
+
+
+def get(number: int) -> Lab:
+    every = labs()
+    if number not in every:
+        raise UsageError(f"no lab {number}; the labs are {', '.join(map(str, every))} "
+                         "('mcastlab lab' lists them)")
+    return every[number]
+
+
+def listing() -> str:
+    lines = []
+    for lab in labs().values():
+        lines.append(f"lab {lab.number}  {lab.title:<32} {lab.topology:<26} "
+                     f"labs/{lab.handout}")
+    return "\n".join(lines)
+
+
+def _emulation(lab: Lab, progress: Callable[[str], None]) -> Any:
+    from ..network import Emulation
+
+    return Emulation(parse_spec(lab.topology), progress=progress,
+                     controller_config=lab.controller)
+
+
+def measure(lab: Lab, progress: Callable[[str], None]) -> dict[str, Any]:
+    with _emulation(lab, progress) as emu:
+        measured = lab.measure(emu, progress)
+    missing = [q.key for q in lab.questions if q.key not in measured]
+    if missing:  # a lab that measures less than it asks is a bug, not a user error
+        raise RuntimeError(f"lab {lab.number} measured no {', '.join(missing)}")
+    return measured
+
+
+def solve(lab: Lab, out: Path | None, progress: Callable[[str], None]) -> int:
+    measured = measure(lab, progress)
+    text = (f"# mcastlab lab {lab.number} ({lab.title}): the testbed's own answers, "
+            f"measured {datetime.datetime.now():%Y-%m-%d %H:%M} on {lab.topology}\n"
+            + to_toml(lab.number, list(lab.questions), measured))
+    if out is None:
+        sys.stdout.write(text)
+    else:
+        out.write_text(text)
+        progress(f"answers written to {out}")
+    return 0
+
+
+def verdict_lines(name: str, verdicts: list[Verdict]) -> list[str]:
+    right = sum(v.ok for v in verdicts)
+    lines = [f"{name}: {right} of {len(verdicts)} right"]
+    for v in verdicts:
+        given = "-" if v.given is None else v.given
+        lines.append(f"  {'ok ' if v.ok else 'NO '} {v.key} = {given}"
+                     + ("" if v.ok else f"   {v.note}"))
+    return lines
+
+
+def check_files(lab: Lab, files: list[Path], progress: Callable[[str], None]) -> int:
+    answers = {}
+    for f in files:  # every file read before the network comes up: a typo costs nothing
+        given = load_answers(f)
+        answers[f] = given
+    measured = measure(lab, progress)
+    worst = 0
+    for f, given in answers.items():
+        verdicts = check(list(lab.questions), measured, given)
+        print("\n".join(verdict_lines(str(f), verdicts)))
+        if not all(v.ok for v in verdicts):
+            worst = WRONG
+    return worst
+
+
+def open_lab(lab: Lab, script: Path | None, progress: Callable[[str], None]) -> int:
+    from mininet.log import setLogLevel
+
+    from ..netcli import McastCLI
+
+    with _emulation(lab, progress) as emu:
+        progress(f"lab {lab.number}, {lab.title}: {lab.topology} is up "
+                 f"({lab.controller.mode} mode). The handout: {lab.path}. 'help' lists the "
+                 "commands, 'exit' tears the network down.")
+        setLogLevel("output")
+        McastCLI(emu, script=str(script) if script else None)
+    return 0

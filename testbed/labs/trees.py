@@ -1,0 +1,62 @@
+"""Lab 3: broadcast trees (seed 000, chapters 3 and 4). Predict sequential, binomial, chain
+and OPT-Tree with the t_hold/t_end model, then measure them: with t_hold much smaller than
+t_end (small messages) a flat tree wins; where the wire dominates (t_hold ~ t_end) the
+binomial tree does."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ..bcast_experiment import measure_params, prediction, run_bcast
+from . import Lab
+from .answers import Question
+
+HOSTS = 4
+SMALL, LARGE = 1, 65536
+TREES = ("sequential", "binomial", "chain", "opt-tree")
+BASIC = TREES[:3]
+WAIT = "sleep"
+BW = 10  # Mbit/s: moving the data, not the two cores, sets the pace (at 100 Mbit/s the
+         # software switch could not carry two 64 KiB messages at once here)
+
+QUESTIONS = (
+    Question("t_hold_us", f"t_hold of a {SMALL} B message, us", factor=2.5),
+    Question("t_end_us", f"t_end of a {SMALL} B message, us", factor=2.5),
+    *(Question(f"predicted_us.{t}", f"the model's t_mcast of {t} for {SMALL} B on {HOSTS} "
+               "ranks, us", factor=2.5) for t in TREES),
+    Question("winner_small", f"the fastest of {', '.join(BASIC)} at {SMALL} B by the model",
+             "choice", choices=BASIC),
+    *(Question(f"measured_us.{t}", f"measured t_mcast of {t} for {SMALL} B on {HOSTS} "
+               "ranks, us", factor=3.0) for t in TREES),
+    Question("predicted_ms.binomial", f"the model's t_mcast of binomial for {LARGE} B, ms",
+             factor=1.5),
+    *(Question(f"measured_ms.{t}", f"measured t_mcast of {t} for {LARGE} B on {HOSTS} "
+               "ranks, ms", factor=1.5) for t in TREES),
+)
+
+
+def measure(emu: Any, progress: Callable[[str], None]) -> dict[str, Any]:
+    progress(f"lab 3: t_hold and t_end at {SMALL} and {LARGE} B")
+    params = measure_params(emu, [SMALL, LARGE], repeats=3, dummy_max=0,
+                            budget_bytes=1 << 20)
+    i = params["sizes"].index(SMALL)
+    out: dict[str, Any] = {"t_hold_us": round(params["t_hold_s"][i] * 1e6, 1),
+                           "t_end_us": round(params["t_end_s"][i] * 1e6, 1)}
+    pred = {t: prediction(t, HOSTS, SMALL, params) for t in TREES}
+    out |= {f"predicted_us.{t}": round(v * 1e6, 1) for t, v in pred.items()}
+    out["winner_small"] = min(BASIC, key=pred.__getitem__)
+    out["predicted_ms.binomial"] = round(prediction("binomial", HOSTS, LARGE, params) * 1e3,
+                                         2)
+    for size, iters, key, scale in ((SMALL, 20, "measured_us", 1e6),
+                                    (LARGE, 7, "measured_ms", 1e3)):
+        for t in TREES:
+            progress(f"lab 3: {t}, {size} B on {HOSTS} hosts")
+            r = run_bcast(emu, t, size, hosts=HOSTS, iters=iters, flow=False, params=params,
+                          wait=WAIT)
+            out[f"{key}.{t}"] = round(r["t_mcast_s"]["median"] * scale, 2)
+    return out
+
+
+LAB = Lab(3, "Broadcast trees", "03-broadcast-trees.md", f"star:hosts={HOSTS},bw={BW}",
+          QUESTIONS, measure, seed="seed 000 (Nupairoj 1998), chapters 3 and 4")
