@@ -48,7 +48,7 @@ _TOP = {"name", "description", "seed", "repetitions", "warmup", "timeout", "budg
         "network", "sweep", "traffic", "faults", "params"}
 _NETWORK = {"topology", "mode", "switching", "exclude", "loss_scope"}
 _SWEEP = {"algorithms", "sizes", "hosts", "traffic", "loss", "faults", "groups", "interval"}
-_PARAMS = {"sizes", "repeats"}
+_PARAMS = {"sizes", "repeats", "budget_bytes"}
 
 
 class SpecError(UsageError):
@@ -122,6 +122,7 @@ class ExperimentSpec:
     faults: dict[str, tuple[FaultEvent, ...]] = field(default_factory=dict)
     param_sizes: tuple[int, ...] = ()
     param_repeats: int = 5
+    param_budget_bytes: int | None = None
 
     def points(self) -> list[Point]:
         """The sweep, conditions outermost so that one MPI job runs a condition's points."""
@@ -233,6 +234,7 @@ def from_dict(raw: dict[str, Any], path: Path | None = None) -> ExperimentSpec:
     default_sizes = sorted({1, *spec.sizes, 1024, 65536})
     spec.param_sizes = tuple(_int_list(params, "sizes", default_sizes, "params.", 1, MAX_SIZE))
     spec.param_repeats = _int(params, "repeats", 5, 1, "params.")
+    spec.param_budget_bytes = _int(params, "budget_bytes", 8 << 20, 1, "params.")
     if not spec.points():
         raise SpecError("sweep: the sweep is empty")
     return spec

@@ -78,6 +78,7 @@ def test_expansion_conditions_outermost() -> None:
     ("network.mode", "hub", "network.mode: unknown 'hub'"),
     ("network.switching", "magic", "network.switching: unknown 'magic'"),
     ("repetitions", 0, "repetitions: must be >= 1"),
+    ("params.budget_bytes", 0, "params.budget_bytes: must be >= 1"),
     ("seed", "x", "seed: must be an integer"),
     ("wibble", 1, "wibble: unknown key"),
 ])
@@ -131,7 +132,7 @@ def test_machine_check_names_the_key() -> None:
 
 
 def test_shipped_specs_are_valid() -> None:
-    files = sorted((ROOT / "experiments").glob("*.toml"))
+    files = sorted([*(ROOT / "experiments").glob("*.toml"), *(ROOT / "labs").glob("*.toml")])
     assert any(f.name == "default.toml" for f in files)
     for f in files:
         spec = load(f)
