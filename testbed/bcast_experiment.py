@@ -39,6 +39,12 @@ def measure_params(emu: Emulation, sizes: list[int], *, repeats: int = 5,
     return {**_last_json(res), "hosts": pair}
 
 
+def model_params(emu: Emulation, size: int) -> dict[str, Any]:
+    """t_hold/t_end at one message size for a broadcast's model prediction (Ping and
+    PingPong only, 1 MiB per timed run: seconds, not a minute, at 10 Mbit/s)."""
+    return measure_params(emu, [max(size, 1)], repeats=3, dummy_max=0, budget_bytes=1 << 20)
+
+
 def point_to_point(params: dict[str, Any]) -> MeasuredPointToPoint:
     order = sorted(range(len(params["sizes"])), key=lambda i: params["sizes"][i])
     return MeasuredPointToPoint(tuple(params["sizes"][i] for i in order),

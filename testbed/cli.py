@@ -95,6 +95,14 @@ def cmd_up(args: argparse.Namespace) -> int:
     return 0
 
 
+def _script(args: argparse.Namespace) -> Path | None:
+    """The prompt's --script file (net, lab), checked before any network comes up."""
+    script = Path(args.script) if args.script else None
+    if script is not None and not script.is_file():
+        raise UsageError(f"--script: no such file {script}")
+    return script
+
+
 def cmd_net(args: argparse.Namespace) -> int:
     from mininet.log import setLogLevel
 
@@ -103,9 +111,7 @@ def cmd_net(args: argparse.Namespace) -> int:
 
     if not 0 <= args.loss <= 1:
         raise UsageError(f"--loss is a fraction of packets in [0, 1], got {args.loss:g}")
-    script = Path(args.script) if args.script else None
-    if script is not None and not script.is_file():
-        raise UsageError(f"--script: no such file {script}")
+    script = _script(args)
     topo = parse_spec(_star_spec(args))
     with Emulation(topo, progress=_progress, controller_config=_controller_config(args)) as emu:
         if args.loss:
@@ -133,9 +139,7 @@ def cmd_lab(args: argparse.Namespace) -> int:
         return runner.check_files(lab, [Path(f) for f in args.check], _progress)
     if args.solve:
         return runner.solve(lab, None if args.solve == "-" else Path(args.solve), _progress)
-    script = Path(args.script) if args.script else None
-    if script is not None and not script.is_file():
-        raise UsageError(f"--script: no such file {script}")
+    script = _script(args)
     return runner.open_lab(lab, script, _progress)
 
 
@@ -493,7 +497,7 @@ def cmd_bcast(args: argparse.Namespace) -> int:
     from collectives.executor import BCAST_ALGORITHMS
     from collectives.schedules import NATIVE
 
-    from .bcast_experiment import measure_params, run_bcast
+    from .bcast_experiment import model_params, run_bcast
     from .network import Emulation
 
     if args.algo not in BCAST_ALGORITHMS:
@@ -516,8 +520,7 @@ def cmd_bcast(args: argparse.Namespace) -> int:
         raise UsageError(f"{topo.name} has {len(topo.hosts)} hosts, not {args.hosts}")
     with Emulation(topo, progress=_progress) as emu:
         _progress(f"measuring t_hold/t_end at {args.size} B for the model")
-        params = measure_params(emu, [max(args.size, 1)], repeats=3, dummy_max=0,
-                                budget_bytes=1 << 20)  # seconds, not a minute, at 10 Mbit/s
+        params = model_params(emu, args.size)
         _progress(f"broadcasting {args.size} B with {args.algo} on "
                   f"{args.hosts or len(topo.hosts)} hosts")
         res = run_bcast(emu, args.algo, args.size, hosts=args.hosts, iters=args.iters,

@@ -211,7 +211,7 @@ class McastCLI(CLI):
         Ranks nap while they wait (MCASTLAB_WAIT=sleep), as the labs measure."""
         from collectives.executor import BCAST_ALGORITHMS
 
-        from .bcast_experiment import measure_params, run_bcast
+        from .bcast_experiment import model_params, run_bcast
 
         args = self._args(line, "bcast ALGO SIZE [N | HOST ...]", 2, 10_000)
         algo = args[0]
@@ -229,8 +229,7 @@ class McastCLI(CLI):
                 raise UsageError("a host is named twice")
         if size not in self.params:
             output(f"measuring t_hold/t_end at {size} B for the model (once per size)\n")
-            self.params[size] = measure_params(self.emu, [max(size, 1)], repeats=3,
-                                               dummy_max=0, budget_bytes=1 << 20)
+            self.params[size] = model_params(self.emu, size)
         res = run_bcast(self.emu, algo, size, hosts=hosts, iters=BCAST_ITERS, flow=False,
                         params=self.params[size], wait=BCAST_WAIT, timeout=BCAST_TIMEOUT)
         output("\n".join(bcast_lines(res)) + "\n")
@@ -322,12 +321,11 @@ def bcast_lines(res: dict[str, Any]) -> list[str]:
     """A run_bcast result as text: a headline with t_mcast and the model's prediction, then
     per rank (and its host) the median time until it held the message and until it
     returned."""
-    us = _us
     t = res["t_mcast_s"] or {}
     lines = [f"{res['algorithm']} {res['size']} B from {res['rank_hosts'][0]} to "
              f"{res['hosts']} hosts ({res['iterations']} broadcasts, "
              f"{'bytes verified' if res['verified'] else 'WRONG BYTES at some rank'}): "
-             f"t_mcast median {us(t.get('median'))}, model {us(res['predicted_s'])}"]
+             f"t_mcast median {_us(t.get('median'))}, model {_us(res['predicted_s'])}"]
     return lines + rank_lines(res)
 
 
@@ -336,11 +334,10 @@ def rank_lines(res: dict[str, Any]) -> list[str]:
     until it held the message and until it returned."""
     from .results import text_table
 
-    us = _us
     lines = []
     done, back = res.get("rank_done_s") or [], res.get("rank_return_s") or []
-    rows = [[r, h, us(done[r] if r < len(done) else None),
-             us(back[r] if r < len(back) else None)] for r, h in enumerate(res["rank_hosts"])]
+    rows = [[r, h, _us(done[r] if r < len(done) else None),
+             _us(back[r] if r < len(back) else None)] for r, h in enumerate(res["rank_hosts"])]
     lines.append(text_table(["rank", "host", "holds the message", "returns"], rows))
     if res.get("rank_done_from") == "return":
         lines.append("(this algorithm does not say when a rank holds the message: its "

@@ -74,7 +74,6 @@ class Emulation:
         self.controller: ControllerProcess | None = None
         self.record: registry.RunRecord | None = None
         self.timings: dict[str, float] = {}
-        self.link_loss: dict[tuple[str, str], float] = {}  # (switch, switch) -> % set now
         self._old_handlers: dict[int, Any] = {}
         self._lock = RunLock()
 
@@ -162,11 +161,6 @@ class Emulation:
                 f"nftables refused the loss chains on {', '.join(intfs)} (they need the "
                 "netdev family's egress hook and numgen: CONFIG_NF_TABLES_NETDEV, "
                 f"CONFIG_NETFILTER_EGRESS, CONFIG_NFT_NUMGEN): {msg[0] if msg else res.returncode}")
-        key = (min(node1, node2), max(node1, node2))
-        if pct:
-            self.link_loss[key] = pct
-        else:
-            self.link_loss.pop(key, None)
 
     def __enter__(self) -> Emulation:
         self._trap_signals()

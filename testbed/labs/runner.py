@@ -75,10 +75,8 @@ def verdict_lines(name: str, verdicts: list[Verdict]) -> list[str]:
 
 
 def check_files(lab: Lab, files: list[Path], progress: Callable[[str], None]) -> int:
-    answers = {}
-    for f in files:  # every file read before the network comes up: a typo costs nothing
-        given = load_answers(f)
-        answers[f] = given
+    # every file read before the network comes up: a typo costs nothing
+    answers = {f: load_answers(f) for f in files}
     measured = measure(lab, progress)
     worst = 0
     for f, given in answers.items():
