@@ -24,6 +24,22 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def tcp_listening(port: int, ip: str = "127.0.0.1") -> bool:
+    """A socket of this namespace listens on ip:port (IPv4), read from /proc/net/tcp
+    without connecting: a connection would make the controller log a dropped switch."""
+    a, b, c, d = (int(x) for x in ip.split("."))
+    want = f"{d:02X}{c:02X}{b:02X}{a:02X}:{port:04X}"  # the kernel prints it little-endian
+    try:
+        lines = Path("/proc/net/tcp").read_text().splitlines()[1:]
+    except OSError:
+        return False
+    for line in lines:
+        fields = line.split()
+        if len(fields) > 3 and fields[3] == "0A" and fields[1] in (want, f"00000000:{port:04X}"):
+            return True
+    return False
+
+
 def api_get(port: int, path: str = "/state", timeout: float = 5.0) -> Any:
     """GET a JSON resource from the controller's endpoint on 127.0.0.1."""
     with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=timeout) as r:
@@ -50,6 +66,8 @@ class ControllerProcess:
         self.proc: subprocess.Popen[bytes] | None = None
 
     def start(self, timeout: float = 30.0) -> None:
+        """Start the controller; returns once its API answers and its OpenFlow port
+        listens (so nobody else need check: testbed.hosts.ListeningController)."""
         cmd = [sys.executable, "-m", "controller", "--topology", str(self.topology_file),
                "--ofp-port", str(self.ofp_port), "--api-port", str(self.api_port),
                *self.config.to_args()]
@@ -63,10 +81,13 @@ class ControllerProcess:
                                 f" see {self.log_file}")
             try:
                 api_get(self.api_port, "/state", timeout=1)
-                return
+                if tcp_listening(self.ofp_port):
+                    return
             except (OSError, urllib.error.URLError, ValueError):
-                time.sleep(0.1)
-        raise RunFailed(f"the controller did not answer within {timeout:g} s; see {self.log_file}")
+                pass
+            time.sleep(0.1)
+        raise RunFailed(f"the controller did not answer and listen for switches within "
+                        f"{timeout:g} s; see {self.log_file}")
 
     @property
     def pid(self) -> int | None:

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from mininet.node import Host, OVSSwitch
+from mininet.node import Host, OVSSwitch, RemoteController
 
 from .cleanup import BRIDGE_MARK
+from .controller_proc import tcp_listening
+from .errors import RunFailed
 
 
 class TestbedHost(Host):
@@ -41,3 +43,16 @@ class TestbedSwitch(OVSSwitch):
 
     def bridgeOpts(self) -> str:
         return super().bridgeOpts() + f" external-ids:{BRIDGE_MARK}={self.run_id}"
+
+
+class ListeningController(RemoteController):
+    """A remote controller checked without connecting to it. Mininet's check (inside
+    `addController`) runs `echo A | telnet IP PORT` in a shell and decodes the answer as
+    UTF-8; a controller quick enough to send its binary OpenFlow hello first made that raise
+    UnicodeDecodeError (a race: any run could hit it). The listening socket is looked up in
+    /proc/net/tcp instead."""
+
+    def checkListening(self) -> None:
+        if not tcp_listening(self.port, self.ip):
+            self.terminate()  # the shell Mininet started for this node
+            raise RunFailed(f"no controller listens on {self.ip}:{self.port}")

@@ -230,9 +230,8 @@ class Emulation:
         from mininet.link import Link
         from mininet.log import setLogLevel
         from mininet.net import Mininet
-        from mininet.node import RemoteController
 
-        from .hosts import TestbedHost, TestbedSwitch
+        from .hosts import ListeningController, TestbedHost, TestbedSwitch
 
         setLogLevel("error")
         assert self.record is not None
@@ -242,8 +241,8 @@ class Emulation:
                       waitConnected=False, ipBase=f"10.0.0.0/{PREFIX_LEN}")
         self.net = net
         if self.controller is not None:
-            net.addController(RemoteController("c0", ip="127.0.0.1",
-                                               port=self.controller.ofp_port))
+            net.addController(ListeningController("c0", ip="127.0.0.1",
+                                                  port=self.controller.ofp_port))
         for sw in self.topo.switches:
             net.addSwitch(sw.name, dpid=f"{sw.dpid:016x}", datapath=self.caps.datapath,
                           protocols="OpenFlow13", batch=True,

@@ -25,12 +25,21 @@ SEND = ("import socket, sys, time; s = socket.socket(socket.AF_INET, socket.SOCK
         "[(s.sendto(b'x', ('239.1.2.3', 5000)), time.sleep(0.05)) for _ in range(5)]")
 
 
+class Remote(RemoteController):
+    """Mininet's own check telnets the port and decodes what comes back as UTF-8: an
+    OpenFlow controller that sends its binary hello first makes it raise now and then.
+    The controller is known to be up here, so skip the check."""
+
+    def checkListening(self) -> None:
+        pass
+
+
 def main() -> None:
     setLogLevel("error")
     port = int(sys.argv[1])
     net = Mininet(topo=TreeTopo(depth=2, fanout=2),
                   switch=partial(OVSSwitch, datapath="user", protocols="OpenFlow13"),
-                  controller=partial(RemoteController, ip="127.0.0.1", port=port))
+                  controller=partial(Remote, ip="127.0.0.1", port=port))
     net.start()
     try:
         for h in net.hosts:

@@ -154,3 +154,18 @@ def test_to_dict_adds_the_derived_choices() -> None:
     assert d["datapath"] == "user"
     assert d["loss_mechanism"] == "netfilter"
     assert d["root"] is True and d["tools"]["tc"] is True
+
+
+def test_tcp_listening_reads_proc_net_tcp() -> None:
+    import socket
+
+    from testbed.controller_proc import tcp_listening
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+        assert not tcp_listening(port)  # bound is not listening
+        s.listen()
+        assert tcp_listening(port)
+        assert not tcp_listening(port, "127.0.0.2")
+    assert not tcp_listening(port)
