@@ -7,7 +7,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from . import registry
+from . import priority, registry
 from .linkshape import NFT_FAMILY, NFT_TABLE_PREFIX, nft_table
 from .shell import ok, run
 
@@ -151,4 +151,7 @@ def cleanup_stale() -> list[str]:
     tables = remove_ended_nft_tables()
     if tables:
         done.append(f"deleted {tables} nftables table(s) of ended runs (switch link loss)")
+    if not live and priority.note_exists():
+        priority.restore_switch()
+        done.append("restored the switch's CPU priority")
     return done

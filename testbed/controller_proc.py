@@ -17,6 +17,8 @@ from controller.config import ControllerConfig
 
 from .errors import RunFailed
 
+CONTROLLER_NICE = -10
+
 
 def free_port() -> int:
     with socket.socket() as s:
@@ -68,8 +70,10 @@ class ControllerProcess:
     def start(self, timeout: float = 30.0) -> None:
         """Start the controller; returns once its API answers and its OpenFlow port
         listens (so nobody else need check: testbed.hosts.ListeningController)."""
-        cmd = [sys.executable, "-m", "controller", "--topology", str(self.topology_file),
-               "--ofp-port", str(self.ofp_port), "--api-port", str(self.api_port),
+        # above the emulated hosts, as the switch (testbed.priority)
+        cmd = ["nice", "-n", str(CONTROLLER_NICE), sys.executable, "-m", "controller",
+               "--topology", str(self.topology_file), "--ofp-port", str(self.ofp_port),
+               "--api-port", str(self.api_port),
                *self.config.to_args()]
         with open(self.log_file, "ab") as log:
             self.proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT,

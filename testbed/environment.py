@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import socket
 import subprocess
 import sys
 from dataclasses import asdict, dataclass, field
@@ -28,13 +29,17 @@ def ovs_running() -> bool:
     return ok(["ovs-vsctl", "--timeout=3", "show"], timeout=5)
 
 
-def ovs_datapath_types() -> list[str]:
+def _ovs_list(column: str) -> list[str]:
     try:
-        out = subprocess.run(["ovs-vsctl", "--timeout=3", "get", "Open_vSwitch", ".",
-                              "datapath_types"], capture_output=True, text=True, timeout=5)
+        out = subprocess.run(["ovs-vsctl", "--timeout=3", "get", "Open_vSwitch", ".", column],
+                             capture_output=True, text=True, timeout=5)
     except (OSError, subprocess.TimeoutExpired):
         return []
     return [t.strip() for t in out.stdout.strip().strip("[]").split(",") if t.strip()]
+
+
+def ovs_datapath_types() -> list[str]:
+    return _ovs_list("datapath_types")
 
 
 def kernel_ovs_module() -> bool:
@@ -44,6 +49,23 @@ def kernel_ovs_module() -> bool:
     if os.geteuid() == 0 and shutil.which("modprobe"):
         ok(["modprobe", "-q", "openvswitch"])
     return Path("/sys/module/openvswitch").exists()
+
+
+AF_XDP = 44  # socket family of XDP sockets (linux/socket.h); Python names no constant
+AFXDP_PORT = "afxdp-nonpmd"  # served by the switch's main thread: no core spent polling
+
+
+def xdp_sockets() -> bool:
+    """The kernel makes XDP sockets (CONFIG_XDP_SOCKETS; needs CAP_NET_RAW)."""
+    try:
+        socket.socket(AF_XDP, socket.SOCK_RAW, 0).close()
+        return True
+    except OSError:
+        return False
+
+
+def ovs_iface_types() -> list[str]:
+    return _ovs_list("iface_types")
 
 
 @dataclass
@@ -60,6 +82,16 @@ class Capabilities:
     mpi: bool
     controller_importable: bool
     tools: dict[str, bool] = field(default_factory=dict)
+    xdp_sockets: bool = False       # the kernel makes AF_XDP sockets
+    ovs_afxdp: bool = False         # OVS offers AFXDP_PORT interfaces
+    ingress_shaping: bool = False   # IFB + ingress qdisc + u32 + mirred (linkshape)
+
+    @property
+    def afxdp(self) -> bool:
+        """Host ports can be AF_XDP ports: the userspace datapath, XDP sockets, OVS's port
+        type, and a way to shape the switch-to-host direction without the switch's qdisc."""
+        return (self.datapath == "user" and self.xdp_sockets and self.ovs_afxdp
+                and self.ingress_shaping)
 
     # ---- what the testbed will use ------------------------------------------------------
     @property
@@ -104,7 +136,8 @@ class Capabilities:
 
     def to_dict(self) -> dict:
         d = asdict(self)
-        d.update(datapath=self.datapath, loss_mechanism=self.loss_mechanism)
+        d.update(datapath=self.datapath, loss_mechanism=self.loss_mechanism,
+                 afxdp=self.afxdp)
         return d
 
 
@@ -130,6 +163,13 @@ def detect() -> Capabilities:
         tools={t: shutil.which(t) is not None
                for t in ("ethtool", "tc", "iptables", "nsenter", "unshare", "mnexec",
                          "iperf3", "tcpdump", "ovs-ofctl")},
+        xdp_sockets=root and xdp_sockets(),
+        ovs_afxdp=running and AFXDP_PORT in ovs_iface_types(),
+        ingress_shaping=root and _probe_netns(
+            "ip link add ifb0 type ifb && ip link set ifb0 up && "
+            "tc qdisc add dev lo handle ffff: ingress && "
+            "tc filter add dev lo parent ffff: protocol all u32 match u32 0 0 "
+            "action mirred egress redirect dev ifb0"),
     )
 
 
@@ -148,6 +188,9 @@ def report(c: Capabilities) -> str:
         f"  sch_htb (bandwidth)         {yn(c.sch_htb)}",
         f"  sch_netem (delay, loss)     {yn(c.sch_netem)}",
         f"  netfilter statistic match   {yn(c.netfilter_statistic)}",
+        f"  XDP sockets (AF_XDP)        {yn(c.xdp_sockets)}",
+        f"  {'OVS ' + AFXDP_PORT + ' ports':<28}{yn(c.ovs_afxdp)}",
+        f"  IFB + ingress redirect      {yn(c.ingress_shaping)}",
         f"  Mininet                     {yn(c.mininet)}",
         f"  MPI (mpich + mpi4py)        {yn(c.mpi)}",
         f"  controller importable       {yn(c.controller_importable)}",
@@ -156,6 +199,11 @@ def report(c: Capabilities) -> str:
         "The testbed will use:",
         f"  OVS datapath                {c.datapath}"
         + ("" if c.datapath == "kernel" else " (userspace; checksum offload off on hosts)"),
+        "  switch ports to hosts       "
+        + (f"{AFXDP_PORT} (AF_XDP; switch-to-host direction shaped on the host's "
+           "ingress through an IFB)" if c.afxdp else
+           "default (AF_PACKET)" + ("" if c.datapath == "kernel" else
+                                    "; AF_XDP needs XDP sockets, OVS's afxdp ports and IFB")),
         f"  link bandwidth              {'HTB' if c.sch_htb else 'unavailable'}",
         f"  link delay                  {'netem' if c.sch_netem else 'unavailable (no netem)'}",
         "  packet loss                 "

@@ -16,14 +16,14 @@ from typing import Any
 
 from collectives.timing import busy_fraction, cpu_jiffies
 
-from .network import intf_name
+from .network import host_links
 from .periodic import Periodic
+from .priority import switch_pid, threads
 
 SWITCH_WAIT_LIMIT = 0.75  # the switch waited for a core this share of the time it had work
 MAX_LINK_FLAGS = 3  # more short links than this are flagged as one
 LINK_LIMIT = 0.7    # a loaded link carrying less than this share of its expected rate
 SAMPLE_S = 0.5
-OVS_PIDFILE = Path("/run/openvswitch/ovs-vswitchd.pid")
 
 
 def switch_sched() -> tuple[int, int] | None:
@@ -31,11 +31,13 @@ def switch_sched() -> tuple[int, int] | None:
     /proc/<pid>/task/*/schedstat: with MPICH ranks polling busily the machine is always
     busy, so its load says little; time the software switch wanted a core and had none is
     what delays the emulated network."""
+    pid = switch_pid()
+    if pid is None:
+        return None
     try:
-        pid = int(OVS_PIDFILE.read_text().strip())
         run = wait = 0
-        for task in Path(f"/proc/{pid}/task").iterdir():
-            fields = (task / "schedstat").read_text().split()
+        for tid in threads(pid):
+            fields = Path(f"/proc/{pid}/task/{tid}/schedstat").read_text().split()
             run, wait = run + int(fields[0]), wait + int(fields[1])
         return run, wait
     except (OSError, ValueError, IndexError):
@@ -44,13 +46,7 @@ def switch_sched() -> tuple[int, int] | None:
 
 def switch_side(topo: Any) -> dict[str, tuple[str, float | None]]:
     """Host name -> (the switch end of its link, the link's configured Mbit/s)."""
-    out = {}
-    for lk in topo.links:
-        for host, (sw, port) in ((lk.node1, (lk.node2, lk.port2)),
-                                 (lk.node2, (lk.node1, lk.port1))):
-            if topo.is_host(host) and not topo.is_host(sw):
-                out[host] = (intf_name(sw, port), lk.params.bw_mbit)
-    return out
+    return {h: (end, lk.params.bw_mbit) for h, (end, lk) in host_links(topo).items()}
 
 
 def _rx_bytes(intf: str) -> int:

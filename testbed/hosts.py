@@ -13,6 +13,7 @@ from mininet.node import Host, OVSSwitch, RemoteController
 
 from .cleanup import BRIDGE_MARK
 from .controller_proc import tcp_listening
+from .environment import AFXDP_PORT
 from .errors import RunFailed
 
 
@@ -37,9 +38,21 @@ class TestbedHost(Host):
 
 
 class TestbedSwitch(OVSSwitch):
-    """OVS bridge marked with the run id in its external_ids, so cleanup can find it."""
+    """OVS bridge marked with the run id in its external_ids, so cleanup can find it;
+    `xdp_ports` (interface names) become AF_XDP ports."""
 
     run_id = ""
+
+    def __init__(self, name: str, xdp_ports: set[str] | frozenset[str] = frozenset(),
+                 **params: Any) -> None:
+        super().__init__(name, **params)
+        self.xdp_ports = set(xdp_ports)
+
+    def intfOpts(self, intf: Any) -> str:
+        opts = super().intfOpts(intf)
+        if str(intf) not in self.xdp_ports:
+            return opts
+        return (opts or f" -- set Interface {intf}") + f" type={AFXDP_PORT}"
 
     def bridgeOpts(self) -> str:
         return super().bridgeOpts() + f" external-ids:{BRIDGE_MARK}={self.run_id}"

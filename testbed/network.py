@@ -19,10 +19,10 @@ from typing import Any
 from controller.config import ControllerConfig
 from topologies import HOST_PORT, Topology
 
-from . import linkshape, registry
+from . import linkshape, priority, registry
 from .cleanup import cleanup_run, remove_ended_nft_tables
 from .controller_proc import ControllerProcess
-from .environment import Capabilities, detect
+from .environment import AFXDP_PORT, Capabilities, detect
 from .errors import CapabilityError, RunFailed, UsageError
 from .runlock import RunLock
 from .shell import run
@@ -38,10 +38,40 @@ PREFIX_LEN = 16  # hosts live in 10.0.0.0/16; the machine's resolver at 10.255.x
 
 Progress = Callable[[str], None]
 
+# The switch ports that face hosts: AF_XDP where the machine allows (auto), or as asked.
+PORT_TYPES = ("auto", "afxdp", "af_packet")
+PORTS_ENV = "MCASTLAB_PORTS"
+
 
 def intf_name(node: str, port: int) -> str:
     """Interface of a node's port: h3-eth0, s2-eth4 (Mininet's naming)."""
     return f"{node}-eth{port}"
+
+
+def host_links(topo: Topology) -> dict[str, tuple[str, Any]]:
+    """Host name -> (the switch end of its link, e.g. s1-eth3; the link)."""
+    out = {}
+    for lk in topo.links:
+        for host, sw, port in ((lk.node1, lk.node2, lk.port2), (lk.node2, lk.node1, lk.port1)):
+            if topo.is_host(host) and not topo.is_host(sw):
+                out[host] = (intf_name(sw, port), lk)
+    return out
+
+
+def _check_xdp_ports(intfs: set[str]) -> None:
+    """Every AF_XDP port came up (OVS names an interface it could not open in `error`)."""
+    import json
+
+    out = run(["ovs-vsctl", "--format=json", "--columns=name,ofport,error", "list",
+               "Interface"]).stdout
+    bad = []
+    for name, ofport, error in json.loads(out)["data"]:
+        if name in intfs and (error not in ("", ["set", []]) or not isinstance(ofport, int)
+                              or ofport <= 0):
+            bad.append(f"{name}: {error if isinstance(error, str) else 'no port number'}")
+    if bad:
+        raise CapabilityError(f"OVS could not open AF_XDP ports ({'; '.join(sorted(bad)[:3])}); "
+                              f"run with {PORTS_ENV}=af_packet")
 
 
 def _quiet(_msg: str) -> None:
@@ -55,12 +85,15 @@ class Emulation:
     def __init__(self, topo: Topology, *, caps: Capabilities | None = None,
                  progress: Progress = _quiet, ready_timeout: float | None = None,
                  controller_config: ControllerConfig | None = None,
-                 ovs_snooping: bool = False, ovs_flooding: bool = False) -> None:
+                 ovs_snooping: bool = False, ovs_flooding: bool = False,
+                 ports: str | None = None) -> None:
         """`ovs_snooping`: no controller at all; standalone OVS bridges doing their own
         MAC learning and IGMP snooping (the anchor the benchmarks compare the controller
         with). `ovs_flooding`: standalone bridges without snooping, which flood every
         multicast frame to every port as a hub would (seed 004's hub). Loop-free topologies
-        only, as standalone bridges flood."""
+        only, as standalone bridges flood. `ports`: the switch ports facing hosts, one of
+        PORT_TYPES (default: $MCASTLAB_PORTS, else auto: AF_XDP where the machine has it;
+        links between switches keep default ports, as nothing could shape them else)."""
         self.topo = topo
         self.controller_config = controller_config or ControllerConfig()
         self.ovs_snooping = ovs_snooping
@@ -68,6 +101,11 @@ class Emulation:
         if self.standalone and len(topo.links) != len(topo.hosts) + len(topo.switches) - 1:
             raise UsageError(f"{topo.name} has loops: standalone OVS switches need a tree")
         self.caps = caps or detect()
+        self.ports = ports or os.environ.get(PORTS_ENV) or "auto"
+        if self.ports not in PORT_TYPES:
+            raise UsageError(f"switch port type {self.ports!r} (from "
+                             f"{'--ports' if ports else PORTS_ENV}) is not one of "
+                             f"{', '.join(PORT_TYPES)}")
         self.progress = progress
         self.ready_timeout = ready_timeout or 30.0 + 0.5 * len(topo.switches)
         self.net: Any = None
@@ -162,6 +200,34 @@ class Emulation:
                 "netdev family's egress hook and numgen: CONFIG_NF_TABLES_NETDEV, "
                 f"CONFIG_NETFILTER_EGRESS, CONFIG_NFT_NUMGEN): {msg[0] if msg else res.returncode}")
 
+    @property
+    def host_ports(self) -> str:
+        """The OVS interface type of switch ports facing hosts, as used by this run:
+        AFXDP_PORT, 'af_packet' (userspace default) or 'system' (kernel datapath)."""
+        if self.caps.datapath == "kernel":
+            if self.ports == "afxdp":
+                raise CapabilityError("AF_XDP ports serve OVS's userspace datapath; this "
+                                      "machine runs the kernel datapath")
+            return "system"
+        if self.ports == "af_packet" or (self.ports == "auto" and not self.caps.afxdp):
+            return "af_packet"
+        if not self.caps.afxdp:
+            c = self.caps
+            missing = [what for what, have in (
+                ("XDP sockets (CONFIG_XDP_SOCKETS)", c.xdp_sockets),
+                (f"OVS's {AFXDP_PORT} interface type", c.ovs_afxdp),
+                ("IFB with ingress redirect (CONFIG_IFB, act_mirred, cls_u32)",
+                 c.ingress_shaping)) if not have]
+            raise CapabilityError("AF_XDP switch ports need " + ", ".join(missing)
+                                  + f"; use ports 'auto' or 'af_packet' ({PORTS_ENV})")
+        return AFXDP_PORT
+
+    def _xdp_intfs(self) -> set[str]:
+        """Switch ends of host links that are AF_XDP ports."""
+        if self.host_ports != AFXDP_PORT:
+            return set()
+        return {end for end, _lk in host_links(self.topo).values()}
+
     def __enter__(self) -> Emulation:
         self._trap_signals()
         try:
@@ -178,6 +244,7 @@ class Emulation:
     def start(self) -> None:
         self.caps.require()
         linkshape.check(self.topo, self.caps)
+        xdp = self._xdp_intfs()  # refuses ports the machine cannot give before anything starts
         self._lock.acquire(self.progress)
         t0 = time.perf_counter()
         remove_ended_nft_tables()  # an ended run's loss chains would bind to our veths
@@ -206,12 +273,15 @@ class Emulation:
         self.timings["controller_s"] = time.perf_counter() - t0
 
         self.progress(f"building {len(self.topo.hosts)} hosts, {len(self.topo.switches)} "
-                      f"switches ({self.caps.datapath} datapath)")
-        self._build_mininet()
+                      f"switches ({self.caps.datapath} datapath, {self.host_ports} host ports)")
+        self._build_mininet(xdp)
+        if xdp:
+            _check_xdp_ports(xdp)
         self.timings["mininet_s"] = time.perf_counter() - t0
 
         self.progress("configuring hosts and links")
-        self._configure()
+        self._configure(xdp)
+        priority.raise_switch()
         self.timings["configure_s"] = time.perf_counter() - t0
 
         if self.controller is not None:
@@ -226,7 +296,7 @@ class Emulation:
         (self.run_dir / "hosts").write_text("\n".join(lines) + "\n")
         (self.run_dir / "resolv.conf").write_text("# mcastlab: no DNS inside the testbed\n")
 
-    def _build_mininet(self) -> None:
+    def _build_mininet(self, xdp: set[str]) -> None:
         from mininet.link import Link
         from mininet.log import setLogLevel
         from mininet.net import Mininet
@@ -246,7 +316,8 @@ class Emulation:
         for sw in self.topo.switches:
             net.addSwitch(sw.name, dpid=f"{sw.dpid:016x}", datapath=self.caps.datapath,
                           protocols="OpenFlow13", batch=True,
-                          failMode="standalone" if self.standalone else "secure")
+                          failMode="standalone" if self.standalone else "secure",
+                          xdp_ports={i for i in xdp if i.startswith(f"{sw.name}-")})
         for h in self.topo.hosts:
             net.addHost(h.name, ip=f"{h.ip}/{PREFIX_LEN}", mac=h.mac)
         for link in self.topo.links:
@@ -262,12 +333,13 @@ class Emulation:
                         "other_config:mcast-snooping-disable-flood-unregistered=true"]
             run(cmd)
 
-    def _configure(self) -> None:
-        """Per host one shell round trip; switch-side shaping in one `tc -batch`."""
+    def _configure(self, xdp: set[str]) -> None:
+        """Per host one shell round trip; switch-side shaping in one `tc -batch` (for an
+        AF_XDP port, on the host's ingress instead: see linkshape)."""
         root_tc = ""
         for link in self.topo.links:
             for node, port in ((link.node1, link.port1), (link.node2, link.port2)):
-                if not self.topo.is_host(node):
+                if not self.topo.is_host(node) and intf_name(node, port) not in xdp:
                     root_tc += linkshape.tc_batch(intf_name(node, port), link.params,
                                                   self.caps.sch_netem)
         if root_tc:
@@ -281,6 +353,7 @@ class Emulation:
                 timeout=60)
         host_params = {n: lk.params for lk in self.topo.links for n in (lk.node1, lk.node2)
                        if self.topo.is_host(n)}
+        switch_ends = {h: end for h, (end, _lk) in host_links(self.topo).items()}
         for h in self.topo.hosts:
             node = self.net.get(h.name)
             intf = intf_name(h.name, HOST_PORT)
@@ -297,6 +370,10 @@ class Emulation:
                 # Userspace datapath + veth: TCP breaks unless transmit checksums are real.
                 cmds.append(f"ethtool -K {intf} tx off >/dev/null")
             tc = linkshape.tc_batch(intf, params, self.caps.sch_netem)
+            if switch_ends[h.name] in xdp:
+                ifb_cmds, ifb_tc = linkshape.ingress_shaping(intf, params, self.caps.sch_netem)
+                cmds += ifb_cmds
+                tc += ifb_tc
             if tc:
                 batch = self.run_dir / f"tc-{h.name}.batch"
                 batch.write_text(tc)
@@ -322,6 +399,7 @@ class Emulation:
                                      if registry.job_of(p)])
             if self.controller is not None:
                 self.controller.stop()
+            priority.restore_switch()
             cleanup_run(rec)
             if self.net is not None:
                 _close_ptys(self.net)

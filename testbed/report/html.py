@@ -45,7 +45,6 @@ table{border-collapse:collapse;margin:.4em 0 .6em;font-variant-numeric:tabular-n
 th,td{border:1px solid #d4d4d4;padding:3px 10px;text-align:right;vertical-align:top}
 th{background:#f4f4f4;font-weight:600}td.alg,td.left{text-align:left}td.alg{font-weight:600}
 td.best{background:#cfeccf;font-weight:700}td.flagged{background:#fff0d0;cursor:help}
-td.best.flagged{background:linear-gradient(90deg,#cfeccf 50%,#fff0d0 50%)}
 td.failed{background:#fbe6e6;color:#a00;cursor:help}td.missing{color:#aaa}
 .mark{color:#b26b00;font-weight:700}
 figure{margin:1.2em 0}figure img{max-width:100%;border:1px solid #eee}

@@ -83,7 +83,7 @@ def _cell(points: list[Point], best_ms: float | None) -> Cell:
             return Cell("-", "-", False, False, False, "not run")
         errors = "; ".join(sorted({q.error or "failed" for q in points}))
         return Cell("failed", "failed", False, False, True, f"failed: {errors}")
-    best = best_ms is not None and p.median_ms == best_ms
+    best = best_ms is not None and p.median_ms == best_ms and not p.flagged
     tip = (f"median {fmt_ms(p.median_ms)} ms, p10 {fmt_ms(p.p10_ms)}, "
            f"p90 {fmt_ms(p.p90_ms)} ms, {plural(p.samples, 'sample')}")
     if p.predicted_ms is not None:
@@ -105,12 +105,15 @@ def _table(title: str, group: list[Point], varying: set[str]) -> Table:
     best: dict[Cond, float | None] = {}
     fastest = []
     for c in conds:
+        # a flagged point is no result: it is never the fastest, nor what others lose to
         picks = [(q.median_ms, a) for a in algs if (q := pick(by[(a, c)])) and q.median_ms
-                 is not None]
+                 is not None and not q.flagged]
         best[c] = min(picks)[0] if picks else None
         if picks:
             tied = " = ".join(a for ms, a in picks if ms == best[c])
             fastest.append(f"{labels[c]}: {tied} {fmt_ms(best[c])} ms")
+        elif any(pick(by[(a, c)]) for a in algs):
+            fastest.append(f"{labels[c]}: none (every point flagged)")
     rows = [(a, [_cell(by[(a, c)], best[c]) for c in conds]) for a in algs]
     return Table(title, ["algorithm", *(labels[c] for c in conds)], rows,
                  "; ".join(fastest) or "no point succeeded")

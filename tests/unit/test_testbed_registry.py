@@ -243,3 +243,13 @@ def test_kill_processes_does_not_wait_for_zombies(children: list[subprocess.Pope
     assert time.monotonic() - start < 1
     assert proc.wait(timeout=5) == 0
     registry.kill_processes([], grace=3)
+
+
+def test_the_switch_priority_note_is_not_taken_for_a_run_record(state_dir: Path) -> None:
+    from testbed import priority
+
+    state_dir.mkdir()
+    note = state_dir / priority.NOTE
+    note.write_text('{"pid": 1, "nice": {"1": -10}}')
+    assert registry.records() == []
+    assert note.exists()  # records() drops unreadable *.json records; the note is kept

@@ -1,0 +1,82 @@
+"""The switch ports that face hosts: AF_XDP ports (the default where the machine has them)
+and the default AF_PACKET ports forward unicast and multicast groups, carry loss and
+shaping in both directions, and count frames; the switch runs at a higher priority while a
+run is up, and gets its own back afterwards."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+
+import pytest
+
+from testbed import priority
+from testbed.controller_proc import api_get
+from testbed.environment import AFXDP_PORT
+from testbed.network import Emulation
+from topologies import parse_spec
+
+from .mcast import Receiver, send
+from .netutil import tcp_transfer
+
+
+def iface_types() -> dict[str, str]:
+    out = subprocess.run(["ovs-vsctl", "--format=json", "--columns=name,type", "list",
+                          "Interface"], capture_output=True, text=True, check=True).stdout
+    return {name: kind for name, kind in json.loads(out)["data"]}
+
+
+def switch_nice() -> set[int]:
+    pid = priority.switch_pid()
+    assert pid is not None, "ovs-vswitchd is not running"
+    return {n for t in priority.threads(pid) if (n := priority.niceness(t)) is not None}
+
+
+@pytest.mark.parametrize("ports", ["afxdp", "af_packet"])
+def test_host_ports_forward_shape_and_count(ports, caps, clean_after, tmp_path):
+    assert caps.afxdp, "this machine should offer AF_XDP ports (see mcastlab doctor)"
+    before_nice = {t: priority.niceness(t) for t in priority.threads(priority.switch_pid())}
+    with Emulation(parse_spec("star:hosts=4,bw=10"), caps=caps, ports=ports) as emu:
+        types = iface_types()
+        want = AFXDP_PORT if ports == "afxdp" else ""
+        assert {types[f"s1-eth{i}"] for i in range(1, 5)} == {want}, types
+        assert emu.host_ports == (AFXDP_PORT if ports == "afxdp" else "af_packet")
+        assert switch_nice() == {priority.SWITCH_NICE}
+
+        # unicast, shaped to 10 Mbit/s both ways (the switch-to-host way through the IFB)
+        for src, dst in (("h0", "h1"), ("h1", "h0")):
+            got = tcp_transfer(emu, src, dst, nbytes=2_500_000)
+            assert 7e6 < got["received"]["bits_per_second"] < 10.5e6, (src, dst, got)
+
+        # a multicast group reaches its members only; the switch's counters saw it
+        ports_before = api_get(emu.controller.api_port, "/ports")["s1"]
+        members = [Receiver(emu.host(h), "239.1.1.1", 4.0, tmp_path) for h in ("h1", "h2")]
+        other = Receiver(emu.host("h3"), "239.1.1.9", 4.0, tmp_path)
+        for r in (*members, other):
+            r.wait_ready()
+        send(emu.host("h0"), "239.1.1.1", count=10, gap=0.02)
+        assert [r.result()["count"] for r in members] == [10, 10]
+        assert other.result()["count"] == 0
+        ports_after = api_get(emu.controller.api_port, "/ports")["s1"]
+        h0_port = next(p for p, c in ports_after.items() if c["neighbour"] == "h0")
+        assert ports_after[h0_port]["rx_packets"] - ports_before[h0_port]["rx_packets"] >= 10
+
+        # loss on a host link: each ping crosses it twice, so about 1 - 0.5^2 = 75 % lost
+        emu.set_loss(50, ["h1"])
+        out = emu.host("h0").cmd("ping -q -c 200 -i 0.01 -W 1", emu.host("h1").IP())
+        lost = float(out.split("% packet loss")[0].split()[-1])
+        assert 55 <= lost <= 92, out
+        emu.set_loss(0)
+    # threads that lived through the run have their own priority back (OVS makes and
+    # ends per-datapath threads as bridges come and go)
+    after = {t: n for t in before_nice if (n := priority.niceness(t)) is not None}
+    assert priority.switch_pid() in after
+    assert after == {t: before_nice[t] for t in after}
+    assert not priority.note_exists()
+
+
+def test_unknown_port_type_is_refused(caps):
+    from testbed.errors import UsageError
+
+    with pytest.raises(UsageError, match="not one of auto, afxdp, af_packet"):
+        Emulation(parse_spec("star:hosts=2"), caps=caps, ports="dpdk")
