@@ -7,14 +7,10 @@ MPI_Bcast (`algorithm="mpich"`).
 
 from __future__ import annotations
 
-import contextlib
-import ctypes
-import os
-import time
 from functools import lru_cache
 from typing import Any
 
-from . import held
+from . import held, waiting
 from .mcast_plans import BARRIERS, MULTICAST_ALGORITHMS, parents, scout_binary_tree
 from .schedules import (
     ALGORITHMS,
@@ -44,43 +40,7 @@ def schedule_for(algorithm: str, size: int, root: int, nbytes: int, **params: An
     return _cached(algorithm, size, root, nbytes, key)
 
 
-SPIN_S = 50e-6   # poll without sleeping this long, then sleep between polls
-NAP_S = 20e-6    # the first nap; each further one twice as long, up to NAP_MAX_S
-NAP_MAX_S = 2e-4  # as the multicast collectives' waits (mcast_bcast.NAP_MAX_S)
-
-
-def _low_timer_slack() -> None:
-    """Ask for 1 us timer slack (Linux prctl PR_SET_TIMERSLACK): short sleeps stay short."""
-    with contextlib.suppress(OSError, AttributeError):
-        ctypes.CDLL(None).prctl(29, 1000, 0, 0, 0)
-
-
-def _wait(requests: list[Any]) -> None:
-    """Complete requests. MCASTLAB_WAIT chooses how a rank waits: `spin` (default, MPICH's
-    own busy polling), `yield` (sched_yield between polls) or `sleep` (poll 50 us, then
-    sleep between polls). With many emulated hosts on two cores, spinning ranks compete with
-    the ranks that have work and with the software switches; on an 8-host star, 1 KiB
-    binomial medians were 1.5 ms (spin), 2.4 ms (yield), 3.5 ms (sleep): spinning won."""
-    from mpi4py import MPI
-
-    if MPI.Request.Testall(requests):
-        return
-    if WAIT == "spin":
-        MPI.Request.Waitall(requests)
-        return
-    start, nap = time.perf_counter(), NAP_S
-    while not MPI.Request.Testall(requests):
-        if WAIT == "yield" or time.perf_counter() - start < SPIN_S:
-            os.sched_yield()
-        else:
-            time.sleep(nap)
-            nap = min(NAP_MAX_S, 2 * nap)
-
-
-WAIT_MODES = ("spin", "yield", "sleep")
-WAIT = os.environ.get("MCASTLAB_WAIT", "spin")
-if WAIT == "sleep":
-    _low_timer_slack()
+WAIT_MODES = waiting.MODES  # how ranks wait for messages (MCASTLAB_WAIT; collectives.waiting)
 
 
 def execute(schedule: Schedule, buf: Any, comm: Any) -> None:
@@ -92,17 +52,17 @@ def execute(schedule: Schedule, buf: Any, comm: Any) -> None:
         raise ValueError(f"buffer holds {len(view)} bytes, the schedule {schedule.nbytes}")
     for op in schedule.programs[comm.Get_rank()]:
         if isinstance(op, Send):
-            _wait([comm.Isend([view[op.lo:op.hi], MPI.BYTE], dest=op.peer, tag=TAG)])
+            waiting.wait([comm.Isend([view[op.lo:op.hi], MPI.BYTE], dest=op.peer, tag=TAG)])
         elif isinstance(op, Recv):
-            _wait([comm.Irecv([view[op.lo:op.hi], MPI.BYTE], source=op.peer, tag=TAG)])
+            waiting.wait([comm.Irecv([view[op.lo:op.hi], MPI.BYTE], source=op.peer, tag=TAG)])
             held.mark()  # after the last receive, the rank holds the whole message
         elif isinstance(op, SendRecv):
             s, r = op.send, op.recv
             recv = comm.Irecv([view[r.lo:r.hi], MPI.BYTE], source=r.peer, tag=TAG)
             send = comm.Isend([view[s.lo:s.hi], MPI.BYTE], dest=s.peer, tag=TAG)
-            _wait([recv])  # both are posted: waiting for one first cannot deadlock
+            waiting.wait([recv])  # both are posted: waiting for one first cannot deadlock
             held.mark()
-            _wait([send])
+            waiting.wait([send])
 
 
 def bcast(buf: Any, root: int = 0, comm: Any = None, algorithm: str = "binomial",
@@ -119,8 +79,11 @@ def bcast(buf: Any, root: int = 0, comm: Any = None, algorithm: str = "binomial"
 
     comm = comm if comm is not None else MPI.COMM_WORLD
     held.start(comm.Get_rank() == root)
-    if algorithm == NATIVE:
-        comm.Bcast([buf, MPI.BYTE], root=root)
+    if algorithm == NATIVE:  # MPI_Bcast; waiting as every other algorithm's ranks wait
+        if waiting.MODE == "spin":
+            comm.Bcast([buf, MPI.BYTE], root=root)
+        else:
+            waiting.wait([comm.Ibcast([buf, MPI.BYTE], root=root)])
         return
     if algorithm not in BCAST_ALGORITHMS:
         raise ValueError(f"unknown algorithm {algorithm!r}; choose from "
@@ -164,7 +127,10 @@ def barrier(comm: Any = None, algorithm: str = "mpich", **params: Any) -> None:
 
     comm = comm if comm is not None else MPI.COMM_WORLD
     if algorithm == "mpich":
-        comm.Barrier()
+        if waiting.MODE == "spin":
+            comm.Barrier()
+        else:
+            waiting.wait([comm.Ibarrier()])
     elif algorithm == "tree":
         tree_barrier(comm)
     elif algorithm == "range-tree":
@@ -192,8 +158,8 @@ def tree_barrier(comm: Any) -> None:
     rank, tree = comm.Get_rank(), scout_binary_tree(comm.Get_size())
     kids, parent = tree.get(rank, []), parents(tree).get(rank)
     empty = bytearray(1)
-    _wait([comm.Irecv([empty, 0, MPI.BYTE], source=k, tag=BARRIER_TAG) for k in kids])
+    waiting.wait([comm.Irecv([empty, 0, MPI.BYTE], source=k, tag=BARRIER_TAG) for k in kids])
     if parent is not None:
-        _wait([comm.Isend([empty, 0, MPI.BYTE], dest=parent, tag=BARRIER_TAG)])
-        _wait([comm.Irecv([empty, 0, MPI.BYTE], source=parent, tag=BARRIER_TAG)])
-    _wait([comm.Isend([empty, 0, MPI.BYTE], dest=k, tag=BARRIER_TAG) for k in kids])
+        waiting.wait([comm.Isend([empty, 0, MPI.BYTE], dest=parent, tag=BARRIER_TAG)])
+        waiting.wait([comm.Irecv([empty, 0, MPI.BYTE], source=parent, tag=BARRIER_TAG)])
+    waiting.wait([comm.Isend([empty, 0, MPI.BYTE], dest=k, tag=BARRIER_TAG) for k in kids])

@@ -23,7 +23,7 @@ import sys
 import time
 from pathlib import Path
 
-from . import held
+from . import held, waiting
 from .executor import bcast
 from .mcast_channel import peek_stats
 from .stats import summarize
@@ -46,12 +46,10 @@ def _one_byte_latency(comm, root: int, peer: int, reps: int = 20) -> float:
     return statistics.median(times)
 
 
-def _root_says(comm, root: int, value: bool, poll_s: float = 0.002) -> bool:
+def _root_says(comm, root: int, value: bool) -> bool:
     """The root's yes/no to every rank, waiting asleep (like idle_barrier)."""
     flag = bytearray([1 if value else 0])
-    req = comm.Ibcast(flag, root=root)
-    while not req.Test():
-        time.sleep(poll_s)
+    waiting.wait([comm.Ibcast(flag, root=root)], mode="block")
     return bool(flag[0])
 
 
@@ -88,7 +86,9 @@ def direct(comm, buf, want: bytes, root: int, iters: int, warmup: int,
             counters0 = peek_stats(comm)
             if rank == root:
                 stat0 = cpu_jiffies()
-        comm.Reduce(one, bytearray(1) if rank == root else None, root=root)  # root last
+        # root last; asleep, as MPI_Reduce would keep the early ranks spinning
+        waiting.wait([comm.Ireduce(one, bytearray(1) if rank == root else None, root=root)],
+                     mode="block")
         c0, t0 = time.process_time(), time.time()
         bcast(buf, root=root, comm=comm, **alg)
         t1, c1 = time.time(), time.process_time()

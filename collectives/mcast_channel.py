@@ -27,6 +27,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from . import datagram as dg
+from . import waiting
 from .mcast_groups import GroupError, lease
 
 SIOCGIFADDR, SIOCGIFMTU = 0x8915, 0x8921
@@ -249,7 +250,7 @@ class Channel:
             if time.perf_counter() > end:
                 raise MulticastError(f"rank {self.rank}: messages of collective {self.bid} "
                                      f"still pending after {timeout:g} s")
-            time.sleep(1e-4)
+            waiting.pause(min(1e-3, end - time.perf_counter()))
         self._parked = []
 
     def send(self, kind: int, index: int = 0, count: int = 1,
@@ -258,8 +259,15 @@ class Channel:
                                      index, count, payload))
 
     def wait_readable(self, timeout: float) -> bool:
+        """Sleep until a datagram arrives or `timeout` passes; in the block wait mode an
+        MPI message ends the sleep too (collectives.waiting). True if woken early."""
         if timeout <= 0:
             return False
+        if waiting.MODE == "block":
+            w = waiting.watch()
+            w.also(self.recv_sock)
+            w.refresh()
+            return w.sleep(timeout)
         return bool(select.select([self.recv_sock], [], [], timeout)[0])
 
     def deliver(self, handler: Callable[[dg.Datagram], None]) -> None:

@@ -21,7 +21,7 @@ import time
 import zlib
 from typing import Any
 
-from .executor import _wait
+from . import waiting
 from .hotspot_sets import HOT_SPOT_FACTORS, hotspot_multicasts
 from .multinode_model import plan_cost
 from .multinode_plans import CHOICES, MultinodePlan, direct_plan, partitioned_plan
@@ -59,10 +59,10 @@ def execute(plan: MultinodePlan, node: int, bufs: dict[int, bytearray], comm: An
         if t.sender != node:
             continue
         if t.multicast in recvs:
-            _wait([recvs[t.multicast]])
-        _wait([comm.Isend([bufs[t.multicast], MPI.BYTE], dest=t.receiver,
+            waiting.wait([recvs[t.multicast]])
+        waiting.wait([comm.Isend([bufs[t.multicast], MPI.BYTE], dest=t.receiver,
                           tag=TAG + t.multicast)])
-    _wait(list(recvs.values()))
+    waiting.wait(list(recvs.values()))
 
 
 def run_point(comm: Any, plan: MultinodePlan, size: int, reps: int) -> dict[str, Any]:

@@ -17,6 +17,10 @@ import time
 
 from .timing import busy_wait, fit_line, idle_barrier
 
+# Sends and receives wait as the broadcasts' own do (collectives.waiting): the model's
+# t_hold and t_end then hold the wake-up that a broadcast's ranks pay.
+from .waiting import recv, send
+
 DEFAULT_SIZES = "1,1024,16384,65536,262144,1048576"
 
 
@@ -36,14 +40,14 @@ def _ping(comm, buf, k: int, t_ack: float) -> tuple[float, float]:
     t0 = time.perf_counter()
     for _ in range(k):
         if rank == 0:
-            comm.Send(buf, dest=1, tag=7)
+            send(comm, buf, 1, 7)
         else:
-            comm.Recv(buf, source=0, tag=7)
+            recv(comm, buf, 0, 7)
     t_return = (time.perf_counter() - t0) / k
     if rank == 1:
-        comm.Send(buf[:1], dest=0, tag=8)
+        send(comm, buf[:1], 0, 8)
         return t_return, t_return
-    comm.Recv(buf[:1], source=1, tag=8)
+    recv(comm, buf[:1], 1, 8)
     sustained = (time.perf_counter() - t0 - t_ack) / k
     return max(t_return, sustained), t_return
 
@@ -54,13 +58,13 @@ def _pingpong(comm, buf, k: int, dummy: float = 0.0) -> float:
     t0 = time.perf_counter()
     for _ in range(k):
         if rank == 0:
-            comm.Send(buf, dest=1, tag=9)
+            send(comm, buf, 1, 9)
             if dummy:
                 busy_wait(dummy)
-            comm.Recv(buf, source=1, tag=9)
+            recv(comm, buf, 1, 9)
         else:
-            comm.Recv(buf, source=0, tag=9)
-            comm.Send(buf, dest=0, tag=9)
+            recv(comm, buf, 0, 9)
+            send(comm, buf, 0, 9)
     return (time.perf_counter() - t0) / (2 * k)
 
 

@@ -16,6 +16,7 @@ import time
 
 from .stats import summarize
 from .timing import idle_barrier
+from .waiting import recv, send
 
 
 def _round_trips(comm, peer: int, nbytes: int, reps: int, warmup: int) -> list[float]:
@@ -26,11 +27,11 @@ def _round_trips(comm, peer: int, nbytes: int, reps: int, warmup: int) -> list[f
     for i in range(warmup + reps):
         t0 = time.perf_counter()
         if rank == 0:
-            comm.Send(view, dest=peer, tag=1)
-            comm.Recv(view, source=peer, tag=2)
+            send(comm, view, peer, 1)
+            recv(comm, view, peer, 2)
         else:
-            comm.Recv(view, source=0, tag=1)
-            comm.Send(view, dest=0, tag=2)
+            recv(comm, view, 0, 1)
+            send(comm, view, 0, 2)
         if i >= warmup:
             times.append(time.perf_counter() - t0)
     return times

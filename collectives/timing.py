@@ -7,13 +7,14 @@ import time
 from collections.abc import Sequence
 
 
-def idle_barrier(comm, poll_s: float = 0.002) -> None:
-    """A barrier that sleeps while it waits. MPICH polls busily inside MPI calls; on a
-    2-core machine emulating many hosts, idle ranks spinning in a plain Barrier would steal
-    the CPU from the ranks being measured (and from the software switches)."""
-    req = comm.Ibarrier()
-    while not req.Test():
-        time.sleep(poll_s)
+def idle_barrier(comm) -> None:
+    """A barrier that sleeps while it waits (collectives.waiting, whatever MCASTLAB_WAIT
+    says): MPICH polls busily inside MPI calls, and on a 2-core machine emulating many hosts
+    idle ranks spinning in a plain Barrier would steal the CPU from the ranks being measured
+    (and from the software switches)."""
+    from .waiting import wait
+
+    wait([comm.Ibarrier()], mode="block")
 
 
 def cpu_jiffies() -> tuple[int, int] | None:

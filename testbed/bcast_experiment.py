@@ -10,6 +10,7 @@ from typing import Any
 from collectives.executor import WAIT_MODES
 from collectives.model import MeasuredPointToPoint, predict
 from collectives.schedules import ALGORITHMS, NATIVE, TOPOLOGY_ALGORITHMS, build
+from collectives.waiting import DEFAULT as DEFAULT_WAIT
 
 from .errors import RunFailed
 from .frame_count import FrameCounter
@@ -65,9 +66,16 @@ def dyn_static(params: dict[str, Any]) -> dict[str, float] | None:
     return out
 
 
-# MPICH's own MPI_Bcast algorithms, chosen with its control variables (MPICH 4/5 names).
+# MPICH's own MPI_Bcast algorithms, chosen with its control variables (MPICH 4/5 names),
+# and the MPI_Ibcast algorithm of each: ranks that wait asleep (collectives.waiting) run
+# MPI_Ibcast, whose algorithms have names of their own.
 MPICH_ALGORITHMS = ("auto", "binomial", "scatter_recursive_doubling_allgather",
                     "scatter_ring_allgather", "pipelined_tree", "tree", "smp", "nb")
+MPICH_IBCAST = {"auto": "auto", "binomial": "sched_binomial", "smp": "sched_smp",
+                "scatter_recursive_doubling_allgather":
+                    "sched_scatter_recursive_doubling_allgather",
+                "scatter_ring_allgather": "sched_scatter_ring_allgather",
+                "pipelined_tree": "tsp_tree", "tree": "tsp_tree", "nb": "auto"}
 
 
 def algorithm_params(algorithm: str, size: int,
@@ -116,7 +124,7 @@ def run_bcast(emu: Emulation, algorithm: str, size: int, *,
     `params` (from measure_params) gives t_hold/t_end; opt-tree needs them.
     `mpich_algorithm` picks MPI_Bcast's algorithm (MPIR_CVAR_BCAST_INTRA_ALGORITHM, with
     MPICH's device-level collectives off so the choice is honoured). `wait` sets how the
-    tree executor's ranks wait (MCASTLAB_WAIT: spin, yield, sleep). `loss` (a fraction)
+    ranks wait (MCASTLAB_WAIT: block, spin, yield, sleep; collectives.waiting). `loss`
     is set on every host link for this run (and taken off after); `frames` > 0 counts the
     frames of that many back-to-back broadcasts on the switch ports, per host (`frames`)
     and as bytes per broadcast on each directed link that carried any (`link_bytes`,
@@ -134,7 +142,9 @@ def run_bcast(emu: Emulation, algorithm: str, size: int, *,
             raise RunFailed(f"an MPICH algorithm ({', '.join(MPICH_ALGORITHMS)}) applies to "
                             f"--algo {NATIVE} only")
         env |= {"MPIR_CVAR_BCAST_INTRA_ALGORITHM": mpich_algorithm,
-                "MPIR_CVAR_BCAST_DEVICE_COLLECTIVE": "0"}
+                "MPIR_CVAR_IBCAST_INTRA_ALGORITHM": MPICH_IBCAST[mpich_algorithm],
+                "MPIR_CVAR_BCAST_DEVICE_COLLECTIVE": "0",
+                "MPIR_CVAR_IBCAST_DEVICE_COLLECTIVE": "0"}
     names = (list(hosts) if isinstance(hosts, list)
              else [h.name for h in emu.topo.hosts][: hosts or len(emu.topo.hosts)])
     args = ["-m", "collectives.mcast_bench", "--algorithm", algorithm, "--size", str(size),
@@ -169,7 +179,8 @@ def run_bcast(emu: Emulation, algorithm: str, size: int, *,
     per_link = counter.link_bytes(frames) if counter is not None else None
     predicted = prediction(algorithm, len(names), size, params, fragment, placement)
     t = res["t_mcast_s"]
-    return {"algorithm": algorithm, "mpich_algorithm": mpich_algorithm, "wait": wait or "spin",
+    return {"algorithm": algorithm, "mpich_algorithm": mpich_algorithm,
+            "wait": wait or DEFAULT_WAIT,
             "hosts": len(names), "size": size, "iterations": iters,
             "t_mcast_s": {k: t[k] for k in ("median", "p10", "p90", "min", "max")},
             "verified": res["verified"], "predicted_s": predicted,

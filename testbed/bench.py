@@ -16,6 +16,7 @@ from topologies import parse_spec
 from . import (
     bench_bcast,
     bench_contention,
+    bench_fidelity,
     bench_ipmc,
     bench_mcast,
     bench_multinode,
@@ -67,7 +68,8 @@ SUITES = (("mcast", bench_mcast, "multicast"), ("bcast", bench_bcast, "broadcast
           ("ipmc", bench_ipmc, "IP-multicast collectives"),
           ("range", bench_range, "hardware range-multicast trees"),
           ("contention", bench_contention, "contention-aware trees"),
-          ("multinode", bench_multinode, "multi-node multicast"))
+          ("multinode", bench_multinode, "multi-node multicast"),
+          ("fidelity", bench_fidelity, "fidelity"))
 
 
 def run(out_dir: Path, *, quick: bool = False, progress: Progress = print,
@@ -75,7 +77,8 @@ def run(out_dir: Path, *, quick: bool = False, progress: Progress = print,
     """Run the benchmarks and write results.md (testbed suite), mcast.md (multicast
     forwarding), bcast.md (point-to-point broadcasts), ipmc.md (IP-multicast collectives) and
     range.md (range-multicast trees around failed nodes), contention.md (contention-aware
-    trees on the mesh and BMIN) and multinode.md (partitioned multi-node multicast)."""
+    trees on the mesh and BMIN), multinode.md (partitioned multi-node multicast) and
+    fidelity.md (idle ranks, forwarding cost, the keep-up envelope)."""
     caps = detect()
     caps.require()
     out_dir.mkdir(parents=True, exist_ok=True)

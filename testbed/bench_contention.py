@@ -31,6 +31,7 @@ from collectives import contention_schedules as cs
 from collectives.executor import schedule_for
 from topologies import Topology, parse_spec
 
+from . import bench_range
 from .bcast_experiment import algorithm_params, measure_params, point_to_point, run_bcast
 from .environment import Capabilities
 from .network import Emulation, Progress
@@ -40,7 +41,7 @@ NETWORKS = (("mesh:rows=4,cols=4,bw=10", ("opt-tree", "binomial", "opt-mesh", "u
             ("bmin:n=4,bw=10", ("opt-tree", "binomial", "opt-min")))
 SIZES = (1024, 65536)
 SEEDS = range(10)
-WAIT = "sleep"  # 16 ranks on 2 cores: see bench_range.WAIT
+WAIT = bench_range.WAIT  # 16 ranks on 2 cores: see there
 FRAMES = 3
 MESSAGE_COPY = 0.5  # a directed link carried the message once per this many bytes / size
 

@@ -28,6 +28,10 @@ EPILOG = """examples:
 """
 
 
+BW_HELP = ("host link rate, Mbit/s, or 'auto' (the default for bare shapes): the highest "
+           "rate up to 100 at which this machine keeps up (mcastlab calibrate)")
+
+
 def _progress(msg: str) -> None:
     print(f"mcastlab: {msg}", file=sys.stderr, flush=True)
 
@@ -86,7 +90,7 @@ def cmd_up(args: argparse.Namespace) -> int:
 
     from .network import Emulation
 
-    topo = parse_spec(args.topo)
+    topo, _rate_used = _network(args)
     with Emulation(topo, progress=_progress, controller_config=_controller_config(args)) as emu:
         _progress(f"{topo.name} is up ({args.mode} mode); controller state: "
                   f"http://127.0.0.1:{emu.controller.api_port}/state; 'exit' tears it down")
@@ -112,7 +116,7 @@ def cmd_net(args: argparse.Namespace) -> int:
     if not 0 <= args.loss <= 1:
         raise UsageError(f"--loss is a fraction of packets in [0, 1], got {args.loss:g}")
     script = _script(args)
-    topo = parse_spec(_star_spec(args))
+    topo, _rate_used = _network(args)
     with Emulation(topo, progress=_progress, controller_config=_controller_config(args)) as emu:
         if args.loss:
             emu.set_loss(args.loss * 100)
@@ -150,7 +154,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     prog = args.program[1:] if args.program[:1] == ["--"] else args.program
     if not prog:
         raise UsageError("give the program after '--', e.g. -- -m collectives.pingpong")
-    topo = parse_spec(args.topo)
+    topo, _rate_used = _network(args)
     hosts = args.hosts.split(",") if args.hosts else None
     with Emulation(topo, progress=_progress, controller_config=_controller_config(args)) as emu:
         res = run_mpi(emu, prog, hosts=hosts, np=args.np, ppn=args.ppn, timeout=args.timeout,
@@ -447,11 +451,32 @@ def _star_spec(args: argparse.Namespace) -> str:
     spec = args.topo
     extra = []
     if ":" not in spec and not spec.endswith((".toml", ".json")):
-        if args.hosts and spec == "star":
+        if getattr(args, "hosts", None) and spec == "star":
             extra.append(f"hosts={args.hosts}")
-        if args.bw:
-            extra.append(f"bw={args.bw:g}")
+        if getattr(args, "bw", None):
+            extra.append(f"bw={args.bw}")
     return spec + (":" + ",".join(extra) if extra else "")
+
+
+def _network(args: argparse.Namespace):
+    """The topology to run (--topo, --hosts, --bw) and its LinkRate: a shape without a
+    rate, or with bw=auto, runs at this machine's calibrated rate (testbed.link_rate)."""
+    from .link_rate import resolve
+
+    return resolve(_star_spec(args), _progress)
+
+
+def _rate(text: str) -> str:
+    """--bw: 'auto' or a rate in Mbit/s > 0 (argparse type)."""
+    if text == "auto":
+        return text
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'auto' or Mbit/s, got {text!r}") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"a rate must be > 0 Mbit/s, got {text!r}")
+    return f"{value:g}"
 
 
 def _int_list(option: str, text: str) -> list[int]:
@@ -472,10 +497,12 @@ def cmd_params(args: argparse.Namespace) -> int:
     sizes = _int_list("--sizes", args.sizes)
     if args.repeats < 1 or args.budget_bytes < 1 or args.dummy_max < 0:
         raise UsageError("--repeats and --budget-bytes must be >= 1, --dummy-max >= 0")
-    with Emulation(parse_spec(_star_spec(args)), progress=_progress) as emu:
+    topo, rate = _network(args)
+    with Emulation(topo, progress=_progress) as emu:
         _progress(f"measuring t_hold/t_end on {emu.topo.name} for {len(sizes)} sizes")
         res = measure_params(emu, sizes, repeats=args.repeats, dummy_max=args.dummy_max,
                              budget_bytes=args.budget_bytes)
+    res["link_rate"] = rate.to_dict()
     if args.json:
         print(json.dumps(res, indent=1))
         return 0
@@ -483,7 +510,8 @@ def cmd_params(args: argparse.Namespace) -> int:
 
     rows = [[m, f"{h * 1e6:.1f}", f"{e * 1e6:.1f}"]
             for m, h, e in zip(res["sizes"], res["t_hold_s"], res["t_end_s"], strict=True)]
-    print(f"hosts {' and '.join(res['hosts'])} (medians of {res['repeats']} runs)")
+    print(f"hosts {' and '.join(res['hosts'])} (medians of {res['repeats']} runs), links at "
+          f"{rate.text()}")
     print(text_table(["bytes", "t_hold us", "t_end us"], rows))
     for row in res["system"]:
         print(f"  {row['m']} B: t_send {row['t_send_s'] * 1e6:.1f} us, t_net "
@@ -515,7 +543,7 @@ def cmd_bcast(args: argparse.Namespace) -> int:
                                  or args.mpich_algorithm not in MPICH_ALGORITHMS):
         raise UsageError(f"--mpich-algorithm needs --algo {NATIVE} and one of "
                          f"{', '.join(MPICH_ALGORITHMS)}")
-    topo = parse_spec(_star_spec(args))
+    topo, rate = _network(args)
     if args.hosts and args.hosts > len(topo.hosts):
         raise UsageError(f"{topo.name} has {len(topo.hosts)} hosts, not {args.hosts}")
     with Emulation(topo, progress=_progress) as emu:
@@ -527,6 +555,10 @@ def cmd_bcast(args: argparse.Namespace) -> int:
                         flow=args.flow, params=params, fragment=args.fragment,
                         mpich_algorithm=args.mpich_algorithm, wait=args.wait,
                         loss=args.loss, loss_scope=args.loss_scope, frames=args.frames)
+    from .link_rate import in_units
+
+    res["link_rate"] = rate.to_dict()
+    res["t_mcast_units"] = in_units(res["t_mcast_s"]["median"], args.size, rate.mbit)
     if args.json:
         print(json.dumps(res))
         return 0 if res["verified"] else 4
@@ -535,6 +567,12 @@ def cmd_bcast(args: argparse.Namespace) -> int:
     print(f"{res['algorithm']} {res['size']} B on {res['hosts']} hosts of {res['topology']}: "
           f"t_mcast median {t['median'] * 1e6:.0f} us (p10 {t['p10'] * 1e6:.0f}, p90 "
           f"{t['p90'] * 1e6:.0f}); predicted {pred}; verified {res['verified']}")
+    units = res["t_mcast_units"]
+    print(f"  links at {rate.text()}"
+          + (f"; t_mcast = {units['per_wire_time']:.2f} x M/B" if units["per_wire_time"]
+             else "")
+          + (f" = {units['per_frame_time']:.1f} frame times" if units["per_frame_time"]
+             else ""))
     from .netcli import rank_lines
 
     print("\n".join("  " + ln for text in rank_lines(res) for ln in text.splitlines()))
@@ -557,6 +595,52 @@ def cmd_bcast(args: argparse.Namespace) -> int:
         print(f"  flow-latency benchmark: {res['flow']['t_mcast_s'] * 1e6:.0f} us "
               f"(critical responder {res['flow']['critical']})")
     return 0 if res["verified"] else 4
+
+
+def cmd_calibrate(args: argparse.Namespace) -> int:
+    from . import calibration
+    from .environment import detect
+    from .link_rate import nominal_topology
+    from .network import host_port_type
+
+    counts = _int_list("--hosts", args.hosts) if args.hosts else [None]
+    if args.hosts and (":" in args.topo or args.topo != "star"):
+        raise UsageError("--hosts takes a list of star sizes: give it with a bare --topo star")
+    if not args.max > 0:
+        raise UsageError(f"--max must be > 0 Mbit/s, got {args.max:g}")
+    here = calibration.machine(host_port_type(detect()))
+    rows, out = [], []
+    for n in counts:
+        spec = args.topo if n is None else f"star:hosts={n}"
+        try:
+            topo = nominal_topology(spec)
+        except TopologyError as exc:
+            raise UsageError(f"--topo: {exc}") from None
+        if topo.host_rate() is None:
+            raise UsageError(f"{spec}: calibration needs shaped host links, not unlimited ones")
+        key = calibration.topology_key(topo)
+        entry = None if args.redo else calibration.cached(key, here, args.max)
+        source = "cached"
+        if entry is None:
+            entry = calibration.calibrate(topo, args.max, _progress)
+            source = "measured now"
+        tried = sorted(entry["tried"], key=lambda v: v["mbit"])
+        above = [v for v in tried if not v["ok"] and v["mbit"] > entry["mbit"]]
+        rows.append([len(topo.hosts), f"{entry['mbit']:g}",
+                     " ".join(f"{v['mbit']:g}{'+' if v['ok'] else '-'}" for v in tried),
+                     "; ".join(above[0]["failed"]) if above else "-", source])
+        out.append({"topology": calibration.topo_text(topo), "key": key, **entry,
+                    "source": source})
+    if args.json:
+        print(json.dumps({"machine": here, "envelope": out}, indent=1))
+        return 0
+    from .results import text_table
+
+    print(f"keep-up envelope on this machine (up to {args.max:g} Mbit/s; + kept up, - did "
+          f"not; cache {calibration.cache_file()}):")
+    print(text_table(["hosts", "Mbit/s", "rates tried", "why the next rate up failed",
+                      "result"], rows))
+    return 0
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
@@ -585,12 +669,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--save", metavar="FILE", help="write the JSON description to FILE")
     p.set_defaults(func=cmd_topo)
 
-    topo_help = "topology: shape[:key=val,...] or a .toml/.json file (default %(default)s)"
+    topo_help = ("topology: shape[:key=val,...] or a .toml/.json file (default %(default)s); "
+                 "a shape without bw= runs at this machine's calibrated rate (bw=auto)")
     p = sub.add_parser("net", help="bring a network up and open the Mininet prompt with "
                                    "mcastlab's commands (join, send, tree, loss, fail, ...)")
     p.add_argument("--topo", default="star", help=topo_help)
     p.add_argument("--hosts", type=int, help="star size (bare 'star' only)")
-    p.add_argument("--bw", type=float, help="link rate, Mbit/s (bare shapes)")
+    p.add_argument("--bw", type=_rate, help=BW_HELP)
     p.add_argument("--loss", type=float, default=0.0, metavar="P",
                    help="drop this fraction of the packets each way on every host link")
     p.add_argument("--script", metavar="FILE", help="run the commands in FILE, then tear down")
@@ -662,7 +747,7 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--api-port", type=int, help=api_help)
         p.set_defaults(func=cmd_nodes)
 
-    from collectives.executor import BCAST_ALGORITHMS
+    from collectives.executor import BCAST_ALGORITHMS, WAIT_MODES
     from collectives.hwtree_stats import DEFAULT_BUDGET
     from collectives.schedules import ALGORITHMS, TOPOLOGY_ALGORITHMS
 
@@ -711,7 +796,7 @@ def build_parser() -> argparse.ArgumentParser:
         p = sub.add_parser(name, help=helptext)
         p.add_argument("--topo", default="star", help=topo_help)
         p.add_argument("--hosts", type=int, help="star size / number of ranks")
-        p.add_argument("--bw", type=float, help="link rate, Mbit/s (bare shapes)")
+        p.add_argument("--bw", type=_rate, help=BW_HELP)
         p.add_argument("--json", action="store_true")
         p.set_defaults(func=func)
         if name == "params":
@@ -733,8 +818,10 @@ def build_parser() -> argparse.ArgumentParser:
             p.add_argument("--mpich-algorithm", metavar="NAME",
                            help="with --algo mpich: MPI_Bcast's algorithm (MPICH control "
                                 "variable), e.g. binomial, scatter_ring_allgather")
-            p.add_argument("--wait", choices=("spin", "yield", "sleep"),
-                           help="how tree ranks wait for a message (default spin)")
+            p.add_argument("--wait", choices=WAIT_MODES,
+                           help="how ranks wait for messages: block (default: asleep until "
+                                "a socket wakes them), spin (MPI's own busy waits), yield, "
+                                "sleep (naps)")
             p.add_argument("--loss", type=float, default=0.0, metavar="P",
                            help="drop this fraction of packets each way on every host link")
             p.add_argument("--loss-scope", choices=("all", "multicast"), default="all",
@@ -743,6 +830,17 @@ def build_parser() -> argparse.ArgumentParser:
                            help="count frames on the switch ports over N back-to-back "
                                 "broadcasts (0: skip)")
 
+    p = sub.add_parser("calibrate", help="find the highest link rate at which this machine "
+                                         "keeps up with a network (cached; bw=auto uses it)")
+    p.add_argument("--topo", default="star", help="shape[:key=val,...] (rates are ignored: "
+                                                  "calibration scales them)")
+    p.add_argument("--hosts", metavar="N,N,...", help="star sizes, e.g. 2,4,8,16")
+    p.add_argument("--max", type=float, default=100.0, metavar="MBIT",
+                   help="highest rate to try (default %(default)g, the nominal rate)")
+    p.add_argument("--redo", action="store_true", help="measure again, ignoring the cache")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_calibrate)
+
     p = sub.add_parser("cleanup", help="remove everything a crashed or killed run left behind")
     p.set_defaults(func=cmd_cleanup)
 
@@ -750,7 +848,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", default="bench", help="folder for the results (default %(default)s)")
     p.add_argument("--quick", action="store_true", help="smaller sizes, fewer repetitions")
     p.add_argument("--suite", choices=("all", "testbed", "mcast", "bcast", "ipmc", "range",
-                                       "contention", "multinode"),
+                                       "contention", "multinode", "fidelity"),
                    default="all", help="which benchmarks (default all)")
     p.set_defaults(func=cmd_bench)
     return ap

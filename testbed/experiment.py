@@ -38,6 +38,7 @@ from .environment import detect
 from .errors import McastlabError, RunFailed, UsageError
 from .faults import FaultTimeline
 from .fidelity import Monitor, expected_rates, switch_side
+from .link_rate import LinkRate, in_units, resolve
 from .mpi import run_mpi
 from .network import Emulation
 from .periodic import Periodic
@@ -58,7 +59,7 @@ def point_config(spec: ExperimentSpec, p: Point) -> dict[str, Any]:
             "members": spec.groups_of(p), "exclude": list(spec.exclude),
             "topology": spec.topology.name, "mode": spec.mode, "switching": spec.switching,
             "repetitions": spec.repetitions, "warmup": spec.warmup, "budget_s": spec.budget,
-            "wait": spec.wait}
+            "wait": spec.wait, "link_mbit": spec.topology.host_rate()}
 
 
 @dataclass
@@ -89,6 +90,22 @@ class Run:
 
 
 # ---- entry points ------------------------------------------------------------------------------
+def _link_rate(spec: ExperimentSpec, config: dict[str, Any] | None, log: Log) -> LinkRate:
+    """Resolve bw=auto (the calibrated rate; a resumed run keeps the rate it began with)
+    and put the topology it gives into the spec."""
+    if config is not None and config.get("link_rate"):
+        rate = LinkRate(**{k: v for k, v in config["link_rate"].items() if k != "dilation"})
+        if rate.auto and rate.mbit is not None:
+            spec.topology = spec.topology.scaled(rate.mbit / (spec.topology.host_rate() or 1))
+        return rate
+    if spec.auto_rate:
+        spec.topology, rate = resolve(spec.topology_spec, log)
+        return rate
+    mbit = spec.topology.host_rate()
+    return LinkRate(mbit, mbit, False, "given")
+
+
+
 def prepare(spec_path: Path | None, resume: Path | None, out_root: Path,
             log: Log) -> Run:
     """Check the spec and the machine, then make (or reopen) the results folder."""
@@ -109,6 +126,7 @@ def prepare(spec_path: Path | None, resume: Path | None, out_root: Path,
     caps = detect()
     caps.require()
     check_machine(spec, caps)
+    rate = _link_rate(spec, config if resume is not None else None, log)
     if out is None:
         out = results.new_results_dir(f"exp-{spec.name}", out_root)
         assert spec.path is not None
@@ -116,6 +134,7 @@ def prepare(spec_path: Path | None, resume: Path | None, out_root: Path,
         config = {"spec_name": spec.name, "spec": spec.raw, "spec_file": str(spec.path),
                   "topology": spec.topology.to_dict(), "points": len(spec.points()),
                   "capabilities": caps.to_dict(), "versions": results.versions(),
+                  "link_rate": rate.to_dict(),
                   "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "finished": None}
     run = Run(spec, out, config, log)
     run.done = {r["key"] for r in results.read_jsonl(run.records_file)}
@@ -284,6 +303,7 @@ def _record(run: Run, p: Point, raw: list[dict[str, Any]] | None, error: str | N
                                               spec.groups_of(p)[0])),
         "verified": None, "per_group": None, "traffic": traffic, "faults": faults,
         "fidelity": None, "datagrams": None, "cpu": None,
+        "link_rate": run.config.get("link_rate"), "t_mcast_units": None,
         "run": {"spec": spec.name, "folder": str(run.out), "versions": run.config["versions"]}}
     if raw:
         samples = [s for r in raw for s in r["samples_s"]]
@@ -292,6 +312,8 @@ def _record(run: Run, p: Point, raw: list[dict[str, Any]] | None, error: str | N
                 "error": None if verified else "a rank received wrong bytes",
                 "verified": verified, "samples_s": samples,
                 "t_mcast_s": summarize(samples) if samples else None,
+                "t_mcast_units": in_units(summarize(samples)["median"] if samples else None,
+                                          p.size, spec.topology.host_rate()),
                 "datagrams": raw[0].get("datagrams"), "cpu": raw[0].get("cpu"),
                 "late_injections": sum(r.get("late_injections", 0) for r in raw),
                 "fidelity": monitor.window(min(r["start"] for r in raw),

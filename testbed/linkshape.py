@@ -20,6 +20,12 @@ _HTB = ("qdisc add dev {i} root handle 1: htb default 1\n"
         "class add dev {i} parent 1: classid 1:1 htb rate {bw}mbit burst 15k quantum 1514\n")
 
 
+def htb_rate_change(intf: str, mbit: float) -> str:
+    """A `tc -batch` line giving an interface's HTB class (made by tc_batch) a new rate."""
+    return (f"class change dev {intf} parent 1: classid 1:1 htb rate {mbit:g}mbit burst 15k "
+            "quantum 1514\n")
+
+
 def _link_name(link: Link) -> str:
     return f"{link.node1}-{link.node2}"
 

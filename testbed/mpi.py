@@ -75,11 +75,9 @@ def run_mpi(emu: Any, argv: list[str], *, hosts: list[str] | None = None, np: in
            "-outfile-pattern", str(job_dir / "rank-%r.out"),
            "-errfile-pattern", str(job_dir / "rank-%r.err"),
            "sh", "-c", _RANK_WRAPPER, "sh", sys.executable, "-m", "mpi4py", *argv]
-    rates = [lk.params.bw_mbit for lk in emu.topo.links
-             if (emu.topo.is_host(lk.node1) or emu.topo.is_host(lk.node2))
-             and lk.params.bw_mbit is not None]
-    if rates:  # multicast senders pace to it (collectives.mcast_bcast.default_rate)
-        env = {"MCASTLAB_LINK_MBIT": f"{min(rates):g}", **(env or {})}
+    rate = emu.topo.host_rate()
+    if rate is not None:  # multicast senders pace to it (collectives.mcast_bcast.default_rate)
+        env = {"MCASTLAB_LINK_MBIT": f"{rate:g}", **(env or {})}
     job_env = dict(os.environ, MCASTLAB_HOSTMAP=str(hostmap), MCASTLAB_JOB_DIR=str(job_dir),
                    **{registry.ENV_JOB: job_id},
                    PYTHONUNBUFFERED="1", **(env or {}))

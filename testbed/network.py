@@ -48,6 +48,29 @@ def intf_name(node: str, port: int) -> str:
     return f"{node}-eth{port}"
 
 
+def host_port_type(caps: Capabilities, ports: str | None = None) -> str:
+    """What `ports` (PORT_TYPES; default $MCASTLAB_PORTS, else auto) gives on this machine:
+    AFXDP_PORT, 'af_packet' (userspace default) or 'system' (kernel datapath); a choice
+    the machine cannot serve is a CapabilityError naming what is missing."""
+    ports = ports or os.environ.get(PORTS_ENV) or "auto"
+    if caps.datapath == "kernel":
+        if ports == "afxdp":
+            raise CapabilityError("AF_XDP ports serve OVS's userspace datapath; this "
+                                  "machine runs the kernel datapath")
+        return "system"
+    if ports == "af_packet" or (ports == "auto" and not caps.afxdp):
+        return "af_packet"
+    if not caps.afxdp:
+        missing = [what for what, have in (
+            ("XDP sockets (CONFIG_XDP_SOCKETS)", caps.xdp_sockets),
+            (f"OVS's {AFXDP_PORT} interface type", caps.ovs_afxdp),
+            ("IFB with ingress redirect (CONFIG_IFB, act_mirred, cls_u32)",
+             caps.ingress_shaping)) if not have]
+        raise CapabilityError("AF_XDP switch ports need " + ", ".join(missing)
+                              + f"; use ports 'auto' or 'af_packet' ({PORTS_ENV})")
+    return AFXDP_PORT
+
+
 def host_links(topo: Topology) -> dict[str, tuple[str, Any]]:
     """Host name -> (the switch end of its link, e.g. s1-eth3; the link)."""
     out = {}
@@ -202,31 +225,49 @@ class Emulation:
 
     @property
     def host_ports(self) -> str:
-        """The OVS interface type of switch ports facing hosts, as used by this run:
-        AFXDP_PORT, 'af_packet' (userspace default) or 'system' (kernel datapath)."""
-        if self.caps.datapath == "kernel":
-            if self.ports == "afxdp":
-                raise CapabilityError("AF_XDP ports serve OVS's userspace datapath; this "
-                                      "machine runs the kernel datapath")
-            return "system"
-        if self.ports == "af_packet" or (self.ports == "auto" and not self.caps.afxdp):
-            return "af_packet"
-        if not self.caps.afxdp:
-            c = self.caps
-            missing = [what for what, have in (
-                ("XDP sockets (CONFIG_XDP_SOCKETS)", c.xdp_sockets),
-                (f"OVS's {AFXDP_PORT} interface type", c.ovs_afxdp),
-                ("IFB with ingress redirect (CONFIG_IFB, act_mirred, cls_u32)",
-                 c.ingress_shaping)) if not have]
-            raise CapabilityError("AF_XDP switch ports need " + ", ".join(missing)
-                                  + f"; use ports 'auto' or 'af_packet' ({PORTS_ENV})")
-        return AFXDP_PORT
+        """The OVS interface type of switch ports facing hosts in this run."""
+        return host_port_type(self.caps, self.ports)
 
     def _xdp_intfs(self) -> set[str]:
         """Switch ends of host links that are AF_XDP ports."""
         if self.host_ports != AFXDP_PORT:
             return set()
         return {end for end, _lk in host_links(self.topo).values()}
+
+    def retune(self, topo: Topology) -> None:
+        """Give every shaped link the rate it has in `topo` (this network with other rates,
+        as Topology.scaled makes), in place: calibration tries rate after rate on one
+        network. Jobs started from now on see the new rates (run_mpi reads self.topo)."""
+        def shape(t: Topology) -> list[tuple[str, int, str, int, bool]]:
+            return [(lk.node1, lk.port1, lk.node2, lk.port2, lk.params.bw_mbit is None)
+                    for lk in t.links]
+
+        if shape(topo) != shape(self.topo):
+            raise UsageError("retune changes rates only: give the same network's links, each "
+                             "limited or unlimited as before")
+        xdp = self._xdp_intfs()
+        ends = {h: end for h, (end, _lk) in host_links(topo).items()}
+        root_tc, host_tc = "", {}
+        for lk in topo.links:
+            if lk.params.bw_mbit is None:
+                continue
+            for node, port in ((lk.node1, lk.port1), (lk.node2, lk.port2)):
+                intf = intf_name(node, port)
+                if self.topo.is_host(node):
+                    host_tc[node] = host_tc.get(node, "") + linkshape.htb_rate_change(
+                        intf, lk.params.bw_mbit)
+                    if ends[node] in xdp:
+                        host_tc[node] += linkshape.htb_rate_change(linkshape.IFB,
+                                                                   lk.params.bw_mbit)
+                elif intf not in xdp:
+                    root_tc += linkshape.htb_rate_change(intf, lk.params.bw_mbit)
+        if root_tc:
+            run(["tc", "-batch", "-"], input=root_tc, timeout=60)
+        for name, lines in host_tc.items():
+            batch = self.run_dir / f"tc-{name}-retune.batch"
+            batch.write_text(lines)
+            run_in_host(self.net.get(name), [f"tc -batch {batch}"], f"retuning {name}'s link")
+        self.topo = topo
 
     def __enter__(self) -> Emulation:
         self._trap_signals()

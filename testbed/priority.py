@@ -16,8 +16,10 @@ import os
 from pathlib import Path
 
 from . import registry
+from .errors import UsageError
 
 SWITCH_NICE = -15
+NICE_ENV = "MCASTLAB_SWITCH_NICE"  # another niceness; 0 leaves the switch alone (benchmarks)
 # in registry.STATE_DIR, JSON {"pid": .., "nice": {tid: nice}}; not *.json, which is a run record
 NOTE = "switch-nice.state"
 OVS_PIDFILE = Path("/run/openvswitch/ovs-vswitchd.pid")
@@ -53,7 +55,8 @@ def raise_switch() -> int | None:
     note of an earlier run is still there: that one holds the originals). Returns the
     switch's pid, or None when no switch runs."""
     pid = switch_pid()
-    if pid is None:
+    nice = _nice()
+    if pid is None or nice == 0:
         return None
     note = _note()
     if not note.exists() or _read(note).get("pid") != pid:
@@ -62,8 +65,22 @@ def raise_switch() -> int | None:
         note.write_text(json.dumps({"pid": pid, "nice": old}))
     for t in threads(pid):
         with contextlib.suppress(OSError):
-            os.setpriority(os.PRIO_PROCESS, t, SWITCH_NICE)
+            os.setpriority(os.PRIO_PROCESS, t, nice)
     return pid
+
+
+def _nice() -> int:
+    text = os.environ.get(NICE_ENV)
+    if text is None:
+        return SWITCH_NICE
+    try:
+        value = int(text)
+    except ValueError:
+        value = 99
+    if not -20 <= value <= 19:
+        raise UsageError(f"{NICE_ENV}={text!r} is not a niceness (-20..19; 0: leave the "
+                         "switch's priority alone)")
+    return value
 
 
 def restore_switch() -> None:

@@ -3,7 +3,7 @@
     name = "default"
     repetitions = 10                        # measured broadcasts per point
     [network]
-    topology = "star:hosts=8,bw=100"        # a shape spec or a topology file
+    topology = "star:hosts=8"               # a shape spec (no bw: bw=auto) or a topology file
     [sweep]                                 # every combination is one point
     algorithms = ["binomial", "nack"]
     sizes = [1024, 65536]
@@ -29,9 +29,11 @@ from pathlib import Path
 from typing import Any
 
 from collectives.executor import BCAST_ALGORITHMS, WAIT_MODES
+from collectives.waiting import DEFAULT as DEFAULT_WAIT
 from topologies import Host, Topology, TopologyError, parse_spec
 
 from .errors import RunFailed, UsageError
+from .link_rate import is_auto, nominal_topology
 from .placement import geometry
 from .traffic_model import TrafficSpec
 
@@ -105,7 +107,7 @@ class ExperimentSpec:
     warmup: int = 2
     timeout: float = 120.0
     budget: float | None = None
-    wait: str = "spin"
+    wait: str = DEFAULT_WAIT
     mode: str = "igmp"
     switching: str = "controller"
     exclude: tuple[int, ...] = ()
@@ -155,6 +157,12 @@ class ExperimentSpec:
         used = self.pool()[:max(self.hosts) * max(self.groups)]
         return [h.name for h in self.topology.diameter_pair(used)]
 
+    @property
+    def auto_rate(self) -> bool:
+        """The topology runs at the calibrated rate (no bw given, or bw=auto)."""
+        file = self.path.parent / self.topology_spec if self.path else Path(self.topology_spec)
+        return not file.is_file() and is_auto(self.topology_spec)
+
     def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, "description": self.description,
                 "file": str(self.path) if self.path else None, "spec": self.raw,
@@ -179,7 +187,7 @@ def from_dict(raw: dict[str, Any], path: Path | None = None) -> ExperimentSpec:
     _known(net, _NETWORK, "network.")
     sweep = _table(raw, "sweep")
     _known(sweep, _SWEEP, "sweep.")
-    topo_spec = net.get("topology", "star:hosts=8,bw=100")
+    topo_spec = net.get("topology", "star:hosts=8")
     topo = _topology(topo_spec, path)
     spec = ExperimentSpec(
         name=_str(raw, "name", path.stem if path else "experiment"),
@@ -188,7 +196,7 @@ def from_dict(raw: dict[str, Any], path: Path | None = None) -> ExperimentSpec:
         seed=_int(raw, "seed", 1, 0), repetitions=_int(raw, "repetitions", 10, 1),
         warmup=_int(raw, "warmup", 2, 0), timeout=_num(raw, "timeout", 120.0, 1.0),
         budget=_num(raw, "budget", 0.0, 0.0) or None,
-        wait=_choice(raw, "wait", "spin", WAIT_MODES, ""),
+        wait=_choice(raw, "wait", DEFAULT_WAIT, WAIT_MODES, ""),
         mode=_choice(net, "mode", "igmp", MODES, "network."),
         switching=_choice(net, "switching", "controller", SWITCHING, "network."),
         loss_scope=_choice(net, "loss_scope", "all", LOSS_SCOPES, "network."),
@@ -360,7 +368,9 @@ def _topology(text: Any, path: Path | None) -> Topology:
         raise SpecError(f"network.topology: must be a string, got {text!r}")
     candidate = (path.parent / text) if path is not None else Path(text)
     try:
-        return parse_spec(str(candidate) if candidate.is_file() else text)
+        if candidate.is_file():
+            return parse_spec(str(candidate))
+        return nominal_topology(text)  # bw=auto is resolved when the run starts
     except TopologyError as exc:
         raise SpecError(f"network.topology: {exc}") from None
 

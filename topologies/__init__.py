@@ -15,7 +15,7 @@ from topologies.errors import TopologyError
 from topologies.fattree import fattree
 from topologies.grid import mesh, torus
 from topologies.model import FORMAT, HOST_PORT, Host, Link, LinkParams, Switch, Topology
-from topologies.registry import SHAPES, build, parse_spec, shape_parameters
+from topologies.registry import SHAPES, build, parse_spec, shape_parameters, split_spec
 from topologies.routing import ROUTINGS
 from topologies.spec_file import load_topology_file
 from topologies.star import star
@@ -24,5 +24,5 @@ from topologies.tree import tree
 __all__ = [
     "FORMAT", "HOST_PORT", "ROUTINGS", "SHAPES", "Host", "Link", "LinkParams", "Switch",
     "Topology", "TopologyError", "bmin", "build", "fattree", "load_topology_file", "mesh",
-    "parse_spec", "shape_parameters", "star", "torus", "tree",
+    "parse_spec", "shape_parameters", "split_spec", "star", "torus", "tree",
 ]

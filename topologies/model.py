@@ -359,6 +359,27 @@ class Topology:
         except (KeyError, TypeError, AttributeError) as err:
             raise TopologyError(f"saved topology record is malformed ({err!r})") from None
 
+    def scaled(self, factor: float) -> Topology:
+        """The same network with every limited link rate times `factor` (unlimited links
+        stay unlimited; delays, loss and queues as they were)."""
+        if not factor > 0 or not math.isfinite(factor):
+            raise TopologyError(f"a rate factor must be a positive number, got {factor!r}")
+        d = self.to_dict()
+        for lk in d["links"]:
+            if lk["params"]["bw_mbit"] is not None:
+                lk["params"]["bw_mbit"] *= factor
+        for key in ("bw", "core_bw"):
+            if isinstance(d["params"].get(key), int | float):
+                d["params"][key] *= factor
+        return Topology.from_dict(d)
+
+    def host_rate(self) -> float | None:
+        """The slowest host link's rate, Mbit/s (None: every host link is unlimited)."""
+        rates = [lk.params.bw_mbit for lk in self.links
+                 if (self.is_host(lk.node1) or self.is_host(lk.node2))
+                 and lk.params.bw_mbit is not None]
+        return min(rates) if rates else None
+
     def save(self, path: str | os.PathLike[str]) -> None:
         """Write the JSON record atomically, so a reader never sees half a file."""
         path = Path(path)

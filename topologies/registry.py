@@ -53,11 +53,10 @@ def _value(text: str) -> Any:
     return None if text.lower() in ("none", "unlimited") else text
 
 
-def parse_spec(spec: str) -> Topology:
-    """"shape", "shape:key=val,key=val" or the path of a .toml/.json topology file."""
+def split_spec(spec: str) -> tuple[str, dict[str, Any]]:
+    """"shape:key=val,..." -> (shape, {key: value}), values as parse_spec reads them
+    (ints, floats, None for "none"/"unlimited", other text as is)."""
     spec = spec.strip()
-    if is_topology_file(spec):
-        return load_topology_file(spec)
     shape, _, rest = spec.partition(":")
     shape = shape.strip()
     _builder(shape)
@@ -71,4 +70,12 @@ def parse_spec(spec: str) -> Topology:
         if key in params:
             raise TopologyError(f"parameter {key!r} is given twice in topology spec {spec!r}")
         params[key] = _value(text)
+    return shape, params
+
+
+def parse_spec(spec: str) -> Topology:
+    """"shape", "shape:key=val,key=val" or the path of a .toml/.json topology file."""
+    if is_topology_file(spec.strip()):
+        return load_topology_file(spec.strip())
+    shape, params = split_spec(spec)
     return build(shape, **params)

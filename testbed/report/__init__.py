@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ..results import read_jsonl
+from .findings import crossover, growth
 from .html import report_html
 from .plots import draw_plots
 from .points import point_of, varying_fields
@@ -31,6 +32,19 @@ def _read_config(run_dir: Path) -> dict[str, Any]:
         return {}
     data = json.loads(path.read_text() or "{}")
     return data if isinstance(data, dict) else {}
+
+
+def rate_notes(config: dict[str, Any]) -> list[str]:
+    """The link rate line: what the links ran at, and for `auto` why and the dilation."""
+    r = config.get("link_rate")
+    if not isinstance(r, dict) or r.get("mbit") is None:
+        return []
+    if not r.get("auto"):
+        return [f"Host links at {r['mbit']:g} Mbit/s."]
+    return [f"Host links at {r['mbit']:g} Mbit/s, the highest rate this machine keeps up with "
+            f"for this network ({r.get('source')}); the nominal {r['nominal_mbit']:g} Mbit/s "
+            f"network runs {r['dilation']:.3g} times slower. Times as multiples of M/B (the "
+            "message's own time on one link) carry over to other rates: see summary.csv."]
 
 
 def write_report(run_dir: Path) -> str:
@@ -49,8 +63,11 @@ def write_report(run_dir: Path) -> str:
     tables = headline_tables(points, varying)
     write_csv(run_dir / "summary.csv", points)
     plots = draw_plots(run_dir / "plots", points, varying, config)
-    text = summary_text(title, run_dir, points, tables, counts, report, unfinished)
+    findings = growth(points) + crossover(points)
+    notes = rate_notes(config)
+    text = summary_text(title, run_dir, points, tables, counts, report, unfinished, notes,
+                        findings)
     (run_dir / "summary.txt").write_text(text)
     report.write_text(report_html(title, run_dir, config, points, tables, plots, counts,
-                                  varying, unfinished))
+                                  varying, unfinished, notes, findings))
     return text

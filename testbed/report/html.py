@@ -6,7 +6,7 @@ from __future__ import annotations
 import base64
 import html
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -78,7 +78,8 @@ def _html_table(t: Table) -> str:
     body = "".join(f'<tr><td class="alg">{_e(alg)}</td>{"".join(map(_html_cell, cells))}</tr>'
                    for alg, cells in t.rows)
     return (f"<h3>{_e(t.title)} <span class='note'>(median ms)</span></h3>"
-            f"<table><tr>{head}</tr>{body}</table><p class='note'>Fastest: {_e(t.fastest)}</p>")
+            f"<table><tr>{head}</tr>{body}</table><p class='note'>Fastest: {_e(t.fastest)}"
+            + (f". Read the times by {_e(t.units)}." if t.units else "") + "</p>")
 
 
 def _list(values: Iterable[Any]) -> str:
@@ -188,7 +189,7 @@ def _configuration(config: Mapping[str, Any]) -> str:
 
 def report_html(title: str, run_dir: Path, config: Mapping[str, Any], points: list[Point],
                 tables: list[Table], plots: Plots, counts: Counts, varying: set[str],
-                unfinished: bool) -> str:
+                unfinished: bool, notes: Sequence[str] = (), findings: Sequence[str] = ()) -> str:
     spec = config.get("spec") or {}
     meta = f"run folder {run_dir.name}"
     if config.get("started"):
@@ -207,7 +208,11 @@ def report_html(title: str, run_dir: Path, config: Mapping[str, Any], points: li
     else:
         body += ["<h2>What was run</h2>",
                  _what_was_run(points, config, varying, counts, unfinished),
+                 *(f"<p>{_e(n)}</p>" for n in notes),
                  "<h2>Headline</h2>", _headline(tables)]
+        if findings:
+            body += ["<h2>What this run shows</h2><p class='note'>From unflagged points only."
+                     "</p><ul>", *(f"<li>{_e(f)}</li>" for f in findings), "</ul>"]
         if plots.figures or plots.problems:
             body += ["<h2>Plots</h2>", *map(_img, plots.figures),
                      *(f"<p class='note'>{_e(n)}</p>" for n in plots.problems)]

@@ -45,15 +45,18 @@ def write_csv(path: Path, points: list[Point]) -> None:
     keys = {k for p in points for k in p.config()}
     fields = [*CONFIG_FIELDS, *sorted(keys - set(CONFIG_FIELDS))]
     header = ["index", "status", "flagged", *fields, "median_ms", "p10_ms", "p90_ms",
+              "median_per_wire_time", "median_per_frame_time",
               "predicted_ms", "accepted_load", "cpu_busy", "samples", "flags", "error"]
     with path.open("w", newline="") as f:
         w = csv.writer(f)
         w.writerow(header)
         for p in points:
             cfg = p.config()
+            units = p.rec.get("t_mcast_units") or {}
             row = [p.index, p.status, p.flagged, *(cfg.get(k) for k in fields), p.median_ms,
-                   p.p10_ms, p.p90_ms, p.predicted_ms, p.accepted, p.cpu_busy, p.samples,
-                   "; ".join(p.flags), p.error]
+                   p.p10_ms, p.p90_ms, units.get("per_wire_time"),
+                   units.get("per_frame_time"), p.predicted_ms, p.accepted, p.cpu_busy,
+                   p.samples, "; ".join(p.flags), p.error]
             w.writerow([_csv_value(v) for v in row])
 
 
@@ -74,6 +77,23 @@ class Table:
     header: list[str]
     rows: list[tuple[str, list[Cell]]]
     fastest: str
+    units: str = ""  # M/B and the frame time at the run's rate, to read the times by
+
+
+def units_note(group: list[Point]) -> str:
+    """"M/B = 17.5 ms, a frame 0.41 ms at 30 Mbit/s" for one message size's points."""
+    from ..link_rate import frame_time_s, wire_time_s
+
+    rates = {p.config().get("link_mbit") for p in group}
+    sizes = {p.size for p in group}
+    if len(rates) != 1 or len(sizes) != 1:
+        return ""
+    (mbit,), (size,) = rates, sizes
+    wire, frame = wire_time_s(size or 0, mbit), frame_time_s(mbit)
+    if frame is None:
+        return ""
+    return ((f"M/B = {fmt_ms(wire * 1e3)} ms, " if wire else "")
+            + f"a full frame {fmt_ms(frame * 1e3)} ms at {mbit:g} Mbit/s")
 
 
 def _cell(points: list[Point], best_ms: float | None) -> Cell:
@@ -88,6 +108,11 @@ def _cell(points: list[Point], best_ms: float | None) -> Cell:
            f"p90 {fmt_ms(p.p90_ms)} ms, {plural(p.samples, 'sample')}")
     if p.predicted_ms is not None:
         tip += f"; model {fmt_ms(p.predicted_ms)} ms"
+    units = p.rec.get("t_mcast_units") or {}
+    if units.get("per_wire_time") is not None:
+        tip += f"; {units['per_wire_time']:.2f} x M/B"
+    if units.get("per_frame_time") is not None:
+        tip += f", {units['per_frame_time']:.1f} frame times"
     if p.flagged:
         tip += "; flagged: " + ("; ".join(p.flags) or "fidelity check failed")
     value = fmt_ms(p.median_ms)
@@ -116,13 +141,50 @@ def _table(title: str, group: list[Point], varying: set[str]) -> Table:
             fastest.append(f"{labels[c]}: none (every point flagged)")
     rows = [(a, [_cell(by[(a, c)], best[c]) for c in conds]) for a in algs]
     return Table(title, ["algorithm", *(labels[c] for c in conds)], rows,
-                 "; ".join(fastest) or "no point succeeded")
+                 "; ".join(fastest) or "no point succeeded", units_note(group))
+
+
+def _scaling_table(title: str, group: list[Point]) -> Table:
+    """Algorithms against communicator sizes, and how much the time grew from the fewest
+    hosts to the most (unflagged points only)."""
+    hosts = sorted({p.hosts for p in group if p.hosts is not None})
+    algs = sorted({p.algorithm for p in group}, key=alg_order)
+    by: dict[tuple[str, int], list[Point]] = defaultdict(list)
+    for p in group:
+        by[(p.algorithm, p.hosts)].append(p)
+    best: dict[int, float | None] = {}
+    fastest = []
+    for h in hosts:
+        picks = [(q.median_ms, a) for a in algs if (q := pick(by[(a, h)])) and
+                 q.median_ms is not None and not q.flagged]
+        best[h] = min(picks)[0] if picks else None
+        if picks:
+            fastest.append(f"{h} hosts: {' = '.join(a for ms, a in picks if ms == best[h])} "
+                           f"{fmt_ms(best[h])} ms")
+    lo, hi = hosts[0], hosts[-1]
+    rows = []
+    for a in algs:
+        cells = [_cell(by[(a, h)], best[h]) for h in hosts]
+        first, last = pick(by[(a, lo)]), pick(by[(a, hi)])
+        if first and last and not (first.flagged or last.flagged) and first.median_ms:
+            ratio = last.median_ms / first.median_ms
+            cells.append(Cell(f"{ratio:.2f}", f"{ratio:.2f}", False, False, False,
+                              f"T({hi})/T({lo}): how much longer on {hi} hosts than on {lo}"))
+        else:
+            cells.append(Cell("-", "-", False, False, False, "needs both ends unflagged"))
+        rows.append((a, cells))
+    return Table(title, ["algorithm", *(f"{h} hosts" for h in hosts), f"T({hi})/T({lo})"],
+                 rows, "; ".join(fastest) or "no point succeeded", units_note(group))
 
 
 def headline_tables(points: list[Point], varying: set[str]) -> list[Table]:
-    """One table per message size (and per communicator size when the run varied it)."""
+    """One table per message size (and per communicator size when the run varied it; when
+    only the communicator size varied, one table per message size with a column each)."""
     hosts_all = sorted({p.hosts for p in points}, key=sortable)
     split = len(hosts_all) > 1
+    if split and not varying - {"hosts"} and None not in hosts_all:
+        return [_scaling_table(fmt_size(size), [p for p in points if p.size == size])
+                for size in sorted({p.size for p in points}, key=sortable)]
     out = []
     for size in sorted({p.size for p in points}, key=sortable):
         for hosts in hosts_all:
@@ -160,21 +222,34 @@ def run_title(config: Mapping[str, Any], run_dir: Path) -> str:
     return str(config.get("spec_name") or spec.get("name") or run_dir.name)
 
 
+FLAGGED_ADVICE = ("Flagged points are not results: the emulator did not keep up with them, "
+                  "so they are never marked fastest nor used in a finding. Run with fewer hosts "
+                  "or a lower link rate: a shape given without bw= runs at the highest rate this "
+                  "machine keeps up with (see mcastlab calibrate).")
+
+
 def summary_text(title: str, run_dir: Path, points: list[Point], tables: list[Table],
-                 counts: Counts, report: Path, unfinished: bool) -> str:
-    lines = [f"{title} ({run_dir.name})"]
+                 counts: Counts, report: Path, unfinished: bool,
+                 notes: list[str] | None = None, findings: list[str] | None = None) -> str:
+    """`notes`: lines under the title (the link rate); `findings`: the seeds' claims as
+    this run shows them (testbed.report.findings)."""
+    lines = [f"{title} ({run_dir.name})", *(notes or [])]
     if not points:
         planned = f" ({counts.planned} planned)" if counts.planned else ""
         lines += ["Nothing was measured: records.jsonl holds no points" + planned + ".",
                   f"report: {report}"]
         return "\n".join(lines) + "\n"
     lines.append(counts.sentence() + (" The run did not finish." if unfinished else ""))
+    if counts.flagged:
+        lines.append(FLAGGED_ADVICE)
     for t in tables:
         lines += ["", f"{t.title} (median ms)",
                   text_table(t.header, [[alg, *(c.text for c in cells)] for alg, cells in t.rows]),
-                  f"fastest: {t.fastest}"]
+                  f"fastest: {t.fastest}", *([f"({t.units})"] if t.units else [])]
+    if findings:
+        lines += ["", "What this run shows (unflagged points only):", *(f"  {f}" for f in findings)]
     lines += ["", "* fastest in its column, ! flagged (the emulator could not keep up, the "
-                  "number is suspect), failed = no result."]
+                  "number is no result), failed = no result."]
     reasons = flag_kinds(points)
     lines += [f"flag: {reason}: {plural(n, 'point')}" for reason, n in reasons]
     if counts.failed:

@@ -33,7 +33,7 @@ def test_params_measures_hold_and_end_times(caps, clean_after):
 
 
 def test_bcast_reports_measured_predicted_and_verified(caps, clean_after):
-    res = run_json("bcast", "--topo", "star", "--hosts", "4", "--algo", "binomial",
+    res = run_json("bcast", "--topo", "star", "--hosts", "4", "--bw", "100", "--algo", "binomial",
                    "--size", "1000", "--iters", "5")
     assert (res["algorithm"], res["hosts"], res["size"], res["iterations"]) == \
         ("binomial", 4, 1000, 5)
@@ -46,16 +46,16 @@ def test_bcast_reports_measured_predicted_and_verified(caps, clean_after):
     # /proc/stat counts in 10 ms ticks: 5 fast broadcasts may fit in less than one (None)
     assert cpu["busy"] is None or 0 < cpu["busy"] <= 1
     assert 0 < cpu["on_cpu"] <= 1.05
-    dyn = run_json("bcast", "--topo", "star", "--hosts", "4", "--algo", "dyn-tree",
+    dyn = run_json("bcast", "--topo", "star", "--hosts", "4", "--bw", "100", "--algo", "dyn-tree",
                    "--size", "1000", "--iters", "5", "--no-flow", "--frames", "0")
     assert dyn["verified"] is True and dyn["predicted_s"] > 0  # OPT-Tree's, at zero load
-    native = run_json("bcast", "--topo", "star", "--hosts", "4", "--algo", "mpich",
+    native = run_json("bcast", "--topo", "star", "--hosts", "4", "--bw", "100", "--algo", "mpich",
                       "--size", "1000", "--iters", "5", "--no-flow")
     assert native["verified"] is True and native["predicted_s"] is None
 
 
 def test_multicast_bcast_under_loss_reports_frames_and_datagrams(caps, clean_after):
-    res = run_json("bcast", "--topo", "star", "--hosts", "4", "--algo", "nack",
+    res = run_json("bcast", "--topo", "star", "--hosts", "4", "--bw", "100", "--algo", "nack",
                    "--size", "20000", "--iters", "10", "--no-flow", "--loss", "0.2",
                    "--loss-scope", "multicast", "--frames", "10")
     assert res["verified"] is True and res["loss"] == 0.2 and res["loss_scope"] == "multicast"
@@ -68,8 +68,8 @@ def test_multicast_bcast_under_loss_reports_frames_and_datagrams(caps, clean_aft
 
 
 def test_bcast_refuses_an_impossible_loss():
-    out = subprocess.run([*MCASTLAB, "bcast", "--topo", "star", "--hosts", "2", "--algo",
-                          "nack", "--size", "10", "--loss", "5"], capture_output=True,
+    out = subprocess.run([*MCASTLAB, "bcast", "--topo", "star", "--hosts", "2", "--bw", "100",
+                          "--algo", "nack", "--size", "10", "--loss", "5"], capture_output=True,
                          text=True, timeout=60)
     assert out.returncode == 2
     assert out.stderr.strip().splitlines() == [

@@ -100,7 +100,7 @@ def test_arp_reaches_only_its_target(caps, clean_after):
 
 
 def test_up_gives_a_mininet_prompt_on_the_network(caps, clean_after):
-    out = subprocess.run([*MCASTLAB, "up", "--topo", "torus:rows=3,cols=3"],
+    out = subprocess.run([*MCASTLAB, "up", "--topo", "torus:rows=3,cols=3,bw=100"],
                          input="h4 hostname\npingall\nexit\n", capture_output=True, text=True,
                          timeout=120)
     assert out.returncode == 0, out.stderr

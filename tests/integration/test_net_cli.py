@@ -43,7 +43,7 @@ def test_script_joins_sends_draws_and_tears_down(caps, clean_after, tmp_path):
         "fail h3", "restore h3", "loss 0.3 h1", "loss 0",
         f"join h9 {G}", "join h1 10.0.0.1", f"leave h3 {G}", "loss 7", "fail",
         "capture h1 stop"]) + "\n")
-    out = net("--topo", "star", "--hosts", "4", "--script", str(script))
+    out = net("--topo", "star", "--hosts", "4", "--bw", "100", "--script", str(script))
     assert out.returncode == 0, out.stderr
     text = out.stderr  # Mininet's CLI writes through its logger, to standard error
     first, second = send_tables(text)
@@ -70,7 +70,7 @@ def test_script_joins_sends_draws_and_tears_down(caps, clean_after, tmp_path):
 
 
 def test_prompt_on_standard_input_and_bad_options(caps, clean_after):
-    out = net("--topo", "mesh:rows=2,cols=2", "--loss", "0.01",
+    out = net("--topo", "mesh:rows=2,cols=2,bw=100", "--loss", "0.01",
               stdin=f"help join\njoin h3 {G}\nsend h0 {G} 2\nexit\n")
     assert out.returncode == 0, out.stderr
     assert "join HOST GROUP: HOST joins GROUP" in out.stdout  # cmd's help: stdout
@@ -100,7 +100,7 @@ def test_bcast_times_every_rank(caps, clean_after, tmp_path):
     script = tmp_path / "bcast.txt"
     script.write_text("bcast binomial 4096\nbcast nope 4096\nbcast binomial 4096 9\n"
                       "bcast chain 4096 h2 h0\nbcast chain 4096 h1 h1\n")
-    out = net("--topo", "star", "--hosts", "4", "--script", str(script))
+    out = net("--topo", "star", "--hosts", "4", "--bw", "100", "--script", str(script))
     assert out.returncode == 0, out.stderr
     text = out.stderr
     head = re.search(r"binomial 4096 B from h0 to 4 hosts \(5 broadcasts, bytes verified\): "
@@ -133,7 +133,7 @@ def test_loss_on_a_switch_link(caps, clean_after, tmp_path):
         f"join h1 {G}", f"join h2 {G}", f"join h3 {G}", f"send h0 {G} 3",
         "loss 1 s1 s2", f"send h0 {G} 3", "loss 0 s2 s1", f"send h0 {G} 3",
         "loss 0.5 s1 s9", "loss 0.5 s2 s3", "loss 0.5 s1", "loss 0.5 h0 s2"]) + "\n")
-    out = net("--topo", "tree:leaves=2,hosts_per_leaf=2", "--script", str(script))
+    out = net("--topo", "tree:leaves=2,hosts_per_leaf=2,bw=100", "--script", str(script))
     assert out.returncode == 0, out.stderr
     text = out.stderr
     before, cut, restored = send_tables(text)

@@ -46,7 +46,7 @@ def _cmdline(pid: int) -> str:
 
 def test_sigkill_then_cleanup_leaves_nothing(caps):
     before = net_namespaces()
-    proc = _start_job_and_wait("mesh:rows=2,cols=2", ranks=4)
+    proc = _start_job_and_wait("mesh:rows=2,cols=2,bw=100", ranks=4)
     proc.kill()
     proc.wait()
     left = leftovers()
@@ -64,7 +64,7 @@ def test_sigkill_then_cleanup_leaves_nothing(caps):
 @pytest.mark.parametrize(("sig", "code"), [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
 def test_signal_tears_everything_down(caps, sig, code):
     before = net_namespaces()
-    proc = _start_job_and_wait("star:hosts=3", ranks=3)
+    proc = _start_job_and_wait("star:hosts=3,bw=100", ranks=3)
     proc.send_signal(sig)
     _out, err = proc.communicate(timeout=60)
     assert proc.returncode == code, err

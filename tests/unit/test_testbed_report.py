@@ -130,15 +130,36 @@ def test_summary_marks_the_best_flagged_and_failed(run: Path) -> None:
     assert "8 points measured of 8 planned: 7 ok, 1 failed, 1 flagged." in text
 
 
-def test_summary_has_one_table_per_size_and_hosts_when_hosts_vary(tmp_path: Path) -> None:
-    records = [_record(i, _config("binomial", 1024, 0.0, hosts), 0.001 * hosts)
-               for i, hosts in enumerate((4, 8, 16))]
+def test_summary_has_a_column_per_host_count_when_only_hosts_vary(tmp_path: Path) -> None:
+    records = [_record(i, _config(alg, 1024, 0.0, hosts), ms * 1e-3)
+               for i, (alg, hosts, ms) in enumerate((
+                   ("binomial", 4, 4.0), ("binomial", 8, 8.0), ("binomial", 16, 16.0),
+                   ("nack", 4, 5.0), ("nack", 8, 5.2), ("nack", 16, 5.5)))]
     run = _run_dir(tmp_path, records)
     text = write_report(run)
-    for hosts in (4, 8, 16):
-        assert _table_rows(text, f"1 KiB on {hosts} hosts") == \
-            {"binomial": [f"{hosts:.2f}*" if hosts < 10 else f"{hosts:.1f}*"]}
+    assert re.search(r"^algorithm +4 hosts +8 hosts +16 hosts +T\(16\)/T\(4\)$", text, re.M)
+    assert _table_rows(text, "1 KiB") == {"binomial": ["4.00*", "8.00", "16.0", "4.00"],
+                                          "nack": ["5.00", "5.20*", "5.50*", "1.10"]}
+    assert "nack 1 KiB: 5.00 ms on 4 hosts, 5.50 ms on 16 (flat, T(16)/T(4) = 1.10)" in text
+    assert "binomial 1 KiB: 4.00 ms on 4 hosts, 16.0 ms on 16 (x4.0" in text
+    assert "1 KiB: nack beats every point-to-point broadcast from 8 hosts (5.20 ms against " \
+        "binomial 8.00 ms)" in text
     assert (run / "plots" / "latency-vs-hosts.png").exists()
+
+
+def test_findings_never_rest_on_a_flagged_point(tmp_path: Path) -> None:
+    records = [_record(i, _config(alg, 1024, 0.0, hosts), ms * 1e-3, flagged=flagged)
+               for i, (alg, hosts, ms, flagged) in enumerate((
+                   ("binomial", 4, 4.0, False), ("binomial", 16, 16.0, False),
+                   ("nack", 4, 5.0, False), ("nack", 16, 5.5, True)))]
+    text = write_report(_run_dir(tmp_path, records))
+    # nack's 5.5 ms on 16 hosts is flagged: binomial's 16 ms is the fastest result there
+    assert _table_rows(text, "1 KiB") == {"binomial": ["4.00*", "16.0*", "4.00"],
+                                          "nack": ["5.00", "5.50!", "-"]}
+    assert "nack 1 KiB" not in text  # its growth would need the flagged point
+    assert "beats" not in text       # and so would the crossover at 16 hosts
+    assert "1 KiB: no multicast broadcast beat the point-to-point ones up to 4 hosts" in text
+    assert "Flagged points are not results" in text
 
 
 # ---- report.html and plots --------------------------------------------------------------

@@ -142,12 +142,14 @@ def test_shipped_specs_are_valid() -> None:
 
 def test_default_spec_is_what_make_testbed_promises() -> None:
     spec = load(ROOT / "experiments" / "default.toml")
-    assert spec.topology.name.startswith("star") and len(spec.topology.hosts) == 8
-    assert set(spec.algorithms) == {"mpich", "binomial", "sequential", "chain", "opt-tree",
-                                    "dyn-tree", "two-stage", "nack"}
-    assert spec.sizes == (1024, 65536, 1 << 20)
-    assert spec.traffic_names == ("none", "background") and spec.losses == (0.0, 0.05)
-    assert spec.needs_params
+    assert spec.topology.name.startswith("star") and len(spec.topology.hosts) == 16
+    assert spec.auto_rate  # the calibrated rate: no flagged points
+    assert set(spec.algorithms) == {"mpich", "binomial", "sequential", "nack"}
+    assert spec.sizes == (1024, 8192, 65536) and spec.hosts == (2, 4, 8, 16)
+    assert spec.traffic_names == ("none",) and spec.losses == (0.0,)
+    assert not spec.needs_params
+    study = load(ROOT / "experiments" / "study.toml")  # the first release's broad default
+    assert study.auto_rate and len(study.points()) == 96
 
 
 def test_params_are_measured_among_the_broadcasting_hosts() -> None:

@@ -1,0 +1,239 @@
+"""How a rank waits: asleep, so that on a machine emulating many hosts the ranks that wait
+leave the cores to the ranks that work and to the software switch, as on a cluster where
+every node has its own core.
+
+MPICH (ch4, UCX or OFI over TCP) has no blocking wait: its waits poll, 100 % of a core for
+as long as they last, and no control variable changes that (MPIR_CVAR_ENABLE_HEAVY_YIELD
+plus a long timer slack gets down to 2 % at +1-2 ms per wake-up). But MPI's messages
+arrive on the process's own TCP sockets, which epoll can wait on: a rank sleeps in epoll on
+every TCP socket it has (MPI's connections and listener; new ones are picked up as MPI
+makes them) and tests its requests when one becomes readable, or writable again after
+filling up (a large send's next chunk), or after MAX_SLEEP_S at the latest. Measured on
+two ranks over loopback (bench/fidelity.md): 0.5-0.7 % of a core while waiting 1 s, about
++0.1 ms per wake-up.
+
+Modes (MCASTLAB_WAIT): `block` (the default, as above), `spin` (MPI's own waits, and
+MPI_Bcast/MPI_Barrier themselves), `yield` (sched_yield between tests), `sleep` (naps of
+growing length between tests).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import os
+import select
+import socket
+import stat
+import time
+from typing import Any
+
+MODES = ("block", "spin", "yield", "sleep")
+DEFAULT = "block"
+MODE = os.environ.get("MCASTLAB_WAIT", DEFAULT)
+
+def _low_timer_slack() -> None:
+    """1 us timer slack (Linux prctl PR_SET_TIMERSLACK) for this thread: naps stay short."""
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None).prctl(29, 1000, 0, 0, 0)
+
+
+if MODE == "sleep":
+    _low_timer_slack()
+
+MAX_SLEEP_S = 0.01  # a wake-up that epoll cannot see (none known) costs at most this
+RESCAN_S = 0.25     # look for MPI's new sockets at most this often (~50 us a look)
+CAP_MIN_S = 100e-6  # the first sleep, and the next one after a wake-up
+SETTLE_S = 100e-6   # after a wake-up, test without sleeping this long (measured on two
+                    # emulated hosts: without it MPI_Ibcast noticed its message 0.4 ms late)
+SPIN_S = 50e-6      # sleep mode: poll this long first,
+NAP_S = 20e-6       # then nap, each nap twice as long as the last,
+NAP_MAX_S = 2e-4    # up to this
+
+
+class SocketWatch:
+    """An epoll set over this process's TCP sockets: level-triggered for input, and
+    edge-triggered for output (a duplicate descriptor, so that a socket that always has
+    room does not wake anyone: only one that was full and drained does)."""
+
+    def __init__(self) -> None:
+        self.ep = select.epoll()
+        self.known: dict[int, tuple[int, int]] = {}  # fd -> (device, inode) of its socket
+        self.dups: dict[int, int] = {}               # fd -> its duplicate for output
+        self.other: dict[int, tuple[int, int] | None] = {}  # fds that are not MPI's
+        self.extra: set[int] = set()
+        self.fds: frozenset[int] = frozenset()
+        self.scanned = -1.0
+
+    def refresh(self) -> None:
+        """Watch sockets MPI opened since the last look (it connects on first contact,
+        and accepts connections in a thread of its own). A look lists /proc/self/fd
+        (~50 us), at most every RESCAN_S; only a changed list costs more."""
+        now = time.perf_counter()
+        if now - self.scanned < RESCAN_S:
+            return
+        self.scanned = now
+        try:
+            fds = frozenset(int(n) for n in os.listdir("/proc/self/fd"))
+        except OSError:
+            return
+        if fds == self.fds:
+            return
+        self.fds = fds
+        for fd, ident in list(self.known.items()):
+            # closed, or closed and the number reused: our duplicate keeps the old socket
+            # (and its registrations) alive until it is closed too
+            if fd not in fds or _ident(fd) != ident:
+                self._forget(fd)
+        self.other = {fd: ident for fd, ident in self.other.items()
+                      if fd in fds and _ident(fd) == ident}
+        self.extra &= fds
+        for fd in fds - self.known.keys() - set(self.dups.values()) - self.extra - \
+                self.other.keys():
+            self._consider(fd)
+
+    def _consider(self, fd: int) -> None:
+        with contextlib.suppress(OSError):
+            st = os.fstat(fd)
+            self.other[fd] = (st.st_dev, st.st_ino)
+            if not stat.S_ISSOCK(st.st_mode):
+                return
+            dup = os.dup(fd)
+            try:
+                s = socket.socket(fileno=dup)
+                kind = (s.family, s.type)
+                s.detach()
+            except OSError:
+                os.close(dup)
+                return
+            if kind[0] not in (socket.AF_INET, socket.AF_INET6) or \
+                    kind[1] != socket.SOCK_STREAM:
+                os.close(dup)
+                return
+            del self.other[fd]
+            self.ep.register(fd, select.EPOLLIN)
+            self.ep.register(dup, select.EPOLLOUT | select.EPOLLET)
+            self.known[fd] = (st.st_dev, st.st_ino)
+            self.dups[fd] = dup
+
+    def _forget(self, fd: int) -> None:
+        self.known.pop(fd, None)
+        with contextlib.suppress(OSError):
+            self.ep.unregister(fd)  # fails when MPI closed it: closing the dup frees both
+        dup = self.dups.pop(fd, None)
+        if dup is not None:
+            with contextlib.suppress(OSError):
+                self.ep.unregister(dup)
+            os.close(dup)
+
+    def also(self, sock: Any) -> None:
+        """Also wake for input on `sock` (a multicast channel's datagram socket)."""
+        fd = sock.fileno()
+        if fd not in self.extra:
+            self.extra.add(fd)
+            self.ep.register(fd, select.EPOLLIN)
+
+    def sleep(self, timeout: float) -> bool:
+        """Sleep until a watched socket wants attention or `timeout` passes; True if one
+        did."""
+        try:
+            return bool(self.ep.poll(max(0.0, timeout)))
+        except InterruptedError:
+            return True
+
+
+def _ident(fd: int) -> tuple[int, int] | None:
+    try:
+        st = os.fstat(fd)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
+
+
+_WATCH: SocketWatch | None = None
+
+
+def watch() -> SocketWatch:
+    """This process's SocketWatch (made on first use)."""
+    global _WATCH
+    if _WATCH is None:
+        _WATCH = SocketWatch()
+    return _WATCH
+
+
+def wait(requests: list[Any], mode: str | None = None) -> None:
+    """Complete MPI requests the way `mode` (default MODE) says."""
+    from mpi4py import MPI
+
+    if MPI.Request.Testall(requests):
+        return
+    mode = mode or MODE
+    if mode == "spin":
+        MPI.Request.Waitall(requests)
+    elif mode == "block":
+        _block(requests)
+    else:
+        _nap(requests, mode)
+
+
+def _block(requests: list[Any]) -> None:
+    """Sleep in epoll between tests. After a wake-up, test for up to SETTLE_S without
+    sleeping, and keep the next sleeps short (CAP_MIN_S): a collective's next step (an
+    MPI_Ibcast taking the message in and passing it on) needs more tests although no
+    socket stirs. Idle, the sleeps double up to MAX_SLEEP_S."""
+    from mpi4py import MPI
+
+    w = watch()
+    w.refresh()
+    cap = CAP_MIN_S
+    while True:
+        woke = w.sleep(cap)
+        if MPI.Request.Testall(requests):
+            return
+        if woke:
+            cap = CAP_MIN_S
+            end = time.perf_counter() + SETTLE_S
+            while time.perf_counter() < end:
+                if MPI.Request.Testall(requests):
+                    return
+        else:
+            cap = min(MAX_SLEEP_S, 2 * cap)
+        w.refresh()
+
+
+def _nap(requests: list[Any], mode: str) -> None:
+    from mpi4py import MPI
+
+    start, nap = time.perf_counter(), NAP_S
+    while not MPI.Request.Testall(requests):
+        if mode == "yield" or time.perf_counter() - start < SPIN_S:
+            os.sched_yield()
+        else:
+            time.sleep(nap)
+            nap = min(NAP_MAX_S, 2 * nap)
+
+
+def send(comm: Any, buf: Any, dest: int, tag: int) -> None:
+    """MPI_Send, waiting as MODE says."""
+    wait([comm.Isend(buf, dest=dest, tag=tag)])
+
+
+def recv(comm: Any, buf: Any, source: int, tag: int) -> None:
+    """MPI_Recv, waiting as MODE says."""
+    wait([comm.Irecv(buf, source=source, tag=tag)])
+
+
+def pause(timeout: float, mode: str | None = None) -> None:
+    """Between polls of something MPI cannot wait on (MPI_Iprobe for any source, a
+    multicast socket): sleep until a socket wakes us (block), or as `mode` says."""
+    mode = mode or MODE
+    if mode == "block":
+        w = watch()
+        w.refresh()
+        w.sleep(timeout)
+    elif mode == "spin":
+        return
+    elif mode == "yield":
+        os.sched_yield()
+    else:
+        time.sleep(min(timeout, NAP_MAX_S))

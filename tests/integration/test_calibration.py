@@ -1,0 +1,97 @@
+"""Link rate `auto` on the real stack: a bare shape is calibrated on this machine (probes on
+a real network), the rate is recorded with its dilation, the cache answers the next run,
+and a cache made on another machine is redone."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from testbed import calibration
+
+from .conftest import MCASTLAB
+
+
+@pytest.fixture(scope="module")
+def cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("calibration-cache")
+
+
+def bcast(cache: Path) -> tuple[dict, str, float]:
+    t0 = time.monotonic()
+    out = subprocess.run([*MCASTLAB, "bcast", "--topo", "star", "--hosts", "3", "--algo",
+                          "binomial", "--size", "4096", "--iters", "3", "--no-flow",
+                          "--frames", "0", "--json"], capture_output=True, text=True,
+                         timeout=600, env={**os.environ, calibration.CACHE_ENV: str(cache)})
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout), out.stderr, time.monotonic() - t0
+
+
+def test_auto_calibrates_records_and_reuses(cache_dir: Path, caps, clean_after) -> None:
+    res, err, _ = bcast(cache_dir)
+    assert "calibrating star with 3 hosts" in err
+    rate = res["link_rate"]
+    assert rate["auto"] and rate["source"] == "calibrated now" and rate["nominal_mbit"] == 100
+    assert 0 < rate["mbit"] <= 100 and rate["dilation"] == pytest.approx(100 / rate["mbit"])
+    units = res["t_mcast_units"]
+    wire = 4096 * 8 / (rate["mbit"] * 1e6)
+    assert units["per_wire_time"] == pytest.approx(res["t_mcast_s"]["median"] / wire)
+    entry = json.loads((cache_dir / "calibration.json").read_text())
+    (key, found), = entry["entries"].items()
+    assert key.startswith("star/3h/") and found["mbit"] == rate["mbit"]
+    passed = [v for v in found["tried"] if v["ok"]]
+    assert passed and max(v["mbit"] for v in passed) == rate["mbit"]
+    for v in passed:  # the figures behind a pass are real measurements
+        assert v["figures"]["tree"]["ms"] > 0 and v["figures"]["mcast"]["lost"] == 0
+        assert v["figures"]["worst_link_ratio"] >= calibration.LINK_MIN
+
+    again, err, _ = bcast(cache_dir)
+    assert "calibrating" not in err
+    assert again["link_rate"]["source"] == "calibration cache"
+    assert again["link_rate"]["mbit"] == rate["mbit"]
+
+
+def test_another_machine_is_calibrated_again(cache_dir: Path, caps, clean_after) -> None:
+    path = cache_dir / "calibration.json"
+    data = json.loads(path.read_text())
+    data["machine"]["cpus"] = "64"  # as if the cache came from a bigger machine
+    path.write_text(json.dumps(data))
+    res, err, _ = bcast(cache_dir)
+    assert "calibrating" in err and res["link_rate"]["source"] == "calibrated now"
+    assert json.loads(path.read_text())["machine"]["cpus"] != "64"
+
+
+def test_an_experiment_spec_runs_auto_and_records_it(cache_dir: Path, tmp_path: Path, caps,
+                                                     clean_after) -> None:
+    spec = tmp_path / "auto.toml"
+    spec.write_text('name = "auto"\nrepetitions = 2\nwarmup = 1\n[network]\n'
+                    'topology = "star:hosts=3"\n[sweep]\nalgorithms = ["binomial"]\n'
+                    'sizes = [1024]\n')
+    out = subprocess.run([*MCASTLAB, "run", str(spec), "--out", str(tmp_path / "res")],
+                         capture_output=True, text=True, timeout=600,
+                         env={**os.environ, calibration.CACHE_ENV: str(cache_dir)})
+    assert out.returncode == 0, out.stderr
+    folder, = (tmp_path / "res").iterdir()
+    config = json.loads((folder / "config.json").read_text())
+    assert config["link_rate"]["auto"]  # from the cache the tests above left, or measured now
+    rec = json.loads((folder / "records.jsonl").read_text().splitlines()[0])
+    assert rec["link_rate"] == config["link_rate"]
+    assert rec["config"]["link_mbit"] == config["link_rate"]["mbit"]
+    assert rec["t_mcast_units"]["per_wire_time"] > 0
+
+
+def test_calibrate_refuses_what_it_cannot_do(cache_dir: Path) -> None:
+    env = {**os.environ, calibration.CACHE_ENV: str(cache_dir)}
+    for args, needle in ((["--hosts", "4", "--topo", "mesh:rows=2,cols=2"], "--hosts takes"),
+                         (["--topo", "star:hosts=1"], "at least 2 hosts"),
+                         (["--topo", "star:bw=none"], "shaped host links"),
+                         (["--max", "0"], "--max must be > 0")):
+        out = subprocess.run([*MCASTLAB, "calibrate", *args], capture_output=True, text=True,
+                             timeout=120, env=env)
+        assert out.returncode != 0 and needle in out.stderr, (args, out.stderr)
+        assert "Traceback" not in out.stderr
