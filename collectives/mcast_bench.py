@@ -238,6 +238,7 @@ def main(argv: list[str] | None = None) -> int:
     from mpi4py import MPI
 
     comm = MPI.COMM_WORLD
+    waiting.connect_all(comm)
     alg = {"algorithm": args.algorithm}
     for key in ("t_hold", "t_end", "fragment", "timeout"):
         if getattr(args, key) is not None:

@@ -25,6 +25,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from . import waiting
 from .executor import NODE_ALGORITHMS, bcast
 from .mcast_bench import direct
 from .stats import summarize
@@ -105,6 +106,7 @@ def main(argv: list[str] | None = None) -> int:
     from mpi4py import MPI
 
     comm, root = MPI.COMM_WORLD, 0
+    waiting.connect_all(comm)
     points = json.loads(Path(args.points).read_text())
     for point in points:
         if comm.Get_rank() == root and args.heartbeat:

@@ -172,7 +172,8 @@ def run(caps: Capabilities, progress: Progress, quick: bool = False) -> dict[str
         "idle": idle(caps, progress, 3 if quick else 5),
         "forwarding": [forwarding(caps, progress, p, 2 if quick else 4)
                        for p in ("af_packet", "afxdp")],
-        "envelope_before": envelope(progress, hosts, 100.0, BEFORE),
+        # before: up to 16 hosts (with every rank spinning, 32 and 64 take hours and fail)
+        "envelope_before": envelope(progress, hosts[:4], 100.0, BEFORE),
         "envelope_after": envelope(progress, hosts, 100.0 if quick else 1000.0, {}),
         "scaling": scaling(caps, progress, SCALING_RATES, 5 if quick else 10),
     }

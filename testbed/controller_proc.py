@@ -16,6 +16,7 @@ from typing import Any
 from controller.config import ControllerConfig
 
 from .errors import RunFailed
+from .priority import set_autogroup
 
 CONTROLLER_NICE = -10
 
@@ -78,6 +79,7 @@ class ControllerProcess:
         with open(self.log_file, "ab") as log:
             self.proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT,
                                          stdin=subprocess.DEVNULL, start_new_session=True)
+        set_autogroup(self.proc.pid, CONTROLLER_NICE)  # its session is its own: see there
         deadline = time.time() + timeout
         while time.time() < deadline:
             if self.proc.poll() is not None:

@@ -36,12 +36,15 @@ def switch_nice() -> set[int]:
 def test_host_ports_forward_shape_and_count(ports, caps, clean_after, tmp_path):
     assert caps.afxdp, "this machine should offer AF_XDP ports (see mcastlab doctor)"
     before_nice = {t: priority.niceness(t) for t in priority.threads(priority.switch_pid())}
+    before_group = priority.autogroup(priority.switch_pid())
     with Emulation(parse_spec("star:hosts=4,bw=10"), caps=caps, ports=ports) as emu:
         types = iface_types()
         want = AFXDP_PORT if ports == "afxdp" else ""
         assert {types[f"s1-eth{i}"] for i in range(1, 5)} == {want}, types
         assert emu.host_ports == (AFXDP_PORT if ports == "afxdp" else "af_packet")
         assert switch_nice() == {priority.SWITCH_NICE}
+        if before_group is not None:  # autogroup scheduling: the session weighs, not nice
+            assert priority.autogroup(priority.switch_pid()) == priority.SWITCH_NICE
 
         # unicast, shaped to 10 Mbit/s both ways (the switch-to-host way through the IFB)
         for src, dst in (("h0", "h1"), ("h1", "h0")):
@@ -72,6 +75,7 @@ def test_host_ports_forward_shape_and_count(ports, caps, clean_after, tmp_path):
     after = {t: n for t in before_nice if (n := priority.niceness(t)) is not None}
     assert priority.switch_pid() in after
     assert after == {t: before_nice[t] for t in after}
+    assert priority.autogroup(priority.switch_pid()) == before_group
     assert not priority.note_exists()
 
 
