@@ -27,7 +27,14 @@ from . import held, waiting
 from .executor import bcast
 from .mcast_channel import peek_stats
 from .stats import summarize
-from .timing import busy_fraction, busy_wait, cpu_jiffies, idle_barrier
+from .timing import (
+    busy_fraction,
+    busy_wait,
+    cpu_jiffies,
+    idle_barrier,
+    sched_self,
+    wait_per_turn,
+)
 
 
 def _one_byte_latency(comm, root: int, peer: int, reps: int = 20) -> float:
@@ -56,10 +63,11 @@ def _root_says(comm, root: int, value: bool) -> bool:
 def direct(comm, buf, want: bytes, root: int, iters: int, warmup: int,
            budget_s: float | None = None, rank_times: dict | None = None, **alg) -> tuple:
     """(t_mcast samples, verified, cpu): cpu holds the whole machine's busy share over the
-    measured iterations (read at the root) and `on_cpu`, the share of their time inside the
+    measured iterations (read at the root), `on_cpu`, the share of their time inside the
     broadcast that the ranks spent running (CPU time / wall time, over all ranks): with more
-    ranks than cores, a rank that has work waits for a core that polling ranks and the
-    software switches also want.
+    ranks than cores, a rank that has work waits for a core that other ranks and the
+    software switches also want; and `wait_per_turn_s`, how long a rank waited for a core
+    each time it got one, over the measured iterations.
 
     Each iteration: the root says go (every rank waits asleep), a reduce to the root (so the
     root enters last, after every rank has finished the previous broadcast), the broadcast;
@@ -70,7 +78,7 @@ def direct(comm, buf, want: bytes, root: int, iters: int, warmup: int,
     rank = comm.Get_rank()
     ok = True
     one = bytearray(1)
-    stat0 = counters0 = None
+    stat0 = counters0 = sched0 = None
     starts: list[float] = []
     mine: list[tuple[float, float, float, float | None]] = []
     t_first = None
@@ -84,6 +92,7 @@ def direct(comm, buf, want: bytes, root: int, iters: int, warmup: int,
         if i == warmup:
             t_first = time.perf_counter()
             counters0 = peek_stats(comm)
+            sched0 = sched_self()
             if rank == root:
                 stat0 = cpu_jiffies()
         # root last; asleep, as MPI_Reduce would keep the early ranks spinning
@@ -97,6 +106,9 @@ def direct(comm, buf, want: bytes, root: int, iters: int, warmup: int,
             starts.append(t0)
             mine.append((t1, c1 - c0, t1 - t0, held.at()))
     stat1 = cpu_jiffies() if rank == root else None
+    sched1 = sched_self()
+    waits = comm.gather(tuple(b - a for a, b in zip(sched0, sched1, strict=True))
+                        if sched0 else (0, 0, 0), root=root)
     every = comm.gather(mine, root=root)
     samples, rank_cpu = [], []
     if rank == root:
@@ -108,7 +120,9 @@ def direct(comm, buf, want: bytes, root: int, iters: int, warmup: int,
             rank_times.update(rank_completion(starts, every, root))
     cpu = {"cores": os.cpu_count(), "ranks": comm.Get_size(),
            "busy": busy_fraction(stat0, stat1) if rank == root else None,
-           "on_cpu": _ratio(sum(c for c, _ in rank_cpu), sum(w for _, w in rank_cpu))}
+           "on_cpu": _ratio(sum(c for c, _ in rank_cpu), sum(w for _, w in rank_cpu)),
+           # how long a rank waited for a core each time it got one (testbed.fidelity)
+           "wait_per_turn_s": wait_per_turn(waits) if rank == root else None}
     cpu["datagrams"] = _datagram_totals(comm, counters0, peek_stats(comm), len(mine))
     return samples, all(comm.allgather(ok)), cpu
 
@@ -250,14 +264,17 @@ def main(argv: list[str] | None = None) -> int:
     want = random.Random(args.size).randbytes(args.size)
     buf = bytearray(want)
     ranks: dict = {}
+    began = time.time()
     samples, verified, cpu = direct(comm, buf, want, args.root, args.iters, args.warmup,
                                     rank_times=ranks, **alg)
+    ended = time.time()
     worst = comm.bcast(max(samples) if samples else 0.0, root=args.root)
     out = {"algorithm": args.algorithm, "size": args.size, "ranks": comm.Get_size(),
            "root": args.root, "iterations": args.iters, "verified": verified,
            "params": {k: v for k, v in alg.items() if k != "algorithm"},
            "datagrams": cpu.pop("datagrams"),
-           "t_mcast_s": summarize(samples) if samples else None, "cpu": cpu, **ranks}
+           "t_mcast_s": summarize(samples) if samples else None, "cpu": cpu,
+           "window": [began, ended], **ranks}  # when the broadcasts ran (not the start-up)
     if args.flow and comm.Get_size() > 1:
         out["flow"] = flow(comm, buf, args.root, args.flow_iters, 1.5 * worst, **alg)
     if args.mark_dir and args.frame_iters > 0:

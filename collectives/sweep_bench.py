@@ -29,7 +29,7 @@ from . import waiting
 from .executor import NODE_ALGORITHMS, bcast
 from .mcast_bench import direct
 from .stats import summarize
-from .timing import busy_fraction, cpu_jiffies, idle_barrier
+from .timing import busy_fraction, cpu_jiffies, idle_barrier, sched_self, wait_per_turn
 
 
 def injected(comm, buf, want: bytes, root: int, iters: int, warmup: int, interval: float,
@@ -40,6 +40,7 @@ def injected(comm, buf, want: bytes, root: int, iters: int, warmup: int, interva
     base = comm.bcast(time.time() + 0.02, root=root)
     starts, ends, ok = [], [], True
     stat0 = cpu_jiffies() if rank == root else None
+    sched0 = sched_self()
     for i in range(warmup + iters):
         if rank == root:
             delay = base + i * interval - time.time()
@@ -52,13 +53,16 @@ def injected(comm, buf, want: bytes, root: int, iters: int, warmup: int, interva
         ends.append(time.time())
         ok &= bytes(buf) == want
     busy = busy_fraction(stat0, cpu_jiffies()) if rank == root else None
+    sched1 = sched_self()
+    waits = comm.gather(tuple(b - a for a, b in zip(sched0, sched1, strict=True)), root=root)
     every = comm.gather(ends, root=root)
     samples, late = [], 0
     if rank == root:
         for i in range(warmup, warmup + iters):
             samples.append(max(e[i] for e in every) - starts[i])
             late += starts[i] - (base + i * interval) > interval / 2
-    extra = {"cpu": {"cores": os.cpu_count(), "ranks": comm.Get_size(), "busy": busy},
+    extra = {"cpu": {"cores": os.cpu_count(), "ranks": comm.Get_size(), "busy": busy,
+                     "wait_per_turn_s": wait_per_turn(waits) if rank == root else None},
              "late_injections": late}
     return samples, all(comm.allgather(ok)), extra
 

@@ -3,6 +3,7 @@ loop, and straight-line fits."""
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Sequence
 
@@ -34,6 +35,27 @@ def busy_fraction(before: tuple[int, int] | None, after: tuple[int, int] | None)
     if before is None or after is None or after[1] <= before[1]:
         return None
     return (after[0] - before[0]) / (after[1] - before[1])
+
+
+def sched_self() -> tuple[int, int, int]:
+    """(ns on a core, ns waiting for one while runnable, turns on a core) of this process,
+    every thread summed (/proc/self/task/*/schedstat; zeros where there is none)."""
+    run = wait = turns = 0
+    try:
+        for task in os.scandir("/proc/self/task"):
+            with open(f"{task.path}/schedstat") as f:
+                a, b, c = f.read().split()[:3]
+            run, wait, turns = run + int(a), wait + int(b), turns + int(c)
+    except (OSError, ValueError):
+        pass
+    return run, wait, turns
+
+
+def wait_per_turn(deltas: Sequence[tuple[int, int, int]]) -> float | None:
+    """Mean seconds a process waited for a core each time it got one, over (run, wait,
+    turns) deltas of several processes (None if none ran)."""
+    turns = sum(d[2] for d in deltas)
+    return sum(d[1] for d in deltas) / turns / 1e9 if turns else None
 
 
 def busy_wait(seconds: float) -> None:

@@ -189,6 +189,7 @@ def run_bcast(emu: Emulation, algorithm: str, size: int, *,
             "rank_done_from": res.get("rank_done_from"),
             "flow": res.get("flow"), "flow_vs_direct": res.get("flow_vs_direct"),
             "cpu": res.get("cpu"), "datagrams": res.get("datagrams"),
+            "window": res.get("window"),
             "loss": loss, "loss_scope": loss_scope if loss else None, "frames": per_frame,
             "link_bytes": per_link and {f"{a}>{b}": round(v) for (a, b), v in per_link.items()
                                         if round(v) > 0},

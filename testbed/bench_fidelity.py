@@ -155,12 +155,11 @@ def scaling(caps: Capabilities, progress: Progress, rates: tuple[int, ...],
                                      ("mpich16", "mpich", 16), ("binomial16", "binomial", 16)):
                 progress(f"bench fidelity: {alg} 64 KiB on {hosts} hosts at {mbit} Mbit/s")
                 with Monitor(emu.topo) as mon:
-                    t0 = time.time()
                     r = run_bcast(emu, alg, 65536, hosts=hosts, iters=iters, flow=False)
-                    t1 = time.time()
-                fid = mon.window(t0, t1)
+                fid = mon.window(*r["window"], host_wait_s=r["cpu"]["wait_per_turn_s"])
                 row[name] = {"ms": r["t_mcast_s"]["median"] * 1e3, "flags": fid["flags"],
                              "switch_waited": fid["switch_waited"],
+                             "host_wait_frames": fid["host_wait_frames"],
                              "cpu_busy": fid["cpu_busy"]}
             rows.append(row)
     return rows

@@ -12,7 +12,11 @@ A rate passes when, on the network at that rate:
   host to a group of all the others, no protocol on top: testbed.hostprogs.mcast_burst)
   reaches every member whole, its last datagram at most MCAST_MAX times the burst's wire
   time after the first left (a switch replicates in parallel: flat in N);
-- the software switch waited for a core at most SWITCH_WAIT_MAX of its time throughout.
+- the software switch waited for a core at most SWITCH_WAIT_MAX of its time throughout,
+  and the hosts' processes, while the reference broadcasts ran and while MPI_Bcast of
+  PROBE_SIZE ran on every host (the baseline of every comparison, its ranks all busy at
+  once), at most HOST_WAIT_MAX of a frame time each time they had work (they measure it
+  themselves; the fidelity monitor flags a point beyond fidelity.HOST_WAIT_LIMIT).
 The thresholds sit inside the flags a run raises (testbed.fidelity), so that a calibrated
 run is not flagged for what calibration let pass.
 
@@ -24,21 +28,27 @@ one network, retuned in place (Emulation.retune).
 from __future__ import annotations
 
 import json
+import math
 import os
 import platform
 import statistics
 import subprocess
 import time
+import uuid
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from collectives.timing import wait_per_turn
 from topologies import Topology
 
 from .bcast_experiment import model_params, run_bcast
 from .errors import RunFailed, UsageError
 from .fidelity import Monitor, expected_rates, switch_side
+from .group_probe import wait_file
+from .hostprogs import command
+from .link_rate import FRAME_BYTES, frame_time_s
 from .network import Emulation
 
 LADDER_MBIT = (5, 10, 20, 30, 50, 70, 100, 150, 200, 300, 500, 700, 1000)
@@ -47,6 +57,7 @@ LINK_MIN = 0.85
 TREE_MAX = 1.3
 MCAST_MAX = 1.3
 SWITCH_WAIT_MAX = 0.5
+HOST_WAIT_MAX = 1.0  # fidelity.HOST_WAIT_LIMIT is 1.5: a calibrated run stays inside it
 LOAD_S = 3.0
 ITERS = 5
 VERSION = 1  # raise when the probes or thresholds change: cached envelopes are redone
@@ -186,13 +197,6 @@ def multicast_bursts(emu: Emulation, nbytes: int = PROBE_SIZE,
     """The first host sends bursts of `nbytes` to a group of every other host: the median
     time until the last member has a burst's last datagram, against the burst's wire time
     on one link (headers, preamble and gap included), and the datagrams lost."""
-    import math
-    import uuid
-
-    from .group_probe import wait_file
-    from .hostprogs import command
-    from .link_rate import FRAME_BYTES
-
     hosts = [emu.host(h.name) for h in emu.topo.hosts]
     sender, members = hosts[0], hosts[1:]
     count = math.ceil(nbytes / BURST_DATAGRAM)
@@ -224,7 +228,8 @@ def multicast_bursts(emu: Emulation, nbytes: int = PROBE_SIZE,
                 p.kill()
                 p.wait()
     starts = json.loads((work / "send.json").read_text())
-    got = {h.name: json.loads((work / f"{h.name}.json").read_text()) for h in members}
+    reports = {h.name: json.loads((work / f"{h.name}.json").read_text()) for h in members}
+    got = {name: r["bursts"] for name, r in reports.items()}
     times, lost = [], 0
     for b in range(1, bursts):
         arrived = [got[h.name].get(str(b)) for h in members]
@@ -233,6 +238,7 @@ def multicast_bursts(emu: Emulation, nbytes: int = PROBE_SIZE,
             times.append(max(a[1] for a in arrived) - starts[str(b)])
     median = statistics.median(times) if times else None
     return {"members": len(members), "bytes": nbytes, "datagrams": count,
+            "wait_per_turn_s": wait_per_turn([r["sched"] for r in reports.values()]),
             "wire_ms": wire_s * 1e3, "ms": median and median * 1e3,
             "ratio": median / wire_s if median else None, "lost": lost,
             "bursts": bursts - 1, "whole_bursts": len(times)}
@@ -252,16 +258,26 @@ def probe(emu: Emulation, mbit: float, progress: Progress) -> Verdict:
         params = model_params(emu, PROBE_SIZE)
         tree = run_bcast(emu, "sequential", PROBE_SIZE, iters=ITERS, flow=False, params=params)
         mcast = multicast_bursts(emu)
+        native = run_bcast(emu, "mpich", PROBE_SIZE, iters=ITERS, flow=False)
     t1 = time.time()
     whole = monitor.window(t0, t1)
+    # how long the hosts waited for a core each turn while the references ran, in frames
+    frame = frame_time_s(mbit)
+    host_wait = [w / frame for w in ((tree.get("cpu") or {}).get("wait_per_turn_s"),
+                                     mcast["wait_per_turn_s"],
+                                     (native.get("cpu") or {}).get("wait_per_turn_s"))
+                 if w is not None and frame]
     tree_ms = tree["t_mcast_s"]["median"] * 1e3
     model_ms = (tree["predicted_s"] or 0.0) * 1e3
     v.figures = {
         "worst_link_ratio": load["worst_ratio"], "switch_waited": whole["switch_waited"],
+        "host_wait_frames": max(host_wait) if host_wait else None,
         "cpu_busy": whole["cpu_busy"],
         "tree": {"algorithm": "sequential", "hosts": n, "ms": tree_ms, "model_ms": model_ms,
                  "ratio": tree_ms / model_ms if model_ms else None},
         "mcast": mcast,
+        "mpi_bcast": {"hosts": n, "ms": native["t_mcast_s"]["median"] * 1e3,
+                      "wait_per_turn_s": (native.get("cpu") or {}).get("wait_per_turn_s")},
         "t_hold_s": params["t_hold_s"][0], "t_end_s": params["t_end_s"][0]}
     f = v.figures
     if f["worst_link_ratio"] is not None and f["worst_link_ratio"] < LINK_MIN:
@@ -277,6 +293,9 @@ def probe(emu: Emulation, mbit: float, progress: Progress) -> Verdict:
                            " datagrams" if m["lost"] else
                            f"took {m['ms']:.1f} ms for {m['wire_ms']:.1f} ms on the wire "
                            f"(at most x{MCAST_MAX:g})"))
+    if f["host_wait_frames"] is not None and f["host_wait_frames"] > HOST_WAIT_MAX:
+        v.failed.append(f"the hosts waited for a core {f['host_wait_frames']:.0%} of a frame "
+                        f"time each turn (at most {HOST_WAIT_MAX:.0%})")
     if f["switch_waited"] is not None and f["switch_waited"] > SWITCH_WAIT_MAX:
         v.failed.append(f"the switch waited for a core {f['switch_waited']:.0%} of its time "
                         f"(at most {SWITCH_WAIT_MAX:.0%})")

@@ -318,11 +318,18 @@ def _record(run: Run, p: Point, raw: list[dict[str, Any]] | None, error: str | N
                 "late_injections": sum(r.get("late_injections", 0) for r in raw),
                 "fidelity": monitor.window(min(r["start"] for r in raw),
                                            max(r["end"] for r in raw), expected,
-                                           judge_links=not p.loss and p.fault == NONE)}
+                                           judge_links=not p.loss and p.fault == NONE,
+                                           host_wait_s=_worst_wait(raw))}
         if len(raw) > 1:
             rec["per_group"] = [{"group": i, "t_mcast_s": r["t_mcast_s"]}
                                 for i, r in enumerate(raw)]
     return rec
+
+
+def _worst_wait(raw: list[dict[str, Any]]) -> float | None:
+    """The longest wait for a core per turn any group's ranks saw (collectives.mcast_bench)."""
+    waits = [w for r in raw if (w := (r.get("cpu") or {}).get("wait_per_turn_s")) is not None]
+    return max(waits) if waits else None
 
 
 def condition_text(p: Point) -> str:

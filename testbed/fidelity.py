@@ -1,7 +1,8 @@
-"""Did the emulator keep up? CPU load, how long the software switch waited for a core, and
-every loaded host link's achieved rate against what it should have carried, sampled during a
-run, so that results taken while the machine could not keep up are flagged instead of
-silently mixed in.
+"""Did the emulator keep up? CPU load, how long the software switch waited for a core, how
+long the ranks waited for one each time they had work (against the time a frame takes on
+their link; the ranks measure it), and every loaded host link's achieved rate against what
+it should have carried, sampled during a run, so that results taken while the machine
+could not keep up are flagged instead of silently mixed in.
 
 The switch ends of the host links live in the root namespace, so their kernel byte counters
 (/sys/class/net/<intf>/statistics) show what each host put on its link, whatever runs the
@@ -16,6 +17,7 @@ from typing import Any
 
 from collectives.timing import busy_fraction, cpu_jiffies
 
+from .link_rate import frame_time_s
 from .network import host_links
 from .periodic import Periodic
 from .priority import switch_pid, threads
@@ -24,6 +26,13 @@ SWITCH_WAIT_LIMIT = 0.75  # the switch waited for a core this share of the time 
 MAX_LINK_FLAGS = 3  # more short links than this are flagged as one
 LINK_LIMIT = 0.7    # a loaded link carrying less than this share of its expected rate
 SAMPLE_S = 0.5
+# The hosts' processes (ranks, generators) waited for a core longer than this many frame
+# times per turn on a core: a host that each time it has work waits much longer than a
+# frame takes on its link falls behind its link. Measured on a 16-host star (nack 64 KiB,
+# every rank receiving at once): about 0.35 frame times at 10 Mbit/s, 0.75 at 30, 1.45 at
+# 50, 3.1 at 100 (where nack's T(16)/T(2) was 2.35, against 1.2-1.4 up to 50); binomial
+# 0.04 / 0.2 / 0.4 / 1.6. Calibration keeps its probes under 1.0 (calibration.HOST_WAIT_MAX).
+HOST_WAIT_LIMIT = 1.5
 
 
 def switch_sched() -> tuple[int, int] | None:
@@ -62,6 +71,7 @@ class Monitor:
 
     def __init__(self, topo: Any) -> None:
         self.links = switch_side(topo)
+        self.frame_s = frame_time_s(topo.host_rate())
         self.samples: list[tuple[float, tuple[int, int] | None, dict[str, int],
                                  tuple[int, int] | None]] = []
         self._poll = Periodic(self._sample, SAMPLE_S)
@@ -80,15 +90,17 @@ class Monitor:
         self.samples.append((time.time(), cpu_jiffies(), sent, switch_sched()))
 
     def window(self, t0: float, t1: float, expected_mbit: Mapping[str, float] | None = None,
-               judge_links: bool = True) -> dict[str, Any]:
+               judge_links: bool = True, host_wait_s: float | None = None) -> dict[str, Any]:
         """Fidelity over [t0, t1] (widened to the enclosing samples). `expected_mbit`: what
         each loaded host link should have carried (e.g. its traffic's offered rate, capped
         by the links). Under loss or faults TCP traffic rightly carries less than offered:
-        there (`judge_links` False) the rates are recorded but flag nothing."""
+        there (`judge_links` False) the rates are recorded but flag nothing. `host_wait_s`:
+        how long the ranks waited for a core each turn over exactly that stretch (they
+        measure it themselves: collectives.timing.sched_self)."""
         before = [s for s in self.samples if s[0] <= t0] or self.samples[:1]
         after = [s for s in self.samples if s[0] >= t1] or self.samples[-1:]
         if not before or not after or after[0][0] <= before[-1][0]:
-            return judge(None, [], 0.0)
+            return judge(None, [], 0.0, host_wait_s=host_wait_s, frame_s=self.frame_s)
         a, b = before[-1], after[0]
         span = b[0] - a[0]
         links = []
@@ -103,18 +115,24 @@ class Monitor:
         if a[3] is not None and b[3] is not None:
             ran, wait = b[3][0] - a[3][0], b[3][1] - a[3][1]
             waited = wait / (ran + wait) if ran + wait > 0 else 0.0
-        return judge(busy_fraction(a[1], b[1]), links, span, judge_links, waited)
+        return judge(busy_fraction(a[1], b[1]), links, span, judge_links, waited,
+                     host_wait_s, self.frame_s)
 
 
 def judge(cpu_busy: float | None, links: list[dict[str, Any]], span: float,
-          judge_links: bool = True, switch_waited: float | None = None) -> dict[str, Any]:
-    """Flags: the software switch starved of CPU, a loaded link short of its rate. The
-    machine's busy share is recorded but flags nothing alone (polling ranks keep it near
-    100 % whether or not the network keeps up)."""
+          judge_links: bool = True, switch_waited: float | None = None,
+          host_wait_s: float | None = None, frame_s: float | None = None) -> dict[str, Any]:
+    """Flags: the software switch starved of CPU, the hosts' processes waiting longer for a
+    core each turn (`host_wait_s`) than a frame takes on their link (`frame_s`), a loaded
+    link short of its rate. The machine's busy share is recorded but flags nothing alone."""
     flags = []
     if switch_waited is not None and switch_waited >= SWITCH_WAIT_LIMIT:
         flags.append(f"switch waited for a core {switch_waited:.0%} of its time "
                      f"(limit {SWITCH_WAIT_LIMIT:.0%})")
+    host_frames = host_wait_s / frame_s if host_wait_s is not None and frame_s else None
+    if host_frames is not None and host_frames > HOST_WAIT_LIMIT:
+        flags.append(f"hosts waited for a core {host_frames:.0%} of a frame time each turn "
+                     f"(limit {HOST_WAIT_LIMIT:.0%})")
     short = sorted((lk for lk in links if lk["ratio"] < LINK_LIMIT),
                    key=lambda lk: lk["ratio"]) if judge_links else []
     said = [f"{lk['link']} carried {lk['achieved_mbit']:.1f} of "
@@ -123,7 +141,8 @@ def judge(cpu_busy: float | None, links: list[dict[str, Any]], span: float,
         said = [f"{len(short)} of {len(links)} loaded links carried less than "
                 f"{LINK_LIMIT:.0%} of their expected rate (worst: {said[0]})"]
     flags += said
-    return {"cpu_busy": cpu_busy, "switch_waited": switch_waited, "links": links,
+    return {"cpu_busy": cpu_busy, "switch_waited": switch_waited,
+            "host_wait_s": host_wait_s, "host_wait_frames": host_frames, "links": links,
             "links_judged": judge_links,
             "window_s": span, "flags": flags, "ok": not flags}
 

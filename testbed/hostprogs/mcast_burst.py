@@ -7,8 +7,9 @@ burst takes to reach a member, with no protocol on top (calibration's reference 
 The sender writes each burst's COUNT datagrams of SIZE bytes back to back (its link's
 shaping paces them) and waits GAP seconds between bursts; it writes {burst: start time} to
 OUT. A receiver joins, creates READY, and writes {burst: [datagrams, last arrival]} to OUT
-once it has every burst or heard nothing for a second. Times are time.time(): the hosts
-share one clock.
+(under "bursts") once it has every burst or heard nothing for a second, with how long it
+waited for a core meanwhile ("sched": ns on a core, ns waiting, turns). Times are
+time.time(): the hosts share one clock.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ def receive(group: str, port: int, my_ip: str, bursts: int, count: int, ready: s
     s.setsockopt(socket.IPPROTO_IP, socket.IP_ADD_MEMBERSHIP,
                  struct.pack("4s4s", socket.inet_aton(group), socket.inet_aton(my_ip)))
     open(ready, "w").close()
+    sched0 = _sched()
     got: dict[int, list[float]] = {}
     s.settimeout(IDLE_S * 10)  # the first burst comes once every receiver is ready
     while sum(1 for n, _t in got.values() if n >= count) < bursts:
@@ -44,8 +46,18 @@ def receive(group: str, port: int, my_ip: str, bursts: int, count: int, ready: s
         entry = got.setdefault(burst, [0, now])
         entry[0] += 1
         entry[1] = now
+    sched1 = _sched()
     with open(out, "w") as f:
-        json.dump(got, f)
+        json.dump({"bursts": got, "sched": [b - a for a, b in zip(sched0, sched1, strict=True)]}, f)
+
+
+def _sched() -> list[int]:
+    """(ns on a core, ns waiting for one, turns on a core) of this process so far."""
+    try:
+        with open("/proc/self/schedstat") as f:
+            return [int(x) for x in f.read().split()[:3]]
+    except (OSError, ValueError):
+        return [0, 0, 0]
 
 
 def send(group: str, port: int, my_ip: str, bursts: int, count: int, size: int, gap: float,

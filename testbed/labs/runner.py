@@ -10,8 +10,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from topologies import parse_spec
-
 from ..errors import UsageError
 from . import Lab, labs
 from .answers import Verdict, check, load_answers, to_toml
@@ -36,10 +34,14 @@ def listing() -> str:
 
 
 def _emulation(lab: Lab, progress: Callable[[str], None]) -> Any:
+    """The lab's network. A lab that names a rate keeps it (its handout and its answers'
+    tolerances were written for it); one that names none runs at the calibrated rate
+    (bw=auto, as every bare shape)."""
+    from ..link_rate import resolve
     from ..network import Emulation
 
-    return Emulation(parse_spec(lab.topology), progress=progress,
-                     controller_config=lab.controller)
+    topo, _rate = resolve(lab.topology, progress)
+    return Emulation(topo, progress=progress, controller_config=lab.controller)
 
 
 def measure(lab: Lab, progress: Callable[[str], None]) -> dict[str, Any]:

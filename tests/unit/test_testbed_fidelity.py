@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from testbed.fidelity import SWITCH_WAIT_LIMIT, expected_rates, judge, switch_sched
+from testbed.fidelity import (
+    HOST_WAIT_LIMIT,
+    SWITCH_WAIT_LIMIT,
+    expected_rates,
+    judge,
+    switch_sched,
+)
 
 
 def test_expected_rates_uniform_below_capacity() -> None:
@@ -60,3 +66,15 @@ def test_many_short_links_are_one_flag_naming_the_worst() -> None:
     got = judge(1.0, links, 2.0)
     assert got["flags"] == ["6 of 8 loaded links carried less than 70% of their expected "
                             "rate (worst: s1-eth1 carried 0.1 of 1.0 Mbit/s expected)"]
+
+
+def test_hosts_waiting_longer_than_a_frame_time_flag_the_point() -> None:
+    frame = 1538 * 8 / 30e6  # 0.41 ms at 30 Mbit/s
+    keeping = judge(0.9, [], 2.0, host_wait_s=0.5 * frame, frame_s=frame)
+    assert keeping["ok"] and keeping["host_wait_frames"] == pytest.approx(0.5)
+    behind = judge(0.9, [], 2.0, host_wait_s=(HOST_WAIT_LIMIT + 0.5) * frame, frame_s=frame)
+    assert not behind["ok"]
+    assert behind["flags"] == [f"hosts waited for a core {HOST_WAIT_LIMIT + 0.5:.0%} of a "
+                               f"frame time each turn (limit {HOST_WAIT_LIMIT:.0%})"]
+    unshaped = judge(0.9, [], 2.0, host_wait_s=1.0, frame_s=None)  # no link rate: no yardstick
+    assert unshaped["ok"] and unshaped["host_wait_frames"] is None
