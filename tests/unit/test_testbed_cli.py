@@ -151,9 +151,9 @@ def test_run_with_a_spec_is_an_experiment(capsys) -> None:
     assert not _is_experiment(["run", "--", "x.toml"])  # a program's argument stays one
     assert main(["run", "experiments/default.toml", "--list"]) == 0
     out = capsys.readouterr().out
-    assert out.startswith("default: 48 points on star-16 (16 hosts)")
+    assert out.startswith("default: 32 points on star-16 (16 hosts)")
     assert "nack               256 KiB  16 hosts" in out
-    assert "mpich               16 KiB  2 hosts" in out
+    assert "mpich               64 KiB  2 hosts" in out
     assert main(["run", "experiments/study.toml", "--list"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("study: 96 points on star")

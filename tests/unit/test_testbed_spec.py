@@ -145,7 +145,7 @@ def test_default_spec_is_what_make_testbed_promises() -> None:
     assert spec.topology.name.startswith("star") and len(spec.topology.hosts) == 16
     assert spec.auto_rate  # the calibrated rate: no flagged points
     assert set(spec.algorithms) == {"mpich", "binomial", "sequential", "nack"}
-    assert spec.sizes == (16384, 65536, 262144) and spec.hosts == (2, 4, 8, 16)
+    assert spec.sizes == (65536, 262144) and spec.hosts == (2, 4, 8, 16)
     assert spec.traffic_names == ("none",) and spec.losses == (0.0,)
     assert not spec.needs_params
     study = load(ROOT / "experiments" / "study.toml")  # the first release's broad default
