@@ -229,10 +229,11 @@ def _envelope_md(before: list[dict[str, Any]], after: list[dict[str, Any]]) -> l
            "priority (searched up to 100 Mbit/s). After: this issue's defaults (up to 1000). "
            "+ passed, - failed.", "", "| hosts | before, Mbit/s | after, Mbit/s |",
            "|---|---|---|"]
+    by_before = {r["hosts"]: r for r in before}
     by_after = {r["hosts"]: r for r in after}
-    for r in before:
-        a = by_after.get(r["hosts"])
-        out.append(f"| {r['hosts']} | {cell(r)} | {cell(a) if a else '-'} |")
+    for n in sorted(by_before.keys() | by_after.keys()):
+        b, a = by_before.get(n), by_after.get(n)
+        out.append(f"| {n} | {cell(b) if b else 'not tried'} | {cell(a) if a else '-'} |")
     why = [f"- {r['hosts']} hosts: " + "; ".join(v["failed"])
            for r in after if r.get("tried")
            for v in sorted(r["tried"], key=lambda v: v["mbit"]) if not v["ok"]
@@ -246,15 +247,18 @@ def _scaling_md(rows: list[dict[str, Any]]) -> list[str]:
     out = ["", "## nack 64 KiB on 2 and 16 hosts, against MPI_Bcast and binomial on 16", "",
            "One 16-host star retuned rate by rate; ! = flagged by the fidelity monitor.", "",
            "| Mbit/s | nack 2 ms | nack 16 ms | T(16)/T(2) | MPI_Bcast 16 ms | binomial 16 ms "
-           "| nack / MPI_Bcast |", "|---|---|---|---|---|---|---|"]
+           "| nack / MPI_Bcast | hosts' wait, frame times |", "|---|---|---|---|---|---|---|---|"]
 
     def v(x: dict[str, Any]) -> str:
         return f"{x['ms']:.1f}{'!' if x['flags'] else ''}"
 
     for r in rows:
+        worst = max((r[k].get("host_wait_frames") or 0.0) for k in
+                    ("nack2", "nack16", "mpich16", "binomial16"))
         out.append(f"| {r['mbit']} | {v(r['nack2'])} | {v(r['nack16'])} | "
                    f"{r['nack16']['ms'] / r['nack2']['ms']:.2f} | {v(r['mpich16'])} | "
-                   f"{v(r['binomial16'])} | {r['nack16']['ms'] / r['mpich16']['ms']:.2f} |")
+                   f"{v(r['binomial16'])} | {r['nack16']['ms'] / r['mpich16']['ms']:.2f} | "
+                   f"{worst:.2f} |")
     clean = [r for r in rows if not any(r[k]["flags"] for k in ("nack2", "nack16",
                                                                   "mpich16"))]
     if clean:

@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from testbed.cleanup import leftovers
+from testbed import registry
+from testbed.cleanup import cleanup_stale, leftovers
 from testbed.environment import Capabilities, detect
 
 MCASTLAB = [sys.executable, "-m", "testbed.cli"]
@@ -30,6 +31,13 @@ def caps() -> Capabilities:
     c = detect()
     problems = c.problems()
     assert not problems, "integration tests need: " + "; ".join(problems)
+    # What a run killed before the session left (SIGKILL leaves its record) is not any
+    # test's leftover: clean it first, as `mcastlab cleanup` would. A live run would
+    # share the machine with the tests and make their timings meaningless: refuse.
+    other = registry.active_run()
+    assert other is None, f"another mcastlab run is active (pid {other.pid}); stop it first"
+    for line in cleanup_stale():
+        print("before the tests:", line)
     return c
 
 
