@@ -10,7 +10,7 @@ die() { echo "install: $*" >&2; exit 1; }
 
 # 1. Debian packages -----------------------------------------------------------------
 PKGS=(mininet openvswitch-switch iperf3 tcpdump ethtool iptables nftables iproute2
-      util-linux procps psmisc iputils-ping python3-venv python3-pip)
+      util-linux procps psmisc iputils-ping python3-venv python3-pip cgroup-tools)
 missing=()
 for p in "${PKGS[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

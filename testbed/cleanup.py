@@ -116,6 +116,8 @@ def cleanup_run(rec: registry.RunRecord) -> None:
     marked = [b for b, r in ovs_bridges().items() if r == rec.id]
     remove_nft_tables([t for t in nft_tables() if t == nft_table(rec.id)])
     remove_network(sorted(set(rec.bridges) | set(marked)), rec.interfaces)
+    for spec in rec.cgroups:  # CPU-limited hosts' cgroups, empty once the processes are gone
+        run(["cgdelete", "-r", spec], check=False, timeout=30)
     if rec.run_dir and Path(rec.run_dir).parent == registry.STATE_DIR:
         shutil.rmtree(rec.run_dir, ignore_errors=True)
     rec.remove()

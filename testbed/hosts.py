@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from mininet.node import Host, OVSSwitch, RemoteController
+from mininet.node import CPULimitedHost, Host, OVSSwitch, RemoteController
 
 from .cleanup import BRIDGE_MARK
 from .controller_proc import tcp_listening
@@ -28,6 +28,10 @@ class TestbedHost(Host):
                    'hostname "$0" && exec "$@"', self.name, *cmd[2:]]
         return super()._popen(cmd, **params)
 
+    def cgroup_spec(self) -> str:
+        """The host's cgroup as cgexec names it; empty: the host has none of its own."""
+        return ""
+
     def nsenter(self) -> list[str]:
         """Command prefix that runs a command inside this host."""
         return ["nsenter", "-t", str(self.pid), "-n", "-m", "-u", "--"]
@@ -35,6 +39,18 @@ class TestbedHost(Host):
     def popen(self, *args: Any, **kwargs: Any) -> Any:
         kwargs.setdefault("mncmd", self.nsenter())
         return super().popen(*args, **kwargs)
+
+
+class CPULimitedTestbedHost(TestbedHost, CPULimitedHost):
+    """A testbed host whose processes share a CPU budget: Mininet's CPULimitedHost (a cgroup
+    per host with a CFS quota, ``addHost(..., cpu=fraction of the machine)``). Processes
+    entered from outside with nsenter join the host's cgroup through cgexec."""
+
+    def cgroup_spec(self) -> str:
+        return f"cpu,cpuacct:/{self.name}"
+
+    def nsenter(self) -> list[str]:
+        return ["cgexec", "-g", self.cgroup_spec(), *super().nsenter()]
 
 
 class TestbedSwitch(OVSSwitch):

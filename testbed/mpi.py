@@ -67,7 +67,9 @@ def run_mpi(emu: Any, argv: list[str], *, hosts: list[str] | None = None, np: in
     job_dir = emu.run_dir / f"mpi-{job_id}"
     job_dir.mkdir(parents=True)
     hostmap = job_dir / "hostmap"
-    hostmap.write_text("".join(f"{n} {emu.net.get(n).pid}\n" for n in names))
+    nodes = [emu.net.get(n) for n in names]  # name, shell pid, cgroup (CPU-limited hosts)
+    hostmap.write_text("".join(f"{n.name} {n.pid} {n.cgroup_spec()}\n"
+                               for n in nodes))
     first = emu.net.get(names[0])
     cmd = [str(VENV_BIN / "mpiexec"), "-launcher", "ssh", "-launcher-exec", str(LAUNCHER),
            "-localhost", first.IP(), "-hosts", ",".join(f"{n}:{ppn}" for n in names),
@@ -79,6 +81,7 @@ def run_mpi(emu: Any, argv: list[str], *, hosts: list[str] | None = None, np: in
     if rate is not None:  # multicast senders pace to it (collectives.mcast_bcast.default_rate)
         env = {"MCASTLAB_LINK_MBIT": f"{rate:g}", **(env or {})}
     job_env = dict(os.environ, MCASTLAB_HOSTMAP=str(hostmap), MCASTLAB_JOB_DIR=str(job_dir),
+                   MCASTLAB_ROOT_PID=str(os.getpid()),
                    **{registry.ENV_JOB: job_id},
                    PYTHONUNBUFFERED="1", **(env or {}))
     t0 = time.perf_counter()

@@ -101,6 +101,21 @@ def _quiet(_msg: str) -> None:
     pass
 
 
+CFS_QUOTA = Path("/sys/fs/cgroup/cpu/cpu.cfs_quota_us")  # cgroup v1, as Mininet uses
+
+
+def _check_host_cpu(frac: float | None) -> float | None:
+    if frac is None:
+        return None
+    if not 0 < frac <= 1:
+        raise UsageError(f"a host's CPU share is a fraction of the machine in (0, 1], "
+                         f"not {frac:g}")
+    if not CFS_QUOTA.exists() or shutil.which("cgexec") is None:
+        raise CapabilityError("CPU-limited hosts need the cgroup v1 cpu controller with CFS "
+                              f"bandwidth ({CFS_QUOTA}) and cgroup-tools (cgexec)")
+    return frac
+
+
 class Emulation:
     """Bring a topology up under the project's controller; `stop` (or leaving the `with`
     block, also on errors, Ctrl-C and SIGTERM) tears every piece down."""
@@ -109,14 +124,16 @@ class Emulation:
                  progress: Progress = _quiet, ready_timeout: float | None = None,
                  controller_config: ControllerConfig | None = None,
                  ovs_snooping: bool = False, ovs_flooding: bool = False,
-                 ports: str | None = None) -> None:
+                 ports: str | None = None, host_cpu: float | None = None) -> None:
         """`ovs_snooping`: no controller at all; standalone OVS bridges doing their own
         MAC learning and IGMP snooping (the anchor the benchmarks compare the controller
         with). `ovs_flooding`: standalone bridges without snooping, which flood every
         multicast frame to every port as a hub would (seed 004's hub). Loop-free topologies
         only, as standalone bridges flood. `ports`: the switch ports facing hosts, one of
         PORT_TYPES (default: $MCASTLAB_PORTS, else auto: AF_XDP where the machine has it;
-        links between switches keep default ports, as nothing could shape them else)."""
+        links between switches keep default ports, as nothing could shape them else).
+        `host_cpu`: each host may use at most this fraction of the machine's CPU time
+        (Mininet's CPULimitedHost: a cgroup per host with a CFS quota)."""
         self.topo = topo
         self.controller_config = controller_config or ControllerConfig()
         self.ovs_snooping = ovs_snooping
@@ -129,6 +146,7 @@ class Emulation:
             raise UsageError(f"switch port type {self.ports!r} (from "
                              f"{'--ports' if ports else PORTS_ENV}) is not one of "
                              f"{', '.join(PORT_TYPES)}")
+        self.host_cpu = _check_host_cpu(host_cpu)
         self.progress = progress
         self.ready_timeout = ready_timeout or 30.0 + 0.5 * len(topo.switches)
         self.net: Any = None
@@ -296,6 +314,8 @@ class Emulation:
         rec.interfaces = [intf_name(n, p) for link in self.topo.links
                           for n, p in ((link.node1, link.port1), (link.node2, link.port2))
                           if not self.topo.is_host(n)]
+        if self.host_cpu is not None:
+            rec.cgroups = [f"cpu,cpuacct,cpuset:/{h.name}" for h in self.topo.hosts]
         rec.save()
         os.environ[registry.ENV_RUN] = rec.id  # inherited by every process we start
         self.run_dir.mkdir(parents=True, exist_ok=True)
@@ -342,7 +362,7 @@ class Emulation:
         from mininet.log import setLogLevel
         from mininet.net import Mininet
 
-        from .hosts import ListeningController, TestbedHost, TestbedSwitch
+        from .hosts import CPULimitedTestbedHost, ListeningController, TestbedHost, TestbedSwitch
 
         setLogLevel("error")
         assert self.record is not None
@@ -359,8 +379,10 @@ class Emulation:
                           protocols="OpenFlow13", batch=True,
                           failMode="standalone" if self.standalone else "secure",
                           xdp_ports={i for i in xdp if i.startswith(f"{sw.name}-")})
+        limit = {} if self.host_cpu is None else {"cls": CPULimitedTestbedHost,
+                                                   "cpu": self.host_cpu}
         for h in self.topo.hosts:
-            net.addHost(h.name, ip=f"{h.ip}/{PREFIX_LEN}", mac=h.mac)
+            net.addHost(h.name, ip=f"{h.ip}/{PREFIX_LEN}", mac=h.mac, **limit)
         for link in self.topo.links:
             net.addLink(link.node1, link.node2, port1=link.port1, port2=link.port2,
                         intfName1=intf_name(link.node1, link.port1),

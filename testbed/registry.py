@@ -32,6 +32,7 @@ class RunRecord:
     topology: str = ""
     bridges: list[str] = field(default_factory=list)
     interfaces: list[str] = field(default_factory=list)
+    cgroups: list[str] = field(default_factory=list)  # CPU-limited hosts' (cgdelete specs)
     controller_pid: int | None = None
     ofp_port: int | None = None
     api_port: int | None = None

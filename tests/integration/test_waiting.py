@@ -6,6 +6,8 @@ figures: bench/fidelity.md)."""
 from __future__ import annotations
 
 import json
+import os
+from pathlib import Path
 
 from testbed.mpi import run_mpi
 from testbed.network import Emulation
@@ -32,3 +34,18 @@ def test_a_waiting_rank_leaves_the_cpu(caps, clean_after):
         assert 0 < r["latency_s"] < 0.05, (op, r)  # it did wake up, and soon
     # the measurement sees a spinning rank for what it is
     assert spinning["recv"]["cpu_share"] > 0.5, spinning
+
+
+def test_cpu_limited_hosts_cap_ranks_and_leave_no_cgroup(caps, clean_after):
+    """Mininet's CPULimitedHost, the other way to keep a spinning rank off the cores: its
+    ranks (started through the hydra launcher) run in the host's cgroup, held to its quota,
+    and the cgroups go with the network."""
+    core_share = 0.05
+    with Emulation(parse_spec("star:hosts=2,bw=100"), caps=caps,
+                   host_cpu=core_share / (os.cpu_count() or 1)) as emu:
+        groups = [Path(f"/sys/fs/cgroup/cpu/{h.name}") for h in emu.hosts]
+        assert all(g.is_dir() for g in groups)
+        capped = idle(emu, "spin", "recv")["recv"]
+    assert capped["cpu_share"] < 2 * core_share, capped  # uncapped it is ~100 %
+    assert capped["cpu_share"] > core_share / 2, capped  # it did spin, within its quota
+    assert not any(g.exists() for g in groups), "a host's cgroup was left behind"

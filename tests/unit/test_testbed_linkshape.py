@@ -277,3 +277,17 @@ def test_switch_links_finds_the_link_and_names_what_is_wrong() -> None:
             emu.switch_links(a, b)
     with pytest.raises(UsageError, match=r"\[0, 100\]"):
         emu.set_link_loss("s1", "s2", 150)
+
+
+def test_host_cpu_share_is_checked_before_anything_starts(monkeypatch, tmp_path):
+    from testbed import network
+    from testbed.errors import CapabilityError, UsageError
+    from testbed.network import Emulation
+
+    topo = parse_spec("star:hosts=2")
+    for bad in (0, -0.5, 1.5):
+        with pytest.raises(UsageError, match=r"fraction of the machine in \(0, 1\]"):
+            Emulation(topo, caps=caps(), host_cpu=bad)
+    monkeypatch.setattr(network, "CFS_QUOTA", tmp_path / "absent")
+    with pytest.raises(CapabilityError, match="cgroup v1 cpu controller"):
+        Emulation(topo, caps=caps(), host_cpu=0.1)
