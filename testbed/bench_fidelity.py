@@ -252,7 +252,7 @@ def _envelope_md(before: list[dict[str, Any]], after: list[dict[str, Any]]) -> l
            for v in sorted(r["tried"], key=lambda v: v["mbit"]) if not v["ok"]
            and v["mbit"] > (r["mbit"] or 0)][:8]
     if why:
-        out += ["", "Why the next rate up failed (after):", *why]
+        out += ["", "Why the rates above failed (after; each rate tried and failed):", *why]
     return out
 
 
