@@ -6,10 +6,15 @@
   its predecessor and forwards a fragment to its successor as soon as it owns it, whether
   the multicast or the chain brought it (the thesis's completion rule). Below
   crossover_nodes ranks it is a linear broadcast, above crossover_size the plain chain.
-- nack: the root multicasts; each rank reports what it lacks up a binomial tree once it
-  holds everything, saw the root's end marker, or heard nothing for a while; the root
-  re-sends what is missing (by multicast when several lack a fragment, point to point when
-  one does) and the last repair round is point to point only, so it always completes.
+- nack: the root multicasts, then an end marker; each rank reports what it lacks up a
+  binomial tree as soon as a gap is provable (it holds the last fragment or saw the end
+  marker: the root sends in order, over one path); the root re-sends what is missing (by
+  multicast when several lack a fragment, point to point when one does) and the last
+  repair round is point to point only, so it always completes. No timer is a constant:
+  the root re-sends its end marker every two group round trips until every report is in
+  (NORM's FLUSH; a rank that lost everything, end marker included, still learns the
+  broadcast is over), and a rank given a multicast repair waits one group round trip for
+  it (mcast_grtt: measured at set-up, updated by every lossless report round).
 - scout-*: zero-byte scouts are gathered to the root (linearly or up seed 004's binary
   tree) before it multicasts; seed 004 had no repair, here lost fragments are repaired as
   in nack, with reports up the scout tree.
@@ -47,9 +52,7 @@ from .schedules import Children
 TAG_SCOUT, TAG_REPORT, TAG_BATCH = 0x5C01, 0x5C02, 0x5C03
 TAG_CHAIN = 1 << 20  # + fragment index: the chain may forward fragments out of order
 TIMEOUT_S = 60.0
-FIRST_WAIT_S = 0.1   # nothing at all heard from the root: report after this long
-IDLE_S = 0.005       # heard something, now quiet: report after this long
-END_COPIES = 1
+END_ROBUST = 20  # end markers 2 GRTT apart before the interval starts to double (NORM's 20)
 # In the block wait mode an MPI message also ends a nap (collectives.waiting), so naps can
 # be long; otherwise they bound the delay a point-to-point message sees (1 ms made every
 # report hop ~1 ms slower).
@@ -79,8 +82,6 @@ class Options:
     fragment: int
     rate: float | None = field(default_factory=default_rate)  # bit/s, None: unpaced
     timeout: float = TIMEOUT_S
-    first_wait: float = FIRST_WAIT_S
-    idle: float = IDLE_S
     mcast_min: int = 2
     repair_rounds: int = 1
     root_wait_us: float = ROOT_WAIT_US
@@ -290,31 +291,30 @@ def _with_repair(ch: Channel, view: memoryview, root: int, o: Options,
     if scouts is not None:  # zero-byte scouts: the root multicasts once all have arrived
         gather_zero(ch, clock, msg.on_datagram, [absolute(c) for c in scouts.get(vr, [])],
                     absolute(parents(scouts)[vr]) if vr else None, TAG_SCOUT)
+    if o.rate:  # the estimate never falls below one frame time at the paced rate
+        ch.grtt.floor = (o.fragment + dg.OVERHEAD + dg.IP_UDP_HEADERS + 38) * 8 / o.rate
+    end = _EndMarker(ch, msg.count, ch.grtt.value)
     if vr == 0:
         msg.send_all(o)
-        for _ in range(END_COPIES):
-            ch.send(dg.END, 0, msg.count)
+        end.send()
     else:
-        start = time.perf_counter()
-        while msg.missing:
+        # Until a gap is provable: the last fragment held, or the end marker seen (the root
+        # sends in order over one path, so what is missing then is lost). A rank that has
+        # heard nothing waits for the root, however late it comes: its end markers repeat.
+        while msg.missing and not (msg.end_seen or msg.have[-1]):
             before = msg.missing
             ch.deliver(msg.on_datagram)
-            now = time.perf_counter()
-            # quiet for `idle` after the end marker or the last fragment: the rest is lost;
-            # while the root is still sending (it may just be off the CPU), wait longer
-            sent_all = msg.end_seen or msg.have[-1]
-            quiet = now - msg.last_heard
-            if msg.missing and ((msg.heard and quiet > (o.idle if sent_all else o.first_wait))
-                                or (not msg.heard and now - start > o.first_wait)):
-                break
-            clock.wait(msg.missing != before)
+            clock.wait(msg.missing != before, "waiting for the root's multicast")
     msg.counting_repairs = True
     active_kids = kids
     rounds = 0
     while True:
         reports: dict[int, bytes] = {}
+        tick = end.tick if vr == 0 and rounds == 0 else None
         for kid in active_kids:
-            reports.update(_recv_obj(ch, clock, msg, kid, TAG_REPORT))
+            reports.update(_recv_obj(ch, clock, msg, kid, TAG_REPORT, tick))
+        if vr == 0 and rounds == 0 and not reports:  # nothing lost: a clean round-trip sample
+            ch.grtt.update(time.perf_counter() - end.first)
         if msg.missing:
             reports[ch.rank] = array("I", msg.lacking()).tobytes()
         if vr:
@@ -332,7 +332,8 @@ def _with_repair(ch: Channel, view: memoryview, root: int, o: Options,
                 return
             active_kids = [c for c in kids if c in batch["active"]]
             want = [i for i in batch["multicast"] if not msg.have[i]]
-            quiet = time.perf_counter() + o.idle
+            # sent before the batch, on the faster path: a group round trip is ample
+            quiet = time.perf_counter() + batch["grtt"]
             while want and time.perf_counter() < quiet:
                 before = msg.missing
                 ch.deliver(msg.on_datagram)
@@ -356,12 +357,38 @@ def _with_repair(ch: Channel, view: memoryview, root: int, o: Options,
             for r in sorted(active):
                 frags = msg.fragments(sorted(plan.p2p.get(r, ())))
                 reqs.append(pc.isend({"final": final, "multicast": sorted(plan.multicast),
-                                      "active": active, "frags": frags}, dest=r,
-                                     tag=TAG_BATCH))
+                                      "active": active, "frags": frags,
+                                      "grtt": ch.grtt.value}, dest=r, tag=TAG_BATCH))
             _complete(ch, clock, msg.on_datagram, reqs)
             if final:
                 return
             active_kids = [c for c in kids if c in active]
+
+
+class _EndMarker:
+    """The root's end marker, robust to its own loss: sent after the last fragment, then
+    again every 2 GRTT while reports are outstanding (END_ROBUST times, then at doubling
+    intervals: a rank cut off for good costs few datagrams until the deadline)."""
+
+    def __init__(self, ch: Channel, count: int, grtt: float):
+        self.ch, self.count = ch, count
+        self.interval = 2 * grtt
+        self.sent = 0
+        self.first = self.due = 0.0
+
+    def send(self) -> None:
+        now = time.perf_counter()
+        if not self.sent:
+            self.first = now
+        self.ch.send(dg.END, 0, self.count)
+        self.sent += 1
+        if self.sent > END_ROBUST:
+            self.interval *= 2
+        self.due = now + self.interval
+
+    def tick(self) -> None:
+        if time.perf_counter() >= self.due:
+            self.send()
 
 
 def _complete(ch: Channel, clock: _Clock, handler: Callable[[dg.Datagram], None],
@@ -393,10 +420,14 @@ def _send_obj(ch: Channel, clock: _Clock, msg: _Message, obj: Any, dest: int, ta
     _complete(ch, clock, msg.on_datagram, [ch.pcomm.isend(obj, dest=dest, tag=tag)])
 
 
-def _recv_obj(ch: Channel, clock: _Clock, msg: _Message, source: int, tag: int) -> Any:
-    """Receive one pickled message, taking datagrams in while waiting for it."""
+def _recv_obj(ch: Channel, clock: _Clock, msg: _Message, source: int, tag: int,
+              tick: Callable[[], None] | None = None) -> Any:
+    """Receive one pickled message, taking datagrams in while waiting for it (and calling
+    `tick` on every pass, e.g. to repeat the end marker)."""
     pc = ch.pcomm
     while not pc.iprobe(source=source, tag=tag):
+        if tick is not None:
+            tick()
         before = msg.missing
         ch.deliver(msg.on_datagram)
         clock.wait(msg.missing != before, f"no message from rank {source} (tag {tag:#x})")

@@ -29,6 +29,7 @@ from typing import Any
 from . import datagram as dg
 from . import waiting
 from .mcast_groups import GroupError, lease
+from .mcast_grtt import measure as measure_grtt
 
 SIOCGIFADDR, SIOCGIFMTU = 0x8915, 0x8921
 SO_RCVBUFFORCE, SO_SNDBUFFORCE = 33, 32
@@ -118,6 +119,7 @@ class Channel:
             raise MulticastError(str(e)) from e
         self._verify(setup_timeout)
         self.pcomm = comm.Dup()  # point-to-point traffic of the collectives: own context
+        self.grtt = measure_grtt(self.pcomm)  # the report tree's round trip (mcast_grtt)
         _OPEN.add(self)
 
     # ---- sockets ---------------------------------------------------------------------------
@@ -344,5 +346,5 @@ def peek_stats(comm: Any) -> dict[str, Any] | None:
     ch = next((c for c in chans if c is not None), None)
     return None if ch is None else {**ch.stats, "reasons": dict(ch.stats["reasons"]),
                                     "group": ch.group, "port": ch.port,
-                                    "fragment": ch.fragment}
+                                    "fragment": ch.fragment, "grtt_s": ch.grtt.value}
 

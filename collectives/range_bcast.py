@@ -31,7 +31,6 @@ from typing import Any
 from . import datagram as dg
 from .mcast_barrier import await_release
 from .mcast_bcast import (
-    IDLE_S,
     TIMEOUT_S,
     _Clock,
     _complete,
@@ -47,6 +46,7 @@ from .range_channel import RangeChannel, TreeUse
 TAG_REPORT, TAG_POKE, TAG_REPAIR = 0x5C21, 0x5C22, 0x5C23
 TAG_ARRIVE, TAG_RELEASE = 0x5C24, 0x5C25
 POKE_AFTER_S = 0.05
+IDLE_S = 0.005  # end marker seen, then quiet this long: the rest is lost
 
 __all__ = ["RangeOptions", "barrier", "bcast"]
 
