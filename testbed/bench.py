@@ -20,6 +20,7 @@ from . import (
     bench_ipmc,
     bench_mcast,
     bench_multinode,
+    bench_nack,
     bench_range,
     results,
 )
@@ -69,7 +70,8 @@ SUITES = (("mcast", bench_mcast, "multicast"), ("bcast", bench_bcast, "broadcast
           ("range", bench_range, "hardware range-multicast trees"),
           ("contention", bench_contention, "contention-aware trees"),
           ("multinode", bench_multinode, "multi-node multicast"),
-          ("fidelity", bench_fidelity, "fidelity"))
+          ("fidelity", bench_fidelity, "fidelity"),
+          ("nack", bench_nack, "nack at the physical limit"))
 
 
 def run(out_dir: Path, *, quick: bool = False, progress: Progress = print,
@@ -78,7 +80,8 @@ def run(out_dir: Path, *, quick: bool = False, progress: Progress = print,
     forwarding), bcast.md (point-to-point broadcasts), ipmc.md (IP-multicast collectives) and
     range.md (range-multicast trees around failed nodes), contention.md (contention-aware
     trees on the mesh and BMIN), multinode.md (partitioned multi-node multicast) and
-    fidelity.md (idle ranks, forwarding cost, the keep-up envelope)."""
+    fidelity.md (idle ranks, forwarding cost, the keep-up envelope) and nack.md (nack against
+    M/B and under loss)."""
     caps = detect()
     caps.require()
     out_dir.mkdir(parents=True, exist_ok=True)

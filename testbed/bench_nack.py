@@ -1,0 +1,101 @@
+"""nack at the physical limit (``mcastlab bench --suite nack``, written to bench/nack.md), on a
+16-host star at this machine's calibrated rate (bw=auto), each point with its fidelity flags:
+
+- lossless: nack at 1 KiB, 64 KiB and 1 MiB on 2 and 16 hosts, as multiples of M/B, and
+  T(16)/T(2) (goals: at most 1.3 x M/B at 64 KiB and 1 MiB, T(16)/T(2) at most 1.1);
+- loss of every packet on every host link (1, 5, 10 %): nack against the point-to-point
+  broadcasts (binomial, MPI_Bcast) and two-stage on 16 hosts (goals: nack within 2 x its
+  lossless median, and within 1.5 x the best point-to-point tree under the same loss)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .bcast_experiment import run_bcast
+from .environment import Capabilities
+from .fidelity import Monitor
+from .link_rate import resolve, wire_time_s
+from .network import Emulation, Progress
+
+SIZES = (1024, 65536, 1 << 20)
+LOSSES = (0.0, 0.01, 0.05, 0.10)
+TREES = ("binomial", "mpich")  # the point-to-point broadcasts nack is held against
+ALGOS = ("nack", "two-stage", *TREES)
+LOSSLESS_GOAL, SCALING_GOAL, LOSS_GOAL, TREE_GOAL = 1.3, 1.1, 2.0, 1.5
+
+
+def _point(emu: Emulation, alg: str, size: int, hosts: int, iters: int,
+           loss: float = 0.0) -> dict[str, Any]:
+    with Monitor(emu.topo) as mon:
+        r = run_bcast(emu, alg, size, hosts=hosts, iters=iters, flow=False, loss=loss)
+    fid = mon.window(*r["window"], host_wait_s=r["cpu"]["wait_per_turn_s"])
+    t = r["t_mcast_s"]
+    return {"algorithm": alg, "size": size, "hosts": hosts, "loss": loss,
+            "ms": t["median"] * 1e3, "p90_ms": t["p90"] * 1e3, "flags": fid["flags"],
+            "repaired": (r.get("datagrams") or {}).get("per_broadcast", {}).get("repaired"),
+            "all_correct": bool(r["verified"])}
+
+
+def run(caps: Capabilities, progress: Progress, quick: bool = False) -> dict[str, Any]:
+    topo, rate = resolve("star:hosts=16", progress)
+    sizes = SIZES[:2] if quick else SIZES
+    losses = (0.0, 0.05) if quick else LOSSES
+    iters = 5 if quick else 10
+    out: dict[str, Any] = {"mbit": rate.mbit, "link_rate": rate.to_dict(), "lossless": [],
+                           "loss": []}
+    with Emulation(topo, caps=caps) as emu:
+        for size in sizes:
+            for hosts in (2, 16):
+                progress(f"bench nack: {size} B on {hosts} hosts, lossless")
+                out["lossless"].append(_point(emu, "nack", size, hosts, iters))
+        for loss in losses:
+            for size in sizes:
+                for alg in ALGOS:
+                    progress(f"bench nack: {alg} {size} B on 16 hosts, {loss:.0%} loss")
+                    out["loss"].append(_point(emu, alg, size, 16, iters, loss))
+    return out
+
+
+# ---- markdown -----------------------------------------------------------------------------
+def _cell(p: dict[str, Any] | None) -> str:
+    if p is None:
+        return "-"
+    return f"{p['ms']:.1f}{'!' if p['flags'] else ''}"
+
+
+def markdown(res: dict[str, Any]) -> list[str]:
+    mbit = res["mbit"]
+    out = ["", f"16-host star at {mbit:g} Mbit/s ({res['link_rate'].get('source', '')}); "
+           "medians in ms; ! = flagged by the fidelity monitor (no result).", "",
+           "## Lossless: nack against M/B (goal: at most "
+           f"{LOSSLESS_GOAL} x at 64 KiB and 1 MiB; T(16)/T(2) at most {SCALING_GOAL})", "",
+           "| size | M/B ms | 2 hosts | 16 hosts | 16 hosts / (M/B) | T(16)/T(2) |",
+           "|---|---|---|---|---|---|"]
+    for size in dict.fromkeys(p["size"] for p in res["lossless"]):
+        two, sixteen = (next(p for p in res["lossless"] if p["size"] == size and
+                             p["hosts"] == h) for h in (2, 16))
+        wire = wire_time_s(size, mbit) * 1e3
+        out.append(f"| {size} | {wire:.2f} | {_cell(two)} | {_cell(sixteen)} | "
+                   f"{sixteen['ms'] / wire:.2f} | {sixteen['ms'] / two['ms']:.2f} |")
+    rows = res["loss"]
+    out += ["", "## Loss of every packet on every host link (16 hosts)", "",
+            f"nack / lossless: goal at most {LOSS_GOAL}; nack / best tree: the best of "
+            f"{', '.join(TREES)} under the same loss, goal at most {TREE_GOAL}. Repaired: "
+            "fragments per broadcast.", "",
+            "| size | loss | " + " | ".join(ALGOS) + " | nack repaired | nack / lossless | "
+            "nack / best tree |", "|---" * (len(ALGOS) + 5) + "|"]
+    for size in dict.fromkeys(p["size"] for p in rows):
+        base = next(p for p in rows if p["size"] == size and p["loss"] == 0.0
+                    and p["algorithm"] == "nack")
+        for loss in dict.fromkeys(p["loss"] for p in rows):
+            at = {p["algorithm"]: p for p in rows if p["size"] == size and p["loss"] == loss}
+            nack = at["nack"]
+            best = min((at[t] for t in TREES if t in at), key=lambda p: p["ms"])
+            out.append(f"| {size} | {loss:.0%} | "
+                       + " | ".join(_cell(at.get(a)) for a in ALGOS)
+                       + f" | {nack['repaired'] if nack['repaired'] is not None else '-'} | "
+                       f"{nack['ms'] / base['ms']:.2f} | {nack['ms'] / best['ms']:.2f} |")
+    wrong = [p for p in res["lossless"] + rows if not p["all_correct"]]
+    out += ["", f"Every rank's bytes checked: {wrong or 'all correct'}.",
+            "", "Measured with `sudo .venv/bin/mcastlab bench --suite nack`."]
+    return out

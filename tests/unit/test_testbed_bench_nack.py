@@ -1,0 +1,28 @@
+"""The nack benchmark's report: multiples of M/B, T(16)/T(2), ratios to the lossless median
+and to the best point-to-point tree, flagged points marked."""
+
+from testbed.bench_nack import markdown
+
+
+def point(alg: str, size: int, hosts: int, loss: float, ms: float, flags=(), repaired=None):
+    return {"algorithm": alg, "size": size, "hosts": hosts, "loss": loss, "ms": ms,
+            "p90_ms": ms, "flags": list(flags), "repaired": repaired, "all_correct": True}
+
+
+def test_report_gives_the_ratios_the_goals_are_stated_in():
+    res = {"mbit": 8.0, "link_rate": {"source": "calibration cache"},
+           "lossless": [point("nack", 65536, 2, 0.0, 70.0), point("nack", 65536, 16, 0.0, 77.0)],
+           "loss": [point("nack", 65536, 16, 0.0, 77.0, repaired=0.0),
+                    point("two-stage", 65536, 16, 0.0, 90.0),
+                    point("binomial", 65536, 16, 0.0, 300.0),
+                    point("mpich", 65536, 16, 0.0, 200.0),
+                    point("nack", 65536, 16, 0.05, 154.0, repaired=12.5),
+                    point("two-stage", 65536, 16, 0.05, 95.0, flags=["switch"]),
+                    point("binomial", 65536, 16, 0.05, 350.0),
+                    point("mpich", 65536, 16, 0.05, 100.0)]}
+    text = "\n".join(markdown(res))
+    # 64 KiB at 8 Mbit/s is 65.54 ms on the wire: 77 ms is 1.17 x, and 77 / 70 = 1.10
+    assert "| 65536 | 65.54 | 70.0 | 77.0 | 1.17 | 1.10 |" in text
+    # under 5 % loss: twice the lossless median, 1.54 x the best tree (MPI_Bcast, 100 ms)
+    assert "| 65536 | 5% | 154.0 | 95.0! | 350.0 | 100.0 | 12.5 | 2.00 | 1.54 |" in text
+    assert "all correct" in text
