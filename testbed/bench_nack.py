@@ -13,6 +13,7 @@ from typing import Any
 
 from .bcast_experiment import run_bcast
 from .environment import Capabilities
+from .errors import RunFailed
 from .fidelity import Monitor
 from .link_rate import resolve, wire_time_s
 from .network import Emulation, Progress
@@ -22,12 +23,22 @@ LOSSES = (0.0, 0.01, 0.05, 0.10)
 TREES = ("binomial", "mpich")  # the point-to-point broadcasts nack is held against
 ALGOS = ("nack", "two-stage", *TREES)
 LOSSLESS_GOAL, SCALING_GOAL, LOSS_GOAL, TREE_GOAL = 1.3, 1.1, 2.0, 1.5
+POINT_TIMEOUT_S = 240.0
 
 
 def _point(emu: Emulation, alg: str, size: int, hosts: int, iters: int,
            loss: float = 0.0) -> dict[str, Any]:
-    with Monitor(emu.topo) as mon:
-        r = run_bcast(emu, alg, size, hosts=hosts, iters=iters, flow=False, loss=loss)
+    """One point; one that does not finish within POINT_TIMEOUT_S is recorded as such (under
+    heavy loss of every packet, TCP's retransmission timeouts can make a point-to-point
+    broadcast take minutes: two-stage's chain of 64 KiB at 10 % took over 9 minutes)."""
+    try:
+        with Monitor(emu.topo) as mon:
+            r = run_bcast(emu, alg, size, hosts=hosts, iters=iters, flow=False, loss=loss,
+                          timeout=POINT_TIMEOUT_S)
+    except RunFailed as exc:
+        return {"algorithm": alg, "size": size, "hosts": hosts, "loss": loss, "ms": None,
+                "error": str(exc).splitlines()[0][:200], "flags": [], "repaired": None,
+                "all_correct": True}
     fid = mon.window(*r["window"], host_wait_s=r["cpu"]["wait_per_turn_s"])
     t = r["t_mcast_s"]
     return {"algorithm": alg, "size": size, "hosts": hosts, "loss": loss,
@@ -41,6 +52,7 @@ def run(caps: Capabilities, progress: Progress, quick: bool = False) -> dict[str
     sizes = SIZES[:2] if quick else SIZES
     losses = (0.0, 0.05) if quick else LOSSES
     iters = 5 if quick else 10
+    lossy_iters = 5  # under loss the trees' TCP timeouts make every broadcast long
     out: dict[str, Any] = {"mbit": rate.mbit, "link_rate": rate.to_dict(), "lossless": [],
                            "loss": []}
     with Emulation(topo, caps=caps) as emu:
@@ -52,7 +64,8 @@ def run(caps: Capabilities, progress: Progress, quick: bool = False) -> dict[str
             for size in sizes:
                 for alg in ALGOS:
                     progress(f"bench nack: {alg} {size} B on 16 hosts, {loss:.0%} loss")
-                    out["loss"].append(_point(emu, alg, size, 16, iters, loss))
+                    out["loss"].append(_point(emu, alg, size, 16,
+                                              lossy_iters if loss else iters, loss))
     return out
 
 
@@ -60,7 +73,15 @@ def run(caps: Capabilities, progress: Progress, quick: bool = False) -> dict[str
 def _cell(p: dict[str, Any] | None) -> str:
     if p is None:
         return "-"
+    if p["ms"] is None:
+        return f"> {POINT_TIMEOUT_S:g} s"
     return f"{p['ms']:.1f}{'!' if p['flags'] else ''}"
+
+
+def _ratio(a: dict[str, Any], b: dict[str, Any] | None) -> str:
+    if b is None or a["ms"] is None or b["ms"] is None:
+        return "-"
+    return f"{a['ms'] / b['ms']:.2f}"
 
 
 def markdown(res: dict[str, Any]) -> list[str]:
@@ -90,11 +111,12 @@ def markdown(res: dict[str, Any]) -> list[str]:
         for loss in dict.fromkeys(p["loss"] for p in rows):
             at = {p["algorithm"]: p for p in rows if p["size"] == size and p["loss"] == loss}
             nack = at["nack"]
-            best = min((at[t] for t in TREES if t in at), key=lambda p: p["ms"])
+            trees = [at[t] for t in TREES if t in at and at[t]["ms"] is not None]
+            best = min(trees, key=lambda p: p["ms"]) if trees else None
+            repaired = "-" if nack["repaired"] is None else f"{nack['repaired']:g}"
             out.append(f"| {size} | {loss:.0%} | "
                        + " | ".join(_cell(at.get(a)) for a in ALGOS)
-                       + f" | {nack['repaired'] if nack['repaired'] is not None else '-'} | "
-                       f"{nack['ms'] / base['ms']:.2f} | {nack['ms'] / best['ms']:.2f} |")
+                       + f" | {repaired} | {_ratio(nack, base)} | {_ratio(nack, best)} |")
     wrong = [p for p in res["lossless"] + rows if not p["all_correct"]]
     out += ["", f"Every rank's bytes checked: {wrong or 'all correct'}.",
             "", "Measured with `sudo .venv/bin/mcastlab bench --suite nack`."]

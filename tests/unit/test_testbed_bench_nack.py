@@ -26,3 +26,14 @@ def test_report_gives_the_ratios_the_goals_are_stated_in():
     # under 5 % loss: twice the lossless median, 1.54 x the best tree (MPI_Bcast, 100 ms)
     assert "| 65536 | 5% | 154.0 | 95.0! | 350.0 | 100.0 | 12.5 | 2.00 | 1.54 |" in text
     assert "all correct" in text
+
+
+def test_a_point_that_timed_out_says_so_and_the_ratios_skip_it():
+    res = {"mbit": 8.0, "link_rate": {},
+           "lossless": [point("nack", 1024, 2, 0.0, 2.0), point("nack", 1024, 16, 0.0, 3.0)],
+           "loss": [point("nack", 1024, 16, 0.0, 3.0), point("two-stage", 1024, 16, 0.0, 4.0),
+                    point("binomial", 1024, 16, 0.0, 5.0), point("mpich", 1024, 16, 0.0, 6.0),
+                    point("nack", 1024, 16, 0.1, 9.0), point("two-stage", 1024, 16, 0.1, None),
+                    point("binomial", 1024, 16, 0.1, None), point("mpich", 1024, 16, 0.1, 18.0)]}
+    text = "\n".join(markdown(res))
+    assert "| 1024 | 10% | 9.0 | > 240 s | > 240 s | 18.0 | - | 3.00 | 0.50 |" in text
