@@ -7,7 +7,7 @@ larger sample is taken at once (0.25 old + 0.75 new), a smaller one lowers the e
 most 10 % per sample, and it never falls below one frame time at the paced rate. The first
 estimate is measured when the channel is set up: the slowest rank's median over a few
 barriers (a barrier gathers up a tree and releases down it: one round trip of the tree the
-reports travel)."""
+reports travel). Sources: docs/reliable-multicast.md."""
 
 from __future__ import annotations
 
