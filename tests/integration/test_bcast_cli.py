@@ -43,8 +43,9 @@ def test_bcast_reports_measured_predicted_and_verified(caps, clean_after):
     assert res["flow"]["critical"] in (1, 2, 3) and res["flow"]["t_mcast_s"] > 0
     cpu = res["cpu"]
     assert cpu["cores"] == os.cpu_count() and cpu["ranks"] == 4
-    # /proc/stat counts in 10 ms ticks: 5 fast broadcasts may fit in less than one (None)
-    assert cpu["busy"] is None or 0 < cpu["busy"] <= 1
+    # /proc/stat counts in 10 ms ticks: 5 fast broadcasts may fit in less than one (None),
+    # and with the ranks asleep while they wait the window may see no busy tick at all (0)
+    assert cpu["busy"] is None or 0 <= cpu["busy"] <= 1
     assert 0 < cpu["on_cpu"] <= 1.05
     dyn = run_json("bcast", "--topo", "star", "--hosts", "4", "--bw", "100", "--algo", "dyn-tree",
                    "--size", "1000", "--iters", "5", "--no-flow", "--frames", "0")
