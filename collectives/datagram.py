@@ -25,6 +25,7 @@ TAG_SIZE = 8
 TRAILER_SIZE = CRC.size + TAG_SIZE
 OVERHEAD = HEADER.size + TRAILER_SIZE
 IP_UDP_HEADERS = 20 + 8
+ETHERNET_FRAMING = 38  # preamble 8, header 14, FCS 4, inter-frame gap 12
 KEY_SIZE = 16
 
 
@@ -36,6 +37,11 @@ def check_fragment(fragment: int) -> int:
     if not 1 <= fragment <= MAX_PAYLOAD:
         raise ValueError(f"fragment size must be in 1..{MAX_PAYLOAD}, got {fragment}")
     return fragment
+
+
+def wire_bits(payload: int) -> int:
+    """Bits a datagram with this payload occupies on an Ethernet link, framing included."""
+    return (payload + OVERHEAD + IP_UDP_HEADERS + ETHERNET_FRAMING) * 8
 
 
 def payload_for_mtu(mtu: int) -> int:

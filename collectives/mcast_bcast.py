@@ -195,7 +195,7 @@ class _Message:
             lo, hi = fragment_range(i, self.nbytes, self.fragment)
             self.ch.send(dg.DATA, i, self.count, self.view[lo:hi], root=self.root)
             if rate:
-                due += (hi - lo + dg.OVERHEAD + dg.IP_UDP_HEADERS + 38) * 8 / rate
+                due += dg.wire_bits(hi - lo) / rate
                 ahead = due - time.perf_counter()
                 if ahead > 2e-3:
                     time.sleep(ahead)
@@ -294,7 +294,7 @@ def _with_repair(ch: Channel, view: memoryview, root: int, o: Options,
         gather_zero(ch, clock, msg.on_datagram, [absolute(c) for c in scouts.get(vr, [])],
                     absolute(parents(scouts)[vr]) if vr else None, TAG_SCOUT)
     if o.rate:  # the estimate never falls below one frame time at the paced rate
-        ch.grtt.floor = (o.fragment + dg.OVERHEAD + dg.IP_UDP_HEADERS + 38) * 8 / o.rate
+        ch.grtt.floor = dg.wire_bits(o.fragment) / o.rate
     end = _EndMarker(ch, msg.count, ch.grtt.value)
     if vr == 0:
         msg.send_all(o)

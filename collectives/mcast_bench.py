@@ -33,6 +33,7 @@ from .timing import (
     cpu_jiffies,
     idle_barrier,
     sched_self,
+    sched_since,
     wait_per_turn,
 )
 
@@ -106,9 +107,7 @@ def direct(comm, buf, want: bytes, root: int, iters: int, warmup: int,
             starts.append(t0)
             mine.append((t1, c1 - c0, t1 - t0, held.at()))
     stat1 = cpu_jiffies() if rank == root else None
-    sched1 = sched_self()
-    waits = comm.gather(tuple(b - a for a, b in zip(sched0, sched1, strict=True))
-                        if sched0 else (0, 0, 0), root=root)
+    waits = comm.gather(sched_since(sched0) if sched0 else (0, 0, 0), root=root)
     every = comm.gather(mine, root=root)
     samples, rank_cpu = [], []
     if rank == root:

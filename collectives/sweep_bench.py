@@ -29,7 +29,14 @@ from . import waiting
 from .executor import NODE_ALGORITHMS, bcast
 from .mcast_bench import direct
 from .stats import summarize
-from .timing import busy_fraction, cpu_jiffies, idle_barrier, sched_self, wait_per_turn
+from .timing import (
+    busy_fraction,
+    cpu_jiffies,
+    idle_barrier,
+    sched_self,
+    sched_since,
+    wait_per_turn,
+)
 
 
 def injected(comm, buf, want: bytes, root: int, iters: int, warmup: int, interval: float,
@@ -53,8 +60,7 @@ def injected(comm, buf, want: bytes, root: int, iters: int, warmup: int, interva
         ends.append(time.time())
         ok &= bytes(buf) == want
     busy = busy_fraction(stat0, cpu_jiffies()) if rank == root else None
-    sched1 = sched_self()
-    waits = comm.gather(tuple(b - a for a, b in zip(sched0, sched1, strict=True)), root=root)
+    waits = comm.gather(sched_since(sched0), root=root)
     every = comm.gather(ends, root=root)
     samples, late = [], 0
     if rank == root:

@@ -51,6 +51,12 @@ def sched_self() -> tuple[int, int, int]:
     return run, wait, turns
 
 
+def sched_since(before: tuple[int, int, int]) -> tuple[int, int, int]:
+    """sched_self() now less `before`: what this process did since."""
+    a, b, c = (now - then for then, now in zip(before, sched_self(), strict=True))
+    return a, b, c
+
+
 def wait_per_turn(deltas: Sequence[tuple[int, int, int]]) -> float | None:
     """Mean seconds a process waited for a core each time it got one, over (run, wait,
     turns) deltas of several processes (None if none ran)."""

@@ -20,6 +20,8 @@ import struct
 import sys
 import time
 
+from collectives.timing import sched_self, sched_since
+
 IDLE_S = 1.0
 
 
@@ -32,7 +34,7 @@ def receive(group: str, port: int, my_ip: str, bursts: int, count: int, ready: s
     s.setsockopt(socket.IPPROTO_IP, socket.IP_ADD_MEMBERSHIP,
                  struct.pack("4s4s", socket.inet_aton(group), socket.inet_aton(my_ip)))
     open(ready, "w").close()
-    sched0 = _sched()
+    sched0 = sched_self()
     got: dict[int, list[float]] = {}
     s.settimeout(IDLE_S * 10)  # the first burst comes once every receiver is ready
     while sum(1 for n, _t in got.values() if n >= count) < bursts:
@@ -46,18 +48,8 @@ def receive(group: str, port: int, my_ip: str, bursts: int, count: int, ready: s
         entry = got.setdefault(burst, [0, now])
         entry[0] += 1
         entry[1] = now
-    sched1 = _sched()
     with open(out, "w") as f:
-        json.dump({"bursts": got, "sched": [b - a for a, b in zip(sched0, sched1, strict=True)]}, f)
-
-
-def _sched() -> list[int]:
-    """(ns on a core, ns waiting for one, turns on a core) of this process so far."""
-    try:
-        with open("/proc/self/schedstat") as f:
-            return [int(x) for x in f.read().split()[:3]]
-    except (OSError, ValueError):
-        return [0, 0, 0]
+        json.dump({"bursts": got, "sched": list(sched_since(sched0))}, f)
 
 
 def send(group: str, port: int, my_ip: str, bursts: int, count: int, size: int, gap: float,

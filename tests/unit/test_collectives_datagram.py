@@ -80,3 +80,10 @@ def test_a_lease_of_a_dead_process_is_taken_over(tmp_path):
     again = lease(tmp_path, random.Random(7))  # same first draw: the stale lease goes
     assert leases(tmp_path) == [again.group] and again.group != first.group
     assert again.path.read_text().split()[0] == str(os.getpid())
+
+
+def test_wire_bits_counts_the_whole_ethernet_frame():
+    from collectives.datagram import payload_for_mtu, wire_bits
+
+    # the largest payload for a 1500-byte MTU fills a 1538-byte frame slot on the wire
+    assert wire_bits(payload_for_mtu(1500)) == 1538 * 8

@@ -32,3 +32,14 @@ def test_busy_fraction_sees_a_busy_loop():
 def test_busy_fraction_without_readings_is_none():
     assert busy_fraction(None, (1, 2)) is None
     assert busy_fraction((5, 10), (5, 10)) is None
+
+
+def test_sched_since_counts_what_happened_after():
+    import time
+
+    from collectives.timing import sched_self, sched_since
+
+    before = sched_self()
+    time.sleep(0.01)  # leaves the core and comes back: at least one more turn
+    run, wait, turns = sched_since(before)
+    assert run >= 0 and wait >= 0 and turns >= 1
