@@ -96,6 +96,15 @@ def run_point(comm, point: dict[str, Any], root: int, iters: int, warmup: int,
             "start": t0, "end": time.time(), **extra}
 
 
+ARMED_WAIT_S = 60.0  # the timeline arms within a few hundred ms; a lost signal costs this
+
+
+def _wait_for(path: Path, limit_s: float) -> None:
+    deadline = time.monotonic() + limit_s
+    while not path.exists() and time.monotonic() < deadline:
+        time.sleep(0.005)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="collectives.sweep_bench")
     ap.add_argument("--points", required=True,
@@ -108,6 +117,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--budget", type=float,
                     help="stop measuring a point after this many seconds (interval 0)")
     ap.add_argument("--heartbeat", help="file the root touches as each point starts")
+    ap.add_argument("--armed", help="file the root waits for after the heartbeat (the "
+                                    "faults due at time zero are in effect)")
     ap.add_argument("--label", default="", help="added to every record (e.g. the group)")
     ap.add_argument("--nodes", help="the network node of every rank, comma-separated (for "
                                     "the algorithms told where the ranks sit)")
@@ -121,6 +132,8 @@ def main(argv: list[str] | None = None) -> int:
     for point in points:
         if comm.Get_rank() == root and args.heartbeat:
             Path(args.heartbeat).write_text(point["key"])
+        if comm.Get_rank() == root and args.armed:
+            _wait_for(Path(args.armed), ARMED_WAIT_S)
         rec = run_point(comm, point, root, args.iters, args.warmup, args.interval,
                         args.budget, nodes)
         if comm.Get_rank() == root:

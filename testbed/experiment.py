@@ -232,6 +232,8 @@ def _jobs(run: Run, batch: list[Point], groups: list[list[str]], ticker: _Ticker
     points_file.write_text(json.dumps([_job_point(run, p) for p in batch]))
     outs = [raw_dir / f"job-{run.jobs}-group{g}.jsonl" for g in range(len(groups))]
     beats = [raw_dir / f"job-{run.jobs}-group{g}.beat" for g in range(len(groups))]
+    armed = raw_dir / f"job-{run.jobs}.armed"
+    events = spec.faults.get(p0.fault, ())
     if ticker is not None:
         ticker.watch(batch, outs, beats[0])
     errors: list[str] = []
@@ -243,6 +245,8 @@ def _jobs(run: Run, batch: list[Point], groups: list[list[str]], ticker: _Ticker
                 "--heartbeat", str(beats[g]), "--label", str(g)]
         if spec.budget:
             args += ["--budget", repr(spec.budget)]
+        if events:
+            args += ["--armed", str(armed)]
         if any(p.algorithm in NODE_ALGORITHMS for p in batch):
             args += ["--nodes", ",".join(str(run.emu.topo.host(h).node_id) for h in groups[g])]
         try:
@@ -251,9 +255,9 @@ def _jobs(run: Run, batch: list[Point], groups: list[list[str]], ticker: _Ticker
         except RunFailed as exc:
             errors.append(str(exc))
 
-    events = spec.faults.get(p0.fault, ())
     timeline = FaultTimeline(run.emu, events, beats[0].exists, loss_scope=spec.loss_scope,
-                             base_loss=p0.loss, keep_failed=spec.exclude)
+                             base_loss=p0.loss, keep_failed=spec.exclude,
+                             armed=armed.touch)
     try:
         with timeline:
             others = [threading.Thread(target=job, args=(g,), daemon=True)

@@ -21,10 +21,14 @@ from .spec import FaultEvent
 class FaultTimeline:
     def __init__(self, emu: Any, events: Sequence[FaultEvent], started: Callable[[], bool],
                  *, loss_scope: str = "all", base_loss: float = 0.0,
-                 keep_failed: Sequence[int] = ()) -> None:
-        """`started()` turns true when time zero has come; `base_loss` (fraction) is what
+                 keep_failed: Sequence[int] = (),
+                 armed: Callable[[], None] = lambda: None) -> None:
+        """`started()` turns true when time zero has come; `armed()` is called once the
+        events due at time zero are in effect (the run holds its first broadcast until
+        then, so a fault at 0 is one the whole point sees); `base_loss` (fraction) is what
         a host's loss goes back to; `keep_failed` are nodes the spec excludes for good."""
         self.emu, self.events, self.started = emu, list(events), started
+        self.armed = armed
         self.loss_scope, self.base_loss, self.keep_failed = loss_scope, base_loss, keep_failed
         self.applied: list[dict[str, Any]] = []
         self._down: set[str] = set()
@@ -50,17 +54,22 @@ class FaultTimeline:
             if self._stop.wait(0.01):
                 return
         t0 = time.monotonic()
-        for ev in self.events:
-            if self._stop.wait(max(0.0, ev.at - (time.monotonic() - t0))):
-                return
-            try:
-                self.apply(ev)
-            except Exception as exc:  # recorded with the point; the run goes on
-                self.error = f"fault {ev.action} {ev.target} at {ev.at:g} s failed: {exc}"
-                return
-            self.applied.append({"at": ev.at, "action": ev.action, "target": ev.target,
-                                 "value": ev.value,
-                                 "applied_s": round(time.monotonic() - t0, 4)})
+        try:
+            for ev in self.events:
+                if ev.at > 0:
+                    self.armed()
+                if self._stop.wait(max(0.0, ev.at - (time.monotonic() - t0))):
+                    return
+                try:
+                    self.apply(ev)
+                except Exception as exc:  # recorded with the point; the run goes on
+                    self.error = f"fault {ev.action} {ev.target} at {ev.at:g} s failed: {exc}"
+                    return
+                self.applied.append({"at": ev.at, "action": ev.action, "target": ev.target,
+                                     "value": ev.value,
+                                     "applied_s": round(time.monotonic() - t0, 4)})
+        finally:
+            self.armed()
 
     def _links(self, target: str) -> list[tuple[Any | None, str]]:
         """(host node or None for the root namespace, interface) of a host or link."""
