@@ -16,8 +16,8 @@ import zlib
 from dataclasses import dataclass
 
 VERSION = 1
-DATA, PROBE, RELEASE, END = 1, 2, 3, 4
-KINDS = (DATA, PROBE, RELEASE, END)
+DATA, PROBE, RELEASE, END, REPORT = 1, 2, 3, 4, 5
+KINDS = (DATA, PROBE, RELEASE, END, REPORT)
 
 HEADER = struct.Struct("!BBHIII")
 CRC = struct.Struct("!I")

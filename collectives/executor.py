@@ -71,7 +71,7 @@ def bcast(buf: Any, root: int = 0, comm: Any = None, algorithm: str = "binomial"
     parameters as in `collectives.schedules.build` (opt-mesh, u-mesh, u-torus, opt-min: also
     where the ranks sit, e.g. mesh=(4, 4), nodes=(...)); for `dyn-tree` t_hs, t_hd, t_ns, t_nd,
     t_rs, t_rd (or t_hold and t_end; `collectives.dyn_bcast`); for the multicast algorithms
-    (scout-linear, scout-binary, two-stage, nack) as in `collectives.mcast_bcast.Options`;
+    (scout-linear, scout-binary, two-stage, nack) as in `collectives.mcast_message.Options`;
     for `range-tree` (hardware range multicasts, seed 001) nodes=(...) and fattree=(k, N) as
     in `collectives.range_bcast.RangeOptions`.
     Collective: every rank calls it with the same algorithm, parameters and buffer size."""

@@ -12,9 +12,9 @@ from collections.abc import Callable
 from typing import Any
 
 from . import datagram as dg
-from .mcast_bcast import TIMEOUT_S, _Clock, gather_zero
 from .mcast_channel import Channel
 from .mcast_plans import parents, scout_binary_tree
+from .mcast_wait import TIMEOUT_S, Clock, gather_zero
 
 TAG_ARRIVE, TAG_RELEASE = 0x5C11, 0x5C12
 
@@ -30,7 +30,7 @@ def barrier(ch: Channel, timeout: float = TIMEOUT_S) -> None:
     kids = tree.get(rank, [])
     parent = parents(tree).get(rank)
     empty = bytearray(1)
-    clock = _Clock(ch, timeout, f"multicast barrier {ch.bid}")
+    clock = Clock(ch, timeout, f"multicast barrier {ch.bid}")
     released = [False]
 
     def on_datagram(d: dg.Datagram) -> None:
@@ -51,7 +51,7 @@ def barrier(ch: Channel, timeout: float = TIMEOUT_S) -> None:
 
 
 
-def await_release(ch: Channel, clock: _Clock, on_datagram: Callable[[dg.Datagram], None],
+def await_release(ch: Channel, clock: Clock, on_datagram: Callable[[dg.Datagram], None],
                   released: list[bool], release: Any) -> None:
     """Return once the multicast release (`on_datagram` sets released[0]) or the
     point-to-point one (`release`, then parked) arrived; datagrams are looked at first, so

@@ -10,7 +10,11 @@ broadcast late finds the datagrams waiting for it in the kernel.
 
 Collectives are numbered (bid) the same on every rank; a datagram of the current bid is
 delivered, one of a later bid (a fast root already in the next collective) is kept until
-then, and one of an earlier bid, or failing its CRC or key, is counted and dropped."""
+then, and one of an earlier bid, or failing its CRC or key, is counted and dropped.
+
+Beside the group socket every rank has a unicast one (`send_to`): a receiver's reports go
+to the root alone. A rank that finished a broadcast still answers its root's end markers
+of it (`finished`), from any later wait: the root may not have heard the first answer."""
 
 from __future__ import annotations
 
@@ -36,6 +40,7 @@ SO_RCVBUFFORCE, SO_SNDBUFFORCE = 33, 32
 RCVBUF = 32 << 20  # a 4 MiB broadcast is ~3000 datagrams of ~2.3 KiB truesize each
 SNDBUF = 4 << 20
 STASH_MAX = 1 << 16
+FINISHED_MAX = 16  # broadcasts a rank still answers end markers of
 SETUP_TIMEOUT_S = 10.0
 
 
@@ -87,7 +92,9 @@ class Channel:
         self._stash: dict[int, list[dg.Datagram]] = {}
         self._stashed = 0
         self._lease = None
-        self.recv_sock = self.send_sock = None
+        self.recv_sock = self.send_sock = self.ucast_sock = None
+        self.peers: list[tuple[str, int]] = []
+        self._finished: dict[int, tuple[int, int]] = {}  # bid -> (root, fragment count)
         self.pcomm: Any = None
         self._parked: list[Any] = []
         info: Any = None
@@ -129,6 +136,11 @@ class Channel:
         self._sockets(self.group, loop=shared_host)
         self._membership(socket.IP_ADD_MEMBERSHIP)
         self._dest = (self.group, self.port)
+        u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM, socket.IPPROTO_UDP)
+        self.ucast_sock = u
+        u.bind((self.address, 0))
+        u.setblocking(False)
+        self.peers = self.comm.allgather(u.getsockname())
 
     def _sockets(self, bind: str, loop: bool) -> None:
         """The non-blocking receive socket on (bind, port) and the TTL-1 send socket."""
@@ -202,10 +214,10 @@ class Channel:
                 halfway = None
         return False, got
 
-    def _send(self, data: bytes) -> None:
+    def _send(self, data: bytes, dest: tuple[str, int] | None = None) -> None:
         while True:
             try:
-                self.send_sock.sendto(data, self._dest)
+                self.send_sock.sendto(data, dest or self._dest)
                 break
             except BlockingIOError:
                 select.select([], [self.send_sock], [], 0.01)
@@ -218,17 +230,18 @@ class Channel:
         self.stats["sent"] += 1
 
     def _read_raw(self) -> Iterator[dg.Datagram]:
-        """Every datagram waiting in the socket that passes the checks."""
-        while True:
-            try:
-                data = self.recv_sock.recv(65536)
-            except (BlockingIOError, InterruptedError):
-                return
-            self.stats["received"] += 1
-            try:
-                yield self.codec.decode(data)
-            except dg.Rejected as e:
-                self.stats.reject(e.reason)
+        """Every datagram waiting in the sockets that passes the checks."""
+        for sock in (self.recv_sock, self.ucast_sock):
+            while sock is not None:
+                try:
+                    data = sock.recv(65536)
+                except (BlockingIOError, InterruptedError):
+                    break
+                self.stats["received"] += 1
+                try:
+                    yield self.codec.decode(data)
+                except dg.Rejected as e:
+                    self.stats.reject(e.reason)
 
     # ---- collectives -----------------------------------------------------------------------
     def next_bid(self, timeout: float = SETUP_TIMEOUT_S) -> int:
@@ -260,17 +273,40 @@ class Channel:
         self._send(self.codec.encode(kind, self.rank if root is None else root, self.bid,
                                      index, count, payload))
 
+    def send_to(self, rank: int, kind: int, index: int = 0, count: int = 1,
+                payload: bytes | memoryview = b"") -> None:
+        """One datagram to one rank's unicast socket, naming this rank as its sender."""
+        self._send(self.codec.encode(kind, self.rank, self.bid, index, count, payload),
+                   self.peers[rank])
+
+    def finished(self, root: int, count: int) -> None:
+        """This rank holds the whole of the current broadcast (of `count` fragments): it
+        answers the root's end markers of it from now on (see deliver)."""
+        self._finished[self.bid] = (root, count)
+        while len(self._finished) > FINISHED_MAX:
+            del self._finished[next(iter(self._finished))]
+
+    def _answer(self, d: dg.Datagram) -> bool:
+        """An end marker of a broadcast this rank finished: tell its root again."""
+        if d.kind != dg.END or self._finished.get(d.bid) != (d.root, d.count):
+            return False
+        self._send(self.codec.encode(dg.REPORT, self.rank, d.bid, 0, d.count),
+                   self.peers[d.root])
+        return True
+
     def wait_readable(self, timeout: float) -> bool:
         """Sleep until a datagram arrives or `timeout` passes; in the block wait mode an
         MPI message ends the sleep too (collectives.waiting). True if woken early."""
         if timeout <= 0:
             return False
+        socks = [s for s in (self.recv_sock, self.ucast_sock) if s is not None]
         if waiting.MODE == "block":
             w = waiting.watch()
-            w.also(self.recv_sock)
+            for s in socks:
+                w.also(s)
             w.refresh()
             return w.sleep(timeout)
-        return bool(select.select([self.recv_sock], [], [], timeout)[0])
+        return bool(select.select(socks, [], [], timeout)[0])
 
     def deliver(self, handler: Callable[[dg.Datagram], None]) -> None:
         """Hand every waiting datagram of the current collective to `handler` (kept ones
@@ -289,7 +325,7 @@ class Channel:
                 self.stats["early"] += 1
                 self._stash.setdefault(d.bid, []).append(d)  # checked already
                 self._stashed += 1
-            else:
+            elif not self._answer(d):
                 self.stats["stale"] += 1
 
     def close(self) -> None:
@@ -304,10 +340,10 @@ class Channel:
                         if not req.Test():
                             req.Cancel()
                     pcomm.Free()
-        for s in (self.recv_sock, self.send_sock):
+        for s in (self.recv_sock, self.send_sock, self.ucast_sock):
             if s is not None:
                 s.close()
-        self.recv_sock = self.send_sock = None
+        self.recv_sock = self.send_sock = self.ucast_sock = None
         if self._lease is not None:
             self._lease.release()
             self._lease = None

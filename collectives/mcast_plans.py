@@ -1,5 +1,5 @@
 """What the IP-multicast collectives send, as pure functions: the scout trees of seed 004,
-the report tree and repair plan of `nack`, the two-stage dispatch of seed 002, and the frame
+the missing-fragment reports of `nack`, the two-stage dispatch of seed 002, and the frame
 and message counts the seeds compare algorithms by. The executors (`mcast_bcast`,
 `mcast_barrier`) carry these out; tests check them without MPI or a network.
 
@@ -7,10 +7,7 @@ Ranks here are relative to the root (virtual rank 0 is the root)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
-
-from .schedules import Children, binomial_tree
+from .schedules import Children
 
 MULTICAST_ALGORITHMS = ("scout-linear", "scout-binary", "two-stage", "nack")
 BARRIERS = ("mpich", "tree", "mcast", "range-tree")
@@ -54,13 +51,6 @@ def scout_linear_tree(k: int) -> Children:
 SCOUT_TREES = {"scout-linear": scout_linear_tree, "scout-binary": scout_binary_tree}
 
 
-def report_tree(k: int) -> Children:
-    """The tree `nack` combines missing-fragment reports up (binomial: log2 k rounds)."""
-    if k < 1:
-        raise ValueError(f"communicator size must be at least 1, got {k}")
-    return binomial_tree(k)
-
-
 def parents(children: Children) -> dict[int, int]:
     return {c: p for p, kids in children.items() for c in kids}
 
@@ -88,32 +78,27 @@ def fragment_range(index: int, nbytes: int, fragment: int) -> tuple[int, int]:
     return lo, min(nbytes, lo + fragment)
 
 
-@dataclass(frozen=True)
-class RepairPlan:
-    """One repair round: fragments the root multicasts again, and per rank the fragments it
-    sends point to point."""
-    multicast: frozenset[int]
-    p2p: Mapping[int, frozenset[int]]
+def missing_bitmap(have: bytes | bytearray, limit: int) -> tuple[int, bytes]:
+    """What a receiver lacks, compactly: (first missing index, a bitmap from there, bit j
+    (most significant first) set when fragment start + j is missing), at most `limit`
+    bytes long (what lies beyond is reported next time); (0, b"") when nothing is."""
+    start = have.find(0)
+    if start < 0:
+        return 0, b""
+    bits = bytearray()
+    for lo in range(start, min(len(have), start + 8 * limit), 8):
+        byte = 0
+        for j, h in enumerate(have[lo:lo + 8]):
+            if not h:
+                byte |= 0x80 >> j
+        bits.append(byte)
+    return start, bytes(bits)
 
-    @property
-    def empty(self) -> bool:
-        return not self.multicast and not any(self.p2p.values())
 
-
-def plan_repair(missing: Mapping[int, frozenset[int] | set[int]], *, mcast_min: int = 2,
-                final: bool = False) -> RepairPlan:
-    """Re-multicast a fragment that at least `mcast_min` ranks lack (one frame reaches them
-    all, but may be lost again); send it point to point to a rank that alone lacks it. The
-    `final` round sends everything point to point, so it cannot fail."""
-    if mcast_min < 1:
-        raise ValueError(f"mcast_min must be at least 1, got {mcast_min}")
-    count: dict[int, int] = {}
-    for frags in missing.values():
-        for f in frags:
-            count[f] = count.get(f, 0) + 1
-    multicast = frozenset() if final else frozenset(f for f, c in count.items() if c >= mcast_min)
-    p2p = {r: frozenset(frags) - multicast for r, frags in missing.items()}
-    return RepairPlan(multicast, {r: f for r, f in p2p.items() if f})
+def bitmap_indexes(start: int, bitmap: bytes | memoryview, count: int) -> list[int]:
+    """The fragments a missing_bitmap names (those at or beyond `count` ignored)."""
+    return [i for n, byte in enumerate(bitmap) if byte
+            for j in range(8) if byte & (0x80 >> j) and (i := start + 8 * n + j) < count]
 
 
 def two_stage_dispatch(k: int, nbytes: int, crossover_nodes: int = CROSSOVER_NODES,

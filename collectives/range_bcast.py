@@ -30,17 +30,9 @@ from typing import Any
 
 from . import datagram as dg
 from .mcast_barrier import await_release
-from .mcast_bcast import (
-    TIMEOUT_S,
-    _Clock,
-    _complete,
-    _Message,
-    _recv_obj,
-    _send_obj,
-    default_rate,
-    gather_zero,
-)
 from .mcast_channel import MulticastError
+from .mcast_message import Message, default_rate
+from .mcast_wait import TIMEOUT_S, Clock, complete, gather_zero, recv_obj, send_obj
 from .range_channel import RangeChannel, TreeUse
 
 TAG_REPORT, TAG_POKE, TAG_REPAIR = 0x5C21, 0x5C22, 0x5C23
@@ -54,7 +46,7 @@ __all__ = ["RangeOptions", "barrier", "bcast"]
 @dataclass
 class RangeOptions:
     """nodes: node of every rank; fattree: (k, nodes of the network); tree: greedy or
-    optimal. The rest as in `mcast_bcast.Options`."""
+    optimal. The rest as in `mcast_message.Options`."""
 
     nodes: Sequence[int] | None = None
     fattree: Sequence[int] | None = None
@@ -84,8 +76,8 @@ def bcast(ch: RangeChannel, buf: Any, root: int, **params: Any) -> None:
     if ch.size == 1:
         return
     sender = use.sender_rank(ch.rank, nodes)
-    clock = _Clock(ch, o.timeout, f"range-tree broadcast {ch.bid} from rank {root}")
-    msg = _Message(ch, view, root if sender is None else sender, fragment)
+    clock = Clock(ch, o.timeout, f"range-tree broadcast {ch.bid} from rank {root}")
+    msg = Message(ch, view, root if sender is None else sender, fragment)
     if sender is None:
         msg.have[:] = b"\x01" * msg.count
         msg.missing = 0
@@ -103,7 +95,7 @@ def _poked(ch: RangeChannel, sender: int) -> bool:
     return False
 
 
-def _receive(ch: RangeChannel, clock: _Clock, msg: _Message, sender: int,
+def _receive(ch: RangeChannel, clock: Clock, msg: Message, sender: int,
              o: RangeOptions) -> None:
     while msg.missing:
         before = msg.missing
@@ -114,9 +106,9 @@ def _receive(ch: RangeChannel, clock: _Clock, msg: _Message, sender: int,
             ch.deliver(msg.on_datagram)
             break
         clock.wait(msg.missing != before, f"waiting for rank {sender}'s range multicast")
-    _send_obj(ch, clock, msg, (ch.bid, msg.lacking()), sender, TAG_REPORT)
+    send_obj(ch, clock, msg.on_datagram, (ch.bid, msg.lacking()), sender, TAG_REPORT)
     if msg.missing:
-        for i, data in _recv_obj(ch, clock, msg, sender, TAG_REPAIR):
+        for i, data in recv_obj(ch, clock, msg.on_datagram, sender, TAG_REPAIR):
             if msg.put(i, data):
                 ch.stats["repaired"] += 1
         if msg.missing:
@@ -124,7 +116,7 @@ def _receive(ch: RangeChannel, clock: _Clock, msg: _Message, sender: int,
                                  f"{msg.missing} fragment(s) missing")
 
 
-def _send(ch: RangeChannel, clock: _Clock, msg: _Message, use: TreeUse,
+def _send(ch: RangeChannel, clock: Clock, msg: Message, use: TreeUse,
           nodes: Sequence[int], o: RangeOptions) -> None:
     me = nodes[ch.rank]
     pending: dict[int, float] = {}  # receiver rank -> when its multicast ended
@@ -146,10 +138,10 @@ def _send(ch: RangeChannel, clock: _Clock, msg: _Message, use: TreeUse,
                 reqs.append(ch.pcomm.isend(ch.bid, dest=r, tag=TAG_POKE))
                 poked.add(r)
         clock.wait(progressed, f"no report from rank(s) {sorted(pending)[:8]}")
-    _complete(ch, clock, msg.on_datagram, reqs)
+    complete(ch, clock, msg.on_datagram, reqs)
 
 
-def _serve(ch: RangeChannel, msg: _Message, pending: dict[int, float], reqs: list[Any]) -> bool:
+def _serve(ch: RangeChannel, msg: Message, pending: dict[int, float], reqs: list[Any]) -> bool:
     """Take the reports that arrived; repair what they lack. True if any arrived."""
     pc, served = ch.pcomm, False
     for r in list(pending):
@@ -177,7 +169,7 @@ def barrier(ch: RangeChannel, **params: Any) -> None:
     if ch.size == 1:
         return
     pc, rank = ch.pcomm, ch.rank
-    clock = _Clock(ch, o.timeout, f"range-tree barrier {ch.bid}")
+    clock = Clock(ch, o.timeout, f"range-tree barrier {ch.bid}")
     released = [False]
     sender = use.sender_rank(rank, nodes)
 

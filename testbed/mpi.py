@@ -130,7 +130,7 @@ def run_mpi(emu: Any, argv: list[str], *, hosts: list[str] | None = None, np: in
             if raised:
                 who = f"rank {raised[0]} ({names[raised[0] // ppn]}) raised an exception"
                 detail = _tail(res.rank_output[raised[0]])
-                # what the other ranks said they were stuck on (collectives.mcast_bcast._Clock)
+                # what the other ranks said they were stuck on (collectives.mcast_wait.Clock)
                 stuck = [ln for r in range(np) if r != raised[0]
                          for ln in res.rank_output.get(r, "").splitlines()
                          if "still waiting" in ln]

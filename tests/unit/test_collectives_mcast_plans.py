@@ -1,16 +1,16 @@
 """Pure plans of the multicast collectives: seed 004's scout trees and counts, seed 002's
-dispatch, nack's repair plan."""
+dispatch, nack's missing-fragment bitmaps."""
 
 from __future__ import annotations
 
 import pytest
 
 from collectives.mcast_plans import (
+    bitmap_indexes,
     mcast_barrier_messages,
+    missing_bitmap,
     mpich_barrier_messages,
     parents,
-    plan_repair,
-    report_tree,
     scout_binary_tree,
     scout_frames,
     scout_linear_tree,
@@ -27,7 +27,7 @@ def test_binary_scout_tree_is_seed_004s_seven_process_example():
 
 @pytest.mark.parametrize("k", range(1, 40))
 def test_scout_trees_span_every_rank_once(k):
-    for tree in (scout_binary_tree(k), scout_linear_tree(k), report_tree(k)):
+    for tree in (scout_binary_tree(k), scout_linear_tree(k)):
         assert subtree(tree, 0) == list(range(k))
         assert sorted(parents(tree)) == list(range(1, k))
 
@@ -67,25 +67,34 @@ def test_two_stage_dispatch_uses_the_thesis_defaults():
     assert two_stage_dispatch(2, 1000, crossover_nodes=2) == "two-stage"
 
 
-def test_repair_plan_multicasts_what_several_lack_and_sends_the_rest_directly():
-    plan = plan_repair({1: {0, 1, 5}, 2: {1, 5}, 3: {7}})
-    assert plan.multicast == {1, 5}
-    assert plan.p2p == {1: {0}, 3: {7}}
+def test_missing_bitmap_names_exactly_the_missing_fragments():
+    have = bytearray(b"\x01" * 20)
+    for i in (3, 4, 11, 19):
+        have[i] = 0
+    start, bits = missing_bitmap(have, 100)
+    assert start == 3 and len(bits) == 3  # fragments 3..26, cut at the message's end
+    assert bitmap_indexes(start, bits, 20) == [3, 4, 11, 19]
+    assert missing_bitmap(bytearray(b"\x01" * 5), 100) == (0, b"")
 
 
-def test_final_repair_round_is_point_to_point_only():
-    plan = plan_repair({1: {0, 1}, 2: {1}}, final=True)
-    assert plan.multicast == frozenset() and plan.p2p == {1: {0, 1}, 2: {1}}
-    assert plan_repair({}).empty
+def test_missing_bitmap_is_cut_at_its_limit_and_the_rest_comes_later():
+    have = bytearray(1000)  # nothing held
+    start, bits = missing_bitmap(have, 4)
+    assert (start, len(bits)) == (0, 4) and bitmap_indexes(start, bits, 1000) == list(range(32))
 
 
-def test_repair_plan_rejects_a_bad_threshold():
-    with pytest.raises(ValueError):
-        plan_repair({1: {0}}, mcast_min=0)
+@pytest.mark.parametrize("count", [1, 7, 8, 9, 100])
+def test_bitmap_round_trips_every_pattern_shape(count):
+    import random
+
+    rng = random.Random(count)
+    have = bytearray(rng.choice((0, 1)) for _ in range(count))
+    start, bits = missing_bitmap(have, 1 << 10)
+    assert bitmap_indexes(start, bits, count) == [i for i, h in enumerate(have) if not h]
 
 
 def test_multicast_pacing_follows_the_link_rate(monkeypatch):
-    from collectives.mcast_bcast import PACE, Options, default_rate
+    from collectives.mcast_message import PACE, Options, default_rate
 
     monkeypatch.setenv("MCASTLAB_LINK_MBIT", "100")
     assert default_rate() == pytest.approx(PACE * 100e6)

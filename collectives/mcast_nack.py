@@ -1,0 +1,179 @@
+"""nack's repair: every decision on evidence, the control traffic as datagrams (ours; the
+sources of each choice are in docs/reliable-multicast.md).
+
+The root multicasts the message, then an end marker (its sequence number and the root's
+group round trip, GRTT). A receiver reports to the root's unicast socket as soon as a gap
+is provable (it holds the last fragment, or saw an end marker: the root sends in order over
+one path, so what is missing then is lost), and again at every later end marker while it
+still lacks something; a report names the last end marker seen and the missing fragments
+(a bitmap). The root re-multicasts a reported fragment unless it re-sent it after the end
+marker that report had seen (the report predates that repair), then sends an end marker:
+no timer decides what is lost. An empty report says "complete"; the root returns once
+every receiver has said so. End markers repeat every two GRTT while a receiver is
+outstanding (NORM's flush: a receiver that lost everything, end markers included, still
+learns there was a broadcast), at doubling intervals after END_ROBUST of them, and a
+receiver answers them even after it returned (Channel.finished).
+
+Datagrams can all be lost; MPI's TCP cannot. So every receiver also sends its "complete"
+over MPI (the root takes it when the datagram did not come), and a receiver still
+outstanding after END_ROBUST end markers is sent what it lacks over MPI: the broadcast
+completes whatever the loss, and no rank waits for one that has left."""
+
+from __future__ import annotations
+
+import struct
+import time
+
+from . import datagram as dg
+from .mcast_channel import Channel
+from .mcast_message import Message, Options
+from .mcast_plans import bitmap_indexes, missing_bitmap
+from .mcast_wait import Clock, taking
+
+TAG_BATCH, TAG_DONE = 0x5C03, 0x5C04
+END_ROBUST = 20  # end markers 2 GRTT apart before the interval doubles (NORM's 20)
+END_INFO = struct.Struct("!Id")  # an end marker's payload: sequence number, root's GRTT (s)
+REPORT_INFO = struct.Struct("!I")  # a report's payload starts with the last end marker seen
+
+
+class EndMarker:
+    """The root's end markers, numbered from 1: after the message, after every repair, and
+    every 2 GRTT while receivers are outstanding."""
+
+    def __init__(self, ch: Channel, count: int, grtt: float):
+        self.ch, self.count, self.grtt = ch, count, grtt
+        self.interval = 2 * grtt
+        self.seq = 0
+        self.first = self.due = 0.0
+
+    def send(self) -> None:
+        now = time.perf_counter()
+        if not self.seq:
+            self.first = now
+        self.seq += 1
+        self.ch.send(dg.END, 0, self.count, END_INFO.pack(self.seq, self.grtt))
+        if self.seq > END_ROBUST:
+            self.interval *= 2
+        self.due = now + self.interval
+
+    def tick(self) -> bool:
+        if time.perf_counter() < self.due:
+            return False
+        self.send()
+        return True
+
+
+def serve(ch: Channel, msg: Message, o: Options, clock: Clock) -> None:
+    """The root: multicast the message, repair what is reported, return when every
+    receiver holds it all."""
+    take_done(ch, set())  # the MPI "complete"s of earlier broadcasts, no longer needed
+    out = {r for r in range(ch.size) if r != ch.rank}
+    lacks: dict[int, list[int]] = {}  # each receiver's latest report
+    resent: dict[int, int] = {}  # fragment -> the end marker sent after its last re-send
+    reports: list[tuple[int, list[int]]] = []
+    rescued: set[int] = set()
+    heard = {"gaps": False, "last_done": 0.0}
+
+    def on_datagram(d: dg.Datagram) -> None:
+        if d.kind != dg.REPORT or d.count != msg.count:
+            ch.stats.reject("shape")
+            return
+        if d.root not in out:
+            return  # a second "complete", or a report its sender has since made good
+        if len(d.payload) <= REPORT_INFO.size:  # nothing missing
+            out.discard(d.root)
+            lacks.pop(d.root, None)
+            heard["last_done"] = time.perf_counter()
+            return
+        (seq,) = REPORT_INFO.unpack_from(d.payload)
+        lacks[d.root] = bitmap_indexes(d.index, d.payload[REPORT_INFO.size:], msg.count)
+        reports.append((seq, lacks[d.root]))
+        heard["gaps"] = True
+
+    if o.rate:  # the estimate never falls below one frame time at the paced rate
+        ch.grtt.floor = dg.wire_bits(o.fragment) / o.rate
+    end = EndMarker(ch, msg.count, ch.grtt.value)
+    msg.send_all(o)
+    end.send()
+    by_mpi = False
+    while out:
+        progressed = taking(ch, on_datagram)
+        if take_done(ch, out):
+            progressed = by_mpi = True
+        if reports:
+            due = sorted({i for seq, idx in reports for i in idx if seq >= resent.get(i, 0)})
+            reports.clear()
+            if due:
+                msg.multicast(due, o.rate)
+                end.send()
+                resent.update(dict.fromkeys(due, end.seq))
+        elif out:
+            end.tick()
+        if end.seq > END_ROBUST:
+            for r in sorted(out - rescued):
+                frags = msg.fragments(lacks.get(r, range(msg.count)))
+                ch.park(ch.pcomm.isend((ch.bid, frags), dest=r, tag=TAG_BATCH))
+                rescued.add(r)
+        clock.wait(progressed, f"no report from rank(s) {sorted(out)[:8]}",
+                   limit=end.due - time.perf_counter())
+    if not heard["gaps"] and not by_mpi:  # a clean sample of the report round trip
+        ch.grtt.update(heard["last_done"] - end.first)
+
+
+def receive(ch: Channel, msg: Message, clock: Clock) -> None:
+    """A receiver: take the multicast, report gaps at the evidence, return once complete
+    (after telling the root, by datagram and over MPI)."""
+    root = msg.root
+    take_done(ch, set())
+    seen = [0]  # the last end marker seen
+    reported = -1  # the end marker the last report named (-1: none yet)
+
+    def on_datagram(d: dg.Datagram) -> None:
+        if d.kind == dg.END and d.root == root and len(d.payload) == END_INFO.size:
+            seen[0] = max(seen[0], END_INFO.unpack(d.payload)[0])
+        msg.on_datagram(d)
+
+    while msg.missing:
+        progressed = taking(ch, on_datagram)
+        progressed |= take_batch(ch, msg)
+        provable = msg.end_seen or msg.have[-1]
+        # the first end marker right after a report made at the last fragment adds nothing
+        if msg.missing and provable and seen[0] > reported and (reported, seen[0]) != (0, 1):
+            start, bits = missing_bitmap(msg.have, ch.fragment - REPORT_INFO.size)
+            ch.send_to(root, dg.REPORT, start, msg.count, REPORT_INFO.pack(seen[0]) + bits)
+            reported = seen[0]
+        clock.wait(progressed, f"{msg.missing} of {msg.count} fragment(s) missing, "
+                               f"{'reported' if reported >= 0 else 'no end marker yet'}")
+    ch.send_to(root, dg.REPORT, 0, msg.count, REPORT_INFO.pack(seen[0]))
+    ch.park(ch.pcomm.isend(ch.bid, dest=root, tag=TAG_DONE))
+    ch.finished(root, msg.count)
+
+
+def take_done(ch: Channel, out: set[int]) -> bool:
+    """Take the "complete"s that came over MPI; those of this broadcast leave `out`. True
+    if one of them did."""
+    from mpi4py import MPI
+
+    pc, st, got = ch.pcomm, MPI.Status(), False
+    while pc.iprobe(source=MPI.ANY_SOURCE, tag=TAG_DONE, status=st):
+        src = st.Get_source()
+        if pc.recv(source=src, tag=TAG_DONE) == ch.bid and src in out:
+            out.discard(src)
+            got = True
+    return got
+
+
+def take_batch(ch: Channel, msg: Message) -> bool:
+    """Take the root's point-to-point repairs (those of earlier broadcasts dropped)."""
+    from mpi4py import MPI
+
+    pc, st, got = ch.pcomm, MPI.Status(), False
+    while pc.iprobe(source=MPI.ANY_SOURCE, tag=TAG_BATCH, status=st):
+        bid, frags = pc.recv(source=st.Get_source(), tag=TAG_BATCH)
+        if bid != ch.bid:
+            continue
+        for i, data in frags:
+            if msg.put(i, data):
+                ch.stats["repaired"] += 1
+        got = True
+    return got
