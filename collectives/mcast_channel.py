@@ -97,6 +97,7 @@ class Channel:
         self._finished: dict[int, tuple[int, int]] = {}  # bid -> (root, fragment count)
         self.pcomm: Any = None
         self._parked: list[Any] = []
+        self._lingering: list[Any] = []
         info: Any = None
         if self.rank == 0:
             try:
@@ -126,7 +127,7 @@ class Channel:
             raise MulticastError(str(e)) from e
         self._verify(setup_timeout)
         self.pcomm = comm.Dup()  # point-to-point traffic of the collectives: own context
-        self.grtt = measure_grtt(self.pcomm)  # the report tree's round trip (mcast_grtt)
+        self.grtt = measure_grtt(self)  # the reports' round trip (mcast_grtt)
         _OPEN.add(self)
 
     # ---- sockets ---------------------------------------------------------------------------
@@ -205,7 +206,7 @@ class Channel:
             end = time.perf_counter() + 0.02
             while not got and time.perf_counter() < end:
                 self.wait_readable(end - time.perf_counter())
-                got = any(d.kind == dg.PROBE and heard(d) for d in self._read_raw())
+                got = any(d.kind == dg.PROBE and heard(d) for d in self.read())
             if all(self.comm.allgather(got)):
                 self.stats["sent"] = self.stats["received"] = 0
                 return True, got
@@ -229,8 +230,9 @@ class Channel:
                 time.sleep(0.0005)
         self.stats["sent"] += 1
 
-    def _read_raw(self) -> Iterator[dg.Datagram]:
-        """Every datagram waiting in the sockets that passes the checks."""
+    def read(self) -> Iterator[dg.Datagram]:
+        """Every datagram waiting in the sockets that passes the checks, of any collective
+        (`deliver` sorts them by collective)."""
         for sock in (self.recv_sock, self.ucast_sock):
             while sock is not None:
                 try:
@@ -255,7 +257,14 @@ class Channel:
         """Keep a request that may complete after the collective returned."""
         self._parked.append(request)
 
+    def linger(self, request: Any) -> None:
+        """Keep a request that may complete much later, or never (a repair its receiver
+        had no more need for): looked at, not waited for; cancelled at close."""
+        self._lingering.append(request)
+
     def settle(self, timeout: float) -> None:
+        if self._lingering:
+            self._lingering = [r for r in self._lingering if not r.Test()]
         if not self._parked:
             return
         from mpi4py import MPI
@@ -302,10 +311,8 @@ class Channel:
         socks = [s for s in (self.recv_sock, self.ucast_sock) if s is not None]
         if waiting.MODE == "block":
             w = waiting.watch()
-            for s in socks:
-                w.also(s)
             w.refresh()
-            return w.sleep(timeout)
+            return w.sleep_with(socks, timeout)
         return bool(select.select(socks, [], [], timeout)[0])
 
     def deliver(self, handler: Callable[[dg.Datagram], None]) -> None:
@@ -316,7 +323,7 @@ class Channel:
             self._stashed -= len(kept)
             for d in kept:
                 handler(d)
-        for d in self._read_raw():
+        for d in self.read():
             if d.kind == dg.PROBE:
                 continue
             if d.bid == self.bid:
@@ -336,7 +343,7 @@ class Channel:
 
             if not MPI.Is_finalized():
                 with contextlib.suppress(MPI.Exception):
-                    for req in self._parked:
+                    for req in self._parked + self._lingering:
                         if not req.Test():
                             req.Cancel()
                     pcomm.Free()

@@ -62,7 +62,6 @@ class SocketWatch:
         self.known: dict[int, tuple[int, int]] = {}  # fd -> (device, inode) of its socket
         self.dups: dict[int, int] = {}               # fd -> its duplicate for output
         self.other: dict[int, tuple[int, int] | None] = {}  # fds that are not MPI's
-        self.extra: set[int] = set()
         self.fds: frozenset[int] = frozenset()
         self.scanned = -1.0
 
@@ -89,8 +88,7 @@ class SocketWatch:
                 self._forget(fd)
         self.other = {fd: ident for fd, ident in self.other.items()
                       if fd in fds and _ident(fd) == ident}
-        self.extra &= fds
-        for fd in fds - self.known.keys() - set(self.dups.values()) - self.extra - \
+        for fd in fds - self.known.keys() - set(self.dups.values()) - \
                 self.other.keys():
             self._consider(fd)
 
@@ -128,13 +126,6 @@ class SocketWatch:
                 self.ep.unregister(dup)
             os.close(dup)
 
-    def also(self, sock: Any) -> None:
-        """Also wake for input on `sock` (a multicast channel's datagram socket)."""
-        fd = sock.fileno()
-        if fd not in self.extra:
-            self.extra.add(fd)
-            self.ep.register(fd, select.EPOLLIN)
-
     def sleep(self, timeout: float) -> bool:
         """Sleep until a watched socket wants attention or `timeout` passes; True if one
         did."""
@@ -142,6 +133,20 @@ class SocketWatch:
             return bool(self.ep.poll(max(0.0, timeout)))
         except InterruptedError:
             return True
+
+    def sleep_with(self, socks: list[Any], timeout: float) -> bool:
+        """`sleep`, also woken by input on `socks` (a multicast channel's), watched for this
+        sleep only: a datagram left unread there (a late copy, an end marker after the
+        rank had all it needed) must not wake the MPI waits that follow, or they spin."""
+        fds = [s.fileno() for s in socks]
+        for fd in fds:
+            self.ep.register(fd, select.EPOLLIN)
+        try:
+            return self.sleep(timeout)
+        finally:
+            for fd in fds:
+                with contextlib.suppress(OSError):
+                    self.ep.unregister(fd)
 
 
 def _ident(fd: int) -> tuple[int, int] | None:

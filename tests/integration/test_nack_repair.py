@@ -12,6 +12,7 @@ the packet itself, so a rule can drop a first copy and let the re-sent one throu
 from __future__ import annotations
 
 import json
+import re
 
 from testbed.mpi import run_mpi
 from testbed.network import Emulation
@@ -19,8 +20,9 @@ from topologies import parse_spec
 
 KIND = "@th,72,8"
 INDEX = "@th,128,32"
-DATA, END = 1, 4
-HEADERS = 20 + 8 + 16 + 12  # IP, UDP, our header, CRC and tag: an end marker's size
+DATA, END, REPORT = 1, 4, 5
+HEADERS = 20 + 8 + 16 + 12  # IP, UDP, our header, CRC and tag
+END_PAYLOAD = 12  # an end marker's sequence number and the root's GRTT (mcast_nack)
 
 
 def first(payload: int = 0) -> str:
@@ -31,15 +33,22 @@ def first(payload: int = 0) -> str:
 BOUND_S = 0.06  # the old fixed timers alone took 0.1 s; a few GRTT here is ~1-10 ms
 
 
-def drop(emu, name: str, hook: str, *rules: str) -> None:
-    """nft rules dropping multicast datagrams in one host (gone with its namespace)."""
+def drop(emu, name: str, hook: str, *rules: str, match: str = "ip daddr 224.0.0.0/4") -> None:
+    """nft rules dropping datagrams (multicast ones unless `match` says otherwise) in one
+    host (gone with its namespace)."""
     script = ["add table inet mcastlab_test",
               f"add chain inet mcastlab_test c {{ type filter hook {hook} priority 0 ; }}"]
-    script += [f"add rule inet mcastlab_test c ip daddr 224.0.0.0/4 {r} drop" for r in rules]
+    script += [f"add rule inet mcastlab_test c {match} {r} counter drop" for r in rules]
     path = emu.run_dir / f"drop-{name}.nft"
     path.write_text("\n".join(script) + "\n")
     out = emu.host(name).cmd(f"nft -f {path}; echo rc=$?")
     assert out.strip().endswith("rc=0"), out
+
+
+def dropped(emu, name: str) -> int:
+    """Packets the rules in this host dropped so far."""
+    out = emu.host(name).cmd("nft list table inet mcastlab_test")
+    return sum(int(n) for n in re.findall(r"counter packets (\d+)", out))
 
 
 def nack(emu, size: int, *extra: str) -> dict:
@@ -56,9 +65,10 @@ def test_lost_end_marker_and_last_fragment_cost_a_few_round_trips(caps, clean_af
         # h2 loses the first copy of the end marker and of the last of 16 fragments: only
         # the repeated end marker tells it the broadcast is over
         size = 16 * 1400
-        drop(emu, "h2", "input", f"{KIND} {END} {first()}",
+        drop(emu, "h2", "input", f"{KIND} {END} {first(END_PAYLOAD)}",
              f"{KIND} {DATA} {INDEX} 15 {first(1400)}")
         got = nack(emu, size, "--mcast-fragment", "1400")
+        assert dropped(emu, "h2") == 2  # the first end marker and the last fragment
     assert got["datagrams"]["repaired"] >= 1
     assert got["seconds"][0] < BOUND_S + 2 * got["grtt_s"], got
 
@@ -67,6 +77,7 @@ def test_a_lost_only_fragment_is_repaired_at_once(caps, clean_after):
     with Emulation(parse_spec("star:hosts=4,bw=100"), caps=caps) as emu:
         drop(emu, "h1", "input", f"{KIND} {DATA} {first(1024)}")
         got = nack(emu, 1024)
+        assert dropped(emu, "h1") == 1
     assert got["datagrams"]["repaired"] >= 1
     assert got["seconds"][0] < BOUND_S, got
 
@@ -75,8 +86,9 @@ def test_a_receiver_that_hears_nothing_at_first(caps, clean_after):
     with Emulation(parse_spec("star:hosts=4,bw=100"), caps=caps) as emu:
         # every fragment of the broadcast and its first three end markers never reach h3
         drop(emu, "h3", "input", f"{KIND} {DATA} quota until {8 * (HEADERS + 1400) + 1} bytes",
-             f"{KIND} {END} quota until {3 * HEADERS + 1} bytes")
+             f"{KIND} {END} quota until {3 * (HEADERS + END_PAYLOAD) + 1} bytes")
         got = nack(emu, 8 * 1400, "--mcast-fragment", "1400")
+        assert dropped(emu, "h3") == 8 + 3
     assert got["datagrams"]["repaired"] >= 8
     assert got["seconds"][0] < BOUND_S + 8 * got["grtt_s"], got
 
@@ -87,4 +99,14 @@ def test_loss_on_the_roots_own_link_is_repaired_by_multicast(caps, clean_after):
         drop(emu, "h0", "output", *(f"{KIND} {DATA} {INDEX} {i} {first(1400)}" for i in (3, 4, 5)))
         got = nack(emu, 16 * 1400, "--mcast-fragment", "1400")
     assert got["datagrams"]["repaired"] >= 3 * 3  # three receivers, three fragments each
+    assert got["seconds"][0] < BOUND_S, got
+
+
+def test_a_receiver_whose_reports_are_all_lost_completes_over_mpi(caps, clean_after):
+    with Emulation(parse_spec("star:hosts=4,bw=100"), caps=caps) as emu:
+        # nothing h2 reports (its "complete"s, its answers to end markers) reaches the
+        # root: the copy of its "complete" sent over MPI ends the broadcast
+        drop(emu, "h2", "output", f"{KIND} {REPORT}", match="meta l4proto udp")
+        got = nack(emu, 4 * 1400, "--mcast-fragment", "1400")
+        assert dropped(emu, "h2") >= 3  # its "complete" went out, three times, and was lost
     assert got["seconds"][0] < BOUND_S, got
