@@ -526,6 +526,7 @@ def cmd_bcast(args: argparse.Namespace) -> int:
     from collectives.schedules import NATIVE
 
     from .bcast_experiment import model_params, run_bcast
+    from .fidelity import Monitor
     from .network import Emulation
 
     if args.algo not in BCAST_ALGORITHMS:
@@ -551,10 +552,13 @@ def cmd_bcast(args: argparse.Namespace) -> int:
         params = model_params(emu, args.size)
         _progress(f"broadcasting {args.size} B with {args.algo} on "
                   f"{args.hosts or len(topo.hosts)} hosts")
-        res = run_bcast(emu, args.algo, args.size, hosts=args.hosts, iters=args.iters,
-                        flow=args.flow, params=params, fragment=args.fragment,
-                        mpich_algorithm=args.mpich_algorithm, wait=args.wait,
-                        loss=args.loss, loss_scope=args.loss_scope, frames=args.frames)
+        with Monitor(emu.topo) as mon:
+            res = run_bcast(emu, args.algo, args.size, hosts=args.hosts, iters=args.iters,
+                            flow=args.flow, params=params, fragment=args.fragment,
+                            mpich_algorithm=args.mpich_algorithm, wait=args.wait,
+                            loss=args.loss, loss_scope=args.loss_scope, frames=args.frames)
+        res["fidelity"] = mon.window(*res["window"],
+                                     host_wait_s=(res.get("cpu") or {}).get("wait_per_turn_s"))
     from .link_rate import in_units
 
     res["link_rate"] = rate.to_dict()
@@ -567,6 +571,9 @@ def cmd_bcast(args: argparse.Namespace) -> int:
     print(f"{res['algorithm']} {res['size']} B on {res['hosts']} hosts of {res['topology']}: "
           f"t_mcast median {t['median'] * 1e6:.0f} us (p10 {t['p10'] * 1e6:.0f}, p90 "
           f"{t['p90'] * 1e6:.0f}); predicted {pred}; verified {res['verified']}")
+    flags = res["fidelity"]["flags"]
+    print("  fidelity: " + ("; ".join(flags) + " (not a result: the emulator did not keep up)"
+                            if flags else "kept up (no flag)"))
     units = res["t_mcast_units"]
     print(f"  links at {rate.text()}"
           + (f"; t_mcast = {units['per_wire_time']:.2f} x M/B" if units["per_wire_time"]

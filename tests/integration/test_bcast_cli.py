@@ -47,6 +47,10 @@ def test_bcast_reports_measured_predicted_and_verified(caps, clean_after):
     # and with the ranks asleep while they wait the window may see no busy tick at all (0)
     assert cpu["busy"] is None or 0 <= cpu["busy"] <= 1
     assert 0 < cpu["on_cpu"] <= 1.05
+    # every point carries its fidelity flags (the monitor watched this very window)
+    fid = res["fidelity"]
+    assert isinstance(fid["flags"], list) and fid["ok"] == (not fid["flags"])
+    assert fid["window_s"] > 0
     dyn = run_json("bcast", "--topo", "star", "--hosts", "4", "--bw", "100", "--algo", "dyn-tree",
                    "--size", "1000", "--iters", "5", "--no-flow", "--frames", "0")
     assert dyn["verified"] is True and dyn["predicted_s"] > 0  # OPT-Tree's, at zero load
