@@ -10,7 +10,7 @@ die() { echo "install: $*" >&2; exit 1; }
 
 # 1. Debian packages -----------------------------------------------------------------
 PKGS=(mininet openvswitch-switch iperf3 tcpdump ethtool iptables nftables iproute2
-      util-linux procps psmisc iputils-ping python3-venv python3-pip cgroup-tools)
+      util-linux procps psmisc iputils-ping python3-venv python3-pip cgroup-tools uftp)
 missing=()
 for p in "${PKGS[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -20,6 +20,11 @@ if [ ${#missing[@]} -gt 0 ]; then
     export DEBIAN_FRONTEND=noninteractive
     apt-get update -qq
     apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+# uftp's package may start a uftpd daemon in the root namespace: the benchmarks run their
+# own in the emulated hosts (testbed/bench_uftp.py) and want no stray one
+if command -v systemctl >/dev/null && systemctl is-active -q uftpd 2>/dev/null; then
+    systemctl disable -q --now uftpd || true
 fi
 
 # 2. Virtual environment (sees Debian's mininet module through system site packages) -----

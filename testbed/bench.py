@@ -22,6 +22,7 @@ from . import (
     bench_multinode,
     bench_nack,
     bench_range,
+    bench_uftp,
     results,
 )
 from .environment import detect
@@ -71,7 +72,8 @@ SUITES = (("mcast", bench_mcast, "multicast"), ("bcast", bench_bcast, "broadcast
           ("contention", bench_contention, "contention-aware trees"),
           ("multinode", bench_multinode, "multi-node multicast"),
           ("fidelity", bench_fidelity, "fidelity"),
-          ("nack", bench_nack, "nack at the physical limit"))
+          ("nack", bench_nack, "nack at the physical limit"),
+          ("uftp", bench_uftp, "nack against UFTP"))
 
 
 def run(out_dir: Path, *, quick: bool = False, progress: Progress = print,

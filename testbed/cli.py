@@ -855,7 +855,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", default="bench", help="folder for the results (default %(default)s)")
     p.add_argument("--quick", action="store_true", help="smaller sizes, fewer repetitions")
     p.add_argument("--suite", choices=("all", "testbed", "mcast", "bcast", "ipmc", "range",
-                                       "contention", "multinode", "fidelity", "nack"),
+                                       "contention", "multinode", "fidelity", "nack", "uftp"),
                    default="all", help="which benchmarks (default all)")
     p.set_defaults(func=cmd_bench)
     return ap

@@ -105,27 +105,46 @@ def netfilter_loss(intf: str, p: LinkParams) -> list[str]:
 
 
 LOSS_SCOPES = {"all": "", "multicast": "-p udp -d 224.0.0.0/4 "}
+# the same scopes as nft matches on a host's outgoing frames (IPv4 only: ARP stays whole, as
+# the iptables side never saw it)
+EGRESS_SCOPES = {"all": "meta protocol ip ",
+                 "multicast": "meta protocol ip ip daddr 224.0.0.0/4 meta l4proto udp "}
+HOST_LOSS_TABLE = "mcastlab_loss"
 
 
 def netfilter_set_loss(intf: str, pct: float, scope: str = "all") -> list[str]:
     """Shell commands (in the host's namespace) that make the host's link drop `pct` % of
-    the packets each way from now on, through one chain both directions jump to: calling it
-    again replaces the rate; 100 drops everything, 0 nothing. `scope` "multicast" drops
-    only multicast UDP datagrams: TCP (and so MPI itself) crawls at high loss rates."""
+    the packets each way from now on: calling it again replaces the rate; 100 drops
+    everything, 0 nothing. Incoming: an iptables chain on INPUT. Outgoing: an nft chain on
+    the interface's egress hook, below IP, so a drop is silent as on a wire (an iptables
+    OUTPUT drop makes sendto fail with EPERM, which real tools such as uftp do not take for
+    loss). `scope` "multicast" drops only multicast UDP datagrams: TCP (and so MPI itself)
+    crawls at high loss rates."""
     if not 0 <= pct <= 100:
         raise ValueError(f"loss must be in [0, 100] percent, got {pct!r}")
     if scope not in LOSS_SCOPES:
         raise ValueError(f"loss scope must be one of {', '.join(LOSS_SCOPES)}, got {scope!r}")
+    if not _NFT_NAME.fullmatch(intf):
+        raise ValueError(f"{intf!r} is not an interface name nftables takes")
     match = LOSS_SCOPES[scope]
-    jumps = [f"INPUT -i {intf} -j {LOSS_CHAIN}", f"OUTPUT -o {intf} -j {LOSS_CHAIN}"]
-    cmds = [f"{{ iptables -w -N {LOSS_CHAIN} 2>/dev/null || iptables -w -F {LOSS_CHAIN}; }}"]
-    cmds += [f"{{ iptables -w -C {j} 2>/dev/null || iptables -w -A {j}; }}" for j in jumps]
+    jump = f"INPUT -i {intf} -j {LOSS_CHAIN}"
+    cmds = [f"{{ iptables -w -N {LOSS_CHAIN} 2>/dev/null || iptables -w -F {LOSS_CHAIN}; }}",
+            f"{{ iptables -w -C {jump} 2>/dev/null || iptables -w -A {jump}; }}"]
+    threshold = round(pct / 100 * NFT_SCALE)
+    t, c = HOST_LOSS_TABLE, f"out-{intf}"
+    egress = [f"add table netdev {t}",
+              f'add chain netdev {t} {c} {{ type filter hook egress device "{intf}" '
+              "priority 0 ; policy accept ; }", f"flush chain netdev {t} {c}"]
     if pct >= 100:
         cmds.append(f"iptables -w -A {LOSS_CHAIN} {match}-j DROP")
+        egress.append(f"add rule netdev {t} {c} {EGRESS_SCOPES[scope]}drop")
     elif pct > 0:
         prob = f"{pct / 100:.10g}"
         cmds.append(f"iptables -w -A {LOSS_CHAIN} {match}-m statistic --mode random "
                     f"--probability {prob} -j DROP")
+        egress.append(f"add rule netdev {t} {c} {EGRESS_SCOPES[scope]}"
+                      f"numgen random mod {NFT_SCALE} < {threshold} drop")
+    cmds.append("nft '" + " ; ".join(egress) + "'")
     return cmds
 
 

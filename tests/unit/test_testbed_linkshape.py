@@ -116,26 +116,37 @@ def test_no_loss_no_rules() -> None:
     assert netfilter_loss("h0-eth0", LinkParams()) == []
 
 
-@pytest.mark.parametrize(("loss", "prob"), [(1.5, "0.015"), (50, "0.5"), (0.01, "0.0001"),
-                                            (99.9, "0.999"), (0.00001, "1e-07")])
-def test_loss_rules_drop_both_ways_with_the_probability(loss: float, prob: str) -> None:
+@pytest.mark.parametrize(("loss", "prob", "threshold"),
+                         [(1.5, "0.015", 15000), (50, "0.5", 500000), (0.01, "0.0001", 100),
+                          (99.9, "0.999", 999000), (0.00001, "1e-07", 0)])
+def test_loss_rules_drop_both_ways_with_the_probability(loss: float, prob: str,
+                                                        threshold: int) -> None:
     rules = netfilter_loss("h1-eth0", LinkParams(loss_pct=loss))
     chain = "MCASTLAB_LOSS"
     assert f"iptables -w -A INPUT -i h1-eth0 -j {chain}" in rules[1]
-    assert f"iptables -w -A OUTPUT -o h1-eth0 -j {chain}" in rules[2]
-    assert rules[3] == (f"iptables -w -A {chain} -m statistic --mode random "
+    assert not any("OUTPUT" in r for r in rules)  # no EPERM to the sender: below IP
+    assert rules[2] == (f"iptables -w -A {chain} -m statistic --mode random "
                         f"--probability {prob} -j DROP")
     assert float(prob) == pytest.approx(loss / 100)
+    out = rules[3]
+    assert out.startswith("nft '") and 'hook egress device "h1-eth0"' in out
+    assert ("meta protocol ip numgen random mod 1000000 < "
+            f"{threshold} drop'") in out if threshold else out.endswith("drop'")
 
 
 def test_run_time_loss_replaces_the_rate_and_cuts_off_at_100() -> None:
     assert netfilter_loss("h1-eth0", LinkParams()) == []
     off = netfilter_set_loss("h1-eth0", 0)
     assert "iptables -w -F MCASTLAB_LOSS" in off[0] and len(off) == 3
-    assert netfilter_set_loss("h1-eth0", 100)[-1] == "iptables -w -A MCASTLAB_LOSS -j DROP"
+    assert off[-1].endswith("flush chain netdev mcastlab_loss out-h1-eth0'")  # no rule
+    cut = netfilter_set_loss("h1-eth0", 100)
+    assert cut[-2] == "iptables -w -A MCASTLAB_LOSS -j DROP"
+    assert cut[-1].endswith("out-h1-eth0 meta protocol ip drop'")
     with pytest.raises(ValueError):
         netfilter_set_loss("h1-eth0", 101)
-    assert "-p udp -d 224.0.0.0/4 -m statistic" in netfilter_set_loss("h", 30, "multicast")[-1]
+    multicast = netfilter_set_loss("h", 30, "multicast")
+    assert "-p udp -d 224.0.0.0/4 -m statistic" in multicast[-2]
+    assert "ip daddr 224.0.0.0/4 meta l4proto udp numgen" in multicast[-1]
     with pytest.raises(ValueError):
         netfilter_set_loss("h1-eth0", 5, "tcp")
 
