@@ -19,7 +19,8 @@ def test_uftp_sends_a_file_whole_lossless_and_under_loss(caps, clean_after):
         lossy = transfer(emu, 256 * 1024, 30.0, timeout=60)
     for got in (clean, lossy):
         assert got["all_correct"] and got["receivers"] == 3, got
+        assert got["complete"] >= 2, got  # uftp itself may drop a receiver under loss
         assert got["seconds"] > 0 and got["frames"]["sent"] >= 256 * 1024 // 1400, got
     # 256 KiB at 30 Mbit/s is 70 ms on the wire; uftp's own timers add a few round trips
-    assert clean["seconds"] < 1.0, clean
+    assert clean["seconds"] < 1.0 and clean["complete"] == 3, clean
     assert subprocess.run(["pgrep", "-x", "uftpd"], capture_output=True).returncode == 1

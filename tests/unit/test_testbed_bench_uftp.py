@@ -5,9 +5,10 @@ from testbed.bench_uftp import markdown
 from testbed.uftp_peer import uid
 
 
-def point(who, size, loss, ms, flags=(), frames=800.0):
+def point(who, size, loss, ms, flags=(), frames=800.0, complete=(15, 15, 15)):
     return {"who": who, "size": size, "loss": loss, "ms": ms, "flags": list(flags),
-            "frames": frames, "all_correct": True}
+            "frames": frames, "all_correct": True, "complete": list(complete),
+            "receivers": 15}
 
 
 def test_table_ratios_and_flags():
@@ -23,6 +24,10 @@ def test_table_ratios_and_flags():
     lossy = next(ln for ln in text.splitlines() if ln.startswith("| 1048576 | 5% |"))
     assert "500! (" in lossy and lossy.endswith("| - |")  # flagged: no ratio
     assert "failed (timed out)" in lossy
+    res["points"][0]["complete"] = [15, 14, 15]  # uftp dropped a receiver once: no ratio
+    lossless = next(ln for ln in "\n".join(markdown(res)).splitlines()
+                    if ln.startswith("| 1048576 | 0% |"))
+    assert "receivers done per run 15/14/15 of 15" in lossless and lossless.endswith("| - |")
 
 
 def test_uid_is_the_address_in_hex():
