@@ -547,6 +547,9 @@ def cmd_bcast(args: argparse.Namespace) -> int:
     topo, rate = _network(args)
     if args.hosts and args.hosts > len(topo.hosts):
         raise UsageError(f"{topo.name} has {len(topo.hosts)} hosts, not {args.hosts}")
+    flow = args.flow if args.flow is not None else not args.loss
+    if args.flow is None and args.loss:
+        _progress("flow-latency benchmark skipped under --loss (pass --flow to run it)")
     with Emulation(topo, progress=_progress) as emu:
         _progress(f"measuring t_hold/t_end at {args.size} B for the model")
         params = model_params(emu, args.size)
@@ -554,7 +557,7 @@ def cmd_bcast(args: argparse.Namespace) -> int:
                   f"{args.hosts or len(topo.hosts)} hosts")
         with Monitor(emu.topo) as mon:
             res = run_bcast(emu, args.algo, args.size, hosts=args.hosts, iters=args.iters,
-                            flow=args.flow, params=params, fragment=args.fragment,
+                            flow=flow, params=params, fragment=args.fragment,
                             mpich_algorithm=args.mpich_algorithm, wait=args.wait,
                             loss=args.loss, loss_scope=args.loss_scope, frames=args.frames)
         res["fidelity"] = mon.window(*res["window"],
@@ -820,8 +823,13 @@ def build_parser() -> argparse.ArgumentParser:
             p.add_argument("--size", type=int, required=True, help="message bytes")
             p.add_argument("--iters", type=int, default=20)
             p.add_argument("--fragment", type=int, help="fragmented-chain fragment size")
-            p.add_argument("--no-flow", dest="flow", action="store_false",
+            p.add_argument("--no-flow", dest="flow", action="store_false", default=None,
                            help="skip the flow-latency benchmark")
+            p.add_argument("--flow", dest="flow", action="store_true",
+                           help="run the flow-latency benchmark also under --loss (skipped "
+                                "there by default: it repeats the broadcast once per "
+                                "responder, and TCP's retransmission timeouts under heavy "
+                                "loss make that minutes)")
             p.add_argument("--mpich-algorithm", metavar="NAME",
                            help="with --algo mpich: MPI_Bcast's algorithm (MPICH control "
                                 "variable), e.g. binomial, scatter_ring_allgather")

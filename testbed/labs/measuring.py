@@ -11,7 +11,7 @@ from typing import Any
 from ..bcast_experiment import measure_params
 from ..mpi import run_mpi
 from . import Lab
-from .answers import Question
+from .answers import SMALL_TIME_TOL_US, Question
 
 SMALL, LARGE = 1024, 65536
 NAIVE_ALGORITHM = "chain"
@@ -25,9 +25,10 @@ def verdict(naive_s: float, true_s: float) -> str:
 
 
 QUESTIONS = (
-    Question("t_hold_us.small", f"t_hold of a {SMALL} B message (Ping), us", factor=2.5),
+    Question("t_hold_us.small", f"t_hold of a {SMALL} B message (Ping), us", factor=2.5,
+             abs_tol=SMALL_TIME_TOL_US),
     Question("t_end_us.small", f"t_end of a {SMALL} B message (PingPong / 2), us",
-             factor=2.5),
+             factor=2.5, abs_tol=SMALL_TIME_TOL_US),
     Question("t_hold_us.large", f"t_hold of a {LARGE} B message, us", factor=1.5),
     Question("t_end_us.large", f"t_end of a {LARGE} B message, us", factor=1.5),
     Question("t_send_us.large", f"t_send of a {LARGE} B message (the seed takes t_send = "

@@ -10,7 +10,7 @@ from typing import Any
 
 from ..bcast_experiment import measure_params, prediction, run_bcast
 from . import Lab
-from .answers import Question
+from .answers import SMALL_TIME_TOL_US, Question
 
 HOSTS = 4
 SMALL, LARGE = 1, 65536
@@ -21,8 +21,10 @@ BW = 10  # Mbit/s: moving the data, not the two cores, sets the pace (at 100 Mbi
          # software switch could not carry two 64 KiB messages at once here)
 
 QUESTIONS = (
-    Question("t_hold_us", f"t_hold of a {SMALL} B message, us", factor=2.5),
-    Question("t_end_us", f"t_end of a {SMALL} B message, us", factor=2.5),
+    Question("t_hold_us", f"t_hold of a {SMALL} B message, us", factor=2.5,
+             abs_tol=SMALL_TIME_TOL_US),
+    Question("t_end_us", f"t_end of a {SMALL} B message, us", factor=2.5,
+             abs_tol=SMALL_TIME_TOL_US),
     *(Question(f"predicted_us.{t}", f"the model's t_mcast of {t} for {SMALL} B on {HOSTS} "
                "ranks, us", factor=2.5) for t in TREES),
     Question("winner_small", f"the fastest of {', '.join(BASIC)} at {SMALL} B by the model",

@@ -61,9 +61,10 @@ def test_bcast_reports_measured_predicted_and_verified(caps, clean_after):
 
 def test_multicast_bcast_under_loss_reports_frames_and_datagrams(caps, clean_after):
     res = run_json("bcast", "--topo", "star", "--hosts", "4", "--bw", "100", "--algo", "nack",
-                   "--size", "20000", "--iters", "10", "--no-flow", "--loss", "0.2",
+                   "--size", "20000", "--iters", "10", "--loss", "0.2",
                    "--loss-scope", "multicast", "--frames", "10")
     assert res["verified"] is True and res["loss"] == 0.2 and res["loss_scope"] == "multicast"
+    assert res["flow"] is None  # skipped under loss unless asked for (--flow)
     d = res["datagrams"]["per_broadcast"]
     # 14 fragments of 1444 B, and repairs: the lost ones were made good
     assert d["sent"] >= 14 and d["repaired"] > 0 and d["rejected"] == 0

@@ -179,3 +179,11 @@ def test_run_with_a_bad_topology_is_refused(capsys: pytest.CaptureFixture[str]) 
     out, err = capsys.readouterr()
     assert out == ""
     assert "unknown topology shape 'nosuchshape'" in _one_error_line(err)
+
+
+def test_bcast_flow_benchmark_is_automatic_unless_asked():
+    parse = build_parser().parse_args
+    base = ["bcast", "--algo", "nack", "--size", "1024"]
+    assert parse(base).flow is None  # on without loss, skipped (with a message) under it
+    assert parse([*base, "--no-flow"]).flow is False
+    assert parse([*base, "--flow", "--loss", "0.1"]).flow is True
