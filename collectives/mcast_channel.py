@@ -283,10 +283,11 @@ class Channel:
                                      index, count, payload))
 
     def send_to(self, rank: int, kind: int, index: int = 0, count: int = 1,
-                payload: bytes | memoryview = b"") -> None:
-        """One datagram to one rank's unicast socket, naming this rank as its sender."""
-        self._send(self.codec.encode(kind, self.rank, self.bid, index, count, payload),
-                   self.peers[rank])
+                payload: bytes | memoryview = b"", bid: int | None = None) -> None:
+        """One datagram to one rank's unicast socket, naming this rank as its sender (of
+        the current collective unless `bid` says another)."""
+        self._send(self.codec.encode(kind, self.rank, self.bid if bid is None else bid,
+                                     index, count, payload), self.peers[rank])
 
     def finished(self, root: int, count: int) -> None:
         """This rank holds the whole of the current broadcast (of `count` fragments): it
@@ -299,8 +300,7 @@ class Channel:
         """An end marker of a broadcast this rank finished: tell its root again."""
         if d.kind != dg.END or self._finished.get(d.bid) != (d.root, d.count):
             return False
-        self._send(self.codec.encode(dg.REPORT, self.rank, d.bid, 0, d.count),
-                   self.peers[d.root])
+        self.send_to(d.root, dg.REPORT, 0, d.count, bid=d.bid)
         return True
 
     def wait_readable(self, timeout: float) -> bool:

@@ -25,6 +25,8 @@ from __future__ import annotations
 import statistics
 import struct
 import time
+from collections.abc import Iterator
+from typing import Any
 
 from . import datagram as dg
 from .mcast_channel import Channel
@@ -172,12 +174,9 @@ def receive(ch: Channel, msg: Message, clock: Clock) -> None:
 def take_done(ch: Channel, out: set[int]) -> bool:
     """Take the "complete"s that came over MPI; those of this broadcast leave `out`. True
     if one of them did."""
-    from mpi4py import MPI
-
-    pc, st, got = ch.pcomm, MPI.Status(), False
-    while pc.iprobe(source=MPI.ANY_SOURCE, tag=TAG_DONE, status=st):
-        src = st.Get_source()
-        if pc.recv(source=src, tag=TAG_DONE) == ch.bid and src in out:
+    got = False
+    for src, bid in _arrived(ch, TAG_DONE):
+        if bid == ch.bid and src in out:
             out.discard(src)
             got = True
     return got
@@ -185,11 +184,8 @@ def take_done(ch: Channel, out: set[int]) -> bool:
 
 def take_batch(ch: Channel, msg: Message) -> bool:
     """Take the root's point-to-point repairs (those of earlier broadcasts dropped)."""
-    from mpi4py import MPI
-
-    pc, st, got = ch.pcomm, MPI.Status(), False
-    while pc.iprobe(source=MPI.ANY_SOURCE, tag=TAG_BATCH, status=st):
-        bid, frags = pc.recv(source=st.Get_source(), tag=TAG_BATCH)
+    got = False
+    for _, (bid, frags) in _arrived(ch, TAG_BATCH):
         if bid != ch.bid:
             continue
         for i, data in frags:
@@ -197,3 +193,13 @@ def take_batch(ch: Channel, msg: Message) -> bool:
                 ch.stats["repaired"] += 1
         got = True
     return got
+
+
+def _arrived(ch: Channel, tag: int) -> Iterator[tuple[int, Any]]:
+    """(source, object) of every pickled message with this tag that has come, any source."""
+    from mpi4py import MPI
+
+    pc, st = ch.pcomm, MPI.Status()
+    while pc.iprobe(source=MPI.ANY_SOURCE, tag=tag, status=st):
+        src = st.Get_source()
+        yield src, pc.recv(source=src, tag=tag)

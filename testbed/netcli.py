@@ -18,6 +18,7 @@ from mininet.log import output
 from .errors import McastlabError, UsageError
 from .group_probe import Member, send_counted
 from .network import HOST_PORT, Emulation, intf_name
+from .shell import stop_processes
 
 BCAST_ITERS = 5  # measured broadcasts per `bcast` (after mcast_bench's warm-up)
 BCAST_TIMEOUT = 300.0
@@ -80,15 +81,8 @@ class McastCLI(CLI):
 
     def close(self) -> None:
         """Stop every member and capture this CLI started (members leave their groups)."""
-        procs = [m.proc for m in self.members.values()] + [p for p, _ in self.captures.values()]
-        for proc in procs:
-            if proc.poll() is None:
-                proc.terminate()
-        for proc in procs:
-            try:
-                proc.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+        stop_processes([m.proc for m in self.members.values()]
+                       + [p for p, _ in self.captures.values()])
         self.members.clear()
         self.captures.clear()
 

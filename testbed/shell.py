@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 import subprocess
-from collections.abc import Sequence
+import time
+from collections.abc import Iterable, Sequence
 
 from .errors import CapabilityError, RunFailed
 
@@ -31,3 +33,21 @@ def ok(cmd: Sequence[str], timeout: float = 10.0) -> bool:
         return subprocess.run(list(cmd), capture_output=True, timeout=timeout).returncode == 0
     except (OSError, subprocess.TimeoutExpired):
         return False
+
+
+def stop_processes(procs: Iterable[subprocess.Popen], grace: float = 5.0) -> None:
+    """Ask every process still running to end (SIGTERM), give them `grace` seconds in all,
+    then kill what is left; every one is reaped."""
+    procs = list(procs)
+    for p in procs:
+        if p.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                p.terminate()
+    deadline = time.monotonic() + grace
+    for p in procs:
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            p.wait(timeout=max(0.0, deadline - time.monotonic()))
+    for p in procs:
+        if p.poll() is None:
+            p.kill()
+            p.wait()

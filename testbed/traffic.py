@@ -9,10 +9,8 @@ one window.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
-import signal
 import subprocess
 import sys
 import time
@@ -24,6 +22,7 @@ from topologies import Topology
 
 from . import registry
 from .errors import McastlabError, RunFailed, UsageError
+from .shell import stop_processes
 from .traffic_model import TrafficSpec, accepted_load, plan
 
 PORT = 29470  # below Linux's ephemeral range: no MPI socket in the host can hold it
@@ -165,18 +164,8 @@ class Traffic:
         """Signal every generator, wait for its counts, and compute `result`."""
         if not self.procs:
             return self.result
-        for p in self.procs.values():
-            with contextlib.suppress(ProcessLookupError):
-                p.send_signal(signal.SIGTERM)
-        deadline = time.monotonic() + self.stop_timeout
-        for p in self.procs.values():
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                p.wait(timeout=max(0.0, deadline - time.monotonic()))
+        stop_processes(self.procs.values(), self.stop_timeout)
         procs, self.procs = self.procs, {}
-        for p in procs.values():
-            if p.poll() is None:
-                p.kill()
-                p.wait()
         per_host: dict[str, dict[str, Any]] = {}
         for host, p in procs.items():
             try:

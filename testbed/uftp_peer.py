@@ -24,6 +24,7 @@ from typing import Any
 
 from .errors import RunFailed
 from .fidelity import switch_side
+from .shell import stop_processes
 
 BLOCK = 1400
 ELAPSED = re.compile(r"Total elapsed time: ([0-9.]+) seconds")
@@ -80,13 +81,7 @@ def transfer(emu: Any, size: int, mbit: float, *, hosts: int | None = None,
             raise RunFailed(f"uftp did not finish {size} B within {timeout:g} s") from None
         after = switch_frames(emu)
     finally:
-        for d in daemons:
-            d.terminate()
-        for d in daemons:
-            try:
-                d.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                d.kill()
+        stop_processes(daemons)
     m = ELAPSED.search(out)
     if proc.returncode != 0 or m is None:
         raise RunFailed(f"uftp exited with {proc.returncode}: {out.strip()[-300:]}")
