@@ -51,8 +51,10 @@ class Question:
         return within + (f" or +-{self.abs_tol:g}" if self.abs_tol else "")
 
     def accepts(self, given: Any, measured: Any) -> bool:
-        if self.kind == "choice":
-            return isinstance(given, str) and given.strip().lower() == str(measured).lower()
+        if self.kind == "choice":  # a tuple: choices the measurement cannot tell apart
+            ties = measured if isinstance(measured, tuple) else (measured,)
+            return isinstance(given, str) and given.strip().lower() in \
+                {str(m).lower() for m in ties}
         if isinstance(given, bool) or not isinstance(given, int | float):
             return False
         if self.kind == "int":
@@ -125,6 +127,8 @@ def check(questions: list[Question], measured: dict[str, Any],
 
 
 def _fmt(v: Any) -> str:
+    if isinstance(v, tuple):
+        return " or ".join(map(str, v))
     if isinstance(v, float):
         return f"{v:.4g}"
     return str(v)
@@ -142,6 +146,7 @@ def to_toml(lab: int, questions: list[Question], measured: dict[str, Any]) -> st
             lines.append(f"[{head}]")
         for q in qs:
             v = measured[q.key]
+            v = v[0] if isinstance(v, tuple) else v  # of tied choices, the measured first
             value = f'"{v}"' if isinstance(v, str) else _fmt(v) if isinstance(v, float) else v
             lines += [f"# {q.text} ({q.tolerance()})", f"{q.key.rpartition('.')[2]} = {value}"]
         lines.append("")

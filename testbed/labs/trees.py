@@ -20,6 +20,8 @@ WAIT = "sleep"
 BW = 10  # Mbit/s: moving the data, not the two cores, sets the pace (at 100 Mbit/s the
          # software switch could not carry two 64 KiB messages at once here)
 
+TIE = 1.3
+
 QUESTIONS = (
     Question("t_hold_us", f"t_hold of a {SMALL} B message, us", factor=2.5,
              abs_tol=SMALL_TIME_TOL_US),
@@ -27,8 +29,8 @@ QUESTIONS = (
              abs_tol=SMALL_TIME_TOL_US),
     *(Question(f"predicted_us.{t}", f"the model's t_mcast of {t} for {SMALL} B on {HOSTS} "
                "ranks, us", factor=2.5) for t in TREES),
-    Question("winner_small", f"the fastest of {', '.join(BASIC)} at {SMALL} B by the model",
-             "choice", choices=BASIC),
+    Question("winner_small", f"the fastest of {', '.join(BASIC)} at {SMALL} B by the model "
+             f"(one within {TIE - 1:.0%} of it counts too)", "choice", choices=BASIC),
     *(Question(f"measured_us.{t}", f"measured t_mcast of {t} for {SMALL} B on {HOSTS} "
                "ranks, us", factor=3.0) for t in TREES),
     Question("predicted_ms.binomial", f"the model's t_mcast of binomial for {LARGE} B, ms",
@@ -47,7 +49,11 @@ def measure(emu: Any, progress: Callable[[str], None]) -> dict[str, Any]:
                            "t_end_us": round(params["t_end_s"][i] * 1e6, 1)}
     pred = {t: prediction(t, HOSTS, SMALL, params) for t in TREES}
     out |= {f"predicted_us.{t}": round(v * 1e6, 1) for t, v in pred.items()}
-    out["winner_small"] = min(BASIC, key=pred.__getitem__)
+    # the model's inputs are measured: two runs' predictions differ by up to ~25 % (175 against
+    # 207 us), so a tree within TIE of the fastest is as right an answer
+    fastest = min(pred[t] for t in BASIC)
+    out["winner_small"] = tuple(sorted((t for t in BASIC if pred[t] <= TIE * fastest),
+                                       key=pred.__getitem__))
     out["predicted_ms.binomial"] = round(prediction("binomial", HOSTS, LARGE, params) * 1e3,
                                          2)
     for size, iters, key, scale in ((SMALL, 20, "measured_us", 1e6),

@@ -29,6 +29,17 @@ def test_int_exact_and_choice_case_insensitive() -> None:
     assert c.accepts(" Yes", "yes") and not c.accepts("no", "yes") and not c.accepts(1, "yes")
 
 
+def test_tied_choices_all_count_and_the_key_names_the_first(tmp_path) -> None:
+    c = Question("w", "the fastest", "choice", choices=("seq", "bin", "chain"))
+    assert c.accepts("bin", ("seq", "bin")) and c.accepts("SEQ", ("seq", "bin"))
+    assert not c.accepts("chain", ("seq", "bin"))
+    path = tmp_path / "key.toml"
+    path.write_text(to_toml(3, [c], {"w": ("seq", "bin")}))
+    assert load_answers(path) == {"w": "seq"}
+    (verdict,) = check([c], {"w": ("seq", "bin")}, {"w": "chain"})
+    assert not verdict.ok and "seq or bin" in verdict.note
+
+
 def test_bad_question_definitions() -> None:
     with pytest.raises(ValueError):
         Question("x", "?", "text")
