@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -25,7 +26,12 @@ SMALL_TIME_TOL_US = 50.0
 class Question:
     """One answer a lab asks for. A number is right within a factor of the testbed's value
     (or within `abs_tol` of it, for values near zero); an int must match exactly; a choice
-    must be one of `choices` and equal to the testbed's (case does not matter)."""
+    must be one of `choices` and equal to the testbed's (case does not matter).
+
+    `judge`, for a question that reasons from earlier answers (the model's fastest tree from
+    the student's own t_hold and t_end), gives the right answer from the student's file, or
+    None where the file lacks what it needs (then the testbed's measurement decides): the
+    reasoning is graded, not the noise of the student's measurement against the check's."""
 
     key: str
     text: str
@@ -33,6 +39,7 @@ class Question:
     factor: float = 2.0
     abs_tol: float = 0.0
     choices: tuple[str, ...] = ()
+    judge: Callable[[dict[str, Any]], Any] | None = None
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -106,6 +113,8 @@ def check(questions: list[Question], measured: dict[str, Any],
     out = []
     for q in questions:
         m = measured[q.key]
+        own = q.judge(given) if q.judge else None
+        m = m if own is None else own
         if q.key not in given:
             out.append(Verdict(q.key, False, None, m, "missing"))
             continue
@@ -118,7 +127,8 @@ def check(questions: list[Question], measured: dict[str, Any],
                                      or not isinstance(given[q.key], int | float)):
             note = "not a number"
         else:
-            note = f"off: the testbed measured {_fmt(m)} ({q.tolerance()})"
+            by = "your own answers give" if own is not None else "the testbed measured"
+            note = f"off: {by} {_fmt(m)} ({q.tolerance()})"
         out.append(Verdict(q.key, ok, given[q.key], m, note))
     known = {q.key for q in questions}
     for key in sorted(set(given) - known):

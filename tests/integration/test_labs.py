@@ -23,9 +23,11 @@ def lab(*args: str, timeout: float = 900) -> subprocess.CompletedProcess[str]:
 
 
 def wrong(q: Question, v: object) -> object:
-    """An answer no tolerance lets through."""
+    """An answer no tolerance lets through. A choice's choices are listed so that the last is
+    never among the ones a measurement cannot tell apart (lab 3's chain is 1.5x binomial by
+    the model whatever t_hold and t_end are)."""
     if q.kind == "choice":
-        return next(c for c in q.choices if c != v)
+        return next(c for c in reversed(q.choices) if c != v)
     if q.kind == "int":
         return v + 1
     return v * 10 + q.abs_tol * 3 + 100

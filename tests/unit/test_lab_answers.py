@@ -105,3 +105,25 @@ def load_answers_text(text: str) -> dict:
     data = tomllib.loads(text)
     data.pop("lab", None)
     return flatten(data)
+
+
+def test_lab3_winner_is_judged_by_the_students_own_numbers() -> None:
+    from testbed.labs.trees import LAB
+    q = next(q for q in LAB.questions if q.key == "winner_small")
+    # the model at 1 B on 4 ranks: sequential 2 h + e against binomial 2 e (h < e): h well
+    # below e makes sequential fastest, h near e binomial; chain (3 e) never within the tie
+    assert winner_small(q, {"t_hold_us": 13.0, "t_end_us": 100.0}) == ("sequential",)
+    assert winner_small(q, {"t_hold_us": 60.0, "t_end_us": 70.0})[0] == "binomial"
+    measured = {"winner_small": ("sequential",)}
+    own = {"t_hold_us": 60.0, "t_end_us": 70.0, "winner_small": "binomial"}
+    verdict = check([q], measured, own)[0]
+    assert verdict.ok  # the check's run said sequential; the student's numbers say binomial
+    verdict = check([q], measured, own | {"winner_small": "chain"})[0]
+    assert not verdict.ok and "your own answers give binomial" in verdict.note
+    verdict = check([q], measured, {"t_hold_us": "?", "winner_small": "binomial"})[0]
+    assert not verdict.ok and "the testbed measured sequential" in verdict.note
+
+
+def winner_small(q: Question, given: dict) -> tuple[str, ...]:
+    assert q.judge is not None
+    return q.judge(given)
