@@ -3,7 +3,8 @@
     [version:1][kind:1][root:2][bid:4][index:4][count:4] payload [crc32:4][tag:8]
 
 bid is the communicator's collective sequence number (the same on every rank), index and
-count place the fragment. The CRC (seed 002) covers header and payload; the tag is a keyed
+count place the fragment (a parity symbol's index names its block and number instead).
+The CRC (seed 002) covers header and payload; the tag is a keyed
 BLAKE2b of everything before it, with a key only the communicator's ranks hold, so a
 datagram sent by any other host, or by another communicator that happens to share the group,
 is rejected, never delivered. Big-endian throughout."""
@@ -16,8 +17,8 @@ import zlib
 from dataclasses import dataclass
 
 VERSION = 1
-DATA, PROBE, RELEASE, END, REPORT = 1, 2, 3, 4, 5
-KINDS = (DATA, PROBE, RELEASE, END, REPORT)
+DATA, PROBE, RELEASE, END, REPORT, PARITY = 1, 2, 3, 4, 5, 6
+KINDS = (DATA, PROBE, RELEASE, END, REPORT, PARITY)
 
 HEADER = struct.Struct("!BBHIII")
 CRC = struct.Struct("!I")
@@ -101,7 +102,7 @@ class Codec:
             raise Rejected("version")
         if kind not in KINDS:
             raise Rejected("kind")
-        if index >= max(count, 1):
+        if index >= max(count, 1) and kind != PARITY:  # a parity symbol's index: mcast_parity
             raise Rejected("index")
         return Datagram(kind, root, bid, index, count, view[HEADER.size:body_end])
 

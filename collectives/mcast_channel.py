@@ -34,6 +34,7 @@ from . import datagram as dg
 from . import waiting
 from .mcast_groups import GroupError, lease
 from .mcast_grtt import measure as measure_grtt
+from .mcast_rate import Pace
 
 SIOCGIFADDR, SIOCGIFMTU = 0x8915, 0x8921
 SO_RCVBUFFORCE, SO_SNDBUFFORCE = 33, 32
@@ -94,7 +95,7 @@ class Channel:
         self._lease = None
         self.recv_sock = self.send_sock = self.ucast_sock = None
         self.peers: list[tuple[str, int]] = []
-        self._finished: dict[int, tuple[int, int]] = {}  # bid -> (root, fragment count)
+        self._finished: dict[int, tuple[int, int, bytes]] = {}  # bid -> (root, count, answer)
         self.pcomm: Any = None
         self._parked: list[Any] = []
         self._lingering: list[Any] = []
@@ -128,6 +129,7 @@ class Channel:
         self._verify(setup_timeout)
         self.pcomm = comm.Dup()  # point-to-point traffic of the collectives: own context
         self.grtt = measure_grtt(self)  # the reports' round trip (mcast_grtt)
+        self.pace: Pace | None = None  # this rank's pace as a root (mcast_rate)
         _OPEN.add(self)
 
     # ---- sockets ---------------------------------------------------------------------------
@@ -289,18 +291,20 @@ class Channel:
         self._send(self.codec.encode(kind, self.rank, self.bid if bid is None else bid,
                                      index, count, payload), self.peers[rank])
 
-    def finished(self, root: int, count: int) -> None:
+    def finished(self, root: int, count: int, answer: bytes = b"") -> None:
         """This rank holds the whole of the current broadcast (of `count` fragments): it
-        answers the root's end markers of it from now on (see deliver)."""
-        self._finished[self.bid] = (root, count)
+        answers the root's end markers of it from now on (see deliver), with a report of
+        this payload."""
+        self._finished[self.bid] = (root, count, answer)
         while len(self._finished) > FINISHED_MAX:
             del self._finished[next(iter(self._finished))]
 
     def _answer(self, d: dg.Datagram) -> bool:
         """An end marker of a broadcast this rank finished: tell its root again."""
-        if d.kind != dg.END or self._finished.get(d.bid) != (d.root, d.count):
+        root, count, answer = self._finished.get(d.bid, (None, None, b""))
+        if d.kind != dg.END or (root, count) != (d.root, d.count):
             return False
-        self.send_to(d.root, dg.REPORT, 0, d.count, bid=d.bid)
+        self.send_to(d.root, dg.REPORT, 0, d.count, answer, bid=d.bid)
         return True
 
     def wait_readable(self, timeout: float) -> bool:
@@ -389,5 +393,6 @@ def peek_stats(comm: Any) -> dict[str, Any] | None:
     ch = next((c for c in chans if c is not None), None)
     return None if ch is None else {**ch.stats, "reasons": dict(ch.stats["reasons"]),
                                     "group": ch.group, "port": ch.port,
-                                    "fragment": ch.fragment, "grtt_s": ch.grtt.value}
+                                    "fragment": ch.fragment, "grtt_s": ch.grtt.value,
+                                    "pace_bps": ch.pace.rate if ch.pace else None}
 

@@ -1,17 +1,18 @@
 """The message a multicast broadcast carries: assembled from datagrams at a receiver
-(`Message`, with what is still missing), multicast by its root at a paced rate, and the
-options the multicast broadcasts share (`Options`)."""
+(`Message`, with what is still missing; parity symbols fill in what they can), multicast
+by its root at a paced rate, and the options the multicast broadcasts share (`Options`)."""
 
 from __future__ import annotations
 
 import os
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from . import datagram as dg
 from . import held
 from .mcast_channel import Channel
+from .mcast_parity import BLOCK, Decoder, block_range
 from .mcast_plans import (
     CROSSOVER_NODES,
     CROSSOVER_SIZE,
@@ -19,6 +20,7 @@ from .mcast_plans import (
     fragment_count,
     fragment_range,
 )
+from .mcast_rate import PassTiming
 from .mcast_wait import TIMEOUT_S
 
 PACE = 1.0  # share of the link rate a multicast sender keeps to, by default
@@ -31,8 +33,8 @@ def default_rate() -> float | None:
     asleep while they wait), nack's 1 MiB took 1.11 x M/B paced at the link rate, 1.22 x at
     90 % and 1.64 x at 66 %, with no fragment repaired at any of them; 8 hosts at 100 Mbit/s
     (above their envelope): 1.20 x against 1.68 x. The 66 % used before was needed while
-    the switch starved (it dropped a quarter of an unpaced 1 MiB burst then). Adapting the
-    pace to the receivers' reports is still to come (issue 17)."""
+    the switch starved (it dropped a quarter of an unpaced 1 MiB burst then). This is where
+    a root starts; nack then adapts it to the receivers' reports (mcast_rate)."""
     mbit = os.environ.get("MCASTLAB_LINK_MBIT")
     try:
         return PACE * float(mbit) * 1e6 if mbit else None
@@ -62,28 +64,69 @@ class Message:
         self.heard = self.end_seen = False
         self.last_heard = time.perf_counter()
         self.counting_repairs = False  # the first pass is over: what comes is a repair
+        self.parity = Decoder(self.count, fragment)
+        self.first_pass: list[float] = []  # first index, its time, last index, its time, took
+
+    def timing(self) -> PassTiming:
+        """The first pass as this receiver took it (mcast_rate)."""
+        if not self.first_pass:
+            return PassTiming()
+        first, t0, last, t1, took = self.first_pass
+        return PassTiming(int(first), int(last), int(took), t1 - t0)
 
     def put(self, index: int, payload: bytes | memoryview) -> bool:
         if self.have[index]:
             self.ch.stats["duplicate"] += 1
             return False
         lo, hi = fragment_range(index, self.nbytes, self.fragment)
-        self.view[lo:hi] = payload
+        self.view[lo:hi] = payload[:hi - lo]
         self.have[index] = 1
         self.missing -= 1
         if not self.missing:
             held.mark()
+        elif self.parity.held(index // BLOCK):
+            self.decode(index // BLOCK)
         return True
+
+    def decode(self, block: int) -> None:
+        """Fill in what this block lacks once its fragments and parity symbols make enough."""
+        frags = block_range(block, self.count)
+        data = [self.view[slice(*fragment_range(i, self.nbytes, self.fragment))]
+                for i in frags if self.have[i]]
+        for i, payload in self.parity.decode(block, self.have, data):
+            if self.put(i, payload):
+                self.ch.stats["repaired"] += 1
+
+    def needs(self) -> bytearray:
+        """`have`, less what the parity symbols held will make good: per block, the last
+        few missing fragments, as many as symbols held, count as had (any k of a block's
+        fragments and symbols give it all), so a report asks for only what is needed."""
+        out = bytearray(self.have)
+        for block in list(self.parity.symbols):
+            gaps = [i for i in block_range(block, self.count) if not out[i]]
+            for i in gaps[len(gaps) - min(len(gaps), self.parity.held(block)):]:
+                out[i] = 1
+        return out
 
     def on_datagram(self, d: dg.Datagram) -> None:
         st = self.ch.stats
-        if d.root != self.root or d.kind not in (dg.DATA, dg.END) or d.count != self.count:
+        if d.root != self.root or d.kind not in (dg.DATA, dg.END, dg.PARITY) \
+                or d.count != self.count:
             st.reject("shape")
             return
         self.heard = True
         self.last_heard = time.perf_counter()
         if d.kind == dg.END:
             self.end_seen = self.counting_repairs = True
+            return
+        if d.kind == dg.PARITY:
+            block = self.parity.add(d.index, d.payload)
+            if block is None:
+                st.reject("length")
+            elif all(self.have[i] for i in block_range(block, self.count)):
+                st["duplicate"] += 1
+            else:
+                self.decode(block)
             return
         lo, hi = fragment_range(d.index, self.nbytes, self.fragment)
         if len(d.payload) != hi - lo:
@@ -93,6 +136,10 @@ class Message:
             st["delivered"] += 1
             if self.counting_repairs:
                 st["repaired"] += 1
+            elif self.first_pass:
+                self.first_pass[2:] = [d.index, self.last_heard, self.first_pass[4] + 1]
+            else:
+                self.first_pass = [d.index, self.last_heard, d.index, self.last_heard, 1]
         # the root sends in order over one path: what comes after the end is a repair
         self.counting_repairs |= d.index == self.count - 1
 
@@ -104,22 +151,29 @@ class Message:
     def lacking(self) -> list[int]:
         return [i for i, h in enumerate(self.have) if not h]
 
-    def send_all(self, o: Options) -> None:
-        """The root: after the optional root wait, multicast the whole message."""
+    def send_all(self, o: Options, rate: float | None = None) -> None:
+        """The root: after the optional root wait, multicast the whole message (at `rate`
+        if given, else the options' rate)."""
         if o.root_wait_us > 0:
             time.sleep(o.root_wait_us * 1e-6)
         self.have[:] = b"\x01" * self.count
         self.missing = 0
-        self.multicast(range(self.count), o.rate)
+        self.multicast(range(self.count), rate or o.rate)
 
     def multicast(self, indexes: range | list[int] | frozenset[int], rate: float | None) -> None:
         """Send these fragments, paced to `rate` bit/s if given (see Options.rate)."""
+        self.send_paced(((dg.DATA, i, self.view[slice(*fragment_range(i, self.nbytes,
+                                                                       self.fragment))])
+                         for i in sorted(indexes)), rate)
+
+    def send_paced(self, items: Iterable[tuple[int, int, bytes | memoryview]] | Iterator,
+                   rate: float | None) -> None:
+        """Multicast (kind, index, payload) datagrams of this message, paced to `rate`."""
         due = time.perf_counter()
-        for i in sorted(indexes):
-            lo, hi = fragment_range(i, self.nbytes, self.fragment)
-            self.ch.send(dg.DATA, i, self.count, self.view[lo:hi], root=self.root)
+        for kind, i, payload in items:
+            self.ch.send(kind, i, self.count, payload, root=self.root)
             if rate:
-                due += dg.wire_bits(hi - lo) / rate
+                due += dg.wire_bits(len(payload)) / rate
                 ahead = due - time.perf_counter()
                 if ahead > 2e-3:
                     time.sleep(ahead)

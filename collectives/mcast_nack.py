@@ -6,9 +6,12 @@ group round trip, GRTT). A receiver reports to the root's unicast socket as soon
 is provable (it holds the last fragment, or saw an end marker: the root sends in order over
 one path, so what is missing then is lost), and again at every later end marker while it
 still lacks something; a report names the last end marker seen and the missing fragments
-(a bitmap). The root re-multicasts a reported fragment unless it re-sent it after the end
-marker that report had seen (the report predates that repair), then sends an end marker:
-no timer decides what is lost. An empty report says "complete"; the root returns once
+(a bitmap, of as many as it needs: parity symbols it holds count). The root repairs with
+fresh parity symbols, per block as many as the neediest report lacks beyond those sent
+after the end marker it had seen (mcast_parity; data again once a block's symbols are
+spent), then sends an end marker: no timer decides what is lost. Reports also time the
+receiver's first pass, and the root's next pace follows a receiver that could not keep up
+(mcast_rate). An empty report says "complete"; the root returns once
 every receiver has said so. End markers repeat every two GRTT while a receiver is
 outstanding (NORM's flush: a receiver that lost everything, end markers included, still
 learns there was a broadcast), at doubling intervals after END_ROBUST of them, and a
@@ -26,18 +29,20 @@ import statistics
 import struct
 import time
 from collections.abc import Iterator
+from dataclasses import astuple
 from typing import Any
 
 from . import datagram as dg
 from .mcast_channel import Channel
 from .mcast_message import Message, Options
+from .mcast_parity import BLOCK, Encoder, symbols_needed
 from .mcast_plans import bitmap_indexes, missing_bitmap
+from .mcast_rate import REPORT_INFO, Pace, PassTiming
 from .mcast_wait import Clock, taking
 
 TAG_BATCH, TAG_DONE = 0x5C03, 0x5C04
 END_ROBUST = 20  # end markers 2 GRTT apart before the interval doubles (NORM's 20)
 END_INFO = struct.Struct("!Id")  # an end marker's payload: sequence number, root's GRTT (s)
-REPORT_INFO = struct.Struct("!I")  # a report's payload starts with the last end marker seen
 # A receiver's "complete" goes out this many times, back to back: a lost one leaves the
 # root waiting until the receiver answers an end marker, which it does only in its next
 # multicast collective, or until the MPI copy comes (TCP: 200 ms if its segment is lost).
@@ -46,13 +51,21 @@ REPORT_INFO = struct.Struct("!I")  # a report's payload starts with the last end
 DONE_COPIES = 3
 
 
+# End markers no receiver answered double their interval up to this many times 2 GRTT: a
+# receiver behind a queue (a slower link) answers late, and end markers 2 GRTT apart filled
+# its queue and ran out END_ROBUST before its first report came (measured: 20 in 44 ms, the
+# report at 76 ms, with a 10 Mbit/s receiver among 100 Mbit/s ones)
+SILENT_MAX = 8
+
+
 class EndMarker:
     """The root's end markers, numbered from 1: after the message, after every repair, and
-    every 2 GRTT while receivers are outstanding."""
+    every 2 GRTT while receivers are outstanding (longer while none answers)."""
 
     def __init__(self, ch: Channel, count: int, grtt: float):
         self.ch, self.count, self.grtt = ch, count, grtt
         self.interval = 2 * grtt
+        self.answered = True
         self.seq = 0
         self.first = self.due = 0.0
         self.sent_at: dict[int, float] = {}
@@ -66,6 +79,11 @@ class EndMarker:
         self.ch.send(dg.END, 0, self.count, END_INFO.pack(self.seq, self.grtt))
         if self.seq > END_ROBUST:
             self.interval *= 2
+        elif self.answered:
+            self.interval = 2 * self.grtt
+        else:
+            self.interval = min(2 * self.interval, SILENT_MAX * 2 * self.grtt)
+        self.answered = False
         self.due = now + self.interval
 
     def tick(self) -> bool:
@@ -82,37 +100,45 @@ def serve(ch: Channel, msg: Message, o: Options, clock: Clock) -> None:
     take_batch(ch, msg)  # and repairs of earlier ones this rank did not need (all stale)
     out = {r for r in range(ch.size) if r != ch.rank}
     lacks: dict[int, list[int]] = {}  # each receiver's latest report
-    resent: dict[int, int] = {}  # fragment -> the end marker sent after its last re-send
+    repair = Repair(msg, Encoder(msg.view, msg.count, o.fragment))
     reports: list[tuple[int, list[int]]] = []
     rescued: set[int] = set()
     heard = {"gaps": False, "last_done": 0.0}
     trips: list[float] = []  # end marker -> the report it prompted
+    timed: set[int] = set()  # receivers whose first pass's timing came (mcast_rate)
+    if ch.pace is None or ch.pace.link != o.rate:
+        ch.pace = Pace(o.rate)
+    pace = ch.pace
 
     def on_datagram(d: dg.Datagram) -> None:
         if d.kind != dg.REPORT or d.count != msg.count:
             ch.stats.reject("shape")
             return
+        if len(d.payload) < REPORT_INFO.size:
+            ch.stats.reject("length")
+            return
         if d.root not in out:
             return  # a second "complete", or a report its sender has since made good
-        if len(d.payload) <= REPORT_INFO.size:  # nothing missing
+        end.answered = True  # by a receiver still outstanding
+        seq, *timing = REPORT_INFO.unpack_from(d.payload)
+        if d.root not in timed:
+            timed.add(d.root)
+            pace.observe(d.root, PassTiming(*timing), o.fragment)
+        if len(d.payload) == REPORT_INFO.size:  # nothing missing
             out.discard(d.root)
             lacks.pop(d.root, None)
             heard["last_done"] = time.perf_counter()
             return
-        (seq,) = REPORT_INFO.unpack_from(d.payload)
         if seq in end.sent_at:  # a report at an end marker goes out when it comes
             trips.append(time.perf_counter() - end.sent_at[seq])
         lacks[d.root] = bitmap_indexes(d.index, d.payload[REPORT_INFO.size:], msg.count)
         reports.append((seq, lacks[d.root]))
         heard["gaps"] = True
 
-    if o.rate:  # the estimate never falls below one frame time at the paced rate
-        ch.grtt.floor = dg.wire_bits(o.fragment) / o.rate
+    if pace.rate:  # the estimate never falls below one frame time at the paced rate
+        ch.grtt.floor = dg.wire_bits(o.fragment) / pace.rate
     end = EndMarker(ch, msg.count, ch.grtt.value)
-    # a receiver may lag the root by as long as the message takes (it takes every datagram
-    # in, the root only sends): no rescue before that much time has passed since the end
-    duration = msg.count * dg.wire_bits(o.fragment) / o.rate if o.rate else 0.0
-    msg.send_all(o)
+    msg.send_all(o, pace.rate)
     end.send()
     by_mpi = False
     while out:
@@ -120,14 +146,17 @@ def serve(ch: Channel, msg: Message, o: Options, clock: Clock) -> None:
         if take_done(ch, out):
             progressed = by_mpi = True
         if reports:
-            due = sorted({i for seq, idx in reports for i in idx if seq >= resent.get(i, 0)})
+            sent = repair.send(reports, pace.rate)
             reports.clear()
-            if due:
-                msg.multicast(due, o.rate)
+            if sent:
                 end.send()
-                resent.update(dict.fromkeys(due, end.seq))
+                repair.sent(end.seq)
         elif out:
             end.tick()
+        # a receiver may lag the root by as long as the message takes (it takes every
+        # datagram in, the root only sends), at the pace a slow receiver has set: no rescue
+        # before that much time has passed since the end
+        duration = msg.count * dg.wire_bits(o.fragment) / pace.rate if pace.rate else 0.0
         if end.seq > END_ROBUST and time.perf_counter() - end.first > duration:
             for r in sorted(out - rescued):
                 frags = msg.fragments(lacks.get(r, range(msg.count)))
@@ -139,6 +168,48 @@ def serve(ch: Channel, msg: Message, o: Options, clock: Clock) -> None:
         ch.grtt.update(heard["last_done"] - end.first)
     elif trips:
         ch.grtt.update(statistics.median(trips))
+    pace.settle()
+
+
+class Repair:
+    """What the root sends for a batch of reports: per block, as many fresh parity symbols
+    as the neediest report lacks beyond the symbols sent after the end marker it had seen
+    (those were still on their way); data fragments again once a block has no symbols
+    left, each unless re-sent after that report's end marker. The end marker after a
+    repair is the evidence that it came or was lost: the hold-off is exact, not timed."""
+
+    def __init__(self, msg: Message, enc: Encoder):
+        self.msg, self.enc = msg, enc
+        self.symbols: dict[int, list[int]] = {}  # block -> the end marker after each symbol
+        self.resent: dict[int, int] = {}  # fragment -> the end marker after its last re-send
+        self.pending: list[tuple[str, int]] = []
+
+    def send(self, reports: list[tuple[int, list[int]]], rate: float | None) -> bool:
+        """Send the repair of these (end marker seen, fragments needed) reports; False if
+        there was nothing to send."""
+        need = symbols_needed(reports, self.symbols)
+        items: list[tuple[int, int, bytes | memoryview]] = []
+        self.pending = []
+        for b, n in sorted(need.items()):
+            syms = list(self.enc.fresh(b, n))
+            items += [(dg.PARITY, i, p) for i, p in syms]
+            self.pending += [("parity", b)] * len(syms)
+            if len(syms) < n:  # the block's symbols are spent
+                data = sorted({i for seq, idx in reports for i in idx if i // BLOCK == b
+                               and seq >= self.resent.get(i, 0)})
+                items += [(dg.DATA, i, p) for i, p in self.msg.fragments(data)]
+                self.pending += [("data", i) for i in data]
+        self.msg.send_paced(items, rate)
+        return bool(items)
+
+    def sent(self, end_seq: int) -> None:
+        """The end marker `end_seq` followed the repair just sent."""
+        for what, n in self.pending:
+            if what == "parity":
+                self.symbols.setdefault(n, []).append(end_seq)
+            else:
+                self.resent[n] = end_seq
+        self.pending = []
 
 
 def receive(ch: Channel, msg: Message, clock: Clock) -> None:
@@ -160,15 +231,17 @@ def receive(ch: Channel, msg: Message, clock: Clock) -> None:
         provable = msg.end_seen or msg.have[-1]
         # the first end marker right after a report made at the last fragment adds nothing
         if msg.missing and provable and seen[0] > reported and (reported, seen[0]) != (0, 1):
-            start, bits = missing_bitmap(msg.have, ch.fragment - REPORT_INFO.size)
-            ch.send_to(root, dg.REPORT, start, msg.count, REPORT_INFO.pack(seen[0]) + bits)
+            start, bits = missing_bitmap(msg.needs(), ch.fragment - REPORT_INFO.size)
+            ch.send_to(root, dg.REPORT, start, msg.count,
+                       REPORT_INFO.pack(seen[0], *astuple(msg.timing())) + bits)
             reported = seen[0]
         clock.wait(progressed, f"{msg.missing} of {msg.count} fragment(s) missing, "
                                f"{'reported' if reported >= 0 else 'no end marker yet'}")
+    done = REPORT_INFO.pack(seen[0], *astuple(msg.timing()))
     for _ in range(DONE_COPIES):
-        ch.send_to(root, dg.REPORT, 0, msg.count, REPORT_INFO.pack(seen[0]))
+        ch.send_to(root, dg.REPORT, 0, msg.count, done)
     ch.park(ch.pcomm.isend(ch.bid, dest=root, tag=TAG_DONE))
-    ch.finished(root, msg.count)
+    ch.finished(root, msg.count, done)
 
 
 def take_done(ch: Channel, out: set[int]) -> bool:

@@ -99,6 +99,7 @@ def main(argv: list[str] | None = None) -> int:
                                                 "rejected", "repaired")}
                 out["group"] = next(f"{s['group']}:{s['port']}" for s in stats if s)
                 out["grtt_s"] = max(s["grtt_s"] for s in stats if s)
+                out["pace_bps"] = stats[0]["pace_bps"] if stats[0] else None  # rank 0's
             print(json.dumps(out), flush=True)
     return 1 if world.allreduce(bad) else 0
 

@@ -51,9 +51,9 @@ def dropped(emu, name: str) -> int:
     return sum(int(n) for n in re.findall(r"counter packets (\d+)", out))
 
 
-def nack(emu, size: int, *extra: str) -> dict:
+def nack(emu, size: int, *extra: str, env: dict[str, str] | None = None) -> dict:
     res = run_mpi(emu, ["-m", "collectives.verify", "--algorithms", "nack", "--sizes",
-                        str(size), "--roots", "0", *extra], timeout=120)
+                        str(size), "--roots", "0", *extra], timeout=120, env=env)
     (got,) = [json.loads(ln) for out in res.rank_output.values() for ln in out.splitlines()
               if ln.startswith("{")]
     assert got["all_correct"], got
@@ -110,3 +110,54 @@ def test_a_receiver_whose_reports_are_all_lost_completes_over_mpi(caps, clean_af
         got = nack(emu, 4 * 1400, "--mcast-fragment", "1400")
         assert dropped(emu, "h2") >= 3  # its "complete" went out, three times, and was lost
     assert got["seconds"][0] < BOUND_S, got
+
+
+SLOW_LINK = """
+[defaults]
+bw = 100
+[[switches]]
+name = "s1"
+[[hosts]]
+name = "h0"
+[[hosts]]
+name = "h1"
+[[hosts]]
+name = "h2"
+[[hosts]]
+name = "h3"
+[[links]]
+a = "h0"
+b = "s1"
+[[links]]
+a = "h1"
+b = "s1"
+[[links]]
+a = "h2"
+b = "s1"
+[[links]]
+a = "h3"
+b = "s1"
+bw = 10
+max_queue = 50
+"""
+
+
+def test_a_slow_receiver_brings_the_pace_down(caps, clean_after, tmp_path):
+    # h3's link is a tenth of the others' with a 50-packet queue, but the root is told the
+    # links run at 100 Mbit/s: its first pass loses most of what h3 should get, and h3's
+    # timing of that pass (it took it in ten times as long as the root sent it) sets the
+    # next pace to the rate h3 takes data in
+    spec = tmp_path / "slow.toml"
+    spec.write_text(SLOW_LINK)
+    size = 128 * 1400
+    with Emulation(parse_spec(str(spec)), caps=caps) as emu:
+        got = nack(emu, size, "--mcast-fragment", "1400", "--repeat", "5",
+                   env={"MCASTLAB_LINK_MBIT": "100"})
+    slow_rate = 10e6
+    assert 0.5 * slow_rate < got["pace_bps"] < 1.5 * slow_rate, got
+    # h3's report lowers the pace within the first broadcast (its repair goes at h3's rate);
+    # later ones cost about their wire time at h3's rate (a rank's time in a broadcast also
+    # holds its wait for the root to finish the one before)
+    wire = size * 8 / slow_rate
+    assert got["seconds"][0] < 3 * wire, got
+    assert min(got["seconds"][1:]) < 1.5 * wire + 2 * got["grtt_s"], got

@@ -46,6 +46,8 @@ def test_index_beyond_count_is_rejected():
     c = dg.Codec(KEY)
     with pytest.raises(dg.Rejected):
         c.decode(c.encode(dg.DATA, 0, 1, 4, 4, b""))
+    # a parity symbol's index is block x PARITY_MAX + j, beyond the fragment count
+    assert c.decode(c.encode(dg.PARITY, 0, 1, 200, 4, b"x")).index == 200
 
 
 def test_payload_fits_the_mtu_without_ip_fragmentation():
