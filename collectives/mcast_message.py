@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from . import datagram as dg
@@ -65,14 +65,8 @@ class Message:
         self.last_heard = time.perf_counter()
         self.counting_repairs = False  # the first pass is over: what comes is a repair
         self.parity = Decoder(self.count, fragment)
-        self.first_pass: list[float] = []  # first index, its time, last index, its time, took
-
-    def timing(self) -> PassTiming:
-        """The first pass as this receiver took it (mcast_rate)."""
-        if not self.first_pass:
-            return PassTiming()
-        first, t0, last, t1, took = self.first_pass
-        return PassTiming(int(first), int(last), int(took), t1 - t0)
+        self.timing = PassTiming()  # the first pass as this receiver took it (mcast_rate)
+        self.first_at = 0.0  # when its first fragment came
 
     def put(self, index: int, payload: bytes | memoryview) -> bool:
         if self.have[index]:
@@ -90,10 +84,7 @@ class Message:
 
     def decode(self, block: int) -> None:
         """Fill in what this block lacks once its fragments and parity symbols make enough."""
-        frags = block_range(block, self.count)
-        data = [self.view[slice(*fragment_range(i, self.nbytes, self.fragment))]
-                for i in frags if self.have[i]]
-        for i, payload in self.parity.decode(block, self.have, data):
+        for i, payload in self.parity.decode(block, self.have, self.fragment_view):
             if self.put(i, payload):
                 self.ch.stats["repaired"] += 1
 
@@ -102,7 +93,7 @@ class Message:
         few missing fragments, as many as symbols held, count as had (any k of a block's
         fragments and symbols give it all), so a report asks for only what is needed."""
         out = bytearray(self.have)
-        for block in list(self.parity.symbols):
+        for block in self.parity.symbols:
             gaps = [i for i in block_range(block, self.count) if not out[i]]
             for i in gaps[len(gaps) - min(len(gaps), self.parity.held(block)):]:
                 out[i] = 1
@@ -136,10 +127,12 @@ class Message:
             st["delivered"] += 1
             if self.counting_repairs:
                 st["repaired"] += 1
-            elif self.first_pass:
-                self.first_pass[2:] = [d.index, self.last_heard, self.first_pass[4] + 1]
             else:
-                self.first_pass = [d.index, self.last_heard, d.index, self.last_heard, 1]
+                t = self.timing
+                if not t.took:
+                    t, self.first_at = PassTiming(first=d.index), self.last_heard
+                self.timing = PassTiming(t.first, d.index, t.took + 1,
+                                         self.last_heard - self.first_at)
         # the root sends in order over one path: what comes after the end is a repair
         self.counting_repairs |= d.index == self.count - 1
 
@@ -147,6 +140,9 @@ class Message:
         """(index, bytes) of these fragments, for a point-to-point repair."""
         return [(i, bytes(self.view[slice(*fragment_range(i, self.nbytes, self.fragment))]))
                 for i in indexes]
+
+    def fragment_view(self, index: int) -> memoryview:
+        return self.view[slice(*fragment_range(index, self.nbytes, self.fragment))]
 
     def lacking(self) -> list[int]:
         return [i for i, h in enumerate(self.have) if not h]
@@ -162,11 +158,9 @@ class Message:
 
     def multicast(self, indexes: range | list[int] | frozenset[int], rate: float | None) -> None:
         """Send these fragments, paced to `rate` bit/s if given (see Options.rate)."""
-        self.send_paced(((dg.DATA, i, self.view[slice(*fragment_range(i, self.nbytes,
-                                                                       self.fragment))])
-                         for i in sorted(indexes)), rate)
+        self.send_paced(((dg.DATA, i, self.fragment_view(i)) for i in sorted(indexes)), rate)
 
-    def send_paced(self, items: Iterable[tuple[int, int, bytes | memoryview]] | Iterator,
+    def send_paced(self, items: Iterable[tuple[int, int, bytes | memoryview]],
                    rate: float | None) -> None:
         """Multicast (kind, index, payload) datagrams of this message, paced to `rate`."""
         due = time.perf_counter()

@@ -182,34 +182,33 @@ class Repair:
         self.msg, self.enc = msg, enc
         self.symbols: dict[int, list[int]] = {}  # block -> the end marker after each symbol
         self.resent: dict[int, int] = {}  # fragment -> the end marker after its last re-send
-        self.pending: list[tuple[str, int]] = []
+        self.pending: tuple[list[int], list[int]] = ([], [])  # (a block per symbol, data)
 
     def send(self, reports: list[tuple[int, list[int]]], rate: float | None) -> bool:
         """Send the repair of these (end marker seen, fragments needed) reports; False if
         there was nothing to send."""
         need = symbols_needed(reports, self.symbols)
         items: list[tuple[int, int, bytes | memoryview]] = []
-        self.pending = []
+        blocks, data = self.pending = ([], [])
         for b, n in sorted(need.items()):
             syms = list(self.enc.fresh(b, n))
             items += [(dg.PARITY, i, p) for i, p in syms]
-            self.pending += [("parity", b)] * len(syms)
+            blocks += [b] * len(syms)
             if len(syms) < n:  # the block's symbols are spent
-                data = sorted({i for seq, idx in reports for i in idx if i // BLOCK == b
-                               and seq >= self.resent.get(i, 0)})
-                items += [(dg.DATA, i, p) for i, p in self.msg.fragments(data)]
-                self.pending += [("data", i) for i in data]
+                again = sorted({i for seq, idx in reports for i in idx if i // BLOCK == b
+                                and seq >= self.resent.get(i, 0)})
+                items += [(dg.DATA, i, self.msg.fragment_view(i)) for i in again]
+                data += again
         self.msg.send_paced(items, rate)
         return bool(items)
 
     def sent(self, end_seq: int) -> None:
         """The end marker `end_seq` followed the repair just sent."""
-        for what, n in self.pending:
-            if what == "parity":
-                self.symbols.setdefault(n, []).append(end_seq)
-            else:
-                self.resent[n] = end_seq
-        self.pending = []
+        blocks, data = self.pending
+        for b in blocks:
+            self.symbols.setdefault(b, []).append(end_seq)
+        self.resent.update(dict.fromkeys(data, end_seq))
+        self.pending = ([], [])
 
 
 def receive(ch: Channel, msg: Message, clock: Clock) -> None:
@@ -233,11 +232,11 @@ def receive(ch: Channel, msg: Message, clock: Clock) -> None:
         if msg.missing and provable and seen[0] > reported and (reported, seen[0]) != (0, 1):
             start, bits = missing_bitmap(msg.needs(), ch.fragment - REPORT_INFO.size)
             ch.send_to(root, dg.REPORT, start, msg.count,
-                       REPORT_INFO.pack(seen[0], *astuple(msg.timing())) + bits)
+                       REPORT_INFO.pack(seen[0], *astuple(msg.timing)) + bits)
             reported = seen[0]
         clock.wait(progressed, f"{msg.missing} of {msg.count} fragment(s) missing, "
                                f"{'reported' if reported >= 0 else 'no end marker yet'}")
-    done = REPORT_INFO.pack(seen[0], *astuple(msg.timing()))
+    done = REPORT_INFO.pack(seen[0], *astuple(msg.timing))
     for _ in range(DONE_COPIES):
         ch.send_to(root, dg.REPORT, 0, msg.count, done)
     ch.park(ch.pcomm.isend(ch.bid, dest=root, tag=TAG_DONE))

@@ -17,7 +17,7 @@ its payload is one fragment's worth (the last, shorter fragment is zero-padded i
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import zfec
 
@@ -110,9 +110,9 @@ class Decoder:
         return len(self.symbols.get(block, ()))
 
     def decode(self, block: int, have: bytearray,
-               data: list[bytes | memoryview]) -> list[tuple[int, bytes]]:
-        """The block's missing fragments as (index, padded bytes), if the fragments it has
-        (`data`, those `have` marks, in order) and its symbols make k; else []."""
+               fragment_of: Callable[[int], bytes | memoryview]) -> list[tuple[int, bytes]]:
+        """The block's missing fragments as (index, padded bytes), if the fragments `have`
+        marks (read with `fragment_of` only then) and its symbols make k; else []."""
         frags = block_range(block, self.count)
         k = len(frags)
         got = [i for i in frags if have[i]]
@@ -120,7 +120,7 @@ class Decoder:
         if len(got) == k or len(got) + len(syms) < k:
             return []
         extra = sorted(syms)[:k - len(got)]
-        shares = [_pad(d, self.fragment) for d in data] + [syms[j] for j in extra]
+        shares = [_pad(fragment_of(i), self.fragment) for i in got] + [syms[j] for j in extra]
         nums = [i - frags.start for i in got] + [k + j for j in extra]
         out = zfec.Decoder(k, k + PARITY_MAX).decode(shares, nums)
         self.symbols.pop(block, None)

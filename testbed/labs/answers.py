@@ -22,6 +22,11 @@ KINDS = ("number", "int", "choice")
 SMALL_TIME_TOL_US = 50.0
 
 
+def is_number(v: Any) -> bool:
+    """An int or float answer (TOML's true/false are not numbers)."""
+    return isinstance(v, int | float) and not isinstance(v, bool)
+
+
 @dataclass(frozen=True)
 class Question:
     """One answer a lab asks for. A number is right within a factor of the testbed's value
@@ -62,7 +67,7 @@ class Question:
             ties = measured if isinstance(measured, tuple) else (measured,)
             return isinstance(given, str) and given.strip().lower() in \
                 {str(m).lower() for m in ties}
-        if isinstance(given, bool) or not isinstance(given, int | float):
+        if not is_number(given):
             return False
         if self.kind == "int":
             return given == measured
@@ -123,8 +128,7 @@ def check(questions: list[Question], measured: dict[str, Any],
             note = "ok"
         elif q.kind == "choice" and str(given[q.key]).lower() not in q.choices:
             note = f"not one of {', '.join(q.choices)}"
-        elif q.kind != "choice" and (isinstance(given[q.key], bool)
-                                     or not isinstance(given[q.key], int | float)):
+        elif q.kind != "choice" and not is_number(given[q.key]):
             note = "not a number"
         else:
             by = "your own answers give" if own is not None else "the testbed measured"

@@ -10,7 +10,7 @@ from typing import Any
 
 from ..bcast_experiment import measure_params, prediction, run_bcast
 from . import Lab
-from .answers import SMALL_TIME_TOL_US, Question
+from .answers import SMALL_TIME_TOL_US, Question, is_number
 
 HOSTS = 4
 SMALL, LARGE = 1, 65536
@@ -37,8 +37,7 @@ def winner_by_own(given: dict[str, Any]) -> tuple[str, ...] | None:
     3x between honest runs here (a woken rank's wake-up is in it), enough to flip sequential
     against binomial, so the check judges the reasoning, not whose run was luckier."""
     h, e = given.get("t_hold_us"), given.get("t_end_us")
-    if not all(isinstance(v, int | float) and not isinstance(v, bool) and v > 0
-               for v in (h, e)):
+    if not all(is_number(v) and v > 0 for v in (h, e)):
         return None
     return winner(h, e)
 
