@@ -58,6 +58,8 @@ class Datagram:
     index: int
     count: int
     payload: memoryview
+    at: float = 0.0  # when it reached the host (the kernel's receive time, time.time()'s
+    # clock; 0: not known)
 
 
 class Rejected(ValueError):
@@ -85,8 +87,9 @@ class Codec:
         body += CRC.pack(zlib.crc32(body))
         return body + self._tag(body)
 
-    def decode(self, data: bytes | bytearray | memoryview) -> Datagram:
-        """The datagram, or Rejected('short' | 'crc' | 'tag' | 'version' | 'kind' | 'index')."""
+    def decode(self, data: bytes | bytearray | memoryview, at: float = 0.0) -> Datagram:
+        """The datagram (that reached the host `at`), or Rejected('short' | 'crc' | 'tag' |
+        'version' | 'kind' | 'index')."""
         view = memoryview(data)
         n = len(view)
         if n < OVERHEAD:
@@ -104,7 +107,7 @@ class Codec:
             raise Rejected("kind")
         if index >= max(count, 1) and kind != PARITY:  # a parity symbol's index: mcast_parity
             raise Rejected("index")
-        return Datagram(kind, root, bid, index, count, view[HEADER.size:body_end])
+        return Datagram(kind, root, bid, index, count, view[HEADER.size:body_end], at)
 
 
 def bid_before(a: int, b: int) -> bool:

@@ -158,7 +158,8 @@ COUNTERS = ("sent", "received", "delivered", "duplicate", "stale", "early", "rej
 
 def _datagram_totals(comm, before: dict | None, after: dict | None, iters: int) -> dict | None:
     """Datagram counters of the multicast channel over the measured iterations, summed over
-    every rank (None for the point-to-point algorithms)."""
+    every rank (None for the point-to-point algorithms), and the root's pace and group round
+    trip at the end (`pace_bps`, `grtt_s`: nack's, mcast_rate and mcast_grtt)."""
     mine = None
     if after is not None:
         before = before or dict.fromkeys(COUNTERS, 0)
@@ -167,7 +168,10 @@ def _datagram_totals(comm, before: dict | None, after: dict | None, iters: int) 
     if not every:
         return None
     total = {key: sum(m[key] for m in every) for key in COUNTERS}
-    return {**total, "per_broadcast": {k: v / max(iters, 1) for k, v in total.items()}}
+    root = comm.allgather(after and (after.get("pace_bps"), after["grtt_s"]))
+    pace, grtt = next(((p, g) for p, g in filter(None, root) if p), (None, None))
+    return {**total, "per_broadcast": {k: v / max(iters, 1) for k, v in total.items()},
+            "pace_bps": pace, "grtt_s": grtt}
 
 
 def flow(comm, buf, root: int, iters: int, t_dummy: float, **alg) -> dict:

@@ -38,6 +38,12 @@ from .mcast_rate import Pace
 
 SIOCGIFADDR, SIOCGIFMTU = 0x8915, 0x8921
 SO_RCVBUFFORCE, SO_SNDBUFFORCE = 33, 32
+# the kernel's receive time of every multicast datagram (socket(7); Python names neither):
+# a receiver's first pass is timed by when the data reached the host, not when a rank that
+# waited for a core read it (mcast_rate)
+SO_TIMESTAMPNS = 35
+STAMP = struct.Struct("@qq")  # struct timespec
+STAMP_SPACE = socket.CMSG_SPACE(STAMP.size)
 RCVBUF = 32 << 20  # a 4 MiB broadcast is ~3000 datagrams of ~2.3 KiB truesize each
 SNDBUF = 4 << 20
 STASH_MAX = 1 << 16
@@ -154,6 +160,7 @@ class Channel:
             r.setsockopt(socket.SOL_SOCKET, SO_RCVBUFFORCE, RCVBUF)
         except PermissionError:
             r.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, RCVBUF)
+        r.setsockopt(socket.SOL_SOCKET, SO_TIMESTAMPNS, 1)
         r.bind((bind, self.port))
         r.setblocking(False)
         s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM, socket.IPPROTO_UDP)
@@ -238,12 +245,12 @@ class Channel:
         for sock in (self.recv_sock, self.ucast_sock):
             while sock is not None:
                 try:
-                    data = sock.recv(65536)
+                    data, anc, _, _ = sock.recvmsg(65536, STAMP_SPACE)
                 except (BlockingIOError, InterruptedError):
                     break
                 self.stats["received"] += 1
                 try:
-                    yield self.codec.decode(data)
+                    yield self.codec.decode(data, receive_time(anc))
                 except dg.Rejected as e:
                     self.stats.reject(e.reason)
 
@@ -359,6 +366,15 @@ class Channel:
             self._lease.release()
             self._lease = None
         _OPEN.discard(self)
+
+
+def receive_time(anc: list[tuple[int, int, bytes]]) -> float:
+    """The receive time in a datagram's ancillary data (SO_TIMESTAMPNS), 0 if none."""
+    for level, kind, data in anc:
+        if level == socket.SOL_SOCKET and kind == SO_TIMESTAMPNS and len(data) >= STAMP.size:
+            sec, nsec = STAMP.unpack_from(data)
+            return sec + nsec * 1e-9
+    return 0.0
 
 
 _OPEN: set[Channel] = set()

@@ -20,7 +20,7 @@ from .mcast_plans import (
     fragment_count,
     fragment_range,
 )
-from .mcast_rate import PassTiming
+from .mcast_rate import PassTiming, batch_nap
 from .mcast_wait import TIMEOUT_S
 
 PACE = 1.0  # share of the link rate a multicast sender keeps to, by default
@@ -66,7 +66,8 @@ class Message:
         self.counting_repairs = False  # the first pass is over: what comes is a repair
         self.parity = Decoder(self.count, fragment)
         self.timing = PassTiming()  # the first pass as this receiver took it (mcast_rate)
-        self.first_at = 0.0  # when its first fragment came
+        self.first_at = 0.0  # when its first fragment reached the host (time.time()'s clock)
+        self.sent_at = [0.0] * self.count  # the root: when it first sent each fragment
 
     def put(self, index: int, payload: bytes | memoryview) -> bool:
         if self.have[index]:
@@ -128,11 +129,10 @@ class Message:
             if self.counting_repairs:
                 st["repaired"] += 1
             else:
-                t = self.timing
+                t, at = self.timing, d.at or time.time()
                 if not t.took:
-                    t, self.first_at = PassTiming(first=d.index), self.last_heard
-                self.timing = PassTiming(t.first, d.index, t.took + 1,
-                                         self.last_heard - self.first_at)
+                    t, self.first_at = PassTiming(first=d.index), at
+                self.timing = PassTiming(t.first, d.index, t.took + 1, at - self.first_at)
         # the root sends in order over one path: what comes after the end is a repair
         self.counting_repairs |= d.index == self.count - 1
 
@@ -143,6 +143,19 @@ class Message:
 
     def fragment_view(self, index: int) -> memoryview:
         return self.view[slice(*fragment_range(index, self.nbytes, self.fragment))]
+
+    def batch_nap(self) -> float:
+        """Seconds this receiver may sleep before its next read (mcast_rate.batch_nap)."""
+        if self.counting_repairs or self.end_seen:
+            return 0.0
+        return batch_nap(self.timing, self.count)
+
+    def sent_span(self, first: int, last: int) -> float | None:
+        """The root: seconds from first sending fragment `first` to first sending `last`."""
+        if not 0 <= first < last < self.count or not self.sent_at[first] \
+                or not self.sent_at[last]:
+            return None
+        return self.sent_at[last] - self.sent_at[first]
 
     def lacking(self) -> list[int]:
         return [i for i, h in enumerate(self.have) if not h]
@@ -166,6 +179,8 @@ class Message:
         due = time.perf_counter()
         for kind, i, payload in items:
             self.ch.send(kind, i, self.count, payload, root=self.root)
+            if kind == dg.DATA and not self.sent_at[i]:
+                self.sent_at[i] = time.perf_counter()
             if rate:
                 due += dg.wire_bits(len(payload)) / rate
                 ahead = due - time.perf_counter()

@@ -123,7 +123,8 @@ def serve(ch: Channel, msg: Message, o: Options, clock: Clock) -> None:
         seq, *timing = REPORT_INFO.unpack_from(d.payload)
         if d.root not in timed:
             timed.add(d.root)
-            pace.observe(d.root, PassTiming(*timing), o.fragment)
+            t = PassTiming(*timing)
+            pace.observe(d.root, t, o.fragment, msg.sent_span(t.first, t.last))
         if len(d.payload) == REPORT_INFO.size:  # nothing missing
             out.discard(d.root)
             lacks.pop(d.root, None)
@@ -234,6 +235,10 @@ def receive(ch: Channel, msg: Message, clock: Clock) -> None:
             ch.send_to(root, dg.REPORT, start, msg.count,
                        REPORT_INFO.pack(seen[0], *astuple(msg.timing)) + bits)
             reported = seen[0]
+        nap = msg.batch_nap() if progressed else 0.0
+        if nap:
+            time.sleep(nap)
+            continue
         clock.wait(progressed, f"{msg.missing} of {msg.count} fragment(s) missing, "
                                f"{'reported' if reported >= 0 else 'no end marker yet'}")
     done = REPORT_INFO.pack(seen[0], *astuple(msg.timing))

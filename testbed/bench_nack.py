@@ -78,8 +78,14 @@ def _cell(p: dict[str, Any] | None) -> str:
     return f"{p['ms']:.1f}{'!' if p['flags'] else ''}"
 
 
+def _result(p: dict[str, Any] | None) -> bool:
+    """A point that is a result: it finished and the emulator kept up."""
+    return p is not None and p["ms"] is not None and not p["flags"]
+
+
 def _ratio(a: dict[str, Any], b: dict[str, Any] | None) -> str:
-    if b is None or a["ms"] is None or b["ms"] is None:
+    """a / b, or '-' unless both are results (a flagged point feeds no ratio)."""
+    if not (_result(a) and _result(b)):
         return "-"
     return f"{a['ms'] / b['ms']:.2f}"
 
@@ -87,7 +93,8 @@ def _ratio(a: dict[str, Any], b: dict[str, Any] | None) -> str:
 def markdown(res: dict[str, Any]) -> list[str]:
     mbit = res["mbit"]
     out = ["", f"16-host star at {mbit:g} Mbit/s ({res['link_rate'].get('source', '')}); "
-           "medians in ms; ! = flagged by the fidelity monitor (no result).", "",
+           "medians in ms; ! = flagged by the fidelity monitor (no result: it feeds no ratio).",
+           "",
            "## Lossless: nack against M/B (goal: at most "
            f"{LOSSLESS_GOAL} x at 64 KiB and 1 MiB; T(16)/T(2) at most {SCALING_GOAL})", "",
            "| size | M/B ms | 2 hosts | 16 hosts | 16 hosts / (M/B) | T(16)/T(2) |",
@@ -96,8 +103,9 @@ def markdown(res: dict[str, Any]) -> list[str]:
         two, sixteen = (next(p for p in res["lossless"] if p["size"] == size and
                              p["hosts"] == h) for h in (2, 16))
         wire = wire_time_s(size, mbit) * 1e3
+        of_wire = f"{sixteen['ms'] / wire:.2f}" if _result(sixteen) else "-"
         out.append(f"| {size} | {wire:.2f} | {_cell(two)} | {_cell(sixteen)} | "
-                   f"{sixteen['ms'] / wire:.2f} | {sixteen['ms'] / two['ms']:.2f} |")
+                   f"{of_wire} | {_ratio(sixteen, two)} |")
     rows = res["loss"]
     out += ["", "## Loss of every packet on every host link (16 hosts)", "",
             f"nack / lossless: goal at most {LOSS_GOAL}; nack / best tree: the best of "
@@ -111,7 +119,7 @@ def markdown(res: dict[str, Any]) -> list[str]:
         for loss in dict.fromkeys(p["loss"] for p in rows):
             at = {p["algorithm"]: p for p in rows if p["size"] == size and p["loss"] == loss}
             nack = at["nack"]
-            trees = [at[t] for t in TREES if t in at and at[t]["ms"] is not None]
+            trees = [at[t] for t in TREES if _result(at.get(t))]
             best = min(trees, key=lambda p: p["ms"]) if trees else None
             repaired = "-" if nack["repaired"] is None else f"{nack['repaired']:g}"
             out.append(f"| {size} | {loss:.0%} | "

@@ -601,6 +601,10 @@ def cmd_bcast(args: argparse.Namespace) -> int:
         d = res["datagrams"]["per_broadcast"]
         print(f"  datagrams per broadcast: {d['sent']:.1f} sent, {d['received']:.1f} received, "
               f"{d['rejected']:.1f} rejected, {d['repaired']:.1f} fragments repaired")
+        if res["datagrams"].get("pace_bps"):
+            print(f"  the root's pace after the last broadcast: "
+                  f"{res['datagrams']['pace_bps'] / 1e6:.1f} Mbit/s, its group round trip "
+                  f"{res['datagrams']['grtt_s'] * 1e3:.2f} ms")
     if res.get("flow"):
         print(f"  flow-latency benchmark: {res['flow']['t_mcast_s'] * 1e6:.0f} us "
               f"(critical responder {res['flow']['critical']})")

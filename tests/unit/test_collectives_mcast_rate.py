@@ -6,7 +6,15 @@ lets the pace grow back to the link's rate."""
 from __future__ import annotations
 
 from collectives import datagram as dg
-from collectives.mcast_rate import FLOOR_SHARE, JITTER_S, PROBE, Pace, PassTiming
+from collectives.mcast_rate import (
+    BATCH,
+    FLOOR_SHARE,
+    JITTER_S,
+    PROBE,
+    Pace,
+    PassTiming,
+    batch_nap,
+)
 
 FRAG = 1400
 LINK = 100e6
@@ -65,3 +73,23 @@ def test_short_passes_and_unpaced_roots_leave_the_pace() -> None:
 def test_the_pace_has_a_floor() -> None:
     pace = Pace(LINK)
     assert broadcast(pace, {1: PassTiming(0, 99, 2, 100.0)}) == LINK * FLOOR_SHARE
+
+
+def test_a_root_that_sent_late_is_not_a_slow_receiver() -> None:
+    """The root waited for a core mid-pass: the receiver's pass is as long as the root's
+    sending, not as the pace says, and the pace stays."""
+    pace = Pace(LINK)
+    stretched = PassTiming(0, 99, 100, 99 * FRAME * 3)
+    pace.observe(1, stretched, FRAG, sent=99 * FRAME * 3)
+    assert pace.rate == LINK
+    pace.observe(2, stretched, FRAG)  # without the root's own time it is behind
+    assert pace.rate < LINK / 2
+
+
+def test_a_receiver_sleeps_through_a_batch_mid_pass_only() -> None:
+    gap = FRAME
+    mid = PassTiming(0, 40, 41, 40 * gap)
+    assert abs(batch_nap(mid, 730) - BATCH * gap) < 1e-12
+    assert batch_nap(PassTiming(0, BATCH - 1, BATCH, (BATCH - 1) * gap), 730) == 0  # too few
+    assert batch_nap(PassTiming(0, 730 - 2 * BATCH - 1, 700, 700 * gap), 730) == 0  # the end
+    assert batch_nap(mid, 45) == 0  # a short message is read as it comes

@@ -37,3 +37,21 @@ def test_a_point_that_timed_out_says_so_and_the_ratios_skip_it():
                     point("binomial", 1024, 16, 0.1, None), point("mpich", 1024, 16, 0.1, 18.0)]}
     text = "\n".join(markdown(res))
     assert "| 1024 | 10% | 9.0 | > 240 s | > 240 s | 18.0 | - | 3.00 | 0.50 |" in text
+
+
+def test_a_flagged_point_feeds_no_ratio():
+    """A flagged lossless median divides nothing, and a flagged tree is never the best."""
+    res = {"mbit": 8.0, "link_rate": {},
+           "lossless": [point("nack", 65536, 2, 0.0, 70.0),
+                        point("nack", 65536, 16, 0.0, 90.0, flags=["host"])],
+           "loss": [point("nack", 65536, 16, 0.0, 90.0, flags=["host"]),
+                    point("two-stage", 65536, 16, 0.0, 95.0),
+                    point("binomial", 65536, 16, 0.0, 300.0),
+                    point("mpich", 65536, 16, 0.0, 200.0),
+                    point("nack", 65536, 16, 0.05, 150.0),
+                    point("two-stage", 65536, 16, 0.05, 160.0),
+                    point("binomial", 65536, 16, 0.05, 50.0, flags=["switch"]),
+                    point("mpich", 65536, 16, 0.05, 100.0)]}
+    text = "\n".join(markdown(res))
+    assert "| 65536 | 65.54 | 70.0 | 90.0! | - | - |" in text
+    assert "| 65536 | 5% | 150.0 | 160.0 | 50.0! | 100.0 | - | - | 1.50 |" in text

@@ -1,0 +1,27 @@
+"""A datagram's receive time comes from the kernel (SO_TIMESTAMPNS), not from when a rank
+read it: a receiver that waited for a core is not taken for a slow one (mcast_rate)."""
+
+from __future__ import annotations
+
+import socket
+import time
+
+from collectives.mcast_channel import SO_TIMESTAMPNS, STAMP_SPACE, receive_time
+
+
+def test_the_receive_time_is_when_the_datagram_came_not_when_it_was_read() -> None:
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as r, \
+            socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        r.setsockopt(socket.SOL_SOCKET, SO_TIMESTAMPNS, 1)
+        r.bind(("127.0.0.1", 0))
+        before = time.time()
+        s.sendto(b"x", r.getsockname())
+        time.sleep(0.05)  # read it late
+        _, anc, _, _ = r.recvmsg(16, STAMP_SPACE)
+        read = time.time()
+    came = receive_time(anc)
+    assert before - 1e-3 <= came <= before + 0.02 < read - 0.02
+
+
+def test_no_receive_time_without_the_option() -> None:
+    assert receive_time([]) == 0.0
