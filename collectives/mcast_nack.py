@@ -225,6 +225,9 @@ def receive(ch: Channel, msg: Message, clock: Clock) -> None:
             seen[0] = max(seen[0], END_INFO.unpack(d.payload)[0])
         msg.on_datagram(d)
 
+    def head() -> bytes:  # a report's payload up to its bitmap (mcast_rate.REPORT_INFO)
+        return REPORT_INFO.pack(seen[0], *astuple(msg.timing))
+
     while msg.missing:
         progressed = taking(ch, on_datagram)
         progressed |= take_batch(ch, msg)
@@ -232,8 +235,7 @@ def receive(ch: Channel, msg: Message, clock: Clock) -> None:
         # the first end marker right after a report made at the last fragment adds nothing
         if msg.missing and provable and seen[0] > reported and (reported, seen[0]) != (0, 1):
             start, bits = missing_bitmap(msg.needs(), ch.fragment - REPORT_INFO.size)
-            ch.send_to(root, dg.REPORT, start, msg.count,
-                       REPORT_INFO.pack(seen[0], *astuple(msg.timing)) + bits)
+            ch.send_to(root, dg.REPORT, start, msg.count, head() + bits)
             reported = seen[0]
         nap = msg.batch_nap() if progressed else 0.0
         if nap:
@@ -241,7 +243,7 @@ def receive(ch: Channel, msg: Message, clock: Clock) -> None:
             continue
         clock.wait(progressed, f"{msg.missing} of {msg.count} fragment(s) missing, "
                                f"{'reported' if reported >= 0 else 'no end marker yet'}")
-    done = REPORT_INFO.pack(seen[0], *astuple(msg.timing))
+    done = head()
     for _ in range(DONE_COPIES):
         ch.send_to(root, dg.REPORT, 0, msg.count, done)
     ch.park(ch.pcomm.isend(ch.bid, dest=root, tag=TAG_DONE))
