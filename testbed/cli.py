@@ -12,6 +12,7 @@ from pathlib import Path
 from topologies import TopologyError, parse_spec
 
 from .errors import McastlabError, UsageError
+from .outputs import output_dir, output_file
 
 EPILOG = """examples:
   sudo mcastlab doctor                      what this machine offers
@@ -48,9 +49,10 @@ def cmd_doctor(args: argparse.Namespace) -> int:
 
 
 def cmd_topo(args: argparse.Namespace) -> int:
+    save = output_file("--save", args.save) if args.save else None
     topo = parse_spec(args.spec)
-    if args.save:
-        topo.save(Path(args.save))
+    if save:
+        topo.save(save)
     if args.json:
         print(json.dumps(topo.to_dict(), indent=1))
     else:
@@ -141,8 +143,9 @@ def cmd_lab(args: argparse.Namespace) -> int:
         raise UsageError("--check, --solve and --script do not go together")
     if args.check:
         return runner.check_files(lab, [Path(f) for f in args.check], _progress)
-    if args.solve:
-        return runner.solve(lab, None if args.solve == "-" else Path(args.solve), _progress)
+    if args.solve:  # the file checked before the measurement, not after it
+        out = None if args.solve == "-" else output_file("--solve", args.solve)
+        return runner.solve(lab, out, _progress)
     script = _script(args)
     return runner.open_lab(lab, script, _progress)
 
@@ -170,8 +173,8 @@ def cmd_run(args: argparse.Namespace) -> int:
 def cmd_pingpong(args: argparse.Namespace) -> int:
     from . import default_experiment
 
-    out = default_experiment.run(args.topo, out_root=Path(args.out), reps=args.reps,
-                                 progress=_progress)
+    out = default_experiment.run(args.topo, out_root=output_dir("--out", args.out),
+                                 reps=args.reps, progress=_progress)
     print((out / "summary.txt").read_text())
     print(f"results: {out}/ (config.json, records.jsonl, summary.txt, report.html)")
     return 0
@@ -660,7 +663,8 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
 def cmd_bench(args: argparse.Namespace) -> int:
     from . import bench
 
-    out = bench.run(Path(args.out), quick=args.quick, progress=_progress, suite=args.suite)
+    out = bench.run(output_dir("--out", args.out), quick=args.quick, progress=_progress,
+                    suite=args.suite)
     print(out.read_text())
     return 0
 
@@ -891,7 +895,8 @@ def experiment_parser() -> argparse.ArgumentParser:
 def _is_experiment(argv: list[str]) -> bool:
     if not argv or argv[0] != "run" or "--" in argv:
         return False
-    return "--resume" in argv or any(a.endswith(".toml") for a in argv[1:])
+    return ("--resume" in argv or "--list" in argv
+            or any(a.endswith(".toml") for a in argv[1:]))
 
 
 def main(argv: list[str] | None = None) -> int:

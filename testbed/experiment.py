@@ -106,17 +106,58 @@ def _link_rate(spec: ExperimentSpec, config: dict[str, Any] | None, log: Log) ->
 
 
 
+def _corrupt(path: Path, line: int | None, why: str) -> UsageError:
+    at = f"line {line}: " if line else ""
+    return UsageError(f"{path} is corrupt ({at}{why}); the run cannot be resumed")
+
+
+def _json_object(path: Path, text: str, line: int | None = None) -> dict[str, Any]:
+    """One JSON object of a results folder's file (`line` of a .jsonl), else UsageError."""
+    try:
+        value = json.loads(text)
+    except ValueError as exc:
+        raise _corrupt(path, line, f"not JSON: {exc}") from None
+    if not isinstance(value, dict):
+        raise _corrupt(path, line, "not a JSON object")
+    return value
+
+
+def _done_keys(records: Path) -> set[str]:
+    """The points records.jsonl holds. A corrupt line (a run killed mid-write) is refused,
+    not skipped: the next record would be appended to it, and a point silently dropped."""
+    if not records.exists():
+        return set()
+    done = set()
+    for n, line in enumerate(records.read_text().splitlines(), 1):
+        if line.strip():
+            rec = _json_object(records, line, n)
+            if not isinstance(rec.get("key"), str):
+                raise _corrupt(records, n, "a record without its point's key")
+            done.add(rec["key"])
+    return done
+
+
+def _reopen(folder: Path, spec_path: Path | None) -> tuple[ExperimentSpec, dict[str, Any],
+                                                             set[str]]:
+    """An interrupted run's spec, config and finished points, all read and checked before
+    anything is measured."""
+    if not (folder / "spec.toml").is_file() or not (folder / "config.json").is_file():
+        raise UsageError(f"{folder} is not a results folder of `mcastlab run` "
+                         "(no spec.toml and config.json)")
+    spec = load(folder / "spec.toml")
+    if spec_path is not None and load(spec_path).raw != spec.raw:
+        raise UsageError(f"{spec_path} differs from the spec {folder} was started with")
+    config_file = folder / "config.json"
+    config = _json_object(config_file, config_file.read_text())
+    return spec, config, _done_keys(folder / "records.jsonl")
+
+
 def prepare(spec_path: Path | None, resume: Path | None, out_root: Path,
             log: Log) -> Run:
     """Check the spec and the machine, then make (or reopen) the results folder."""
+    done: set[str] = set()
     if resume is not None:
-        if not (resume / "spec.toml").is_file() or not (resume / "config.json").is_file():
-            raise UsageError(f"{resume} is not a results folder of `mcastlab run` "
-                             "(no spec.toml and config.json)")
-        spec = load(resume / "spec.toml")
-        if spec_path is not None and load(spec_path).raw != spec.raw:
-            raise UsageError(f"{spec_path} differs from the spec {resume} was started with")
-        config = json.loads((resume / "config.json").read_text())
+        spec, config, done = _reopen(resume, spec_path)
         out = resume.resolve()  # the MPI jobs write into it from other directories
     else:
         if spec_path is None:
@@ -137,7 +178,7 @@ def prepare(spec_path: Path | None, resume: Path | None, out_root: Path,
                   "link_rate": rate.to_dict(),
                   "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "finished": None}
     run = Run(spec, out, config, log)
-    run.done = {r["key"] for r in results.read_jsonl(run.records_file)}
+    run.done = done
     (out / "raw").mkdir(exist_ok=True)
     run.save_config()
     return run

@@ -1,0 +1,111 @@
+"""testbed.cli on bad input (issue 18): one `mcastlab: error: ...` line and the documented exit
+code (2: bad input), never a traceback, and always before a network or controller starts.
+
+Every test here runs with `no_network`: should a check ever move after the point where a
+network, a calibration or a controller starts, the test fails instead of starting one.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from testbed.cli import main
+
+SPEC = Path(__file__).resolve().parents[2] / "experiments" / "default.toml"
+
+
+class NetworkStarted(AssertionError):
+    """A test reached code that brings up a network, calibrates or starts a controller."""
+
+
+@pytest.fixture(autouse=True)
+def no_network(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    def refuse(*_args: object, **_kwargs: object) -> None:
+        raise NetworkStarted("a bad-input test got as far as starting something")
+
+    from os_ken.base.app_manager import AppManager
+
+    from testbed import calibration, cleanup, network
+
+    monkeypatch.setattr(network.Emulation, "__init__", refuse)
+    monkeypatch.setattr(calibration, "calibrate", refuse)
+    monkeypatch.setattr(cleanup, "cleanup_stale", refuse)
+    monkeypatch.setattr(AppManager, "run_apps", refuse)
+    yield
+
+
+def error_line(argv: list[str], capsys: pytest.CaptureFixture[str], code: int = 2) -> str:
+    """Run the command; it must print nothing on stdout and one error line on stderr."""
+    assert main(argv) == code
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert "Traceback" not in err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert lines[0].startswith("mcastlab: error: ")
+    return lines[0]
+
+
+@pytest.fixture
+def a_file(tmp_path: Path) -> Path:
+    """A regular file, to put paths under."""
+    f = tmp_path / "plain"
+    f.write_text("not a folder\n")
+    return f
+
+
+# ---- files and folders to write ---------------------------------------------------------
+@pytest.mark.parametrize(("where", "needle"), [("missing/t.json", "does not exist"),
+                                               ("plain/t.json", "is not a folder"),
+                                               (".", "is a folder")])
+def test_topo_save_where_it_cannot_write(where: str, needle: str, tmp_path: Path, a_file: Path,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    line = error_line(["topo", "star", "--save", str(tmp_path / where)], capsys)
+    assert "--save" in line and needle in line
+    assert not (tmp_path / "missing").exists()
+
+
+def test_lab_solve_into_a_missing_folder_before_measuring(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    line = error_line(["lab", "1", "--solve", str(tmp_path / "missing" / "key.toml")], capsys)
+    assert "--solve" in line and "does not exist" in line
+
+
+@pytest.mark.parametrize("argv", [["bench"], ["pingpong"], ["testbed"],
+                                  ["run", str(SPEC)]])
+def test_out_under_a_regular_file(argv: list[str], a_file: Path,
+                                  capsys: pytest.CaptureFixture[str]) -> None:
+    line = error_line([*argv, "--out", str(a_file / "sub")], capsys)
+    assert f"--out: cannot make the folder {a_file / 'sub'}: {a_file} is a file" in line
+
+
+# ---- mcastlab run: --list, --resume -----------------------------------------------------
+def test_run_list_without_a_spec_is_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
+    assert "mcastlab run SPEC.toml --list" in error_line(["run", "--list"], capsys)
+
+
+@pytest.mark.parametrize(("file", "text", "needle"), [
+    ("config.json", "{not json", "config.json is corrupt (not JSON"),
+    ("config.json", "[1, 2]", "config.json is corrupt (not a JSON object)"),
+    ("records.jsonl", '{"key": "a"}\n{"key": "b", "trunc', "records.jsonl is corrupt (line 2"),
+    ("records.jsonl", '{"key": "a"}\n"text"\n', "(line 2: not a JSON object)"),
+    ("records.jsonl", '{"size": 1}\n', "(line 1: a record without its point's key)"),
+])
+def test_resume_a_corrupt_results_folder(file: str, text: str, needle: str, tmp_path: Path,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    shutil.copyfile(SPEC, tmp_path / "spec.toml")
+    (tmp_path / "config.json").write_text(json.dumps({"spec_name": "default"}))
+    (tmp_path / file).write_text(text)
+    line = error_line(["run", "--resume", str(tmp_path)], capsys)
+    assert needle in line and "cannot be resumed" in line
+
+
+def test_resume_a_folder_without_config(tmp_path: Path,
+                                        capsys: pytest.CaptureFixture[str]) -> None:
+    shutil.copyfile(SPEC, tmp_path / "spec.toml")
+    assert "is not a results folder" in error_line(["run", "--resume", str(tmp_path)], capsys)
