@@ -231,49 +231,91 @@ def _api_port(args: argparse.Namespace) -> int:
     return run.api_port
 
 
-def _api(args: argparse.Namespace, path: str, body: dict | None = None):
+def _not_controller(args: argparse.Namespace, port: int, why: str) -> McastlabError:
+    """Nothing, or something else, on the port: bad input (exit 2) when --api-port named it,
+    otherwise the active run's controller is gone (exit 1)."""
+    error = UsageError if args.api_port else McastlabError
+    return error(f"no mcastlab controller answers on 127.0.0.1:{port} ({why})")
+
+
+def _api(args: argparse.Namespace, path: str, body: dict | None = None) -> dict:
+    """The controller's JSON answer, an object; anything else on the port is one error line."""
+    import http.client
     import urllib.error
 
     from .controller_proc import api_get, api_post
 
     port = _api_port(args)
     try:
-        return api_post(port, path, body) if body is not None else api_get(port, path)
+        answer = api_post(port, path, body) if body is not None else api_get(port, path)
     except urllib.error.HTTPError as exc:
-        raise McastlabError(f"controller: {json.loads(exc.read()).get('error', exc)}") from None
-    except OSError as exc:
-        raise McastlabError(f"no controller answers on 127.0.0.1:{port} ({exc})") from None
+        try:
+            message = json.loads(exc.read())["error"]
+        except (ValueError, TypeError, KeyError):
+            raise _not_controller(args, port, f"HTTP {exc.code} on {path}") from None
+        raise McastlabError(f"controller: {message}") from None
+    except OSError as exc:  # refused, reset, timed out
+        why = " ".join(str(getattr(exc, "reason", exc)).split()) or type(exc).__name__
+        raise _not_controller(args, port, why) from None
+    except http.client.HTTPException:
+        raise _not_controller(args, port, "the answer is not HTTP") from None
+    except ValueError:
+        raise _not_controller(args, port, f"{path} is not JSON") from None
+    if not isinstance(answer, dict):
+        raise _not_controller(args, port, f"{path} is not a JSON object")
+    return answer
 
 
-def cmd_groups(args: argparse.Namespace) -> int:
-    groups = _api(args, "/groups")
+@contextlib.contextmanager
+def _controller_answer(args: argparse.Namespace, path: str) -> Iterator[None]:
+    """Reading an answer of `path`: another service's JSON is one error line, not a KeyError."""
+    try:
+        yield
+    except (KeyError, TypeError, AttributeError, ValueError):
+        raise _not_controller(args, _api_port(args), f"{path} is not the controller's") from None
+
+
+def _show(args: argparse.Namespace, path: str, text: Callable[[dict], str]) -> int:
+    """GET `path` and print it: as JSON with --json, else as `text` makes it."""
+    answer = _api(args, path)
     if args.json:
-        print(json.dumps(groups, indent=1))
+        print(json.dumps(answer, indent=1))
         return 0
-    from .netcli import group_lines
-
-    print("\n".join(group_lines(groups)))
+    with _controller_answer(args, path):
+        shown = text(answer)
+    print(shown)
     return 0
 
 
-def cmd_ports(args: argparse.Namespace) -> int:
-    ports = _api(args, "/ports")
-    if args.json:
-        print(json.dumps(ports, indent=1))
-        return 0
+def _groups_text(groups: dict) -> str:
+    from .netcli import group_lines
+
+    return "\n".join(group_lines(groups))
+
+
+def _ports_text(ports: dict) -> str:
     from .results import text_table
 
     rows = [[sw, p, c["neighbour"], c["tx_packets"], c["tx_bytes"], c["rx_packets"],
              c["rx_bytes"]] for sw, pp in ports.items() for p, c in pp.items()]
-    print(text_table(["switch", "port", "to", "tx pkts", "tx bytes", "rx pkts", "rx bytes"],
-                     rows))
-    return 0
+    return text_table(["switch", "port", "to", "tx pkts", "tx bytes", "rx pkts", "rx bytes"],
+                      rows)
+
+
+def cmd_groups(args: argparse.Namespace) -> int:
+    return _show(args, "/groups", _groups_text)
+
+
+def cmd_ports(args: argparse.Namespace) -> int:
+    return _show(args, "/ports", _ports_text)
 
 
 def cmd_nodes(args: argparse.Namespace) -> int:
     path = "/nodes/fail" if args.command == "fail" else "/nodes/restore"
     res = _api(args, path, {"nodes": args.nodes})
-    print(f"failed nodes: {', '.join(map(str, res['failed'])) or 'none'}")
+    with _controller_answer(args, path):
+        failed = ", ".join(map(str, res["failed"]))
+    print(f"failed nodes: {failed or 'none'}")
     return 0
 
 

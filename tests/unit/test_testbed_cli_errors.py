@@ -7,8 +7,11 @@ network, a calibration or a controller starts, the test fails instead of startin
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shutil
+import socket
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -109,3 +112,104 @@ def test_resume_a_folder_without_config(tmp_path: Path,
                                         capsys: pytest.CaptureFixture[str]) -> None:
     shutil.copyfile(SPEC, tmp_path / "spec.toml")
     assert "is not a results folder" in error_line(["run", "--resume", str(tmp_path)], capsys)
+
+
+# ---- groups, ports, fail, restore against a port that is not the controller -------------
+def closed_port() -> int:
+    """A port nothing listens on (bound once by us, then released)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextlib.contextmanager
+def raw_listener(reply: bytes) -> Iterator[int]:
+    """A TCP listener that reads one request, sends `reply` (maybe nothing) and closes."""
+    srv = socket.create_server(("127.0.0.1", 0))
+
+    def serve() -> None:
+        with contextlib.suppress(OSError):
+            conn, _ = srv.accept()
+            with conn:
+                conn.settimeout(5)
+                data = b""
+                while b"\r\n\r\n" not in data and (chunk := conn.recv(4096)):
+                    data += chunk
+                conn.sendall(reply)
+
+    t = threading.Thread(target=serve, daemon=True)
+    t.start()
+    try:
+        yield srv.getsockname()[1]
+    finally:
+        srv.close()
+        t.join(5)
+
+
+def http_server(status: int, body: bytes) -> contextlib.AbstractContextManager[int]:
+    """An HTTP server answering one request with `status` and `body` (a raw listener: a
+    threaded http.server hangs once the controller tests have made eventlet patch sockets)."""
+    head = f"HTTP/1.0 {status} Whatever\r\nContent-Length: {len(body)}\r\n\r\n"
+    return raw_listener(head.encode() + body)
+
+
+API_COMMANDS = [["groups"], ["ports"], ["groups", "--json"], ["fail", "3"], ["restore", "3"]]
+
+
+@pytest.mark.parametrize("argv", API_COMMANDS)
+def test_api_on_a_closed_port(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    port = closed_port()
+    line = error_line([*argv, "--api-port", str(port)], capsys)
+    assert f"no mcastlab controller answers on 127.0.0.1:{port} (" in line
+
+
+@pytest.mark.parametrize("reply", [b"", b"hello, this is not HTTP\r\n", b"\x00\xff" * 100])
+@pytest.mark.parametrize("argv", API_COMMANDS)
+def test_api_on_a_listener_that_is_not_http(reply: bytes, argv: list[str],
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    with raw_listener(reply) as port:
+        line = error_line([*argv, "--api-port", str(port)], capsys)
+    assert f"no mcastlab controller answers on 127.0.0.1:{port} (" in line
+
+
+@pytest.mark.parametrize(("status", "body", "needle"), [
+    (200, b"<html>hello</html>", "is not JSON"),
+    (404, b"<html>not found</html>", "HTTP 404 on /"),
+    (500, b'{"no_error_key": 1}', "HTTP 500 on /"),
+    (200, b"[1, 2, 3]", "is not a JSON object"),
+])
+@pytest.mark.parametrize("argv", API_COMMANDS)
+def test_api_on_another_http_service(status: int, body: bytes, needle: str, argv: list[str],
+                                     capsys: pytest.CaptureFixture[str]) -> None:
+    with http_server(status, body) as port:
+        line = error_line([*argv, "--api-port", str(port)], capsys)
+    assert f"no mcastlab controller answers on 127.0.0.1:{port} (" in line and needle in line
+
+
+@pytest.mark.parametrize("argv", [["groups"], ["ports"], ["fail", "1"]])
+def test_api_on_another_json_service(argv: list[str],
+                                     capsys: pytest.CaptureFixture[str]) -> None:
+    with http_server(200, b'{"status": "ok", "items": {"a": 1}}') as port:
+        line = error_line([*argv, "--api-port", str(port)], capsys)
+    assert "is not the controller's" in line
+
+
+def test_api_error_of_the_controller_is_its_message(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    with http_server(400, b'{"error": "no node 99"}') as port:
+        assert error_line(["fail", "99", "--api-port", str(port)], capsys,
+                          code=1) == "mcastlab: error: controller: no node 99"
+
+
+def test_api_answers_of_a_controller_still_print(capsys: pytest.CaptureFixture[str]) -> None:
+    ports = {"s1": {"1": {"neighbour": "h0", "tx_packets": 3, "tx_bytes": 300,
+                          "rx_packets": 2, "rx_bytes": 200}}}
+    with http_server(200, json.dumps(ports).encode()) as port:
+        assert main(["ports", "--api-port", str(port)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].split() == ["switch", "port", "to", "tx", "pkts", "tx", "bytes", "rx", "pkts",
+                              "rx", "bytes"]
+    assert out[2].split() == ["s1", "1", "h0", "3", "300", "2", "200"]
+    with http_server(200, b'{"failed": [1, 4]}') as port:
+        assert main(["fail", "1", "4", "--api-port", str(port)]) == 0
+    assert capsys.readouterr().out == "failed nodes: 1, 4\n"
