@@ -210,9 +210,13 @@ def cmd_cleanup(_args: argparse.Namespace) -> int:
 
 
 def cmd_controller(args: argparse.Namespace) -> int:
-    from controller.__main__ import run
+    from controller.__main__ import checked_config, start
 
-    code = run(args)
+    try:
+        config = checked_config(args)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    code = start(args, config)
     if code:
         raise UsageError("the controller did not start (see the message above)")
     return 0

@@ -213,3 +213,55 @@ def test_api_answers_of_a_controller_still_print(capsys: pytest.CaptureFixture[s
     with http_server(200, b'{"failed": [1, 4]}') as port:
         assert main(["fail", "1", "4", "--api-port", str(port)]) == 0
     assert capsys.readouterr().out == "failed nodes: 1, 4\n"
+
+
+# ---- controller: checked before os-ken starts -------------------------------------------
+@pytest.mark.parametrize(("text", "needle"), [
+    (None, "topology file not found"),
+    ("{not json", "invalid JSON at line 1"),
+    ('{"hosts": "many"}', "--topology: "),
+    ("[]", "--topology: "),
+])
+def test_controller_with_a_bad_topology_file(text: str | None, needle: str, tmp_path: Path,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    topo = tmp_path / "topo.json"
+    if text is not None:
+        topo.write_text(text)
+    line = error_line(["controller", "--topology", str(topo), "--port", str(closed_port()),
+                       "--api-port", str(closed_port())], capsys)
+    assert needle in line
+
+
+def test_controller_with_a_folder_as_topology(tmp_path: Path,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    line = error_line(["controller", "--topology", str(tmp_path)], capsys)
+    assert line.startswith("mcastlab: error: --topology: ")
+
+
+@pytest.mark.parametrize("option", ["--port", "--api-port"])
+def test_controller_on_a_busy_port(option: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with socket.create_server(("127.0.0.1", 0)) as busy:
+        port = busy.getsockname()[1]
+        other = "--api-port" if option == "--port" else "--port"
+        line = error_line(["controller", option, str(port), other, str(closed_port())], capsys)
+    assert f"{option} {port}: 127.0.0.1:{port} is in use" in line
+
+
+@pytest.mark.parametrize(("argv", "needle"), [
+    (["--port", "0"], "--port must be a port 1..65535, got 0"),
+    (["--api-port", "70000"], "--api-port must be a port 1..65535, got 70000"),
+    (["--port", "7001", "--api-port", "7001"], "--port and --api-port are both 7001"),
+])
+def test_controller_ports_out_of_range(argv: list[str], needle: str,
+                                       capsys: pytest.CaptureFixture[str]) -> None:
+    assert needle in error_line(["controller", *argv], capsys)
+
+
+def test_python_m_controller_says_it_in_one_line(tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    from controller.__main__ import main as controller_main
+
+    assert controller_main(["--topology", str(tmp_path / "none.json")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("controller: --topology: topology file not found")
+    assert len(err.splitlines()) == 1
