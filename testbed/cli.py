@@ -118,7 +118,7 @@ def cmd_net(args: argparse.Namespace) -> int:
     if not 0 <= args.loss <= 1:
         raise UsageError(f"--loss is a fraction of packets in [0, 1], got {args.loss:g}")
     script = _script(args)
-    topo, _rate_used = _network(args)
+    topo, _rate_used = _network(args, star_size=args.hosts)
     with Emulation(topo, progress=_progress, controller_config=_controller_config(args)) as emu:
         if args.loss:
             emu.set_loss(args.loss * 100)
@@ -157,6 +157,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     prog = args.program[1:] if args.program[:1] == ["--"] else args.program
     if not prog:
         raise UsageError("give the program after '--', e.g. -- -m collectives.pingpong")
+    _program_file(prog[0])
     topo, _rate_used = _network(args)
     hosts = args.hosts.split(",") if args.hosts else None
     with Emulation(topo, progress=_progress, controller_config=_controller_config(args)) as emu:
@@ -168,6 +169,17 @@ def cmd_run(args: argparse.Namespace) -> int:
     if res.returncode != 0:
         raise McastlabError(f"the MPI job exited with code {res.returncode}")
     return 0
+
+
+def _program_file(first: str) -> None:
+    """python's first argument, unless an option (-m, -c, -u ...), is its script: a missing
+    one is refused here, not by every rank after the network came up. `mcastlab run myspec`
+    lands here too (an experiment spec is told apart by its .toml)."""
+    if first.startswith("-") or Path(first).is_file():
+        return
+    spec = f"; the experiment spec {first}.toml?" if Path(f"{first}.toml").is_file() else ""
+    raise UsageError(f"no such program file {first} (an experiment spec ends in .toml, a "
+                     f"program goes after '--', e.g. -- -m collectives.pingpong){spec}")
 
 
 def cmd_pingpong(args: argparse.Namespace) -> int:
@@ -495,24 +507,56 @@ def cmd_hwtree(args: argparse.Namespace) -> int:
     return 0
 
 
-def _star_spec(args: argparse.Namespace) -> str:
-    """--topo plus --hosts/--bw: a bare shape gets them as parameters."""
-    spec = args.topo
-    extra = []
-    if ":" not in spec and not spec.endswith((".toml", ".json")):
-        if getattr(args, "hosts", None) and spec == "star":
-            extra.append(f"hosts={args.hosts}")
-        if getattr(args, "bw", None):
-            extra.append(f"bw={args.bw}")
-    return spec + (":" + ",".join(extra) if extra else "")
+def _topo_spec(topo: str, bw: str | None, star_size: int | None, ranks: int | None) -> str:
+    """--topo with --bw and --hosts folded in; a contradiction is refused, never ignored.
+
+    --bw is the host-link rate of any shape: added to its parameters, refused when they give
+    bw= too or when --topo is a file (a file keeps its own rates). --hosts of a bare 'star'
+    is its size. `star_size` (net, params): --hosts means nothing else, so it is refused
+    with any other --topo. `ranks` (bcast): that many ranks, at most the network's hosts.
+    """
+    from topologies import split_spec
+    from topologies.spec_file import is_topology_file
+
+    from .link_rate import nominal_topology
+
+    spec = topo.strip()
+    bare_star = spec == "star"
+    if star_size and not bare_star:
+        where = "hosts= in --topo" if spec.startswith("star:") else "the size in --topo"
+        raise UsageError(f"--hosts sizes a bare 'star', not {spec}: give {where}")
+    extra = [f"hosts={star_size or ranks}"] if bare_star and (star_size or ranks) else []
+    if bw:
+        if is_topology_file(spec):
+            raise UsageError(f"--bw: the topology file {spec} sets its own link rates")
+        try:
+            params = split_spec(spec)[1]
+        except TopologyError as exc:
+            raise UsageError(f"--topo: {exc}") from None
+        if "bw" in params:
+            raise UsageError(f"--bw {bw} and bw={params['bw']} in --topo: give the rate once")
+        extra.append(f"bw={bw}")
+    if extra:
+        spec += ("," if ":" in spec else ":") + ",".join(extra)
+    if ranks and not bare_star:
+        try:
+            hosts = len(nominal_topology(spec).hosts)
+        except TopologyError as exc:
+            raise UsageError(f"topology: {exc}") from None
+        if ranks > hosts:
+            raise UsageError(f"--hosts {ranks}: {spec} has {hosts} hosts")
+    return spec
 
 
-def _network(args: argparse.Namespace):
-    """The topology to run (--topo, --hosts, --bw) and its LinkRate: a shape without a
-    rate, or with bw=auto, runs at this machine's calibrated rate (testbed.link_rate)."""
+def _network(args: argparse.Namespace, *, star_size: int | None = None,
+             ranks: int | None = None):
+    """The topology to run (--topo, --bw, --hosts as _topo_spec reads them) and its LinkRate:
+    a shape without a rate, or with bw=auto, runs at this machine's calibrated rate
+    (testbed.link_rate)."""
     from .link_rate import resolve
 
-    return resolve(_star_spec(args), _progress)
+    return resolve(_topo_spec(args.topo, getattr(args, "bw", None), star_size, ranks),
+                   _progress)
 
 
 def _rate(text: str) -> str:
@@ -526,6 +570,34 @@ def _rate(text: str) -> str:
     if not value > 0 or value == float("inf"):
         raise argparse.ArgumentTypeError(f"a rate must be > 0 Mbit/s, got {text!r}")
     return f"{value:g}"
+
+
+def _at_least(low: int) -> Callable[[str], int]:
+    """An argparse type: a whole number >= low (a count, a size), refused while parsing."""
+    def whole(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"a whole number, got {text!r}") from None
+        if value < low:
+            raise argparse.ArgumentTypeError(f"must be >= {low}, got {value}")
+        return value
+
+    return whole
+
+
+POSITIVE, NON_NEGATIVE = _at_least(1), _at_least(0)
+
+
+def _seconds(text: str) -> float:
+    """An argparse type: a duration > 0 s."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"seconds, got {text!r}") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be > 0 s, got {text}")
+    return value
 
 
 def _int_list(option: str, text: str) -> list[int]:
@@ -544,9 +616,7 @@ def cmd_params(args: argparse.Namespace) -> int:
     from .network import Emulation
 
     sizes = _int_list("--sizes", args.sizes)
-    if args.repeats < 1 or args.budget_bytes < 1 or args.dummy_max < 0:
-        raise UsageError("--repeats and --budget-bytes must be >= 1, --dummy-max >= 0")
-    topo, rate = _network(args)
+    topo, rate = _network(args, star_size=args.hosts)
     with Emulation(topo, progress=_progress) as emu:
         _progress(f"measuring t_hold/t_end on {emu.topo.name} for {len(sizes)} sizes")
         res = measure_params(emu, sizes, repeats=args.repeats, dummy_max=args.dummy_max,
@@ -581,21 +651,15 @@ def cmd_bcast(args: argparse.Namespace) -> int:
     if args.algo not in BCAST_ALGORITHMS:
         raise UsageError(f"unknown algorithm {args.algo!r}; choose from "
                          f"{', '.join(BCAST_ALGORITHMS)}")
-    if args.size < 0:
-        raise UsageError("--size must be a byte count >= 0")
     if not 0 <= args.loss <= 1:
         raise UsageError(f"--loss is a fraction of packets in [0, 1], got {args.loss:g}")
-    if args.frames < 0:
-        raise UsageError("--frames must be >= 0")
     from .bcast_experiment import MPICH_ALGORITHMS
 
     if args.mpich_algorithm and (args.algo != NATIVE
                                  or args.mpich_algorithm not in MPICH_ALGORITHMS):
         raise UsageError(f"--mpich-algorithm needs --algo {NATIVE} and one of "
                          f"{', '.join(MPICH_ALGORITHMS)}")
-    topo, rate = _network(args)
-    if args.hosts and args.hosts > len(topo.hosts):
-        raise UsageError(f"{topo.name} has {len(topo.hosts)} hosts, not {args.hosts}")
+    topo, rate = _network(args, ranks=args.hosts)
     flow = args.flow if args.flow is not None else not args.loss
     if args.flow is None and args.loss:
         _progress("flow-latency benchmark skipped under --loss (pass --flow to run it)")
@@ -738,7 +802,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("net", help="bring a network up and open the Mininet prompt with "
                                    "mcastlab's commands (join, send, tree, loss, fail, ...)")
     p.add_argument("--topo", default="star", help=topo_help)
-    p.add_argument("--hosts", type=int, help="star size (bare 'star' only)")
+    p.add_argument("--hosts", type=POSITIVE, help="star size (bare 'star' only)")
     p.add_argument("--bw", type=_rate, help=BW_HELP)
     p.add_argument("--loss", type=float, default=0.0, metavar="P",
                    help="drop this fraction of the packets each way on every host link")
@@ -764,10 +828,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("run", help="run an mpi4py program across the emulated hosts")
     p.add_argument("--topo", default="star", help=topo_help)
-    p.add_argument("--np", type=int, help="number of ranks (default: one per host)")
-    p.add_argument("--ppn", type=int, default=1, help="ranks per host (default 1)")
+    p.add_argument("--np", type=POSITIVE, help="number of ranks (default: one per host)")
+    p.add_argument("--ppn", type=POSITIVE, default=1, help="ranks per host (default 1)")
     p.add_argument("--hosts", help="comma-separated host names or ids, rank order")
-    p.add_argument("--timeout", type=float, default=300.0, help="seconds (default 300)")
+    p.add_argument("--timeout", type=_seconds, default=300.0, help="seconds (default 300)")
     _add_controller_choice(p)
     p.add_argument("program", nargs=argparse.REMAINDER,
                    help="after '--': arguments to python, e.g. -m collectives.pingpong")
@@ -785,7 +849,7 @@ def build_parser() -> argparse.ArgumentParser:
                                         "bandwidth); writes a results folder")
     p.add_argument("--topo", default=DEFAULT_TOPOLOGY, help=topo_help)
     p.add_argument("--out", default="results", help="results root (default %(default)s)")
-    p.add_argument("--reps", type=int, default=50, help="measured round trips per pair")
+    p.add_argument("--reps", type=POSITIVE, default=50, help="measured round trips per pair")
     p.set_defaults(func=cmd_pingpong)
 
     from controller.__main__ import add_arguments
@@ -801,14 +865,14 @@ def build_parser() -> argparse.ArgumentParser:
                                   cmd_ports)]:
         p = sub.add_parser(name, help=helptext)
         p.add_argument("--json", action="store_true")
-        p.add_argument("--api-port", type=int, help=api_help)
+        p.add_argument("--api-port", type=POSITIVE, help=api_help)
         p.set_defaults(func=func)
     for name, helptext in [("fail", "mark nodes failed/excluded (contiguous mode refuses "
                                     "ranges holding them)"),
                            ("restore", "clear the failed mark of nodes")]:
         p = sub.add_parser(name, help=helptext)
         p.add_argument("nodes", type=int, nargs="+", metavar="NODE_ID")
-        p.add_argument("--api-port", type=int, help=api_help)
+        p.add_argument("--api-port", type=POSITIVE, help=api_help)
         p.set_defaults(func=cmd_nodes)
 
     from collectives.executor import BCAST_ALGORITHMS, WAIT_MODES
@@ -859,24 +923,26 @@ def build_parser() -> argparse.ArgumentParser:
             ("bcast", "one measured broadcast experiment", cmd_bcast)]:
         p = sub.add_parser(name, help=helptext)
         p.add_argument("--topo", default="star", help=topo_help)
-        p.add_argument("--hosts", type=int, help="star size / number of ranks")
+        p.add_argument("--hosts", type=POSITIVE,
+                       help="star size (bare 'star' only)" if name == "params" else
+                       "number of ranks (with a bare 'star' also its size)")
         p.add_argument("--bw", type=_rate, help=BW_HELP)
         p.add_argument("--json", action="store_true")
         p.set_defaults(func=func)
         if name == "params":
             p.add_argument("--sizes", default="1,1024,16384,65536,262144,1048576")
-            p.add_argument("--repeats", type=int, default=5)
-            p.add_argument("--budget-bytes", type=int, default=8 << 20, metavar="B",
+            p.add_argument("--repeats", type=POSITIVE, default=5)
+            p.add_argument("--budget-bytes", type=POSITIVE, default=8 << 20, metavar="B",
                            help="bytes per timed run of each size (default 8 MiB; 1 MiB "
                                 "keeps 10 Mbit/s links quick)")
-            p.add_argument("--dummy-max", type=int, default=65536, metavar="B",
+            p.add_argument("--dummy-max", type=NON_NEGATIVE, default=65536, metavar="B",
                            help="run the dummy loop for sizes up to B (0: skip it)")
         else:
             p.add_argument("--algo", required=True,
                            help=f"one of {', '.join(BCAST_ALGORITHMS)}")
-            p.add_argument("--size", type=int, required=True, help="message bytes")
-            p.add_argument("--iters", type=int, default=20)
-            p.add_argument("--fragment", type=int, help="fragmented-chain fragment size")
+            p.add_argument("--size", type=NON_NEGATIVE, required=True, help="message bytes")
+            p.add_argument("--iters", type=POSITIVE, default=20)
+            p.add_argument("--fragment", type=POSITIVE, help="fragmented-chain fragment size")
             p.add_argument("--no-flow", dest="flow", action="store_false", default=None,
                            help="skip the flow-latency benchmark")
             p.add_argument("--flow", dest="flow", action="store_true",
@@ -895,7 +961,7 @@ def build_parser() -> argparse.ArgumentParser:
                            help="drop this fraction of packets each way on every host link")
             p.add_argument("--loss-scope", choices=("all", "multicast"), default="all",
                            help="drop any packet (default) or only multicast datagrams")
-            p.add_argument("--frames", type=int, default=10, metavar="N",
+            p.add_argument("--frames", type=NON_NEGATIVE, default=10, metavar="N",
                            help="count frames on the switch ports over N back-to-back "
                                 "broadcasts (0: skip)")
 

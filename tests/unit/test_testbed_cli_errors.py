@@ -265,3 +265,104 @@ def test_python_m_controller_says_it_in_one_line(tmp_path: Path,
     err = capsys.readouterr().err
     assert err.startswith("controller: --topology: topology file not found")
     assert len(err.splitlines()) == 1
+
+
+# ---- counts refused while parsing the arguments -----------------------------------------
+BCAST = ["bcast", "--algo", "binomial", "--size", "1024"]
+
+
+@pytest.mark.parametrize(("argv", "needle"), [
+    ([*BCAST, "--hosts", "0"], "argument --hosts: must be >= 1, got 0"),
+    ([*BCAST, "--hosts", "-3"], "argument --hosts: must be >= 1, got -3"),
+    ([*BCAST, "--hosts", "two"], "argument --hosts: a whole number, got 'two'"),
+    ([*BCAST, "--iters", "0"], "argument --iters: must be >= 1, got 0"),
+    ([*BCAST, "--frames", "-1"], "argument --frames: must be >= 0, got -1"),
+    (["bcast", "--algo", "binomial", "--size", "-1"], "argument --size: must be >= 0, got -1"),
+    (["params", "--repeats", "0"], "argument --repeats: must be >= 1, got 0"),
+    (["params", "--hosts", "0"], "argument --hosts: must be >= 1, got 0"),
+    (["net", "--hosts", "-1"], "argument --hosts: must be >= 1, got -1"),
+    (["pingpong", "--reps", "0"], "argument --reps: must be >= 1, got 0"),
+    (["run", "--np", "0", "--", "-m", "x"], "argument --np: must be >= 1, got 0"),
+    (["run", "--timeout", "0", "--", "-m", "x"], "argument --timeout: must be > 0 s, got 0"),
+    (["groups", "--api-port", "-1"], "argument --api-port: must be >= 1, got -1"),
+])
+def test_counts_below_their_minimum_are_refused_while_parsing(
+        argv: list[str], needle: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    assert err.strip().splitlines()[-1] == f"mcastlab {argv[0]}: error: {needle}"
+
+
+# ---- --topo with --hosts and --bw: folded in, or a contradiction refused ----------------
+class Resolved(Exception):
+    """Raised instead of resolving the topology: the test has the spec it would run."""
+
+
+@pytest.fixture
+def resolved(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The specs commands would run (link_rate.resolve patched to record and stop)."""
+    from testbed import link_rate
+
+    specs: list[str] = []
+
+    def record(text: str, *_args: object, **_kwargs: object) -> None:
+        specs.append(text)
+        raise Resolved
+
+    monkeypatch.setattr(link_rate, "resolve", record)
+    return specs
+
+
+@pytest.mark.parametrize(("argv", "spec"), [
+    (["net", "--hosts", "8"], "star:hosts=8"),
+    (["net", "--hosts", "8", "--bw", "10"], "star:hosts=8,bw=10"),
+    (["net", "--topo", "mesh:rows=2,cols=2", "--bw", "10"], "mesh:rows=2,cols=2,bw=10"),
+    (["params", "--topo", "fattree", "--bw", "auto"], "fattree:bw=auto"),
+    ([*BCAST, "--hosts", "4"], "star:hosts=4"),
+    ([*BCAST, "--topo", "star:hosts=16", "--hosts", "8"], "star:hosts=16"),
+    ([*BCAST, "--topo", "mesh:rows=2,cols=2", "--hosts", "3", "--bw", "5"],
+     "mesh:rows=2,cols=2,bw=5"),
+    (["run", "--hosts", "h0,h1", "--", "-m", "collectives.pingpong"], "star"),
+    (["up", "--topo", "mesh:rows=2,cols=2"], "mesh:rows=2,cols=2"),
+])
+def test_hosts_and_bw_are_folded_into_the_topology(argv: list[str], spec: str,
+                                                   resolved: list[str]) -> None:
+    with pytest.raises(Resolved):
+        main(argv)
+    assert resolved == [spec]
+
+
+@pytest.mark.parametrize(("argv", "needle"), [
+    (["net", "--topo", "star:hosts=4", "--hosts", "8"],
+     "--hosts sizes a bare 'star', not star:hosts=4: give hosts= in --topo"),
+    (["net", "--topo", "star:bw=10", "--hosts", "8"], "give hosts= in --topo"),
+    (["params", "--topo", "mesh:rows=2,cols=2", "--hosts", "8"], "give the size in --topo"),
+    ([*BCAST, "--topo", "star:hosts=4", "--hosts", "8"], "--hosts 8: star:hosts=4 has 4 hosts"),
+    ([*BCAST, "--topo", "mesh:rows=2,cols=2", "--hosts", "5"], "has 4 hosts"),
+    (["net", "--topo", "star:bw=20", "--bw", "10"],
+     "--bw 10 and bw=20 in --topo: give the rate once"),
+    ([*BCAST, "--topo", "topo.json", "--bw", "10"],
+     "--bw: the topology file topo.json sets its own link rates"),
+])
+def test_hosts_and_bw_that_contradict_topo_are_refused(
+        argv: list[str], needle: str, resolved: list[str],
+        capsys: pytest.CaptureFixture[str]) -> None:
+    assert needle in error_line(argv, capsys)
+    assert resolved == []
+
+
+# ---- mcastlab run NAME: no .toml, no such program ---------------------------------------
+def test_run_a_name_that_is_neither_spec_nor_program(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(tmp_path)
+    line = error_line(["run", "myspec"], capsys)
+    assert "no such program file myspec (an experiment spec ends in .toml" in line
+    assert "myspec.toml?" not in line
+    (tmp_path / "myspec.toml").write_text("")
+    assert line.replace(")", "); the experiment spec myspec.toml?") \
+        == error_line(["run", "myspec"], capsys)
+    assert "no such program file gone.py" in error_line(["run", "--", "gone.py"], capsys)
