@@ -11,13 +11,15 @@ import contextlib
 import json
 import shutil
 import socket
+import subprocess
+import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from testbed.cli import main
+from testbed.cli import build_parser, main
 
 SPEC = Path(__file__).resolve().parents[2] / "experiments" / "default.toml"
 
@@ -366,3 +368,72 @@ def test_run_a_name_that_is_neither_spec_nor_program(
     assert line.replace(")", "); the experiment spec myspec.toml?") \
         == error_line(["run", "myspec"], capsys)
     assert "no such program file gone.py" in error_line(["run", "--", "gone.py"], capsys)
+
+
+# ---- every subcommand, with bad input ----------------------------------------------------
+BAD_INPUT = {
+    "doctor": [["doctor", "--json", "extra"]],
+    "topo": [["topo", "nosuchshape"], ["topo", "/nonexistent.toml"]],
+    "net": [["net", "--topo", "nosuchshape"], ["net", "--loss", "2"],
+            ["net", "--script", "/nonexistent"]],
+    "lab": [["lab", "99"], ["lab", "1", "--check", "/nonexistent.toml"],
+            ["lab", "--solve", "x.toml"]],
+    "up": [["up", "--topo", "nosuchshape"], ["up", "--mode", "nosuchmode"]],
+    "run": [["run", "nosuchprogram.py"], ["run", "/nonexistent.toml"],
+            ["run", "--resume", "/nonexistent"], ["run", "--topo", "nosuchshape", "--", "x"]],
+    "testbed": [["testbed", "--spec", "/nonexistent.toml"]],
+    "pingpong": [["pingpong", "--topo", "nosuchshape"]],
+    "controller": [["controller", "--topology", "/nonexistent.json"],
+                   ["controller", "--mode", "nosuchmode"]],
+    "groups": [["groups", "--api-port", "0"]],
+    "ports": [["ports", "--api-port", "x"]],
+    "fail": [["fail", "one"]],
+    "restore": [["restore"]],
+    "trees": [["trees", "nosuchalgo", "--t-hold", "1", "--t-end", "1"],
+              ["trees", "binomial", "--t-hold", "1", "--t-end", "1"]],
+    "hwtree": [["hwtree", "--nodes", "16"], ["hwtree", "--nodes", "15", "--failed", "1"]],
+    "params": [["params", "--topo", "nosuchshape"], ["params", "--sizes", "big"]],
+    "bcast": [["bcast", "--algo", "nosuchalgo", "--size", "1"],
+              ["bcast", "--algo", "binomial", "--size", "1", "--topo", "nosuchshape"]],
+    "calibrate": [["calibrate", "--max", "0"], ["calibrate", "--hosts", "two"]],
+    "cleanup": [["cleanup", "now"]],
+    "bench": [["bench", "--suite", "nosuchsuite"]],
+}
+
+
+def test_bad_input_covers_every_subcommand() -> None:
+    parser = build_parser()
+    commands = next(a for a in parser._actions if a.dest == "command").choices
+    assert set(BAD_INPUT) == set(commands)
+
+
+@pytest.mark.parametrize("argv", [argv for cases in BAD_INPUT.values() for argv in cases]
+                         + [[name, "--no-such-option"] for name in BAD_INPUT],
+                         ids=" ".join)
+def test_every_subcommand_refuses_bad_input_without_a_traceback(
+        argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    try:
+        code = main(argv)
+    except SystemExit as exc:  # argparse
+        code = exc.code
+    out, err = capsys.readouterr()
+    assert code not in (0, None)
+    assert "Traceback" not in out + err
+    assert "error: " in err.strip().splitlines()[-1]
+
+
+@pytest.mark.parametrize("argv", [["bcast", "--algo", "binomial", "--size", "1", "--hosts", "0"],
+                                  ["pingpong", "--reps", "0"], ["cleanup", "now"]])
+def test_the_installed_entry_refuses_bad_input(argv: list[str],
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    """`python -m testbed.cli` (what `mcastlab` runs: pyproject's [project.scripts]), only
+    with input argparse itself refuses: a subprocess has no guard against starting things."""
+    with pytest.raises(SystemExit):  # first in-process: the refusal is argparse's
+        main(argv)
+    capsys.readouterr()
+    done = subprocess.run([sys.executable, "-m", "testbed.cli", *argv], capture_output=True,
+                          text=True, timeout=60, cwd=Path(__file__).resolve().parents[2])
+    assert done.returncode == 2
+    assert done.stdout == "" and "Traceback" not in done.stderr
+    last = done.stderr.splitlines()[-1]
+    assert last.startswith("mcastlab") and ": error: " in last
