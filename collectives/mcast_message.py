@@ -179,10 +179,11 @@ class Message:
         due = time.perf_counter()
         for kind, i, payload in items:
             self.ch.send(kind, i, self.count, payload, root=self.root)
+            now = time.perf_counter()
             if kind == dg.DATA and not self.sent_at[i]:
-                self.sent_at[i] = time.perf_counter()
+                self.sent_at[i] = now
             if rate:
                 due += dg.wire_bits(len(payload)) / rate
-                ahead = due - time.perf_counter()
+                ahead = due - now
                 if ahead > 2e-3:
                     time.sleep(ahead)

@@ -15,7 +15,8 @@ receiver's first pass, and the root's next pace follows a receiver that could no
 every receiver has said so. End markers repeat every two GRTT while a receiver is
 outstanding (NORM's flush: a receiver that lost everything, end markers included, still
 learns there was a broadcast), at doubling intervals after END_ROBUST of them, and a
-receiver answers them even after it returned (Channel.finished).
+receiver answers them even after it returned, also from inside its sleeping MPI waits
+(Channel.finished).
 
 Datagrams can all be lost; MPI's TCP cannot. So every receiver sends its "complete" a few
 times (DONE_COPIES) and also over MPI (the root takes it when no datagram came), and one
@@ -44,8 +45,9 @@ TAG_BATCH, TAG_DONE = 0x5C03, 0x5C04
 END_ROBUST = 20  # end markers 2 GRTT apart before the interval doubles (NORM's 20)
 END_INFO = struct.Struct("!Id")  # an end marker's payload: sequence number, root's GRTT (s)
 # A receiver's "complete" goes out this many times, back to back: a lost one leaves the
-# root waiting until the receiver answers an end marker, which it does only in its next
-# multicast collective, or until the MPI copy comes (TCP: 200 ms if its segment is lost).
+# root waiting until the receiver answers an end marker (from its next multicast
+# collective, or from inside a sleeping wait, as the benchmarks' barriers are:
+# Channel.finished), or until the MPI copy comes (TCP: 200 ms if its segment is lost).
 # At 10 % loss of every packet and 15 receivers, a broadcast with some receiver's every
 # copy lost: 1 - 0.999^15 = 1.5 % with 3 copies (80 % with one).
 DONE_COPIES = 3
@@ -225,6 +227,9 @@ def receive(ch: Channel, msg: Message, clock: Clock) -> None:
             seen[0] = max(seen[0], END_INFO.unpack(d.payload)[0])
         msg.on_datagram(d)
 
+    def head() -> bytes:  # a report's payload up to its bitmap (mcast_rate.REPORT_INFO)
+        return REPORT_INFO.pack(seen[0], *astuple(msg.timing))
+
     while msg.missing:
         progressed = taking(ch, on_datagram)
         progressed |= take_batch(ch, msg)
@@ -232,8 +237,7 @@ def receive(ch: Channel, msg: Message, clock: Clock) -> None:
         # the first end marker right after a report made at the last fragment adds nothing
         if msg.missing and provable and seen[0] > reported and (reported, seen[0]) != (0, 1):
             start, bits = missing_bitmap(msg.needs(), ch.fragment - REPORT_INFO.size)
-            ch.send_to(root, dg.REPORT, start, msg.count,
-                       REPORT_INFO.pack(seen[0], *astuple(msg.timing)) + bits)
+            ch.send_to(root, dg.REPORT, start, msg.count, head() + bits)
             reported = seen[0]
         nap = msg.batch_nap() if progressed else 0.0
         if nap:
@@ -241,7 +245,7 @@ def receive(ch: Channel, msg: Message, clock: Clock) -> None:
             continue
         clock.wait(progressed, f"{msg.missing} of {msg.count} fragment(s) missing, "
                                f"{'reported' if reported >= 0 else 'no end marker yet'}")
-    done = REPORT_INFO.pack(seen[0], *astuple(msg.timing))
+    done = head()
     for _ in range(DONE_COPIES):
         ch.send_to(root, dg.REPORT, 0, msg.count, done)
     ch.park(ch.pcomm.isend(ch.bid, dest=root, tag=TAG_DONE))

@@ -19,6 +19,7 @@ from .executor import BCAST_ALGORITHMS, RANGE_ALGORITHMS, barrier, bcast
 from .mcast_channel import channel_for, peek_stats
 from .mcast_plans import BARRIERS, MULTICAST_ALGORITHMS
 from .range_channel import add_layout_arguments, layout_arguments
+from .timing import idle_barrier
 
 
 def payload(n: int, seed: int) -> bytes:
@@ -74,6 +75,7 @@ def main(argv: list[str] | None = None) -> int:
             took.append(time.perf_counter() - t0)
             mine.append(bytes(buf) == want)
         checked = len(cases)
+        idle_barrier(comm)  # asleep, as a benchmark's ranks wait (answering end markers)
         every = comm.allgather(mine)
         for i, (algorithm, n, root) in enumerate(cases):
             wrong = [r for r, oks in enumerate(every) if not oks[i]]
