@@ -13,7 +13,8 @@ import json
 import sys
 import time
 
-from .executor import RANGE_ALGORITHMS, barrier
+from .algorithms import barrier_algorithm
+from .executor import barrier
 from .mcast_channel import peek_stats
 from .range_channel import add_layout_arguments, layout_arguments
 from .stats import summarize
@@ -51,7 +52,7 @@ def main(argv: list[str] | None = None) -> int:
     comm = MPI.COMM_WORLD
     where = layout_arguments(args)
     rows = [measure(comm, a, args.iters, args.warmup,
-                    **(where if a in RANGE_ALGORITHMS else {}))
+                    **(where if barrier_algorithm(a).nodes else {}))
             for a in args.algorithms.split(",")]
     if comm.Get_rank() == 0:
         print(json.dumps({"rows": rows}), flush=True)

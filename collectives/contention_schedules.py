@@ -23,11 +23,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import contention_trees as ct
-from .schedules import Op, Recv, Schedule, Send
+from .algorithms import BCASTS, names
+from .schedule_ops import Op, Recv, Schedule, Send
 
-GEOMETRY = {"opt-mesh": "mesh", "u-mesh": "mesh", "u-torus": "torus", "opt-min": "bmin"}
-NEEDS_TIMES = ("opt-mesh", "opt-min")
-ALGORITHMS = tuple(GEOMETRY)
+ALGORITHMS = names("contention")
 
 
 def _pair(algorithm: str, name: str, value: Any) -> tuple[int, int]:
@@ -57,7 +56,7 @@ def rank_nodes(size: int, nodes: Sequence[int] | None) -> tuple[int, ...]:
 
 def geometry(algorithm: str, nodes: Sequence[int], params: Mapping[str, Any]) -> tuple[int, int]:
     """The algorithm's geometry from ``params``, or the line default described above."""
-    kind = GEOMETRY[algorithm]
+    kind = BCASTS[algorithm].geometry
     if params.get(kind) is None:
         other = [g for g in ("mesh", "torus", "bmin") if g != kind and params.get(g) is not None]
         if other:
@@ -73,12 +72,12 @@ def geometry(algorithm: str, nodes: Sequence[int], params: Mapping[str, Any]) ->
 
 def build_tree(algorithm: str, size: int, root: int, **params: Any) -> ct.ContentionTree[int]:
     """The tree (over node ids) of ``algorithm`` for ``size`` ranks rooted at rank ``root``."""
-    if algorithm not in GEOMETRY:
+    if algorithm not in ALGORITHMS:
         raise ValueError(f"unknown algorithm {algorithm!r}; choose from {', '.join(ALGORITHMS)}")
     nodes = rank_nodes(size, params.get("nodes"))
     a, b = geometry(algorithm, nodes, params)
     times: dict[str, float] = {}
-    if algorithm in NEEDS_TIMES:
+    if BCASTS[algorithm].timing:
         if params.get("t_hold") is None or params.get("t_end") is None:
             raise ValueError(f"{algorithm} needs t_hold and t_end (measured by 'mcastlab params')")
         times = {"t_hold": params["t_hold"], "t_end": params["t_end"]}
@@ -107,7 +106,8 @@ def schedule(algorithm: str, size: int, root: int, nbytes: int, **params: Any) -
     """The schedule of ``algorithm``; its params record the geometry and nodes used."""
     t = build_tree(algorithm, size, root, **params)
     nodes = rank_nodes(size, params.get("nodes"))
-    used = {**params, GEOMETRY[algorithm]: geometry(algorithm, nodes, params), "nodes": nodes}
+    kind = BCASTS[algorithm].geometry
+    used = {**params, kind: geometry(algorithm, nodes, params), "nodes": nodes}
     return to_schedule(t, nodes, nbytes, used)
 
 

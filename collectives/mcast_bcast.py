@@ -25,6 +25,7 @@ from .mcast_message import Message, Options
 from .mcast_nack import receive, serve
 from .mcast_plans import SCOUT_TREES, fragment_range, parents, two_stage_dispatch
 from .mcast_wait import Clock, gather_zero
+from .schedule_run import execute, schedule_for
 
 TAG_SCOUT = 0x5C01
 TAG_CHAIN = 1 << 20  # + fragment index: the chain may forward fragments out of order
@@ -51,8 +52,6 @@ def _two_stage(ch: Channel, view: memoryview, root: int, o: Options) -> None:
     k, pc = ch.size, ch.pcomm
     how = two_stage_dispatch(k, len(view), o.crossover_nodes, o.crossover_size)
     if how != "two-stage":
-        from .executor import execute, schedule_for
-
         extra = {"fragment": o.fragment} if how == "fragmented-chain" else {}
         execute(schedule_for(how, k, root, len(view), **extra), view, pc)
         return

@@ -9,9 +9,6 @@ from __future__ import annotations
 
 from .schedules import Children
 
-MULTICAST_ALGORITHMS = ("scout-linear", "scout-binary", "two-stage", "nack")
-BARRIERS = ("mpich", "tree", "mcast", "range-tree")
-
 # seed 002, section 3.6: coll_ipmc_crossover_nodes, _crossover_size, _root_wait_time
 CROSSOVER_NODES = 4
 CROSSOVER_SIZE = 1 << 20

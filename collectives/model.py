@@ -13,7 +13,7 @@ import math
 from collections import deque
 from dataclasses import dataclass
 
-from .schedules import Op, Recv, Schedule, Send
+from .schedule_ops import Op, Recv, Schedule, Send
 
 
 @dataclass(frozen=True)

@@ -6,82 +6,26 @@ carries it out with MPI point-to-point calls, the model predicts its latency, re
 Trees are built in relative ids (root = 0) and mapped to ranks by rotation:
 rank = (relative + root) % size.
 
-Algorithms (names used everywhere): sequential, binomial, chain, binary, fragmented-chain,
-scatter-allgather, opt-tree (`mpich`, MPICH's own MPI_Bcast, has no schedule); and trees
-placed in the order of the network's routing so that their sends avoid each other (seed 000,
-ch. 5; `collectives.contention_schedules`): opt-mesh, u-mesh, u-torus, opt-min.
+Algorithms (collectives.algorithms, family "tree"): sequential, binomial, chain, binary,
+fragmented-chain, scatter-allgather, opt-tree (`mpich`, MPICH's own MPI_Bcast, has no
+schedule); and, family "contention", trees placed in the order of the network's routing so
+that their sends avoid each other (`collectives.contention_schedules`): opt-mesh, u-mesh,
+u-torus, opt-min.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
-from . import opttree
+from . import contention_schedules, opttree
+from .algorithms import NATIVE, names
+from .schedule_ops import Op, Recv, Schedule, Send, SendRecv
 
-ALGORITHMS = ("sequential", "binomial", "chain", "binary", "fragmented-chain",
-              "scatter-allgather", "opt-tree")
-# Need where the ranks sit (mesh=, torus=, bmin=, nodes=): see collectives.contention_schedules.
-TOPOLOGY_ALGORITHMS = ("opt-mesh", "u-mesh", "u-torus", "opt-min")
-NATIVE = "mpich"  # MPI_Bcast of the MPI library: measured as the baseline, never scheduled
+ALGORITHMS = names("tree")
+# told where the ranks sit (mesh=, torus=, bmin=, nodes=): collectives.contention_schedules
+TOPOLOGY_ALGORITHMS = contention_schedules.ALGORITHMS
 DEFAULT_FRAGMENT = 8192
-
-
-@dataclass(frozen=True)
-class Send:
-    peer: int
-    lo: int
-    hi: int
-
-
-@dataclass(frozen=True)
-class Recv:
-    peer: int
-    lo: int
-    hi: int
-
-
-@dataclass(frozen=True)
-class SendRecv:
-    """Send one range and receive another at the same time (no deadlock on a ring)."""
-
-    send: Send
-    recv: Recv
-
-
-Op = Send | Recv | SendRecv
-
-
-@dataclass(frozen=True)
-class Schedule:
-    algorithm: str
-    size: int
-    root: int
-    nbytes: int
-    programs: tuple[tuple[Op, ...], ...]
-    params: Mapping[str, Any] = field(default_factory=dict)
-
-    def transfers(self) -> list[tuple[int, int, int, int]]:
-        """Every send as (sender, receiver, lo, hi), in each sender's program order."""
-        out = []
-        for rank, prog in enumerate(self.programs):
-            for op in prog:
-                s = op.send if isinstance(op, SendRecv) else op
-                if isinstance(s, Send):
-                    out.append((rank, s.peer, s.lo, s.hi))
-        return out
-
-    def to_dict(self) -> dict[str, Any]:
-        def op(o: Op) -> dict[str, Any]:
-            if isinstance(o, SendRecv):
-                return {"op": "sendrecv", "send": op(o.send), "recv": op(o.recv)}
-            return {"op": "send" if isinstance(o, Send) else "recv", "peer": o.peer,
-                    "lo": o.lo, "hi": o.hi}
-
-        return {"algorithm": self.algorithm, "size": self.size, "root": self.root,
-                "nbytes": self.nbytes, "params": dict(self.params),
-                "programs": [[op(o) for o in prog] for prog in self.programs]}
 
 
 # ---- trees in relative ids --------------------------------------------------------------------
@@ -211,9 +155,7 @@ def build(algorithm: str, size: int, root: int = 0, nbytes: int = 0,
     if not isinstance(nbytes, int) or nbytes < 0:
         raise ValueError(f"message size must be a non-negative byte count, got {nbytes!r}")
     if algorithm in TOPOLOGY_ALGORITHMS:
-        from .contention_schedules import schedule  # imports this module
-
-        return schedule(algorithm, size, root, nbytes, **params)
+        return contention_schedules.schedule(algorithm, size, root, nbytes, **params)
     if algorithm == "fragmented-chain":
         fragment = int(params.get("fragment", DEFAULT_FRAGMENT))
         if fragment < 1:

@@ -26,7 +26,8 @@ from pathlib import Path
 from typing import Any
 
 from . import waiting
-from .executor import NODE_ALGORITHMS, bcast
+from .algorithms import BCASTS
+from .executor import bcast
 from .mcast_bench import direct
 from .stats import summarize
 from .timing import (
@@ -77,7 +78,7 @@ def run_point(comm, point: dict[str, Any], root: int, iters: int, warmup: int,
               interval: float, budget_s: float | None = None,
               nodes: list[int] | None = None) -> dict[str, Any]:
     alg = {"algorithm": point["algorithm"], **point.get("params", {})}
-    if nodes is not None and point["algorithm"] in NODE_ALGORITHMS:
+    if nodes is not None and BCASTS[point["algorithm"]].nodes:
         alg["nodes"] = nodes
     size = point["size"]
     want = random.Random(size).randbytes(size)

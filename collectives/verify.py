@@ -15,9 +15,9 @@ import sys
 import time
 import zlib
 
-from .executor import BCAST_ALGORITHMS, RANGE_ALGORITHMS, barrier, bcast
+from .algorithms import BARRIERS, BCASTS
+from .executor import barrier, bcast
 from .mcast_channel import channel_for, peek_stats
-from .mcast_plans import BARRIERS, MULTICAST_ALGORITHMS
 from .range_channel import add_layout_arguments, layout_arguments
 from .timing import idle_barrier
 
@@ -29,7 +29,7 @@ def payload(n: int, seed: int) -> bytes:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="collectives.verify")
     ap.add_argument("--sizes", default="0,1,1000,65539")
-    ap.add_argument("--algorithms", default=",".join(BCAST_ALGORITHMS))
+    ap.add_argument("--algorithms", default=",".join(BCASTS))
     ap.add_argument("--roots", default="all", help="'all' or comma-separated ranks")
     ap.add_argument("--t-hold", type=float, default=30e-6)
     ap.add_argument("--t-end", type=float, default=90e-6)
@@ -40,7 +40,7 @@ def main(argv: list[str] | None = None) -> int:
                     help="rank 1 enters every broadcast this many seconds late")
     ap.add_argument("--repeat", type=int, default=1, help="run every case this many times")
     ap.add_argument("--barriers", default="",
-                    help="also check these barriers (mpich, tree, mcast, range-tree) with "
+                    help=f"also check these barriers ({', '.join(BARRIERS)}) with "
                          "random skew")
     ap.add_argument("--subsets", action="store_true",
                     help="also split the world into even and odd ranks")
@@ -61,7 +61,8 @@ def main(argv: list[str] | None = None) -> int:
                                                        if int(r) < k]
         cases = [(a, int(n), r) for _ in range(args.repeat) for a in args.algorithms.split(",")
                  for n in args.sizes.split(",") for r in roots]
-        if set(args.algorithms.split(",")) & set(MULTICAST_ALGORITHMS):
+        if any(BCASTS[a].family == "multicast" for a in args.algorithms.split(",")
+               if a in BCASTS):
             channel_for(comm)  # its set-up (collective) outside the timed broadcasts
         # back to back: no synchronisation between broadcasts, results compared at the end
         mine, took = [], []
@@ -89,7 +90,7 @@ def main(argv: list[str] | None = None) -> int:
                           flush=True)
         for algorithm in filter(None, args.barriers.split(",")):
             bad += _check_barrier(comm, algorithm, name,
-                                  where if algorithm in RANGE_ALGORITHMS else {})
+                                  where if getattr(BARRIERS.get(algorithm), "nodes", False) else {})
         stats = comm.gather(peek_stats(comm), root=0)
         slowest = [max(ts) for ts in zip(*comm.allgather(took), strict=True)]
         if comm.Get_rank() == 0:
@@ -122,9 +123,10 @@ def _layout(comm, args: argparse.Namespace) -> dict:
 
 
 def _params(algorithm: str, args: argparse.Namespace, where: dict) -> dict:
-    if algorithm in RANGE_ALGORITHMS:
+    family = BCASTS[algorithm].family if algorithm in BCASTS else ""
+    if family == "range":
         return dict(where, **({"fragment": args.mcast_fragment} if args.mcast_fragment else {}))
-    if algorithm in MULTICAST_ALGORITHMS:
+    if family == "multicast":
         return {"fragment": args.mcast_fragment} if args.mcast_fragment else {}
     return {"t_hold": args.t_hold, "t_end": args.t_end, "fragment": args.fragment}
 

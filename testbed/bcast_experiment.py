@@ -7,9 +7,10 @@ import contextlib
 import json
 from typing import Any
 
+from collectives.algorithms import BCASTS, NATIVE
 from collectives.executor import WAIT_MODES
 from collectives.model import MeasuredPointToPoint, predict
-from collectives.schedules import ALGORITHMS, NATIVE, TOPOLOGY_ALGORITHMS, build
+from collectives.schedules import build
 from collectives.waiting import DEFAULT as DEFAULT_WAIT
 
 from .errors import RunFailed
@@ -101,8 +102,9 @@ def prediction(algorithm: str, k: int, size: int, params: dict[str, Any] | None,
     algorithm without a schedule). DYN-Tree: the model has no load, so OPT-Tree's. The
     topology algorithms need `placement` (testbed.placement.node_params); the model sees
     their order of sends, not the contention they avoid."""
-    placed = algorithm in TOPOLOGY_ALGORITHMS and placement
-    if not params or (algorithm not in (*ALGORITHMS, "dyn-tree") and not placed):
+    family = BCASTS[algorithm].family if algorithm in BCASTS else ""
+    placed = family == "contention" and placement
+    if not params or (family not in ("tree", "dynamic") and not placed):
         return None
     p2p = point_to_point(params)
     scheduled = "opt-tree" if algorithm == "dyn-tree" else algorithm

@@ -28,7 +28,7 @@ import random
 from typing import Any
 
 from collectives import contention_schedules as cs
-from collectives.executor import schedule_for
+from collectives.schedule_run import schedule_for
 from topologies import Topology, parse_spec
 
 from . import bench_range

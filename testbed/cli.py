@@ -336,9 +336,9 @@ def cmd_nodes(args: argparse.Namespace) -> int:
 
 
 def cmd_trees(args: argparse.Namespace) -> int:
+    from collectives.algorithms import BCASTS
     from collectives.contention_schedules import Timed
     from collectives.describe import describe
-    from collectives.schedules import TOPOLOGY_ALGORITHMS
     from topologies import parse_spec
 
     from .placement import contended, node_params
@@ -351,7 +351,7 @@ def cmd_trees(args: argparse.Namespace) -> int:
         raise UsageError("give --k (number of nodes) or --nodes")
     if nodes is not None and len(nodes) != k:
         raise UsageError(f"--nodes gives {len(nodes)} nodes, --k says {k}")
-    if args.algorithm in TOPOLOGY_ALGORITHMS and args.topo is None:
+    if BCASTS[args.algorithm].nodes and args.topo is None:
         raise UsageError(f"{args.algorithm} follows a network's routing: give --topo, e.g. "
                          "--topo mesh:rows=6,cols=6")
     topo = placement = None
@@ -641,16 +641,15 @@ def cmd_params(args: argparse.Namespace) -> int:
 
 
 def cmd_bcast(args: argparse.Namespace) -> int:
-    from collectives.executor import BCAST_ALGORITHMS
-    from collectives.schedules import NATIVE
+    from collectives.algorithms import BCASTS, NATIVE
 
     from .bcast_experiment import model_params, run_bcast
     from .fidelity import Monitor
     from .network import Emulation
 
-    if args.algo not in BCAST_ALGORITHMS:
+    if args.algo not in BCASTS:
         raise UsageError(f"unknown algorithm {args.algo!r}; choose from "
-                         f"{', '.join(BCAST_ALGORITHMS)}")
+                         f"{', '.join(BCASTS)}")
     if not 0 <= args.loss <= 1:
         raise UsageError(f"--loss is a fraction of packets in [0, 1], got {args.loss:g}")
     from .bcast_experiment import MPICH_ALGORITHMS
@@ -675,7 +674,7 @@ def cmd_bcast(args: argparse.Namespace) -> int:
                             loss=args.loss, loss_scope=args.loss_scope, frames=args.frames)
         res["fidelity"] = mon.window(*res["window"],
                                      host_wait_s=(res.get("cpu") or {}).get("wait_per_turn_s"))
-    from .link_rate import in_units
+    from .wire_units import in_units
 
     res["link_rate"] = rate.to_dict()
     res["t_mcast_units"] = in_units(res["t_mcast_s"]["median"], args.size, rate.mbit)
@@ -875,13 +874,13 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--api-port", type=POSITIVE, help=api_help)
         p.set_defaults(func=cmd_nodes)
 
-    from collectives.executor import BCAST_ALGORITHMS, WAIT_MODES
+    from collectives.algorithms import BCASTS, names
+    from collectives.executor import WAIT_MODES
     from collectives.hwtree_stats import DEFAULT_BUDGET
-    from collectives.schedules import ALGORITHMS, TOPOLOGY_ALGORITHMS
 
     p = sub.add_parser("trees", help="a broadcast schedule and its predicted latency "
                                      "(no root needed)")
-    p.add_argument("algorithm", choices=(*ALGORITHMS, *TOPOLOGY_ALGORITHMS))
+    p.add_argument("algorithm", choices=names("tree", "contention"))
     p.add_argument("--k", type=int, help="number of nodes (default: as many as --nodes)")
     p.add_argument("--t-hold", type=float, required=True)
     p.add_argument("--t-end", type=float, required=True)
@@ -939,7 +938,7 @@ def build_parser() -> argparse.ArgumentParser:
                            help="run the dummy loop for sizes up to B (0: skip it)")
         else:
             p.add_argument("--algo", required=True,
-                           help=f"one of {', '.join(BCAST_ALGORITHMS)}")
+                           help=f"one of {', '.join(BCASTS)}")
             p.add_argument("--size", type=NON_NEGATIVE, required=True, help="message bytes")
             p.add_argument("--iters", type=POSITIVE, default=20)
             p.add_argument("--fragment", type=POSITIVE, help="fragmented-chain fragment size")
@@ -982,8 +981,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("bench", help="testbed benchmarks (start time, throughput, latency)")
     p.add_argument("--out", default="bench", help="folder for the results (default %(default)s)")
     p.add_argument("--quick", action="store_true", help="smaller sizes, fewer repetitions")
-    p.add_argument("--suite", choices=("all", "testbed", "mcast", "bcast", "ipmc", "range",
-                                       "contention", "multinode", "fidelity", "nack", "uftp"),
+    from .bench import SUITES
+
+    p.add_argument("--suite", choices=("all", "testbed", *(name for name, _, _ in SUITES)),
                    default="all", help="which benchmarks (default all)")
     p.set_defaults(func=cmd_bench)
     return ap

@@ -27,8 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from collectives.executor import NODE_ALGORITHMS, RANGE_ALGORITHMS
-from collectives.mcast_plans import MULTICAST_ALGORITHMS
+from collectives.algorithms import BCASTS
 from collectives.stats import summarize
 from controller.config import ControllerConfig
 
@@ -38,7 +37,7 @@ from .environment import detect
 from .errors import McastlabError, RunFailed, UsageError
 from .faults import FaultTimeline
 from .fidelity import Monitor, expected_rates, switch_side
-from .link_rate import LinkRate, in_units, resolve
+from .link_rate import LinkRate, resolve
 from .mpi import run_mpi
 from .network import Emulation
 from .periodic import Periodic
@@ -46,6 +45,7 @@ from .placement import geometry, node_params
 from .spec import NONE, ExperimentSpec, Point, check_machine, load
 from .traffic import Traffic
 from .traffic_model import destination_shares
+from .wire_units import in_units
 
 Log = Callable[[str], None]
 
@@ -288,7 +288,7 @@ def _jobs(run: Run, batch: list[Point], groups: list[list[str]], ticker: _Ticker
             args += ["--budget", repr(spec.budget)]
         if events:
             args += ["--armed", str(armed)]
-        if any(p.algorithm in NODE_ALGORITHMS for p in batch):
+        if any(BCASTS[p.algorithm].nodes for p in batch):
             args += ["--nodes", ",".join(str(run.emu.topo.host(h).node_id) for h in groups[g])]
         try:
             run_mpi(run.emu, args, hosts=groups[g], timeout=len(batch) * spec.timeout + 120,
@@ -323,7 +323,7 @@ def _job_point(run: Run, p: Point) -> dict[str, Any]:
     params = algorithm_params(p.algorithm, p.size, run.params)
     params |= geometry(run.spec.topology, p.algorithm)
     # give up (and say so) before the job stalls
-    if p.algorithm in (*MULTICAST_ALGORITHMS, *RANGE_ALGORITHMS):
+    if BCASTS[p.algorithm].family in ("multicast", "range"):
         params["timeout"] = max(1.0, run.spec.timeout / 2)
     return {"key": p.key, "algorithm": p.algorithm, "size": p.size, "params": params}
 

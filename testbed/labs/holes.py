@@ -14,8 +14,8 @@ from controller.ranges import range_group
 
 from ..bcast_experiment import run_bcast
 from ..group_probe import Member, send_counted
-from . import Lab
 from .answers import Question
+from .lab import Lab
 
 K, N, NODES = 2, 3, 8
 FAILED = (3, 5)

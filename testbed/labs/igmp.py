@@ -12,8 +12,8 @@ from controller.membership import IgmpTimers
 from ..controller_proc import api_get
 from ..errors import McastlabError
 from ..group_probe import Member, send_counted
-from . import Lab
 from .answers import Question
+from .lab import Lab
 
 GROUP = "239.1.1.1"
 SENT = 5

@@ -10,8 +10,8 @@ from typing import Any
 from ..bcast_experiment import measure_params, run_bcast
 from ..traffic import Traffic
 from ..traffic_model import TrafficSpec
-from . import Lab
 from .answers import Question
+from .lab import Lab
 
 HOSTS, SIZE = 4, 65536
 MEMBERS = [f"h{i}" for i in range(HOSTS)]

@@ -9,8 +9,8 @@ from collections.abc import Callable
 from typing import Any
 
 from ..bcast_experiment import measure_params, prediction, run_bcast
-from . import Lab
 from .answers import SMALL_TIME_TOL_US, Question, is_number
+from .lab import Lab
 
 HOSTS = 4
 SMALL, LARGE = 1, 65536

@@ -8,8 +8,8 @@ from collections.abc import Callable
 from typing import Any
 
 from ..bcast_experiment import run_bcast
-from . import Lab
 from .answers import Question
+from .lab import Lab
 
 HOSTS = 4
 SIZE, LOSSY_SIZE, LOSS = 8192, 65536, 0.05

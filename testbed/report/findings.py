@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from collectives.mcast_plans import MULTICAST_ALGORITHMS
+from collectives.algorithms import names
 
 from .points import (
     Point,
@@ -20,6 +20,7 @@ from .points import (
     without,
 )
 
+MULTICAST = names("multicast")
 FLAT = 1.25  # T(most hosts) / T(fewest) at most this: "flat"
 
 
@@ -44,7 +45,7 @@ def growth(points: list[Point]) -> list[str]:
     lines = []
     for (alg, size, _cond), per in sorted(_by_hosts(points).items(),
                                           key=lambda kv: (kv[0][1] or 0,
-                                                          kv[0][0] not in MULTICAST_ALGORITHMS,
+                                                          kv[0][0] not in MULTICAST,
                                                           kv[0][0])):
         if len(per) < 2:
             continue
@@ -74,9 +75,9 @@ def crossover(points: list[Point]) -> list[str]:
         wins = []
         for h in hosts:
             m = min(((per[h].median_ms, a) for a, per in algs.items()
-                     if a in MULTICAST_ALGORITHMS and h in per), default=None)
+                     if a in MULTICAST and h in per), default=None)
             p = min(((per[h].median_ms, a) for a, per in algs.items()
-                     if a not in MULTICAST_ALGORITHMS and h in per), default=None)
+                     if a not in MULTICAST and h in per), default=None)
             if m and p:
                 wins.append((h, m, p))
         if not wins:

@@ -82,7 +82,7 @@ class Table:
 
 def units_note(group: list[Point]) -> str:
     """"M/B = 17.5 ms, a frame 0.41 ms at 30 Mbit/s" for one message size's points."""
-    from ..link_rate import frame_time_s, wire_time_s
+    from ..wire_units import frame_time_s, wire_time_s
 
     rates = {p.config().get("link_mbit") for p in group}
     sizes = {p.size for p in group}

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import json
 
-from collectives.schedules import ALGORITHMS, NATIVE
+from collectives.algorithms import names
 from testbed.mpi import run_mpi
 from testbed.network import Emulation
 from topologies import parse_spec
 
-P2P = ",".join((NATIVE, *ALGORITHMS, "dyn-tree"))  # multicast: test_mcast_collectives
+P2P = ",".join(names("mpi", "tree", "dynamic"))  # multicast: test_mcast_collectives
 
 
 def records(res) -> list[dict]:

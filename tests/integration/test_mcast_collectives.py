@@ -12,14 +12,14 @@ import time
 
 import pytest
 
+from collectives.algorithms import names
 from collectives.mcast_groups import group_dir, leases
-from collectives.mcast_plans import MULTICAST_ALGORITHMS
 from testbed.errors import RunFailed
 from testbed.mpi import run_mpi
 from testbed.network import Emulation
 from topologies import parse_spec
 
-ALGOS = ",".join(MULTICAST_ALGORITHMS)
+ALGOS = ",".join(names("multicast"))
 
 
 def records(res) -> list[dict]:

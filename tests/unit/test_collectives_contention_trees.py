@@ -20,9 +20,10 @@ import pytest
 
 from collectives import contention_schedules as cs
 from collectives import contention_trees as ct
-from collectives.executor import BCAST_ALGORITHMS, schedule_for
+from collectives.algorithms import BCASTS
 from collectives.model import PointToPoint, predict
 from collectives.opttree import opt_table
+from collectives.schedule_run import schedule_for
 from collectives.schedules import TOPOLOGY_ALGORITHMS, Recv, Send, build
 from topologies import Topology, bmin, mesh, torus
 
@@ -343,7 +344,7 @@ def test_bad_inputs(call, message) -> None:
 
 def test_names_agree_and_are_broadcast_algorithms() -> None:
     assert TOPOLOGY_ALGORITHMS == cs.ALGORITHMS
-    assert set(TOPOLOGY_ALGORITHMS) <= set(BCAST_ALGORITHMS)
+    assert set(TOPOLOGY_ALGORITHMS) <= set(BCASTS)
 
 
 GEOMETRIES = {"opt-mesh": {"mesh": (4, 5)}, "u-mesh": {"mesh": (4, 5)},
