@@ -17,14 +17,16 @@ from .outputs import output_dir, output_file
 EPILOG = """examples:
   sudo mcastlab doctor                      what this machine offers
   sudo mcastlab testbed                     the default experiment (results/...)
-  sudo mcastlab run experiments/loss.toml   an experiment spec: sweep, records, report
-  sudo mcastlab run --resume results/DIR    finish an interrupted experiment
+  sudo mcastlab experiment experiments/loss.toml
+                                            an experiment spec: sweep, records, report
+  sudo mcastlab experiment --resume results/DIR
+                                            finish an interrupted experiment
   mcastlab topo mesh:rows=4,cols=4          describe a topology (no root needed)
   mcastlab hwtree --nodes 4096 --faulty 0.01 --trials 1000
                                             greedy vs optimal range-multicast trees
   sudo mcastlab up --topo fattree           the network with a Mininet prompt
   mcastlab lab                              the teaching labs; sudo mcastlab lab 1 opens one
-  sudo mcastlab run --topo mesh:rows=2,cols=2 -- -m collectives.pingpong
+  sudo mcastlab mpirun --topo mesh:rows=2,cols=2 -- -m collectives.pingpong
   sudo mcastlab cleanup                     remove what a crashed run left behind
 """
 
@@ -173,13 +175,15 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def _program_file(first: str) -> None:
     """python's first argument, unless an option (-m, -c, -u ...), is its script: a missing
-    one is refused here, not by every rank after the network came up. `mcastlab run myspec`
-    lands here too (an experiment spec is told apart by its .toml)."""
+    one is refused here, not by every rank after the network came up. The old `mcastlab run
+    myspec` lands here too (an experiment spec was told apart by its .toml)."""
     if first.startswith("-") or Path(first).is_file():
         return
-    spec = f"; the experiment spec {first}.toml?" if Path(f"{first}.toml").is_file() else ""
-    raise UsageError(f"no such program file {first} (an experiment spec ends in .toml, a "
-                     f"program goes after '--', e.g. -- -m collectives.pingpong){spec}")
+    spec = (f"; the experiment spec {first}.toml? mcastlab experiment {first}.toml"
+            if Path(f"{first}.toml").is_file() else "")
+    raise UsageError(f"no such program file {first} (a program goes after '--', e.g. -- -m "
+                     f"collectives.pingpong; an experiment spec runs with mcastlab experiment)"
+                     f"{spec}")
 
 
 def cmd_pingpong(args: argparse.Namespace) -> int:
@@ -825,7 +829,8 @@ def build_parser() -> argparse.ArgumentParser:
     _add_controller_choice(p)
     p.set_defaults(func=cmd_up)
 
-    p = sub.add_parser("run", help="run an mpi4py program across the emulated hosts")
+    p = sub.add_parser("mpirun", help="run an mpi4py program across the emulated hosts "
+                                      "('mcastlab run -- PROGRAM' before)")
     p.add_argument("--topo", default="star", help=topo_help)
     p.add_argument("--np", type=POSITIVE, help="number of ranks (default: one per host)")
     p.add_argument("--ppn", type=POSITIVE, default=1, help="ranks per host (default 1)")
@@ -835,6 +840,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("program", nargs=argparse.REMAINDER,
                    help="after '--': arguments to python, e.g. -m collectives.pingpong")
     p.set_defaults(func=cmd_run)
+
+    _experiment_arguments(sub.add_parser(
+        "experiment", help="run an experiment spec (TOML): every point measured, a results "
+                           "folder with an HTML report ('mcastlab run SPEC.toml' before)"))
 
     from .default_experiment import DEFAULT_TOPOLOGY
 
@@ -989,34 +998,40 @@ def build_parser() -> argparse.ArgumentParser:
     return ap
 
 
-def experiment_parser() -> argparse.ArgumentParser:
-    """`mcastlab run SPEC.toml`: the same command name as running a program (`mcastlab run
-    [options] -- PROGRAM`), told apart by the spec file and the missing '--'."""
-    p = argparse.ArgumentParser(prog="mcastlab run", description="Run an experiment spec: "
-                                "expand its sweep, measure every point, write a results "
-                                "folder with records, CSV, plots and an HTML report.")
+def _experiment_arguments(p: argparse.ArgumentParser) -> None:
+    p.description = ("Run an experiment spec: expand its sweep, measure every point, write a "
+                     "results folder with records, CSV, plots and an HTML report.")
     p.add_argument("spec", nargs="?", help="experiment spec (TOML), e.g. experiments/default.toml")
     p.add_argument("--out", default="results", help="results root (default %(default)s)")
     p.add_argument("--resume", metavar="FOLDER", help="measure what an interrupted run left")
     p.add_argument("--list", action="store_true",
                    help="check the spec and list its points; run nothing (no root needed)")
     p.set_defaults(func=cmd_experiment)
-    return p
 
 
 def _is_experiment(argv: list[str]) -> bool:
+    """`mcastlab run ...` as it was spelled for an experiment (a spec, --resume, --list)."""
     if not argv or argv[0] != "run" or "--" in argv:
         return False
     return ("--resume" in argv or "--list" in argv
             or any(a.endswith(".toml") for a in argv[1:]))
 
 
+def _renamed(argv: list[str]) -> list[str]:
+    """The old `mcastlab run`, which meant two commands told apart by its arguments, still
+    works: as `experiment` or `mpirun`, with a note saying so."""
+    if not argv or argv[0] != "run":
+        return argv
+    new = "experiment" if _is_experiment(argv) else "mpirun"
+    print(f"mcastlab: note: 'mcastlab run' is now 'mcastlab {new}' (and 'mcastlab "
+          f"{'mpirun' if new == 'experiment' else 'experiment'}' for "
+          f"{'programs' if new == 'experiment' else 'experiment specs'})", file=sys.stderr)
+    return [new, *argv[1:]]
+
+
 def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
-    if _is_experiment(argv):
-        args = experiment_parser().parse_args(argv[1:])
-    else:
-        args = build_parser().parse_args(argv)
+    argv = _renamed(sys.argv[1:] if argv is None else argv)
+    args = build_parser().parse_args(argv)
     try:
         return args.func(args)
     except (McastlabError, TopologyError) as exc:
@@ -1025,7 +1040,7 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("mcastlab: interrupted; everything was torn down", file=sys.stderr)
         return 130
-    except BrokenPipeError:  # e.g. `mcastlab run SPEC --list | head`
+    except BrokenPipeError:  # e.g. `mcastlab experiment SPEC --list | head`
         import os
 
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

@@ -5,7 +5,7 @@ A results folder holds spec.toml (the spec as run), config.json (spec, topology,
 point-to-point parameters, capabilities, versions), records.jsonl (one record per point,
 each with its full configuration and the versions), raw/ (what the MPI jobs wrote) and what
 testbed.report makes of them. A run that is interrupted keeps every finished point;
-``mcastlab run --resume FOLDER`` measures the rest.
+``mcastlab experiment --resume FOLDER`` measures the rest.
 
 Points that share a condition (communicator size, traffic, loss, fault, groups, injection
 interval) run in one MPI job, so its start-up is paid once; a point with a fault runs alone,
@@ -142,7 +142,7 @@ def _reopen(folder: Path, spec_path: Path | None) -> tuple[ExperimentSpec, dict[
     """An interrupted run's spec, config and finished points, all read and checked before
     anything is measured."""
     if not (folder / "spec.toml").is_file() or not (folder / "config.json").is_file():
-        raise UsageError(f"{folder} is not a results folder of `mcastlab run` "
+        raise UsageError(f"{folder} is not a results folder of `mcastlab experiment` "
                          "(no spec.toml and config.json)")
     spec = load(folder / "spec.toml")
     if spec_path is not None and load(spec_path).raw != spec.raw:

@@ -82,7 +82,7 @@ def test_lab_solve_into_a_missing_folder_before_measuring(
 
 
 @pytest.mark.parametrize("argv", [["bench"], ["pingpong"], ["testbed"],
-                                  ["run", str(SPEC)]])
+                                  ["experiment", str(SPEC)]])
 def test_out_under_a_regular_file(argv: list[str], a_file: Path,
                                   capsys: pytest.CaptureFixture[str]) -> None:
     line = error_line([*argv, "--out", str(a_file / "sub")], capsys)
@@ -91,7 +91,7 @@ def test_out_under_a_regular_file(argv: list[str], a_file: Path,
 
 # ---- mcastlab run: --list, --resume -----------------------------------------------------
 def test_run_list_without_a_spec_is_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
-    assert "mcastlab run SPEC.toml --list" in error_line(["run", "--list"], capsys)
+    assert "mcastlab experiment SPEC.toml --list" in error_line(["experiment", "--list"], capsys)
 
 
 @pytest.mark.parametrize(("file", "text", "needle"), [
@@ -106,14 +106,15 @@ def test_resume_a_corrupt_results_folder(file: str, text: str, needle: str, tmp_
     shutil.copyfile(SPEC, tmp_path / "spec.toml")
     (tmp_path / "config.json").write_text(json.dumps({"spec_name": "default"}))
     (tmp_path / file).write_text(text)
-    line = error_line(["run", "--resume", str(tmp_path)], capsys)
+    line = error_line(["experiment", "--resume", str(tmp_path)], capsys)
     assert needle in line and "cannot be resumed" in line
 
 
 def test_resume_a_folder_without_config(tmp_path: Path,
                                         capsys: pytest.CaptureFixture[str]) -> None:
     shutil.copyfile(SPEC, tmp_path / "spec.toml")
-    assert "is not a results folder" in error_line(["run", "--resume", str(tmp_path)], capsys)
+    line = error_line(["experiment", "--resume", str(tmp_path)], capsys)
+    assert "is not a results folder" in line
 
 
 # ---- groups, ports, fail, restore against a port that is not the controller -------------
@@ -284,8 +285,8 @@ BCAST = ["bcast", "--algo", "binomial", "--size", "1024"]
     (["params", "--hosts", "0"], "argument --hosts: must be >= 1, got 0"),
     (["net", "--hosts", "-1"], "argument --hosts: must be >= 1, got -1"),
     (["pingpong", "--reps", "0"], "argument --reps: must be >= 1, got 0"),
-    (["run", "--np", "0", "--", "-m", "x"], "argument --np: must be >= 1, got 0"),
-    (["run", "--timeout", "0", "--", "-m", "x"], "argument --timeout: must be > 0 s, got 0"),
+    (["mpirun", "--np", "0", "--", "-m", "x"], "argument --np: must be >= 1, got 0"),
+    (["mpirun", "--timeout", "0", "--", "-m", "x"], "argument --timeout: must be > 0 s, got 0"),
     (["groups", "--api-port", "-1"], "argument --api-port: must be >= 1, got -1"),
 ])
 def test_counts_below_their_minimum_are_refused_while_parsing(
@@ -327,7 +328,7 @@ def resolved(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     ([*BCAST, "--topo", "star:hosts=16", "--hosts", "8"], "star:hosts=16"),
     ([*BCAST, "--topo", "mesh:rows=2,cols=2", "--hosts", "3", "--bw", "5"],
      "mesh:rows=2,cols=2,bw=5"),
-    (["run", "--hosts", "h0,h1", "--", "-m", "collectives.pingpong"], "star"),
+    (["mpirun", "--hosts", "h0,h1", "--", "-m", "collectives.pingpong"], "star"),
     (["up", "--topo", "mesh:rows=2,cols=2"], "mesh:rows=2,cols=2"),
 ])
 def test_hosts_and_bw_are_folded_into_the_topology(argv: list[str], spec: str,
@@ -356,18 +357,24 @@ def test_hosts_and_bw_that_contradict_topo_are_refused(
     assert resolved == []
 
 
-# ---- mcastlab run NAME: no .toml, no such program ---------------------------------------
+# ---- the old mcastlab run NAME: no .toml, no such program --------------------------------
 def test_run_a_name_that_is_neither_spec_nor_program(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.chdir(tmp_path)
-    line = error_line(["run", "myspec"], capsys)
-    assert "no such program file myspec (an experiment spec ends in .toml" in line
+    assert main(["run", "myspec"]) == 2
+    note, line = capsys.readouterr().err.strip().splitlines()
+    assert note == ("mcastlab: note: 'mcastlab run' is now 'mcastlab mpirun' (and 'mcastlab "
+                    "experiment' for experiment specs)")
+    assert line.startswith("mcastlab: error: no such program file myspec (a program goes "
+                           "after '--'")
     assert "myspec.toml?" not in line
     (tmp_path / "myspec.toml").write_text("")
-    assert line.replace(")", "); the experiment spec myspec.toml?") \
-        == error_line(["run", "myspec"], capsys)
-    assert "no such program file gone.py" in error_line(["run", "--", "gone.py"], capsys)
+    assert main(["run", "myspec"]) == 2
+    assert capsys.readouterr().err.strip().endswith(
+        "; the experiment spec myspec.toml? mcastlab experiment myspec.toml")
+    assert "no such program file gone.py" in error_line(["mpirun", "--", "gone.py"], capsys)
+    assert "myspec" in error_line(["experiment", "myspec"], capsys)  # no such spec file
 
 
 # ---- every subcommand, with bad input ----------------------------------------------------
@@ -379,8 +386,11 @@ BAD_INPUT = {
     "lab": [["lab", "99"], ["lab", "1", "--check", "/nonexistent.toml"],
             ["lab", "--solve", "x.toml"]],
     "up": [["up", "--topo", "nosuchshape"], ["up", "--mode", "nosuchmode"]],
-    "run": [["run", "nosuchprogram.py"], ["run", "/nonexistent.toml"],
-            ["run", "--resume", "/nonexistent"], ["run", "--topo", "nosuchshape", "--", "x"]],
+    "mpirun": [["mpirun", "--", "nosuchprogram.py"], ["mpirun", "--topo", "nosuchshape", "--",
+                                                      "x"],
+               ["run", "nosuchprogram.py"]],  # the old spelling
+    "experiment": [["experiment", "/nonexistent.toml"], ["experiment", "--resume", "/nonexistent"],
+                   ["run", "--resume", "/nonexistent"]],
     "testbed": [["testbed", "--spec", "/nonexistent.toml"]],
     "pingpong": [["pingpong", "--topo", "nosuchshape"]],
     "controller": [["controller", "--topology", "/nonexistent.json"],
