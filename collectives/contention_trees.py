@@ -1,4 +1,4 @@
-"""Contention-free multicast trees on meshes, tori and BMINs (pure): seed 000, chapter 5.
+"""Contention-free multicast trees on meshes, tori and BMINs (pure): Nupairoj1998, chapter 5.
 
 OPT-Tree (:mod:`collectives.opttree`) fixes the *shape* of the best tree from t_hold and
 t_end, but on a network that routes each message over a fixed path two sends of the tree may

@@ -4,7 +4,7 @@
 
 bid is the communicator's collective sequence number (the same on every rank), index and
 count place the fragment (a parity symbol's index names its block and number instead).
-The CRC (seed 002) covers header and payload; the tag is a keyed
+The CRC (Siebert2006) covers header and payload; the tag is a keyed
 BLAKE2b of everything before it, with a key only the communicator's ranks hold, so a
 datagram sent by any other host, or by another communicator that happens to share the group,
 is rejected, never delivered. Big-endian throughout."""

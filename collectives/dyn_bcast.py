@@ -2,7 +2,7 @@
 also receives the end of the range of ranks it now owns, splits that range with OPT-Tree
 under its own current estimates (`dyntree.estimates`, from what its own sends have cost)
 and forwards the message and a sub-range to each child. So the tree adapts at every
-forwarding node, from local information only, as in seed 000 section 6.4.5.
+forwarding node, from local information only, as in Nupairoj1998 section 6.4.5.
 
 t_as is what this rank can see of a send: the time its blocking sends of the message (the
 range header and the data) took. Eager sends return once the data is in the socket buffer;

@@ -1,4 +1,4 @@
-"""DYN-Tree (seed 000, section 6.3), the pure part: each forwarding rank turns what its own
+"""DYN-Tree (Nupairoj1998, section 6.3), the pure part: each forwarding rank turns what its own
 recent sends cost into t_hold and t_end estimates and splits the ranks it is responsible for
 with OPT-Tree under them.
 
@@ -11,7 +11,7 @@ left), with the static parameters t_hs, t_hd (holding), t_nd (network per byte),
 
 and the next broadcast of m bytes runs OPT-Tree with hold = max(t_hs + m t_hd, t^e_hol) and
 end = t^e_end. Without a measured send yet, the static t_hold and t_end are used, so at zero
-load DYN-Tree is OPT-Tree. t_as is smoothed over the node's sends (an EWMA: the seed does not
+load DYN-Tree is OPT-Tree. t_as is smoothed over the node's sends (an EWMA: the paper does not
 say which send supplies it)."""
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ class StaticParams:
         return hold, hold + self.t_ns + m * self.t_nd + self.t_rs + m * self.t_rd
 
 
-# seed 000 section 6.4 baseline (IBM SP at Argonne, time units of ~10 ns)
+# Nupairoj1998 section 6.4 baseline (IBM SP at Argonne, time units of ~10 ns)
 BASELINE = StaticParams(t_hs=1915, t_hd=2, t_ns=1390, t_nd=2, t_rs=2025, t_rd=3)
 
 

@@ -1,8 +1,8 @@
-"""Hot-spot workloads for multi-node multicast (seed 003, pure).
+"""Hot-spot workloads for multi-node multicast (Tseng2001, pure).
 
-Seed 003 draws each destination set D_i of size k in two parts: p * k destinations common to
+Tseng2001 draws each destination set D_i of size k in two parts: p * k destinations common to
 every D_i (the hot spot), then (1 - p) * k at random from the whole network; a larger p means
-more destination contention. Seed 003 uses as many sources as destinations per set and does
+more destination contention. Tseng2001 uses as many sources as destinations per set and does
 not say where the sources sit; here they are distinct nodes drawn at random.
 
 Two points the seed leaves open, decided here: the common part is a random set (`clustered`
@@ -17,7 +17,7 @@ from collections.abc import Sequence
 
 from .torus_partition import Torus
 
-HOT_SPOT_FACTORS = (0.25, 0.5, 0.8, 1.0)  # seed 003's p
+HOT_SPOT_FACTORS = (0.25, 0.5, 0.8, 1.0)  # Tseng2001's p
 
 
 def hot_set(torus: Torus, size: int, rng: random.Random, clustered: bool = False,

@@ -1,4 +1,4 @@
-"""The multicast barrier of seed 004: zero-byte arrivals reduced up the binary scout tree to
+"""The multicast barrier of Chen2000: zero-byte arrivals reduced up the binary scout tree to
 rank 0, then one zero-data multicast releases everyone.
 
 Made safe against a lost release: after its release every rank also sends a zero-byte

@@ -1,5 +1,5 @@
-"""Broadcast over IP multicast: `scout-linear`, `scout-binary` (seed 004), `two-stage` (seed
-002) and `nack` (ours). Runs in every rank; the plans come from `mcast_plans`.
+"""Broadcast over IP multicast: `scout-linear`, `scout-binary` (Chen2000), `two-stage`
+(Siebert2006) and `nack` (ours). Runs in every rank; the plans come from `mcast_plans`.
 
 - two-stage: the root multicasts every fragment without synchronising, then the fragmented
   chain completes the message over point-to-point: every rank receives every fragment from
@@ -8,8 +8,8 @@
   crossover_nodes ranks it is a linear broadcast, above crossover_size the plain chain.
 - nack: the root multicasts; receivers report gaps as soon as they are provable and the
   root repairs them, all by datagram, with MPI as the safety net (`mcast_nack`).
-- scout-*: zero-byte scouts are gathered to the root (linearly or up seed 004's binary
-  tree) before it multicasts; seed 004 had no repair, here lost fragments are repaired as
+- scout-*: zero-byte scouts are gathered to the root (linearly or up Chen2000's binary
+  tree) before it multicasts; Chen2000 had no repair, here lost fragments are repaired as
   in nack.
 
 Every wait has a deadline (`timeout`): a broadcast that cannot complete (a rank gone, all
@@ -45,7 +45,7 @@ def bcast(ch: Channel, buf: Any, root: int, algorithm: str, **params: Any) -> No
         _with_repair(ch, view, root, opts, SCOUT_TREES.get(algorithm))
 
 
-# ---- two-stage (seed 002) ---------------------------------------------------------------------
+# ---- two-stage (Siebert2006) ---------------------------------------------------------------------
 def _two_stage(ch: Channel, view: memoryview, root: int, o: Options) -> None:
     from mpi4py import MPI
 

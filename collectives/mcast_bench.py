@@ -1,4 +1,4 @@
-"""Measure a broadcast the way seed 000 says a multicast must be measured (runs under
+"""Measure a broadcast the way Nupairoj1998 says a multicast must be measured (runs under
 mpiexec on every rank; rank 0 of the world prints one JSON object).
 
 - direct: the hosts of the testbed share one clock, so t_mcast is read straight off it: the

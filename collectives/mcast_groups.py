@@ -1,7 +1,7 @@
 """Multicast group leases: one (group, port) per communicator, unique among all communicators
 and jobs running on this machine at once.
 
-Seed 002 drew a random (address, port) and relied on the birthday bound; here every emulated
+Siebert2006 drew a random (address, port) and relied on the birthday bound; here every emulated
 host shares one file system, so a lease is a file created with O_EXCL in a shared folder
 (MCASTLAB_GROUP_DIR, default /run/mcastlab/groups) and removed when the communicator is
 freed. A lease whose owner process is gone (a killed job) is taken over."""
@@ -19,7 +19,7 @@ from pathlib import Path
 # Organisation-local scope (RFC 2365), away from the controller's 239.255.lo.hi range groups;
 # none of these share an Ethernet MAC with 224.0.0.x (the 23-bit mapping).
 POOL = ipaddress.IPv4Network("239.192.0.0/14")
-PORTS = (5000, 32767)  # seed 002's port range
+PORTS = (5000, 32767)  # Siebert2006's port range
 DEFAULT_DIR = "/run/mcastlab/groups"
 
 

@@ -7,7 +7,7 @@ sends, per block, as many fresh symbols as the neediest receiver lacks, and one 
 repairs a different loss at every receiver: under independent loss at 15 receivers the
 union of what they miss is most of a block, the most any one misses a fifth of it. NORM
 repairs with the parity of its FEC blocks in the same way (RFC 5740, docs/reliable-
-multicast.md); Siebert's argument (seed 002: about one extra round at up to 50 % loss)
+multicast.md); Siebert's argument (Siebert2006: about one extra round at up to 50 % loss)
 needs it. zfec is a C library (the Tahoe-LAFS erasure
 code): a 64-fragment block of 1400 B encodes a symbol in ~40 us and decodes in ~0.4 ms.
 

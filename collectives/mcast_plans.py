@@ -1,6 +1,6 @@
-"""What the IP-multicast collectives send, as pure functions: the scout trees of seed 004,
-the missing-fragment reports of `nack`, the two-stage dispatch of seed 002, and the frame
-and message counts the seeds compare algorithms by. The executors (`mcast_bcast`,
+"""What the IP-multicast collectives send, as pure functions: the scout trees of Chen2000,
+the missing-fragment reports of `nack`, the two-stage dispatch of Siebert2006, and the frame
+and message counts the papers compare algorithms by. The executors (`mcast_bcast`,
 `mcast_barrier`) carry these out; tests check them without MPI or a network.
 
 Ranks here are relative to the root (virtual rank 0 is the root)."""
@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from .schedules import Children
 
-# seed 002, section 3.6: coll_ipmc_crossover_nodes, _crossover_size, _root_wait_time
+# Siebert2006, section 3.6: coll_ipmc_crossover_nodes, _crossover_size, _root_wait_time
 CROSSOVER_NODES = 4
 CROSSOVER_SIZE = 1 << 20
 ROOT_WAIT_US = 0.0
-MIN_FRAGMENT = 256  # seed 002: smallest payload of a datagram (the last may be shorter)
+MIN_FRAGMENT = 256  # Siebert2006: smallest payload of a datagram (the last may be shorter)
 
 
 def largest_power_of_two(n: int) -> int:
@@ -21,7 +21,7 @@ def largest_power_of_two(n: int) -> int:
 
 
 def scout_binary_tree(k: int) -> Children:
-    """Seed 004's binary scout gather, as children per node: with P the largest power of two
+    """Chen2000's binary scout gather, as children per node: with P the largest power of two
     <= k, first every r >= P reports to r - P, then in step s every r < P with
     r mod 2^(s+1) = 2^s reports to r - 2^s. Children are listed in the order their scouts
     arrive (7 ranks: 0 <- 4, 1, 2; 1 <- 5; 2 <- 6, 3)."""
@@ -100,7 +100,7 @@ def bitmap_indexes(start: int, bitmap: bytes | memoryview, count: int) -> list[i
 
 def two_stage_dispatch(k: int, nbytes: int, crossover_nodes: int = CROSSOVER_NODES,
                        crossover_size: int = CROSSOVER_SIZE) -> str:
-    """Seed 002's dispatch: a linear broadcast below crossover_nodes ranks, the fragmented
+    """Siebert2006's dispatch: a linear broadcast below crossover_nodes ranks, the fragmented
     chain above crossover_size bytes, otherwise multicast + chain ("two-stage")."""
     if nbytes > crossover_size:
         return "fragmented-chain"
@@ -109,23 +109,23 @@ def two_stage_dispatch(k: int, nbytes: int, crossover_nodes: int = CROSSOVER_NOD
     return "two-stage"
 
 
-# ---- counts the seeds compare algorithms by ---------------------------------------------------
+# ---- counts the papers compare algorithms by ---------------------------------------------------
 def tree_frames(nbytes: int, frame: int, k: int) -> int:
-    """Seed 004: a point-to-point tree sends (M/T + 1)(N - 1) data frames."""
+    """Chen2000: a point-to-point tree sends (M/T + 1)(N - 1) data frames."""
     return (nbytes // frame + 1) * (k - 1)
 
 
 def scout_frames(nbytes: int, frame: int, k: int) -> int:
-    """Seed 004: N - 1 scouts, then one multicast of M/T + 1 frames."""
+    """Chen2000: N - 1 scouts, then one multicast of M/T + 1 frames."""
     return (k - 1) + nbytes // frame + 1
 
 
 def mpich_barrier_messages(k: int) -> int:
-    """Seed 004: 2(N - K) + K log2 K messages, K the largest power of two <= N."""
+    """Chen2000: 2(N - K) + K log2 K messages, K the largest power of two <= N."""
     p = largest_power_of_two(k)
     return 2 * (k - p) + p * (p.bit_length() - 1)
 
 
 def mcast_barrier_messages(k: int) -> int:
-    """Seed 004: N - 1 reduce messages and one multicast release."""
+    """Chen2000: N - 1 reduce messages and one multicast release."""
     return k if k > 1 else 0

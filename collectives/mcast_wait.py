@@ -82,7 +82,7 @@ def complete(ch: Channel, clock: Clock, handler: Handler, reqs: list[Any],
 
 def gather_zero(ch: Channel, clock: Clock, handler: Handler, kids: list[int],
                 parent: int | None, tag: int) -> None:
-    """Zero-byte messages up a tree: from every child, then to the parent (seed 004's scouts
+    """Zero-byte messages up a tree: from every child, then to the parent (Chen2000's scouts
     and the arrival half of its barrier)."""
     from mpi4py import MPI
 

@@ -1,10 +1,10 @@
-"""Latency predictions (pure): the t_hold/t_end model of seed 000 applied to any schedule,
-and the LogGP formulas of seed 002 where they apply.
+"""Latency predictions (pure): the t_hold/t_end model of Nupairoj1998 applied to any schedule,
+and the LogGP formulas of Siebert2006 where they apply.
 
 In the t_hold/t_end model consecutive sends of one rank are t_hold(m) apart, a message is at
 its receiver t_end(m) after its send started, and a rank forwards as soon as it has what it
 forwards. t_mcast is the time at which the last rank holds the whole message, all ranks
-having called at time 0 (the flow model of seed 000, chapter 3).
+having called at time 0 (the flow model of Nupairoj1998, chapter 3).
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ class PointToPoint:
 
     @classmethod
     def constant(cls, t_hold: float, t_end: float) -> PointToPoint:
-        """Size-independent times (the examples of the seeds)."""
+        """Size-independent times (the examples of the papers)."""
         return cls(t_hold, 0.0, t_end, 0.0)
 
 
@@ -103,7 +103,7 @@ def predict(schedule: Schedule, p: PointToPoint | MeasuredPointToPoint) -> float
     return max(completion_times(schedule, p), default=0.0)
 
 
-# ---- LogGP (seed 002, section 1.5): maximum completion times ---------------------------------
+# ---- LogGP (Siebert2006, section 1.5): maximum completion times ---------------------------------
 @dataclass(frozen=True)
 class LogGP:
     L: float
@@ -127,7 +127,7 @@ def loggp_max(algorithm: str, n: int, p: int, m: LogGP, fragment: int | None = N
         return rounds * (m.L + 2 * (m.o + (n - 1) * m.G + m.g)) + 2 * ((n - 1) * m.G + m.g)
     if algorithm == "binomial":
         return math.ceil(math.log2(p)) * (m.L + 2 * m.o + (n - 1) * m.G)
-    raise ValueError(f"no LogGP formula for {algorithm!r} (seed 002 gives sequential, chain, "
+    raise ValueError(f"no LogGP formula for {algorithm!r} (Siebert2006 gives sequential, chain, "
                      "fragmented-chain, binary, binomial)")
 
 

@@ -1,4 +1,4 @@
-"""Multi-node multicast on real ranks (seed 003): every rank builds the same plans
+"""Multi-node multicast on real ranks (Tseng2001): every rank builds the same plans
 (`multinode_plans`: U-torus direct, or partitioned with a random or balanced choice of DDN)
 for hot-spot workloads (`hotspot_sets`) and carries out its part; run under MPI, one rank
 per torus node, rank i on node i::

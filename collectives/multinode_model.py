@@ -1,6 +1,6 @@
 """A contention-aware step model of multi-node multicast plans (pure).
 
-Seed 003 prices a contention-free unicast of L units (flits or bytes) at T_s + L * T_c over a
+Tseng2001 prices a contention-free unicast of L units (flits or bytes) at T_s + L * T_c over a
 wormhole network with xy routing, latency independent of distance. Here a plan's sends run in
 its synchronous steps; the sends of one step that cross the same directed link share its
 bandwidth, so a step lasts T_s + L * T_c * c, with c the largest number of that step's sends

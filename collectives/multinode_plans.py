@@ -1,9 +1,9 @@
 """Multi-node multicast plans on a torus (pure): many sources, each with its own destination
-set, as timed point-to-point sends (seed 003).
+set, as timed point-to-point sends (Tseng2001).
 
 - `direct_plan`: every source multicasts with a U-torus tree over its destinations, the
-  baseline of seed 003.
-- `partitioned_plan`: seed 003's three phases over a `Partition`: (1) the source unicasts to a
+  baseline of Tseng2001.
+- `partitioned_plan`: Tseng2001's three phases over a `Partition`: (1) the source unicasts to a
   representative in its chosen DDN, (2) the representative multicasts on that DDN (U-torus)
   to the DDN's node in every block holding a destination, (3) each of those multicasts inside
   its block (U-mesh) to the block's destinations. The DDN is chosen at random (seeded) or
@@ -13,12 +13,12 @@ Trees: U-torus sorts the nodes in dimension order (column, then row: the xy rout
 relative to the holder; U-mesh sorts them absolutely. Both halve recursively: the holder
 keeps the larger half (its own) and sends to the end of the other half nearest to it, and
 each half recurses; `contention_trees` builds them. (After McKinley et al. and Robinson et
-al., cited by seed 003 as [3], [5]; the seed itself does not spell them out.) U-mesh is
+al., cited by Tseng2001 as [3], [5]; the report itself does not spell them out.) U-mesh is
 contention-free inside a block; U-torus is not always under the testbed's shortest-way xy
 routing (it relies on Robinson's virtual channels), and the model in `multinode_model`
 counts what it shares.
 
-Timing is one-port, as seed 003's network model: in one step a node sends at most one
+Timing is one-port, as Tseng2001's network model: in one step a node sends at most one
 message and receives at most one. A list scheduler turns all trees into global steps: a node
 forwards a multicast's message only from the step after it received it, keeps its own send
 order per multicast, and among ready sends the one at the smallest tree depth goes first
@@ -124,8 +124,8 @@ def choose_ddns(partition: Partition, mcasts: Sequence[Multicast], choice: Choic
                 seed: int = 0) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """(DDN, representative) of every multicast, as two tuples.
 
-    random: a seeded uniform DDN each, the representative its node nearest the source (seed
-    003's distributed variant). balanced (the "B" schemes): in multicast order, a least-used
+    random: a seeded uniform DDN each, the representative its node nearest the source
+    (Tseng2001's distributed variant). balanced (the "B" schemes): in multicast order, a least-used
     DDN (ties: the one with a node nearest the source), then among that DDN's least-used
     representatives the nearest to the source, so both counts differ by at most one."""
     if choice not in CHOICES:
@@ -197,7 +197,7 @@ def _partitioned_tree(partition: Partition, mc: Multicast, ddn: int, rep: int) -
 
 def partitioned_plan(partition: Partition, pairs: Iterable[tuple[int, Iterable[int]]],
                      choice: Choice = "random", seed: int = 0) -> MultinodePlan:
-    """Seed 003's phases 1-3 on `partition`, DDNs chosen by `choice` (`choose_ddns`)."""
+    """Tseng2001's phases 1-3 on `partition`, DDNs chosen by `choice` (`choose_ddns`)."""
     mcs = multicasts(partition.torus, pairs)
     ddns, reps = choose_ddns(partition, mcs, choice, seed)
     trees = [_partitioned_tree(partition, mc, a, r)

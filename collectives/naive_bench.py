@@ -1,4 +1,4 @@
-"""The naive broadcast benchmark beside the honest one (lab 2; seed 000, section 3.3).
+"""The naive broadcast benchmark beside the honest one (lab 2; Nupairoj1998, section 3.3).
 
 naive: the root times `iters` broadcasts called back to back and divides by `iters`. The
 root returns as soon as its own sends are handed over, so successive broadcasts overlap in

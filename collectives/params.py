@@ -1,7 +1,7 @@
-"""Measure the point-to-point parameters of seed 000, chapter 2 (runs under mpiexec, 2 ranks):
+"""Measure the point-to-point parameters of Nupairoj1998, chapter 2 (runs under mpiexec, 2 ranks):
 t_hold(m) with Ping, t_end(m) with PingPong, and t_send, t_net, t_recv with the dummy-loop
 procedure (Algorithm 2.3.3); then start-up + per-byte lines fitted to each. Rank 0 prints one
-JSON object. Medians of repeated runs (the seed took minima on a reserved machine; here the
+JSON object. Medians of repeated runs (the paper took minima on a reserved machine; here the
 machine is shared, and medians are what the testbed reports; minima are kept too).
 
     mpiexec -n 2 python -m collectives.params --sizes 1,1024,65536
@@ -121,7 +121,7 @@ def derive(meas: dict) -> dict:
         if d["t_idle_s"] is None:
             continue
         i = sizes.index(d["m"])
-        t_send = holds[i]  # the seed's assumption: t_send = t_hold
+        t_send = holds[i]  # the paper's assumption: t_send = t_hold
         t_net = max(0.0, d["t_idle_s"] - ends[i])
         rows.append({"m": d["m"], "t_send_s": t_send, "t_net_s": t_net,
                      "t_recv_s": max(0.0, ends[i] - t_send - t_net)})

@@ -1,4 +1,4 @@
-"""Broadcast and barrier as trees of hardware range multicasts (seed 001), run in every rank.
+"""Broadcast and barrier as trees of hardware range multicasts (Coll2003), run in every rank.
 
 The tree (`RangeChannel.tree`, greedy by default) says, per rank, which range multicast
 brings it the message and which ranges it multicasts to afterwards, one per step.

@@ -1,4 +1,4 @@
-"""A communicator's channel for hardware range multicasts (seed 001 on the emulated network).
+"""A communicator's channel for hardware range multicasts (Coll2003 on the emulated network).
 
 A contiguous-mode controller delivers a datagram sent to 239.255.lo.hi to the nodes lo..hi,
 without any join, and refuses a range that holds a failed node (`controller.ranges` defines

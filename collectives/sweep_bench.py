@@ -4,10 +4,10 @@ rank; the root appends one JSON line per point to --out as soon as the point is 
 interrupted job keeps what it finished).
 
 Two ways to inject broadcasts:
-- interval 0: seed 000's default, the root starts a broadcast when the previous one has
+- interval 0: Nupairoj1998's default, the root starts a broadcast when the previous one has
   completed everywhere (mcast_bench.direct: the root enters last, latency off the shared
   clock of the emulated hosts);
-- interval > 0: seed 000 section 6.4.3, the root injects a broadcast every `interval`
+- interval > 0: Nupairoj1998 section 6.4.3, the root injects a broadcast every `interval`
   seconds without waiting for completion; a broadcast's latency runs from the root's call to
   the last rank's return (the hosts share one clock).
 

@@ -1,12 +1,12 @@
-"""Torus geometry and seed 003's network partition into DDNs and DCNs (pure).
+"""Torus geometry and Tseng2001's network partition into DDNs and DCNs (pure).
 
 Nodes of a rows x cols torus are numbered row-major, node = row * cols + col, at (row, col),
 and routed 'xy': column first, then row; in a dimension of more than two nodes the shorter way
 round, an exact tie the positive way. Both are the conventions of `topologies.grid` and
 `topologies.routing.xy`, restated here on plain numbers because this layer runs in MPI ranks.
 
-The partition is reconstructed from seed 003's Fig. 1 ("four dilated-4 subnetworks, each as
-an undirected 4x4 torus, in a 16x16 torus"); the seed gives no explicit construction. With
+The partition is reconstructed from Tseng2001's Fig. 1 ("four dilated-4 subnetworks, each as
+an undirected 4x4 torus, in a 16x16 torus"); the report gives no explicit construction. With
 dilation h dividing both sides:
 - DDN_a (a = 0..h-1) holds the nodes with row = col = a (mod h) and owns the row links of the
   rows = a (mod h) and the column links of the columns = a (mod h): a (rows/h) x (cols/h)

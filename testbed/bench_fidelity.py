@@ -1,5 +1,5 @@
 """Fidelity (``mcastlab bench --suite fidelity``, written to bench/fidelity.md): what a waiting
-rank costs, what forwarding a frame costs, the keep-up envelope, and the seed-002 figure at
+rank costs, what forwarding a frame costs, the keep-up envelope, and the Siebert2006 figure at
 the rates around it.
 
 - Idle ranks: a rank waits 1 s for a message on two emulated hosts (collectives.idle_bench)

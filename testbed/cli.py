@@ -908,7 +908,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_trees)
 
     p = sub.add_parser("hwtree", help="greedy vs optimal trees of hardware range multicasts "
-                                      "over random faulty nodes (seed 001; no root needed)")
+                                      "over random faulty nodes (Coll2003; no root needed)")
     p.add_argument("--nodes", type=int, required=True,
                    help="network size: a power of the arity, or whole top-level subtrees")
     p.add_argument("--faulty", type=float, metavar="F",

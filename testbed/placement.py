@@ -1,7 +1,7 @@
 """Where the ranks sit: what the network-aware algorithms are told about the topology.
 
-OPT-Mesh, U-Mesh, U-Torus and OPT-Min (seed 000 ch. 5) place their trees in the order of the
-network's routing, the range tree (seed 001) follows the fat tree's node numbering; all of
+OPT-Mesh, U-Mesh, U-Torus and OPT-Min (Nupairoj1998 ch. 5) place their trees in the order of the
+network's routing, the range tree (Coll2003) follows the fat tree's node numbering; all of
 them need the node of every rank (`nodes=`) and the network's shape (`mesh=`, `torus=`,
 `bmin=` or `fattree=`), taken here from the emulated topology.
 """

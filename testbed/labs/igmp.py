@@ -93,5 +93,5 @@ def measure(emu: Any, progress: Callable[[str], None]) -> dict[str, Any]:
 
 
 LAB = Lab(1, "IGMP snooping", "01-igmp-snooping.md", "star:hosts=4", QUESTIONS, measure,
-          ControllerConfig(timers=TIMERS), seed="RFC 3376 / seed 004 (IP multicast on "
+          ControllerConfig(timers=TIMERS), paper="RFC 3376 / Chen2000 (IP multicast on "
           "switched Ethernet)")

@@ -26,7 +26,7 @@ class Lab:
     questions: tuple[Question, ...]
     measure: Measure        # (emulation, progress) -> {question key: the testbed's value}
     controller: ControllerConfig = field(default_factory=ControllerConfig)
-    seed: str = ""          # the paper it comes from
+    paper: str = ""         # the paper it comes from (citation key, docs/references.md)
 
     @property
     def path(self) -> Path:

@@ -1,6 +1,6 @@
 """Lab 4: multicast is unreliable. Frames on the wire for a tree against IP multicast with
-scouts (seed 004) and with NACKs; under loss, the repairs of the two-stage broadcast (seed
-002) and of the NACK broadcast."""
+scouts (Chen2000) and with NACKs; under loss, the repairs of the two-stage broadcast
+(Siebert2006) and of the NACK broadcast."""
 
 from __future__ import annotations
 
@@ -51,4 +51,4 @@ def measure(emu: Any, progress: Callable[[str], None]) -> dict[str, Any]:
 
 LAB = Lab(4, "Multicast is unreliable", "04-multicast-unreliable.md",
           f"star:hosts={HOSTS},bw=100", QUESTIONS, measure,
-          seed="seeds 004 (Chen, Carrasco, Apon 2000) and 002 (Siebert 2006)")
+          paper="Chen2000 and Siebert2006")

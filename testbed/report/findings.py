@@ -1,6 +1,6 @@
-"""What a run shows of the seeds' claims, in a sentence each, from unflagged points only:
-how a broadcast's time grows with the number of hosts (seed 002: IP multicast stays flat)
-and from how many hosts a multicast broadcast beats every point-to-point one (seed 004's
+"""What a run shows of the papers' claims, in a sentence each, from unflagged points only:
+how a broadcast's time grows with the number of hosts (Siebert2006: IP multicast stays flat)
+and from how many hosts a multicast broadcast beats every point-to-point one (Chen2000's
 crossover). A flagged point is no result: a finding that would need one is not made."""
 
 from __future__ import annotations

@@ -231,7 +231,7 @@ FLAGGED_ADVICE = ("Flagged points are not results: the emulator did not keep up 
 def summary_text(title: str, run_dir: Path, points: list[Point], tables: list[Table],
                  counts: Counts, report: Path, unfinished: bool,
                  notes: list[str] | None = None, findings: list[str] | None = None) -> str:
-    """`notes`: lines under the title (the link rate); `findings`: the seeds' claims as
+    """`notes`: lines under the title (the link rate); `findings`: the papers' claims as
     this run shows them (testbed.report.findings)."""
     lines = [f"{title} ({run_dir.name})", *(notes or [])]
     if not points:

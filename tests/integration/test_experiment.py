@@ -78,7 +78,7 @@ interval = [0.0, 0.01]
 """
 
 # node 1 excluded: the group h0, h2, h3 has a gap, which one contiguous multicast cannot
-# serve; the range tree (seed 001) goes around it: range 2-3
+# serve; the range tree (Coll2003) goes around it: range 2-3
 GAP = """
 name = "gap"
 repetitions = 2

@@ -1,5 +1,5 @@
-"""Network-aware broadcasts on emulated grids through the controller's routing (seed 000 ch. 5,
-seed 003): the switches' port counters see OPT-Mesh's and OPT-Tree's messages on exactly the
+"""Network-aware broadcasts on emulated grids through the controller's routing (Nupairoj1998 ch. 5,
+Tseng2001): the switches' port counters see OPT-Mesh's and OPT-Tree's messages on exactly the
 links the topology's routes predict, with ranks placed out of order; multi-node multicast
 plans (U-torus direct, partitioned with random and balanced DDNs) deliver every source's
 bytes to its destinations on real ranks on a torus."""

@@ -1,4 +1,4 @@
-"""Broadcast and barrier as trees of hardware range multicasts (seed 001) on real MPI ranks,
+"""Broadcast and barrier as trees of hardware range multicasts (Coll2003) on real MPI ranks,
 through the contiguous-mode controller on an emulated fat tree with a failed node: right bytes
 from every root and on subsets, barriers that never release early, repairs under loss, and a
 clear failure when a range holds a failed node."""

@@ -1,4 +1,4 @@
-"""DYN-Tree's estimates and split against seed 000's section 6.3 and 6.4 numbers."""
+"""DYN-Tree's estimates and split against Nupairoj1998's section 6.3 and 6.4 numbers."""
 
 from __future__ import annotations
 

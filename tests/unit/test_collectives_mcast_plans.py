@@ -1,4 +1,4 @@
-"""Pure plans of the multicast collectives: seed 004's scout trees and counts, seed 002's
+"""Pure plans of the multicast collectives: Chen2000's scout trees and counts, Siebert2006's
 dispatch, nack's missing-fragment bitmaps."""
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ def test_scout_trees_span_every_rank_once(k):
 
 
 def test_binary_scout_tree_height_is_log2():
-    # seed 004: "log2 K + 1" levels; 8 -> 0 in step 1 runs beside the 3 steps among 0..7
+    # Chen2000: "log2 K + 1" levels; 8 -> 0 in step 1 runs beside the 3 steps among 0..7
     ups = parents(scout_binary_tree(9))
     assert max(_depth(ups, r) for r in range(9)) == 3
 

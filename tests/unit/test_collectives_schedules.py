@@ -1,5 +1,5 @@
 """Schedules deliver every byte to every rank causally, for any root and size; the model
-reproduces the seeds' formulas and toy examples."""
+reproduces the papers' formulas and toy examples."""
 
 from __future__ import annotations
 
