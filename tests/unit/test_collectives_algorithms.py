@@ -57,3 +57,18 @@ def test_names_filter_by_family_in_the_registrys_order() -> None:
 def test_an_unknown_name_lists_the_choices() -> None:
     with pytest.raises(ValueError, match="unknown algorithm 'fast'; choose from mpich, "):
         bcast_algorithm("fast")
+
+
+def test_every_paper_key_is_in_the_reference_table() -> None:
+    from pathlib import Path
+
+    from testbed.labs import labs
+
+    table = (Path(__file__).resolve().parents[2] / "docs" / "references.md").read_text()
+    keys = {a.paper for a in (*BCASTS.values(), *BARRIERS.values()) if a.paper}
+    keys |= {word.strip(",()") for lab in labs().values() for word in lab.paper.split()
+             if word[:1].isupper() and word[-4:].isdigit()}
+    # Tseng2001 has no broadcast or lab of its own: its plans run as a benchmark
+    assert keys == {"Nupairoj1998", "Coll2003", "Siebert2006", "Chen2000"}
+    for key in (*keys, "Tseng2001"):
+        assert f"| [{key}] |" in table
