@@ -6,7 +6,7 @@ A record says what an algorithm is (its family: how it moves bytes; the paper it
 from, by citation key, docs/references.md) and what it needs from its caller: the model's
 timing parameters (t_hold, t_end), the shape of the network (mesh=, torus=, bmin=,
 fattree=) and where every rank sits (nodes=). How a family runs is the executor's
-(collectives.executor.RUNNERS), how a point-to-point tree is built is collectives.schedules'.
+(collectives.executor.RUNNERS), how a point-to-point tree is built is collectives.trees.schedules'.
 Plain data: importing it imports no algorithm."""
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ class Algorithm:
     collective: str = "bcast"  # or "barrier"
     timing: bool = False  # takes the model's t_hold/t_end (OPT trees; dyn-tree its six)
     geometry: str = ""  # the network's shape parameter it needs: mesh, torus, bmin, fattree
-    scheduled: bool = False  # a point-to-point schedule (collectives.schedules.build)
+    scheduled: bool = False  # a point-to-point schedule (collectives.trees.schedules.build)
 
     @property
     def nodes(self) -> bool:

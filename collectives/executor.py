@@ -12,8 +12,8 @@ from typing import Any
 
 from . import held, waiting
 from .algorithms import barrier_algorithm, bcast_algorithm
-from .mcast_plans import parents, scout_binary_tree
-from .schedule_run import execute, schedule_for
+from .ipmc.plans import parents, scout_binary_tree
+from .trees.run import execute, schedule_for
 
 WAIT_MODES = waiting.MODES  # how ranks wait for messages (MCASTLAB_WAIT; collectives.waiting)
 
@@ -21,12 +21,12 @@ WAIT_MODES = waiting.MODES  # how ranks wait for messages (MCASTLAB_WAIT; collec
 def bcast(buf: Any, root: int = 0, comm: Any = None, algorithm: str = "binomial",
           **params: Any) -> None:
     """Broadcast `buf` (any writable buffer) from `root` over `comm` with `algorithm`;
-    parameters as in `collectives.schedules.build` (opt-mesh, u-mesh, u-torus, opt-min: also
+    parameters as in `collectives.trees.schedules.build` (opt-mesh, u-mesh, u-torus, opt-min: also
     where the ranks sit, e.g. mesh=(4, 4), nodes=(...)); for `dyn-tree` t_hs, t_hd, t_ns, t_nd,
-    t_rs, t_rd (or t_hold and t_end; `collectives.dyn_bcast`); for the multicast algorithms
-    (scout-linear, scout-binary, two-stage, nack) as in `collectives.mcast_message.Options`;
+    t_rs, t_rd (or t_hold and t_end; `collectives.trees.dyn_bcast`); for the multicast algorithms
+    (scout-linear, scout-binary, two-stage, nack) as in `collectives.ipmc.message.Options`;
     for `range-tree` (hardware range multicasts) nodes=(...) and fattree=(k, N) as in
-    `collectives.range_bcast.RangeOptions`.
+    `collectives.range_trees.bcast.RangeOptions`.
     Collective: every rank calls it with the same algorithm, parameters and buffer size."""
     from mpi4py import MPI
 
@@ -52,21 +52,21 @@ def _scheduled(buf: Any, root: int, comm: Any, algorithm: str, params: dict) -> 
 
 
 def _dynamic(buf: Any, root: int, comm: Any, _algorithm: str, params: dict) -> None:
-    from . import dyn_bcast
+    from .trees import dyn_bcast
 
     dyn_bcast.bcast(buf, root, comm, dyn_bcast.static_params(params))
 
 
 def _multicast(buf: Any, root: int, comm: Any, algorithm: str, params: dict) -> None:
-    from . import mcast_bcast
-    from .mcast_channel import channel_for
+    from .ipmc import bcast as mcast_bcast
+    from .ipmc.channel import channel_for
 
     mcast_bcast.bcast(channel_for(comm), buf, root, algorithm, **params)
 
 
 def _range(buf: Any, root: int, comm: Any, _algorithm: str, params: dict) -> None:
-    from . import range_bcast
-    from .range_channel import range_channel_for
+    from .range_trees import bcast as range_bcast
+    from .range_trees.channel import range_channel_for
 
     range_bcast.bcast(range_channel_for(comm), buf, root, **params)
 
@@ -82,7 +82,7 @@ def barrier(comm: Any = None, algorithm: str = "mpich", **params: Any) -> None:
     """`mpich` (MPI_Barrier), `tree` (zero-byte messages up Chen2000's binary tree to rank 0
     and back down: the software tree), `mcast` (Chen2000's multicast barrier, safe against a
     lost release) or `range-tree` (the same arrivals, released down a tree of hardware range
-    multicasts: `collectives.range_bcast`, with nodes= and fattree=); `timeout` (s) bounds
+    multicasts: `collectives.range_trees.bcast`, with nodes= and fattree=); `timeout` (s) bounds
     the multicast barriers' waits."""
     from mpi4py import MPI
 
@@ -98,15 +98,15 @@ def _mpi_barrier(comm: Any, _params: dict) -> None:
 
 
 def _mcast_barrier(comm: Any, params: dict) -> None:
-    from .mcast_barrier import barrier as mcast_barrier
-    from .mcast_channel import channel_for
+    from .ipmc.barrier import barrier as mcast_barrier
+    from .ipmc.channel import channel_for
 
     mcast_barrier(channel_for(comm), **params)
 
 
 def _range_barrier(comm: Any, params: dict) -> None:
-    from .range_bcast import barrier as range_barrier
-    from .range_channel import range_channel_for
+    from .range_trees.bcast import barrier as range_barrier
+    from .range_trees.channel import range_channel_for
 
     range_barrier(range_channel_for(comm), **params)
 

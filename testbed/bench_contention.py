@@ -27,8 +27,8 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from collectives import contention_schedules as cs
-from collectives.schedule_run import schedule_for
+from collectives.contention import schedules as cs
+from collectives.trees.run import schedule_for
 from topologies import Topology, parse_spec
 
 from . import bench_range

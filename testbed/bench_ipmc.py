@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from collectives.mcast_plans import scout_frames, tree_frames
+from collectives.ipmc.plans import scout_frames, tree_frames
 from topologies import parse_spec
 
 from .bcast_experiment import run_bcast
@@ -48,7 +48,7 @@ def run(caps: Capabilities, progress: Progress, quick: bool = False) -> dict[str
         out["barrier"] = []
         for n in hosts4:
             progress(f"bench: barriers on {n} hosts")
-            res = run_mpi(emu, ["-m", "collectives.barrier_bench"], hosts=list(range(n)),
+            res = run_mpi(emu, ["-m", "collectives.programs.barrier_bench"], hosts=list(range(n)),
                           timeout=300)
             out["barrier"] += json.loads(res.rank_output[0].strip().splitlines()[-1])["rows"]
     scale = (2, 8) if quick else SCALE_HOSTS

@@ -6,7 +6,7 @@ Mbit/s links, one rank per node. S sources (4 or 8) each multicast to 6 destinat
 with hot-spot factor p (25, 50, 80, 100 % of every set common), all at once; U-torus trees
 used directly against Tseng2001's partition with dilation 2 (two DDNs, four 2x2 blocks),
 the DDN of each source chosen at random or balanced. Median time from the first rank's start
-to the last rank's end, and the contention-aware step model (`multinode_model`) priced with
+to the last rank's end, and the contention-aware step model (`partitioning.model`) priced with
 the startup and per-byte cost fitted to the measured point-to-point time on this torus.
 
 Tseng2001's claims to check: partitioning gains more the larger the message, and balancing
@@ -20,11 +20,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from collectives.hotspot_sets import HOT_SPOT_FACTORS, hotspot_multicasts
-from collectives.multinode_bench import SCHEMES, plan_for
-from collectives.multinode_model import plan_cost
-from collectives.multinode_plans import direct_plan, partitioned_plan
-from collectives.torus_partition import Partition, Torus
+from collectives.partitioning.hotspot_sets import HOT_SPOT_FACTORS, hotspot_multicasts
+from collectives.partitioning.model import plan_cost
+from collectives.partitioning.plans import direct_plan, partitioned_plan
+from collectives.partitioning.torus import Partition, Torus
+from collectives.programs.multinode_bench import SCHEMES, plan_for
 from topologies import parse_spec
 
 from .bcast_experiment import measure_params, point_to_point
@@ -91,7 +91,7 @@ def run(caps: Capabilities, progress: Progress, quick: bool = False) -> dict[str
         for n in sources:
             progress(f"bench: {n} sources x {DESTS} destinations, p = "
                      f"{', '.join(map(str, factors))}")
-            res = run_mpi(emu, ["-m", "collectives.multinode_bench",
+            res = run_mpi(emu, ["-m", "collectives.programs.multinode_bench",
                                 "--torus", ",".join(map(str, SHAPE)),
                                 "--dilation", str(DILATION), "--sources", str(n),
                                 "--dests", str(DESTS), "--factors", ",".join(map(str, factors)),

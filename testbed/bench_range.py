@@ -22,8 +22,8 @@ import json
 import random
 from typing import Any
 
-from collectives.kary_tree import KaryNTree
-from collectives.range_trees import greedy_tree
+from collectives.range_trees.kary_tree import KaryNTree
+from collectives.range_trees.trees import greedy_tree
 from collectives.waiting import DEFAULT as DEFAULT_WAIT
 from controller.config import ControllerConfig
 from topologies import parse_spec
@@ -74,7 +74,7 @@ def run(caps: Capabilities, progress: Progress, quick: bool = False) -> dict[str
             out["trees"].append({"failed": failed, **tree.to_dict()})
             barriers = (*BARRIERS, "mcast") if not failed else BARRIERS
             progress(f"bench: barriers on {len(up)} nodes, failed {failed or 'none'}")
-            res = run_mpi(emu, ["-m", "collectives.barrier_bench", "--algorithms",
+            res = run_mpi(emu, ["-m", "collectives.programs.barrier_bench", "--algorithms",
                                 ",".join(barriers), "--iters", "30" if quick else "50",
                                 "--nodes", ",".join(map(str, up)), "--fattree", f"{K},{NODES}"],
                           hosts=hosts, timeout=600, env={"MCASTLAB_WAIT": WAIT})

@@ -26,7 +26,7 @@ EPILOG = """examples:
                                             greedy vs optimal range-multicast trees
   sudo mcastlab up --topo fattree           the network with a Mininet prompt
   mcastlab lab                              the teaching labs; sudo mcastlab lab 1 opens one
-  sudo mcastlab mpirun --topo mesh:rows=2,cols=2 -- -m collectives.pingpong
+  sudo mcastlab mpirun --topo mesh:rows=2,cols=2 -- -m collectives.programs.pingpong
   sudo mcastlab cleanup                     remove what a crashed run left behind
 """
 
@@ -158,7 +158,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     prog = args.program[1:] if args.program[:1] == ["--"] else args.program
     if not prog:
-        raise UsageError("give the program after '--', e.g. -- -m collectives.pingpong")
+        raise UsageError("give the program after '--', e.g. -- -m collectives.programs.pingpong")
     _program_file(prog[0])
     topo, _rate_used = _network(args)
     hosts = args.hosts.split(",") if args.hosts else None
@@ -182,8 +182,8 @@ def _program_file(first: str) -> None:
     spec = (f"; the experiment spec {first}.toml? mcastlab experiment {first}.toml"
             if Path(f"{first}.toml").is_file() else "")
     raise UsageError(f"no such program file {first} (a program goes after '--', e.g. -- -m "
-                     f"collectives.pingpong; an experiment spec runs with mcastlab experiment)"
-                     f"{spec}")
+                     f"collectives.programs.pingpong; an experiment spec runs with mcastlab "
+                     f"experiment){spec}")
 
 
 def cmd_pingpong(args: argparse.Namespace) -> int:
@@ -341,8 +341,8 @@ def cmd_nodes(args: argparse.Namespace) -> int:
 
 def cmd_trees(args: argparse.Namespace) -> int:
     from collectives.algorithms import BCASTS
-    from collectives.contention_schedules import Timed
-    from collectives.describe import describe
+    from collectives.contention.schedules import Timed
+    from collectives.trees.describe import describe
     from topologies import parse_spec
 
     from .placement import contended, node_params
@@ -439,8 +439,8 @@ def _trial_progress(total: int) -> Iterator[Callable[[int, int], None]]:
 
 def _hwtree_failed(args: argparse.Namespace) -> int:
     """The greedy and the optimal tree around these failed nodes, step by step."""
-    from collectives.kary_tree import KaryNTree
-    from collectives.range_trees import SearchLimitExceeded, greedy_tree, optimal_tree
+    from collectives.range_trees.kary_tree import KaryNTree
+    from collectives.range_trees.trees import SearchLimitExceeded, greedy_tree, optimal_tree
 
     try:
         tree = KaryNTree.for_nodes(args.nodes, args.arity)
@@ -474,7 +474,7 @@ def _hwtree_failed(args: argparse.Namespace) -> int:
 
 
 def cmd_hwtree(args: argparse.Namespace) -> int:
-    from collectives.hwtree_stats import check_config, hwtree_trials
+    from collectives.range_trees.trials import check_config, hwtree_trials
 
     if args.failed is not None:
         if args.faulty is not None or args.trials is not None:
@@ -838,7 +838,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--timeout", type=_seconds, default=300.0, help="seconds (default 300)")
     _add_controller_choice(p)
     p.add_argument("program", nargs=argparse.REMAINDER,
-                   help="after '--': arguments to python, e.g. -m collectives.pingpong")
+                   help="after '--': arguments to python, e.g. -m collectives.programs.pingpong")
     p.set_defaults(func=cmd_run)
 
     _experiment_arguments(sub.add_parser(
@@ -885,7 +885,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     from collectives.algorithms import BCASTS, names
     from collectives.executor import WAIT_MODES
-    from collectives.hwtree_stats import DEFAULT_BUDGET
+    from collectives.range_trees.trials import DEFAULT_BUDGET
 
     p = sub.add_parser("trees", help="a broadcast schedule and its predicted latency "
                                      "(no root needed)")

@@ -280,7 +280,7 @@ def _jobs(run: Run, batch: list[Point], groups: list[list[str]], ticker: _Ticker
     errors: list[str] = []
 
     def job(g: int) -> None:
-        args = ["-m", "collectives.sweep_bench", "--points", str(points_file),
+        args = ["-m", "collectives.programs.sweep_bench", "--points", str(points_file),
                 "--out", str(outs[g]), "--iters", str(spec.repetitions),
                 "--warmup", str(spec.warmup), "--interval", repr(p0.interval),
                 "--heartbeat", str(beats[g]), "--label", str(g)]
@@ -372,7 +372,8 @@ def _record(run: Run, p: Point, raw: list[dict[str, Any]] | None, error: str | N
 
 
 def _worst_wait(raw: list[dict[str, Any]]) -> float | None:
-    """The longest wait for a core per turn any group's ranks saw (collectives.mcast_bench)."""
+    """The longest wait for a core per turn any group's ranks saw
+    (collectives.programs.mcast_bench)."""
     waits = [w for r in raw if (w := (r.get("cpu") or {}).get("wait_per_turn_s")) is not None]
     return max(waits) if waits else None
 

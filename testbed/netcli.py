@@ -20,7 +20,7 @@ from .group_probe import Member, send_counted
 from .network import HOST_PORT, Emulation, intf_name
 from .shell import stop_processes
 
-BCAST_ITERS = 5  # measured broadcasts per `bcast` (after mcast_bench's warm-up)
+BCAST_ITERS = 5  # measured broadcasts per `bcast` (after programs.mcast_bench's warm-up)
 BCAST_TIMEOUT = 300.0
 BCAST_WAIT = "sleep"  # ranks nap while they wait: a lab's 4 to 8 ranks share 2 cores
 

@@ -13,8 +13,8 @@ import itertools
 from collections.abc import Sequence
 from typing import Any
 
-from collectives import contention_schedules as cs
 from collectives.algorithms import BCASTS
+from collectives.contention import schedules as cs
 from topologies.model import Topology
 
 from .errors import RunFailed

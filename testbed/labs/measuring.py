@@ -50,7 +50,7 @@ def measure(emu: Any, progress: Callable[[str], None]) -> dict[str, Any]:
     i, j = p["sizes"].index(SMALL), p["sizes"].index(LARGE)
     split = {r["m"]: r for r in p["system"]}.get(LARGE, {})  # missing if the knee was not found
     progress(f"lab 2: naive and honest {NAIVE_ALGORITHM} broadcast of {LARGE} B")
-    res = run_mpi(emu, ["-m", "collectives.naive_bench", "--algorithm", NAIVE_ALGORITHM,
+    res = run_mpi(emu, ["-m", "collectives.programs.naive_bench", "--algorithm", NAIVE_ALGORITHM,
                         "--size", str(LARGE)],
                   timeout=300)
     nb = json.loads(res.rank_output[0].strip().splitlines()[-1])

@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import Any
 
 from collectives.algorithms import BCASTS
-from collectives.model import MeasuredPointToPoint
-from collectives.schedule_ops import Schedule, Send
-from collectives.schedules import DEFAULT_FRAGMENT, build
+from collectives.trees.model import MeasuredPointToPoint
+from collectives.trees.ops import Schedule, Send
+from collectives.trees.schedules import DEFAULT_FRAGMENT, build
 
 from .figures import Figure, save_png
 from .points import Point, alg_order, as_int, fmt_size, plural

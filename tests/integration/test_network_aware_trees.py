@@ -39,7 +39,7 @@ def test_link_counters_match_the_routes_of_each_tree(caps, clean_after):
 
 
 def multinode(emu, *args: str) -> list[dict]:
-    res = run_mpi(emu, ["-m", "collectives.multinode_bench", "--torus", "2,4", *args],
+    res = run_mpi(emu, ["-m", "collectives.programs.multinode_bench", "--torus", "2,4", *args],
                   timeout=300)
     return [json.loads(ln) for ln in res.rank_output[0].splitlines() if ln.startswith("{")]
 

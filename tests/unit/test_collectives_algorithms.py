@@ -15,7 +15,7 @@ from collectives.algorithms import (
     bcast_algorithm,
     names,
 )
-from collectives.schedules import build
+from collectives.trees.schedules import build
 
 GEOMETRY = {"mesh": (2, 4), "torus": (2, 4), "bmin": (2, 3)}
 

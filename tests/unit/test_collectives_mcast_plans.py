@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from collectives.mcast_plans import (
+from collectives.ipmc.plans import (
     bitmap_indexes,
     mcast_barrier_messages,
     missing_bitmap,
@@ -94,7 +94,7 @@ def test_bitmap_round_trips_every_pattern_shape(count):
 
 
 def test_multicast_pacing_follows_the_link_rate(monkeypatch):
-    from collectives.mcast_message import PACE, Options, default_rate
+    from collectives.ipmc.message import PACE, Options, default_rate
 
     monkeypatch.setenv("MCASTLAB_LINK_MBIT", "100")
     assert default_rate() == pytest.approx(PACE * 100e6)

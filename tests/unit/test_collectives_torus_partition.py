@@ -17,9 +17,9 @@ from collections import Counter
 import networkx as nx
 import pytest
 
-from collectives.hotspot_sets import HOT_SPOT_FACTORS, hot_set, hotspot_multicasts
-from collectives.multinode_model import link_totals, plan_cost, step_link_loads
-from collectives.multinode_plans import (
+from collectives.partitioning.hotspot_sets import HOT_SPOT_FACTORS, hot_set, hotspot_multicasts
+from collectives.partitioning.model import link_totals, plan_cost, step_link_loads
+from collectives.partitioning.plans import (
     MultinodePlan,
     Transfer,
     choose_ddns,
@@ -29,7 +29,7 @@ from collectives.multinode_plans import (
     u_mesh,
     u_torus,
 )
-from collectives.torus_partition import Partition, Torus
+from collectives.partitioning.torus import Partition, Torus
 from topologies import torus as torus_topology
 
 SIDE, T_S, T_S_SMALL, T_C = 16, 300.0, 30.0, 1.0

@@ -132,10 +132,10 @@ def test_help_lists_every_command(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_parser_defaults() -> None:
-    args = build_parser().parse_args(["mpirun", "--", "-m", "collectives.pingpong"])
+    args = build_parser().parse_args(["mpirun", "--", "-m", "collectives.programs.pingpong"])
     assert (args.topo, args.np, args.ppn, args.hosts, args.timeout) == ("star", None, 1, None,
                                                                          300.0)
-    assert args.program[-2:] == ["-m", "collectives.pingpong"]
+    assert args.program[-2:] == ["-m", "collectives.programs.pingpong"]
     args = build_parser().parse_args(["testbed"])
     assert (args.out, args.spec) == ("results", None)  # experiments/default.toml
     args = build_parser().parse_args(["pingpong"])
@@ -149,7 +149,7 @@ def test_run_with_a_spec_is_an_experiment(capsys) -> None:
     # the old spelling, `mcastlab run`, told the two commands apart by their arguments
     assert _is_experiment(["run", "experiments/default.toml"])
     assert _is_experiment(["run", "--resume", "results/x"])
-    assert not _is_experiment(["run", "--topo", "star", "--", "-m", "collectives.pingpong"])
+    assert not _is_experiment(["run", "--topo", "star", "--", "-m", "x.pingpong"])
     assert not _is_experiment(["run", "--", "x.toml"])  # a program's argument stays one
     assert main(["run", "experiments/default.toml", "--list"]) == 0
     out, err = capsys.readouterr()
@@ -181,7 +181,8 @@ def test_run_without_a_program_is_a_usage_error(
 
 
 def test_run_with_a_bad_topology_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["mpirun", "--topo", "nosuchshape", "--", "-m", "collectives.pingpong"]) == 2
+    assert main(["mpirun", "--topo", "nosuchshape", "--", "-m", "collectives.programs.pingpong"]) \
+        == 2
     out, err = capsys.readouterr()
     assert out == ""
     assert "unknown topology shape 'nosuchshape'" in _one_error_line(err)

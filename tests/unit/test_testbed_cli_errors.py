@@ -328,7 +328,7 @@ def resolved(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     ([*BCAST, "--topo", "star:hosts=16", "--hosts", "8"], "star:hosts=16"),
     ([*BCAST, "--topo", "mesh:rows=2,cols=2", "--hosts", "3", "--bw", "5"],
      "mesh:rows=2,cols=2,bw=5"),
-    (["mpirun", "--hosts", "h0,h1", "--", "-m", "collectives.pingpong"], "star"),
+    (["mpirun", "--hosts", "h0,h1", "--", "-m", "collectives.programs.pingpong"], "star"),
     (["up", "--topo", "mesh:rows=2,cols=2"], "mesh:rows=2,cols=2"),
 ])
 def test_hosts_and_bw_are_folded_into_the_topology(argv: list[str], spec: str,
