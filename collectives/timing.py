@@ -65,8 +65,8 @@ def wait_per_turn(deltas: Sequence[tuple[int, int, int]]) -> float | None:
 
 
 def busy_wait(seconds: float) -> None:
-    """The 'dummy loop' of seed 000: harmless computation for `seconds` (no sleep, so the
-    rank stays on the CPU as the seed's dummy loop does)."""
+    """The 'dummy loop' of Nupairoj1998: harmless computation for `seconds` (no sleep, so the
+    rank stays on the CPU as the paper's dummy loop does)."""
     end = time.perf_counter() + seconds
     while time.perf_counter() < end:
         pass

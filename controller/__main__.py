@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import socket
 import sys
 
 from .config import ENV_API_PORT, ENV_CONFIG, ENV_TOPOLOGY, MODES, UNREGISTERED, ControllerConfig
@@ -55,16 +56,54 @@ def config_from(args: argparse.Namespace) -> ControllerConfig:
                           last_member_interval=args.last_member_interval))
 
 
+def port_free(port: int) -> bool:
+    """Nothing listens on 127.0.0.1:port (bound as the controller binds: reusing the address,
+    so a connection in TIME_WAIT does not count)."""
+    with socket.socket() as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            s.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
+def checked_config(args: argparse.Namespace) -> ControllerConfig:
+    """The configuration, once the topology file loads and both ports are free; otherwise
+    ValueError with a message for the user, before anything starts."""
+    if args.topology:
+        from topologies import Topology
+
+        try:  # the app reads it so (Topology.load_json); a bad file failed inside os-ken
+            Topology.load_json(args.topology)
+        except (ValueError, OSError) as exc:
+            raise ValueError(f"--topology: {exc}") from None
+    config = config_from(args)
+    ports = {"--port": args.ofp_port, "--api-port": args.api_port}
+    for option, port in ports.items():
+        if not 0 < port < 65536:
+            raise ValueError(f"{option} must be a port 1..65535, got {port}")
+    if args.ofp_port == args.api_port:
+        raise ValueError(f"--port and --api-port are both {args.api_port}")
+    for option, port in ports.items():
+        if not port_free(port):
+            raise ValueError(f"{option} {port}: 127.0.0.1:{port} is in use (another "
+                             "controller?); give another port")
+    return config
+
+
 def run(args: argparse.Namespace) -> int:
     """Configure through the environment (as ryu-manager would) and run the app."""
-    if args.topology and not os.path.exists(args.topology):
-        print(f"controller: no topology file {args.topology!r}", file=sys.stderr)
-        return 2
     try:
-        config = config_from(args)
+        config = checked_config(args)
     except ValueError as exc:
         print(f"controller: {exc}", file=sys.stderr)
         return 2
+    return start(args, config)
+
+
+def start(args: argparse.Namespace, config: ControllerConfig) -> int:
+    """Run the app with a configuration checked_config accepted (blocks until it stops)."""
     if args.topology:
         os.environ[ENV_TOPOLOGY] = os.path.abspath(args.topology)
     else:

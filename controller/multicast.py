@@ -2,7 +2,7 @@
 a refusal with its reason, or a drop because nobody joined.
 
 IGMP mode delivers a group to the hosts that joined it. Contiguous mode imitates hardware
-multicast that only reaches one contiguous node range (seed 001's Quadrics Elite switches):
+multicast that only reaches one contiguous node range (Coll2003's Quadrics Elite switches):
 a range address 239.255.lo.hi is delivered to nodes lo..hi without any join, and an IGMP
 group is served only if its members form one gap-free range; either is refused when it
 contains a failed or excluded node. Link-local groups (224.0.0.0/24, other than IGMP, which

@@ -7,9 +7,10 @@ import contextlib
 import json
 from typing import Any
 
+from collectives.algorithms import BCASTS, NATIVE
 from collectives.executor import WAIT_MODES
-from collectives.model import MeasuredPointToPoint, predict
-from collectives.schedules import ALGORITHMS, NATIVE, TOPOLOGY_ALGORITHMS, build
+from collectives.trees.model import MeasuredPointToPoint, predict
+from collectives.trees.schedules import build
 from collectives.waiting import DEFAULT as DEFAULT_WAIT
 
 from .errors import RunFailed
@@ -29,12 +30,12 @@ def _last_json(res: Any) -> dict[str, Any]:
 def measure_params(emu: Emulation, sizes: list[int], *, repeats: int = 5,
                    dummy_max: int = 65536, hosts: list[str] | None = None,
                    budget_bytes: int | None = None) -> dict[str, Any]:
-    """Run collectives.params on two hosts (default: the topology's most distant pair).
-    `budget_bytes`: bytes per timed run of a size (collectives.params' default 8 MiB takes
+    """Run collectives.programs.params on two hosts (default: the topology's most distant pair).
+    `budget_bytes`: bytes per timed run of a size (collectives.programs.params' default 8 MiB takes
     a minute per size at 10 Mbit/s)."""
     pair = hosts or [h.name for h in emu.topo.diameter_pair()]
     budget = ["--budget-bytes", str(budget_bytes)] if budget_bytes else []
-    res = run_mpi(emu, ["-m", "collectives.params", "--sizes", ",".join(map(str, sizes)),
+    res = run_mpi(emu, ["-m", "collectives.programs.params", "--sizes", ",".join(map(str, sizes)),
                         "--repeats", str(repeats), "--dummy-max", str(dummy_max), *budget],
                   hosts=pair, timeout=900)
     return {**_last_json(res), "hosts": pair}
@@ -101,8 +102,9 @@ def prediction(algorithm: str, k: int, size: int, params: dict[str, Any] | None,
     algorithm without a schedule). DYN-Tree: the model has no load, so OPT-Tree's. The
     topology algorithms need `placement` (testbed.placement.node_params); the model sees
     their order of sends, not the contention they avoid."""
-    placed = algorithm in TOPOLOGY_ALGORITHMS and placement
-    if not params or (algorithm not in (*ALGORITHMS, "dyn-tree") and not placed):
+    family = BCASTS[algorithm].family if algorithm in BCASTS else ""
+    placed = family == "contention" and placement
+    if not params or (family not in ("tree", "dynamic") and not placed):
         return None
     p2p = point_to_point(params)
     scheduled = "opt-tree" if algorithm == "dyn-tree" else algorithm
@@ -131,7 +133,7 @@ def run_bcast(emu: Emulation, algorithm: str, size: int, *,
     keyed "a>b"). Per rank (hosts in `rank_hosts`), the median time from the root's call
     to the moment the rank held the whole message (`rank_done_s`; `rank_done_from` says
     whether the algorithm reported it or the rank's return stood in) and to its return
-    (`rank_return_s`): see collectives.mcast_bench.rank_completion."""
+    (`rank_return_s`): see collectives.programs.mcast_bench.rank_completion."""
     env: dict[str, str] = {}
     if wait is not None:
         if wait not in WAIT_MODES:
@@ -147,7 +149,7 @@ def run_bcast(emu: Emulation, algorithm: str, size: int, *,
                 "MPIR_CVAR_IBCAST_DEVICE_COLLECTIVE": "0"}
     names = (list(hosts) if isinstance(hosts, list)
              else [h.name for h in emu.topo.hosts][: hosts or len(emu.topo.hosts)])
-    args = ["-m", "collectives.mcast_bench", "--algorithm", algorithm, "--size", str(size),
+    args = ["-m", "collectives.programs.mcast_bench", "--algorithm", algorithm, "--size", str(size),
             "--iters", str(iters)]
     alg = algorithm_params(algorithm, size, params)
     for key in ("t_hold", "t_end"):

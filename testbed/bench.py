@@ -59,7 +59,7 @@ def _pingpong(caps: Any, reps: int) -> dict[str, Any]:
     with Emulation(topo, caps=caps) as emu:
         for size in (1, 65536):
             rec = emu.run_dir / f"pp-{size}.jsonl"
-            run_mpi(emu, ["-m", "collectives.pingpong", "--out", str(rec), "--lat-bytes",
+            run_mpi(emu, ["-m", "collectives.programs.pingpong", "--out", str(rec), "--lat-bytes",
                           str(size), "--reps", str(reps), "--bw-bytes", "1048576"])
             out[f"{size}B"] = results.read_jsonl(rec)[0]["latency_us"]
     return out

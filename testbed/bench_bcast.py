@@ -8,7 +8,7 @@ import statistics
 from pathlib import Path
 from typing import Any
 
-from collectives.schedules import ALGORITHMS, NATIVE
+from collectives.algorithms import names
 from topologies import parse_spec
 
 from .bcast_experiment import measure_params, run_bcast
@@ -29,7 +29,7 @@ def run(caps: Capabilities, progress: Progress, quick: bool = False) -> dict[str
         params = measure_params(emu, sorted({*sizes, 16384, 262144}), repeats=3 if quick else 5)
         out["params"] = params
         for size in sizes:
-            for alg in (NATIVE, *ALGORITHMS):
+            for alg in names("mpi", "tree"):
                 progress(f"bench: {alg} {size} B on {hosts} hosts")
                 iters = 5 if size >= (1 << 20) else (10 if quick else 20)
                 res = run_bcast(emu, alg, size, iters=iters, flow=size <= FLOW_MAX,

@@ -1,6 +1,6 @@
 """Contention-aware trees on the emulated mesh and BMIN (``mcastlab bench --suite contention``).
 
-Seed 000, chapter 5, on this testbed: a 4x4 mesh (the controller's X-then-Y routing) and a
+Nupairoj1998, chapter 5, on this testbed: a 4x4 mesh (the controller's X-then-Y routing) and a
 16-node 2-ary BMIN (turnaround routing), 10 Mbit/s links so that moving the data sets the
 pace. OPT-Tree and the binomial tree are network-oblivious: they build their tree over the
 ranks, so where two of their concurrent sends share a link depends on where the ranks sit.
@@ -27,8 +27,8 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from collectives import contention_schedules as cs
-from collectives.executor import schedule_for
+from collectives.contention import schedules as cs
+from collectives.trees.run import schedule_for
 from topologies import Topology, parse_spec
 
 from . import bench_range

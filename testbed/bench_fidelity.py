@@ -1,8 +1,8 @@
 """Fidelity (``mcastlab bench --suite fidelity``, written to bench/fidelity.md): what a waiting
-rank costs, what forwarding a frame costs, the keep-up envelope, and the seed-002 figure at
+rank costs, what forwarding a frame costs, the keep-up envelope, and the Siebert2006 figure at
 the rates around it.
 
-- Idle ranks: a rank waits 1 s for a message on two emulated hosts (collectives.idle_bench)
+- Idle ranks: a rank waits 1 s for a message on two emulated hosts (collectives.programs.idle_bench)
   in MPI's own calls and in the project's loops, under each way of waiting tried: its CPU
   share, and how much later than a spinning rank it notices the message.
 - Forwarding: frames the software switch forwards per CPU-second of ovs-vswitchd (all its
@@ -35,7 +35,8 @@ from .fidelity import Monitor
 from .mpi import run_mpi
 from .network import PORTS_ENV, Emulation, Progress
 
-IDLE = (  # label, MCASTLAB_WAIT, extra environment, ops, idle_bench arguments, host CPU cap
+# label, MCASTLAB_WAIT, extra environment, ops, programs.idle_bench arguments, host CPU cap
+IDLE = (
     ("MPICH's own waits (spin)", "spin", {}, "recv,barrier,bcast", [], None),
     ("MPICH, MPIR_CVAR_ENABLE_HEAVY_YIELD=1 + 1 ms timer slack", "spin",
      {"MPIR_CVAR_ENABLE_HEAVY_YIELD": "1"}, "recv,barrier,bcast", ["--timer-slack-us", "1000"],
@@ -83,9 +84,9 @@ def idle(caps: Capabilities, progress: Progress, iters: int) -> list[dict[str, A
                 if row_cap != cap:
                     continue
                 progress(f"bench fidelity: idle rank, {label}")
-                res = run_mpi(emu, ["-m", "collectives.idle_bench", "--ops", ops, "--iters",
-                                    str(iters), *extra], env={"MCASTLAB_WAIT": mode, **env},
-                              timeout=120 + 30 * iters)
+                res = run_mpi(emu, ["-m", "collectives.programs.idle_bench", "--ops", ops,
+                                    "--iters", str(iters), *extra],
+                              env={"MCASTLAB_WAIT": mode, **env}, timeout=120 + 30 * iters)
                 line = [ln for ln in res.rank_output[0].splitlines() if ln.startswith("{")][-1]
                 rows.append({"label": label, "mode": mode, "env": env, "args": extra,
                              "host_cpu_of_core": cap, "results": json.loads(line)["results"]})

@@ -1,8 +1,8 @@
 """IP-multicast collectives benchmark (``mcastlab bench --suite ipmc``), on stars at 100 Mbit/s:
 
-- seed 004's experiment: 3, 4, 6, 9 hosts, 100 B to 8 KiB, the multicast algorithms against
-  MPICH's MPI_Bcast and binomial; frames per broadcast against the seed's formulas;
-- seed 002's headline: 64 KiB on 2 to 32 hosts, T(32)/T(2) per algorithm;
+- Chen2000's experiment: 3, 4, 6, 9 hosts, 100 B to 8 KiB, the multicast algorithms against
+  MPICH's MPI_Bcast and binomial; frames per broadcast against the paper's formulas;
+- Siebert2006's headline: 64 KiB on 2 to 32 hosts, T(32)/T(2) per algorithm;
 - 1 MiB on 16 hosts, each algorithm's time over M/B (the physical limit);
 - a loss sweep on 16 hosts at 64 KiB: time and repaired fragments per algorithm."""
 
@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from collectives.mcast_plans import scout_frames, tree_frames
+from collectives.ipmc.plans import scout_frames, tree_frames
 from topologies import parse_spec
 
 from .bcast_experiment import run_bcast
@@ -21,10 +21,10 @@ from .mpi import run_mpi
 from .network import Emulation, Progress
 
 BW = 100e6
-FRAME = 1500  # the seed's T: the largest frame's payload, in its frame formulas
-SEED004_HOSTS = (3, 4, 6, 9)
-SEED004_SIZES = (100, 1000, 1500, 3000, 8192)
-SEED004_ALGOS = ("mpich", "binomial", "scout-linear", "scout-binary", "two-stage", "nack")
+FRAME = 1500  # the paper's T: the largest frame's payload, in its frame formulas
+CHEN2000_HOSTS = (3, 4, 6, 9)
+CHEN2000_SIZES = (100, 1000, 1500, 3000, 8192)
+CHEN2000_ALGOS = ("mpich", "binomial", "scout-linear", "scout-binary", "two-stage", "nack")
 SCALE_HOSTS = (2, 4, 8, 16, 32)
 SCALE_ALGOS = ("mpich", "binomial", "two-stage", "nack")
 BIG_ALGOS = ("mpich", "binomial", "chain", "fragmented-chain", "scout-linear", "scout-binary",
@@ -35,20 +35,20 @@ LOSS_ALGOS = ("binomial", "scout-binary", "two-stage", "nack")
 
 def run(caps: Capabilities, progress: Progress, quick: bool = False) -> dict[str, Any]:
     out: dict[str, Any] = {"bw_mbit": BW / 1e6}
-    hosts4 = (3, 4) if quick else SEED004_HOSTS
-    sizes4 = (100, 3000) if quick else SEED004_SIZES
+    hosts4 = (3, 4) if quick else CHEN2000_HOSTS
+    sizes4 = (100, 3000) if quick else CHEN2000_SIZES
     with Emulation(parse_spec(f"star:hosts={max(hosts4)},bw=100"), caps=caps) as emu:
         rows = []
         for n in hosts4:
             for size in sizes4:
-                for alg in SEED004_ALGOS:
-                    progress(f"bench: seed 004, {alg} {size} B on {n} hosts")
+                for alg in CHEN2000_ALGOS:
+                    progress(f"bench: Chen2000, {alg} {size} B on {n} hosts")
                     rows.append(_one(emu, alg, size, n, iters=20))
-        out["seed004"] = rows
+        out["chen2000"] = rows
         out["barrier"] = []
         for n in hosts4:
             progress(f"bench: barriers on {n} hosts")
-            res = run_mpi(emu, ["-m", "collectives.barrier_bench"], hosts=list(range(n)),
+            res = run_mpi(emu, ["-m", "collectives.programs.barrier_bench"], hosts=list(range(n)),
                           timeout=300)
             out["barrier"] += json.loads(res.rank_output[0].strip().splitlines()[-1])["rows"]
     scale = (2, 8) if quick else SCALE_HOSTS
@@ -90,9 +90,9 @@ def _frames(r: dict[str, Any]) -> str:
 
 def markdown(res: dict[str, Any]) -> list[str]:
     lines: list[str] = []
-    rows = res["seed004"]
+    rows = res["chen2000"]
     algos = list(dict.fromkeys(r["algorithm"] for r in rows))
-    lines += ["", "Seed 004's experiment on a star at 100 Mbit/s: median t_mcast in ms, and "
+    lines += ["", "Chen2000's experiment on a star at 100 Mbit/s: median t_mcast in ms, and "
               "frames sent by hosts per broadcast (measured on the switch ports; seed formula "
               "in brackets: (M/T+1)(N-1) for a tree, (N-1)+M/T+1 with scouts, T = 1500):", "",
               "| hosts | bytes | " + " | ".join(algos) + " |", "|---" * (len(algos) + 2) + "|"]
@@ -127,7 +127,7 @@ def markdown(res: dict[str, Any]) -> list[str]:
                          f"{m['p2p_releases']} of {m['iterations'] * (n - 1)} |")
 
     rows = res["scaling"]
-    lines += ["", "64 KiB from 2 to 32 hosts (seed 002's headline), median ms:", "",
+    lines += ["", "64 KiB from 2 to 32 hosts (Siebert2006's headline), median ms:", "",
               "| algorithm | " + " | ".join(f"{n} hosts" for n in
                                               dict.fromkeys(r["hosts"] for r in rows))
               + " | T(max)/T(2) |", "|---" * (len({r["hosts"] for r in rows}) + 2) + "|"]
@@ -159,7 +159,7 @@ def markdown(res: dict[str, Any]) -> list[str]:
             rep = (r.get("datagrams") or {}).get("per_broadcast", {}).get("repaired")
             cells.append(f"{_ms(r):.1f} / {rep:.1f}" if rep is not None else f"{_ms(r):.1f}")
         lines.append(f"| {a} | " + " | ".join(cells) + " |")
-    wrong = [r for part in ("seed004", "scaling", "big", "loss") for r in res[part]
+    wrong = [r for part in ("chen2000", "scaling", "big", "loss") for r in res[part]
              if not r["verified"]]
     verdict = "all correct" if not wrong else f"{len(wrong)} runs WRONG"
     lines += ["", f"Every rank's bytes checked in every run: {verdict}."]
@@ -189,12 +189,12 @@ def plot(res: dict[str, Any], path: Path) -> None:
     import matplotlib.pyplot as plt
 
     fig, axes = plt.subplots(1, 3, figsize=(15, 4.2))
-    rows = [r for r in res["seed004"] if r["hosts"] == max(r["hosts"] for r in res["seed004"])]
+    rows = [r for r in res["chen2000"] if r["hosts"] == max(r["hosts"] for r in res["chen2000"])]
     for a in dict.fromkeys(r["algorithm"] for r in rows):
         mine = [r for r in rows if r["algorithm"] == a]
         axes[0].plot([r["size"] for r in mine], [_ms(r) for r in mine], marker="o", label=a)
     axes[0].set(xlabel="bytes", ylabel="t_mcast (ms)", xscale="log",
-                title=f"seed 004: {rows[0]['hosts']} hosts")
+                title=f"Chen2000: {rows[0]['hosts']} hosts")
     for a in dict.fromkeys(r["algorithm"] for r in res["scaling"]):
         mine = [r for r in res["scaling"] if r["algorithm"] == a]
         axes[1].plot([r["hosts"] for r in mine], [_ms(r) for r in mine], marker="o", label=a)

@@ -1,17 +1,17 @@
 """Partitioned against direct multi-node multicast on the emulated torus
 (``mcastlab bench --suite multinode``).
 
-Seed 003 on this testbed: a 4x4 torus (the controller's shortest-way X-then-Y routing), 10
+Tseng2001 on this testbed: a 4x4 torus (the controller's shortest-way X-then-Y routing), 10
 Mbit/s links, one rank per node. S sources (4 or 8) each multicast to 6 destinations drawn
 with hot-spot factor p (25, 50, 80, 100 % of every set common), all at once; U-torus trees
-used directly against seed 003's partition with dilation 2 (two DDNs, four 2x2 blocks),
+used directly against Tseng2001's partition with dilation 2 (two DDNs, four 2x2 blocks),
 the DDN of each source chosen at random or balanced. Median time from the first rank's start
-to the last rank's end, and the contention-aware step model (`multinode_model`) priced with
+to the last rank's end, and the contention-aware step model (`partitioning.model`) priced with
 the startup and per-byte cost fitted to the measured point-to-point time on this torus.
 
-Seed 003's claims to check: partitioning gains more the larger the message, and balancing
+Tseng2001's claims to check: partitioning gains more the larger the message, and balancing
 the choice of DDN helps more with fewer sources. The same model is also evaluated (no
-emulation) at seed 003's own scale: a 16x16 torus, 80 and 176 sources each multicasting to as
+emulation) at Tseng2001's own scale: a 16x16 torus, 80 and 176 sources each multicasting to as
 many destinations, dilation 2 and 4, T_s = 300 us, T_c = 1 us per flit, 32 and 1024 flits.
 """
 
@@ -20,11 +20,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from collectives.hotspot_sets import HOT_SPOT_FACTORS, hotspot_multicasts
-from collectives.multinode_bench import SCHEMES, plan_for
-from collectives.multinode_model import plan_cost
-from collectives.multinode_plans import direct_plan, partitioned_plan
-from collectives.torus_partition import Partition, Torus
+from collectives.partitioning.hotspot_sets import HOT_SPOT_FACTORS, hotspot_multicasts
+from collectives.partitioning.model import plan_cost
+from collectives.partitioning.plans import direct_plan, partitioned_plan
+from collectives.partitioning.torus import Partition, Torus
+from collectives.programs.multinode_bench import SCHEMES, plan_for
 from topologies import parse_spec
 
 from .bcast_experiment import measure_params, point_to_point
@@ -41,14 +41,14 @@ NAMES = {"direct": "u-torus", "random": "partitioned-random",
          "balanced": "partitioned-balanced"}
 
 
-SEED003 = {"side": 16, "sources": (80, 176), "dilations": (2, 4), "t_s_us": 300.0,
+TSENG2001 = {"side": 16, "sources": (80, 176), "dilations": (2, 4), "t_s_us": 300.0,
            "t_c_us": 1.0, "flits": (32, 1024), "seed": 1}
 
 
-def seed003_model() -> list[dict[str, Any]]:
-    """The step model at seed 003's scale: latency (us) of U-torus and every partitioned
+def tseng2001_model() -> list[dict[str, Any]]:
+    """The step model at Tseng2001's scale: latency (us) of U-torus and every partitioned
     scheme ("2R" = dilation 2, random DDN; "4B" = dilation 4, balanced), per sources, p, size."""
-    m = SEED003
+    m = TSENG2001
     torus = Torus(m["side"], m["side"])
     rows = []
     for n in m["sources"]:
@@ -86,12 +86,12 @@ def run(caps: Capabilities, progress: Progress, quick: bool = False) -> dict[str
         t_c = (e1 - e0) / (s1 - s0)
         t_s = e0 - s0 * t_c
         out |= {"params": params, "t_startup_s": t_s, "t_byte_s": t_c}
-        progress("bench: the step model at seed 003's scale (16x16 torus)")
-        out["seed003_model"] = {**SEED003, "rows": seed003_model()}
+        progress("bench: the step model at Tseng2001's scale (16x16 torus)")
+        out["tseng2001_model"] = {**TSENG2001, "rows": tseng2001_model()}
         for n in sources:
             progress(f"bench: {n} sources x {DESTS} destinations, p = "
                      f"{', '.join(map(str, factors))}")
-            res = run_mpi(emu, ["-m", "collectives.multinode_bench",
+            res = run_mpi(emu, ["-m", "collectives.programs.multinode_bench",
                                 "--torus", ",".join(map(str, SHAPE)),
                                 "--dilation", str(DILATION), "--sources", str(n),
                                 "--dests", str(DESTS), "--factors", ",".join(map(str, factors)),
@@ -128,12 +128,12 @@ def markdown(res: dict[str, Any]) -> list[str]:
             + " | ".join(f"{t[s] * 1e3:.1f}" if s in t else "-" for s in SCHEMES)
             + f" | {t['direct'] / best:.2f} | {m['direct'] / mbest:.2f} | "
             f"{'yes' if all(r['correct'] for r in rows.values()) else 'NO'} |")
-    return lines + (seed003_markdown(res["seed003_model"]) if "seed003_model" in res else [])
+    return lines + (tseng2001_markdown(res["tseng2001_model"]) if "tseng2001_model" in res else [])
 
 
-def seed003_markdown(model: dict[str, Any]) -> list[str]:
+def tseng2001_markdown(model: dict[str, Any]) -> list[str]:
     schemes = [k for k in model["rows"][0]["latency_us"] if k != "u-torus"]
-    lines = ["", f"## Model only, seed 003's scale: {model['side']}x{model['side']} torus, "
+    lines = ["", f"## Model only, Tseng2001's scale: {model['side']}x{model['side']} torus, "
              f"T_s = {model['t_s_us']:g} us, T_c = {model['t_c_us']:g} us/flit", "",
              "U-torus latency and its ratio to each partitioned scheme (> 1: partitioning "
              "faster); 2R = dilation 2 with random DDN choice, 4B = dilation 4 balanced.", "",

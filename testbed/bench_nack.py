@@ -15,8 +15,9 @@ from .bcast_experiment import run_bcast
 from .environment import Capabilities
 from .errors import RunFailed
 from .fidelity import Monitor
-from .link_rate import resolve, wire_time_s
+from .link_rate import resolve
 from .network import Emulation, Progress
+from .wire_units import wire_time_s
 
 SIZES = (1024, 65536, 1 << 20)
 LOSSES = (0.0, 0.01, 0.05, 0.10)

@@ -1,12 +1,12 @@
 """Hardware range-multicast trees against the software tree (``mcastlab bench --suite range``).
 
-Seed 001's experiment on this testbed: a 16-node quaternary fat tree (k=4, n=2, 10 Mbit/s
+Coll2003's experiment on this testbed: a 16-node quaternary fat tree (k=4, n=2, 10 Mbit/s
 links, so that moving the data, not the two cores, sets the broadcast's pace) under the
 contiguous-mode controller, 0 to 4 failed nodes (drawn with a fixed seed, recorded), the
 remaining hosts as the communicator. Per number of failed nodes:
 
 - barrier latency (last entry to last exit): MPI_Barrier, the software tree (zero-byte
-  messages up and down seed 004's binary tree), the range-tree barrier (same arrivals,
+  messages up and down Chen2000's binary tree), the range-tree barrier (same arrivals,
   released by range multicasts), and with no failed node the single multicast release;
 - broadcast time and bandwidth of 64 B, 64 KiB and 256 KiB: binomial (the software tree of
   point-to-point messages), MPI_Bcast, the range tree, and with no failed node nack (one
@@ -22,8 +22,8 @@ import json
 import random
 from typing import Any
 
-from collectives.kary_tree import KaryNTree
-from collectives.range_trees import greedy_tree
+from collectives.range_trees.kary_tree import KaryNTree
+from collectives.range_trees.trees import greedy_tree
 from collectives.waiting import DEFAULT as DEFAULT_WAIT
 from controller.config import ControllerConfig
 from topologies import parse_spec
@@ -74,7 +74,7 @@ def run(caps: Capabilities, progress: Progress, quick: bool = False) -> dict[str
             out["trees"].append({"failed": failed, **tree.to_dict()})
             barriers = (*BARRIERS, "mcast") if not failed else BARRIERS
             progress(f"bench: barriers on {len(up)} nodes, failed {failed or 'none'}")
-            res = run_mpi(emu, ["-m", "collectives.barrier_bench", "--algorithms",
+            res = run_mpi(emu, ["-m", "collectives.programs.barrier_bench", "--algorithms",
                                 ",".join(barriers), "--iters", "30" if quick else "50",
                                 "--nodes", ",".join(map(str, up)), "--fattree", f"{K},{NODES}"],
                           hosts=hosts, timeout=600, env={"MCASTLAB_WAIT": WAIT})

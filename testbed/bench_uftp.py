@@ -15,9 +15,10 @@ from .bcast_experiment import run_bcast
 from .environment import Capabilities
 from .errors import RunFailed
 from .fidelity import Monitor
-from .link_rate import resolve, wire_time_s
+from .link_rate import resolve
 from .network import Emulation, Progress
 from .uftp_peer import transfer
+from .wire_units import wire_time_s
 
 SIZES = (1 << 20, 8 << 20)
 LOSSES = (0.0, 0.01, 0.05)

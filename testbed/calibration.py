@@ -48,8 +48,8 @@ from .errors import RunFailed, UsageError
 from .fidelity import Monitor, expected_rates, switch_side
 from .group_probe import wait_file
 from .hostprogs import command
-from .link_rate import FRAME_BYTES, frame_time_s
 from .network import Emulation
+from .wire_units import FRAME_BYTES, frame_time_s
 
 LADDER_MBIT = (5, 10, 20, 30, 50, 70, 100, 150, 200, 300, 500, 700, 1000)
 PROBE_SIZE = 65536

@@ -139,7 +139,7 @@ def cleanup_stale() -> list[str]:
     if orphans:
         registry.kill_processes(orphans)
         done.append(f"killed {len(orphans)} orphaned process(es)")
-    from collectives.mcast_groups import group_dir
+    from collectives.ipmc.groups import group_dir
 
     leases = group_dir()  # shared by every run's jobs: kept while one is alive
     for d in registry.STATE_DIR.glob("*"):

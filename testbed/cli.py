@@ -12,18 +12,21 @@ from pathlib import Path
 from topologies import TopologyError, parse_spec
 
 from .errors import McastlabError, UsageError
+from .outputs import output_dir, output_file
 
 EPILOG = """examples:
   sudo mcastlab doctor                      what this machine offers
   sudo mcastlab testbed                     the default experiment (results/...)
-  sudo mcastlab run experiments/loss.toml   an experiment spec: sweep, records, report
-  sudo mcastlab run --resume results/DIR    finish an interrupted experiment
+  sudo mcastlab experiment experiments/loss.toml
+                                            an experiment spec: sweep, records, report
+  sudo mcastlab experiment --resume results/DIR
+                                            finish an interrupted experiment
   mcastlab topo mesh:rows=4,cols=4          describe a topology (no root needed)
   mcastlab hwtree --nodes 4096 --faulty 0.01 --trials 1000
                                             greedy vs optimal range-multicast trees
   sudo mcastlab up --topo fattree           the network with a Mininet prompt
   mcastlab lab                              the teaching labs; sudo mcastlab lab 1 opens one
-  sudo mcastlab run --topo mesh:rows=2,cols=2 -- -m collectives.pingpong
+  sudo mcastlab mpirun --topo mesh:rows=2,cols=2 -- -m collectives.programs.pingpong
   sudo mcastlab cleanup                     remove what a crashed run left behind
 """
 
@@ -48,9 +51,10 @@ def cmd_doctor(args: argparse.Namespace) -> int:
 
 
 def cmd_topo(args: argparse.Namespace) -> int:
+    save = output_file("--save", args.save) if args.save else None
     topo = parse_spec(args.spec)
-    if args.save:
-        topo.save(Path(args.save))
+    if save:
+        topo.save(save)
     if args.json:
         print(json.dumps(topo.to_dict(), indent=1))
     else:
@@ -116,7 +120,7 @@ def cmd_net(args: argparse.Namespace) -> int:
     if not 0 <= args.loss <= 1:
         raise UsageError(f"--loss is a fraction of packets in [0, 1], got {args.loss:g}")
     script = _script(args)
-    topo, _rate_used = _network(args)
+    topo, _rate_used = _network(args, star_size=args.hosts)
     with Emulation(topo, progress=_progress, controller_config=_controller_config(args)) as emu:
         if args.loss:
             emu.set_loss(args.loss * 100)
@@ -141,8 +145,9 @@ def cmd_lab(args: argparse.Namespace) -> int:
         raise UsageError("--check, --solve and --script do not go together")
     if args.check:
         return runner.check_files(lab, [Path(f) for f in args.check], _progress)
-    if args.solve:
-        return runner.solve(lab, None if args.solve == "-" else Path(args.solve), _progress)
+    if args.solve:  # the file checked before the measurement, not after it
+        out = None if args.solve == "-" else output_file("--solve", args.solve)
+        return runner.solve(lab, out, _progress)
     script = _script(args)
     return runner.open_lab(lab, script, _progress)
 
@@ -153,7 +158,8 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     prog = args.program[1:] if args.program[:1] == ["--"] else args.program
     if not prog:
-        raise UsageError("give the program after '--', e.g. -- -m collectives.pingpong")
+        raise UsageError("give the program after '--', e.g. -- -m collectives.programs.pingpong")
+    _program_file(prog[0])
     topo, _rate_used = _network(args)
     hosts = args.hosts.split(",") if args.hosts else None
     with Emulation(topo, progress=_progress, controller_config=_controller_config(args)) as emu:
@@ -167,11 +173,24 @@ def cmd_run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _program_file(first: str) -> None:
+    """python's first argument, unless an option (-m, -c, -u ...), is its script: a missing
+    one is refused here, not by every rank after the network came up. The old `mcastlab run
+    myspec` lands here too (an experiment spec was told apart by its .toml)."""
+    if first.startswith("-") or Path(first).is_file():
+        return
+    spec = (f"; the experiment spec {first}.toml? mcastlab experiment {first}.toml"
+            if Path(f"{first}.toml").is_file() else "")
+    raise UsageError(f"no such program file {first} (a program goes after '--', e.g. -- -m "
+                     f"collectives.programs.pingpong; an experiment spec runs with mcastlab "
+                     f"experiment){spec}")
+
+
 def cmd_pingpong(args: argparse.Namespace) -> int:
     from . import default_experiment
 
-    out = default_experiment.run(args.topo, out_root=Path(args.out), reps=args.reps,
-                                 progress=_progress)
+    out = default_experiment.run(args.topo, out_root=output_dir("--out", args.out),
+                                 reps=args.reps, progress=_progress)
     print((out / "summary.txt").read_text())
     print(f"results: {out}/ (config.json, records.jsonl, summary.txt, report.html)")
     return 0
@@ -207,9 +226,13 @@ def cmd_cleanup(_args: argparse.Namespace) -> int:
 
 
 def cmd_controller(args: argparse.Namespace) -> int:
-    from controller.__main__ import run
+    from controller.__main__ import checked_config, start
 
-    code = run(args)
+    try:
+        config = checked_config(args)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    code = start(args, config)
     if code:
         raise UsageError("the controller did not start (see the message above)")
     return 0
@@ -228,56 +251,98 @@ def _api_port(args: argparse.Namespace) -> int:
     return run.api_port
 
 
-def _api(args: argparse.Namespace, path: str, body: dict | None = None):
+def _not_controller(args: argparse.Namespace, port: int, why: str) -> McastlabError:
+    """Nothing, or something else, on the port: bad input (exit 2) when --api-port named it,
+    otherwise the active run's controller is gone (exit 1)."""
+    error = UsageError if args.api_port else McastlabError
+    return error(f"no mcastlab controller answers on 127.0.0.1:{port} ({why})")
+
+
+def _api(args: argparse.Namespace, path: str, body: dict | None = None) -> dict:
+    """The controller's JSON answer, an object; anything else on the port is one error line."""
+    import http.client
     import urllib.error
 
     from .controller_proc import api_get, api_post
 
     port = _api_port(args)
     try:
-        return api_post(port, path, body) if body is not None else api_get(port, path)
+        answer = api_post(port, path, body) if body is not None else api_get(port, path)
     except urllib.error.HTTPError as exc:
-        raise McastlabError(f"controller: {json.loads(exc.read()).get('error', exc)}") from None
-    except OSError as exc:
-        raise McastlabError(f"no controller answers on 127.0.0.1:{port} ({exc})") from None
+        try:
+            message = json.loads(exc.read())["error"]
+        except (ValueError, TypeError, KeyError):
+            raise _not_controller(args, port, f"HTTP {exc.code} on {path}") from None
+        raise McastlabError(f"controller: {message}") from None
+    except OSError as exc:  # refused, reset, timed out
+        why = " ".join(str(getattr(exc, "reason", exc)).split()) or type(exc).__name__
+        raise _not_controller(args, port, why) from None
+    except http.client.HTTPException:
+        raise _not_controller(args, port, "the answer is not HTTP") from None
+    except ValueError:
+        raise _not_controller(args, port, f"{path} is not JSON") from None
+    if not isinstance(answer, dict):
+        raise _not_controller(args, port, f"{path} is not a JSON object")
+    return answer
 
 
-def cmd_groups(args: argparse.Namespace) -> int:
-    groups = _api(args, "/groups")
+@contextlib.contextmanager
+def _controller_answer(args: argparse.Namespace, path: str) -> Iterator[None]:
+    """Reading an answer of `path`: another service's JSON is one error line, not a KeyError."""
+    try:
+        yield
+    except (KeyError, TypeError, AttributeError, ValueError):
+        raise _not_controller(args, _api_port(args), f"{path} is not the controller's") from None
+
+
+def _show(args: argparse.Namespace, path: str, text: Callable[[dict], str]) -> int:
+    """GET `path` and print it: as JSON with --json, else as `text` makes it."""
+    answer = _api(args, path)
     if args.json:
-        print(json.dumps(groups, indent=1))
+        print(json.dumps(answer, indent=1))
         return 0
-    from .netcli import group_lines
-
-    print("\n".join(group_lines(groups)))
+    with _controller_answer(args, path):
+        shown = text(answer)
+    print(shown)
     return 0
 
 
-def cmd_ports(args: argparse.Namespace) -> int:
-    ports = _api(args, "/ports")
-    if args.json:
-        print(json.dumps(ports, indent=1))
-        return 0
+def _groups_text(groups: dict) -> str:
+    from .netcli import group_lines
+
+    return "\n".join(group_lines(groups))
+
+
+def _ports_text(ports: dict) -> str:
     from .results import text_table
 
     rows = [[sw, p, c["neighbour"], c["tx_packets"], c["tx_bytes"], c["rx_packets"],
              c["rx_bytes"]] for sw, pp in ports.items() for p, c in pp.items()]
-    print(text_table(["switch", "port", "to", "tx pkts", "tx bytes", "rx pkts", "rx bytes"],
-                     rows))
-    return 0
+    return text_table(["switch", "port", "to", "tx pkts", "tx bytes", "rx pkts", "rx bytes"],
+                      rows)
+
+
+def cmd_groups(args: argparse.Namespace) -> int:
+    return _show(args, "/groups", _groups_text)
+
+
+def cmd_ports(args: argparse.Namespace) -> int:
+    return _show(args, "/ports", _ports_text)
 
 
 def cmd_nodes(args: argparse.Namespace) -> int:
     path = "/nodes/fail" if args.command == "fail" else "/nodes/restore"
     res = _api(args, path, {"nodes": args.nodes})
-    print(f"failed nodes: {', '.join(map(str, res['failed'])) or 'none'}")
+    with _controller_answer(args, path):
+        failed = ", ".join(map(str, res["failed"]))
+    print(f"failed nodes: {failed or 'none'}")
     return 0
 
 
 def cmd_trees(args: argparse.Namespace) -> int:
-    from collectives.contention_schedules import Timed
-    from collectives.describe import describe
-    from collectives.schedules import TOPOLOGY_ALGORITHMS
+    from collectives.algorithms import BCASTS
+    from collectives.contention.schedules import Timed
+    from collectives.trees.describe import describe
     from topologies import parse_spec
 
     from .placement import contended, node_params
@@ -290,7 +355,7 @@ def cmd_trees(args: argparse.Namespace) -> int:
         raise UsageError("give --k (number of nodes) or --nodes")
     if nodes is not None and len(nodes) != k:
         raise UsageError(f"--nodes gives {len(nodes)} nodes, --k says {k}")
-    if args.algorithm in TOPOLOGY_ALGORITHMS and args.topo is None:
+    if BCASTS[args.algorithm].nodes and args.topo is None:
         raise UsageError(f"{args.algorithm} follows a network's routing: give --topo, e.g. "
                          "--topo mesh:rows=6,cols=6")
     topo = placement = None
@@ -374,8 +439,8 @@ def _trial_progress(total: int) -> Iterator[Callable[[int, int], None]]:
 
 def _hwtree_failed(args: argparse.Namespace) -> int:
     """The greedy and the optimal tree around these failed nodes, step by step."""
-    from collectives.kary_tree import KaryNTree
-    from collectives.range_trees import SearchLimitExceeded, greedy_tree, optimal_tree
+    from collectives.range_trees.kary_tree import KaryNTree
+    from collectives.range_trees.trees import SearchLimitExceeded, greedy_tree, optimal_tree
 
     try:
         tree = KaryNTree.for_nodes(args.nodes, args.arity)
@@ -409,7 +474,7 @@ def _hwtree_failed(args: argparse.Namespace) -> int:
 
 
 def cmd_hwtree(args: argparse.Namespace) -> int:
-    from collectives.hwtree_stats import check_config, hwtree_trials
+    from collectives.range_trees.trials import check_config, hwtree_trials
 
     if args.failed is not None:
         if args.faulty is not None or args.trials is not None:
@@ -446,24 +511,56 @@ def cmd_hwtree(args: argparse.Namespace) -> int:
     return 0
 
 
-def _star_spec(args: argparse.Namespace) -> str:
-    """--topo plus --hosts/--bw: a bare shape gets them as parameters."""
-    spec = args.topo
-    extra = []
-    if ":" not in spec and not spec.endswith((".toml", ".json")):
-        if getattr(args, "hosts", None) and spec == "star":
-            extra.append(f"hosts={args.hosts}")
-        if getattr(args, "bw", None):
-            extra.append(f"bw={args.bw}")
-    return spec + (":" + ",".join(extra) if extra else "")
+def _topo_spec(topo: str, bw: str | None, star_size: int | None, ranks: int | None) -> str:
+    """--topo with --bw and --hosts folded in; a contradiction is refused, never ignored.
+
+    --bw is the host-link rate of any shape: added to its parameters, refused when they give
+    bw= too or when --topo is a file (a file keeps its own rates). --hosts of a bare 'star'
+    is its size. `star_size` (net, params): --hosts means nothing else, so it is refused
+    with any other --topo. `ranks` (bcast): that many ranks, at most the network's hosts.
+    """
+    from topologies import split_spec
+    from topologies.spec_file import is_topology_file
+
+    from .link_rate import nominal_topology
+
+    spec = topo.strip()
+    bare_star = spec == "star"
+    if star_size and not bare_star:
+        where = "hosts= in --topo" if spec.startswith("star:") else "the size in --topo"
+        raise UsageError(f"--hosts sizes a bare 'star', not {spec}: give {where}")
+    extra = [f"hosts={star_size or ranks}"] if bare_star and (star_size or ranks) else []
+    if bw:
+        if is_topology_file(spec):
+            raise UsageError(f"--bw: the topology file {spec} sets its own link rates")
+        try:
+            params = split_spec(spec)[1]
+        except TopologyError as exc:
+            raise UsageError(f"--topo: {exc}") from None
+        if "bw" in params:
+            raise UsageError(f"--bw {bw} and bw={params['bw']} in --topo: give the rate once")
+        extra.append(f"bw={bw}")
+    if extra:
+        spec += ("," if ":" in spec else ":") + ",".join(extra)
+    if ranks and not bare_star:
+        try:
+            hosts = len(nominal_topology(spec).hosts)
+        except TopologyError as exc:
+            raise UsageError(f"topology: {exc}") from None
+        if ranks > hosts:
+            raise UsageError(f"--hosts {ranks}: {spec} has {hosts} hosts")
+    return spec
 
 
-def _network(args: argparse.Namespace):
-    """The topology to run (--topo, --hosts, --bw) and its LinkRate: a shape without a
-    rate, or with bw=auto, runs at this machine's calibrated rate (testbed.link_rate)."""
+def _network(args: argparse.Namespace, *, star_size: int | None = None,
+             ranks: int | None = None):
+    """The topology to run (--topo, --bw, --hosts as _topo_spec reads them) and its LinkRate:
+    a shape without a rate, or with bw=auto, runs at this machine's calibrated rate
+    (testbed.link_rate)."""
     from .link_rate import resolve
 
-    return resolve(_star_spec(args), _progress)
+    return resolve(_topo_spec(args.topo, getattr(args, "bw", None), star_size, ranks),
+                   _progress)
 
 
 def _rate(text: str) -> str:
@@ -477,6 +574,34 @@ def _rate(text: str) -> str:
     if not value > 0 or value == float("inf"):
         raise argparse.ArgumentTypeError(f"a rate must be > 0 Mbit/s, got {text!r}")
     return f"{value:g}"
+
+
+def _at_least(low: int) -> Callable[[str], int]:
+    """An argparse type: a whole number >= low (a count, a size), refused while parsing."""
+    def whole(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"a whole number, got {text!r}") from None
+        if value < low:
+            raise argparse.ArgumentTypeError(f"must be >= {low}, got {value}")
+        return value
+
+    return whole
+
+
+POSITIVE, NON_NEGATIVE = _at_least(1), _at_least(0)
+
+
+def _seconds(text: str) -> float:
+    """An argparse type: a duration > 0 s."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"seconds, got {text!r}") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be > 0 s, got {text}")
+    return value
 
 
 def _int_list(option: str, text: str) -> list[int]:
@@ -495,9 +620,7 @@ def cmd_params(args: argparse.Namespace) -> int:
     from .network import Emulation
 
     sizes = _int_list("--sizes", args.sizes)
-    if args.repeats < 1 or args.budget_bytes < 1 or args.dummy_max < 0:
-        raise UsageError("--repeats and --budget-bytes must be >= 1, --dummy-max >= 0")
-    topo, rate = _network(args)
+    topo, rate = _network(args, star_size=args.hosts)
     with Emulation(topo, progress=_progress) as emu:
         _progress(f"measuring t_hold/t_end on {emu.topo.name} for {len(sizes)} sizes")
         res = measure_params(emu, sizes, repeats=args.repeats, dummy_max=args.dummy_max,
@@ -522,31 +645,24 @@ def cmd_params(args: argparse.Namespace) -> int:
 
 
 def cmd_bcast(args: argparse.Namespace) -> int:
-    from collectives.executor import BCAST_ALGORITHMS
-    from collectives.schedules import NATIVE
+    from collectives.algorithms import BCASTS, NATIVE
 
     from .bcast_experiment import model_params, run_bcast
     from .fidelity import Monitor
     from .network import Emulation
 
-    if args.algo not in BCAST_ALGORITHMS:
+    if args.algo not in BCASTS:
         raise UsageError(f"unknown algorithm {args.algo!r}; choose from "
-                         f"{', '.join(BCAST_ALGORITHMS)}")
-    if args.size < 0:
-        raise UsageError("--size must be a byte count >= 0")
+                         f"{', '.join(BCASTS)}")
     if not 0 <= args.loss <= 1:
         raise UsageError(f"--loss is a fraction of packets in [0, 1], got {args.loss:g}")
-    if args.frames < 0:
-        raise UsageError("--frames must be >= 0")
     from .bcast_experiment import MPICH_ALGORITHMS
 
     if args.mpich_algorithm and (args.algo != NATIVE
                                  or args.mpich_algorithm not in MPICH_ALGORITHMS):
         raise UsageError(f"--mpich-algorithm needs --algo {NATIVE} and one of "
                          f"{', '.join(MPICH_ALGORITHMS)}")
-    topo, rate = _network(args)
-    if args.hosts and args.hosts > len(topo.hosts):
-        raise UsageError(f"{topo.name} has {len(topo.hosts)} hosts, not {args.hosts}")
+    topo, rate = _network(args, ranks=args.hosts)
     flow = args.flow if args.flow is not None else not args.loss
     if args.flow is None and args.loss:
         _progress("flow-latency benchmark skipped under --loss (pass --flow to run it)")
@@ -562,7 +678,7 @@ def cmd_bcast(args: argparse.Namespace) -> int:
                             loss=args.loss, loss_scope=args.loss_scope, frames=args.frames)
         res["fidelity"] = mon.window(*res["window"],
                                      host_wait_s=(res.get("cpu") or {}).get("wait_per_turn_s"))
-    from .link_rate import in_units
+    from .wire_units import in_units
 
     res["link_rate"] = rate.to_dict()
     res["t_mcast_units"] = in_units(res["t_mcast_s"]["median"], args.size, rate.mbit)
@@ -660,7 +776,8 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
 def cmd_bench(args: argparse.Namespace) -> int:
     from . import bench
 
-    out = bench.run(Path(args.out), quick=args.quick, progress=_progress, suite=args.suite)
+    out = bench.run(output_dir("--out", args.out), quick=args.quick, progress=_progress,
+                    suite=args.suite)
     print(out.read_text())
     return 0
 
@@ -688,7 +805,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("net", help="bring a network up and open the Mininet prompt with "
                                    "mcastlab's commands (join, send, tree, loss, fail, ...)")
     p.add_argument("--topo", default="star", help=topo_help)
-    p.add_argument("--hosts", type=int, help="star size (bare 'star' only)")
+    p.add_argument("--hosts", type=POSITIVE, help="star size (bare 'star' only)")
     p.add_argument("--bw", type=_rate, help=BW_HELP)
     p.add_argument("--loss", type=float, default=0.0, metavar="P",
                    help="drop this fraction of the packets each way on every host link")
@@ -712,16 +829,21 @@ def build_parser() -> argparse.ArgumentParser:
     _add_controller_choice(p)
     p.set_defaults(func=cmd_up)
 
-    p = sub.add_parser("run", help="run an mpi4py program across the emulated hosts")
+    p = sub.add_parser("mpirun", help="run an mpi4py program across the emulated hosts "
+                                      "('mcastlab run -- PROGRAM' before)")
     p.add_argument("--topo", default="star", help=topo_help)
-    p.add_argument("--np", type=int, help="number of ranks (default: one per host)")
-    p.add_argument("--ppn", type=int, default=1, help="ranks per host (default 1)")
+    p.add_argument("--np", type=POSITIVE, help="number of ranks (default: one per host)")
+    p.add_argument("--ppn", type=POSITIVE, default=1, help="ranks per host (default 1)")
     p.add_argument("--hosts", help="comma-separated host names or ids, rank order")
-    p.add_argument("--timeout", type=float, default=300.0, help="seconds (default 300)")
+    p.add_argument("--timeout", type=_seconds, default=300.0, help="seconds (default 300)")
     _add_controller_choice(p)
     p.add_argument("program", nargs=argparse.REMAINDER,
-                   help="after '--': arguments to python, e.g. -m collectives.pingpong")
+                   help="after '--': arguments to python, e.g. -m collectives.programs.pingpong")
     p.set_defaults(func=cmd_run)
+
+    _experiment_arguments(sub.add_parser(
+        "experiment", help="run an experiment spec (TOML): every point measured, a results "
+                           "folder with an HTML report ('mcastlab run SPEC.toml' before)"))
 
     from .default_experiment import DEFAULT_TOPOLOGY
 
@@ -735,7 +857,7 @@ def build_parser() -> argparse.ArgumentParser:
                                         "bandwidth); writes a results folder")
     p.add_argument("--topo", default=DEFAULT_TOPOLOGY, help=topo_help)
     p.add_argument("--out", default="results", help="results root (default %(default)s)")
-    p.add_argument("--reps", type=int, default=50, help="measured round trips per pair")
+    p.add_argument("--reps", type=POSITIVE, default=50, help="measured round trips per pair")
     p.set_defaults(func=cmd_pingpong)
 
     from controller.__main__ import add_arguments
@@ -751,23 +873,23 @@ def build_parser() -> argparse.ArgumentParser:
                                   cmd_ports)]:
         p = sub.add_parser(name, help=helptext)
         p.add_argument("--json", action="store_true")
-        p.add_argument("--api-port", type=int, help=api_help)
+        p.add_argument("--api-port", type=POSITIVE, help=api_help)
         p.set_defaults(func=func)
     for name, helptext in [("fail", "mark nodes failed/excluded (contiguous mode refuses "
                                     "ranges holding them)"),
                            ("restore", "clear the failed mark of nodes")]:
         p = sub.add_parser(name, help=helptext)
         p.add_argument("nodes", type=int, nargs="+", metavar="NODE_ID")
-        p.add_argument("--api-port", type=int, help=api_help)
+        p.add_argument("--api-port", type=POSITIVE, help=api_help)
         p.set_defaults(func=cmd_nodes)
 
-    from collectives.executor import BCAST_ALGORITHMS, WAIT_MODES
-    from collectives.hwtree_stats import DEFAULT_BUDGET
-    from collectives.schedules import ALGORITHMS, TOPOLOGY_ALGORITHMS
+    from collectives.algorithms import BCASTS, names
+    from collectives.executor import WAIT_MODES
+    from collectives.range_trees.trials import DEFAULT_BUDGET
 
     p = sub.add_parser("trees", help="a broadcast schedule and its predicted latency "
                                      "(no root needed)")
-    p.add_argument("algorithm", choices=(*ALGORITHMS, *TOPOLOGY_ALGORITHMS))
+    p.add_argument("algorithm", choices=names("tree", "contention"))
     p.add_argument("--k", type=int, help="number of nodes (default: as many as --nodes)")
     p.add_argument("--t-hold", type=float, required=True)
     p.add_argument("--t-end", type=float, required=True)
@@ -786,7 +908,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_trees)
 
     p = sub.add_parser("hwtree", help="greedy vs optimal trees of hardware range multicasts "
-                                      "over random faulty nodes (seed 001; no root needed)")
+                                      "over random faulty nodes (Coll2003; no root needed)")
     p.add_argument("--nodes", type=int, required=True,
                    help="network size: a power of the arity, or whole top-level subtrees")
     p.add_argument("--faulty", type=float, metavar="F",
@@ -809,24 +931,26 @@ def build_parser() -> argparse.ArgumentParser:
             ("bcast", "one measured broadcast experiment", cmd_bcast)]:
         p = sub.add_parser(name, help=helptext)
         p.add_argument("--topo", default="star", help=topo_help)
-        p.add_argument("--hosts", type=int, help="star size / number of ranks")
+        p.add_argument("--hosts", type=POSITIVE,
+                       help="star size (bare 'star' only)" if name == "params" else
+                       "number of ranks (with a bare 'star' also its size)")
         p.add_argument("--bw", type=_rate, help=BW_HELP)
         p.add_argument("--json", action="store_true")
         p.set_defaults(func=func)
         if name == "params":
             p.add_argument("--sizes", default="1,1024,16384,65536,262144,1048576")
-            p.add_argument("--repeats", type=int, default=5)
-            p.add_argument("--budget-bytes", type=int, default=8 << 20, metavar="B",
+            p.add_argument("--repeats", type=POSITIVE, default=5)
+            p.add_argument("--budget-bytes", type=POSITIVE, default=8 << 20, metavar="B",
                            help="bytes per timed run of each size (default 8 MiB; 1 MiB "
                                 "keeps 10 Mbit/s links quick)")
-            p.add_argument("--dummy-max", type=int, default=65536, metavar="B",
+            p.add_argument("--dummy-max", type=NON_NEGATIVE, default=65536, metavar="B",
                            help="run the dummy loop for sizes up to B (0: skip it)")
         else:
             p.add_argument("--algo", required=True,
-                           help=f"one of {', '.join(BCAST_ALGORITHMS)}")
-            p.add_argument("--size", type=int, required=True, help="message bytes")
-            p.add_argument("--iters", type=int, default=20)
-            p.add_argument("--fragment", type=int, help="fragmented-chain fragment size")
+                           help=f"one of {', '.join(BCASTS)}")
+            p.add_argument("--size", type=NON_NEGATIVE, required=True, help="message bytes")
+            p.add_argument("--iters", type=POSITIVE, default=20)
+            p.add_argument("--fragment", type=POSITIVE, help="fragmented-chain fragment size")
             p.add_argument("--no-flow", dest="flow", action="store_false", default=None,
                            help="skip the flow-latency benchmark")
             p.add_argument("--flow", dest="flow", action="store_true",
@@ -845,7 +969,7 @@ def build_parser() -> argparse.ArgumentParser:
                            help="drop this fraction of packets each way on every host link")
             p.add_argument("--loss-scope", choices=("all", "multicast"), default="all",
                            help="drop any packet (default) or only multicast datagrams")
-            p.add_argument("--frames", type=int, default=10, metavar="N",
+            p.add_argument("--frames", type=NON_NEGATIVE, default=10, metavar="N",
                            help="count frames on the switch ports over N back-to-back "
                                 "broadcasts (0: skip)")
 
@@ -866,40 +990,48 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("bench", help="testbed benchmarks (start time, throughput, latency)")
     p.add_argument("--out", default="bench", help="folder for the results (default %(default)s)")
     p.add_argument("--quick", action="store_true", help="smaller sizes, fewer repetitions")
-    p.add_argument("--suite", choices=("all", "testbed", "mcast", "bcast", "ipmc", "range",
-                                       "contention", "multinode", "fidelity", "nack", "uftp"),
+    from .bench import SUITES
+
+    p.add_argument("--suite", choices=("all", "testbed", *(name for name, _, _ in SUITES)),
                    default="all", help="which benchmarks (default all)")
     p.set_defaults(func=cmd_bench)
     return ap
 
 
-def experiment_parser() -> argparse.ArgumentParser:
-    """`mcastlab run SPEC.toml`: the same command name as running a program (`mcastlab run
-    [options] -- PROGRAM`), told apart by the spec file and the missing '--'."""
-    p = argparse.ArgumentParser(prog="mcastlab run", description="Run an experiment spec: "
-                                "expand its sweep, measure every point, write a results "
-                                "folder with records, CSV, plots and an HTML report.")
+def _experiment_arguments(p: argparse.ArgumentParser) -> None:
+    p.description = ("Run an experiment spec: expand its sweep, measure every point, write a "
+                     "results folder with records, CSV, plots and an HTML report.")
     p.add_argument("spec", nargs="?", help="experiment spec (TOML), e.g. experiments/default.toml")
     p.add_argument("--out", default="results", help="results root (default %(default)s)")
     p.add_argument("--resume", metavar="FOLDER", help="measure what an interrupted run left")
     p.add_argument("--list", action="store_true",
                    help="check the spec and list its points; run nothing (no root needed)")
     p.set_defaults(func=cmd_experiment)
-    return p
 
 
 def _is_experiment(argv: list[str]) -> bool:
+    """`mcastlab run ...` as it was spelled for an experiment (a spec, --resume, --list)."""
     if not argv or argv[0] != "run" or "--" in argv:
         return False
-    return "--resume" in argv or any(a.endswith(".toml") for a in argv[1:])
+    return ("--resume" in argv or "--list" in argv
+            or any(a.endswith(".toml") for a in argv[1:]))
+
+
+def _renamed(argv: list[str]) -> list[str]:
+    """The old `mcastlab run`, which meant two commands told apart by its arguments, still
+    works: as `experiment` or `mpirun`, with a note saying so."""
+    if not argv or argv[0] != "run":
+        return argv
+    new = "experiment" if _is_experiment(argv) else "mpirun"
+    print(f"mcastlab: note: 'mcastlab run' is now 'mcastlab {new}' (and 'mcastlab "
+          f"{'mpirun' if new == 'experiment' else 'experiment'}' for "
+          f"{'programs' if new == 'experiment' else 'experiment specs'})", file=sys.stderr)
+    return [new, *argv[1:]]
 
 
 def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
-    if _is_experiment(argv):
-        args = experiment_parser().parse_args(argv[1:])
-    else:
-        args = build_parser().parse_args(argv)
+    argv = _renamed(sys.argv[1:] if argv is None else argv)
+    args = build_parser().parse_args(argv)
     try:
         return args.func(args)
     except (McastlabError, TopologyError) as exc:
@@ -908,7 +1040,7 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("mcastlab: interrupted; everything was torn down", file=sys.stderr)
         return 130
-    except BrokenPipeError:  # e.g. `mcastlab run SPEC --list | head`
+    except BrokenPipeError:  # e.g. `mcastlab experiment SPEC --list | head`
         import os
 
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

@@ -5,7 +5,7 @@ A results folder holds spec.toml (the spec as run), config.json (spec, topology,
 point-to-point parameters, capabilities, versions), records.jsonl (one record per point,
 each with its full configuration and the versions), raw/ (what the MPI jobs wrote) and what
 testbed.report makes of them. A run that is interrupted keeps every finished point;
-``mcastlab run --resume FOLDER`` measures the rest.
+``mcastlab experiment --resume FOLDER`` measures the rest.
 
 Points that share a condition (communicator size, traffic, loss, fault, groups, injection
 interval) run in one MPI job, so its start-up is paid once; a point with a fault runs alone,
@@ -27,8 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from collectives.executor import NODE_ALGORITHMS, RANGE_ALGORITHMS
-from collectives.mcast_plans import MULTICAST_ALGORITHMS
+from collectives.algorithms import BCASTS
 from collectives.stats import summarize
 from controller.config import ControllerConfig
 
@@ -38,7 +37,7 @@ from .environment import detect
 from .errors import McastlabError, RunFailed, UsageError
 from .faults import FaultTimeline
 from .fidelity import Monitor, expected_rates, switch_side
-from .link_rate import LinkRate, in_units, resolve
+from .link_rate import LinkRate, resolve
 from .mpi import run_mpi
 from .network import Emulation
 from .periodic import Periodic
@@ -46,6 +45,7 @@ from .placement import geometry, node_params
 from .spec import NONE, ExperimentSpec, Point, check_machine, load
 from .traffic import Traffic
 from .traffic_model import destination_shares
+from .wire_units import in_units
 
 Log = Callable[[str], None]
 
@@ -106,17 +106,58 @@ def _link_rate(spec: ExperimentSpec, config: dict[str, Any] | None, log: Log) ->
 
 
 
+def _corrupt(path: Path, line: int | None, why: str) -> UsageError:
+    at = f"line {line}: " if line else ""
+    return UsageError(f"{path} is corrupt ({at}{why}); the run cannot be resumed")
+
+
+def _json_object(path: Path, text: str, line: int | None = None) -> dict[str, Any]:
+    """One JSON object of a results folder's file (`line` of a .jsonl), else UsageError."""
+    try:
+        value = json.loads(text)
+    except ValueError as exc:
+        raise _corrupt(path, line, f"not JSON: {exc}") from None
+    if not isinstance(value, dict):
+        raise _corrupt(path, line, "not a JSON object")
+    return value
+
+
+def _done_keys(records: Path) -> set[str]:
+    """The points records.jsonl holds. A corrupt line (a run killed mid-write) is refused,
+    not skipped: the next record would be appended to it, and a point silently dropped."""
+    if not records.exists():
+        return set()
+    done = set()
+    for n, line in enumerate(records.read_text().splitlines(), 1):
+        if line.strip():
+            rec = _json_object(records, line, n)
+            if not isinstance(rec.get("key"), str):
+                raise _corrupt(records, n, "a record without its point's key")
+            done.add(rec["key"])
+    return done
+
+
+def _reopen(folder: Path, spec_path: Path | None) -> tuple[ExperimentSpec, dict[str, Any],
+                                                             set[str]]:
+    """An interrupted run's spec, config and finished points, all read and checked before
+    anything is measured."""
+    if not (folder / "spec.toml").is_file() or not (folder / "config.json").is_file():
+        raise UsageError(f"{folder} is not a results folder of `mcastlab experiment` "
+                         "(no spec.toml and config.json)")
+    spec = load(folder / "spec.toml")
+    if spec_path is not None and load(spec_path).raw != spec.raw:
+        raise UsageError(f"{spec_path} differs from the spec {folder} was started with")
+    config_file = folder / "config.json"
+    config = _json_object(config_file, config_file.read_text())
+    return spec, config, _done_keys(folder / "records.jsonl")
+
+
 def prepare(spec_path: Path | None, resume: Path | None, out_root: Path,
             log: Log) -> Run:
     """Check the spec and the machine, then make (or reopen) the results folder."""
+    done: set[str] = set()
     if resume is not None:
-        if not (resume / "spec.toml").is_file() or not (resume / "config.json").is_file():
-            raise UsageError(f"{resume} is not a results folder of `mcastlab run` "
-                             "(no spec.toml and config.json)")
-        spec = load(resume / "spec.toml")
-        if spec_path is not None and load(spec_path).raw != spec.raw:
-            raise UsageError(f"{spec_path} differs from the spec {resume} was started with")
-        config = json.loads((resume / "config.json").read_text())
+        spec, config, done = _reopen(resume, spec_path)
         out = resume.resolve()  # the MPI jobs write into it from other directories
     else:
         if spec_path is None:
@@ -137,7 +178,7 @@ def prepare(spec_path: Path | None, resume: Path | None, out_root: Path,
                   "link_rate": rate.to_dict(),
                   "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "finished": None}
     run = Run(spec, out, config, log)
-    run.done = {r["key"] for r in results.read_jsonl(run.records_file)}
+    run.done = done
     (out / "raw").mkdir(exist_ok=True)
     run.save_config()
     return run
@@ -239,7 +280,7 @@ def _jobs(run: Run, batch: list[Point], groups: list[list[str]], ticker: _Ticker
     errors: list[str] = []
 
     def job(g: int) -> None:
-        args = ["-m", "collectives.sweep_bench", "--points", str(points_file),
+        args = ["-m", "collectives.programs.sweep_bench", "--points", str(points_file),
                 "--out", str(outs[g]), "--iters", str(spec.repetitions),
                 "--warmup", str(spec.warmup), "--interval", repr(p0.interval),
                 "--heartbeat", str(beats[g]), "--label", str(g)]
@@ -247,7 +288,7 @@ def _jobs(run: Run, batch: list[Point], groups: list[list[str]], ticker: _Ticker
             args += ["--budget", repr(spec.budget)]
         if events:
             args += ["--armed", str(armed)]
-        if any(p.algorithm in NODE_ALGORITHMS for p in batch):
+        if any(BCASTS[p.algorithm].nodes for p in batch):
             args += ["--nodes", ",".join(str(run.emu.topo.host(h).node_id) for h in groups[g])]
         try:
             run_mpi(run.emu, args, hosts=groups[g], timeout=len(batch) * spec.timeout + 120,
@@ -282,7 +323,7 @@ def _job_point(run: Run, p: Point) -> dict[str, Any]:
     params = algorithm_params(p.algorithm, p.size, run.params)
     params |= geometry(run.spec.topology, p.algorithm)
     # give up (and say so) before the job stalls
-    if p.algorithm in (*MULTICAST_ALGORITHMS, *RANGE_ALGORITHMS):
+    if BCASTS[p.algorithm].family in ("multicast", "range"):
         params["timeout"] = max(1.0, run.spec.timeout / 2)
     return {"key": p.key, "algorithm": p.algorithm, "size": p.size, "params": params}
 
@@ -331,7 +372,8 @@ def _record(run: Run, p: Point, raw: list[dict[str, Any]] | None, error: str | N
 
 
 def _worst_wait(raw: list[dict[str, Any]]) -> float | None:
-    """The longest wait for a core per turn any group's ranks saw (collectives.mcast_bench)."""
+    """The longest wait for a core per turn any group's ranks saw
+    (collectives.programs.mcast_bench)."""
     waits = [w for r in raw if (w := (r.get("cpu") or {}).get("wait_per_turn_s")) is not None]
     return max(waits) if waits else None
 

@@ -1,4 +1,4 @@
-"""`mcastlab run SPEC.toml` and `mcastlab testbed`: a progress bar while the experiment runs,
+"""`mcastlab experiment SPEC.toml` and `mcastlab testbed`: a progress bar while the experiment runs,
 the report's headline at the end, and on Ctrl-C a folder that `--resume` finishes."""
 
 from __future__ import annotations
@@ -9,7 +9,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+from .errors import UsageError
 from .experiment import Log, execute, point_config, prepare
+from .outputs import output_dir
 from .results import size_text
 from .spec import load
 
@@ -45,10 +47,12 @@ def run_spec(args: argparse.Namespace, log: Log) -> int:
 
     if args.list:
         if not args.spec:
-            raise SystemExit("mcastlab run --list needs a spec file")
+            raise UsageError("--list lists a spec's points: mcastlab experiment SPEC.toml --list")
         return list_points(args.spec)
+    # a new run's results root is checked before the network (or a calibration) comes up
+    out_root = Path(args.out) if args.resume else output_dir("--out", args.out)
     run = prepare(Path(args.spec) if args.spec else None,
-                  Path(args.resume) if args.resume else None, Path(args.out), log)
+                  Path(args.resume) if args.resume else None, out_root, log)
     log(f"{run.spec.name}: {len(run.spec.points())} points "
         f"({len(run.done)} already done), results in {run.out}")
     interrupted = False
@@ -65,6 +69,6 @@ def run_spec(args: argparse.Namespace, log: Log) -> int:
     print(headline)
     if interrupted:
         print(f"interrupted: {len(run.done)} of {len(run.spec.points())} points measured; "
-              f"finish with: mcastlab run --resume {run.out}", file=sys.stderr)
+              f"finish with: mcastlab experiment --resume {run.out}", file=sys.stderr)
         return 130
     return 0

@@ -17,10 +17,10 @@ from typing import Any
 
 from collectives.timing import busy_fraction, cpu_jiffies
 
-from .link_rate import frame_time_s
 from .network import host_links
 from .periodic import Periodic
 from .priority import switch_pid, threads
+from .wire_units import frame_time_s
 
 SWITCH_WAIT_LIMIT = 0.75  # the switch waited for a core this share of the time it had work
 MAX_LINK_FLAGS = 3  # more short links than this are flagged as one

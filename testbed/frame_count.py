@@ -1,9 +1,9 @@
 """Frames on the wire during marked stretches of an MPI job, from the switches' port counters.
 
-The job (collectives.mcast_bench --mark-dir) writes a mark file and waits; a thread here
+The job (collectives.programs.mcast_bench --mark-dir) writes a mark file and waits; a thread here
 reads the controller's live port counters, records them under the mark's name and answers
 with <name>.ok. Frames "sent" are packets the switches received on host ports (what hosts
-put on their links: seed 004 counts these), frames "delivered" are packets the switches sent
+put on their links: Chen2000 counts these), frames "delivered" are packets the switches sent
 out of host ports."""
 
 from __future__ import annotations

@@ -7,14 +7,12 @@ never above the nominal one. Links between switches keep their ratio to host lin
 given as a number runs as given; topology files keep their own rates.
 
 Every result carries a LinkRate: the nominal and the chosen rate, and the dilation
-(nominal over chosen: how much slower than the nominal network this one runs). Times
-read as multiples of M/B (the message's own time on one link) and of the frame time
-travel between machines and rates where milliseconds do not.
+(nominal over chosen: how much slower than the nominal network this one runs); its times
+also in units that travel between machines and rates (testbed.wire_units).
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -26,7 +24,6 @@ from .errors import UsageError
 
 AUTO = "auto"
 NOMINAL_MBIT = 100.0
-FRAME_BYTES = 1538  # a full Ethernet frame on the wire: 1500 + header, FCS, preamble, gap
 
 Progress = Callable[[str], None]
 
@@ -108,29 +105,3 @@ def resolve(text: str, progress: Progress, *, ports: str | None = None,
     chosen = LinkRate(NOMINAL_MBIT, mbit, True, source)
     progress(f"link rate: {chosen.text()}")
     return topo.scaled(mbit / NOMINAL_MBIT), chosen
-
-
-# ---- units that travel -------------------------------------------------------------------
-def wire_time_s(nbytes: int, mbit: float | None) -> float | None:
-    """M/B: the message's bytes on one link at `mbit` (None on unlimited links)."""
-    if mbit is None or mbit <= 0 or nbytes <= 0:
-        return None
-    return nbytes * 8 / (mbit * 1e6)
-
-
-def frame_time_s(mbit: float | None) -> float | None:
-    """One full Ethernet frame on a link at `mbit`."""
-    if mbit is None or mbit <= 0:
-        return None
-    return FRAME_BYTES * 8 / (mbit * 1e6)
-
-
-def in_units(seconds: float | None, nbytes: int, mbit: float | None) -> dict[str, float | None]:
-    """A time as multiples of M/B and of the frame time (None where undefined)."""
-    def ratio(unit: float | None) -> float | None:
-        if seconds is None or unit is None or not math.isfinite(seconds):
-            return None
-        return seconds / unit
-
-    return {"per_wire_time": ratio(wire_time_s(nbytes, mbit)),
-            "per_frame_time": ratio(frame_time_s(mbit))}

@@ -52,7 +52,7 @@ def _exit_code(job_dir: Path, rank: int) -> int | None:
 def run_mpi(emu: Any, argv: list[str], *, hosts: list[str] | None = None, np: int | None = None,
             ppn: int = 1, timeout: float = 120.0, env: dict[str, str] | None = None,
             check: bool = True, stall: tuple[Path, float] | None = None) -> MpiResult:
-    """Run `argv` (e.g. ``["-m", "collectives.pingpong"]``, given to the venv's python) on
+    """Run `argv` (e.g. ``["-m", "collectives.programs.pingpong"]``, given to the venv's python) on
     `np` ranks, `ppn` per host, over `hosts` (names or node ids; default all). Ranks run
     under ``python -m mpi4py``, so an uncaught exception aborts the job at once instead of
     leaving the rank stuck in MPI_Finalize. `stall` = (file, seconds): the job also ends
@@ -78,7 +78,7 @@ def run_mpi(emu: Any, argv: list[str], *, hosts: list[str] | None = None, np: in
            "-errfile-pattern", str(job_dir / "rank-%r.err"),
            "sh", "-c", _RANK_WRAPPER, "sh", sys.executable, "-m", "mpi4py", *argv]
     rate = emu.topo.host_rate()
-    if rate is not None:  # multicast senders pace to it (collectives.mcast_bcast.default_rate)
+    if rate is not None:  # multicast senders pace to it (collectives.ipmc.bcast.default_rate)
         env = {"MCASTLAB_LINK_MBIT": f"{rate:g}", **(env or {})}
     job_env = dict(os.environ, MCASTLAB_HOSTMAP=str(hostmap), MCASTLAB_JOB_DIR=str(job_dir),
                    MCASTLAB_ROOT_PID=str(os.getpid()),
@@ -130,7 +130,7 @@ def run_mpi(emu: Any, argv: list[str], *, hosts: list[str] | None = None, np: in
             if raised:
                 who = f"rank {raised[0]} ({names[raised[0] // ppn]}) raised an exception"
                 detail = _tail(res.rank_output[raised[0]])
-                # what the other ranks said they were stuck on (collectives.mcast_wait.Clock)
+                # what the other ranks said they were stuck on (collectives.ipmc.wait.Clock)
                 stuck = [ln for r in range(np) if r != raised[0]
                          for ln in res.rank_output.get(r, "").splitlines()
                          if "still waiting" in ln]

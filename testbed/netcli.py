@@ -20,7 +20,7 @@ from .group_probe import Member, send_counted
 from .network import HOST_PORT, Emulation, intf_name
 from .shell import stop_processes
 
-BCAST_ITERS = 5  # measured broadcasts per `bcast` (after mcast_bench's warm-up)
+BCAST_ITERS = 5  # measured broadcasts per `bcast` (after programs.mcast_bench's warm-up)
 BCAST_TIMEOUT = 300.0
 BCAST_WAIT = "sleep"  # ranks nap while they wait: a lab's 4 to 8 ranks share 2 cores
 
@@ -203,15 +203,15 @@ class McastCLI(CLI):
         until its broadcast returned, t_mcast (the last return) and the model's prediction.
         The model's t_hold/t_end are measured once per size in a session (a few seconds).
         Ranks nap while they wait (MCASTLAB_WAIT=sleep), as the labs measure."""
-        from collectives.executor import BCAST_ALGORITHMS
+        from collectives.algorithms import BCASTS
 
         from .bcast_experiment import model_params, run_bcast
 
         args = self._args(line, "bcast ALGO SIZE [N | HOST ...]", 2, 10_000)
         algo = args[0]
-        if algo not in BCAST_ALGORITHMS:
+        if algo not in BCASTS:
             raise UsageError(f"unknown algorithm {algo!r}; choose from "
-                             f"{', '.join(BCAST_ALGORITHMS)}")
+                             f"{', '.join(BCASTS)}")
         size = _count(args[1], "SIZE", 0, 1 << 30)
         total = len(self.emu.topo.hosts)
         hosts: int | list[str] = total

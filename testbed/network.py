@@ -128,7 +128,7 @@ class Emulation:
         """`ovs_snooping`: no controller at all; standalone OVS bridges doing their own
         MAC learning and IGMP snooping (the anchor the benchmarks compare the controller
         with). `ovs_flooding`: standalone bridges without snooping, which flood every
-        multicast frame to every port as a hub would (seed 004's hub). Loop-free topologies
+        multicast frame to every port as a hub would (Chen2000's hub). Loop-free topologies
         only, as standalone bridges flood. `ports`: the switch ports facing hosts, one of
         PORT_TYPES (default: $MCASTLAB_PORTS, else auto: AF_XDP where the machine has it;
         links between switches keep default ports, as nothing could shape them else).

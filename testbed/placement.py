@@ -1,7 +1,7 @@
 """Where the ranks sit: what the network-aware algorithms are told about the topology.
 
-OPT-Mesh, U-Mesh, U-Torus and OPT-Min (seed 000 ch. 5) place their trees in the order of the
-network's routing, the range tree (seed 001) follows the fat tree's node numbering; all of
+OPT-Mesh, U-Mesh, U-Torus and OPT-Min (Nupairoj1998 ch. 5) place their trees in the order of the
+network's routing, the range tree (Coll2003) follows the fat tree's node numbering; all of
 them need the node of every rank (`nodes=`) and the network's shape (`mesh=`, `torus=`,
 `bmin=` or `fattree=`), taken here from the emulated topology.
 """
@@ -13,27 +13,26 @@ import itertools
 from collections.abc import Sequence
 from typing import Any
 
-from collectives import contention_schedules as cs
-from collectives.executor import NODE_ALGORITHMS, RANGE_ALGORITHMS
+from collectives.algorithms import BCASTS
+from collectives.contention import schedules as cs
 from topologies.model import Topology
 
 from .errors import RunFailed
 
-_GRID = {"opt-mesh": "mesh", "u-mesh": "mesh", "u-torus": "torus", "opt-min": "bmin"}
 _RANGE_SHAPES = ("fattree", "bmin", "star")
 
 
 def geometry(topo: Topology, algorithm: str) -> dict[str, Any]:
     """The shape parameter `algorithm` needs on `topo` ({} for the others), or RunFailed."""
-    if algorithm in RANGE_ALGORITHMS:
+    kind = BCASTS[algorithm].geometry if algorithm in BCASTS else ""
+    if kind == "fattree":
         n = len(topo.hosts)
         arity = {"fattree": topo.params.get("k"), "bmin": 2, "star": n}.get(topo.shape)
         if arity is None:
             raise RunFailed(f"{algorithm} runs on a fat tree, BMIN or star (its ranges follow "
                             f"the k-ary n-tree's node numbering), not on a {topo.shape}")
         return {"fattree": [arity, n]}
-    kind = _GRID.get(algorithm)
-    if kind is None:
+    if not kind:
         return {}
     if topo.shape != kind:
         raise RunFailed(f"{algorithm} runs on a {kind} (its tree follows the {kind}'s "
@@ -45,7 +44,7 @@ def geometry(topo: Topology, algorithm: str) -> dict[str, Any]:
 
 def node_params(topo: Topology, algorithm: str, hosts: Sequence[str]) -> dict[str, Any]:
     """geometry() plus nodes= for ranks on `hosts` (in rank order); {} for other algorithms."""
-    if algorithm not in NODE_ALGORITHMS:
+    if algorithm not in BCASTS or not BCASTS[algorithm].nodes:
         return {}
     return {**geometry(topo, algorithm), "nodes": [topo.host(h).node_id for h in hosts]}
 

@@ -28,7 +28,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from collectives.executor import BCAST_ALGORITHMS, WAIT_MODES
+from collectives.algorithms import BCASTS
+from collectives.executor import WAIT_MODES
 from collectives.waiting import DEFAULT as DEFAULT_WAIT
 from topologies import Host, Topology, TopologyError, parse_spec
 
@@ -138,8 +139,7 @@ class ExperimentSpec:
     @property
     def needs_params(self) -> bool:
         """OPT-Tree, DYN-Tree, OPT-Mesh and OPT-Min are built from measured t_hold/t_end."""
-        return any(a in ("opt-tree", "dyn-tree", "opt-mesh", "opt-min")
-                   for a in self.algorithms)
+        return any(BCASTS[a].timing for a in self.algorithms)
 
     def pool(self) -> list[Host]:
         """The hosts that broadcasts are formed from, in order: all but the excluded nodes,
@@ -208,9 +208,9 @@ def from_dict(raw: dict[str, Any], path: Path | None = None) -> ExperimentSpec:
         raise SpecError("network.exclude: every host is excluded")
     spec.algorithms = tuple(_str_list(sweep, "algorithms", None, "sweep."))
     for i, alg in enumerate(spec.algorithms):
-        if alg not in BCAST_ALGORITHMS:
+        if alg not in BCASTS:
             raise SpecError(f"sweep.algorithms[{i}]: unknown algorithm '{alg}' "
-                            f"(one of {', '.join(BCAST_ALGORITHMS)})")
+                            f"(one of {', '.join(BCASTS)})")
         try:
             geometry(topo, alg)
         except RunFailed as e:

@@ -12,7 +12,7 @@ import socket
 import sys
 import time
 
-from collectives import datagram as dg
+from collectives.ipmc import datagram as dg
 
 
 def main() -> int:

@@ -1,4 +1,4 @@
-"""Lab 6: hardware multicast with holes (seed 001). The contiguous-mode controller serves a
+"""Lab 6: hardware multicast with holes (Coll2003). The contiguous-mode controller serves a
 multicast only to a gap-free range of nodes without a failed one; a broadcast around failed
 nodes becomes a short tree of range multicasts (greedy and optimal, Algorithms 1 and 2)."""
 
@@ -7,15 +7,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from collectives.kary_tree import KaryNTree
-from collectives.range_trees import greedy_steps, optimal_steps
+from collectives.range_trees.kary_tree import KaryNTree
+from collectives.range_trees.trees import greedy_steps, optimal_steps
 from controller.config import ControllerConfig
 from controller.ranges import range_group
 
 from ..bcast_experiment import run_bcast
 from ..group_probe import Member, send_counted
-from . import Lab
 from .answers import Question
+from .lab import Lab
 
 K, N, NODES = 2, 3, 8
 FAILED = (3, 5)
@@ -77,4 +77,4 @@ def measure(emu: Any, progress: Callable[[str], None]) -> dict[str, Any]:
 
 LAB = Lab(6, "Hardware multicast with holes", "06-multicast-with-holes.md",
           f"fattree:k={K},n={N},bw=10", QUESTIONS, measure,
-          ControllerConfig(mode="contiguous"), seed="seed 001 (Coll et al.)")
+          ControllerConfig(mode="contiguous"), paper="Coll2003")

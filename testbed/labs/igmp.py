@@ -12,8 +12,8 @@ from controller.membership import IgmpTimers
 from ..controller_proc import api_get
 from ..errors import McastlabError
 from ..group_probe import Member, send_counted
-from . import Lab
 from .answers import Question
+from .lab import Lab
 
 GROUP = "239.1.1.1"
 SENT = 5
@@ -93,5 +93,5 @@ def measure(emu: Any, progress: Callable[[str], None]) -> dict[str, Any]:
 
 
 LAB = Lab(1, "IGMP snooping", "01-igmp-snooping.md", "star:hosts=4", QUESTIONS, measure,
-          ControllerConfig(timers=TIMERS), seed="RFC 3376 / seed 004 (IP multicast on "
+          ControllerConfig(timers=TIMERS), paper="RFC 3376 / Chen2000 (IP multicast on "
           "switched Ethernet)")

@@ -1,5 +1,5 @@
 """Lab 2: measuring a network. Ping, PingPong and the dummy loop give t_hold, t_end and
-their split (seed 000, chapter 2); the naive back-to-back broadcast benchmark against the
+their split (Nupairoj1998, chapter 2); the naive back-to-back broadcast benchmark against the
 honest one (section 3.3)."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from typing import Any
 
 from ..bcast_experiment import measure_params
 from ..mpi import run_mpi
-from . import Lab
 from .answers import SMALL_TIME_TOL_US, Question
+from .lab import Lab
 
 SMALL, LARGE = 1024, 65536
 NAIVE_ALGORITHM = "chain"
@@ -31,7 +31,7 @@ QUESTIONS = (
              factor=2.5, abs_tol=SMALL_TIME_TOL_US),
     Question("t_hold_us.large", f"t_hold of a {LARGE} B message, us", factor=1.5),
     Question("t_end_us.large", f"t_end of a {LARGE} B message, us", factor=1.5),
-    Question("t_send_us.large", f"t_send of a {LARGE} B message (the seed takes t_send = "
+    Question("t_send_us.large", f"t_send of a {LARGE} B message (the paper takes t_send = "
              "t_hold), us", factor=1.5),
     Question("t_net_us.large", f"t_net of a {LARGE} B message (dummy loop), us", factor=3.0,
              abs_tol=1500),
@@ -50,7 +50,7 @@ def measure(emu: Any, progress: Callable[[str], None]) -> dict[str, Any]:
     i, j = p["sizes"].index(SMALL), p["sizes"].index(LARGE)
     split = {r["m"]: r for r in p["system"]}.get(LARGE, {})  # missing if the knee was not found
     progress(f"lab 2: naive and honest {NAIVE_ALGORITHM} broadcast of {LARGE} B")
-    res = run_mpi(emu, ["-m", "collectives.naive_bench", "--algorithm", NAIVE_ALGORITHM,
+    res = run_mpi(emu, ["-m", "collectives.programs.naive_bench", "--algorithm", NAIVE_ALGORITHM,
                         "--size", str(LARGE)],
                   timeout=300)
     nb = json.loads(res.rank_output[0].strip().splitlines()[-1])
@@ -68,4 +68,4 @@ def measure(emu: Any, progress: Callable[[str], None]) -> dict[str, Any]:
 
 
 LAB = Lab(2, "Measuring a network", "02-measuring.md", "star:hosts=4,bw=100", QUESTIONS,
-          measure, seed="seed 000 (Nupairoj 1998), chapters 2 and 3")
+          measure, paper="Nupairoj1998, chapters 2 and 3")

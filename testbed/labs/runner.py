@@ -11,8 +11,9 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import UsageError
-from . import Lab, labs
+from . import labs
 from .answers import Verdict, check, load_answers, to_toml
+from .lab import Lab
 
 WRONG = 5  # exit code of a check with a wrong, missing or unknown answer
 

@@ -1,4 +1,4 @@
-"""Lab 5: traffic (seed 000, chapter 6). A broadcast among four hosts while every host of
+"""Lab 5: traffic (Nupairoj1998, chapter 6). A broadcast among four hosts while every host of
 the network also sends uniform background traffic, or hot-spot traffic aimed at one member
 of the broadcast; the dynamic tree (DYN-Tree) against the static OPT-Tree there."""
 
@@ -10,8 +10,8 @@ from typing import Any
 from ..bcast_experiment import measure_params, run_bcast
 from ..traffic import Traffic
 from ..traffic_model import TrafficSpec
-from . import Lab
 from .answers import Question
+from .lab import Lab
 
 HOSTS, SIZE = 4, 65536
 MEMBERS = [f"h{i}" for i in range(HOSTS)]
@@ -54,4 +54,4 @@ def measure(emu: Any, progress: Callable[[str], None]) -> dict[str, Any]:
 
 
 LAB = Lab(5, "Traffic", "05-traffic.md", "star:hosts=6,bw=10", QUESTIONS, measure,
-          seed="seed 000 (Nupairoj 1998), chapter 6")
+          paper="Nupairoj1998, chapter 6")

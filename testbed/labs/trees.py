@@ -1,4 +1,4 @@
-"""Lab 3: broadcast trees (seed 000, chapters 3 and 4). Predict sequential, binomial, chain
+"""Lab 3: broadcast trees (Nupairoj1998, chapters 3 and 4). Predict sequential, binomial, chain
 and OPT-Tree with the t_hold/t_end model, then measure them: with t_hold much smaller than
 t_end (small messages) a flat tree wins; where the wire dominates (t_hold ~ t_end) the
 binomial tree does."""
@@ -9,8 +9,8 @@ from collections.abc import Callable
 from typing import Any
 
 from ..bcast_experiment import measure_params, prediction, run_bcast
-from . import Lab
 from .answers import SMALL_TIME_TOL_US, Question, is_number
+from .lab import Lab
 
 HOSTS = 4
 SMALL, LARGE = 1, 65536
@@ -84,4 +84,4 @@ def measure(emu: Any, progress: Callable[[str], None]) -> dict[str, Any]:
 
 
 LAB = Lab(3, "Broadcast trees", "03-broadcast-trees.md", f"star:hosts={HOSTS},bw={BW}",
-          QUESTIONS, measure, seed="seed 000 (Nupairoj 1998), chapters 3 and 4")
+          QUESTIONS, measure, paper="Nupairoj1998, chapters 3 and 4")

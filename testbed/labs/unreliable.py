@@ -1,6 +1,6 @@
 """Lab 4: multicast is unreliable. Frames on the wire for a tree against IP multicast with
-scouts (seed 004) and with NACKs; under loss, the repairs of the two-stage broadcast (seed
-002) and of the NACK broadcast."""
+scouts (Chen2000) and with NACKs; under loss, the repairs of the two-stage broadcast
+(Siebert2006) and of the NACK broadcast."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from collections.abc import Callable
 from typing import Any
 
 from ..bcast_experiment import run_bcast
-from . import Lab
 from .answers import Question
+from .lab import Lab
 
 HOSTS = 4
 SIZE, LOSSY_SIZE, LOSS = 8192, 65536, 0.05
@@ -51,4 +51,4 @@ def measure(emu: Any, progress: Callable[[str], None]) -> dict[str, Any]:
 
 LAB = Lab(4, "Multicast is unreliable", "04-multicast-unreliable.md",
           f"star:hosts={HOSTS},bw=100", QUESTIONS, measure,
-          seed="seeds 004 (Chen, Carrasco, Apon 2000) and 002 (Siebert 2006)")
+          paper="Chen2000 and Siebert2006")

@@ -1,13 +1,13 @@
-"""What a run shows of the seeds' claims, in a sentence each, from unflagged points only:
-how a broadcast's time grows with the number of hosts (seed 002: IP multicast stays flat)
-and from how many hosts a multicast broadcast beats every point-to-point one (seed 004's
+"""What a run shows of the papers' claims, in a sentence each, from unflagged points only:
+how a broadcast's time grows with the number of hosts (Siebert2006: IP multicast stays flat)
+and from how many hosts a multicast broadcast beats every point-to-point one (Chen2000's
 crossover). A flagged point is no result: a finding that would need one is not made."""
 
 from __future__ import annotations
 
 from collections import defaultdict
 
-from collectives.mcast_plans import MULTICAST_ALGORITHMS
+from collectives.algorithms import names
 
 from .points import (
     Point,
@@ -20,6 +20,7 @@ from .points import (
     without,
 )
 
+MULTICAST = names("multicast")
 FLAT = 1.25  # T(most hosts) / T(fewest) at most this: "flat"
 
 
@@ -44,7 +45,7 @@ def growth(points: list[Point]) -> list[str]:
     lines = []
     for (alg, size, _cond), per in sorted(_by_hosts(points).items(),
                                           key=lambda kv: (kv[0][1] or 0,
-                                                          kv[0][0] not in MULTICAST_ALGORITHMS,
+                                                          kv[0][0] not in MULTICAST,
                                                           kv[0][0])):
         if len(per) < 2:
             continue
@@ -74,9 +75,9 @@ def crossover(points: list[Point]) -> list[str]:
         wins = []
         for h in hosts:
             m = min(((per[h].median_ms, a) for a, per in algs.items()
-                     if a in MULTICAST_ALGORITHMS and h in per), default=None)
+                     if a in MULTICAST and h in per), default=None)
             p = min(((per[h].median_ms, a) for a, per in algs.items()
-                     if a not in MULTICAST_ALGORITHMS and h in per), default=None)
+                     if a not in MULTICAST and h in per), default=None)
             if m and p:
                 wins.append((h, m, p))
         if not wins:

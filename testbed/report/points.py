@@ -10,12 +10,12 @@ from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from collectives.algorithms import BCASTS
+
 from ..results import size_text
 
 # every algorithm the testbed runs, in the order tables and legends list them
-ALGORITHM_ORDER = ("mpich", "sequential", "binomial", "binary", "chain", "fragmented-chain",
-                   "scatter-allgather", "opt-tree", "dyn-tree", "two-stage", "nack",
-                   "scout-linear", "scout-binary")
+ALGORITHM_ORDER = tuple(BCASTS)
 ENV_FIELDS = ("traffic", "pattern", "load", "loss", "loss_scope", "fault")
 
 Cond = tuple[tuple[str, Any], ...]  # every config field but algorithm, size and members

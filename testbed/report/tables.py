@@ -82,7 +82,7 @@ class Table:
 
 def units_note(group: list[Point]) -> str:
     """"M/B = 17.5 ms, a frame 0.41 ms at 30 Mbit/s" for one message size's points."""
-    from ..link_rate import frame_time_s, wire_time_s
+    from ..wire_units import frame_time_s, wire_time_s
 
     rates = {p.config().get("link_mbit") for p in group}
     sizes = {p.size for p in group}
@@ -231,7 +231,7 @@ FLAGGED_ADVICE = ("Flagged points are not results: the emulator did not keep up 
 def summary_text(title: str, run_dir: Path, points: list[Point], tables: list[Table],
                  counts: Counts, report: Path, unfinished: bool,
                  notes: list[str] | None = None, findings: list[str] | None = None) -> str:
-    """`notes`: lines under the title (the link rate); `findings`: the seeds' claims as
+    """`notes`: lines under the title (the link rate); `findings`: the papers' claims as
     this run shows them (testbed.report.findings)."""
     lines = [f"{title} ({run_dir.name})", *(notes or [])]
     if not points:

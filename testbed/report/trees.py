@@ -9,8 +9,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from collectives.model import MeasuredPointToPoint
-from collectives.schedules import ALGORITHMS, DEFAULT_FRAGMENT, Schedule, Send, build
+from collectives.algorithms import BCASTS
+from collectives.trees.model import MeasuredPointToPoint
+from collectives.trees.ops import Schedule, Send
+from collectives.trees.schedules import DEFAULT_FRAGMENT, build
 
 from .figures import Figure, save_png
 from .points import Point, alg_order, as_int, fmt_size, plural
@@ -85,11 +87,11 @@ def _tree(alg: str, k: int, nbytes: int,
     if alg in MULTICAST_NOTES:
         return [(0, r, "") for r in range(1, k)], True, \
             f"the root multicasts the message to all {k} ranks at once; {MULTICAST_NOTES[alg]}"
-    if alg != "dyn-tree" and alg not in ALGORITHMS:
+    if alg not in BCASTS or BCASTS[alg].family not in ("tree", "dynamic"):
         return None
     params: dict[str, Any] = {}
     note = TREE_NOTES.get(alg, "")
-    if alg in ("opt-tree", "dyn-tree"):
+    if BCASTS[alg].timing:
         params, why = _opt_params(nbytes, config)
         note = (f"OPT-Tree for {why}." if alg == "opt-tree" else
                 "DYN-Tree adapts at run time (under load each forwarding rank re-splits its "

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import json
 
-from collectives.schedules import ALGORITHMS, NATIVE
+from collectives.algorithms import names
 from testbed.mpi import run_mpi
 from testbed.network import Emulation
 from topologies import parse_spec
 
-P2P = ",".join((NATIVE, *ALGORITHMS, "dyn-tree"))  # multicast: test_mcast_collectives
+P2P = ",".join(names("mpi", "tree", "dynamic"))  # multicast: test_mcast_collectives
 
 
 def records(res) -> list[dict]:
@@ -21,9 +21,9 @@ def records(res) -> list[dict]:
 
 def test_every_algorithm_every_root_sizes_and_subsets(caps, clean_after):
     with Emulation(parse_spec("star:hosts=5,bw=1000"), caps=caps) as emu:
-        small = run_mpi(emu, ["-m", "collectives.verify", "--sizes", "0,1,1000,65539",
+        small = run_mpi(emu, ["-m", "collectives.programs.verify", "--sizes", "0,1,1000,65539",
                               "--subsets", "--algorithms", P2P], timeout=240)
-        big = run_mpi(emu, ["-m", "collectives.verify", "--sizes", str(4 << 20),
+        big = run_mpi(emu, ["-m", "collectives.programs.verify", "--sizes", str(4 << 20),
                             "--roots", "0,3", "--fragment", "65536", "--algorithms", P2P],
                       timeout=240)
     got = records(small)

@@ -72,7 +72,7 @@ def test_an_experiment_spec_runs_auto_and_records_it(cache_dir: Path, tmp_path: 
     spec.write_text('name = "auto"\nrepetitions = 2\nwarmup = 1\n[network]\n'
                     'topology = "star:hosts=3"\n[sweep]\nalgorithms = ["binomial"]\n'
                     'sizes = [1024]\n')
-    out = subprocess.run([*MCASTLAB, "run", str(spec), "--out", str(tmp_path / "res")],
+    out = subprocess.run([*MCASTLAB, "experiment", str(spec), "--out", str(tmp_path / "res")],
                          capture_output=True, text=True, timeout=600,
                          env={**os.environ, calibration.CACHE_ENV: str(cache_dir)})
     assert out.returncode == 0, out.stderr

@@ -52,8 +52,8 @@ def test_default_experiment_writes_a_results_folder(caps, clean_after, tmp_path)
 
 def test_bad_input_is_one_clear_line(caps):
     for args, needle in [(["pingpong", "--topo", "nosuch"], "unknown topology shape"),
-                         (["run", "--topo", "mesh:rows=0", "--", "-c", "1"], "rows"),
-                         (["run", "--topo", "star", "--"], "give the program")]:
+                         (["mpirun", "--topo", "mesh:rows=0", "--", "-c", "1"], "rows"),
+                         (["mpirun", "--topo", "star", "--"], "give the program")]:
         out = subprocess.run([*MCASTLAB, *args], capture_output=True, text=True, timeout=60)
         assert out.returncode == 2, (args, out.stderr)
         lines = out.stderr.strip().splitlines()
@@ -71,7 +71,7 @@ def test_delay_needs_netem(caps, clean_after):
     else:
         with pytest.raises(CapabilityError, match="no sch_netem"):
             Emulation(topo, caps=caps).__enter__()
-        out = subprocess.run([*MCASTLAB, "run", "--topo", "star:hosts=2,delay_ms=5", "--",
+        out = subprocess.run([*MCASTLAB, "mpirun", "--topo", "star:hosts=2,delay_ms=5", "--",
                               "-c", "1"], capture_output=True, text=True, timeout=60)
         assert out.returncode == 3
         assert "5 ms delay" in out.stderr and "no sch_netem" in out.stderr

@@ -1,4 +1,4 @@
-"""Contiguous mode: hardware-multicast semantics of seed 001's Quadrics network on a fat
+"""Contiguous mode: hardware-multicast semantics of Coll2003's Quadrics network on a fat
 tree. A range address reaches exactly its nodes; a gapped group, or a range holding a failed
 node, is refused: dropped, counted, visible in the state."""
 

@@ -78,7 +78,7 @@ interval = [0.0, 0.01]
 """
 
 # node 1 excluded: the group h0, h2, h3 has a gap, which one contiguous multicast cannot
-# serve; the range tree (seed 001) goes around it: range 2-3
+# serve; the range tree (Coll2003) goes around it: range 2-3
 GAP = """
 name = "gap"
 repetitions = 2
@@ -106,7 +106,7 @@ def _records(folder: Path) -> list[dict]:
 def test_small_spec_with_traffic_and_loss(caps, clean_after, tmp_path):
     spec = tmp_path / "small.toml"
     spec.write_text(SMALL)
-    out = subprocess.run([*MCASTLAB, "run", str(spec), "--out", str(tmp_path / "res")],
+    out = subprocess.run([*MCASTLAB, "experiment", str(spec), "--out", str(tmp_path / "res")],
                          capture_output=True, text=True, timeout=900)
     assert out.returncode == 0, out.stderr[-3000:]
     folder = _folder(tmp_path / "res")
@@ -156,7 +156,7 @@ def test_two_groups_injection_and_an_excluded_node(caps, clean_after, tmp_path):
     other hosts and their ranges (0-2, 3-5) are served."""
     spec = tmp_path / "groups.toml"
     spec.write_text(GROUPS)
-    out = subprocess.run([*MCASTLAB, "run", str(spec), "--out", str(tmp_path)],
+    out = subprocess.run([*MCASTLAB, "experiment", str(spec), "--out", str(tmp_path)],
                          capture_output=True, text=True, timeout=900)
     assert out.returncode == 0, out.stderr[-3000:]
     recs = {(r["config"]["algorithm"], r["config"]["groups"], r["config"]["interval_s"]): r
@@ -185,7 +185,7 @@ def test_an_excluded_node_inside_a_group_is_measured_not_a_hang(caps, clean_afte
     spec.write_text(GAP)
     t0 = time.monotonic()
     # a relative --out, as `make testbed` gives: the MPI ranks write there from elsewhere
-    out = subprocess.run([*MCASTLAB, "run", "gap.toml", "--out", "res"], cwd=tmp_path,
+    out = subprocess.run([*MCASTLAB, "experiment", "gap.toml", "--out", "res"], cwd=tmp_path,
                          capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, out.stderr[-3000:]
     recs = {r["config"]["algorithm"]: r for r in _records(_folder(tmp_path / "res"))}
@@ -203,7 +203,7 @@ def test_fault_that_never_heals_is_measured_not_a_hang(caps, clean_after, tmp_pa
     spec = tmp_path / "fault.toml"
     spec.write_text(FAULT)
     t0 = time.monotonic()
-    out = subprocess.run([*MCASTLAB, "run", str(spec), "--out", str(tmp_path)],
+    out = subprocess.run([*MCASTLAB, "experiment", str(spec), "--out", str(tmp_path)],
                          capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, out.stderr[-3000:]
     recs = {(r["config"]["algorithm"], r["config"]["fault"]): r
@@ -220,7 +220,7 @@ def test_fault_that_never_heals_is_measured_not_a_hang(caps, clean_after, tmp_pa
 def test_interrupt_and_resume(caps, clean_after, tmp_path):
     spec = tmp_path / "resumable.toml"
     spec.write_text(RESUMABLE)
-    proc = subprocess.Popen([*MCASTLAB, "run", str(spec), "--out", str(tmp_path)],
+    proc = subprocess.Popen([*MCASTLAB, "experiment", str(spec), "--out", str(tmp_path)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     records = None
     deadline = time.monotonic() + 300
@@ -240,7 +240,7 @@ def test_interrupt_and_resume(caps, clean_after, tmp_path):
     first = _records(folder)
     assert 0 < len(first) < 6
     assert json.loads((folder / "config.json").read_text())["interrupted"]
-    out = subprocess.run([*MCASTLAB, "run", "--resume", str(folder)], capture_output=True,
+    out = subprocess.run([*MCASTLAB, "experiment", "--resume", str(folder)], capture_output=True,
                          text=True, timeout=600)
     assert out.returncode == 0, out.stderr[-3000:]
     recs = _records(folder)
@@ -252,13 +252,13 @@ def test_interrupt_and_resume(caps, clean_after, tmp_path):
 def test_bad_spec_stops_before_anything_starts(caps, tmp_path):
     spec = tmp_path / "bad.toml"
     spec.write_text(SMALL.replace('"nack"]', '"nack", "telepathy"]'))
-    out = subprocess.run([*MCASTLAB, "run", str(spec), "--out", str(tmp_path / "r")],
+    out = subprocess.run([*MCASTLAB, "experiment", str(spec), "--out", str(tmp_path / "r")],
                          capture_output=True, text=True, timeout=60)
     assert out.returncode == 2
     assert out.stderr.strip().splitlines() == [
         "mcastlab: error: sweep.algorithms[2]: unknown algorithm 'telepathy' (one of "
         + out.stderr.split("(one of ", 1)[1].strip()]
     assert not (tmp_path / "r").exists()
-    listed = subprocess.run([*MCASTLAB, "run", str(tmp_path / "nope.toml"), "--list"],
+    listed = subprocess.run([*MCASTLAB, "experiment", str(tmp_path / "nope.toml"), "--list"],
                             capture_output=True, text=True, timeout=60)
     assert listed.returncode == 2 and "no spec file" in listed.stderr

@@ -12,14 +12,14 @@ import time
 
 import pytest
 
-from collectives.mcast_groups import group_dir, leases
-from collectives.mcast_plans import MULTICAST_ALGORITHMS
+from collectives.algorithms import names
+from collectives.ipmc.groups import group_dir, leases
 from testbed.errors import RunFailed
 from testbed.mpi import run_mpi
 from testbed.network import Emulation
 from topologies import parse_spec
 
-ALGOS = ",".join(MULTICAST_ALGORITHMS)
+ALGOS = ",".join(names("multicast"))
 
 
 def records(res) -> list[dict]:
@@ -28,7 +28,7 @@ def records(res) -> list[dict]:
 
 
 def verify(emu, *args: str, hosts=None, timeout=300) -> list[dict]:
-    res = run_mpi(emu, ["-m", "collectives.verify", "--algorithms", ALGOS, *args],
+    res = run_mpi(emu, ["-m", "collectives.programs.verify", "--algorithms", ALGOS, *args],
                   hosts=hosts, timeout=timeout)
     got = records(res)
     assert not [r for r in got if "error" in r], got

@@ -31,7 +31,7 @@ def test_mpi_job_on_four_hosts_of_a_mesh(caps, clean_after, tmp_path):
         assert all(lines[r][3] == "6" for r in range(4))  # allgather went through
 
         out = tmp_path / "pp.jsonl"
-        run_mpi(emu, ["-m", "collectives.pingpong", "--out", str(out), "--reps", "10",
+        run_mpi(emu, ["-m", "collectives.programs.pingpong", "--out", str(out), "--reps", "10",
                       "--bw-bytes", "200000", "--bw-reps", "2"], hosts=chosen, timeout=60)
         recs = [json.loads(ln) for ln in out.read_text().splitlines()]
         assert [r["dst_host"] for r in recs] == chosen[1:]

@@ -4,7 +4,7 @@ should hear, fragments on the root's own link), every broadcast completes, every
 bytes are right, and it takes a few group round trips, where the fixed timers it replaces
 took 100 ms at least.
 
-Datagram layout (collectives.datagram): after the 8-byte UDP header, version (1 byte), kind
+Datagram layout (collectives.ipmc.datagram): after the 8-byte UDP header, version (1 byte), kind
 (1: data, 4: end), root (2), bid (4), index (4). nft's `@th,OFFSET,LEN` reads bits from the
 transport header; `quota until N bytes` matches while fewer than N bytes passed, counting
 the packet itself, so a rule can drop a first copy and let the re-sent one through."""
@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import re
 
-from collectives.mcast_nack import DONE_COPIES
+from collectives.ipmc.nack import DONE_COPIES
 from testbed.mpi import run_mpi
 from testbed.network import Emulation
 from topologies import parse_spec
@@ -23,7 +23,7 @@ KIND = "@th,72,8"
 INDEX = "@th,128,32"
 DATA, END, REPORT = 1, 4, 5
 HEADERS = 20 + 8 + 16 + 12  # IP, UDP, our header, CRC and tag
-END_PAYLOAD = 12  # an end marker's sequence number and the root's GRTT (mcast_nack)
+END_PAYLOAD = 12  # an end marker's sequence number and the root's GRTT (ipmc.nack)
 
 
 def first(payload: int = 0) -> str:
@@ -54,7 +54,7 @@ def dropped(emu, name: str) -> int:
 
 
 def nack(emu, size: int, *extra: str, env: dict[str, str] | None = None) -> dict:
-    res = run_mpi(emu, ["-m", "collectives.verify", "--algorithms", "nack", "--sizes",
+    res = run_mpi(emu, ["-m", "collectives.programs.verify", "--algorithms", "nack", "--sizes",
                         str(size), "--roots", "0", *extra], timeout=120, env=env)
     (got,) = [json.loads(ln) for out in res.rank_output.values() for ln in out.splitlines()
               if ln.startswith("{")]

@@ -1,5 +1,5 @@
-"""Network-aware broadcasts on emulated grids through the controller's routing (seed 000 ch. 5,
-seed 003): the switches' port counters see OPT-Mesh's and OPT-Tree's messages on exactly the
+"""Network-aware broadcasts on emulated grids through the controller's routing (Nupairoj1998 ch. 5,
+Tseng2001): the switches' port counters see OPT-Mesh's and OPT-Tree's messages on exactly the
 links the topology's routes predict, with ranks placed out of order; multi-node multicast
 plans (U-torus direct, partitioned with random and balanced DDNs) deliver every source's
 bytes to its destinations on real ranks on a torus."""
@@ -39,7 +39,7 @@ def test_link_counters_match_the_routes_of_each_tree(caps, clean_after):
 
 
 def multinode(emu, *args: str) -> list[dict]:
-    res = run_mpi(emu, ["-m", "collectives.multinode_bench", "--torus", "2,4", *args],
+    res = run_mpi(emu, ["-m", "collectives.programs.multinode_bench", "--torus", "2,4", *args],
                   timeout=300)
     return [json.loads(ln) for ln in res.rank_output[0].splitlines() if ln.startswith("{")]
 

@@ -1,4 +1,4 @@
-"""Broadcast and barrier as trees of hardware range multicasts (seed 001) on real MPI ranks,
+"""Broadcast and barrier as trees of hardware range multicasts (Coll2003) on real MPI ranks,
 through the contiguous-mode controller on an emulated fat tree with a failed node: right bytes
 from every root and on subsets, barriers that never release early, repairs under loss, and a
 clear failure when a range holds a failed node."""
@@ -22,7 +22,7 @@ UP = [0, 1, 2, 4, 5, 6, 7]        # node 3 failed: the ranges must go around it
 
 
 def verify(emu, nodes: list[int], *args: str, timeout: float = 300) -> list[dict]:
-    res = run_mpi(emu, ["-m", "collectives.verify", "--algorithms", "range-tree",
+    res = run_mpi(emu, ["-m", "collectives.programs.verify", "--algorithms", "range-tree",
                         "--nodes", ",".join(map(str, nodes)), "--fattree", "4,8", *args],
                   hosts=[f"h{n}" for n in nodes], timeout=timeout)
     got = [json.loads(ln) for out in res.rank_output.values() for ln in out.splitlines()

@@ -20,7 +20,7 @@ SLEEPER = "import time; from mpi4py import MPI; MPI.COMM_WORLD.Barrier(); time.s
 
 def _start_job_and_wait(spec: str, ranks: int) -> subprocess.Popen:
     """`mcastlab run` with ranks that sleep; returns once every rank is running."""
-    proc = subprocess.Popen([*MCASTLAB, "run", "--topo", spec, "--timeout", "200", "--",
+    proc = subprocess.Popen([*MCASTLAB, "mpirun", "--topo", spec, "--timeout", "200", "--",
                              "-c", SLEEPER], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True)
     deadline = time.time() + 60

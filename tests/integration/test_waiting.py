@@ -17,7 +17,7 @@ BOUND = 0.10  # generous: the benchmark measures about 1-2 %
 
 
 def idle(emu, mode: str, ops: str) -> dict:
-    res = run_mpi(emu, ["-m", "collectives.idle_bench", "--ops", ops, "--iters", "3",
+    res = run_mpi(emu, ["-m", "collectives.programs.idle_bench", "--ops", ops, "--iters", "3",
                         "--wait", "0.5"], env={"MCASTLAB_WAIT": mode}, timeout=120)
     line = [ln for ln in res.rank_output[0].splitlines() if ln.startswith("{")][-1]
     out = json.loads(line)

@@ -1,4 +1,4 @@
-"""collectives.contention_trees / contention_schedules: OPT-Mesh, OPT-Min, U-Mesh, U-Torus
+"""collectives.contention.trees / contention.schedules: OPT-Mesh, OPT-Min, U-Mesh, U-Torus
 (Nupairoj 1998, ch. 5) against the thesis's examples, and contention-freedom on the routes
 topologies computes.
 
@@ -18,12 +18,13 @@ from collections.abc import Callable
 
 import pytest
 
-from collectives import contention_schedules as cs
-from collectives import contention_trees as ct
-from collectives.executor import BCAST_ALGORITHMS, schedule_for
-from collectives.model import PointToPoint, predict
-from collectives.opttree import opt_table
-from collectives.schedules import TOPOLOGY_ALGORITHMS, Recv, Send, build
+from collectives.algorithms import BCASTS
+from collectives.contention import schedules as cs
+from collectives.contention import trees as ct
+from collectives.trees.model import PointToPoint, predict
+from collectives.trees.opttree import opt_table
+from collectives.trees.run import schedule_for
+from collectives.trees.schedules import TOPOLOGY_ALGORITHMS, Recv, Send, build
 from topologies import Topology, bmin, mesh, torus
 
 
@@ -343,7 +344,7 @@ def test_bad_inputs(call, message) -> None:
 
 def test_names_agree_and_are_broadcast_algorithms() -> None:
     assert TOPOLOGY_ALGORITHMS == cs.ALGORITHMS
-    assert set(TOPOLOGY_ALGORITHMS) <= set(BCAST_ALGORITHMS)
+    assert set(TOPOLOGY_ALGORITHMS) <= set(BCASTS)
 
 
 GEOMETRIES = {"opt-mesh": {"mesh": (4, 5)}, "u-mesh": {"mesh": (4, 5)},

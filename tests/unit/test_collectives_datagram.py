@@ -8,9 +8,9 @@ import random
 
 import pytest
 
-from collectives import datagram as dg
-from collectives.mcast_groups import POOL, lease, leases
-from collectives.mcast_plans import fragment_count, fragment_range
+from collectives.ipmc import datagram as dg
+from collectives.ipmc.groups import POOL, lease, leases
+from collectives.ipmc.plans import fragment_count, fragment_range
 
 KEY = bytes(range(16))
 
@@ -85,7 +85,7 @@ def test_a_lease_of_a_dead_process_is_taken_over(tmp_path):
 
 
 def test_wire_bits_counts_the_whole_ethernet_frame():
-    from collectives.datagram import payload_for_mtu, wire_bits
+    from collectives.ipmc.datagram import payload_for_mtu, wire_bits
 
     # the largest payload for a 1500-byte MTU fills a 1538-byte frame slot on the wire
     assert wire_bits(payload_for_mtu(1500)) == 1538 * 8

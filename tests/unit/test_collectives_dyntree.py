@@ -1,11 +1,11 @@
-"""DYN-Tree's estimates and split against seed 000's section 6.3 and 6.4 numbers."""
+"""DYN-Tree's estimates and split against Nupairoj1998's section 6.3 and 6.4 numbers."""
 
 from __future__ import annotations
 
 import pytest
 
-from collectives.dyntree import BASELINE, SendCost, StaticParams, estimates, split
-from collectives.opttree import opt_children, opt_table, tree_latency
+from collectives.trees.dyntree import BASELINE, SendCost, StaticParams, estimates, split
+from collectives.trees.opttree import opt_children, opt_table, tree_latency
 
 M = 1024
 
@@ -75,7 +75,7 @@ def test_bad_parameters_are_refused():
 
 
 def test_static_terms_come_from_the_fitted_lines_or_from_hold_and_end():
-    from collectives.dyn_bcast import static_params
+    from collectives.trees.dyn_bcast import static_params
     from testbed.bcast_experiment import dyn_static
 
     fits = {"t_hold": {"start_s": 5e-6, "per_byte_s": 1e-9},

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from collectives.hwtree_stats import hwtree_trials
+from collectives.range_trees.trials import hwtree_trials
 from testbed.cli import main
 
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from collectives.mcast_grtt import GroupRoundTrip
+from collectives.ipmc.grtt import GroupRoundTrip
 
 
 def test_a_larger_sample_is_taken_almost_at_once():

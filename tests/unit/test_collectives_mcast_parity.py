@@ -1,4 +1,4 @@
-"""Parity repair (collectives.mcast_parity): any k of a block's fragments and symbols give the
+"""Parity repair (collectives.ipmc.parity): any k of a block's fragments and symbols give the
 block back, the last fragment's padding included; the root sends per block what the
 neediest report lacks, less the symbols already on their way."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 import random
 
-from collectives.mcast_parity import (
+from collectives.ipmc.parity import (
     BLOCK,
     PARITY_MAX,
     Decoder,

@@ -1,11 +1,11 @@
-"""Pure plans of the multicast collectives: seed 004's scout trees and counts, seed 002's
+"""Pure plans of the multicast collectives: Chen2000's scout trees and counts, Siebert2006's
 dispatch, nack's missing-fragment bitmaps."""
 
 from __future__ import annotations
 
 import pytest
 
-from collectives.mcast_plans import (
+from collectives.ipmc.plans import (
     bitmap_indexes,
     mcast_barrier_messages,
     missing_bitmap,
@@ -33,7 +33,7 @@ def test_scout_trees_span_every_rank_once(k):
 
 
 def test_binary_scout_tree_height_is_log2():
-    # seed 004: "log2 K + 1" levels; 8 -> 0 in step 1 runs beside the 3 steps among 0..7
+    # Chen2000: "log2 K + 1" levels; 8 -> 0 in step 1 runs beside the 3 steps among 0..7
     ups = parents(scout_binary_tree(9))
     assert max(_depth(ups, r) for r in range(9)) == 3
 
@@ -94,7 +94,7 @@ def test_bitmap_round_trips_every_pattern_shape(count):
 
 
 def test_multicast_pacing_follows_the_link_rate(monkeypatch):
-    from collectives.mcast_message import PACE, Options, default_rate
+    from collectives.ipmc.message import PACE, Options, default_rate
 
     monkeypatch.setenv("MCASTLAB_LINK_MBIT", "100")
     assert default_rate() == pytest.approx(PACE * 100e6)

@@ -1,12 +1,12 @@
-"""The root's pace (collectives.mcast_rate): a receiver that took the first pass in clearly
+"""The root's pace (collectives.ipmc.rate): a receiver that took the first pass in clearly
 longer than the root sent it lowers the pace at once to what it took in; random loss thins a
 pass without stretching it and does not lower the pace; a broadcast without a slow receiver
 lets the pace grow back to the link's rate."""
 
 from __future__ import annotations
 
-from collectives import datagram as dg
-from collectives.mcast_rate import (
+from collectives.ipmc import datagram as dg
+from collectives.ipmc.rate import (
     BATCH,
     FLOOR_SHARE,
     JITTER_S,

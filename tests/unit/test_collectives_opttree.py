@@ -1,4 +1,5 @@
-"""collectives.opttree: OPT-Tree (Nupairoj 1998, ch. 4) against the thesis's tables and brute force.
+"""collectives.trees.opttree: OPT-Tree (Nupairoj 1998, ch. 4) against the thesis's tables and
+brute force.
 
 Reference numbers are copied from the dissertation: Table 4.3 (k=9, t_hold=20, t_end=55),
 Table 4.4 (3 ports, k=12, t_int=10, t_hold=22, t_end=55) and the chapter 3 toy example.
@@ -13,7 +14,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from collectives.opttree import (
+from collectives.trees.opttree import (
     MultiPortTable,
     OptTable,
     alpha_max,

@@ -1,8 +1,9 @@
-"""collectives.pingpong: only its command line; measuring needs mpiexec and several ranks."""
+"""collectives.programs.pingpong: only its command line; measuring needs mpiexec and several
+ranks."""
 
 import pytest
 
-from collectives import pingpong
+from collectives.programs import pingpong
 
 
 def test_help_lists_the_options(capsys: pytest.CaptureFixture[str]) -> None:
@@ -10,7 +11,7 @@ def test_help_lists_the_options(capsys: pytest.CaptureFixture[str]) -> None:
         pingpong.main(["--help"])
     assert exc.value.code == 0
     out = capsys.readouterr().out
-    assert out.startswith("usage: collectives.pingpong")
+    assert out.startswith("usage: collectives.programs.pingpong")
     for option in ("--out", "--lat-bytes", "--bw-bytes", "--reps", "--bw-reps", "--warmup"):
         assert option in out
 
@@ -23,4 +24,4 @@ def test_bad_arguments_exit_2_before_mpi_starts(
         pingpong.main(argv)
     assert exc.value.code == 2
     err = capsys.readouterr().err
-    assert "collectives.pingpong: error:" in err
+    assert "collectives.programs.pingpong: error:" in err

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from collectives.kary_tree import KaryNTree
-from collectives.range_bcast import _neighbours
-from collectives.range_channel import TreeUse, range_address, tree_layout
-from collectives.range_trees import greedy_tree
+from collectives.range_trees.bcast import _neighbours
+from collectives.range_trees.channel import TreeUse, range_address, tree_layout
+from collectives.range_trees.kary_tree import KaryNTree
+from collectives.range_trees.trees import greedy_tree
 from controller.ranges import range_group
 
 

@@ -14,11 +14,10 @@ import random
 
 import pytest
 
-from collectives.hwtree_stats import check_config, hwtree_trials, random_problem
-from collectives.kary_tree import KaryNTree
-from collectives.range_bounds import depth_lower_bound, pieces_lower_bound
-from collectives.range_final_step import Budget, final_step, relaxation_rules_out, search
-from collectives.range_overlap import (
+from collectives.range_trees.bounds import depth_lower_bound, pieces_lower_bound
+from collectives.range_trees.final_step import Budget, final_step, relaxation_rules_out, search
+from collectives.range_trees.kary_tree import KaryNTree
+from collectives.range_trees.overlap import (
     backward_overlap_level,
     capabilities,
     differences,
@@ -28,8 +27,8 @@ from collectives.range_overlap import (
     resolve_backward,
     split_down,
 )
-from collectives.range_schedule import Multicast, RangeTree, tree_problems
-from collectives.range_trees import (
+from collectives.range_trees.schedule import Multicast, RangeTree, tree_problems
+from collectives.range_trees.trees import (
     after_step,
     destination_groups,
     greedy_steps,
@@ -38,6 +37,7 @@ from collectives.range_trees import (
     optimal_tree,
     pending_groups,
 )
+from collectives.range_trees.trials import check_config, hwtree_trials, random_problem
 
 Q16 = KaryNTree.for_nodes(16)
 FIG4 = (8, [0, *range(2, 6), *range(7, 16)])  # source 8; nodes 1 and 6 absent

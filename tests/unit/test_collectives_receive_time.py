@@ -1,12 +1,12 @@
 """A datagram's receive time comes from the kernel (SO_TIMESTAMPNS), not from when a rank
-read it: a receiver that waited for a core is not taken for a slow one (mcast_rate)."""
+read it: a receiver that waited for a core is not taken for a slow one (ipmc.rate)."""
 
 from __future__ import annotations
 
 import socket
 import time
 
-from collectives.mcast_channel import SO_TIMESTAMPNS, STAMP_SPACE, receive_time
+from collectives.ipmc.channel import SO_TIMESTAMPNS, STAMP_SPACE, receive_time
 
 
 def test_the_receive_time_is_when_the_datagram_came_not_when_it_was_read() -> None:

@@ -1,5 +1,5 @@
 """Schedules deliver every byte to every rank causally, for any root and size; the model
-reproduces the seeds' formulas and toy examples."""
+reproduces the papers' formulas and toy examples."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import math
 
 import pytest
 
-from collectives.model import LogGP, PointToPoint, completion_times, loggp_max, predict
-from collectives.schedules import ALGORITHMS, Recv, Send, SendRecv, binomial_tree, build
+from collectives.trees.model import LogGP, PointToPoint, completion_times, loggp_max, predict
+from collectives.trees.schedules import ALGORITHMS, Recv, Send, SendRecv, binomial_tree, build
 
 PARAMS = {"t_hold": 20.0, "t_end": 55.0, "fragment": 7}
 

@@ -1,7 +1,7 @@
-"""Seed 003: network partitioning (DDN/DCN) for multi-node multicast on a torus, the U-torus
+"""Tseng2001: network partitioning (DDN/DCN) for multi-node multicast on a torus, the U-torus
 baseline, hot-spot destination sets and the contention step model. All pure.
 
-Numbers from seed 003 (copied here, never read from the notes): 16x16 torus, dilation h = 2
+Numbers from Tseng2001 (copied here, never read from the notes): 16x16 torus, dilation h = 2
 or 4, Fig. 1 "four dilated-4 subnetworks, each as an undirected 4x4 torus, in a 16x16
 torus", T_s = 30 or 300 us, T_c = 1 us per flit, |M_i| = 32 to 1024 flits, as many sources as
 destinations per set (16 to 240; Figs. 2-4 use 80), hot-spot factor p = 25, 50, 80, 100 %.
@@ -17,9 +17,9 @@ from collections import Counter
 import networkx as nx
 import pytest
 
-from collectives.hotspot_sets import HOT_SPOT_FACTORS, hot_set, hotspot_multicasts
-from collectives.multinode_model import link_totals, plan_cost, step_link_loads
-from collectives.multinode_plans import (
+from collectives.partitioning.hotspot_sets import HOT_SPOT_FACTORS, hot_set, hotspot_multicasts
+from collectives.partitioning.model import link_totals, plan_cost, step_link_loads
+from collectives.partitioning.plans import (
     MultinodePlan,
     Transfer,
     choose_ddns,
@@ -29,7 +29,7 @@ from collectives.multinode_plans import (
     u_mesh,
     u_torus,
 )
-from collectives.torus_partition import Partition, Torus
+from collectives.partitioning.torus import Partition, Torus
 from topologies import torus as torus_topology
 
 SIDE, T_S, T_S_SMALL, T_C = 16, 300.0, 30.0, 1.0
@@ -351,7 +351,7 @@ def test_model_counts_sends_sharing_a_link_in_a_step():
     assert sum(link_totals(plan).values()) == 4
 
 
-# ---- seed 003's claims at model level (16x16, 80 sources of 80 destinations) -------------------
+# ---- Tseng2001's claims at model level (16x16, 80 sources of 80 destinations) -------------------
 SCHEMES = [("u-torus", None, None)] + [(f"{h}{c[0].upper()}", h, c) for h in (2, 4)
                                        for c in ("random", "balanced")]
 
@@ -388,7 +388,7 @@ def test_partitioning_beats_u_torus_for_large_messages(costs):
 
 
 def test_model_disagrees_for_small_messages_partitioning_needs_more_one_port_steps(costs):
-    """Not seed 003's claim: in this model each DDN node relays phases 2 and 3 for all the
+    """Not Tseng2001's claim: in this model each DDN node relays phases 2 and 3 for all the
     multicasts of its DDN, so partitioned plans take more steps; with T_s = 300 us and 32
     flits (startup-bound) U-torus is faster at p = 100 %, and h = 4 there even at 1024."""
     for (name, p), cost in costs.items():
@@ -403,7 +403,7 @@ def test_model_disagrees_for_small_messages_partitioning_needs_more_one_port_ste
 
 
 def test_a_smaller_startup_raises_the_gain_for_small_messages(costs):
-    """With T_s = 30 us (seed 003's other value) instead of 300 us, the fewer link
+    """With T_s = 30 us (Tseng2001's other value) instead of 300 us, the fewer link
     crossings count for more: every partitioned scheme gains at 32 flits."""
     for (name, p), cost in costs.items():
         if name != "u-torus":

@@ -110,7 +110,7 @@ def test_topo_bad_file_content(tmp_path: Path, capsys: pytest.CaptureFixture[str
 
 
 # ---- argument errors (argparse) ---------------------------------------------------------
-@pytest.mark.parametrize("argv", [[], ["topo"], ["nosuchcommand"], ["run", "--np", "many"],
+@pytest.mark.parametrize("argv", [[], ["topo"], ["nosuchcommand"], ["mpirun", "--np", "many"],
                                   ["topo", "star", "--bogus"]])
 def test_argument_errors_exit_2(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exc:
@@ -126,15 +126,16 @@ def test_help_lists_every_command(capsys: pytest.CaptureFixture[str]) -> None:
         main(["--help"])
     assert exc.value.code == 0
     out = capsys.readouterr().out
-    for command in ("doctor", "topo", "up", "run", "testbed", "pingpong", "cleanup", "bench"):
+    for command in ("doctor", "topo", "up", "mpirun", "experiment", "testbed", "pingpong",
+                    "cleanup", "bench"):
         assert command in out
 
 
 def test_parser_defaults() -> None:
-    args = build_parser().parse_args(["run", "--", "-m", "collectives.pingpong"])
+    args = build_parser().parse_args(["mpirun", "--", "-m", "collectives.programs.pingpong"])
     assert (args.topo, args.np, args.ppn, args.hosts, args.timeout) == ("star", None, 1, None,
                                                                          300.0)
-    assert args.program[-2:] == ["-m", "collectives.pingpong"]
+    assert args.program[-2:] == ["-m", "collectives.programs.pingpong"]
     args = build_parser().parse_args(["testbed"])
     assert (args.out, args.spec) == ("results", None)  # experiments/default.toml
     args = build_parser().parse_args(["pingpong"])
@@ -145,16 +146,21 @@ def test_parser_defaults() -> None:
 def test_run_with_a_spec_is_an_experiment(capsys) -> None:
     from testbed.cli import _is_experiment
 
+    # the old spelling, `mcastlab run`, told the two commands apart by their arguments
     assert _is_experiment(["run", "experiments/default.toml"])
     assert _is_experiment(["run", "--resume", "results/x"])
-    assert not _is_experiment(["run", "--topo", "star", "--", "-m", "collectives.pingpong"])
+    assert not _is_experiment(["run", "--topo", "star", "--", "-m", "x.pingpong"])
     assert not _is_experiment(["run", "--", "x.toml"])  # a program's argument stays one
     assert main(["run", "experiments/default.toml", "--list"]) == 0
+    out, err = capsys.readouterr()
+    assert err.startswith("mcastlab: note: 'mcastlab run' is now 'mcastlab experiment'")
+    assert out.startswith("default: 32 points on star-16 (16 hosts)")
+    assert main(["experiment", "experiments/default.toml", "--list"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("default: 32 points on star-16 (16 hosts)")
     assert "nack               256 KiB  16 hosts" in out
     assert "mpich               64 KiB  2 hosts" in out
-    assert main(["run", "experiments/study.toml", "--list"]) == 0
+    assert main(["experiment", "experiments/study.toml", "--list"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("study: 96 points on star")
     assert "dyn-tree" in out and "1 MiB" in out and "traffic=background" in out
@@ -163,9 +169,9 @@ def test_run_with_a_spec_is_an_experiment(capsys) -> None:
 # ---- run: only errors raised before any network starts ----------------------------------
 # The topology is deliberately invalid as well: should the program check ever move after
 # parse_spec, these tests fail on the message instead of bringing a network up.
-@pytest.mark.parametrize("argv", [["run", "--topo", "nosuchshape"],
-                                  ["run", "--topo", "nosuchshape", "--"],
-                                  ["run", "--topo", "nosuchshape", "--np", "2", "--"]])
+@pytest.mark.parametrize("argv", [["mpirun", "--topo", "nosuchshape"],
+                                  ["mpirun", "--topo", "nosuchshape", "--"],
+                                  ["mpirun", "--topo", "nosuchshape", "--np", "2", "--"]])
 def test_run_without_a_program_is_a_usage_error(
         argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
     assert main(argv) == 2
@@ -175,7 +181,8 @@ def test_run_without_a_program_is_a_usage_error(
 
 
 def test_run_with_a_bad_topology_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["run", "--topo", "nosuchshape", "--", "-m", "collectives.pingpong"]) == 2
+    assert main(["mpirun", "--topo", "nosuchshape", "--", "-m", "collectives.programs.pingpong"]) \
+        == 2
     out, err = capsys.readouterr()
     assert out == ""
     assert "unknown topology shape 'nosuchshape'" in _one_error_line(err)

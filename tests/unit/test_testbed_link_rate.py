@@ -9,15 +9,8 @@ import pytest
 
 from testbed import calibration
 from testbed.errors import UsageError
-from testbed.link_rate import (
-    NOMINAL_MBIT,
-    LinkRate,
-    frame_time_s,
-    in_units,
-    is_auto,
-    nominal_topology,
-    wire_time_s,
-)
+from testbed.link_rate import NOMINAL_MBIT, LinkRate, is_auto, nominal_topology
+from testbed.wire_units import frame_time_s, in_units, wire_time_s
 from topologies import parse_spec
 
 

@@ -1,0 +1,118 @@
+"""Every broadcast and barrier the project runs, one record each: the one list the
+executor, the command line, experiment specs, placement, reports and benchmarks read
+(as Mininet's `bin/mn` reads its choice dictionaries, and topologies.registry.SHAPES).
+
+A record says what an algorithm is (its family: how it moves bytes; the paper it comes
+from, by citation key, docs/references.md) and what it needs from its caller: the model's
+timing parameters (t_hold, t_end), the shape of the network (mesh=, torus=, bmin=,
+fattree=) and where every rank sits (nodes=). How a family runs is the executor's
+(collectives.executor.RUNNERS), how a point-to-point tree is built is collectives.trees.schedules'.
+Plain data: importing it imports no algorithm."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+# family -> what it is (the executor has one runner per family)
+FAMILIES = {
+    "mpi": "the MPI library's own collective, measured as the baseline",
+    "tree": "a point-to-point tree, built as a schedule",
+    "contention": "a point-to-point tree placed so that its sends avoid each other",
+    "dynamic": "a point-to-point tree that grows from who is free at run time",
+    "multicast": "IP multicast through the controller's groups",
+    "range": "a tree of hardware multicasts that each reach a range of nodes",
+}
+
+
+@dataclass(frozen=True)
+class Algorithm:
+    name: str
+    family: str
+    paper: str  # citation key (docs/references.md); "" for the MPI library's own
+    summary: str
+    collective: str = "bcast"  # or "barrier"
+    timing: bool = False  # takes the model's t_hold/t_end (OPT trees; dyn-tree its six)
+    geometry: str = ""  # the network's shape parameter it needs: mesh, torus, bmin, fattree
+    scheduled: bool = False  # a point-to-point schedule (collectives.trees.schedules.build)
+
+    @property
+    def nodes(self) -> bool:
+        """Told which network node every rank is on (nodes=, testbed.placement)."""
+        return bool(self.geometry)
+
+
+NATIVE = "mpich"  # MPI_Bcast / MPI_Barrier of the MPI library: never scheduled
+
+_ALL = (
+    Algorithm(NATIVE, "mpi", "", "MPICH's MPI_Bcast (its own choice of algorithm)"),
+    Algorithm("sequential", "tree", "Nupairoj1998",
+              "the root sends to every rank in turn (flat tree)", scheduled=True),
+    Algorithm("binomial", "tree", "Nupairoj1998", "recursive halving, largest subtree first",
+              scheduled=True),
+    Algorithm("binary", "tree", "Nupairoj1998", "complete binary tree (children 2i+1, 2i+2)",
+              scheduled=True),
+    Algorithm("chain", "tree", "Nupairoj1998", "0 -> 1 -> 2 -> ...", scheduled=True),
+    Algorithm("fragmented-chain", "tree", "Siebert2006",
+              "the chain, pipelined in fragments (fragment= bytes)", scheduled=True),
+    Algorithm("scatter-allgather", "tree", "",
+              "binomial scatter of k chunks, then a ring allgather", scheduled=True),
+    Algorithm("opt-tree", "tree", "Nupairoj1998",
+              "the optimal tree for given t_hold and t_end", timing=True, scheduled=True),
+    Algorithm("opt-mesh", "contention", "Nupairoj1998",
+              "OPT-Tree placed in a mesh's routing order", timing=True, geometry="mesh",
+              scheduled=True),
+    Algorithm("u-mesh", "contention", "Nupairoj1998",
+              "contention-free binomial tree on a mesh", geometry="mesh", scheduled=True),
+    Algorithm("u-torus", "contention", "Nupairoj1998",
+              "contention-free binomial tree on a torus", geometry="torus", scheduled=True),
+    Algorithm("opt-min", "contention", "Nupairoj1998",
+              "OPT-Tree placed in a BMIN's routing order", timing=True, geometry="bmin",
+              scheduled=True),
+    Algorithm("dyn-tree", "dynamic", "Nupairoj1998",
+              "OPT-Tree splits under estimates from what recent sends cost", timing=True),
+    Algorithm("two-stage", "multicast", "Siebert2006",
+              "an unsynchronised multicast, completed by a fragmented chain"),
+    Algorithm("nack", "multicast", "",
+              "multicast repaired on receivers' reports (ours; docs/reliable-multicast.md)"),
+    Algorithm("scout-linear", "multicast", "Chen2000",
+              "zero-byte scouts gathered to the root, then one multicast"),
+    Algorithm("scout-binary", "multicast", "Chen2000",
+              "scouts gathered up a binary tree, then one multicast"),
+    Algorithm("range-tree", "range", "Coll2003",
+              "a tree of range multicasts over a fat tree's node numbering",
+              geometry="fattree"),
+    Algorithm(NATIVE, "mpi", "", "MPICH's MPI_Barrier", collective="barrier"),
+    Algorithm("tree", "tree", "Chen2000",
+              "zero-byte messages up a binary tree to rank 0 and back down",
+              collective="barrier"),
+    Algorithm("mcast", "multicast", "Chen2000",
+              "arrivals up a binary tree, released by one multicast", collective="barrier"),
+    Algorithm("range-tree", "range", "Coll2003",
+              "arrivals up a binary tree, released down a tree of range multicasts",
+              collective="barrier", geometry="fattree"),
+)
+
+BCASTS: dict[str, Algorithm] = {a.name: a for a in _ALL if a.collective == "bcast"}
+BARRIERS: dict[str, Algorithm] = {a.name: a for a in _ALL if a.collective == "barrier"}
+
+
+def names(*families: str, collective: str = "bcast") -> tuple[str, ...]:
+    """The algorithms of these families (all without), in the registry's order."""
+    table = BCASTS if collective == "bcast" else BARRIERS
+    return tuple(n for n, a in table.items() if not families or a.family in families)
+
+
+def bcast_algorithm(name: str) -> Algorithm:
+    """The record of broadcast `name`, or ValueError listing the choices."""
+    return _lookup(BCASTS, name, "algorithm")
+
+
+def barrier_algorithm(name: str) -> Algorithm:
+    return _lookup(BARRIERS, name, "barrier")
+
+
+def _lookup(table: dict[str, Algorithm], name: str, what: str) -> Algorithm:
+    try:
+        return table[name]
+    except KeyError:
+        raise ValueError(f"unknown {what} {name!r}; choose from {', '.join(table)}") from None

@@ -1,0 +1,24 @@
+"""Broadcast and barrier over IP multicast through the controller's groups.
+
+- Hsiang Ann Chen, Yvette O. Carrasco, Amy W. Apon, "MPI Collective Operations over IP
+  Multicast", IPDPS 2000 Workshops [Chen2000]: scout-linear, scout-binary, the multicast
+  barrier, the frame counts.
+- Christian Siebert, *Efficient Broadcast for Multicast-Capable Interconnection Networks*,
+  diploma thesis, Chemnitz University of Technology, 2006 [Siebert2006]: two-stage, the
+  datagram's CRC, the group and port choice.
+- nack: ours (docs/reliable-multicast.md gives the source of each choice: NORM, UFTP, UCC).
+
+    [Chen2000]     3.1 scouts, binary and linear            bcast, plans (scout trees)
+                   3.1 frames per broadcast                 plans (counts)
+                   3.2 the multicast barrier                barrier
+    [Siebert2006]  3.2 two stages: unreliable, completion   bcast
+                   3.2.1 the datagram, its CRC-32           datagram
+                   3.5 the crossover rules (coll_ipmc)      plans (two_stage_dispatch)
+                   1.7.2 group and port per communicator    groups
+    nack           reports, repair, end markers             nack
+                   parity repair (Reed-Solomon, zfec)       parity
+                   the pace, the group round trip           rate, grtt
+    all            a communicator's sockets and group       channel
+                   a message assembled from datagrams       message
+                   deadlines and naps                       wait
+"""

@@ -1,0 +1,115 @@
+"""The multicast datagram: header, payload, CRC-32 and an authentication tag.
+
+    [version:1][kind:1][root:2][bid:4][index:4][count:4] payload [crc32:4][tag:8]
+
+bid is the communicator's collective sequence number (the same on every rank), index and
+count place the fragment (a parity symbol's index names its block and number instead).
+The CRC (Siebert2006) covers header and payload; the tag is a keyed
+BLAKE2b of everything before it, with a key only the communicator's ranks hold, so a
+datagram sent by any other host, or by another communicator that happens to share the group,
+is rejected, never delivered. Big-endian throughout."""
+
+from __future__ import annotations
+
+import hashlib
+import struct
+import zlib
+from dataclasses import dataclass
+
+VERSION = 1
+DATA, PROBE, RELEASE, END, REPORT, PARITY = 1, 2, 3, 4, 5, 6
+KINDS = (DATA, PROBE, RELEASE, END, REPORT, PARITY)
+
+HEADER = struct.Struct("!BBHIII")
+CRC = struct.Struct("!I")
+TAG_SIZE = 8
+TRAILER_SIZE = CRC.size + TAG_SIZE
+OVERHEAD = HEADER.size + TRAILER_SIZE
+IP_UDP_HEADERS = 20 + 8
+ETHERNET_FRAMING = 38  # preamble 8, header 14, FCS 4, inter-frame gap 12
+KEY_SIZE = 16
+
+
+MAX_PAYLOAD = 65507 - OVERHEAD  # the largest UDP payload over IPv4, less ours
+
+
+def check_fragment(fragment: int) -> int:
+    """A fragment (payload) size a datagram can carry, or ValueError."""
+    if not 1 <= fragment <= MAX_PAYLOAD:
+        raise ValueError(f"fragment size must be in 1..{MAX_PAYLOAD}, got {fragment}")
+    return fragment
+
+
+def wire_bits(payload: int) -> int:
+    """Bits a datagram with this payload occupies on an Ethernet link, framing included."""
+    return (payload + OVERHEAD + IP_UDP_HEADERS + ETHERNET_FRAMING) * 8
+
+
+def payload_for_mtu(mtu: int) -> int:
+    """The largest payload whose datagram fits the link MTU without IP fragmentation."""
+    return mtu - IP_UDP_HEADERS - OVERHEAD
+
+
+@dataclass(frozen=True, slots=True)
+class Datagram:
+    kind: int
+    root: int
+    bid: int
+    index: int
+    count: int
+    payload: memoryview
+    at: float = 0.0  # when it reached the host (the kernel's receive time, time.time()'s
+    # clock; 0: not known)
+
+
+class Rejected(ValueError):
+    """A datagram that must not be delivered; `reason` is the counter it goes to."""
+
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason
+
+
+class Codec:
+    """Encodes and checks datagrams for one communicator's key."""
+
+    def __init__(self, key: bytes):
+        if len(key) != KEY_SIZE:
+            raise ValueError(f"the key must be {KEY_SIZE} bytes, got {len(key)}")
+        self._key = key
+
+    def _tag(self, data: bytes | memoryview) -> bytes:
+        return hashlib.blake2b(data, key=self._key, digest_size=TAG_SIZE).digest()
+
+    def encode(self, kind: int, root: int, bid: int, index: int, count: int,
+               payload: bytes | memoryview = b"") -> bytes:
+        body = HEADER.pack(VERSION, kind, root, bid & 0xFFFFFFFF, index, count) + bytes(payload)
+        body += CRC.pack(zlib.crc32(body))
+        return body + self._tag(body)
+
+    def decode(self, data: bytes | bytearray | memoryview, at: float = 0.0) -> Datagram:
+        """The datagram (that reached the host `at`), or Rejected('short' | 'crc' | 'tag' |
+        'version' | 'kind' | 'index')."""
+        view = memoryview(data)
+        n = len(view)
+        if n < OVERHEAD:
+            raise Rejected("short")
+        body_end = n - TRAILER_SIZE
+        (crc,) = CRC.unpack_from(view, body_end)
+        if zlib.crc32(view[:body_end]) != crc:
+            raise Rejected("crc")
+        if self._tag(view[: n - TAG_SIZE]) != bytes(view[n - TAG_SIZE:]):
+            raise Rejected("tag")
+        version, kind, root, bid, index, count = HEADER.unpack_from(view)
+        if version != VERSION:
+            raise Rejected("version")
+        if kind not in KINDS:
+            raise Rejected("kind")
+        if index >= max(count, 1) and kind != PARITY:  # a parity symbol's index: ipmc.parity
+            raise Rejected("index")
+        return Datagram(kind, root, bid, index, count, view[HEADER.size:body_end], at)
+
+
+def bid_before(a: int, b: int) -> bool:
+    """Serial-number order of 32-bit broadcast ids (RFC 1982): a comes before b."""
+    return a != b and ((b - a) & 0xFFFFFFFF) < 0x80000000

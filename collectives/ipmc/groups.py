@@ -1,0 +1,90 @@
+"""Multicast group leases: one (group, port) per communicator, unique among all communicators
+and jobs running on this machine at once.
+
+Siebert2006 drew a random (address, port) and relied on the birthday bound; here every emulated
+host shares one file system, so a lease is a file created with O_EXCL in a shared folder
+(MCASTLAB_GROUP_DIR, default /run/mcastlab/groups) and removed when the communicator is
+freed. A lease whose owner process is gone (a killed job) is taken over."""
+
+from __future__ import annotations
+
+import contextlib
+import ipaddress
+import os
+import random
+import socket
+from dataclasses import dataclass
+from pathlib import Path
+
+# Organisation-local scope (RFC 2365), away from the controller's 239.255.lo.hi range groups;
+# none of these share an Ethernet MAC with 224.0.0.x (the 23-bit mapping).
+POOL = ipaddress.IPv4Network("239.192.0.0/14")
+PORTS = (5000, 32767)  # Siebert2006's port range
+DEFAULT_DIR = "/run/mcastlab/groups"
+
+
+class GroupError(RuntimeError):
+    pass
+
+
+@dataclass(frozen=True)
+class Lease:
+    group: str
+    port: int
+    path: Path
+
+    def release(self) -> None:
+        with contextlib.suppress(FileNotFoundError):
+            self.path.unlink()
+
+
+def group_dir() -> Path:
+    return Path(os.environ.get("MCASTLAB_GROUP_DIR", DEFAULT_DIR))
+
+
+def _owner_alive(path: Path) -> bool:
+    try:
+        pid = int(path.read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return True  # being written right now, or unreadable: leave it alone
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def lease(folder: Path | None = None, rng: random.Random | None = None,
+          attempts: int = 64) -> Lease:
+    """A free (group, port), held until Lease.release()."""
+    folder = folder or group_dir()
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise GroupError(f"cannot create the multicast lease folder {folder}: {e}") from e
+    rng = rng or random.SystemRandom()
+    for _ in range(attempts):
+        group = str(POOL[rng.randrange(1, POOL.num_addresses - 1)])
+        path = folder / group
+        try:
+            fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+        except FileExistsError:
+            if not _owner_alive(path):
+                with contextlib.suppress(FileNotFoundError):
+                    path.unlink()
+            continue
+        except OSError as e:
+            raise GroupError(f"cannot write a multicast lease in {folder}: {e}") from e
+        port = rng.randint(*PORTS)
+        with os.fdopen(fd, "w") as f:
+            f.write(f"{os.getpid()} {socket.gethostname()} {port}\n")
+        return Lease(group, port, path)
+    raise GroupError(f"no free multicast group after {attempts} tries in {folder}")
+
+
+def leases(folder: Path | None = None) -> list[str]:
+    """Groups currently leased (for cleanup and tests)."""
+    folder = folder or group_dir()
+    return sorted(p.name for p in folder.iterdir()) if folder.is_dir() else []

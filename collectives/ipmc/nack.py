@@ -1,0 +1,286 @@
+"""nack's repair: every decision on evidence, the control traffic as datagrams (ours; the
+sources of each choice are in docs/reliable-multicast.md).
+
+The root multicasts the message, then an end marker (its sequence number and the root's
+group round trip, GRTT). A receiver reports to the root's unicast socket as soon as a gap
+is provable (it holds the last fragment, or saw an end marker: the root sends in order over
+one path, so what is missing then is lost), and again at every later end marker while it
+still lacks something; a report names the last end marker seen and the missing fragments
+(a bitmap, of as many as it needs: parity symbols it holds count). The root repairs with
+fresh parity symbols, per block as many as the neediest report lacks beyond those sent
+after the end marker it had seen (ipmc.parity; data again once a block's symbols are
+spent), then sends an end marker: no timer decides what is lost. Reports also time the
+receiver's first pass, and the root's next pace follows a receiver that could not keep up
+(ipmc.rate). An empty report says "complete"; the root returns once
+every receiver has said so. End markers repeat every two GRTT while a receiver is
+outstanding (NORM's flush: a receiver that lost everything, end markers included, still
+learns there was a broadcast), at doubling intervals after END_ROBUST of them, and a
+receiver answers them even after it returned, also from inside its sleeping MPI waits
+(Channel.finished).
+
+Datagrams can all be lost; MPI's TCP cannot. So every receiver sends its "complete" a few
+times (DONE_COPIES) and also over MPI (the root takes it when no datagram came), and one
+outstanding after END_ROBUST end markers (and as long again as the message took) is sent
+what it lacks over MPI: the broadcast completes whatever the loss, and no rank waits for
+one that has left."""
+
+from __future__ import annotations
+
+import statistics
+import struct
+import time
+from collections.abc import Iterator
+from dataclasses import astuple
+from typing import Any
+
+from . import datagram as dg
+from .channel import Channel
+from .message import Message, Options
+from .parity import BLOCK, Encoder, symbols_needed
+from .plans import bitmap_indexes, missing_bitmap
+from .rate import REPORT_INFO, Pace, PassTiming
+from .wait import Clock, taking
+
+TAG_BATCH, TAG_DONE = 0x5C03, 0x5C04
+END_ROBUST = 20  # end markers 2 GRTT apart before the interval doubles (NORM's 20)
+END_INFO = struct.Struct("!Id")  # an end marker's payload: sequence number, root's GRTT (s)
+# A receiver's "complete" goes out this many times, back to back: a lost one leaves the
+# root waiting until the receiver answers an end marker (from its next multicast
+# collective, or from inside a sleeping wait, as the benchmarks' barriers are:
+# Channel.finished), or until the MPI copy comes (TCP: 200 ms if its segment is lost).
+# At 10 % loss of every packet and 15 receivers, a broadcast with some receiver's every
+# copy lost: 1 - 0.999^15 = 1.5 % with 3 copies (80 % with one).
+DONE_COPIES = 3
+
+
+# End markers no receiver answered double their interval up to this many times 2 GRTT: a
+# receiver behind a queue (a slower link) answers late, and end markers 2 GRTT apart filled
+# its queue and ran out END_ROBUST before its first report came (measured: 20 in 44 ms, the
+# report at 76 ms, with a 10 Mbit/s receiver among 100 Mbit/s ones)
+SILENT_MAX = 8
+
+
+class EndMarker:
+    """The root's end markers, numbered from 1: after the message, after every repair, and
+    every 2 GRTT while receivers are outstanding (longer while none answers)."""
+
+    def __init__(self, ch: Channel, count: int, grtt: float):
+        self.ch, self.count, self.grtt = ch, count, grtt
+        self.interval = 2 * grtt
+        self.answered = True
+        self.seq = 0
+        self.first = self.due = 0.0
+        self.sent_at: dict[int, float] = {}
+
+    def send(self) -> None:
+        now = time.perf_counter()
+        if not self.seq:
+            self.first = now
+        self.seq += 1
+        self.sent_at[self.seq] = now
+        self.ch.send(dg.END, 0, self.count, END_INFO.pack(self.seq, self.grtt))
+        if self.seq > END_ROBUST:
+            self.interval *= 2
+        elif self.answered:
+            self.interval = 2 * self.grtt
+        else:
+            self.interval = min(2 * self.interval, SILENT_MAX * 2 * self.grtt)
+        self.answered = False
+        self.due = now + self.interval
+
+    def tick(self) -> bool:
+        if time.perf_counter() < self.due:
+            return False
+        self.send()
+        return True
+
+
+def serve(ch: Channel, msg: Message, o: Options, clock: Clock) -> None:
+    """The root: multicast the message, repair what is reported, return when every
+    receiver holds it all."""
+    take_done(ch, set())  # the MPI "complete"s of earlier broadcasts, no longer needed
+    take_batch(ch, msg)  # and repairs of earlier ones this rank did not need (all stale)
+    out = {r for r in range(ch.size) if r != ch.rank}
+    lacks: dict[int, list[int]] = {}  # each receiver's latest report
+    repair = Repair(msg, Encoder(msg.view, msg.count, o.fragment))
+    reports: list[tuple[int, list[int]]] = []
+    rescued: set[int] = set()
+    heard = {"gaps": False, "last_done": 0.0}
+    trips: list[float] = []  # end marker -> the report it prompted
+    timed: set[int] = set()  # receivers whose first pass's timing came (ipmc.rate)
+    if ch.pace is None or ch.pace.link != o.rate:
+        ch.pace = Pace(o.rate)
+    pace = ch.pace
+
+    def on_datagram(d: dg.Datagram) -> None:
+        if d.kind != dg.REPORT or d.count != msg.count:
+            ch.stats.reject("shape")
+            return
+        if len(d.payload) < REPORT_INFO.size:
+            ch.stats.reject("length")
+            return
+        if d.root not in out:
+            return  # a second "complete", or a report its sender has since made good
+        end.answered = True  # by a receiver still outstanding
+        seq, *timing = REPORT_INFO.unpack_from(d.payload)
+        if d.root not in timed:
+            timed.add(d.root)
+            t = PassTiming(*timing)
+            pace.observe(d.root, t, o.fragment, msg.sent_span(t.first, t.last))
+        if len(d.payload) == REPORT_INFO.size:  # nothing missing
+            out.discard(d.root)
+            lacks.pop(d.root, None)
+            heard["last_done"] = time.perf_counter()
+            return
+        if seq in end.sent_at:  # a report at an end marker goes out when it comes
+            trips.append(time.perf_counter() - end.sent_at[seq])
+        lacks[d.root] = bitmap_indexes(d.index, d.payload[REPORT_INFO.size:], msg.count)
+        reports.append((seq, lacks[d.root]))
+        heard["gaps"] = True
+
+    if pace.rate:  # the estimate never falls below one frame time at the paced rate
+        ch.grtt.floor = dg.wire_bits(o.fragment) / pace.rate
+    end = EndMarker(ch, msg.count, ch.grtt.value)
+    msg.send_all(o, pace.rate)
+    end.send()
+    by_mpi = False
+    while out:
+        progressed = taking(ch, on_datagram)
+        if take_done(ch, out):
+            progressed = by_mpi = True
+        if reports:
+            sent = repair.send(reports, pace.rate)
+            reports.clear()
+            if sent:
+                end.send()
+                repair.sent(end.seq)
+        elif out:
+            end.tick()
+        # a receiver may lag the root by as long as the message takes (it takes every
+        # datagram in, the root only sends), at the pace a slow receiver has set: no rescue
+        # before that much time has passed since the end
+        duration = msg.count * dg.wire_bits(o.fragment) / pace.rate if pace.rate else 0.0
+        if end.seq > END_ROBUST and time.perf_counter() - end.first > duration:
+            for r in sorted(out - rescued):
+                frags = msg.fragments(lacks.get(r, range(msg.count)))
+                ch.linger(ch.pcomm.isend((ch.bid, frags), dest=r, tag=TAG_BATCH))
+                rescued.add(r)
+        clock.wait(progressed, f"no report from rank(s) {sorted(out)[:8]}",
+                   limit=end.due - time.perf_counter())
+    if not heard["gaps"] and not by_mpi:  # a clean sample of the report round trip
+        ch.grtt.update(heard["last_done"] - end.first)
+    elif trips:
+        ch.grtt.update(statistics.median(trips))
+    pace.settle()
+
+
+class Repair:
+    """What the root sends for a batch of reports: per block, as many fresh parity symbols
+    as the neediest report lacks beyond the symbols sent after the end marker it had seen
+    (those were still on their way); data fragments again once a block has no symbols
+    left, each unless re-sent after that report's end marker. The end marker after a
+    repair is the evidence that it came or was lost: the hold-off is exact, not timed."""
+
+    def __init__(self, msg: Message, enc: Encoder):
+        self.msg, self.enc = msg, enc
+        self.symbols: dict[int, list[int]] = {}  # block -> the end marker after each symbol
+        self.resent: dict[int, int] = {}  # fragment -> the end marker after its last re-send
+        self.pending: tuple[list[int], list[int]] = ([], [])  # (a block per symbol, data)
+
+    def send(self, reports: list[tuple[int, list[int]]], rate: float | None) -> bool:
+        """Send the repair of these (end marker seen, fragments needed) reports; False if
+        there was nothing to send."""
+        need = symbols_needed(reports, self.symbols)
+        items: list[tuple[int, int, bytes | memoryview]] = []
+        blocks, data = self.pending = ([], [])
+        for b, n in sorted(need.items()):
+            syms = list(self.enc.fresh(b, n))
+            items += [(dg.PARITY, i, p) for i, p in syms]
+            blocks += [b] * len(syms)
+            if len(syms) < n:  # the block's symbols are spent
+                again = sorted({i for seq, idx in reports for i in idx if i // BLOCK == b
+                                and seq >= self.resent.get(i, 0)})
+                items += [(dg.DATA, i, self.msg.fragment_view(i)) for i in again]
+                data += again
+        self.msg.send_paced(items, rate)
+        return bool(items)
+
+    def sent(self, end_seq: int) -> None:
+        """The end marker `end_seq` followed the repair just sent."""
+        blocks, data = self.pending
+        for b in blocks:
+            self.symbols.setdefault(b, []).append(end_seq)
+        self.resent.update(dict.fromkeys(data, end_seq))
+        self.pending = ([], [])
+
+
+def receive(ch: Channel, msg: Message, clock: Clock) -> None:
+    """A receiver: take the multicast, report gaps at the evidence, return once complete
+    (after telling the root, by datagram and over MPI)."""
+    root = msg.root
+    take_done(ch, set())
+    seen = [0]  # the last end marker seen
+    reported = -1  # the end marker the last report named (-1: none yet)
+
+    def on_datagram(d: dg.Datagram) -> None:
+        if d.kind == dg.END and d.root == root and len(d.payload) == END_INFO.size:
+            seen[0] = max(seen[0], END_INFO.unpack(d.payload)[0])
+        msg.on_datagram(d)
+
+    def head() -> bytes:  # a report's payload up to its bitmap (ipmc.rate.REPORT_INFO)
+        return REPORT_INFO.pack(seen[0], *astuple(msg.timing))
+
+    while msg.missing:
+        progressed = taking(ch, on_datagram)
+        progressed |= take_batch(ch, msg)
+        provable = msg.end_seen or msg.have[-1]
+        # the first end marker right after a report made at the last fragment adds nothing
+        if msg.missing and provable and seen[0] > reported and (reported, seen[0]) != (0, 1):
+            start, bits = missing_bitmap(msg.needs(), ch.fragment - REPORT_INFO.size)
+            ch.send_to(root, dg.REPORT, start, msg.count, head() + bits)
+            reported = seen[0]
+        nap = msg.batch_nap() if progressed else 0.0
+        if nap:
+            time.sleep(nap)
+            continue
+        clock.wait(progressed, f"{msg.missing} of {msg.count} fragment(s) missing, "
+                               f"{'reported' if reported >= 0 else 'no end marker yet'}")
+    done = head()
+    for _ in range(DONE_COPIES):
+        ch.send_to(root, dg.REPORT, 0, msg.count, done)
+    ch.park(ch.pcomm.isend(ch.bid, dest=root, tag=TAG_DONE))
+    ch.finished(root, msg.count, done)
+
+
+def take_done(ch: Channel, out: set[int]) -> bool:
+    """Take the "complete"s that came over MPI; those of this broadcast leave `out`. True
+    if one of them did."""
+    got = False
+    for src, bid in _arrived(ch, TAG_DONE):
+        if bid == ch.bid and src in out:
+            out.discard(src)
+            got = True
+    return got
+
+
+def take_batch(ch: Channel, msg: Message) -> bool:
+    """Take the root's point-to-point repairs (those of earlier broadcasts dropped)."""
+    got = False
+    for _, (bid, frags) in _arrived(ch, TAG_BATCH):
+        if bid != ch.bid:
+            continue
+        for i, data in frags:
+            if msg.put(i, data):
+                ch.stats["repaired"] += 1
+        got = True
+    return got
+
+
+def _arrived(ch: Channel, tag: int) -> Iterator[tuple[int, Any]]:
+    """(source, object) of every pickled message with this tag that has come, any source."""
+    from mpi4py import MPI
+
+    pc, st = ch.pcomm, MPI.Status()
+    while pc.iprobe(source=MPI.ANY_SOURCE, tag=tag, status=st):
+        src = st.Get_source()
+        yield src, pc.recv(source=src, tag=tag)

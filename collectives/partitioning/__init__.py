@@ -1,0 +1,13 @@
+"""Multi-node multicast on a 2D torus: many sources at once, by partitioning the network.
+
+Yu-Chee Tseng, final report of NSC 89-2218-E-009-095, National Chiao Tung University, 2001
+[Tseng2001] (docs/references.md):
+
+    三.1-三.2  the network model, subnetworks                  torus
+    三.3-三.4  DDNs and DCNs (P1-P5, Fig. 1) on the torus        torus
+               U-torus direct; the three partitioned phases,
+               random and balanced choice of DDNs                plans
+    三.4.4     hot-spot destination sets                         hotspot_sets
+               a step model (T_s + L T_c, link sharing)          model
+(run on real ranks: collectives.programs.multinode_bench)
+"""

@@ -1,0 +1,151 @@
+"""Multi-node multicast on real ranks (Tseng2001): every rank builds the same plans
+(`partitioning.plans`: U-torus direct, or partitioned with a random or balanced choice of
+DDN) for hot-spot workloads (`partitioning.hotspot_sets`) and carries out its part; run under
+MPI, one rank per torus node, rank i on node i::
+
+    python -m collectives.programs.multinode_bench --torus 4,4 --sources 4 --dests 6 \\
+        --factors 0.25,0.5,0.8,1 --sizes 4096,65536 --schemes direct,random,balanced
+
+One JSON line per (factor, size, scheme) on rank 0: median latency (first entry to last
+exit, the hosts share a clock) over --reps runs, whether every destination got the bytes of
+every multicast it is in, and the plan's steps and the model's link contention.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+import zlib
+from typing import Any
+
+from .. import waiting
+from ..partitioning.hotspot_sets import HOT_SPOT_FACTORS, hotspot_multicasts
+from ..partitioning.model import plan_cost
+from ..partitioning.plans import CHOICES, MultinodePlan, direct_plan, partitioned_plan
+from ..partitioning.torus import Partition, Torus
+from ..timing import idle_barrier
+
+TAG = 0x4D4E  # + multicast index
+SCHEMES = ("direct", *CHOICES)  # direct: U-torus; random / balanced: partitioned
+
+
+def plan_for(scheme: str, torus: Torus, dilation: int, pairs: list, seed: int) -> MultinodePlan:
+    if scheme == "direct":
+        return direct_plan(torus, pairs)
+    if scheme not in CHOICES:
+        raise ValueError(f"unknown scheme {scheme!r}; choose from {', '.join(SCHEMES)}")
+    return partitioned_plan(Partition(torus, dilation), pairs, scheme, seed)
+
+
+def payload(index: int, size: int) -> bytes:
+    seed = zlib.crc32(f"multicast {index}".encode()).to_bytes(4, "little")
+    return (seed * (size // 4 + 1))[:size]
+
+
+def execute(plan: MultinodePlan, node: int, bufs: dict[int, bytearray], comm: Any) -> None:
+    """This node's part of `plan`: `bufs[i]` holds multicast i's message (filled at its
+    source, filled here at every other node the plan reaches). Receives are posted at once;
+    sends go one at a time in the plan's step order (one port), each after its message has
+    arrived. Deadlock-free: a send only waits for receives of earlier steps."""
+    from mpi4py import MPI
+
+    recvs = {t.multicast: comm.Irecv([bufs[t.multicast], MPI.BYTE], source=t.sender,
+                                     tag=TAG + t.multicast)
+             for t in plan.program(node) if t.receiver == node}
+    for t in plan.program(node):
+        if t.sender != node:
+            continue
+        if t.multicast in recvs:
+            waiting.wait([recvs[t.multicast]])
+        waiting.wait([comm.Isend([bufs[t.multicast], MPI.BYTE], dest=t.receiver,
+                          tag=TAG + t.multicast)])
+    waiting.wait(list(recvs.values()))
+
+
+def run_point(comm: Any, plan: MultinodePlan, size: int, reps: int) -> dict[str, Any]:
+    node = comm.Get_rank()
+    mine = {i for i, mc in enumerate(plan.multicasts)
+            if node == mc.source or node in mc.destinations}
+    relays = {t.multicast for t in plan.program(node)} - mine
+    bufs = {i: bytearray(size) for i in mine | relays}
+    times, correct = [], True
+    for rep in range(reps + 1):  # the first run warms the connections up, unmeasured
+        for i in bufs:
+            bufs[i][:] = payload(i, size) if plan.multicasts[i].source == node else bytes(size)
+        idle_barrier(comm)
+        t0 = time.perf_counter()
+        execute(plan, node, bufs, comm)
+        t1 = time.perf_counter()
+        ok = all(bufs[i] == payload(i, size) for i in mine)
+        starts_ends = comm.gather((t0, t1, ok), root=0)
+        if node == 0:
+            correct &= all(o for _, _, o in starts_ends)
+            if rep:
+                times.append(max(e for _, e, _ in starts_ends)
+                             - min(s for s, _, _ in starts_ends))
+    if node:
+        return {}
+    cost = plan_cost(plan)
+    return {"scheme": plan.scheme if plan.choice is None else f"partitioned-{plan.choice}",
+            "size": size, "reps": reps, "correct": correct,
+            "t_s": {"median": statistics.median(times), "min": min(times),
+                    "max": max(times)},
+            "steps": cost.steps, "sends": cost.sends, "link_crossings": cost.link_crossings,
+            "max_contention": cost.max_contention, "contention": list(cost.contention)}
+
+
+def _floats(text: str) -> list[float]:
+    return [float(x) for x in text.split(",") if x]
+
+
+def main(argv: list[str] | None = None) -> int:
+    from mpi4py import MPI
+
+    ap = argparse.ArgumentParser(prog="collectives.programs.multinode_bench")
+    ap.add_argument("--torus", default="4,4", help="rows,cols (default %(default)s)")
+    ap.add_argument("--dilation", type=int, default=2)
+    ap.add_argument("--sources", type=int, default=4)
+    ap.add_argument("--dests", type=int, default=6, help="destinations per source")
+    ap.add_argument("--factors", default=",".join(map(str, HOT_SPOT_FACTORS)),
+                    help="hot-spot factors p (default %(default)s)")
+    ap.add_argument("--sizes", default="4096,65536")
+    ap.add_argument("--schemes", default=",".join(SCHEMES))
+    ap.add_argument("--reps", type=int, default=10)
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args(argv)
+    comm = MPI.COMM_WORLD
+    try:
+        rows, cols = (int(x) for x in args.torus.split(","))
+        torus = Torus(rows, cols)
+        if comm.Get_size() != torus.size:
+            raise ValueError(f"run one rank per torus node: {torus.size} ranks, not "
+                             f"{comm.Get_size()}")
+        Partition(torus, args.dilation)
+        factors, sizes = _floats(args.factors), [int(s) for s in args.sizes.split(",")]
+        schemes = args.schemes.split(",")
+        for s in schemes:
+            if s not in SCHEMES:
+                raise ValueError(f"unknown scheme {s!r}; choose from {', '.join(SCHEMES)}")
+        workloads = {p: hotspot_multicasts(torus, args.sources, args.dests, p, args.seed)
+                     for p in factors}
+    except ValueError as e:  # every rank says it: whichever ends first is the one reported
+        print(f"collectives.programs.multinode_bench: {e}", file=sys.stderr)
+        return 2
+    for p in factors:
+        for size in sizes:
+            for scheme in schemes:
+                plan = plan_for(scheme, torus, args.dilation, workloads[p], args.seed)
+                row = run_point(comm, plan, size, args.reps)
+                if row:
+                    print(json.dumps({"factor": p, "sources": args.sources,
+                                      "dests": args.dests, "torus": [rows, cols],
+                                      "dilation": args.dilation, "seed": args.seed, **row}),
+                          flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,69 @@
+"""The naive broadcast benchmark beside the honest one (lab 2; Nupairoj1998, section 3.3).
+
+naive: the root times `iters` broadcasts called back to back and divides by `iters`. The
+root returns as soon as its own sends are handed over, so successive broadcasts overlap in
+the tree: the figure is the root's rate, not the time until every rank holds the message.
+direct: t_mcast read off the shared clock (collectives.programs.mcast_bench.direct: the root enters
+last, the last rank's return counts). Rank 0 prints one JSON object.
+
+    mpiexec -n 4 python -m collectives.programs.naive_bench --algorithm chain --size 65536
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import time
+
+from ..executor import bcast
+from ..timing import idle_barrier
+from .mcast_bench import direct
+
+
+def naive(comm, buf, root: int, iters: int, repeats: int, **alg) -> list[float]:
+    """Per repeat: the root's wall time for `iters` back-to-back broadcasts / iters."""
+    out = []
+    for _ in range(repeats):
+        idle_barrier(comm)
+        t0 = time.perf_counter()
+        for _ in range(iters):
+            bcast(buf, root=root, comm=comm, **alg)
+        out.append((time.perf_counter() - t0) / iters)
+    idle_barrier(comm)
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="collectives.programs.naive_bench")
+    ap.add_argument("--algorithm", default="chain")
+    ap.add_argument("--size", type=int, default=65536)
+    ap.add_argument("--loop", type=int, default=50,
+                    help="broadcasts per naive timed loop (enough to fill every buffer on "
+                         "the way, so the loop runs at the pipeline's steady rate)")
+    ap.add_argument("--repeats", type=int, default=3, help="naive loops (median reported)")
+    ap.add_argument("--iters", type=int, default=10, help="broadcasts timed directly")
+    args = ap.parse_args(argv)
+    from mpi4py import MPI
+
+    comm = MPI.COMM_WORLD
+    want = random.Random(args.size).randbytes(args.size)
+    buf = bytearray(want)
+    alg = {"algorithm": args.algorithm}
+    loops = naive(comm, buf, 0, args.loop, args.repeats, **alg)
+    samples, verified, _cpu = direct(comm, buf, want, 0, args.iters, 1, **alg)
+    if comm.Get_rank() == 0:
+        med = statistics.median(samples)
+        nv = statistics.median(loops)
+        print(json.dumps({"algorithm": args.algorithm, "size": args.size,
+                          "ranks": comm.Get_size(), "loop": args.loop,
+                          "iterations": args.iters,
+                          "naive_s": nv, "naive_loops_s": loops, "t_mcast_s": med,
+                          "naive_over_true": nv / med if med else None,
+                          "verified": verified}), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

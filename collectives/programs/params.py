@@ -1,0 +1,160 @@
+"""Measure the point-to-point parameters of Nupairoj1998, chapter 2 (runs under mpiexec, 2 ranks):
+t_hold(m) with Ping, t_end(m) with PingPong, and t_send, t_net, t_recv with the dummy-loop
+procedure (Algorithm 2.3.3); then start-up + per-byte lines fitted to each. Rank 0 prints one
+JSON object. Medians of repeated runs (the paper took minima on a reserved machine; here the
+machine is shared, and medians are what the testbed reports; minima are kept too).
+
+    mpiexec -n 2 python -m collectives.programs.params --sizes 1,1024,65536
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+
+from ..timing import busy_wait, fit_line, idle_barrier
+
+# Sends and receives wait as the broadcasts' own do (collectives.waiting): the model's
+# t_hold and t_end then hold the wake-up that a broadcast's ranks pay.
+from ..waiting import recv, send
+
+DEFAULT_SIZES = "1,1024,16384,65536,262144,1048576"
+
+
+def _reps(m: int, budget_bytes: int = 8 << 20, most: int = 200) -> int:
+    return max(3, min(most, budget_bytes // max(m, 1)))
+
+
+def _ping(comm, buf, k: int, t_ack: float) -> tuple[float, float]:
+    """(t_hold, t_return) at the sender. t_return is the mean time for a send to return; a
+    send of a large message returns once the data sits in the socket buffer, so t_return
+    can be shorter than the wire time. t_hold is the sustained rate: from the first send
+    to the receiver's acknowledgement of the last message, less that acknowledgement's
+    own one-way latency, over k (never below t_return). A node's next send can start no
+    sooner on average, which is what the model needs for a node sending many times."""
+    rank = comm.Get_rank()
+    idle_barrier(comm)
+    t0 = time.perf_counter()
+    for _ in range(k):
+        if rank == 0:
+            send(comm, buf, 1, 7)
+        else:
+            recv(comm, buf, 0, 7)
+    t_return = (time.perf_counter() - t0) / k
+    if rank == 1:
+        send(comm, buf[:1], 0, 8)
+        return t_return, t_return
+    recv(comm, buf[:1], 1, 8)
+    sustained = (time.perf_counter() - t0 - t_ack) / k
+    return max(t_return, sustained), t_return
+
+
+def _pingpong(comm, buf, k: int, dummy: float = 0.0) -> float:
+    rank = comm.Get_rank()
+    idle_barrier(comm)
+    t0 = time.perf_counter()
+    for _ in range(k):
+        if rank == 0:
+            send(comm, buf, 1, 9)
+            if dummy:
+                busy_wait(dummy)
+            recv(comm, buf, 1, 9)
+        else:
+            recv(comm, buf, 0, 9)
+            send(comm, buf, 0, 9)
+    return (time.perf_counter() - t0) / (2 * k)
+
+
+def measure(comm, sizes: list[int], repeats: int, dummy_max: int,
+            budget_bytes: int = 8 << 20) -> dict:
+    out: dict = {"sizes": sizes, "repeats": repeats, "t_hold_s": [], "t_end_s": [],
+                 "t_hold_min_s": [], "t_end_min_s": [], "t_hold_return_s": [],
+                 "dummy": []}
+    warm = bytearray(max(sizes) or 1)
+    for m in sorted({1, *sizes}):  # first messages set up connections: not measured
+        _pingpong(comm, memoryview(warm)[:m], 3)
+    t_ack = statistics.median(_pingpong(comm, memoryview(warm)[:1], 20) for _ in range(5))
+    out["t_ack_s"] = t_ack
+    for m in sizes:
+        buf = bytearray(max(m, 1))
+        view = memoryview(buf)[:m] if m else memoryview(buf)[:0]
+        k = _reps(m, budget_bytes)
+        pings = [_ping(comm, view, k, t_ack) for _ in range(repeats)]
+        holds = [h for h, _ in pings]
+        out["t_hold_return_s"].append(statistics.median(r for _, r in pings))
+        ends = [_pingpong(comm, view, k) for _ in range(repeats)]
+        out["t_hold_s"].append(statistics.median(holds))
+        out["t_end_s"].append(statistics.median(ends))
+        out["t_hold_min_s"].append(min(holds))
+        out["t_end_min_s"].append(min(ends))
+        if m <= dummy_max:
+            out["dummy"].append(_dummy_sweep(comm, view, k, statistics.median(ends)))
+    return out
+
+
+def _dummy_sweep(comm, view, k: int, t_end: float) -> dict:
+    """t_est against t_dummy; beyond the knee t_est = (t_send + t_dummy + t_recv) / 2, so the
+    knee t_idle = 2 t_end - (t_send + t_recv) comes from the rising points' intercept."""
+    points = []
+    for f in (0.0, 0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 3.5, 4.0):
+        d = f * t_end
+        points.append((d, statistics.median(_pingpong(comm, view, max(3, k // 4), d)
+                                            for _ in range(3))))
+    rising = [(d, t) for d, t in points if t > 1.25 * t_end and d > 0]
+    if not rising:
+        return {"m": len(view), "points": points, "t_idle_s": None}
+    half_sum = statistics.median(t - d / 2 for d, t in rising)  # (t_send + t_recv) / 2
+    t_idle = max(t_end, 2 * t_end - 2 * half_sum)
+    return {"m": len(view), "points": points, "t_idle_s": t_idle}
+
+
+def derive(meas: dict) -> dict:
+    """t_net, t_send, t_recv per size where the dummy loop ran, and every fitted line."""
+    sizes, holds, ends = meas["sizes"], meas["t_hold_s"], meas["t_end_s"]
+    fits = {"t_hold": fit_line(sizes, holds, relative=True),
+            "t_end": fit_line(sizes, ends, relative=True)}
+    rows = []
+    for d in meas["dummy"]:
+        if d["t_idle_s"] is None:
+            continue
+        i = sizes.index(d["m"])
+        t_send = holds[i]  # the paper's assumption: t_send = t_hold
+        t_net = max(0.0, d["t_idle_s"] - ends[i])
+        rows.append({"m": d["m"], "t_send_s": t_send, "t_net_s": t_net,
+                     "t_recv_s": max(0.0, ends[i] - t_send - t_net)})
+    if rows:
+        ms = [r["m"] for r in rows]
+        for key in ("t_send", "t_net", "t_recv"):
+            fits[key] = fit_line(ms, [r[f"{key}_s"] for r in rows], relative=True)
+    return {"system": rows, "fits": {k: {"start_s": a, "per_byte_s": b}
+                                     for k, (a, b) in fits.items()}}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="collectives.programs.params")
+    ap.add_argument("--sizes", default=DEFAULT_SIZES)
+    ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--dummy-max", type=int, default=65536,
+                    help="run the dummy-loop sweep for sizes up to this many bytes")
+    ap.add_argument("--budget-bytes", type=int, default=8 << 20,
+                    help="bytes per timed run of each size (messages = this / size, 3 to "
+                         "200): less on slow links")
+    args = ap.parse_args(argv)
+    from mpi4py import MPI
+
+    comm = MPI.COMM_WORLD
+    if comm.Get_size() != 2:
+        print("collectives.programs.params needs exactly 2 ranks", file=sys.stderr)
+        return 2
+    meas = measure(comm, [int(s) for s in args.sizes.split(",")], args.repeats,
+                   args.dummy_max, args.budget_bytes)
+    if comm.Get_rank() == 0:
+        print(json.dumps({**meas, **derive(meas)}), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

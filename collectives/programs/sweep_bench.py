@@ -1,0 +1,147 @@
+"""Measure many broadcasts (algorithm x message size) in one MPI job: an experiment's points
+that share a condition, so the job's start-up is paid once (runs under mpiexec on every
+rank; the root appends one JSON line per point to --out as soon as the point is done, so an
+interrupted job keeps what it finished).
+
+Two ways to inject broadcasts:
+- interval 0: Nupairoj1998's default, the root starts a broadcast when the previous one has
+  completed everywhere (programs.mcast_bench.direct: the root enters last, latency off the shared
+  clock of the emulated hosts);
+- interval > 0: Nupairoj1998 section 6.4.3, the root injects a broadcast every `interval`
+  seconds without waiting for completion; a broadcast's latency runs from the root's call to
+  the last rank's return (the hosts share one clock).
+
+    mpiexec -n N python -m collectives.programs.sweep_bench --points points.json --out records.jsonl
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from .. import waiting
+from ..algorithms import BCASTS
+from ..executor import bcast
+from ..stats import summarize
+from ..timing import (
+    busy_fraction,
+    cpu_jiffies,
+    idle_barrier,
+    sched_self,
+    sched_since,
+    wait_per_turn,
+)
+from .mcast_bench import direct
+
+
+def injected(comm, buf, want: bytes, root: int, iters: int, warmup: int, interval: float,
+             **alg: Any) -> tuple[list[float], bool, dict[str, Any]]:
+    """(latency samples, verified, extra) with the root injecting every `interval` s."""
+    rank = comm.Get_rank()
+    idle_barrier(comm)
+    base = comm.bcast(time.time() + 0.02, root=root)
+    starts, ends, ok = [], [], True
+    stat0 = cpu_jiffies() if rank == root else None
+    sched0 = sched_self()
+    for i in range(warmup + iters):
+        if rank == root:
+            delay = base + i * interval - time.time()
+            if delay > 0:
+                time.sleep(delay)
+        else:
+            buf[:] = bytes(len(buf))
+        starts.append(time.time())
+        bcast(buf, root=root, comm=comm, **alg)
+        ends.append(time.time())
+        ok &= bytes(buf) == want
+    busy = busy_fraction(stat0, cpu_jiffies()) if rank == root else None
+    waits = comm.gather(sched_since(sched0), root=root)
+    every = comm.gather(ends, root=root)
+    samples, late = [], 0
+    if rank == root:
+        for i in range(warmup, warmup + iters):
+            samples.append(max(e[i] for e in every) - starts[i])
+            late += starts[i] - (base + i * interval) > interval / 2
+    extra = {"cpu": {"cores": os.cpu_count(), "ranks": comm.Get_size(), "busy": busy,
+                     "wait_per_turn_s": wait_per_turn(waits) if rank == root else None},
+             "late_injections": late}
+    return samples, all(comm.allgather(ok)), extra
+
+
+def run_point(comm, point: dict[str, Any], root: int, iters: int, warmup: int,
+              interval: float, budget_s: float | None = None,
+              nodes: list[int] | None = None) -> dict[str, Any]:
+    alg = {"algorithm": point["algorithm"], **point.get("params", {})}
+    if nodes is not None and BCASTS[point["algorithm"]].nodes:
+        alg["nodes"] = nodes
+    size = point["size"]
+    want = random.Random(size).randbytes(size)
+    buf = bytearray(want)
+    t0 = time.time()
+    if interval > 0:
+        samples, verified, extra = injected(comm, buf, want, root, iters, warmup, interval,
+                                            **alg)
+    else:
+        samples, verified, cpu = direct(comm, buf, want, root, iters, warmup,
+                                        budget_s=budget_s, **alg)
+        extra = {"datagrams": cpu.pop("datagrams"), "cpu": cpu}
+    return {"key": point["key"], "ranks": comm.Get_size(), "root": root,
+            "iterations": iters, "verified": verified, "samples_s": samples,
+            "t_mcast_s": summarize(samples) if samples else None,
+            "start": t0, "end": time.time(), **extra}
+
+
+ARMED_WAIT_S = 60.0  # the timeline arms within a few hundred ms; a lost signal costs this
+
+
+def _wait_for(path: Path, limit_s: float) -> None:
+    deadline = time.monotonic() + limit_s
+    while not path.exists() and time.monotonic() < deadline:
+        time.sleep(0.005)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="collectives.programs.sweep_bench")
+    ap.add_argument("--points", required=True,
+                    help="JSON list of {key, algorithm, size, params}")
+    ap.add_argument("--out", required=True, help="JSON-lines file the root appends to")
+    ap.add_argument("--iters", type=int, default=10)
+    ap.add_argument("--warmup", type=int, default=2)
+    ap.add_argument("--interval", type=float, default=0.0,
+                    help="root's inter-injection time, s (0: wait for completion)")
+    ap.add_argument("--budget", type=float,
+                    help="stop measuring a point after this many seconds (interval 0)")
+    ap.add_argument("--heartbeat", help="file the root touches as each point starts")
+    ap.add_argument("--armed", help="file the root waits for after the heartbeat (the "
+                                    "faults due at time zero are in effect)")
+    ap.add_argument("--label", default="", help="added to every record (e.g. the group)")
+    ap.add_argument("--nodes", help="the network node of every rank, comma-separated (for "
+                                    "the algorithms told where the ranks sit)")
+    args = ap.parse_args(argv)
+    nodes = [int(n) for n in args.nodes.split(",")] if args.nodes else None
+    from mpi4py import MPI
+
+    comm, root = MPI.COMM_WORLD, 0
+    waiting.connect_all(comm)
+    points = json.loads(Path(args.points).read_text())
+    for point in points:
+        if comm.Get_rank() == root and args.heartbeat:
+            Path(args.heartbeat).write_text(point["key"])
+        if comm.Get_rank() == root and args.armed:
+            _wait_for(Path(args.armed), ARMED_WAIT_S)
+        rec = run_point(comm, point, root, args.iters, args.warmup, args.interval,
+                        args.budget, nodes)
+        if comm.Get_rank() == root:
+            with open(args.out, "a") as f:
+                f.write(json.dumps({**rec, "label": args.label}) + "\n")
+    return 0  # a wrong result is in the record (verified false), not a failed job
+
+
+if __name__ == "__main__":
+    sys.exit(main())

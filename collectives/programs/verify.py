@@ -1,0 +1,156 @@
+"""Check that broadcasts deliver the right bytes (runs under mpiexec): every algorithm, every
+root, several sizes, the whole world and subset communicators. Prints one JSON line per
+communicator from its rank 0 and exits non-zero on any wrong byte.
+
+    mpiexec -n N python -m collectives.programs.verify --sizes 0,1,1000 --algorithms binomial,chain
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import random
+import sys
+import time
+import zlib
+
+from ..algorithms import BARRIERS, BCASTS
+from ..executor import barrier, bcast
+from ..ipmc.channel import channel_for, peek_stats
+from ..range_trees.channel import add_layout_arguments, layout_arguments
+from ..timing import idle_barrier
+
+
+def payload(n: int, seed: int) -> bytes:
+    return random.Random(seed).randbytes(n)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="collectives.programs.verify")
+    ap.add_argument("--sizes", default="0,1,1000,65539")
+    ap.add_argument("--algorithms", default=",".join(BCASTS))
+    ap.add_argument("--roots", default="all", help="'all' or comma-separated ranks")
+    ap.add_argument("--t-hold", type=float, default=30e-6)
+    ap.add_argument("--t-end", type=float, default=90e-6)
+    ap.add_argument("--fragment", type=int, default=4096)
+    ap.add_argument("--mcast-fragment", type=int,
+                    help="datagram payload of the multicast algorithms (default: fits the MTU)")
+    ap.add_argument("--skew", type=float, default=0.0,
+                    help="rank 1 enters every broadcast this many seconds late")
+    ap.add_argument("--repeat", type=int, default=1, help="run every case this many times")
+    ap.add_argument("--barriers", default="",
+                    help=f"also check these barriers ({', '.join(BARRIERS)}) with "
+                         "random skew")
+    ap.add_argument("--subsets", action="store_true",
+                    help="also split the world into even and odd ranks")
+    add_layout_arguments(ap)
+    args = ap.parse_args(argv)
+
+    from mpi4py import MPI
+
+    world = MPI.COMM_WORLD
+    comms = [("world", world)]
+    if args.subsets and world.Get_size() >= 3:
+        comms.append((f"parity{world.Get_rank() % 2}", world.Split(world.Get_rank() % 2)))
+    bad = 0
+    for name, comm in comms:
+        k = comm.Get_size()
+        where = _layout(comm, args)
+        roots = range(k) if args.roots == "all" else [int(r) for r in args.roots.split(",")
+                                                       if int(r) < k]
+        cases = [(a, int(n), r) for _ in range(args.repeat) for a in args.algorithms.split(",")
+                 for n in args.sizes.split(",") for r in roots]
+        if any(BCASTS[a].family == "multicast" for a in args.algorithms.split(",")
+               if a in BCASTS):
+            channel_for(comm)  # its set-up (collective) outside the timed broadcasts
+        # back to back: no synchronisation between broadcasts, results compared at the end
+        mine, took = [], []
+        for algorithm, n, root in cases:
+            want = payload(n, zlib.crc32(f"{algorithm}/{n}/{root}/{name}".encode()))
+            buf = bytearray(want) if comm.Get_rank() == root else bytearray(n)
+            if args.skew and comm.Get_rank() == 1 % k:
+                time.sleep(args.skew)
+            t0 = time.perf_counter()
+            bcast(buf, root=root, comm=comm, algorithm=algorithm, **_params(algorithm, args, where))
+            took.append(time.perf_counter() - t0)
+            mine.append(bytes(buf) == want)
+        checked = len(cases)
+        idle_barrier(comm)  # asleep, as a benchmark's ranks wait (answering end markers)
+        every = comm.allgather(mine)
+        for i, (algorithm, n, root) in enumerate(cases):
+            wrong = [r for r, oks in enumerate(every) if not oks[i]]
+            if wrong:
+                bad += 1
+                if comm.Get_rank() == 0:
+                    want = payload(n, zlib.crc32(f"{algorithm}/{n}/{root}/{name}".encode()))
+                    print(json.dumps({"error": "wrong bytes", "comm": name,
+                                      "algorithm": algorithm, "size": n, "root": root,
+                                      "ranks": wrong, "sha": hashlib.sha1(want).hexdigest()[:8]}),
+                          flush=True)
+        for algorithm in filter(None, args.barriers.split(",")):
+            bad += _check_barrier(comm, algorithm, name,
+                                  where if getattr(BARRIERS.get(algorithm), "nodes", False) else {})
+        stats = comm.gather(peek_stats(comm), root=0)
+        slowest = [max(ts) for ts in zip(*comm.allgather(took), strict=True)]
+        if comm.Get_rank() == 0:
+            out = {"comm": name, "size": k, "broadcasts": checked, "all_correct": bad == 0,
+                   "seconds": slowest}  # per case, the slowest rank's time in it
+            if any(stats):
+                out["datagrams"] = {key: sum(s[key] for s in stats if s)
+                                    for key in ("sent", "delivered", "duplicate", "stale",
+                                                "rejected", "repaired")}
+                out["group"] = next(f"{s['group']}:{s['port']}" for s in stats if s)
+                out["grtt_s"] = max(s["grtt_s"] for s in stats if s)
+                out["pace_bps"] = stats[0]["pace_bps"] if stats[0] else None  # rank 0's
+            print(json.dumps(out), flush=True)
+    return 1 if world.allreduce(bad) else 0
+
+
+def _layout(comm, args: argparse.Namespace) -> dict:
+    """nodes= and fattree= of the range tree on this communicator (its ranks' nodes)."""
+    given = layout_arguments(args)
+    world = given.get("nodes")
+    from mpi4py import MPI
+
+    mine = world[MPI.COMM_WORLD.Get_rank()] if world else MPI.COMM_WORLD.Get_rank()
+    out: dict = {"nodes": comm.allgather(mine)}
+    if "fattree" in given:
+        out["fattree"] = given["fattree"]
+    elif not world:
+        out["fattree"] = [4, MPI.COMM_WORLD.Get_size()]
+    return out
+
+
+def _params(algorithm: str, args: argparse.Namespace, where: dict) -> dict:
+    family = BCASTS[algorithm].family if algorithm in BCASTS else ""
+    if family == "range":
+        return dict(where, **({"fragment": args.mcast_fragment} if args.mcast_fragment else {}))
+    if family == "multicast":
+        return {"fragment": args.mcast_fragment} if args.mcast_fragment else {}
+    return {"t_hold": args.t_hold, "t_end": args.t_end, "fragment": args.fragment}
+
+
+def _check_barrier(comm, algorithm: str, name: str, params: dict, rounds: int = 20) -> int:
+    """No rank may leave a barrier before the last one entered (the hosts share a clock);
+    ranks enter after random delays of up to 20 ms."""
+    if algorithm not in BARRIERS:
+        raise SystemExit(f"unknown barrier {algorithm!r}; choose from {', '.join(BARRIERS)}")
+    rng = random.Random(comm.Get_rank())
+    wrong = 0
+    for _ in range(rounds):
+        time.sleep(rng.random() * 0.02)
+        entered = time.time()
+        barrier(comm, algorithm, **params)
+        left = time.time()
+        times = comm.allgather((entered, left))
+        if max(e for e, _ in times) > min(x for _, x in times):
+            wrong += 1
+    if wrong and comm.Get_rank() == 0:
+        print(json.dumps({"error": "barrier released early", "comm": name,
+                          "algorithm": algorithm, "rounds": wrong}), flush=True)
+    return wrong
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,173 @@
+"""Broadcast schedules (pure): who sends which bytes to whom, in which order.
+
+A schedule is plain data: for every rank of the communicator, its program, an ordered tuple
+of operations (`Send`, `Recv`, `SendRecv`) on byte ranges of the message. One executor
+carries it out with MPI point-to-point calls, the model predicts its latency, reports draw it.
+Trees are built in relative ids (root = 0) and mapped to ranks by rotation:
+rank = (relative + root) % size.
+
+Algorithms (collectives.algorithms, family "tree"): sequential, binomial, chain, binary,
+fragmented-chain, scatter-allgather, opt-tree (`mpich`, MPICH's own MPI_Bcast, has no
+schedule); and, family "contention", trees placed in the order of the network's routing so
+that their sends avoid each other (`collectives.contention.schedules`): opt-mesh, u-mesh,
+u-torus, opt-min.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from ..algorithms import NATIVE, names
+from ..contention import schedules as contention_schedules
+from . import opttree
+from .ops import Op, Recv, Schedule, Send, SendRecv
+
+ALGORITHMS = names("tree")
+# told where the ranks sit (mesh=, torus=, bmin=, nodes=): collectives.contention.schedules
+TOPOLOGY_ALGORITHMS = contention_schedules.ALGORITHMS
+DEFAULT_FRAGMENT = 8192
+
+
+# ---- trees in relative ids --------------------------------------------------------------------
+Children = dict[int, list[int]]
+
+
+def sequential_tree(k: int) -> Children:
+    return {0: list(range(1, k))} if k > 1 else {}
+
+
+def chain_tree(k: int) -> Children:
+    return {i: [i + 1] for i in range(k - 1)}
+
+
+def binomial_tree(k: int) -> Children:
+    """The root keeps the first ceil(n/2) nodes and sends first to the root of the other
+    floor(n/2), recursively: largest subtree first (MPICH's and Siebert's order)."""
+    children: Children = {}
+
+    def build(lo: int, n: int) -> None:
+        while n > 1:
+            keep = (n + 1) // 2
+            children.setdefault(lo, []).append(lo + keep)
+            build(lo + keep, n - keep)
+            n = keep
+
+    build(0, k)
+    return children
+
+
+def binary_tree(k: int) -> Children:
+    return {i: [c for c in (2 * i + 1, 2 * i + 2) if c < k] for i in range(k) if 2 * i + 1 < k}
+
+
+def subtree_sizes(children: Children, k: int) -> list[int]:
+    size = [1] * k
+    order: list[int] = []
+    stack = [0]
+    while stack:
+        n = stack.pop()
+        order.append(n)
+        stack.extend(children.get(n, []))
+    for n in reversed(order):
+        size[n] += sum(size[c] for c in children.get(n, []))
+    return size
+
+
+# ---- programs -----------------------------------------------------------------------------
+def _absolute(rel: int, root: int, k: int) -> int:
+    return (rel + root) % k
+
+
+def _tree_programs(children: Children, k: int, root: int, n: int) -> list[list[Op]]:
+    progs: list[list[Op]] = [[] for _ in range(k)]
+    for parent, kids in children.items():
+        for c in kids:
+            progs[_absolute(c, root, k)].append(Recv(_absolute(parent, root, k), 0, n))
+    for parent, kids in children.items():
+        progs[_absolute(parent, root, k)] += [Send(_absolute(c, root, k), 0, n) for c in kids]
+    return progs
+
+
+def _pieces(n: int, fragment: int) -> list[tuple[int, int]]:
+    return [(lo, min(n, lo + fragment)) for lo in range(0, n, fragment)] or [(0, 0)]
+
+
+def _fragmented_chain(k: int, root: int, n: int, fragment: int) -> list[list[Op]]:
+    progs: list[list[Op]] = [[] for _ in range(k)]
+    for rel in range(k):
+        me, prev, nxt = (_absolute(r, root, k) for r in (rel, rel - 1, rel + 1))
+        for lo, hi in _pieces(n, fragment):
+            if rel > 0:
+                progs[me].append(Recv(prev, lo, hi))
+            if rel < k - 1:
+                progs[me].append(Send(nxt, lo, hi))
+    return progs
+
+
+def _scatter_allgather(k: int, root: int, n: int) -> list[list[Op]]:
+    """Binomial scatter of k chunks, then a ring allgather (van de Geijn)."""
+    bounds = [n * i // k for i in range(k + 1)]
+    tree = binomial_tree(k)
+    size = subtree_sizes(tree, k)
+    progs: list[list[Op]] = [[] for _ in range(k)]
+    for parent, kids in tree.items():  # each child gets the chunks of its subtree
+        for c in kids:
+            lo, hi = bounds[c], bounds[c + size[c]]
+            progs[_absolute(c, root, k)].insert(0, Recv(_absolute(parent, root, k), lo, hi))
+            progs[_absolute(parent, root, k)].append(Send(_absolute(c, root, k), lo, hi))
+    for step in range(k - 1):
+        for rel in range(k):
+            s_chunk, r_chunk = (rel - step) % k, (rel - step - 1) % k
+            progs[_absolute(rel, root, k)].append(SendRecv(
+                Send(_absolute(rel + 1, root, k), bounds[s_chunk], bounds[s_chunk + 1]),
+                Recv(_absolute(rel - 1, root, k), bounds[r_chunk], bounds[r_chunk + 1])))
+    return progs
+
+
+def _opt_children(k: int, params: Mapping[str, Any]) -> Children:
+    t_hold, t_end = params.get("t_hold"), params.get("t_end")
+    if t_hold is None or t_end is None:
+        raise ValueError("opt-tree needs t_hold and t_end (measured by 'mcastlab params')")
+    return opttree.opt_children(k, opttree.opt_table(k, t_hold, t_end).j)
+
+
+TREES: dict[str, Callable[[int], Children]] = {
+    "sequential": sequential_tree, "binomial": binomial_tree, "chain": chain_tree,
+    "binary": binary_tree,
+}
+
+
+def build(algorithm: str, size: int, root: int = 0, nbytes: int = 0,
+          **params: Any) -> Schedule:
+    """The schedule of `algorithm` for `size` ranks, `root`, an `nbytes` message.
+    Parameters: fragment (fragmented-chain, bytes), t_hold and t_end (opt-tree, opt-mesh,
+    opt-min); for the TOPOLOGY_ALGORITHMS mesh=(rows, cols) (opt-mesh, u-mesh), torus=(rows,
+    cols) (u-torus), bmin=(k, n) (opt-min) and nodes=(node of rank 0, ...) (default rank i on
+    node i), node ids as topologies numbers hosts (`collectives.contention.schedules`)."""
+    if algorithm not in ALGORITHMS and algorithm not in TOPOLOGY_ALGORITHMS:
+        extra = " (MPICH's own MPI_Bcast has no schedule)" if algorithm == NATIVE else ""
+        raise ValueError(f"unknown algorithm {algorithm!r}{extra}; choose from "
+                         f"{', '.join((*ALGORITHMS, *TOPOLOGY_ALGORITHMS))}")
+    if not isinstance(size, int) or size < 1:
+        raise ValueError(f"communicator size must be at least 1, got {size!r}")
+    if not isinstance(root, int) or not 0 <= root < size:
+        raise ValueError(f"root must be a rank in 0..{size - 1}, got {root!r}")
+    if not isinstance(nbytes, int) or nbytes < 0:
+        raise ValueError(f"message size must be a non-negative byte count, got {nbytes!r}")
+    if algorithm in TOPOLOGY_ALGORITHMS:
+        return contention_schedules.schedule(algorithm, size, root, nbytes, **params)
+    if algorithm == "fragmented-chain":
+        fragment = int(params.get("fragment", DEFAULT_FRAGMENT))
+        if fragment < 1:
+            raise ValueError(f"fragment size must be at least 1 byte, got {fragment}")
+        progs = _fragmented_chain(size, root, nbytes, fragment)
+        params = {**params, "fragment": fragment}
+    elif algorithm == "scatter-allgather":
+        progs = _scatter_allgather(size, root, nbytes)
+    elif algorithm == "opt-tree":
+        progs = _tree_programs(_opt_children(size, params), size, root, nbytes)
+    else:
+        progs = _tree_programs(TREES[algorithm](size), size, root, nbytes)
+    return Schedule(algorithm, size, root, nbytes, tuple(tuple(p) for p in progs),
+                    dict(params))

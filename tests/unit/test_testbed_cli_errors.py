@@ -1,0 +1,449 @@
+"""testbed.cli on bad input (issue 18): one `mcastlab: error: ...` line and the documented exit
+code (2: bad input), never a traceback, and always before a network or controller starts.
+
+Every test here runs with `no_network`: should a check ever move after the point where a
+network, a calibration or a controller starts, the test fails instead of starting one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import shutil
+import socket
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from testbed.cli import build_parser, main
+
+SPEC = Path(__file__).resolve().parents[2] / "experiments" / "default.toml"
+
+
+class NetworkStarted(AssertionError):
+    """A test reached code that brings up a network, calibrates or starts a controller."""
+
+
+@pytest.fixture(autouse=True)
+def no_network(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    def refuse(*_args: object, **_kwargs: object) -> None:
+        raise NetworkStarted("a bad-input test got as far as starting something")
+
+    from os_ken.base.app_manager import AppManager
+
+    from testbed import calibration, cleanup, network
+
+    monkeypatch.setattr(network.Emulation, "__init__", refuse)
+    monkeypatch.setattr(calibration, "calibrate", refuse)
+    monkeypatch.setattr(cleanup, "cleanup_stale", refuse)
+    monkeypatch.setattr(AppManager, "run_apps", refuse)
+    yield
+
+
+def error_line(argv: list[str], capsys: pytest.CaptureFixture[str], code: int = 2) -> str:
+    """Run the command; it must print nothing on stdout and one error line on stderr."""
+    assert main(argv) == code
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert "Traceback" not in err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert lines[0].startswith("mcastlab: error: ")
+    return lines[0]
+
+
+@pytest.fixture
+def a_file(tmp_path: Path) -> Path:
+    """A regular file, to put paths under."""
+    f = tmp_path / "plain"
+    f.write_text("not a folder\n")
+    return f
+
+
+# ---- files and folders to write ---------------------------------------------------------
+@pytest.mark.parametrize(("where", "needle"), [("missing/t.json", "does not exist"),
+                                               ("plain/t.json", "is not a folder"),
+                                               (".", "is a folder")])
+def test_topo_save_where_it_cannot_write(where: str, needle: str, tmp_path: Path, a_file: Path,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    line = error_line(["topo", "star", "--save", str(tmp_path / where)], capsys)
+    assert "--save" in line and needle in line
+    assert not (tmp_path / "missing").exists()
+
+
+def test_lab_solve_into_a_missing_folder_before_measuring(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    line = error_line(["lab", "1", "--solve", str(tmp_path / "missing" / "key.toml")], capsys)
+    assert "--solve" in line and "does not exist" in line
+
+
+@pytest.mark.parametrize("argv", [["bench"], ["pingpong"], ["testbed"],
+                                  ["experiment", str(SPEC)]])
+def test_out_under_a_regular_file(argv: list[str], a_file: Path,
+                                  capsys: pytest.CaptureFixture[str]) -> None:
+    line = error_line([*argv, "--out", str(a_file / "sub")], capsys)
+    assert f"--out: cannot make the folder {a_file / 'sub'}: {a_file} is a file" in line
+
+
+# ---- mcastlab run: --list, --resume -----------------------------------------------------
+def test_run_list_without_a_spec_is_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
+    assert "mcastlab experiment SPEC.toml --list" in error_line(["experiment", "--list"], capsys)
+
+
+@pytest.mark.parametrize(("file", "text", "needle"), [
+    ("config.json", "{not json", "config.json is corrupt (not JSON"),
+    ("config.json", "[1, 2]", "config.json is corrupt (not a JSON object)"),
+    ("records.jsonl", '{"key": "a"}\n{"key": "b", "trunc', "records.jsonl is corrupt (line 2"),
+    ("records.jsonl", '{"key": "a"}\n"text"\n', "(line 2: not a JSON object)"),
+    ("records.jsonl", '{"size": 1}\n', "(line 1: a record without its point's key)"),
+])
+def test_resume_a_corrupt_results_folder(file: str, text: str, needle: str, tmp_path: Path,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    shutil.copyfile(SPEC, tmp_path / "spec.toml")
+    (tmp_path / "config.json").write_text(json.dumps({"spec_name": "default"}))
+    (tmp_path / file).write_text(text)
+    line = error_line(["experiment", "--resume", str(tmp_path)], capsys)
+    assert needle in line and "cannot be resumed" in line
+
+
+def test_resume_a_folder_without_config(tmp_path: Path,
+                                        capsys: pytest.CaptureFixture[str]) -> None:
+    shutil.copyfile(SPEC, tmp_path / "spec.toml")
+    line = error_line(["experiment", "--resume", str(tmp_path)], capsys)
+    assert "is not a results folder" in line
+
+
+# ---- groups, ports, fail, restore against a port that is not the controller -------------
+def closed_port() -> int:
+    """A port nothing listens on (bound once by us, then released)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextlib.contextmanager
+def raw_listener(reply: bytes) -> Iterator[int]:
+    """A TCP listener that reads one request, sends `reply` (maybe nothing) and closes."""
+    srv = socket.create_server(("127.0.0.1", 0))
+
+    def serve() -> None:
+        with contextlib.suppress(OSError):
+            conn, _ = srv.accept()
+            with conn:
+                conn.settimeout(5)
+                data = b""
+                while b"\r\n\r\n" not in data and (chunk := conn.recv(4096)):
+                    data += chunk
+                conn.sendall(reply)
+
+    t = threading.Thread(target=serve, daemon=True)
+    t.start()
+    try:
+        yield srv.getsockname()[1]
+    finally:
+        srv.close()
+        t.join(5)
+
+
+def http_server(status: int, body: bytes) -> contextlib.AbstractContextManager[int]:
+    """An HTTP server answering one request with `status` and `body` (a raw listener: a
+    threaded http.server hangs once the controller tests have made eventlet patch sockets)."""
+    head = f"HTTP/1.0 {status} Whatever\r\nContent-Length: {len(body)}\r\n\r\n"
+    return raw_listener(head.encode() + body)
+
+
+API_COMMANDS = [["groups"], ["ports"], ["groups", "--json"], ["fail", "3"], ["restore", "3"]]
+
+
+@pytest.mark.parametrize("argv", API_COMMANDS)
+def test_api_on_a_closed_port(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    port = closed_port()
+    line = error_line([*argv, "--api-port", str(port)], capsys)
+    assert f"no mcastlab controller answers on 127.0.0.1:{port} (" in line
+
+
+@pytest.mark.parametrize("reply", [b"", b"hello, this is not HTTP\r\n", b"\x00\xff" * 100])
+@pytest.mark.parametrize("argv", API_COMMANDS)
+def test_api_on_a_listener_that_is_not_http(reply: bytes, argv: list[str],
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    with raw_listener(reply) as port:
+        line = error_line([*argv, "--api-port", str(port)], capsys)
+    assert f"no mcastlab controller answers on 127.0.0.1:{port} (" in line
+
+
+@pytest.mark.parametrize(("status", "body", "needle"), [
+    (200, b"<html>hello</html>", "is not JSON"),
+    (404, b"<html>not found</html>", "HTTP 404 on /"),
+    (500, b'{"no_error_key": 1}', "HTTP 500 on /"),
+    (200, b"[1, 2, 3]", "is not a JSON object"),
+])
+@pytest.mark.parametrize("argv", API_COMMANDS)
+def test_api_on_another_http_service(status: int, body: bytes, needle: str, argv: list[str],
+                                     capsys: pytest.CaptureFixture[str]) -> None:
+    with http_server(status, body) as port:
+        line = error_line([*argv, "--api-port", str(port)], capsys)
+    assert f"no mcastlab controller answers on 127.0.0.1:{port} (" in line and needle in line
+
+
+@pytest.mark.parametrize("argv", [["groups"], ["ports"], ["fail", "1"]])
+def test_api_on_another_json_service(argv: list[str],
+                                     capsys: pytest.CaptureFixture[str]) -> None:
+    with http_server(200, b'{"status": "ok", "items": {"a": 1}}') as port:
+        line = error_line([*argv, "--api-port", str(port)], capsys)
+    assert "is not the controller's" in line
+
+
+def test_api_error_of_the_controller_is_its_message(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    with http_server(400, b'{"error": "no node 99"}') as port:
+        assert error_line(["fail", "99", "--api-port", str(port)], capsys,
+                          code=1) == "mcastlab: error: controller: no node 99"
+
+
+def test_api_answers_of_a_controller_still_print(capsys: pytest.CaptureFixture[str]) -> None:
+    ports = {"s1": {"1": {"neighbour": "h0", "tx_packets": 3, "tx_bytes": 300,
+                          "rx_packets": 2, "rx_bytes": 200}}}
+    with http_server(200, json.dumps(ports).encode()) as port:
+        assert main(["ports", "--api-port", str(port)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].split() == ["switch", "port", "to", "tx", "pkts", "tx", "bytes", "rx", "pkts",
+                              "rx", "bytes"]
+    assert out[2].split() == ["s1", "1", "h0", "3", "300", "2", "200"]
+    with http_server(200, b'{"failed": [1, 4]}') as port:
+        assert main(["fail", "1", "4", "--api-port", str(port)]) == 0
+    assert capsys.readouterr().out == "failed nodes: 1, 4\n"
+
+
+# ---- controller: checked before os-ken starts -------------------------------------------
+@pytest.mark.parametrize(("text", "needle"), [
+    (None, "topology file not found"),
+    ("{not json", "invalid JSON at line 1"),
+    ('{"hosts": "many"}', "--topology: "),
+    ("[]", "--topology: "),
+])
+def test_controller_with_a_bad_topology_file(text: str | None, needle: str, tmp_path: Path,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    topo = tmp_path / "topo.json"
+    if text is not None:
+        topo.write_text(text)
+    line = error_line(["controller", "--topology", str(topo), "--port", str(closed_port()),
+                       "--api-port", str(closed_port())], capsys)
+    assert needle in line
+
+
+def test_controller_with_a_folder_as_topology(tmp_path: Path,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    line = error_line(["controller", "--topology", str(tmp_path)], capsys)
+    assert line.startswith("mcastlab: error: --topology: ")
+
+
+@pytest.mark.parametrize("option", ["--port", "--api-port"])
+def test_controller_on_a_busy_port(option: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with socket.create_server(("127.0.0.1", 0)) as busy:
+        port = busy.getsockname()[1]
+        other = "--api-port" if option == "--port" else "--port"
+        line = error_line(["controller", option, str(port), other, str(closed_port())], capsys)
+    assert f"{option} {port}: 127.0.0.1:{port} is in use" in line
+
+
+@pytest.mark.parametrize(("argv", "needle"), [
+    (["--port", "0"], "--port must be a port 1..65535, got 0"),
+    (["--api-port", "70000"], "--api-port must be a port 1..65535, got 70000"),
+    (["--port", "7001", "--api-port", "7001"], "--port and --api-port are both 7001"),
+])
+def test_controller_ports_out_of_range(argv: list[str], needle: str,
+                                       capsys: pytest.CaptureFixture[str]) -> None:
+    assert needle in error_line(["controller", *argv], capsys)
+
+
+def test_python_m_controller_says_it_in_one_line(tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    from controller.__main__ import main as controller_main
+
+    assert controller_main(["--topology", str(tmp_path / "none.json")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("controller: --topology: topology file not found")
+    assert len(err.splitlines()) == 1
+
+
+# ---- counts refused while parsing the arguments -----------------------------------------
+BCAST = ["bcast", "--algo", "binomial", "--size", "1024"]
+
+
+@pytest.mark.parametrize(("argv", "needle"), [
+    ([*BCAST, "--hosts", "0"], "argument --hosts: must be >= 1, got 0"),
+    ([*BCAST, "--hosts", "-3"], "argument --hosts: must be >= 1, got -3"),
+    ([*BCAST, "--hosts", "two"], "argument --hosts: a whole number, got 'two'"),
+    ([*BCAST, "--iters", "0"], "argument --iters: must be >= 1, got 0"),
+    ([*BCAST, "--frames", "-1"], "argument --frames: must be >= 0, got -1"),
+    (["bcast", "--algo", "binomial", "--size", "-1"], "argument --size: must be >= 0, got -1"),
+    (["params", "--repeats", "0"], "argument --repeats: must be >= 1, got 0"),
+    (["params", "--hosts", "0"], "argument --hosts: must be >= 1, got 0"),
+    (["net", "--hosts", "-1"], "argument --hosts: must be >= 1, got -1"),
+    (["pingpong", "--reps", "0"], "argument --reps: must be >= 1, got 0"),
+    (["mpirun", "--np", "0", "--", "-m", "x"], "argument --np: must be >= 1, got 0"),
+    (["mpirun", "--timeout", "0", "--", "-m", "x"], "argument --timeout: must be > 0 s, got 0"),
+    (["groups", "--api-port", "-1"], "argument --api-port: must be >= 1, got -1"),
+])
+def test_counts_below_their_minimum_are_refused_while_parsing(
+        argv: list[str], needle: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    assert err.strip().splitlines()[-1] == f"mcastlab {argv[0]}: error: {needle}"
+
+
+# ---- --topo with --hosts and --bw: folded in, or a contradiction refused ----------------
+class Resolved(Exception):
+    """Raised instead of resolving the topology: the test has the spec it would run."""
+
+
+@pytest.fixture
+def resolved(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The specs commands would run (link_rate.resolve patched to record and stop)."""
+    from testbed import link_rate
+
+    specs: list[str] = []
+
+    def record(text: str, *_args: object, **_kwargs: object) -> None:
+        specs.append(text)
+        raise Resolved
+
+    monkeypatch.setattr(link_rate, "resolve", record)
+    return specs
+
+
+@pytest.mark.parametrize(("argv", "spec"), [
+    (["net", "--hosts", "8"], "star:hosts=8"),
+    (["net", "--hosts", "8", "--bw", "10"], "star:hosts=8,bw=10"),
+    (["net", "--topo", "mesh:rows=2,cols=2", "--bw", "10"], "mesh:rows=2,cols=2,bw=10"),
+    (["params", "--topo", "fattree", "--bw", "auto"], "fattree:bw=auto"),
+    ([*BCAST, "--hosts", "4"], "star:hosts=4"),
+    ([*BCAST, "--topo", "star:hosts=16", "--hosts", "8"], "star:hosts=16"),
+    ([*BCAST, "--topo", "mesh:rows=2,cols=2", "--hosts", "3", "--bw", "5"],
+     "mesh:rows=2,cols=2,bw=5"),
+    (["mpirun", "--hosts", "h0,h1", "--", "-m", "collectives.programs.pingpong"], "star"),
+    (["up", "--topo", "mesh:rows=2,cols=2"], "mesh:rows=2,cols=2"),
+])
+def test_hosts_and_bw_are_folded_into_the_topology(argv: list[str], spec: str,
+                                                   resolved: list[str]) -> None:
+    with pytest.raises(Resolved):
+        main(argv)
+    assert resolved == [spec]
+
+
+@pytest.mark.parametrize(("argv", "needle"), [
+    (["net", "--topo", "star:hosts=4", "--hosts", "8"],
+     "--hosts sizes a bare 'star', not star:hosts=4: give hosts= in --topo"),
+    (["net", "--topo", "star:bw=10", "--hosts", "8"], "give hosts= in --topo"),
+    (["params", "--topo", "mesh:rows=2,cols=2", "--hosts", "8"], "give the size in --topo"),
+    ([*BCAST, "--topo", "star:hosts=4", "--hosts", "8"], "--hosts 8: star:hosts=4 has 4 hosts"),
+    ([*BCAST, "--topo", "mesh:rows=2,cols=2", "--hosts", "5"], "has 4 hosts"),
+    (["net", "--topo", "star:bw=20", "--bw", "10"],
+     "--bw 10 and bw=20 in --topo: give the rate once"),
+    ([*BCAST, "--topo", "topo.json", "--bw", "10"],
+     "--bw: the topology file topo.json sets its own link rates"),
+])
+def test_hosts_and_bw_that_contradict_topo_are_refused(
+        argv: list[str], needle: str, resolved: list[str],
+        capsys: pytest.CaptureFixture[str]) -> None:
+    assert needle in error_line(argv, capsys)
+    assert resolved == []
+
+
+# ---- the old mcastlab run NAME: no .toml, no such program --------------------------------
+def test_run_a_name_that_is_neither_spec_nor_program(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert main(["run", "myspec"]) == 2
+    note, line = capsys.readouterr().err.strip().splitlines()
+    assert note == ("mcastlab: note: 'mcastlab run' is now 'mcastlab mpirun' (and 'mcastlab "
+                    "experiment' for experiment specs)")
+    assert line.startswith("mcastlab: error: no such program file myspec (a program goes "
+                           "after '--'")
+    assert "myspec.toml?" not in line
+    (tmp_path / "myspec.toml").write_text("")
+    assert main(["run", "myspec"]) == 2
+    assert capsys.readouterr().err.strip().endswith(
+        "; the experiment spec myspec.toml? mcastlab experiment myspec.toml")
+    assert "no such program file gone.py" in error_line(["mpirun", "--", "gone.py"], capsys)
+    assert "myspec" in error_line(["experiment", "myspec"], capsys)  # no such spec file
+
+
+# ---- every subcommand, with bad input ----------------------------------------------------
+BAD_INPUT = {
+    "doctor": [["doctor", "--json", "extra"]],
+    "topo": [["topo", "nosuchshape"], ["topo", "/nonexistent.toml"]],
+    "net": [["net", "--topo", "nosuchshape"], ["net", "--loss", "2"],
+            ["net", "--script", "/nonexistent"]],
+    "lab": [["lab", "99"], ["lab", "1", "--check", "/nonexistent.toml"],
+            ["lab", "--solve", "x.toml"]],
+    "up": [["up", "--topo", "nosuchshape"], ["up", "--mode", "nosuchmode"]],
+    "mpirun": [["mpirun", "--", "nosuchprogram.py"], ["mpirun", "--topo", "nosuchshape", "--",
+                                                      "x"],
+               ["run", "nosuchprogram.py"]],  # the old spelling
+    "experiment": [["experiment", "/nonexistent.toml"], ["experiment", "--resume", "/nonexistent"],
+                   ["run", "--resume", "/nonexistent"]],
+    "testbed": [["testbed", "--spec", "/nonexistent.toml"]],
+    "pingpong": [["pingpong", "--topo", "nosuchshape"]],
+    "controller": [["controller", "--topology", "/nonexistent.json"],
+                   ["controller", "--mode", "nosuchmode"]],
+    "groups": [["groups", "--api-port", "0"]],
+    "ports": [["ports", "--api-port", "x"]],
+    "fail": [["fail", "one"]],
+    "restore": [["restore"]],
+    "trees": [["trees", "nosuchalgo", "--t-hold", "1", "--t-end", "1"],
+              ["trees", "binomial", "--t-hold", "1", "--t-end", "1"]],
+    "hwtree": [["hwtree", "--nodes", "16"], ["hwtree", "--nodes", "15", "--failed", "1"]],
+    "params": [["params", "--topo", "nosuchshape"], ["params", "--sizes", "big"]],
+    "bcast": [["bcast", "--algo", "nosuchalgo", "--size", "1"],
+              ["bcast", "--algo", "binomial", "--size", "1", "--topo", "nosuchshape"]],
+    "calibrate": [["calibrate", "--max", "0"], ["calibrate", "--hosts", "two"]],
+    "cleanup": [["cleanup", "now"]],
+    "bench": [["bench", "--suite", "nosuchsuite"]],
+}
+
+
+def test_bad_input_covers_every_subcommand() -> None:
+    parser = build_parser()
+    commands = next(a for a in parser._actions if a.dest == "command").choices
+    assert set(BAD_INPUT) == set(commands)
+
+
+@pytest.mark.parametrize("argv", [argv for cases in BAD_INPUT.values() for argv in cases]
+                         + [[name, "--no-such-option"] for name in BAD_INPUT],
+                         ids=" ".join)
+def test_every_subcommand_refuses_bad_input_without_a_traceback(
+        argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    try:
+        code = main(argv)
+    except SystemExit as exc:  # argparse
+        code = exc.code
+    out, err = capsys.readouterr()
+    assert code not in (0, None)
+    assert "Traceback" not in out + err
+    assert "error: " in err.strip().splitlines()[-1]
+
+
+@pytest.mark.parametrize("argv", [["bcast", "--algo", "binomial", "--size", "1", "--hosts", "0"],
+                                  ["pingpong", "--reps", "0"], ["cleanup", "now"]])
+def test_the_installed_entry_refuses_bad_input(argv: list[str],
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    """`python -m testbed.cli` (what `mcastlab` runs: pyproject's [project.scripts]), only
+    with input argparse itself refuses: a subprocess has no guard against starting things."""
+    with pytest.raises(SystemExit):  # first in-process: the refusal is argparse's
+        main(argv)
+    capsys.readouterr()
+    done = subprocess.run([sys.executable, "-m", "testbed.cli", *argv], capture_output=True,
+                          text=True, timeout=60, cwd=Path(__file__).resolve().parents[2])
+    assert done.returncode == 2
+    assert done.stdout == "" and "Traceback" not in done.stderr
+    last = done.stderr.splitlines()[-1]
+    assert last.startswith("mcastlab") and ": error: " in last
