@@ -84,7 +84,7 @@ def algorithm_params(algorithm: str, size: int,
     """What `collectives.bcast` needs besides the algorithm's name and where the ranks sit:
     t_hold/t_end of this size for OPT-Tree, OPT-Mesh, OPT-Min and DYN-Tree (from
     measure_params), and DYN-Tree's static terms."""
-    if algorithm not in ("opt-tree", "dyn-tree", "opt-mesh", "opt-min"):
+    if algorithm not in BCASTS or not BCASTS[algorithm].timing:
         return {}
     if not params:
         raise RunFailed(f"{algorithm} needs measured t_hold/t_end (measure them first)")

@@ -39,20 +39,27 @@ def toml_value(v: object) -> str:
 
 @pytest.mark.parametrize("number", sorted(labs()))
 def test_lab_solve_then_check(caps, clean_after, tmp_path: Path, number: int):
-    key = tmp_path / "key.toml"
-    out = lab(str(number), "--solve", str(key))
-    assert out.returncode == 0, out.stderr
+    """Solve, then check the answers against a second measurement. Two measurements of the
+    same lab can disagree when one catches the machine in a slow spell (a fresh-clone CI run
+    of 2026-11-25: lab 3's t_hold 16.5 us in one and 161.9 in the other, a 64 KiB tree 1713
+    against 162 ms; by hand the same minute: 20.6 us and 161 ms): then both are measured once
+    more before the test fails. The lab's measurements carry no fidelity flags yet."""
     the_lab = labs()[number]
-    answers = load_answers(key)
-    assert set(answers) == {q.key for q in the_lab.questions}
-    bad = tmp_path / "wrong.toml"
-    bad.write_text("".join(f'"{q.key}" = {toml_value(wrong(q, answers[q.key]))}\n'
-                           for q in the_lab.questions))
-    out = lab(str(number), "--check", str(key), str(bad))
     n = len(the_lab.questions)
-    assert out.returncode == 5, out.stdout + out.stderr
-    assert f"{key}: {n} of {n} right" in out.stdout, out.stdout
-    assert f"{bad}: 0 of {n} right" in out.stdout, out.stdout
+    for attempt in (1, 2):
+        key, bad = tmp_path / f"key{attempt}.toml", tmp_path / f"wrong{attempt}.toml"
+        out = lab(str(number), "--solve", str(key))
+        assert out.returncode == 0, out.stderr
+        answers = load_answers(key)
+        assert set(answers) == {q.key for q in the_lab.questions}
+        bad.write_text("".join(f'"{q.key}" = {toml_value(wrong(q, answers[q.key]))}\n'
+                               for q in the_lab.questions))
+        out = lab(str(number), "--check", str(key), str(bad))
+        assert out.returncode == 5, out.stdout + out.stderr
+        assert f"{bad}: 0 of {n} right" in out.stdout, out.stdout
+        if f"{key}: {n} of {n} right" in out.stdout:
+            break
+        assert attempt == 1, out.stdout
 
 
 def test_lab_check_refuses_bad_files_before_the_network(caps, tmp_path: Path):
