@@ -26,7 +26,6 @@ import select
 import socket
 import stat
 import time
-from collections.abc import Callable
 from typing import Any
 
 MODES = ("block", "spin", "yield", "sleep")
@@ -65,22 +64,6 @@ class SocketWatch:
         self.other: dict[int, tuple[int, int] | None] = {}  # fds that are not MPI's
         self.fds: frozenset[int] = frozenset()
         self.scanned = -1.0
-        self.listeners: dict[int, Callable[[], None]] = {}  # fd -> what drains it
-
-    def listen(self, sock: Any, drain: Callable[[], None]) -> None:
-        """While this rank waits for anything, call `drain()` when `sock` has input (it
-        must read the socket empty, or the waits spin): a multicast receiver that has
-        returned still answers its root's end markers from inside MPI waits."""
-        fd = sock.fileno()
-        if fd not in self.listeners:
-            self.ep.register(fd, select.EPOLLIN)
-        self.listeners[fd] = drain
-
-    def unlisten(self, sock: Any) -> None:
-        fd = sock.fileno()
-        if self.listeners.pop(fd, None) is not None:
-            with contextlib.suppress(OSError):
-                self.ep.unregister(fd)
 
     def refresh(self, within: float = RESCAN_S) -> None:
         """Watch sockets MPI opened since the last look (it connects on first contact,
@@ -143,29 +126,23 @@ class SocketWatch:
                 self.ep.unregister(dup)
             os.close(dup)
 
-    def sleep(self, timeout: float, own: frozenset[int] = frozenset()) -> bool:
+    def sleep(self, timeout: float) -> bool:
         """Sleep until a watched socket wants attention or `timeout` passes; True if one
-        did. A listened-to socket (`listen`) is drained on the way unless the caller
-        reads it itself (`own`)."""
+        did."""
         try:
-            events = self.ep.poll(max(0.0, timeout))
+            return bool(self.ep.poll(max(0.0, timeout)))
         except InterruptedError:
             return True
-        for fd, _ in events:
-            if fd in self.listeners and fd not in own:
-                self.listeners[fd]()
-        return bool(events)
 
     def sleep_with(self, socks: list[Any], timeout: float) -> bool:
         """`sleep`, also woken by input on `socks` (a multicast channel's), watched for this
         sleep only: a datagram left unread there (a late copy, an end marker after the
         rank had all it needed) must not wake the MPI waits that follow, or they spin."""
-        own = frozenset(s.fileno() for s in socks)
-        fds = own - self.listeners.keys()
+        fds = [s.fileno() for s in socks]
         for fd in fds:
             self.ep.register(fd, select.EPOLLIN)
         try:
-            return self.sleep(timeout, own)
+            return self.sleep(timeout)
         finally:
             for fd in fds:
                 with contextlib.suppress(OSError):

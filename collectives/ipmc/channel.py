@@ -259,8 +259,6 @@ class Channel:
         """Start the next collective: every rank calls it once per collective. Requests an
         earlier collective parked (a barrier's safety-net release) complete first."""
         self.settle(timeout)
-        if self.recv_sock is not None:
-            waiting.watch().unlisten(self.recv_sock)
         self.bid = (self.bid + 1) & 0xFFFFFFFF or 1
         return self.bid
 
@@ -307,18 +305,6 @@ class Channel:
         self._finished[self.bid] = (root, count, answer)
         while len(self._finished) > FINISHED_MAX:
             del self._finished[next(iter(self._finished))]
-        # and from inside the rank's sleeping waits (collectives.waiting) until the next one
-        waiting.watch().listen(self.recv_sock, self.idle)
-
-    def idle(self) -> None:
-        """Between collectives, after this rank finished the current one: answer the end
-        markers of broadcasts it finished, keep what belongs to later collectives, drop the
-        rest (late copies, repairs it no longer needs)."""
-        self.deliver(self._late)
-
-    def _late(self, d: dg.Datagram) -> None:
-        if not self._answer(d):
-            self.stats["stale"] += 1
 
     def _answer(self, d: dg.Datagram) -> bool:
         """An end marker of a broadcast this rank finished: tell its root again."""
@@ -372,8 +358,6 @@ class Channel:
                         if not req.Test():
                             req.Cancel()
                     pcomm.Free()
-        if self.recv_sock is not None:
-            waiting.watch().unlisten(self.recv_sock)
         for s in (self.recv_sock, self.send_sock, self.ucast_sock):
             if s is not None:
                 s.close()

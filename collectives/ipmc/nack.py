@@ -15,8 +15,7 @@ receiver's first pass, and the root's next pace follows a receiver that could no
 every receiver has said so. End markers repeat every two GRTT while a receiver is
 outstanding (NORM's flush: a receiver that lost everything, end markers included, still
 learns there was a broadcast), at doubling intervals after END_ROBUST of them, and a
-receiver answers them even after it returned, also from inside its sleeping MPI waits
-(Channel.finished).
+receiver answers them even after it returned (Channel.finished).
 
 Datagrams can all be lost; MPI's TCP cannot. So every receiver sends its "complete" a few
 times (DONE_COPIES) and also over MPI (the root takes it when no datagram came), and one
@@ -45,9 +44,8 @@ TAG_BATCH, TAG_DONE = 0x5C03, 0x5C04
 END_ROBUST = 20  # end markers 2 GRTT apart before the interval doubles (NORM's 20)
 END_INFO = struct.Struct("!Id")  # an end marker's payload: sequence number, root's GRTT (s)
 # A receiver's "complete" goes out this many times, back to back: a lost one leaves the
-# root waiting until the receiver answers an end marker (from its next multicast
-# collective, or from inside a sleeping wait, as the benchmarks' barriers are:
-# Channel.finished), or until the MPI copy comes (TCP: 200 ms if its segment is lost).
+# root waiting until the receiver answers an end marker, which it does only in its next
+# multicast collective, or until the MPI copy comes (TCP: 200 ms if its segment is lost).
 # At 10 % loss of every packet and 15 receivers, a broadcast with some receiver's every
 # copy lost: 1 - 0.999^15 = 1.5 % with 3 copies (80 % with one).
 DONE_COPIES = 3
