@@ -40,6 +40,12 @@ class Algorithm:
         """Told which network node every rank is on (nodes=, testbed.placement)."""
         return bool(self.geometry)
 
+    @property
+    def model_tree(self) -> bool:
+        """A point-to-point tree the t_hold/t_end model builds without the network (DYN-Tree
+        as the OPT-Tree it is at zero load): what predictions and tree drawings cover."""
+        return self.family in ("tree", "dynamic")
+
 
 NATIVE = "mpich"  # MPI_Bcast / MPI_Barrier of the MPI library: never scheduled
 
@@ -100,6 +106,15 @@ def names(*families: str, collective: str = "bcast") -> tuple[str, ...]:
     """The algorithms of these families (all without), in the registry's order."""
     table = BCASTS if collective == "bcast" else BARRIERS
     return tuple(n for n, a in table.items() if not families or a.family in families)
+
+
+UNKNOWN = Algorithm("", "", "", "not in the registry")  # every need and family empty
+
+
+def known(name: str, collective: str = "bcast") -> Algorithm:
+    """The record of `name`, or UNKNOWN (no family, needs nothing) for a name the registry
+    lacks: for callers that pass such names on, to be refused where they run."""
+    return (BCASTS if collective == "bcast" else BARRIERS).get(name, UNKNOWN)
 
 
 def bcast_algorithm(name: str) -> Algorithm:

@@ -7,7 +7,7 @@ import contextlib
 import json
 from typing import Any
 
-from collectives.algorithms import BCASTS, NATIVE
+from collectives.algorithms import NATIVE, known
 from collectives.executor import WAIT_MODES
 from collectives.trees.model import MeasuredPointToPoint, predict
 from collectives.trees.schedules import build
@@ -84,7 +84,7 @@ def algorithm_params(algorithm: str, size: int,
     """What `collectives.bcast` needs besides the algorithm's name and where the ranks sit:
     t_hold/t_end of this size for OPT-Tree, OPT-Mesh, OPT-Min and DYN-Tree (from
     measure_params), and DYN-Tree's static terms."""
-    if algorithm not in BCASTS or not BCASTS[algorithm].timing:
+    if not known(algorithm).timing:
         return {}
     if not params:
         raise RunFailed(f"{algorithm} needs measured t_hold/t_end (measure them first)")
@@ -102,9 +102,9 @@ def prediction(algorithm: str, k: int, size: int, params: dict[str, Any] | None,
     algorithm without a schedule). DYN-Tree: the model has no load, so OPT-Tree's. The
     topology algorithms need `placement` (testbed.placement.node_params); the model sees
     their order of sends, not the contention they avoid."""
-    family = BCASTS[algorithm].family if algorithm in BCASTS else ""
-    placed = family == "contention" and placement
-    if not params or (family not in ("tree", "dynamic") and not placed):
+    a = known(algorithm)
+    placed = a.family == "contention" and placement
+    if not params or (not a.model_tree and not placed):
         return None
     p2p = point_to_point(params)
     scheduled = "opt-tree" if algorithm == "dyn-tree" else algorithm

@@ -13,7 +13,7 @@ import itertools
 from collections.abc import Sequence
 from typing import Any
 
-from collectives.algorithms import BCASTS
+from collectives.algorithms import known
 from collectives.contention import schedules as cs
 from topologies.model import Topology
 
@@ -24,7 +24,7 @@ _RANGE_SHAPES = ("fattree", "bmin", "star")
 
 def geometry(topo: Topology, algorithm: str) -> dict[str, Any]:
     """The shape parameter `algorithm` needs on `topo` ({} for the others), or RunFailed."""
-    kind = BCASTS[algorithm].geometry if algorithm in BCASTS else ""
+    kind = known(algorithm).geometry
     if kind == "fattree":
         n = len(topo.hosts)
         arity = {"fattree": topo.params.get("k"), "bmin": 2, "star": n}.get(topo.shape)
@@ -44,7 +44,7 @@ def geometry(topo: Topology, algorithm: str) -> dict[str, Any]:
 
 def node_params(topo: Topology, algorithm: str, hosts: Sequence[str]) -> dict[str, Any]:
     """geometry() plus nodes= for ranks on `hosts` (in rank order); {} for other algorithms."""
-    if algorithm not in BCASTS or not BCASTS[algorithm].nodes:
+    if not known(algorithm).nodes:
         return {}
     return {**geometry(topo, algorithm), "nodes": [topo.host(h).node_id for h in hosts]}
 

@@ -33,7 +33,8 @@ def measure(comm, algorithm: str, iters: int, warmup: int, **params) -> dict:
             last_in = max(e for e, _ in times)
             samples.append(max(x for _, x in times) - last_in)
             early += min(x for _, x in times) < last_in
-    stats = peek_stats(comm) if algorithm in ("mcast", "range-tree") else None
+    on_channel = barrier_algorithm(algorithm).family in ("multicast", "range")
+    stats = peek_stats(comm) if on_channel else None
     released = comm.reduce(stats["repaired"] if stats else 0, root=0)
     return {"algorithm": algorithm, "ranks": comm.Get_size(), "iterations": iters,
             "t_barrier_s": summarize(samples) if samples else None,

@@ -15,7 +15,7 @@ import sys
 import time
 import zlib
 
-from ..algorithms import BARRIERS, BCASTS
+from ..algorithms import BARRIERS, BCASTS, known
 from ..executor import barrier, bcast
 from ..ipmc.channel import channel_for, peek_stats
 from ..range_trees.channel import add_layout_arguments, layout_arguments
@@ -60,8 +60,7 @@ def main(argv: list[str] | None = None) -> int:
                                                        if int(r) < k]
         cases = [(a, int(n), r) for _ in range(args.repeat) for a in args.algorithms.split(",")
                  for n in args.sizes.split(",") for r in roots]
-        if any(BCASTS[a].family == "multicast" for a in args.algorithms.split(",")
-               if a in BCASTS):
+        if any(known(a).family == "multicast" for a in args.algorithms.split(",")):
             channel_for(comm)  # its set-up (collective) outside the timed broadcasts
         # back to back: no synchronisation between broadcasts, results compared at the end
         mine, took = [], []
@@ -88,7 +87,7 @@ def main(argv: list[str] | None = None) -> int:
                           flush=True)
         for algorithm in filter(None, args.barriers.split(",")):
             bad += _check_barrier(comm, algorithm, name,
-                                  where if getattr(BARRIERS.get(algorithm), "nodes", False) else {})
+                                  where if known(algorithm, "barrier").nodes else {})
         stats = comm.gather(peek_stats(comm), root=0)
         slowest = [max(ts) for ts in zip(*comm.allgather(took), strict=True)]
         if comm.Get_rank() == 0:
@@ -121,7 +120,7 @@ def _layout(comm, args: argparse.Namespace) -> dict:
 
 
 def _params(algorithm: str, args: argparse.Namespace, where: dict) -> dict:
-    family = BCASTS[algorithm].family if algorithm in BCASTS else ""
+    family = known(algorithm).family
     if family == "range":
         return dict(where, **({"fragment": args.mcast_fragment} if args.mcast_fragment else {}))
     if family == "multicast":

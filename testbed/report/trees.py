@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from collectives.algorithms import BCASTS
+from collectives.algorithms import known
 from collectives.trees.model import MeasuredPointToPoint
 from collectives.trees.ops import Schedule, Send
 from collectives.trees.schedules import DEFAULT_FRAGMENT, build
@@ -87,11 +87,11 @@ def _tree(alg: str, k: int, nbytes: int,
     if alg in MULTICAST_NOTES:
         return [(0, r, "") for r in range(1, k)], True, \
             f"the root multicasts the message to all {k} ranks at once; {MULTICAST_NOTES[alg]}"
-    if alg not in BCASTS or BCASTS[alg].family not in ("tree", "dynamic"):
+    if not known(alg).model_tree:
         return None
     params: dict[str, Any] = {}
     note = TREE_NOTES.get(alg, "")
-    if BCASTS[alg].timing:
+    if known(alg).timing:
         params, why = _opt_params(nbytes, config)
         note = (f"OPT-Tree for {why}." if alg == "opt-tree" else
                 "DYN-Tree adapts at run time (under load each forwarding rank re-splits its "

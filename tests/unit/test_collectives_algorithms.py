@@ -72,3 +72,14 @@ def test_every_paper_key_is_in_the_reference_table() -> None:
     assert keys == {"Nupairoj1998", "Coll2003", "Siebert2006", "Chen2000"}
     for key in (*keys, "Tseng2001"):
         assert f"| [{key}] |" in table
+
+
+def test_known_gives_a_record_that_needs_nothing_for_an_unknown_name() -> None:
+    from collectives.algorithms import UNKNOWN, known
+
+    assert known("opt-mesh") is BCASTS["opt-mesh"] and known("opt-mesh").nodes
+    assert known("range-tree", "barrier") is BARRIERS["range-tree"]
+    assert known("fast") is UNKNOWN
+    assert not (UNKNOWN.family or UNKNOWN.timing or UNKNOWN.nodes or UNKNOWN.model_tree)
+    assert [n for n, a in BCASTS.items() if a.model_tree] == [
+        *names("tree"), *names("dynamic")]
