@@ -14,13 +14,13 @@ from __future__ import annotations
 import json
 import re
 
-from testbed.mpi import run_mpi
-from testbed.network import Emulation
+from testbed.emulation.mpi import run_mpi
+from testbed.emulation.network import Emulation
 from topologies import parse_spec
 
 KIND = "@th,72,8"
 INDEX = "@th,128,32"
-DATA, END, REPORT = 1, 4, 5
+DATA, END, REPORT, PARITY = 1, 4, 5, 6
 HEADERS = 20 + 8 + 16 + 12  # IP, UDP, our header, CRC and tag
 END_PAYLOAD = 12  # an end marker's sequence number and the root's GRTT (ipmc.nack)
 
@@ -110,6 +110,20 @@ def test_a_receiver_whose_reports_are_all_lost_completes_over_mpi(caps, clean_af
         got = nack(emu, 4 * 1400, "--mcast-fragment", "1400")
         assert dropped(emu, "h2") >= 3  # its "complete" went out, three times, and was lost
     assert got["seconds"][0] < BOUND_S, got
+
+
+def test_a_receiver_that_hears_no_multicast_is_sent_the_message_over_mpi(caps, clean_after):
+    """A receiver that never reports is almost always one that returned and whose
+    "complete"s were lost (its MPI copy comes), so it is sent nothing at first; only after
+    RESCUE_QUIET_S of silence does it get the message over MPI (here it hears nothing: its
+    data, end markers and repairs are all dropped)."""
+    from collectives.ipmc.nack import RESCUE_QUIET_S
+
+    with Emulation(parse_spec("star:hosts=4,bw=100"), caps=caps) as emu:
+        drop(emu, "h3", "input", *(f"{KIND} {k}" for k in (DATA, END, PARITY)))
+        got = nack(emu, 8 * 1400, "--mcast-fragment", "1400")
+        assert dropped(emu, "h3") >= 8 + 20  # every fragment, the robust end markers
+    assert RESCUE_QUIET_S < got["seconds"][0] < RESCUE_QUIET_S + 5, got
 
 
 SLOW_LINK = """
