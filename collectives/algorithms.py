@@ -37,7 +37,7 @@ class Algorithm:
 
     @property
     def nodes(self) -> bool:
-        """Told which network node every rank is on (nodes=, testbed.placement)."""
+        """Told which network node every rank is on (nodes=, testbed.experiments.placement)."""
         return bool(self.geometry)
 
     @property

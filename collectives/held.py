@@ -3,7 +3,7 @@
 `executor.bcast` starts every broadcast with `start` (the root holds the message from the
 start); the algorithms call `mark` when a receiver's last byte has arrived (the schedules
 after their last receive, DYN-Tree after its data, the multicast algorithms when the last
-fragment is in, repairs included); `at` reads it afterwards (`programs.mcast_bench`'s per-rank
+fragment is in, repairs included); `at` reads it afterwards (`programs.bcast_bench`'s per-rank
 completion times). MPICH's own MPI_Bcast says nothing: `at` is then None for a receiver.
 Times are time.time(): the emulated hosts share one clock.
 """

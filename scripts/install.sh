@@ -22,7 +22,7 @@ if [ ${#missing[@]} -gt 0 ]; then
     apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 # uftp's package may start a uftpd daemon in the root namespace: the benchmarks run their
-# own in the emulated hosts (testbed/bench_uftp.py) and want no stray one
+# own in the emulated hosts (testbed/bench/uftp.py) and want no stray one
 if command -v systemctl >/dev/null && systemctl is-active -q uftpd 2>/dev/null; then
     systemctl disable -q --now uftpd || true
 fi

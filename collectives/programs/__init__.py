@@ -1,4 +1,4 @@
 """The MPI programs the testbed runs in the emulated hosts (`python -m collectives.programs.X`
-under mpiexec; each prints JSON from rank 0): measuring broadcasts (mcast_bench, sweep_bench,
+under mpiexec; each prints JSON from rank 0): measuring broadcasts (bcast_bench, sweep_bench,
 naive_bench, multinode_bench), barriers (barrier_bench), waiting (idle_bench), the
 point-to-point parameters (params), a ping-pong (pingpong), and correctness (verify)."""

@@ -3,7 +3,7 @@
 naive: the root times `iters` broadcasts called back to back and divides by `iters`. The
 root returns as soon as its own sends are handed over, so successive broadcasts overlap in
 the tree: the figure is the root's rate, not the time until every rank holds the message.
-direct: t_mcast read off the shared clock (collectives.programs.mcast_bench.direct: the root enters
+direct: t_mcast read off the shared clock (collectives.programs.bcast_bench.direct: the root enters
 last, the last rank's return counts). Rank 0 prints one JSON object.
 
     mpiexec -n 4 python -m collectives.programs.naive_bench --algorithm chain --size 65536
@@ -19,7 +19,7 @@ import time
 
 from ..executor import bcast
 from ..timing import idle_barrier
-from .mcast_bench import direct
+from .bcast_bench import direct
 
 
 def naive(comm, buf, root: int, iters: int, repeats: int, **alg) -> list[float]:

@@ -5,7 +5,7 @@ interrupted job keeps what it finished).
 
 Two ways to inject broadcasts:
 - interval 0: Nupairoj1998's default, the root starts a broadcast when the previous one has
-  completed everywhere (programs.mcast_bench.direct: the root enters last, latency off the shared
+  completed everywhere (programs.bcast_bench.direct: the root enters last, latency off the shared
   clock of the emulated hosts);
 - interval > 0: Nupairoj1998 section 6.4.3, the root injects a broadcast every `interval`
   seconds without waiting for completion; a broadcast's latency runs from the root's call to
@@ -37,7 +37,7 @@ from ..timing import (
     sched_since,
     wait_per_turn,
 )
-from .mcast_bench import direct
+from .bcast_bench import direct
 
 
 def injected(comm, buf, want: bytes, root: int, iters: int, warmup: int, interval: float,

@@ -7,7 +7,7 @@ Platform-Dependent Tuning*, PhD dissertation, Michigan State University, 1998
     2.2-2.3  t_hold, t_end, t_send/t_net/t_recv, measured   collectives.programs.params
     3.1      the basic trees: sequential, binomial, chain   schedules (builders), ops (data)
     3.2-3.3  t_mcast, the flow model                        model
-    3.3.2    the multicast benchmark (Algorithm 3.3.2)      collectives.programs.mcast_bench
+    3.3.2    the multicast benchmark (Algorithm 3.3.2)      collectives.programs.bcast_bench
     4.2-4.5  OPT-Tree, O(k), alpha-port                     opttree
     6.3      DYN-Tree: the pure part, its executor          dyntree, dyn_bcast
     (ours)   a schedule run on MPI point-to-point           run

@@ -1,4 +1,4 @@
-"""One background-traffic generator (model: testbed.traffic_model), run inside a host:
+"""One background-traffic generator (model: testbed.conditions.traffic_model), run inside a host:
 
     python -m testbed.hostprogs.traffic_gen CONFIG.json OUT.json
 
@@ -25,7 +25,7 @@ import threading
 import time
 from typing import Any
 
-from testbed.traffic_model import MessageSource, Pacer
+from testbed.conditions.traffic_model import MessageSource, Pacer
 
 HEADER = struct.Struct("!I")
 RETRY_S = 0.2  # a destination whose connection failed is skipped this long

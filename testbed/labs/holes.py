@@ -12,8 +12,8 @@ from collectives.range_trees.trees import greedy_steps, optimal_steps
 from controller.config import ControllerConfig
 from controller.ranges import range_group
 
-from ..bcast_experiment import run_bcast
-from ..group_probe import Member, send_counted
+from ..emulation.group_probe import Member, send_counted
+from ..experiments.bcast import run_bcast
 from .answers import Question
 from .lab import Lab
 

@@ -9,9 +9,9 @@ from typing import Any
 from controller.config import ControllerConfig
 from controller.membership import IgmpTimers
 
-from ..controller_proc import api_get
+from ..emulation.controller_proc import api_get
+from ..emulation.group_probe import Member, send_counted
 from ..errors import McastlabError
-from ..group_probe import Member, send_counted
 from .answers import Question
 from .lab import Lab
 

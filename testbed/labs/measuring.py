@@ -8,8 +8,8 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from ..bcast_experiment import measure_params
-from ..mpi import run_mpi
+from ..emulation.mpi import run_mpi
+from ..experiments.bcast import measure_params
 from .answers import SMALL_TIME_TOL_US, Question
 from .lab import Lab
 

@@ -38,8 +38,8 @@ def _emulation(lab: Lab, progress: Callable[[str], None]) -> Any:
     """The lab's network. A lab that names a rate keeps it (its handout and its answers'
     tolerances were written for it); one that names none runs at the calibrated rate
     (bw=auto, as every bare shape)."""
-    from ..link_rate import resolve
-    from ..network import Emulation
+    from ..emulation.network import Emulation
+    from ..fidelity.link_rate import resolve
 
     topo, _rate = resolve(lab.topology, progress)
     return Emulation(topo, progress=progress, controller_config=lab.controller)
@@ -93,7 +93,7 @@ def check_files(lab: Lab, files: list[Path], progress: Callable[[str], None]) ->
 def open_lab(lab: Lab, script: Path | None, progress: Callable[[str], None]) -> int:
     from mininet.log import setLogLevel
 
-    from ..netcli import McastCLI
+    from ..cli.interactive import McastCLI
 
     with _emulation(lab, progress) as emu:
         progress(f"lab {lab.number}, {lab.title}: {lab.topology} is up "

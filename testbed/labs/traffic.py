@@ -7,9 +7,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..bcast_experiment import measure_params, run_bcast
-from ..traffic import Traffic
-from ..traffic_model import TrafficSpec
+from ..conditions.traffic import Traffic
+from ..conditions.traffic_model import TrafficSpec
+from ..experiments.bcast import measure_params, run_bcast
 from .answers import Question
 from .lab import Lab
 

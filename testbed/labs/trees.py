@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..bcast_experiment import measure_params, prediction, run_bcast
+from ..experiments.bcast import measure_params, prediction, run_bcast
 from .answers import SMALL_TIME_TOL_US, Question, is_number
 from .lab import Lab
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..bcast_experiment import run_bcast
+from ..experiments.bcast import run_bcast
 from .answers import Question
 from .lab import Lab
 

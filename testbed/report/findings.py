@@ -9,16 +9,7 @@ from collections import defaultdict
 
 from collectives.algorithms import names
 
-from .points import (
-    Point,
-    cond_labels,
-    cond_order,
-    fmt_ms,
-    fmt_size,
-    pick,
-    varying_fields,
-    without,
-)
+from .points import Point, cond_labels, cond_order, fmt_ms, fmt_size, pick, varying_fields, without
 
 MULTICAST = names("multicast")
 FLAT = 1.25  # T(most hosts) / T(fewest) at most this: "flat"

@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from testbed import registry
-from testbed.cleanup import cleanup_stale, leftovers
-from testbed.environment import Capabilities, detect
+from testbed.emulation import registry
+from testbed.emulation.cleanup import cleanup_stale, leftovers
+from testbed.emulation.environment import Capabilities, detect
 
-MCASTLAB = [sys.executable, "-m", "testbed.cli"]
+MCASTLAB = [sys.executable, "-m", "testbed.cli.main"]
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -7,8 +7,8 @@ from __future__ import annotations
 import json
 
 from collectives.algorithms import names
-from testbed.mpi import run_mpi
-from testbed.network import Emulation
+from testbed.emulation.mpi import run_mpi
+from testbed.emulation.network import Emulation
 from topologies import parse_spec
 
 P2P = ",".join(names("mpi", "tree", "dynamic"))  # multicast: test_mcast_collectives

@@ -9,8 +9,8 @@ import time
 
 import pytest
 
+from testbed.emulation.network import Emulation
 from testbed.errors import CapabilityError
-from testbed.network import Emulation
 from topologies import parse_spec
 
 from .conftest import MCASTLAB
@@ -112,7 +112,7 @@ def test_up_gives_a_mininet_prompt_on_the_network(caps, clean_after):
 def test_hosts_and_controller_are_set_up_as_documented(caps, clean_after):
     """Own hostname, multicast route, no offload trouble; the controller listens on
     127.0.0.1 only and reports every switch programmed."""
-    from testbed.controller_proc import api_get
+    from testbed.emulation.controller_proc import api_get
 
     with Emulation(parse_spec("tree:leaves=2,hosts_per_leaf=2"), caps=caps) as emu:
         for h in emu.hosts:

@@ -8,8 +8,8 @@ import subprocess
 
 from controller.config import ControllerConfig
 from controller.ranges import range_group
-from testbed.controller_proc import api_get
-from testbed.network import Emulation
+from testbed.emulation.controller_proc import api_get
+from testbed.emulation.network import Emulation
 from topologies import parse_spec
 
 from .conftest import MCASTLAB

@@ -7,8 +7,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from testbed.controller_proc import api_get
-from testbed.network import Emulation
+from testbed.emulation.controller_proc import api_get
+from testbed.emulation.network import Emulation
 from topologies import parse_spec
 
 from .conftest import MCASTLAB

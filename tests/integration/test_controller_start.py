@@ -8,8 +8,8 @@ import threading
 
 import pytest
 
+from testbed.emulation.hosts import ListeningController
 from testbed.errors import RunFailed
-from testbed.hosts import ListeningController
 
 
 class HelloFirst:

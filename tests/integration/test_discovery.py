@@ -7,7 +7,7 @@ import json
 import subprocess
 from pathlib import Path
 
-from testbed.controller_proc import api_get, free_port
+from testbed.emulation.controller_proc import api_get, free_port
 
 from .conftest import MCASTLAB
 

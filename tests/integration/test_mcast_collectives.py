@@ -14,9 +14,9 @@ import pytest
 
 from collectives.algorithms import names
 from collectives.ipmc.groups import group_dir, leases
+from testbed.emulation.mpi import run_mpi
+from testbed.emulation.network import Emulation
 from testbed.errors import RunFailed
-from testbed.mpi import run_mpi
-from testbed.network import Emulation
 from topologies import parse_spec
 
 ALGOS = ",".join(names("multicast"))

@@ -7,10 +7,10 @@ import json
 
 import pytest
 
-from testbed import registry
+from testbed.emulation import registry
+from testbed.emulation.mpi import run_mpi
+from testbed.emulation.network import Emulation
 from testbed.errors import RunFailed
-from testbed.mpi import run_mpi
-from testbed.network import Emulation
 from topologies import parse_spec
 
 HELLO = ("from mpi4py import MPI; import socket; c = MPI.COMM_WORLD; "

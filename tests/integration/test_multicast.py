@@ -9,8 +9,8 @@ import pytest
 
 from controller.config import ControllerConfig
 from controller.membership import IgmpTimers
-from testbed.controller_proc import api_get
-from testbed.network import Emulation
+from testbed.emulation.controller_proc import api_get
+from testbed.emulation.network import Emulation
 from topologies import parse_spec
 
 from .mcast import Receiver, send, wire_counts

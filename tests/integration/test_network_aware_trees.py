@@ -11,12 +11,12 @@ import random
 
 import pytest
 
-from testbed import bench_contention as bc
-from testbed.bcast_experiment import measure_params, run_bcast
+from testbed.bench import contention as bc
+from testbed.emulation.mpi import run_mpi
+from testbed.emulation.network import Emulation
 from testbed.errors import RunFailed
-from testbed.mpi import run_mpi
-from testbed.network import Emulation
-from testbed.placement import predicted_copies
+from testbed.experiments.bcast import measure_params, run_bcast
+from testbed.experiments.placement import predicted_copies
 from topologies import parse_spec
 
 

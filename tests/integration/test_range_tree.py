@@ -10,10 +10,10 @@ import json
 import pytest
 
 from controller.config import ControllerConfig
-from testbed.controller_proc import api_get
+from testbed.emulation.controller_proc import api_get
+from testbed.emulation.mpi import run_mpi
+from testbed.emulation.network import Emulation
 from testbed.errors import RunFailed
-from testbed.mpi import run_mpi
-from testbed.network import Emulation
 from topologies import parse_spec
 
 CONTIGUOUS = ControllerConfig(mode="contiguous")

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from testbed.network import Emulation
+from testbed.emulation.network import Emulation
 from topologies import parse_spec
 
 from .netutil import all_pairs_ping, tcp_transfer

@@ -10,10 +10,10 @@ import subprocess
 
 import pytest
 
-from testbed import priority
-from testbed.controller_proc import api_get
-from testbed.environment import AFXDP_PORT
-from testbed.network import Emulation
+from testbed.emulation import priority
+from testbed.emulation.controller_proc import api_get
+from testbed.emulation.environment import AFXDP_PORT
+from testbed.emulation.network import Emulation
 from topologies import parse_spec
 
 from .mcast import Receiver, send

@@ -10,8 +10,8 @@ import time
 
 import pytest
 
-from testbed import registry
-from testbed.cleanup import leftovers
+from testbed.emulation import registry
+from testbed.emulation.cleanup import leftovers
 
 from .conftest import MCASTLAB, assert_clean, net_namespaces
 

@@ -9,9 +9,9 @@ import time
 
 import pytest
 
-from testbed.network import Emulation
-from testbed.traffic import Traffic
-from testbed.traffic_model import TrafficSpec
+from testbed.conditions.traffic import Traffic
+from testbed.conditions.traffic_model import TrafficSpec
+from testbed.emulation.network import Emulation
 from topologies import parse_spec
 
 RUN_S = 3.0

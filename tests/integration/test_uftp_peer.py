@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import subprocess
 
-from testbed.network import Emulation
-from testbed.uftp_peer import transfer
+from testbed.emulation.network import Emulation
+from testbed.emulation.uftp_peer import transfer
 from topologies import parse_spec
 
 

@@ -9,8 +9,8 @@ import json
 import os
 from pathlib import Path
 
-from testbed.mpi import run_mpi
-from testbed.network import Emulation
+from testbed.emulation.mpi import run_mpi
+from testbed.emulation.network import Emulation
 from topologies import parse_spec
 
 BOUND = 0.10  # generous: the benchmark measures about 1-2 %

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from testbed.cli import main
+from testbed.cli.main import main
 
 
 def test_trees_json_has_the_named_fields(capsys):

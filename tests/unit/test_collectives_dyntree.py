@@ -76,7 +76,7 @@ def test_bad_parameters_are_refused():
 
 def test_static_terms_come_from_the_fitted_lines_or_from_hold_and_end():
     from collectives.trees.dyn_bcast import static_params
-    from testbed.bcast_experiment import dyn_static
+    from testbed.experiments.bcast import dyn_static
 
     fits = {"t_hold": {"start_s": 5e-6, "per_byte_s": 1e-9},
             "t_end": {"start_s": 90e-6, "per_byte_s": 9e-8},

@@ -1,10 +1,10 @@
 """Per-rank completion times: collectives.held (when a rank holds the message) and
-collectives.programs.mcast_bench.rank_completion (the medians the benchmark reports)."""
+collectives.programs.bcast_bench.rank_completion (the medians the benchmark reports)."""
 
 import pytest
 
 from collectives import held
-from collectives.programs.mcast_bench import rank_completion
+from collectives.programs.bcast_bench import rank_completion
 
 
 def test_the_root_holds_the_message_from_the_start() -> None:

@@ -62,7 +62,7 @@ def graph() -> nx.DiGraph:
 
 
 def test_the_modules_are_found() -> None:
-    assert {"collectives.executor", "collectives.algorithms", "testbed.cli", "controller",
+    assert {"collectives.executor", "collectives.algorithms", "testbed.cli.main", "controller",
             "topologies.model"} <= MODULES.keys()
     assert len(MODULES) > 100
 

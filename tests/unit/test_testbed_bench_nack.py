@@ -1,7 +1,7 @@
 """The nack benchmark's report: multiples of M/B, T(16)/T(2), ratios to the lossless median
 and to the best point-to-point tree, flagged points marked."""
 
-from testbed.bench_nack import markdown
+from testbed.bench.nack import markdown
 
 
 def point(alg: str, size: int, hosts: int, loss: float, ms: float, flags=(), repaired=None):

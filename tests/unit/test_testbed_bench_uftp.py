@@ -1,8 +1,8 @@
 """The uftp benchmark's table: multiples of M/B, the nack / uftp ratio only from unflagged
 points, failures named; and the receivers' UFTP ids."""
 
-from testbed.bench_uftp import markdown
-from testbed.uftp_peer import uid
+from testbed.bench.uftp import markdown
+from testbed.emulation.uftp_peer import uid
 
 
 def point(who, size, loss, ms, flags=(), frames=800.0, complete=(15, 15, 15)):

@@ -1,4 +1,4 @@
-"""testbed.cli: the commands that need neither root nor a network, and argument errors.
+"""testbed.cli.main: the commands that need neither root nor a network, and argument errors.
 
 Nothing here may reach a command that brings a network up: `run` is only exercised on
 errors raised before the emulation starts.
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from testbed.cli import build_parser, main
+from testbed.cli.main import build_parser, main
 from topologies import Topology, parse_spec
 
 
@@ -144,7 +144,7 @@ def test_parser_defaults() -> None:
 
 
 def test_run_with_a_spec_is_an_experiment(capsys) -> None:
-    from testbed.cli import _is_experiment
+    from testbed.cli.main import _is_experiment
 
     # the old spelling, `mcastlab run`, told the two commands apart by their arguments
     assert _is_experiment(["run", "experiments/default.toml"])

@@ -1,4 +1,4 @@
-"""testbed.cli on bad input (issue 18): one `mcastlab: error: ...` line and the documented exit
+"""testbed.cli.main on bad input (issue 18): one `mcastlab: error: ...` line and the documented exit
 code (2: bad input), never a traceback, and always before a network or controller starts.
 
 Every test here runs with `no_network`: should a check ever move after the point where a
@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from testbed.cli import build_parser, main
+from testbed.cli.main import build_parser, main
 
 SPEC = Path(__file__).resolve().parents[2] / "experiments" / "default.toml"
 
@@ -35,7 +35,8 @@ def no_network(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 
     from os_ken.base.app_manager import AppManager
 
-    from testbed import calibration, cleanup, network
+    from testbed.emulation import cleanup, network
+    from testbed.fidelity import calibration
 
     monkeypatch.setattr(network.Emulation, "__init__", refuse)
     monkeypatch.setattr(calibration, "calibrate", refuse)
@@ -307,7 +308,7 @@ class Resolved(Exception):
 @pytest.fixture
 def resolved(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The specs commands would run (link_rate.resolve patched to record and stop)."""
-    from testbed import link_rate
+    from testbed.fidelity import link_rate
 
     specs: list[str] = []
 
@@ -401,7 +402,8 @@ BAD_INPUT = {
     "restore": [["restore"]],
     "trees": [["trees", "nosuchalgo", "--t-hold", "1", "--t-end", "1"],
               ["trees", "binomial", "--t-hold", "1", "--t-end", "1"]],
-    "hwtree": [["hwtree", "--nodes", "16"], ["hwtree", "--nodes", "15", "--failed", "1"]],
+    "range-trees": [["range-trees", "--nodes", "16"],
+                    ["range-trees", "--nodes", "15", "--failed", "1"]],
     "params": [["params", "--topo", "nosuchshape"], ["params", "--sizes", "big"]],
     "bcast": [["bcast", "--algo", "nosuchalgo", "--size", "1"],
               ["bcast", "--algo", "binomial", "--size", "1", "--topo", "nosuchshape"]],
@@ -436,12 +438,12 @@ def test_every_subcommand_refuses_bad_input_without_a_traceback(
                                   ["pingpong", "--reps", "0"], ["cleanup", "now"]])
 def test_the_installed_entry_refuses_bad_input(argv: list[str],
                                                capsys: pytest.CaptureFixture[str]) -> None:
-    """`python -m testbed.cli` (what `mcastlab` runs: pyproject's [project.scripts]), only
+    """`python -m testbed.cli.main` (what `mcastlab` runs: pyproject's [project.scripts]), only
     with input argparse itself refuses: a subprocess has no guard against starting things."""
     with pytest.raises(SystemExit):  # first in-process: the refusal is argparse's
         main(argv)
     capsys.readouterr()
-    done = subprocess.run([sys.executable, "-m", "testbed.cli", *argv], capture_output=True,
+    done = subprocess.run([sys.executable, "-m", "testbed.cli.main", *argv], capture_output=True,
                           text=True, timeout=60, cwd=Path(__file__).resolve().parents[2])
     assert done.returncode == 2
     assert done.stdout == "" and "Traceback" not in done.stderr

@@ -1,10 +1,11 @@
-"""testbed.environment: what the testbed makes of a machine's capabilities (no probing)."""
+"""testbed.emulation.environment: what the testbed makes of a machine's capabilities (no
+probing)."""
 
 import dataclasses
 
 import pytest
 
-from testbed.environment import Capabilities, report
+from testbed.emulation.environment import Capabilities, report
 from testbed.errors import CapabilityError
 
 REQUIRED_TOOLS = ("ethtool", "tc", "nsenter", "unshare", "mnexec")
@@ -159,7 +160,7 @@ def test_to_dict_adds_the_derived_choices() -> None:
 def test_tcp_listening_reads_proc_net_tcp() -> None:
     import socket
 
-    from testbed.controller_proc import tcp_listening
+    from testbed.emulation.controller_proc import tcp_listening
 
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

@@ -4,8 +4,8 @@ run (the first broadcast waits for that), later ones after."""
 import threading
 import time
 
-from testbed.faults import FaultTimeline
-from testbed.spec import FaultEvent
+from testbed.conditions.faults import FaultTimeline
+from testbed.experiments.spec import FaultEvent
 
 
 class LossLog:

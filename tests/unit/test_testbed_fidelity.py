@@ -1,10 +1,10 @@
-"""testbed.fidelity: what a loaded link should carry, and when a result is flagged."""
+"""testbed.fidelity.flags: what a loaded link should carry, and when a result is flagged."""
 
 from __future__ import annotations
 
 import pytest
 
-from testbed.fidelity import (
+from testbed.fidelity.flags import (
     HOST_WAIT_LIMIT,
     SWITCH_WAIT_LIMIT,
     expected_rates,

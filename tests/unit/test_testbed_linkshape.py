@@ -1,13 +1,12 @@
-"""testbed.linkshape: tc batch lines, netfilter loss rules and the capability check."""
+"""testbed.emulation.linkshape: tc batch lines, netfilter loss rules and the capability check."""
 
 import dataclasses
 import re
 
 import pytest
 
-from testbed.environment import Capabilities
-from testbed.errors import CapabilityError
-from testbed.linkshape import (
+from testbed.emulation.environment import Capabilities
+from testbed.emulation.linkshape import (
     check,
     netfilter_loss,
     netfilter_set_loss,
@@ -15,6 +14,7 @@ from testbed.linkshape import (
     nft_table,
     tc_batch,
 )
+from testbed.errors import CapabilityError
 from topologies import Host, Link, LinkParams, Switch, Topology, parse_spec
 
 ALL_TOOLS = {t: True for t in ("ethtool", "tc", "iptables", "nsenter", "unshare", "mnexec")}
@@ -275,8 +275,8 @@ def test_nft_link_loss_refuses_bad_input(table: str, intfs: list[str], pct: floa
 
 # ---- Emulation.switch_links / set_link_loss: input checks (no network needed) ----------------
 def test_switch_links_finds_the_link_and_names_what_is_wrong() -> None:
+    from testbed.emulation.network import Emulation
     from testbed.errors import UsageError
-    from testbed.network import Emulation
 
     emu = Emulation(parse_spec("tree:leaves=2,hosts_per_leaf=2"), caps=caps())
     (link,) = emu.switch_links("s2", "s1")
@@ -291,9 +291,9 @@ def test_switch_links_finds_the_link_and_names_what_is_wrong() -> None:
 
 
 def test_host_cpu_share_is_checked_before_anything_starts(monkeypatch, tmp_path):
-    from testbed import network
+    from testbed.emulation import network
+    from testbed.emulation.network import Emulation
     from testbed.errors import CapabilityError, UsageError
-    from testbed.network import Emulation
 
     topo = parse_spec("star:hosts=2")
     for bad in (0, -0.5, 1.5):

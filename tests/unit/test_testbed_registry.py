@@ -1,4 +1,4 @@
-"""testbed.registry: run records on disk and processes found by their environment mark.
+"""testbed.emulation.registry: run records on disk and processes found by their environment mark.
 
 STATE_DIR is redirected to a temporary folder; the processes are real children of this test.
 """
@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from testbed import registry
+from testbed.emulation import registry
+from testbed.emulation.registry import ENV_JOB, ENV_RUN, RunRecord
 from testbed.errors import McastlabError
-from testbed.registry import ENV_JOB, ENV_RUN, RunRecord
 
 
 @pytest.fixture(autouse=True)
@@ -187,7 +187,7 @@ def test_marked_processes_skips_the_caller_and_its_ancestors(
     """A marked process (say, cleanup run from a marked shell) never finds itself."""
     run_id = f"unit-{uuid.uuid4().hex}"
     code = ("import sys\n"
-            "from testbed import registry\n"
+            "from testbed.emulation import registry\n"
             "print(registry.marked_processes(sys.argv[1]), flush=True)\n"
             "sys.stdin.read()\n")
     proc = subprocess.Popen([sys.executable, "-c", code, run_id],
@@ -246,7 +246,7 @@ def test_kill_processes_does_not_wait_for_zombies(children: list[subprocess.Pope
 
 
 def test_the_switch_priority_note_is_not_taken_for_a_run_record(state_dir: Path) -> None:
-    from testbed import priority
+    from testbed.emulation import priority
 
     state_dir.mkdir()
     note = state_dir / priority.NOTE

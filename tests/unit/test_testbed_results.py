@@ -1,11 +1,11 @@
-"""testbed.results: results folders, text tables, the HTML report and JSON files."""
+"""testbed.experiments.results: results folders, text tables, the HTML report and JSON files."""
 
 import json
 from pathlib import Path
 
 import pytest
 
-from testbed import results
+from testbed.experiments import results
 
 STAMP = "20250102-030405"
 

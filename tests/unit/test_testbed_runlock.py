@@ -6,8 +6,8 @@ import os
 import threading
 import time
 
-from testbed import registry
-from testbed.runlock import RunLock
+from testbed.emulation import registry
+from testbed.emulation.runlock import RunLock
 
 
 def test_second_run_waits_and_names_the_holder(tmp_path, monkeypatch) -> None:

@@ -1,4 +1,4 @@
-"""testbed.spec: experiment specs are checked in full, naming the offending key, before
+"""testbed.experiments.spec: experiment specs are checked in full, naming the offending key, before
 anything starts; the sweep expands with conditions outermost."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from testbed.environment import Capabilities
-from testbed.spec import SpecError, check_machine, from_dict, load
+from testbed.emulation.environment import Capabilities
+from testbed.experiments.spec import SpecError, check_machine, from_dict, load
 
 ROOT = Path(__file__).resolve().parents[2]
 

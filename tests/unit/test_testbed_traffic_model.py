@@ -1,5 +1,6 @@
-"""testbed.traffic_model: the background-traffic model's distributions, its validation and
-the per-host plans; and testbed.traffic's pure helpers (no root, no sockets)."""
+"""testbed.conditions.traffic_model: the background-traffic model's distributions, its
+validation and the per-host plans; and testbed.conditions.traffic's pure helpers
+(no root, no sockets)."""
 
 from __future__ import annotations
 
@@ -11,9 +12,8 @@ from collections import Counter
 
 import pytest
 
-from testbed.errors import UsageError
-from testbed.traffic import Traffic, link_rate, neighbours, resolve_hosts
-from testbed.traffic_model import (
+from testbed.conditions.traffic import Traffic, link_rate, neighbours, resolve_hosts
+from testbed.conditions.traffic_model import (
     BULK_TCP_CHUNK,
     PATTERNS,
     UDP_PAYLOAD,
@@ -24,6 +24,7 @@ from testbed.traffic_model import (
     plan,
     think_mean_s,
 )
+from testbed.errors import UsageError
 from topologies import parse_spec
 
 GROUP = ["h0", "h1", "h2", "h3", "h4"]
@@ -219,7 +220,7 @@ def test_plan_edge_cases() -> None:
     assert pair["h0"]["dests"] == ["h1"] and pair["h1"]["dests"] == ["h0"]
 
 
-# ---- testbed.traffic's pure helpers (no emulation needed) -------------------------------
+# ---- testbed.conditions.traffic's pure helpers (no emulation needed) ------
 class _FakeEmu:
     def __init__(self, spec: str) -> None:
         self.topo = parse_spec(spec)
@@ -272,7 +273,7 @@ def test_traffic_refuses_bad_input_and_does_nothing_without_hosts() -> None:
 def test_destination_shares_follow_the_sources() -> None:
     import random as _random
 
-    from testbed.traffic_model import MessageSource, destination_shares
+    from testbed.conditions.traffic_model import MessageSource, destination_shares
 
     group = ["h0", "h1", "h2", "h3", "h4"]
     spec = TrafficSpec.from_dict({"pattern": "hotspot", "load": 0.1, "hot_fraction": 0.3})

@@ -1,0 +1,296 @@
+"""Measure a broadcast the way Nupairoj1998 says a multicast must be measured (runs under
+mpiexec on every rank; rank 0 of the world prints one JSON object).
+
+- direct: the hosts of the testbed share one clock, so t_mcast is read straight off it: the
+  root enters last (a reduce to the root first), t_mcast = last rank's return - root's call.
+- flow: Algorithm 3.3.2, which needs no shared clock: for every responder the root times
+  broadcast + 1-byte acknowledgement (the responder first waits t_dummy >= the worst
+  latency, so iterations cannot overlap), subtracts the acknowledgement's own latency, finds
+  the critical responder, and measures it once more without the dummy loop.
+Every rank checks its bytes after every direct iteration.
+
+    mpiexec -n N python -m collectives.programs.bcast_bench --algorithm binomial --size 1024
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+
+from .. import held, waiting
+from ..executor import bcast
+from ..ipmc.channel import peek_stats
+from ..stats import summarize
+from ..timing import (
+    busy_fraction,
+    busy_wait,
+    cpu_jiffies,
+    idle_barrier,
+    sched_self,
+    sched_since,
+    wait_per_turn,
+)
+
+
+def _one_byte_latency(comm, root: int, peer: int, reps: int = 20) -> float:
+    """One-way 1-byte latency root<->peer (PingPong / 2), used to deduct the ack."""
+    rank, b = comm.Get_rank(), bytearray(1)
+    times = []
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        if rank == root:
+            comm.Send(b, dest=peer, tag=21)
+            comm.Recv(b, source=peer, tag=21)
+        elif rank == peer:
+            comm.Recv(b, source=root, tag=21)
+            comm.Send(b, dest=root, tag=21)
+        times.append((time.perf_counter() - t0) / 2)
+    return statistics.median(times)
+
+
+def _root_says(comm, root: int, value: bool) -> bool:
+    """The root's yes/no to every rank, waiting asleep (like idle_barrier)."""
+    flag = bytearray([1 if value else 0])
+    waiting.wait([comm.Ibcast(flag, root=root)], mode="block")
+    return bool(flag[0])
+
+
+def direct(comm, buf, want: bytes, root: int, iters: int, warmup: int,
+           budget_s: float | None = None, rank_times: dict | None = None, **alg) -> tuple:
+    """(t_mcast samples, verified, cpu): cpu holds the whole machine's busy share over the
+    measured iterations (read at the root), `on_cpu`, the share of their time inside the
+    broadcast that the ranks spent running (CPU time / wall time, over all ranks): with more
+    ranks than cores, a rank that has work waits for a core that other ranks and the
+    software switches also want; and `wait_per_turn_s`, how long a rank waited for a core
+    each time it got one, over the measured iterations.
+
+    Each iteration: the root says go (every rank waits asleep), a reduce to the root (so the
+    root enters last, after every rank has finished the previous broadcast), the broadcast;
+    times are gathered once at the end, so that under loss the measuring costs few
+    messages. With `budget_s` the root stops measuring after that long (one measured
+    broadcast at least): the record says how many it got. The root fills `rank_times` (if
+    given) with every rank's completion times (rank_completion)."""
+    rank = comm.Get_rank()
+    ok = True
+    one = bytearray(1)
+    stat0 = counters0 = sched0 = None
+    starts: list[float] = []
+    mine: list[tuple[float, float, float, float | None]] = []
+    t_first = None
+    for i in range(warmup + iters):
+        over = (budget_s is not None and t_first is not None and i > warmup
+                and time.perf_counter() - t_first > budget_s)
+        if not _root_says(comm, root, not over if rank == root else True):
+            break
+        if rank != root:
+            buf[:] = bytes(len(buf))
+        if i == warmup:
+            t_first = time.perf_counter()
+            counters0 = peek_stats(comm)
+            sched0 = sched_self()
+            if rank == root:
+                stat0 = cpu_jiffies()
+        # root last; asleep, as MPI_Reduce would keep the early ranks spinning
+        waiting.wait([comm.Ireduce(one, bytearray(1) if rank == root else None, root=root)],
+                     mode="block")
+        c0, t0 = time.process_time(), time.time()
+        bcast(buf, root=root, comm=comm, **alg)
+        t1, c1 = time.time(), time.process_time()
+        ok &= bytes(buf) == want
+        if i >= warmup:
+            starts.append(t0)
+            mine.append((t1, c1 - c0, t1 - t0, held.at()))
+    stat1 = cpu_jiffies() if rank == root else None
+    waits = comm.gather(sched_since(sched0) if sched0 else (0, 0, 0), root=root)
+    every = comm.gather(mine, root=root)
+    samples, rank_cpu = [], []
+    if rank == root:
+        for i, start in enumerate(starts):
+            ends = [m[i] for m in every]
+            samples.append(max(e[0] for e in ends) - start)
+            rank_cpu.append((sum(e[1] for e in ends), sum(e[2] for e in ends)))
+        if rank_times is not None:
+            rank_times.update(rank_completion(starts, every, root))
+    cpu = {"cores": os.cpu_count(), "ranks": comm.Get_size(),
+           "busy": busy_fraction(stat0, stat1) if rank == root else None,
+           "on_cpu": _ratio(sum(c for c, _ in rank_cpu), sum(w for _, w in rank_cpu)),
+           # how long a rank waited for a core each time it got one (testbed.fidelity.flags)
+           "wait_per_turn_s": wait_per_turn(waits) if rank == root else None}
+    cpu["datagrams"] = _datagram_totals(comm, counters0, peek_stats(comm), len(mine))
+    return samples, all(comm.allgather(ok)), cpu
+
+
+def rank_completion(starts: list[float], every: list[list[tuple]], root: int) -> dict:
+    """Per rank, the median time from the root's call of each broadcast to the moment that
+    rank held the whole message (`rank_done_s`) and to its return from the broadcast
+    (`rank_return_s`); `every[r][i]` is rank r's (return, cpu, wall, held) of broadcast i
+    (the hosts share one clock). Where a receiver's algorithm does not say when it held the
+    message (MPICH's own MPI_Bcast), its return stands in: `rank_done_from` is "held",
+    "return" or "mixed" (over the receivers)."""
+    done: list[float | None] = []
+    back: list[float | None] = []
+    said: set[bool] = set()
+    for r, mine in enumerate(every):
+        pairs = list(zip(mine, starts, strict=False))
+        if r != root:
+            said.update(m[3] is not None for m, _ in pairs)
+        done.append(statistics.median((m[0] if m[3] is None else m[3]) - t0
+                                      for m, t0 in pairs) if pairs else None)
+        back.append(statistics.median(m[0] - t0 for m, t0 in pairs) if pairs else None)
+    source = (None if not said else "held" if said == {True} else
+              "return" if said == {False} else "mixed")
+    return {"rank_done_s": done, "rank_return_s": back, "rank_done_from": source}
+
+
+def _ratio(a: float, b: float) -> float | None:
+    return a / b if b > 0 else None
+
+
+COUNTERS = ("sent", "received", "delivered", "duplicate", "stale", "early", "rejected",
+            "repaired")
+
+
+def _datagram_totals(comm, before: dict | None, after: dict | None, iters: int) -> dict | None:
+    """Datagram counters of the multicast channel over the measured iterations, summed over
+    every rank (None for the point-to-point algorithms), and the root's pace and group round
+    trip at the end (`pace_bps`, `grtt_s`: nack's, ipmc.rate and ipmc.grtt)."""
+    mine = None
+    if after is not None:
+        before = before or dict.fromkeys(COUNTERS, 0)
+        mine = {key: after[key] - before[key] for key in COUNTERS}
+    every = [m for m in comm.allgather(mine) if m is not None]
+    if not every:
+        return None
+    total = {key: sum(m[key] for m in every) for key in COUNTERS}
+    root = comm.allgather(after and (after.get("pace_bps"), after["grtt_s"]))
+    pace, grtt = next(((p, g) for p, g in filter(None, root) if p), (None, None))
+    return {**total, "per_broadcast": {k: v / max(iters, 1) for k, v in total.items()},
+            "pace_bps": pace, "grtt_s": grtt}
+
+
+def flow(comm, buf, root: int, iters: int, t_dummy: float, **alg) -> dict:
+    rank, k = comm.Get_rank(), comm.Get_size()
+    one = bytearray(1)
+
+    def run(responder: int, dummy: float) -> float:
+        t_ack = _one_byte_latency(comm, root, responder)
+        idle_barrier(comm)
+        comm.Reduce(bytearray(1), bytearray(1) if rank == root else None, root=root)
+        t0 = time.perf_counter()
+        for _ in range(iters):
+            bcast(buf, root=root, comm=comm, **alg)
+            if rank == root:
+                comm.Recv(one, source=responder, tag=22)
+            elif rank == responder:
+                busy_wait(dummy)
+                comm.Send(one, dest=root, tag=22)
+        t_m = (time.perf_counter() - t0) / iters
+        return t_m - dummy - t_ack
+
+    per = {d: run(d, t_dummy) for d in range(k) if d != root}  # meaningful at the root only
+    critical = comm.bcast(max(per, key=per.get) if per else root, root=root)
+    final = run(critical, 0.0) if per else 0.0
+    return {"t_mcast_s": final, "critical": critical, "t_dummy_s": t_dummy,
+            "per_responder_s": {str(d): v for d, v in per.items()}}
+
+
+def frames(comm, buf, root: int, iters: int, mark_dir: str, **alg) -> bool:
+    """Bracket `iters` back-to-back broadcasts, and then an empty bracket, with marks: the
+    root writes MARK_DIR/<name> and waits for MARK_DIR/<name>.ok, which whoever counts the
+    frames on the switches writes once it has read its counters. Frames per broadcast =
+    (frames in the full bracket - frames in the empty one) / iters. False if nobody
+    answers a mark within 30 s."""
+    answered = True
+
+    def mark(name: str) -> None:
+        nonlocal answered
+        if comm.Get_rank() != root or not answered:
+            return
+        base = Path(mark_dir)
+        (base / name).write_text("")
+        end = time.monotonic() + 30
+        while not (base / f"{name}.ok").exists():
+            if time.monotonic() > end:
+                answered = False
+                return
+            time.sleep(0.005)
+
+    for name, n in (("bcast", iters), ("empty", 0)):
+        idle_barrier(comm)
+        mark(f"{name}-start")
+        idle_barrier(comm)
+        for _ in range(n):
+            bcast(buf, root=root, comm=comm, **alg)
+        idle_barrier(comm)
+        mark(f"{name}-end")
+    return comm.bcast(answered, root=root)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="collectives.programs.bcast_bench")
+    ap.add_argument("--algorithm", default="binomial")
+    ap.add_argument("--size", type=int, default=1024)
+    ap.add_argument("--root", type=int, default=0)
+    ap.add_argument("--iters", type=int, default=20)
+    ap.add_argument("--warmup", type=int, default=3)
+    ap.add_argument("--flow-iters", type=int, default=5)
+    ap.add_argument("--no-flow", dest="flow", action="store_false")
+    ap.add_argument("--t-hold", type=float, help="opt-tree: t_hold(m) of this size, s")
+    ap.add_argument("--t-end", type=float, help="opt-tree: t_end(m) of this size, s")
+    ap.add_argument("--fragment", type=int)
+    ap.add_argument("--timeout", type=float, help="multicast algorithms: deadline, s")
+    ap.add_argument("--static", help="dyn-tree: JSON object of t_hs, t_hd, t_ns, t_nd, t_rs, "
+                                     "t_rd (s, s/byte)")
+    ap.add_argument("--params", help="more algorithm parameters, a JSON object (nodes=, "
+                                     "mesh=, fattree=, ...)")
+    ap.add_argument("--mark-dir", help="count frames: see frames()")
+    ap.add_argument("--frame-iters", type=int, default=10)
+    args = ap.parse_args(argv)
+    from mpi4py import MPI
+
+    comm = MPI.COMM_WORLD
+    waiting.connect_all(comm)
+    alg = {"algorithm": args.algorithm}
+    for key in ("t_hold", "t_end", "fragment", "timeout"):
+        if getattr(args, key) is not None:
+            alg[key] = getattr(args, key)
+    if args.static:
+        alg.update(json.loads(args.static))
+    if args.params:
+        alg.update(json.loads(args.params))
+    want = random.Random(args.size).randbytes(args.size)
+    buf = bytearray(want)
+    ranks: dict = {}
+    began = time.time()
+    samples, verified, cpu = direct(comm, buf, want, args.root, args.iters, args.warmup,
+                                    rank_times=ranks, **alg)
+    ended = time.time()
+    worst = comm.bcast(max(samples) if samples else 0.0, root=args.root)
+    out = {"algorithm": args.algorithm, "size": args.size, "ranks": comm.Get_size(),
+           "root": args.root, "iterations": args.iters, "verified": verified,
+           "params": {k: v for k, v in alg.items() if k != "algorithm"},
+           "datagrams": cpu.pop("datagrams"),
+           "t_mcast_s": summarize(samples) if samples else None, "cpu": cpu,
+           "window": [began, ended], **ranks}  # when the broadcasts ran (not the start-up)
+    if args.flow and comm.Get_size() > 1:
+        out["flow"] = flow(comm, buf, args.root, args.flow_iters, 1.5 * worst, **alg)
+    if args.mark_dir and args.frame_iters > 0:
+        out["frame_iters"] = args.frame_iters
+        out["frames_marked"] = frames(comm, buf, args.root, args.frame_iters, args.mark_dir,
+                                      **alg)
+    if comm.Get_rank() == args.root:
+        if out.get("flow") and out["t_mcast_s"]:
+            med = out["t_mcast_s"]["median"]
+            out["flow_vs_direct"] = out["flow"]["t_mcast_s"] / med - 1 if med else None
+        print(json.dumps(out), flush=True)
+    return 0 if verified else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,150 @@
+"""The suites (``make bench``, ``mcastlab bench --suite NAME``) and the one that measures the
+testbed itself (``testbed``: network start time, TCP throughput against the configured link
+rate, MPI ping-pong latency). Figures go to bench/ with the machine they came from; speed
+targets live in the suites, never in timed tests.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import time
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from topologies import parse_spec
+
+from ..emulation.environment import detect
+from ..emulation.mpi import run_mpi
+from ..emulation.network import Emulation, Progress
+from ..experiments import results
+from . import bcast, contention, fidelity, forwarding, ipmc, multinode, nack, range_trees, uftp
+
+
+def _start_stop(spec: str, caps: Any) -> dict[str, float]:
+    topo = parse_spec(spec)
+    t0 = time.perf_counter()
+    with Emulation(topo, caps=caps) as emu:
+        up = time.perf_counter() - t0
+        timings = dict(emu.timings)
+        t1 = time.perf_counter()
+    return {"start_s": up, "stop_s": time.perf_counter() - t1, **timings}
+
+
+def _iperf(caps: Any, seconds: int) -> dict[str, float]:
+    topo = parse_spec("star:hosts=2,bw=100")
+    with Emulation(topo, caps=caps) as emu:
+        h0, h1 = emu.host(0), emu.host(1)
+        server = h1.popen(["iperf3", "-s", "-1", "-B", h1.IP()])
+        time.sleep(0.5)
+        out = h0.cmd(f"iperf3 -c {h1.IP()} -t {seconds} -J")
+        server.wait(timeout=10)
+    data = json.loads(out)
+    rate = data["end"]["sum_received"]["bits_per_second"] / 1e6
+    return {"configured_mbit": 100.0, "measured_mbit": rate, "fraction": rate / 100.0}
+
+
+def _pingpong(caps: Any, reps: int) -> dict[str, Any]:
+    topo = parse_spec("star:hosts=2,bw=100")
+    out: dict[str, Any] = {}
+    with Emulation(topo, caps=caps) as emu:
+        for size in (1, 65536):
+            rec = emu.run_dir / f"pp-{size}.jsonl"
+            run_mpi(emu, ["-m", "collectives.programs.pingpong", "--out", str(rec), "--lat-bytes",
+                          str(size), "--reps", str(reps), "--bw-bytes", "1048576"])
+            out[f"{size}B"] = results.read_jsonl(rec)[0]["latency_us"]
+    return out
+
+
+class Suite(NamedTuple):
+    name: str        # --suite NAME, and the stem of the files it writes
+    module: Any      # run, markdown, optional plot (the package docstring)
+    title: str
+
+
+SUITES = (Suite("forwarding", forwarding, "multicast forwarding"),
+          Suite("bcast", bcast, "broadcast"),
+          Suite("ipmc", ipmc, "IP-multicast collectives"),
+          Suite("range", range_trees, "hardware range-multicast trees"),
+          Suite("contention", contention, "contention-aware trees"),
+          Suite("multinode", multinode, "multi-node multicast"),
+          Suite("fidelity", fidelity, "fidelity"),
+          Suite("nack", nack, "nack at the physical limit"),
+          Suite("uftp", uftp, "nack against UFTP"))
+
+
+def run(out_dir: Path, *, quick: bool = False, progress: Progress = print,
+        suite: str = "all") -> Path:
+    """Run the benchmarks and write results.md (testbed suite), forwarding.md (multicast
+    forwarding), bcast.md (point-to-point broadcasts), ipmc.md (IP-multicast collectives) and
+    range.md (range-multicast trees around failed nodes), contention.md (contention-aware
+    trees on the mesh and BMIN), multinode.md (partitioned multi-node multicast) and
+    fidelity.md (idle ranks, forwarding cost, the keep-up envelope) and nack.md (nack against
+    M/B and under loss)."""
+    caps = detect()
+    caps.require()
+    out_dir.mkdir(parents=True, exist_ok=True)
+    written = []
+    if suite in ("all", "testbed"):
+        written.append(_testbed_suite(out_dir, caps, quick, progress))
+    for name, module, title in SUITES:
+        if suite not in ("all", name):
+            continue
+        res = {"date": time.strftime("%Y-%m-%d %H:%M"), "versions": results.versions(),
+               "datapath": caps.datapath, "quick": quick,
+               **module.run(caps, progress, quick=quick)}
+        (out_dir / f"{name}.json").write_text(json.dumps(res, indent=1) + "\n")
+        lines = [f"# mcastlab {title} bench, {time.strftime('%Y-%m-%d %H:%M')}",
+                 _machine_line(caps), *module.markdown(res)]
+        if hasattr(module, "plot"):
+            module.plot(res, out_dir / f"{name}.png")
+            lines += ["", f"![{name}]({name}.png)"]
+        md = out_dir / f"{name}.md"
+        md.write_text("\n".join(lines) + "\n")
+        written.append(md)
+    index = out_dir / "index.md"
+    index.write_text("\n\n".join(p.read_text() for p in written))
+    return index
+
+
+def _machine_line(caps: Any) -> str:
+    v = results.versions()
+    return (f"machine: {v['machine']}, {v['cpus']} x {v['cpu_model']}, kernel {v['kernel']}, "
+            f"OVS datapath {caps.datapath}")
+
+
+def _testbed_suite(out_dir: Path, caps: Any, quick: bool, progress: Progress) -> Path:
+    repeats = 1 if quick else 3
+    sizes = ["star:hosts=8", "star:hosts=16"] + ([] if quick else
+                                                 ["star:hosts=64", "mesh:rows=8,cols=8"])
+    report: dict[str, Any] = {"versions": results.versions(), "datapath": caps.datapath,
+                              "date": time.strftime("%Y-%m-%d %H:%M"), "start": {}}
+    for spec in sizes:
+        runs = []
+        for i in range(repeats):
+            progress(f"bench: start/stop {spec} ({i + 1}/{repeats})")
+            runs.append(_start_stop(spec, caps))
+        report["start"][spec] = {
+            "start_s_median": statistics.median(r["start_s"] for r in runs),
+            "stop_s_median": statistics.median(r["stop_s"] for r in runs),
+            "runs": runs}
+    progress("bench: iperf3 TCP over 100 Mbit/s links")
+    report["iperf3"] = [_iperf(caps, 3 if quick else 10) for _ in range(repeats)]
+    progress("bench: MPI ping-pong 1 B and 64 KiB")
+    report["pingpong"] = _pingpong(caps, 50 if quick else 200)
+
+    results.write_json(out_dir / "results.json", report)
+    lines = [f"# mcastlab bench, {report['date']}", _machine_line(caps), "",
+             "| network | start (median s) | stop (median s) |", "|---|---|---|"]
+    lines += [f"| {k} | {r['start_s_median']:.2f} | {r['stop_s_median']:.2f} |"
+              for k, r in report["start"].items()]
+    fr = statistics.median(r["fraction"] for r in report["iperf3"])
+    mb = statistics.median(r["measured_mbit"] for r in report["iperf3"])
+    lines += ["", f"iperf3 TCP, one flow, 100 Mbit/s links: {mb:.1f} Mbit/s = {fr:.0%} of "
+              "the configured rate (median)", ""]
+    for size, lat in report["pingpong"].items():
+        lines.append(f"MPI ping-pong {size}: one-way latency median {lat['median']:.0f} us "
+                     f"(p10 {lat['p10']:.0f}, p90 {lat['p90']:.0f})")
+    md = out_dir / "results.md"
+    md.write_text("\n".join(lines) + "\n")
+    return md

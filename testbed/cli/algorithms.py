@@ -1,0 +1,231 @@
+"""Commands that need neither root nor a network: a broadcast schedule and its predicted
+latency (trees), greedy against optimal range-multicast trees (range-trees)."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+from collections.abc import Callable, Iterator
+
+from topologies import parse_spec
+
+from ..errors import McastlabError, UsageError
+from .arguments import (
+    int_list,
+    progress,
+)
+
+
+def cmd_trees(args: argparse.Namespace) -> int:
+    from collectives.algorithms import BCASTS
+    from collectives.contention.schedules import Timed
+    from collectives.trees.describe import describe
+
+    from ..experiments.placement import contended, node_params
+
+    nodes = int_list("--nodes", args.nodes) if args.nodes is not None else None
+    if nodes is not None and args.topo is None:
+        raise UsageError("--nodes places the ranks on a network: give --topo too")
+    k = args.k if args.k is not None else (len(nodes) if nodes is not None else None)
+    if k is None:
+        raise UsageError("give --k (number of nodes) or --nodes")
+    if nodes is not None and len(nodes) != k:
+        raise UsageError(f"--nodes gives {len(nodes)} nodes, --k says {k}")
+    if BCASTS[args.algorithm].nodes and args.topo is None:
+        raise UsageError(f"{args.algorithm} follows a network's routing: give --topo, e.g. "
+                         "--topo mesh:rows=6,cols=6")
+    topo = placement = None
+    if args.topo is not None:
+        try:
+            topo = parse_spec(args.topo)
+        except (ValueError, TypeError, OSError) as exc:
+            raise UsageError(f"--topo: {exc}") from None
+        nodes = nodes if nodes is not None else list(range(k))
+        hosts = {h.node_id: h.name for h in topo.hosts}
+        bad = [n for n in nodes if n not in hosts]
+        if bad or len(set(nodes)) != len(nodes):
+            raise UsageError(f"--nodes must be distinct nodes of {topo.name} (0.."
+                             f"{len(hosts) - 1}), got {nodes}")
+        try:
+            placement = node_params(topo, args.algorithm, [hosts[n] for n in nodes])
+        except McastlabError as exc:
+            raise UsageError(str(exc)) from None
+    try:
+        d = describe(args.algorithm, k, args.t_hold, args.t_end, root=args.root,
+                     nbytes=args.size, ports=args.ports, t_int=args.t_int,
+                     fragment=args.fragment, placement=placement)
+    except (ValueError, TypeError) as exc:
+        raise UsageError(str(exc)) from None
+    if topo is not None:
+        sends = [Timed(nodes[s["sender"]], nodes[s["receiver"]], s["time"])
+                 for s in d["schedule"]]
+        d.update(topology=topo.name, nodes=nodes, contended=[
+            {"sends": [[x.sender, x.receiver, x.start], [y.sender, y.receiver, y.start]],
+             "links": sorted(f"{a}>{b}" for a, b in shared)}
+            for x, y, shared in contended(topo, sends, args.t_hold)])
+    if args.json:
+        print(json.dumps(d, indent=1))
+        return 0
+    print(f"{d['algorithm']}, k={d['k']}, root {d['root']}, t_hold={d['t_hold']:g}, "
+          f"t_end={d['t_end']:g}" + (f", {d['ports']} ports, t_int={d['t_int']:g}"
+                                      if d["ports"] > 1 else "")
+          + (f", on {d['topology']}" if "topology" in d else ""))
+    where = (lambda r: f"{r}(h{nodes[r]})") if topo is not None else str
+    for s in d["schedule"]:
+        port = f" (port {s['port']})" if "port" in s else ""
+        print(f"  t={s['time']:>10g}  {where(s['sender']):>7} -> {where(s['receiver']):<7} "
+              f"arrives {s['arrival']:g}{port}")
+    print(f"predicted t_mcast = {d['predicted']:g}")
+    if "contended" in d:
+        print(f"sends under way together on a shared link: {len(d['contended'])} pairs")
+        for c in d["contended"]:
+            (a, b, ta), (x, y, tx) = c["sends"]
+            print(f"  h{a}->h{b} at {ta:g} and h{x}->h{y} at {tx:g} share "
+                  + ", ".join(c["links"]))
+    return 0
+
+
+@contextlib.contextmanager
+def _trial_progress(total: int) -> Iterator[Callable[[int, int], None]]:
+    """A progress callback for long pure computations, on stderr: a rich bar on a terminal,
+    otherwise a plain line at most every 10 s."""
+    import time
+
+    import rich.progress as rp
+    from rich.console import Console
+
+    console = Console(stderr=True)
+    if console.is_terminal:
+        with rp.Progress(rp.TextColumn("[bold]trials"), rp.BarColumn(), rp.MofNCompleteColumn(),
+                         rp.TimeElapsedColumn(), rp.TextColumn("left"), rp.TimeRemainingColumn(),
+                         console=console, transient=True) as bar:
+            task = bar.add_task("trials", total=total)
+            yield lambda done, _total: bar.update(task, completed=done)
+        return
+    last = time.monotonic()
+
+    def plain(done: int, total_: int) -> None:
+        nonlocal last
+        if time.monotonic() - last >= 10 and done < total_:
+            last = time.monotonic()
+            progress(f"{done}/{total_} trials")
+
+    yield plain
+
+
+def _hwtree_failed(args: argparse.Namespace) -> int:
+    """The greedy and the optimal tree around these failed nodes, step by step."""
+    from collectives.range_trees.kary_tree import KaryNTree
+    from collectives.range_trees.trees import SearchLimitExceeded, greedy_tree, optimal_tree
+
+    try:
+        tree = KaryNTree.for_nodes(args.nodes, args.arity)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    failed = set(int_list("--failed", args.failed))
+    bad = sorted(n for n in failed if not 0 <= n < args.nodes)
+    if bad or args.root in failed or not 0 <= args.root < args.nodes:
+        raise UsageError(f"--failed and --root must be nodes 0..{args.nodes - 1} and the root "
+                         f"must not fail (got failed {sorted(failed)}, root {args.root})")
+    up = [n for n in range(args.nodes) if n not in failed]
+    trees = {"greedy": greedy_tree(tree, args.root, up)}
+    try:
+        trees["optimal"] = optimal_tree(tree, args.root, up, args.budget)
+    except SearchLimitExceeded:
+        trees["optimal"] = None
+    if args.json:
+        print(json.dumps({name: t and [[vars(m) for m in step] for step in t.steps()]
+                          for name, t in trees.items()}, indent=1))
+        return 0
+    print(f"{args.nodes} nodes ({tree.arity}-ary {tree.dims}-tree), root {args.root}, failed "
+          f"{', '.join(map(str, sorted(failed))) or 'none'}")
+    for name, t in trees.items():
+        if t is None:
+            print(f"{name}: undecided within {args.budget} search states")
+            continue
+        print(f"{name}: {t.depth} steps, {len(t.multicasts)} range multicasts")
+        for i, step in enumerate(t.steps(), 1):
+            print(f"  step {i}: " + ", ".join(f"{m.sender} -> {m.lo}..{m.hi}" for m in step))
+    return 0
+
+
+def cmd_hwtree(args: argparse.Namespace) -> int:
+    from collectives.range_trees.trials import check_config, hwtree_trials
+
+    if args.failed is not None:
+        if args.faulty is not None or args.trials is not None:
+            raise UsageError("--failed shows one tree; --faulty/--trials draw random ones")
+        return _hwtree_failed(args)
+    if args.faulty is None or args.trials is None:
+        raise UsageError("give --faulty and --trials (random faulty nodes), or --failed N,N")
+
+    try:
+        tree = check_config(args.nodes, args.faulty, args.trials, args.arity)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    if args.budget < 1:
+        raise UsageError(f"--budget must be >= 1, got {args.budget}")
+    with _trial_progress(args.trials) as progress:
+        stats = hwtree_trials(args.nodes, args.faulty, args.trials, seed=args.seed,
+                              arity=args.arity, budget=args.budget, progress=progress)
+    if args.json:
+        print(json.dumps(stats.to_dict(), indent=1))
+        return 0
+    from ..experiments.results import text_table
+
+    greedy, optimal = stats.fractions(stats.greedy), stats.fractions(stats.optimal)
+    rows = [[d, f"{greedy.get(d, 0):.1%}", f"{optimal[d]:.1%}" if d in optimal else "-"]
+            for d in sorted(set(greedy) | set(optimal))]
+    print(f"{stats.nodes} nodes ({tree.arity}-ary {tree.dims}-tree), {stats.faulty_nodes} "
+          f"faulty ({args.faulty:.2%}), {stats.trials} trials, seed {stats.seed}")
+    print(text_table(["steps", "greedy", "optimal"], rows))
+    if stats.undecided:
+        print(f"undecided: {stats.undecided} trials (the optimal search exceeded "
+              f"{args.budget} states; optimal column over the other {stats.decided})")
+    print(f"greedy optimal in {stats.greedy_optimal_fraction:.1%} of {stats.decided} "
+          f"decided trials")
+    return 0
+
+
+def add_commands(sub: argparse._SubParsersAction) -> None:
+    from collectives.algorithms import names
+    from collectives.range_trees.trials import DEFAULT_BUDGET
+
+    p = sub.add_parser("trees", help="a broadcast schedule and its predicted latency "
+                                     "(no root needed)")
+    p.add_argument("algorithm", choices=names("tree", "contention"))
+    p.add_argument("--k", type=int, help="number of nodes (default: as many as --nodes)")
+    p.add_argument("--t-hold", type=float, required=True)
+    p.add_argument("--t-end", type=float, required=True)
+    p.add_argument("--root", type=int, default=0)
+    p.add_argument("--size", type=int, default=0, help="message bytes (byte ranges shown)")
+    p.add_argument("--fragment", type=int, help="fragmented-chain fragment size")
+    p.add_argument("--ports", type=int, default=1, help="alpha ports (opt-tree)")
+    p.add_argument("--t-int", type=float, help="interval between sends on different ports")
+    p.add_argument("--topo", metavar="SPEC",
+                   help="place the ranks on this network (shape[:k=v,...]; needed by opt-mesh, "
+                        "u-mesh, u-torus, opt-min) and list the sends that share one of its "
+                        "links while both are under way (each holds its path for t_hold)")
+    p.add_argument("--nodes", metavar="N,N,...",
+                   help="the node of each rank on --topo (default rank i on node i)")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_trees)
+
+    p = sub.add_parser("range-trees", help="greedy vs optimal trees of hardware range multicasts "
+                                      "over random faulty nodes (Coll2003; no root needed)")
+    p.add_argument("--nodes", type=int, required=True,
+                   help="network size: a power of the arity, or whole top-level subtrees")
+    p.add_argument("--faulty", type=float, metavar="F",
+                   help="fraction of faulty nodes, 0 <= F < 1 (rounded to whole nodes)")
+    p.add_argument("--trials", type=int, metavar="T")
+    p.add_argument("--failed", metavar="N,N,...", help="instead of random trials: the greedy "
+                   "and optimal trees around these failed nodes, step by step")
+    p.add_argument("--root", type=int, default=0, help="source node with --failed")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--arity", type=int, default=4, help="switch arity k (default 4, QsNET)")
+    p.add_argument("--budget", type=int, default=DEFAULT_BUDGET, metavar="STATES",
+                   help="optimal-search states per trial before it counts as undecided "
+                        "(default %(default)s)")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_hwtree)

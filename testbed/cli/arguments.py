@@ -1,0 +1,154 @@
+"""What several commands share: the topology and link-rate options, the controller's
+options, argparse types for counts and durations, and progress lines on stderr."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from topologies import TopologyError
+
+from ..errors import UsageError
+
+TOPO_HELP = ("topology: shape[:key=val,...] or a .toml/.json file (default %(default)s); "
+             "a shape without bw= runs at this machine's calibrated rate (bw=auto)")
+BW_HELP = ("host link rate, Mbit/s, or 'auto' (the default for bare shapes): the highest "
+           "rate up to 100 at which this machine keeps up (mcastlab calibrate)")
+
+
+def progress(msg: str) -> None:
+    print(f"mcastlab: {msg}", file=sys.stderr, flush=True)
+
+
+def controller_config(args: argparse.Namespace):
+    from controller.config import ControllerConfig
+    from controller.membership import IgmpTimers
+
+    try:
+        return ControllerConfig(mode=args.mode, timers=IgmpTimers(
+            query_interval=args.query_interval,
+            query_response_interval=min(10.0, args.query_interval / 2)))
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def add_controller_choice(p: argparse.ArgumentParser) -> None:
+    from controller.config import MODES
+
+    p.add_argument("--mode", choices=MODES, default="igmp", help="controller mode")
+    p.add_argument("--query-interval", type=float, default=125.0,
+                   help="IGMP general query interval, s (default 125)")
+
+
+def script_file(args: argparse.Namespace) -> Path | None:
+    """The prompt's --script file (net, lab), checked before any network comes up."""
+    script = Path(args.script) if args.script else None
+    if script is not None and not script.is_file():
+        raise UsageError(f"--script: no such file {script}")
+    return script
+
+
+def topo_spec(topo: str, bw: str | None, star_size: int | None, ranks: int | None) -> str:
+    """--topo with --bw and --hosts folded in; a contradiction is refused, never ignored.
+
+    --bw is the host-link rate of any shape: added to its parameters, refused when they give
+    bw= too or when --topo is a file (a file keeps its own rates). --hosts of a bare 'star'
+    is its size. `star_size` (net, params): --hosts means nothing else, so it is refused
+    with any other --topo. `ranks` (bcast): that many ranks, at most the network's hosts.
+    """
+    from topologies import split_spec
+    from topologies.spec_file import is_topology_file
+
+    from ..fidelity.link_rate import nominal_topology
+
+    spec = topo.strip()
+    bare_star = spec == "star"
+    if star_size and not bare_star:
+        where = "hosts= in --topo" if spec.startswith("star:") else "the size in --topo"
+        raise UsageError(f"--hosts sizes a bare 'star', not {spec}: give {where}")
+    extra = [f"hosts={star_size or ranks}"] if bare_star and (star_size or ranks) else []
+    if bw:
+        if is_topology_file(spec):
+            raise UsageError(f"--bw: the topology file {spec} sets its own link rates")
+        try:
+            params = split_spec(spec)[1]
+        except TopologyError as exc:
+            raise UsageError(f"--topo: {exc}") from None
+        if "bw" in params:
+            raise UsageError(f"--bw {bw} and bw={params['bw']} in --topo: give the rate once")
+        extra.append(f"bw={bw}")
+    if extra:
+        spec += ("," if ":" in spec else ":") + ",".join(extra)
+    if ranks and not bare_star:
+        try:
+            hosts = len(nominal_topology(spec).hosts)
+        except TopologyError as exc:
+            raise UsageError(f"topology: {exc}") from None
+        if ranks > hosts:
+            raise UsageError(f"--hosts {ranks}: {spec} has {hosts} hosts")
+    return spec
+
+
+def network(args: argparse.Namespace, *, star_size: int | None = None,
+             ranks: int | None = None):
+    """The topology to run (--topo, --bw, --hosts as topo_spec reads them) and its LinkRate:
+    a shape without a rate, or with bw=auto, runs at this machine's calibrated rate
+    (testbed.fidelity.link_rate)."""
+    from ..fidelity.link_rate import resolve
+
+    return resolve(topo_spec(args.topo, getattr(args, "bw", None), star_size, ranks),
+                   progress)
+
+
+def rate(text: str) -> str:
+    """--bw: 'auto' or a rate in Mbit/s > 0 (argparse type)."""
+    if text == "auto":
+        return text
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'auto' or Mbit/s, got {text!r}") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"a rate must be > 0 Mbit/s, got {text!r}")
+    return f"{value:g}"
+
+
+def at_least(low: int) -> Callable[[str], int]:
+    """An argparse type: a whole number >= low (a count, a size), refused while parsing."""
+    def whole(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"a whole number, got {text!r}") from None
+        if value < low:
+            raise argparse.ArgumentTypeError(f"must be >= {low}, got {value}")
+        return value
+
+    return whole
+
+
+POSITIVE, NON_NEGATIVE = at_least(1), at_least(0)
+
+
+def seconds(text: str) -> float:
+    """An argparse type: a duration > 0 s."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"seconds, got {text!r}") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be > 0 s, got {text}")
+    return value
+
+
+def int_list(option: str, text: str) -> list[int]:
+    """A comma-separated list of non-negative ints, or UsageError naming the option."""
+    try:
+        values = [int(v) for v in text.split(",")]
+    except ValueError:
+        raise UsageError(f"{option} takes comma-separated whole numbers, got {text!r}") from None
+    if any(v < 0 for v in values):
+        raise UsageError(f"{option} takes non-negative numbers, got {text!r}")
+    return values

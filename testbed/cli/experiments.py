@@ -1,0 +1,128 @@
+"""Experiments and benchmarks: `mcastlab experiment SPEC.toml` and `mcastlab testbed` (a
+progress bar while the experiment runs, the report's headline at the end, and on Ctrl-C a
+folder that `--resume` finishes), `mcastlab bench`."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from ..errors import UsageError
+from ..experiments.results import size_text
+from ..experiments.run import Log, execute, point_config, prepare
+from ..experiments.spec import load
+from ..outputs import output_dir
+from .arguments import progress
+
+DEFAULT_SPEC = Path(__file__).resolve().parents[2] / "experiments" / "default.toml"
+
+
+def list_points(spec_path: str) -> int:
+    spec = load(spec_path)
+    print(f"{spec.name}: {len(spec.points())} points on {spec.topology.name} "
+          f"({len(spec.topology.hosts)} hosts), {spec.repetitions} broadcasts each")
+    for p in spec.points():
+        c = point_config(spec, p)
+        extra = [f"{k}={c[k]}" for k in ("traffic", "fault") if c[k] != "none"]
+        extra += [f"loss={c['loss']:g}"] if c["loss"] else []
+        extra += [f"groups={c['groups']}"] if c["groups"] > 1 else []
+        extra += [f"interval={c['interval_s']:g}s"] if c["interval_s"] else []
+        print(f"  {p.index:4d}  {p.algorithm:<17} {size_text(p.size):>8}  "
+              f"{p.hosts} hosts  {' '.join(extra)}")
+    return 0
+
+
+def _progress_bar() -> Any:
+    import rich.progress as rp
+    from rich.console import Console
+
+    return rp.Progress(rp.TextColumn("[bold]{task.description}"), rp.BarColumn(),
+                       rp.MofNCompleteColumn(), rp.TimeElapsedColumn(), rp.TextColumn("left"),
+                       rp.TimeRemainingColumn(), console=Console(stderr=True))
+
+
+def run_spec(args: argparse.Namespace, log: Log) -> int:
+    from ..report import write_report
+
+    if args.list:
+        if not args.spec:
+            raise UsageError("--list lists a spec's points: mcastlab experiment SPEC.toml --list")
+        return list_points(args.spec)
+    # a new run's results root is checked before the network (or a calibration) comes up
+    out_root = Path(args.out) if args.resume else output_dir("--out", args.out)
+    run = prepare(Path(args.spec) if args.spec else None,
+                  Path(args.resume) if args.resume else None, out_root, log)
+    log(f"{run.spec.name}: {len(run.spec.points())} points "
+        f"({len(run.done)} already done), results in {run.out}")
+    interrupted = False
+    try:
+        with _progress_bar() as bar:
+            execute(run, bar)
+    except KeyboardInterrupt:
+        interrupted = True
+    finally:
+        stamp = time.strftime("%Y-%m-%dT%H:%M:%S%z")
+        run.config["interrupted" if interrupted else "finished"] = stamp
+        run.save_config()
+        headline = write_report(run.out)
+    print(headline)
+    if interrupted:
+        print(f"interrupted: {len(run.done)} of {len(run.spec.points())} points measured; "
+              f"finish with: mcastlab experiment --resume {run.out}", file=sys.stderr)
+        return 130
+    return 0
+
+
+def cmd_experiment(args: argparse.Namespace) -> int:
+    return run_spec(args, progress)
+
+
+def cmd_testbed(args: argparse.Namespace) -> int:
+    args.spec = args.spec or str(DEFAULT_SPEC)
+    args.resume = args.list = None
+    return cmd_experiment(args)
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    from ..bench import suites as bench
+
+    out = bench.run(output_dir("--out", args.out), quick=args.quick, progress=progress,
+                    suite=args.suite)
+    print(out.read_text())
+    return 0
+
+
+def _experiment_arguments(p: argparse.ArgumentParser) -> None:
+    p.description = ("Run an experiment spec: expand its sweep, measure every point, write a "
+                     "results folder with records, CSV, plots and an HTML report.")
+    p.add_argument("spec", nargs="?", help="experiment spec (TOML), e.g. experiments/default.toml")
+    p.add_argument("--out", default="results", help="results root (default %(default)s)")
+    p.add_argument("--resume", metavar="FOLDER", help="measure what an interrupted run left")
+    p.add_argument("--list", action="store_true",
+                   help="check the spec and list its points; run nothing (no root needed)")
+    p.set_defaults(func=cmd_experiment)
+
+
+def add_commands(sub: argparse._SubParsersAction) -> None:
+    from ..bench.suites import SUITES
+
+    _experiment_arguments(sub.add_parser(
+        "experiment", help="run an experiment spec (TOML): every point measured, a results "
+                           "folder with an HTML report ('mcastlab run SPEC.toml' before)"))
+
+    p = sub.add_parser("testbed", help="run the default experiment (experiments/default.toml) "
+                                       "and print where its report is")
+    p.add_argument("--spec", help="another experiment spec instead of the default")
+    p.add_argument("--out", default="results", help="results root (default %(default)s)")
+    p.set_defaults(func=cmd_testbed)
+
+    p = sub.add_parser("bench", help="the benchmark suites: figures with their machine in bench/ "
+                                     "(--suite picks one)")
+    p.add_argument("--out", default="bench", help="folder for the results (default %(default)s)")
+    p.add_argument("--quick", action="store_true", help="smaller sizes, fewer repetitions")
+    p.add_argument("--suite", choices=("all", "testbed", *(suite.name for suite in SUITES)),
+                   default="all", help="which benchmarks (default all)")
+    p.set_defaults(func=cmd_bench)

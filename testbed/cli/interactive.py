@@ -1,0 +1,339 @@
+"""The interactive network (`mcastlab net`): Mininet's CLI with commands in this project's
+terms: groups and members, what a send reaches, the controller's trees, a measured broadcast
+per rank, loss on host and switch links, failed nodes, packet capture. Every command prints
+one `*** error: ...` line on bad input and the prompt stays; leaving the CLI tears the
+network down (the Emulation's context)."""
+
+from __future__ import annotations
+
+import shlex
+import subprocess
+import time
+from pathlib import Path
+from typing import Any
+
+from mininet.cli import CLI
+from mininet.log import output
+
+from ..emulation.group_probe import Member, send_counted
+from ..emulation.network import HOST_PORT, Emulation, intf_name
+from ..emulation.shell import stop_processes
+from ..errors import McastlabError, UsageError
+
+BCAST_ITERS = 5  # measured broadcasts per `bcast` (after programs.bcast_bench's warm-up)
+BCAST_TIMEOUT = 300.0
+BCAST_WAIT = "sleep"  # ranks nap while they wait: a lab's 4 to 8 ranks share 2 cores
+
+
+def group_lines(groups: dict[str, Any]) -> list[str]:
+    """The controller's /groups as text (also `mcastlab groups`)."""
+    if not groups:
+        return ["no groups"]
+    lines = []
+    for g, info in groups.items():
+        members = ", ".join(_member(m, v) for m, v in info["members"].items()) or "none"
+        lines.append(f"{g}  members: {members}")
+        for src, d in info["sources"].items():
+            if d["kind"] == "tree":
+                tree = " ".join(f"{sw}->{','.join(map(str, p))}" for sw, p in d["tree"].items())
+                lines.append(f"  from {src}: tree {tree}")
+            else:
+                lines.append(f"  from {src}: {d['kind']} ({d['reason']}), "
+                             f"{d.get('dropped_packets', 0)} packets dropped")
+    return lines
+
+
+def _member(name: str, v: dict[str, Any]) -> str:
+    left = v.get("expires_in_s")
+    state = ("leaving, " if v.get("leaving") else "") + (
+        f"expires in {left:.1f} s" if left is not None else "")
+    return f"{name} ({v['switch']}:{v['port']}{', ' + state if state else ''})"
+
+
+class McastCLI(CLI):
+    """Mininet's prompt plus: join, leave, send, groups, tree, bcast, loss, fail, restore,
+    capture."""
+
+    prompt = "mcastlab> "
+
+    def __init__(self, emu: Emulation, **kwargs: Any) -> None:
+        self.emu = emu
+        self.members: dict[tuple[str, str], Member] = {}
+        self.captures: dict[str, tuple[subprocess.Popen, Path]] = {}
+        self.params: dict[int, dict[str, Any]] = {}  # measured t_hold/t_end by message size
+        self.dir = emu.run_dir / "net"
+        self.dir.mkdir(parents=True, exist_ok=True)
+        try:
+            super().__init__(emu.net, **kwargs)
+        finally:
+            self.close()
+
+    # ------------------------------------------------------------------ plumbing
+    def onecmd(self, line: str) -> bool:
+        try:
+            return super().onecmd(line)
+        except (McastlabError, ValueError) as exc:
+            output(f"*** error: {exc}\n")
+            return False
+        except Exception as exc:  # the prompt survives a failed command; the run is torn
+            output(f"*** error: {type(exc).__name__}: {exc}\n")  # down on exit either way
+            return False
+
+    def close(self) -> None:
+        """Stop every member and capture this CLI started (members leave their groups)."""
+        stop_processes([m.proc for m in self.members.values()]
+                       + [p for p, _ in self.captures.values()])
+        self.members.clear()
+        self.captures.clear()
+
+    def _args(self, line: str, usage: str, low: int, high: int) -> list[str]:
+        args = shlex.split(line)
+        if not low <= len(args) <= high:
+            raise UsageError(f"usage: {usage}")
+        return args
+
+    def _host(self, name: str) -> Any:
+        try:
+            topo_host = self.emu.topo.host(name)
+        except (KeyError, ValueError):
+            names = ", ".join(h.name for h in self.emu.topo.hosts)
+            raise UsageError(f"no host {name!r} (hosts: {names})") from None
+        return self.emu.net.get(topo_host.name)
+
+    @staticmethod
+    def _group(text: str) -> str:
+        import ipaddress
+
+        try:
+            addr = ipaddress.IPv4Address(text)
+        except ValueError:
+            raise UsageError(f"{text!r} is not an IPv4 address") from None
+        if not addr.is_multicast or addr in ipaddress.IPv4Network("224.0.0.0/24"):
+            raise UsageError(f"{text} is not a routable multicast group (224.0.1.0 to "
+                             "239.255.255.255)")
+        return str(addr)
+
+    def _api(self, path: str) -> Any:
+        from ..emulation.controller_proc import api_get
+
+        if self.emu.controller is None:
+            raise UsageError("no controller in this network (OVS snooping mode)")
+        return api_get(self.emu.controller.api_port, path)
+
+    # ------------------------------------------------------------------ commands
+    def do_join(self, line: str) -> None:
+        """join HOST GROUP: HOST joins GROUP (a process on the host holds the membership and
+        logs what it receives; the kernel sends the IGMP report)."""
+        name, group = self._args(line, "join HOST GROUP", 2, 2)
+        host, group = self._host(name), self._group(group)
+        if (host.name, group) in self.members:
+            raise UsageError(f"{host.name} is already a member of {group}")
+        self.members[(host.name, group)] = Member(host, group, self.dir)
+        output(f"{host.name} joined {group}\n")
+
+    def do_leave(self, line: str) -> None:
+        """leave HOST GROUP: HOST leaves GROUP (the kernel sends an IGMP leave)."""
+        name, group = self._args(line, "leave HOST GROUP", 2, 2)
+        host, group = self._host(name), self._group(group)
+        member = self.members.pop((host.name, group), None)
+        if member is None:
+            raise UsageError(f"{host.name} is not a member of {group} (join it first)")
+        member.stop()
+        output(f"{host.name} left {group}\n")
+
+    def do_send(self, line: str) -> None:
+        """send HOST GROUP [COUNT]: HOST sends COUNT (default 3) datagrams to GROUP; prints,
+        for every host, the frames of the group its wire delivered and the datagrams its
+        member process received (members only)."""
+        args = self._args(line, "send HOST GROUP [COUNT]", 2, 3)
+        host, group = self._host(args[0]), self._group(args[1])
+        count = int(args[2]) if len(args) > 2 else 3
+        if not 1 <= count <= 1000:
+            raise UsageError("COUNT must be 1 to 1000")
+        before = {k: m.received() for k, m in self.members.items()}
+        wires = send_counted(self.emu.hosts, host, group, count, self.dir)
+        rows = []
+        for name, wire in wires.items():
+            member = self.members.get((name, group))
+            got = member.received() - before[(name, group)] if member else "-"
+            rows.append((name, "sender" if name == host.name else "member" if member else "-",
+                         "?" if wire is None else wire, got))
+        from ..experiments.results import text_table
+
+        output(f"{host.name} sent {count} datagrams to {group}\n")
+        output(text_table(["host", "role", "frames on its wire", "datagrams received"],
+                          [list(r) for r in rows]) + "\n")
+
+    def do_groups(self, line: str) -> None:
+        """groups: the controller's groups, their members and the tree from each source."""
+        self._args(line, "groups", 0, 0)
+        output("\n".join(group_lines(self._api("/groups"))) + "\n")
+
+    def do_tree(self, line: str) -> None:
+        """tree GROUP [FILE.png]: the links the controller forwards GROUP on, from each
+        source seen; with FILE also a picture of them on the network."""
+        args = self._args(line, "tree GROUP [FILE.png]", 1, 2)
+        group = self._group(args[0])
+        info = self._api("/groups").get(group)
+        if info is None:
+            raise UsageError(f"the controller knows no group {group} (join it first)")
+        topo = self.emu.topo
+        edges: set[tuple[str, str]] = set()
+        for src, d in info["sources"].items():
+            if d["kind"] != "tree":
+                output(f"from {src}: {d['kind']} ({d['reason']})\n")
+                continue
+            links = [(sw, topo.neighbour(sw, int(p))) for sw, ports in d["tree"].items()
+                     for p in ports]
+            edges.update(links)
+            output(f"from {src}: " + ", ".join(f"{a}->{b}" for a, b in sorted(links)) + "\n")
+        if not info["sources"]:
+            output(f"{group}: members {', '.join(info['members']) or 'none'}; no source has "
+                   "sent yet, so no tree is installed\n")
+        if len(args) > 1:
+            from ..report.tree_picture import draw_tree
+
+            draw_tree(topo, edges, set(info["members"]), Path(args[1]), title=group)
+            output(f"picture written to {args[1]}\n")
+
+    def do_bcast(self, line: str) -> None:
+        """bcast ALGO SIZE [N | HOST ...]: broadcast SIZE bytes with ALGO over every host,
+        the first N, or these hosts (the first is the root), a few times; prints per rank
+        the median time from the root's start until that rank held the whole message and
+        until its broadcast returned, t_mcast (the last return) and the model's prediction.
+        The model's t_hold/t_end are measured once per size in a session (a few seconds).
+        Ranks nap while they wait (MCASTLAB_WAIT=sleep), as the labs measure."""
+        from collectives.algorithms import BCASTS
+
+        from ..experiments.bcast import model_params, run_bcast
+
+        args = self._args(line, "bcast ALGO SIZE [N | HOST ...]", 2, 10_000)
+        algo = args[0]
+        if algo not in BCASTS:
+            raise UsageError(f"unknown algorithm {algo!r}; choose from "
+                             f"{', '.join(BCASTS)}")
+        size = _count(args[1], "SIZE", 0, 1 << 30)
+        total = len(self.emu.topo.hosts)
+        hosts: int | list[str] = total
+        if len(args) == 3 and args[2].isdigit():
+            hosts = _count(args[2], "N", 1, total)
+        elif len(args) > 2:
+            hosts = [self._host(a).name for a in args[2:]]
+            if len(set(hosts)) != len(hosts):
+                raise UsageError("a host is named twice")
+        if size not in self.params:
+            output(f"measuring t_hold/t_end at {size} B for the model (once per size)\n")
+            self.params[size] = model_params(self.emu, size)
+        res = run_bcast(self.emu, algo, size, hosts=hosts, iters=BCAST_ITERS, flow=False,
+                        params=self.params[size], wait=BCAST_WAIT, timeout=BCAST_TIMEOUT)
+        output("\n".join(bcast_lines(res)) + "\n")
+
+    def do_loss(self, line: str) -> None:
+        """loss P [HOST ...] | loss P SWITCH SWITCH: drop the fraction P of the packets each
+        way on these hosts' links (default every host's), or on the link between two
+        switches; loss 0 restores (a bare 'loss 0' the host links only)."""
+        args = self._args(line, "loss P [HOST ...] | loss P SWITCH SWITCH", 1, 10_000)
+        try:
+            p = float(args[0])
+        except ValueError:
+            raise UsageError(f"P must be a number, got {args[0]!r}") from None
+        if not 0 <= p <= 1:
+            raise UsageError(f"P is a fraction of packets in [0, 1], got {p:g}")
+        topo, names = self.emu.topo, args[1:]
+        switches = {sw.name for sw in topo.switches}
+        if len(names) == 2 and not any(map(topo.is_host, names)) and set(names) & switches:
+            self.emu.set_link_loss(names[0], names[1], p * 100)
+            output(f"loss {p:g} on the link {names[0]}-{names[1]} (each way)\n")
+            return
+        for n in names:
+            if n in switches:
+                raise UsageError(f"{n} is a switch: a switch-to-switch link is named by its "
+                                 "two switches (loss P SWITCH SWITCH)")
+        hosts = [self._host(h).name for h in names] or None
+        self.emu.set_loss(p * 100, hosts)
+        output(f"loss {p:g} on {', '.join(hosts) if hosts else 'every host link'}\n")
+
+    def _nodes(self, line: str, usage: str) -> list[int]:
+        args = self._args(line, usage, 1, 10_000)
+        return [self.emu.topo.host(self._host(a).name).node_id for a in args]
+
+    def do_fail(self, line: str) -> None:
+        """fail HOST ...: mark nodes failed in the controller (contiguous mode then refuses
+        every range that holds one)."""
+        failed = self.emu.fail_nodes(self._nodes(line, "fail HOST ..."))
+        output(f"failed nodes: {', '.join(map(str, failed)) or 'none'}\n")
+
+    def do_restore(self, line: str) -> None:
+        """restore HOST ...: clear the failed mark."""
+        failed = self.emu.fail_nodes(self._nodes(line, "restore HOST ..."), failed=False)
+        output(f"failed nodes: {', '.join(map(str, failed)) or 'none'}\n")
+
+    def do_capture(self, line: str) -> None:
+        """capture HOST FILE.pcap | capture HOST stop: record HOST's packets with tcpdump
+        until stopped (or the CLI ends)."""
+        name, what = self._args(line, "capture HOST FILE.pcap | capture HOST stop", 2, 2)
+        host = self._host(name)
+        if what == "stop":
+            cap = self.captures.pop(host.name, None)
+            if cap is None:
+                raise UsageError(f"no capture runs on {host.name}")
+            cap[0].terminate()
+            cap[0].wait(timeout=10)
+            output(f"capture on {host.name} written to {cap[1]}\n")
+            return
+        if host.name in self.captures:
+            raise UsageError(f"a capture already runs on {host.name} (capture {host.name} stop)")
+        path = Path(what).resolve()
+        proc = host.popen(["tcpdump", "-n", "-U", "-i", intf_name(host.name, HOST_PORT), "-w",
+                           str(path)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                          text=True)
+        deadline = time.monotonic() + 5
+        while not path.exists() and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        if proc.poll() is not None:
+            raise McastlabError(f"tcpdump on {host.name} stopped: {proc.communicate()[1]}")
+        self.captures[host.name] = (proc, path)
+        output(f"capturing {intf_name(host.name, HOST_PORT)} into {path} "
+               f"('capture {host.name} stop' ends it)\n")
+
+
+def _count(text: str, what: str, low: int, high: int) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        raise UsageError(f"{what} must be a whole number, got {text!r}") from None
+    if not low <= n <= high:
+        raise UsageError(f"{what} must be {low} to {high}, got {n}")
+    return n
+
+
+def _us(s: float | None) -> str:
+    return "-" if s is None else f"{s * 1e6:.0f} us"
+
+
+def bcast_lines(res: dict[str, Any]) -> list[str]:
+    """A run_bcast result as text: a headline with t_mcast and the model's prediction, then
+    per rank (and its host) the median time until it held the message and until it
+    returned."""
+    t = res["t_mcast_s"] or {}
+    lines = [f"{res['algorithm']} {res['size']} B from {res['rank_hosts'][0]} to "
+             f"{res['hosts']} hosts ({res['iterations']} broadcasts, "
+             f"{'bytes verified' if res['verified'] else 'WRONG BYTES at some rank'}): "
+             f"t_mcast median {_us(t.get('median'))}, model {_us(res['predicted_s'])}"]
+    return lines + rank_lines(res)
+
+
+def rank_lines(res: dict[str, Any]) -> list[str]:
+    """Per rank of a run_bcast result (and its host): the median time from the root's start
+    until it held the message and until it returned."""
+    from ..experiments.results import text_table
+
+    lines = []
+    done, back = res.get("rank_done_s") or [], res.get("rank_return_s") or []
+    rows = [[r, h, _us(done[r] if r < len(done) else None),
+             _us(back[r] if r < len(back) else None)] for r, h in enumerate(res["rank_hosts"])]
+    lines.append(text_table(["rank", "host", "holds the message", "returns"], rows))
+    if res.get("rank_done_from") == "return":
+        lines.append("(this algorithm does not say when a rank holds the message: its "
+                     "return stands in)")
+    return lines

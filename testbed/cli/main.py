@@ -1,0 +1,97 @@
+"""The ``mcastlab`` command line: the parser made of every area's commands, and `main`.
+
+Each area is a module with its commands (``cmd_*``) and ``add_commands(sub)``, which adds
+their parsers (as ``bin/mn`` builds its options from choice dictionaries): `network`
+(doctor, topo, net, up, calibrate, cleanup), `experiments` (experiment, testbed, bench),
+`measure` (mpirun, pingpong, params, bcast), `controller` (controller, groups, ports, fail,
+restore), `algorithms` (trees, range-trees: no root) and `labs` (lab); `arguments` holds what
+they share.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from topologies import TopologyError
+
+from ..errors import McastlabError
+from . import algorithms, controller, experiments, labs, measure, network
+
+EPILOG = """examples:
+  sudo mcastlab doctor                      what this machine offers
+  sudo mcastlab testbed                     the default experiment (results/...)
+  sudo mcastlab experiment experiments/loss.toml
+                                            an experiment spec: sweep, records, report
+  sudo mcastlab experiment --resume results/DIR
+                                            finish an interrupted experiment
+  mcastlab topo mesh:rows=4,cols=4          describe a topology (no root needed)
+  mcastlab range-trees --nodes 4096 --faulty 0.01 --trials 1000
+                                            greedy vs optimal range-multicast trees
+  sudo mcastlab up --topo fattree           the network with a Mininet prompt
+  mcastlab lab                              the teaching labs; sudo mcastlab lab 1 opens one
+  sudo mcastlab mpirun --topo mesh:rows=2,cols=2 -- -m collectives.programs.pingpong
+  sudo mcastlab cleanup                     remove what a crashed run left behind
+"""
+
+AREAS = (network, experiments, measure, controller, algorithms, labs)  # the order of --help
+
+
+def build_parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(
+        prog="mcastlab", epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Emulation testbed for broadcast and barrier algorithms over "
+                    "Mininet, Open vSwitch, an OpenFlow multicast controller and MPI.")
+    sub = ap.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for area in AREAS:
+        area.add_commands(sub)
+    return ap
+
+
+def _is_experiment(argv: list[str]) -> bool:
+    """`mcastlab run ...` as it was spelled for an experiment (a spec, --resume, --list)."""
+    if not argv or argv[0] != "run" or "--" in argv:
+        return False
+    return ("--resume" in argv or "--list" in argv
+            or any(a.endswith(".toml") for a in argv[1:]))
+
+
+RENAMED = {"hwtree": "range-trees"}  # old command -> new (one name per concept: docs/glossary.md)
+
+
+def _renamed(argv: list[str]) -> list[str]:
+    """Old spellings still work, with a note: `mcastlab run`, which meant two commands told
+    apart by its arguments (now `experiment` or `mpirun`), and the commands of RENAMED."""
+    if not argv or argv[0] not in ("run", *RENAMED):
+        return argv
+    if argv[0] in RENAMED:
+        new = RENAMED[argv[0]]
+        print(f"mcastlab: note: 'mcastlab {argv[0]}' is now 'mcastlab {new}'", file=sys.stderr)
+        return [new, *argv[1:]]
+    new = "experiment" if _is_experiment(argv) else "mpirun"
+    print(f"mcastlab: note: 'mcastlab run' is now 'mcastlab {new}' (and 'mcastlab "
+          f"{'mpirun' if new == 'experiment' else 'experiment'}' for "
+          f"{'programs' if new == 'experiment' else 'experiment specs'})", file=sys.stderr)
+    return [new, *argv[1:]]
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = _renamed(sys.argv[1:] if argv is None else argv)
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except (McastlabError, TopologyError) as exc:
+        print(f"mcastlab: error: {exc}", file=sys.stderr)
+        return getattr(exc, "exit_code", 2)
+    except KeyboardInterrupt:
+        print("mcastlab: interrupted; everything was torn down", file=sys.stderr)
+        return 130
+    except BrokenPipeError:  # e.g. `mcastlab experiment SPEC --list | head`
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,254 @@
+"""Commands that measure on an emulated network without a spec: mpirun (any mpi4py
+program), pingpong, params (t_hold/t_end), bcast (one broadcast experiment)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from ..errors import McastlabError, UsageError
+from ..outputs import output_dir
+from .arguments import (
+    BW_HELP,
+    NON_NEGATIVE,
+    POSITIVE,
+    TOPO_HELP,
+    add_controller_choice,
+    controller_config,
+    int_list,
+    network,
+    progress,
+    rate,
+    seconds,
+)
+
+
+def cmd_mpirun(args: argparse.Namespace) -> int:
+    from ..emulation.mpi import run_mpi
+    from ..emulation.network import Emulation
+
+    prog = args.program[1:] if args.program[:1] == ["--"] else args.program
+    if not prog:
+        raise UsageError("give the program after '--', e.g. -- -m collectives.programs.pingpong")
+    _program_file(prog[0])
+    topo, _rate_used = network(args)
+    hosts = args.hosts.split(",") if args.hosts else None
+    with Emulation(topo, progress=progress, controller_config=controller_config(args)) as emu:
+        res = run_mpi(emu, prog, hosts=hosts, np=args.np, ppn=args.ppn, timeout=args.timeout,
+                      check=False)
+        for rank, text in sorted(res.rank_output.items()):
+            for line in text.splitlines():
+                print(f"[{rank}] {line}")
+    if res.returncode != 0:
+        raise McastlabError(f"the MPI job exited with code {res.returncode}")
+    return 0
+
+
+def _program_file(first: str) -> None:
+    """python's first argument, unless an option (-m, -c, -u ...), is its script: a missing
+    one is refused here, not by every rank after the network came up. The old `mcastlab run
+    myspec` lands here too (an experiment spec was told apart by its .toml)."""
+    if first.startswith("-") or Path(first).is_file():
+        return
+    spec = (f"; the experiment spec {first}.toml? mcastlab experiment {first}.toml"
+            if Path(f"{first}.toml").is_file() else "")
+    raise UsageError(f"no such program file {first} (a program goes after '--', e.g. -- -m "
+                     f"collectives.programs.pingpong; an experiment spec runs with mcastlab "
+                     f"experiment){spec}")
+
+
+def cmd_pingpong(args: argparse.Namespace) -> int:
+    from ..experiments import default as default_experiment
+
+    out = default_experiment.run(args.topo, out_root=output_dir("--out", args.out),
+                                 reps=args.reps, progress=progress)
+    print((out / "summary.txt").read_text())
+    print(f"results: {out}/ (config.json, records.jsonl, summary.txt, report.html)")
+    return 0
+
+
+def cmd_params(args: argparse.Namespace) -> int:
+    from ..emulation.network import Emulation
+    from ..experiments.bcast import measure_params
+
+    sizes = int_list("--sizes", args.sizes)
+    topo, rate = network(args, star_size=args.hosts)
+    with Emulation(topo, progress=progress) as emu:
+        progress(f"measuring t_hold/t_end on {emu.topo.name} for {len(sizes)} sizes")
+        res = measure_params(emu, sizes, repeats=args.repeats, dummy_max=args.dummy_max,
+                             budget_bytes=args.budget_bytes)
+    res["link_rate"] = rate.to_dict()
+    if args.json:
+        print(json.dumps(res, indent=1))
+        return 0
+    from ..experiments.results import text_table
+
+    rows = [[m, f"{h * 1e6:.1f}", f"{e * 1e6:.1f}"]
+            for m, h, e in zip(res["sizes"], res["t_hold_s"], res["t_end_s"], strict=True)]
+    print(f"hosts {' and '.join(res['hosts'])} (medians of {res['repeats']} runs), links at "
+          f"{rate.text()}")
+    print(text_table(["bytes", "t_hold us", "t_end us"], rows))
+    for row in res["system"]:
+        print(f"  {row['m']} B: t_send {row['t_send_s'] * 1e6:.1f} us, t_net "
+              f"{row['t_net_s'] * 1e6:.1f} us, t_recv {row['t_recv_s'] * 1e6:.1f} us")
+    for name, f in res["fits"].items():
+        print(f"  {name}(m) = {f['start_s'] * 1e6:.2f} us + m * {f['per_byte_s'] * 1e9:.3f} ns")
+    return 0
+
+
+def cmd_bcast(args: argparse.Namespace) -> int:
+    from collectives.algorithms import BCASTS, NATIVE
+
+    from ..emulation.network import Emulation
+    from ..experiments.bcast import model_params, run_bcast
+    from ..fidelity.flags import Monitor
+
+    if args.algo not in BCASTS:
+        raise UsageError(f"unknown algorithm {args.algo!r}; choose from "
+                         f"{', '.join(BCASTS)}")
+    if not 0 <= args.loss <= 1:
+        raise UsageError(f"--loss is a fraction of packets in [0, 1], got {args.loss:g}")
+    from ..experiments.bcast import MPICH_ALGORITHMS
+
+    if args.mpich_algorithm and (args.algo != NATIVE
+                                 or args.mpich_algorithm not in MPICH_ALGORITHMS):
+        raise UsageError(f"--mpich-algorithm needs --algo {NATIVE} and one of "
+                         f"{', '.join(MPICH_ALGORITHMS)}")
+    topo, rate = network(args, ranks=args.hosts)
+    flow = args.flow if args.flow is not None else not args.loss
+    if args.flow is None and args.loss:
+        progress("flow-latency benchmark skipped under --loss (pass --flow to run it)")
+    with Emulation(topo, progress=progress) as emu:
+        progress(f"measuring t_hold/t_end at {args.size} B for the model")
+        params = model_params(emu, args.size)
+        progress(f"broadcasting {args.size} B with {args.algo} on "
+                  f"{args.hosts or len(topo.hosts)} hosts")
+        with Monitor(emu.topo) as mon:
+            res = run_bcast(emu, args.algo, args.size, hosts=args.hosts, iters=args.iters,
+                            flow=flow, params=params, fragment=args.fragment,
+                            mpich_algorithm=args.mpich_algorithm, wait=args.wait,
+                            loss=args.loss, loss_scope=args.loss_scope, frames=args.frames)
+        res["fidelity"] = mon.window(*res["window"],
+                                     host_wait_s=(res.get("cpu") or {}).get("wait_per_turn_s"))
+    from ..fidelity.wire_units import in_units
+
+    res["link_rate"] = rate.to_dict()
+    res["t_mcast_units"] = in_units(res["t_mcast_s"]["median"], args.size, rate.mbit)
+    if args.json:
+        print(json.dumps(res))
+        return 0 if res["verified"] else 4
+    t = res["t_mcast_s"]
+    pred = f"{res['predicted_s'] * 1e6:.0f} us" if res["predicted_s"] is not None else "-"
+    print(f"{res['algorithm']} {res['size']} B on {res['hosts']} hosts of {res['topology']}: "
+          f"t_mcast median {t['median'] * 1e6:.0f} us (p10 {t['p10'] * 1e6:.0f}, p90 "
+          f"{t['p90'] * 1e6:.0f}); predicted {pred}; verified {res['verified']}")
+    flags = res["fidelity"]["flags"]
+    print("  fidelity: " + ("; ".join(flags) + " (not a result: the emulator did not keep up)"
+                            if flags else "kept up (no flag)"))
+    units = res["t_mcast_units"]
+    print(f"  links at {rate.text()}"
+          + (f"; t_mcast = {units['per_wire_time']:.2f} x M/B" if units["per_wire_time"]
+             else "")
+          + (f" = {units['per_frame_time']:.1f} frame times" if units["per_frame_time"]
+             else ""))
+    from .interactive import rank_lines
+
+    print("\n".join("  " + ln for text in rank_lines(res) for ln in text.splitlines()))
+    cpu = res.get("cpu") or {}
+    if cpu.get("busy") is not None:
+        print(f"  CPU: {cpu['ranks']} ranks on {cpu['cores']} cores, machine {cpu['busy']:.0%} "
+              f"busy, ranks on a CPU {cpu['on_cpu']:.0%} of their time in the broadcast")
+    if res.get("frames"):
+        print(f"  frames per broadcast: {res['frames']['sent']:.1f} sent by hosts, "
+              f"{res['frames']['delivered']:.1f} delivered to hosts")
+    if res.get("link_bytes") and res["size"]:
+        busiest = sorted(res["link_bytes"].items(), key=lambda kv: -kv[1])[:4]
+        print("  busiest links (copies of the message per broadcast, headers included): "
+              + ", ".join(f"{link} {b / res['size']:.1f}" for link, b in busiest))
+    if res.get("datagrams"):
+        d = res["datagrams"]["per_broadcast"]
+        print(f"  datagrams per broadcast: {d['sent']:.1f} sent, {d['received']:.1f} received, "
+              f"{d['rejected']:.1f} rejected, {d['repaired']:.1f} fragments repaired")
+        if res["datagrams"].get("pace_bps"):
+            print(f"  the root's pace after the last broadcast: "
+                  f"{res['datagrams']['pace_bps'] / 1e6:.1f} Mbit/s, its group round trip "
+                  f"{res['datagrams']['grtt_s'] * 1e3:.2f} ms")
+    if res.get("flow"):
+        print(f"  flow-latency benchmark: {res['flow']['t_mcast_s'] * 1e6:.0f} us "
+              f"(critical responder {res['flow']['critical']})")
+    return 0 if res["verified"] else 4
+
+
+def add_commands(sub: argparse._SubParsersAction) -> None:
+    from collectives.algorithms import BCASTS
+    from collectives.executor import WAIT_MODES
+
+    from ..experiments.default import DEFAULT_TOPOLOGY
+
+    p = sub.add_parser("mpirun", help="run an mpi4py program across the emulated hosts "
+                                      "('mcastlab run -- PROGRAM' before)")
+    p.add_argument("--topo", default="star", help=TOPO_HELP)
+    p.add_argument("--np", type=POSITIVE, help="number of ranks (default: one per host)")
+    p.add_argument("--ppn", type=POSITIVE, default=1, help="ranks per host (default 1)")
+    p.add_argument("--hosts", help="comma-separated host names or ids, rank order")
+    p.add_argument("--timeout", type=seconds, default=300.0, help="seconds (default 300)")
+    add_controller_choice(p)
+    p.add_argument("program", nargs=argparse.REMAINDER,
+                   help="after '--': arguments to python, e.g. -m collectives.programs.pingpong")
+    p.set_defaults(func=cmd_mpirun)
+
+    p = sub.add_parser("pingpong", help="MPI ping-pong from rank 0 to every rank (latency, "
+                                        "bandwidth); writes a results folder")
+    p.add_argument("--topo", default=DEFAULT_TOPOLOGY, help=TOPO_HELP)
+    p.add_argument("--out", default="results", help="results root (default %(default)s)")
+    p.add_argument("--reps", type=POSITIVE, default=50, help="measured round trips per pair")
+    p.set_defaults(func=cmd_pingpong)
+
+    p = sub.add_parser("params", help="measure t_hold/t_end (and t_send/t_net/t_recv) on the "
+                                      "emulated network")
+    _network_arguments(p, "star size (bare 'star' only)")
+    p.add_argument("--sizes", default="1,1024,16384,65536,262144,1048576")
+    p.add_argument("--repeats", type=POSITIVE, default=5)
+    p.add_argument("--budget-bytes", type=POSITIVE, default=8 << 20, metavar="B",
+                   help="bytes per timed run of each size (default 8 MiB; 1 MiB "
+                        "keeps 10 Mbit/s links quick)")
+    p.add_argument("--dummy-max", type=NON_NEGATIVE, default=65536, metavar="B",
+                   help="run the dummy loop for sizes up to B (0: skip it)")
+    p.set_defaults(func=cmd_params)
+
+    p = sub.add_parser("bcast", help="one measured broadcast experiment")
+    _network_arguments(p, "number of ranks (with a bare 'star' also its size)")
+    p.add_argument("--algo", required=True, help=f"one of {', '.join(BCASTS)}")
+    p.add_argument("--size", type=NON_NEGATIVE, required=True, help="message bytes")
+    p.add_argument("--iters", type=POSITIVE, default=20)
+    p.add_argument("--fragment", type=POSITIVE, help="fragmented-chain fragment size")
+    p.add_argument("--no-flow", dest="flow", action="store_false", default=None,
+                   help="skip the flow-latency benchmark")
+    p.add_argument("--flow", dest="flow", action="store_true",
+                   help="run the flow-latency benchmark also under --loss (skipped "
+                        "there by default: it repeats the broadcast once per "
+                        "responder, and TCP's retransmission timeouts under heavy "
+                        "loss make that minutes)")
+    p.add_argument("--mpich-algorithm", metavar="NAME",
+                   help="with --algo mpich: MPI_Bcast's algorithm (MPICH control "
+                        "variable), e.g. binomial, scatter_ring_allgather")
+    p.add_argument("--wait", choices=WAIT_MODES,
+                   help="how ranks wait for messages: block (default: asleep until "
+                        "a socket wakes them), spin (MPI's own busy waits), yield, "
+                        "sleep (naps)")
+    p.add_argument("--loss", type=float, default=0.0, metavar="P",
+                   help="drop this fraction of packets each way on every host link")
+    p.add_argument("--loss-scope", choices=("all", "multicast"), default="all",
+                   help="drop any packet (default) or only multicast datagrams")
+    p.add_argument("--frames", type=NON_NEGATIVE, default=10, metavar="N",
+                   help="count frames on the switch ports over N back-to-back "
+                        "broadcasts (0: skip)")
+    p.set_defaults(func=cmd_bcast)
+
+
+def _network_arguments(p: argparse.ArgumentParser, hosts_help: str) -> None:
+    p.add_argument("--topo", default="star", help=TOPO_HELP)
+    p.add_argument("--hosts", type=POSITIVE, help=hosts_help)
+    p.add_argument("--bw", type=rate, help=BW_HELP)
+    p.add_argument("--json", action="store_true")

@@ -1,0 +1,193 @@
+"""Commands about the machine and the network itself: doctor, topo, net, up, calibrate,
+cleanup."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from topologies import TopologyError, parse_spec
+
+from ..errors import McastlabError, UsageError
+from ..outputs import output_file
+from .arguments import (
+    BW_HELP,
+    POSITIVE,
+    TOPO_HELP,
+    add_controller_choice,
+    controller_config,
+    int_list,
+    network,
+    progress,
+    rate,
+    script_file,
+)
+
+
+def cmd_doctor(args: argparse.Namespace) -> int:
+    from ..emulation.environment import detect, report
+
+    caps = detect()
+    if args.json:
+        print(json.dumps(caps.to_dict(), indent=1))
+    else:
+        print(report(caps))
+    return 0 if not caps.problems() else 3
+
+
+def cmd_topo(args: argparse.Namespace) -> int:
+    save = output_file("--save", args.save) if args.save else None
+    topo = parse_spec(args.spec)
+    if save:
+        topo.save(save)
+    if args.json:
+        print(json.dumps(topo.to_dict(), indent=1))
+    else:
+        print(topo.summary())
+        if args.routes:
+            for src in topo.hosts:
+                for dst in topo.hosts:
+                    if src != dst:
+                        route = " ".join(topo.path(src.name, dst.name))
+                        print(f"  {src.name} -> {dst.name}: {route}")
+    return 0
+
+
+def cmd_up(args: argparse.Namespace) -> int:
+    from mininet.cli import CLI
+    from mininet.log import setLogLevel
+
+    from ..emulation.network import Emulation
+
+    topo, _rate_used = network(args)
+    with Emulation(topo, progress=progress, controller_config=controller_config(args)) as emu:
+        progress(f"{topo.name} is up ({args.mode} mode); controller state: "
+                  f"http://127.0.0.1:{emu.controller.api_port}/state; 'exit' tears it down")
+        setLogLevel("output")  # the prompt's own output; Mininet's chatter stays off
+        CLI(emu.net)
+    return 0
+
+
+def cmd_net(args: argparse.Namespace) -> int:
+    from mininet.log import setLogLevel
+
+    from ..emulation.network import Emulation
+    from .interactive import McastCLI
+
+    if not 0 <= args.loss <= 1:
+        raise UsageError(f"--loss is a fraction of packets in [0, 1], got {args.loss:g}")
+    script = script_file(args)
+    topo, _rate_used = network(args, star_size=args.hosts)
+    with Emulation(topo, progress=progress, controller_config=controller_config(args)) as emu:
+        if args.loss:
+            emu.set_loss(args.loss * 100)
+        loss = f", loss {args.loss:g} on every host link" if args.loss else ""
+        progress(f"{topo.name} is up ({args.mode} mode{loss}); 'help' lists the commands, "
+                  "'exit' tears it down")
+        setLogLevel("output")
+        McastCLI(emu, script=str(script) if script else None)
+    return 0
+
+
+def cmd_cleanup(_args: argparse.Namespace) -> int:
+    import os
+
+    from ..emulation.cleanup import cleanup_stale, leftovers
+
+    if os.geteuid() != 0:
+        raise McastlabError("cleanup must run as root (sudo mcastlab cleanup)")
+    for line in cleanup_stale() or ["nothing to clean"]:
+        print(line)
+    left = {k: v for k, v in leftovers().items() if v}
+    if any(left.get(k) for k in ("processes", "bridges", "interfaces")):
+        print(f"still present (an active run?): {left}")
+    return 0
+
+
+def cmd_calibrate(args: argparse.Namespace) -> int:
+    from ..emulation.environment import detect
+    from ..emulation.network import host_port_type
+    from ..fidelity import calibration
+    from ..fidelity.link_rate import nominal_topology
+
+    counts = int_list("--hosts", args.hosts) if args.hosts else [None]
+    if args.hosts and (":" in args.topo or args.topo != "star"):
+        raise UsageError("--hosts takes a list of star sizes: give it with a bare --topo star")
+    if not args.max > 0:
+        raise UsageError(f"--max must be > 0 Mbit/s, got {args.max:g}")
+    here = calibration.machine(host_port_type(detect()))
+    rows, out = [], []
+    for n in counts:
+        spec = args.topo if n is None else f"star:hosts={n}"
+        try:
+            topo = nominal_topology(spec)
+        except TopologyError as exc:
+            raise UsageError(f"--topo: {exc}") from None
+        if topo.host_rate() is None:
+            raise UsageError(f"{spec}: calibration needs shaped host links, not unlimited ones")
+        key = calibration.topology_key(topo)
+        entry = None if args.redo else calibration.cached(key, here, args.max)
+        source = "cached"
+        if entry is None:
+            entry = calibration.calibrate(topo, args.max, progress)
+            source = "measured now"
+        tried = sorted(entry["tried"], key=lambda v: v["mbit"])
+        above = [v for v in tried if not v["ok"] and v["mbit"] > entry["mbit"]]
+        rows.append([len(topo.hosts), f"{entry['mbit']:g}",
+                     " ".join(f"{v['mbit']:g}{'+' if v['ok'] else '-'}" for v in tried),
+                     "; ".join(above[0]["failed"]) if above else "-", source])
+        out.append({"topology": calibration.topo_text(topo), "key": key, **entry,
+                    "source": source})
+    if args.json:
+        print(json.dumps({"machine": here, "envelope": out}, indent=1))
+        return 0
+    from ..experiments.results import text_table
+
+    print(f"keep-up envelope on this machine (up to {args.max:g} Mbit/s; + kept up, - did "
+          f"not; cache {calibration.cache_file()}):")
+    print(text_table(["hosts", "Mbit/s", "rates tried", "why the next rate up failed",
+                      "result"], rows))
+    return 0
+
+
+def add_commands(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("doctor", help="what this machine offers and what the testbed will use")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_doctor)
+
+    p = sub.add_parser("topo", help="describe a topology (shape[:k=v,...] or a .toml/.json file)")
+    p.add_argument("spec")
+    p.add_argument("--json", action="store_true", help="print the full description")
+    p.add_argument("--routes", action="store_true", help="print every host-to-host route")
+    p.add_argument("--save", metavar="FILE", help="write the JSON description to FILE")
+    p.set_defaults(func=cmd_topo)
+
+    p = sub.add_parser("net", help="bring a network up and open the Mininet prompt with "
+                                   "mcastlab's commands (join, send, tree, loss, fail, ...)")
+    p.add_argument("--topo", default="star", help=TOPO_HELP)
+    p.add_argument("--hosts", type=POSITIVE, help="star size (bare 'star' only)")
+    p.add_argument("--bw", type=rate, help=BW_HELP)
+    p.add_argument("--loss", type=float, default=0.0, metavar="P",
+                   help="drop this fraction of the packets each way on every host link")
+    p.add_argument("--script", metavar="FILE", help="run the commands in FILE, then tear down")
+    add_controller_choice(p)
+    p.set_defaults(func=cmd_net)
+
+    p = sub.add_parser("up", help="bring a network up and open the Mininet prompt")
+    p.add_argument("--topo", default="star", help=TOPO_HELP)
+    add_controller_choice(p)
+    p.set_defaults(func=cmd_up)
+
+    p = sub.add_parser("calibrate", help="find the highest link rate at which this machine "
+                                         "keeps up with a network (cached; bw=auto uses it)")
+    p.add_argument("--topo", default="star", help="shape[:key=val,...] (rates are ignored: "
+                                                  "calibration scales them)")
+    p.add_argument("--hosts", metavar="N,N,...", help="star sizes, e.g. 2,4,8,16")
+    p.add_argument("--max", type=float, default=100.0, metavar="MBIT",
+                   help="highest rate to try (default %(default)g, the nominal rate)")
+    p.add_argument("--redo", action="store_true", help="measure again, ignoring the cache")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_calibrate)
+
+    p = sub.add_parser("cleanup", help="remove everything a crashed or killed run left behind")
+    p.set_defaults(func=cmd_cleanup)

@@ -1,0 +1,205 @@
+"""Background traffic inside a running Emulation: one generator process per chosen host
+(testbed.hostprogs.traffic_gen), all listening before any sends, stopped and measured as
+one window.
+
+    with Traffic(emu, TrafficSpec("uniform", load=0.2), members=["h0", "h1"]) as tr:
+        ...  # the broadcast under test
+    tr.result["accepted"]
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+from topologies import Topology
+
+from ..emulation import registry
+from ..emulation.shell import stop_processes
+from ..errors import McastlabError, RunFailed, UsageError
+from .traffic_model import TrafficSpec, accepted_load, plan
+
+PORT = 29470  # below Linux's ephemeral range: no MPI socket in the host can hold it
+DEFAULT_LINK_MBIT = 1000.0  # assumed (and reported) when host links are unshaped
+
+
+def resolve_hosts(spec: TrafficSpec, topo: Topology, members: list[str]) -> list[str]:
+    """The generator hosts, in topology order for the named sets, as listed otherwise."""
+    names = [h.name for h in topo.hosts]
+    for what, given in (("members", members),
+                        ("traffic hosts", spec.hosts if isinstance(spec.hosts, list) else [])):
+        unknown = [h for h in given if h not in names]
+        if unknown:
+            raise UsageError(f"{what}: unknown host(s) {', '.join(map(str, unknown))} "
+                             f"({topo.name} has {names[0]}..{names[-1]})")
+    if spec.hosts == "all":
+        return names
+    if spec.hosts == "members":
+        return [h for h in names if h in members]
+    if spec.hosts == "others":
+        return [h for h in names if h not in members]
+    return list(spec.hosts)
+
+
+def neighbours(topo: Topology, group: list[str]) -> dict[str, list[str]]:
+    """Each host's nearest other group hosts, by hop count along the routed path."""
+    out: dict[str, list[str]] = {}
+    for src in group:
+        dist = {dst: len(topo.path(src, dst)) - 1 for dst in group if dst != src}
+        near = min(dist.values(), default=0)
+        out[src] = [d for d in group if d in dist and dist[d] == near]
+    return out
+
+
+def link_rate(topo: Topology, hosts: list[str]) -> float | None:
+    """The slowest shaped link of these hosts (Mbit/s); None when none is shaped."""
+    rates = [lk.params.bw_mbit for lk in topo.links
+             if (lk.node1 in hosts or lk.node2 in hosts) and lk.params.bw_mbit is not None]
+    return min(rates) if rates else None
+
+
+def _tail(path: Path, n: int = 6) -> str:
+    try:
+        lines = [ln for ln in path.read_text(errors="replace").splitlines() if ln.strip()]
+    except OSError:
+        return ""
+    return "\n".join(lines[-n:])
+
+
+class Traffic:
+    """Generators on the hosts `spec.hosts` resolves to (relative to the broadcast's
+    `members`); `result` holds the measurement once stopped (None if no host generated)."""
+
+    def __init__(self, emu: Any, spec: TrafficSpec, members: list[str], seed: int = 1, *,
+                 ready_timeout: float = 20.0, stop_timeout: float = 5.0) -> None:
+        self.emu = emu
+        self.spec = spec
+        self.seed = seed
+        self.hosts = resolve_hosts(spec, emu.topo, members)
+        self.members = list(members)
+        self.ready_timeout = ready_timeout
+        self.stop_timeout = stop_timeout
+        rate = link_rate(emu.topo, self.hosts)
+        self.link_mbit = rate or DEFAULT_LINK_MBIT
+        self.link_assumed = rate is None
+        try:
+            self.plan = plan(spec, self.hosts, neighbours(emu.topo, self.hosts)
+                             if spec.pattern == "local" else {}, self.link_mbit, seed)
+        except ValueError as e:
+            raise UsageError(f"traffic: {e}") from None
+        self.id = uuid.uuid4().hex[:8]
+        self.dir: Path | None = None
+        self.procs: dict[str, subprocess.Popen[bytes]] = {}
+        self.result: dict[str, Any] | None = None
+
+    def __enter__(self) -> Traffic:
+        try:
+            self.start()
+        except BaseException:
+            self._kill()
+            raise
+        return self
+
+    def __exit__(self, exc_type: object, *_exc: object) -> None:
+        try:
+            self.stop()
+        except McastlabError:
+            if exc_type is None:  # never hide the error that ended the block
+                raise
+
+    # ---- start ------------------------------------------------------------------------------
+    def start(self) -> None:
+        if not self.hosts:
+            return
+        self.dir = self.emu.run_dir / f"traffic-{self.id}"
+        self.dir.mkdir(parents=True)
+        start_file = self.dir / "start"
+        ips = {h.name: h.ip for h in self.emu.topo.hosts}
+        # the job mark lets the emulation's teardown end us first, like an MPI job
+        env = dict(os.environ, PYTHONUNBUFFERED="1", **{registry.ENV_JOB: f"traffic-{self.id}"})
+        for host in self.hosts:
+            cfg = {**self.plan[host], "ip": ips[host], "ips": ips, "port": PORT,
+                   "start_file": str(start_file)}
+            cfg_path = self.dir / f"{host}.config.json"
+            cfg_path.write_text(json.dumps(cfg, indent=1))
+            with (self.dir / f"{host}.err").open("wb") as err:
+                self.procs[host] = self.emu.host(host).popen(
+                    [sys.executable, "-m", "testbed.hostprogs.traffic_gen", str(cfg_path),
+                     str(self._out(host))], env=env, stdout=err, stderr=subprocess.STDOUT,
+                    stdin=subprocess.DEVNULL)
+        self._wait_ready()
+        start_file.touch()
+
+    def _out(self, host: str) -> Path:
+        assert self.dir is not None
+        return self.dir / f"{host}.out.json"
+
+    def _wait_ready(self) -> None:
+        deadline = time.monotonic() + self.ready_timeout
+        waiting = list(self.hosts)
+        while waiting:
+            waiting = [h for h in waiting if not Path(f"{self._out(h)}.ready").exists()]
+            for h in waiting:
+                if self.procs[h].poll() is not None:
+                    raise RunFailed(self._failure(h, f"exited with code "
+                                                     f"{self.procs[h].returncode}"))
+            if waiting and time.monotonic() > deadline:
+                raise RunFailed(self._failure(waiting[0], f"not listening after "
+                                                          f"{self.ready_timeout:g} s"))
+            time.sleep(0.02)
+
+    def _failure(self, host: str, what: str) -> str:
+        assert self.dir is not None
+        tail = _tail(self.dir / f"{host}.err")
+        return f"traffic generator on {host} {what}" + (f":\n{tail}" if tail else "")
+
+    # ---- stop -------------------------------------------------------------------------------
+    def stop(self) -> dict[str, Any] | None:
+        """Signal every generator, wait for its counts, and compute `result`."""
+        if not self.procs:
+            return self.result
+        stop_processes(self.procs.values(), self.stop_timeout)
+        procs, self.procs = self.procs, {}
+        per_host: dict[str, dict[str, Any]] = {}
+        for host, p in procs.items():
+            try:
+                per_host[host] = json.loads(self._out(host).read_text())
+            except (OSError, ValueError):
+                raise RunFailed(self._failure(host, f"left no counts (exit code "
+                                                    f"{p.returncode})")) from None
+        self.result = self._summary(per_host)
+        return self.result
+
+    def _kill(self) -> None:
+        procs, self.procs = self.procs, {}
+        for p in procs.values():
+            p.kill()
+            p.wait()
+
+    def _summary(self, per_host: dict[str, dict[str, Any]]) -> dict[str, Any]:
+        n = len(per_host)
+        window = sum(r["send_window_s"] for r in per_host.values()) / n
+        sent = sum(r["sent_bytes"] for r in per_host.values())
+        received = sum(r["received_bytes"] for r in per_host.values())
+        hot = next(iter(self.plan.values()))["hot"]
+        return {
+            "pattern": self.spec.pattern, "load": self.spec.load,
+            "size": next(iter(self.plan.values()))["size"],
+            "hot_fraction": self.spec.hot_fraction, "hot": hot,
+            "transport": self.spec.transport_used, "hosts": list(self.hosts),
+            "generators": n, "link_mbit": self.link_mbit,
+            "link_mbit_assumed": self.link_assumed, "window_s": window,
+            "offered": accepted_load(sent, window, n, self.link_mbit),
+            "accepted": accepted_load(received, window, n, self.link_mbit),
+            "hot_share": (per_host[hot]["received_bytes"] / received
+                          if hot and received else None),
+            "errors": sum(r["errors"] for r in per_host.values()),
+            "behind_resets": sum(r["behind_resets"] for r in per_host.values()),
+            "per_host": per_host,
+        }

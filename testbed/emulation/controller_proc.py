@@ -1,0 +1,133 @@
+"""The controller as its own process: started before the switches, polled until every switch
+is programmed, stopped at teardown."""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+from controller.config import ControllerConfig
+
+from ..errors import RunFailed
+from .priority import set_autogroup
+
+CONTROLLER_NICE = -10
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def tcp_listening(port: int, ip: str = "127.0.0.1") -> bool:
+    """A socket of this namespace listens on ip:port (IPv4), read from /proc/net/tcp
+    without connecting: a connection would make the controller log a dropped switch."""
+    a, b, c, d = (int(x) for x in ip.split("."))
+    want = f"{d:02X}{c:02X}{b:02X}{a:02X}:{port:04X}"  # the kernel prints it little-endian
+    try:
+        lines = Path("/proc/net/tcp").read_text().splitlines()[1:]
+    except OSError:
+        return False
+    for line in lines:
+        fields = line.split()
+        if len(fields) > 3 and fields[3] == "0A" and fields[1] in (want, f"00000000:{port:04X}"):
+            return True
+    return False
+
+
+def api_get(port: int, path: str = "/state", timeout: float = 5.0) -> Any:
+    """GET a JSON resource from the controller's endpoint on 127.0.0.1."""
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=timeout) as r:
+        return json.loads(r.read())
+
+
+def api_post(port: int, path: str, body: dict[str, Any], timeout: float = 5.0) -> Any:
+    """POST a JSON action to the controller's endpoint on 127.0.0.1."""
+    req = urllib.request.Request(f"http://127.0.0.1:{port}{path}", method="POST",
+                                 data=json.dumps(body).encode(),
+                                 headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(req, timeout=timeout) as r:
+        return json.loads(r.read())
+
+
+class ControllerProcess:
+    def __init__(self, topology_file: Path, log_file: Path,
+                 config: ControllerConfig | None = None) -> None:
+        self.topology_file = topology_file
+        self.config = config or ControllerConfig()
+        self.log_file = log_file
+        self.ofp_port = free_port()
+        self.api_port = free_port()
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def start(self, timeout: float = 30.0) -> None:
+        """Start the controller; returns once its API answers and its OpenFlow port
+        listens (so nobody else need check: testbed.emulation.hosts.ListeningController)."""
+        # above the emulated hosts, as the switch (testbed.emulation.priority)
+        cmd = ["nice", "-n", str(CONTROLLER_NICE), sys.executable, "-m", "controller",
+               "--topology", str(self.topology_file), "--ofp-port", str(self.ofp_port),
+               "--api-port", str(self.api_port),
+               *self.config.to_args()]
+        with open(self.log_file, "ab") as log:
+            self.proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT,
+                                         stdin=subprocess.DEVNULL, start_new_session=True)
+        set_autogroup(self.proc.pid, CONTROLLER_NICE)  # its session is its own: see there
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            if self.proc.poll() is not None:
+                raise RunFailed(f"the controller exited at start-up (code {self.proc.returncode});"
+                                f" see {self.log_file}")
+            try:
+                api_get(self.api_port, "/state", timeout=1)
+                if tcp_listening(self.ofp_port):
+                    return
+            except (OSError, urllib.error.URLError, ValueError):
+                pass
+            time.sleep(0.1)
+        raise RunFailed(f"the controller did not answer and listen for switches within "
+                        f"{timeout:g} s; see {self.log_file}")
+
+    @property
+    def pid(self) -> int | None:
+        return self.proc.pid if self.proc else None
+
+    def state(self) -> dict[str, Any]:
+        return api_get(self.api_port, "/state")
+
+    def wait_ready(self, timeout: float) -> dict[str, Any]:
+        """Block until every switch is connected and its flow tables are programmed."""
+        deadline = time.time() + timeout
+        state: dict[str, Any] = {}
+        while time.time() < deadline:
+            if self.proc and self.proc.poll() is not None:
+                raise RunFailed(f"the controller died (code {self.proc.returncode}); "
+                                f"see {self.log_file}")
+            try:
+                state = self.state()
+            except (OSError, urllib.error.URLError, ValueError):
+                state = {}
+            if state.get("ready"):
+                return state
+            time.sleep(0.1)
+        missing = [s["name"] for s in state.get("switches", {}).values() if not s["ready"]]
+        raise RunFailed(f"switches not programmed after {timeout:g} s: "
+                        f"{', '.join(missing) or 'controller not answering'}; "
+                        f"see {self.log_file}")
+
+    def stop(self) -> None:
+        if self.proc is None or self.proc.poll() is not None:
+            return
+        self.proc.terminate()
+        try:
+            self.proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait(timeout=5)

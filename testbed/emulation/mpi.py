@@ -1,0 +1,174 @@
+"""Run an mpi4py program across emulated hosts with MPICH's hydra.
+
+``mpiexec`` runs inside the first chosen host, so its control connections cross the emulated
+network; hydra starts its proxies in the other hosts through `hydra_launcher.sh`, which
+enters each host's namespaces. Rank i runs on the i-th chosen host (default: host i of the
+topology order). A job that exceeds its timeout, or a rank that dies, ends the whole job with
+a clear error; every process of the job is killed either way.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import subprocess
+import sys
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..errors import RunFailed, UsageError
+from . import registry
+
+LAUNCHER = Path(__file__).with_name("hydra_launcher.sh")
+VENV_BIN = Path(sys.executable).parent
+
+
+@dataclass
+class MpiResult:
+    returncode: int
+    elapsed_s: float
+    stdout: str
+    stderr: str
+    rank_output: dict[int, str] = field(default_factory=dict)
+    job_dir: Path | None = None
+
+
+def _tail(text: str, n: int = 8) -> str:
+    lines = [ln for ln in text.strip().splitlines() if ln.strip()]
+    return "\n".join(lines[-n:])
+
+
+def _exit_code(job_dir: Path, rank: int) -> int | None:
+    """The code rank `rank` exited with (recorded by _RANK_WRAPPER), None if not recorded."""
+    try:
+        return int((job_dir / f"exit-{rank}").read_text())
+    except (OSError, ValueError):
+        return None
+
+
+def run_mpi(emu: Any, argv: list[str], *, hosts: list[str] | None = None, np: int | None = None,
+            ppn: int = 1, timeout: float = 120.0, env: dict[str, str] | None = None,
+            check: bool = True, stall: tuple[Path, float] | None = None) -> MpiResult:
+    """Run `argv` (e.g. ``["-m", "collectives.programs.pingpong"]``, given to the venv's python) on
+    `np` ranks, `ppn` per host, over `hosts` (names or node ids; default all). Ranks run
+    under ``python -m mpi4py``, so an uncaught exception aborts the job at once instead of
+    leaving the rank stuck in MPI_Finalize. `stall` = (file, seconds): the job also ends
+    when the file (which the job touches as it makes progress) has not changed for that
+    long: a hung step is cut off without waiting for the whole job's timeout."""
+    names = [emu.topo.host(h).name for h in hosts] if hosts else [h.name for h in emu.topo.hosts]
+    np = np or len(names) * ppn
+    if np < 1 or np > len(names) * ppn:
+        raise UsageError(f"{np} ranks do not fit on {len(names)} host(s) at {ppn} per host")
+    names = names[: -(-np // ppn)]
+    job_id = uuid.uuid4().hex[:12]
+    job_dir = emu.run_dir / f"mpi-{job_id}"
+    job_dir.mkdir(parents=True)
+    hostmap = job_dir / "hostmap"
+    nodes = [emu.net.get(n) for n in names]  # name, shell pid, cgroup (CPU-limited hosts)
+    hostmap.write_text("".join(f"{n.name} {n.pid} {n.cgroup_spec()}\n"
+                               for n in nodes))
+    first = emu.net.get(names[0])
+    cmd = [str(VENV_BIN / "mpiexec"), "-launcher", "ssh", "-launcher-exec", str(LAUNCHER),
+           "-localhost", first.IP(), "-hosts", ",".join(f"{n}:{ppn}" for n in names),
+           "-n", str(np), "-genv", "UCX_TLS", "tcp,self",
+           "-outfile-pattern", str(job_dir / "rank-%r.out"),
+           "-errfile-pattern", str(job_dir / "rank-%r.err"),
+           "sh", "-c", _RANK_WRAPPER, "sh", sys.executable, "-m", "mpi4py", *argv]
+    rate = emu.topo.host_rate()
+    if rate is not None:  # multicast senders pace to it (collectives.ipmc.bcast.default_rate)
+        env = {"MCASTLAB_LINK_MBIT": f"{rate:g}", **(env or {})}
+    job_env = dict(os.environ, MCASTLAB_HOSTMAP=str(hostmap), MCASTLAB_JOB_DIR=str(job_dir),
+                   MCASTLAB_ROOT_PID=str(os.getpid()),
+                   **{registry.ENV_JOB: job_id},
+                   PYTHONUNBUFFERED="1", **(env or {}))
+    t0 = time.perf_counter()
+    with (job_dir / "mpiexec.out").open("w+") as fout, \
+            (job_dir / "mpiexec.err").open("w+") as ferr:
+        proc = first.popen(cmd, env=job_env, stdout=fout, stderr=ferr, start_new_session=True)
+        try:
+            failed = _watch(proc, job_dir, timeout, stall)
+        finally:
+            registry.kill_processes(registry.marked_processes(job_id=job_id))
+            proc.kill()
+            proc.wait()
+        fout.seek(0)
+        ferr.seek(0)
+        out, err = fout.read(), ferr.read()
+    if failed is None:
+        raise RunFailed(f"MPI job '{' '.join(argv)}' on {np} ranks exceeded its "
+                        f"{timeout:g} s timeout; all its processes were killed")
+    if failed == STALLED:
+        raise RunFailed(f"MPI job '{' '.join(argv)}' on {np} ranks made no progress for "
+                        f"{stall[1]:g} s; all its processes were killed")
+    res = MpiResult(proc.returncode, time.perf_counter() - t0, out, err, job_dir=job_dir)
+    if failed:
+        res.returncode = res.returncode or 1
+    for r in range(np):
+        parts = [p.read_text(errors="replace") for p in
+                 (job_dir / f"rank-{r}.out", job_dir / f"rank-{r}.err") if p.exists()]
+        res.rank_output[r] = "".join(parts)
+    if check and res.returncode != 0:
+        # an uncaught exception in a rank aborts the whole job (python -m mpi4py), and the
+        # rank noticed first may be one the abort killed: name the rank that raised it
+        raised = [r for r in range(np) if "Traceback" in res.rank_output.get(r, "")]
+        if raised:
+            who = f"rank {raised[0]} ({names[raised[0] // ppn]}) raised an exception"
+            detail = _tail(res.rank_output[raised[0]])
+            # what the other ranks said they were stuck on (collectives.ipmc.wait.Clock)
+            stuck = [ln for r in range(np) if r != raised[0]
+                     for ln in res.rank_output.get(r, "").splitlines()
+                     if "still waiting" in ln]
+            if stuck:
+                detail += "\nmeanwhile:\n" + "\n".join(stuck[-8:])
+        elif failed:
+            rank, code = failed
+            who = f"rank {rank} ({names[rank // ppn]}) exited with code {code}"
+            detail = _tail(res.rank_output.get(rank, ""))
+        else:
+            who, detail = f"mpiexec exited with code {res.returncode}", _tail(err or out)
+            # or stopped with a message of its own (python -m mpi4py turns a non-zero exit
+            # into MPI_Abort, so no exit code is recorded)
+            said = [r for r in range(np) if _exit_code(job_dir, r) != 0
+                    and res.rank_output.get(r, "").strip()]
+            if said:
+                who = f"rank {said[0]} ({names[said[0] // ppn]}) failed"
+                detail = _tail(res.rank_output[said[0]])
+        raise RunFailed(f"MPI job '{' '.join(argv)}' on {np} ranks: {who}"
+                        + (f":\n{detail}" if detail else ""))
+    return res
+
+
+# Each rank runs under this wrapper, which records the rank's exit code. Hydra does not end
+# a job when a rank on another host dies (only ranks under the same proxy are cleaned up), so
+# `_watch` ends it as soon as any rank has failed.
+_RANK_WRAPPER = '"$@"; rc=$?; echo $rc > "$MCASTLAB_JOB_DIR/exit-$PMI_RANK"; exit $rc'
+
+
+STALLED = (-1,)
+
+
+def _watch(proc: subprocess.Popen, job_dir: Path, timeout: float,
+           stall: tuple[Path, float] | None = None) -> tuple[int, ...] | None:
+    """Wait for mpiexec. Returns () when it ended, (rank, code) as soon as a rank failed,
+    STALLED when the stall file stopped changing, None on timeout."""
+    deadline = time.monotonic() + timeout
+    started = time.time()
+    while time.monotonic() < deadline:
+        if stall is not None:
+            last = started  # a job that has not touched the file yet counts from its start
+            with contextlib.suppress(OSError):
+                last = max(started, stall[0].stat().st_mtime)
+            if time.time() - last > stall[1]:
+                return STALLED
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.wait(timeout=0.1)
+        for f in job_dir.glob("exit-*"):
+            text = f.read_text().strip()
+            if text and text != "0":
+                return int(f.name.split("-")[1]), int(text)
+        if proc.returncode is not None:
+            return ()
+    return None

@@ -1,0 +1,522 @@
+"""The emulated network of one run: controller process, Mininet hosts and OVS switches,
+links shaped as the topology asks, and a teardown that leaves nothing behind.
+
+    with Emulation(topo) as emu:
+        emu.host("h0").cmd("ping -c1 10.0.0.2")
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import signal
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+from controller.config import ControllerConfig
+from topologies import HOST_PORT, Topology
+
+from ..errors import CapabilityError, RunFailed, UsageError
+from . import linkshape, priority, registry
+from .cleanup import cleanup_run, remove_ended_nft_tables
+from .controller_proc import ControllerProcess
+from .environment import AFXDP_PORT, Capabilities, detect
+from .runlock import RunLock
+from .shell import run
+
+# Emulated hosts cap TCP's retransmission timeout (Linux >= 6.15; older kernels keep 120 s).
+# Under injected loss a lost SYN leaves a connection with a ~1 s RTT estimate, so its RTO is
+# 3-6 s and doubles with every further loss: MPI messages then stalled 10-60 s (2-3 of 10
+# verify runs at 10 % loss on every packet; one broadcast gave up after 60 s). Without loss
+# no retransmission timer fires, so the cap changes nothing there.
+RTO_MAX_SYSCTL = Path("/proc/sys/net/ipv4/tcp_rto_max_ms")
+RTO_MAX_MS = 1000  # the smallest the kernel accepts
+PREFIX_LEN = 16  # hosts live in 10.0.0.0/16; the machine's resolver at 10.255.x stays off-link
+
+Progress = Callable[[str], None]
+
+# The switch ports that face hosts: AF_XDP where the machine allows (auto), or as asked.
+PORT_TYPES = ("auto", "afxdp", "af_packet")
+PORTS_ENV = "MCASTLAB_PORTS"
+
+
+def intf_name(node: str, port: int) -> str:
+    """Interface of a node's port: h3-eth0, s2-eth4 (Mininet's naming)."""
+    return f"{node}-eth{port}"
+
+
+def host_port_type(caps: Capabilities, ports: str | None = None) -> str:
+    """What `ports` (PORT_TYPES; default $MCASTLAB_PORTS, else auto) gives on this machine:
+    AFXDP_PORT, 'af_packet' (userspace default) or 'system' (kernel datapath); a choice
+    the machine cannot serve is a CapabilityError naming what is missing."""
+    ports = ports or os.environ.get(PORTS_ENV) or "auto"
+    if caps.datapath == "kernel":
+        if ports == "afxdp":
+            raise CapabilityError("AF_XDP ports serve OVS's userspace datapath; this "
+                                  "machine runs the kernel datapath")
+        return "system"
+    if ports == "af_packet" or (ports == "auto" and not caps.afxdp):
+        return "af_packet"
+    if not caps.afxdp:
+        missing = [what for what, have in (
+            ("XDP sockets (CONFIG_XDP_SOCKETS)", caps.xdp_sockets),
+            (f"OVS's {AFXDP_PORT} interface type", caps.ovs_afxdp),
+            ("IFB with ingress redirect (CONFIG_IFB, act_mirred, cls_u32)",
+             caps.ingress_shaping)) if not have]
+        raise CapabilityError("AF_XDP switch ports need " + ", ".join(missing)
+                              + f"; use ports 'auto' or 'af_packet' ({PORTS_ENV})")
+    return AFXDP_PORT
+
+
+def host_links(topo: Topology) -> dict[str, tuple[str, Any]]:
+    """Host name -> (the switch end of its link, e.g. s1-eth3; the link)."""
+    out = {}
+    for lk in topo.links:
+        for host, sw, port in ((lk.node1, lk.node2, lk.port2), (lk.node2, lk.node1, lk.port1)):
+            if topo.is_host(host) and not topo.is_host(sw):
+                out[host] = (intf_name(sw, port), lk)
+    return out
+
+
+def _check_xdp_ports(intfs: set[str]) -> None:
+    """Every AF_XDP port came up (OVS names an interface it could not open in `error`)."""
+    import json
+
+    out = run(["ovs-vsctl", "--format=json", "--columns=name,ofport,error", "list",
+               "Interface"]).stdout
+    bad = []
+    for name, ofport, error in json.loads(out)["data"]:
+        if name in intfs and (error not in ("", ["set", []]) or not isinstance(ofport, int)
+                              or ofport <= 0):
+            bad.append(f"{name}: {error if isinstance(error, str) else 'no port number'}")
+    if bad:
+        raise CapabilityError(f"OVS could not open AF_XDP ports ({'; '.join(sorted(bad)[:3])}); "
+                              f"run with {PORTS_ENV}=af_packet")
+
+
+def _quiet(_msg: str) -> None:
+    pass
+
+
+CFS_QUOTA = Path("/sys/fs/cgroup/cpu/cpu.cfs_quota_us")  # cgroup v1, as Mininet uses
+
+
+def _check_host_cpu(frac: float | None) -> float | None:
+    if frac is None:
+        return None
+    if not 0 < frac <= 1:
+        raise UsageError(f"a host's CPU share is a fraction of the machine in (0, 1], "
+                         f"not {frac:g}")
+    if not CFS_QUOTA.exists() or shutil.which("cgexec") is None:
+        raise CapabilityError("CPU-limited hosts need the cgroup v1 cpu controller with CFS "
+                              f"bandwidth ({CFS_QUOTA}) and cgroup-tools (cgexec)")
+    return frac
+
+
+class Emulation:
+    """Bring a topology up under the project's controller; `stop` (or leaving the `with`
+    block, also on errors, Ctrl-C and SIGTERM) tears every piece down."""
+
+    def __init__(self, topo: Topology, *, caps: Capabilities | None = None,
+                 progress: Progress = _quiet, ready_timeout: float | None = None,
+                 controller_config: ControllerConfig | None = None,
+                 ovs_snooping: bool = False, ovs_flooding: bool = False,
+                 ports: str | None = None, host_cpu: float | None = None) -> None:
+        """`ovs_snooping`: no controller at all; standalone OVS bridges doing their own
+        MAC learning and IGMP snooping (the anchor the benchmarks compare the controller
+        with). `ovs_flooding`: standalone bridges without snooping, which flood every
+        multicast frame to every port as a hub would (Chen2000's hub). Loop-free topologies
+        only, as standalone bridges flood. `ports`: the switch ports facing hosts, one of
+        PORT_TYPES (default: $MCASTLAB_PORTS, else auto: AF_XDP where the machine has it;
+        links between switches keep default ports, as nothing could shape them else).
+        `host_cpu`: each host may use at most this fraction of the machine's CPU time
+        (Mininet's CPULimitedHost: a cgroup per host with a CFS quota)."""
+        self.topo = topo
+        self.controller_config = controller_config or ControllerConfig()
+        self.ovs_snooping = ovs_snooping
+        self.standalone = ovs_snooping or ovs_flooding
+        if self.standalone and len(topo.links) != len(topo.hosts) + len(topo.switches) - 1:
+            raise UsageError(f"{topo.name} has loops: standalone OVS switches need a tree")
+        self.caps = caps or detect()
+        self.ports = ports or os.environ.get(PORTS_ENV) or "auto"
+        if self.ports not in PORT_TYPES:
+            raise UsageError(f"switch port type {self.ports!r} (from "
+                             f"{'--ports' if ports else PORTS_ENV}) is not one of "
+                             f"{', '.join(PORT_TYPES)}")
+        self.host_cpu = _check_host_cpu(host_cpu)
+        self.progress = progress
+        self.ready_timeout = ready_timeout or 30.0 + 0.5 * len(topo.switches)
+        self.net: Any = None
+        self.controller: ControllerProcess | None = None
+        self.record: registry.RunRecord | None = None
+        self.timings: dict[str, float] = {}
+        self._old_handlers: dict[int, Any] = {}
+        self._lock = RunLock()
+
+    # ---- public API -------------------------------------------------------------------------
+    @property
+    def run_dir(self) -> Path:
+        assert self.record is not None, "the emulation is not started"
+        return Path(self.record.run_dir)
+
+    def host(self, name_or_id: str | int) -> Any:
+        return self.net.get(self.topo.host(name_or_id).name)
+
+    @property
+    def hosts(self) -> list[Any]:
+        return [self.net.get(h.name) for h in self.topo.hosts]
+
+    def fail_nodes(self, node_ids: list[int], failed: bool = True) -> list[int]:
+        """Mark nodes failed/excluded in the controller (or clear the mark); returns the
+        failed set. Contiguous mode refuses ranges that hold a failed node."""
+        from .controller_proc import api_post
+
+        if self.controller is None:
+            raise UsageError("no controller in this network (OVS snooping mode)")
+        path = "/nodes/fail" if failed else "/nodes/restore"
+        return api_post(self.controller.api_port, path, {"nodes": list(node_ids)})["failed"]
+
+    def set_loss(self, pct: float, hosts: list[str | int] | None = None,
+                 scope: str = "all") -> None:
+        """From now on drop `pct` % of the packets each way on these hosts' links (default
+        all), with the netfilter statistic match; 100 cuts the hosts off, 0 restores.
+        `scope` "multicast" drops only multicast datagrams (see linkshape)."""
+        if not self.caps.netfilter_statistic:
+            raise CapabilityError("changing loss at run time needs the netfilter statistic "
+                                  "match (xt_statistic), which this kernel lacks")
+        chosen = [self.topo.host(x) for x in hosts] if hosts else self.topo.hosts
+        try:  # every host's commands first: bad input changes nothing
+            cmds = {h.name: linkshape.netfilter_set_loss(intf_name(h.name, HOST_PORT), pct,
+                                                         scope) for h in chosen}
+        except ValueError as e:
+            raise UsageError(str(e)) from e
+        for name, host_cmds in cmds.items():
+            run_in_host(self.net.get(name), host_cmds, f"setting loss on {name}")
+
+    def switch_links(self, node1: str, node2: str) -> list[Any]:
+        """The links (topologies.Link) between two switches; UsageError naming what is
+        wrong when a name is not a switch or the two are not linked."""
+        topo = self.topo
+        names = {s.name for s in topo.switches}
+        for n in (node1, node2):
+            if topo.is_host(n):
+                raise UsageError(f"{n} is a host: name a switch-to-switch link by its two "
+                                 "switches (a host's link has its own loss setting)")
+            if n not in names:
+                raise UsageError(f"no switch {n!r} (switches: "
+                                 f"{', '.join(s.name for s in topo.switches)})")
+        if node1 == node2:
+            raise UsageError(f"a link joins two different switches, not {node1} and itself")
+        links = [lk for lk in topo.links if {lk.node1, lk.node2} == {node1, node2}]
+        if not links:
+            near = sorted({nb for nb in topo.ports(node1).values() if nb in names})
+            raise UsageError(f"no link between {node1} and {node2} ({node1} links to "
+                             f"{', '.join(near) or 'no switch'})")
+        return links
+
+    def set_link_loss(self, node1: str, node2: str, pct: float) -> None:
+        """From now on drop `pct` % of the frames each way on the link between two
+        switches (every link, if there are parallel ones): an nftables chain on the egress
+        hook of both veth ends drops that share of what OVS transmits (see linkshape); 100
+        cuts the link, 0 restores it. The run's table goes with the run."""
+        links = self.switch_links(node1, node2)
+        if not 0 <= pct <= 100:
+            raise UsageError(f"loss must be in [0, 100] percent, got {pct:g}")
+        if self.record is None:
+            raise UsageError("the emulation is not started")
+        if shutil.which("nft") is None:
+            raise CapabilityError("loss on a switch-to-switch link needs nft (Debian package "
+                                  "nftables; run 'sudo make install')")
+        intfs = [intf_name(n, p) for lk in links
+                 for n, p in ((lk.node1, lk.port1), (lk.node2, lk.port2))]
+        script = linkshape.nft_link_loss(linkshape.nft_table(self.record.id), intfs, pct)
+        res = run(["nft", "-f", "-"], input=script, check=False)
+        if res.returncode != 0:
+            msg = (res.stderr or res.stdout).strip().splitlines()
+            raise CapabilityError(
+                f"nftables refused the loss chains on {', '.join(intfs)} (they need the "
+                "netdev family's egress hook and numgen: CONFIG_NF_TABLES_NETDEV, "
+                f"CONFIG_NETFILTER_EGRESS, CONFIG_NFT_NUMGEN): {msg[0] if msg else res.returncode}")
+
+    @property
+    def host_ports(self) -> str:
+        """The OVS interface type of switch ports facing hosts in this run."""
+        return host_port_type(self.caps, self.ports)
+
+    def _xdp_intfs(self) -> set[str]:
+        """Switch ends of host links that are AF_XDP ports."""
+        if self.host_ports != AFXDP_PORT:
+            return set()
+        return {end for end, _lk in host_links(self.topo).values()}
+
+    def retune(self, topo: Topology) -> None:
+        """Give every shaped link the rate it has in `topo` (this network with other rates,
+        as Topology.scaled makes), in place: calibration tries rate after rate on one
+        network. Jobs started from now on see the new rates (run_mpi reads self.topo)."""
+        def shape(t: Topology) -> list[tuple[str, int, str, int, bool]]:
+            return [(lk.node1, lk.port1, lk.node2, lk.port2, lk.params.bw_mbit is None)
+                    for lk in t.links]
+
+        if shape(topo) != shape(self.topo):
+            raise UsageError("retune changes rates only: give the same network's links, each "
+                             "limited or unlimited as before")
+        xdp = self._xdp_intfs()
+        ends = {h: end for h, (end, _lk) in host_links(topo).items()}
+        root_tc, host_tc = "", {}
+        for lk in topo.links:
+            if lk.params.bw_mbit is None:
+                continue
+            for node, port in ((lk.node1, lk.port1), (lk.node2, lk.port2)):
+                intf = intf_name(node, port)
+                if self.topo.is_host(node):
+                    host_tc[node] = host_tc.get(node, "") + linkshape.htb_rate_change(
+                        intf, lk.params.bw_mbit)
+                    if ends[node] in xdp:
+                        host_tc[node] += linkshape.htb_rate_change(linkshape.IFB,
+                                                                   lk.params.bw_mbit)
+                elif intf not in xdp:
+                    root_tc += linkshape.htb_rate_change(intf, lk.params.bw_mbit)
+        if root_tc:
+            run(["tc", "-batch", "-"], input=root_tc, timeout=60)
+        for name, lines in host_tc.items():
+            batch = self.run_dir / f"tc-{name}-retune.batch"
+            batch.write_text(lines)
+            run_in_host(self.net.get(name), [f"tc -batch {batch}"], f"retuning {name}'s link")
+        self.topo = topo
+
+    def __enter__(self) -> Emulation:
+        self._trap_signals()
+        try:
+            self.start()
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    # ---- start ---------------------------------------------------------------------------
+    def start(self) -> None:
+        self.caps.require()
+        linkshape.check(self.topo, self.caps)
+        xdp = self._xdp_intfs()  # refuses ports the machine cannot give before anything starts
+        self._lock.acquire(self.progress)
+        t0 = time.perf_counter()
+        remove_ended_nft_tables()  # an ended run's loss chains would bind to our veths
+        self.record = registry.new_run(run_dir="", topology=self.topo.name)
+        rec = self.record
+        rec.run_dir = str(registry.STATE_DIR / rec.id)
+        rec.bridges = [s.name for s in self.topo.switches]
+        rec.interfaces = [intf_name(n, p) for link in self.topo.links
+                          for n, p in ((link.node1, link.port1), (link.node2, link.port2))
+                          if not self.topo.is_host(n)]
+        if self.host_cpu is not None:
+            rec.cgroups = [f"cpu,cpuacct,cpuset:/{h.name}" for h in self.topo.hosts]
+        rec.save()
+        os.environ[registry.ENV_RUN] = rec.id  # inherited by every process we start
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+        self._write_host_files()
+
+        topo_file = self.run_dir / "topology.json"
+        self.topo.save(topo_file)
+        if not self.standalone:
+            self.progress("starting the controller")
+            self.controller = ControllerProcess(topo_file, self.run_dir / "controller.log",
+                                                self.controller_config)
+            self.controller.start()
+            rec.controller_pid, rec.ofp_port, rec.api_port = (
+                self.controller.pid, self.controller.ofp_port, self.controller.api_port)
+            rec.save()
+        self.timings["controller_s"] = time.perf_counter() - t0
+
+        self.progress(f"building {len(self.topo.hosts)} hosts, {len(self.topo.switches)} "
+                      f"switches ({self.caps.datapath} datapath, {self.host_ports} host ports)")
+        self._build_mininet(xdp)
+        if xdp:
+            _check_xdp_ports(xdp)
+        self.timings["mininet_s"] = time.perf_counter() - t0
+
+        self.progress("configuring hosts and links")
+        self._configure(xdp)
+        priority.raise_switch()
+        self.timings["configure_s"] = time.perf_counter() - t0
+
+        if self.controller is not None:
+            self.progress("waiting for the controller to program every switch")
+            self.controller.wait_ready(self.ready_timeout)
+        self.timings["ready_s"] = time.perf_counter() - t0
+
+    def _write_host_files(self) -> None:
+        """/etc/hosts and an empty resolv.conf, bind-mounted in every host: names resolve
+        without DNS (no lookups leave the machine, and MPI start-up does not wait on them)."""
+        lines = ["127.0.0.1 localhost"] + [f"{h.ip} {h.name}" for h in self.topo.hosts]
+        (self.run_dir / "hosts").write_text("\n".join(lines) + "\n")
+        (self.run_dir / "resolv.conf").write_text("# mcastlab: no DNS inside the testbed\n")
+
+    def _build_mininet(self, xdp: set[str]) -> None:
+        from mininet.link import Link
+        from mininet.log import setLogLevel
+        from mininet.net import Mininet
+
+        from .hosts import CPULimitedTestbedHost, ListeningController, TestbedHost, TestbedSwitch
+
+        setLogLevel("error")
+        assert self.record is not None
+        TestbedSwitch.run_id = self.record.id
+        net = Mininet(topo=None, switch=TestbedSwitch, host=TestbedHost, link=Link,
+                      controller=None, build=False, autoSetMacs=False, autoStaticArp=False,
+                      waitConnected=False, ipBase=f"10.0.0.0/{PREFIX_LEN}")
+        self.net = net
+        if self.controller is not None:
+            net.addController(ListeningController("c0", ip="127.0.0.1",
+                                                  port=self.controller.ofp_port))
+        for sw in self.topo.switches:
+            net.addSwitch(sw.name, dpid=f"{sw.dpid:016x}", datapath=self.caps.datapath,
+                          protocols="OpenFlow13", batch=True,
+                          failMode="standalone" if self.standalone else "secure",
+                          xdp_ports={i for i in xdp if i.startswith(f"{sw.name}-")})
+        limit = {} if self.host_cpu is None else {"cls": CPULimitedTestbedHost,
+                                                   "cpu": self.host_cpu}
+        for h in self.topo.hosts:
+            net.addHost(h.name, ip=f"{h.ip}/{PREFIX_LEN}", mac=h.mac, **limit)
+        for link in self.topo.links:
+            net.addLink(link.node1, link.node2, port1=link.port1, port2=link.port2,
+                        intfName1=intf_name(link.node1, link.port1),
+                        intfName2=intf_name(link.node2, link.port2))
+        net.build()
+        net.start()
+        if self.ovs_snooping:
+            cmd = ["ovs-vsctl"]
+            for sw in self.topo.switches:
+                cmd += ["--", "set", "Bridge", sw.name, "mcast_snooping_enable=true",
+                        "other_config:mcast-snooping-disable-flood-unregistered=true"]
+            run(cmd)
+
+    def _configure(self, xdp: set[str]) -> None:
+        """Per host one shell round trip; switch-side shaping in one `tc -batch` (for an
+        AF_XDP port, on the host's ingress instead: see linkshape)."""
+        root_tc = ""
+        for link in self.topo.links:
+            for node, port in ((link.node1, link.port1), (link.node2, link.port2)):
+                if not self.topo.is_host(node) and intf_name(node, port) not in xdp:
+                    root_tc += linkshape.tc_batch(intf_name(node, port), link.params,
+                                                  self.caps.sch_netem)
+        if root_tc:
+            run(["tc", "-batch", "-"], input=root_tc, timeout=60)
+        # The switch ends of the veths live in the root namespace, where IPv6 would make the
+        # kernel send router solicitations and MLD reports out of them: stray frames that the
+        # port counters would count as traffic.
+        root_intfs = list(self.record.interfaces) if self.record else []
+        if root_intfs:
+            run(["sysctl", "-qw", *(f"net.ipv6.conf.{i}.disable_ipv6=1" for i in root_intfs)],
+                timeout=60)
+        host_params = {n: lk.params for lk in self.topo.links for n in (lk.node1, lk.node2)
+                       if self.topo.is_host(n)}
+        switch_ends = {h: end for h, (end, _lk) in host_links(self.topo).items()}
+        for h in self.topo.hosts:
+            node = self.net.get(h.name)
+            intf = intf_name(h.name, HOST_PORT)
+            params = host_params[h.name]
+            cmds = [
+                f"mount --bind {self.run_dir}/hosts /etc/hosts",
+                f"mount --bind {self.run_dir}/resolv.conf /etc/resolv.conf",
+                "sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1",
+                f"ip route add 224.0.0.0/4 dev {intf}",
+            ]
+            if RTO_MAX_SYSCTL.exists():
+                cmds.append(f"sysctl -qw net.ipv4.tcp_rto_max_ms={RTO_MAX_MS}")
+            if self.caps.datapath == "user":
+                # Userspace datapath + veth: TCP breaks unless transmit checksums are real.
+                cmds.append(f"ethtool -K {intf} tx off >/dev/null")
+            tc = linkshape.tc_batch(intf, params, self.caps.sch_netem)
+            if switch_ends[h.name] in xdp:
+                ifb_cmds, ifb_tc = linkshape.ingress_shaping(intf, params, self.caps.sch_netem)
+                cmds += ifb_cmds
+                tc += ifb_tc
+            if tc:
+                batch = self.run_dir / f"tc-{h.name}.batch"
+                batch.write_text(tc)
+                cmds.append(f"tc -batch {batch}")
+            if not self.caps.sch_netem:
+                cmds += linkshape.netfilter_loss(intf, params)
+            run_in_host(node, cmds, f"configuring host {h.name}")
+
+    # ---- teardown ---------------------------------------------------------------------------
+    def stop(self) -> None:
+        """Idempotent teardown; Ctrl-C during it is ignored so it always completes."""
+        if self.record is None:
+            self._lock.release()
+            self._restore_signals()
+            return
+        with _signals_ignored():
+            rec = self.record
+            # Jobs first (they may still be talking), then the controller, then every marked
+            # process, host shells included: that frees the namespaces and the veths ending
+            # in them. Mininet's net.stop() is not used: it talks to each node's shell and
+            # hangs when one is gone; the record says all there is to remove.
+            registry.kill_processes([p for p in registry.marked_processes(rec.id)
+                                     if registry.job_of(p)])
+            if self.controller is not None:
+                self.controller.stop()
+            priority.restore_switch()
+            cleanup_run(rec)
+            if self.net is not None:
+                _close_ptys(self.net)
+                self.net = None
+            os.environ.pop(registry.ENV_RUN, None)
+            self.record = None
+            self._lock.release()
+        self._restore_signals()
+
+    def _trap_signals(self) -> None:
+        """SIGTERM/SIGHUP unwind like Ctrl-C, so the `with` block tears down. Ctrl-C itself
+        raises KeyboardInterrupt even when started from a shell's background job, which
+        hands its children SIGINT ignored (Python then keeps it ignored)."""
+        def raise_exit(signum: int, _frame: object) -> None:
+            raise SystemExit(128 + signum)
+
+        with contextlib.suppress(ValueError):  # only possible in the main thread
+            for sig in (signal.SIGTERM, signal.SIGHUP):
+                self._old_handlers[sig] = signal.signal(sig, raise_exit)
+            self._old_handlers[signal.SIGINT] = signal.signal(signal.SIGINT,
+                                                              signal.default_int_handler)
+
+    def _restore_signals(self) -> None:
+        for sig, handler in self._old_handlers.items():
+            signal.signal(sig, handler)
+        self._old_handlers.clear()
+
+
+def run_in_host(node: Any, cmds: list[str], what: str) -> None:
+    """Run shell commands in a host's shell, all or nothing, in one round trip."""
+    out = node.cmd(" && ".join(cmds) + " && echo MCASTLAB-OK")
+    if "MCASTLAB-OK" not in out:
+        raise RunFailed(f"{what} failed: {out.strip()}")
+
+
+def _close_ptys(net: Any) -> None:
+    """Release the pseudo-terminals Mininet opened to talk to each node's shell."""
+    for node in net.values():
+        with contextlib.suppress(Exception):
+            node.stdin.close()
+        with contextlib.suppress(Exception):
+            os.close(node.slave)
+
+
+@contextlib.contextmanager
+def _signals_ignored() -> Iterator[None]:
+    try:
+        old = {s: signal.signal(s, signal.SIG_IGN)
+               for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
+    except ValueError:  # not the main thread
+        yield
+        return
+    try:
+        yield
+    finally:
+        for s, h in old.items():
+            signal.signal(s, h)

@@ -1,0 +1,198 @@
+"""Broadcast experiments on the emulated network: point-to-point parameters (Ping, PingPong,
+dummy loop) and measured broadcasts with their model predictions."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from typing import Any
+
+from collectives.algorithms import NATIVE, known
+from collectives.executor import WAIT_MODES
+from collectives.trees.model import MeasuredPointToPoint, predict
+from collectives.trees.schedules import build
+from collectives.waiting import DEFAULT as DEFAULT_WAIT
+
+from ..emulation.frame_count import FrameCounter
+from ..emulation.mpi import run_mpi
+from ..emulation.network import Emulation
+from ..errors import RunFailed
+from .placement import node_params
+
+
+def _last_json(res: Any) -> dict[str, Any]:
+    for line in reversed(res.rank_output.get(0, "").splitlines()):
+        if line.startswith("{"):
+            return json.loads(line)
+    raise RunFailed("the MPI program printed no result")
+
+
+def measure_params(emu: Emulation, sizes: list[int], *, repeats: int = 5,
+                   dummy_max: int = 65536, hosts: list[str] | None = None,
+                   budget_bytes: int | None = None) -> dict[str, Any]:
+    """Run collectives.programs.params on two hosts (default: the topology's most distant pair).
+    `budget_bytes`: bytes per timed run of a size (collectives.programs.params' default 8 MiB takes
+    a minute per size at 10 Mbit/s)."""
+    pair = hosts or [h.name for h in emu.topo.diameter_pair()]
+    budget = ["--budget-bytes", str(budget_bytes)] if budget_bytes else []
+    res = run_mpi(emu, ["-m", "collectives.programs.params", "--sizes", ",".join(map(str, sizes)),
+                        "--repeats", str(repeats), "--dummy-max", str(dummy_max), *budget],
+                  hosts=pair, timeout=900)
+    return {**_last_json(res), "hosts": pair}
+
+
+def model_params(emu: Emulation, size: int) -> dict[str, Any]:
+    """t_hold/t_end at one message size for a broadcast's model prediction (Ping and
+    PingPong only, 1 MiB per timed run: seconds, not a minute, at 10 Mbit/s)."""
+    return measure_params(emu, [max(size, 1)], repeats=3, dummy_max=0, budget_bytes=1 << 20)
+
+
+def point_to_point(params: dict[str, Any]) -> MeasuredPointToPoint:
+    order = sorted(range(len(params["sizes"])), key=lambda i: params["sizes"][i])
+    return MeasuredPointToPoint(tuple(params["sizes"][i] for i in order),
+                                tuple(params["t_hold_s"][i] for i in order),
+                                tuple(params["t_end_s"][i] for i in order))
+
+
+def dyn_static(params: dict[str, Any]) -> dict[str, float] | None:
+    """DYN-Tree's static terms from the fitted lines of measure_params: holding from t_hold,
+    network and receiving from the dummy-loop split (None where the split is missing)."""
+    fits = params.get("fits", {})
+    if not all(k in fits for k in ("t_hold", "t_net", "t_recv")):
+        return None
+    out = {}
+    for name, key in (("h", "t_hold"), ("n", "t_net"), ("r", "t_recv")):
+        out[f"t_{name}s"] = max(0.0, fits[key]["start_s"])
+        out[f"t_{name}d"] = max(0.0, fits[key]["per_byte_s"])
+    return out
+
+
+# MPICH's own MPI_Bcast algorithms, chosen with its control variables (MPICH 4/5 names),
+# and the MPI_Ibcast algorithm of each: ranks that wait asleep (collectives.waiting) run
+# MPI_Ibcast, whose algorithms have names of their own.
+MPICH_ALGORITHMS = ("auto", "binomial", "scatter_recursive_doubling_allgather",
+                    "scatter_ring_allgather", "pipelined_tree", "tree", "smp", "nb")
+MPICH_IBCAST = {"auto": "auto", "binomial": "sched_binomial", "smp": "sched_smp",
+                "scatter_recursive_doubling_allgather":
+                    "sched_scatter_recursive_doubling_allgather",
+                "scatter_ring_allgather": "sched_scatter_ring_allgather",
+                "pipelined_tree": "tsp_tree", "tree": "tsp_tree", "nb": "auto"}
+
+
+def algorithm_params(algorithm: str, size: int,
+                     params: dict[str, Any] | None) -> dict[str, Any]:
+    """What `collectives.bcast` needs besides the algorithm's name and where the ranks sit:
+    t_hold/t_end of this size for OPT-Tree, OPT-Mesh, OPT-Min and DYN-Tree (from
+    measure_params), and DYN-Tree's static terms."""
+    if not known(algorithm).timing:
+        return {}
+    if not params:
+        raise RunFailed(f"{algorithm} needs measured t_hold/t_end (measure them first)")
+    p2p = point_to_point(params)
+    out: dict[str, Any] = {"t_hold": p2p.t_hold(size), "t_end": p2p.t_end(size)}
+    if algorithm == "dyn-tree":
+        out |= dyn_static(params) or {}
+    return out
+
+
+def prediction(algorithm: str, k: int, size: int, params: dict[str, Any] | None,
+               fragment: int | None = None,
+               placement: dict[str, Any] | None = None) -> float | None:
+    """The t_hold/t_end model's latency (None without measured parameters, or for an
+    algorithm without a schedule). DYN-Tree: the model has no load, so OPT-Tree's. The
+    topology algorithms need `placement` (testbed.experiments.placement.node_params); the model sees
+    their order of sends, not the contention they avoid."""
+    a = known(algorithm)
+    placed = a.family == "contention" and placement
+    if not params or (not a.model_tree and not placed):
+        return None
+    p2p = point_to_point(params)
+    scheduled = "opt-tree" if algorithm == "dyn-tree" else algorithm
+    extra: dict[str, Any] = {"fragment": fragment} if fragment is not None else {}
+    if placed:
+        extra |= placement
+    return predict(build(scheduled, k, 0, size, t_hold=p2p.t_hold(size),
+                         t_end=p2p.t_end(size), **extra), p2p)
+
+
+def run_bcast(emu: Emulation, algorithm: str, size: int, *,
+              hosts: int | list[str] | None = None,
+              iters: int = 20, flow: bool = True, params: dict[str, Any] | None = None,
+              fragment: int | None = None, mpich_algorithm: str | None = None,
+              wait: str | None = None, loss: float = 0.0, loss_scope: str = "all",
+              frames: int = 0, timeout: float = 900) -> dict[str, Any]:
+    """One measured broadcast experiment, with the model's prediction where one exists.
+    `hosts`: the first so many hosts, or these host names in rank order (default all).
+    `params` (from measure_params) gives t_hold/t_end; opt-tree needs them.
+    `mpich_algorithm` picks MPI_Bcast's algorithm (MPIR_CVAR_BCAST_INTRA_ALGORITHM, with
+    MPICH's device-level collectives off so the choice is honoured). `wait` sets how the
+    ranks wait (MCASTLAB_WAIT: block, spin, yield, sleep; collectives.waiting). `loss`
+    is set on every host link for this run (and taken off after); `frames` > 0 counts the
+    frames of that many back-to-back broadcasts on the switch ports, per host (`frames`)
+    and as bytes per broadcast on each directed link that carried any (`link_bytes`,
+    keyed "a>b"). Per rank (hosts in `rank_hosts`), the median time from the root's call
+    to the moment the rank held the whole message (`rank_done_s`; `rank_done_from` says
+    whether the algorithm reported it or the rank's return stood in) and to its return
+    (`rank_return_s`): see collectives.programs.bcast_bench.rank_completion."""
+    env: dict[str, str] = {}
+    if wait is not None:
+        if wait not in WAIT_MODES:
+            raise RunFailed(f"unknown wait mode '{wait}' (one of {', '.join(WAIT_MODES)})")
+        env["MCASTLAB_WAIT"] = wait
+    if mpich_algorithm is not None:
+        if algorithm != NATIVE or mpich_algorithm not in MPICH_ALGORITHMS:
+            raise RunFailed(f"an MPICH algorithm ({', '.join(MPICH_ALGORITHMS)}) applies to "
+                            f"--algo {NATIVE} only")
+        env |= {"MPIR_CVAR_BCAST_INTRA_ALGORITHM": mpich_algorithm,
+                "MPIR_CVAR_IBCAST_INTRA_ALGORITHM": MPICH_IBCAST[mpich_algorithm],
+                "MPIR_CVAR_BCAST_DEVICE_COLLECTIVE": "0",
+                "MPIR_CVAR_IBCAST_DEVICE_COLLECTIVE": "0"}
+    names = (list(hosts) if isinstance(hosts, list)
+             else [h.name for h in emu.topo.hosts][: hosts or len(emu.topo.hosts)])
+    args = ["-m", "collectives.programs.bcast_bench", "--algorithm", algorithm, "--size", str(size),
+            "--iters", str(iters)]
+    alg = algorithm_params(algorithm, size, params)
+    for key in ("t_hold", "t_end"):
+        if key in alg:
+            args += [f"--{key.replace('_', '-')}", repr(alg.pop(key))]
+    if alg:  # dyn-tree's static terms
+        args += ["--static", json.dumps(alg)]
+    placement = node_params(emu.topo, algorithm, names)
+    if placement:
+        args += ["--params", json.dumps(placement)]
+    if fragment is not None:
+        args += ["--fragment", str(fragment)]
+    if not flow:
+        args.append("--no-flow")
+    if not 0 <= loss <= 1:
+        raise RunFailed(f"loss is a fraction in [0, 1], got {loss!r}")
+    counter = FrameCounter(emu) if frames > 0 and emu.controller is not None else None
+    if counter is not None:
+        args += ["--mark-dir", str(counter.dir), "--frame-iters", str(frames)]
+    if loss:
+        emu.set_loss(loss * 100, scope=loss_scope)
+    try:
+        with counter or contextlib.nullcontext():
+            res = _last_json(run_mpi(emu, args, hosts=names, timeout=timeout, env=env))
+    finally:
+        if loss:
+            emu.set_loss(0)
+    per_frame = counter.per_iteration(frames) if counter is not None else None
+    per_link = counter.link_bytes(frames) if counter is not None else None
+    predicted = prediction(algorithm, len(names), size, params, fragment, placement)
+    t = res["t_mcast_s"]
+    return {"algorithm": algorithm, "mpich_algorithm": mpich_algorithm,
+            "wait": wait or DEFAULT_WAIT,
+            "hosts": len(names), "size": size, "iterations": iters,
+            "t_mcast_s": {k: t[k] for k in ("median", "p10", "p90", "min", "max")},
+            "verified": res["verified"], "predicted_s": predicted,
+            "rank_hosts": names, "rank_done_s": res.get("rank_done_s"),
+            "rank_return_s": res.get("rank_return_s"),
+            "rank_done_from": res.get("rank_done_from"),
+            "flow": res.get("flow"), "flow_vs_direct": res.get("flow_vs_direct"),
+            "cpu": res.get("cpu"), "datagrams": res.get("datagrams"),
+            "window": res.get("window"),
+            "loss": loss, "loss_scope": loss_scope if loss else None, "frames": per_frame,
+            "link_bytes": per_link and {f"{a}>{b}": round(v) for (a, b), v in per_link.items()
+                                        if round(v) > 0},
+            "topology": emu.topo.name}

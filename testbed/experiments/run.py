@@ -1,0 +1,438 @@
+"""Run an experiment spec: expand the sweep, bring the network up once, and measure every
+point, with traffic, loss and faults as the point asks; then write the report.
+
+A results folder holds spec.toml (the spec as run), config.json (spec, topology, measured
+point-to-point parameters, capabilities, versions), records.jsonl (one record per point,
+each with its full configuration and the versions), raw/ (what the MPI jobs wrote) and what
+testbed.report makes of them. A run that is interrupted keeps every finished point;
+``mcastlab experiment --resume FOLDER`` measures the rest.
+
+Points that share a condition (communicator size, traffic, loss, fault, groups, injection
+interval) run in one MPI job, so its start-up is paid once; a point with a fault runs alone,
+its fault timeline counted from its first broadcast. A point that fails (an algorithm that
+gives up, a job that makes no progress for `timeout` seconds) is recorded as failed and the
+run goes on.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import json
+import shutil
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from collectives.algorithms import BCASTS
+from collectives.stats import summarize
+from controller.config import ControllerConfig
+
+from ..conditions.faults import FaultTimeline
+from ..conditions.traffic import Traffic
+from ..conditions.traffic_model import destination_shares
+from ..emulation.environment import detect
+from ..emulation.mpi import run_mpi
+from ..emulation.network import Emulation
+from ..emulation.periodic import Periodic
+from ..errors import McastlabError, RunFailed, UsageError
+from ..fidelity.flags import Monitor, expected_rates, switch_side
+from ..fidelity.link_rate import LinkRate, resolve
+from ..fidelity.wire_units import in_units
+from . import results
+from .bcast import algorithm_params, measure_params, prediction
+from .placement import geometry, node_params
+from .spec import NONE, ExperimentSpec, Point, check_machine, load
+
+Log = Callable[[str], None]
+
+
+def point_config(spec: ExperimentSpec, p: Point) -> dict[str, Any]:
+    t = spec.traffic.get(p.traffic)
+    return {"algorithm": p.algorithm, "size": p.size, "hosts": p.hosts,
+            "traffic": p.traffic, "pattern": t.pattern if t else None,
+            "load": t.load if t else None, "loss": p.loss, "loss_scope": spec.loss_scope,
+            "fault": p.fault, "groups": p.groups, "interval_s": p.interval,
+            "members": spec.groups_of(p), "exclude": list(spec.exclude),
+            "topology": spec.topology.name, "mode": spec.mode, "switching": spec.switching,
+            "repetitions": spec.repetitions, "warmup": spec.warmup, "budget_s": spec.budget,
+            "wait": spec.wait, "link_mbit": spec.topology.host_rate()}
+
+
+@dataclass
+class Run:
+    """The state of one run: its folder, spec, network and what is done."""
+
+    spec: ExperimentSpec
+    out: Path
+    config: dict[str, Any]
+    log: Log
+    emu: Any = None
+    params: dict[str, Any] | None = None
+    done: set[str] = field(default_factory=set)
+    jobs: int = 0
+    pending: int = 0  # points of the running condition measured, not yet written
+
+    @property
+    def records_file(self) -> Path:
+        return self.out / "records.jsonl"
+
+    def save_config(self) -> None:
+        results.write_json(self.out / "config.json", self.config)
+
+    def add_record(self, rec: dict[str, Any]) -> None:
+        with self.records_file.open("a") as f:
+            f.write(json.dumps(rec, default=str) + "\n")
+        self.done.add(rec["key"])
+
+
+# ---- entry points ------------------------------------------------------------------------------
+def _link_rate(spec: ExperimentSpec, config: dict[str, Any] | None, log: Log) -> LinkRate:
+    """Resolve bw=auto (the calibrated rate; a resumed run keeps the rate it began with)
+    and put the topology it gives into the spec."""
+    if config is not None and config.get("link_rate"):
+        rate = LinkRate(**{k: v for k, v in config["link_rate"].items() if k != "dilation"})
+        if rate.auto and rate.mbit is not None:
+            spec.topology = spec.topology.scaled(rate.mbit / (spec.topology.host_rate() or 1))
+        return rate
+    if spec.auto_rate:
+        spec.topology, rate = resolve(spec.topology_spec, log)
+        return rate
+    mbit = spec.topology.host_rate()
+    return LinkRate(mbit, mbit, False, "given")
+
+
+
+def _corrupt(path: Path, line: int | None, why: str) -> UsageError:
+    at = f"line {line}: " if line else ""
+    return UsageError(f"{path} is corrupt ({at}{why}); the run cannot be resumed")
+
+
+def _json_object(path: Path, text: str, line: int | None = None) -> dict[str, Any]:
+    """One JSON object of a results folder's file (`line` of a .jsonl), else UsageError."""
+    try:
+        value = json.loads(text)
+    except ValueError as exc:
+        raise _corrupt(path, line, f"not JSON: {exc}") from None
+    if not isinstance(value, dict):
+        raise _corrupt(path, line, "not a JSON object")
+    return value
+
+
+def _done_keys(records: Path) -> set[str]:
+    """The points records.jsonl holds. A corrupt line (a run killed mid-write) is refused,
+    not skipped: the next record would be appended to it, and a point silently dropped."""
+    if not records.exists():
+        return set()
+    done = set()
+    for n, line in enumerate(records.read_text().splitlines(), 1):
+        if line.strip():
+            rec = _json_object(records, line, n)
+            if not isinstance(rec.get("key"), str):
+                raise _corrupt(records, n, "a record without its point's key")
+            done.add(rec["key"])
+    return done
+
+
+def _reopen(folder: Path, spec_path: Path | None) -> tuple[ExperimentSpec, dict[str, Any],
+                                                             set[str]]:
+    """An interrupted run's spec, config and finished points, all read and checked before
+    anything is measured."""
+    if not (folder / "spec.toml").is_file() or not (folder / "config.json").is_file():
+        raise UsageError(f"{folder} is not a results folder of `mcastlab experiment` "
+                         "(no spec.toml and config.json)")
+    spec = load(folder / "spec.toml")
+    if spec_path is not None and load(spec_path).raw != spec.raw:
+        raise UsageError(f"{spec_path} differs from the spec {folder} was started with")
+    config_file = folder / "config.json"
+    config = _json_object(config_file, config_file.read_text())
+    return spec, config, _done_keys(folder / "records.jsonl")
+
+
+def prepare(spec_path: Path | None, resume: Path | None, out_root: Path,
+            log: Log) -> Run:
+    """Check the spec and the machine, then make (or reopen) the results folder."""
+    done: set[str] = set()
+    if resume is not None:
+        spec, config, done = _reopen(resume, spec_path)
+        out = resume.resolve()  # the MPI jobs write into it from other directories
+    else:
+        if spec_path is None:
+            raise UsageError("give a spec file (SPEC.toml) or --resume FOLDER")
+        spec = load(spec_path)
+        out = None
+    caps = detect()
+    caps.require()
+    check_machine(spec, caps)
+    rate = _link_rate(spec, config if resume is not None else None, log)
+    if out is None:
+        out = results.new_results_dir(f"exp-{spec.name}", out_root)
+        assert spec.path is not None
+        shutil.copyfile(spec.path, out / "spec.toml")
+        config = {"spec_name": spec.name, "spec": spec.raw, "spec_file": str(spec.path),
+                  "topology": spec.topology.to_dict(), "points": len(spec.points()),
+                  "capabilities": caps.to_dict(), "versions": results.versions(),
+                  "link_rate": rate.to_dict(),
+                  "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "finished": None}
+    run = Run(spec, out, config, log)
+    run.done = done
+    (out / "raw").mkdir(exist_ok=True)
+    run.save_config()
+    return run
+
+
+def execute(run: Run, progress: Any = None) -> None:
+    """Measure every point not yet done. `progress` is a rich Progress (or None)."""
+    spec = run.spec
+    todo = [p for p in spec.points() if p.key not in run.done]
+    task = None
+    if progress is not None:
+        task = progress.add_task("starting", total=len(spec.points()),
+                                 completed=len(spec.points()) - len(todo))
+    if not todo:
+        return
+    cfg = ControllerConfig(mode=spec.mode)
+    with Emulation(spec.topology, controller_config=cfg, progress=run.log,
+                   ovs_snooping=spec.switching == "ovs-snooping",
+                   ovs_flooding=spec.switching == "flooding") as emu:
+        run.emu = emu
+        if spec.exclude:
+            emu.fail_nodes(list(spec.exclude))
+        run.params = run.config.get("params")
+        if spec.needs_params and run.params is None:
+            run.log(f"measuring t_hold/t_end between {' and '.join(spec.param_pair())} for "
+                    f"{len(spec.param_sizes)} sizes (model, OPT-Tree, DYN-Tree)")
+            run.params = measure_params(emu, list(spec.param_sizes),
+                                        repeats=spec.param_repeats, hosts=spec.param_pair(),
+                                        budget_bytes=spec.param_budget_bytes)
+            run.config["params"] = run.params
+            run.save_config()
+        ticker = _Ticker(run, progress, task) if progress is not None else None
+        with ticker or contextlib.nullcontext():
+            for _, group in itertools.groupby(todo, key=lambda p: p.condition):
+                _condition(run, list(group), ticker)
+        run.emu = None
+
+
+# ---- one condition ---------------------------------------------------------------------------
+def _condition(run: Run, points: list[Point], ticker: _Ticker | None) -> None:
+    spec, emu, p0 = run.spec, run.emu, points[0]
+    groups = spec.groups_of(p0)
+    members = [h for g in groups for h in g]
+    tspec = spec.traffic.get(p0.traffic)
+    run.log(f"{len(points)} point(s): {condition_text(p0)}")
+    raw: dict[str, list[dict[str, Any]]] = {}
+    errors: dict[str, str] = {}
+    applied: dict[str, list[dict[str, Any]]] = {}
+    traffic = None
+    expected: dict[str, float] = {}
+    if tspec is not None:
+        traffic = Traffic(emu, tspec, members, seed=spec.seed)
+        expected = _expected(spec, traffic)
+    if p0.loss:
+        emu.set_loss(p0.loss * 100, scope=spec.loss_scope)
+    monitor = Monitor(spec.topology)
+    try:
+        with traffic or contextlib.nullcontext(), monitor:
+            remaining = list(points)
+            while remaining:
+                batch = remaining[:1] if p0.fault != NONE else remaining
+                before = len(raw)
+                error, faults = _jobs(run, batch, groups, ticker, raw)
+                for p in batch:
+                    applied[p.key] = faults
+                missing = [p for p in batch if p.key not in raw]
+                if missing:
+                    errors[missing[0].key] = error or "the job ended without this point"
+                run.pending += len(raw) - before + bool(missing)
+                remaining = [p for p in remaining if p.key not in raw and p.key not in errors]
+    finally:
+        if p0.loss:
+            with contextlib.suppress(McastlabError):
+                emu.set_loss(0)
+        tres = traffic.result if traffic is not None else None
+        for p in points:
+            if p.key in raw or p.key in errors:
+                run.add_record(_record(run, p, raw.get(p.key), errors.get(p.key), tres,
+                                       monitor, expected, applied.get(p.key, [])))
+        run.pending = 0
+
+
+def _jobs(run: Run, batch: list[Point], groups: list[list[str]], ticker: _Ticker | None,
+          got: dict[str, list[dict[str, Any]]]) -> tuple[str | None, list[dict[str, Any]]]:
+    """One MPI job per group, at the same time, over `batch`. Puts into `got` the raw
+    records (one per group) of the points every group finished, also when interrupted;
+    returns the first error and the faults applied."""
+    spec, p0 = run.spec, batch[0]
+    run.jobs += 1
+    raw_dir = run.out / "raw"
+    points_file = raw_dir / f"points-{run.jobs}.json"
+    points_file.write_text(json.dumps([_job_point(run, p) for p in batch]))
+    outs = [raw_dir / f"job-{run.jobs}-group{g}.jsonl" for g in range(len(groups))]
+    beats = [raw_dir / f"job-{run.jobs}-group{g}.beat" for g in range(len(groups))]
+    armed = raw_dir / f"job-{run.jobs}.armed"
+    events = spec.faults.get(p0.fault, ())
+    if ticker is not None:
+        ticker.watch(batch, outs, beats[0])
+    errors: list[str] = []
+
+    def job(g: int) -> None:
+        args = ["-m", "collectives.programs.sweep_bench", "--points", str(points_file),
+                "--out", str(outs[g]), "--iters", str(spec.repetitions),
+                "--warmup", str(spec.warmup), "--interval", repr(p0.interval),
+                "--heartbeat", str(beats[g]), "--label", str(g)]
+        if spec.budget:
+            args += ["--budget", repr(spec.budget)]
+        if events:
+            args += ["--armed", str(armed)]
+        if any(BCASTS[p.algorithm].nodes for p in batch):
+            args += ["--nodes", ",".join(str(run.emu.topo.host(h).node_id) for h in groups[g])]
+        try:
+            run_mpi(run.emu, args, hosts=groups[g], timeout=len(batch) * spec.timeout + 120,
+                    stall=(beats[g], spec.timeout), env={"MCASTLAB_WAIT": spec.wait})
+        except RunFailed as exc:
+            errors.append(str(exc))
+
+    timeline = FaultTimeline(run.emu, events, beats[0].exists, loss_scope=spec.loss_scope,
+                             base_loss=p0.loss, keep_failed=spec.exclude,
+                             armed=armed.touch)
+    try:
+        with timeline:
+            others = [threading.Thread(target=job, args=(g,), daemon=True)
+                      for g in range(1, len(groups))]
+            for t in others:
+                t.start()
+            job(0)
+            for t in others:
+                t.join()
+    finally:  # what finished stays measured, also on Ctrl-C
+        if ticker is not None:
+            ticker.watch([], [], None)
+        per_group = [{r["key"]: r for r in results.read_jsonl(o)} for o in outs]
+        got |= {p.key: [g[p.key] for g in per_group] for p in batch
+                if all(p.key in g for g in per_group)}
+    if timeline.error:
+        errors.append(timeline.error)
+    return (errors[0] if errors else None), timeline.applied
+
+
+def _job_point(run: Run, p: Point) -> dict[str, Any]:
+    params = algorithm_params(p.algorithm, p.size, run.params)
+    params |= geometry(run.spec.topology, p.algorithm)
+    # give up (and say so) before the job stalls
+    if BCASTS[p.algorithm].family in ("multicast", "range"):
+        params["timeout"] = max(1.0, run.spec.timeout / 2)
+    return {"key": p.key, "algorithm": p.algorithm, "size": p.size, "params": params}
+
+
+def _expected(spec: ExperimentSpec, traffic: Traffic) -> dict[str, float]:
+    """The rate each generator's link should carry (see fidelity.expected_rates): what the
+    generators were told to offer, sent where their plan sends it."""
+    capacity = {h: mbit for h, (_, mbit) in switch_side(spec.topology).items()}
+    offered = {h: traffic.spec.load * traffic.link_mbit for h in traffic.hosts}
+    return expected_rates(offered, destination_shares(traffic.plan), capacity)
+
+
+def _record(run: Run, p: Point, raw: list[dict[str, Any]] | None, error: str | None,
+            traffic: dict[str, Any] | None, monitor: Monitor, expected: dict[str, float],
+            faults: list[dict[str, Any]]) -> dict[str, Any]:
+    spec = run.spec
+    rec: dict[str, Any] = {
+        "index": p.index, "key": p.key, "config": point_config(spec, p),
+        "status": "failed", "error": error, "t_mcast_s": None, "samples_s": [],
+        "predicted_s": prediction(p.algorithm, p.hosts, p.size, run.params, None,
+                                  node_params(spec.topology, p.algorithm,
+                                              spec.groups_of(p)[0])),
+        "verified": None, "per_group": None, "traffic": traffic, "faults": faults,
+        "fidelity": None, "datagrams": None, "cpu": None,
+        "link_rate": run.config.get("link_rate"), "t_mcast_units": None,
+        "run": {"spec": spec.name, "folder": str(run.out), "versions": run.config["versions"]}}
+    if raw:
+        samples = [s for r in raw for s in r["samples_s"]]
+        verified = all(r["verified"] for r in raw)
+        rec |= {"status": "ok" if verified and samples else "failed",
+                "error": None if verified else "a rank received wrong bytes",
+                "verified": verified, "samples_s": samples,
+                "t_mcast_s": summarize(samples) if samples else None,
+                "t_mcast_units": in_units(summarize(samples)["median"] if samples else None,
+                                          p.size, spec.topology.host_rate()),
+                "datagrams": raw[0].get("datagrams"), "cpu": raw[0].get("cpu"),
+                "late_injections": sum(r.get("late_injections", 0) for r in raw),
+                "fidelity": monitor.window(min(r["start"] for r in raw),
+                                           max(r["end"] for r in raw), expected,
+                                           judge_links=not p.loss and p.fault == NONE,
+                                           host_wait_s=_worst_wait(raw))}
+        if len(raw) > 1:
+            rec["per_group"] = [{"group": i, "t_mcast_s": r["t_mcast_s"]}
+                                for i, r in enumerate(raw)]
+    return rec
+
+
+def _worst_wait(raw: list[dict[str, Any]]) -> float | None:
+    """The longest wait for a core per turn any group's ranks saw
+    (collectives.programs.bcast_bench)."""
+    waits = [w for r in raw if (w := (r.get("cpu") or {}).get("wait_per_turn_s")) is not None]
+    return max(waits) if waits else None
+
+
+def condition_text(p: Point) -> str:
+    """What a point runs under, for progress lines and listings: "8 hosts, loss 5%"."""
+    parts = [f"{p.hosts} hosts"]
+    if p.groups > 1:
+        parts.append(f"{p.groups} groups")
+    if p.traffic != NONE:
+        parts.append(f"traffic {p.traffic}")
+    if p.loss:
+        parts.append(f"loss {p.loss:.0%}")
+    if p.fault != NONE:
+        parts.append(f"fault {p.fault}")
+    if p.interval:
+        parts.append(f"injection every {p.interval * 1e3:g} ms")
+    return ", ".join(parts)
+
+
+class _Ticker:
+    """Moves the progress bar as the running job appends its records, and names the point
+    that is running."""
+
+    def __init__(self, run: Run, progress: Any, task: Any) -> None:
+        self.run, self.progress, self.task = run, progress, task
+        self.batch: list[Point] = []
+        self.outs: list[Path] = []
+        self.beat: Path | None = None
+        self.logged = 0
+        # a bar needs a terminal; elsewhere (CI logs, pipes) one line per finished point
+        self.plain = not getattr(getattr(progress, "console", None), "is_terminal", False)
+        # a record or beat file may be read while the job writes it: skip that tick
+        self._poll = Periodic(self._update, 0.5, ignore=(OSError, ValueError))
+
+    def __enter__(self) -> _Ticker:
+        self._poll.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._poll.stop(2)
+        self._update()
+
+    def watch(self, batch: list[Point], outs: list[Path], beat: Path | None) -> None:
+        self.batch, self.outs, self.beat = batch, outs, beat
+
+    def _update(self) -> None:
+        running = 0
+        if self.outs:
+            running = min(len(results.read_jsonl(o)) for o in self.outs)
+        done = len(self.run.done) + self.run.pending + running
+        label = "starting the MPI job"
+        if self.beat is not None and self.beat.exists():
+            key = self.beat.read_text().strip()
+            p = next((q for q in self.batch if q.key == key), None)
+            if p is not None:
+                label = f"{p.algorithm} {results.size_text(p.size)} | {condition_text(p)}"
+        total = len(self.run.spec.points())
+        self.progress.update(self.task, completed=min(done, total), description=label)
+        if self.plain and done > self.logged:
+            self.logged = done
+            self.run.log(f"[{done}/{total}] points done; now: {label}")

@@ -1,0 +1,452 @@
+"""Experiment specs (TOML): what to run, checked in full before anything starts.
+
+    name = "default"
+    repetitions = 10                        # measured broadcasts per point
+    [network]
+    topology = "star:hosts=8"               # a shape spec (no bw: bw=auto) or a topology file
+    [sweep]                                 # every combination is one point
+    algorithms = ["binomial", "nack"]
+    sizes = [1024, 65536]
+    traffic = ["none", "uniform"]           # "none" or names of [traffic.NAME] tables
+    loss = [0.0, 0.05]
+    [traffic.uniform]
+    pattern = "uniform"
+    load = 0.2
+
+Every error names the offending key (``sweep.algorithms[2]: unknown algorithm 'foo'``).
+The spec is pure data: the machine's capabilities are checked separately (`check_machine`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import math
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from collectives.algorithms import BCASTS
+from collectives.executor import WAIT_MODES
+from collectives.waiting import DEFAULT as DEFAULT_WAIT
+from topologies import Host, Topology, TopologyError, parse_spec
+
+from ..conditions.traffic_model import TrafficSpec
+from ..errors import RunFailed, UsageError
+from ..fidelity.link_rate import is_auto, nominal_topology
+from .placement import geometry
+
+NONE = "none"
+MAX_SIZE = 64 << 20
+SWITCHING = ("controller", "ovs-snooping", "flooding")
+MODES = ("igmp", "contiguous")
+LOSS_SCOPES = ("all", "multicast")
+# Above this, loss of every packet leaves TCP (and so MPI's own start-up) crawling for minutes.
+MAX_LOSS_ALL = 0.2
+FAULT_ACTIONS = ("down", "up", "fail", "restore", "loss")
+
+_TOP = {"name", "description", "seed", "repetitions", "warmup", "timeout", "budget", "wait",
+        "network", "sweep", "traffic", "faults", "params"}
+_NETWORK = {"topology", "mode", "switching", "exclude", "loss_scope"}
+_SWEEP = {"algorithms", "sizes", "hosts", "traffic", "loss", "faults", "groups", "interval"}
+_PARAMS = {"sizes", "repeats", "budget_bytes"}
+
+
+class SpecError(UsageError):
+    """A spec that cannot run; the message starts with the offending key."""
+
+
+@dataclass(frozen=True)
+class FaultEvent:
+    """At `at` seconds into a point's MPI job: take `target` down or up (a host's link, or
+    a link "a-b"), fail/restore a node in the controller (a contiguous range holding it is
+    refused), or set `value` loss (fraction) on a host."""
+
+    at: float
+    action: str
+    target: str
+    value: float | None = None
+
+
+@dataclass(frozen=True)
+class Point:
+    """One measured configuration of a sweep."""
+
+    index: int
+    algorithm: str
+    size: int
+    hosts: int
+    traffic: str
+    loss: float
+    fault: str
+    groups: int
+    interval: float
+
+    @property
+    def condition(self) -> tuple[Any, ...]:
+        """Everything but algorithm and size: points sharing it run in one MPI job."""
+        return (self.hosts, self.traffic, self.loss, self.fault, self.groups, self.interval)
+
+    @property
+    def key(self) -> str:
+        text = json.dumps([self.algorithm, self.size, *self.condition])
+        return hashlib.sha1(text.encode()).hexdigest()[:12]
+
+
+@dataclass
+class ExperimentSpec:
+    name: str
+    description: str
+    path: Path | None
+    raw: dict[str, Any]
+    topology_spec: str
+    topology: Topology
+    seed: int = 1
+    repetitions: int = 10
+    warmup: int = 2
+    timeout: float = 120.0
+    budget: float | None = None
+    wait: str = DEFAULT_WAIT
+    mode: str = "igmp"
+    switching: str = "controller"
+    exclude: tuple[int, ...] = ()
+    loss_scope: str = "all"
+    algorithms: tuple[str, ...] = ()
+    sizes: tuple[int, ...] = ()
+    hosts: tuple[int, ...] = ()
+    traffic_names: tuple[str, ...] = (NONE,)
+    losses: tuple[float, ...] = (0.0,)
+    fault_names: tuple[str, ...] = (NONE,)
+    groups: tuple[int, ...] = (1,)
+    intervals: tuple[float, ...] = (0.0,)
+    traffic: dict[str, TrafficSpec] = field(default_factory=dict)
+    faults: dict[str, tuple[FaultEvent, ...]] = field(default_factory=dict)
+    param_sizes: tuple[int, ...] = ()
+    param_repeats: int = 5
+    param_budget_bytes: int | None = None
+
+    def points(self) -> list[Point]:
+        """The sweep, conditions outermost so that one MPI job runs a condition's points."""
+        combos = itertools.product(self.hosts, self.traffic_names, self.losses,
+                                   self.fault_names, self.groups, self.intervals,
+                                   self.algorithms, self.sizes)
+        return [Point(i, alg, size, hosts, traffic, loss, fault, groups, interval)
+                for i, (hosts, traffic, loss, fault, groups, interval, alg, size)
+                in enumerate(combos)]
+
+    @property
+    def needs_params(self) -> bool:
+        """OPT-Tree, DYN-Tree, OPT-Mesh and OPT-Min are built from measured t_hold/t_end."""
+        return any(BCASTS[a].timing for a in self.algorithms)
+
+    def pool(self) -> list[Host]:
+        """The hosts that broadcasts are formed from, in order: all but the excluded nodes,
+        which are failed in the controller for the whole run and so out of every range."""
+        return [h for h in self.topology.hosts if h.node_id not in self.exclude]
+
+    def groups_of(self, p: Point) -> list[list[str]]:
+        """The host names of each of the point's communicators (disjoint, from the pool)."""
+        names = [h.name for h in self.pool()]
+        return [names[i * p.hosts:(i + 1) * p.hosts] for i in range(p.groups)]
+
+    def param_pair(self) -> list[str]:
+        """Where t_hold/t_end are measured: the most distant pair of the hosts that ever join a
+        broadcast (all of a 64-host mesh is not the broadcast's network when 16 broadcast)."""
+        used = self.pool()[:max(self.hosts) * max(self.groups)]
+        return [h.name for h in self.topology.diameter_pair(used)]
+
+    @property
+    def auto_rate(self) -> bool:
+        """The topology runs at the calibrated rate (no bw given, or bw=auto)."""
+        file = self.path.parent / self.topology_spec if self.path else Path(self.topology_spec)
+        return not file.is_file() and is_auto(self.topology_spec)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "description": self.description,
+                "file": str(self.path) if self.path else None, "spec": self.raw,
+                "topology_spec": self.topology_spec, "points": len(self.points())}
+
+
+# ---- loading ---------------------------------------------------------------------------------
+def load(path: str | Path) -> ExperimentSpec:
+    p = Path(path)
+    if not p.is_file():
+        raise SpecError(f"no spec file {p}")
+    try:
+        raw = tomllib.loads(p.read_text())
+    except tomllib.TOMLDecodeError as exc:
+        raise SpecError(f"{p} is not valid TOML: {exc}") from None
+    return from_dict(raw, path=p)
+
+
+def from_dict(raw: dict[str, Any], path: Path | None = None) -> ExperimentSpec:
+    _known(raw, _TOP, "")
+    net = _table(raw, "network")
+    _known(net, _NETWORK, "network.")
+    sweep = _table(raw, "sweep")
+    _known(sweep, _SWEEP, "sweep.")
+    topo_spec = net.get("topology", "star:hosts=8")
+    topo = _topology(topo_spec, path)
+    spec = ExperimentSpec(
+        name=_str(raw, "name", path.stem if path else "experiment"),
+        description=_str(raw, "description", ""),
+        path=path, raw=raw, topology_spec=topo_spec, topology=topo,
+        seed=_int(raw, "seed", 1, 0), repetitions=_int(raw, "repetitions", 10, 1),
+        warmup=_int(raw, "warmup", 2, 0), timeout=_num(raw, "timeout", 120.0, 1.0),
+        budget=_num(raw, "budget", 0.0, 0.0) or None,
+        wait=_choice(raw, "wait", DEFAULT_WAIT, WAIT_MODES, ""),
+        mode=_choice(net, "mode", "igmp", MODES, "network."),
+        switching=_choice(net, "switching", "controller", SWITCHING, "network."),
+        loss_scope=_choice(net, "loss_scope", "all", LOSS_SCOPES, "network."),
+    )
+    spec.exclude = tuple(_int_list(net, "exclude", [], "network.", 0, max(
+        [h.node_id for h in topo.hosts], default=0), empty=True))
+    n_hosts = len(spec.pool())
+    if not n_hosts:
+        raise SpecError("network.exclude: every host is excluded")
+    spec.algorithms = tuple(_str_list(sweep, "algorithms", None, "sweep."))
+    for i, alg in enumerate(spec.algorithms):
+        if alg not in BCASTS:
+            raise SpecError(f"sweep.algorithms[{i}]: unknown algorithm '{alg}' "
+                            f"(one of {', '.join(BCASTS)})")
+        try:
+            geometry(topo, alg)
+        except RunFailed as e:
+            raise SpecError(f"sweep.algorithms[{i}]: {e}") from None
+    spec.sizes = tuple(_int_list(sweep, "sizes", None, "sweep.", 0, MAX_SIZE))
+    spec.hosts = tuple(_int_list(sweep, "hosts", [n_hosts], "sweep.", 1, n_hosts))
+    spec.losses = tuple(_num_list(sweep, "loss", [0.0], "sweep.", 0.0, 1.0))
+    spec.groups = tuple(_int_list(sweep, "groups", [1], "sweep.", 1, n_hosts))
+    spec.intervals = tuple(_num_list(sweep, "interval", [0.0], "sweep.", 0.0, 3600.0))
+    for g in spec.groups:
+        for h in spec.hosts:
+            if g * h > n_hosts:
+                raise SpecError(f"sweep.groups: {g} groups of {h} hosts need {g * h} hosts; "
+                                f"{topo.name} has {n_hosts} not excluded")
+    if spec.loss_scope == "all":
+        for i, loss in enumerate(spec.losses):
+            if loss > MAX_LOSS_ALL:
+                raise SpecError(f"sweep.loss[{i}]: {loss:g} of every packet leaves TCP, and "
+                                f"so MPI, crawling; above {MAX_LOSS_ALL:g} set network."
+                                "loss_scope = \"multicast\"")
+    spec.traffic = _traffic_tables(_table(raw, "traffic"), topo)
+    spec.traffic_names = _names(sweep, "traffic", spec.traffic)
+    spec.faults = _fault_tables(_table(raw, "faults"), topo)
+    spec.fault_names = _names(sweep, "faults", spec.faults)
+    for name in spec.traffic_names:
+        _check_traffic_hosts(name, spec)
+    params = _table(raw, "params")
+    _known(params, _PARAMS, "params.")
+    default_sizes = sorted({1, *spec.sizes, 1024, 65536})
+    spec.param_sizes = tuple(_int_list(params, "sizes", default_sizes, "params.", 1, MAX_SIZE))
+    spec.param_repeats = _int(params, "repeats", 5, 1, "params.")
+    spec.param_budget_bytes = _int(params, "budget_bytes", 8 << 20, 1, "params.")
+    if not spec.points():
+        raise SpecError("sweep: the sweep is empty")
+    return spec
+
+
+def check_machine(spec: ExperimentSpec, caps: Any) -> None:
+    """Refuse what this machine cannot emulate, naming the key (before anything starts)."""
+    from ..emulation import linkshape
+    from ..errors import CapabilityError
+
+    try:
+        linkshape.check(spec.topology, caps)
+    except CapabilityError as exc:
+        raise SpecError(f"network.topology: {exc}") from None
+    lossy = any(spec.losses) or any(e.action in ("loss", "down") for ev in spec.faults.values()
+                                    for e in ev)
+    if lossy and not caps.netfilter_statistic:
+        raise SpecError("sweep.loss: run-time loss needs the netfilter statistic match "
+                        "(xt_statistic), which this kernel lacks")
+    if spec.switching != "controller" and spec.mode != "igmp":
+        raise SpecError("network.mode: contiguous mode needs switching = \"controller\"")
+
+
+# ---- helpers: each names the key it checks -----------------------------------------------
+def _known(table: dict[str, Any], known: set[str], prefix: str) -> None:
+    for key in table:
+        if key not in known:
+            raise SpecError(f"{prefix}{key}: unknown key (known: {', '.join(sorted(known))})")
+
+
+def _table(raw: dict[str, Any], key: str) -> dict[str, Any]:
+    value = raw.get(key, {})
+    if not isinstance(value, dict):
+        raise SpecError(f"{key}: must be a table ([{key}])")
+    return value
+
+
+def _str(t: dict[str, Any], key: str, default: str, prefix: str = "") -> str:
+    value = t.get(key, default)
+    if not isinstance(value, str):
+        raise SpecError(f"{prefix}{key}: must be a string, got {value!r}")
+    return value
+
+
+def _choice(t: dict[str, Any], key: str, default: str, choices: tuple[str, ...],
+            prefix: str) -> str:
+    value = _str(t, key, default, prefix)
+    if value not in choices:
+        raise SpecError(f"{prefix}{key}: unknown '{value}' (one of {', '.join(choices)})")
+    return value
+
+
+def _check_num(value: Any, where: str, lo: float, hi: float, integer: bool) -> None:
+    kind = "an integer" if integer else "a number"
+    ok_type = (isinstance(value, int) if integer else isinstance(value, int | float)) \
+        and not isinstance(value, bool)
+    if not ok_type or (not integer and not math.isfinite(value)):
+        raise SpecError(f"{where}: must be {kind}, got {value!r}")
+    if not lo <= value <= hi:
+        rng = f">= {lo:g}" if hi == math.inf else f"in [{lo:g}, {hi:g}]"
+        raise SpecError(f"{where}: must be {rng}, got {value!r}")
+
+
+def _int(t: dict[str, Any], key: str, default: int, lo: int, prefix: str = "") -> int:
+    value = t.get(key, default)
+    _check_num(value, prefix + key, lo, math.inf, True)
+    return value
+
+
+def _num(t: dict[str, Any], key: str, default: float, lo: float, prefix: str = "") -> float:
+    value = t.get(key, default)
+    _check_num(value, prefix + key, lo, math.inf, False)
+    return float(value)
+
+
+def _list(t: dict[str, Any], key: str, default: list[Any] | None, prefix: str,
+          empty: bool = False) -> list[Any]:
+    if key not in t:
+        if default is None:
+            raise SpecError(f"{prefix}{key}: missing (give a list)")
+        return list(default)
+    value = t[key]
+    if not isinstance(value, list) or not (value or empty):
+        raise SpecError(f"{prefix}{key}: must be a non-empty list, got {value!r}")
+    return value
+
+
+def _int_list(t: dict[str, Any], key: str, default: list[int] | None, prefix: str, lo: float,
+              hi: float, empty: bool = False) -> list[int]:
+    values = _list(t, key, default, prefix, empty)
+    for i, v in enumerate(values):
+        _check_num(v, f"{prefix}{key}[{i}]", lo, hi, True)
+    return values
+
+
+def _num_list(t: dict[str, Any], key: str, default: list[float] | None, prefix: str,
+              lo: float, hi: float) -> list[float]:
+    values = _list(t, key, default, prefix)
+    for i, v in enumerate(values):
+        _check_num(v, f"{prefix}{key}[{i}]", lo, hi, False)
+    return [float(v) for v in values]
+
+
+def _str_list(t: dict[str, Any], key: str, default: list[str] | None, prefix: str) -> list[str]:
+    values = _list(t, key, default, prefix)
+    for i, v in enumerate(values):
+        if not isinstance(v, str):
+            raise SpecError(f"{prefix}{key}[{i}]: must be a string, got {v!r}")
+    return values
+
+
+def _names(sweep: dict[str, Any], key: str, tables: dict[str, Any]) -> tuple[str, ...]:
+    names = _str_list(sweep, key, [NONE], "sweep.")
+    for i, name in enumerate(names):
+        if name != NONE and name not in tables:
+            raise SpecError(f"sweep.{key}[{i}]: no [{key}.{name}] table "
+                            f"(defined: {', '.join(tables) or 'none'})")
+    return tuple(names)
+
+
+def _topology(text: Any, path: Path | None) -> Topology:
+    if not isinstance(text, str):
+        raise SpecError(f"network.topology: must be a string, got {text!r}")
+    candidate = (path.parent / text) if path is not None else Path(text)
+    try:
+        if candidate.is_file():
+            return parse_spec(str(candidate))
+        return nominal_topology(text)  # bw=auto is resolved when the run starts
+    except TopologyError as exc:
+        raise SpecError(f"network.topology: {exc}") from None
+
+
+def _traffic_tables(tables: dict[str, Any], topo: Topology) -> dict[str, TrafficSpec]:
+    out = {}
+    names = {h.name for h in topo.hosts}
+    for name, table in tables.items():
+        if name == NONE:
+            raise SpecError("traffic.none: 'none' means no traffic; pick another name")
+        if not isinstance(table, dict):
+            raise SpecError(f"traffic.{name}: must be a table")
+        try:
+            out[name] = TrafficSpec.from_dict(table)
+        except ValueError as exc:
+            raise SpecError(f"traffic.{name}.{exc}") from None
+        spec = out[name]
+        listed = spec.hosts if isinstance(spec.hosts, list) else []
+        for h in [*listed, *([spec.hot] if spec.hot else [])]:
+            if h not in names:
+                raise SpecError(f"traffic.{name}: no host '{h}' in {topo.name}")
+    return out
+
+
+def _check_traffic_hosts(name: str, spec: ExperimentSpec) -> None:
+    if name == NONE:
+        return
+    t = spec.traffic[name]
+    n = len(spec.topology.hosts)
+    if t.hosts == "others":
+        for g in spec.groups:
+            for h in spec.hosts:
+                if g * h >= n - 1:
+                    raise SpecError(f"traffic.{name}.hosts: \"others\" needs two hosts outside "
+                                    f"the communicators; {g} x {h} of {n} hosts leave "
+                                    f"{n - g * h} (use \"all\" to share the hosts)")
+
+
+def _fault_tables(tables: dict[str, Any], topo: Topology) -> dict[str, tuple[FaultEvent, ...]]:
+    out = {}
+    hosts = {h.name for h in topo.hosts}
+    links = {f"{lk.node1}-{lk.node2}" for lk in topo.links} | \
+        {f"{lk.node2}-{lk.node1}" for lk in topo.links}
+    nodes = {str(h.node_id) for h in topo.hosts}
+    for name, table in tables.items():
+        where = f"faults.{name}"
+        if name == NONE:
+            raise SpecError("faults.none: 'none' means no faults; pick another name")
+        if not isinstance(table, dict):
+            raise SpecError(f"{where}: must be a table")
+        _known(table, {"events"}, where + ".")
+        events = []
+        for i, ev in enumerate(_list(table, "events", None, where + ".")):
+            at = f"{where}.events[{i}]"
+            if not isinstance(ev, dict):
+                raise SpecError(f"{at}: must be a table like {{at = 1.0, down = \"h3\"}}")
+            _known(ev, {"at", *FAULT_ACTIONS, "on"}, at + ".")
+            if "at" not in ev:
+                raise SpecError(f"{at}.at: missing (seconds into the run)")
+            when = _num(ev, "at", 0.0, 0.0, at + ".")
+            actions = [a for a in FAULT_ACTIONS if a in ev]
+            if len(actions) != 1:
+                raise SpecError(f"{at}: give exactly one of {', '.join(FAULT_ACTIONS)}")
+            action = actions[0]
+            if action == "loss":
+                _check_num(ev["loss"], f"{at}.loss", 0.0, 1.0, False)
+                target = _str(ev, "on", "", at + ".")
+                if target not in hosts:
+                    raise SpecError(f"{at}.on: no host '{target}' in {topo.name}")
+                events.append(FaultEvent(when, action, target, float(ev["loss"])))
+                continue
+            target = str(ev[action])
+            valid = nodes if action in ("fail", "restore") else hosts | links
+            if target not in valid:
+                what = "node id" if action in ("fail", "restore") else "host or link (a-b)"
+                raise SpecError(f"{at}.{action}: no {what} '{target}' in {topo.name}")
+            events.append(FaultEvent(when, action, target))
+        out[name] = tuple(sorted(events, key=lambda e: e.at))
+    return out

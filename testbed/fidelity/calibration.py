@@ -1,0 +1,357 @@
+"""The keep-up envelope: the highest link rate at which this machine emulates a network
+faithfully, found by trying rates on the network itself and cached per machine.
+
+A rate passes when, on the network at that rate:
+- the links of half the hosts, loaded at once (each sending TCP at full rate to a
+  neighbour, iperf3, as in a binomial tree's last round), carry at least LINK_MIN of
+  their rate;
+- the reference tree broadcast (sequential, PROBE_SIZE bytes on every host: the root's link
+  saturated while all the others wait) takes at most TREE_MAX times the t_hold/t_end
+  model's prediction from the same network's own two-host measurement;
+- the reference multicast (bursts of PROBE_SIZE bytes in full-size UDP datagrams from one
+  host to a group of all the others, no protocol on top: testbed.hostprogs.mcast_burst)
+  reaches every member whole, its last datagram at most MCAST_MAX times the burst's wire
+  time after the first left (a switch replicates in parallel: flat in N);
+- the software switch waited for a core at most SWITCH_WAIT_MAX of its time throughout,
+  and the hosts' processes, while the reference broadcasts ran and while MPI_Bcast of
+  PROBE_SIZE ran on every host (the baseline of every comparison, its ranks all busy at
+  once), at most HOST_WAIT_MAX of a frame time each time they had work (they measure it
+  themselves; the fidelity monitor flags a point beyond fidelity.HOST_WAIT_LIMIT).
+The thresholds sit inside the flags a run raises (testbed.fidelity.flags), so that a calibrated
+run is not flagged for what calibration let pass.
+
+The search assumes that a rate that fails makes every higher one fail: it tries the cap
+first (usually the nominal rate), then halves the ladder below it. All rates are tried on
+one network, retuned in place (Emulation.retune).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import platform
+import statistics
+import subprocess
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from collectives.timing import wait_per_turn
+from topologies import Topology
+
+from ..emulation.group_probe import wait_file
+from ..emulation.network import Emulation
+from ..errors import RunFailed, UsageError
+from ..experiments.bcast import model_params, run_bcast
+from ..hostprogs import command
+from .flags import Monitor, expected_rates, switch_side
+from .wire_units import FRAME_BYTES, frame_time_s
+
+LADDER_MBIT = (5, 10, 20, 30, 50, 70, 100, 150, 200, 300, 500, 700, 1000)
+PROBE_SIZE = 65536
+LINK_MIN = 0.85
+TREE_MAX = 1.3
+MCAST_MAX = 1.3
+SWITCH_WAIT_MAX = 0.5
+HOST_WAIT_MAX = 1.0  # fidelity.HOST_WAIT_LIMIT is 1.5: a calibrated run stays inside it
+LOAD_S = 3.0
+ITERS = 5
+VERSION = 1  # raise when the probes or thresholds change: cached envelopes are redone
+CACHE_ENV = "MCASTLAB_CACHE_DIR"
+DEFAULT_CACHE_DIR = Path("/var/cache/mcastlab")
+
+Progress = Callable[[str], None]
+
+
+@dataclass
+class Verdict:
+    """One rate tried: passed or not, why, and the figures behind it."""
+
+    mbit: float
+    ok: bool
+    failed: list[str] = field(default_factory=list)
+    figures: dict[str, Any] = field(default_factory=dict)
+    seconds: float = 0.0
+
+
+def topology_key(topo: Topology) -> str:
+    """What a calibration is valid for: the shape and its size (not its rates)."""
+    return (f"{topo.shape}/{len(topo.hosts)}h/{len(topo.switches)}s/{len(topo.links)}l/"
+            f"{topo.routing}")
+
+
+def machine(host_ports: str) -> dict[str, Any]:
+    """What the envelope depends on; a cached one for another machine is redone."""
+    from ..experiments.results import versions
+
+    v = versions()
+    try:
+        mem = next(int(ln.split()[1]) for ln in Path("/proc/meminfo").read_text().splitlines()
+                   if ln.startswith("MemTotal:"))
+    except (OSError, StopIteration, ValueError):
+        mem = 0
+    return {"cpu_model": v["cpu_model"], "cpus": v["cpus"],
+            "affinity": len(os.sched_getaffinity(0)), "mem_gib": round(mem / (1 << 20)),
+            "kernel": platform.release(), "openvswitch": v["openvswitch"],
+            "mpich": v["mpich"], "mpi4py": v["mpi4py"], "host_ports": host_ports,
+            "calibration": VERSION}
+
+
+# ---- the cache ---------------------------------------------------------------------------
+def cache_file() -> Path:
+    return Path(os.environ.get(CACHE_ENV) or DEFAULT_CACHE_DIR) / "calibration.json"
+
+
+def _load_cache() -> dict[str, Any]:
+    try:
+        data = json.loads(cache_file().read_text())
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def cached(key: str, here: dict[str, Any], cap: float) -> dict[str, Any] | None:
+    """The cached calibration of `key` on this machine that answers for rates up to
+    `cap`, or None. An entry answers when it searched up to at least `cap`, or when a rate
+    below its own cap already failed (so every higher one would)."""
+    data = _load_cache()
+    if data.get("machine") != here:
+        return None
+    entry = (data.get("entries") or {}).get(key)
+    if not isinstance(entry, dict) or "mbit" not in entry:
+        return None
+    if entry["cap"] >= cap or entry["mbit"] < entry["cap"]:
+        return entry
+    return None
+
+
+def store(key: str, here: dict[str, Any], entry: dict[str, Any]) -> Path:
+    """Write an entry; entries of another machine are dropped."""
+    data = _load_cache()
+    if data.get("machine") != here:
+        data = {"machine": here, "entries": {}}
+    data.setdefault("entries", {})[key] = entry
+    path = cache_file()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
+        tmp.replace(path)
+    except OSError as exc:
+        raise UsageError(f"cannot write the calibration cache {path}: {exc.strerror} "
+                         f"(set {CACHE_ENV} to a writable folder)") from None
+    return path
+
+
+# ---- probing ------------------------------------------------------------------------------
+def _pairs(hosts: list[str]) -> dict[str, str]:
+    """Sender -> receiver: half the hosts each send to a neighbour in host order (h0 -> h1,
+    h2 -> h3, ...), as the last round of a binomial tree does. One way only: a link that
+    also carried data the other way would delay the ACKs behind it (real switches do the
+    same), and all links at once both ways is more than any broadcast asks."""
+    return dict(zip(hosts[0::2], hosts[1::2], strict=False))
+
+
+def load_links(emu: Emulation, monitor: Monitor, seconds: float = LOAD_S) -> dict[str, Any]:
+    """Half the hosts send TCP at full rate to a neighbour for `seconds`; what each
+    sender's link carried against its rate."""
+    names = [h.name for h in emu.topo.hosts]
+    pairs = _pairs(names)
+    servers = [emu.host(h).popen(["iperf3", "-s", "-1", "-p", "29480"])
+               for h in pairs.values()]
+    time.sleep(0.5)
+    t0 = time.time()
+    clients = [emu.host(a).popen(["iperf3", "-c", emu.host(b).IP(), "-p", "29480", "-t",
+                                  f"{seconds:g}"])
+               for a, b in pairs.items()]
+    try:
+        for c in clients:
+            c.wait(timeout=seconds + 30)
+    finally:
+        t1 = time.time()
+        for p in (*clients, *servers):
+            if p.poll() is None:
+                p.kill()
+            p.wait()
+    capacity = {h: mbit for h, (_, mbit) in switch_side(emu.topo).items()}
+    expected = expected_rates({h: capacity[h] or 0.0 for h in pairs},
+                              {a: {b: 1.0} for a, b in pairs.items()}, capacity)
+    # past TCP's slow start; the monitor widens the window to its samples (SAMPLE_S)
+    window = monitor.window(t0 + 0.6, t1 - 0.6, expected)
+    ratios = [lk["ratio"] for lk in window["links"]]
+    return {"worst_ratio": min(ratios) if ratios else None,
+            "links": len(ratios), "window_s": window["window_s"]}
+
+
+BURST_DATAGRAM = 1472  # a full Ethernet frame's UDP payload
+BURST_PORT = 29490
+BURSTS = 6  # the first is not counted: the controller installs the group's tree on it
+
+
+def multicast_bursts(emu: Emulation, nbytes: int = PROBE_SIZE,
+                     bursts: int = BURSTS) -> dict[str, Any]:
+    """The first host sends bursts of `nbytes` to a group of every other host: the median
+    time until the last member has a burst's last datagram, against the burst's wire time
+    on one link (headers, preamble and gap included), and the datagrams lost."""
+    hosts = [emu.host(h.name) for h in emu.topo.hosts]
+    sender, members = hosts[0], hosts[1:]
+    count = math.ceil(nbytes / BURST_DATAGRAM)
+    rate = emu.topo.host_rate() or 1000.0
+    wire_s = count * FRAME_BYTES * 8 / (rate * 1e6)
+    work = emu.run_dir / f"bursts-{uuid.uuid4().hex[:8]}"
+    work.mkdir()
+    group = "239.77.0.1"
+    procs = []
+    try:
+        for h in members:
+            procs.append(h.popen(command("mcast_burst", "recv", group, BURST_PORT, h.IP(),
+                                         bursts, count, work / f"{h.name}.ready",
+                                         work / f"{h.name}.json"),
+                                 stderr=subprocess.PIPE, text=True))
+        for h, p in zip(members, procs, strict=True):
+            wait_file(work / f"{h.name}.ready", p, f"burst receiver on {h.name}")
+        time.sleep(0.3)  # the joins reach the controller
+        gap = 3 * wire_s + 0.05
+        send = sender.popen(command("mcast_burst", "send", group, BURST_PORT, sender.IP(),
+                                    bursts, count, BURST_DATAGRAM, gap, work / "send.json"),
+                            stderr=subprocess.PIPE, text=True)
+        send.wait(timeout=bursts * (gap + 10 * wire_s) + 30)
+        for p in procs:
+            p.wait(timeout=30)
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+    starts = json.loads((work / "send.json").read_text())
+    reports = {h.name: json.loads((work / f"{h.name}.json").read_text()) for h in members}
+    got = {name: r["bursts"] for name, r in reports.items()}
+    times, lost = [], 0
+    for b in range(1, bursts):
+        arrived = [got[h.name].get(str(b)) for h in members]
+        lost += sum(count - (a[0] if a else 0) for a in arrived)
+        if all(a and a[0] >= count for a in arrived):
+            times.append(max(a[1] for a in arrived) - starts[str(b)])
+    median = statistics.median(times) if times else None
+    return {"members": len(members), "bytes": nbytes, "datagrams": count,
+            "wait_per_turn_s": wait_per_turn([r["sched"] for r in reports.values()]),
+            "wire_ms": wire_s * 1e3, "ms": median and median * 1e3,
+            "ratio": median / wire_s if median else None, "lost": lost,
+            "bursts": bursts - 1, "whole_bursts": len(times)}
+
+
+def probe(emu: Emulation, mbit: float, progress: Progress) -> Verdict:
+    """Retune the network to `mbit` on host links (others in proportion) and judge it."""
+    rate = emu.topo.host_rate()
+    if rate is None:
+        raise UsageError("calibration needs shaped host links (a topology with bw set)")
+    emu.retune(emu.topo.scaled(mbit / rate))
+    n = len(emu.topo.hosts)
+    t0 = time.time()
+    v = Verdict(mbit, True)
+    with Monitor(emu.topo) as monitor:
+        load = load_links(emu, monitor)
+        params = model_params(emu, PROBE_SIZE)
+        tree = run_bcast(emu, "sequential", PROBE_SIZE, iters=ITERS, flow=False, params=params)
+        mcast = multicast_bursts(emu)
+        native = run_bcast(emu, "mpich", PROBE_SIZE, iters=ITERS, flow=False)
+    t1 = time.time()
+    whole = monitor.window(t0, t1)
+    # how long the hosts waited for a core each turn while the references ran, in frames
+    frame = frame_time_s(mbit)
+    host_wait = [w / frame for w in ((tree.get("cpu") or {}).get("wait_per_turn_s"),
+                                     mcast["wait_per_turn_s"],
+                                     (native.get("cpu") or {}).get("wait_per_turn_s"))
+                 if w is not None and frame]
+    tree_ms = tree["t_mcast_s"]["median"] * 1e3
+    model_ms = (tree["predicted_s"] or 0.0) * 1e3
+    v.figures = {
+        "worst_link_ratio": load["worst_ratio"], "switch_waited": whole["switch_waited"],
+        "host_wait_frames": max(host_wait) if host_wait else None,
+        "cpu_busy": whole["cpu_busy"],
+        "tree": {"algorithm": "sequential", "hosts": n, "ms": tree_ms, "model_ms": model_ms,
+                 "ratio": tree_ms / model_ms if model_ms else None},
+        "mcast": mcast,
+        "mpi_bcast": {"hosts": n, "ms": native["t_mcast_s"]["median"] * 1e3,
+                      "wait_per_turn_s": (native.get("cpu") or {}).get("wait_per_turn_s")},
+        "t_hold_s": params["t_hold_s"][0], "t_end_s": params["t_end_s"][0]}
+    f = v.figures
+    if f["worst_link_ratio"] is not None and f["worst_link_ratio"] < LINK_MIN:
+        v.failed.append(f"a loaded link carried {f['worst_link_ratio']:.0%} of its rate "
+                        f"(at least {LINK_MIN:.0%})")
+    if f["tree"]["ratio"] is None or f["tree"]["ratio"] > TREE_MAX:
+        v.failed.append(f"sequential {PROBE_SIZE >> 10} KiB on {n} hosts took "
+                        f"{tree_ms:.1f} ms, model {model_ms:.1f} ms (at most x{TREE_MAX:g})")
+    m = f["mcast"]
+    if m["lost"] or m["ratio"] is None or m["ratio"] > MCAST_MAX:
+        v.failed.append(f"a {PROBE_SIZE >> 10} KiB multicast burst to {m['members']} hosts "
+                        + (f"lost {m['lost']} of {m['datagrams'] * m['bursts'] * m['members']}"
+                           " datagrams" if m["lost"] else
+                           f"took {m['ms']:.1f} ms for {m['wire_ms']:.1f} ms on the wire "
+                           f"(at most x{MCAST_MAX:g})"))
+    if f["host_wait_frames"] is not None and f["host_wait_frames"] > HOST_WAIT_MAX:
+        v.failed.append(f"the hosts waited for a core {f['host_wait_frames']:.0%} of a frame "
+                        f"time each turn (at most {HOST_WAIT_MAX:.0%})")
+    if f["switch_waited"] is not None and f["switch_waited"] > SWITCH_WAIT_MAX:
+        v.failed.append(f"the switch waited for a core {f['switch_waited']:.0%} of its time "
+                        f"(at most {SWITCH_WAIT_MAX:.0%})")
+    v.ok = not v.failed
+    v.seconds = t1 - t0
+    progress(f"  {mbit:g} Mbit/s: {'keeps up' if v.ok else 'no: ' + '; '.join(v.failed)}")
+    return v
+
+
+def search(emu: Emulation, cap: float, progress: Progress,
+           ladder: tuple[float, ...] = LADDER_MBIT) -> tuple[float | None, list[Verdict]]:
+    """The highest ladder rate up to `cap` that passes (None: not even the lowest)."""
+    rungs = [r for r in ladder if r < cap] + [cap]
+    tried: list[Verdict] = []
+
+    def passes(i: int) -> bool:
+        tried.append(probe(emu, rungs[i], progress))
+        return tried[-1].ok
+
+    if passes(len(rungs) - 1):
+        return cap, tried
+    lo, hi = -1, len(rungs) - 1  # rungs[lo] passes (lo = -1: none known), rungs[hi] fails
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if passes(mid):
+            lo = mid
+        else:
+            hi = mid
+    return (rungs[lo] if lo >= 0 else None), tried
+
+
+def calibrate(topo: Topology, cap: float, progress: Progress, *,
+              ports: str | None = None) -> dict[str, Any]:
+    """Find and cache the operating rate of `topo`'s network (its rates only scale)."""
+    if len(topo.hosts) < 2:
+        raise UsageError("calibration needs at least 2 hosts")
+    if topo.host_rate() is None:
+        raise UsageError("calibration needs shaped host links")
+    started = time.time()
+    progress(f"calibrating {topo_text(topo)} on this machine (once: the result is cached "
+             f"in {cache_file()})")
+    with Emulation(topo, progress=progress, ports=ports) as emu:
+        best, tried = search(emu, cap, progress)
+        here = machine(emu.host_ports)
+    if best is None:
+        raise RunFailed(f"this machine does not keep up with {topo_text(topo)} even at "
+                        f"{LADDER_MBIT[0]} Mbit/s: " + "; ".join(tried[-1].failed)
+                        + " (try fewer hosts)")
+    entry = {"mbit": best, "cap": cap, "when": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+             "seconds": round(time.time() - started, 1),
+             "tried": [asdict(v) for v in tried]}
+    store(topology_key(topo), here, entry)
+    progress(f"{topo_text(topo)}: {best:g} Mbit/s is the highest rate it keeps up with"
+             + (f" (searched up to {cap:g})" if best == cap else ""))
+    return entry
+
+
+def topo_text(topo: Topology) -> str:
+    return f"{topo.shape} with {len(topo.hosts)} hosts"

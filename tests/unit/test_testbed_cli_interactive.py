@@ -1,0 +1,53 @@
+"""testbed.cli.interactive's pure helpers: the `bcast` report and number arguments."""
+
+import pytest
+
+from testbed.cli.interactive import _count, bcast_lines, group_lines
+from testbed.errors import UsageError
+
+
+def _result(**over: object) -> dict:
+    res = {"algorithm": "binomial", "size": 1024, "hosts": 3, "iterations": 5,
+           "verified": True, "t_mcast_s": {"median": 0.0012}, "predicted_s": 0.0009,
+           "rank_hosts": ["h0", "h1", "h2"], "rank_done_s": [0.0, 0.0004, 0.00115],
+           "rank_return_s": [0.0005, 0.0006, 0.0012], "rank_done_from": "held"}
+    return {**res, **over}
+
+
+def test_bcast_lines_head_with_t_mcast_and_model_then_a_row_per_rank() -> None:
+    lines = bcast_lines(_result())
+    assert lines[0] == ("binomial 1024 B from h0 to 3 hosts (5 broadcasts, bytes verified): "
+                        "t_mcast median 1200 us, model 900 us")
+    table = lines[1].splitlines()
+    assert table[0].split() == ["rank", "host", "holds", "the", "message", "returns"]
+    assert [r.split() for r in table[2:]] == [["0", "h0", "0", "us", "500", "us"],
+                                              ["1", "h1", "400", "us", "600", "us"],
+                                              ["2", "h2", "1150", "us", "1200", "us"]]
+    assert len(lines) == 2
+
+
+def test_bcast_lines_without_model_or_per_rank_report() -> None:
+    lines = bcast_lines(_result(predicted_s=None, verified=False, rank_done_from="return",
+                                rank_done_s=None))
+    assert lines[0].endswith("WRONG BYTES at some rank): t_mcast median 1200 us, model -")
+    assert lines[1].splitlines()[2].split() == ["0", "h0", "-", "500", "us"]
+    assert "return stands in" in lines[2]
+
+
+@pytest.mark.parametrize(("text", "message"), [("x", "whole number"), ("1.5", "whole number"),
+                                               ("0", "1 to 4, got 0"), ("5", "1 to 4")])
+def test_count_refuses(text: str, message: str) -> None:
+    with pytest.raises(UsageError, match=message):
+        _count(text, "HOSTS", 1, 4)
+    assert _count("4", "HOSTS", 1, 4) == 4
+
+
+def test_group_lines_show_time_left_and_leaving() -> None:
+    groups = {"239.1.1.1": {
+        "members": {"h1": {"switch": "s1", "port": 2, "expires_in_s": 4.26, "leaving": False},
+                    "h2": {"switch": "s1", "port": 3, "expires_in_s": 0.9, "leaving": True}},
+        "sources": {"h0": {"kind": "tree", "tree": {"s1": [2, 3]}}}}}
+    assert group_lines(groups) == [
+        "239.1.1.1  members: h1 (s1:2, expires in 4.3 s), h2 (s1:3, leaving, expires in "
+        "0.9 s)", "  from h0: tree s1->2,3"]
+    assert group_lines({}) == ["no groups"]
