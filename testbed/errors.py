@@ -25,3 +25,9 @@ class RunFailed(McastlabError):
     """An experiment, MPI job or network start-up failed or timed out."""
 
     exit_code = 4
+
+
+class NotKeptUp(McastlabError):
+    """The emulator did not keep up with a measurement that must be a result (a lab's)."""
+
+    exit_code = 6

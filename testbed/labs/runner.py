@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import datetime
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ..errors import UsageError
+from ..errors import NotKeptUp, UsageError
 from . import labs
 from .answers import Verdict, check, load_answers, to_toml
 from .lab import Lab
@@ -45,19 +46,46 @@ def _emulation(lab: Lab, progress: Callable[[str], None]) -> Any:
     return Emulation(topo, progress=progress, controller_config=lab.controller)
 
 
+MEASURE_TRIES = 2  # a flagged measurement is taken again once before the lab gives up
+
+
 def measure(lab: Lab, progress: Callable[[str], None]) -> dict[str, Any]:
-    with _emulation(lab, progress) as emu:
+    """The lab's measurement, and under "fidelity" its flags (testbed.fidelity.flags: the
+    switch starved of CPU over the whole measurement)."""
+    from ..fidelity.flags import Monitor
+
+    with _emulation(lab, progress) as emu, Monitor(emu.topo) as mon:
+        t0 = time.time()
         measured = lab.measure(emu, progress)
+        measured["fidelity"] = mon.window(t0, time.time())["flags"]
     missing = [q.key for q in lab.questions if q.key not in measured]
     if missing:  # a lab that measures less than it asks is a bug, not a user error
         raise RuntimeError(f"lab {lab.number} measured no {', '.join(missing)}")
     return measured
 
 
+def kept_up(lab: Lab, progress: Callable[[str], None],
+            measure_once: Callable[[Lab, Callable[[str], None]], dict[str, Any]] = measure
+            ) -> dict[str, Any]:
+    """A measurement the emulator kept up with (MEASURE_TRIES at most): a flagged one is
+    no result, and answers are never judged against it."""
+    for attempt in range(1, MEASURE_TRIES + 1):
+        measured = measure_once(lab, progress)
+        if not measured["fidelity"]:
+            return measured
+        progress(f"lab {lab.number}: the emulator did not keep up ("
+                 f"{'; '.join(measured['fidelity'])})"
+                 + (": measuring again" if attempt < MEASURE_TRIES else ""))
+    raise NotKeptUp(f"lab {lab.number}: the emulator did not keep up in "
+                        f"{MEASURE_TRIES} measurements, so there is nothing to judge answers "
+                        "against; stop what else runs on this machine and try again")
+
+
 def solve(lab: Lab, out: Path | None, progress: Callable[[str], None]) -> int:
-    measured = measure(lab, progress)
+    measured = kept_up(lab, progress)
     text = (f"# mcastlab lab {lab.number} ({lab.title}): the testbed's own answers, "
-            f"measured {datetime.datetime.now():%Y-%m-%d %H:%M} on {lab.topology}\n"
+            f"measured {datetime.datetime.now():%Y-%m-%d %H:%M} on {lab.topology} "
+            "(the emulator kept up: no fidelity flag)\n"
             + to_toml(lab.number, list(lab.questions), measured))
     if out is None:
         sys.stdout.write(text)
@@ -80,7 +108,7 @@ def verdict_lines(name: str, verdicts: list[Verdict]) -> list[str]:
 def check_files(lab: Lab, files: list[Path], progress: Callable[[str], None]) -> int:
     # every file read before the network comes up: a typo costs nothing
     answers = {f: load_answers(f) for f in files}
-    measured = measure(lab, progress)
+    measured = kept_up(lab, progress)
     worst = 0
     for f, given in answers.items():
         verdicts = check(list(lab.questions), measured, given)
