@@ -99,7 +99,8 @@ def run_mpi(emu: Any, argv: list[str], *, hosts: list[str] | None = None, np: in
         out, err = fout.read(), ferr.read()
     if failed is None:
         raise RunFailed(f"MPI job '{' '.join(argv)}' on {np} ranks exceeded its "
-                        f"{timeout:g} s timeout; all its processes were killed")
+                        f"{timeout:g} s timeout; all its processes were killed"
+                        + _stuck_lines(job_dir, np))
     if failed == STALLED:
         raise RunFailed(f"MPI job '{' '.join(argv)}' on {np} ranks made no progress for "
                         f"{stall[1]:g} s; all its processes were killed")
@@ -139,6 +140,15 @@ def run_mpi(emu: Any, argv: list[str], *, hosts: list[str] | None = None, np: in
         raise RunFailed(f"MPI job '{' '.join(argv)}' on {np} ranks: {who}"
                         + (f":\n{detail}" if detail else ""))
     return res
+
+
+def _stuck_lines(job_dir: Path, np: int) -> str:
+    """What the ranks of a killed job said they were waiting for (collectives.ipmc.wait.Clock
+    warns once a wait has lasted a sixth of its deadline), the last 8 such lines."""
+    stuck = [f"rank {r}: {ln.strip()}" for r in range(np)
+             for p in (job_dir / f"rank-{r}.out", job_dir / f"rank-{r}.err") if p.exists()
+             for ln in p.read_text(errors="replace").splitlines() if "still waiting" in ln]
+    return ("; ranks still waiting:\n" + "\n".join(stuck[-8:])) if stuck else ""
 
 
 # Each rank runs under this wrapper, which records the rank's exit code. Hydra does not end
