@@ -17,7 +17,7 @@ from testbed.emulation import registry
 from testbed.emulation.cleanup import cleanup_stale, leftovers
 from testbed.emulation.environment import Capabilities, detect
 
-MCASTLAB = [sys.executable, "-m", "testbed.cli.main"]
+MCASTLAB = [sys.executable, "-m", "testbed.cli"]
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

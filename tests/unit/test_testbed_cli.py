@@ -1,4 +1,4 @@
-"""testbed.cli.main: the commands that need neither root nor a network, and argument errors.
+"""testbed.cli: the commands that need neither root nor a network, and argument errors.
 
 Nothing here may reach a command that brings a network up: `run` is only exercised on
 errors raised before the emulation starts.

@@ -1,4 +1,4 @@
-"""testbed.cli.main on bad input (issue 18): one `mcastlab: error: ...` line and the documented exit
+"""testbed.cli on bad input (issue 18): one `mcastlab: error: ...` line and the documented exit
 code (2: bad input), never a traceback, and always before a network or controller starts.
 
 Every test here runs with `no_network`: should a check ever move after the point where a
@@ -438,12 +438,12 @@ def test_every_subcommand_refuses_bad_input_without_a_traceback(
                                   ["pingpong", "--reps", "0"], ["cleanup", "now"]])
 def test_the_installed_entry_refuses_bad_input(argv: list[str],
                                                capsys: pytest.CaptureFixture[str]) -> None:
-    """`python -m testbed.cli.main` (what `mcastlab` runs: pyproject's [project.scripts]), only
+    """`python -m testbed.cli` (what `mcastlab` runs: pyproject's [project.scripts]), only
     with input argparse itself refuses: a subprocess has no guard against starting things."""
     with pytest.raises(SystemExit):  # first in-process: the refusal is argparse's
         main(argv)
     capsys.readouterr()
-    done = subprocess.run([sys.executable, "-m", "testbed.cli.main", *argv], capture_output=True,
+    done = subprocess.run([sys.executable, "-m", "testbed.cli", *argv], capture_output=True,
                           text=True, timeout=60, cwd=Path(__file__).resolve().parents[2])
     assert done.returncode == 2
     assert done.stdout == "" and "Traceback" not in done.stderr
