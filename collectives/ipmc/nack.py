@@ -169,8 +169,9 @@ def serve(ch: Channel, msg: Message, o: Options, clock: Clock) -> None:
         # datagram in, the root only sends), at the pace a slow receiver has set: no rescue
         # before that much time has passed since the end
         duration = msg.count * dg.wire_bits(o.fragment) / pace.rate if pace.rate else 0.0
-        if end.seq > END_ROBUST and time.perf_counter() - end.first > duration:
-            quiet = time.perf_counter() - end.first > duration + RESCUE_QUIET_S
+        since_end = time.perf_counter() - end.first
+        if end.seq > END_ROBUST and since_end > duration:
+            quiet = since_end > duration + RESCUE_QUIET_S
             for r in sorted(out - rescued):
                 if reported_at.get(r, -RESCUE_RECENT) <= end.seq - RESCUE_RECENT \
                         and not quiet:

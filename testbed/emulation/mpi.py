@@ -97,20 +97,19 @@ def run_mpi(emu: Any, argv: list[str], *, hosts: list[str] | None = None, np: in
         fout.seek(0)
         ferr.seek(0)
         out, err = fout.read(), ferr.read()
+    rank_output = _rank_outputs(job_dir, np)
     if failed is None:
+        stuck = _still_waiting(rank_output)
         raise RunFailed(f"MPI job '{' '.join(argv)}' on {np} ranks exceeded its "
                         f"{timeout:g} s timeout; all its processes were killed"
-                        + _stuck_lines(job_dir, np))
+                        + (f"; ranks still waiting:\n{stuck}" if stuck else ""))
     if failed == STALLED:
         raise RunFailed(f"MPI job '{' '.join(argv)}' on {np} ranks made no progress for "
                         f"{stall[1]:g} s; all its processes were killed")
     res = MpiResult(proc.returncode, time.perf_counter() - t0, out, err, job_dir=job_dir)
     if failed:
         res.returncode = res.returncode or 1
-    for r in range(np):
-        parts = [p.read_text(errors="replace") for p in
-                 (job_dir / f"rank-{r}.out", job_dir / f"rank-{r}.err") if p.exists()]
-        res.rank_output[r] = "".join(parts)
+    res.rank_output = rank_output
     if check and res.returncode != 0:
         # an uncaught exception in a rank aborts the whole job (python -m mpi4py), and the
         # rank noticed first may be one the abort killed: name the rank that raised it
@@ -118,12 +117,9 @@ def run_mpi(emu: Any, argv: list[str], *, hosts: list[str] | None = None, np: in
         if raised:
             who = f"rank {raised[0]} ({names[raised[0] // ppn]}) raised an exception"
             detail = _tail(res.rank_output[raised[0]])
-            # what the other ranks said they were stuck on (collectives.ipmc.wait.Clock)
-            stuck = [ln for r in range(np) if r != raised[0]
-                     for ln in res.rank_output.get(r, "").splitlines()
-                     if "still waiting" in ln]
+            stuck = _still_waiting(res.rank_output, but=raised[0])
             if stuck:
-                detail += "\nmeanwhile:\n" + "\n".join(stuck[-8:])
+                detail += f"\nmeanwhile:\n{stuck}"
         elif failed:
             rank, code = failed
             who = f"rank {rank} ({names[rank // ppn]}) exited with code {code}"
@@ -142,13 +138,19 @@ def run_mpi(emu: Any, argv: list[str], *, hosts: list[str] | None = None, np: in
     return res
 
 
-def _stuck_lines(job_dir: Path, np: int) -> str:
-    """What the ranks of a killed job said they were waiting for (collectives.ipmc.wait.Clock
-    warns once a wait has lasted a sixth of its deadline), the last 8 such lines."""
-    stuck = [f"rank {r}: {ln.strip()}" for r in range(np)
-             for p in (job_dir / f"rank-{r}.out", job_dir / f"rank-{r}.err") if p.exists()
-             for ln in p.read_text(errors="replace").splitlines() if "still waiting" in ln]
-    return ("; ranks still waiting:\n" + "\n".join(stuck[-8:])) if stuck else ""
+def _rank_outputs(job_dir: Path, np: int) -> dict[int, str]:
+    """Each rank's stdout and stderr (hydra's -outfile/-errfile patterns), as far as written."""
+    return {r: "".join(p.read_text(errors="replace") for p in
+                       (job_dir / f"rank-{r}.out", job_dir / f"rank-{r}.err") if p.exists())
+            for r in range(np)}
+
+
+def _still_waiting(rank_output: dict[int, str], but: int | None = None) -> str:
+    """What the ranks (all `but` one) said they were waiting for: collectives.ipmc.wait.Clock
+    warns once a wait has lasted a sixth of its deadline. The last 8 such lines."""
+    stuck = [f"rank {r}: {ln.strip()}" for r, text in rank_output.items() if r != but
+             for ln in text.splitlines() if "still waiting" in ln]
+    return "\n".join(stuck[-8:])
 
 
 # Each rank runs under this wrapper, which records the rank's exit code. Hydra does not end
