@@ -80,7 +80,11 @@ class SocketWatch:
             return
         if fds == self.fds:
             return
-        self.fds = fds
+        # our own duplicates are in the listing; those closed below may get their numbers
+        # back as new duplicates at once, so none of these numbers is a candidate this time
+        # (taking one for MPI's made a duplicate of our duplicate, over and over: a leak of
+        # descriptors and a refresh at every look, 5-10 % of a core)
+        ours = set(self.dups.values())
         for fd, ident in list(self.known.items()):
             # closed, or closed and the number reused: our duplicate keeps the old socket
             # (and its registrations) alive until it is closed too
@@ -88,9 +92,12 @@ class SocketWatch:
                 self._forget(fd)
         self.other = {fd: ident for fd, ident in self.other.items()
                       if fd in fds and _ident(fd) == ident}
-        for fd in fds - self.known.keys() - set(self.dups.values()) - \
-                self.other.keys():
-            self._consider(fd)
+        for fd in sorted(fds - self.known.keys() - ours - self.other.keys()):
+            if fd not in self.dups.values():
+                self._consider(fd)
+        # a socket MPI opens next may get the number of a duplicate closed above: the
+        # next listing must differ from this one for it to be looked at
+        self.fds = fds - (ours - set(self.dups.values()))
 
     def _consider(self, fd: int) -> None:
         with contextlib.suppress(OSError):
@@ -110,9 +117,18 @@ class SocketWatch:
                     kind[1] != socket.SOCK_STREAM:
                 os.close(dup)
                 return
+            try:
+                self.ep.register(fd, select.EPOLLIN)
+            except OSError:
+                os.close(dup)
+                return
+            try:
+                self.ep.register(dup, select.EPOLLOUT | select.EPOLLET)
+            except OSError:
+                self.ep.unregister(fd)
+                os.close(dup)
+                return
             del self.other[fd]
-            self.ep.register(fd, select.EPOLLIN)
-            self.ep.register(dup, select.EPOLLOUT | select.EPOLLET)
             self.known[fd] = (st.st_dev, st.st_ino)
             self.dups[fd] = dup
 
@@ -125,6 +141,12 @@ class SocketWatch:
             with contextlib.suppress(OSError):
                 self.ep.unregister(dup)
             os.close(dup)
+
+    def close(self) -> None:
+        """Stop watching: close the duplicates and the epoll set."""
+        for fd in list(self.known):
+            self._forget(fd)
+        self.ep.close()
 
     def sleep(self, timeout: float) -> bool:
         """Sleep until a watched socket wants attention or `timeout` passes; True if one

@@ -13,7 +13,7 @@ from testbed.emulation.mpi import run_mpi
 from testbed.emulation.network import Emulation
 from topologies import parse_spec
 
-BOUND = 0.10  # generous: the benchmark measures about 1-2 %
+BOUND = 0.05  # the benchmark measures about 1-2 %; a descriptor leak once made it 5-10 %
 
 
 def idle(emu, mode: str, ops: str) -> dict:
@@ -27,7 +27,7 @@ def idle(emu, mode: str, ops: str) -> dict:
 
 def test_a_waiting_rank_leaves_the_cpu(caps, clean_after):
     with Emulation(parse_spec("star:hosts=2,bw=100"), caps=caps) as emu:
-        asleep = idle(emu, "block", "irecv,ibarrier,ibcast,nack")
+        asleep = idle(emu, "block", "nack,irecv,ibarrier,ibcast")
         spinning = idle(emu, "spin", "recv")
     for op, r in asleep.items():
         assert r["cpu_share"] < BOUND, (op, r)
