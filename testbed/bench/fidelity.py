@@ -260,19 +260,23 @@ def _envelope_md(before: list[dict[str, Any]], after: list[dict[str, Any]]) -> l
 
 def _scaling_md(rows: list[dict[str, Any]]) -> list[str]:
     out = ["", "## nack 64 KiB on 2 and 16 hosts, against MPI_Bcast and binomial on 16", "",
-           "One 16-host star retuned rate by rate; ! = flagged by the fidelity monitor.", "",
+           "One 16-host star retuned rate by rate; ! = flagged by the fidelity monitor (no "
+           "ratio from it: -).", "",
            "| Mbit/s | nack 2 ms | nack 16 ms | T(16)/T(2) | MPI_Bcast 16 ms | binomial 16 ms "
            "| nack / MPI_Bcast | hosts' wait, frame times |", "|---|---|---|---|---|---|---|---|"]
 
     def v(x: dict[str, Any]) -> str:
         return f"{x['ms']:.1f}{'!' if x['flags'] else ''}"
 
+    def ratio(a: dict[str, Any], b: dict[str, Any]) -> str:  # a flagged point feeds none
+        return "-" if a["flags"] or b["flags"] else f"{a['ms'] / b['ms']:.2f}"
+
     for r in rows:
         worst = max((r[k].get("host_wait_frames") or 0.0) for k in
                     ("nack2", "nack16", "mpich16", "binomial16"))
         out.append(f"| {r['mbit']} | {v(r['nack2'])} | {v(r['nack16'])} | "
-                   f"{r['nack16']['ms'] / r['nack2']['ms']:.2f} | {v(r['mpich16'])} | "
-                   f"{v(r['binomial16'])} | {r['nack16']['ms'] / r['mpich16']['ms']:.2f} | "
+                   f"{ratio(r['nack16'], r['nack2'])} | {v(r['mpich16'])} | "
+                   f"{v(r['binomial16'])} | {ratio(r['nack16'], r['mpich16'])} | "
                    f"{worst:.2f} |")
     clean = [r for r in rows if not any(r[k]["flags"] for k in ("nack2", "nack16",
                                                                   "mpich16"))]
