@@ -37,15 +37,16 @@ def _point(emu: Emulation, alg: str, size: int, hosts: int, iters: int,
             r = run_bcast(emu, alg, size, hosts=hosts, iters=iters, flow=False, loss=loss,
                           timeout=POINT_TIMEOUT_S)
     except RunFailed as exc:
+        msg = " ".join(str(exc).split())  # its end says what TCP did meanwhile: keep it
         return {"algorithm": alg, "size": size, "hosts": hosts, "loss": loss, "ms": None,
-                "error": " ".join(str(exc).split())[:600], "flags": [], "repaired": None,
-                "all_correct": True}
+                "error": msg if len(msg) <= 700 else f"{msg[:400]} ... {msg[-300:]}",
+                "flags": [], "repaired": None, "all_correct": True, "tcp_timeouts": None}
     fid = mon.window(*r["window"], host_wait_s=r["cpu"]["wait_per_turn_s"])
     t = r["t_mcast_s"]
     return {"algorithm": alg, "size": size, "hosts": hosts, "loss": loss,
             "ms": t["median"] * 1e3, "p90_ms": t["p90"] * 1e3, "flags": fid["flags"],
             "repaired": (r.get("datagrams") or {}).get("per_broadcast", {}).get("repaired"),
-            "all_correct": bool(r["verified"])}
+            "all_correct": bool(r["verified"]), "tcp_timeouts": r["tcp"]["timeouts"]}
 
 
 def run(caps: Capabilities, progress: Progress, quick: bool = False) -> dict[str, Any]:
@@ -130,6 +131,18 @@ def markdown(res: dict[str, Any]) -> list[str]:
             out.append(f"| {size} | {loss:.0%} | "
                        + " | ".join(_cell(at.get(a)) for a in ALGOS)
                        + f" | {repaired} | {_ratio(nack, base)} | {_ratio(nack, best)} |")
+    out += ["", "TCP retransmission timeouts on the hosts during each lossy point (MPI's "
+            "messages, the benchmark's own included, go over TCP; each timeout of the same "
+            "segment doubles the next wait, from 200 ms):", "",
+            "| size | loss | " + " | ".join(ALGOS) + " |", "|---" * (len(ALGOS) + 2) + "|"]
+    for p0 in rows:
+        if p0["algorithm"] != ALGOS[0] or not p0["loss"]:
+            continue
+        at = {p["algorithm"]: p.get("tcp_timeouts") for p in rows
+              if p["size"] == p0["size"] and p["loss"] == p0["loss"]}
+        out.append(f"| {p0['size']} | {p0['loss']:.0%} | "
+                   + " | ".join("-" if at.get(a) is None else str(at[a]) for a in ALGOS)
+                   + " |")
     wrong = [p for p in res["lossless"] + rows if not p["all_correct"]]
     failed = [p for p in res["lossless"] + rows if p["ms"] is None]
     if failed:

@@ -174,6 +174,9 @@ def cmd_bcast(args: argparse.Namespace) -> int:
             print(f"  the root's pace after the last broadcast: "
                   f"{res['datagrams']['pace_bps'] / 1e6:.1f} Mbit/s, its group round trip "
                   f"{res['datagrams']['grtt_s'] * 1e3:.2f} ms")
+    if res["loss"] and res.get("tcp"):
+        print(f"  TCP on the hosts (MPI's messages, also lost): {res['tcp']['retrans_segs']} "
+              f"segments retransmitted, {res['tcp']['timeouts']} retransmission timeouts")
     if res.get("flow"):
         print(f"  flow-latency benchmark: {res['flow']['t_mcast_s'] * 1e6:.0f} us "
               f"(critical responder {res['flow']['critical']})")

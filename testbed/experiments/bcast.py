@@ -13,6 +13,7 @@ from collectives.trees.model import MeasuredPointToPoint, predict
 from collectives.trees.schedules import build
 from collectives.waiting import DEFAULT as DEFAULT_WAIT
 
+from ..emulation import tcp_stats
 from ..emulation.frame_count import FrameCounter
 from ..emulation.mpi import run_mpi
 from ..emulation.network import Emulation
@@ -115,6 +116,13 @@ def prediction(algorithm: str, k: int, size: int, params: dict[str, Any] | None,
                          t_end=p2p.t_end(size), **extra), p2p)
 
 
+def _tcp_note(tcp: dict[str, int]) -> str:
+    """What TCP did meanwhile, for the message of a job that failed (its MPI messages go
+    over TCP: under loss a stall may be TCP's backoff, not the algorithm)."""
+    return (f"; meanwhile TCP on its hosts retransmitted {tcp['retrans_segs']} segment(s), "
+            f"{tcp['timeouts']} of them after a retransmission timeout")
+
+
 def run_bcast(emu: Emulation, algorithm: str, size: int, *,
               hosts: int | list[str] | None = None,
               iters: int = 20, flow: bool = True, params: dict[str, Any] | None = None,
@@ -169,14 +177,19 @@ def run_bcast(emu: Emulation, algorithm: str, size: int, *,
     counter = FrameCounter(emu) if frames > 0 and emu.controller is not None else None
     if counter is not None:
         args += ["--mark-dir", str(counter.dir), "--frame-iters", str(frames)]
+    pids = [emu.host(n).pid for n in names]
+    tcp_before = tcp_stats.counters(pids)
     if loss:
         emu.set_loss(loss * 100, scope=loss_scope)
     try:
         with counter or contextlib.nullcontext():
             res = _last_json(run_mpi(emu, args, hosts=names, timeout=timeout, env=env))
+    except RunFailed as e:
+        raise RunFailed(f"{e}{_tcp_note(tcp_stats.since(tcp_before, pids))}") from e
     finally:
         if loss:
             emu.set_loss(0)
+    tcp = tcp_stats.since(tcp_before, pids)
     per_frame = counter.per_iteration(frames) if counter is not None else None
     per_link = counter.link_bytes(frames) if counter is not None else None
     predicted = prediction(algorithm, len(names), size, params, fragment, placement)
@@ -192,7 +205,8 @@ def run_bcast(emu: Emulation, algorithm: str, size: int, *,
             "flow": res.get("flow"), "flow_vs_direct": res.get("flow_vs_direct"),
             "cpu": res.get("cpu"), "datagrams": res.get("datagrams"),
             "window": res.get("window"),
-            "loss": loss, "loss_scope": loss_scope if loss else None, "frames": per_frame,
+            "loss": loss, "loss_scope": loss_scope if loss else None, "tcp": tcp,
+            "frames": per_frame,
             "link_bytes": per_link and {f"{a}>{b}": round(v) for (a, b), v in per_link.items()
                                         if round(v) > 0},
             "topology": emu.topo.name}

@@ -4,9 +4,11 @@ and to the best point-to-point tree, flagged points marked."""
 from testbed.bench.nack import markdown
 
 
-def point(alg: str, size: int, hosts: int, loss: float, ms: float, flags=(), repaired=None):
+def point(alg: str, size: int, hosts: int, loss: float, ms: float, flags=(), repaired=None,
+          rto=None):
     return {"algorithm": alg, "size": size, "hosts": hosts, "loss": loss, "ms": ms,
-            "p90_ms": ms, "flags": list(flags), "repaired": repaired, "all_correct": True}
+            "p90_ms": ms, "flags": list(flags), "repaired": repaired, "all_correct": True,
+            "tcp_timeouts": rto}
 
 
 def test_report_gives_the_ratios_the_goals_are_stated_in():
@@ -33,10 +35,14 @@ def test_a_point_that_timed_out_says_so_and_the_ratios_skip_it():
            "lossless": [point("nack", 1024, 2, 0.0, 2.0), point("nack", 1024, 16, 0.0, 3.0)],
            "loss": [point("nack", 1024, 16, 0.0, 3.0), point("two-stage", 1024, 16, 0.0, 4.0),
                     point("binomial", 1024, 16, 0.0, 5.0), point("mpich", 1024, 16, 0.0, 6.0),
-                    point("nack", 1024, 16, 0.1, 9.0), point("two-stage", 1024, 16, 0.1, None),
-                    point("binomial", 1024, 16, 0.1, None), point("mpich", 1024, 16, 0.1, 18.0)]}
+                    point("nack", 1024, 16, 0.1, 9.0, rto=3),
+                    point("two-stage", 1024, 16, 0.1, None),
+                    point("binomial", 1024, 16, 0.1, None),
+                    point("mpich", 1024, 16, 0.1, 18.0, rto=41)]}
     text = "\n".join(markdown(res))
     assert "| 1024 | 10% | 9.0 | > 240 s | > 240 s | 18.0 | - | 3.00 | 0.50 |" in text
+    # TCP's timeouts per lossy point; '-' where the point has no result
+    assert "| 1024 | 10% | 3 | - | - | 41 |" in text
 
 
 def test_a_flagged_point_feeds_no_ratio():
