@@ -49,14 +49,16 @@ END_ROBUST = 20  # end markers 2 GRTT apart before the interval doubles (NORM's 
 RESCUE_RECENT = 3  # a receiver reporting gaps at one of the last this many end markers
 # a receiver quiet this long past that point is sent what it lacks all the same: it hears no
 # multicast at all (its MPI "complete" would have come: TCP's retransmission timeouts at 10 %
-# loss of every packet, 0.2 + 0.4 + 0.8 s for three losses in a row, one time in a thousand)
+# loss of every packet, 0.2 + 0.4 + 0.8 s for three losses in a row of a segment that
+# crosses two lossy links, 0.19^3: one time in 150)
 RESCUE_QUIET_S = 3.0
 END_INFO = struct.Struct("!Id")  # an end marker's payload: sequence number, root's GRTT (s)
 # A receiver's "complete" goes out this many times, back to back: a lost one leaves the
 # root waiting until the receiver answers an end marker, which it does only in its next
 # multicast collective, or until the MPI copy comes (TCP: 200 ms if its segment is lost).
-# At 10 % loss of every packet and 15 receivers, a broadcast with some receiver's every
-# copy lost: 1 - 0.999^15 = 1.5 % with 3 copies (80 % with one).
+# At 10 % loss of every packet on every host link a datagram from host to host crosses two
+# lossy links (lost 19 % of the time): some receiver's every copy lost, among 15, in
+# 1 - (1 - 0.19^3)^15 = 10 % of broadcasts with 3 copies (96 % with one).
 DONE_COPIES = 3
 
 
