@@ -35,6 +35,7 @@ from ..errors import RunFailed
 from ..experiments.bcast import run_bcast
 from ..fidelity import calibration
 from ..fidelity.flags import Monitor
+from .points import ratio
 
 # label, MCASTLAB_WAIT, extra environment, ops, programs.idle_bench arguments, host CPU cap
 IDLE = (
@@ -267,9 +268,6 @@ def _scaling_md(rows: list[dict[str, Any]]) -> list[str]:
 
     def v(x: dict[str, Any]) -> str:
         return f"{x['ms']:.1f}{'!' if x['flags'] else ''}"
-
-    def ratio(a: dict[str, Any], b: dict[str, Any]) -> str:  # a flagged point feeds none
-        return "-" if a["flags"] or b["flags"] else f"{a['ms'] / b['ms']:.2f}"
 
     for r in rows:
         worst = max((r[k].get("host_wait_frames") or 0.0) for k in

@@ -18,6 +18,7 @@ from ..experiments.bcast import run_bcast
 from ..fidelity.flags import Monitor
 from ..fidelity.link_rate import resolve
 from ..fidelity.wire_units import wire_time_s
+from .points import is_result, ratio
 
 SIZES = (1024, 65536, 1 << 20)
 LOSSES = (0.0, 0.01, 0.05, 0.10)
@@ -82,18 +83,6 @@ def _cell(p: dict[str, Any] | None) -> str:
     return f"{p['ms']:.1f}{'!' if p['flags'] else ''}"
 
 
-def _result(p: dict[str, Any] | None) -> bool:
-    """A point that is a result: it finished and the emulator kept up."""
-    return p is not None and p["ms"] is not None and not p["flags"]
-
-
-def _ratio(a: dict[str, Any], b: dict[str, Any] | None) -> str:
-    """a / b, or '-' unless both are results (a flagged point feeds no ratio)."""
-    if not (_result(a) and _result(b)):
-        return "-"
-    return f"{a['ms'] / b['ms']:.2f}"
-
-
 def markdown(res: dict[str, Any]) -> list[str]:
     mbit = res["mbit"]
     out = ["", f"16-host star at {mbit:g} Mbit/s ({res['link_rate'].get('source', '')}); "
@@ -109,9 +98,9 @@ def markdown(res: dict[str, Any]) -> list[str]:
         two, sixteen = (next(p for p in res["lossless"] if p["size"] == size and
                              p["hosts"] == h) for h in (2, 16))
         wire = wire_time_s(size, mbit) * 1e3
-        of_wire = f"{sixteen['ms'] / wire:.2f}" if _result(sixteen) else "-"
+        of_wire = f"{sixteen['ms'] / wire:.2f}" if is_result(sixteen) else "-"
         out.append(f"| {size} | {wire:.2f} | {_cell(two)} | {_cell(sixteen)} | "
-                   f"{of_wire} | {_ratio(sixteen, two)} |")
+                   f"{of_wire} | {ratio(sixteen, two)} |")
     rows = res["loss"]
     out += ["", "## Loss of every packet on every host link (16 hosts)", "",
             f"nack / lossless: goal at most {LOSS_GOAL}; nack / best tree: the best of "
@@ -119,30 +108,27 @@ def markdown(res: dict[str, Any]) -> list[str]:
             "fragments per broadcast.", "",
             "| size | loss | " + " | ".join(ALGOS) + " | nack repaired | nack / lossless | "
             "nack / best tree |", "|---" * (len(ALGOS) + 5) + "|"]
+    tcp = ["", "TCP retransmission timeouts on the hosts during each lossy point (MPI's "
+           "messages, the benchmark's own included, go over TCP; each timeout of the same "
+           "segment doubles the next wait, from 200 ms):", "",
+           "| size | loss | " + " | ".join(ALGOS) + " |", "|---" * (len(ALGOS) + 2) + "|"]
     for size in dict.fromkeys(p["size"] for p in rows):
         base = next(p for p in rows if p["size"] == size and p["loss"] == 0.0
                     and p["algorithm"] == "nack")
         for loss in dict.fromkeys(p["loss"] for p in rows):
             at = {p["algorithm"]: p for p in rows if p["size"] == size and p["loss"] == loss}
             nack = at["nack"]
-            trees = [at[t] for t in TREES if _result(at.get(t))]
+            trees = [at[t] for t in TREES if is_result(at.get(t))]
             best = min(trees, key=lambda p: p["ms"]) if trees else None
             repaired = "-" if nack["repaired"] is None else f"{nack['repaired']:g}"
             out.append(f"| {size} | {loss:.0%} | "
                        + " | ".join(_cell(at.get(a)) for a in ALGOS)
-                       + f" | {repaired} | {_ratio(nack, base)} | {_ratio(nack, best)} |")
-    out += ["", "TCP retransmission timeouts on the hosts during each lossy point (MPI's "
-            "messages, the benchmark's own included, go over TCP; each timeout of the same "
-            "segment doubles the next wait, from 200 ms):", "",
-            "| size | loss | " + " | ".join(ALGOS) + " |", "|---" * (len(ALGOS) + 2) + "|"]
-    for p0 in rows:
-        if p0["algorithm"] != ALGOS[0] or not p0["loss"]:
-            continue
-        at = {p["algorithm"]: p.get("tcp_timeouts") for p in rows
-              if p["size"] == p0["size"] and p["loss"] == p0["loss"]}
-        out.append(f"| {p0['size']} | {p0['loss']:.0%} | "
-                   + " | ".join("-" if at.get(a) is None else str(at[a]) for a in ALGOS)
-                   + " |")
+                       + f" | {repaired} | {ratio(nack, base)} | {ratio(nack, best)} |")
+            if loss:
+                timeouts = [(at.get(a) or {}).get("tcp_timeouts") for a in ALGOS]
+                tcp.append(f"| {size} | {loss:.0%} | "
+                           + " | ".join("-" if n is None else str(n) for n in timeouts) + " |")
+    out += tcp
     wrong = [p for p in res["lossless"] + rows if not p["all_correct"]]
     failed = [p for p in res["lossless"] + rows if p["ms"] is None]
     if failed:
