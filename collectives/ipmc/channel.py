@@ -49,6 +49,13 @@ SNDBUF = 4 << 20
 STASH_MAX = 1 << 16
 FINISHED_MAX = 16  # broadcasts a rank still answers end markers of
 SETUP_TIMEOUT_S = 10.0
+ROUND_S = 0.02  # set-up's probe rounds (_probe_rounds)
+# a rank that has heard no probe this long joins the group again: the kernel repeats an
+# unsolicited IGMP report once (robustness 2, RFC 3376 8.1 and 8.11), and where both were
+# lost (1 % of joins at 10 % loss of every packet) nothing else would before the next
+# general query, minutes away (the rejoin came half way through 500 rounds of 20 ms, but
+# under that loss each round's allgather takes a second or more: a job ran past 240 s)
+REJOIN_S = 1.0
 
 
 class MulticastError(RuntimeError):
@@ -178,8 +185,8 @@ class Channel:
 
     def _verify(self, timeout: float) -> None:
         """Ranks 0 and 1 send probes until every rank has received one (so every rank can
-        receive from rank 0, and rank 0 from rank 1). A rank still without one half way
-        through joins again (its IGMP report may have been lost)."""
+        receive from rank 0, and rank 0 from rank 1). A rank still without one joins again
+        every REJOIN_S (its IGMP reports may all have been lost)."""
 
         def send() -> None:
             if self.rank in (0, 1):
@@ -204,25 +211,32 @@ class Channel:
 
     def _probe_rounds(self, timeout: float, send: Callable[[], None],
                       heard: Callable[[dg.Datagram], bool], got: bool,
-                      halfway: Callable[[], None] | None = None) -> tuple[bool, bool]:
-        """Rounds of 20 ms, collectively: `send()` probes, then read until a probe this rank
-        is `heard` to wait for arrives. Returns (every rank got one, this rank got one);
-        the first is True as soon as it holds (datagram counters reset), False after
-        `timeout`. `halfway` runs once in a rank still without a probe half way through."""
-        rounds = max(1, int(timeout / 0.02))
-        for i in range(rounds):
+                      rejoin: Callable[[], None] | None = None) -> tuple[bool, bool]:
+        """Rounds of ROUND_S, collectively: `send()` probes, then read until a probe this
+        rank is `heard` to wait for arrives. Returns (every rank got one, this rank got
+        one); the first is True as soon as it holds (datagram counters reset), False once
+        `timeout` has passed on rank 0's clock (rank 0 decides for all: a round ends in an
+        allgather, which takes a TCP retransmission timeout or more under loss of every
+        packet, so the rounds are counted in time, not in number). `rejoin` runs in a rank
+        still without a probe every REJOIN_S."""
+        start = time.perf_counter()
+        deadline, joined = start + timeout, start
+        while True:
             send()
-            end = time.perf_counter() + 0.02
+            end = time.perf_counter() + ROUND_S
             while not got and time.perf_counter() < end:
                 self.wait_readable(end - time.perf_counter())
                 got = any(d.kind == dg.PROBE and heard(d) for d in self.read())
-            if all(self.comm.allgather(got)):
+            now = time.perf_counter()
+            every = self.comm.allgather((got, now > deadline))
+            if all(g for g, _ in every):
                 self.stats["sent"] = self.stats["received"] = 0
                 return True, got
-            if not got and halfway is not None and i >= rounds // 2:
-                halfway()
-                halfway = None
-        return False, got
+            if every[0][1]:
+                return False, got
+            if not got and rejoin is not None and now - joined >= REJOIN_S:
+                rejoin()
+                joined = now
 
     def _send(self, data: bytes, dest: tuple[str, int] | None = None) -> None:
         while True:
