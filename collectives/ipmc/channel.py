@@ -26,6 +26,7 @@ import secrets
 import select
 import socket
 import struct
+import sys
 import time
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -220,7 +221,7 @@ class Channel:
         packet, so the rounds are counted in time, not in number). `rejoin` runs in a rank
         still without a probe every REJOIN_S."""
         start = time.perf_counter()
-        deadline, joined = start + timeout, start
+        deadline, joined, warn = start + timeout, start, True
         while True:
             send()
             end = time.perf_counter() + ROUND_S
@@ -237,6 +238,10 @@ class Channel:
             if not got and rejoin is not None and now - joined >= REJOIN_S:
                 rejoin()
                 joined = now
+            if not got and warn and now - start > timeout / 2:
+                warn = False  # said once, so that a job that fails says what it waited for
+                print(f"multicast set-up: rank {self.rank} still without a probe "
+                      f"{now - start:.1f} s after it began", file=sys.stderr, flush=True)
 
     def _send(self, data: bytes, dest: tuple[str, int] | None = None) -> None:
         while True:
