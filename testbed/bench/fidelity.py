@@ -5,6 +5,7 @@ the rates around it.
 - Idle ranks: a rank waits 1 s for a message on two emulated hosts (collectives.programs.idle_bench)
   in MPI's own calls and in the project's loops, under each way of waiting tried: its CPU
   share, and how much later than a spinning rank it notices the message.
+  Beside them, other MPIs under the same mpi4py (Open MPI, Intel MPI; bench.other_mpis).
 - Forwarding: frames the software switch forwards per CPU-second of ovs-vswitchd (all its
   threads, /proc/<pid>/stat), default (AF_PACKET) against AF_XDP ports: UDP at fixed rates
   between two hosts, and multicast bursts to seven members.
@@ -35,6 +36,7 @@ from ..errors import RunFailed
 from ..experiments.bcast import run_bcast
 from ..fidelity import calibration
 from ..fidelity.flags import Monitor
+from . import other_mpis
 from .points import ratio
 
 # label, MCASTLAB_WAIT, extra environment, ops, programs.idle_bench arguments, host CPU cap
@@ -184,6 +186,7 @@ def run(caps: Capabilities, progress: Progress, quick: bool = False) -> dict[str
     hosts = (2, 4, 8, 16) if quick else (2, 4, 8, 16, 32, 64)
     return {
         "idle": idle(caps, progress, 3 if quick else 5),
+        "other_mpis": other_mpis.measure(progress, 3 if quick else 5),
         "forwarding": [forwarding(caps, progress, p, 2 if quick else 4)
                        for p in ("af_packet", "afxdp")],
         # before: up to 16 hosts (with every rank spinning, 32 and 64 take hours and fail)
@@ -287,7 +290,8 @@ def _scaling_md(rows: list[dict[str, Any]]) -> list[str]:
 
 
 def markdown(res: dict[str, Any]) -> list[str]:
-    return [*_idle_md(res["idle"]), *_forwarding_md(res["forwarding"]),
+    return [*_idle_md(res["idle"]), *other_mpis.markdown(res.get("other_mpis", [])),
+            *_forwarding_md(res["forwarding"]),
             *_envelope_md(res["envelope_before"], res["envelope_after"]),
             *_scaling_md(res["scaling"]),
             "", "Measured with `sudo .venv/bin/mcastlab bench --suite fidelity`."]
