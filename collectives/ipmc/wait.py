@@ -18,7 +18,8 @@ from .channel import Channel, MulticastError
 TIMEOUT_S = 60.0
 # In the block wait mode an MPI message also ends a nap (collectives.waiting), so naps can
 # be as long as MPI's own waits' (a nack receiver waiting 1 s for its root took 2.2-2.7 %
-# of a core with 2 ms naps, 1.3-1.5 % with 10 ms: idle_bench, 2 hosts); otherwise they
+# of a core with 2 ms naps, 1.3-1.5 % with 10 ms, and 1.1-1.2 % with 20 ms on a day 10 ms
+# took 1.9-2.3: idle_bench, 2 hosts); otherwise they
 # bound the delay a point-to-point message sees (1 ms made every report hop ~1 ms slower).
 NAP_MAX_S = waiting.MAX_SLEEP_S if waiting.MODE == "block" else 2e-4
 
