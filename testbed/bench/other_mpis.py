@@ -102,7 +102,12 @@ def _version(bin_dir: Path, env: dict[str, str]) -> str:
     done = subprocess.run([str(bin_dir / "python"), "-c", "from mpi4py import MPI; "
                            "print(MPI.Get_library_version().splitlines()[0])"],
                           env=env, text=True, capture_output=True, timeout=60)
-    return done.stdout.strip()[:120]
+    return _clean(done.stdout)[:120]
+
+
+def _clean(text: str) -> str:
+    """One line of plain text (Open MPI's version string ends in its C terminator)."""
+    return " ".join(text.replace("\x00", " ").split())
 
 
 def markdown(rows: list[dict[str, Any]]) -> list[str]:
@@ -118,7 +123,7 @@ def markdown(rows: list[dict[str, Any]]) -> list[str]:
         for op, v in r["results"].items():
             out.append(f"| {r['label']} | {op} | {v['cpu_share'] * 100:.1f} % | "
                        f"{v['latency_s'] * 1e3:.2f} |")
-    versions = sorted({r["version"] for r in rows if r.get("version")})
+    versions = sorted({_clean(r["version"]) for r in rows if r.get("version")})
     if versions:
         out += ["", "Libraries: " + "; ".join(versions) + "."]
     return out
