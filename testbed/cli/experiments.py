@@ -1,6 +1,6 @@
 """Experiments and benchmarks: `mcastlab experiment SPEC.toml` and `mcastlab testbed` (a
 progress bar while the experiment runs, the report's headline at the end, and on Ctrl-C a
-folder that `--resume` finishes), `mcastlab bench`."""
+folder that `--resume` finishes), `mcastlab bench`, `mcastlab reproduce`."""
 
 from __future__ import annotations
 
@@ -95,6 +95,34 @@ def cmd_bench(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_reproduce(args: argparse.Namespace) -> int:
+    from ..reproduce.registry import select
+
+    claims = select(args.only, args.quick)
+    if args.list:
+        for c in claims:
+            print(f"{c.key:<26} {c.paper:<13} {c.kind:<9} {c.figure.where}: {c.statement}")
+        return 0
+    out = output_dir("--out", args.out)
+    caps = None
+    if any(c.network is not None for c in claims):
+        from ..emulation.environment import detect
+
+        caps = detect()
+        caps.require()
+    from ..reproduce.run import run
+
+    command = " ".join(["mcastlab reproduce", *sys.argv[2:]])
+    doc = run(out, quick=args.quick, only=args.only, progress=progress, command=command,
+              caps=caps)
+    for c in doc["claims"]:
+        if c["verdict"] != "skipped":
+            why = f" ({c['why']})" if c["why"] else ""
+            print(f"{c['verdict']:<15} {c['key']}: {c['testbed_figure']['text']}{why}")
+    print(f"report: {out / 'report.html'}")
+    return 0
+
+
 def _experiment_arguments(p: argparse.ArgumentParser) -> None:
     p.description = ("Run an experiment spec: expand its sweep, measure every point, write a "
                      "results folder with records, CSV, plots and an HTML report.")
@@ -126,3 +154,14 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--suite", choices=("all", "testbed", *(suite.name for suite in SUITES)),
                    default="all", help="which benchmarks (default all)")
     p.set_defaults(func=cmd_bench)
+
+    p = sub.add_parser("reproduce", help="the papers' headline claims, paper beside testbed, "
+                                         "each with a verdict (report in bench/reproduce)")
+    p.add_argument("--quick", action="store_true",
+                   help="a subset at small scale (within about 15 minutes)")
+    p.add_argument("--only", nargs="+", metavar="KEY",
+                   help="these claims (keys, or a paper: nupairoj, coll, siebert, tseng, chen)")
+    p.add_argument("--out", default="bench/reproduce",
+                   help="folder for the report (default %(default)s)")
+    p.add_argument("--list", action="store_true", help="list the claims; run nothing")
+    p.set_defaults(func=cmd_reproduce)

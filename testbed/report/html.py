@@ -60,7 +60,8 @@ def _e(v: Any) -> str:
     return html.escape(str(v), quote=True)
 
 
-def _img(fig: Figure) -> str:
+def figure_html(fig: Figure) -> str:
+    """A figure embedded in the page (a data URI: the report is one self-contained file)."""
     data = base64.b64encode(fig.path.read_bytes()).decode("ascii")
     return (f'<figure><img src="data:image/png;base64,{data}" alt="{_e(fig.path.stem)}">'
             f"<figcaption>{_e(fig.caption)}</figcaption></figure>")
@@ -214,9 +215,9 @@ def report_html(title: str, run_dir: Path, config: Mapping[str, Any], points: li
             body += ["<h2>What this run shows</h2><p class='note'>From unflagged points only."
                      "</p><ul>", *(f"<li>{_e(f)}</li>" for f in findings), "</ul>"]
         if plots.figures or plots.problems:
-            body += ["<h2>Plots</h2>", *map(_img, plots.figures),
+            body += ["<h2>Plots</h2>", *map(figure_html, plots.figures),
                      *(f"<p class='note'>{_e(n)}</p>" for n in plots.problems)]
-        body += ["<h2>Broadcast trees</h2><div class='trees'>", *map(_img, plots.trees),
+        body += ["<h2>Broadcast trees</h2><div class='trees'>", *map(figure_html, plots.trees),
                  "</div>", *(f"<p class='note'>{_e(n)}</p>" for n in plots.tree_notes),
                  "<h2>Fidelity</h2>", _fidelity(points, labels),
                  "<h2>Failures</h2>", _failures(points, labels)]

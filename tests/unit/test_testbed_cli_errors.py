@@ -83,7 +83,7 @@ def test_lab_solve_into_a_missing_folder_before_measuring(
 
 
 @pytest.mark.parametrize("argv", [["bench"], ["pingpong"], ["testbed"],
-                                  ["experiment", str(SPEC)]])
+                                  ["reproduce", "--only", "nupairoj"], ["experiment", str(SPEC)]])
 def test_out_under_a_regular_file(argv: list[str], a_file: Path,
                                   capsys: pytest.CaptureFixture[str]) -> None:
     line = error_line([*argv, "--out", str(a_file / "sub")], capsys)
@@ -410,6 +410,7 @@ BAD_INPUT = {
     "calibrate": [["calibrate", "--max", "0"], ["calibrate", "--hosts", "two"]],
     "cleanup": [["cleanup", "now"]],
     "bench": [["bench", "--suite", "nosuchsuite"]],
+    "reproduce": [["reproduce", "--only", "nosuchclaim"], ["reproduce", "--only"]],
 }
 
 

@@ -1,0 +1,30 @@
+"""Every claim `mcastlab reproduce` runs, in report order (paper by paper), and the choice of
+which to run."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ..errors import UsageError
+from . import measured, pure
+from .claims import Claim
+
+CLAIMS: tuple[Claim, ...] = (*pure.CLAIMS, *measured.CLAIMS)
+BY_KEY = {c.key: c for c in CLAIMS}
+
+
+def select(only: Sequence[str] | None, quick: bool) -> list[Claim]:
+    """The claims to run: those named (`only`: keys, or a paper's key prefix such as
+    `nupairoj`), else all; with `quick`, only those marked for --quick (a named one runs
+    in any case). An unknown name is a UsageError naming the known ones."""
+    if not only:
+        return [c for c in CLAIMS if c.in_quick or not quick]
+    chosen: dict[str, Claim] = {}
+    for name in only:
+        hits = [c for c in CLAIMS if c.key == name or c.key.startswith(name.rstrip(".") + ".")]
+        if not hits:
+            raise UsageError(f"reproduce: no claim '{name}' (known: "
+                             f"{', '.join(BY_KEY)}; or a paper: "
+                             f"{', '.join(dict.fromkeys(k.split('.')[0] for k in BY_KEY))})")
+        chosen |= {c.key: c for c in hits}
+    return [c for c in CLAIMS if c.key in chosen]

@@ -1,0 +1,140 @@
+"""What `mcastlab reproduce` writes: reproduce.json (everything), reproduce.md (the claims
+table, for the README and a reader on GitHub) and report.html (one self-contained page:
+the table, then per claim the paper's figure beside the testbed's, a plot where the claim
+has one, and every measured point with its fidelity flags)."""
+
+from __future__ import annotations
+
+import html
+import json
+from pathlib import Path
+from typing import Any
+
+from ..report.figures import Figure, pyplot, save_png
+from ..report.html import CSS, figure_html
+
+BADGE = {"reproduced": "ok", "differs": "failed", "no result": "flagged",
+         "not applicable": "", "skipped": ""}
+
+
+def write(out_dir: Path, doc: dict[str, Any]) -> None:
+    out_dir.mkdir(parents=True, exist_ok=True)
+    (out_dir / "reproduce.json").write_text(json.dumps(doc, indent=1) + "\n")
+    (out_dir / "reproduce.md").write_text(markdown(doc))
+    plots = out_dir / "plots"
+    figures = {c["key"]: fig for c in doc["claims"]
+               if (fig := _plot(c, plots)) is not None}
+    (out_dir / "report.html").write_text(page(doc, figures))
+
+
+def _machine(doc: dict[str, Any]) -> str:
+    m = doc["machine"]
+    return f"{m.get('machine')}, {m.get('cpus')} x {m.get('cpu_model')}, kernel {m.get('kernel')}"
+
+
+def _rates(doc: dict[str, Any]) -> list[str]:
+    return [f"{name}: {n.get('rate', '')}" for name, n in doc["networks"].items()]
+
+
+def markdown(doc: dict[str, Any]) -> str:
+    s = doc["summary"]
+    out = [f"# The papers, reproduced on this testbed ({doc['started']})", "",
+           f"`{doc['command']}` on {_machine(doc)}, {doc['seconds']:g} s"
+           f"{' (--quick)' if doc['quick'] else ''}. "
+           + ", ".join(f"{n} {v}" for v, n in s.items() if n) + ".", ""]
+    out += [f"- network {r}" for r in _rates(doc)]
+    out += ["", "| claim | paper | where | paper's figure | testbed's figure | verdict |",
+            "|---|---|---|---|---|---|"]
+    for c in doc["claims"]:
+        verdict = c["verdict"] + (f": {c['why']}" if c["why"] and c["verdict"] != "skipped"
+                                  else "")
+        out.append(f"| {c['key']} | {c['paper']} | {c['where']} | {_cell(c['paper_figure'])} "
+                   f"| {_cell(c['testbed_figure'])} | {_md(verdict)} |")
+    out += ["", "Verdicts: reproduced (within the claim's margin, on results only), differs, "
+            "not applicable (an emulator cannot show it), no result (a point failed or the "
+            "emulator did not keep up: flagged), skipped. Details: report.html.", ""]
+    return "\n".join(out)
+
+
+def _cell(fig: dict[str, Any]) -> str:
+    marker = " (inferred)" if fig.get("marker") == "I" else ""
+    return _md(fig["text"] + marker)
+
+
+def _md(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def _plot(claim: dict[str, Any], folder: Path) -> Figure | None:
+    spec = claim["testbed_figure"]["values"].get("plot")
+    if not spec:
+        return None
+    plt = pyplot()
+    fig, ax = plt.subplots(figsize=(7, 4))
+    for label, pts in spec["series"].items():
+        if not pts:
+            continue
+        xs, ys = zip(*pts, strict=True)
+        paper = "paper" in label
+        ax.plot(xs, ys, "o--" if paper else "o-", label=label, alpha=0.6 if paper else 1.0)
+    ax.set_xlabel(spec["xlabel"])
+    ax.set_ylabel(spec["ylabel"])
+    if spec.get("logx"):
+        ax.set_xscale("log", base=2)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{claim['key']}.png"
+    save_png(plt, fig, path)
+    return Figure(path, f"{claim['key']}: {claim['statement']}")
+
+
+def page(doc: dict[str, Any], figures: dict[str, Figure]) -> str:
+    e = html.escape
+    s = doc["summary"]
+    body = [f"<h1>The papers, reproduced</h1><p class='meta'>{e(doc['started'])}, "
+            f"<code>{e(doc['command'])}</code>, {doc['seconds']:g} s, {e(_machine(doc))}</p>",
+            "<p>" + "".join(f"<span class='badge {BADGE[v]}'>{n} {e(v)}</span>"
+                            for v, n in s.items() if n) + "</p>"]
+    body += [f"<p class='meta'>network {e(r)}</p>" for r in _rates(doc)]
+    body += ["<table><tr><th>claim</th><th>paper</th><th>where</th><th>paper's figure</th>"
+             "<th>testbed's figure</th><th>verdict</th></tr>"]
+    for c in doc["claims"]:
+        body.append(f"<tr><td class='left'><a href='#{e(c['key'])}'>{e(c['key'])}</a></td>"
+                    f"<td class='left'>{e(c['paper'])}</td><td class='left'>{e(c['where'])}</td>"
+                    f"<td class='left'>{e(_cell(c['paper_figure']))}</td>"
+                    f"<td class='left'>{e(c['testbed_figure']['text'])}</td>"
+                    f"<td class='left'><span class='badge {BADGE[c['verdict']]}'>"
+                    f"{e(c['verdict'])}</span></td></tr>")
+    body.append("</table>")
+    for c in doc["claims"]:
+        body += [f"<h2 id='{e(c['key'])}'>{e(c['key'])}: {e(c['statement'])}</h2>",
+                 f"<p><b>Paper</b> ({e(c['paper'])}, {e(c['where'])}): "
+                 f"{e(_cell(c['paper_figure']))}</p>",
+                 f"<p><b>Testbed</b>: {e(c['testbed_figure']['text'])}</p>",
+                 f"<p><b>Verdict</b>: <span class='badge {BADGE[c['verdict']]}'>"
+                 f"{e(c['verdict'])}</span> {e(c['why'])}</p>",
+                 f"<p class='note'>Margin: {e(c['margin'])}</p>"]
+        if c["key"] in figures:
+            body.append(figure_html(figures[c["key"]]))
+        if c["points"]:
+            body.append(_points(c["points"]))
+    return ("<!doctype html><html><head><meta charset='utf-8'><title>mcastlab reproduce"
+            f"</title><style>{CSS}</style></head><body>{''.join(body)}</body></html>\n")
+
+
+def _points(points: list[dict[str, Any]]) -> str:
+    e = html.escape
+    rows = ["<table><tr><th>point</th><th>median ms</th><th>p10-p90 ms</th><th>verified</th>"
+            "<th>fidelity</th></tr>"]
+    for p in points:
+        flags = "; ".join(p.get("flags") or [])
+        cls = " class='flagged'" if flags else (" class='failed'" if p.get("error") else "")
+        ms = "-" if p.get("ms") is None else f"{p['ms']:.2f}"
+        spread = ("-" if p.get("p10_ms") is None else f"{p['p10_ms']:.2f}-{p['p90_ms']:.2f}")
+        rows.append(f"<tr><td class='left'>{e(p['label'])}</td><td{cls} title='{e(flags)}'>"
+                    f"{ms}{'!' if flags else ''}</td><td>{spread}</td>"
+                    f"<td>{'yes' if p.get('verified', True) else 'NO'}</td>"
+                    f"<td class='left'>{e(flags or p.get('error') or 'kept up')}</td></tr>")
+    rows.append("</table>")
+    return "".join(rows)

@@ -1,0 +1,95 @@
+"""Running the chosen claims: the pure ones first (no network), then the measured ones one
+network at a time (only one emulated network runs on a machine), and writing what came of
+each to the output folder, also when the run is interrupted."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from ..errors import RunFailed
+from ..experiments.results import versions
+from .claims import Claim, Context
+from .registry import CLAIMS, select
+from .report import write
+from .verdict import NO_RESULT, SKIPPED, VERDICTS, Outcome
+
+SCHEMA = 1
+
+
+def run(out_dir: Path, *, quick: bool = False, only: Sequence[str] | None = None,
+        progress: Callable[[str], None] = print, command: str = "mcastlab reproduce",
+        caps: Any = None) -> dict[str, Any]:
+    """Run the claims and write reproduce.json, reproduce.md and report.html in `out_dir`;
+    returns the JSON document. `caps` (testbed.emulation.environment.Capabilities) is
+    needed only for measured claims."""
+    chosen = select(only, quick)
+    doc: dict[str, Any] = {"schema": SCHEMA, "command": command, "quick": quick,
+                           "only": list(only or []), "started": time.strftime("%Y-%m-%d %H:%M"),
+                           "machine": versions(), "networks": {}, "claims": []}
+    done: dict[str, dict[str, Any]] = {}
+    t0 = time.perf_counter()
+    try:
+        for claim in [c for c in chosen if c.network is None]:
+            done[claim.key] = _one(claim, Context(quick, progress))
+        for name, claims in _by_network([c for c in chosen if c.network is not None]):
+            from .networks import running
+
+            with running(name, caps, progress) as net:
+                doc["networks"][name] = net.describe()
+                for claim in claims:
+                    done[claim.key] = _one(claim, Context(quick, progress, net))
+    finally:
+        left = "interrupted before it ran" if len(done) < len(chosen) else ""
+        doc["claims"] = [done.get(c.key) or _skipped(c, left if c in chosen else
+                                                     "not chosen this run (--quick or --only)")
+                         for c in CLAIMS]
+        doc["seconds"] = round(time.perf_counter() - t0, 1)
+        doc["summary"] = {v: sum(c["verdict"] == v for c in doc["claims"]) for v in VERDICTS}
+        write(out_dir, doc)
+    return doc
+
+
+def _by_network(claims: list[Claim]) -> Iterator[tuple[str, list[Claim]]]:
+    order = dict.fromkeys(c.network for c in claims)
+    for name in order:
+        yield str(name), [c for c in claims if c.network == name]
+
+
+def _one(claim: Claim, ctx: Context) -> dict[str, Any]:
+    ctx.progress(f"reproduce: {claim.key}")
+    t0 = time.perf_counter()
+    try:
+        out = claim.run(ctx)
+    except RunFailed as e:  # an MPI job that failed: no result, and why
+        out = Outcome(NO_RESULT, "-", " ".join(str(e).split())[:400])
+    return _entry(claim, out) | {"seconds": round(time.perf_counter() - t0, 1)}
+
+
+def _skipped(claim: Claim, why: str) -> dict[str, Any]:
+    return _entry(claim, Outcome(SKIPPED, "-", why))
+
+
+def _entry(claim: Claim, out: Outcome) -> dict[str, Any]:
+    f = claim.figure
+    return {"key": claim.key, "paper": claim.paper, "where": f.where,
+            "statement": claim.statement, "kind": claim.kind, "network": claim.network,
+            "paper_figure": {"text": f.text, "values": _plain(f.values), "marker": f.marker},
+            "testbed_figure": {"text": out.testbed, "values": _plain(out.values)},
+            "verdict": out.verdict, "why": out.why, "margin": claim.margin,
+            "points": out.points}
+
+
+def _plain(values: dict[str, Any]) -> dict[str, Any]:
+    """JSON's own types: tuples as lists, keys as strings."""
+    def conv(v: Any) -> Any:
+        if isinstance(v, dict):
+            return {str(k): conv(x) for k, x in v.items()}
+        if isinstance(v, (list, tuple)):
+            return [conv(x) for x in v]
+        return v
+
+    return conv(values)
+

@@ -1,0 +1,74 @@
+"""Verdicts of `mcastlab reproduce`: what the testbed's figure says of a paper's claim.
+
+- reproduced: the testbed's figure agrees with the paper's within the claim's stated margin,
+  on results only (every measured point finished, verified and unflagged);
+- differs: it does not, on results only; one sentence says why;
+- not applicable: an emulator cannot show it (the claim says why); still measured and shown;
+- no result: a point the claim needs failed or was flagged (the emulator did not keep up):
+  nothing can be said, in either direction (docs/glossary.md);
+- skipped: not run this time (--quick or --only).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+REPRODUCED, DIFFERS, NOT_APPLICABLE, NO_RESULT, SKIPPED = (
+    "reproduced", "differs", "not applicable", "no result", "skipped")
+VERDICTS = (REPRODUCED, DIFFERS, NOT_APPLICABLE, NO_RESULT, SKIPPED)
+
+
+@dataclass
+class Outcome:
+    """What running one claim gave: the verdict, why (for anything but reproduced), the
+    testbed's figure in words and values, and the measured points (empty for pure claims)."""
+
+    verdict: str
+    testbed: str
+    why: str = ""
+    values: dict[str, Any] = field(default_factory=dict)
+    points: list[dict[str, Any]] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        check(self)
+
+
+def check(o: Outcome) -> None:
+    """The rules every outcome keeps (ValueError otherwise): a known verdict; a reason for
+    anything but "reproduced"; and "reproduced" only on results: no measured point of the
+    claim failed, went unverified or was flagged."""
+    if o.verdict not in VERDICTS:
+        raise ValueError(f"unknown verdict {o.verdict!r}")
+    if o.verdict != REPRODUCED and o.verdict != SKIPPED and not o.why:
+        raise ValueError(f"a verdict of {o.verdict!r} needs a reason")
+    if o.verdict == REPRODUCED and not all(is_result(p) for p in o.points):
+        raise ValueError("a claim with a failed, wrong or flagged point cannot be reproduced")
+
+
+def is_result(p: dict[str, Any]) -> bool:
+    """A measured point that can support a verdict: it finished, every rank's bytes were
+    right, and the emulator kept up (no fidelity flag)."""
+    return p.get("ms") is not None and p.get("verified", True) and not p.get("flags")
+
+
+def no_result(points: list[dict[str, Any]], testbed: str) -> Outcome | None:
+    """The "no result" outcome when some point is not a result, else None."""
+    bad = [p for p in points if not is_result(p)]
+    if not bad:
+        return None
+    why = "; ".join(f"{p['label']}: " + (", ".join(p["flags"]) if p.get("flags") else
+                                          p.get("error") or "bytes wrong") for p in bad[:3])
+    return Outcome(NO_RESULT, testbed, f"{len(bad)} of {len(points)} point(s) are no result "
+                   f"({why})", points=points)
+
+
+def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """The Wilson score interval (95 %) of a proportion k/n."""
+    if n <= 0:
+        return 0.0, 1.0
+    p = k / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return max(0.0, centre - half), min(1.0, centre + half)

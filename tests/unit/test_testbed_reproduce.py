@@ -1,0 +1,124 @@
+"""mcastlab reproduce without a network: the claims registry, the verdict rules (a flagged,
+failed or wrong point never supports "reproduced"), the pure claims against the papers'
+numbers, and the JSON, markdown and HTML a run writes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from testbed.errors import UsageError
+from testbed.reproduce import pure
+from testbed.reproduce.claims import Context
+from testbed.reproduce.registry import BY_KEY, CLAIMS, select
+from testbed.reproduce.run import run
+from testbed.reproduce.verdict import (
+    DIFFERS,
+    NO_RESULT,
+    REPRODUCED,
+    VERDICTS,
+    Outcome,
+    no_result,
+    wilson,
+)
+
+REFERENCES = Path(__file__).resolve().parents[2] / "docs" / "references.md"
+
+
+def ctx(quick: bool = True) -> Context:
+    return Context(quick, lambda _msg: None)
+
+
+def point(label: str = "p", ms: float | None = 10.0, flags: list[str] | None = None,
+          verified: bool = True, error: str | None = None) -> dict:
+    return {"label": label, "ms": ms, "flags": flags or [], "verified": verified,
+            "error": error}
+
+
+def test_keys_are_unique_and_every_paper_is_in_the_reference_table() -> None:
+    assert len(BY_KEY) == len(CLAIMS)
+    refs = REFERENCES.read_text()
+    assert all(c.paper in refs for c in CLAIMS)
+    assert all(c.key.split(".")[0] in c.paper.lower() for c in CLAIMS)
+
+
+def test_select_by_key_by_paper_quick_and_unknown() -> None:
+    assert [c.key for c in select(["nupairoj.table-4.3"], False)] == ["nupairoj.table-4.3"]
+    assert {c.paper for c in select(["nupairoj"], False)} == {"Nupairoj1998"}
+    assert len(select(None, False)) == len(CLAIMS)
+    assert all(c.in_quick for c in select(None, True))
+    with pytest.raises(UsageError, match="no claim 'nope'"):
+        select(["nope"], False)
+
+
+def test_a_flagged_failed_or_wrong_point_never_supports_reproduced() -> None:
+    for bad in (point(flags=["hosts waited"]), point(ms=None, error="timeout"),
+                point(verified=False)):
+        with pytest.raises(ValueError, match="cannot be reproduced"):
+            Outcome(REPRODUCED, "x", points=[point(), bad])
+        out = no_result([point(), bad], "x")
+        assert out is not None and out.verdict == NO_RESULT and "1 of 2" in out.why
+    assert no_result([point(), point()], "x") is None
+    Outcome(REPRODUCED, "x", points=[point(), point()])
+
+
+def test_every_verdict_but_reproduced_says_why() -> None:
+    with pytest.raises(ValueError, match="needs a reason"):
+        Outcome(DIFFERS, "x")
+    with pytest.raises(ValueError, match="unknown verdict"):
+        Outcome("fine", "x", "because")
+
+
+def test_wilson_interval() -> None:
+    lo, hi = wilson(0, 1000)
+    assert lo == 0.0 and 0.003 < hi < 0.004
+    lo, hi = wilson(418, 1000)
+    assert lo < 0.418 < hi and hi - lo < 0.07
+
+
+@pytest.mark.parametrize("key", ["nupairoj.table-4.2", "nupairoj.table-4.3",
+                                 "nupairoj.table-4.4", "nupairoj.ch3-example",
+                                 "nupairoj.mesh-6x6"])
+def test_nupairoj_pure_claims_reproduce_the_thesis_numbers(key: str) -> None:
+    assert BY_KEY[key].run(ctx()).verdict == REPRODUCED
+
+
+def test_table_1_judges_each_cell_by_its_interval(monkeypatch) -> None:
+    """A cell agrees when the paper's share lies within the interval of ours widened by the
+    undecided trials; here every cell gets no 3-step optimum, which fits all cells but
+    4096 nodes at 1 % faulty (41.8 % in the paper)."""
+    from collectives.range_trees.trials import HwTreeStats
+
+    def fake(n, f, trials, seed=0):
+        return HwTreeStats(n, 4, f, round(n * f), trials, seed, {2: trials}, {2: trials},
+                           trials, 0)
+
+    monkeypatch.setattr(pure, "hwtree_trials", fake)
+    out = BY_KEY["coll.table-1"].run(ctx(quick=False))
+    assert out.verdict == DIFFERS
+    assert out.testbed.startswith("14 of 15 cells agree")
+    assert "4096 nodes at 1.0% faulty: 41.8%" in out.why
+    bad = [c for c in out.values["cells"] if not c["agrees"]]
+    assert [(c["nodes"], c["faulty"]) for c in bad] == [(4096, 0.010)]
+
+
+def test_a_run_writes_json_markdown_and_html(tmp_path: Path) -> None:
+    doc = run(tmp_path, only=["nupairoj.table-4.3", "nupairoj.mesh-6x6"],
+              progress=lambda _m: None, command="mcastlab reproduce --only ...")
+    got = json.loads((tmp_path / "reproduce.json").read_text())
+    assert got == json.loads(json.dumps(doc))
+    assert {"schema", "command", "quick", "only", "started", "machine", "networks",
+            "claims", "seconds", "summary"} <= got.keys()
+    assert [c["key"] for c in got["claims"]] == [c.key for c in CLAIMS]
+    by = {c["key"]: c for c in got["claims"]}
+    assert by["nupairoj.table-4.3"]["verdict"] == REPRODUCED
+    assert by["nupairoj.table-4.3"]["paper_figure"]["values"]["t"][-1] == 135
+    assert by["coll.table-1"]["verdict"] == "skipped"
+    assert set(got["summary"]) == set(VERDICTS)
+    assert got["summary"][REPRODUCED] == 2
+    md = (tmp_path / "reproduce.md").read_text()
+    assert "| nupairoj.mesh-6x6 | Nupairoj1998 | section 5.2 |" in md
+    page = (tmp_path / "report.html").read_text()
+    assert "id='nupairoj.mesh-6x6'" in page and "OPT-Mesh 130, U-Mesh 165" in page
