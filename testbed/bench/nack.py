@@ -13,12 +13,9 @@ from typing import Any
 
 from ..emulation.environment import Capabilities
 from ..emulation.network import Emulation, Progress
-from ..errors import RunFailed
-from ..experiments.bcast import run_bcast
-from ..fidelity.flags import Monitor
 from ..fidelity.link_rate import resolve
 from ..fidelity.wire_units import wire_time_s
-from .points import is_result, ratio
+from .points import flagged_bcast, is_result, ratio
 
 SIZES = (1024, 65536, 1 << 20)
 LOSSES = (0.0, 0.01, 0.05, 0.10)
@@ -33,21 +30,18 @@ def _point(emu: Emulation, alg: str, size: int, hosts: int, iters: int,
     """One point; one that does not finish within POINT_TIMEOUT_S is recorded as such (under
     heavy loss of every packet, TCP's retransmission timeouts can make a point-to-point
     broadcast take minutes: two-stage's chain of 64 KiB at 10 % took over 9 minutes)."""
-    try:
-        with Monitor(emu.topo) as mon:
-            r = run_bcast(emu, alg, size, hosts=hosts, iters=iters, flow=False, loss=loss,
-                          timeout=POINT_TIMEOUT_S)
-    except RunFailed as exc:
-        msg = " ".join(str(exc).split())  # its end says what TCP did meanwhile: keep it
-        return {"algorithm": alg, "size": size, "hosts": hosts, "loss": loss, "ms": None,
-                "error": msg if len(msg) <= 700 else f"{msg[:400]} ... {msg[-300:]}",
-                "flags": [], "repaired": None, "all_correct": True, "tcp_timeouts": None}
-    fid = mon.window(*r["window"], host_wait_s=r["cpu"]["wait_per_turn_s"])
-    t = r["t_mcast_s"]
-    return {"algorithm": alg, "size": size, "hosts": hosts, "loss": loss,
-            "ms": t["median"] * 1e3, "p90_ms": t["p90"] * 1e3, "flags": fid["flags"],
-            "repaired": (r.get("datagrams") or {}).get("per_broadcast", {}).get("repaired"),
-            "all_correct": bool(r["verified"]), "tcp_timeouts": r["tcp"]["timeouts"]}
+    r = flagged_bcast(emu, alg, size, hosts=hosts, iters=iters, flow=False, loss=loss,
+                      timeout=POINT_TIMEOUT_S)
+    head = {"algorithm": alg, "size": size, "hosts": hosts, "loss": loss}
+    if r["ms"] is None:
+        msg = r["error"]  # its end says what TCP did meanwhile: keep it
+        return head | {"ms": None, "flags": [], "repaired": None, "all_correct": True,
+                       "tcp_timeouts": None,
+                       "error": msg if len(msg) <= 700 else f"{msg[:400]} ... {msg[-300:]}"}
+    return head | {"ms": r["ms"], "p90_ms": r["t_mcast_s"]["p90"] * 1e3, "flags": r["flags"],
+                   "repaired": (r.get("datagrams") or {}).get("per_broadcast", {})
+                   .get("repaired"), "all_correct": bool(r["verified"]),
+                   "tcp_timeouts": r["tcp"]["timeouts"]}
 
 
 def run(caps: Capabilities, progress: Progress, quick: bool = False) -> dict[str, Any]:

@@ -1,9 +1,29 @@
 """A suite's measured point as its tables show it: a point is a result only if it finished
-and the emulator kept up (no fidelity flag), and only results feed a ratio."""
+and the emulator kept up (no fidelity flag), and only results feed a ratio; and a broadcast
+measured under the fidelity monitor (`flagged_bcast`), which every such point comes from."""
 
 from __future__ import annotations
 
 from typing import Any
+
+from ..emulation.network import Emulation
+from ..errors import RunFailed
+from ..experiments.bcast import run_bcast
+from ..fidelity.flags import Monitor
+
+
+def flagged_bcast(emu: Emulation, algorithm: str, size: int, **kwargs: Any) -> dict[str, Any]:
+    """run_bcast (same arguments) under the fidelity monitor: its result with `flags` and
+    `fidelity` (Monitor.window over the broadcasts) added, `ms` (the median) and `error`
+    None; a job that failed gives {"ms": None, "flags": [], "error": why} instead."""
+    try:
+        with Monitor(emu.topo) as mon:
+            r = run_bcast(emu, algorithm, size, **kwargs)
+    except RunFailed as exc:
+        return {"ms": None, "flags": [], "error": " ".join(str(exc).split())}
+    fid = mon.window(*r["window"], host_wait_s=r["cpu"]["wait_per_turn_s"])
+    return r | {"flags": fid["flags"], "fidelity": fid, "error": None,
+                "ms": r["t_mcast_s"]["median"] * 1e3}
 
 
 def is_result(p: dict[str, Any] | None) -> bool:

@@ -15,10 +15,10 @@ from ..emulation.environment import Capabilities
 from ..emulation.network import Emulation, Progress
 from ..emulation.uftp_peer import transfer
 from ..errors import RunFailed
-from ..experiments.bcast import run_bcast
 from ..fidelity.flags import Monitor
 from ..fidelity.link_rate import resolve
 from ..fidelity.wire_units import wire_time_s
+from .points import flagged_bcast
 
 SIZES = (1 << 20, 8 << 20)
 LOSSES = (0.0, 0.01, 0.05)
@@ -28,17 +28,13 @@ POINT_TIMEOUT_S = 240.0
 
 
 def _ours(emu: Emulation, alg: str, size: int, loss: float, iters: int) -> dict[str, Any]:
-    try:
-        with Monitor(emu.topo) as mon:
-            r = run_bcast(emu, alg, size, hosts=HOSTS, iters=iters, flow=False, loss=loss,
-                          frames=2, timeout=POINT_TIMEOUT_S)
-    except RunFailed as exc:
-        return {"who": alg, "size": size, "loss": loss, "ms": None, "flags": [],
-                "error": str(exc).splitlines()[0][:200], "frames": None, "all_correct": True}
-    fid = mon.window(*r["window"], host_wait_s=r["cpu"]["wait_per_turn_s"])
-    return {"who": alg, "size": size, "loss": loss, "ms": r["t_mcast_s"]["median"] * 1e3,
-            "flags": fid["flags"], "frames": (r.get("frames") or {}).get("sent"),
-            "all_correct": bool(r["verified"])}
+    r = flagged_bcast(emu, alg, size, hosts=HOSTS, iters=iters, flow=False, loss=loss,
+                      frames=2, timeout=POINT_TIMEOUT_S)
+    head = {"who": alg, "size": size, "loss": loss, "ms": r["ms"], "flags": r["flags"]}
+    if r["ms"] is None:
+        return head | {"error": r["error"][:200], "frames": None, "all_correct": True}
+    return head | {"frames": (r.get("frames") or {}).get("sent"),
+                   "all_correct": bool(r["verified"])}
 
 
 def _uftp(emu: Emulation, size: int, loss: float, mbit: float, reps: int) -> dict[str, Any]:

@@ -119,6 +119,9 @@ def page(doc: dict[str, Any], figures: dict[str, Figure]) -> str:
             body.append(figure_html(figures[c["key"]]))
         if c["points"]:
             body.append(_points(c["points"]))
+        if c.get("context"):
+            body += ["<p class='note'>Shown beside them, not judged:</p>",
+                     _points(c["context"])]
     return ("<!doctype html><html><head><meta charset='utf-8'><title>mcastlab reproduce"
             f"</title><style>{CSS}</style></head><body>{''.join(body)}</body></html>\n")
 

@@ -79,7 +79,7 @@ def _entry(claim: Claim, out: Outcome) -> dict[str, Any]:
             "paper_figure": {"text": f.text, "values": _plain(f.values), "marker": f.marker},
             "testbed_figure": {"text": out.testbed, "values": _plain(out.values)},
             "verdict": out.verdict, "why": out.why, "margin": claim.margin,
-            "points": out.points}
+            "points": out.points, "context": out.context}
 
 
 def _plain(values: dict[str, Any]) -> dict[str, Any]:

@@ -23,13 +23,16 @@ VERDICTS = (REPRODUCED, DIFFERS, NOT_APPLICABLE, NO_RESULT, SKIPPED)
 @dataclass
 class Outcome:
     """What running one claim gave: the verdict, why (for anything but reproduced), the
-    testbed's figure in words and values, and the measured points (empty for pure claims)."""
+    testbed's figure in words and values, the measured points it was judged on (empty for
+    pure claims), and points shown beside them but not judged (`context`: the project's
+    own algorithm next to a paper's, say)."""
 
     verdict: str
     testbed: str
     why: str = ""
     values: dict[str, Any] = field(default_factory=dict)
     points: list[dict[str, Any]] = field(default_factory=list)
+    context: list[dict[str, Any]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         check(self)

@@ -12,6 +12,7 @@ import pytest
 from testbed.errors import UsageError
 from testbed.reproduce import pure
 from testbed.reproduce.claims import Context
+from testbed.reproduce.measured import TREES
 from testbed.reproduce.registry import BY_KEY, CLAIMS, select
 from testbed.reproduce.run import run
 from testbed.reproduce.verdict import (
@@ -122,3 +123,67 @@ def test_a_run_writes_json_markdown_and_html(tmp_path: Path) -> None:
     assert "| nupairoj.mesh-6x6 | Nupairoj1998 | section 5.2 |" in md
     page = (tmp_path / "report.html").read_text()
     assert "id='nupairoj.mesh-6x6'" in page and "OPT-Mesh 130, U-Mesh 165" in page
+
+
+# ---- measured claims' judging, on points a stand-in network hands out -------------------
+class Points:
+    """Stands in for a running network (testbed.reproduce.networks.Network): every point it
+    is asked for comes from `ms(algorithm, size, hosts)`; `flag` names points to flag."""
+
+    def __init__(self, ms, flag=(), frames=None, done=None):
+        self.ms, self.flag, self.frames, self.done = ms, set(flag), frames, done
+
+    def point(self, algorithm, size, hosts, frames=0, **_kw):
+        label = f"{algorithm} {size} B on {hosts} hosts"
+        return {"label": label, "ms": self.ms(algorithm, size, hosts),
+                "flags": ["hosts waited"] if (algorithm, hosts) in self.flag else [],
+                "verified": True, "error": None,
+                "frames_sent": self.frames(algorithm, size, hosts) if self.frames else None,
+                "rank_done_s": self.done(algorithm) if self.done else None}
+
+
+def measured(key: str, net: Points, quick: bool = True) -> Outcome:
+    return BY_KEY[key].run(Context(quick, lambda _m: None, net))
+
+
+def flat_mcast(alg: str, size: int, hosts: int) -> float:
+    return 30.0 if alg in ("two-stage", "nack", "scout-linear") else 10.0 * hosts
+
+
+def test_flat_64k_reproduced_differs_and_no_result() -> None:
+    out = measured("siebert.flat-64k", Points(flat_mcast))
+    assert out.verdict == REPRODUCED and out.values["growth"]["two-stage"] == 1.0
+    grows = measured("siebert.flat-64k", Points(lambda a, s, h: 10.0 * h))
+    assert grows.verdict == DIFFERS and "two-stage grows 8.00x" in grows.why
+    flagged = measured("siebert.flat-64k", Points(flat_mcast, flag={("two-stage", 16)}))
+    assert flagged.verdict == NO_RESULT and "hosts waited" in flagged.why
+    # nack is shown, not judged: its flag alone does not take the verdict away
+    assert measured("siebert.flat-64k", Points(flat_mcast, flag={("nack", 16)})).verdict \
+        == REPRODUCED
+
+
+def test_crossovers() -> None:
+    assert measured("siebert.crossover-4k", Points(flat_mcast)).testbed == \
+        "multicast beats both trees from 4 hosts on"
+    late = measured("siebert.crossover-4k",
+                    Points(lambda a, s, h: 100.0 if a == "two-stage" else 10.0 * h))
+    assert late.verdict == DIFFERS and "from 16 hosts on" in late.testbed
+    never = measured("chen.crossover", Points(lambda a, s, h: 1.0 if a in TREES else 2.0))
+    assert never.verdict == DIFFERS and "never" in never.testbed
+    assert measured("chen.crossover", Points(flat_mcast)).verdict == REPRODUCED
+
+
+def test_skew_and_frames() -> None:
+    done = {"two-stage": [0.0, 10.0, 11.0], "binomial": [0.0, 5.0, 20.0],
+            "mpich": [0.0, 5.0, 9.0]}
+    out = measured("siebert.skew", Points(flat_mcast, done=done.get))
+    assert out.verdict == REPRODUCED and out.values["skew"]["binomial"] == 4.0
+    from collectives.ipmc.plans import scout_frames, tree_frames
+
+    def counts(alg, size, hosts):
+        return (tree_frames if alg == "binomial" else scout_frames)(size, 1500, hosts) * 1.3
+
+    assert measured("chen.frames", Points(flat_mcast, frames=counts)).verdict == REPRODUCED
+    swapped = measured("chen.frames", Points(flat_mcast, frames=lambda a, s, h: 10.0
+                                             if a == "binomial" else 20.0))
+    assert swapped.verdict == DIFFERS
