@@ -128,7 +128,8 @@ def run_bcast(emu: Emulation, algorithm: str, size: int, *,
               iters: int = 20, flow: bool = True, params: dict[str, Any] | None = None,
               fragment: int | None = None, mpich_algorithm: str | None = None,
               wait: str | None = None, loss: float = 0.0, loss_scope: str = "all",
-              frames: int = 0, timeout: float = 900) -> dict[str, Any]:
+              frames: int = 0, timeout: float = 900,
+              options: dict[str, Any] | None = None) -> dict[str, Any]:
     """One measured broadcast experiment, with the model's prediction where one exists.
     `hosts`: the first so many hosts, or these host names in rank order (default all).
     `params` (from measure_params) gives t_hold/t_end; opt-tree needs them.
@@ -141,7 +142,8 @@ def run_bcast(emu: Emulation, algorithm: str, size: int, *,
     keyed "a>b"). Per rank (hosts in `rank_hosts`), the median time from the root's call
     to the moment the rank held the whole message (`rank_done_s`; `rank_done_from` says
     whether the algorithm reported it or the rank's return stood in) and to its return
-    (`rank_return_s`): see collectives.programs.bcast_bench.rank_completion."""
+    (`rank_return_s`): see collectives.programs.bcast_bench.rank_completion. `options` are
+    the algorithm's own keyword arguments (two-stage's crossover_nodes, say)."""
     env: dict[str, str] = {}
     if wait is not None:
         if wait not in WAIT_MODES:
@@ -166,8 +168,8 @@ def run_bcast(emu: Emulation, algorithm: str, size: int, *,
     if alg:  # dyn-tree's static terms
         args += ["--static", json.dumps(alg)]
     placement = node_params(emu.topo, algorithm, names)
-    if placement:
-        args += ["--params", json.dumps(placement)]
+    if placement or options:
+        args += ["--params", json.dumps({**placement, **(options or {})})]
     if fragment is not None:
         args += ["--fragment", str(fragment)]
     if not flow:

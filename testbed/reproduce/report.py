@@ -81,6 +81,8 @@ def _plot(claim: dict[str, Any], folder: Path) -> Figure | None:
     ax.set_ylabel(spec["ylabel"])
     if spec.get("logx"):
         ax.set_xscale("log", base=2)
+        xs = sorted({x for pts in spec["series"].values() for x, _ in pts})
+        ax.set_xticks(xs, [f"{x:g}" for x in xs])
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
     folder.mkdir(parents=True, exist_ok=True)
