@@ -5,7 +5,7 @@ PYTEST  := $(BIN)/pytest
 # Extra pytest arguments, e.g.  sudo make test T="-k mesh -x"
 T       ?=
 
-.PHONY: install testbed test unit integration lint lab bench clean distclean
+.PHONY: install testbed test unit integration lint lab bench reproduce clean distclean
 
 install:
 	@scripts/install.sh
@@ -31,6 +31,10 @@ lab: install
 
 bench: install
 	$(BIN)/mcastlab bench
+
+# The papers' headline claims, paper beside testbed (docs/reproduce.md); Q=1 for --quick
+reproduce: install
+	$(BIN)/mcastlab reproduce $(if $(Q),--quick)
 
 # Every trace of a run: namespaces, bridges, veths, processes (mcastlab cleanup), results.
 clean:

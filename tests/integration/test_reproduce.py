@@ -1,0 +1,43 @@
+"""`mcastlab reproduce --quick --only` end to end: one pure claim and one measured on real
+Mininet, OVS, the controller and MPICH; the JSON's shape, every measured point with its
+fidelity flags, and no claim "reproduced" on a failed, wrong or flagged point. (That a
+flagged point makes a claim "no result" is decided deterministically in the unit tests:
+a flag cannot be forced here without making the test flaky.)"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+
+from .conftest import MCASTLAB
+
+PURE, MEASURED = "nupairoj.table-4.3", "siebert.crossover-4k"
+
+
+def test_one_pure_and_one_measured_claim(tmp_path, clean_after) -> None:
+    done = subprocess.run([*MCASTLAB, "reproduce", "--quick", "--only", PURE, MEASURED,
+                           "--out", str(tmp_path)], capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stderr[-3000:]
+    doc = json.loads((tmp_path / "reproduce.json").read_text())
+    assert doc["quick"] is True and doc["only"] == [PURE, MEASURED]
+    by = {c["key"]: c for c in doc["claims"]}
+    assert by[PURE]["verdict"] == "reproduced" and by[PURE]["points"] == []
+    assert {c["verdict"] for k, c in by.items() if k not in (PURE, MEASURED)} == {"skipped"}
+    m = by[MEASURED]
+    assert m["verdict"] in ("reproduced", "differs", "no result"), m
+    assert m["why"] or m["verdict"] == "reproduced"
+    # 4 host counts x two-stage, MPI_Bcast, binomial, each with its flags and its bytes checked
+    assert len(m["points"]) == 12
+    for p in m["points"]:
+        assert {"label", "ms", "flags", "verified", "error", "tries"} <= p.keys()
+        assert p["ms"] is not None or p["error"], p
+    for c in doc["claims"]:
+        if c["verdict"] == "reproduced":
+            assert all(p["ms"] is not None and p["verified"] and not p["flags"]
+                       for p in c["points"]), c["key"]
+    rate = doc["networks"]["star16-busy"]["link_rate"]
+    assert rate["auto"] is True and rate["mbit"] > 0 and "x 0.33" in rate["source"]
+    page = (tmp_path / "report.html").read_text()
+    assert f"id='{MEASURED}'" in page and "data:image/png;base64," in page
+    assert f"| {MEASURED} | Siebert2006 |" in (tmp_path / "reproduce.md").read_text()
+    assert f"{m['verdict']:<15} {MEASURED}" in done.stdout
