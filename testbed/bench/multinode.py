@@ -22,8 +22,8 @@ from typing import Any
 
 from collectives.partitioning.hotspot_sets import HOT_SPOT_FACTORS, hotspot_multicasts
 from collectives.partitioning.model import plan_cost
-from collectives.partitioning.plans import direct_plan, partitioned_plan
-from collectives.partitioning.torus import Partition, Torus
+from collectives.partitioning.report_scale import TSENG2001, tseng2001_model
+from collectives.partitioning.torus import Torus
 from collectives.programs.multinode_bench import SCHEMES, plan_for
 from topologies import parse_spec
 
@@ -39,30 +39,6 @@ SIZES = (4096, 65536)
 WAIT = "sleep"  # 16 ranks on 2 cores: see bench.range_trees.WAIT
 NAMES = {"direct": "u-torus", "random": "partitioned-random",
          "balanced": "partitioned-balanced"}
-
-
-TSENG2001 = {"side": 16, "sources": (80, 176), "dilations": (2, 4), "t_s_us": 300.0,
-           "t_c_us": 1.0, "flits": (32, 1024), "seed": 1}
-
-
-def tseng2001_model() -> list[dict[str, Any]]:
-    """The step model at Tseng2001's scale: latency (us) of U-torus and every partitioned
-    scheme ("2R" = dilation 2, random DDN; "4B" = dilation 4, balanced), per sources, p, size."""
-    m = TSENG2001
-    torus = Torus(m["side"], m["side"])
-    rows = []
-    for n in m["sources"]:
-        for p in HOT_SPOT_FACTORS:
-            pairs = hotspot_multicasts(torus, n, n, p, seed=m["seed"])
-            costs = {"u-torus": plan_cost(direct_plan(torus, pairs))}
-            for h in m["dilations"]:
-                for choice in ("random", "balanced"):
-                    costs[f"{h}{choice[0].upper()}"] = plan_cost(partitioned_plan(
-                        Partition(torus, h), pairs, choice, seed=m["seed"]))
-            for flits in m["flits"]:
-                rows.append({"sources": n, "factor": p, "flits": flits, "latency_us": {
-                    k: c.latency(flits, m["t_s_us"], m["t_c_us"]) for k, c in costs.items()}})
-    return rows
 
 
 def model_s(scheme: str, sources: int, p: float, size: int, t_s: float, t_c: float) -> float:

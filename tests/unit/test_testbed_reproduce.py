@@ -187,3 +187,13 @@ def test_skew_and_frames() -> None:
     swapped = measured("chen.frames", Points(flat_mcast, frames=lambda a, s, h: 10.0
                                              if a == "binomial" else 20.0))
     assert swapped.verdict == DIFFERS
+
+
+def test_tseng_claims_in_the_step_model_at_the_reports_scale() -> None:
+    """The gain over U-torus grows with size in every row (as the report says); balancing
+    helps more with more sources in the model (the report says fewer): differs, saying why."""
+    size = BY_KEY["tseng.size-gain"].run(ctx())
+    assert size.verdict == REPRODUCED and len(size.values["gain"]) == 8
+    assert all(g1024 > g32 for _n, _p, g32, g1024 in size.values["gain"])
+    balance = BY_KEY["tseng.balance"].run(ctx())
+    assert balance.verdict == DIFFERS and "partition types" in balance.why
