@@ -46,17 +46,18 @@ class Network:
                 "link_rate": self.rate.to_dict()}
 
     def point(self, algorithm: str, size: int, hosts: int, frames: int = 0,
-              **kwargs: Any) -> dict[str, Any]:
-        """One broadcast of `size` bytes on the first `hosts` hosts, ITERS times, as a point
-        (label, ms, p10/p90, verified, flags, error, rank_done_s, frames_sent, tries)."""
-        key = (algorithm, size, hosts, frames, json.dumps(kwargs, sort_keys=True))
+              iters: int = ITERS, **kwargs: Any) -> dict[str, Any]:
+        """One broadcast of `size` bytes on the first `hosts` hosts, `iters` times, as a
+        point (label, ms, p10/p90, verified, flags, error, rank_done_s, frames_sent,
+        tries)."""
+        key = (algorithm, size, hosts, frames, iters, json.dumps(kwargs, sort_keys=True))
         if key in self.points:
             return self.points[key]
         label = f"{algorithm} {size} B on {hosts} hosts" + "".join(
             f", {k}={v}" for k, v in sorted(kwargs.get("options", {}).items()))
         for tries in range(1, TRIES + 1):
             self.progress(f"reproduce: {label}" + (" (again: flagged)" if tries > 1 else ""))
-            r = flagged_bcast(self.emu, algorithm, size, hosts=hosts, iters=ITERS, flow=False,
+            r = flagged_bcast(self.emu, algorithm, size, hosts=hosts, iters=iters, flow=False,
                               frames=frames, timeout=POINT_TIMEOUT_S, **kwargs)
             if r["ms"] is None or not r["flags"]:
                 break

@@ -197,3 +197,22 @@ def test_tseng_claims_in_the_step_model_at_the_reports_scale() -> None:
     assert all(g1024 > g32 for _n, _p, g32, g1024 in size.values["gain"])
     balance = BY_KEY["tseng.balance"].run(ctx())
     assert balance.verdict == DIFFERS and "partition types" in balance.why
+
+
+def test_crossover_to_the_fragmented_chain_at_1_mib() -> None:
+    """Siebert's crossover_size: two-stage must win at 64 KiB and the chain at 1 MiB."""
+    def paper(alg, size, hosts):
+        return {"two-stage": 1.0, "fragmented-chain": 1.5, "binomial": 3.0}[alg] * size \
+            if size < 1 << 20 else {"two-stage": 2.0, "fragmented-chain": 1.0,
+                                    "binomial": 3.0}[alg] * size
+
+    out = measured("siebert.crossover-1m", Points(paper), quick=False)
+    assert out.verdict == REPRODUCED and len(out.points) == 6
+    early = measured("siebert.crossover-1m", Points(
+        lambda a, s, h: {"two-stage": 2.0, "fragmented-chain": 1.0, "binomial": 3.0}[a]),
+        quick=False)
+    assert early.verdict == DIFFERS and "at 64 KiB the fragmented chain" in early.why
+    assert "at 1 MiB" not in early.why
+    flagged = measured("siebert.crossover-1m", Points(paper, flag={("binomial", 8)}),
+                       quick=False)
+    assert flagged.verdict == NO_RESULT
