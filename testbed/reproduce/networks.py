@@ -12,10 +12,12 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from controller.config import ControllerConfig
 from topologies import parse_spec
 
 from ..bench.points import flagged_bcast
 from ..emulation.network import Emulation
+from ..experiments.bcast import measure_params
 from ..fidelity.link_rate import LinkRate, resolve
 
 
@@ -36,6 +38,16 @@ NETWORKS: dict[str, Kind] = {
     # hosts waited 197 % of a frame time for a core (flagged), at 10 they kept up (64 KiB,
     # 2026-11-25). Its claims run at a third of the calibrated rate.
     "star16-busy": Kind("star:hosts=16", 1 / 3),
+    # Chen2000's 9 PCs on a switch and on a hub: the same star (one calibration, so one
+    # rate), its bridge once under the controller (snooping) and once standalone without
+    # snooping, flooding every multicast frame to every port as a hub does; no shared
+    # half-duplex medium (no collisions) and the same store-and-forward links as the switch
+    "star9": Kind("star:hosts=9"),
+    "star9-hub": Kind("star:hosts=9", options={"ovs_flooding": True}),
+    # Coll2003's quaternary fat tree (16 nodes) whose switches multicast to contiguous node
+    # ranges only: around failed nodes a broadcast is a tree of range multicasts
+    "fattree16-contiguous": Kind("fattree:k=4,n=2", options={
+        "controller_config": ControllerConfig(mode="contiguous")}),
 }
 TRIES = 2  # a flagged point is measured once more (labs.runner does the same)
 ITERS = 10
@@ -50,20 +62,33 @@ class Network:
     rate: LinkRate
     progress: Callable[[str], None]
     points: dict[tuple, dict[str, Any]] = field(default_factory=dict)
+    measured_params: dict[tuple, dict[str, Any]] = field(default_factory=dict)
 
     def describe(self) -> dict[str, Any]:
         return {"topology": self.spec, "rate": self.rate.text(),
                 "link_rate": self.rate.to_dict()}
 
-    def point(self, algorithm: str, size: int, hosts: int, frames: int = 0,
+    def params(self, sizes: tuple[int, ...]) -> dict[str, Any]:
+        """t_hold/t_end measured at `sizes` (Ping and PingPong on the most distant pair,
+        3 repeats of 1 MiB a size), once a run."""
+        if sizes not in self.measured_params:
+            self.progress(f"reproduce: t_hold/t_end at {', '.join(map(str, sizes))} B")
+            self.measured_params[sizes] = measure_params(self.emu, list(sizes), repeats=3,
+                                                         dummy_max=0, budget_bytes=1 << 20)
+        return self.measured_params[sizes]
+
+    def point(self, algorithm: str, size: int, hosts: int | list[str], frames: int = 0,
               iters: int = ITERS, **kwargs: Any) -> dict[str, Any]:
         """One broadcast of `size` bytes on the first `hosts` hosts, `iters` times, as a
-        point (label, ms, p10/p90, verified, flags, error, rank_done_s, frames_sent,
-        tries)."""
-        key = (algorithm, size, hosts, frames, iters, json.dumps(kwargs, sort_keys=True))
+        point (label, ms, p10/p90, verified, flags, error, rank_done_s, predicted_ms (the
+        t_hold/t_end model's, given `params`), frames_sent, tries)."""
+        # `hosts` may also be host names in rank order (failed nodes left out)
+        named = tuple(hosts) if isinstance(hosts, list) else hosts
+        key = (algorithm, size, named, frames, iters, json.dumps(kwargs, sort_keys=True))
         if key in self.points:
             return self.points[key]
-        label = f"{algorithm} {size} B on {hosts} hosts" + "".join(
+        count = len(hosts) if isinstance(hosts, list) else hosts
+        label = f"{algorithm} {size} B on {count} hosts" + "".join(
             f", {k}={v}" for k, v in sorted(kwargs.get("options", {}).items()))
         for tries in range(1, TRIES + 1):
             self.progress(f"reproduce: {label}" + (" (again: flagged)" if tries > 1 else ""))
@@ -72,12 +97,13 @@ class Network:
             if r["ms"] is None or not r["flags"]:
                 break
         t = r.get("t_mcast_s") or {}
-        p = {"label": label, "algorithm": algorithm, "size": size, "hosts": hosts,
+        p = {"label": label, "algorithm": algorithm, "size": size, "hosts": count,
              "ms": r["ms"], "p10_ms": t.get("p10", 0) * 1e3 if t else None,
              "p90_ms": t.get("p90", 0) * 1e3 if t else None,
              "verified": bool(r.get("verified", True)), "flags": r["flags"],
              "error": r["error"] and r["error"][:400], "tries": tries,
              "rank_done_s": r.get("rank_done_s"),
+             "predicted_ms": r["predicted_s"] * 1e3 if r.get("predicted_s") else None,
              "frames_sent": (r.get("frames") or {}).get("sent")}
         self.points[key] = p
         return p

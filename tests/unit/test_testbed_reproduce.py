@@ -216,3 +216,35 @@ def test_crossover_to_the_fragmented_chain_at_1_mib() -> None:
     flagged = measured("siebert.crossover-1m", Points(paper, flag={("binomial", 8)}),
                        quick=False)
     assert flagged.verdict == NO_RESULT
+
+
+# ---- Nupairoj1998's measured tree order ---------------------------------------------------
+class ModelPoints(Points):
+    """A stand-in network that also measures t_hold/t_end (t_hold = 2 t_end at every size)
+    and gives each point the model's prediction (half the measured time)."""
+
+    def params(self, sizes):
+        return {"sizes": list(sizes), "t_hold_s": [2e-3] * len(sizes),
+                "t_end_s": [1e-3] * len(sizes)}
+
+    def point(self, algorithm, size, hosts, frames=0, **kw):
+        assert "params" in kw  # OPT-Tree is built from the measured t_hold/t_end
+        p = super().point(algorithm, size, hosts, frames)
+        return p | {"predicted_ms": p["ms"] / 2}
+
+
+def test_tree_order_judges_opt_tree_against_the_fastest_and_shows_the_model_error() -> None:
+    times = {"sequential": 3.0, "binomial": 1.0, "opt-tree": 1.05}
+    out = measured("nupairoj.tree-order", ModelPoints(lambda a, s, h: times[a] * h))
+    assert out.verdict == REPRODUCED and len(out.points) == 6  # quick: 8 hosts, 2 sizes
+    row = out.values["rows"][0]
+    assert row["fastest"] == "binomial" and row["t_hold_over_t_end"] == 2.0
+    assert row["measured_over_model"] == {a: 2.0 for a in times}
+    assert len(measured("nupairoj.tree-order", ModelPoints(lambda a, s, h: times[a]),
+                        quick=False).points) == 12
+    slow = measured("nupairoj.tree-order",
+                    ModelPoints(lambda a, s, h: times[a] * (2 if a == "opt-tree" else 1)))
+    assert slow.verdict == DIFFERS and "binomial beats OPT-Tree by 2.10x" in slow.why
+    flagged = measured("nupairoj.tree-order",
+                       ModelPoints(lambda a, s, h: times[a], flag={("sequential", 8)}))
+    assert flagged.verdict == NO_RESULT
