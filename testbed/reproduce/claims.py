@@ -5,7 +5,7 @@ testbed measures or computes its own, and the margin it is judged by."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from .verdict import Outcome
@@ -25,18 +25,23 @@ class PaperFigure:
 
 @dataclass
 class Context:
-    """What a claim's run gets: the scale (`quick`), a progress callback, and for measured
-    claims the running network of its kind (testbed.reproduce.networks)."""
+    """What a claim's run gets: the scale (`quick`), a progress callback, for measured
+    claims the running network of its kind (testbed.reproduce.networks), and the networks
+    this run brought up before it by name (`earlier`: stopped, their points still read)."""
 
     quick: bool
     progress: Callable[[str], None]
     network: Any = None
+    earlier: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
 class Claim:
     """One headline claim. `run(ctx)` returns the Outcome; `network` names the network it
-    is measured on (None: pure, computed without one); `in_quick`: part of --quick."""
+    is measured on (None: pure, computed without one); `in_quick`: part of --quick.
+    A claim comparing two networks (a hub and a switch) names the other in `before`: the
+    run brings those up first and calls `measure(ctx)` on each, and `run` reads their
+    points back from `ctx.earlier`."""
 
     key: str
     paper: str  # citation key (docs/references.md)
@@ -46,6 +51,13 @@ class Claim:
     run: Callable[[Context], Outcome]
     network: str | None = None
     in_quick: bool = True
+    before: tuple[str, ...] = ()
+    measure: Callable[[Context], object] | None = None
+
+    def __post_init__(self) -> None:
+        if self.before and (self.measure is None or self.network is None):
+            raise ValueError(f"{self.key}: networks measured before need a network and "
+                             "a measure")
 
     @property
     def kind(self) -> str:

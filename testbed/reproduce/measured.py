@@ -14,7 +14,7 @@ from typing import Any
 from collectives.ipmc.plans import scout_frames, tree_frames
 
 from .claims import Claim, Context, PaperFigure
-from .verdict import DIFFERS, NO_RESULT, REPRODUCED, Outcome, no_result
+from .verdict import DIFFERS, NO_RESULT, NOT_APPLICABLE, REPRODUCED, Outcome, is_result, no_result
 
 HOSTS = (2, 4, 8, 16)
 TREES = ("mpich", "binomial")  # MPICH's MPI_Bcast and the binomial tree: the papers' baselines
@@ -249,6 +249,75 @@ def _f(x: float | None) -> str:
     return "-" if x is None else f"{x:.0f}"
 
 
+# ---- Chen2000: the hub against the switch ------------------------------------------------
+HUB, SWITCH = "star9-hub", "star9"  # testbed.reproduce.networks: one star, two bridges
+HUB_SIZES = (1024, 4096, 16384, 65536)  # below one frame, then 3 to 44 frames
+HUB_ALGS = ("scout-linear", "mpich")  # the paper's multicast and MPICH's MPI_Bcast
+HUB_WHY = ("an emulated hub is a switch that floods every multicast frame to every port; "
+           "it has no shared half-duplex medium, so no collisions (the paper's reason for "
+           "MPICH's tree being slower on the hub above 3000 B), and every frame is "
+           "serialized onto the host's link and again onto the receiver's as on the "
+           "switch, so no cut-through either (the hub's lower latency, which made "
+           "multicast faster there); the ratios show what flooding alone costs")
+
+
+def _hub_hosts(quick: bool) -> tuple[int, ...]:
+    return (4,) if quick else (4, 9)  # figure 11's 4 processes; figure 12's 9 in full
+
+
+def hub_switch_points(ctx: Context) -> dict[tuple[str, int, int], dict[str, Any]]:
+    """scout-linear and MPI_Bcast at HUB_SIZES on ctx.network: measured on the switch
+    first (Claim.before), then on the hub, where the switch's are read back."""
+    return {(a, h, s): ctx.network.point(a, s, h) for h in _hub_hosts(ctx.quick)
+            for a in HUB_ALGS for s in HUB_SIZES}
+
+
+def _beats_from(by: dict[tuple[str, int, int], dict[str, Any]], h: int) -> int | None:
+    """The smallest size from which scout-linear beats MPI_Bcast at every larger size."""
+    ms = {s: (by[("scout-linear", h, s)]["ms"], by[("mpich", h, s)]["ms"])
+          for s in HUB_SIZES}
+    return next((s for s in HUB_SIZES if all(m is not None and t is not None and m < t
+                                             for z, (m, t) in ms.items() if z >= s)), None)
+
+
+def hub_switch(ctx: Context) -> Outcome:
+    """The hub's time over the switch's for each algorithm, size and host count, and from
+    which size multicast beats MPI_Bcast on each; not applicable (HUB_WHY), shown."""
+    hub = hub_switch_points(ctx)
+    got = {"hub": hub}
+    if SWITCH in ctx.earlier:
+        got["switch"] = hub_switch_points(Context(ctx.quick, ctx.progress,
+                                                  ctx.earlier[SWITCH]))
+    points = [{**p, "label": f"{p['label']} ({side})"} for side, by in got.items()
+              for p in by.values()]
+    if "switch" not in got:
+        return Outcome(NO_RESULT, "-", f"the switch's points (network {SWITCH}) were not "
+                       "measured", points=points)
+    hosts = _hub_hosts(ctx.quick)
+    ratio = {NAMES[a]: {h: {s: hub[k]["ms"] / got["switch"][k]["ms"] if is_result(hub[k])
+                            and is_result(got["switch"][k]) else None
+                            for s in HUB_SIZES for k in [(a, h, s)]} for h in hosts}
+             for a in HUB_ALGS}
+    beats = {side: {h: _beats_from(by, h) for h in hosts} for side, by in got.items()}
+    sizes = ", ".join(f"{s // 1024}" for s in HUB_SIZES)
+    text = "hub/switch time at " + sizes + " KiB: " + "; ".join(
+        f"{h} hosts " + ", ".join(f"{a} " + " ".join("-" if r is None else f"{r:.2f}"
+                                                     for r in by_h[h].values())
+                                  for a, by_h in ratio.items()) for h in hosts)
+    text += "; scout-linear beats MPI_Bcast from: " + "; ".join(
+        f"{side} " + ", ".join(f"{b} B" if b else "never" for b in bs.values())
+        for side, bs in beats.items()) + (" (" + ", ".join(map(str, hosts)) + " hosts)")
+    series = {f"{NAMES[a]} {side}" + (f", {h} hosts" if len(hosts) > 1 else ""):
+              [(s, by[(a, h, s)]["ms"]) for s in HUB_SIZES if by[(a, h, s)]["ms"] is not None]
+              for h in hosts for a in HUB_ALGS for side, by in got.items()}
+    values = {"ratio": ratio, "beats_from": beats,
+              "plot": {"xlabel": "message size, bytes", "ylabel": "broadcast, ms",
+                       "series": series, "logx": True, "logy": True}}
+    bad = no_result(points, text)
+    why = HUB_WHY + ("" if bad is None else f"; {bad.why} (no ratio from them)")
+    return Outcome(NOT_APPLICABLE, text, why, values=values, points=points)
+
+
 S, C = "Siebert2006", "Chen2000"
 CLAIMS = (
     Claim("siebert.flat-64k", S, "A 64 KiB IP-multicast broadcast takes as long on many "
@@ -293,4 +362,12 @@ CLAIMS = (
                       "(T = 1500 B)", {"frame": FRAME}),
           "fewer frames for the multicast wherever the formulas say so", chen_frames,
           network="star16"),
+    Claim("chen.hub-switch", C, "With multicast the hub beats the switch at every size; "
+          "MPICH's tree is slower on the hub above 3000 bytes",
+          PaperFigure("section 4, figures 11-12", "4 processes: with multicast the hub is "
+                      "better than the switch at every measured size; MPICH's tree on the "
+                      "hub becomes worse than on the switch above 3000 bytes; scales well up "
+                      "to 9 processes", {"processes": 4, "mpich_hub_worse_above_bytes": 3000}),
+          "none: not applicable (no shared medium, no cut-through); the hub/switch ratios "
+          "are shown", hub_switch, network=HUB, before=(SWITCH,), measure=hub_switch_points),
 )

@@ -5,7 +5,7 @@ each to the output folder, also when the run is interrupted."""
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -30,17 +30,23 @@ def run(out_dir: Path, *, quick: bool = False, only: Sequence[str] | None = None
                            "only": list(only or []), "started": time.strftime("%Y-%m-%d %H:%M"),
                            "machine": versions(), "networks": {}, "claims": []}
     done: dict[str, dict[str, Any]] = {}
+    earlier: dict[str, dict[str, Any]] = {}  # claim -> networks measured for it before
     t0 = time.perf_counter()
     try:
         for claim in [c for c in chosen if c.network is None]:
             done[claim.key] = _one(claim, Context(quick, progress))
-        for name, claims in _by_network([c for c in chosen if c.network is not None]):
+        measured = [c for c in chosen if c.network is not None]
+        for name in _networks(measured):
             from .networks import running
 
             with running(name, caps, progress) as net:
                 doc["networks"][name] = net.describe()
-                for claim in claims:
-                    done[claim.key] = _one(claim, Context(quick, progress, net))
+                for claim in [c for c in measured if name in c.before]:
+                    if _measure(claim, Context(quick, progress, net)):
+                        earlier.setdefault(claim.key, {})[name] = net
+                for claim in [c for c in measured if c.network == name]:
+                    done[claim.key] = _one(claim, Context(quick, progress, net,
+                                                          earlier.get(claim.key, {})))
     finally:
         left = "interrupted before it ran" if len(done) < len(chosen) else ""
         doc["claims"] = [done.get(c.key) or _skipped(c, left if c in chosen else
@@ -52,10 +58,22 @@ def run(out_dir: Path, *, quick: bool = False, only: Sequence[str] | None = None
     return doc
 
 
-def _by_network(claims: list[Claim]) -> Iterator[tuple[str, list[Claim]]]:
-    order = dict.fromkeys(c.network for c in claims)
-    for name in order:
-        yield str(name), [c for c in claims if c.network == name]
+def _networks(claims: list[Claim]) -> list[str]:
+    """The networks to bring up, in claim order, each claim's `before` ahead of its own."""
+    return list(dict.fromkeys(str(n) for c in claims for n in (*c.before, c.network)))
+
+
+def _measure(claim: Claim, ctx: Context) -> bool:
+    """A claim's points on a network it compares with its own (Claim.before); False when
+    an MPI job failed, so the claim finds that network missing from ctx.earlier."""
+    assert claim.measure is not None
+    ctx.progress(f"reproduce: {claim.key} (measured on {ctx.network.name} first)")
+    try:
+        claim.measure(ctx)
+    except RunFailed as e:
+        ctx.progress(f"reproduce: {claim.key}: {' '.join(str(e).split())[:200]}")
+        return False
+    return True
 
 
 def _one(claim: Claim, ctx: Context) -> dict[str, Any]:

@@ -248,3 +248,75 @@ def test_tree_order_judges_opt_tree_against_the_fastest_and_shows_the_model_erro
     flagged = measured("nupairoj.tree-order",
                        ModelPoints(lambda a, s, h: times[a], flag={("sequential", 8)}))
     assert flagged.verdict == NO_RESULT
+
+
+# ---- Chen2000's hub against the switch: two networks, the switch's measured first ---------
+def test_hub_switch_is_not_applicable_and_shows_the_ratios(monkeypatch, tmp_path: Path) -> None:
+    """An emulated hub floods but has no shared medium: the verdict is 'not applicable'
+    whatever the times, with the hub/switch ratio per algorithm and size; the run brings
+    the switch up first and the claim reads its points back."""
+    from contextlib import contextmanager
+
+    from testbed.reproduce import measured as chen
+    from testbed.reproduce import networks
+    from testbed.reproduce.claims import Claim
+    from testbed.reproduce.verdict import NOT_APPLICABLE
+
+    def hub_ms(alg: str, size: int, hosts: int) -> float:
+        return (1.0 if alg == "scout-linear" else 2.0) * size / 1024
+
+    def switch_ms(alg: str, size: int, hosts: int) -> float:
+        return hub_ms(alg, size, hosts) / (1.25 if alg == "mpich" else 1.0)
+
+    def judged(hub: Points, switch: Points | None, quick: bool = True) -> Outcome:
+        earlier = {} if switch is None else {chen.SWITCH: switch}
+        return BY_KEY["chen.hub-switch"].run(Context(quick, lambda _m: None, hub, earlier))
+
+    out = judged(Points(hub_ms), Points(switch_ms))
+    assert out.verdict == NOT_APPLICABLE and "no shared half-duplex medium" in out.why
+    assert out.values["ratio"]["scout-linear"][4] == dict.fromkeys(chen.HUB_SIZES, 1.0)
+    assert out.values["ratio"]["MPI_Bcast"][4][4096] == pytest.approx(1.25)
+    assert "4 hosts scout-linear 1.00 1.00 1.00 1.00, MPI_Bcast 1.25" in out.testbed
+    assert out.values["beats_from"] == {"hub": {4: 1024}, "switch": {4: 1024}}
+    assert out.testbed.endswith("beats MPI_Bcast from: hub 1024 B; switch 1024 B (4 hosts)")
+    assert len(out.points) == 16 and out.points[0]["label"].endswith("(hub)")
+    assert out.points[-1]["label"].endswith("(switch)")
+    assert len(out.values["plot"]["series"]) == 4
+    full = judged(Points(hub_ms), Points(switch_ms), quick=False)
+    assert len(full.points) == 32 and set(full.values["ratio"]["MPI_Bcast"]) == {4, 9}
+    # a flagged point feeds no ratio and is named; the verdict stays
+    flagged = judged(Points(hub_ms, flag={("mpich", 4)}), Points(switch_ms))
+    assert flagged.verdict == NOT_APPLICABLE and "MPI_Bcast - - - -" in flagged.testbed
+    assert "4 of 16 point(s) are no result" in flagged.why
+    assert judged(Points(hub_ms), None).verdict == NO_RESULT
+    with pytest.raises(ValueError, match="need a network and a measure"):
+        Claim("x.y", "Chen2000", "s", BY_KEY["chen.hub-switch"].figure, "m", chen.hub_switch,
+              network=chen.HUB, before=(chen.SWITCH,))
+
+    class Net(Points):
+        def __init__(self, name: str, ms) -> None:
+            super().__init__(ms)
+            self.name, self.asked = name, 0
+
+        def point(self, algorithm, size, hosts, frames=0, **kw):
+            self.asked += 1
+            return super().point(algorithm, size, hosts, frames, **kw)
+
+        def describe(self) -> dict:
+            return {"topology": self.name, "rate": "30 Mbit/s", "link_rate": {}}
+
+    up: list[Net] = []
+
+    @contextmanager
+    def running(name, caps, progress):
+        up.append(Net(name, hub_ms if name == chen.HUB else switch_ms))
+        yield up[-1]
+
+    monkeypatch.setattr(networks, "running", running)
+    doc = run(tmp_path, quick=True, only=["chen.hub-switch"], progress=lambda _m: None)
+    assert [n.name for n in up] == [chen.SWITCH, chen.HUB]
+    assert [n.asked for n in up] == [16, 8]  # the switch's 8: measured, then read back
+    assert set(doc["networks"]) == {chen.SWITCH, chen.HUB}
+    entry = next(c for c in doc["claims"] if c["key"] == "chen.hub-switch")
+    assert entry["verdict"] == NOT_APPLICABLE and entry["network"] == chen.HUB
+    assert (tmp_path / "plots" / "chen.hub-switch.png").exists()
