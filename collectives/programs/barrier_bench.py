@@ -1,5 +1,8 @@
 """Measure barriers on the hosts' shared clock (runs under mpiexec; rank 0 prints one JSON
-object): the time from the last rank's entry to the last rank's exit, per algorithm.
+object): the time from the last rank's entry to the last rank's exit, per algorithm, with
+when the measured barriers ran (`window`, the root's clock) and how long the ranks waited
+for a core each turn meanwhile (`cpu.wait_per_turn_s`): what testbed.fidelity.flags.Monitor
+judges a stretch of a run by, as for bcast_bench.
 
     mpiexec -n N python -m collectives.programs.barrier_bench --algorithms mpich,tree,mcast
     mpiexec -n 7 python -m collectives.programs.barrier_bench --algorithms range-tree \
@@ -18,13 +21,16 @@ from ..executor import barrier
 from ..ipmc.channel import peek_stats
 from ..range_trees.channel import add_layout_arguments, layout_arguments
 from ..stats import summarize
-from ..timing import idle_barrier
+from ..timing import idle_barrier, sched_self, sched_since, wait_per_turn
 
 
 def measure(comm, algorithm: str, iters: int, warmup: int, **params) -> dict:
     samples, early = [], 0
+    began = sched0 = None
     for i in range(warmup + iters):
         idle_barrier(comm)
+        if i == warmup:
+            began, sched0 = time.time(), sched_self()
         entered = time.time()
         barrier(comm, algorithm, **params)
         left = time.time()
@@ -33,12 +39,17 @@ def measure(comm, algorithm: str, iters: int, warmup: int, **params) -> dict:
             last_in = max(e for e, _ in times)
             samples.append(max(x for _, x in times) - last_in)
             early += min(x for _, x in times) < last_in
+    ended = time.time()
+    waits = comm.gather(sched_since(sched0) if sched0 else (0, 0, 0), root=0)
     on_channel = barrier_algorithm(algorithm).family in ("multicast", "range")
     stats = peek_stats(comm) if on_channel else None
     released = comm.reduce(stats["repaired"] if stats else 0, root=0)
     return {"algorithm": algorithm, "ranks": comm.Get_size(), "iterations": iters,
             "t_barrier_s": summarize(samples) if samples else None,
-            "released_early": early, "p2p_releases": released}
+            "released_early": early, "p2p_releases": released,
+            "window": [began or ended, ended],  # the measured barriers, not the warm-up
+            "cpu": {"wait_per_turn_s": wait_per_turn(waits) if comm.Get_rank() == 0
+                    else None}}
 
 
 def main(argv: list[str] | None = None) -> int:

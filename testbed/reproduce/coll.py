@@ -1,8 +1,256 @@
 """Coll2003's claims the testbed measures: broadcast bandwidth of the range-multicast tree
-around failed nodes against the software tree, and the barrier."""
+around failed nodes against the software tree, and the barrier.
+
+The paper's experiment as testbed.bench.range_trees runs it: its quaternary fat tree at 16
+nodes (the paper's has 32) under the contiguous-mode controller (switches multicast to
+contiguous node ranges only), 0, 1, 2 and 4 failed nodes drawn with a fixed seed (never the
+root), the remaining hosts as the communicator. The numbers are the paper's section 6, read
+in the text (marker R)."""
 
 from __future__ import annotations
 
-from .claims import Claim
+import json
+from typing import Any
 
-CLAIMS: tuple[Claim, ...] = ()
+from collectives.range_trees.kary_tree import KaryNTree
+from collectives.range_trees.trees import greedy_tree
+from collectives.waiting import DEFAULT as DEFAULT_WAIT
+
+from ..bench.range_trees import NODES, K, failed_sets
+from ..emulation.mpi import run_mpi
+from ..fidelity.flags import Monitor
+from .claims import Claim, Context, PaperFigure
+from .verdict import DIFFERS, NOT_APPLICABLE, REPRODUCED, Outcome, no_result
+
+NETWORK = "fattree16-contiguous"
+FAILED, QUICK_FAILED = (0, 1, 2, 4), (0, 2)
+SIZES, QUICK_SIZES = (65536, 262144), (65536,)
+# Judged at 64 KiB (the paper's figure with faults); 256 KiB (full run) is shown beside: the
+# one range multicast of 256 KiB to all 15 receivers keeps the hosts waiting for a core
+# longer than the fidelity monitor allows (176 % of a frame time at the calibrated 30
+# Mbit/s, 181 % in another run, 275 % at 20: slower links do not help, 2026-11-25), so its
+# no-fault point is flagged and the faulty share at 256 KiB would rest on it. The 64 KiB
+# no-fault point is at the edge (kept up in 2 of 3 runs, 287 % in the third).
+JUDGED_SIZES = (65536,)
+MPICH_MAX = 65536  # MPI_Bcast beyond this takes seconds a broadcast: shown at 64 KiB only
+NAMES = {"range-tree": "range tree", "binomial": "binomial", "mpich": "MPI_Bcast"}
+BARRIER_NAMES = {"mpich": "MPI_Barrier", "tree": "tree", "range-tree": "range tree"}
+TRIES = 2  # a flagged barrier run is measured once more (as networks.Network.point)
+BARRIER_TIMEOUT_S = 240.0
+
+
+def set_failed(net: Any, failed: list[int]) -> list[str]:
+    """Mark `failed` failed in the controller (every other node restored); the remaining
+    hosts' names in rank order (the root, node 0, first)."""
+    net.emu.fail_nodes(list(range(NODES)), failed=False)
+    if failed:
+        net.emu.fail_nodes(failed)
+    return [f"h{n}" for n in range(NODES) if n not in failed]
+
+
+def depth(failed: list[int]) -> int:
+    """Steps of the greedy range-multicast tree from node 0 around `failed` (pure)."""
+    up = [n for n in range(NODES) if n not in failed]
+    return int(greedy_tree(KaryNTree(K, 2, NODES), 0, up).to_dict()["depth"])
+
+
+def _mb_s(size: int, p: dict[str, Any]) -> float | None:
+    return size / (p["ms"] / 1e3) / 1e6 if p.get("ms") else None
+
+
+# ---- broadcast bandwidth: the range tree doubles the software tree's --------------------
+PAPER_BCAST = {"software_mb_s": 40, "software_bytes": 32768, "hardware_mb_s": 306,
+               "hardware_bytes": 262144, "faulty_mb_s": 124, "faulty_bytes": 65536,
+               "faulty_steps": 2, "faulty_share": [0.4, 0.6], "speedup": 2.0}
+SPEEDUP = 1.8  # "twice as fast in the worst case", less a tenth
+SHARE = (0.35, 0.65)  # "60% to 40%" of the no-fault bandwidth, five points either side
+BCASTS = ("range-tree", "binomial", "mpich")
+JUDGED = ("range-tree", "binomial")
+
+
+def bcast_bandwidth(ctx: Context) -> Outcome:
+    """Per failed count and size, the range tree's bandwidth (size / median time) against
+    binomial's (the software tree of point-to-point messages); MPI_Bcast shown beside them.
+    Judged at 64 KiB, at every failed count >= 1: range tree >= SPEEDUP x binomial,
+    the range tree's bandwidth with faults within SHARE of its own without, and the tree
+    2 steps deep with faults."""
+    net = ctx.network
+    counts = QUICK_FAILED if ctx.quick else FAILED
+    sizes = QUICK_SIZES if ctx.quick else SIZES
+    sets = failed_sets(FAILED)  # the same nested sets in either run
+    by: dict[tuple[str, int, int], dict[str, Any]] = {}
+    try:
+        for f in counts:
+            hosts = set_failed(net, sets[f])
+            for size in sizes:
+                for alg in BCASTS:
+                    if alg != "mpich" or size <= MPICH_MAX:
+                        by[(alg, f, size)] = net.point(alg, size, hosts)
+    finally:
+        set_failed(net, [])
+    steps = {f: depth(sets[f]) for f in counts}
+    faulty = [f for f in counts if f]
+    ms = {k: p["ms"] for k, p in by.items()}
+    speedup = {(f, s): ms[("binomial", f, s)] / ms[("range-tree", f, s)]
+               for f in faulty for s in sizes
+               if ms[("binomial", f, s)] and ms[("range-tree", f, s)]}
+    share = {(f, s): ms[("range-tree", 0, s)] / ms[("range-tree", f, s)]
+             for f in faulty for s in sizes
+             if ms[("range-tree", 0, s)] and ms[("range-tree", f, s)]}
+    text = f"{'/'.join(map(str, counts))} failed: " + "; ".join(
+        f"{s // 1024} KiB: range tree " + ", ".join(
+            f"{_mb_s(s, by[('range-tree', f, s)]) or 0:.2f}" for f in counts)
+        + " MB/s, binomial " + ", ".join(
+            f"{_mb_s(s, by[('binomial', f, s)]) or 0:.2f}" for f in counts)
+        + "; range tree / binomial " + ", ".join(
+            f"{speedup[(f, s)]:.2f}x" for f in faulty if (f, s) in speedup)
+        + " with faults, at " + ", ".join(f"{share[(f, s)]:.0%}" for f in faulty
+                                           if (f, s) in share)
+        + " of its no-fault bandwidth" for s in sizes) + "; tree steps " + ", ".join(
+            f"{steps[f]}" for f in counts)
+    series = {f"{NAMES[a]} {s // 1024} KiB": [(f, _mb_s(s, by[(a, f, s)])) for f in counts
+                                               if by[(a, f, s)]["ms"]]
+              for s in sizes for a in BCASTS if (a, counts[0], s) in by}
+    values: dict[str, Any] = {
+        "failed_sets": {f: sets[f] for f in counts}, "steps": steps,
+        "mb_s": {f"{a} {f} {s}": _mb_s(s, p) for (a, f, s), p in by.items()},
+        "speedup": {f"{f} {s}": r for (f, s), r in speedup.items()},
+        "faulty_share": {f"{f} {s}": r for (f, s), r in share.items()},
+        "plot": {"xlabel": "failed nodes", "ylabel": "broadcast bandwidth, MB/s",
+                 "series": series}}
+    judged = {k for k in by if k[0] in JUDGED and k[2] in JUDGED_SIZES}
+    points = [p for k, p in by.items() if k in judged]
+    shown = [p for k, p in by.items() if k not in judged]  # beside: not judged
+    bad = no_result(points, text)
+    if bad is not None:
+        bad.values, bad.context = values, shown
+        return bad
+    why = [f"{f} failed, {s // 1024} KiB: range tree only {r:.2f}x binomial (at least "
+           f"{SPEEDUP})" for (f, s), r in speedup.items()
+           if s in JUDGED_SIZES and r < SPEEDUP]
+    why += [f"{f} failed, {s // 1024} KiB: range tree at {r:.0%} of its no-fault bandwidth "
+            f"({SHARE[0]:.0%} to {SHARE[1]:.0%})" for (f, s), r in share.items()
+            if s in JUDGED_SIZES and not SHARE[0] <= r <= SHARE[1]]
+    why += [f"{f} failed: a tree of {steps[f]} steps (the paper: 2)" for f in faulty
+            if steps[f] != 2]
+    if not why:
+        return Outcome(REPRODUCED, text, values=values, points=points, context=shown)
+    return Outcome(DIFFERS, text, "; ".join(why), values=values, points=points,
+                   context=shown)
+
+
+# ---- barrier: the range-tree barrier halves the software barrier's latency ---------------
+PAPER_BARRIER = {"software_us": {"fewer than 4 faulty": 17.0, "4 faulty": 15.9},
+                 "hardware_us": {"no fault": 4.0, "1-4 faulty, 16 nodes": 6.5,
+                                 "1-4 faulty, 32 nodes": 7.0},
+                 "faster": [0.5, 0.6]}
+BARRIERS = ("mpich", "tree", "range-tree")
+BARRIER_ITERS, QUICK_BARRIER_ITERS = 50, 30
+NO_HOPS = ("an emulator does not charge for network hops: a barrier here costs milliseconds "
+           "of Python and MPI on two shared cores, so the paper's argument in microseconds "
+           "(the switches combine and multicast, the hosts' software does not) cannot show")
+
+
+def barrier_points(net: Any, failed: list[int], hosts: list[str], iters: int
+                   ) -> list[dict[str, Any]]:
+    """MPI_Barrier, the software tree barrier and the range-tree barrier on `hosts` in one
+    MPI job (collectives.programs.barrier_bench) under the fidelity monitor, each a point
+    (label, algorithm, hosts, failed, ms: the median from the last entry to the last exit,
+    p10/p90, verified: none released early, flags, error, tries); measured once more when
+    a point is flagged."""
+    nodes = [net.emu.topo.host(h).node_id for h in hosts]
+    args = ["-m", "collectives.programs.barrier_bench", "--algorithms", ",".join(BARRIERS),
+            "--iters", str(iters), "--nodes", ",".join(map(str, nodes)),
+            "--fattree", f"{K},{NODES}"]
+    label = f"{{}} barrier on {len(hosts)} hosts, failed {failed or 'none'}"
+    for tries in range(1, TRIES + 1):
+        net.progress(f"reproduce: barriers on {len(hosts)} hosts, failed {failed or 'none'}"
+                     + (" (again: flagged)" if tries > 1 else ""))
+        with Monitor(net.emu.topo) as mon:
+            res = run_mpi(net.emu, args, hosts=hosts, timeout=BARRIER_TIMEOUT_S,
+                          env={"MCASTLAB_WAIT": DEFAULT_WAIT}, check=False)
+        lines = [ln for ln in res.rank_output.get(0, "").splitlines() if ln.startswith("{")]
+        if not lines:
+            error = " ".join((res.stderr or res.stdout or "no output").split())[-400:]
+            return [{"label": label.format(a), "algorithm": a, "hosts": len(hosts),
+                     "failed": failed, "ms": None, "verified": False, "flags": [],
+                     "error": f"barrier_bench printed no result: {error}", "tries": tries}
+                    for a in BARRIERS]
+        rows = json.loads(lines[-1])["rows"]
+        fid = [mon.window(*r["window"], host_wait_s=r["cpu"]["wait_per_turn_s"])
+               for r in rows]
+        if not any(f["flags"] for f in fid):
+            break
+    out = []
+    for r, f in zip(rows, fid, strict=True):
+        t = r["t_barrier_s"] or {}
+        out.append({"label": label.format(r["algorithm"]), "algorithm": r["algorithm"],
+                    "hosts": len(hosts), "failed": failed,
+                    "ms": t["median"] * 1e3 if t else None,
+                    "p10_ms": t["p10"] * 1e3 if t else None,
+                    "p90_ms": t["p90"] * 1e3 if t else None,
+                    "verified": not r["released_early"], "flags": f["flags"],
+                    "error": None, "tries": tries, "released_early": r["released_early"],
+                    "p2p_releases": r["p2p_releases"]})
+    return out
+
+
+def barrier(ctx: Context) -> Outcome:
+    """Not applicable (NO_HOPS), but measured and shown: per failed count, the median
+    barrier of MPI_Barrier, the software tree and the range tree, and range tree / tree."""
+    net = ctx.network
+    counts = QUICK_FAILED if ctx.quick else FAILED
+    iters = QUICK_BARRIER_ITERS if ctx.quick else BARRIER_ITERS
+    sets = failed_sets(FAILED)
+    points: list[dict[str, Any]] = []
+    try:
+        for f in counts:
+            points += barrier_points(net, sets[f], set_failed(net, sets[f]), iters)
+    finally:
+        set_failed(net, [])
+    us = {(p["algorithm"], len(p["failed"])): p["ms"] * 1e3 if p["ms"] else None
+          for p in points}
+    ratio = {f: us[("range-tree", f)] / us[("tree", f)] for f in counts
+             if us.get(("range-tree", f)) and us.get(("tree", f))}
+    text = "median barrier, us: " + "; ".join(
+        f"{f} failed: " + ", ".join(f"{BARRIER_NAMES[a]} {_us(us.get((a, f)))}"
+                                    for a in BARRIERS)
+        + (f" (range tree / tree {ratio[f]:.2f})" if f in ratio else "") for f in counts)
+    flagged = [p["label"] for p in points if p["flags"] or p["ms"] is None]
+    if flagged:
+        text += f"; {len(flagged)} point(s) flagged or failed"
+    values = {"us": {f"{a} {f}": v for (a, f), v in us.items()},
+              "range_tree_over_tree": ratio,
+              "plot": {"xlabel": "failed nodes", "ylabel": "barrier, us (median)",
+                       "series": {BARRIER_NAMES[a]: [(f, us[(a, f)]) for f in counts
+                                                     if us.get((a, f))]
+                                  for a in BARRIERS}}}
+    return Outcome(NOT_APPLICABLE, text, NO_HOPS, values=values, points=points)
+
+
+def _us(x: float | None) -> str:
+    return "-" if x is None else f"{x:.0f}"
+
+
+P = "Coll2003"
+CLAIMS: tuple[Claim, ...] = (
+    Claim("coll.bcast-bandwidth", P, "Around faulty nodes a tree of range multicasts (2 "
+          "steps) doubles the software tree's broadcast bandwidth",
+          PaperFigure("section 6", "32 nodes: software tree peak 40 MB/s (32 KB); hardware "
+                      "multicast to all 306 MB/s (256 KB); hardware tree with faults 124 MB/s "
+                      "(64 KB), always 2 steps, '60% to 40%' of the no-fault bandwidth; "
+                      "'twice as fast in the worst case' as the software tree", PAPER_BCAST),
+          f"at 64 KiB and 1, 2 and 4 failed nodes (2 with --quick): range tree at least "
+          f"{SPEEDUP} x binomial's bandwidth, at {SHARE[0]:.0%} to {SHARE[1]:.0%} of its "
+          "no-fault bandwidth, a tree of 2 steps (256 KiB, full run: shown, not judged)",
+          bcast_bandwidth, network=NETWORK),
+    Claim("coll.barrier", P, "With faulty nodes the range-multicast barrier is about half "
+          "the software barrier",
+          PaperFigure("section 6, figure 8", "32 nodes: software barrier about 17 us with "
+                      "fewer than 4 faulty, 15.9 us with 4; hardware 4 us without faults, "
+                      "6.5 us (16 nodes) and 7 us (32) with 1-4 faulty: 'between 50% and 60% "
+                      "faster', 'reduced to a half'", PAPER_BARRIER),
+          "none: not applicable (an emulator does not charge for network hops); MPI_Barrier, "
+          "the tree and the range tree shown at 0, 1, 2 and 4 failed nodes (0 and 2 with "
+          "--quick)", barrier, network=NETWORK),
+)

@@ -320,3 +320,110 @@ def test_hub_switch_is_not_applicable_and_shows_the_ratios(monkeypatch, tmp_path
     entry = next(c for c in doc["claims"] if c["key"] == "chen.hub-switch")
     assert entry["verdict"] == NOT_APPLICABLE and entry["network"] == chen.HUB
     assert (tmp_path / "plots" / "chen.hub-switch.png").exists()
+
+
+# ---- Coll2003's measured claims: range tree against the software tree around failed nodes
+class CollPoints(Points):
+    """Points on host lists (failed nodes left out): `ms` and `flag` see the host count
+    (16, 15, 14, 12 for 0, 1, 2, 4 failed); `emu.fail_nodes` records the failed marks."""
+
+    def __init__(self, ms, flag=()):
+        super().__init__(ms, flag)
+        self.failed: set[int] = set()
+        self.emu = self
+
+    def fail_nodes(self, nodes, failed=True):
+        self.failed = self.failed | set(nodes) if failed else self.failed - set(nodes)
+        return sorted(self.failed)
+
+    def point(self, algorithm, size, hosts, frames=0, **kw):
+        assert "h0" in hosts and len(hosts) == 16 - len(self.failed)
+        return super().point(algorithm, size, len(hosts), frames, **kw)
+
+
+def coll_paper(alg: str, size: int, hosts: int) -> float:
+    """The range tree's 2 steps with faults halve its bandwidth; binomial 5 x slower."""
+    tree = size / 1000 * (1 if hosts == 16 else 2)
+    return tree if alg == "range-tree" else 5 * size / 1000
+
+
+def test_coll_bandwidth_reproduced_differs_and_no_result() -> None:
+    net = CollPoints(coll_paper)
+    out = measured("coll.bcast-bandwidth", net, quick=False)
+    assert out.verdict == REPRODUCED and not net.failed  # every node restored after
+    assert out.values["steps"] == {0: 1, 1: 2, 2: 2, 4: 2}
+    assert out.values["speedup"]["4 65536"] == 2.5
+    assert out.values["faulty_share"]["1 262144"] == 0.5
+    # judged: range tree and binomial at 64 KiB; shown: MPI_Bcast (64 KiB only), 256 KiB
+    assert {p["label"].rsplit(" on ", 1)[0] for p in out.points} == {
+        "range-tree 65536 B", "binomial 65536 B"}
+    assert len(out.points) == 8 and len(out.context) == 12
+    quick = measured("coll.bcast-bandwidth", CollPoints(coll_paper))
+    assert quick.verdict == REPRODUCED and len(quick.points) == 4
+    slow = measured("coll.bcast-bandwidth", CollPoints(
+        lambda a, s, h: coll_paper(a, s, h) * (3 if a == "range-tree" and h == 12 else 1)),
+        quick=False)
+    assert slow.verdict == DIFFERS
+    assert "4 failed, 64 KiB: range tree only 0.83x binomial" in slow.why
+    assert "at 17% of its no-fault bandwidth" in slow.why
+    same = measured("coll.bcast-bandwidth", CollPoints(lambda a, s, h: s / 1000 * (
+        5 if a == "binomial" else 1)))
+    assert same.verdict == DIFFERS and "at 100% of its no-fault" in same.why
+    flagged = measured("coll.bcast-bandwidth", CollPoints(coll_paper,
+                                                          flag={("range-tree", 14)}))
+    assert flagged.verdict == NO_RESULT and "hosts waited" in flagged.why
+    # MPI_Bcast is shown, not judged: its flag alone does not take the verdict away
+    assert measured("coll.bcast-bandwidth", CollPoints(coll_paper, flag={("mpich", 14)})
+                    ).verdict == REPRODUCED
+    big = measured("coll.bcast-bandwidth", CollPoints(  # 256 KiB neither judged nor flagged
+        lambda a, s, h: coll_paper(a, s, h) * (9 if s > 65536 and a == "range-tree" else 1)),
+        quick=False)
+    assert big.verdict == REPRODUCED and big.values["speedup"]["1 262144"] < 1
+
+
+def test_coll_barrier_is_not_applicable_but_shown(monkeypatch) -> None:
+    from testbed.reproduce import coll
+    from testbed.reproduce.verdict import NOT_APPLICABLE
+
+    def fake(net, failed, hosts, iters):
+        assert len(hosts) == 16 - len(failed) and net.failed == set(failed)
+        return [{"label": f"{a} barrier, failed {failed}", "algorithm": a, "failed": failed,
+                 "ms": {"mpich": 9.0, "tree": 4.0, "range-tree": 5.0}[a],
+                 "flags": ["hosts waited"] if a == "tree" and failed else [],
+                 "verified": True, "error": None} for a in coll.BARRIERS]
+
+    monkeypatch.setattr(coll, "barrier_points", fake)
+    net = CollPoints(coll_paper)
+    out = measured("coll.barrier", net, quick=False)
+    assert out.verdict == NOT_APPLICABLE and "network hops" in out.why and not net.failed
+    assert len(out.points) == 12 and out.values["range_tree_over_tree"][4] == 1.25
+    assert "3 point(s) flagged or failed" in out.testbed
+    assert out.values["plot"]["series"]["range tree"] == [(0, 5000.0), (1, 5000.0),
+                                                          (2, 5000.0), (4, 5000.0)]
+
+
+def test_dyn_tree_against_the_best_static_tree_at_every_load() -> None:
+    from testbed.experiments.spec import from_dict
+    from testbed.reproduce.nupairoj import ch6_spec, judge_dyn_tree, record_point
+
+    quick = from_dict(ch6_spec("mesh:rows=4,cols=4,bw=10", quick=True))
+    assert len(quick.points()) == 9 and set(quick.traffic) == {"uniform-10", "hot-1"}
+    assert len(from_dict(ch6_spec("mesh:rows=4,cols=4,bw=10", quick=False)).points()) == 24
+
+    def rec(alg, traffic, ms, flags=()):
+        return record_point({"config": {"algorithm": alg, "size": 1024, "hosts": 8,
+                                        "traffic": traffic}, "status": "ok",
+                             "t_mcast_s": {"median": ms / 1e3, "p10": 0, "p90": 0},
+                             "verified": True, "fidelity": {"flags": list(flags)},
+                             "traffic": {"accepted": 0.1}, "predicted_s": None})
+
+    loads, statics = ["none", "hot-1"], ["binomial", "opt-tree"]
+    pts = [rec(a, t, ms) for t in loads
+           for a, ms in (("binomial", 10), ("opt-tree", 8), ("dyn-tree", 9))]
+    out = judge_dyn_tree(pts, loads, statics)
+    assert out.verdict == REPRODUCED and out.values["rows"][1]["dyn_over_best"] == 1.125
+    slow = judge_dyn_tree([*pts[:5], rec("dyn-tree", "hot-1", 12)], loads, statics)
+    assert slow.verdict == DIFFERS and "under hot-1 DYN-Tree takes 1.50x OPT-Tree" in slow.why
+    flagged = judge_dyn_tree([*pts[:5], rec("dyn-tree", "hot-1", 9, ["switch waited"])],
+                             loads, statics)
+    assert flagged.verdict == NO_RESULT and "traffic hot-1" in flagged.why
