@@ -26,6 +26,7 @@ import select
 import socket
 import stat
 import time
+from collections.abc import Callable
 from typing import Any
 
 MODES = ("block", "spin", "yield", "sleep")
@@ -203,31 +204,49 @@ def wait(requests: list[Any], mode: str | None = None) -> None:
     mode = mode or MODE
     if mode == "spin":
         MPI.Request.Waitall(requests)
-    elif mode == "block":
-        _block(requests)
     else:
-        _nap(requests, mode)
+        until(lambda: MPI.Request.Testall(requests), mode)
 
 
-def _block(requests: list[Any]) -> None:
+def probe(comm: Any, source: int, tag: int, status: Any) -> None:
+    """MPI_Probe (`status` filled in), waiting as MODE says. A receiver that does not know
+    its sender (DYN-Tree's) probes for any source. Spin: a bare MPI_Iprobe loop (a
+    blocking MPI_Recv from any source never saw a first message from a new peer here)."""
+    if MODE == "spin":
+        while not comm.Iprobe(source=source, tag=tag, status=status):
+            pass
+    else:
+        until(lambda: comm.Iprobe(source=source, tag=tag, status=status))
+
+
+def until(test: Callable[[], bool], mode: str | None = None) -> None:
+    """Call `test` (an MPI test: it also moves MPI's progress on) until it is true, asleep
+    in between as `mode` (default MODE: block, yield or sleep) says."""
+    mode = mode or MODE
+    if mode == "block":
+        _block(test)
+    else:
+        _nap(test, mode)
+
+
+def _block(test: Callable[[], bool]) -> None:
     """Sleep in epoll between tests. After a wake-up, test for up to SETTLE_S without
     sleeping, and keep the next sleeps short (CAP_MIN_S): a collective's next step (an
-    MPI_Ibcast taking the message in and passing it on) needs more tests although no
-    socket stirs. Idle, the sleeps double up to MAX_SLEEP_S."""
-    from mpi4py import MPI
-
+    MPI_Ibcast taking the message in and passing it on, a probe's header read off the
+    socket but not yet matched) needs more tests although no socket stirs. Idle, the
+    sleeps double up to MAX_SLEEP_S."""
     w = watch()
     w.refresh()
     cap = CAP_MIN_S
     while True:
         woke = w.sleep(cap)
-        if MPI.Request.Testall(requests):
+        if test():
             return
         if woke:
             cap = CAP_MIN_S
             end = time.perf_counter() + SETTLE_S
             while time.perf_counter() < end:
-                if MPI.Request.Testall(requests):
+                if test():
                     return
             w.refresh()
         else:  # a sleep ran out: perhaps the message came on a socket not yet watched
@@ -235,11 +254,9 @@ def _block(requests: list[Any]) -> None:
             w.refresh(RESCAN_IDLE_S)
 
 
-def _nap(requests: list[Any], mode: str) -> None:
-    from mpi4py import MPI
-
+def _nap(test: Callable[[], bool], mode: str) -> None:
     start, nap = time.perf_counter(), NAP_S
-    while not MPI.Request.Testall(requests):
+    while not test():
         if mode == "yield" or time.perf_counter() - start < SPIN_S:
             os.sched_yield()
         else:

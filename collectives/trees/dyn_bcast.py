@@ -4,14 +4,13 @@ under its own current estimates (`trees.dyntree.estimates`, from what its own se
 and forwards the message and a sub-range to each child. So the tree adapts at every
 forwarding node, from local information only, as in Nupairoj1998 section 6.4.5.
 
-t_as is what this rank can see of a send: the time its blocking sends of the message (the
-range header and the data) took. Eager sends return once the data is in the socket buffer;
-when the network is loaded the buffer fills and sends take longer."""
+t_as is what this rank can see of a send: the time its send of the message (the range's
+end in front of the data) took to complete. Eager sends complete once the data is in the
+socket buffer; when the network is loaded the buffer fills and sends take longer."""
 
 from __future__ import annotations
 
 import time
-from array import array
 from typing import Any
 
 from .. import held, waiting
@@ -19,6 +18,7 @@ from .dyntree import SendCost, StaticParams, estimates, split
 
 TAG_BASE = 0x4400  # + broadcast number mod TAG_SPAN: a header never matches a later one
 TAG_SPAN = 4096
+HEADER = 4
 _COST: dict[Any, SendCost] = {}
 _SEQ: dict[Any, int] = {}
 
@@ -45,25 +45,31 @@ def bcast(buf: Any, root: int, comm: Any, params: StaticParams) -> None:
     view = memoryview(buf).cast("B")
     n = len(view)
     vr = (rank - root) % k
-    header = array("i", [k])
+    # one message a child: the end of the range of ranks it now owns (HEADER bytes), then
+    # the message (a header sent apart cost a second message a hop: 1 KiB on 8 hosts took
+    # 1.65 ms against OPT-Tree's 0.69, 2026-11-25)
+    framed = bytearray(HEADER + n)
     if vr:
         # the parent is not known in advance. A blocking Recv from ANY_SOURCE never saw a
-        # header from a rank this one had not talked to before (MPICH 5, ch4:ucx, TCP):
-        # polling Iprobe does. Sleeping between polls (collectives.waiting): with more ranks
+        # message from a rank this one had not talked to before (MPICH 5, ch4:ucx, TCP):
+        # probing does. Asleep between probes (collectives.waiting.probe): with more ranks
         # than cores a bare polling loop kept the sender off the CPU (1 KiB on 8 hosts of 2
-        # cores: 24 ms against OPT-Tree's 1.2 ms)
+        # cores: 24 ms against OPT-Tree's 1.2 ms), and a fixed nap between probes missed
+        # the message that MPI had read off the socket but not yet matched, a whole nap per
+        # level (1 KiB on 8 hosts of a 4x4 mesh: 70 ms against OPT-Tree's 2.0, 2026-11-25)
         status = MPI.Status()
-        while not comm.Iprobe(source=MPI.ANY_SOURCE, tag=tag, status=status):
-            waiting.pause(waiting.MAX_SLEEP_S)
-        parent = status.Get_source()
-        comm.Recv([header, MPI.INT], source=parent, tag=tag)
-        comm.Recv([view, MPI.BYTE], source=parent, tag=tag)
+        waiting.probe(comm, MPI.ANY_SOURCE, tag, status)
+        waiting.recv(comm, [framed, MPI.BYTE], status.Get_source(), tag)
+        hi = int.from_bytes(framed[:HEADER], "little")
+        view[:] = framed[HEADER:]
         held.mark()
+    else:
+        hi = k
+        framed[HEADER:] = view
     cost = _COST.setdefault(key, SendCost())
     hold, end = estimates(params, n, cost.t_as, cost.n)
-    for child, child_hi in split(vr, header[0], hold, end):
+    for child, child_hi in split(vr, hi, hold, end):
         t0 = time.perf_counter()
-        dest = (child + root) % k
-        comm.Send([array("i", [child_hi]), MPI.INT], dest=dest, tag=tag)
-        comm.Send([view, MPI.BYTE], dest=dest, tag=tag)
+        framed[:HEADER] = child_hi.to_bytes(HEADER, "little")
+        waiting.send(comm, [framed, MPI.BYTE], (child + root) % k, tag)
         cost.record(time.perf_counter() - t0, n)
