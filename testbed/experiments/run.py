@@ -172,11 +172,7 @@ def prepare(spec_path: Path | None, resume: Path | None, out_root: Path,
         out = results.new_results_dir(f"exp-{spec.name}", out_root)
         assert spec.path is not None
         shutil.copyfile(spec.path, out / "spec.toml")
-        config = {"spec_name": spec.name, "spec": spec.raw, "spec_file": str(spec.path),
-                  "topology": spec.topology.to_dict(), "points": len(spec.points()),
-                  "capabilities": caps.to_dict(), "versions": results.versions(),
-                  "link_rate": rate.to_dict(),
-                  "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "finished": None}
+        return new_run(spec, out, rate, caps, log)
     run = Run(spec, out, config, log)
     run.done = done
     (out / "raw").mkdir(exist_ok=True)
@@ -184,8 +180,25 @@ def prepare(spec_path: Path | None, resume: Path | None, out_root: Path,
     return run
 
 
-def execute(run: Run, progress: Any = None) -> None:
-    """Measure every point not yet done. `progress` is a rich Progress (or None)."""
+def new_run(spec: ExperimentSpec, out: Path, rate: LinkRate, caps: Any, log: Log) -> Run:
+    """A fresh run of `spec` (checked, on a checked machine) in the folder `out`, at the
+    link rate `rate`: its configuration written, nothing measured yet."""
+    config = {"spec_name": spec.name, "spec": spec.raw,
+              "spec_file": str(spec.path) if spec.path else None,
+              "topology": spec.topology.to_dict(), "points": len(spec.points()),
+              "capabilities": caps.to_dict(), "versions": results.versions(),
+              "link_rate": rate.to_dict(),
+              "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "finished": None}
+    run = Run(spec, out, config, log)
+    (out / "raw").mkdir(exist_ok=True)
+    run.save_config()
+    return run
+
+
+def execute(run: Run, progress: Any = None, emu: Emulation | None = None) -> None:
+    """Measure every point not yet done. `progress` is a rich Progress (or None). `emu`:
+    a network already up with the spec's topology and switching to measure on (default:
+    bring one up for the run and tear it down after)."""
     spec = run.spec
     todo = [p for p in spec.points() if p.key not in run.done]
     task = None
@@ -194,10 +207,11 @@ def execute(run: Run, progress: Any = None) -> None:
                                  completed=len(spec.points()) - len(todo))
     if not todo:
         return
-    cfg = ControllerConfig(mode=spec.mode)
-    with Emulation(spec.topology, controller_config=cfg, progress=run.log,
-                   ovs_snooping=spec.switching == "ovs-snooping",
-                   ovs_flooding=spec.switching == "flooding") as emu:
+    up: contextlib.AbstractContextManager[Emulation] = contextlib.nullcontext(emu) if emu \
+        else Emulation(spec.topology, controller_config=ControllerConfig(mode=spec.mode),
+                       progress=run.log, ovs_snooping=spec.switching == "ovs-snooping",
+                       ovs_flooding=spec.switching == "flooding")
+    with up as emu:
         run.emu = emu
         if spec.exclude:
             emu.fail_nodes(list(spec.exclude))

@@ -354,12 +354,17 @@ def test_coll_bandwidth_reproduced_differs_and_no_result() -> None:
     assert out.values["steps"] == {0: 1, 1: 2, 2: 2, 4: 2}
     assert out.values["speedup"]["4 65536"] == 2.5
     assert out.values["faulty_share"]["1 262144"] == 0.5
-    # judged: range tree and binomial at 64 KiB; shown: MPI_Bcast (64 KiB only), 256 KiB
+    # judged: range tree and binomial at 64 KiB around failed nodes, and the range tree
+    # without (its share); shown: binomial without, MPI_Bcast (64 KiB only), 256 KiB
     assert {p["label"].rsplit(" on ", 1)[0] for p in out.points} == {
         "range-tree 65536 B", "binomial 65536 B"}
-    assert len(out.points) == 8 and len(out.context) == 12
+    assert len(out.points) == 7 and len(out.context) == 13
     quick = measured("coll.bcast-bandwidth", CollPoints(coll_paper))
-    assert quick.verdict == REPRODUCED and len(quick.points) == 4
+    assert quick.verdict == REPRODUCED and len(quick.points) == 3
+    # the no-fault range multicast flagged: the share is not judged, the headline still is
+    edge = measured("coll.bcast-bandwidth", CollPoints(coll_paper, flag={("range-tree", 16)}))
+    assert edge.verdict == REPRODUCED and "its share is not judged" in edge.testbed
+    assert len(edge.points) == 2 and edge.values["faulty_share"] == {}
     slow = measured("coll.bcast-bandwidth", CollPoints(
         lambda a, s, h: coll_paper(a, s, h) * (3 if a == "range-tree" and h == 12 else 1)),
         quick=False)
