@@ -1,6 +1,6 @@
 """Nupairoj1998's claims the testbed measures: which tree is fastest as t_hold/t_end moves
-(chapter 4), with the t_hold/t_end model's error beside every measured point; and chapter
-6's DYN-Tree under background traffic and hot spots, run as an experiment (the runner's
+(chapter 4), with the t_hold/t_end model's error beside every measured point; chapter 5's
+contention on the emulated mesh; and chapter 6's DYN-Tree under background traffic and hot spots, run as an experiment (the runner's
 traffic generators, one record per point with its fidelity flags).
 
 t_hold and t_end are measured on the network itself (Ping and PingPong), the trees are
@@ -13,7 +13,9 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from ..bench.contention import placed_sends, worst_placement
 from ..experiments.bcast import algorithm_params, dyn_static, point_to_point
+from ..experiments.placement import contended
 from ..experiments.run import execute, new_run
 from ..experiments.spec import from_dict
 from .claims import Claim, Context, PaperFigure
@@ -84,6 +86,76 @@ def tree_order(ctx: Context) -> Outcome:
                    points=points)
 
 
+
+
+# ---- chapter 5: contention on the emulated mesh ------------------------------------------
+MESH_TREES = ("opt-tree", "opt-mesh", "u-mesh")
+MESH_NAMES = {"opt-tree": "OPT-Tree", "opt-mesh": "OPT-Mesh", "u-mesh": "U-Mesh"}
+MESH_SIZE = 65536
+MESH_NEAR = 1.05  # OPT-Mesh at most this x OPT-Tree where OPT-Tree meets contention
+CONTENTION = 0.05  # OPT-Tree's contention rate t_c at least this to count as paying
+
+
+def mesh_contention(ctx: Context) -> Outcome:
+    """OPT-Tree, OPT-Mesh and U-Mesh at 64 KiB on all 16 hosts of the 4x4 mesh (X-then-Y
+    routing), ranks in node order and in the shuffle under which OPT-Tree meets the most
+    contended pairs in the model (testbed.bench.contention.worst_placement). Section 5.4's
+    contention rate t_c = (t_A - t'_A) / t_A, t'_A the same tree in node order (where it
+    meets none)."""
+    net = ctx.network
+    topo = net.emu.topo
+    params = net.params((MESH_SIZE,))
+    seed, shuffled = worst_placement(topo, params, MESH_SIZE)
+    placements = {"node order": list(range(len(topo.hosts))), f"shuffled (seed {seed})":
+                  shuffled}
+    by, pairs = {}, {}
+    for place, nodes in placements.items():
+        for a in MESH_TREES:
+            sends, t_hold = placed_sends(topo, a, nodes, MESH_SIZE, params)
+            pairs[(a, place)] = len(contended(topo, sends, t_hold))
+            by[(a, place)] = net.point(a, MESH_SIZE, [f"h{n}" for n in nodes], params=params)
+    return judge_contention(by, pairs, list(placements))
+
+
+def judge_contention(by: dict[tuple[str, str], dict[str, Any]],
+                     pairs: dict[tuple[str, str], int], placements: list[str]) -> Outcome:
+    """OPT-Mesh must meet no contention in the model in either placement, OPT-Tree must pay
+    for it where the shuffle makes it meet some (t_c at least CONTENTION), and OPT-Mesh be
+    at most MESH_NEAR x OPT-Tree there."""
+    order, shuffle = placements
+    points = list(by.values())
+    ms = {k: p["ms"] for k, p in by.items()}
+    text = "; ".join(f"{place}: " + ", ".join(
+        f"{MESH_NAMES[a]} {ms[(a, place)] or 0:.0f} ms ({pairs[(a, place)]} contended "
+        "pairs)" for a in MESH_TREES) for place in placements)
+    series = {MESH_NAMES[a]: [(i + 1, ms[(a, place)]) for i, place in enumerate(placements)
+                              if ms[(a, place)]] for a in MESH_TREES}
+    values: dict[str, Any] = {"contended_pairs": {f"{a} {pl}": n for (a, pl), n in
+                                                  pairs.items()},
+                              "plot": {"xlabel": f"1 {order}, 2 {shuffle}",
+                                       "ylabel": "64 KiB broadcast on 16 hosts, ms",
+                                       "series": series}}
+    bad = no_result(points, text)
+    if bad is not None:
+        bad.values = values
+        return bad
+    t_c = {a: (ms[(a, shuffle)] - ms[(a, order)]) / ms[(a, shuffle)] for a in MESH_TREES}
+    values["contention_rate"] = {a: round(v, 3) for a, v in t_c.items()}
+    text += "; contention rate t_c " + ", ".join(f"{MESH_NAMES[a]} {v:.2f}"
+                                                 for a, v in t_c.items())
+    why = []
+    if any(pairs[("opt-mesh", pl)] for pl in placements):
+        why.append("OPT-Mesh meets contention in the model")
+    if t_c["opt-tree"] < CONTENTION:
+        why.append(f"OPT-Tree does not pay for its {pairs[('opt-tree', shuffle)]} contended "
+                   f"pairs (t_c {t_c['opt-tree']:.2f}, at least {CONTENTION})")
+    off = ms[("opt-mesh", shuffle)] / ms[("opt-tree", shuffle)]
+    if off > MESH_NEAR:
+        why.append(f"OPT-Mesh takes {off:.2f}x OPT-Tree in the shuffled placement (at most "
+                   f"{MESH_NEAR})")
+    if not why:
+        return Outcome(REPRODUCED, text, values=values, points=points)
+    return Outcome(DIFFERS, text, "; ".join(why), values=values, points=points)
 
 
 # ---- chapter 6: DYN-Tree under load ------------------------------------------------------
@@ -212,4 +284,14 @@ CLAIMS: tuple[Claim, ...] = (
           "hot spot in --quick; none, 5, 10, 20 % and 25 and 50 % hot spots in the full "
           "run. 1 KiB from 8 hosts of a 4x4 mesh, the other 8 generating",
           dyn_tree, network="mesh16-load"),
+    Claim("nupairoj.mesh-contention", N, "On a mesh, OPT-Mesh (the ranks sorted by the "
+          "routing order) avoids the contention OPT-Tree meets, and is no slower for it",
+          PaperFigure("sections 5.2-5.4, figures 5.9-5.12",
+                      "OPT-Mesh meets its contention-free bound while OPT-Tree pays for "
+                      "contention; contention rate t_c = (t_A - t'_A) / t_A",
+                      {"opt_mesh_6x6": 130, "u_mesh_6x6": 165}),
+          f"in the shuffle where OPT-Tree meets contention in the model: OPT-Tree's t_c at "
+          f"least {CONTENTION}, OPT-Mesh contention-free and at most {MESH_NEAR} x OPT-Tree "
+          "(64 KiB on the 16 hosts of a 4x4 mesh; full run only)",
+          mesh_contention, network="mesh16-load", in_quick=False),
 )
