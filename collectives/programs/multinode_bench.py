@@ -8,7 +8,10 @@ MPI, one rank per torus node, rank i on node i::
 
 One JSON line per (factor, size, scheme) on rank 0: median latency (first entry to last
 exit, the hosts share a clock) over --reps runs, whether every destination got the bytes of
-every multicast it is in, and the plan's steps and the model's link contention.
+every multicast it is in, and the plan's steps and the model's link contention; with when
+the measured runs went (`window`, wall clock of rank 0) and how long the ranks waited for a
+core each turn meanwhile (`cpu.wait_per_turn_s`): what testbed.fidelity.flags.Monitor judges
+a stretch of a run by, as for bcast_bench.
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ from ..partitioning.hotspot_sets import HOT_SPOT_FACTORS, hotspot_multicasts
 from ..partitioning.model import plan_cost
 from ..partitioning.plans import CHOICES, MultinodePlan, direct_plan, partitioned_plan
 from ..partitioning.torus import Partition, Torus
-from ..timing import idle_barrier
+from ..timing import idle_barrier, sched_self, sched_since, wait_per_turn
 
 TAG = 0x4D4E  # + multicast index
 SCHEMES = ("direct", *CHOICES)  # direct: U-torus; random / balanced: partitioned
@@ -72,10 +75,13 @@ def run_point(comm: Any, plan: MultinodePlan, size: int, reps: int) -> dict[str,
     relays = {t.multicast for t in plan.program(node)} - mine
     bufs = {i: bytearray(size) for i in mine | relays}
     times, correct = [], True
+    began = sched0 = None
     for rep in range(reps + 1):  # the first run warms the connections up, unmeasured
         for i in bufs:
             bufs[i][:] = payload(i, size) if plan.multicasts[i].source == node else bytes(size)
         idle_barrier(comm)
+        if rep == 1:  # the measured runs, not the warm-up
+            began, sched0 = time.time(), sched_self()
         t0 = time.perf_counter()
         execute(plan, node, bufs, comm)
         t1 = time.perf_counter()
@@ -86,6 +92,8 @@ def run_point(comm: Any, plan: MultinodePlan, size: int, reps: int) -> dict[str,
             if rep:
                 times.append(max(e for _, e, _ in starts_ends)
                              - min(s for s, _, _ in starts_ends))
+    ended = time.time()
+    waits = comm.gather(sched_since(sched0) if sched0 else (0, 0, 0), root=0)
     if node:
         return {}
     cost = plan_cost(plan)
@@ -94,7 +102,9 @@ def run_point(comm: Any, plan: MultinodePlan, size: int, reps: int) -> dict[str,
             "t_s": {"median": statistics.median(times), "min": min(times),
                     "max": max(times)},
             "steps": cost.steps, "sends": cost.sends, "link_crossings": cost.link_crossings,
-            "max_contention": cost.max_contention, "contention": list(cost.contention)}
+            "max_contention": cost.max_contention, "contention": list(cost.contention),
+            "window": [began or ended, ended],
+            "cpu": {"wait_per_turn_s": wait_per_turn(waits)}}
 
 
 def _floats(text: str) -> list[float]:

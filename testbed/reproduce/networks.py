@@ -50,6 +50,9 @@ NETWORKS: dict[str, Kind] = {
     # half-duplex medium (no collisions) and the same store-and-forward links as the switch
     "star9": Kind("star:hosts=9"),
     "star9-hub": Kind("star:hosts=9", options={"ovs_flooding": True}),
+    # Tseng2001's torus at this machine's scale: 4x4, one rank per node, the controller's
+    # shortest-way X-then-Y routing (testbed.reproduce.tseng)
+    "torus16": Kind("torus:rows=4,cols=4"),
     # Coll2003's quaternary fat tree (16 nodes) whose switches multicast to contiguous node
     # ranges only: around failed nodes a broadcast is a tree of range multicasts
     "fattree16-contiguous": Kind("fattree:k=4,n=2", options={

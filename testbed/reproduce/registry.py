@@ -6,13 +6,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..errors import UsageError
-from . import coll, measured, nupairoj, pure
+from . import coll, measured, nupairoj, pure, tseng
 from .claims import Claim
 
 PAPERS = ("Nupairoj1998", "Coll2003", "Siebert2006", "Tseng2001", "Chen2000")
 # paper by paper, each paper's pure claims before its measured ones
 CLAIMS: tuple[Claim, ...] = tuple(sorted((*pure.CLAIMS, *nupairoj.CLAIMS, *coll.CLAIMS,
-                                                 *measured.CLAIMS),
+                                                 *tseng.CLAIMS, *measured.CLAIMS),
                                          key=lambda c: PAPERS.index(c.paper)))
 BY_KEY = {c.key: c for c in CLAIMS}
 

@@ -457,3 +457,97 @@ def test_mesh_contention_judged_on_the_shuffle_where_opt_tree_meets_some() -> No
     flagged = pts({k: 100.0 for k in pairs})
     flagged[("u-mesh", places[0])]["flags"] = ["switch waited"]
     assert judge_contention(flagged, pairs, places).verdict == NO_RESULT
+
+
+def test_tseng_measured_size_gain_and_balance_judged_on_points() -> None:
+    from testbed.reproduce.tseng import LARGE, SMALL, judge_balance, judge_size_gain
+    from testbed.reproduce.verdict import NOT_APPLICABLE
+
+    def pt(scheme: str, sources: int, size: int, ms: float, model: float,
+           flags: tuple[str, ...] = ()) -> dict:
+        return {"label": f"{scheme} {sources} {size}", "scheme": scheme, "sources": sources,
+                "size": size, "ms": ms, "model_ms": model, "verified": True,
+                "flags": list(flags)}
+
+    def job(sources: int, ms: dict, model: dict) -> dict:
+        return {k: pt(k[0], sources, k[1], ms[k], model[k]) for k in ms}
+
+    # the model grows 0.8 -> 0.9 (direct over the best of random and balanced)
+    model = {("direct", SMALL): 8.0, ("random", SMALL): 10.0, ("balanced", SMALL): 11.0,
+             ("direct", LARGE): 90.0, ("random", LARGE): 110.0, ("balanced", LARGE): 100.0}
+    grows = {**model, ("direct", SMALL): 7.0}  # measured 0.70 -> 0.90
+    out = judge_size_gain(job(8, grows, model))
+    assert out.verdict == REPRODUCED
+    assert out.values["gain"][str(SMALL)] == pytest.approx(0.7)
+    assert out.values["model_gain"][str(LARGE)] == pytest.approx(0.9)
+    shrinks = {**model, ("direct", SMALL): 9.5}  # 0.95 -> 0.90
+    flat = judge_size_gain(job(8, shrinks, model))
+    assert flat.verdict == DIFFERS and "does not grow: 0.95" in flat.why
+    flagged = job(8, grows, model)
+    flagged[("balanced", LARGE)]["flags"] = ["hosts waited"]
+    assert judge_size_gain(flagged).verdict == NO_RESULT
+    failed = job(8, grows, model)
+    failed[("direct", LARGE)]["ms"] = None
+    assert judge_size_gain(failed).verdict == NO_RESULT
+    # the model sees no growth: not applicable, whatever was measured (flagged or not)
+    no_growth = {**model, ("direct", LARGE): 70.0}
+    na = judge_size_gain(job(8, grows, no_growth))
+    assert na.verdict == NOT_APPLICABLE and "sees no growth (0.80 -> 0.70)" in na.why
+
+    def bal(r4: float, r8: float) -> dict:
+        four = {("random", LARGE): 100.0 * r4, ("balanced", LARGE): 100.0}
+        eight = {**model, ("random", LARGE): 100.0 * r8, ("balanced", LARGE): 100.0}
+        return {4: job(4, four, four), 8: job(8, eight, eight)}
+
+    helps = judge_balance(bal(1.2, 1.05))
+    assert helps.verdict == REPRODUCED and len(helps.points) == 4
+    assert len(helps.context) == 4  # 8 sources: direct at 64 KiB and the three at 1 KiB
+    assert helps.values["balance"] == {"4": pytest.approx(1.2), "8": pytest.approx(1.05)}
+    other = judge_balance(bal(1.0, 1.1))
+    assert other.verdict == DIFFERS and "helps less with 4 sources (1.00) than with 8 (1.10)" \
+        in other.why
+    points = bal(1.2, 1.05)
+    points[4][("random", LARGE)]["flags"] = ["hosts waited"]
+    assert judge_balance(points).verdict == NO_RESULT
+    shown_flag = bal(1.2, 1.05)  # a flagged point beside the judged ones does not matter
+    shown_flag[8][("direct", SMALL)]["flags"] = ["hosts waited"]
+    assert judge_balance(shown_flag).verdict == REPRODUCED
+
+
+def test_tseng_measured_claims_are_full_run_only_on_torus16() -> None:
+    from testbed.reproduce.networks import NETWORKS
+
+    for key in ("tseng.size-gain-measured", "tseng.balance-measured"):
+        c = BY_KEY[key]
+        assert c.network == "torus16" and not c.in_quick and c.paper == "Tseng2001"
+    assert NETWORKS["torus16"].spec == "torus:rows=4,cols=4"
+    assert [c.key for c in select(["tseng"], quick=False)] == [
+        "tseng.size-gain", "tseng.balance", "tseng.size-gain-measured",
+        "tseng.balance-measured"]
+
+
+def test_tseng_measured_points_retake_the_flagged_rows_once_and_share_the_job(
+        monkeypatch) -> None:
+    from testbed.reproduce import tseng
+
+    calls = []
+
+    def job(net, sources, sizes, schemes, tries):
+        calls.append((sources, tuple(sizes), tuple(schemes), tries))
+        return {(s, z): {"label": f"{s} {z}", "ms": 10.0, "verified": True, "tries": tries,
+                         "flags": ["hosts waited"] if (s, z, tries) == ("random", 65536, 1)
+                         else []} for s in schemes for z in sizes}
+
+    monkeypatch.setattr(tseng, "run_job", job)
+    monkeypatch.setattr(tseng, "fit", lambda net: (1e-3, 1e-6))
+
+    class Net:
+        points: dict = {}
+
+    net = Net()
+    got = tseng.points(net, 8, (1024, 65536), tseng.SCHEMES)
+    assert calls == [(8, (1024, 65536), tseng.SCHEMES, 1), (8, (65536,), ("random",), 2)]
+    assert got[("random", 65536)]["tries"] == 2 and not got[("random", 65536)]["flags"]
+    assert got[("direct", 1024)]["tries"] == 1
+    assert got[("direct", 65536)]["model_ms"] > got[("direct", 1024)]["model_ms"] > 0
+    assert tseng.points(net, 8, (1024, 65536), tseng.SCHEMES) is got and len(calls) == 2
