@@ -58,6 +58,12 @@ def _mb_s(size: int, p: dict[str, Any]) -> float | None:
     return size / (p["ms"] / 1e3) / 1e6 if p.get("ms") else None
 
 
+def _share_text(share: dict[tuple[int, int], float], faulty: list[int], size: int) -> str:
+    """', at 55%, 57% of its no-fault bandwidth' (nothing when no share is a result)."""
+    got = [f"{share[(f, size)]:.0%}" for f in faulty if (f, size) in share]
+    return f", at {', '.join(got)} of its no-fault bandwidth" if got else ""
+
+
 # ---- broadcast bandwidth: the range tree doubles the software tree's --------------------
 PAPER_BCAST = {"software_mb_s": 40, "software_bytes": 32768, "hardware_mb_s": 306,
                "hardware_bytes": 262144, "faulty_mb_s": 124, "faulty_bytes": 65536,
@@ -107,10 +113,8 @@ def bcast_bandwidth(ctx: Context) -> Outcome:
             f"{_mb_s(s, by[('binomial', f, s)]) or 0:.2f}" for f in counts)
         + "; range tree / binomial " + ", ".join(
             f"{speedup[(f, s)]:.2f}x" for f in faulty if (f, s) in speedup)
-        + " with faults, at " + ", ".join(f"{share[(f, s)]:.0%}" for f in faulty
-                                           if (f, s) in share)
-        + " of its no-fault bandwidth" for s in sizes) + "; tree steps " + ", ".join(
-            f"{steps[f]}" for f in counts)
+        + " with faults" + _share_text(share, faulty, s) for s in sizes) \
+        + "; tree steps " + ", ".join(f"{steps[f]}" for f in counts)
     series = {f"{NAMES[a]} {s // 1024} KiB": [(f, _mb_s(s, by[(a, f, s)])) for f in counts
                                                if by[(a, f, s)]["ms"]]
               for s in sizes for a in BCASTS if (a, counts[0], s) in by}
