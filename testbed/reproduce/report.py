@@ -38,7 +38,7 @@ def _rates(doc: dict[str, Any]) -> list[str]:
 
 def markdown(doc: dict[str, Any]) -> str:
     s = doc["summary"]
-    out = [f"# The papers, reproduced on this testbed ({doc['started']})", "",
+    out = [f"# The papers' claims on this testbed ({doc['started']})", "",
            f"`{doc['command']}` on {_machine(doc)}, {doc['seconds']:g} s"
            f"{' (--quick)' if doc['quick'] else ''}. "
            + ", ".join(f"{n} {v}" for v, n in s.items() if n) + ".", ""]
@@ -96,7 +96,7 @@ def _plot(claim: dict[str, Any], folder: Path) -> Figure | None:
 def page(doc: dict[str, Any], figures: dict[str, Figure]) -> str:
     e = html.escape
     s = doc["summary"]
-    body = [f"<h1>The papers, reproduced</h1><p class='meta'>{e(doc['started'])}, "
+    body = [f"<h1>The papers' claims on this testbed</h1><p class='meta'>{e(doc['started'])}, "
             f"<code>{e(doc['command'])}</code>, {doc['seconds']:g} s, {e(_machine(doc))}</p>",
             "<p>" + "".join(f"<span class='badge {BADGE[v]}'>{n} {e(v)}</span>"
                             for v, n in s.items() if n) + "</p>"]
