@@ -87,18 +87,21 @@ class Network:
         return self.measured_params[sizes]
 
     def point(self, algorithm: str, size: int, hosts: int | list[str], frames: int = 0,
-              iters: int = ITERS, **kwargs: Any) -> dict[str, Any]:
+              iters: int = ITERS, take: int = 0, **kwargs: Any) -> dict[str, Any]:
         """One broadcast of `size` bytes on the first `hosts` hosts, `iters` times, as a
         point (label, ms, p10/p90, verified, flags, error, rank_done_s, predicted_ms (the
-        t_hold/t_end model's, given `params`), frames_sent, tries)."""
+        t_hold/t_end model's, given `params`), frames_sent, tries). `take` > 0: another
+        job of the same broadcast (a claim that takes the median over jobs)."""
         # `hosts` may also be host names in rank order (failed nodes left out)
         named = tuple(hosts) if isinstance(hosts, list) else hosts
-        key = (algorithm, size, named, frames, iters, json.dumps(kwargs, sort_keys=True))
+        key = (algorithm, size, named, frames, iters, take,
+               json.dumps(kwargs, sort_keys=True))
         if key in self.points:
             return self.points[key]
         count = len(hosts) if isinstance(hosts, list) else hosts
         label = f"{algorithm} {size} B on {count} hosts" + "".join(
-            f", {k}={v}" for k, v in sorted(kwargs.get("options", {}).items()))
+            f", {k}={v}" for k, v in sorted(kwargs.get("options", {}).items())) + (
+            f", take {take + 1}" if take else "")
         for tries in range(1, TRIES + 1):
             self.progress(f"reproduce: {label}" + (" (again: flagged)" if tries > 1 else ""))
             r = flagged_bcast(self.emu, algorithm, size, hosts=hosts, iters=iters, flow=False,

@@ -10,6 +10,7 @@ built from them (OPT-Tree needs them), and each point carries the model's predic
 from __future__ import annotations
 
 import json
+import statistics
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -101,6 +102,10 @@ MESH_NAMES = {"opt-tree": "OPT-Tree", "opt-mesh": "OPT-Mesh", "u-mesh": "U-Mesh"
 MESH_SIZE = 65536
 MESH_NEAR = 1.05  # OPT-Mesh at most this x OPT-Tree where OPT-Tree meets contention
 CONTENTION = 0.05  # OPT-Tree's contention rate t_c at least this to count as paying
+# jobs per tree and placement, judged on their median: one job's 10 broadcasts lie within a
+# few percent, but jobs differ by up to a quarter (OPT-Tree in node order 348, 380 and 444
+# ms in three runs, 2026-11-25), which took the verdict both ways
+MESH_TAKES = 3
 
 
 def mesh_contention(ctx: Context) -> Outcome:
@@ -115,24 +120,32 @@ def mesh_contention(ctx: Context) -> Outcome:
     seed, shuffled = worst_placement(topo, params, MESH_SIZE)
     placements = {"node order": list(range(len(topo.hosts))), f"shuffled (seed {seed})":
                   shuffled}
-    by, pairs = {}, {}
+    pairs = {}
     for place, nodes in placements.items():
         for a in MESH_TREES:
             sends, t_hold = placed_sends(topo, a, nodes, MESH_SIZE, params)
             pairs[(a, place)] = len(contended(topo, sends, t_hold))
-            by[(a, place)] = net.point(a, MESH_SIZE, [f"h{n}" for n in nodes], params=params)
+    by: dict[tuple[str, str], list[dict[str, Any]]] = {k: [] for k in pairs}
+    for take in range(MESH_TAKES):  # rounds over every tree and placement, interleaved
+        for place, nodes in placements.items():
+            for a in MESH_TREES:
+                by[(a, place)].append(net.point(a, MESH_SIZE, [f"h{n}" for n in nodes],
+                                                params=params, take=take))
     return judge_contention(by, pairs, list(placements))
 
 
-def judge_contention(by: dict[tuple[str, str], dict[str, Any]],
+def judge_contention(by: dict[tuple[str, str], list[dict[str, Any]]],
                      pairs: dict[tuple[str, str], int], placements: list[str]) -> Outcome:
-    """OPT-Mesh must meet no contention in the model in either placement, OPT-Tree must pay
-    for it where the shuffle makes it meet some (t_c at least CONTENTION), and OPT-Mesh be
-    at most MESH_NEAR x OPT-Tree there."""
+    """On the median over the jobs of each tree and placement: OPT-Mesh must meet no
+    contention in the model in either placement, OPT-Tree must pay for it where the shuffle
+    makes it meet some (t_c at least CONTENTION), and OPT-Mesh be at most MESH_NEAR x
+    OPT-Tree there."""
     order, shuffle = placements
-    points = list(by.values())
-    ms = {k: p["ms"] for k, p in by.items()}
-    text = "; ".join(f"{place}: " + ", ".join(
+    points = [p for takes in by.values() for p in takes]
+    ms = {k: (statistics.median(p["ms"] for p in takes)
+              if all(p["ms"] for p in takes) else None) for k, takes in by.items()}
+    takes = max(len(t) for t in by.values())
+    text = f"median of {takes} job(s) each; " + "; ".join(f"{place}: " + ", ".join(
         f"{MESH_NAMES[a]} {ms[(a, place)] or 0:.0f} ms ({pairs[(a, place)]} contended "
         "pairs)" for a in MESH_TREES) for place in placements)
     series = {MESH_NAMES[a]: [(i + 1, ms[(a, place)]) for i, place in enumerate(placements)
@@ -287,7 +300,8 @@ CLAIMS: tuple[Claim, ...] = (
                       {"opt_mesh_6x6": 130, "u_mesh_6x6": 165}),
           f"in the shuffle where OPT-Tree meets contention in the model: OPT-Tree's t_c at "
           f"least {CONTENTION}, OPT-Mesh contention-free and at most {MESH_NEAR} x OPT-Tree "
-          "(64 KiB on the 16 hosts of a 4x4 mesh; full run only)",
+          "(64 KiB on the 16 hosts of a 4x4 mesh, the median of 3 jobs each; full run "
+          "only)",
           mesh_contention, network="mesh16-load", in_quick=False),
     Claim("nupairoj.dyn-tree", N, "DYN-Tree, which estimates the load as it goes, keeps "
           "up with the best static tree under background traffic and hot spots",

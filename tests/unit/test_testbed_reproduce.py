@@ -441,21 +441,23 @@ def test_mesh_contention_judged_on_the_shuffle_where_opt_tree_meets_some() -> No
     pairs = {(a, pl): 5 if a == "opt-tree" and pl == places[1] else 0
              for a in ("opt-tree", "opt-mesh", "u-mesh") for pl in places}
 
-    def pts(ms):
-        return {(a, pl): {"label": f"{a} {pl}", "ms": ms[(a, pl)], "flags": [],
-                          "verified": True} for a, pl in pairs}
+    def pts(ms):  # two jobs each, 10 % apart: judged on their median
+        return {(a, pl): [{"label": f"{a} {pl}", "ms": ms[(a, pl)] * f, "flags": [],
+                           "verified": True} for f in (0.95, 1.05)] for a, pl in pairs}
 
     paper = pts({k: (125.0 if k == ("opt-tree", places[1]) else 100.0) for k in pairs})
     out = judge_contention(paper, pairs, places)
     assert out.verdict == REPRODUCED and out.values["contention_rate"]["opt-tree"] == 0.2
+    assert out.testbed.startswith("median of 2 job(s) each") and len(out.points) == 12
     free = judge_contention(pts({k: 100.0 for k in pairs}), pairs, places)
     assert free.verdict == DIFFERS and "OPT-Tree does not pay for its 5" in free.why
     slow = pts({k: (125.0 if k[0] != "u-mesh" and k[1] == places[1] else 100.0)
                 for k in pairs})
-    slow[("opt-mesh", places[1])]["ms"] = 140.0
+    slow[("opt-mesh", places[1])][0]["ms"] = 140.0
+    slow[("opt-mesh", places[1])][1]["ms"] = 140.0
     assert "OPT-Mesh takes 1.12x OPT-Tree" in judge_contention(slow, pairs, places).why
     flagged = pts({k: 100.0 for k in pairs})
-    flagged[("u-mesh", places[0])]["flags"] = ["switch waited"]
+    flagged[("u-mesh", places[0])][1]["flags"] = ["switch waited"]
     assert judge_contention(flagged, pairs, places).verdict == NO_RESULT
 
 
