@@ -1,0 +1,141 @@
+"""IGMPv3 source-filter state of one group on one port, as RFC 3376 section 6 keeps it on a
+multicast router (pure: time is passed in; the controller wires it in later).
+
+State is INCLUDE (A) or EXCLUDE (X, Y): A and X are sources with a running timer (forwarded),
+Y sources whose timer ran out (blocked in EXCLUDE mode). A timer is stored as the absolute
+time it runs out, so "timer = 0" is a deadline at or before now. Section 6.4's tables (the
+RFC's rows quoted beside the code) give the new state and actions per record:
+
+    Router State   Report Rec'd  New Router State      Actions
+    INCLUDE (A)    IS_IN (B)     INCLUDE (A+B)         (B)=GMI
+    INCLUDE (A)    IS_EX (B)     EXCLUDE (A*B,B-A)     (B-A)=0, Delete (A-B), Group Timer=GMI
+    EXCLUDE (X,Y)  IS_IN (A)     EXCLUDE (X+A,Y-A)     (A)=GMI
+    EXCLUDE (X,Y)  IS_EX (A)     EXCLUDE (A-Y,Y*A)     (A-X-Y)=GMI, Delete (X-A),
+                                                       Delete (Y-A), Group Timer=GMI
+    INCLUDE (A)    ALLOW (B)     INCLUDE (A+B)         (B)=GMI
+    INCLUDE (A)    BLOCK (B)     INCLUDE (A)           Send Q(G,A*B)
+    INCLUDE (A)    TO_EX (B)     EXCLUDE (A*B,B-A)     (B-A)=0, Delete (A-B),
+                                                       Send Q(G,A*B), Group Timer=GMI
+    INCLUDE (A)    TO_IN (B)     INCLUDE (A+B)         (B)=GMI, Send Q(G,A-B)
+    EXCLUDE (X,Y)  ALLOW (A)     EXCLUDE (X+A,Y-A)     (A)=GMI
+    EXCLUDE (X,Y)  BLOCK (A)     EXCLUDE (X+(A-Y),Y)   (A-X-Y)=Group Timer, Send Q(G,A-Y)
+    EXCLUDE (X,Y)  TO_EX (A)     EXCLUDE (A-Y,Y*A)     (A-X-Y)=Group Timer, Delete (X-A),
+                                                       Delete (Y-A), Send Q(G,A-Y),
+                                                       Group Timer=GMI
+    EXCLUDE (X,Y)  TO_IN (A)     EXCLUDE (X+A,Y-A)     (A)=GMI, Send Q(G,X-A), Send Q(G)
+
+Sending Q(G,S) lowers the timers of the sources in S that run longer to LMQT (section
+6.6.3.2), sending Q(G) the group timer (6.6.3.1); the queries themselves are returned for the
+controller to send. Timers running out (section 6.5): in INCLUDE mode a source goes; in
+EXCLUDE mode, when the group timer runs out, the state turns INCLUDE with the sources whose
+timers still run. A state with no source in INCLUDE mode has no member.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .membership import IgmpTimers
+
+INCLUDE, EXCLUDE = "include", "exclude"
+RECORDS = ("is_in", "is_ex", "to_in", "to_ex", "allow", "block")  # RFC 3376 4.2.12
+
+
+@dataclass(frozen=True)
+class Query:
+    """A query to send: group-specific (no sources) or group-and-source-specific."""
+
+    sources: frozenset[str] = frozenset()
+
+
+@dataclass
+class SourceFilter:
+    mode: str = INCLUDE
+    group_timer: float = 0.0  # EXCLUDE mode only: when it runs out
+    timers: dict[str, float] = field(default_factory=dict)  # source -> when it runs out
+
+    # ---- the lists of section 6.4 --------------------------------------------------------
+    def running(self, now: float) -> set[str]:
+        """A in INCLUDE mode, X in EXCLUDE mode."""
+        return {s for s, t in self.timers.items() if t > now}
+
+    def stopped(self, now: float) -> set[str]:
+        """Y in EXCLUDE mode: the sources the port asked not to get."""
+        return {s for s, t in self.timers.items() if t <= now}
+
+    def admits(self, source: str, now: float) -> bool:
+        """Whether traffic from `source` is forwarded to this port (section 6.3)."""
+        if self.mode == INCLUDE:
+            return self.timers.get(source, now) > now
+        return source not in self.stopped(now)
+
+    def has_members(self, now: float) -> bool:
+        return self.mode == EXCLUDE or bool(self.running(now))
+
+    # ---- records ------------------------------------------------------------------------
+    def apply(self, record: str, sources: set[str], now: float,
+              timers: IgmpTimers) -> list[Query]:
+        """Take one group record (RECORDS) with its source list; returns the queries to send.
+        The state is brought up to `now` first (section 6.5)."""
+        if record not in RECORDS:
+            raise ValueError(f"unknown group record type {record!r} (one of {RECORDS})")
+        self.expire(now)
+        gmi = now + timers.membership_interval
+        b = set(sources)
+        queries: list[Query] = []
+        if self.mode == INCLUDE:
+            a = self.running(now)
+            if record in ("is_in", "allow", "to_in"):
+                self._set(b, gmi)
+                if record == "to_in":
+                    queries.append(self._query(a - b, now, timers))
+            elif record == "block":
+                queries.append(self._query(a & b, now, timers))
+            else:  # is_ex, to_ex: EXCLUDE (A*B, B-A)
+                self.timers = {s: t for s, t in self.timers.items() if s in b}  # Delete (A-B)
+                self._set(b - a, now)  # (B-A)=0
+                self.mode, self.group_timer = EXCLUDE, gmi
+                if record == "to_ex":
+                    queries.append(self._query(a & b, now, timers))
+            return [q for q in queries if q is not None]
+        x, y = self.running(now), self.stopped(now)
+        if record in ("is_in", "allow", "to_in"):  # EXCLUDE (X+A, Y-A)
+            self._set(b, gmi)
+            if record == "to_in":
+                queries += [self._query(x - b, now, timers), self._group_query(now, timers)]
+        elif record == "block":  # EXCLUDE (X+(A-Y), Y)
+            self._set(b - x - y, self.group_timer)
+            queries.append(self._query(b - y, now, timers))
+        else:  # is_ex, to_ex: EXCLUDE (A-Y, Y*A)
+            self._set(b - x - y, gmi if record == "is_ex" else self.group_timer)
+            self.timers = {s: t for s, t in self.timers.items() if s in b}  # Delete X-A, Y-A
+            if record == "to_ex":
+                queries.append(self._query(b - y, now, timers))
+            self.group_timer = gmi
+        return [q for q in queries if q is not None]
+
+    def expire(self, now: float) -> None:
+        """Section 6.5: timers that ran out by `now`."""
+        if self.mode == EXCLUDE and self.group_timer <= now:
+            self.mode, self.group_timer = INCLUDE, 0.0
+        if self.mode == INCLUDE:
+            self.timers = {s: t for s, t in self.timers.items() if t > now}
+
+    # ---- helpers --------------------------------------------------------------------------
+    def _set(self, sources: set[str], deadline: float) -> None:
+        for s in sources:
+            self.timers[s] = deadline
+
+    def _query(self, sources: set[str], now: float, timers: IgmpTimers) -> Query | None:
+        """Q(G,S): the sources' timers that run longer are lowered to LMQT (6.6.3.2)."""
+        if not sources:
+            return None
+        lmqt = now + timers.last_member_time
+        for s in sources:
+            self.timers[s] = min(self.timers[s], lmqt)
+        return Query(frozenset(sources))
+
+    def _group_query(self, now: float, timers: IgmpTimers) -> Query:
+        """Q(G): the group timer is lowered to LMQT (6.6.3.1)."""
+        self.group_timer = min(self.group_timer, now + timers.last_member_time)
+        return Query()
