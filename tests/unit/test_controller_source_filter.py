@@ -121,3 +121,72 @@ def test_a_port_admits_what_its_state_asks_for() -> None:
     leave.apply("allow", {"a"}, NOW, T)
     leave.apply("to_in", set(), NOW, T)
     assert leave.admits("a", NOW + 1) and not leave.admits("a", NOW + LMQT)
+
+
+# ---- the Linux kernel's bridge IGMPv3 selftests (tools/testing/selftests/net/forwarding/
+# bridge_igmp.sh), translated: their setups, records and which sources are forwarded after;
+# sources 1, 2, 3, 20, ... stand for 192.0.2.x, 100 for a source no record named -----------
+def kernel_include() -> tuple[SourceFilter, float]:
+    """v3include_test's state: IS_IN(1, 2, 3) from nothing."""
+    f = SourceFilter()
+    f.apply("is_in", {"1", "2", "3"}, NOW, T)
+    return f, NOW + 1
+
+
+def kernel_exclude() -> tuple[SourceFilter, float]:
+    """The v3exc_* tests' state: INCLUDE(1, 2, 3) + IS_EX(1, 2, 20, 21) = EXCLUDE(X={1, 2},
+    Y={20, 21}), source 3 deleted."""
+    f, now = kernel_include()
+    f.apply("is_ex", {"1", "2", "20", "21"}, now, T)
+    assert lists_at(f, now) == (EXCLUDE, {"1", "2"}, {"20", "21"}) and "3" not in f.timers
+    return f, now + 1
+
+
+def lists_at(f: SourceFilter, now: float) -> tuple[str, set[str], set[str]]:
+    return f.mode, f.running(now), f.stopped(now) if f.mode == EXCLUDE else set()
+
+
+KERNEL = {  # test: (setup, record, sources, forwarded, blocked)
+    "v3include_test": (None, None, set(), {"1", "2", "3"}, {"100"}),
+    "v3inc_allow_test": (kernel_include, "allow", {"10", "11", "12"}, {"10", "11", "12"},
+                         {"100"}),
+    "v3inc_is_include_test": (kernel_include, "is_in", {"10", "11", "12"},
+                              {"10", "11", "12"}, {"100"}),
+    "v3inc_is_exclude_test": (kernel_include, "is_ex", {"1", "2", "20", "21"},
+                              {"1", "2", "100"}, {"20", "21"}),
+    "v3inc_to_exclude_test": (kernel_include, "to_ex", {"1", "20", "30"}, {"1", "100"},
+                              {"20", "30"}),
+    "v3exc_allow_test": (kernel_exclude, "allow", {"20", "30"},
+                         {"1", "2", "20", "30", "100"}, {"21"}),
+    "v3exc_is_include_test": (kernel_exclude, "is_in", {"20", "30"},
+                              {"1", "2", "20", "30", "100"}, {"21"}),
+    "v3exc_is_exclude_test": (kernel_exclude, "is_ex", {"20", "30"}, {"30", "100"}, {"20"}),
+    "v3exc_to_exclude_test": (kernel_exclude, "to_ex", {"1", "20", "30"},
+                              {"1", "30", "100"}, {"20"}),
+    "v3exc_block_test": (kernel_exclude, "block", {"1", "20", "30"},
+                         {"1", "2", "30", "100"}, {"20", "21"}),
+}
+
+
+@pytest.mark.parametrize("name", sorted(KERNEL))
+def test_the_kernels_bridge_igmp_cases(name: str) -> None:
+    setup, record, sources, forwarded, blocked = KERNEL[name]
+    f, now = (setup or kernel_include)()
+    if record is not None:
+        f.apply(record, sources, now, T)
+    assert {s for s in forwarded | blocked if f.admits(s, now)} == forwarded
+
+
+def test_the_kernels_block_and_timeout_cases_after_the_timers_run_out() -> None:
+    # v3inc_block_test: BLOCK(1, 20, 30) queries source 1; unconfirmed, it goes after LMQT
+    f, now = kernel_include()
+    assert f.apply("block", {"1", "20", "30"}, now, T) == [Query(frozenset({"1"}))]
+    later = now + LMQT
+    assert {s for s in ("1", "2", "3", "100") if f.admits(s, later)} == {"2", "3"}
+    # v3exc_timeout_test: ALLOW(20, 30), then the group timer runs out: INCLUDE(20, 30)
+    g, now = kernel_exclude()
+    g.apply("allow", {"20", "30"}, now, T)
+    out = g.group_timer
+    g.expire(out)
+    assert g.mode == INCLUDE and g.running(out) == {"20", "30"}
+    assert not g.admits("100", out) and not g.admits("21", out)
