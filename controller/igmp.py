@@ -1,9 +1,11 @@
 """IGMP v1/v2/v3 on the wire (pure): parse what hosts send, build what the querier sends.
 
 Parsing is strict because the input may be hostile: every malformed frame raises
-`IgmpError` with a short reason the controller counts. Source lists of IGMPv3 records are
-ignored (documented behaviour): EXCLUDE records and INCLUDE/ALLOW records with sources are
-joins of the whole group, INCLUDE{} and TO_IN{} are leaves, BLOCK records change nothing.
+`IgmpError` with a short reason the controller counts. The joins and leaves ignore the source
+lists of IGMPv3 records (documented behaviour): EXCLUDE records and INCLUDE/ALLOW records
+with sources are joins of the whole group, INCLUDE{} and TO_IN{} are leaves, BLOCK records
+change nothing. `records` keeps each record with its sources, for the per-port source-filter
+state (controller.source_filter), which the controller does not use yet.
 """
 
 from __future__ import annotations
@@ -31,19 +33,37 @@ ALL_ROUTERS = "224.0.0.2"
 V3_REPORTS = "224.0.0.22"
 
 
+# their names in controller.source_filter.RECORDS
+RECORD_NAMES = {MODE_IS_INCLUDE: "is_in", MODE_IS_EXCLUDE: "is_ex", CHANGE_TO_INCLUDE: "to_in",
+                CHANGE_TO_EXCLUDE: "to_ex", ALLOW_NEW_SOURCES: "allow",
+                BLOCK_OLD_SOURCES: "block"}
+
+
 class IgmpError(ValueError):
     """A frame that is not valid IGMP; the message is the counter's name."""
 
 
 @dataclass(frozen=True)
+class GroupRecord:
+    """One IGMPv3 group record (RFC 3376 4.2.4): its type by name (RECORD_NAMES), the group
+    and the source addresses."""
+
+    record: str
+    group: str
+    sources: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True)
 class IgmpMessage:
-    """What a host said: `joins` and `leaves` are group addresses; `query` for queries."""
+    """What a host said: `joins` and `leaves` are group addresses; `query` for queries;
+    `records` an IGMPv3 report's group records with their sources."""
 
     version: int
     kind: str  # "report" | "leave" | "query"
     joins: tuple[str, ...] = ()
     leaves: tuple[str, ...] = ()
     src_ip: str = ""
+    records: tuple[GroupRecord, ...] = ()
 
 
 def checksum(data: bytes) -> int:
@@ -113,12 +133,13 @@ def parse(frame: bytes) -> IgmpMessage:
 
 def _parse_v3(igmp: bytes, src: str) -> IgmpMessage:
     nrec = struct.unpack_from("!H", igmp, 6)[0]
-    off, joins, leaves = 8, [], []
+    off, joins, leaves, records = 8, [], [], []
     for _ in range(nrec):
         if len(igmp) < off + 8:
             raise IgmpError("truncated")
         rtype, aux, nsrc = igmp[off], igmp[off + 1], struct.unpack_from("!H", igmp, off + 2)[0]
         group = str(ipaddress.IPv4Address(igmp[off + 4:off + 8]))
+        first = off + 8
         off += 8 + 4 * nsrc + 4 * aux
         if len(igmp) < off:
             raise IgmpError("truncated")
@@ -133,7 +154,11 @@ def _parse_v3(igmp: bytes, src: str) -> IgmpMessage:
                 joins.append(group)
         elif rtype != BLOCK_OLD_SOURCES:
             raise IgmpError("unknown_record")
-    return IgmpMessage(3, "report", joins=tuple(joins), leaves=tuple(leaves), src_ip=src)
+        sources = frozenset(str(ipaddress.IPv4Address(igmp[first + 4 * i:first + 4 * i + 4]))
+                            for i in range(nsrc))
+        records.append(GroupRecord(RECORD_NAMES[rtype], group, sources))
+    return IgmpMessage(3, "report", joins=tuple(joins), leaves=tuple(leaves), src_ip=src,
+                       records=tuple(records))
 
 
 # ---- what the querier sends ---------------------------------------------------------------

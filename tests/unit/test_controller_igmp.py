@@ -95,3 +95,16 @@ def test_queries_are_valid_igmpv3_with_router_alert():
     assert g[IP].dst == "239.4.5.6" and g.dst == "01:00:5e:04:05:06"
     assert g[IGMPv3_MQ].gaddr == "239.4.5.6"
     assert igmp.parse(raw(g)).kind == "query"  # what the controller would see from another querier
+
+
+def test_v3_records_keep_their_type_group_and_sources():
+    from controller.source_filter import RECORDS
+
+    recs = [IGMPv3_MR_Group(rtype=t, maddr=f"239.0.0.{t}",
+                            srcaddrs=[f"10.0.0.{t}", "10.0.0.9"][:t % 3]) for t in range(1, 7)]
+    m = igmp.parse(frame(IGMPv3_MR(records=recs)))
+    assert [r.record for r in m.records] == list(RECORDS)
+    assert m.records[0] == igmp.GroupRecord("is_in", "239.0.0.1", frozenset({"10.0.0.1"}))
+    assert m.records[1].sources == frozenset({"10.0.0.2", "10.0.0.9"})
+    assert m.records[2].sources == frozenset()  # TO_IN{}: a leave
+    assert set(igmp.RECORD_NAMES.values()) == set(RECORDS)
