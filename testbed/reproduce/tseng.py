@@ -40,6 +40,18 @@ SCHEMES = ("direct", "random", "balanced")
 BALANCE = ("random", "balanced")
 
 
+
+def measured_and_model(name: str, got: dict[int, float | None],
+                       model: dict[int, float | None], xlabel: str,
+                       ylabel: str) -> dict[str, Any]:
+    """A claim's values: the measured ratios and the step model's (`name`, `model_name`),
+    and their plot."""
+    return {name: {str(x): v for x, v in got.items()},
+            f"model_{name}": {str(x): v for x, v in model.items()},
+            "plot": {"xlabel": xlabel, "ylabel": ylabel,
+                     "series": {"measured": [(x, v) for x, v in got.items() if v],
+                                "step model": [(x, v) for x, v in model.items() if v]}}}
+
 def fit(net: Any) -> tuple[float, float]:
     """(startup s, s per byte) of the step model on this network: the point-to-point time
     (t_end, PingPong) of 1 B as the startup, and the line from it to LARGE's per byte.
@@ -154,12 +166,8 @@ def judge_size_gain(by: dict[tuple[str, int], dict[str, Any]]) -> Outcome:
                 f"{s // 1024} KiB " + ", ".join(f"{NAMES[k]} {by[(k, s)]['ms'] or 0:.1f}"
                                                 for k in SCHEMES if (k, s) in by)
                 for s in (SMALL, LARGE)))
-    values: dict[str, Any] = {
-        "gain": {str(s): v for s, v in got.items()},
-        "model_gain": {str(s): v for s, v in model.items()},
-        "plot": {"xlabel": "message size, bytes", "ylabel": "U-torus / best partitioned",
-                 "series": {"measured": [(s, v) for s, v in got.items() if v],
-                            "step model": [(s, v) for s, v in model.items() if v]}}}
+    values = measured_and_model("gain", got, model, "message size, bytes",
+                                "U-torus / best partitioned")
     if model[SMALL] is not None and model[LARGE] is not None and model[LARGE] <= model[SMALL]:
         return Outcome(NOT_APPLICABLE, text, "on this 4x4 instance the step model itself "
                        f"sees no growth ({model[SMALL]:.2f} -> {model[LARGE]:.2f}): the "
@@ -214,12 +222,7 @@ def judge_balance(by: dict[int, dict[tuple[str, int], dict[str, Any]]]) -> Outco
         f"{n} sources {got[n] or 0:.2f} ({by[n][('random', LARGE)]['ms'] or 0:.1f} / "
         f"{by[n][('balanced', LARGE)]['ms'] or 0:.1f} ms; model {model[n] or 0:.2f})"
         for n in SOURCES))
-    values: dict[str, Any] = {
-        "balance": {str(n): v for n, v in got.items()},
-        "model_balance": {str(n): v for n, v in model.items()},
-        "plot": {"xlabel": "sources", "ylabel": "random / balanced",
-                 "series": {"measured": [(n, v) for n, v in got.items() if v],
-                            "step model": [(n, v) for n, v in model.items() if v]}}}
+    values = measured_and_model("balance", got, model, "sources", "random / balanced")
     bad = no_result(judged, text)
     if bad is not None:
         bad.values, bad.context = values, shown
