@@ -9,7 +9,7 @@ import socket
 import sys
 
 from .config import ENV_API_PORT, ENV_CONFIG, ENV_TOPOLOGY, MODES, UNREGISTERED, ControllerConfig
-from .membership import IgmpTimers
+from .timers import IgmpTimers
 
 
 def add_arguments(ap: argparse.ArgumentParser) -> None:

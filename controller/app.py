@@ -77,6 +77,8 @@ class McastlabController(DiscoveryMixin, CountersMixin, BaseApp):
         self.policy: MulticastPolicy | None = None
         self.failed: set[int] = set()
         self.decisions: dict[Key, Decision] = {}
+        self.sources_of: dict[str, set[str]] = {}  # group -> sources with a decision
+        self._asking: set[tuple[str, str]] = set()  # (group, host) queries being repeated
         self.installed: dict[Key, dict[int, frozenset[int]]] = {}  # key -> dpid -> ports
         self.group_ids: dict[tuple[int, Key], int] = {}
         self._next_gid: Counter[int] = Counter()
@@ -133,6 +135,7 @@ class McastlabController(DiscoveryMixin, CountersMixin, BaseApp):
         for dp in self.datapaths.values():
             self._clear_multicast(dp)
         self.decisions.clear()
+        self.sources_of.clear()
         self.installed.clear()
         for key in sorted(keys):
             self._apply(key)
@@ -163,16 +166,17 @@ class McastlabController(DiscoveryMixin, CountersMixin, BaseApp):
         }
 
     def groups_state(self, live: bool = True) -> dict[str, Any]:
-        """Per group: members (switch, port, seconds left) and, per source, the installed
-        tree or the refusal. `live` adds drop counts read from the switches."""
+        """Per group: members (switch, port, and the port's source-filter state: mode,
+        compatibility mode, seconds left, sources with their timers, blocked sources) and, per
+        source, the installed tree or the refusal. `live` adds drop counts read from the
+        switches."""
         now = time.monotonic()
         drops = self._drop_counts() if live else {}
         out: dict[str, Any] = {}
         for g, members in self.membership.snapshot(now).items():
             out[g] = {"members": {m: {"switch": self.name_of[self.port_of[m][0]],
-                                      "port": self.port_of[m][1], "expires_in_s": left,
-                                      "leaving": (g, m) in self.membership.leaving}
-                                  for m, left in members.items()},
+                                      "port": self.port_of[m][1], **state}
+                                  for m, state in members.items() if m in self.port_of},
                       "sources": {}}
         for (g, s), d in sorted(self.decisions.items()):
             entry = out.setdefault(g, {"members": {}, "sources": {}})
@@ -331,16 +335,21 @@ class McastlabController(DiscoveryMixin, CountersMixin, BaseApp):
             return
         self.counters[f"igmp_v{msg.version}_{msg.kind}"] += 1
         now = time.monotonic()
-        for g in msg.joins:
-            if self.membership.report(g, host, now):
-                self.logger.info("%s joined %s", host, g)
-                self._recompute(g)
-        for g in msg.leaves:
-            if self.membership.leave(g, host, now, fast=self.config.fast_leave):
-                self.logger.info("%s left %s", host, g)
-                self._recompute(g)
-            elif (g, host) in self.membership.leaving:
-                hub.spawn(self._group_queries, g, host)
+        changed = []
+        for r in msg.records:
+            out = self.membership.record(r.group, host, r.record, r.sources, now, msg.version,
+                                         fast=self.config.fast_leave)
+            if out.ignored:
+                self.counters[f"igmp_ignored_{out.ignored}"] += 1
+            if out.changed:
+                changed.append(r.group)
+            self._send_group_queries(r.group, host, out.queries)
+            if self.membership.querying(r.group, host) and (r.group, host) not in self._asking:
+                self._asking.add((r.group, host))
+                hub.spawn(self._query_rounds, r.group, host)
+        for g in dict.fromkeys(changed):
+            self.logger.info("%s changed what it takes of %s", host, g)
+            self._recompute(g)
 
     def _on_mcast_data(self, dp: Any, in_port: int, host: str | None, src_ip: str, group: str,
                        data: bytes) -> None:
@@ -363,14 +372,17 @@ class McastlabController(DiscoveryMixin, CountersMixin, BaseApp):
     # ---- trees ------------------------------------------------------------------------------
     def _recompute(self, group: str | None = None) -> None:
         """Re-decide every known source of `group` (all groups when None)."""
-        for key in [k for k in self.decisions if group is None or k[0] == group]:
-            self._apply(key)
+        groups = [group] if group is not None else list(self.sources_of)
+        for g in groups:
+            for source in sorted(self.sources_of.get(g, ())):
+                self._apply((g, source))
 
     def _apply(self, key: Key) -> None:
         group, source = key
-        decision = self.policy.decide(group, source)
+        decision = self.policy.decide(group, source, time.monotonic())
         old = self.decisions.get(key)
         self.decisions[key] = decision
+        self.sources_of.setdefault(group, set()).add(source)
         if decision.kind == "refused" and (old is None or old.reason != decision.reason):
             self.counters["refusals"] += 1
             self.refusals.append({"group": group, "source": source, "reason": decision.reason,
@@ -452,16 +464,25 @@ class McastlabController(DiscoveryMixin, CountersMixin, BaseApp):
         return {"failed": sorted(failed)}
 
     # ---- querier and timers -----------------------------------------------------------------
-    def _send_query(self, group: str | None, ports: dict[int, list[int]],
-                    max_resp: float) -> None:
+    def _send_query(self, group: str | None, ports: dict[int, list[int]], max_resp: float,
+                    sources: frozenset[str] = frozenset(), suppress: bool = False) -> None:
         t = self.config.timers
         frame = igmp.query(self.config.querier_ip, group, max_resp, t.query_interval,
-                           t.robustness)
+                           t.robustness, tuple(sorted(sources)), suppress)
         for dpid, plist in ports.items():
             dp = self.datapaths.get(dpid)
             if dp is not None and plist:
                 packet_out(dp, plist, frame)
         self.counters["queries_sent"] += 1
+
+    def _send_group_queries(self, group: str, host: str, queries: Any) -> None:
+        """Group(-and-source)-specific queries, to the port of the host they concern."""
+        if not self.config.querier:
+            return
+        dpid, port = self.port_of[host]
+        for q in queries:
+            self._send_query(group, {dpid: [port]}, self.config.timers.last_member_interval,
+                             q.sources, q.suppress)
 
     def _querier_loop(self) -> None:
         t = self.config.timers
@@ -474,18 +495,21 @@ class McastlabController(DiscoveryMixin, CountersMixin, BaseApp):
                 host_ports.setdefault(dpid, []).append(port)
             self._send_query(None, host_ports, t.query_response_interval)
 
-    def _group_queries(self, group: str, host: str) -> None:
-        t = self.config.timers
-        dpid, port = self.port_of[host]
-        for _ in range(t.robustness):
-            if (group, host) not in self.membership.leaving:
-                return
-            self._send_query(group, {dpid: [port]}, t.last_member_interval)
-            hub.sleep(t.last_member_interval)
+    def _query_rounds(self, group: str, host: str) -> None:
+        """The retransmissions of a port's group(-and-source)-specific queries, LMQI apart."""
+        try:
+            while self.membership.querying(group, host):
+                hub.sleep(self.config.timers.last_member_interval)
+                due = self.membership.retransmissions(group, host, time.monotonic())
+                if host in self.port_of:
+                    self._send_group_queries(group, host, due)
+        finally:
+            self._asking.discard((group, host))
 
     def _expiry_loop(self) -> None:
         while True:
-            hub.sleep(0.1)
-            for group in sorted({g for g, _m in self.membership.expire(time.monotonic())}):
-                self.logger.info("membership of %s expired or left", group)
+            hub.sleep(0.02)
+            changed = self.membership.expire(time.monotonic())
+            for group in dict.fromkeys(g for g, _m in changed):
+                self.logger.info("membership of %s changed as timers ran out", group)
                 self._recompute(group)

@@ -7,7 +7,7 @@ import json
 import os
 from dataclasses import asdict, dataclass, field
 
-from .membership import IgmpTimers
+from .timers import IgmpTimers
 
 ENV_TOPOLOGY = "MCASTLAB_TOPOLOGY"
 ENV_API_PORT = "MCASTLAB_API_PORT"

@@ -1,11 +1,22 @@
 """IGMP v1/v2/v3 on the wire (pure): parse what hosts send, build what the querier sends.
 
 Parsing is strict because the input may be hostile: every malformed frame raises
-`IgmpError` with a short reason the controller counts. The joins and leaves ignore the source
-lists of IGMPv3 records (documented behaviour): EXCLUDE records and INCLUDE/ALLOW records
-with sources are joins of the whole group, INCLUDE{} and TO_IN{} are leaves, BLOCK records
-change nothing. `records` keeps each record with its sources, for the per-port source-filter
-state (controller.source_filter), which the controller does not use yet.
+`IgmpError` with a short reason the controller counts. A report or leave becomes group
+records with their sources, v1/v2 messages as RFC 3376 section 7.3.2 maps them (a report is
+IS_EX {}, a leave TO_IN {}), for the per-port source-filter state (controller.source_filter).
+A query keeps its fields, for querier election. Query format (RFC 3376 4.1):
+
+     0                   1                   2                   3
+     0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
+    +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+    |  Type = 0x11  | Max Resp Code |           Checksum            |
+    +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+    |                         Group Address                         |
+    +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+    | Resv  |S| QRV |     QQIC      |     Number of Sources (N)     |
+    +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+    |                       Source Address [1..N]                   |
+    +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
 """
 
 from __future__ import annotations
@@ -54,16 +65,30 @@ class GroupRecord:
 
 
 @dataclass(frozen=True)
+class QueryFields:
+    """A query's fields (v1/v2 queries have only the group and the response time)."""
+
+    group: str = "0.0.0.0"  # 0.0.0.0: a general query
+    max_resp_s: float = 10.0
+    suppress: bool = False
+    qrv: int = 0
+    qqi_s: float = 0.0
+    sources: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class IgmpMessage:
-    """What a host said: `joins` and `leaves` are group addresses; `query` for queries;
-    `records` an IGMPv3 report's group records with their sources."""
+    """What a host said: a report's or leave's group records, or a query's fields."""
 
     version: int
     kind: str  # "report" | "leave" | "query"
-    joins: tuple[str, ...] = ()
-    leaves: tuple[str, ...] = ()
     src_ip: str = ""
     records: tuple[GroupRecord, ...] = ()
+    query: QueryFields | None = None
+
+    @property
+    def groups(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(r.group for r in self.records))
 
 
 def checksum(data: bytes) -> int:
@@ -119,21 +144,39 @@ def parse(frame: bytes) -> IgmpMessage:
     if kind in (V1_REPORT, V2_REPORT):
         if not _is_multicast(group) or group == ALL_HOSTS:
             raise IgmpError("bad_group")
-        return IgmpMessage(1 if kind == V1_REPORT else 2, "report", joins=(group,), src_ip=src)
+        return IgmpMessage(1 if kind == V1_REPORT else 2, "report", src_ip=src,
+                           records=(GroupRecord("is_ex", group),))
     if kind == V2_LEAVE:
         if not _is_multicast(group):
             raise IgmpError("bad_group")
-        return IgmpMessage(2, "leave", leaves=(group,), src_ip=src)
+        return IgmpMessage(2, "leave", src_ip=src, records=(GroupRecord("to_in", group),))
     if kind == QUERY:
-        return IgmpMessage(3 if len(igmp) >= 12 else 2, "query", src_ip=src)
+        return _parse_query(igmp, src, group)
     if kind == V3_REPORT:
         return _parse_v3(igmp, src)
     raise IgmpError("unknown_type")
 
 
+def _parse_query(igmp: bytes, src: str, group: str) -> IgmpMessage:
+    if group != "0.0.0.0" and not _is_multicast(group):
+        raise IgmpError("bad_group")
+    if len(igmp) < 12:  # v1 (no response time) or v2
+        version = 2 if igmp[1] else 1
+        fields = QueryFields(group, igmp[1] / 10 if igmp[1] else 10.0)
+        return IgmpMessage(version, "query", src_ip=src, query=fields)
+    flags, qqic, nsrc = igmp[8], igmp[9], struct.unpack_from("!H", igmp, 10)[0]
+    if len(igmp) < 12 + 4 * nsrc:
+        raise IgmpError("truncated")
+    sources = tuple(str(ipaddress.IPv4Address(igmp[12 + 4 * i:16 + 4 * i]))
+                    for i in range(nsrc))
+    fields = QueryFields(group, decode(igmp[1]) / 10, bool(flags & 0x08), flags & 0x07,
+                         float(decode(qqic)), sources)
+    return IgmpMessage(3, "query", src_ip=src, query=fields)
+
+
 def _parse_v3(igmp: bytes, src: str) -> IgmpMessage:
     nrec = struct.unpack_from("!H", igmp, 6)[0]
-    off, joins, leaves, records = 8, [], [], []
+    off, records = 8, []
     for _ in range(nrec):
         if len(igmp) < off + 8:
             raise IgmpError("truncated")
@@ -145,20 +188,12 @@ def _parse_v3(igmp: bytes, src: str) -> IgmpMessage:
             raise IgmpError("truncated")
         if not _is_multicast(group):
             raise IgmpError("bad_group")
-        if rtype in (MODE_IS_EXCLUDE, CHANGE_TO_EXCLUDE):
-            joins.append(group)
-        elif rtype in (MODE_IS_INCLUDE, CHANGE_TO_INCLUDE):
-            (joins if nsrc else leaves).append(group)
-        elif rtype == ALLOW_NEW_SOURCES:
-            if nsrc:
-                joins.append(group)
-        elif rtype != BLOCK_OLD_SOURCES:
+        if rtype not in RECORD_NAMES:
             raise IgmpError("unknown_record")
         sources = frozenset(str(ipaddress.IPv4Address(igmp[first + 4 * i:first + 4 * i + 4]))
                             for i in range(nsrc))
         records.append(GroupRecord(RECORD_NAMES[rtype], group, sources))
-    return IgmpMessage(3, "report", joins=tuple(joins), leaves=tuple(leaves), src_ip=src,
-                       records=tuple(records))
+    return IgmpMessage(3, "report", src_ip=src, records=tuple(records))
 
 
 # ---- what the querier sends ---------------------------------------------------------------
@@ -174,6 +209,13 @@ def _mcast_mac(group: str) -> bytes:
     return bytes([0x01, 0x00, 0x5E, g[1] & 0x7F, g[2], g[3]])
 
 
+def decode(code: int) -> int:
+    """The value of an IGMPv3 Max Resp Code or QQIC (RFC 3376 4.1.1, 4.1.7)."""
+    if code < 128:
+        return code
+    return ((code & 0x0F) | 0x10) << (((code >> 4) & 0x07) + 3)
+
+
 def _code(seconds: float) -> int:
     """IGMPv3 max-response / QQIC code for a value in tenths of seconds / seconds."""
     v = max(1, int(round(seconds)))
@@ -187,13 +229,17 @@ def _code(seconds: float) -> int:
 
 
 def query(querier_ip: str, group: str | None, max_resp_s: float, qqi_s: float,
-          robustness: int = 2) -> bytes:
-    """An IGMPv3 query frame: general (group None, to 224.0.0.1) or group-specific (to the
-    group). IPv4 carries the Router Alert option, as RFC 3376 requires."""
+          robustness: int = 2, sources: tuple[str, ...] = (), suppress: bool = False) -> bytes:
+    """An IGMPv3 query frame: general (group None, to 224.0.0.1), group-specific or
+    group-and-source-specific (to the group); `suppress` sets the S flag. IPv4 carries the
+    Router Alert option, as RFC 3376 requires."""
     dst = group or ALL_HOSTS
+    flags = (0x08 if suppress else 0) | min(robustness, 7)
     igmp = bytearray(struct.pack("!BBH4sBBH", QUERY, _code(max_resp_s * 10), 0,
                                  ipaddress.IPv4Address(group or "0.0.0.0").packed,
-                                 min(robustness, 7), _code(qqi_s), 0))
+                                 flags, _code(qqi_s), len(sources)))
+    for s in sources:
+        igmp += ipaddress.IPv4Address(s).packed
     struct.pack_into("!H", igmp, 2, checksum(bytes(igmp)))
     ra = b"\x94\x04\x00\x00"
     total = 24 + len(igmp)

@@ -1,77 +1,143 @@
-"""Group membership with IGMP timers (pure: time is passed in).
+"""Group membership with IGMP timers (pure: time is passed in): per group and member, the
+member's IGMPv3 source-filter state (controller.source_filter), fed with group records.
 
-Each member is a host (one per switch port in the testbed's topologies). Timer defaults are
-RFC 3376's; tests and labs shorten them with `IgmpTimers(query_interval=...)`.
+Each member is a host (one per switch port in the testbed's topologies), so the per-port
+state of RFC 3376 section 6 is kept per host. v1 and v2 messages arrive as the records
+section 7.3.2 maps them to (a report is IS_EX {}, a leave TO_IN {}). Groups in the
+source-specific range 232/8 take no EXCLUDE-mode record and no v1/v2 report (RFC 4604
+section 2.2.1). Timer defaults are RFC 3376's; tests and labs shorten them with
+`IgmpTimers(query_interval=...)`.
 """
 
 from __future__ import annotations
 
+import heapq
+import ipaddress
 from dataclasses import dataclass, field
+from typing import Any
+
+from .source_filter import Query, SourceFilter, translate
+from .timers import IgmpTimers
+
+SSM_RANGE = ipaddress.IPv4Network("232.0.0.0/8")
 
 
 @dataclass(frozen=True)
-class IgmpTimers:
-    robustness: int = 2
-    query_interval: float = 125.0          # s between general queries
-    query_response_interval: float = 10.0  # max response time advertised in general queries
-    last_member_interval: float = 1.0      # s between group-specific queries after a leave
+class Outcome:
+    """What one record did: the queries to send to the member's port, whether forwarding
+    may have changed, or why it was ignored."""
 
-    @property
-    def membership_interval(self) -> float:
-        """How long a report keeps a member (RFC 3376 8.4: QRV * QI + QRI)."""
-        return self.robustness * self.query_interval + self.query_response_interval
+    queries: tuple[Query, ...] = ()
+    changed: bool = False
+    ignored: str = ""
 
-    @property
-    def last_member_time(self) -> float:
-        """How long a member that left stays, unless it reports again (LMQC * LMQI)."""
-        return self.robustness * self.last_member_interval
 
-    @property
-    def startup_interval(self) -> float:
-        return self.query_interval / 4
+def is_ssm(group: str) -> bool:
+    return ipaddress.IPv4Address(group) in SSM_RANGE
 
 
 @dataclass
 class Membership:
     timers: IgmpTimers = field(default_factory=IgmpTimers)
-    # group -> member -> expiry time
-    _groups: dict[str, dict[str, float]] = field(default_factory=dict)
-    # (group, member) pairs that sent a leave and are being queried
-    leaving: set[tuple[str, str]] = field(default_factory=set)
+    _groups: dict[str, dict[str, SourceFilter]] = field(default_factory=dict)
+    _deadlines: list[tuple[float, str, str]] = field(default_factory=list)  # a heap
 
-    def report(self, group: str, member: str, now: float) -> bool:
-        """A membership report: True when `member` is new in `group`."""
+    # ---- what hosts say -----------------------------------------------------------------------
+    def record(self, group: str, member: str, record: str, sources: frozenset[str] | set[str],
+               now: float, version: int = 3, fast: bool = False) -> Outcome:
+        """One group record from `member` (IGMP `version` 1 and 2 as section 7.3.2 maps
+        them). `fast`: the sources (or the group) a query would ask about go at once, right
+        when one host sits behind each port."""
+        if is_ssm(group) and (version < 3 or record in ("is_ex", "to_ex")):
+            return Outcome(ignored="ssm_exclude")
         members = self._groups.setdefault(group, {})
-        new = member not in members
-        members[member] = now + self.timers.membership_interval
-        self.leaving.discard((group, member))
-        return new
+        state = members.get(member) or SourceFilter()
+        state.expire(now)
+        plain = translate(record, set(sources), version, state.compat(now))
+        if plain is None:
+            if not members:
+                del self._groups[group]
+            return Outcome(ignored="older_version_mode")
+        before = state.view(now)
+        queries = state.apply(*plain, now, self.timers)
+        state.heard_older(version, now, self.timers)
+        if fast and queries:
+            self._run_out(state, queries, now)
+            queries = []
+        members[member] = state
+        self._settle(group, member, now)
+        return Outcome(tuple(queries), changed=state.view(now) != before)
+
+    def report(self, group: str, member: str, now: float, version: int = 2) -> bool:
+        """A v1/v2 membership report (IS_EX {}): True when `member` is new in `group`."""
+        new = member not in self.members(group, now)
+        self.record(group, member, "is_ex", set(), now, version)
+        return new and member in self.members(group, now)
 
     def leave(self, group: str, member: str, now: float, fast: bool = False) -> bool:
-        """A leave: the member stays for the last-member time unless it reports again
-        (`fast`: gone at once, right when one host sits behind each port). True when the
-        member is removed now."""
-        members = self._groups.get(group)
-        if not members or member not in members:
+        """A v2 leave (TO_IN {}): the member stays for the last-member time unless it reports
+        again. True when the member is gone now."""
+        if member not in self.members(group, now):
             return False
-        if fast:
+        self.record(group, member, "to_in", set(), now, 2, fast=fast)
+        return member not in self.members(group, now)
+
+    @staticmethod
+    def _run_out(state: SourceFilter, queries: list[Query], now: float) -> None:
+        """Fast leave: what the queries ask about is gone now, nobody is asked."""
+        for q in queries:
+            if q.sources:
+                for s in q.sources:
+                    state.timers[s] = now
+            else:
+                state.group_timer = now
+        state.retransmit, state.group_retransmit = {}, 0
+        state.expire(now)
+
+    # ---- timers -------------------------------------------------------------------------------
+    def _settle(self, group: str, member: str, now: float) -> None:
+        """Drop a state with nothing left; schedule the times its forwarding may change."""
+        state = self._groups[group][member]
+        if not state.has_members(now) and not state.querying():
             self._remove(group, member)
-            return True
-        members[member] = min(members[member], now + self.timers.last_member_time)
-        self.leaving.add((group, member))
-        return False
+            return
+        for t in state.deadlines():
+            if t > now:
+                heapq.heappush(self._deadlines, (t, group, member))
 
     def expire(self, now: float) -> list[tuple[str, str]]:
-        """Remove and return the (group, member) pairs whose time is up."""
-        gone = [(g, m) for g, ms in self._groups.items() for m, t in ms.items() if t <= now]
-        for g, m in gone:
-            self._remove(g, m)
-        return gone
+        """Run out the timers due by `now`; returns the (group, member) pairs whose
+        forwarding changed (section 6.5)."""
+        changed: set[tuple[str, str]] = set()
+        while self._deadlines and self._deadlines[0][0] <= now:
+            t, g, m = heapq.heappop(self._deadlines)
+            state = self._groups.get(g, {}).get(m)
+            if state is None or t not in state.deadlines():
+                continue  # a timer since restarted or deleted
+            state.expire(now)
+            changed.add((g, m))
+            if not state.has_members(now) and not state.querying():
+                self._remove(g, m)
+        return sorted(changed)
 
+    def retransmissions(self, group: str, member: str, now: float) -> list[Query]:
+        """The query retransmissions due for this member's port (one round)."""
+        state = self._groups.get(group, {}).get(member)
+        if state is None:
+            return []
+        queries = state.retransmissions(now, self.timers)
+        if not state.has_members(now) and not state.querying():
+            self._remove(group, member)
+        return queries
+
+    def querying(self, group: str, member: str) -> bool:
+        state = self._groups.get(group, {}).get(member)
+        return state is not None and state.querying()
+
+    # ---- members ------------------------------------------------------------------------------
     def _remove(self, group: str, member: str) -> None:
         members = self._groups.get(group, {})
         members.pop(member, None)
-        self.leaving.discard((group, member))
         if not members:
             self._groups.pop(group, None)
 
@@ -85,22 +151,43 @@ class Membership:
     def rename(self, mapping: dict[str, str | None]) -> None:
         """Members renamed (None: gone), when a discovered network renumbers its hosts."""
         for g in list(self._groups):
-            ms = {mapping.get(m, m): t for m, t in self._groups[g].items()}
+            ms = {mapping.get(m, m): s for m, s in self._groups[g].items()}
             ms.pop(None, None)  # type: ignore[call-overload]
             if ms:
                 self._groups[g] = ms  # type: ignore[assignment]
             else:
                 del self._groups[g]
-        self.leaving = {(g, mapping.get(m, m)) for g, m in self.leaving
-                        if mapping.get(m, m) is not None}  # type: ignore[misc]
+        self._deadlines = [(t, g, mapping.get(m, m)) for t, g, m in self._deadlines
+                           if mapping.get(m, m) is not None]  # type: ignore[misc]
+        heapq.heapify(self._deadlines)
 
-    def members(self, group: str) -> frozenset[str]:
-        return frozenset(self._groups.get(group, {}))
+    def members(self, group: str, now: float) -> frozenset[str]:
+        """The members that want some source of `group`."""
+        return frozenset(m for m, s in self._groups.get(group, {}).items()
+                         if s.has_members(now))
+
+    def admitting(self, group: str, source: str, now: float) -> frozenset[str]:
+        """The members whose state admits traffic from `source` (an IP address) to `group`."""
+        return frozenset(m for m, s in self._groups.get(group, {}).items()
+                         if s.admits(source, now))
 
     def groups(self) -> list[str]:
         return sorted(self._groups)
 
-    def snapshot(self, now: float) -> dict[str, dict[str, float]]:
-        """group -> member -> seconds left, for the JSON state."""
-        return {g: {m: round(t - now, 3) for m, t in sorted(ms.items())}
+    def snapshot(self, now: float) -> dict[str, dict[str, dict[str, Any]]]:
+        """group -> member -> its state with seconds left, for the JSON state."""
+        return {g: {m: describe(s, now) for m, s in sorted(ms.items())}
                 for g, ms in sorted(self._groups.items())}
+
+
+def describe(state: SourceFilter, now: float) -> dict[str, Any]:
+    """One port's state: mode, compatibility mode, timers left (s), forwarded and blocked
+    sources, and whether queries are being retransmitted."""
+    left = [t - now for t in state.timers.values() if t > now]
+    expires = state.group_timer - now if state.mode == "exclude" else max(left, default=0.0)
+    return {"mode": state.mode, "compat": f"v{state.compat(now)}",
+            "expires_in_s": round(max(expires, 0.0), 3),
+            "sources": {s: round(t - now, 3) for s, t in sorted(state.timers.items())
+                        if t > now},
+            "blocked": sorted(state.stopped(now)) if state.mode == "exclude" else [],
+            "leaving": state.querying()}

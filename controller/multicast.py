@@ -1,7 +1,8 @@
 """What to do with multicast from one source to one group (pure): a distribution tree, or
 a refusal with its reason, or a drop because nobody joined.
 
-IGMP mode delivers a group to the hosts that joined it. Contiguous mode imitates hardware
+IGMP mode delivers a group from a source to the hosts whose IGMPv3 source filters admit
+that source (an any-source join admits every source). Contiguous mode imitates hardware
 multicast that only reaches one contiguous node range (Coll2003's Quadrics Elite switches):
 a range address 239.255.lo.hi is delivered to nodes lo..hi without any join, and an IGMP
 group is served only if its members form one gap-free range; either is refused when it
@@ -50,14 +51,16 @@ class MulticastPolicy:
     def host_names(self, ids: range | list[int]) -> tuple[str, ...]:
         return tuple(self.topo.hosts[i].name for i in ids)
 
-    def decide(self, group: str, source: str) -> Decision:
-        """The forwarding decision for datagrams from host `source` to `group`."""
+    def decide(self, group: str, source: str, now: float) -> Decision:
+        """The forwarding decision for datagrams from host `source` to `group` at time `now`:
+        the members whose source filters admit the source's address."""
         if is_link_local(group):
             members = tuple(h.name for h in self.topo.hosts)
         elif self.config.mode == "contiguous":
-            return self._contiguous(group, source)
+            return self._contiguous(group, source, now)
         else:
-            members = tuple(sorted((m for m in self.membership.members(group)
+            ip = self.topo.hosts[self._ids[source]].ip
+            members = tuple(sorted((m for m in self.membership.admitting(group, ip, now)
                                     if self._ids[m] not in self.failed), key=self._ids.get))
             if not members:
                 if self.config.unregistered == "drop":
@@ -66,7 +69,7 @@ class MulticastPolicy:
                                 if h.node_id not in self.failed)
         return self._tree(source, members)
 
-    def _contiguous(self, group: str, source: str) -> Decision:
+    def _contiguous(self, group: str, source: str, now: float) -> Decision:
         n = len(self.topo.hosts)
         if ranges.is_range_address(group):
             span = ranges.parse_range_group(group)
@@ -75,7 +78,7 @@ class MulticastPolicy:
                                                   f"{n}-node network")
             ids = list(range(span[0], span[1] + 1))
         else:
-            ids = sorted(self._ids[m] for m in self.membership.members(group))
+            ids = sorted(self._ids[m] for m in self.membership.members(group, now))
             if not ids:
                 return Decision("unregistered")
         members = self.host_names(ids)

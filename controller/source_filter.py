@@ -26,16 +26,27 @@ RFC's rows quoted beside the code) give the new state and actions per record:
 
 Sending Q(G,S) lowers the timers of the sources in S that run longer to LMQT (section
 6.6.3.2), sending Q(G) the group timer (6.6.3.1); the queries themselves are returned for the
-controller to send. Timers running out (section 6.5): in INCLUDE mode a source goes; in
-EXCLUDE mode, when the group timer runs out, the state turns INCLUDE with the sources whose
-timers still run. A state with no source in INCLUDE mode has no member.
+controller to send, and the state keeps [Last Member Query Count] - 1 retransmissions of each
+(`retransmissions`, called every Last Member Query Interval), with the S flag set for the
+sources (or the group) whose timer a report raised above LMQT meanwhile. Timers running out
+(section 6.5): in INCLUDE mode a source goes; in EXCLUDE mode, when the group timer runs out,
+the state turns INCLUDE with the sources whose timers still run. A state with no source in
+INCLUDE mode has no member.
+
+Older hosts (section 7.3.2): a v1 or v2 report starts that version's Older Host Present
+timer; while one runs, the port is in that compatibility mode and `translate` turns the
+messages as the RFC's table says:
+
+    Group Compatibility Mode   IGMPv3 Message Type
+    IGMPv2 or IGMPv1 mode:     BLOCK (x) -> ignore;  TO_EX (x) -> TO_EX ( {} )
+    IGMPv1 mode:               IGMPv2 Leave -> ignore
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .membership import IgmpTimers
+from .timers import IgmpTimers
 
 INCLUDE, EXCLUDE = "include", "exclude"
 RECORDS = ("is_in", "is_ex", "to_in", "to_ex", "allow", "block")  # RFC 3376 4.2.12
@@ -43,9 +54,25 @@ RECORDS = ("is_in", "is_ex", "to_in", "to_ex", "allow", "block")  # RFC 3376 4.2
 
 @dataclass(frozen=True)
 class Query:
-    """A query to send: group-specific (no sources) or group-and-source-specific."""
+    """A query to send: group-specific (no sources) or group-and-source-specific; `suppress`
+    is the S flag (Suppress Router-Side Processing, section 4.1.5)."""
 
     sources: frozenset[str] = frozenset()
+    suppress: bool = False
+
+
+def translate(record: str, sources: set[str], version: int,
+              compat: int) -> tuple[str, set[str]] | None:
+    """A message of IGMP `version` as a group record under compatibility mode `compat`
+    (section 7.3.2); None when the mode says to ignore it. v1/v2 reports arrive as IS_EX {}
+    and v2 leaves as TO_IN {} (controller.igmp)."""
+    if compat < 3 and record == "block":
+        return None
+    if compat < 3 and record == "to_ex":
+        return record, set()
+    if compat == 1 and version == 2 and record == "to_in":
+        return None
+    return record, sources
 
 
 @dataclass
@@ -53,6 +80,18 @@ class SourceFilter:
     mode: str = INCLUDE
     group_timer: float = 0.0  # EXCLUDE mode only: when it runs out
     timers: dict[str, float] = field(default_factory=dict)  # source -> when it runs out
+    retransmit: dict[str, int] = field(default_factory=dict)  # source -> Q(G,S) still to send
+    group_retransmit: int = 0  # Q(G) still to send
+    older: dict[int, float] = field(default_factory=dict)  # 1 or 2 -> Older Host Present end
+
+    def compat(self, now: float) -> int:
+        """The group compatibility mode: the lowest version whose host is present."""
+        return min((v for v, t in self.older.items() if t > now), default=3)
+
+    def heard_older(self, version: int, now: float, timers: IgmpTimers) -> None:
+        """A v1 or v2 report: that version's Older Host Present timer (8.13) restarts."""
+        if version < 3:
+            self.older[version] = now + timers.membership_interval
 
     # ---- the lists of section 6.4 --------------------------------------------------------
     def running(self, now: float) -> set[str]:
@@ -71,6 +110,20 @@ class SourceFilter:
 
     def has_members(self, now: float) -> bool:
         return self.mode == EXCLUDE or bool(self.running(now))
+
+    def querying(self) -> bool:
+        """Whether retransmissions of a group or group-and-source-specific query are due."""
+        return self.group_retransmit > 0 or any(self.retransmit.values())
+
+    def view(self, now: float) -> tuple[str, frozenset[str], frozenset[str]]:
+        """What decides forwarding: the mode and the sources forwarded and blocked."""
+        stopped = self.stopped(now) if self.mode == EXCLUDE else set()
+        return self.mode, frozenset(self.running(now)), frozenset(stopped)
+
+    def deadlines(self) -> set[float]:
+        """The times at which forwarding may change by itself (timers running out)."""
+        return set(self.timers.values()) | ({self.group_timer} if self.mode == EXCLUDE
+                                            else set())
 
     # ---- records ------------------------------------------------------------------------
     def apply(self, record: str, sources: set[str], now: float,
@@ -120,6 +173,27 @@ class SourceFilter:
             self.mode, self.group_timer = INCLUDE, 0.0
         if self.mode == INCLUDE:
             self.timers = {s: t for s, t in self.timers.items() if t > now}
+        self.retransmit = {s: n for s, n in self.retransmit.items() if s in self.timers}
+        self.older = {v: t for v, t in self.older.items() if t > now}
+
+    def retransmissions(self, now: float, timers: IgmpTimers) -> list[Query]:
+        """The retransmissions due now (one round, sections 6.6.3.1 and 6.6.3.2): Q(G) with
+        the S flag set when the group timer is above LMQT; Q(G,S) split in two, the sources
+        whose timers are above LMQT with the S flag, the others without."""
+        self.expire(now)
+        lmqt = now + timers.last_member_time
+        out: list[Query] = []
+        if self.group_retransmit > 0:
+            self.group_retransmit -= 1
+            if self.mode == EXCLUDE:
+                out.append(Query(suppress=self.group_timer > lmqt))
+        due = {s for s, n in self.retransmit.items() if n > 0}
+        self.retransmit = {s: n - 1 for s, n in self.retransmit.items() if n > 1}
+        for flag in (True, False):
+            part = frozenset(s for s in due if (self.timers[s] > lmqt) == flag)
+            if part:
+                out.append(Query(part, suppress=flag))
+        return out
 
     # ---- helpers --------------------------------------------------------------------------
     def _set(self, sources: set[str], deadline: float) -> None:
@@ -133,9 +207,11 @@ class SourceFilter:
         lmqt = now + timers.last_member_time
         for s in sources:
             self.timers[s] = min(self.timers[s], lmqt)
+            self.retransmit[s] = timers.last_member_count - 1
         return Query(frozenset(sources))
 
     def _group_query(self, now: float, timers: IgmpTimers) -> Query:
         """Q(G): the group timer is lowered to LMQT (6.6.3.1)."""
         self.group_timer = min(self.group_timer, now + timers.last_member_time)
+        self.group_retransmit = timers.last_member_count - 1
         return Query()

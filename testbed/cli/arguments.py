@@ -24,7 +24,7 @@ def progress(msg: str) -> None:
 
 def controller_config(args: argparse.Namespace):
     from controller.config import ControllerConfig
-    from controller.membership import IgmpTimers
+    from controller.timers import IgmpTimers
 
     try:
         return ControllerConfig(mode=args.mode, timers=IgmpTimers(

@@ -44,10 +44,19 @@ def group_lines(groups: dict[str, Any]) -> list[str]:
 
 
 def _member(name: str, v: dict[str, Any]) -> str:
-    left = v.get("expires_in_s")
-    state = ("leaving, " if v.get("leaving") else "") + (
-        f"expires in {left:.1f} s" if left is not None else "")
-    return f"{name} ({v['switch']}:{v['port']}{', ' + state if state else ''})"
+    """One port's state: `h1 (s1:2, include 10.0.0.1 20.0 s, expires in 20.0 s)`."""
+    parts = [f"{v['switch']}:{v['port']}"]
+    if v.get("mode") == "include":
+        parts.append("include " + ", ".join(f"{s} {t:.1f} s" for s, t in v["sources"].items()))
+    elif v.get("mode") == "exclude" and v.get("blocked"):
+        parts.append("exclude " + ", ".join(v["blocked"]))
+    if v.get("compat", "v3") != "v3":
+        parts.append(f"{v['compat']} host")
+    if v.get("leaving"):
+        parts.append("leaving")
+    if v.get("expires_in_s") is not None:
+        parts.append(f"expires in {v['expires_in_s']:.1f} s")
+    return f"{name} ({', '.join(parts)})"
 
 
 class McastCLI(CLI):

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from controller.config import ControllerConfig
-from controller.membership import IgmpTimers
+from controller.timers import IgmpTimers
 
 from ..emulation.controller_proc import api_get
 from ..emulation.group_probe import Member, send_counted

@@ -93,3 +93,62 @@ def wire_counts(emu: Any, sender: str, group: str, tmpdir: Any, count: int = 5,
     time.sleep(settle)
     send(emu.host(sender), group, count)
     return {h: s.result()["count"] for h, s in sn.items()}
+
+
+REPORT = r"""
+import json, sys
+from scapy.all import Ether, IP, IPOption_Router_Alert, sendp
+from scapy.layers.igmp import IGMPv3_MR, IGMPv3_MR_Group
+iface, ip, records = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
+types = {"is_in": 1, "is_ex": 2, "to_in": 3, "to_ex": 4, "allow": 5, "block": 6}
+recs = [IGMPv3_MR_Group(rtype=types[t], maddr=g, srcaddrs=list(s)) for t, g, s in records]
+sendp(Ether() / IP(src=ip, dst="224.0.0.22", ttl=1, options=[IPOption_Router_Alert()])
+      / IGMPv3_MR(records=recs), iface=iface, verbose=False)
+"""
+
+
+def v3_report(host: Any, *records: tuple[str, str, tuple[str, ...]]) -> None:
+    """`host` sends one IGMPv3 report crafted with scapy: records (type, group, sources),
+    type by its controller.source_filter.RECORDS name."""
+    out = host.popen([sys.executable, "-c", REPORT, f"{host.name}-eth0", host.IP(),
+                      json.dumps(records)], text=True)
+    _o, err = out.communicate(timeout=60)
+    assert out.returncode == 0, err
+
+
+FILTER = r"""
+import socket, struct, sys, time
+group, ip, mode, seconds, ready = sys.argv[1], sys.argv[2], sys.argv[3], float(sys.argv[4]), \
+    sys.argv[5]
+sources = sys.argv[6:]
+IP_BLOCK_SOURCE, IP_ADD_SOURCE_MEMBERSHIP = 38, 39  # linux/in.h
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+g, i = socket.inet_aton(group), socket.inet_aton(ip)
+if mode == "include":
+    for src in sources:  # struct ip_mreq_source: multiaddr, interface, sourceaddr
+        s.setsockopt(socket.IPPROTO_IP, IP_ADD_SOURCE_MEMBERSHIP, g + i + socket.inet_aton(src))
+else:
+    s.setsockopt(socket.IPPROTO_IP, socket.IP_ADD_MEMBERSHIP, g + i)
+    for src in sources:
+        s.setsockopt(socket.IPPROTO_IP, IP_BLOCK_SOURCE, g + i + socket.inet_aton(src))
+open(ready, "w").close()
+time.sleep(seconds)
+"""
+
+
+class FilteredMember(Receiver):
+    """A kernel socket that asks for `group` from `sources` only (mode "include", the
+    IP_ADD_SOURCE_MEMBERSHIP of SSM) or from all but `sources` (mode "exclude",
+    IP_ADD_MEMBERSHIP then IP_BLOCK_SOURCE): the host's own IGMPv3 reports say so."""
+
+    def __init__(self, host: Any, group: str, mode: str, sources: list[str], seconds: float,
+                 tmpdir: Any):
+        self.ready = tmpdir / f"filter-{host.name}-{group}"
+        self.proc = host.popen([sys.executable, "-c", FILTER, group, host.IP(), mode,
+                                str(seconds), str(self.ready), *sources], text=True)
+        self.host = host
+
+    def result(self) -> dict[str, Any]:
+        _o, err = self.proc.communicate(timeout=60)
+        assert self.proc.returncode == 0, err
+        return {}

@@ -8,7 +8,7 @@ import time
 import pytest
 
 from controller.config import ControllerConfig
-from controller.membership import IgmpTimers
+from controller.timers import IgmpTimers
 from testbed.emulation.controller_proc import api_get
 from testbed.emulation.network import Emulation
 from topologies import parse_spec

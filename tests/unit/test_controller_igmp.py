@@ -4,45 +4,39 @@ from __future__ import annotations
 
 import contextlib
 import random
+import struct
 
 import pytest
-from scapy.all import IP, Ether, raw
+from scapy.all import IP, Ether, Raw, raw
 from scapy.layers.igmp import IGMP, IGMPv3, IGMPv3_MQ, IGMPv3_MR, IGMPv3_MR_Group
 
 from controller import igmp
 
 
 def frame(payload, dst: str = "224.0.0.22") -> bytes:
-    return raw(Ether(src="00:00:00:00:00:02") / IP(src="10.0.0.2", dst=dst) / payload)
+    return raw(Ether(src="00:00:00:00:00:02") / IP(src="10.0.0.2", dst=dst, proto=2) / payload)
 
 
-def test_v1_and_v2_reports_and_v2_leave():
+def test_v1_and_v2_reports_and_v2_leave_as_section_7_3_2_records():
     m = igmp.parse(frame(IGMP(type=0x12, gaddr="239.1.1.1"), "239.1.1.1"))
-    assert (m.version, m.kind, m.joins, m.src_ip) == (1, "report", ("239.1.1.1",), "10.0.0.2")
+    assert (m.version, m.kind, m.src_ip) == (1, "report", "10.0.0.2")
+    assert m.records == (igmp.GroupRecord("is_ex", "239.1.1.1"),)
     m = igmp.parse(frame(IGMP(type=0x16, gaddr="239.1.1.2"), "239.1.1.2"))
-    assert (m.version, m.kind, m.joins) == (2, "report", ("239.1.1.2",))
+    assert (m.version, m.kind, m.groups) == (2, "report", ("239.1.1.2",))
     m = igmp.parse(frame(IGMP(type=0x17, gaddr="239.1.1.2"), "224.0.0.2"))
-    assert (m.version, m.kind, m.leaves) == (2, "leave", ("239.1.1.2",))
+    assert (m.version, m.kind) == (2, "leave")
+    assert m.records == (igmp.GroupRecord("to_in", "239.1.1.2"),)
 
 
-@pytest.mark.parametrize(("rtype", "nsrc", "join"), [
-    (2, 0, True), (4, 0, True),       # MODE_IS_EXCLUDE{}, TO_EX{}: joins
-    (1, 0, False), (3, 0, False),     # INCLUDE{}, TO_IN{}: leaves
-    (1, 1, True), (5, 1, True),       # INCLUDE{S}, ALLOW{S}: joins (sources ignored)
-])
-def test_v3_records(rtype, nsrc, join):
-    rec = IGMPv3_MR_Group(rtype=rtype, maddr="239.9.9.9", srcaddrs=["10.0.0.5"] * nsrc)
-    m = igmp.parse(frame(IGMPv3_MR(records=[rec])))
-    assert m.version == 3 and m.kind == "report"
-    assert (m.joins, m.leaves) == ((("239.9.9.9",), ()) if join else ((), ("239.9.9.9",)))
-
-
-def test_v3_block_changes_nothing_and_several_records_count():
+def test_v3_report_with_several_records():
     recs = [IGMPv3_MR_Group(rtype=6, maddr="239.0.0.1", srcaddrs=["10.0.0.9"]),
             IGMPv3_MR_Group(rtype=4, maddr="239.0.0.2"),
             IGMPv3_MR_Group(rtype=3, maddr="239.0.0.3")]
     m = igmp.parse(frame(IGMPv3_MR(records=recs)))
-    assert (m.joins, m.leaves) == (("239.0.0.2",), ("239.0.0.3",))
+    assert (m.version, m.kind) == (3, "report")
+    assert [(r.record, r.group, set(r.sources)) for r in m.records] == [
+        ("block", "239.0.0.1", {"10.0.0.9"}), ("to_ex", "239.0.0.2", set()),
+        ("to_in", "239.0.0.3", set())]
 
 
 @pytest.mark.parametrize(("data", "reason"), [
@@ -108,3 +102,41 @@ def test_v3_records_keep_their_type_group_and_sources():
     assert m.records[1].sources == frozenset({"10.0.0.2", "10.0.0.9"})
     assert m.records[2].sources == frozenset()  # TO_IN{}: a leave
     assert set(igmp.RECORD_NAMES.values()) == set(RECORDS)
+
+
+def test_queries_of_every_version_keep_their_fields():
+    v1 = igmp.parse(frame(IGMP(type=0x11, mrcode=0, gaddr="0.0.0.0"), "224.0.0.1"))
+    assert (v1.version, v1.kind, v1.query.group) == (1, "query", "0.0.0.0")
+    v2 = igmp.parse(frame(IGMP(type=0x11, mrcode=50, gaddr="239.1.1.1"), "239.1.1.1"))
+    assert (v2.version, v2.query.group, v2.query.max_resp_s) == (2, "239.1.1.1", 5.0)
+    # by hand (RFC 3376 4.1): Max Resp Code 0x8F is (0xF | 0x10) << (0 + 3) = 248 tenths,
+    # flags 0x0B are S=1 and QRV=3, QQIC 0x8C is (0xC | 0x10) << 3 = 224 s
+    q = bytearray(struct.pack("!BBH4sBBH8s", 0x11, 0x8F, 0, bytes([239, 1, 1, 1]), 0x0B, 0x8C,
+                              2, bytes([10, 0, 0, 1, 10, 0, 0, 2])))
+    struct.pack_into("!H", q, 2, igmp.checksum(bytes(q)))
+    v3 = igmp.parse(frame(Raw(bytes(q)), "239.1.1.1"))
+    assert v3.version == 3 and v3.src_ip == "10.0.0.2"
+    assert v3.query == igmp.QueryFields("239.1.1.1", 24.8, True, 3, 224.0,
+                                        ("10.0.0.1", "10.0.0.2"))
+    struct.pack_into("!H", q, 2, 0)
+    struct.pack_into("!H", q, 10, 5)  # claims five sources
+    struct.pack_into("!H", q, 2, igmp.checksum(bytes(q)))
+    with pytest.raises(igmp.IgmpError, match="truncated"):
+        igmp.parse(frame(Raw(bytes(q)), "239.1.1.1"))
+
+
+def test_group_and_source_specific_queries_carry_the_sources_and_the_s_flag():
+    raw_q = igmp.query("10.0.255.254", "232.1.2.3", max_resp_s=1, qqi_s=125, robustness=2,
+                       sources=("10.0.0.1", "10.0.0.4"), suppress=True)
+    q = Ether(raw_q)
+    mq = q[IGMPv3_MQ]
+    assert q[IP].dst == "232.1.2.3" and mq.gaddr == "232.1.2.3"
+    assert (mq.numsrc, list(mq.srcaddrs), mq.s, mq.qrv) == (2, ["10.0.0.1", "10.0.0.4"], 1, 2)
+    assert igmp.checksum(raw(q[IP].payload)) == 0
+    assert igmp.parse(raw_q).query.sources == ("10.0.0.1", "10.0.0.4")
+
+
+@pytest.mark.parametrize("value", [1, 100, 127, 128, 200, 1000, 3100, 31744])
+def test_codes_round_trip_within_the_floating_point_format(value):
+    got = igmp.decode(igmp._code(value))
+    assert got <= value and value - got < max(1, value / 16)

@@ -3,8 +3,8 @@ with these timers), then section 6.5's timers running out and what a port admits
 
 import pytest
 
-from controller.membership import IgmpTimers
 from controller.source_filter import EXCLUDE, INCLUDE, Query, SourceFilter
+from controller.timers import IgmpTimers
 
 T = IgmpTimers(query_interval=10.0, query_response_interval=2.0, last_member_interval=1.0)
 GMI, LMQT = 22.0, 2.0

@@ -42,12 +42,21 @@ def test_count_refuses(text: str, message: str) -> None:
     assert _count("4", "HOSTS", 1, 4) == 4
 
 
-def test_group_lines_show_time_left_and_leaving() -> None:
+def test_group_lines_show_filters_time_left_and_leaving() -> None:
+    any_source = {"mode": "exclude", "compat": "v3", "sources": {}, "blocked": []}
     groups = {"239.1.1.1": {
-        "members": {"h1": {"switch": "s1", "port": 2, "expires_in_s": 4.26, "leaving": False},
-                    "h2": {"switch": "s1", "port": 3, "expires_in_s": 0.9, "leaving": True}},
+        "members": {"h1": {"switch": "s1", "port": 2, "expires_in_s": 4.26, "leaving": False,
+                           **any_source},
+                    "h2": {"switch": "s1", "port": 3, "expires_in_s": 0.9, "leaving": True,
+                           **any_source, "compat": "v2"},
+                    "h3": {"switch": "s1", "port": 4, "expires_in_s": 3.0, "leaving": False,
+                           "mode": "include", "compat": "v3", "blocked": [],
+                           "sources": {"10.0.0.1": 3.0, "10.0.0.2": 1.25}},
+                    "h4": {"switch": "s1", "port": 5, "expires_in_s": 7.0, "leaving": False,
+                           **any_source, "blocked": ["10.0.0.1"]}},
         "sources": {"h0": {"kind": "tree", "tree": {"s1": [2, 3]}}}}}
     assert group_lines(groups) == [
-        "239.1.1.1  members: h1 (s1:2, expires in 4.3 s), h2 (s1:3, leaving, expires in "
-        "0.9 s)", "  from h0: tree s1->2,3"]
+        "239.1.1.1  members: h1 (s1:2, expires in 4.3 s), h2 (s1:3, v2 host, leaving, expires "
+        "in 0.9 s), h3 (s1:4, include 10.0.0.1 3.0 s, 10.0.0.2 1.2 s, expires in 3.0 s), "
+        "h4 (s1:5, exclude 10.0.0.1, expires in 7.0 s)", "  from h0: tree s1->2,3"]
     assert group_lines({}) == ["no groups"]
