@@ -48,6 +48,7 @@ from .ofutil import (
     PRIO_MCAST_MISS,
     packet_out,
 )
+from .querier import Querier
 
 Key = tuple[str, str]  # (group, source host)
 
@@ -74,6 +75,7 @@ class McastlabController(DiscoveryMixin, CountersMixin, BaseApp):
         self.name_of: dict[int, str] = {}
         self.entries: dict[int, list[Any]] = {}
         self.membership = Membership(self.config.timers)
+        self.querier = Querier(self.config.querier_ip, self.config.timers)
         self.policy: MulticastPolicy | None = None
         self.failed: set[int] = set()
         self.decisions: dict[Key, Decision] = {}
@@ -126,6 +128,7 @@ class McastlabController(DiscoveryMixin, CountersMixin, BaseApp):
         self.ip_of = {h.name: h.ip for h in topo.hosts}
         self.policy = MulticastPolicy(topo, self.config, self.membership)
         self.policy.failed = {i for i in self.failed if i < len(topo.hosts)}
+        self.policy.routers = self.querier.router_hosts(time.monotonic())
         for dp in self.datapaths.values():  # every switch again from its unicast entries
             self._program_unicast(dp)
         if not rename:
@@ -161,6 +164,7 @@ class McastlabController(DiscoveryMixin, CountersMixin, BaseApp):
             "switches": {str(dpid): dict(s) for dpid, s in sorted(self.switches.items())},
             "groups": self.groups_state(live=False),
             "failed": sorted(self.failed),
+            "querier": self.querier.state(time.monotonic()),
             "refusals": list(self.refusals[-100:]),
             "counters": dict(sorted(self.counters.items())),
         }
@@ -322,6 +326,9 @@ class McastlabController(DiscoveryMixin, CountersMixin, BaseApp):
         return True
 
     def _on_igmp(self, host: str, data: bytes) -> None:
+        """IGMP as a snooping switch treats it (RFC 4541 2.1.1): reports and leaves change
+        the port's state and go on to router ports only; queries elect the querier and go to
+        every other host; unrecognised types are flooded; malformed frames are dropped."""
         if not self._allow(host):
             self.counters["igmp_rate_limited"] += 1
             return
@@ -329,12 +336,15 @@ class McastlabController(DiscoveryMixin, CountersMixin, BaseApp):
             msg = igmp.parse(data)
         except igmp.IgmpError as exc:
             self.counters[f"igmp_{exc}"] += 1
+            if str(exc) == igmp.UNKNOWN_TYPE:
+                self._flood_igmp(data, self.port_of, host)
             return
+        now = time.monotonic()
         if msg.kind == "query":
             self.counters["igmp_foreign_query"] += 1
+            self._on_query(host, msg, data, now)
             return
         self.counters[f"igmp_v{msg.version}_{msg.kind}"] += 1
-        now = time.monotonic()
         changed = []
         for r in msg.records:
             out = self.membership.record(r.group, host, r.record, r.sources, now, msg.version,
@@ -347,9 +357,45 @@ class McastlabController(DiscoveryMixin, CountersMixin, BaseApp):
             if self.membership.querying(r.group, host) and (r.group, host) not in self._asking:
                 self._asking.add((r.group, host))
                 hub.spawn(self._query_rounds, r.group, host)
+        self._flood_igmp(data, self.policy.routers, host)
         for g in dict.fromkeys(changed):
             self.logger.info("%s changed what it takes of %s", host, g)
             self._recompute(g)
+
+    def _on_query(self, host: str, msg: igmp.IgmpMessage, data: bytes, now: float) -> None:
+        """Another querier: the election, its timers adopted, and the query flooded."""
+        q = msg.query
+        assert q is not None
+        _new, stopped = self.querier.heard_query(host, msg.src_ip, q.qrv, q.qqi_s, now)
+        if stopped:
+            self.logger.info("%s queries from a lower address: not querier for now", msg.src_ip)
+        self.membership.timers = self.querier.timers
+        if q.group != "0.0.0.0" and not q.suppress:
+            self.membership.heard_query(q.group, q.sources, now)
+        self._flood_igmp(data, self.port_of, host)
+        self._routers_changed(now)
+
+    def _flood_igmp(self, data: bytes, hosts: Any, but: str) -> None:
+        """Packet-out `data` to the ports of `hosts` except `but`'s."""
+        ports: dict[int, list[int]] = {}
+        for h in hosts:
+            if h != but and h in self.port_of:
+                dpid, port = self.port_of[h]
+                ports.setdefault(dpid, []).append(port)
+        for dpid, plist in ports.items():
+            dp = self.datapaths.get(dpid)
+            if dp is not None:
+                packet_out(dp, sorted(plist), data)
+        if ports:
+            self.counters["igmp_forwarded"] += 1
+
+    def _routers_changed(self, now: float) -> None:
+        """Router ports take every group (RFC 4541 2.1.2): re-decide when they change."""
+        routers = self.querier.router_hosts(now)
+        if self.policy is not None and routers != self.policy.routers:
+            self.policy.routers = routers
+            self.logger.info("router ports now %s", sorted(routers))
+            self._recompute()
 
     def _on_mcast_data(self, dp: Any, in_port: int, host: str | None, src_ip: str, group: str,
                        data: bytes) -> None:
@@ -476,8 +522,10 @@ class McastlabController(DiscoveryMixin, CountersMixin, BaseApp):
         self.counters["queries_sent"] += 1
 
     def _send_group_queries(self, group: str, host: str, queries: Any) -> None:
-        """Group(-and-source)-specific queries, to the port of the host they concern."""
-        if not self.config.querier:
+        """Group(-and-source)-specific queries, to the port of the host they concern (only
+        the querier sends them, RFC 3376 6.6.3)."""
+        if not queries or not self.config.querier or \
+                not self.querier.is_querier(time.monotonic()):
             return
         dpid, port = self.port_of[host]
         for q in queries:
@@ -485,15 +533,32 @@ class McastlabController(DiscoveryMixin, CountersMixin, BaseApp):
                              q.sources, q.suppress)
 
     def _querier_loop(self) -> None:
+        """General queries: robustness startup queries a quarter interval apart, then one
+        per query interval while this controller is the elected querier; one at once when it
+        becomes querier again."""
         t = self.config.timers
-        startup = t.robustness
+        startup, due, was = t.robustness, time.monotonic() + t.startup_interval, True
         while True:
-            hub.sleep(t.startup_interval if startup > 0 else t.query_interval)
+            hub.sleep(0.1)
+            now = time.monotonic()
+            querier = self.querier.is_querier(now)
+            if querier and not was:
+                self.logger.info("other querier gone: querier again")
+                self.membership.timers = self.querier.timers
+                due = now
+            was = querier
+            if now < due:
+                continue
             startup -= 1
-            host_ports: dict[int, list[int]] = {}
-            for dpid, port in self.port_of.values():
-                host_ports.setdefault(dpid, []).append(port)
-            self._send_query(None, host_ports, t.query_response_interval)
+            due = now + (t.startup_interval if startup > 0 else t.query_interval)
+            if querier:
+                self._send_query(None, self._host_ports(), t.query_response_interval)
+
+    def _host_ports(self) -> dict[int, list[int]]:
+        ports: dict[int, list[int]] = {}
+        for dpid, port in self.port_of.values():
+            ports.setdefault(dpid, []).append(port)
+        return ports
 
     def _query_rounds(self, group: str, host: str) -> None:
         """The retransmissions of a port's group(-and-source)-specific queries, LMQI apart."""
@@ -509,7 +574,9 @@ class McastlabController(DiscoveryMixin, CountersMixin, BaseApp):
     def _expiry_loop(self) -> None:
         while True:
             hub.sleep(0.02)
-            changed = self.membership.expire(time.monotonic())
+            now = time.monotonic()
+            changed = self.membership.expire(now)
             for group in dict.fromkeys(g for g, _m in changed):
                 self.logger.info("membership of %s changed as timers ran out", group)
                 self._recompute(group)
+            self._routers_changed(now)

@@ -54,6 +54,9 @@ class IgmpError(ValueError):
     """A frame that is not valid IGMP; the message is the counter's name."""
 
 
+UNKNOWN_TYPE = "unknown_type"  # a well-formed IGMP message of a type this module does not know
+
+
 @dataclass(frozen=True)
 class GroupRecord:
     """One IGMPv3 group record (RFC 3376 4.2.4): its type by name (RECORD_NAMES), the group
@@ -154,7 +157,7 @@ def parse(frame: bytes) -> IgmpMessage:
         return _parse_query(igmp, src, group)
     if kind == V3_REPORT:
         return _parse_v3(igmp, src)
-    raise IgmpError("unknown_type")
+    raise IgmpError(UNKNOWN_TYPE)
 
 
 def _parse_query(igmp: bytes, src: str, group: str) -> IgmpMessage:
@@ -189,7 +192,7 @@ def _parse_v3(igmp: bytes, src: str) -> IgmpMessage:
         if not _is_multicast(group):
             raise IgmpError("bad_group")
         if rtype not in RECORD_NAMES:
-            raise IgmpError("unknown_record")
+            continue  # RFC 3376 4.2.12: unrecognized record types are silently ignored
         sources = frozenset(str(ipaddress.IPv4Address(igmp[first + 4 * i:first + 4 * i + 4]))
                             for i in range(nsrc))
         records.append(GroupRecord(RECORD_NAMES[rtype], group, sources))

@@ -94,6 +94,19 @@ class Membership:
         state.retransmit, state.group_retransmit = {}, 0
         state.expire(now)
 
+    def heard_query(self, group: str, sources: tuple[str, ...], now: float) -> None:
+        """Another querier's Q(G) or Q(G,S) with the S flag clear (section 6.6.1): the
+        group's timers (or the listed sources' timers) on every port go down to LMQT."""
+        lmqt = now + self.timers.last_member_time
+        for member, state in list(self._groups.get(group, {}).items()):
+            state.expire(now)
+            for s in sources:
+                if s in state.timers:
+                    state.timers[s] = min(state.timers[s], lmqt)
+            if not sources and state.mode == "exclude":
+                state.group_timer = min(state.group_timer, lmqt)
+            self._settle(group, member, now)
+
     # ---- timers -------------------------------------------------------------------------------
     def _settle(self, group: str, member: str, now: float) -> None:
         """Drop a state with nothing left; schedule the times its forwarding may change."""

@@ -2,7 +2,8 @@
 a refusal with its reason, or a drop because nobody joined.
 
 IGMP mode delivers a group from a source to the hosts whose IGMPv3 source filters admit
-that source (an any-source join admits every source). Contiguous mode imitates hardware
+that source (an any-source join admits every source), and to the ports with a multicast
+router behind them (RFC 4541 section 2.1.2). Contiguous mode imitates hardware
 multicast that only reaches one contiguous node range (Coll2003's Quadrics Elite switches):
 a range address 239.255.lo.hi is delivered to nodes lo..hi without any join, and an IGMP
 group is served only if its members form one gap-free range; either is refused when it
@@ -46,6 +47,7 @@ class MulticastPolicy:
         self.config = config
         self.membership = membership
         self.failed: set[int] = set()
+        self.routers: frozenset[str] = frozenset()  # hosts with a multicast router behind
         self._ids = {h.name: h.node_id for h in topo.hosts}
 
     def host_names(self, ids: range | list[int]) -> tuple[str, ...]:
@@ -60,8 +62,9 @@ class MulticastPolicy:
             return self._contiguous(group, source, now)
         else:
             ip = self.topo.hosts[self._ids[source]].ip
-            members = tuple(sorted((m for m in self.membership.admitting(group, ip, now)
-                                    if self._ids[m] not in self.failed), key=self._ids.get))
+            wanted = self.membership.admitting(group, ip, now) | self.routers
+            members = tuple(sorted((m for m in wanted if self._ids[m] not in self.failed),
+                                   key=self._ids.get))
             if not members:
                 if self.config.unregistered == "drop":
                     return Decision("unregistered")

@@ -10,7 +10,8 @@ die() { echo "install: $*" >&2; exit 1; }
 
 # 1. Debian packages -----------------------------------------------------------------
 PKGS=(mininet openvswitch-switch iperf3 tcpdump ethtool iptables nftables iproute2
-      util-linux procps psmisc iputils-ping python3-venv python3-pip cgroup-tools uftp)
+      util-linux procps psmisc iputils-ping python3-venv python3-pip cgroup-tools uftp
+      iperf ssmping smcroute)
 missing=()
 for p in "${PKGS[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -25,6 +26,26 @@ fi
 # own in the emulated hosts (testbed/bench/uftp.py) and want no stray one
 if command -v systemctl >/dev/null && systemctl is-active -q uftpd 2>/dev/null; then
     systemctl disable -q --now uftpd || true
+fi
+# smcroute's package enables (and under systemd starts) an smcrouted in the root namespace, on
+# the default /run/smcroute.{sock,pid}: the emulated hosts each run their own, with their own
+# socket and pid file, so keep the packaged one disabled and stopped. `systemctl disable` also
+# works where systemd is not PID 1 (containers; it updates the SysV links as well).
+if command -v systemctl >/dev/null; then
+    if systemctl is-enabled -q smcroute smcroute-helper 2>/dev/null; then
+        systemctl disable -q smcroute smcroute-helper 2>/dev/null || true
+    fi
+    if [ -d /run/systemd/system ] && systemctl is-active -q smcroute 2>/dev/null; then
+        systemctl stop smcroute || true
+    fi
+elif ls /etc/rc[2-5].d/S[0-9][0-9]smcroute >/dev/null 2>&1; then
+    update-rc.d smcroute disable >/dev/null 2>&1 || true
+fi
+# one started by /etc/init.d/smcroute: stop it by its pid file, only if it is in this namespace
+smc_pid=$(cat /run/smcroute.pid 2>/dev/null || true)
+if [ -n "$smc_pid" ] && [ "$(cat "/proc/$smc_pid/comm" 2>/dev/null)" = smcrouted ] &&
+   [ "$(readlink "/proc/$smc_pid/ns/net")" = "$(readlink /proc/self/ns/net)" ]; then
+    kill "$smc_pid" 2>/dev/null || true
 fi
 
 # 2. Virtual environment (sees Debian's mininet module through system site packages) -----

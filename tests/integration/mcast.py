@@ -152,3 +152,53 @@ class FilteredMember(Receiver):
         _o, err = self.proc.communicate(timeout=60)
         assert self.proc.returncode == 0, err
         return {}
+
+
+IGMP_SNIFF = r"""
+import json, socket, sys, time
+iface, seconds, ready = sys.argv[1], float(sys.argv[2]), sys.argv[3]
+s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(0x0800))
+s.bind((iface, 0))
+open(ready, "w").close()
+s.settimeout(0.2)
+seen, end = [], time.monotonic() + seconds
+while time.monotonic() < end:
+    try:
+        data, addr = s.recvfrom(65535)
+    except TimeoutError:
+        continue
+    ihl = (data[14] & 0x0F) * 4
+    if addr[2] != 4 and data[23] == 2:  # not outgoing; IGMP
+        seen.append([data[14 + ihl], socket.inet_ntoa(data[26:30])])
+print(json.dumps({"frames": seen}))
+"""
+
+
+class IgmpSniffer(Receiver):
+    """The IGMP frames arriving on a host's interface: [type, source address] each."""
+
+    def __init__(self, host: Any, seconds: float, tmpdir: Any):
+        self.ready = tmpdir / f"igmp-{host.name}"
+        self.proc = host.popen([sys.executable, "-c", IGMP_SNIFF, f"{host.name}-eth0",
+                                str(seconds), str(self.ready)], text=True)
+        self.host = host
+
+    def frames(self) -> list[tuple[int, str]]:
+        return [(t, src) for t, src in self.result()["frames"]]
+
+
+SEND_FRAMES = r"""
+import socket, sys
+s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+s.bind((sys.argv[1], 0))
+for f in sys.argv[2:]:
+    s.send(bytes.fromhex(f))
+"""
+
+
+def send_frames(host: Any, *frames: bytes) -> None:
+    """`host` sends these Ethernet frames as they are, from its interface."""
+    out = host.popen([sys.executable, "-c", SEND_FRAMES, f"{host.name}-eth0",
+                      *(f.hex() for f in frames)], text=True)
+    _o, err = out.communicate(timeout=60)
+    assert out.returncode == 0, err

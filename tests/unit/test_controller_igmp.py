@@ -140,3 +140,10 @@ def test_group_and_source_specific_queries_carry_the_sources_and_the_s_flag():
 def test_codes_round_trip_within_the_floating_point_format(value):
     got = igmp.decode(igmp._code(value))
     assert got <= value and value - got < max(1, value / 16)
+
+
+def test_unrecognized_record_types_are_silently_ignored():  # RFC 3376 4.2.12
+    recs = [IGMPv3_MR_Group(rtype=9, maddr="239.0.0.1", srcaddrs=["10.0.0.9"]),
+            IGMPv3_MR_Group(rtype=2, maddr="239.0.0.2")]
+    m = igmp.parse(frame(IGMPv3_MR(records=recs)))
+    assert m.records == (igmp.GroupRecord("is_ex", "239.0.0.2"),)

@@ -118,3 +118,16 @@ def test_remove_member_rename_and_snapshot():
     m.rename({"h2": "h7"})
     assert m.members("239.0.0.2", 1.0) == {"h7"}
     assert m.expire(21.0) == [("239.0.0.2", "h7")] and m.groups() == []
+
+
+def test_another_queriers_group_and_source_queries_lower_the_timers():
+    m = Membership(IgmpTimers(last_member_interval=0.5))  # LMQT 1 s, GMI 260 s
+    m.report(G, "h1", 0.0)
+    m.record(G, "h2", "is_in", {"10.0.0.1", "10.0.0.2"}, 0.0)
+    m.heard_query(G, (), 10.0)  # Q(G): the EXCLUDE port's group timer
+    m.heard_query(G, ("10.0.0.1",), 10.0)  # Q(G,S): that source's timer
+    snap = m.snapshot(10.0)[G]
+    assert snap["h1"]["expires_in_s"] == 1.0
+    assert snap["h2"]["sources"] == {"10.0.0.1": 1.0, "10.0.0.2": 250.0}
+    assert m.expire(11.0) == [(G, "h1"), (G, "h2")]
+    assert m.members(G, 11.0) == {"h2"} and m.admitting(G, "10.0.0.1", 11.0) == set()

@@ -1,0 +1,72 @@
+"""Who queries, and where the routers are (pure: time is passed in).
+
+Querier election (RFC 3376 section 6.6.2): every router starts as querier; one that hears a
+query from a lower IP address stops querying and starts the Other Querier Present timer,
+and becomes querier again when it runs out. A non-querier adopts the querier's QRV and QQI
+(sections 4.1.6 and 4.1.7), so memberships time out as the querier expects.
+
+Router ports (RFC 4541 section 2.1.1): a host port where a query was heard has a multicast
+router behind it; reports and leaves go to router ports only (never to other hosts, whose
+v1/v2 report suppression would otherwise silence them), and multicast data goes there too
+(section 2.1.2). A router port ages out after the Other Querier Present interval.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from .timers import IgmpTimers
+
+
+@dataclass
+class Querier:
+    address: str  # the controller's own querier address
+    configured: IgmpTimers
+    other: str = ""  # the querier heard, while it is present
+    other_until: float = 0.0
+    adopted: IgmpTimers | None = None  # its QRV and QQI, while it is present
+    routers: dict[str, float] = field(default_factory=dict)  # host -> when its port ages out
+
+    @property
+    def timers(self) -> IgmpTimers:
+        """The timers in force: ours, or those adopted from the elected querier."""
+        return self.adopted or self.configured
+
+    def heard_query(self, host: str, src_ip: str, qrv: int, qqi_s: float,
+                    now: float) -> tuple[bool, bool]:
+        """A query from `src_ip` behind `host`'s port. Returns (whether the router ports
+        changed, whether this controller just stopped being querier)."""
+        new_port = host not in self.router_hosts(now)
+        was = self.is_querier(now)
+        best = self.address if was else self.other
+        if src_ip != self.address and _ip(src_ip) <= _ip(best):  # it wins, or is the winner
+            self.other = src_ip
+            self.adopted = replace(self.configured, robustness=qrv or self.timers.robustness,
+                                   query_interval=qqi_s or self.timers.query_interval)
+            self.other_until = now + self.timers.other_querier_present
+        self.routers[host] = now + self.timers.other_querier_present
+        return new_port, was and not self.is_querier(now)
+
+    def is_querier(self, now: float) -> bool:
+        if self.other and self.other_until <= now:
+            self.other, self.adopted = "", None
+        return not self.other
+
+    def router_hosts(self, now: float) -> frozenset[str]:
+        """The hosts whose ports have a multicast router behind them."""
+        self.routers = {h: t for h, t in self.routers.items() if t > now}
+        return frozenset(self.routers)
+
+    def state(self, now: float) -> dict[str, Any]:
+        querier = self.is_querier(now)
+        return {"role": "querier" if querier else "non-querier",
+                "address": self.address if querier else self.other,
+                "other_present_s": 0.0 if querier else round(self.other_until - now, 3),
+                "router_ports": {h: round(t - now, 3)
+                                 for h, t in sorted(self.routers.items()) if t > now}}
+
+
+def _ip(addr: str) -> ipaddress.IPv4Address:
+    return ipaddress.IPv4Address(addr)
