@@ -7,11 +7,13 @@ configure it through the environment (see controller.config).
 
 from __future__ import annotations
 
+import heapq
 import ipaddress
 import itertools
 import os
+import statistics
 import time
-from collections import Counter
+from collections import Counter, deque
 from typing import Any
 
 from topologies import Topology
@@ -81,12 +83,15 @@ class McastlabController(DiscoveryMixin, CountersMixin, BaseApp):
         self.decisions: dict[Key, Decision] = {}
         self.sources_of: dict[str, set[str]] = {}  # group -> sources with a decision
         self._asking: set[tuple[str, str]] = set()  # (group, host) queries being repeated
+        self._repeats: list[tuple[float, str, str]] = []  # heap: (when, group, host)
+        self._matches: dict[Key, Any] = {}  # OFPMatch per key, built once
         self.installed: dict[Key, dict[int, frozenset[int]]] = {}  # key -> dpid -> ports
         self.group_ids: dict[tuple[int, Key], int] = {}
         self._next_gid: Counter[int] = Counter()
         self.key_ids: dict[Key, int] = {}
         self._key_seq = itertools.count(1)
         self.counters: Counter[str] = Counter()
+        self.igmp_handling: deque[float] = deque(maxlen=2000)  # s per IGMP message, latest
         self.refusals: list[dict[str, Any]] = []
         self._buckets: dict[str, tuple[float, float]] = {}
         self._replies: dict[int, tuple[Any, list[Any]]] = {}
@@ -126,6 +131,7 @@ class McastlabController(DiscoveryMixin, CountersMixin, BaseApp):
             self.port_of[h.name] = (self.dpid_of[sw], port)
         self.host_by_ip = by_ip
         self.ip_of = {h.name: h.ip for h in topo.hosts}
+        self._matches.clear()
         self.policy = MulticastPolicy(topo, self.config, self.membership)
         self.policy.failed = {i for i in self.failed if i < len(topo.hosts)}
         self.policy.routers = self.querier.router_hosts(time.monotonic())
@@ -167,7 +173,17 @@ class McastlabController(DiscoveryMixin, CountersMixin, BaseApp):
             "querier": self.querier.state(time.monotonic()),
             "refusals": list(self.refusals[-100:]),
             "counters": dict(sorted(self.counters.items())),
+            "igmp_handling_ms": self._handling(),
         }
+
+    def _handling(self) -> dict[str, float]:
+        """Time the controller spent on each of the latest IGMP messages (packet-in to the
+        last flow or group message sent)."""
+        ms = sorted(x * 1000 for x in self.igmp_handling)
+        if not ms:
+            return {"n": 0}
+        return {"n": len(ms), "median": round(statistics.median(ms), 4),
+                "p99": round(ms[min(len(ms) - 1, round(0.99 * (len(ms) - 1)))], 4)}
 
     def groups_state(self, live: bool = True) -> dict[str, Any]:
         """Per group: members (switch, port, and the port's source-filter state: mode,
@@ -306,7 +322,9 @@ class McastlabController(DiscoveryMixin, CountersMixin, BaseApp):
             if host is None:
                 self.counters["igmp_not_from_a_host_port"] += 1
                 return
+            t0 = time.perf_counter()
             self._on_igmp(host, data)
+            self.igmp_handling.append(time.perf_counter() - t0)
         elif ipaddress.IPv4Address(dst_ip).is_multicast:
             self._on_mcast_data(dp, in_port, host, src_ip, dst_ip, data)
         elif self.discovery is not None:  # sent before the entries for a new host existed
@@ -356,11 +374,12 @@ class McastlabController(DiscoveryMixin, CountersMixin, BaseApp):
             self._send_group_queries(r.group, host, out.queries)
             if self.membership.querying(r.group, host) and (r.group, host) not in self._asking:
                 self._asking.add((r.group, host))
-                hub.spawn(self._query_rounds, r.group, host)
-        self._flood_igmp(data, self.policy.routers, host)
+                heapq.heappush(self._repeats, (now + self.config.timers.last_member_interval,
+                                               r.group, host))
         for g in dict.fromkeys(changed):
-            self.logger.info("%s changed what it takes of %s", host, g)
             self._recompute(g)
+            self.logger.debug("%s changed what it takes of %s", host, g)
+        self._flood_igmp(data, self.policy.routers, host)
 
     def _on_query(self, host: str, msg: igmp.IgmpMessage, data: bytes, now: float) -> None:
         """Another querier: the election, its timers adopted, and the query flooded."""
@@ -447,8 +466,11 @@ class McastlabController(DiscoveryMixin, CountersMixin, BaseApp):
         self.installed[key] = want
 
     def _match(self, dp: Any, key: Key) -> Any:
-        return dp.ofproto_parser.OFPMatch(eth_type=ETH_TYPE_IPV4, ipv4_dst=key[0],
-                                          ipv4_src=self.ip_of[key[1]])
+        match = self._matches.get(key)
+        if match is None:
+            match = self._matches[key] = dp.ofproto_parser.OFPMatch(
+                eth_type=ETH_TYPE_IPV4, ipv4_dst=key[0], ipv4_src=self.ip_of[key[1]])
+        return match
 
     def _cookie(self, key: Key) -> int:
         if key not in self.key_ids:
@@ -560,21 +582,25 @@ class McastlabController(DiscoveryMixin, CountersMixin, BaseApp):
             ports.setdefault(dpid, []).append(port)
         return ports
 
-    def _query_rounds(self, group: str, host: str) -> None:
-        """The retransmissions of a port's group(-and-source)-specific queries, LMQI apart."""
-        try:
-            while self.membership.querying(group, host):
-                hub.sleep(self.config.timers.last_member_interval)
-                due = self.membership.retransmissions(group, host, time.monotonic())
-                if host in self.port_of:
-                    self._send_group_queries(group, host, due)
-        finally:
-            self._asking.discard((group, host))
+    def _repeat_queries(self, now: float) -> None:
+        """The retransmissions of ports' group(-and-source)-specific queries that are due,
+        LMQI apart (one heap for all ports: no thread per query)."""
+        lmqi = self.config.timers.last_member_interval
+        while self._repeats and self._repeats[0][0] <= now:
+            due, group, host = heapq.heappop(self._repeats)
+            queries = self.membership.retransmissions(group, host, now)
+            if host in self.port_of:
+                self._send_group_queries(group, host, queries)
+            if self.membership.querying(group, host):
+                heapq.heappush(self._repeats, (due + lmqi, group, host))
+            else:
+                self._asking.discard((group, host))
 
     def _expiry_loop(self) -> None:
         while True:
             hub.sleep(0.02)
             now = time.monotonic()
+            self._repeat_queries(now)
             changed = self.membership.expire(now)
             for group in dict.fromkeys(g for g, _m in changed):
                 self.logger.info("membership of %s changed as timers ran out", group)

@@ -18,7 +18,18 @@ from ..emulation.environment import detect
 from ..emulation.mpi import run_mpi
 from ..emulation.network import Emulation, Progress
 from ..experiments import results
-from . import bcast, contention, fidelity, forwarding, ipmc, multinode, nack, range_trees, uftp
+from . import (
+    bcast,
+    contention,
+    fidelity,
+    forwarding,
+    groups,
+    ipmc,
+    multinode,
+    nack,
+    range_trees,
+    uftp,
+)
 
 
 def _start_stop(spec: str, caps: Any) -> dict[str, float]:
@@ -63,6 +74,7 @@ class Suite(NamedTuple):
 
 
 SUITES = (Suite("forwarding", forwarding, "multicast forwarding"),
+          Suite("groups", groups, "thousands of groups"),
           Suite("bcast", bcast, "broadcast"),
           Suite("ipmc", ipmc, "IP-multicast collectives"),
           Suite("range", range_trees, "hardware range-multicast trees"),

@@ -126,7 +126,7 @@ class McastCLI(CLI):
         from ..emulation.controller_proc import api_get
 
         if self.emu.controller is None:
-            raise UsageError("no controller in this network (OVS snooping mode)")
+            raise UsageError("no controller in this network (standalone switches)")
         return api_get(self.emu.controller.api_port, path)
 
     # ------------------------------------------------------------------ commands

@@ -12,6 +12,7 @@ from .linkshape import NFT_FAMILY, NFT_TABLE_PREFIX, nft_table
 from .shell import ok, run
 
 BRIDGE_MARK = "mcastlab-run"
+SYS_NET = Path("/sys/class/net")
 
 
 def ovs_bridges() -> dict[str, str]:
@@ -35,8 +36,29 @@ def ovs_bridges() -> dict[str, str]:
     return bridges
 
 
+def kernel_bridges() -> dict[str, str]:
+    """Linux kernel bridge name -> the run id in its alias ('' when not ours)."""
+    bridges = {}
+    for p in SYS_NET.iterdir():
+        if (p / "bridge").is_dir():  # not there for OVS's internal ports
+            try:
+                alias = (p / "ifalias").read_text().strip()
+            except OSError:
+                alias = ""
+            key, _, run_id = alias.partition("=")
+            bridges[p.name] = run_id if key == BRIDGE_MARK else ""
+    return bridges
+
+
+def run_kernel_bridges(rec: registry.RunRecord) -> list[str]:
+    """The kernel bridges a run made: marked with its id, or recorded and not marked (a run
+    killed between making a bridge and marking it); never another run's."""
+    return sorted(b for b, r in kernel_bridges().items()
+                  if r == rec.id or (not r and b in rec.bridges))
+
+
 def interfaces() -> set[str]:
-    return {p.name for p in Path("/sys/class/net").iterdir()}
+    return {p.name for p in SYS_NET.iterdir()}
 
 
 def nft_tables() -> list[str]:
@@ -70,17 +92,20 @@ def remove_ended_nft_tables() -> int:
 
 
 def leftovers(rec: registry.RunRecord | None = None) -> dict[str, list]:
-    """What a run (or any run) left behind: processes, bridges, interfaces, records, and
-    nftables tables (key "nft_tables", present only when there are some)."""
+    """What a run (or any run) left behind: processes, bridges (OVS or kernel), interfaces,
+    records, and nftables tables (key "nft_tables", present only when there are some)."""
     run_id = rec.id if rec else None
     existing = ovs_bridges()
+    kernel = kernel_bridges()
     recs = [rec] if rec else registry.records()
-    marked = {b for b, r in existing.items() if r and (run_id is None or r == run_id)}
+    marked = {b for b, r in (existing | kernel).items()
+              if r and (run_id is None or r == run_id)}
     recorded = {b for r in recs for b in r.bridges}
     names = {i for r in recs for i in r.interfaces} | recorded
     left = {
         "processes": registry.marked_processes(run_id),
-        "bridges": sorted(marked | (recorded & set(existing))),
+        "bridges": sorted(marked | (recorded & set(existing))
+                          | (recorded & {b for b, r in kernel.items() if not r})),
         "interfaces": sorted(names & interfaces()),
         "records": [r.id for r in registry.records() if run_id is None or r.id == run_id],
     }
@@ -91,9 +116,11 @@ def leftovers(rec: registry.RunRecord | None = None) -> dict[str, list]:
 
 
 def remove_network(bridges: list[str], intfs: list[str]) -> None:
-    """Delete OVS bridges and root-namespace interfaces (veth ends between switches)."""
+    """Delete bridges (OVS ones with ovs-vsctl, Linux kernel ones with ip; a name that is
+    neither is skipped) and root-namespace interfaces (veth ends between switches)."""
     present = interfaces()
-    gone = [i for i in intfs if i in present]
+    kernel = kernel_bridges()
+    gone = [i for i in intfs if i in present] + [b for b in bridges if b in kernel]
     if gone:
         # Deleting one end of a veth deletes both: -force carries on past the peers.
         run(["ip", "-force", "-batch", "-"], input="".join(f"link del {i}\n" for i in gone),
@@ -115,7 +142,8 @@ def cleanup_run(rec: registry.RunRecord) -> None:
         registry.kill_processes([rec.controller_pid])
     marked = [b for b, r in ovs_bridges().items() if r == rec.id]
     remove_nft_tables([t for t in nft_tables() if t == nft_table(rec.id)])
-    remove_network(sorted(set(rec.bridges) | set(marked)), rec.interfaces)
+    others = set(kernel_bridges()) - set(run_kernel_bridges(rec))  # another run's, or not ours
+    remove_network(sorted((set(rec.bridges) | set(marked)) - others), rec.interfaces)
     for spec in rec.cgroups:  # CPU-limited hosts' cgroups, empty once the processes are gone
         run(["cgdelete", "-r", spec], check=False, timeout=30)
     if rec.run_dir and Path(rec.run_dir).parent == registry.STATE_DIR:
@@ -146,7 +174,7 @@ def cleanup_stale() -> list[str]:
         if d.is_dir() and d.name not in live and not (live and d == leases):
             shutil.rmtree(d, ignore_errors=True)
             done.append(f"removed leftover folder {d}")
-    stray = [b for b, r in ovs_bridges().items() if r and r not in live]
+    stray = [b for b, r in (ovs_bridges() | kernel_bridges()).items() if r and r not in live]
     if stray:
         remove_network(stray, [])
         done.append(f"deleted {len(stray)} orphaned bridge(s)")

@@ -1,5 +1,6 @@
-"""The emulated network of one run: controller process, Mininet hosts and OVS switches,
-links shaped as the topology asks, and a teardown that leaves nothing behind.
+"""The emulated network of one run: controller process, Mininet hosts and OVS switches (or
+standalone kernel bridges), links shaped as the topology asks, and a teardown that leaves
+nothing behind.
 
     with Emulation(topo) as emu:
         emu.host("h0").cmd("ping -c1 10.0.0.2")
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import shutil
 import signal
 import time
@@ -41,6 +43,7 @@ Progress = Callable[[str], None]
 # The switch ports that face hosts: AF_XDP where the machine allows (auto), or as asked.
 PORT_TYPES = ("auto", "afxdp", "af_packet")
 PORTS_ENV = "MCASTLAB_PORTS"
+LINUX_BRIDGE_PORT = "linux-bridge"  # host_ports of a run on kernel bridges: plain veths
 
 
 def intf_name(node: str, port: int) -> str:
@@ -124,12 +127,16 @@ class Emulation:
                  progress: Progress = _quiet, ready_timeout: float | None = None,
                  controller_config: ControllerConfig | None = None,
                  ovs_snooping: bool = False, ovs_flooding: bool = False,
+                 linux_bridge: bool = False, bridge_options: dict[str, str] | None = None,
                  ports: str | None = None, host_cpu: float | None = None) -> None:
         """`ovs_snooping`: no controller at all; standalone OVS bridges doing their own
         MAC learning and IGMP snooping (the anchor the benchmarks compare the controller
         with). `ovs_flooding`: standalone bridges without snooping, which flood every
-        multicast frame to every port as a hub would (Chen2000's hub). Loop-free topologies
-        only, as standalone bridges flood. `ports`: the switch ports facing hosts, one of
+        multicast frame to every port as a hub would (Chen2000's hub). `linux_bridge`: no
+        controller; Linux kernel bridges doing their own IGMP snooping, one of them the
+        querier (hosts.KernelBridge), with the ip-link `bridge_options` given (default: the
+        kernel's timers). Loop-free topologies only, as standalone bridges flood. `ports`:
+        the switch ports facing hosts (OVS ports; kernel bridges have plain veths), one of
         PORT_TYPES (default: $MCASTLAB_PORTS, else auto: AF_XDP where the machine has it;
         links between switches keep default ports, as nothing could shape them else).
         `host_cpu`: each host may use at most this fraction of the machine's CPU time
@@ -137,15 +144,28 @@ class Emulation:
         self.topo = topo
         self.controller_config = controller_config or ControllerConfig()
         self.ovs_snooping = ovs_snooping
-        self.standalone = ovs_snooping or ovs_flooding
+        self.linux_bridge = linux_bridge
+        self.bridge_options = dict(bridge_options or {})
+        if ovs_snooping + ovs_flooding + linux_bridge > 1:
+            raise UsageError("choose one of OVS snooping, OVS flooding and Linux bridges")
+        if bridge_options and not linux_bridge:
+            raise UsageError("bridge options are for Linux bridges (linux_bridge=True)")
+        for item in self.bridge_options.items():
+            if not all(re.fullmatch(r"[A-Za-z0-9_]+", str(x)) for x in item):
+                raise UsageError(f"bridge option {' '.join(map(str, item))!r}: ip-link bridge "
+                                 "options are a name and a number, e.g. mcast_query_interval "
+                                 "12500")
+        self.standalone = ovs_snooping or ovs_flooding or linux_bridge
         if self.standalone and len(topo.links) != len(topo.hosts) + len(topo.switches) - 1:
-            raise UsageError(f"{topo.name} has loops: standalone OVS switches need a tree")
+            raise UsageError(f"{topo.name} has loops: standalone switches need a tree")
         self.caps = caps or detect()
         self.ports = ports or os.environ.get(PORTS_ENV) or "auto"
         if self.ports not in PORT_TYPES:
             raise UsageError(f"switch port type {self.ports!r} (from "
                              f"{'--ports' if ports else PORTS_ENV}) is not one of "
                              f"{', '.join(PORT_TYPES)}")
+        if linux_bridge and ports == "afxdp":
+            raise UsageError("AF_XDP switch ports are OVS ports: Linux bridges have none")
         self.host_cpu = _check_host_cpu(host_cpu)
         self.progress = progress
         self.ready_timeout = ready_timeout or 30.0 + 0.5 * len(topo.switches)
@@ -175,7 +195,7 @@ class Emulation:
         from .controller_proc import api_post
 
         if self.controller is None:
-            raise UsageError("no controller in this network (OVS snooping mode)")
+            raise UsageError("no controller in this network (standalone switches)")
         path = "/nodes/fail" if failed else "/nodes/restore"
         return api_post(self.controller.api_port, path, {"nodes": list(node_ids)})["failed"]
 
@@ -243,12 +263,15 @@ class Emulation:
 
     @property
     def host_ports(self) -> str:
-        """The OVS interface type of switch ports facing hosts in this run."""
+        """The OVS interface type of switch ports facing hosts in this run (LINUX_BRIDGE_PORT
+        with kernel bridges)."""
+        if self.linux_bridge:
+            return LINUX_BRIDGE_PORT
         return host_port_type(self.caps, self.ports)
 
     def _xdp_intfs(self) -> set[str]:
         """Switch ends of host links that are AF_XDP ports."""
-        if self.host_ports != AFXDP_PORT:
+        if self.linux_bridge or self.host_ports != AFXDP_PORT:
             return set()
         return {end for end, _lk in host_links(self.topo).values()}
 
@@ -333,9 +356,12 @@ class Emulation:
             rec.save()
         self.timings["controller_s"] = time.perf_counter() - t0
 
+        kind = ("Linux kernel bridges" if self.linux_bridge else
+                f"{self.caps.datapath} datapath, {self.host_ports} host ports")
         self.progress(f"building {len(self.topo.hosts)} hosts, {len(self.topo.switches)} "
-                      f"switches ({self.caps.datapath} datapath, {self.host_ports} host ports)")
+                      f"switches ({kind})")
         self._build_mininet(xdp)
+        bridges_up = time.monotonic()
         if xdp:
             _check_xdp_ports(xdp)
         self.timings["mininet_s"] = time.perf_counter() - t0
@@ -348,7 +374,19 @@ class Emulation:
         if self.controller is not None:
             self.progress("waiting for the controller to program every switch")
             self.controller.wait_ready(self.ready_timeout)
+        if self.linux_bridge:
+            self._wait_snooping(bridges_up)
         self.timings["ready_s"] = time.perf_counter() - t0
+
+    def _wait_snooping(self, since: float) -> None:
+        """Kernel bridges forward without snooping (flood) for a query response interval
+        after their querier appears, which was when they came up (`since`): wait it out."""
+        querier = self.net.get(self.topo.switches[0].name)
+        left = since + querier.snooping_delay() + 0.5 - time.monotonic()
+        if left > 0:
+            self.progress(f"waiting {left:.0f} s until the bridges snoop (the kernel floods "
+                          "multicast for a query response interval after a querier appears)")
+            time.sleep(left)
 
     def _write_host_files(self) -> None:
         """/etc/hosts and an empty resolv.conf, bind-mounted in every host: names resolve
@@ -362,11 +400,17 @@ class Emulation:
         from mininet.log import setLogLevel
         from mininet.net import Mininet
 
-        from .hosts import CPULimitedTestbedHost, ListeningController, TestbedHost, TestbedSwitch
+        from .hosts import (
+            CPULimitedTestbedHost,
+            KernelBridge,
+            ListeningController,
+            TestbedHost,
+            TestbedSwitch,
+        )
 
         setLogLevel("error")
         assert self.record is not None
-        TestbedSwitch.run_id = self.record.id
+        TestbedSwitch.run_id = KernelBridge.run_id = self.record.id
         net = Mininet(topo=None, switch=TestbedSwitch, host=TestbedHost, link=Link,
                       controller=None, build=False, autoSetMacs=False, autoStaticArp=False,
                       waitConnected=False, ipBase=f"10.0.0.0/{PREFIX_LEN}")
@@ -375,6 +419,11 @@ class Emulation:
             net.addController(ListeningController("c0", ip="127.0.0.1",
                                                   port=self.controller.ofp_port))
         for sw in self.topo.switches:
+            if self.linux_bridge:  # the first switch queries (see KernelBridge)
+                net.addSwitch(sw.name, cls=KernelBridge, dpid=f"{sw.dpid:016x}",
+                              querier=sw is self.topo.switches[0],
+                              options=self.bridge_options)
+                continue
             net.addSwitch(sw.name, dpid=f"{sw.dpid:016x}", datapath=self.caps.datapath,
                           protocols="OpenFlow13", batch=True,
                           failMode="standalone" if self.standalone else "secure",
@@ -429,7 +478,7 @@ class Emulation:
             ]
             if RTO_MAX_SYSCTL.exists():
                 cmds.append(f"sysctl -qw net.ipv4.tcp_rto_max_ms={RTO_MAX_MS}")
-            if self.caps.datapath == "user":
+            if self.caps.datapath == "user" and not self.linux_bridge:
                 # Userspace datapath + veth: TCP breaks unless transmit checksums are real.
                 cmds.append(f"ethtool -K {intf} tx off >/dev/null")
             tc = linkshape.tc_batch(intf, params, self.caps.sch_netem)

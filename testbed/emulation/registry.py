@@ -30,7 +30,7 @@ class RunRecord:
     started: float
     run_dir: str
     topology: str = ""
-    bridges: list[str] = field(default_factory=list)
+    bridges: list[str] = field(default_factory=list)  # the switches: OVS or kernel bridges
     interfaces: list[str] = field(default_factory=list)
     cgroups: list[str] = field(default_factory=list)  # CPU-limited hosts' (cgdelete specs)
     controller_pid: int | None = None

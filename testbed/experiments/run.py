@@ -210,7 +210,8 @@ def execute(run: Run, progress: Any = None, emu: Emulation | None = None) -> Non
     up: contextlib.AbstractContextManager[Emulation] = contextlib.nullcontext(emu) if emu \
         else Emulation(spec.topology, controller_config=ControllerConfig(mode=spec.mode),
                        progress=run.log, ovs_snooping=spec.switching == "ovs-snooping",
-                       ovs_flooding=spec.switching == "flooding")
+                       ovs_flooding=spec.switching == "flooding",
+                       linux_bridge=spec.switching == "linux-bridge")
     with up as emu:
         run.emu = emu
         if spec.exclude:

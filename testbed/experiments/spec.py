@@ -40,7 +40,7 @@ from .placement import geometry
 
 NONE = "none"
 MAX_SIZE = 64 << 20
-SWITCHING = ("controller", "ovs-snooping", "flooding")
+SWITCHING = ("controller", "ovs-snooping", "flooding", "linux-bridge")
 MODES = ("igmp", "contiguous")
 LOSS_SCOPES = ("all", "multicast")
 # Above this, loss of every packet leaves TCP (and so MPI's own start-up) crawling for minutes.

@@ -7,6 +7,7 @@ Missing requirements make the tests fail with the reason, never skip.
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -14,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from testbed.emulation import registry
-from testbed.emulation.cleanup import cleanup_stale, leftovers
+from testbed.emulation.cleanup import cleanup_stale, kernel_bridges, leftovers
 from testbed.emulation.environment import Capabilities, detect
 
 MCASTLAB = [sys.executable, "-m", "testbed.cli"]
@@ -64,6 +65,9 @@ def assert_clean(before_ns: set[int] | None = None) -> None:
         assert net_namespaces() <= before_ns, "a network namespace was left behind"
     bridges = subprocess.run(["ovs-vsctl", "list-br"], capture_output=True, text=True).stdout
     assert not bridges.strip(), f"OVS bridges left: {bridges}"
+    # Kernel bridges of a run (linux_bridge=True): marked in their alias, named as switches.
+    kernel = {b: r for b, r in kernel_bridges().items() if r or re.fullmatch(r"s\d+", b)}
+    assert not kernel, f"kernel bridges left: {kernel}"
     links = subprocess.run(["ip", "-br", "link"], capture_output=True, text=True).stdout
     assert "-eth" not in links, f"veths left: {links}"
 

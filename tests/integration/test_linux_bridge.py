@@ -1,0 +1,70 @@
+"""Linux kernel bridges with their own IGMPv3 snooping and querier as the switches
+(Emulation(linux_bridge=True)): no controller; joins and leaves made by real sockets decide
+which hosts get a group, as with the controller and OVS snooping; the bridges exist while
+the network is up and are gone after."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import time
+
+from testbed.emulation.cleanup import kernel_bridges
+from testbed.emulation.network import Emulation
+from topologies import parse_spec
+
+from .mcast import Receiver, wire_counts
+
+GROUP = "239.5.6.7"
+MEMBERS = ("h1", "h3")
+
+
+def bridge_info(name: str) -> dict:
+    out = subprocess.run(["ip", "-d", "-j", "link", "show", name], capture_output=True,
+                         text=True, check=True).stdout
+    return json.loads(out)[0]["linkinfo"]["info_data"]
+
+
+def mdb_ports(bridge: str, group: str) -> set[str]:
+    out = subprocess.run(["bridge", "-j", "mdb", "show", "dev", bridge], capture_output=True,
+                         text=True, check=True).stdout
+    return {e["port"] for dev in json.loads(out or "[]") for e in dev.get("mdb", [])
+            if e.get("grp") == group}
+
+
+def test_kernel_bridge_snoops_joins_and_leaves(caps, clean_after, tmp_path):
+    topo = parse_spec("star:hosts=4")
+    with Emulation(topo, caps=caps, linux_bridge=True) as emu:
+        assert emu.controller is None
+        assert kernel_bridges() == {"s1": emu.record.id}
+        shown = subprocess.run(["ip", "-d", "link", "show", "s1"], capture_output=True,
+                               text=True, check=True).stdout
+        assert "mcast_snooping 1" in shown and "mcast_querier 1" in shown, shown
+        info = bridge_info("s1")
+        assert info["mcast_igmp_version"] == 3
+        ports = subprocess.run(["ip", "-br", "link", "show", "master", "s1"],
+                               capture_output=True, text=True, check=True).stdout
+        assert sorted(line.split("@")[0] for line in ports.split()
+                      if line.startswith("s1-eth")) == [f"s1-eth{i}" for i in range(1, 5)]
+
+        # Members h1 and h3 get the group, h2 (not a member) sees none of it on its wire.
+        rx = {m: Receiver(emu.host(m), GROUP, 4.0, tmp_path) for m in MEMBERS}
+        for r in rx.values():
+            r.wait_ready()
+        wire = wire_counts(emu, "h0", GROUP, tmp_path)
+        joined = mdb_ports("s1", GROUP)
+        got = {m: r.result()["count"] for m, r in rx.items()}  # the sockets close: leaves
+        assert got == {m: 5 for m in MEMBERS}
+        assert wire == {h.name: (5 if h.name in MEMBERS else 0) for h in topo.hosts}, wire
+        assert len(joined) == 2, joined
+
+        # After the leaves and the bridge's last-member time, the group reaches nobody.
+        time.sleep(info["mcast_last_member_cnt"] * info["mcast_last_member_intvl"] / 100 + 1)
+        assert mdb_ports("s1", GROUP) == set()
+        wire = wire_counts(emu, "h0", GROUP, tmp_path)
+        assert wire == {h.name: 0 for h in topo.hosts}, wire
+
+        # Link-local groups reach every host, as RFC 4541 asks (and OVS and the controller do).
+        wire = wire_counts(emu, "h0", "224.0.0.251", tmp_path)
+        assert wire == {h.name: (0 if h.name == "h0" else 5) for h in topo.hosts}, wire
+    assert "s1" not in kernel_bridges()
