@@ -32,9 +32,10 @@ def _probe(emu: Emulation, n: int, first: int, load: float = 0.0,
         loaders.append(h.popen(command("igmp_load", f"{h.name}-eth0", h.IP(), h.MAC(),
                                      load / len(load_hosts), duration, i), text=True))
     # Two hosts that never join watch their wire: a correct network delivers them nothing.
-    watchers = [h.popen(command("mcast_sniff", f"{h.name}-eth0", "239.77.0.0/16", duration),
+    watchers = [h.popen(command("mcast_sniff", f"{h.name}-eth0", "239.78.0.0/16", duration),
                         text=True) for h in emu.hosts[2:4]]
-    probe = prober.popen(command("join_probe", control, prober.IP(), n, 0.3, first), text=True)
+    probe = prober.popen(command("join_leave_probe", control, f"{prober.name}-eth0",
+                                 prober.IP(), n, 0.3, first, 0, 0), text=True)
     out, err = probe.communicate(timeout=duration + 60)
     stream.kill()
     stream.wait()
@@ -45,7 +46,7 @@ def _probe(emu: Emulation, n: int, first: int, load: float = 0.0,
         sent += json.loads(lo)["sent"] if lo.strip() else 0
     if probe.returncode != 0:
         raise RuntimeError(f"join probe failed: {err}")
-    lat = json.loads(out)["latencies_s"]
+    lat = json.loads(out)["join_s"]
     got = [x * 1000 for x in lat if x is not None]
     return {"n": n, "delivered": len(got), "median_ms": statistics.median(got) if got else None,
             "p90_ms": sorted(got)[int(0.9 * (len(got) - 1))] if got else None,

@@ -3,8 +3,8 @@ groups, name the group in CONTROL_FILE (a streaming sender follows it), wait SET
 and time the first datagram at the socket; HOLD s later leave (close the socket: the kernel
 reports the leave) and time the last datagram of that group seen on the interface after it
 (a raw socket sees what the switch still sends, which the kernel's filter would hide), once
-QUIET s pass without one. Prints one JSON line: "join_s" and "leave_s" lists (None: no
-datagram within 5 s of the join).
+QUIET s pass without one (QUIET 0: leaves are not timed). Prints one JSON line: "join_s" and
+"leave_s" lists (None: no datagram within 5 s of the join, or not timed).
 
     python -m testbed.hostprogs.join_leave_probe CONTROL_FILE IFACE MY_IP N SETTLE FIRST
         [HOLD QUIET]
@@ -49,6 +49,10 @@ def main() -> int:
             joins.append(time.monotonic() - t0)
         except TimeoutError:
             joins.append(None)
+            s.close()
+            leaves.append(None)
+            continue
+        if quiet <= 0:
             s.close()
             leaves.append(None)
             continue
