@@ -7,12 +7,14 @@ from __future__ import annotations
 
 import json
 import subprocess
+import sys
 import time
 
-from testbed.emulation.cleanup import kernel_bridges
+from testbed.emulation.cleanup import kernel_bridges, leftovers
 from testbed.emulation.network import Emulation
 from topologies import parse_spec
 
+from .conftest import MCASTLAB, assert_clean, net_namespaces
 from .mcast import Receiver, wire_counts
 
 GROUP = "239.5.6.7"
@@ -68,3 +70,33 @@ def test_kernel_bridge_snoops_joins_and_leaves(caps, clean_after, tmp_path):
         wire = wire_counts(emu, "h0", "224.0.0.251", tmp_path)
         assert wire == {h.name: (0 if h.name == "h0" else 5) for h in topo.hosts}, wire
     assert "s1" not in kernel_bridges()
+
+
+UP_AND_SLEEP = """
+import time
+from testbed.emulation.network import Emulation
+from topologies import parse_spec
+with Emulation(parse_spec("tree:leaves=2,hosts_per_leaf=1"), linux_bridge=True):
+    print("up", flush=True)
+    time.sleep(300)
+"""
+
+
+def test_sigkill_then_cleanup_removes_the_kernel_bridges(caps):
+    before = net_namespaces()
+    proc = subprocess.Popen([sys.executable, "-c", UP_AND_SLEEP], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        line = proc.stdout.readline()  # the run lock may make it wait for another network
+        assert line.strip() == "up", proc.communicate(timeout=60)
+        run_id = kernel_bridges()["s1"]
+        assert kernel_bridges() == {s: run_id for s in ("s1", "s2", "s3")}
+    finally:
+        proc.kill()
+        proc.wait()
+    # The kill left the bridges (and the rest) behind: the cleanup below is not vacuous.
+    assert leftovers()["bridges"] == ["s1", "s2", "s3"]
+    out = subprocess.run([*MCASTLAB, "cleanup"], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert "removed run" in out.stdout
+    assert_clean(before)
