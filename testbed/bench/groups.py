@@ -39,6 +39,7 @@ SWITCHES: dict[str, dict[str, Any]] = {
     "controller": {"controller_config": FAST},
     "controller, fast leave": {"controller_config": replace(FAST, fast_leave=True)},
     "ovs-snooping": {"ovs_snooping": True},
+    "linux-bridge": {"linux_bridge": True},
 }
 
 

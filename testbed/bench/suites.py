@@ -28,6 +28,7 @@ from . import (
     multinode,
     nack,
     range_trees,
+    snooping_diff,
     uftp,
 )
 
@@ -75,6 +76,7 @@ class Suite(NamedTuple):
 
 SUITES = (Suite("forwarding", forwarding, "multicast forwarding"),
           Suite("groups", groups, "thousands of groups"),
+          Suite("snooping", snooping_diff, "snooping differences"),
           Suite("bcast", bcast, "broadcast"),
           Suite("ipmc", ipmc, "IP-multicast collectives"),
           Suite("range", range_trees, "hardware range-multicast trees"),

@@ -1,5 +1,6 @@
 """Count IPv4/UDP frames to a group prefix arriving on an interface for DURATION seconds,
-joined or not (a raw packet socket sees what the wire delivers).
+joined or not (a raw packet socket sees what the wire delivers): {"count": N, "by": {"SRC
+GROUP": N}}, the total and per source and group.
 
     python -m testbed.hostprogs.mcast_sniff IFACE PREFIX DURATION [READY_FILE]
 
@@ -25,7 +26,7 @@ def main() -> int:
     if len(sys.argv) > 4:
         open(sys.argv[4], "w").close()
     s.settimeout(0.2)
-    n, end = 0, time.monotonic() + duration
+    n, by, end = 0, {}, time.monotonic() + duration
     while time.monotonic() < end:
         try:
             data, addr = s.recvfrom(65535)
@@ -34,7 +35,9 @@ def main() -> int:
         if addr[2] != PACKET_OUTGOING and data[12:14] == b"\x08\x00" and data[23] == 17 \
                 and ipaddress.IPv4Address(data[30:34]) in prefix:
             n += 1
-    print(json.dumps({"count": n}))
+            key = f"{socket.inet_ntoa(data[26:30])} {socket.inet_ntoa(data[30:34])}"
+            by[key] = by.get(key, 0) + 1
+    print(json.dumps({"count": n, "by": by}))
     return 0
 
 

@@ -116,42 +116,16 @@ def v3_report(host: Any, *records: tuple[str, str, tuple[str, ...]]) -> None:
     assert out.returncode == 0, err
 
 
-FILTER = r"""
-import socket, struct, sys, time
-group, ip, mode, seconds, ready = sys.argv[1], sys.argv[2], sys.argv[3], float(sys.argv[4]), \
-    sys.argv[5]
-sources = sys.argv[6:]
-IP_BLOCK_SOURCE, IP_ADD_SOURCE_MEMBERSHIP = 38, 39  # linux/in.h
-s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-g, i = socket.inet_aton(group), socket.inet_aton(ip)
-if mode == "include":
-    for src in sources:  # struct ip_mreq_source: multiaddr, interface, sourceaddr
-        s.setsockopt(socket.IPPROTO_IP, IP_ADD_SOURCE_MEMBERSHIP, g + i + socket.inet_aton(src))
-else:
-    s.setsockopt(socket.IPPROTO_IP, socket.IP_ADD_MEMBERSHIP, g + i)
-    for src in sources:
-        s.setsockopt(socket.IPPROTO_IP, IP_BLOCK_SOURCE, g + i + socket.inet_aton(src))
-open(ready, "w").close()
-time.sleep(seconds)
-"""
-
-
 class FilteredMember(Receiver):
     """A kernel socket that asks for `group` from `sources` only (mode "include", the
     IP_ADD_SOURCE_MEMBERSHIP of SSM) or from all but `sources` (mode "exclude",
     IP_ADD_MEMBERSHIP then IP_BLOCK_SOURCE): the host's own IGMPv3 reports say so."""
 
-    def __init__(self, host: Any, group: str, mode: str, sources: list[str], seconds: float,
-                 tmpdir: Any):
+    def __init__(self, host: Any, group: str, mode: str, sources: list[str], tmpdir: Any):
         self.ready = tmpdir / f"filter-{host.name}-{group}"
-        self.proc = host.popen([sys.executable, "-c", FILTER, group, host.IP(), mode,
-                                str(seconds), str(self.ready), *sources], text=True)
+        self.proc = host.popen(command("source_member", group, host.IP(), mode, self.ready,
+                                       *sources), text=True)
         self.host = host
-
-    def result(self) -> dict[str, Any]:
-        _o, err = self.proc.communicate(timeout=60)
-        assert self.proc.returncode == 0, err
-        return {}
 
 
 IGMP_SNIFF = r"""
@@ -202,3 +176,16 @@ def send_frames(host: Any, *frames: bytes) -> None:
                       *(f.hex() for f in frames)], text=True)
     _o, err = out.communicate(timeout=60)
     assert out.returncode == 0, err
+
+
+class SourceSniffer(Receiver):
+    """UDP datagrams to groups in `prefix` arriving on a host's wire, per (source, group)."""
+
+    def __init__(self, host: Any, prefix: str, seconds: float, tmpdir: Any):
+        self.ready = tmpdir / f"udp-{host.name}-{prefix.replace('/', '_')}"
+        self.proc = host.popen(command("mcast_sniff", f"{host.name}-eth0", prefix, seconds,
+                                       self.ready), text=True)
+        self.host = host
+
+    def counts(self) -> dict[tuple[str, str], int]:
+        return {tuple(k.split()): v for k, v in self.result()["by"].items()}  # type: ignore[misc]

@@ -63,13 +63,10 @@ def test_kernel_source_filters_hold_on_the_wire(caps, clean_after, tmp_path):
     with Emulation(parse_spec("star:hosts=4"), caps=caps,
                    controller_config=ControllerConfig(timers=timers)) as emu:
         ip = {h.name: h.IP() for h in emu.hosts}
-        members = [FilteredMember(emu.host("h1"), "232.9.9.9", "include", [ip["h0"]], 30,
-                                  tmp_path),
-                   FilteredMember(emu.host("h2"), "232.9.9.9", "include", [ip["h3"]], 30,
-                                  tmp_path),
-                   FilteredMember(emu.host("h1"), "239.9.9.9", "exclude", [ip["h3"]], 30,
-                                  tmp_path),
-                   FilteredMember(emu.host("h2"), "239.9.9.9", "exclude", [], 30, tmp_path)]
+        members = [FilteredMember(emu.host("h1"), "232.9.9.9", "include", [ip["h0"]], tmp_path),
+                   FilteredMember(emu.host("h2"), "232.9.9.9", "include", [ip["h3"]], tmp_path),
+                   FilteredMember(emu.host("h1"), "239.9.9.9", "exclude", [ip["h3"]], tmp_path),
+                   FilteredMember(emu.host("h2"), "239.9.9.9", "exclude", [], tmp_path)]
         for m in members:
             m.wait_ready()
         time.sleep(0.5)
