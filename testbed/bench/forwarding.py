@@ -71,7 +71,7 @@ def run(caps: Capabilities, progress: Progress, quick: bool = False) -> dict[str
     loads: list[dict[str, Any]] = []
     with Emulation(parse_spec("star:hosts=8"), caps=caps, controller_config=fast) as emu:
         base = None
-        for i, rate in enumerate([0, 100, 200, 400, 800, 1600, 3200]):
+        for i, rate in enumerate([0, 100, 200, 400, 800, 1600, 3200, 6400, 12800]):
             r = _probe(emu, max(8, n // 3), first=100 + 20 * i, load=rate,
                        load_hosts=[f"h{k}" for k in range(2, 8)] if rate else None)
             loads.append(r)
