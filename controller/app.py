@@ -385,8 +385,7 @@ class McastlabController(DiscoveryMixin, CountersMixin, BaseApp):
         """Another querier: the election, its timers adopted, and the query flooded."""
         q = msg.query
         assert q is not None
-        _new, stopped = self.querier.heard_query(host, msg.src_ip, q.qrv, q.qqi_s, now)
-        if stopped:
+        if self.querier.heard_query(host, msg.src_ip, q.qrv, q.qqi_s, now):
             self.logger.info("%s queries from a lower address: not querier for now", msg.src_ip)
         self.membership.timers = self.querier.timers
         if q.group != "0.0.0.0" and not q.suppress:
@@ -396,17 +395,25 @@ class McastlabController(DiscoveryMixin, CountersMixin, BaseApp):
 
     def _flood_igmp(self, data: bytes, hosts: Any, but: str) -> None:
         """Packet-out `data` to the ports of `hosts` except `but`'s."""
-        ports: dict[int, list[int]] = {}
-        for h in hosts:
-            if h != but and h in self.port_of:
-                dpid, port = self.port_of[h]
-                ports.setdefault(dpid, []).append(port)
-        for dpid, plist in ports.items():
-            dp = self.datapaths.get(dpid)
-            if dp is not None:
-                packet_out(dp, sorted(plist), data)
+        ports = self._host_ports(h for h in hosts if h != but)
+        self._packet_out(ports, data)
         if ports:
             self.counters["igmp_forwarded"] += 1
+
+    def _host_ports(self, hosts: Any = None) -> dict[int, list[int]]:
+        """The switch ports of `hosts` (all hosts when None), per switch."""
+        ports: dict[int, list[int]] = {}
+        for h in self.port_of if hosts is None else hosts:
+            if h in self.port_of:
+                dpid, port = self.port_of[h]
+                ports.setdefault(dpid, []).append(port)
+        return ports
+
+    def _packet_out(self, ports: dict[int, list[int]], data: bytes) -> None:
+        for dpid, plist in ports.items():
+            dp = self.datapaths.get(dpid)
+            if dp is not None and plist:
+                packet_out(dp, sorted(plist), data)
 
     def _routers_changed(self, now: float) -> None:
         """Router ports take every group (RFC 4541 2.1.2): re-decide when they change."""
@@ -537,10 +544,7 @@ class McastlabController(DiscoveryMixin, CountersMixin, BaseApp):
         t = self.config.timers
         frame = igmp.query(self.config.querier_ip, group, max_resp, t.query_interval,
                            t.robustness, tuple(sorted(sources)), suppress)
-        for dpid, plist in ports.items():
-            dp = self.datapaths.get(dpid)
-            if dp is not None and plist:
-                packet_out(dp, plist, frame)
+        self._packet_out(ports, frame)
         self.counters["queries_sent"] += 1
 
     def _send_group_queries(self, group: str, host: str, queries: Any) -> None:
@@ -549,10 +553,9 @@ class McastlabController(DiscoveryMixin, CountersMixin, BaseApp):
         if not queries or not self.config.querier or \
                 not self.querier.is_querier(time.monotonic()):
             return
-        dpid, port = self.port_of[host]
         for q in queries:
-            self._send_query(group, {dpid: [port]}, self.config.timers.last_member_interval,
-                             q.sources, q.suppress)
+            self._send_query(group, self._host_ports([host]),
+                             self.config.timers.last_member_interval, q.sources, q.suppress)
 
     def _querier_loop(self) -> None:
         """General queries: robustness startup queries a quarter interval apart, then one
@@ -575,12 +578,6 @@ class McastlabController(DiscoveryMixin, CountersMixin, BaseApp):
             due = now + (t.startup_interval if startup > 0 else t.query_interval)
             if querier:
                 self._send_query(None, self._host_ports(), t.query_response_interval)
-
-    def _host_ports(self) -> dict[int, list[int]]:
-        ports: dict[int, list[int]] = {}
-        for dpid, port in self.port_of.values():
-            ports.setdefault(dpid, []).append(port)
-        return ports
 
     def _repeat_queries(self, now: float) -> None:
         """The retransmissions of ports' group(-and-source)-specific queries that are due,

@@ -89,10 +89,6 @@ class IgmpMessage:
     records: tuple[GroupRecord, ...] = ()
     query: QueryFields | None = None
 
-    @property
-    def groups(self) -> tuple[str, ...]:
-        return tuple(dict.fromkeys(r.group for r in self.records))
-
 
 def checksum(data: bytes) -> int:
     """The Internet checksum (RFC 1071)."""
@@ -219,7 +215,7 @@ def decode(code: int) -> int:
     return ((code & 0x0F) | 0x10) << (((code >> 4) & 0x07) + 3)
 
 
-def _code(seconds: float) -> int:
+def encode(seconds: float) -> int:
     """IGMPv3 max-response / QQIC code for a value in tenths of seconds / seconds."""
     v = max(1, int(round(seconds)))
     if v < 128:
@@ -238,9 +234,9 @@ def query(querier_ip: str, group: str | None, max_resp_s: float, qqi_s: float,
     Router Alert option, as RFC 3376 requires."""
     dst = group or ALL_HOSTS
     flags = (0x08 if suppress else 0) | min(robustness, 7)
-    igmp = bytearray(struct.pack("!BBH4sBBH", QUERY, _code(max_resp_s * 10), 0,
+    igmp = bytearray(struct.pack("!BBH4sBBH", QUERY, encode(max_resp_s * 10), 0,
                                  ipaddress.IPv4Address(group or "0.0.0.0").packed,
-                                 flags, _code(qqi_s), len(sources)))
+                                 flags, encode(qqi_s), len(sources)))
     for s in sources:
         igmp += ipaddress.IPv4Address(s).packed
     struct.pack_into("!H", igmp, 2, checksum(bytes(igmp)))

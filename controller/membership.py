@@ -62,7 +62,7 @@ class Membership:
         queries = state.apply(*plain, now, self.timers)
         state.heard_older(version, now, self.timers)
         if fast and queries:
-            self._run_out(state, queries, now)
+            state.run_out(queries, now)
             queries = []
         members[member] = state
         self._settle(group, member, now)
@@ -82,36 +82,20 @@ class Membership:
         self.record(group, member, "to_in", set(), now, 2, fast=fast)
         return member not in self.members(group, now)
 
-    @staticmethod
-    def _run_out(state: SourceFilter, queries: list[Query], now: float) -> None:
-        """Fast leave: what the queries ask about is gone now, nobody is asked."""
-        for q in queries:
-            if q.sources:
-                for s in q.sources:
-                    state.timers[s] = now
-            else:
-                state.group_timer = now
-        state.retransmit, state.group_retransmit = {}, 0
-        state.expire(now)
-
     def heard_query(self, group: str, sources: tuple[str, ...], now: float) -> None:
         """Another querier's Q(G) or Q(G,S) with the S flag clear (section 6.6.1): the
         group's timers (or the listed sources' timers) on every port go down to LMQT."""
-        lmqt = now + self.timers.last_member_time
+        query = Query(frozenset(sources))
         for member, state in list(self._groups.get(group, {}).items()):
             state.expire(now)
-            for s in sources:
-                if s in state.timers:
-                    state.timers[s] = min(state.timers[s], lmqt)
-            if not sources and state.mode == "exclude":
-                state.group_timer = min(state.group_timer, lmqt)
+            state.lower(query, now + self.timers.last_member_time)
             self._settle(group, member, now)
 
     # ---- timers -------------------------------------------------------------------------------
     def _settle(self, group: str, member: str, now: float) -> None:
         """Drop a state with nothing left; schedule the times its forwarding may change."""
         state = self._groups[group][member]
-        if not state.has_members(now) and not state.querying():
+        if state.empty(now):
             self._remove(group, member)
             return
         for t in state.deadlines():
@@ -129,7 +113,7 @@ class Membership:
                 continue  # a timer since restarted or deleted
             state.expire(now)
             changed.add((g, m))
-            if not state.has_members(now) and not state.querying():
+            if state.empty(now):
                 self._remove(g, m)
         return sorted(changed)
 
@@ -139,7 +123,7 @@ class Membership:
         if state is None:
             return []
         queries = state.retransmissions(now, self.timers)
-        if not state.has_members(now) and not state.querying():
+        if state.empty(now):
             self._remove(group, member)
         return queries
 
@@ -189,18 +173,6 @@ class Membership:
 
     def snapshot(self, now: float) -> dict[str, dict[str, dict[str, Any]]]:
         """group -> member -> its state with seconds left, for the JSON state."""
-        return {g: {m: describe(s, now) for m, s in sorted(ms.items())}
+        return {g: {m: s.describe(now) for m, s in sorted(ms.items())}
                 for g, ms in sorted(self._groups.items())}
 
-
-def describe(state: SourceFilter, now: float) -> dict[str, Any]:
-    """One port's state: mode, compatibility mode, timers left (s), forwarded and blocked
-    sources, and whether queries are being retransmitted."""
-    left = [t - now for t in state.timers.values() if t > now]
-    expires = state.group_timer - now if state.mode == "exclude" else max(left, default=0.0)
-    return {"mode": state.mode, "compat": f"v{state.compat(now)}",
-            "expires_in_s": round(max(expires, 0.0), 3),
-            "sources": {s: round(t - now, 3) for s, t in sorted(state.timers.items())
-                        if t > now},
-            "blocked": sorted(state.stopped(now)) if state.mode == "exclude" else [],
-            "leaving": state.querying()}

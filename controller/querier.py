@@ -34,11 +34,9 @@ class Querier:
         """The timers in force: ours, or those adopted from the elected querier."""
         return self.adopted or self.configured
 
-    def heard_query(self, host: str, src_ip: str, qrv: int, qqi_s: float,
-                    now: float) -> tuple[bool, bool]:
-        """A query from `src_ip` behind `host`'s port. Returns (whether the router ports
-        changed, whether this controller just stopped being querier)."""
-        new_port = host not in self.router_hosts(now)
+    def heard_query(self, host: str, src_ip: str, qrv: int, qqi_s: float, now: float) -> bool:
+        """A query from `src_ip` behind `host`'s port: `host`'s is a router port now. Returns
+        whether this controller just stopped being querier."""
         was = self.is_querier(now)
         best = self.address if was else self.other
         if src_ip != self.address and _ip(src_ip) <= _ip(best):  # it wins, or is the winner
@@ -47,7 +45,7 @@ class Querier:
                                    query_interval=qqi_s or self.timers.query_interval)
             self.other_until = now + self.timers.other_querier_present
         self.routers[host] = now + self.timers.other_querier_present
-        return new_port, was and not self.is_querier(now)
+        return was and not self.is_querier(now)
 
     def is_querier(self, now: float) -> bool:
         if self.other and self.other_until <= now:

@@ -45,6 +45,7 @@ messages as the RFC's table says:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from .timers import IgmpTimers
 
@@ -114,6 +115,10 @@ class SourceFilter:
     def querying(self) -> bool:
         """Whether retransmissions of a group or group-and-source-specific query are due."""
         return self.group_retransmit > 0 or any(self.retransmit.values())
+
+    def empty(self, now: float) -> bool:
+        """Nothing left to keep: no member and no query to repeat."""
+        return not self.has_members(now) and not self.querying()
 
     def view(self, now: float) -> tuple[str, frozenset[str], frozenset[str]]:
         """What decides forwarding: the mode and the sources forwarded and blocked."""
@@ -195,6 +200,34 @@ class SourceFilter:
                 out.append(Query(part, suppress=flag))
         return out
 
+    def lower(self, query: Query, deadline: float) -> None:
+        """What a query asks about runs out by `deadline` at the latest: the listed sources'
+        timers, or for Q(G) the group timer of an EXCLUDE state (sections 6.6.1, 6.6.3)."""
+        for s in query.sources:
+            if s in self.timers:
+                self.timers[s] = min(self.timers[s], deadline)
+        if not query.sources and self.mode == EXCLUDE:
+            self.group_timer = min(self.group_timer, deadline)
+
+    def run_out(self, queries: list[Query], now: float) -> None:
+        """Fast leave: what the queries ask about is gone now, and nobody is asked."""
+        for q in queries:
+            self.lower(q, now)
+        self.retransmit, self.group_retransmit = {}, 0
+        self.expire(now)
+
+    def describe(self, now: float) -> dict[str, Any]:
+        """The state as /groups shows it: mode, compatibility mode, timers left (s),
+        forwarded and blocked sources, whether queries are being retransmitted."""
+        left = [t - now for t in self.timers.values() if t > now]
+        expires = self.group_timer - now if self.mode == EXCLUDE else max(left, default=0.0)
+        return {"mode": self.mode, "compat": f"v{self.compat(now)}",
+                "expires_in_s": round(max(expires, 0.0), 3),
+                "sources": {s: round(t - now, 3) for s, t in sorted(self.timers.items())
+                            if t > now},
+                "blocked": sorted(self.stopped(now)) if self.mode == EXCLUDE else [],
+                "leaving": self.querying()}
+
     # ---- helpers --------------------------------------------------------------------------
     def _set(self, sources: set[str], deadline: float) -> None:
         for s in sources:
@@ -204,14 +237,15 @@ class SourceFilter:
         """Q(G,S): the sources' timers that run longer are lowered to LMQT (6.6.3.2)."""
         if not sources:
             return None
-        lmqt = now + timers.last_member_time
+        query = Query(frozenset(sources))
+        self.lower(query, now + timers.last_member_time)
         for s in sources:
-            self.timers[s] = min(self.timers[s], lmqt)
             self.retransmit[s] = timers.last_member_count - 1
-        return Query(frozenset(sources))
+        return query
 
     def _group_query(self, now: float, timers: IgmpTimers) -> Query:
         """Q(G): the group timer is lowered to LMQT (6.6.3.1)."""
-        self.group_timer = min(self.group_timer, now + timers.last_member_time)
+        query = Query()
+        self.lower(query, now + timers.last_member_time)
         self.group_retransmit = timers.last_member_count - 1
-        return Query()
+        return query

@@ -23,7 +23,8 @@ def test_v1_and_v2_reports_and_v2_leave_as_section_7_3_2_records():
     assert (m.version, m.kind, m.src_ip) == (1, "report", "10.0.0.2")
     assert m.records == (igmp.GroupRecord("is_ex", "239.1.1.1"),)
     m = igmp.parse(frame(IGMP(type=0x16, gaddr="239.1.1.2"), "239.1.1.2"))
-    assert (m.version, m.kind, m.groups) == (2, "report", ("239.1.1.2",))
+    assert (m.version, m.kind) == (2, "report")
+    assert m.records == (igmp.GroupRecord("is_ex", "239.1.1.2"),)
     m = igmp.parse(frame(IGMP(type=0x17, gaddr="239.1.1.2"), "224.0.0.2"))
     assert (m.version, m.kind) == (2, "leave")
     assert m.records == (igmp.GroupRecord("to_in", "239.1.1.2"),)
@@ -168,7 +169,7 @@ def test_group_and_source_specific_queries_carry_the_sources_and_the_s_flag():
 
 @pytest.mark.parametrize("value", [1, 100, 127, 128, 200, 1000, 3100, 31744])
 def test_codes_round_trip_within_the_floating_point_format(value):
-    got = igmp.decode(igmp._code(value))
+    got = igmp.decode(igmp.encode(value))
     assert got <= value and value - got < max(1, value / 16)
 
 

@@ -12,8 +12,9 @@ T = IgmpTimers(query_interval=10.0, query_response_interval=2.0)  # OQPI = 2*10 
 def test_a_lower_address_wins_and_the_controller_resumes_after_the_other_querier_present():
     q = Querier("10.0.255.254", T)
     assert q.is_querier(0.0) and q.state(0.0)["role"] == "querier"
-    assert q.heard_query("h3", "10.0.0.4", qrv=3, qqi_s=5.0, now=1.0) == (True, True)
-    assert not q.is_querier(1.0)
+    assert q.router_hosts(1.0) == set()
+    assert q.heard_query("h3", "10.0.0.4", qrv=3, qqi_s=5.0, now=1.0) is True
+    assert not q.is_querier(1.0) and q.router_hosts(1.0) == {"h3"}
     assert q.timers.robustness == 3 and q.timers.query_interval == 5.0  # adopted
     assert q.timers.query_response_interval == 2.0  # not carried by 4.1.6/4.1.7
     # OQPI with the adopted values: 3 * 5 + 1 = 16 s
@@ -25,9 +26,10 @@ def test_a_lower_address_wins_and_the_controller_resumes_after_the_other_querier
 
 def test_a_higher_address_changes_nothing_but_marks_a_router_port():
     q = Querier("10.0.0.2", T)
-    assert q.heard_query("h5", "10.0.0.6", qrv=2, qqi_s=10.0, now=0.0) == (True, False)
+    assert q.heard_query("h5", "10.0.0.6", qrv=2, qqi_s=10.0, now=0.0) is False
     assert q.is_querier(0.0) and q.router_hosts(0.0) == {"h5"}
-    assert q.heard_query("h5", "10.0.0.6", qrv=2, qqi_s=10.0, now=5.0) == (False, False)
+    assert q.heard_query("h5", "10.0.0.6", qrv=2, qqi_s=10.0, now=5.0) is False
+    assert q.router_hosts(5.0) == {"h5"}
     assert q.router_hosts(25.9) == {"h5"} and q.router_hosts(26.0) == set()
 
 
@@ -38,5 +40,5 @@ def test_the_lowest_of_two_other_queriers_stays_elected():
     assert q.state(10.0)["address"] == "10.0.0.2" and q.other_until == 21.0
     q.heard_query("h1", "10.0.0.2", 2, 10.0, 20.0)  # the querier again: its timer restarts
     assert q.other_until == 41.0 and not q.is_querier(40.0)
-    assert q.heard_query("h0", "10.0.255.254", 2, 10.0, 41.0)[1] is False  # our own address
+    assert q.heard_query("h0", "10.0.255.254", 2, 10.0, 41.0) is False  # our own address
     assert q.is_querier(41.0)
