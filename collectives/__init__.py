@@ -9,12 +9,25 @@ the programs that measure them. This layer never imports ``testbed`` or ``contro
     range_trees/  trees of hardware range multicasts [Coll2003]
     partitioning/ multi-node multicast on a partitioned torus [Tseng2001]
     programs/     the MPI programs the testbed runs (python -m collectives.programs.X)
+    intracomm, buffers, use: the drop-in communicator, any message as bytes, whole programs
     waiting, held, timing, stats: how ranks wait, when they hold the message, clocks, medians
 
 ``bcast`` is the broadcast call for mpi4py programs (``collectives.executor.bcast``); it loads
-mpi4py only when called. Citation keys: docs/references.md.
+mpi4py only when called. ``Intracomm`` is the drop-in communicator (collectives.intracomm:
+an mpi4py communicator whose broadcasts and barriers are ours); naming it loads mpi4py.
+``python -m collectives.use --bcast nack -- program.py`` runs a whole program with it.
+Citation keys: docs/references.md.
 """
 
 from .executor import barrier, bcast
 
-__all__ = ["barrier", "bcast"]
+__all__ = ["Intracomm", "barrier", "bcast"]
+
+
+def __getattr__(name: str):
+    """``collectives.Intracomm`` (the drop-in communicator) loads mpi4py when first named."""
+    if name == "Intracomm":
+        from .intracomm import Intracomm
+
+        return Intracomm
+    raise AttributeError(f"module 'collectives' has no attribute {name!r}")

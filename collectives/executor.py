@@ -133,3 +133,47 @@ BARRIER_RUNNERS: dict[str, Callable[[Any, dict], None]] = {
     "mpi": _mpi_barrier, "tree": lambda comm, _params: tree_barrier(comm),
     "multicast": _mcast_barrier, "range": _range_barrier,
 }
+
+
+# ---- options: which a barrier takes, and a check before any message ---------------------
+def barrier_options(barrier: str, options: dict[str, Any]) -> dict[str, Any]:
+    """The options a barrier takes: the multicast barrier its timeout, the range-tree barrier
+    its layout (nodes=, fattree=, ...); the rest are the broadcast's."""
+    family = barrier_algorithm(barrier).family
+    if family == "multicast":
+        takes = {"timeout"}
+    elif family == "range":
+        import dataclasses
+
+        from .range_trees.bcast import RangeOptions
+
+        takes = {f.name for f in dataclasses.fields(RangeOptions)}
+    else:
+        takes = set()
+    return {k: v for k, v in options.items() if k in takes}
+
+
+def check(bcast: str, barrier: str, size: int, options: dict[str, Any]) -> None:
+    """ValueError, on every rank alike and before any message, for an unknown algorithm or
+    options the broadcast cannot take (a missing t_hold, a layout that does not fit)."""
+    family = bcast_algorithm(bcast).family
+    barrier_algorithm(barrier)
+    try:
+        if bcast_algorithm(bcast).scheduled:
+            from .trees.run import schedule_for
+
+            schedule_for(bcast, size, 0, 0, **options)
+        elif family == "dynamic":
+            from .trees.dyn_bcast import static_params
+
+            static_params(options)
+        elif family == "multicast":
+            from .ipmc.message import Options
+
+            Options(**{"fragment": 1, **options})
+        elif family == "range":
+            from .range_trees.bcast import RangeOptions
+
+            RangeOptions(**options)
+    except TypeError as e:  # an option the algorithm does not take
+        raise ValueError(f"{bcast}: {e}") from None

@@ -1,0 +1,143 @@
+"""A drop-in communicator: ``collectives.Intracomm(comm, bcast="nack", barrier="mcast",
+**options)`` is an ``mpi4py.MPI.Intracomm`` (the same handle as `comm`, no copy) whose
+``Bcast``, ``bcast``, ``Barrier`` and ``barrier`` run algorithms of the registry
+(collectives.algorithms) with `options` (as ``collectives.bcast`` takes them); everything else
+is mpi4py's. ``Dup``, ``Clone``, ``Idup``, ``Split``, ``Split_type``, ``Create`` and
+``Create_group`` results keep the choice (``nodes=`` follows the ranks into the new group).
+
+Why it is built as it is:
+
+- mpi4py's ``__cinit__`` takes the communicator alone, so ``__new__`` drops the rest.
+- ``Dup`` and its kin build the subclass without calling ``__init__``: the choice is an MPI
+  attribute that MPI copies on duplication (a keyval with ``copy_fn=True``); ``Split`` and
+  ``Create`` return plain communicators, wrapped here.
+- The algorithms run on a private duplicate: their tags never match the caller's receives,
+  and their own set-up (the multicast channel calls ``comm.bcast``) does not come back here.
+- Messages become bytes in collectives.buffers; a pickled object is its length, then its bytes.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from mpi4py import MPI
+
+from . import executor
+from .buffers import message
+
+_CHOICE = MPI.Comm.Create_keyval(copy_fn=True)  # (bcast, barrier, options): kept by Dup
+
+
+def _free_private(_comm: Any, _key: int, private: Any) -> None:
+    if not MPI.Is_finalized():
+        private.Free()
+
+
+_PRIVATE = MPI.Comm.Create_keyval(delete_fn=_free_private)  # not copied: a Dup makes its own
+
+# what this process ran through the algorithms: (collective, algorithm) -> calls, and bytes
+CALLS: Counter[tuple[str, str]] = Counter()
+BYTES: Counter[str] = Counter()
+
+
+class Intracomm(MPI.Intracomm):
+    """`comm` with its broadcasts and barriers run by the registry's algorithms."""
+
+    def __new__(cls, comm: Any = None, *_args: Any, **_options: Any) -> Intracomm:
+        return super().__new__(cls, comm)
+
+    def __init__(self, comm: Any = None, bcast: str = "nack", barrier: str = "mcast",
+                 **options: Any) -> None:
+        if self == MPI.COMM_NULL:
+            raise ValueError("collectives.Intracomm needs a communicator, not COMM_NULL")
+        executor.check(bcast, barrier, self.Get_size(), options)
+        self.Set_attr(_CHOICE, (bcast, barrier, dict(options)))
+
+    @property
+    def algorithms(self) -> tuple[str, str, dict[str, Any]]:
+        """(broadcast, barrier, options) this communicator runs."""
+        bcast, barrier, options = self.Get_attr(_CHOICE)
+        return bcast, barrier, dict(options)
+
+    # ---- the collectives --------------------------------------------------------------------
+    def Bcast(self, buf: Any, root: int = 0) -> None:  # noqa: N802 (mpi4py's name)
+        self._root(root)
+        msg = message(buf, sending=self.Get_rank() == root)
+        try:
+            self._bytes(msg.view, root)
+        except BaseException:
+            msg.abandon()
+            raise
+        msg.finish()
+
+    def bcast(self, obj: Any, root: int = 0) -> Any:
+        self._root(root)
+        mine = self.Get_rank() == root
+        data = bytearray(MPI.pickle.dumps(obj)) if mine else bytearray()
+        length = bytearray(len(data).to_bytes(8, "little"))
+        self._bytes(memoryview(length), root)
+        if not mine:
+            data = bytearray(int.from_bytes(length, "little"))
+        self._bytes(memoryview(data), root)
+        return MPI.pickle.loads(data)
+
+    def Barrier(self) -> None:  # noqa: N802
+        if self.Get_size() > 1:
+            _bcast, barrier, options = self.Get_attr(_CHOICE)
+            CALLS["barrier", barrier] += 1
+            executor.barrier(self._private(), barrier,
+                             **executor.barrier_options(barrier, options))
+
+    def barrier(self) -> None:
+        self.Barrier()
+
+    def _root(self, root: int) -> None:
+        """A root outside the communicator is refused on every rank before any message
+        (as MPI_Bcast's MPI_ERR_ROOT), so no rank waits for one that raised."""
+        if not isinstance(root, int) or not 0 <= root < self.Get_size():
+            raise MPI.Exception(MPI.ERR_ROOT)
+
+    def _bytes(self, view: memoryview, root: int) -> None:
+        if self.Get_size() > 1:
+            bcast, _barrier, options = self.Get_attr(_CHOICE)
+            CALLS["bcast", bcast] += 1
+            BYTES[bcast] += len(view)
+            executor.bcast(view, root, self._private(), bcast, **options)
+
+    def _private(self) -> Any:
+        private = self.Get_attr(_PRIVATE)
+        if private is None:  # collective: every rank is in the same first collective
+            private = MPI.Intracomm(self).Dup()  # plain: its collectives are MPI's
+            self.Set_attr(_PRIVATE, private)
+        return private
+
+    # ---- new communicators keep the choice ------------------------------------------------
+    def Split(self, color: int = 0, key: int = 0) -> Any:  # noqa: N802
+        return self._keep(MPI.Intracomm.Split(self, color, key))
+
+    def Split_type(self, split_type: int, key: int = 0, info: Any = MPI.INFO_NULL) -> Any:  # noqa: N802
+        return self._keep(MPI.Intracomm.Split_type(self, split_type, key, info))
+
+    def Create(self, group: Any) -> Any:  # noqa: N802
+        return self._keep(MPI.Intracomm.Create(self, group))
+
+    def Create_group(self, group: Any, tag: int = 0) -> Any:  # noqa: N802
+        return self._keep(MPI.Intracomm.Create_group(self, group, tag))
+
+    def _keep(self, new: Any) -> Any:
+        if new == MPI.COMM_NULL:
+            return new
+        bcast, barrier, options = self.Get_attr(_CHOICE)
+        if options.get("nodes") is not None:
+            old = new.Get_group().Translate_ranks(list(range(new.Get_size())),
+                                                  self.Get_group())
+            options = {**options, "nodes": [options["nodes"][r] for r in old]}
+        return Intracomm(new, bcast, barrier, **options)
+
+    def free(self) -> None:
+        """mpi4py's safe free, except on COMM_WORLD and COMM_SELF, which a wrapper of them
+        (collectives.use swaps MPI.COMM_WORLD for one) must leave alone as mpi4py's own
+        constants do."""
+        if self.handle not in (MPI.COMM_WORLD.handle, MPI.COMM_SELF.handle):
+            MPI.Intracomm.free(self)

@@ -1,0 +1,114 @@
+"""Run an unmodified mpi4py program with our broadcasts and barriers on ``MPI.COMM_WORLD``:
+
+    mpiexec -n 4 python -m mpi4py -m collectives.use --bcast nack --barrier mcast -- prog.py ARGS
+    mcastlab mpirun -- -m collectives.use --bcast opt-tree -o t_hold=2e-5 -o t_end=5e-5 -- prog.py
+
+``MPI.COMM_WORLD`` becomes a ``collectives.Intracomm`` before the program starts, so its
+``Bcast``/``bcast``/``Barrier``/``barrier`` and those of communicators made from it (Dup,
+Split, ...) run the chosen algorithms. The program is a script (run as ``python prog.py``
+would: its directory first on sys.path) or ``-m module``. Without ``--bcast``/``--barrier``/
+``-o`` the environment decides: MCASTLAB_BCAST, MCASTLAB_BARRIER and MCASTLAB_OPTIONS (a JSON
+object), read when this module starts the program.
+"""
+
+from __future__ import annotations
+
+import argparse
+import atexit
+import json
+import os
+import runpy
+import sys
+from typing import Any
+
+ENV_BCAST, ENV_BARRIER, ENV_OPTIONS = "MCASTLAB_BCAST", "MCASTLAB_BARRIER", "MCASTLAB_OPTIONS"
+DEFAULT_BCAST, DEFAULT_BARRIER = "nack", "mcast"
+
+
+def option(text: str) -> tuple[str, Any]:
+    """NAME=VALUE, the value read as JSON when it is JSON (2e-5, [4, 4], null), else text."""
+    name, eq, value = text.partition("=")
+    if not eq or not name.isidentifier():
+        raise argparse.ArgumentTypeError(f"an option is NAME=VALUE, got {text!r}")
+    try:
+        return name, json.loads(value)
+    except ValueError:
+        return name, value
+
+
+def parse(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
+    """(the choice, the program's command line: script or -m module, then its arguments)."""
+    ap = argparse.ArgumentParser(
+        prog="python -m collectives.use",
+        description="run an mpi4py program with MPI.COMM_WORLD's broadcasts and barriers "
+                    "by the algorithms of collectives.algorithms")
+    ap.add_argument("--bcast", default=os.environ.get(ENV_BCAST, DEFAULT_BCAST),
+                    help=f"broadcast algorithm (default ${ENV_BCAST} or {DEFAULT_BCAST})")
+    ap.add_argument("--barrier", default=os.environ.get(ENV_BARRIER, DEFAULT_BARRIER),
+                    help=f"barrier algorithm (default ${ENV_BARRIER} or {DEFAULT_BARRIER})")
+    ap.add_argument("-o", "--option", type=option, action="append", default=[],
+                    metavar="NAME=VALUE", help="an option of the algorithms (repeatable; "
+                    f"default ${ENV_OPTIONS}, a JSON object)")
+    ap.add_argument("--report", action="store_true",
+                    help="at exit, print one JSON line: how many broadcasts (and bytes) and "
+                         "barriers this rank ran by which algorithm")
+    ap.add_argument("program", nargs=argparse.REMAINDER,
+                    help="after '--': the script and its arguments, or -m MODULE ARGS")
+    args = ap.parse_args(argv)
+    prog = args.program[1:] if args.program[:1] == ["--"] else args.program
+    if not prog or prog[0] == "-m" and len(prog) < 2:
+        ap.error("give the program after '--': a script, or -m MODULE")
+    if not args.option and os.environ.get(ENV_OPTIONS):
+        try:
+            args.options = dict(json.loads(os.environ[ENV_OPTIONS]))
+        except (ValueError, TypeError):
+            ap.error(f"${ENV_OPTIONS} must be a JSON object, got {os.environ[ENV_OPTIONS]!r}")
+    else:
+        args.options = dict(args.option)
+    return args, prog
+
+
+def install(bcast: str, barrier: str, **options: Any) -> None:
+    """Make MPI.COMM_WORLD (and MPI.COMM_SELF, whose collectives move nothing) a
+    collectives.Intracomm with this choice."""
+    from mpi4py import MPI
+
+    from .intracomm import Intracomm
+
+    MPI.COMM_WORLD = Intracomm(MPI.COMM_WORLD, bcast, barrier, **options)
+    MPI.COMM_SELF = Intracomm(MPI.COMM_SELF, bcast, barrier, **options)
+
+
+def report() -> None:
+    from . import intracomm
+
+    calls = {f"{kind} {name}": n for (kind, name), n in sorted(intracomm.CALLS.items())}
+    print(json.dumps({"collectives.use": {"calls": calls, "bytes": dict(intracomm.BYTES)}}),
+          flush=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args, prog = parse(sys.argv[1:] if argv is None else argv)
+    try:
+        install(args.bcast, args.barrier, **args.options)
+    except ValueError as e:
+        print(f"collectives.use: {e}", file=sys.stderr)
+        return 2
+    if args.report:
+        atexit.register(report)
+    if prog[0] == "-m":
+        sys.argv = [prog[1], *prog[2:]]
+        runpy.run_module(prog[1], run_name="__main__", alter_sys=True)
+    else:
+        script = os.path.abspath(prog[0])
+        if not os.path.isfile(script):
+            print(f"collectives.use: no such program file {prog[0]}", file=sys.stderr)
+            return 2
+        sys.argv = list(prog)
+        sys.path[0] = os.path.dirname(script)
+        runpy.run_path(script, run_name="__main__")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,84 @@
+"""The drop-in communicator (collectives.Intracomm) on emulated hosts: every message form
+mpi4py's Bcast takes, from every root, for a tree, a multicast and a contention-aware
+algorithm, with a Dup beside the original and Split/Create keeping the choice (and the ranks'
+nodes); an unmodified mpi4py program switched by `python -m collectives.use` flags and by
+its environment; a wrong choice is one message and a failed job, not a hang."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from testbed.emulation.mpi import run_mpi
+from testbed.emulation.network import Emulation
+from topologies import parse_spec
+
+HERE = Path(__file__).resolve().parent
+
+
+@pytest.fixture(scope="module")
+def star(caps):
+    from .conftest import assert_clean, net_namespaces
+
+    before = net_namespaces()
+    with Emulation(parse_spec("star:hosts=4,bw=1000"), caps=caps) as emu:
+        yield emu
+    assert_clean(before)
+
+
+def lines(res, prefix: str) -> list[str]:
+    return [ln for text in res.rank_output.values() for ln in text.splitlines()
+            if ln.startswith(prefix)]
+
+
+@pytest.mark.parametrize("algorithm, options, nodes", [
+    ("binomial", [], None),
+    ("scatter-allgather", [], None),  # the root's read-only bytes: copied, not written
+    ("nack", [], None),
+    ("u-mesh", ["mesh=[2,2]", "nodes=[0,1,2,3]"], {"split": [[0, 2], [1, 3]], "create": [0, 1]}),
+])
+def test_every_message_form_from_every_root(star, algorithm, options, nodes):
+    res = run_mpi(star, [str(HERE / "dropin_forms.py"), algorithm, *options], timeout=120)
+    got = [json.loads(ln) for ln in lines(res, '{"rank"')]
+    assert len(got) == 4
+    for rec in got:
+        assert rec["bad"] == [], rec
+        assert rec["err_root"] == [True, True]  # MPI_ERR_ROOT on every rank, nobody waits
+        kinds = rec["kinds"]
+        assert set(kinds) == ({"dup", "split", "create"} if rec["rank"] < 2
+                              else {"dup", "split"})
+        for kind in kinds.values():
+            assert kind[:3] == ["Intracomm", algorithm, "tree"]
+        if nodes:
+            assert kinds["split"][3] in nodes["split"]
+            assert kinds["split"][3][0] % 2 == rec["rank"] % 2
+            if rec["rank"] < 2:
+                assert kinds["create"][3] == nodes["create"]
+
+
+def test_collectives_use_switches_an_unmodified_program(star):
+    prog = str(HERE / "plain_program.py")
+    res = run_mpi(star, ["-m", "collectives.use", "--bcast", "two-stage", "--barrier", "mcast",
+                         "--report", "--", prog], timeout=120)
+    assert sorted(lines(res, "rank ")) == [
+        f"rank {r}: sum 499500 from 1 via collectives.intracomm" for r in range(4)]
+    for ln in lines(res, '{"collectives.use"'):
+        calls = json.loads(ln)["collectives.use"]["calls"]
+        # Bcast and dup.bcast (length, then bytes) and comm.bcast
+        assert calls == {"bcast two-stage": 5, "barrier mcast": 2}, calls
+    env = {"MCASTLAB_BCAST": "chain", "MCASTLAB_BARRIER": "tree"}
+    res = run_mpi(star, ["-m", "collectives.use", "--report", "--", prog], env=env, timeout=120)
+    for ln in lines(res, '{"collectives.use"'):
+        assert json.loads(ln)["collectives.use"]["calls"] == {"bcast chain": 5,
+                                                              "barrier tree": 2}
+
+
+def test_a_wrong_choice_is_one_message_and_a_failed_job(star):
+    res = run_mpi(star, ["-m", "collectives.use", "--bcast", "fastest", "--",
+                         str(HERE / "plain_program.py")], timeout=60, check=False)
+    assert res.returncode != 0
+    said = lines(res, "collectives.use:")
+    assert said and all("unknown algorithm 'fastest'; choose from mpich" in s for s in said)
+    assert not lines(res, "Traceback") and not lines(res, "rank ")

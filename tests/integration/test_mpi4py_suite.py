@@ -1,0 +1,66 @@
+"""mpi4py's own tests as the judge of the drop-in communicator (collectives.Intracomm): the
+broadcast and barrier tests of its buffer, object and zero-length collective modules (world,
+self and duplicated communicators; every backend, typecode and root; an indexed datatype
+with holes; pickled objects), from the vendored suite of the mpi4py version requirements.txt
+pins (third_party/mpi4py-tests), run unmodified under ``python -m collectives.use`` on four
+emulated hosts, once for every broadcast algorithm of the registry, each paired with a
+barrier algorithm. Every rank must report the suite's tests run and passed, and that the
+broadcasts went through the chosen algorithm (collectives.use --report)."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from collectives.algorithms import BARRIERS, BCASTS
+from controller.config import ControllerConfig
+from testbed.emulation.mpi import run_mpi
+from testbed.emulation.network import Emulation
+from topologies import parse_spec
+
+SUITE = Path(__file__).resolve().parents[2] / "third_party" / "mpi4py-tests"
+SELECT = ["--no-builddir", "-q", "-i", "test_cco_buf", "-i", "test_cco_obj",
+          "-i", "test_msgzero", "-k", "Bcast", "-k", "bcast", "-k", "Barrier", "-k", "barrier",
+          "-k", "Collectives"]
+TESTS = 24  # per rank: 3 buffer, 2 object and 1 zero-length test in each of 4 classes
+# (self, world, and a Dup of each)
+# the world classes broadcast 288 + 576 buffers and 2 x 72 objects each (sizes 0-3 KiB)
+LEAST_BCASTS = 2000
+MODEL = {"t_hold": 60e-6, "t_end": 120e-6}  # any plausible values make a valid OPT tree
+OPTIONS = {"opt-tree": MODEL, "dyn-tree": MODEL, "opt-mesh": {**MODEL, "mesh": [2, 2]},
+           "u-mesh": {"mesh": [2, 2]}, "u-torus": {"torus": [2, 2]},
+           "opt-min": {**MODEL, "bmin": [2, 2]}}
+STAR = [a for a in BCASTS if a != "range-tree"]
+STAR_BARRIERS = [b for b in BARRIERS if b != "range-tree"]
+
+
+def suite(emu, bcast: str, barrier: str, options: dict, hosts=None) -> dict:
+    argv = ["-m", "collectives.use", "--bcast", bcast, "--barrier", barrier, "--report"]
+    for name, value in options.items():
+        argv += ["-o", f"{name}={json.dumps(value)}"]
+    res = run_mpi(emu, [*argv, "--", str(SUITE / "runtests.py"), *SELECT], hosts=hosts,
+                  timeout=180, check=False)
+    for rank, text in res.rank_output.items():
+        ran = re.search(r"Ran (\d+) tests? in", text)
+        assert ran and int(ran.group(1)) == TESTS, f"{bcast} rank {rank}:\n{text[-3000:]}"
+        assert re.search(r"^OK$", text, re.M), f"{bcast} rank {rank}:\n{text[-3000:]}"
+        line = next(ln for ln in text.splitlines() if ln.startswith('{"collectives.use"'))
+        calls = json.loads(line)["collectives.use"]["calls"]
+        assert calls.get(f"bcast {bcast}", 0) >= LEAST_BCASTS, (bcast, rank, calls)
+        assert calls.get(f"barrier {barrier}", 0) >= 2, (barrier, rank, calls)
+    assert res.returncode == 0, res.err[-2000:]
+    return res
+
+
+def test_every_star_algorithm_passes_mpi4pys_broadcast_and_barrier_tests(caps, clean_after):
+    with Emulation(parse_spec("star:hosts=4,bw=1000"), caps=caps) as emu:
+        for i, bcast in enumerate(STAR):
+            suite(emu, bcast, STAR_BARRIERS[i % len(STAR_BARRIERS)], OPTIONS.get(bcast, {}))
+
+
+def test_range_tree_passes_them_on_a_fat_tree(caps, clean_after):
+    with Emulation(parse_spec("fattree:k=4,n=2,hosts=8"), caps=caps,
+                   controller_config=ControllerConfig(mode="contiguous")) as emu:
+        suite(emu, "range-tree", "range-tree", {"nodes": [0, 1, 2, 3], "fattree": [4, 8]},
+              hosts=["h0", "h1", "h2", "h3"])
