@@ -3,9 +3,9 @@
 Each area is a module with its commands (``cmd_*``) and ``add_commands(sub)``, which adds
 their parsers (as ``bin/mn`` builds its options from choice dictionaries): `network`
 (doctor, topo, net, up, calibrate, cleanup), `experiments` (experiment, testbed, bench),
-`measure` (mpirun, pingpong, params, bcast), `controller` (controller, groups, ports, fail,
-restore), `algorithms` (trees, range-trees: no root) and `labs` (lab); `arguments` holds what
-they share.
+`measure` (mpirun, pingpong, params, bcast, osu), `controller` (controller, groups, ports,
+fail, restore), `algorithms` (trees, range-trees: no root) and `labs` (lab); `arguments`
+holds what they share.
 """
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
 """Commands that measure on an emulated network without a spec: mpirun (any mpi4py
-program), pingpong, params (t_hold/t_end), bcast (one broadcast experiment)."""
+program), pingpong, params (t_hold/t_end), bcast (one broadcast experiment), osu
+(osu_bcast / osu_barrier of the OSU micro-benchmarks with any algorithm)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,9 @@ import argparse
 import json
 from pathlib import Path
 
-from ..errors import McastlabError, UsageError
+from topologies import TopologyError
+
+from ..errors import McastlabError, RunFailed, UsageError
 from ..outputs import output_dir
 from .arguments import (
     BW_HELP,
@@ -183,8 +186,58 @@ def cmd_bcast(args: argparse.Namespace) -> int:
     return 0 if res["verified"] else 4
 
 
+def cmd_osu(args: argparse.Namespace) -> int:
+    from collectives.algorithms import BARRIERS, BCASTS
+    from collectives.programs import osu
+
+    from ..emulation.network import Emulation
+    from ..experiments.osu import placed, run_osu
+    from ..fidelity.link_rate import nominal_topology
+    from .arguments import topo_spec
+
+    table = BCASTS if args.bench == "bcast" else BARRIERS
+    if args.algo not in table:
+        raise UsageError(f"unknown {'broadcast' if args.bench == 'bcast' else 'barrier'} "
+                         f"algorithm {args.algo!r}; choose from {', '.join(table)}")
+    sizes = (osu.MIN_MESSAGE_SIZE, osu.MAX_MSG_SIZE_COLL)
+    if args.message_size is not None:
+        if args.bench == "barrier":
+            raise UsageError("-m/--message-size: osu barrier has no message sizes")
+        try:
+            sizes = osu.parse_sizes(args.message_size)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+    spec = topo_spec(args.topo, args.bw, None, args.hosts)
+    try:  # the ranks and the algorithm's fit, on the topology as named: before any network
+        placed(nominal_topology(spec), args.bench, args.algo, args.hosts)
+    except (RunFailed, TopologyError) as exc:
+        raise UsageError(str(exc)) from None
+    topo, rate = network(args, ranks=args.hosts)
+    with Emulation(topo, progress=progress) as emu:
+        res = run_osu(emu, args.bench, args.algo, hosts=args.hosts, sizes=sizes,
+                      iterations=args.iterations, skip=args.warmup, full=args.full,
+                      progress=progress)
+    res["link_rate"] = rate.to_dict()
+    if args.json:
+        print(json.dumps(res))
+        return 0
+    print("\n".join(res["lines"] + fidelity_lines(res["rows"])))
+    return 0
+
+
+def fidelity_lines(rows: list[dict]) -> list[str]:
+    """After the OSU lines, as comments: each flagged row's flags, or that all kept up."""
+    flagged = [r for r in rows if r["fidelity"]["flags"]]
+    lines = [f"# fidelity{'' if r['size'] is None else ' ' + str(r['size'])}: "
+             f"{'; '.join(r['fidelity']['flags'])} (not a result: the emulator did not "
+             f"keep up)" for r in flagged]
+    if len(flagged) < len(rows):
+        lines.append(f"# fidelity: {'the other rows ' if flagged else ''}kept up (no flag)")
+    return lines
+
+
 def add_commands(sub: argparse._SubParsersAction) -> None:
-    from collectives.algorithms import BCASTS
+    from collectives.algorithms import BARRIERS, BCASTS
     from collectives.executor import WAIT_MODES
 
     from ..experiments.default import DEFAULT_TOPOLOGY
@@ -248,6 +301,25 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
                    help="count frames on the switch ports over N back-to-back "
                         "broadcasts (0: skip)")
     p.set_defaults(func=cmd_bcast)
+
+    p = sub.add_parser("osu", help="osu_bcast or osu_barrier of the OSU micro-benchmarks "
+                                   "(7.4: its output and method) with any algorithm")
+    p.add_argument("bench", choices=("bcast", "barrier"),
+                   help="osu_bcast (a row per message size) or osu_barrier (one row)")
+    _network_arguments(p, "number of ranks, one per host (with a bare 'star' also its size)")
+    p.add_argument("--algo", required=True,
+                   help=f"bcast: one of {', '.join(BCASTS)}; barrier: one of "
+                        f"{', '.join(BARRIERS)}")
+    p.add_argument("-m", "--message-size", metavar="[MIN:]MAX",
+                   help="bcast: sizes MIN, 2 MIN, ... up to MAX bytes (MAX, MIN:MAX, MIN: "
+                        "or :MAX; default 1:1048576)")
+    p.add_argument("-i", "--iterations", type=POSITIVE,
+                   help="measured rounds of every size (default 1000, 100 above 8 KiB)")
+    p.add_argument("-x", "--warmup", type=NON_NEGATIVE,
+                   help="unmeasured rounds first (default 100, 10 above 8 KiB)")
+    p.add_argument("-f", "--full", action="store_true",
+                   help="also min and max latency over the ranks, and iterations")
+    p.set_defaults(func=cmd_osu)
 
 
 def _network_arguments(p: argparse.ArgumentParser, hosts_help: str) -> None:

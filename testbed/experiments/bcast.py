@@ -42,10 +42,11 @@ def measure_params(emu: Emulation, sizes: list[int], *, repeats: int = 5,
     return {**_last_json(res), "hosts": pair}
 
 
-def model_params(emu: Emulation, size: int) -> dict[str, Any]:
-    """t_hold/t_end at one message size for a broadcast's model prediction (Ping and
-    PingPong only, 1 MiB per timed run: seconds, not a minute, at 10 Mbit/s)."""
-    return measure_params(emu, [max(size, 1)], repeats=3, dummy_max=0, budget_bytes=1 << 20)
+def model_params(emu: Emulation, *sizes: int) -> dict[str, Any]:
+    """t_hold/t_end at a broadcast's message size (or at each of several) for the model
+    (Ping and PingPong only, 1 MiB per timed run: seconds, not a minute, at 10 Mbit/s)."""
+    return measure_params(emu, sorted({max(size, 1) for size in sizes}), repeats=3,
+                          dummy_max=0, budget_bytes=1 << 20)
 
 
 def point_to_point(params: dict[str, Any]) -> MeasuredPointToPoint:

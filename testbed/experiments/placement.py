@@ -22,9 +22,10 @@ from ..errors import RunFailed
 _RANGE_SHAPES = ("fattree", "bmin", "star")
 
 
-def geometry(topo: Topology, algorithm: str) -> dict[str, Any]:
-    """The shape parameter `algorithm` needs on `topo` ({} for the others), or RunFailed."""
-    kind = known(algorithm).geometry
+def geometry(topo: Topology, algorithm: str, collective: str = "bcast") -> dict[str, Any]:
+    """The shape parameter `algorithm` (a broadcast, or a barrier) needs on `topo` ({} for
+    the others), or RunFailed."""
+    kind = known(algorithm, collective).geometry
     if kind == "fattree":
         n = len(topo.hosts)
         arity = {"fattree": topo.params.get("k"), "bmin": 2, "star": n}.get(topo.shape)
@@ -42,11 +43,13 @@ def geometry(topo: Topology, algorithm: str) -> dict[str, Any]:
     return {kind: [topo.params["rows"], topo.params["cols"]]}
 
 
-def node_params(topo: Topology, algorithm: str, hosts: Sequence[str]) -> dict[str, Any]:
+def node_params(topo: Topology, algorithm: str, hosts: Sequence[str],
+                collective: str = "bcast") -> dict[str, Any]:
     """geometry() plus nodes= for ranks on `hosts` (in rank order); {} for other algorithms."""
-    if not known(algorithm).nodes:
+    if not known(algorithm, collective).nodes:
         return {}
-    return {**geometry(topo, algorithm), "nodes": [topo.host(h).node_id for h in hosts]}
+    return {**geometry(topo, algorithm, collective),
+            "nodes": [topo.host(h).node_id for h in hosts]}
 
 
 def route_links(topo: Topology, a: int, b: int) -> list[tuple[str, str]]:

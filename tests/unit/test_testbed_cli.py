@@ -194,3 +194,19 @@ def test_bcast_flow_benchmark_is_automatic_unless_asked():
     assert parse(base).flow is None  # on without loss, skipped (with a message) under it
     assert parse([*base, "--no-flow"]).flow is False
     assert parse([*base, "--flow", "--loss", "0.1"]).flow is True
+
+
+# ---- osu: the fidelity comments after the OSU lines -------------------------------------
+def test_osu_fidelity_lines_name_each_flagged_row() -> None:
+    from testbed.cli.measure import fidelity_lines
+
+    def row(size: int | None, *flags: str) -> dict:
+        return {"size": size, "fidelity": {"flags": list(flags)}}
+
+    assert fidelity_lines([row(1), row(2)]) == ["# fidelity: kept up (no flag)"]
+    assert fidelity_lines([row(None)]) == ["# fidelity: kept up (no flag)"]
+    assert fidelity_lines([row(1), row(65536, "switch waited", "a link short")]) == [
+        "# fidelity 65536: switch waited; a link short (not a result: the emulator did not "
+        "keep up)", "# fidelity: the other rows kept up (no flag)"]
+    assert fidelity_lines([row(None, "hosts waited")]) == [
+        "# fidelity: hosts waited (not a result: the emulator did not keep up)"]

@@ -289,6 +289,12 @@ BCAST = ["bcast", "--algo", "binomial", "--size", "1024"]
     (["mpirun", "--np", "0", "--", "-m", "x"], "argument --np: must be >= 1, got 0"),
     (["mpirun", "--timeout", "0", "--", "-m", "x"], "argument --timeout: must be > 0 s, got 0"),
     (["groups", "--api-port", "-1"], "argument --api-port: must be >= 1, got -1"),
+    (["osu", "bcast", "--algo", "binomial", "-i", "0"],
+     "argument -i/--iterations: must be >= 1, got 0"),
+    (["osu", "barrier", "--algo", "mcast", "-x", "-1"],
+     "argument -x/--warmup: must be >= 0, got -1"),
+    (["osu", "bcast", "--algo", "binomial", "--hosts", "0"],
+     "argument --hosts: must be >= 1, got 0"),
 ])
 def test_counts_below_their_minimum_are_refused_while_parsing(
         argv: list[str], needle: str, capsys: pytest.CaptureFixture[str]) -> None:
@@ -331,6 +337,10 @@ def resolved(monkeypatch: pytest.MonkeyPatch) -> list[str]:
      "mesh:rows=2,cols=2,bw=5"),
     (["mpirun", "--hosts", "h0,h1", "--", "-m", "collectives.programs.pingpong"], "star"),
     (["up", "--topo", "mesh:rows=2,cols=2"], "mesh:rows=2,cols=2"),
+    (["osu", "bcast", "--algo", "binomial", "--hosts", "4", "--bw", "10"],
+     "star:hosts=4,bw=10"),
+    (["osu", "barrier", "--algo", "range-tree", "--topo", "fattree:k=2,n=2"],
+     "fattree:k=2,n=2"),
 ])
 def test_hosts_and_bw_are_folded_into_the_topology(argv: list[str], spec: str,
                                                    resolved: list[str]) -> None:
@@ -354,6 +364,35 @@ def test_hosts_and_bw_are_folded_into_the_topology(argv: list[str], spec: str,
 def test_hosts_and_bw_that_contradict_topo_are_refused(
         argv: list[str], needle: str, resolved: list[str],
         capsys: pytest.CaptureFixture[str]) -> None:
+    assert needle in error_line(argv, capsys)
+    assert resolved == []
+
+
+# ---- mcastlab osu: the algorithm, -m and the topology's fit, before any network ---------
+OSU = ["osu", "bcast", "--algo", "binomial"]
+
+
+@pytest.mark.parametrize(("argv", "needle"), [
+    (["osu", "bcast", "--algo", "mcast"],
+     "unknown broadcast algorithm 'mcast'; choose from mpich, sequential, binomial,"),
+    (["osu", "barrier", "--algo", "binomial"],
+     "unknown barrier algorithm 'binomial'; choose from mpich, tree, mcast, range-tree"),
+    ([*OSU, "-m", "0:64"], "-m 0:64: the smallest size must be at least 1 byte, got 0"),
+    ([*OSU, "-m", "64:8"], "-m 64:8: the largest size 8 is below the smallest 64"),
+    ([*OSU, "-m", "1:2:3"], "-m takes MAX, MIN:MAX, MIN: or :MAX, got '1:2:3'"),
+    ([*OSU, "-m", "1KiB"], "-m takes whole numbers of bytes, got '1KiB'"),
+    (["osu", "barrier", "--algo", "mcast", "-m", "64"],
+     "-m/--message-size: osu barrier has no message sizes"),
+    ([*OSU, "--hosts", "1"], "osu_bcast needs at least two ranks, one per host; star-1 has 1"),
+    ([*OSU, "--topo", "star:hosts=4", "--hosts", "8"], "--hosts 8: star:hosts=4 has 4 hosts"),
+    (["osu", "bcast", "--algo", "opt-mesh", "--hosts", "4"],
+     "opt-mesh runs on a mesh (its tree follows the mesh's routing), not on a star"),
+    (["osu", "barrier", "--algo", "range-tree", "--topo", "mesh:rows=2,cols=2"],
+     "range-tree runs on a fat tree, BMIN or star"),
+])
+def test_osu_refuses_before_a_network_comes_up(argv: list[str], needle: str,
+                                               resolved: list[str],
+                                               capsys: pytest.CaptureFixture[str]) -> None:
     assert needle in error_line(argv, capsys)
     assert resolved == []
 
@@ -407,6 +446,8 @@ BAD_INPUT = {
     "params": [["params", "--topo", "nosuchshape"], ["params", "--sizes", "big"]],
     "bcast": [["bcast", "--algo", "nosuchalgo", "--size", "1"],
               ["bcast", "--algo", "binomial", "--size", "1", "--topo", "nosuchshape"]],
+    "osu": [["osu", "bcast", "--algo", "nosuchalgo"], ["osu", "allreduce", "--algo", "mpich"],
+            ["osu", "barrier", "--algo", "mpich", "--topo", "nosuchshape"]],
     "calibrate": [["calibrate", "--max", "0"], ["calibrate", "--hosts", "two"]],
     "cleanup": [["cleanup", "now"]],
     "bench": [["bench", "--suite", "nosuchsuite"]],

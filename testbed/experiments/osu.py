@@ -1,0 +1,105 @@
+"""osu_bcast and osu_barrier (OSU micro-benchmarks 7.4, collectives.programs.osu) across the
+emulated hosts, one rank per host, each row judged by the fidelity monitor over the
+wall-clock window of its measured rounds."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from collectives.algorithms import known
+from collectives.programs import osu
+from topologies.model import Topology
+
+from ..emulation.mpi import run_mpi
+from ..emulation.network import Emulation
+from ..errors import RunFailed
+from ..fidelity.flags import Monitor
+from .bcast import algorithm_params, model_params
+from .placement import node_params
+
+PER_MESSAGE_S = 0.005  # what a send costs besides the wire, at the most (Python, MPI, waking)
+
+
+def rounds(bench: str, sizes: tuple[int, int], iterations: int | None,
+           skip: int | None) -> list[tuple[int | None, int, int]]:
+    """(size, iterations, skip) of every row (size None: osu_barrier's one row)."""
+    if bench == "barrier":
+        return [(None, *osu.barrier_plan(iterations, skip))]
+    return osu.plan(*sizes, iterations, skip)
+
+
+def timeout_s(plan: list[tuple[int | None, int, int]], ranks: int,
+              mbit: float | None) -> float:
+    """A bound on the job: every round as slow as the root sending the message to every
+    other rank in turn, three times over, and five minutes for the start."""
+    per_bit = 1 / ((mbit or 1000) * 1e6)
+    worst = sum((it + sk) * (ranks - 1) * ((size or 0) * 8 * per_bit + PER_MESSAGE_S)
+                for size, it, sk in plan)
+    return 300 + 3 * worst
+
+
+def placed(topo: Topology, bench: str, algorithm: str,
+           hosts: int | None = None) -> tuple[list[str], dict[str, Any]]:
+    """The ranks' hosts (the first `hosts`, default all) and what `algorithm` is told about
+    where they sit (nodes= and the network's shape, or {}); RunFailed where the topology
+    gives fewer than two ranks or does not fit the algorithm."""
+    names = [h.name for h in topo.hosts][: hosts or len(topo.hosts)]
+    if len(names) < 2:
+        raise RunFailed(f"osu_{bench} needs at least two ranks, one per host; "
+                        f"{topo.name} has {len(names)}")
+    return names, node_params(topo, algorithm, names, bench)
+
+
+def run_osu(emu: Emulation, bench: str, algorithm: str, *, hosts: int | None = None,
+            sizes: tuple[int, int] = (osu.MIN_MESSAGE_SIZE, osu.MAX_MSG_SIZE_COLL),
+            iterations: int | None = None, skip: int | None = None, full: bool = False,
+            progress: Callable[[str], None] | None = None) -> dict[str, Any]:
+    """collectives.programs.osu `bench` (bcast or barrier) with `algorithm` on the first
+    `hosts` hosts (default all). Broadcasts that take the model's t_hold/t_end get them
+    measured at every size of the sweep (as `mcastlab bcast` does at its one size), those
+    that follow the network's shape get nodes= and its shape (testbed.experiments.placement,
+    RunFailed where the topology does not fit). `lines`: the OSU output, line by line;
+    `rows`: each row's numbers (µs), its window and its fidelity."""
+    say = progress or (lambda _msg: None)
+    names, params = placed(emu.topo, bench, algorithm, hosts)
+    plan = rounds(bench, sizes, iterations, skip)
+    args = ["-m", "collectives.programs.osu", bench, "--algorithm", algorithm, "--records"]
+    if iterations is not None:  # else OMB's own counts, small and large (the program's)
+        args += ["-i", str(iterations)]
+    if skip is not None:
+        args += ["-x", str(skip)]
+    if bench == "bcast":
+        args += ["-m", f"{sizes[0]}:{sizes[1]}"]
+    if full:
+        args.append("-f")
+    if params:
+        args += ["--params", json.dumps(params)]
+    timing: dict[str, Any] = {}
+    if bench == "bcast" and known(algorithm).timing:
+        say(f"measuring t_hold/t_end at {len(plan)} sizes for {algorithm}")
+        measured = model_params(emu, *(size for size, _, _ in plan))
+        timing = {str(size): algorithm_params(algorithm, size, measured)
+                  for size, _, _ in plan}
+        args += ["--timing", json.dumps(timing)]
+    say(f"osu_{bench} with {algorithm} on {len(names)} hosts of {emu.topo.name}"
+        + (f", {len(plan)} sizes {plan[0][0]} to {plan[-1][0]} B" if bench == "bcast" else ""))
+    with Monitor(emu.topo) as mon:
+        res = run_mpi(emu, args, hosts=names,
+                      timeout=timeout_s(plan, len(names), emu.topo.host_rate()))
+    records = [json.loads(ln) for ln in res.rank_output.get(0, "").splitlines()
+               if ln.startswith('{"record"')]
+    head = next((r for r in records if r["record"] == "head"), None)
+    rows = [r for r in records if r["record"] == "row"]
+    if head is None or len(rows) != len(plan):
+        raise RunFailed(f"osu_{bench} printed {len(rows)} of {len(plan)} rows")
+    for r in rows:
+        r["fidelity"] = mon.window(*r["window"], host_wait_s=r["wait_per_turn_s"])
+        r["line"] = r.pop("lines")[0]
+        del r["record"]
+    return {"benchmark": head["benchmark"], "osu_version": head["osu_version"],
+            "algorithm": algorithm, "params": params, "timing": timing or None,
+            "topology": emu.topo.name, "hosts": len(names), "rank_hosts": names,
+            "full": full, "mpi4py": head["mpi4py"], "mpi_library": head["mpi_library"],
+            "lines": head["lines"] + [r["line"] for r in rows], "rows": rows}

@@ -1,0 +1,71 @@
+"""`mcastlab osu` on the real stack: the OSU micro-benchmarks 7.4 layout on stdout, to the
+character, with the fidelity comment after it; and the JSON record with every row judged."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+
+from .conftest import MCASTLAB
+
+NET = ["--topo", "star", "--hosts", "4", "--bw", "100"]
+SIZES = [1, 2, 4, 8, 16, 32, 64]
+
+
+def osu(*args: str) -> str:
+    out = subprocess.run([*MCASTLAB, "osu", *args, *NET], capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert "Traceback" not in out.stderr
+    return out.stdout
+
+
+def columns(line: str, widths: list[int]) -> list[str]:
+    """The fixed-width fields of a row (printf's %-10d, %18.2f, %12d ...)."""
+    assert len(line) == sum(widths), repr(line)
+    cut = [sum(widths[:i]) for i in range(len(widths) + 1)]
+    return [line[a:b] for a, b in zip(cut, cut[1:], strict=False)]
+
+
+def test_osu_bcast_full_prints_the_omb_layout(caps, clean_after):
+    lines = osu("bcast", "--algo", "binomial", "-m", "1:64", "-i", "20", "-x", "2",
+                "-f").splitlines()
+    assert lines[:4] == [
+        "", "# OSU MPI Broadcast Latency Test v7.4", "# Datatype: MPI_CHAR.",
+        "# Size       Avg Latency(us)   Min Latency(us)   Max Latency(us)  Iterations"]
+    rows = lines[4:4 + len(SIZES)]
+    for size, line in zip(SIZES, rows, strict=True):
+        size_f, avg, low, high, iters = columns(line, [10, 18, 18, 18, 12])
+        assert size_f == f"{size:<10d}" and iters == f"{20:12d}"
+        avg, low, high = float(avg), float(low), float(high)
+        assert 0 < low <= avg <= high, line
+    assert all(ln.startswith("# fidelity") for ln in lines[4 + len(SIZES):]), lines
+    assert len(lines) > 4 + len(SIZES)
+
+
+def test_osu_barrier_prints_one_row_without_a_size(caps, clean_after):
+    lines = osu("barrier", "--algo", "mcast", "-i", "20", "-x", "2").splitlines()
+    assert lines[:3] == ["", "# OSU MPI Barrier Latency Test v7.4", "# Avg Latency(us)"]
+    (avg,) = columns(lines[3], [17])
+    assert float(avg) > 0
+    assert lines[4:] and all(ln.startswith("# fidelity") for ln in lines[4:]), lines
+
+
+def test_osu_json_carries_the_lines_the_configuration_and_every_rows_fidelity(
+        caps, clean_after):
+    res = json.loads(osu("bcast", "--algo", "binomial", "-m", "1:64", "-i", "20", "-x", "2",
+                         "--json"))
+    assert (res["benchmark"], res["osu_version"], res["algorithm"]) == \
+        ("osu_bcast", "7.4", "binomial")
+    assert (res["hosts"], res["topology"], res["link_rate"]["mbit"]) == (4, "star-4", 100.0)
+    assert res["mpi4py"] and res["mpi_library"].startswith("MPICH")
+    assert res["lines"][:4] == ["", "# OSU MPI Broadcast Latency Test v7.4",
+                                "# Datatype: MPI_CHAR.", "# Size       Avg Latency(us)"]
+    assert [r["size"] for r in res["rows"]] == SIZES
+    for r, line in zip(res["rows"], res["lines"][4:], strict=True):
+        assert (r["iterations"], r["skip"]) == (20, 2)
+        assert 0 < r["min_us"] <= r["avg_us"] <= r["max_us"]
+        assert line == r["line"] == f"{r['size']:<10d}{r['avg_us']:18.2f}"
+        fid = r["fidelity"]
+        assert isinstance(fid["flags"], list) and fid["ok"] == (not fid["flags"])
+        assert r["window"][0] <= r["window"][1]
