@@ -49,8 +49,8 @@ class Intracomm(MPI.Intracomm):
 
     def __init__(self, comm: Any = None, bcast: str = "nack", barrier: str = "mcast",
                  **options: Any) -> None:
-        if self == MPI.COMM_NULL:
-            raise ValueError("collectives.Intracomm needs a communicator, not COMM_NULL")
+        if self == MPI.COMM_NULL:  # Intracomm(), as mpi4py's: a null to be filled in
+            return
         executor.check(bcast, barrier, self.Get_size(), options)
         self.Set_attr(_CHOICE, (bcast, barrier, dict(options)))
 
@@ -135,9 +135,37 @@ class Intracomm(MPI.Intracomm):
             options = {**options, "nodes": [options["nodes"][r] for r in old]}
         return Intracomm(new, bcast, barrier, **options)
 
+    # ---- standing in for MPI.COMM_WORLD and MPI.COMM_SELF (collectives.use) ---------------
     def free(self) -> None:
-        """mpi4py's safe free, except on COMM_WORLD and COMM_SELF, which a wrapper of them
-        (collectives.use swaps MPI.COMM_WORLD for one) must leave alone as mpi4py's own
-        constants do."""
-        if self.handle not in (MPI.COMM_WORLD.handle, MPI.COMM_SELF.handle):
+        """mpi4py's safe free, but the wrappers that stand in for MPI.COMM_WORLD and
+        MPI.COMM_SELF stay, as mpi4py's constants do."""
+        if all(self is not comm for comm in _INSTALLED.values()):  # `in` would compare handles
             MPI.Intracomm.free(self)
+
+    def __reduce__(self) -> Any:
+        """The stand-ins pickle by name, as the constants do; others as mpi4py says (it
+        refuses communicators that are not predefined)."""
+        for name, comm in _INSTALLED.items():
+            if comm is self:
+                return _installed, (name,)
+        return MPI.Intracomm.__reduce__(self)
+
+    @classmethod
+    def fromhandle(cls, handle: int) -> Intracomm:
+        """The communicator of a handle, of this class (the choice lives on the handle)."""
+        return cls.__new__(cls, MPI.Intracomm.fromhandle(handle))
+
+
+_INSTALLED: dict[str, Intracomm] = {}  # "COMM_WORLD" -> its stand-in (collectives.use)
+
+
+def install(name: str, bcast: str, barrier: str, **options: Any) -> Intracomm:
+    """Replace MPI.<name> (COMM_WORLD or COMM_SELF) by a stand-in with this choice."""
+    comm = Intracomm(getattr(MPI, name), bcast, barrier, **options)
+    _INSTALLED[name] = comm
+    setattr(MPI, name, comm)
+    return comm
+
+
+def _installed(name: str) -> Intracomm:
+    return _INSTALLED[name]

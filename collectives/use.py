@@ -71,12 +71,10 @@ def parse(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
 def install(bcast: str, barrier: str, **options: Any) -> None:
     """Make MPI.COMM_WORLD (and MPI.COMM_SELF, whose collectives move nothing) a
     collectives.Intracomm with this choice."""
-    from mpi4py import MPI
+    from .intracomm import install as stand_in
 
-    from .intracomm import Intracomm
-
-    MPI.COMM_WORLD = Intracomm(MPI.COMM_WORLD, bcast, barrier, **options)
-    MPI.COMM_SELF = Intracomm(MPI.COMM_SELF, bcast, barrier, **options)
+    for name in ("COMM_WORLD", "COMM_SELF"):
+        stand_in(name, bcast, barrier, **options)
 
 
 def report() -> None:
