@@ -35,6 +35,7 @@ def cmd_mpirun(args: argparse.Namespace) -> int:
     if not prog:
         raise UsageError("give the program after '--', e.g. -- -m collectives.programs.pingpong")
     _program_file(prog[0])
+    prog = _with_algorithms(args, prog)
     topo, _rate_used = network(args)
     hosts = args.hosts.split(",") if args.hosts else None
     with Emulation(topo, progress=progress, controller_config=controller_config(args)) as emu:
@@ -46,6 +47,24 @@ def cmd_mpirun(args: argparse.Namespace) -> int:
     if res.returncode != 0:
         raise McastlabError(f"the MPI job exited with code {res.returncode}")
     return 0
+
+
+def _with_algorithms(args: argparse.Namespace, prog: list[str]) -> list[str]:
+    """With --bcast/--barrier/-o the program runs under collectives.use: MPI.COMM_WORLD's
+    broadcasts and barriers become the registry's, checked here before the network."""
+    if args.bcast is None and args.barrier is None and not args.option:
+        return prog
+    from collectives.executor import check
+    from collectives.use import DEFAULT_BARRIER, DEFAULT_BCAST
+
+    bcast, barrier = args.bcast or DEFAULT_BCAST, args.barrier or DEFAULT_BARRIER
+    options = dict(args.option)
+    try:
+        check(bcast, barrier, 2, options)
+    except ValueError as e:
+        raise UsageError(str(e)) from None
+    flags = [f for name, value in options.items() for f in ("-o", f"{name}={json.dumps(value)}")]
+    return ["-m", "collectives.use", "--bcast", bcast, "--barrier", barrier, *flags, "--", *prog]
 
 
 def _program_file(first: str) -> None:
@@ -239,6 +258,7 @@ def fidelity_lines(rows: list[dict]) -> list[str]:
 def add_commands(sub: argparse._SubParsersAction) -> None:
     from collectives.algorithms import BARRIERS, BCASTS
     from collectives.executor import WAIT_MODES
+    from collectives.use import option as use_option
 
     from ..experiments.default import DEFAULT_TOPOLOGY
 
@@ -250,6 +270,11 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--hosts", help="comma-separated host names or ids, rank order")
     p.add_argument("--timeout", type=seconds, default=300.0, help="seconds (default 300)")
     add_controller_choice(p)
+    p.add_argument("--bcast", metavar="NAME", help="run the program's MPI.COMM_WORLD "
+                   "broadcasts with this algorithm (python -m collectives.use; docs/dropin.md)")
+    p.add_argument("--barrier", metavar="NAME", help="and its barriers with this one")
+    p.add_argument("-o", "--option", type=use_option, action="append", default=[],
+                   metavar="NAME=VALUE", help="an option of those algorithms (repeatable)")
     p.add_argument("program", nargs=argparse.REMAINDER,
                    help="after '--': arguments to python, e.g. -m collectives.programs.pingpong")
     p.set_defaults(func=cmd_mpirun)

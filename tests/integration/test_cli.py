@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import subprocess
 import time
+from pathlib import Path
 
 import pytest
 
@@ -59,6 +60,16 @@ def test_bad_input_is_one_clear_line(caps):
         lines = out.stderr.strip().splitlines()
         assert len(lines) == 1 and lines[0].startswith("mcastlab: error:"), out.stderr
         assert needle in lines[0]
+
+
+def test_mpirun_runs_someone_elses_program_with_our_broadcasts(caps, clean_after):
+    prog = str(Path(__file__).resolve().parent / "plain_program.py")
+    out = subprocess.run([*MCASTLAB, "mpirun", "--topo", "star:hosts=3,bw=1000", "--bcast",
+                          "binary", "--barrier", "tree", "--", prog],
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert sorted(ln for ln in out.stdout.splitlines() if "rank" in ln) == [
+        f"[{r}] rank {r}: sum 499500 from 1 via collectives.intracomm" for r in range(3)]
 
 
 def test_delay_needs_netem(caps, clean_after):

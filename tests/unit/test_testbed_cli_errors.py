@@ -414,6 +414,10 @@ def test_run_a_name_that_is_neither_spec_nor_program(
     assert capsys.readouterr().err.strip().endswith(
         "; the experiment spec myspec.toml? mcastlab experiment myspec.toml")
     assert "no such program file gone.py" in error_line(["mpirun", "--", "gone.py"], capsys)
+    assert "unknown algorithm 'fastest'; choose from" in error_line(
+        ["mpirun", "--bcast", "fastest", "--", "-m", "x"], capsys)
+    assert "opt-tree needs t_hold and t_end" in error_line(
+        ["mpirun", "--bcast", "opt-tree", "-o", "t_hold=1e-5", "--", "-m", "x"], capsys)
     assert "myspec" in error_line(["experiment", "myspec"], capsys)  # no such spec file
 
 
@@ -428,7 +432,10 @@ BAD_INPUT = {
     "up": [["up", "--topo", "nosuchshape"], ["up", "--mode", "nosuchmode"]],
     "mpirun": [["mpirun", "--", "nosuchprogram.py"], ["mpirun", "--topo", "nosuchshape", "--",
                                                       "x"],
-               ["run", "nosuchprogram.py"]],  # the old spelling
+               ["run", "nosuchprogram.py"],  # the old spelling
+               ["mpirun", "--bcast", "fastest", "--", "-m", "x"],
+               ["mpirun", "--bcast", "opt-tree", "--", "-m", "x"],  # no t_hold, t_end
+               ["mpirun", "--barrier", "mcast", "-o", "nodes", "--", "-m", "x"]],
     "experiment": [["experiment", "/nonexistent.toml"], ["experiment", "--resume", "/nonexistent"],
                    ["run", "--resume", "/nonexistent"]],
     "testbed": [["testbed", "--spec", "/nonexistent.toml"]],
