@@ -27,6 +27,7 @@ from . import (
     ipmc,
     multinode,
     nack,
+    osu,
     range_trees,
     snooping_diff,
     uftp,
@@ -84,7 +85,8 @@ SUITES = (Suite("forwarding", forwarding, "multicast forwarding"),
           Suite("multinode", multinode, "multi-node multicast"),
           Suite("fidelity", fidelity, "fidelity"),
           Suite("nack", nack, "nack at the physical limit"),
-          Suite("uftp", uftp, "nack against UFTP"))
+          Suite("uftp", uftp, "nack against UFTP"),
+          Suite("osu", osu, "OSU micro-benchmarks"))
 
 
 def run(out_dir: Path, *, quick: bool = False, progress: Progress = print,

@@ -235,7 +235,7 @@ def cmd_osu(args: argparse.Namespace) -> int:
     with Emulation(topo, progress=progress) as emu:
         res = run_osu(emu, args.bench, args.algo, hosts=args.hosts, sizes=sizes,
                       iterations=args.iterations, skip=args.warmup, full=args.full,
-                      progress=progress)
+                      wait=args.wait, progress=progress)
     res["link_rate"] = rate.to_dict()
     if args.json:
         print(json.dumps(res))
@@ -344,6 +344,9 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
                    help="unmeasured rounds first (default 100, 10 above 8 KiB)")
     p.add_argument("-f", "--full", action="store_true",
                    help="also min and max latency over the ranks, and iterations")
+    p.add_argument("--wait", choices=WAIT_MODES,
+                   help="how ranks wait: block (default: asleep until a socket wakes them), "
+                        "spin (MPICH's own busy waits, as OSU's C programs wait), yield, sleep")
     p.set_defaults(func=cmd_osu)
 
 

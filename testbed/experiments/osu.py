@@ -10,6 +10,7 @@ from typing import Any
 
 from collectives.algorithms import known
 from collectives.programs import osu
+from collectives.waiting import DEFAULT as DEFAULT_WAIT
 from topologies.model import Topology
 
 from ..emulation.mpi import run_mpi
@@ -55,13 +56,16 @@ def placed(topo: Topology, bench: str, algorithm: str,
 def run_osu(emu: Emulation, bench: str, algorithm: str, *, hosts: int | None = None,
             sizes: tuple[int, int] = (osu.MIN_MESSAGE_SIZE, osu.MAX_MSG_SIZE_COLL),
             iterations: int | None = None, skip: int | None = None, full: bool = False,
+            wait: str | None = None,
             progress: Callable[[str], None] | None = None) -> dict[str, Any]:
     """collectives.programs.osu `bench` (bcast or barrier) with `algorithm` on the first
     `hosts` hosts (default all). Broadcasts that take the model's t_hold/t_end get them
     measured at every size of the sweep (as `mcastlab bcast` does at its one size), those
     that follow the network's shape get nodes= and its shape (testbed.experiments.placement,
-    RunFailed where the topology does not fit). `lines`: the OSU output, line by line;
-    `rows`: each row's numbers (µs), its window and its fidelity."""
+    RunFailed where the topology does not fit). `wait`: how the ranks wait (MCASTLAB_WAIT,
+    collectives.waiting; `spin` is MPICH's own busy waits, as OSU's C programs wait).
+    `lines`: the OSU output, line by line; `rows`: each row's numbers (µs), its window and
+    its fidelity."""
     say = progress or (lambda _msg: None)
     names, params = placed(emu.topo, bench, algorithm, hosts)
     plan = rounds(bench, sizes, iterations, skip)
@@ -87,7 +91,8 @@ def run_osu(emu: Emulation, bench: str, algorithm: str, *, hosts: int | None = N
         + (f", {len(plan)} sizes {plan[0][0]} to {plan[-1][0]} B" if bench == "bcast" else ""))
     with Monitor(emu.topo) as mon:
         res = run_mpi(emu, args, hosts=names,
-                      timeout=timeout_s(plan, len(names), emu.topo.host_rate()))
+                      timeout=timeout_s(plan, len(names), emu.topo.host_rate()),
+                      env={"MCASTLAB_WAIT": wait} if wait else None)
     records = [json.loads(ln) for ln in res.rank_output.get(0, "").splitlines()
                if ln.startswith('{"record"')]
     head = next((r for r in records if r["record"] == "head"), None)
@@ -101,5 +106,6 @@ def run_osu(emu: Emulation, bench: str, algorithm: str, *, hosts: int | None = N
     return {"benchmark": head["benchmark"], "osu_version": head["osu_version"],
             "algorithm": algorithm, "params": params, "timing": timing or None,
             "topology": emu.topo.name, "hosts": len(names), "rank_hosts": names,
-            "full": full, "mpi4py": head["mpi4py"], "mpi_library": head["mpi_library"],
+            "full": full, "wait": wait or DEFAULT_WAIT, "mpi4py": head["mpi4py"],
+            "mpi_library": head["mpi_library"],
             "lines": head["lines"] + [r["line"] for r in rows], "rows": rows}
