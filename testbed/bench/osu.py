@@ -51,13 +51,14 @@ def markdown(res: dict[str, Any]) -> list[str]:
         clean = not mine["fidelity"]["flags"] and not base["fidelity"]["flags"]
         ratio = f"{mine['avg_us'] / base['avg_us']:.2f}" if clean else "-"
         out.append(f"| {mine['size']} | " + " | ".join(_cell(rows[a][i]) for a in runs)
-                   + f" | {ratio} | {wire_time_s(mine['size'], mbit) * 1e6:.0f} |")
+                   + f" | {ratio} | {wire_time_s(mine['size'], mbit) * 1e6:.1f} |")
     for a, (algo, wait) in RUNS.items():
-        flagged = sorted({f for r in rows[a] for f in r["fidelity"]["flags"]})
+        flagged = [f"{r['size']} B: {'; '.join(r['fidelity']['flags'])}" for r in rows[a]
+                   if r["fidelity"]["flags"]]
         spin = f" --wait {wait}" if wait else ""
         out += ["", f"### {LABELS[a]}: `mcastlab osu bcast --algo {algo}{spin} -f --topo "
                 f"star:hosts={hosts}`", "", "```", *runs[a]["lines"], "```"]
         if flagged:
-            out += ["", "Flags: " + "; ".join(flagged)]
+            out += ["", "Flagged rows (no result):", "", *(f"- {f}" for f in flagged)]
     out += ["", "Measured with `sudo .venv/bin/mcastlab bench --suite osu`."]
     return out

@@ -22,7 +22,7 @@ def test_the_table_puts_the_runs_side_by_side_and_flagged_rows_feed_no_ratio():
         "mpich-spin": _run("mpich", [_row(1, 700.0), _row(1048576, 900_000.0)])}}
     md = "\n".join(osu.markdown(res))
     assert "| Size | MPI_Bcast | nack | MPI_Bcast, spinning | nack / MPI_Bcast | M/B (us) |" in md
-    assert "| 1 | 1000.00 | 2000.00! | 700.00 | - | 0 |" in md
-    assert "| 1048576 | 1000000.00 | 300000.00 | 900000.00 | 0.30 | 279620 |" in md
+    assert "| 1 | 1000.00 | 2000.00! | 700.00 | - | 0.3 |" in md
+    assert "| 1048576 | 1000000.00 | 300000.00 | 900000.00 | 0.30 | 279620.3 |" in md
     assert "`mcastlab osu bcast --algo mpich --wait spin -f --topo star:hosts=16`" in md
-    assert "# nack" in md and "hosts waited" in md
+    assert "# nack" in md and "- 1 B: hosts waited" in md
