@@ -8,7 +8,15 @@ import os
 import socket
 import sys
 
-from .config import ENV_API_PORT, ENV_CONFIG, ENV_TOPOLOGY, MODES, UNREGISTERED, ControllerConfig
+from .config import (
+    ENV_API_PORT,
+    ENV_CONFIG,
+    ENV_TOPOLOGY,
+    LOOPBACK,
+    MODES,
+    UNREGISTERED,
+    ControllerConfig,
+)
 from .timers import IgmpTimers
 
 
@@ -22,7 +30,13 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
                     help="igmp: deliver groups to the hosts that joined (default); contiguous: "
                          "hardware-multicast semantics, one contiguous node range per multicast")
     ap.add_argument("--port", "--ofp-port", dest="ofp_port", type=int, default=6653,
-                    help="OpenFlow port on 127.0.0.1 (default 6653)")
+                    help="OpenFlow port on the --listen address (default 6653)")
+    ap.add_argument("--listen", default=LOOPBACK, metavar="ADDR",
+                    help="OpenFlow address: 127.0.0.1 (default) or a private address every "
+                         "server of a cluster reaches, never a public one")
+    ap.add_argument("--allow", type=addresses, default=(), metavar="IP,...",
+                    help="with --listen off loopback: the switches' addresses that may "
+                         "connect (the cluster's servers); any other connection is closed")
     ap.add_argument("--api-port", type=int, default=8080,
                     help="JSON endpoint port on 127.0.0.1 (default 8080)")
     ap.add_argument("--unregistered", choices=UNREGISTERED, default="drop",
@@ -47,22 +61,27 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--verbose", action="store_true")
 
 
+def addresses(text: str) -> tuple[str, ...]:
+    """--allow: comma-separated addresses (checked with --listen, in ControllerConfig)."""
+    return tuple(a.strip() for a in text.split(",") if a.strip())
+
+
 def config_from(args: argparse.Namespace) -> ControllerConfig:
     return ControllerConfig(
         mode=args.mode, unregistered=args.unregistered, fast_leave=args.fast_leave,
-        querier=args.querier, igmp_rate=args.igmp_rate,
+        querier=args.querier, igmp_rate=args.igmp_rate, listen=args.listen, allow=args.allow,
         timers=IgmpTimers(robustness=args.robustness, query_interval=args.query_interval,
                           query_response_interval=args.query_response,
                           last_member_interval=args.last_member_interval))
 
 
-def port_free(port: int) -> bool:
-    """Nothing listens on 127.0.0.1:port (bound as the controller binds: reusing the address,
+def port_free(port: int, host: str = LOOPBACK) -> bool:
+    """Nothing listens on host:port (bound as the controller binds: reusing the address,
     so a connection in TIME_WAIT does not count)."""
     with socket.socket() as s:
         s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
-            s.bind(("127.0.0.1", port))
+            s.bind((host, port))
         except OSError:
             return False
     return True
@@ -78,17 +97,18 @@ def checked_config(args: argparse.Namespace) -> ControllerConfig:
             Topology.load_json(args.topology)
         except (ValueError, OSError) as exc:
             raise ValueError(f"--topology: {exc}") from None
-    config = config_from(args)
+    config = config_from(args)  # ValueError for a bad --listen/--allow too
     ports = {"--port": args.ofp_port, "--api-port": args.api_port}
     for option, port in ports.items():
         if not 0 < port < 65536:
             raise ValueError(f"{option} must be a port 1..65535, got {port}")
     if args.ofp_port == args.api_port:
         raise ValueError(f"--port and --api-port are both {args.api_port}")
+    hosts = {"--port": config.listen, "--api-port": LOOPBACK}  # the API stays on loopback
     for option, port in ports.items():
-        if not port_free(port):
-            raise ValueError(f"{option} {port}: 127.0.0.1:{port} is in use (another "
-                             "controller?); give another port")
+        if not port_free(port, hosts[option]):
+            raise ValueError(f"{option} {port}: {hosts[option]}:{port} is in use (another "
+                             "controller?), or not an address of this machine; give another")
     return config
 
 
@@ -121,7 +141,7 @@ def start(args: argparse.Namespace, config: ControllerConfig) -> int:
     from os_ken import log as oslog
     from os_ken.base.app_manager import AppManager
 
-    osargs = ["--ofp-listen-host", "127.0.0.1", "--ofp-tcp-listen-port", str(args.ofp_port)]
+    osargs = ["--ofp-listen-host", config.listen, "--ofp-tcp-listen-port", str(args.ofp_port)]
     if args.log_file:
         osargs += ["--log-file", args.log_file]
     if args.verbose:

@@ -215,6 +215,12 @@ class McastlabController(DiscoveryMixin, CountersMixin, BaseApp):
     @set_ev_cls(ofp_event.EventOFPSwitchFeatures, CONFIG_DISPATCHER)
     def on_features(self, ev: Any) -> None:
         dp = ev.msg.datapath
+        if not self.config.admits(dp.address[0]):  # off loopback: the cluster's servers only
+            self.counters["refused_switch"] += 1
+            self.logger.warning("switch dpid=%s from %s is not an allowed address; closed",
+                                dp.id, dp.address[0])
+            dp.close()
+            return
         if self.discovery is not None and dp.id not in self.switches:
             self.switches[dp.id] = self._switch_info(f"s{dp.id}")
         info = self.switches.get(dp.id)

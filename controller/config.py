@@ -3,6 +3,7 @@ that ``python -m controller`` and ``ryu-manager controller.app`` configure the a
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import os
 from dataclasses import asdict, dataclass, field
@@ -14,6 +15,7 @@ ENV_API_PORT = "MCASTLAB_API_PORT"
 ENV_CONFIG = "MCASTLAB_CONTROLLER"
 
 MODES = ("igmp", "contiguous")
+LOOPBACK = "127.0.0.1"
 UNREGISTERED = ("drop", "flood")
 
 
@@ -27,6 +29,8 @@ class ControllerConfig:
     querier_ip: str = "10.0.255.254"
     igmp_rate: float = 200.0       # IGMP messages per second per host the controller
                                    # processes (burst: twice that); a flood beyond is counted
+    listen: str = LOOPBACK         # the OpenFlow address: loopback, or a private one (cluster)
+    allow: tuple[str, ...] = ()    # switches' addresses that may connect off loopback
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
@@ -42,6 +46,11 @@ class ControllerConfig:
             raise ValueError("the IGMP rate limit must be positive")
         if t.query_response_interval >= t.query_interval:
             raise ValueError("the query response interval must be below the query interval")
+        check_listen(self.listen, self.allow)
+
+    def admits(self, peer: str) -> bool:
+        """A switch connecting from `peer` may stay: from loopback always, else when allowed."""
+        return _address(peer).is_loopback or peer in self.allow
 
     def to_args(self) -> list[str]:
         """The `python -m controller` options that give this configuration."""
@@ -51,6 +60,8 @@ class ControllerConfig:
                 "--query-response", f"{t.query_response_interval:g}",
                 "--last-member-interval", f"{t.last_member_interval:g}",
                 "--robustness", str(t.robustness), "--igmp-rate", f"{self.igmp_rate:g}"]
+        args += ["--listen", self.listen] + (["--allow", ",".join(self.allow)] if self.allow
+                                             else [])
         return args + ["--fast-leave"] * self.fast_leave + ["--no-querier"] * (not self.querier)
 
     def to_json(self) -> str:
@@ -60,9 +71,31 @@ class ControllerConfig:
     def from_json(cls, text: str) -> ControllerConfig:
         d = json.loads(text)
         d["timers"] = IgmpTimers(**d.get("timers", {}))
+        d["allow"] = tuple(d.get("allow", ()))
         return cls(**d)
 
     @classmethod
     def from_env(cls) -> ControllerConfig:
         text = os.environ.get(ENV_CONFIG)
         return cls.from_json(text) if text else cls()
+
+
+def _address(text: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address:
+    try:
+        return ipaddress.ip_address(text)
+    except ValueError:
+        raise ValueError(f"{text!r} is not an IP address") from None
+
+
+def check_listen(listen: str, allow: tuple[str, ...]) -> None:
+    """The OpenFlow address is loopback or private (a cluster's own network, never a public
+    one), and off loopback only the listed switches' addresses may connect."""
+    where = _address(listen)
+    if not (where.is_loopback or where.is_private) or where.is_unspecified:
+        raise ValueError(f"the controller listens on loopback or a private address, not "
+                         f"{listen}")
+    for peer in allow:
+        _address(peer)
+    if not where.is_loopback and not allow:
+        raise ValueError(f"listening on {listen} needs the switches' addresses to allow "
+                         "(--allow), so that nothing else on that network connects")

@@ -87,7 +87,7 @@ class ControllerProcess:
                                 f" see {self.log_file}")
             try:
                 api_get(self.api_port, "/state", timeout=1)
-                if tcp_listening(self.ofp_port):
+                if tcp_listening(self.ofp_port, self.config.listen):
                     return
             except (OSError, urllib.error.URLError, ValueError):
                 pass

@@ -97,7 +97,10 @@ def test_contiguous_igmp_group_needs_one_gap_free_range():
                                     dict(timers=IgmpTimers(query_interval=0)),
                                     dict(timers=IgmpTimers(query_interval=5,
                                                            query_response_interval=5)),
-                                    dict(igmp_rate=0)])
+                                    dict(igmp_rate=0), dict(listen="0.0.0.0"),
+                                    dict(listen="8.8.8.8", allow=("8.8.4.4",)),
+                                    dict(listen="10.9.0.1"), dict(listen="nowhere"),
+                                    dict(listen="10.9.0.1", allow=("10.9.0.x",))])
 def test_bad_settings_are_refused(kwargs):
     with pytest.raises(ValueError):
         ControllerConfig(**kwargs)
@@ -107,7 +110,8 @@ def test_settings_round_trip_through_json_and_arguments():
     from controller.__main__ import add_arguments, config_from
 
     c = ControllerConfig(mode="contiguous", unregistered="flood", fast_leave=True,
-                         querier=False, igmp_rate=77.0,
+                         querier=False, igmp_rate=77.0, listen="198.18.0.1",
+                         allow=("198.18.0.1", "198.18.0.2"),
                          timers=IgmpTimers(robustness=3, query_interval=9,
                                            query_response_interval=2, last_member_interval=0.5))
     assert ControllerConfig.from_json(c.to_json()) == c
@@ -116,3 +120,13 @@ def test_settings_round_trip_through_json_and_arguments():
     ap = argparse.ArgumentParser()
     add_arguments(ap)
     assert config_from(ap.parse_args(c.to_args())) == c
+
+
+def test_off_loopback_only_the_listed_switches_stay():
+    """A cluster's controller listens on a private address; switches connecting from
+    anywhere but loopback and the servers' addresses are closed (controller.app)."""
+    c = ControllerConfig(listen="198.18.0.1", allow=("198.18.0.2",))
+    assert c.admits("127.0.0.1") and c.admits("198.18.0.2")
+    assert not c.admits("198.18.0.3") and not c.admits("10.0.0.1")
+    assert ControllerConfig().admits("127.0.0.1")
+

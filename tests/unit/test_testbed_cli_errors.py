@@ -255,6 +255,8 @@ def test_controller_on_a_busy_port(option: str, capsys: pytest.CaptureFixture[st
     (["--port", "0"], "--port must be a port 1..65535, got 0"),
     (["--api-port", "70000"], "--api-port must be a port 1..65535, got 70000"),
     (["--port", "7001", "--api-port", "7001"], "--port and --api-port are both 7001"),
+    (["--listen", "0.0.0.0"], "listens on loopback or a private address, not 0.0.0.0"),
+    (["--listen", "10.9.0.1"], "needs the switches' addresses to allow (--allow)"),
 ])
 def test_controller_ports_out_of_range(argv: list[str], needle: str,
                                        capsys: pytest.CaptureFixture[str]) -> None:
