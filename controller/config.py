@@ -87,15 +87,22 @@ def _address(text: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address:
         raise ValueError(f"{text!r} is not an IP address") from None
 
 
-def check_listen(listen: str, allow: tuple[str, ...]) -> None:
-    """The OpenFlow address is loopback or private (a cluster's own network, never a public
-    one), and off loopback only the listed switches' addresses may connect."""
+def check_listen_address(listen: str) -> bool:
+    """ValueError unless `listen` is loopback or private (a cluster's own network, never a
+    public or unspecified one); whether it is loopback."""
     where = _address(listen)
     if not (where.is_loopback or where.is_private) or where.is_unspecified:
         raise ValueError(f"the controller listens on loopback or a private address, not "
                          f"{listen}")
+    return where.is_loopback
+
+
+def check_listen(listen: str, allow: tuple[str, ...]) -> None:
+    """The OpenFlow address is loopback or private, and off loopback only the listed
+    switches' addresses may connect."""
+    loopback = check_listen_address(listen)
     for peer in allow:
         _address(peer)
-    if not where.is_loopback and not allow:
+    if not loopback and not allow:
         raise ValueError(f"listening on {listen} needs the switches' addresses to allow "
                          "(--allow), so that nothing else on that network connects")

@@ -1,0 +1,86 @@
+"""Issue 22's pure parts: where a topology's nodes run on a cluster's servers, and the
+[cluster] table / --servers. (Nothing here starts a server: the two-server rig comes later.)"""
+
+from __future__ import annotations
+
+import pytest
+
+from testbed.cluster.placement import place
+from testbed.cluster.spec import ClusterSpec, Server, from_dict, from_servers
+from topologies import parse_spec
+
+
+@pytest.mark.parametrize("spec, servers, cut", [
+    ("fattree:k=4,n=2,hosts=16", 2, 8),   # its bisection: 8 of the 16 switch-switch links
+    ("fattree:k=4,n=3", 2, 32),           # 64 nodes: bisection 32
+    ("fattree:k=4,n=3", 4, 48),           # pods of 16: 3 in 4 of level 1's up links leave
+    ("bmin:n=4", 2, 8),
+    ("mesh:rows=4,cols=4", 2, 4),          # rows 0-1 | rows 2-3: one link per column
+    ("torus:rows=4,cols=4", 2, 8),         # and the wrap-around
+])
+def test_blocks_cut_as_few_links_as_the_shape_allows_and_balance_hosts(spec, servers, cut):
+    topo = parse_spec(spec)
+    names = [f"s{i}" for i in range(servers)]
+    p = place(topo, names)
+    assert len(p.cut) == cut
+    per = p.hosts_per_server(topo)
+    assert max(per.values()) - min(per.values()) <= max(
+        len([h for h in topo.hosts if topo.host_attachment(h)[0] == s.name])
+        for s in topo.switches)  # at most one switch's hosts apart
+    for h in topo.hosts:  # a host runs beside its switch: no host link is cut
+        assert p.server_of[h.name] == p.server_of[topo.host_attachment(h)[0]]
+    assert all(a.startswith("s") and b.startswith("s") for a, b in p.cut)
+
+
+def test_the_pods_of_a_fat_tree_stay_together():
+    topo = parse_spec("fattree:k=4,n=2,hosts=16")
+    p = place(topo, ["a", "b"])
+    assert [p.server_of[f"h{i}"] for i in range(16)] == ["a"] * 8 + ["b"] * 8
+
+
+def test_switch_bin_is_cluster_editions_and_a_star_stays_whole():
+    topo = parse_spec("fattree:k=4,n=2,hosts=16")
+    p = place(topo, ["a", "b"], "switch-bin")  # dpid order: every leaf first
+    assert p.hosts_per_server(topo) == {"a": 16, "b": 0} and len(p.cut) == 16
+    star = place(parse_spec("star:hosts=4"), ["a", "b"])
+    assert set(star.server_of.values()) == {"a"} and star.cut == ()
+    assert star.hosts_per_server(parse_spec("star:hosts=4")) == {"a": 4, "b": 0}
+
+
+@pytest.mark.parametrize("servers, method, words", [
+    ([], "blocks", "at least one server"),
+    (["a", "a"], "blocks", "named twice"),
+    (["a", "b"], "random", "unknown placement 'random'; choose from blocks, switch-bin"),
+])
+def test_bad_placements_are_refused(servers, method, words):
+    with pytest.raises(ValueError, match=words):
+        place(parse_spec("star:hosts=2"), servers, method)
+
+
+def test_the_cluster_table_and_servers_option():
+    spec = from_dict({"servers": ["localhost", "alice@10.1.0.2", "node3"],
+                      "placement": "switch-bin", "tunnel": "vxlan", "listen": "10.1.0.1"})
+    assert spec == ClusterSpec((Server("localhost"), Server("10.1.0.2", "alice"),
+                                Server("node3")), "switch-bin", "vxlan", "10.1.0.1")
+    assert spec.names == ["localhost", "10.1.0.2", "node3"] and spec.servers[0].local
+    assert str(spec.servers[1]) == "alice@10.1.0.2" and str(spec.servers[2]) == "node3"
+    assert from_servers("localhost,server2") == ClusterSpec(
+        (Server("localhost"), Server("server2")))
+
+
+@pytest.mark.parametrize("table, words", [
+    ({"servers": ["a"]}, "cluster.servers: a list of at least two servers"),
+    ({"servers": "a,b"}, "cluster.servers: a list"),
+    ({"servers": ["a", "b c"]}, "cluster.servers: a server is [user@]host, got 'b c'"),
+    ({"servers": ["a", "a"]}, "named twice"),
+    ({"servers": ["a", "localhost"]}, "only the first server may be localhost"),
+    ({"servers": ["a", "b"], "placement": "x"}, "cluster.placement: unknown 'x'"),
+    ({"servers": ["a", "b"], "tunnel": "gre"}, "cluster.tunnel: unknown 'gre' (one of auto"),
+    ({"servers": ["a", "b"], "listen": "8.8.8.8"}, "cluster.listen: the controller listens"),
+    ({"servers": ["a", "b"], "ssh_config": 3}, "cluster.ssh_config: must be a string"),
+    ({"servers": ["a", "b"], "hosts": 3}, "cluster.hosts: unknown key"),
+])
+def test_a_bad_cluster_table_names_its_key(table, words):
+    with pytest.raises(ValueError) as e:
+        from_dict(table)
+    assert words in str(e.value)
