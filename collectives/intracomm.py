@@ -8,9 +8,11 @@ is mpi4py's. ``Dup``, ``Clone``, ``Idup``, ``Split``, ``Split_type``, ``Create``
 Why it is built as it is:
 
 - mpi4py's ``__cinit__`` takes the communicator alone, so ``__new__`` drops the rest.
-- ``Dup`` and its kin build the subclass without calling ``__init__``: the choice is an MPI
-  attribute that MPI copies on duplication (a keyval with ``copy_fn=True``); ``Split`` and
-  ``Create`` return plain communicators, wrapped here.
+- The choice belongs to the Python object, so two wrappers of one communicator keep their
+  own (side by side in one program). ``Dup`` and its kin build the subclass without calling
+  ``__init__``: they are wrapped to hand the choice on; ``Split`` and ``Create`` return plain
+  communicators, wrapped here. The handle also carries the latest choice as an MPI attribute
+  (copied on duplication), for objects mpi4py makes from a handle (``fromhandle``).
 - The algorithms run on a private duplicate: their tags never match the caller's receives,
   and their own set-up (the multicast channel calls ``comm.bcast``) does not come back here.
 - Messages become bytes in collectives.buffers; a pickled object is its length, then its bytes.
@@ -18,6 +20,7 @@ Why it is built as it is:
 
 from __future__ import annotations
 
+import operator
 from collections import Counter
 from typing import Any
 
@@ -26,7 +29,8 @@ from mpi4py import MPI
 from . import executor
 from .buffers import message
 
-_CHOICE = MPI.Comm.Create_keyval(copy_fn=True)  # (bcast, barrier, options): kept by Dup
+_CHOICE = MPI.Comm.Create_keyval(copy_fn=True)  # (bcast, barrier, options): the latest
+Choice = tuple[str, str, dict[str, Any]]
 
 
 def _free_private(_comm: Any, _key: int, private: Any) -> None:
@@ -41,6 +45,17 @@ CALLS: Counter[tuple[str, str]] = Counter()
 BYTES: Counter[str] = Counter()
 
 
+def _handing_on(dup: Any) -> Any:
+    """mpi4py's `dup` (Dup, Clone, Idup, ...), its new communicator given this one's choice."""
+    def method(self: Intracomm, *args: Any, **kwargs: Any) -> Any:
+        out = dup(self, *args, **kwargs)
+        (out[0] if isinstance(out, tuple) else out)._choice = self._chosen()
+        return out
+
+    method.__name__, method.__doc__ = dup.__name__, dup.__doc__
+    return method
+
+
 class Intracomm(MPI.Intracomm):
     """`comm` with its broadcasts and barriers run by the registry's algorithms."""
 
@@ -52,17 +67,27 @@ class Intracomm(MPI.Intracomm):
         if self == MPI.COMM_NULL:  # Intracomm(), as mpi4py's: a null to be filled in
             return
         executor.check(bcast, barrier, self.Get_size(), options)
-        self.Set_attr(_CHOICE, (bcast, barrier, dict(options)))
+        self._choice: Choice = (bcast, barrier, dict(options))
+        self.Set_attr(_CHOICE, self._choice)
+
+    def _chosen(self) -> Choice:
+        return self.__dict__.get("_choice") or self.Get_attr(_CHOICE)
 
     @property
-    def algorithms(self) -> tuple[str, str, dict[str, Any]]:
+    def algorithms(self) -> Choice:
         """(broadcast, barrier, options) this communicator runs."""
-        bcast, barrier, options = self.Get_attr(_CHOICE)
+        bcast, barrier, options = self._chosen()
         return bcast, barrier, dict(options)
+
+    Dup = _handing_on(MPI.Intracomm.Dup)
+    Clone = _handing_on(MPI.Intracomm.Clone)
+    Dup_with_info = _handing_on(MPI.Intracomm.Dup_with_info)
+    Idup = _handing_on(MPI.Intracomm.Idup)
+    Idup_with_info = _handing_on(MPI.Intracomm.Idup_with_info)
 
     # ---- the collectives --------------------------------------------------------------------
     def Bcast(self, buf: Any, root: int = 0) -> None:  # noqa: N802 (mpi4py's name)
-        self._root(root)
+        root = self._root(root)
         msg = message(buf, sending=self.Get_rank() == root)
         try:
             self._bytes(msg.view, root)
@@ -72,7 +97,7 @@ class Intracomm(MPI.Intracomm):
         msg.finish()
 
     def bcast(self, obj: Any, root: int = 0) -> Any:
-        self._root(root)
+        root = self._root(root)
         mine = self.Get_rank() == root
         data = bytearray(MPI.pickle.dumps(obj)) if mine else bytearray()
         length = bytearray(len(data).to_bytes(8, "little"))
@@ -84,7 +109,7 @@ class Intracomm(MPI.Intracomm):
 
     def Barrier(self) -> None:  # noqa: N802
         if self.Get_size() > 1:
-            _bcast, barrier, options = self.Get_attr(_CHOICE)
+            _bcast, barrier, options = self._chosen()
             CALLS["barrier", barrier] += 1
             executor.barrier(self._private(), barrier,
                              **executor.barrier_options(barrier, options))
@@ -92,15 +117,21 @@ class Intracomm(MPI.Intracomm):
     def barrier(self) -> None:
         self.Barrier()
 
-    def _root(self, root: int) -> None:
-        """A root outside the communicator is refused on every rank before any message
-        (as MPI_Bcast's MPI_ERR_ROOT), so no rank waits for one that raised."""
-        if not isinstance(root, int) or not 0 <= root < self.Get_size():
+    def _root(self, root: Any) -> int:
+        """`root` as an int (any integer, numpy's too); one outside the communicator is
+        refused on every rank before any message (as MPI_Bcast's MPI_ERR_ROOT), so no rank
+        waits for one that raised."""
+        try:
+            rank = operator.index(root)
+        except TypeError:
+            raise MPI.Exception(MPI.ERR_ROOT) from None
+        if not 0 <= rank < self.Get_size():
             raise MPI.Exception(MPI.ERR_ROOT)
+        return rank
 
     def _bytes(self, view: memoryview, root: int) -> None:
         if self.Get_size() > 1:
-            bcast, _barrier, options = self.Get_attr(_CHOICE)
+            bcast, _barrier, options = self._chosen()
             CALLS["bcast", bcast] += 1
             BYTES[bcast] += len(view)
             executor.bcast(view, root, self._private(), bcast, **options)
@@ -128,7 +159,7 @@ class Intracomm(MPI.Intracomm):
     def _keep(self, new: Any) -> Any:
         if new == MPI.COMM_NULL:
             return new
-        bcast, barrier, options = self.Get_attr(_CHOICE)
+        bcast, barrier, options = self._chosen()
         if options.get("nodes") is not None:
             old = new.Get_group().Translate_ranks(list(range(new.Get_size())),
                                                   self.Get_group())
@@ -152,7 +183,7 @@ class Intracomm(MPI.Intracomm):
 
     @classmethod
     def fromhandle(cls, handle: int) -> Intracomm:
-        """The communicator of a handle, of this class (the choice lives on the handle)."""
+        """The communicator of a handle, of this class, with the choice the handle last got."""
         return cls.__new__(cls, MPI.Intracomm.fromhandle(handle))
 
 

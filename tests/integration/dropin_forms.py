@@ -16,6 +16,7 @@ import numpy as np
 from mpi4py import MPI
 
 import collectives
+from collectives import intracomm
 
 
 def forms(c, root: int, bad: list[str]) -> None:
@@ -70,20 +71,22 @@ def main() -> None:
     bcast, opts = sys.argv[1], dict(a.split("=", 1) for a in sys.argv[2:])
     opts = {k: json.loads(v) for k, v in opts.items()}
     world = collectives.Intracomm(MPI.COMM_WORLD, bcast=bcast, barrier="tree", **opts)
+    other = collectives.Intracomm(MPI.COMM_WORLD, bcast="chain", barrier="mpich")
     r, bad = world.Get_rank(), []
     dup = world.Dup()
+    forms(other, 0, bad)  # beside `world`, on the same handle, with its own choice
     for root in range(world.Get_size()):
         forms(world, root, bad)
         forms(dup, (root + 1) % world.Get_size(), bad)  # side by side with the original
         world.Barrier()
         dup.barrier()
     half = world.Split(r % 2, r)
-    forms(half, 0, bad)
+    forms(half, np.int64(0), bad)  # any integer is a root
     made = world.Create(world.Get_group().Incl([0, 1]))
     if made != MPI.COMM_NULL:
         forms(made, 1, bad)
     roots = []
-    for root in (world.Get_size(), -1):
+    for root in (world.Get_size(), -1, "0"):
         try:
             world.Bcast(bytearray(4), root)
         except MPI.Exception as e:
@@ -91,9 +94,14 @@ def main() -> None:
     kinds = {name: [type(c).__name__, *c.algorithms[:2], c.algorithms[2].get("nodes")]
              for name, c in (("dup", dup), ("split", half), ("create", made))
              if c != MPI.COMM_NULL}
+    calls = {f"{kind} {name}": n for (kind, name), n in intracomm.CALLS.items()}
+    side = {"world": world.algorithms[0], "other": other.algorithms[0],
+            "other dup": other.Dup().algorithms[0], "chain calls": calls.get("bcast chain", 0),
+            "own calls": calls.get(f"bcast {bcast}", 0)}
     dup.Free()
     half.Free()
-    print(json.dumps({"rank": r, "bad": bad, "kinds": kinds, "err_root": roots}), flush=True)
+    print(json.dumps({"rank": r, "bad": bad, "kinds": kinds, "err_root": roots, "side": side}),
+          flush=True)
 
 
 if __name__ == "__main__":

@@ -45,7 +45,10 @@ def test_every_message_form_from_every_root(star, algorithm, options, nodes):
     assert len(got) == 4
     for rec in got:
         assert rec["bad"] == [], rec
-        assert rec["err_root"] == [True, True]  # MPI_ERR_ROOT on every rank, nobody waits
+        assert rec["err_root"] == [True, True, True]  # MPI_ERR_ROOT everywhere, nobody waits
+        side = rec["side"]  # two wrappers of COMM_WORLD, each with its own choice
+        assert (side["world"], side["other"], side["other dup"]) == (algorithm, "chain", "chain")
+        assert side["chain calls"] == 12 and side["own calls"] >= 8 * 12  # 12 a forms()
         kinds = rec["kinds"]
         assert set(kinds) == ({"dup", "split", "create"} if rec["rank"] < 2
                               else {"dup", "split"})
