@@ -1,3 +1,7 @@
-"""The testbed over several machines (Mininet Cluster Edition): where nodes run (placement),
-and what a cluster is made of (spec). Work in progress (issue 22): only the pure parts exist
-so far; docs/cluster.md will say how to run it."""
+"""The testbed over several machines (issue 22, on Mininet Cluster Edition). Work in
+progress: only these parts exist so far, and nothing builds a network across servers yet.
+
+    spec       what a cluster is: servers, placement, tunnel kind, controller address
+    placement  which server every switch and host runs on, and the links that cross
+    server     a server as the testbed talks to it: run a command, put a file (here or by ssh)
+"""
