@@ -12,9 +12,9 @@ import pytest
 from testbed.errors import UsageError
 from testbed.reproduce import pure
 from testbed.reproduce.claims import Context
-from testbed.reproduce.measured import TREES
 from testbed.reproduce.registry import BY_KEY, CLAIMS, select
 from testbed.reproduce.run import run
+from testbed.reproduce.series import TREES
 from testbed.reproduce.verdict import (
     DIFFERS,
     NO_RESULT,
@@ -257,8 +257,7 @@ def test_hub_switch_is_not_applicable_and_shows_the_ratios(monkeypatch, tmp_path
     the switch up first and the claim reads its points back."""
     from contextlib import contextmanager
 
-    from testbed.reproduce import measured as chen
-    from testbed.reproduce import networks
+    from testbed.reproduce import chen, networks
     from testbed.reproduce.claims import Claim
     from testbed.reproduce.verdict import NOT_APPLICABLE
 
