@@ -173,8 +173,14 @@ def prepare(spec_path: Path | None, resume: Path | None, out_root: Path,
         assert spec.path is not None
         shutil.copyfile(spec.path, out / "spec.toml")
         return new_run(spec, out, rate, caps, log)
+    return _opened(spec, out, config, log, done)
+
+
+def _opened(spec: ExperimentSpec, out: Path, config: dict[str, Any], log: Log,
+            done: set[str] | None = None) -> Run:
+    """The run in `out` with `config` written and `done` points (a resumed run's) skipped."""
     run = Run(spec, out, config, log)
-    run.done = done
+    run.done = done or set()
     (out / "raw").mkdir(exist_ok=True)
     run.save_config()
     return run
@@ -189,10 +195,7 @@ def new_run(spec: ExperimentSpec, out: Path, rate: LinkRate, caps: Any, log: Log
               "capabilities": caps.to_dict(), "versions": results.versions(),
               "link_rate": rate.to_dict(),
               "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "finished": None}
-    run = Run(spec, out, config, log)
-    (out / "raw").mkdir(exist_ok=True)
-    run.save_config()
-    return run
+    return _opened(spec, out, config, log)
 
 
 def execute(run: Run, progress: Any = None, emu: Emulation | None = None) -> None:
