@@ -20,7 +20,7 @@ from ..bench.range_trees import NODES, K, failed_sets
 from ..emulation.mpi import run_mpi
 from ..fidelity.flags import Monitor
 from .claims import Claim, Context, PaperFigure
-from .verdict import DIFFERS, NOT_APPLICABLE, REPRODUCED, Outcome, is_result, no_result
+from .verdict import DIFFERS, NOT_APPLICABLE, REPRODUCED, Outcome, is_result, no_result, point
 
 NETWORK = "fattree16-contiguous"
 FAILED, QUICK_FAILED = (0, 1, 2, 4), (0, 2)
@@ -188,10 +188,9 @@ def barrier_points(net: Any, failed: list[int], hosts: list[str], iters: int
         lines = [ln for ln in res.rank_output.get(0, "").splitlines() if ln.startswith("{")]
         if not lines:
             error = " ".join((res.stderr or res.stdout or "no output").split())[-400:]
-            return [{"label": label.format(a), "algorithm": a, "hosts": len(hosts),
-                     "failed": failed, "ms": None, "verified": False, "flags": [],
-                     "error": f"barrier_bench printed no result: {error}", "tries": tries}
-                    for a in BARRIERS]
+            return [point(label.format(a), None, verified=False, flags=[],
+                          error=f"barrier_bench printed no result: {error}", tries=tries,
+                          algorithm=a, hosts=len(hosts), failed=failed) for a in BARRIERS]
         rows = json.loads(lines[-1])["rows"]
         fid = [mon.window(*r["window"], host_wait_s=r["cpu"]["wait_per_turn_s"])
                for r in rows]
@@ -199,15 +198,11 @@ def barrier_points(net: Any, failed: list[int], hosts: list[str], iters: int
             break
     out = []
     for r, f in zip(rows, fid, strict=True):
-        t = r["t_barrier_s"] or {}
-        out.append({"label": label.format(r["algorithm"]), "algorithm": r["algorithm"],
-                    "hosts": len(hosts), "failed": failed,
-                    "ms": t["median"] * 1e3 if t else None,
-                    "p10_ms": t["p10"] * 1e3 if t else None,
-                    "p90_ms": t["p90"] * 1e3 if t else None,
-                    "verified": not r["released_early"], "flags": f["flags"],
-                    "error": None, "tries": tries, "released_early": r["released_early"],
-                    "p2p_releases": r["p2p_releases"]})
+        out.append(point(label.format(r["algorithm"]), r["t_barrier_s"],
+                         verified=not r["released_early"], flags=f["flags"], tries=tries,
+                         algorithm=r["algorithm"], hosts=len(hosts), failed=failed,
+                         released_early=r["released_early"],
+                         p2p_releases=r["p2p_releases"]))
     return out
 
 

@@ -19,6 +19,7 @@ from ..bench.points import flagged_bcast
 from ..emulation.network import Emulation
 from ..experiments.bcast import measure_params
 from ..fidelity.link_rate import LinkRate, resolve
+from .verdict import point
 
 
 @dataclass(frozen=True)
@@ -108,15 +109,12 @@ class Network:
                               frames=frames, timeout=POINT_TIMEOUT_S, **kwargs)
             if r["ms"] is None or not r["flags"]:
                 break
-        t = r.get("t_mcast_s") or {}
-        p = {"label": label, "algorithm": algorithm, "size": size, "hosts": count,
-             "ms": r["ms"], "p10_ms": t.get("p10", 0) * 1e3 if t else None,
-             "p90_ms": t.get("p90", 0) * 1e3 if t else None,
-             "verified": bool(r.get("verified", True)), "flags": r["flags"],
-             "error": r["error"] and r["error"][:400], "tries": tries,
-             "rank_done_s": r.get("rank_done_s"),
-             "predicted_ms": r["predicted_s"] * 1e3 if r.get("predicted_s") else None,
-             "frames_sent": (r.get("frames") or {}).get("sent")}
+        p = point(label, r.get("t_mcast_s") if r["ms"] is not None else None,
+                  verified=bool(r.get("verified", True)), flags=r["flags"],
+                  error=r["error"] and r["error"][:400], tries=tries, algorithm=algorithm,
+                  size=size, hosts=count, rank_done_s=r.get("rank_done_s"),
+                  predicted_ms=r["predicted_s"] * 1e3 if r.get("predicted_s") else None,
+                  frames_sent=(r.get("frames") or {}).get("sent"))
         self.points[key] = p
         return p
 

@@ -21,7 +21,7 @@ from ..experiments.placement import contended
 from ..experiments.run import execute, new_run
 from ..experiments.spec import from_dict
 from .claims import Claim, Context, PaperFigure
-from .verdict import DIFFERS, REPRODUCED, Outcome, no_result
+from .verdict import DIFFERS, REPRODUCED, Outcome, no_result, point
 
 N = "Nupairoj1998"
 SIZES = (1024, 65536)  # t_hold/t_end about 2 and about 1 on the calibrated star
@@ -206,17 +206,15 @@ def ch6_spec(topology: str, quick: bool) -> dict[str, Any]:
 
 def record_point(rec: dict[str, Any]) -> dict[str, Any]:
     """An experiment record (testbed.experiments.run) as a reproduce point."""
-    cfg, t = rec["config"], rec.get("t_mcast_s") or {}
-    ok = rec.get("status") == "ok" and t
+    cfg, t = rec["config"], rec.get("t_mcast_s")
     fid, traffic = rec.get("fidelity") or {}, rec.get("traffic") or {}
-    return {"label": f"{cfg['algorithm']} {cfg['size']} B on {cfg['hosts']} hosts, traffic "
-                     f"{cfg['traffic']}", "algorithm": cfg["algorithm"], "size": cfg["size"],
-            "hosts": cfg["hosts"], "traffic": cfg["traffic"],
-            "ms": t["median"] * 1e3 if ok else None,
-            "p10_ms": t["p10"] * 1e3 if ok else None, "p90_ms": t["p90"] * 1e3 if ok else None,
-            "verified": rec.get("verified") is not False, "flags": fid.get("flags") or [],
-            "error": rec.get("error"), "tries": 1, "accepted_load": traffic.get("accepted"),
-            "predicted_ms": rec["predicted_s"] * 1e3 if rec.get("predicted_s") else None}
+    return point(f"{cfg['algorithm']} {cfg['size']} B on {cfg['hosts']} hosts, traffic "
+                 f"{cfg['traffic']}", t if rec.get("status") == "ok" else None,
+                 verified=rec.get("verified") is not False, flags=fid.get("flags") or [],
+                 error=rec.get("error"), algorithm=cfg["algorithm"], size=cfg["size"],
+                 hosts=cfg["hosts"], traffic=cfg["traffic"],
+                 accepted_load=traffic.get("accepted"),
+                 predicted_ms=rec["predicted_s"] * 1e3 if rec.get("predicted_s") else None)
 
 
 def dyn_tree(ctx: Context) -> Outcome:

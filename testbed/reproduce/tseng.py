@@ -22,7 +22,7 @@ from ..emulation.mpi import run_mpi
 from ..experiments.bcast import point_to_point
 from ..fidelity.flags import Monitor
 from .claims import Claim, Context, PaperFigure
-from .verdict import DIFFERS, NOT_APPLICABLE, REPRODUCED, Outcome, no_result
+from .verdict import DIFFERS, NOT_APPLICABLE, REPRODUCED, Outcome, no_result, point
 
 T = "Tseng2001"
 NETWORK = "torus16"
@@ -69,14 +69,11 @@ def label(scheme: str, sources: int, size: int) -> str:
 
 def to_point(row: dict[str, Any], scheme: str, sources: int, flags: list[str], tries: int,
              model_ms: float | None) -> dict[str, Any]:
-    t = row.get("t_s") or {}
-    return {"label": label(scheme, sources, row["size"]), "scheme": scheme,
-            "sources": sources, "size": row["size"], "factor": FACTOR,
-            "ms": t["median"] * 1e3 if t else None,
-            "min_ms": t["min"] * 1e3 if t else None, "max_ms": t["max"] * 1e3 if t else None,
-            "verified": bool(row.get("correct")), "flags": flags, "error": None,
-            "tries": tries, "model_ms": model_ms, "steps": row.get("steps"),
-            "max_contention": row.get("max_contention")}
+    return point(label(scheme, sources, row["size"]), row.get("t_s"),
+                 verified=bool(row.get("correct")), flags=flags, tries=tries,
+                 spread=("min", "max"), scheme=scheme, sources=sources, size=row["size"],
+                 factor=FACTOR, model_ms=model_ms, steps=row.get("steps"),
+                 max_contention=row.get("max_contention"))
 
 
 def run_job(net: Any, sources: int, sizes: Sequence[int], schemes: Sequence[str],

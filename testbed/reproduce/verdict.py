@@ -50,6 +50,19 @@ def check(o: Outcome) -> None:
         raise ValueError("a claim with a failed, wrong or flagged point cannot be reproduced")
 
 
+def point(label: str, times_s: dict[str, float] | None, *, verified: bool, flags: list[str],
+          error: str | None = None, tries: int = 1, spread: tuple[str, str] = ("p10", "p90"),
+          **extra: Any) -> dict[str, Any]:
+    """A measured point as the claims judge it (is_result) and the report shows it: its
+    median (`ms`) and spread (`p10_ms`, `p90_ms`, or `min_ms`, `max_ms`) from the times in
+    seconds (None: it has none, it failed), whether every rank's bytes were right, its
+    fidelity flags, why it failed, how many tries it took; `extra` as given."""
+    t = times_s or {}
+    return {"label": label, **extra, "ms": t["median"] * 1e3 if t else None,
+            **{f"{k}_ms": t[k] * 1e3 if t else None for k in spread},
+            "verified": verified, "flags": flags, "error": error, "tries": tries}
+
+
 def is_result(p: dict[str, Any]) -> bool:
     """A measured point that can support a verdict: it finished, every rank's bytes were
     right, and the emulator kept up (no fidelity flag)."""

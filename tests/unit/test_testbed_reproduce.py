@@ -552,3 +552,17 @@ def test_tseng_measured_points_retake_the_flagged_rows_once_and_share_the_job(
     assert got[("direct", 1024)]["tries"] == 1
     assert got[("direct", 65536)]["model_ms"] > got[("direct", 1024)]["model_ms"] > 0
     assert tseng.points(net, 8, (1024, 65536), tseng.SCHEMES) is got and len(calls) == 2
+
+
+def test_a_point_carries_its_median_spread_and_whether_it_is_a_result():
+    from testbed.reproduce.verdict import is_result, point
+
+    t = {"median": 0.002, "p10": 0.001, "p90": 0.003, "min": 0.0005, "max": 0.004}
+    p = point("nack 1 KiB", t, verified=True, flags=[], algorithm="nack")
+    assert (p["ms"], p["p10_ms"], p["p90_ms"], p["algorithm"]) == (2.0, 1.0, 3.0, "nack")
+    assert is_result(p) and p["tries"] == 1 and p["error"] is None
+    q = point("x", t, verified=True, flags=[], spread=("min", "max"))
+    assert (q["min_ms"], q["max_ms"]) == (0.5, 4.0) and "p10_ms" not in q
+    failed = point("y", None, verified=False, flags=[], error="timeout", tries=2)
+    assert failed["ms"] is None and failed["p90_ms"] is None and not is_result(failed)
+    assert not is_result(point("z", t, verified=True, flags=["cpu"]))
