@@ -11,7 +11,14 @@ die() { echo "install: $*" >&2; exit 1; }
 # 1. Debian packages -----------------------------------------------------------------
 PKGS=(mininet openvswitch-switch iperf3 tcpdump ethtool iptables nftables iproute2
       util-linux procps psmisc iputils-ping python3-venv python3-pip cgroup-tools uftp
-      iperf ssmping smcroute)
+      iperf ssmping smcroute openssh-server)
+# openssh-server is for the two-server test rig (testbed/cluster/rig.py), which runs sshd
+# itself in a namespace of its own: on a machine that had no sshd, the packaged daemon is
+# kept from starting (Debian's /etc/ssh/sshd_not_to_be_run; remove that file on a machine
+# that should accept ssh, such as a server of a real cluster). One that had it keeps it.
+if ! dpkg-query -W -f='${Status}' openssh-server 2>/dev/null | grep -q "install ok installed"; then
+    mkdir -p /etc/ssh && touch /etc/ssh/sshd_not_to_be_run
+fi
 missing=()
 for p in "${PKGS[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,0 +1,56 @@
+"""The two-server rig (testbed.cluster.rig) that the cluster tests run on: server2 has its
+own name, /run, processes, Open vSwitch and sshd, is reached by ssh with the rig's key over a
+shaped link, takes files and environment marks, names itself in a failed command, refuses a
+wrong key at once; and when the rig ends nothing of it is left."""
+
+from __future__ import annotations
+
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from testbed.cluster import rig as rigmod
+from testbed.cluster.server import RemoteServer
+from testbed.cluster.spec import Server
+from testbed.errors import RunFailed
+
+
+def test_server2_is_a_machine_of_its_own_reached_by_ssh(caps, clean_after):
+    with rigmod.Rig(mbit=100) as rig:
+        remote = rig.remote
+        assert remote.run(["hostname"]).stdout.strip() == rigmod.NAME
+        marker = Path("/run/mcastlab-rig-marker")
+        remote.put(marker, "on server2 only\n")
+        assert remote.run(["cat", str(marker)]).stdout == "on server2 only\n"
+        assert not marker.exists()  # its /run is not this machine's
+        said = remote.run(["sh", "-c", 'echo "$MCASTLAB_RUN"'], env={"MCASTLAB_RUN": "r 1"})
+        assert said.stdout.strip() == "r 1"
+        mine = subprocess.run(["ovs-vsctl", "get", "Open_vSwitch", ".", "_uuid"],
+                              capture_output=True, text=True).stdout
+        theirs = remote.run(["ovs-vsctl", "get", "Open_vSwitch", ".", "_uuid"]).stdout
+        assert theirs.strip() and theirs != mine  # an Open vSwitch of its own
+        pids = remote.run(["sh", "-c", "ls /proc | grep -c '^[0-9]'"]).stdout
+        assert int(pids) < 30  # its own PID namespace: a handful of processes
+        ping = subprocess.run(["ping", "-c", "2", "-W", "2", rigmod.REMOTE_IP],
+                              capture_output=True, text=True)
+        assert ping.returncode == 0, ping.stdout
+        with pytest.raises(RunFailed, match=f"on {rigmod.NAME}: 'false' failed"):
+            remote.run(["false"])
+        stranger = rig.dir / "stranger"
+        subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(stranger)],
+                       check=True)
+        cfg = rig.dir / "stranger_config"
+        cfg.write_text((rig.dir / "ssh_config").read_text()
+                       .replace(f"{rig.dir}/client_key", str(stranger)))
+        t0 = time.monotonic()
+        with pytest.raises(RunFailed, match="Permission denied"):
+            RemoteServer(Server(rigmod.NAME), str(cfg), rig.dir / "ctl").run(["true"])
+        assert time.monotonic() - t0 < 10  # batch mode: no password prompt to wait on
+        folder = rig.dir
+    assert not folder.exists()
+    links = subprocess.run(["ip", "-br", "link"], capture_output=True, text=True).stdout
+    assert rigmod.LOCAL_DEV not in links
+    left = subprocess.run(["pgrep", "-f", f"{folder}/sshd_config"], capture_output=True)
+    assert left.returncode == 1  # no sshd of the rig
