@@ -15,7 +15,6 @@ from pathlib import Path
 
 from ..emulation import shell
 from ..emulation.registry import STATE_DIR
-from ..errors import RunFailed
 from .spec import ClusterSpec, Server
 
 CONTROL_DIR = STATE_DIR / "ssh"  # short: a unix socket path holds at most 107 bytes
@@ -73,12 +72,8 @@ class RemoteServer(LocalServer):
         self.control_dir.mkdir(parents=True, exist_ok=True)
         cmd = [*ssh_argv(self.server, self.ssh_config, self.control_dir),
                remote_command(argv, env)]
-        proc = shell.run(cmd, input=input, check=False, timeout=timeout)
-        if check and proc.returncode != 0:  # name the server and the command, not ssh's line
-            said = (proc.stderr or proc.stdout).strip().splitlines()
-            raise RunFailed(f"on {self.server}: '{shlex.join(argv)}' failed: "
-                            f"{said[-1] if said else proc.returncode}")
-        return proc
+        return shell.run(cmd, input=input, check=check, timeout=timeout,  # not ssh's line
+                         label=f"on {self.server}: '{shlex.join(argv)}'")
 
     def put(self, path: Path, text: str) -> None:
         self.run(["sh", "-c", 'mkdir -p "$(dirname "$1")" && cat > "$1"', "sh", str(path)],

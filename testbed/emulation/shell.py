@@ -12,18 +12,21 @@ from ..errors import CapabilityError, RunFailed
 
 
 def run(cmd: Sequence[str], *, check: bool = True, timeout: float = 30.0,
-        input: str | None = None) -> subprocess.CompletedProcess[str]:
-    """Run a command, capture its output; raise RunFailed naming it when it fails."""
+        input: str | None = None, label: str | None = None
+        ) -> subprocess.CompletedProcess[str]:
+    """Run a command, capture its output; raise RunFailed naming it when it fails (as
+    `label` says, say the command a wrapper such as ssh runs; default the command line)."""
     if shutil.which(cmd[0]) is None and not cmd[0].startswith("/"):
         raise CapabilityError(f"command not found: {cmd[0]} (run 'sudo make install')")
+    what = label or f"'{' '.join(cmd)}'"
     try:
         proc = subprocess.run(list(cmd), capture_output=True, text=True, timeout=timeout,
                               input=input)
     except subprocess.TimeoutExpired as exc:
-        raise RunFailed(f"'{' '.join(cmd)}' did not finish within {timeout:g} s") from exc
+        raise RunFailed(f"{what} did not finish within {timeout:g} s") from exc
     if check and proc.returncode != 0:
         msg = (proc.stderr or proc.stdout).strip().splitlines()
-        raise RunFailed(f"'{' '.join(cmd)}' failed: {msg[-1] if msg else proc.returncode}")
+        raise RunFailed(f"{what} failed: {msg[-1] if msg else proc.returncode}")
     return proc
 
 
