@@ -28,11 +28,11 @@ def _self_comm() -> Any:
 
 @dataclass
 class Message:
-    """The bytes to broadcast (`view`) and, for a packed message, where they go back."""
+    """The bytes to broadcast (`view`) and, for a receiver of a packed message, its posted
+    receive of them back into the caller's message (`pending`)."""
 
     view: memoryview
-    spec: Any = None  # the caller's specification, for a packed message
-    pending: Any = None  # a receiver's posted receive of the packed bytes into `spec`
+    pending: Any = None
 
     def finish(self) -> None:
         """A receiver of a packed message unpacks what arrived into its own message."""
@@ -77,4 +77,4 @@ def _packed(spec: Any, sending: bool) -> Message:
     packed = bytearray(status.Get_count(MPI.PACKED))
     comm.Recv([packed, MPI.PACKED], 0, TAG_PACK)
     req.Wait()
-    return Message(memoryview(packed), spec, pending)
+    return Message(memoryview(packed), pending)

@@ -79,11 +79,13 @@ def _blocks(topo: Topology, servers: list[str]) -> dict[str, str]:
         out[s] = servers[min(len(servers) - 1, done * len(servers) // max(total, 1))]
         done += len(hosts[s])
     load = Counter(out.values())
+    graph = topo.graph()
+
+    def placed_near(name: str) -> Counter[str]:
+        return Counter(out[n] for n in graph.neighbors(name) if n in out)
+
     todo = [s.name for s in topo.switches if s.name not in out]
     while todo:  # hostless switches, those with the most placed neighbours first
-        def placed_near(name: str) -> Counter[str]:
-            return Counter(out[n] for n in topo.graph().neighbors(name) if n in out)
-
         best = max(todo, key=lambda n: sum(placed_near(n).values()))
         near = placed_near(best)
         server = min(servers, key=lambda s: (-near.get(s, 0), load[s], servers.index(s)))
