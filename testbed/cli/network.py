@@ -27,12 +27,33 @@ from .arguments import (
 def cmd_doctor(args: argparse.Namespace) -> int:
     from ..emulation.environment import detect, report
 
+    if args.servers:
+        return _doctor_servers(args)
     caps = detect()
     if args.json:
         print(json.dumps(caps.to_dict(), indent=1))
     else:
         print(report(caps))
     return 0 if not caps.problems() else 3
+
+
+def _doctor_servers(args: argparse.Namespace) -> int:
+    """Each server of a cluster: ssh, the same checkout and versions, what it can emulate,
+    its clock (testbed.cluster.doctor)."""
+    from ..cluster import doctor
+    from ..cluster.spec import from_dict
+
+    names = [s for s in args.servers.split(",") if s.strip()]
+    try:
+        spec = from_dict({"servers": ["localhost", *names], "ssh_config": args.ssh_config})
+    except ValueError as exc:
+        raise UsageError(f"--servers: {exc}") from None
+    reports = doctor.check(spec)
+    if args.json:
+        print(json.dumps([vars(r) for r in reports], indent=1, default=str))
+    else:
+        print(doctor.text(reports))
+    return 0 if not any(r.problems for r in reports) else 3
 
 
 def cmd_topo(args: argparse.Namespace) -> int:
@@ -153,6 +174,10 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
 def add_commands(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("doctor", help="what this machine offers and what the testbed will use")
     p.add_argument("--json", action="store_true")
+    p.add_argument("--servers", metavar="HOST,...", help="check these servers too, as a "
+                   "cluster with this machine: ssh without a password, the same checkout "
+                   "and versions, what each can emulate, its clock")
+    p.add_argument("--ssh-config", metavar="FILE", help="with --servers: ssh -F FILE")
     p.set_defaults(func=cmd_doctor)
 
     p = sub.add_parser("topo", help="describe a topology (shape[:k=v,...] or a .toml/.json file)")

@@ -54,3 +54,24 @@ def test_server2_is_a_machine_of_its_own_reached_by_ssh(caps, clean_after):
     assert rigmod.LOCAL_DEV not in links
     left = subprocess.run(["pgrep", "-f", f"{folder}/sshd_config"], capture_output=True)
     assert left.returncode == 1  # no sshd of the rig
+
+
+def test_doctor_finds_the_rigs_server2_ready(caps, clean_after):
+    import json
+
+    from testbed.cluster import doctor
+
+    from .conftest import MCASTLAB
+
+    with rigmod.Rig(mbit=100) as rig:
+        reports = doctor.check(rig.spec)
+        assert [r.server for r in reports] == ["localhost", rigmod.NAME]
+        assert all(not r.problems for r in reports), [r.problems for r in reports]
+        two = reports[1]
+        assert two.facts["versions"]["machine"] == rigmod.NAME  # it answered from server2
+        assert abs(two.offset_s) < 0.05 and two.uncertainty_s < 0.05  # one clock here
+        out = subprocess.run([*MCASTLAB, "doctor", "--servers", rigmod.NAME, "--ssh-config",
+                              rig.spec.ssh_config, "--json"], capture_output=True, text=True,
+                             timeout=180)
+        assert out.returncode == 0, out.stderr
+        assert [r["server"] for r in json.loads(out.stdout)] == ["localhost", rigmod.NAME]

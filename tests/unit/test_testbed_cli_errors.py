@@ -425,7 +425,8 @@ def test_run_a_name_that_is_neither_spec_nor_program(
 
 # ---- every subcommand, with bad input ----------------------------------------------------
 BAD_INPUT = {
-    "doctor": [["doctor", "--json", "extra"]],
+    "doctor": [["doctor", "--json", "extra"], ["doctor", "--servers", "a b"],
+               ["doctor", "--servers", "localhost"]],
     "topo": [["topo", "nosuchshape"], ["topo", "/nonexistent.toml"]],
     "net": [["net", "--topo", "nosuchshape"], ["net", "--loss", "2"],
             ["net", "--script", "/nonexistent"]],

@@ -1,0 +1,92 @@
+"""`mcastlab doctor --servers a,b`: can these servers run one network together? For every
+server other than this one: ssh answers without a password (batch mode), it runs the same
+checkout at the same path with the same versions (Python, Mininet, Open vSwitch, os-ken,
+mpi4py, MPICH), it can emulate (its own capabilities: OVS running, AF_XDP, ...), and how far
+its clock is from this one's (measured over ssh: the offset and its uncertainty, half the
+round trip). Clocks need not agree: across servers the testbed times broadcasts without a
+shared clock; the offset is reported, not judged."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import RunFailed
+from .facts import facts
+from .server import RemoteServer, servers
+from .spec import ClusterSpec
+
+SAME = ("python", "mininet", "openvswitch", "os-ken", "mpi4py", "mpich", "mpich_wheel",
+        "mcastlab")
+
+
+@dataclass
+class Report:
+    server: str
+    problems: list[str] = field(default_factory=list)
+    facts: dict[str, Any] | None = None
+    offset_s: float | None = None
+    uncertainty_s: float | None = None
+
+
+def differences(mine: dict[str, Any], theirs: dict[str, Any]) -> list[str]:
+    """What must match between this server and another, and does not."""
+    out = []
+    if theirs["root"] != mine["root"] or theirs["python"] != mine["python"]:
+        out.append(f"the checkout is at {theirs['root']} (python {theirs['python']}), here at "
+                   f"{mine['root']} ({mine['python']}): MPI starts ranks by the same paths")
+    if theirs["checkout"] != mine["checkout"]:
+        out.append(f"checkout {theirs['checkout']}, here {mine['checkout']}")
+    for key in SAME:
+        a, b = mine["versions"].get(key), theirs["versions"].get(key)
+        if a != b:
+            out.append(f"{key} {b}, here {a}")
+    return out + [f"can't emulate: {p}" for p in theirs["problems"]]
+
+
+def clock(remote: RemoteServer) -> tuple[float, float]:
+    """(offset of its clock from this one's, uncertainty), in seconds: the smallest round
+    trip of five readings over the (already open) ssh connection."""
+    best = None
+    for _ in range(5):
+        t0 = time.time()
+        said = float(remote.run(["date", "+%s.%N"], timeout=10).stdout)
+        t1 = time.time()
+        if best is None or t1 - t0 < best[1] * 2:
+            best = (said - (t0 + t1) / 2, (t1 - t0) / 2)
+    assert best is not None
+    return best
+
+
+def check(spec: ClusterSpec) -> list[Report]:
+    mine = facts()
+    reports = [Report(spec.servers[0].host, list(mine["problems"]), mine, 0.0, 0.0)]
+    for remote in servers(spec)[1:]:
+        assert isinstance(remote, RemoteServer)
+        rep = Report(remote.name)
+        reports.append(rep)
+        try:
+            out = remote.run([sys.executable, "-m", "testbed.cluster.facts"], timeout=120)
+            rep.facts = json.loads(out.stdout.strip().splitlines()[-1])
+            rep.offset_s, rep.uncertainty_s = clock(remote)
+        except RunFailed as exc:
+            rep.problems.append(str(exc))
+            continue
+        except (ValueError, IndexError):
+            rep.problems.append(f"on {remote.name}: testbed.cluster.facts printed no facts")
+            continue
+        rep.problems += differences(mine, rep.facts)
+    return reports
+
+
+def text(reports: list[Report]) -> str:
+    lines = []
+    for r in reports:
+        clock_text = ("" if r.offset_s is None else
+                      f"; clock {r.offset_s * 1e3:+.1f} ms (+/- {r.uncertainty_s * 1e3:.1f})")
+        lines.append(f"{r.server}: {'ok' if not r.problems else 'NOT READY'}{clock_text}")
+        lines += [f"  - {p}" for p in r.problems]
+    return "\n".join(lines)
