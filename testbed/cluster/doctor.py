@@ -9,6 +9,7 @@ shared clock; the offset is reported, not judged."""
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
 import time
 from dataclasses import dataclass, field
@@ -16,7 +17,7 @@ from typing import Any
 
 from ..errors import RunFailed
 from .facts import facts
-from .server import RemoteServer, servers
+from .server import RemoteServer, remote_command, servers
 from .spec import ClusterSpec
 
 SAME = ("python", "mininet", "openvswitch", "os-ken", "mpi4py", "mpich", "mpich_wheel",
@@ -47,16 +48,31 @@ def differences(mine: dict[str, Any], theirs: dict[str, Any]) -> list[str]:
     return out + [f"can't emulate: {p}" for p in theirs["problems"]]
 
 
-def clock(remote: RemoteServer) -> tuple[float, float]:
-    """(offset of its clock from this one's, uncertainty), in seconds: the smallest round
-    trip of five readings over the (already open) ssh connection."""
-    best = None
-    for _ in range(5):
-        t0 = time.time()
-        said = float(remote.run(["date", "+%s.%N"], timeout=10).stdout)
-        t1 = time.time()
-        if best is None or t1 - t0 < best[1] * 2:
-            best = (said - (t0 + t1) / 2, (t1 - t0) / 2)
+_ECHO_TIME = "import sys, time\nfor _ in sys.stdin:\n    print(repr(time.time()), flush=True)"
+
+
+def clock(remote: RemoteServer, rounds: int = 20) -> tuple[float, float]:
+    """(offset of its clock from this one's, uncertainty), in seconds, NTP-style: one ssh
+    session answers each line with its time; the exchange with the smallest round trip
+    counts, its remote reading taken to be at the middle of it (uncertainty: half of it)."""
+    proc = subprocess.Popen([*remote.ssh(), remote_command(["python3", "-c", _ECHO_TIME])],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    assert proc.stdin is not None and proc.stdout is not None
+    best: tuple[float, float] | None = None
+    try:
+        for _ in range(rounds):
+            t0 = time.time()
+            proc.stdin.write("\n")
+            proc.stdin.flush()
+            said = proc.stdout.readline()
+            t1 = time.time()
+            if not said:
+                raise RunFailed(f"on {remote.name}: no time came back over ssh")
+            if best is None or (t1 - t0) / 2 < best[1]:
+                best = (float(said) - (t0 + t1) / 2, (t1 - t0) / 2)
+    finally:
+        proc.kill()
+        proc.wait()
     assert best is not None
     return best
 
@@ -86,7 +102,7 @@ def text(reports: list[Report]) -> str:
     lines = []
     for r in reports:
         clock_text = ("" if r.offset_s is None else
-                      f"; clock {r.offset_s * 1e3:+.1f} ms (+/- {r.uncertainty_s * 1e3:.1f})")
+                      f"; clock {r.offset_s * 1e3:+.2f} ms (+/- {r.uncertainty_s * 1e3:.2f})")
         lines.append(f"{r.server}: {'ok' if not r.problems else 'NOT READY'}{clock_text}")
         lines += [f"  - {p}" for p in r.problems]
     return "\n".join(lines)

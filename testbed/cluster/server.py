@@ -66,12 +66,15 @@ class RemoteServer(LocalServer):
         super().__init__(server)
         self.ssh_config, self.control_dir = ssh_config, control_dir
 
+    def ssh(self) -> list[str]:
+        """The ssh command to this server (the remote command line goes after it)."""
+        self.control_dir.mkdir(parents=True, exist_ok=True)
+        return ssh_argv(self.server, self.ssh_config, self.control_dir)
+
     def run(self, argv: Sequence[str], *, input: str | None = None, check: bool = True,
             timeout: float = 30.0, env: Mapping[str, str] | None = None
             ) -> subprocess.CompletedProcess[str]:
-        self.control_dir.mkdir(parents=True, exist_ok=True)
-        cmd = [*ssh_argv(self.server, self.ssh_config, self.control_dir),
-               remote_command(argv, env)]
+        cmd = [*self.ssh(), remote_command(argv, env)]
         return shell.run(cmd, input=input, check=check, timeout=timeout,  # not ssh's line
                          label=f"on {self.server}: '{shlex.join(argv)}'")
 
