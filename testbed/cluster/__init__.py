@@ -5,4 +5,6 @@ progress: only these parts exist so far, and nothing builds a network across ser
     placement  which server every switch and host runs on, and the links that cross
     server     a server as the testbed talks to it: run a command, put a file (here or by ssh)
     rig        a two-server cluster on one machine (namespaces, own sshd and OVS) for tests
+    facts      what a server says of itself (clock, checkout, versions, capabilities)
+    doctor     mcastlab doctor --servers: can these servers run one network together
 """
