@@ -1,7 +1,9 @@
 """A two-server cluster on one machine, for the tests and the cluster bench.
 
-"server2" is a set of namespaces of its own (network, mount, PID, UTS) with private /run and
-/tmp, its own Open vSwitch and its own sshd, reached from this machine ("localhost") over a
+"server2" is a set of namespaces of its own (network, mount, PID, UTS) with a private /run
+(where the testbed, Open vSwitch and sshd keep their state; /tmp stays shared, since a
+checkout may live there and every server runs the same checkout at the same path), its own
+Open vSwitch and its own sshd, reached from this machine ("localhost") over a
 veth link shaped to a rate (HTB: the tunnels' bytes cost what they would on a wire). So every
 remote path runs for real: ssh with a key, files put on a filesystem this machine does not
 see, processes in a PID namespace it does not scan. The machine's own ~/.ssh and the system
@@ -58,12 +60,11 @@ Host {name}
     BatchMode yes
 """
 
-# server2's PID 1: its own /run, /tmp and /sys, its name; once the veth has arrived, its
+# server2's PID 1: its own /run and /sys, its name; once the veth has arrived, its
 # address, an Open vSwitch on the private /run (ovs-ctl would share /etc's database) and sshd
 _INIT = """\
 set -e
 mount -t tmpfs tmpfs /run
-mount -t tmpfs tmpfs /tmp
 mount -t sysfs sysfs /sys
 hostname {name}
 mkdir -p /run/sshd /run/openvswitch
