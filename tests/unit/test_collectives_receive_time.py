@@ -15,6 +15,7 @@ def test_the_receive_time_is_when_the_datagram_came_not_when_it_was_read() -> No
             socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
         r.setsockopt(socket.SOL_SOCKET, SO_TIMESTAMPNS, 1)
         r.bind(("127.0.0.1", 0))
+        _stamping_on(r, s)
         before = time.time()
         s.sendto(b"x", r.getsockname())
         # Queued by the time poll says readable (on a busy machine the kernel may take a
@@ -27,6 +28,19 @@ def test_the_receive_time_is_when_the_datagram_came_not_when_it_was_read() -> No
     came = receive_time(anc)
     assert before - 1e-3 <= came <= queued + 1e-3
     assert came < read - 0.04
+
+
+def _stamping_on(r: socket.socket, s: socket.socket) -> None:
+    """The kernel turns receive stamps on for everyone when the first socket asks, through a
+    deferred work item: until it ran (late on a busy machine) a datagram is stamped when
+    read. Wait until a probe is stamped before it is read."""
+    for _ in range(100):
+        s.sendto(b"probe", r.getsockname())
+        time.sleep(0.02)
+        _, anc, _, _ = r.recvmsg(16, STAMP_SPACE)
+        if receive_time(anc) < time.time() - 0.01:
+            return
+    raise AssertionError("receive stamps never came on")
 
 
 def test_no_receive_time_without_the_option() -> None:
