@@ -129,18 +129,28 @@ def _ancestors() -> set[int]:
     return pids
 
 
+def _pid_namespace(pid: int | str) -> str | None:
+    try:
+        return os.readlink(f"/proc/{pid}/ns/pid")
+    except OSError:
+        return None
+
+
 def marked_processes(run_id: str | None = None, job_id: str | None = None) -> list[int]:
-    """PIDs carrying the run mark (any run when run_id is None), or a job's mark."""
-    mine = _ancestors()
+    """PIDs carrying the run mark (any run when run_id is None), or a job's mark; only
+    processes of this machine's PID namespace (emulated hosts share it): another server
+    of a cluster on the same kernel (testbed.cluster.rig) has its own, and its own cleanup."""
+    mine, ns = _ancestors(), _pid_namespace("self")
     found = []
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit() or int(entry.name) in mine:
             continue
         env = _environ(int(entry.name))
         if job_id is not None:
-            if env.get(ENV_JOB) == job_id:
-                found.append(int(entry.name))
-        elif ENV_RUN in env and (run_id is None or env[ENV_RUN] == run_id):
+            hit = env.get(ENV_JOB) == job_id
+        else:
+            hit = ENV_RUN in env and (run_id is None or env[ENV_RUN] == run_id)
+        if hit and _pid_namespace(entry.name) == ns:
             found.append(int(entry.name))
     return sorted(found)
 

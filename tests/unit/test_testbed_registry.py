@@ -171,6 +171,29 @@ def test_marked_processes_finds_a_run_by_its_id(children: list[subprocess.Popen]
     assert os.getpid() not in anyone
 
 
+def test_marked_processes_leaves_another_pid_namespace_alone(
+        children: list[subprocess.Popen]) -> None:
+    """A second server of a cluster on this kernel (the rig) runs in a PID namespace of its
+    own: its processes are its cleanup's, not this machine's."""
+    run_id = f"unit-{uuid.uuid4().hex}"
+    here = _sleeper(children, **{ENV_RUN: run_id})
+    there = _spawn(children, ["unshare", "--pid", "--fork", "--kill-child", "sh", "-c",
+                              "echo up; exec sleep 30"], **{ENV_RUN: run_id})
+    assert there.stdout is not None and there.stdout.readline() == b"up\n"
+    found = registry.marked_processes(run_id)
+    assert here.pid in found and there.pid in found  # unshare itself stays in ours
+    sleeping = [int(p.name) for p in Path("/proc").iterdir() if p.name.isdigit()
+                and p.name != str(there.pid) and _parent(int(p.name)) == there.pid]
+    assert sleeping and not set(sleeping) & set(found)
+
+
+def _parent(pid: int) -> int | None:
+    try:
+        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
 def test_marked_processes_finds_a_job(children: list[subprocess.Popen]) -> None:
     run_id, job_id = f"unit-{uuid.uuid4().hex}", f"job-{uuid.uuid4().hex}"
     in_job = _sleeper(children, **{ENV_RUN: run_id, ENV_JOB: job_id})
