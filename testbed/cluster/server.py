@@ -29,7 +29,7 @@ def ssh_argv(server: Server, ssh_config: str | None = None,
             "-o", "ServerAliveInterval=5", "-o", "ServerAliveCountMax=3"]
     if ssh_config:
         argv += ["-F", ssh_config]
-    return argv + [f"{server.user}@{server.host}"]
+    return argv + [f"{server.user}@{server.host}"]  # = LocalServer.destination
 
 
 def remote_command(argv: Sequence[str], env: Mapping[str, str] | None = None) -> str:
@@ -48,6 +48,11 @@ class LocalServer:
     @property
     def name(self) -> str:
         return self.server.host
+
+    @property
+    def destination(self) -> str:
+        """user@host, as ssh takes it."""
+        return f"{self.server.user}@{self.server.host}"
 
     def run(self, argv: Sequence[str], *, input: str | None = None, check: bool = True,
             timeout: float = 30.0) -> subprocess.CompletedProcess[str]:

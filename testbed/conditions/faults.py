@@ -14,7 +14,6 @@ from typing import Any
 from topologies import HOST_PORT
 
 from ..emulation.network import intf_name, run_in_host
-from ..emulation.shell import run
 from ..experiments.spec import FaultEvent
 
 
@@ -86,8 +85,9 @@ class FaultTimeline:
     def _set_link(self, target: str, up: bool) -> None:
         state = "up" if up else "down"
         for node, intf in self._links(target):
-            if node is None:
-                run(["ip", "link", "set", intf, state])
+            if node is None:  # a switch's end, on the switch's server
+                self.emu.spread.runner(intf.rsplit("-eth", 1)[0]).run(
+                    ["ip", "link", "set", intf, state])
             else:  # an interface going down loses its routes: the multicast one comes back
                 cmds = [f"ip link set {intf} {state}"]
                 if up:

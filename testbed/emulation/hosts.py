@@ -20,8 +20,11 @@ from .environment import AFXDP_PORT
 from .shell import run
 
 
-class TestbedHost(Host):
-    __test__ = False  # not a pytest class
+class HostShell:
+    """What makes a Mininet host a testbed host (mixed in before Mininet's host class)."""
+
+    name: str
+    pid: int
 
     def _popen(self, cmd: list[str], **params: Any) -> Any:
         # Mininet starts the host shell as: mnexec -cdn env PS1=.. bash ... mininet:<name>.
@@ -42,6 +45,10 @@ class TestbedHost(Host):
     def popen(self, *args: Any, **kwargs: Any) -> Any:
         kwargs.setdefault("mncmd", self.nsenter())
         return super().popen(*args, **kwargs)
+
+
+class TestbedHost(HostShell, Host):
+    __test__ = False  # not a pytest class
 
 
 class CPULimitedTestbedHost(TestbedHost, CPULimitedHost):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shlex
 import subprocess
 import sys
 import time
@@ -19,11 +20,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..cluster.spec import LOCAL
 from ..errors import RunFailed, UsageError
 from . import registry
 
 LAUNCHER = Path(__file__).with_name("hydra_launcher.sh")
 VENV_BIN = Path(sys.executable).parent
+KILL_JOB = [sys.executable, "-m", "testbed.cluster.agent", "kill-job"]
 
 
 @dataclass
@@ -42,10 +45,19 @@ def _tail(text: str, n: int = 8) -> str:
 
 
 def _exit_code(job_dir: Path, rank: int) -> int | None:
-    """The code rank `rank` exited with (recorded by _RANK_WRAPPER), None if not recorded."""
+    """The code rank `rank` exited with (said by _RANK_WRAPPER), None if not said."""
     try:
-        return int((job_dir / f"exit-{rank}").read_text())
-    except (OSError, ValueError):
+        with (job_dir / f"rank-{rank}.err").open("rb") as f:
+            f.seek(max(0, f.seek(0, os.SEEK_END) - 64))
+            tail = f.read().decode(errors="replace")
+    except OSError:
+        return None
+    said = tail.rstrip("\n").rpartition("\n")[2]
+    if not said.startswith(EXIT_SAID):
+        return None
+    try:
+        return int(said[len(EXIT_SAID):])
+    except ValueError:
         return None
 
 
@@ -67,10 +79,16 @@ def run_mpi(emu: Any, argv: list[str], *, hosts: list[str] | None = None, np: in
     job_dir = emu.run_dir / f"mpi-{job_id}"
     job_dir.mkdir(parents=True)
     hostmap = job_dir / "hostmap"
-    nodes = [emu.net.get(n) for n in names]  # name, shell pid, cgroup (CPU-limited hosts)
-    hostmap.write_text("".join(f"{n.name} {n.pid} {n.cgroup_spec()}\n"
-                               for n in nodes))
-    first = emu.net.get(names[0])
+    spread = emu.spread
+    # name, shell pid, cgroup (CPU-limited hosts), server (user@host, on another server)
+    hostmap.write_text("".join(
+        f"{n} {emu.net.get(n).pid} {emu.net.get(n).cgroup_spec() or '-'} "
+        f"{'-' if spread.local(n) else spread.runner(n).destination}\n" for n in names))
+    # mpiexec runs on this server (the rank outputs it writes land here): in the first rank's
+    # host, or else in this server's first host
+    first = emu.net.get(next((n for n in [*names, *(h.name for h in emu.topo.hosts)]
+                              if spread.local(n)), names[0]))
+    servers = sorted({spread.server_of(n) for n in names} - {LOCAL})
     cmd = [str(VENV_BIN / "mpiexec"), "-launcher", "ssh", "-launcher-exec", str(LAUNCHER),
            "-localhost", first.IP(), "-hosts", ",".join(f"{n}:{ppn}" for n in names),
            "-n", str(np), "-genv", "UCX_TLS", "tcp,self",
@@ -80,6 +98,8 @@ def run_mpi(emu: Any, argv: list[str], *, hosts: list[str] | None = None, np: in
     rate = emu.topo.host_rate()
     if rate is not None:  # multicast senders pace to it (collectives.ipmc.bcast.default_rate)
         env = {"MCASTLAB_LINK_MBIT": f"{rate:g}", **(env or {})}
+    if servers:  # the launcher's ssh to them (the cluster's config and master connections)
+        env = {"MCASTLAB_SSH": shlex.join(spread.runners[servers[0]].ssh()[:-1]), **(env or {})}
     job_env = dict(os.environ, MCASTLAB_HOSTMAP=str(hostmap), MCASTLAB_JOB_DIR=str(job_dir),
                    MCASTLAB_ROOT_PID=str(os.getpid()),
                    **{registry.ENV_JOB: job_id},
@@ -92,6 +112,8 @@ def run_mpi(emu: Any, argv: list[str], *, hosts: list[str] | None = None, np: in
             failed = _watch(proc, job_dir, timeout, stall)
         finally:
             registry.kill_processes(registry.marked_processes(job_id=job_id))
+            for server in servers:
+                spread.runners[server].run(KILL_JOB + [job_id], check=False)
             proc.kill()
             proc.wait()
         fout.seek(0)
@@ -140,9 +162,13 @@ def run_mpi(emu: Any, argv: list[str], *, hosts: list[str] | None = None, np: in
 
 def _rank_outputs(job_dir: Path, np: int) -> dict[int, str]:
     """Each rank's stdout and stderr (hydra's -outfile/-errfile patterns), as far as written."""
-    return {r: "".join(p.read_text(errors="replace") for p in
+    return {r: "".join(_without_exit(p.read_text(errors="replace")) for p in
                        (job_dir / f"rank-{r}.out", job_dir / f"rank-{r}.err") if p.exists())
             for r in range(np)}
+
+
+def _without_exit(text: str) -> str:
+    return "".join(ln for ln in text.splitlines(keepends=True) if not ln.startswith(EXIT_SAID))
 
 
 def _still_waiting(rank_output: dict[int, str], but: int | None = None) -> str:
@@ -153,10 +179,12 @@ def _still_waiting(rank_output: dict[int, str], but: int | None = None) -> str:
     return "\n".join(stuck[-8:])
 
 
-# Each rank runs under this wrapper, which records the rank's exit code. Hydra does not end
-# a job when a rank on another host dies (only ranks under the same proxy are cleaned up), so
-# `_watch` ends it as soon as any rank has failed.
-_RANK_WRAPPER = '"$@"; rc=$?; echo $rc > "$MCASTLAB_JOB_DIR/exit-$PMI_RANK"; exit $rc'
+# Each rank runs under this wrapper, which says the rank's exit code as the last line of its
+# error output: hydra brings that to this server (rank-N.err) wherever the rank ran. Hydra
+# does not end a job when a rank on another host dies (only ranks under the same proxy are
+# cleaned up), so `_watch` ends it as soon as any rank has failed.
+EXIT_SAID = "MCASTLAB-EXIT "
+_RANK_WRAPPER = '"$@"; rc=$?; echo "MCASTLAB-EXIT $rc" >&2; exit $rc'
 
 
 STALLED = (-1,)
@@ -177,10 +205,11 @@ def _watch(proc: subprocess.Popen, job_dir: Path, timeout: float,
                 return STALLED
         with contextlib.suppress(subprocess.TimeoutExpired):
             proc.wait(timeout=0.1)
-        for f in job_dir.glob("exit-*"):
-            text = f.read_text().strip()
-            if text and text != "0":
-                return int(f.name.split("-")[1]), int(text)
+        for f in job_dir.glob("rank-*.err"):
+            rank = int(f.name[5:-4])
+            code = _exit_code(job_dir, rank)
+            if code:
+                return rank, code
         if proc.returncode is not None:
             return ()
     return None

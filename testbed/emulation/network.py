@@ -21,13 +21,14 @@ from typing import Any
 from controller.config import ControllerConfig
 from topologies import HOST_PORT, Topology
 
+from ..cluster.spec import LOCAL, ClusterSpec
+from ..cluster.spread import Spread
 from ..errors import CapabilityError, RunFailed, UsageError
 from . import linkshape, priority, registry
 from .cleanup import cleanup_run, remove_ended_nft_tables
 from .controller_proc import ControllerProcess
 from .environment import AFXDP_PORT, Capabilities, detect
 from .runlock import RunLock
-from .shell import run
 
 # Emulated hosts cap TCP's retransmission timeout (Linux >= 6.15; older kernels keep 120 s).
 # Under injected loss a lost SYN leaves a connection with a ~1 s RTT estimate, so its RTO is
@@ -84,11 +85,11 @@ def host_links(topo: Topology) -> dict[str, tuple[str, Any]]:
     return out
 
 
-def _check_xdp_ports(intfs: set[str]) -> None:
+def _check_xdp_ports(intfs: set[str], server: Any) -> None:
     """Every AF_XDP port came up (OVS names an interface it could not open in `error`)."""
     import json
 
-    out = run(["ovs-vsctl", "--format=json", "--columns=name,ofport,error", "list",
+    out = server.run(["ovs-vsctl", "--format=json", "--columns=name,ofport,error", "list",
                "Interface"]).stdout
     bad = []
     for name, ofport, error in json.loads(out)["data"]:
@@ -128,7 +129,8 @@ class Emulation:
                  controller_config: ControllerConfig | None = None,
                  ovs_snooping: bool = False, ovs_flooding: bool = False,
                  linux_bridge: bool = False, bridge_options: dict[str, str] | None = None,
-                 ports: str | None = None, host_cpu: float | None = None) -> None:
+                 ports: str | None = None, host_cpu: float | None = None,
+                 cluster: ClusterSpec | None = None) -> None:
         """`ovs_snooping`: no controller at all; standalone OVS bridges doing their own
         MAC learning and IGMP snooping (the anchor the benchmarks compare the controller
         with). `ovs_flooding`: standalone bridges without snooping, which flood every
@@ -140,7 +142,8 @@ class Emulation:
         PORT_TYPES (default: $MCASTLAB_PORTS, else auto: AF_XDP where the machine has it;
         links between switches keep default ports, as nothing could shape them else).
         `host_cpu`: each host may use at most this fraction of the machine's CPU time
-        (Mininet's CPULimitedHost: a cgroup per host with a CFS quota)."""
+        (Mininet's CPULimitedHost: a cgroup per host with a CFS quota). `cluster`: spread
+        the network over these servers (testbed.cluster; OVS switches only)."""
         self.topo = topo
         self.controller_config = controller_config or ControllerConfig()
         self.ovs_snooping = ovs_snooping
@@ -167,6 +170,10 @@ class Emulation:
         if linux_bridge and ports == "afxdp":
             raise UsageError("AF_XDP switch ports are OVS ports: Linux bridges have none")
         self.host_cpu = _check_host_cpu(host_cpu)
+        if cluster is not None and (linux_bridge or host_cpu is not None):
+            raise UsageError("a network across servers runs on Open vSwitch without CPU "
+                             "limits: Linux bridges and CPU-limited hosts are one machine's")
+        self.spread = Spread(topo, cluster)
         self.progress = progress
         self.ready_timeout = ready_timeout or 30.0 + 0.5 * len(topo.switches)
         self.net: Any = None
@@ -250,16 +257,20 @@ class Emulation:
         if shutil.which("nft") is None:
             raise CapabilityError("loss on a switch-to-switch link needs nft (Debian package "
                                   "nftables; run 'sudo make install')")
-        intfs = [intf_name(n, p) for lk in links
-                 for n, p in ((lk.node1, lk.port1), (lk.node2, lk.port2))]
-        script = linkshape.nft_link_loss(linkshape.nft_table(self.record.id), intfs, pct)
-        res = run(["nft", "-f", "-"], input=script, check=False)
-        if res.returncode != 0:
-            msg = (res.stderr or res.stdout).strip().splitlines()
-            raise CapabilityError(
-                f"nftables refused the loss chains on {', '.join(intfs)} (they need the "
-                "netdev family's egress hook and numgen: CONFIG_NF_TABLES_NETDEV, "
-                f"CONFIG_NETFILTER_EGRESS, CONFIG_NFT_NUMGEN): {msg[0] if msg else res.returncode}")
+        ends = [(n, intf_name(n, p)) for lk in links
+                for n, p in ((lk.node1, lk.port1), (lk.node2, lk.port2))]
+        for server, here in self.spread.by_server(ends, lambda e: e[0]).items():
+            names = [i for _n, i in here]
+            script = linkshape.nft_link_loss(linkshape.nft_table(self.record.id), names, pct)
+            res = self.spread.runners[server].run(["nft", "-f", "-"], input=script,
+                                                  check=False)
+            if res.returncode != 0:
+                msg = (res.stderr or res.stdout).strip().splitlines()
+                raise CapabilityError(
+                    f"nftables refused the loss chains on {', '.join(names)} (they need the "
+                    "netdev family's egress hook and numgen: CONFIG_NF_TABLES_NETDEV, "
+                    "CONFIG_NETFILTER_EGRESS, CONFIG_NFT_NUMGEN): "
+                    f"{msg[0] if msg else res.returncode}")
 
     @property
     def host_ports(self) -> str:
@@ -288,7 +299,8 @@ class Emulation:
                              "limited or unlimited as before")
         xdp = self._xdp_intfs()
         ends = {h: end for h, (end, _lk) in host_links(topo).items()}
-        root_tc, host_tc = "", {}
+        root_tc: dict[str, str] = {}
+        host_tc: dict[str, str] = {}
         for lk in topo.links:
             if lk.params.bw_mbit is None:
                 continue
@@ -301,12 +313,14 @@ class Emulation:
                         host_tc[node] += linkshape.htb_rate_change(linkshape.IFB,
                                                                    lk.params.bw_mbit)
                 elif intf not in xdp:
-                    root_tc += linkshape.htb_rate_change(intf, lk.params.bw_mbit)
-        if root_tc:
-            run(["tc", "-batch", "-"], input=root_tc, timeout=60)
+                    server = self.spread.server_of(node)
+                    root_tc[server] = root_tc.get(server, "") + linkshape.htb_rate_change(
+                        intf, lk.params.bw_mbit)
+        for server, lines in root_tc.items():
+            self.spread.runners[server].run(["tc", "-batch", "-"], input=lines, timeout=60)
         for name, lines in host_tc.items():
             batch = self.run_dir / f"tc-{name}-retune.batch"
-            batch.write_text(lines)
+            self.spread.runner(name).put(batch, lines)
             run_in_host(self.net.get(name), [f"tc -batch {batch}"], f"retuning {name}'s link")
         self.topo = topo
 
@@ -327,27 +341,31 @@ class Emulation:
         self.caps.require()
         linkshape.check(self.topo, self.caps)
         xdp = self._xdp_intfs()  # refuses ports the machine cannot give before anything starts
+        self.spread.resolve()
         self._lock.acquire(self.progress)
         t0 = time.perf_counter()
         remove_ended_nft_tables()  # an ended run's loss chains would bind to our veths
         self.record = registry.new_run(run_dir="", topology=self.topo.name)
         rec = self.record
         rec.run_dir = str(registry.STATE_DIR / rec.id)
-        rec.bridges = [s.name for s in self.topo.switches]
-        rec.interfaces = [intf_name(n, p) for link in self.topo.links
-                          for n, p in ((link.node1, link.port1), (link.node2, link.port2))
-                          if not self.topo.is_host(n)]
+        rec.bridges, rec.interfaces = self._network_on(LOCAL)
         if self.host_cpu is not None:
             rec.cgroups = [f"cpu,cpuacct,cpuset:/{h.name}" for h in self.topo.hosts]
         rec.save()
         os.environ[registry.ENV_RUN] = rec.id  # inherited by every process we start
         self.run_dir.mkdir(parents=True, exist_ok=True)
-        self._write_host_files()
+        files = self._host_files()
+        for path, text in files.items():
+            Path(path).write_text(text)
+        if self.spread.cluster:
+            self.spread.begin({r.name: self._order(r.name, files) for r in self.spread.remotes},
+                              self.progress)
 
         topo_file = self.run_dir / "topology.json"
         self.topo.save(topo_file)
         if not self.standalone:
             self.progress("starting the controller")
+            self.controller_config = self.spread.controller_config(self.controller_config)
             self.controller = ControllerProcess(topo_file, self.run_dir / "controller.log",
                                                 self.controller_config)
             self.controller.start()
@@ -358,12 +376,14 @@ class Emulation:
 
         kind = ("Linux kernel bridges" if self.linux_bridge else
                 f"{self.caps.datapath} datapath, {self.host_ports} host ports")
+        if self.spread.cluster:
+            kind += f"; {len(self.spread.runners)} servers, {self.spread.tunnel} tunnels"
         self.progress(f"building {len(self.topo.hosts)} hosts, {len(self.topo.switches)} "
                       f"switches ({kind})")
         self._build_mininet(xdp)
         bridges_up = time.monotonic()
-        if xdp:
-            _check_xdp_ports(xdp)
+        for server, intfs in self.spread.by_server(sorted(xdp), lambda i: i.split("-")[0]).items():
+            _check_xdp_ports(set(intfs), self.spread.runners[server])
         self.timings["mininet_s"] = time.perf_counter() - t0
 
         self.progress("configuring hosts and links")
@@ -388,12 +408,27 @@ class Emulation:
                           "multicast for a query response interval after a querier appears)")
             time.sleep(left)
 
-    def _write_host_files(self) -> None:
+    def _host_files(self) -> dict[str, str]:
         """/etc/hosts and an empty resolv.conf, bind-mounted in every host: names resolve
         without DNS (no lookups leave the machine, and MPI start-up does not wait on them)."""
         lines = ["127.0.0.1 localhost"] + [f"{h.ip} {h.name}" for h in self.topo.hosts]
-        (self.run_dir / "hosts").write_text("\n".join(lines) + "\n")
-        (self.run_dir / "resolv.conf").write_text("# mcastlab: no DNS inside the testbed\n")
+        return {str(self.run_dir / "hosts"): "\n".join(lines) + "\n",
+                str(self.run_dir / "resolv.conf"): "# mcastlab: no DNS inside the testbed\n"}
+
+    def _network_on(self, server: str) -> tuple[list[str], list[str]]:
+        """The bridges and root-namespace interfaces (switch ends, tunnels) on a server."""
+        bridges = [s.name for s in self.topo.switches if self.spread.server_of(s.name) == server]
+        intfs = [intf_name(n, p) for link in self.topo.links
+                 for n, p in ((link.node1, link.port1), (link.node2, link.port2))
+                 if not self.topo.is_host(n) and self.spread.server_of(n) == server]
+        return bridges, intfs
+
+    def _order(self, server: str, files: dict[str, str]) -> dict[str, Any]:
+        """What the agent on another server records and writes there for this run."""
+        assert self.record is not None
+        bridges, intfs = self._network_on(server)
+        return {"run": self.record.id, "topology": self.topo.name, "bridges": bridges,
+                "interfaces": intfs, "files": files}
 
     def _build_mininet(self, xdp: set[str]) -> None:
         from mininet.link import Link
@@ -411,12 +446,16 @@ class Emulation:
         setLogLevel("error")
         assert self.record is not None
         TestbedSwitch.run_id = KernelBridge.run_id = self.record.id
+        if self.spread.cluster:
+            from ..cluster.nodes import ClusterNode
+
+            ClusterNode.run_id = self.record.id
         net = Mininet(topo=None, switch=TestbedSwitch, host=TestbedHost, link=Link,
                       controller=None, build=False, autoSetMacs=False, autoStaticArp=False,
                       waitConnected=False, ipBase=f"10.0.0.0/{PREFIX_LEN}")
         self.net = net
         if self.controller is not None:
-            net.addController(ListeningController("c0", ip="127.0.0.1",
+            net.addController(ListeningController("c0", ip=self.controller_config.listen,
                                                   port=self.controller.ofp_port))
         for sw in self.topo.switches:
             if self.linux_bridge:  # the first switch queries (see KernelBridge)
@@ -427,42 +466,49 @@ class Emulation:
             net.addSwitch(sw.name, dpid=f"{sw.dpid:016x}", datapath=self.caps.datapath,
                           protocols="OpenFlow13", batch=True,
                           failMode="standalone" if self.standalone else "secure",
-                          xdp_ports={i for i in xdp if i.startswith(f"{sw.name}-")})
+                          xdp_ports={i for i in xdp if i.startswith(f"{sw.name}-")},
+                          **self.spread.node_params(sw.name, switch=True))
         limit = {} if self.host_cpu is None else {"cls": CPULimitedTestbedHost,
                                                    "cpu": self.host_cpu}
         for h in self.topo.hosts:
-            net.addHost(h.name, ip=f"{h.ip}/{PREFIX_LEN}", mac=h.mac, **limit)
-        for link in self.topo.links:
+            net.addHost(h.name, ip=f"{h.ip}/{PREFIX_LEN}", mac=h.mac, **limit,
+                        **self.spread.node_params(h.name, switch=False))
+        for key, link in enumerate(self.topo.links, start=1):
             net.addLink(link.node1, link.node2, port1=link.port1, port2=link.port2,
                         intfName1=intf_name(link.node1, link.port1),
-                        intfName2=intf_name(link.node2, link.port2))
+                        intfName2=intf_name(link.node2, link.port2),
+                        **self.spread.link_params(link.node1, link.node2, key))
         net.build()
         net.start()
         if self.ovs_snooping:
-            cmd = ["ovs-vsctl"]
-            for sw in self.topo.switches:
-                cmd += ["--", "set", "Bridge", sw.name, "mcast_snooping_enable=true",
-                        "other_config:mcast-snooping-disable-flood-unregistered=true"]
-            run(cmd)
+            for server, switches in self.spread.by_server(self.topo.switches,
+                                                          lambda s: s.name).items():
+                cmd = ["ovs-vsctl"]
+                for sw in switches:
+                    cmd += ["--", "set", "Bridge", sw.name, "mcast_snooping_enable=true",
+                            "other_config:mcast-snooping-disable-flood-unregistered=true"]
+                self.spread.runners[server].run(cmd)
 
     def _configure(self, xdp: set[str]) -> None:
         """Per host one shell round trip; switch-side shaping in one `tc -batch` (for an
         AF_XDP port, on the host's ingress instead: see linkshape)."""
-        root_tc = ""
-        for link in self.topo.links:
-            for node, port in ((link.node1, link.port1), (link.node2, link.port2)):
-                if not self.topo.is_host(node) and intf_name(node, port) not in xdp:
-                    root_tc += linkshape.tc_batch(intf_name(node, port), link.params,
-                                                  self.caps.sch_netem)
-        if root_tc:
-            run(["tc", "-batch", "-"], input=root_tc, timeout=60)
-        # The switch ends of the veths live in the root namespace, where IPv6 would make the
-        # kernel send router solicitations and MLD reports out of them: stray frames that the
-        # port counters would count as traffic.
-        root_intfs = list(self.record.interfaces) if self.record else []
-        if root_intfs:
-            run(["sysctl", "-qw", *(f"net.ipv6.conf.{i}.disable_ipv6=1" for i in root_intfs)],
-                timeout=60)
+        for server, runner in self.spread.runners.items():
+            root_tc = ""
+            for link in self.topo.links:
+                for node, port in ((link.node1, link.port1), (link.node2, link.port2)):
+                    if (not self.topo.is_host(node) and intf_name(node, port) not in xdp
+                            and self.spread.server_of(node) == server):
+                        root_tc += linkshape.tc_batch(intf_name(node, port), link.params,
+                                                      self.caps.sch_netem)
+            if root_tc:
+                runner.run(["tc", "-batch", "-"], input=root_tc, timeout=60)
+            # The switch ends of the veths live in the root namespace, where IPv6 would make
+            # the kernel send router solicitations and MLD reports out of them: stray frames
+            # that the port counters would count as traffic.
+            root_intfs = self._network_on(server)[1]
+            if root_intfs:
+                runner.run(["sysctl", "-qw", *(f"net.ipv6.conf.{i}.disable_ipv6=1"
+                                               for i in root_intfs)], timeout=60)
         host_params = {n: lk.params for lk in self.topo.links for n in (lk.node1, lk.node2)
                        if self.topo.is_host(n)}
         switch_ends = {h: end for h, (end, _lk) in host_links(self.topo).items()}
@@ -476,6 +522,10 @@ class Emulation:
                 "sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1",
                 f"ip route add 224.0.0.0/4 dev {intf}",
             ]
+            if self.spread.cluster:  # frames a tunnel can carry (see testbed.cluster.nodes)
+                from ..cluster.nodes import TUNNEL_MTU
+
+                cmds.append(f"ip link set {intf} mtu {TUNNEL_MTU}")
             if RTO_MAX_SYSCTL.exists():
                 cmds.append(f"sysctl -qw net.ipv4.tcp_rto_max_ms={RTO_MAX_MS}")
             if self.caps.datapath == "user" and not self.linux_bridge:
@@ -488,7 +538,7 @@ class Emulation:
                 tc += ifb_tc
             if tc:
                 batch = self.run_dir / f"tc-{h.name}.batch"
-                batch.write_text(tc)
+                self.spread.runner(h.name).put(batch, tc)
                 cmds.append(f"tc -batch {batch}")
             if not self.caps.sch_netem:
                 cmds += linkshape.netfilter_loss(intf, params)
@@ -509,6 +559,7 @@ class Emulation:
             # hangs when one is gone; the record says all there is to remove.
             registry.kill_processes([p for p in registry.marked_processes(rec.id)
                                      if registry.job_of(p)])
+            self.spread.end()  # the other servers tear their part down
             if self.controller is not None:
                 self.controller.stop()
             priority.restore_switch()

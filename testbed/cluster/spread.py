@@ -1,0 +1,145 @@
+"""How one run's network lies on servers, as testbed.emulation.network uses it: which server
+every node is on, the runner for its root-namespace commands, the servers' addresses (the
+tunnels' ends and the controller's), and the holds on the other servers. A run on one
+machine is the degenerate case: one LocalServer, no holds, so the network code has one path.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import ipaddress
+import socket
+from collections.abc import Callable, Iterable
+from typing import Any, TypeVar
+
+from controller.config import ControllerConfig
+from topologies import Topology
+
+from ..emulation import shell
+from ..errors import RunFailed, UsageError
+from .hold import Hold
+from .placement import Placement, place
+from .server import LocalServer, RemoteServer, servers
+from .spec import LOCAL, ClusterSpec, Server
+
+T = TypeVar("T")
+
+
+class Spread:
+    def __init__(self, topo: Topology, spec: ClusterSpec | None = None) -> None:
+        self.spec = spec
+        self.placement: Placement | None = None
+        self.runners: dict[str, LocalServer] = {LOCAL: LocalServer(Server(LOCAL))}
+        if spec is not None:
+            try:
+                self.placement = place(topo, spec.names, spec.placement)
+            except ValueError as exc:
+                raise UsageError(f"cluster placement: {exc}") from None
+            self.runners = {r.name: r for r in servers(spec)}
+        self.addresses: dict[str, str] = {}
+        self.tunnel = "vxlan"
+        self.holds: list[Hold] = []
+
+    # ---- where things are -------------------------------------------------------------------
+    @property
+    def cluster(self) -> bool:
+        return self.placement is not None
+
+    def server_of(self, node: str) -> str:
+        return self.placement.server_of[node] if self.placement else LOCAL
+
+    def runner(self, node: str) -> LocalServer:
+        return self.runners[self.server_of(node)]
+
+    def local(self, node: str) -> bool:
+        return self.server_of(node) == LOCAL
+
+    def by_server(self, items: Iterable[T], node: Callable[[T], str]) -> dict[str, list[T]]:
+        """`items` grouped by the server of `node(item)`, servers in cluster order."""
+        out: dict[str, list[T]] = {}
+        for item in items:
+            out.setdefault(self.server_of(node(item)), []).append(item)
+        return {s: out[s] for s in self.runners if s in out}
+
+    @property
+    def remotes(self) -> list[RemoteServer]:
+        return [r for r in self.runners.values() if isinstance(r, RemoteServer)]
+
+    # ---- a run's life -------------------------------------------------------------------
+    def resolve(self) -> None:
+        """Every server's address: another server's as ssh reaches it, this one's as the
+        route toward the first other server leaves (the interface of the cluster's network)."""
+        if not self.cluster:
+            return
+        for r in self.remotes:
+            self.addresses[r.name] = address_of(r)
+        first = self.addresses[self.remotes[0].name]
+        out = shell.run(["ip", "-o", "route", "get", first]).stdout.split()
+        if "src" not in out:
+            raise RunFailed(f"no route from this machine toward {self.remotes[0].name} "
+                            f"({first})")
+        self.addresses[LOCAL] = out[out.index("src") + 1]
+
+    def controller_config(self, config: ControllerConfig) -> ControllerConfig:
+        """Across servers the controller listens on the cluster's address and admits the
+        servers' switches only (every server's address, this one's included: its own switches
+        connect to that address too)."""
+        if not self.cluster:
+            return config
+        assert self.spec is not None
+        listen = self.spec.listen or self.addresses[LOCAL]
+        return dataclasses.replace(config, listen=listen,
+                                   allow=tuple(sorted(set(self.addresses.values()))))
+
+    def begin(self, orders: dict[str, dict[str, Any]], progress: Callable[[str], None]) -> None:
+        """Take a hold on every other server (its run lock, record and files), then choose
+        the tunnel kind: gretap when asked, or when every server's kernel has it (auto)."""
+        from .agent import gretap_works
+
+        for r in self.remotes:
+            progress(f"holding {r.server} for the run")
+            self.holds.append(Hold(r, orders[r.name], progress))
+        assert self.spec is not None
+        kind = self.spec.tunnel
+        if kind == "auto":
+            everywhere = gretap_works() and all(h.ready.get("gretap") for h in self.holds)
+            kind = "gretap" if everywhere else "vxlan"
+        self.tunnel = kind
+
+    def end(self) -> None:
+        while self.holds:
+            self.holds.pop().release()
+
+    # ---- Mininet's parameters ---------------------------------------------------------------
+    def node_params(self, name: str, switch: bool) -> dict[str, Any]:
+        if not self.cluster:
+            return {}
+        from .nodes import ClusterHost, ClusterSwitch
+
+        return {"cls": ClusterSwitch if switch else ClusterHost, "runner": self.runner(name)}
+
+    def link_params(self, node1: str, node2: str, key: int) -> dict[str, Any]:
+        """A link's Mininet parameters: a tunnel (numbered `key`) when it crosses servers."""
+        s1, s2 = self.server_of(node1), self.server_of(node2)
+        if s1 == s2:
+            return {}
+        from .nodes import TunnelLink
+
+        return {"cls": TunnelLink, "kind": self.tunnel, "key": key,
+                "ip1": self.addresses[s1], "ip2": self.addresses[s2]}
+
+
+def address_of(remote: RemoteServer) -> str:
+    """The IPv4 address ssh reaches `remote` at (its ssh config's HostName, resolved)."""
+    cfg = ["-F", remote.ssh_config] if remote.ssh_config else []
+    out = shell.run(["ssh", "-G", *cfg, f"{remote.server.user}@{remote.server.host}"]).stdout
+    host = next((line.split()[1] for line in out.splitlines()
+                 if line.startswith("hostname ")), remote.server.host)
+    try:
+        return str(ipaddress.IPv4Address(host))
+    except ValueError:
+        pass
+    try:
+        return socket.gethostbyname(host)
+    except OSError as exc:
+        raise RunFailed(f"cannot resolve {remote.server} ({host}): {exc}") from None

@@ -1,0 +1,130 @@
+"""A network across two servers (the rig: server2 in namespaces of its own, reached by ssh):
+a fat tree split by placement, its cut links as VXLAN tunnels over the shaped link, one
+controller reached from both servers' switches; hosts on both sides ping each other and
+receive a group's datagrams (large ones too: MTU 1450 inside the tunnels); MPI jobs span
+both (a tree and the multicast nack broadcast verify; a rank dying on server2 ends its job);
+and when it ends nothing of the run is left on either server."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+
+import pytest
+
+from testbed.cluster import rig as rigmod
+from testbed.emulation.cleanup import leftovers
+from testbed.emulation.mpi import run_mpi
+from testbed.emulation.network import Emulation
+from testbed.errors import RunFailed
+from topologies import fattree
+
+RECEIVE = """\
+import socket, sys
+group, port, count, me = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind((group, port))
+s.setsockopt(socket.IPPROTO_IP, socket.IP_ADD_MEMBERSHIP,
+             socket.inet_aton(group) + socket.inet_aton(me))
+print("joined", flush=True)
+s.settimeout(5)
+sizes = []
+try:
+    while len(sizes) < count:
+        sizes.append(len(s.recv(65536)))
+except socket.timeout:
+    pass
+print(sum(1 for n in sizes if n < 1000), sum(1 for n in sizes if n >= 1000), flush=True)
+"""
+
+SEND = """\
+import socket, sys, time
+group, port, count = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+for i in range(count):
+    s.sendto(b"x" * (100 if i % 2 else 3000), (group, port))
+    time.sleep(0.02)
+"""
+
+GROUP, PORT, COUNT = "239.1.2.3", 5000, 20
+HOSTNAME = "from mpi4py import MPI; import socket; print(socket.gethostname())"
+DIE = ("from mpi4py import MPI; import os, time; c = MPI.COMM_WORLD\n"
+       "if c.Get_rank() == 1: os._exit(7)\n"
+       "time.sleep(60)")
+
+
+def _records(res) -> list[dict]:
+    return [json.loads(ln) for out in res.rank_output.values() for ln in out.splitlines()
+            if ln.startswith("{")]
+
+
+def _members(emu: Emulation, names: list[str]) -> dict[str, object]:
+    procs = {}
+    for name in names:
+        h = emu.host(name)
+        procs[name] = h.popen([sys.executable, "-c", RECEIVE, GROUP, str(PORT), str(COUNT),
+                               h.IP()], text=True)
+    for name, p in procs.items():
+        assert p.stdout.readline().strip() == "joined", f"{name}: {p.stderr.read()}"
+    return procs
+
+
+def test_a_fat_tree_across_two_servers_delivers_unicast_and_groups(caps, clean_after):
+    topo = fattree(4, 2, bw=20)
+    with rigmod.Rig(mbit=200) as rig:
+        with Emulation(topo, caps=caps, cluster=rig.spec) as emu:
+            place = emu.spread.placement
+            assert place is not None
+            assert place.hosts_per_server(topo) == {"localhost": 8, rigmod.NAME: 8}
+            theirs = {n for n in place.nodes_on(rigmod.NAME) if n.startswith("s")}
+            listed = rig.remote.run(["ovs-vsctl", "list-br"]).stdout.split()
+            assert set(listed) == theirs  # server2's switches on server2's Open vSwitch
+            tunnels = rig.remote.run(["ip", "-o", "link", "show", "type", "vxlan"]).stdout
+            assert len(tunnels.splitlines()) == len(place.cut) > 0
+            far = [h.name for h in topo.hosts if place.server_of[h.name] == rigmod.NAME]
+            near = [h.name for h in topo.hosts if place.server_of[h.name] == "localhost"]
+            assert emu.host(far[0]).cmd("hostname").strip() == far[0]
+
+            # unicast both ways across the tunnels, full-sized frames included
+            for src, dsts in ((near[0], far), (far[-1], near)):
+                ips = " ".join(emu.host(d).IP() for d in dsts)
+                out = emu.host(src).cmd(f"for ip in {ips}; do ping -c1 -W3 -s 1400 $ip "
+                                        ">/dev/null && echo ok; done")
+                assert out.split().count("ok") == len(dsts), (src, out)
+
+            # a group with members on both servers, sent from each side
+            for sender, members in ((near[0], [near[3], far[0], far[5]]),
+                                    (far[2], [near[1], far[4]])):
+                procs = _members(emu, members)
+                time.sleep(1.0)  # the controller has the reports
+                sent = emu.host(sender).popen([sys.executable, "-c", SEND, GROUP, str(PORT),
+                                               str(COUNT)], text=True)
+                assert sent.wait(timeout=30) == 0, sent.stderr.read()
+                for name, p in procs.items():
+                    out, err = p.communicate(timeout=30)
+                    assert out.split()[-2:] == [str(COUNT // 2)] * 2, (sender, name, out, err)
+
+            # MPI across the servers: hydra reaches server2's hosts through ssh
+            res = run_mpi(emu, ["-m", "collectives.programs.verify", "--sizes", "1,100000",
+                                "--roots", f"0,{len(near)}", "--algorithms", "binomial,nack"],
+                          timeout=300)
+            (whole,) = _records(res)
+            assert whole["size"] == 16 and whole["all_correct"], whole
+            assert sorted(ln.split()[-1] for ln in run_mpi(
+                emu, ["-c", HOSTNAME], hosts=[far[1], near[2], far[3]]).rank_output.values()
+            ) == sorted([far[1], near[2], far[3]])  # rank 0 on server2: mpiexec stays here
+            with pytest.raises(RunFailed, match=rf"rank 1 \({far[0]}\) exited with code 7"):
+                run_mpi(emu, ["-c", DIE], hosts=[near[0], far[0], far[1]], timeout=60)
+            proxies = rig.remote.run(["pgrep", "-f", "hydra_pmi_proxy"], check=False)
+            assert proxies.returncode == 1, proxies.stdout  # the failed job's, gone there too
+            run_id = emu.record.id
+        assert leftovers() == {"processes": [], "bridges": [], "interfaces": [],
+                               "records": []}
+        there = json.loads(rig.remote.run(
+            [sys.executable, "-m", "testbed.cluster.agent", "leftovers"]).stdout)
+        assert there == {"processes": [], "bridges": [], "interfaces": [], "records": [],
+                         "ovs_bridges": [], "links": []}, (run_id, there)
+        gone = rig.remote.run(["test", "-e", f"/run/mcastlab/{run_id}"], check=False)
+        assert gone.returncode == 1  # the run's folder there

@@ -1,0 +1,76 @@
+"""How a run's network lies on servers (testbed.cluster.spread) and the tunnel ends
+(testbed.cluster.nodes), without starting a server: one machine is the degenerate case,
+links that cross servers are tunnels between the servers' addresses, the controller admits
+the servers and nothing else."""
+
+from __future__ import annotations
+
+import pytest
+
+from controller.config import ControllerConfig
+from testbed.cluster.nodes import TunnelLink, tunnel_batch
+from testbed.cluster.server import LocalServer, RemoteServer
+from testbed.cluster.spec import ClusterSpec, Server
+from testbed.cluster.spread import Spread
+from testbed.emulation.network import Emulation
+from testbed.errors import UsageError
+from topologies import parse_spec
+
+TOPO = parse_spec("fattree:k=4,n=2,hosts=16")
+SPEC = ClusterSpec((Server("localhost"), Server("b")), tunnel="vxlan")
+
+
+def _spread() -> Spread:
+    s = Spread(TOPO, SPEC)
+    s.addresses = {"localhost": "10.9.0.1", "b": "10.9.0.2"}
+    return s
+
+
+def test_one_machine_is_one_local_server_and_no_tunnels():
+    s = Spread(TOPO)
+    assert not s.cluster and list(s.runners) == ["localhost"]
+    assert type(s.runner("h3")) is LocalServer and s.local("s1")
+    assert s.node_params("h3", switch=False) == {}
+    assert s.link_params("s1", "s5", 7) == {}
+    cfg = ControllerConfig()
+    assert s.controller_config(cfg) is cfg  # loopback, as ever
+
+
+def test_nodes_go_to_their_servers_and_cut_links_become_tunnels():
+    s = _spread()
+    assert isinstance(s.runner("h15"), RemoteServer) and s.server_of("h15") == "b"
+    assert s.by_server(["h15", "h0", "h8", "h1"], str) == {"localhost": ["h0", "h1"],
+                                                            "b": ["h15", "h8"]}
+    a, b = s.placement.cut[0]
+    params = s.link_params(a, b, 7)
+    assert params["cls"] is TunnelLink and params["key"] == 7 and params["kind"] == "vxlan"
+    assert (params["ip1"], params["ip2"]) == (s.addresses[s.server_of(a)],
+                                              s.addresses[s.server_of(b)])
+    assert s.node_params("h15", switch=False)["runner"] is s.runners["b"]
+
+
+def test_the_controller_listens_on_the_cluster_and_admits_its_servers_only():
+    cfg = _spread().controller_config(ControllerConfig())
+    assert cfg.listen == "10.9.0.1" and set(cfg.allow) == {"10.9.0.1", "10.9.0.2"}
+    assert cfg.admits("10.9.0.2") and not cfg.admits("10.9.0.3")
+
+
+def test_a_tunnel_end_is_one_batch_of_its_kind():
+    vx = tunnel_batch("vxlan", "s1-eth3", "10.9.0.1", "10.9.0.2", 5, "aa:bb:cc:00:00:01")
+    assert vx.splitlines() == [
+        "link add name s1-eth3 type vxlan id 5 local 10.9.0.1 remote 10.9.0.2 dstport 4789",
+        "link set s1-eth3 mtu 1450", "link set s1-eth3 address aa:bb:cc:00:00:01",
+        "link set s1-eth3 up"]
+    gre = tunnel_batch("gretap", "s1-eth3", "10.9.0.1", "10.9.0.2", 5)
+    assert gre.splitlines()[0] == ("link add name s1-eth3 type gretap local 10.9.0.1 "
+                                   "remote 10.9.0.2 ttl 64 key 5")
+    with pytest.raises(ValueError, match="unknown tunnel kind"):
+        tunnel_batch("geneve", "x", "a", "b", 1)
+
+
+@pytest.mark.parametrize("kw", [{"linux_bridge": True}, {"host_cpu": 0.1}])
+def test_a_cluster_refuses_what_only_one_machine_has(kw, monkeypatch):
+    monkeypatch.setattr("testbed.emulation.network._check_host_cpu", lambda f: f)
+    with pytest.raises(UsageError, match="across servers runs on Open vSwitch"):
+        Emulation(parse_spec("tree:leaves=2,hosts_per_leaf=2"), caps=object(), cluster=SPEC,
+                  **kw)
