@@ -17,7 +17,7 @@ def flagged_bcast(emu: Emulation, algorithm: str, size: int, **kwargs: Any) -> d
     `fidelity` (Monitor.window over the broadcasts) added, `ms` (the median) and `error`
     None; a job that failed gives {"ms": None, "flags": [], "error": why} instead."""
     try:
-        with Monitor(emu.topo) as mon:
+        with Monitor(emu.topo, emu.spread) as mon:
             r = run_bcast(emu, algorithm, size, **kwargs)
     except RunFailed as exc:
         return {"ms": None, "flags": [], "error": " ".join(str(exc).split())}

@@ -2,6 +2,7 @@
 
     python -m testbed.cluster.agent hold           (a run's lifetime; JSON in on stdin, below)
     python -m testbed.cluster.agent kill-job JOB   (an MPI or traffic job's processes there)
+    python -m testbed.cluster.agent sample JSON    (a fidelity reading: testbed.fidelity)
     python -m testbed.cluster.agent leftovers      (what any run left there, as JSON)
 
 `hold` reads one JSON line: {"run": id, "topology": name, "bridges": [...], "interfaces":
@@ -110,11 +111,18 @@ def main(argv: list[str]) -> int:
     if argv[:1] == ["kill-job"] and len(argv) == 2:
         registry.kill_processes(registry.marked_processes(job_id=argv[1]))
         return 0
+    if argv[:1] == ["sample"] and len(argv) == 2:
+        from ..fidelity.reading import reading
+
+        asked = json.loads(argv[1])
+        say(reading(asked["intfs"], asked["tunnels"]))
+        return 0
     if argv == ["leftovers"]:
         say({**leftovers(), "ovs_bridges": sorted(ovs_bridges()),
              "links": sorted(i for i in interfaces() if "-eth" in i)})
         return 0
-    print("usage: python -m testbed.cluster.agent hold | kill-job JOB | leftovers", file=sys.stderr)
+    print("usage: python -m testbed.cluster.agent hold | kill-job JOB | sample JSON | "
+          "leftovers", file=sys.stderr)
     return 2
 
 

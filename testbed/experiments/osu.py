@@ -89,7 +89,7 @@ def run_osu(emu: Emulation, bench: str, algorithm: str, *, hosts: int | None = N
         args += ["--timing", json.dumps(timing)]
     say(f"osu_{bench} with {algorithm} on {len(names)} hosts of {emu.topo.name}"
         + (f", {len(plan)} sizes {plan[0][0]} to {plan[-1][0]} B" if bench == "bcast" else ""))
-    with Monitor(emu.topo) as mon:
+    with Monitor(emu.topo, emu.spread) as mon:
         res = run_mpi(emu, args, hosts=names,
                       timeout=timeout_s(plan, len(names), emu.topo.host_rate()),
                       env={"MCASTLAB_WAIT": wait} if wait else None)

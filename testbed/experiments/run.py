@@ -252,7 +252,7 @@ def _condition(run: Run, points: list[Point], ticker: _Ticker | None) -> None:
         expected = _expected(spec, traffic)
     if p0.loss:
         emu.set_loss(p0.loss * 100, scope=spec.loss_scope)
-    monitor = Monitor(spec.topology)
+    monitor = Monitor(spec.topology, emu.spread)
     try:
         with traffic or contextlib.nullcontext(), monitor:
             remaining = list(points)

@@ -10,22 +10,25 @@ switches (controller, standalone OVS)."""
 
 from __future__ import annotations
 
-import time
+import json
+import sys
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
-from collectives.timing import busy_fraction, cpu_jiffies
+from collectives.timing import busy_fraction
 
-from ..emulation.network import host_links
+from ..cluster.spec import LOCAL
+from ..emulation.network import host_links, intf_name
 from ..emulation.periodic import Periodic
-from ..emulation.priority import switch_pid, threads
+from ..errors import RunFailed
+from .reading import reading
 from .wire_units import frame_time_s
 
 SWITCH_WAIT_LIMIT = 0.75  # the switch waited for a core this share of the time it had work
 MAX_LINK_FLAGS = 3  # more short links than this are flagged as one
 LINK_LIMIT = 0.7    # a loaded link carrying less than this share of its expected rate
 SAMPLE_S = 0.5
+SAMPLE = [sys.executable, "-m", "testbed.cluster.agent", "sample"]  # + {"intfs", "tunnels"}
 # The hosts' processes (ranks, generators) waited for a core longer than this many frame
 # times per turn on a core: a host that each time it has work waits much longer than a
 # frame takes on its link falls behind its link. Measured on a 16-host star (nack 64 KiB,
@@ -35,46 +38,37 @@ SAMPLE_S = 0.5
 HOST_WAIT_LIMIT = 1.5
 
 
-def switch_sched() -> tuple[int, int] | None:
-    """(ns on a core, ns runnable but waiting for one) of every ovs-vswitchd thread, from
-    /proc/<pid>/task/*/schedstat: with MPICH ranks polling busily the machine is always
-    busy, so its load says little; time the software switch wanted a core and had none is
-    what delays the emulated network."""
-    pid = switch_pid()
-    if pid is None:
-        return None
-    try:
-        run = wait = 0
-        for tid in threads(pid):
-            fields = Path(f"/proc/{pid}/task/{tid}/schedstat").read_text().split()
-            run, wait = run + int(fields[0]), wait + int(fields[1])
-        return run, wait
-    except (OSError, ValueError, IndexError):
-        return None
-
-
 def switch_side(topo: Any) -> dict[str, tuple[str, float | None]]:
     """Host name -> (the switch end of its link, the link's configured Mbit/s)."""
     return {h: (end, lk.params.bw_mbit) for h, (end, lk) in host_links(topo).items()}
 
 
-def _rx_bytes(intf: str) -> int:
-    try:
-        return int(Path(f"/sys/class/net/{intf}/statistics/rx_bytes").read_text())
-    except (OSError, ValueError):
-        return 0
+def tunnel_ends(topo: Any, spread: Any) -> dict[str, list[str]]:
+    """Server -> the ends of the tunnels there (links between switches on two servers)."""
+    out: dict[str, list[str]] = {}
+    for lk in topo.links:
+        if spread.server_of(lk.node1) != spread.server_of(lk.node2):
+            for n, p in ((lk.node1, lk.port1), (lk.node2, lk.port2)):
+                out.setdefault(spread.server_of(n), []).append(intf_name(n, p))
+    return out
 
 
 class Monitor:
-    """Samples (time, cpu jiffies, bytes each host sent) every SAMPLE_S in a thread;
-    `window(t0, t1, expected)` judges any stretch of the run afterwards."""
+    """Samples every server of the run (one, or a cluster's through their agents) every
+    SAMPLE_S in a thread; `window(t0, t1, expected)` judges any stretch of the run
+    afterwards, each server on its own readings."""
 
-    def __init__(self, topo: Any) -> None:
+    def __init__(self, topo: Any, spread: Any = None) -> None:
         self.links = switch_side(topo)
         self.frame_s = frame_time_s(topo.host_rate())
-        self.samples: list[tuple[float, tuple[int, int] | None, dict[str, int],
-                                 tuple[int, int] | None]] = []
-        self._poll = Periodic(self._sample, SAMPLE_S)
+        self.spread = spread if spread is not None and spread.cluster else None
+        where = self.spread.server_of if self.spread else (lambda _n: LOCAL)
+        tunnels = tunnel_ends(topo, self.spread) if self.spread else {}
+        servers = list(self.spread.runners) if self.spread else [LOCAL]
+        self.reads = {s: ([intf for h, (intf, _) in self.links.items() if where(h) == s],
+                          tunnels.get(s, [])) for s in servers}
+        self.samples: dict[str, list[dict[str, Any]]] = {s: [] for s in servers}
+        self._poll = Periodic(self._sample, SAMPLE_S, ignore=(RunFailed, ValueError))
 
     def __enter__(self) -> Monitor:
         self._sample()
@@ -86,8 +80,13 @@ class Monitor:
         self._sample()
 
     def _sample(self) -> None:
-        sent = {h: _rx_bytes(intf) for h, (intf, _) in self.links.items()}
-        self.samples.append((time.time(), cpu_jiffies(), sent, switch_sched()))
+        for server, (intfs, tunnels) in self.reads.items():
+            if self.spread is None or self.spread.runners[server].name == LOCAL:
+                self.samples[server].append(reading(intfs, tunnels))
+                continue
+            out = self.spread.runners[server].run(
+                [*SAMPLE, json.dumps({"intfs": intfs, "tunnels": tunnels})], timeout=10)
+            self.samples[server].append(json.loads(out.stdout))
 
     def window(self, t0: float, t1: float, expected_mbit: Mapping[str, float] | None = None,
                judge_links: bool = True, host_wait_s: float | None = None) -> dict[str, Any]:
@@ -96,38 +95,64 @@ class Monitor:
         by the links). Under loss or faults TCP traffic rightly carries less than offered:
         there (`judge_links` False) the rates are recorded but flag nothing. `host_wait_s`:
         how long the ranks waited for a core each turn over exactly that stretch (they
-        measure it themselves: collectives.timing.sched_self)."""
-        before = [s for s in self.samples if s[0] <= t0] or self.samples[:1]
-        after = [s for s in self.samples if s[0] >= t1] or self.samples[-1:]
-        if not before or not after or after[0][0] <= before[-1][0]:
-            return judge(None, [], 0.0, host_wait_s=host_wait_s, frame_s=self.frame_s)
-        a, b = before[-1], after[0]
-        span = b[0] - a[0]
-        links = []
-        for host, mbit in (expected_mbit or {}).items():
-            if mbit <= 0 or host not in self.links:
+        measure it themselves: collectives.timing.sched_self). Across servers the worst
+        server's CPU and switch stand for the run (each is in `servers`), and the tunnels'
+        rates and drops are recorded (`tunnels`)."""
+        per: dict[str, dict[str, Any]] = {}
+        links: list[dict[str, Any]] = []
+        tunnels: list[dict[str, Any]] = []
+        span = 0.0
+        for server, samples in self.samples.items():
+            before = [r for r in samples if r["t"] <= t0] or samples[:1]
+            after = [r for r in samples if r["t"] >= t1] or samples[-1:]
+            if not before or not after or after[0]["t"] <= before[-1]["t"]:
                 continue
-            achieved = (b[2][host] - a[2][host]) * 8 / span / 1e6
-            links.append({"link": self.links[host][0], "host": host,
-                          "configured_mbit": self.links[host][1], "expected_mbit": mbit,
-                          "achieved_mbit": achieved, "ratio": achieved / mbit})
-        waited = None
-        if a[3] is not None and b[3] is not None:
-            ran, wait = b[3][0] - a[3][0], b[3][1] - a[3][1]
-            waited = wait / (ran + wait) if ran + wait > 0 else 0.0
-        return judge(busy_fraction(a[1], b[1]), links, span, judge_links, waited,
-                     host_wait_s, self.frame_s)
+            a, b = before[-1], after[0]
+            here = b["t"] - a["t"]
+            span = max(span, here)
+            for host, mbit in (expected_mbit or {}).items():
+                intf = self.links.get(host, ("", None))[0]
+                if mbit <= 0 or intf not in b["rx"] or intf not in a["rx"]:
+                    continue
+                achieved = (b["rx"][intf] - a["rx"][intf]) * 8 / here / 1e6
+                links.append({"link": intf, "host": host,
+                              "configured_mbit": self.links[host][1], "expected_mbit": mbit,
+                              "achieved_mbit": achieved, "ratio": achieved / mbit})
+            for end, (sent, dropped) in b["tunnels"].items():
+                if end in a["tunnels"]:
+                    tunnels.append({"tunnel": end, "server": server,
+                                    "mbit": (sent - a["tunnels"][end][0]) * 8 / here / 1e6,
+                                    "dropped": dropped - a["tunnels"][end][1]})
+            waited = None
+            if a["sched"] is not None and b["sched"] is not None:
+                ran, wait = b["sched"][0] - a["sched"][0], b["sched"][1] - a["sched"][1]
+                waited = wait / (ran + wait) if ran + wait > 0 else 0.0
+            per[server] = {"cpu_busy": busy_fraction(a["cpu"], b["cpu"]),
+                           "switch_waited": waited}
+        if not per:
+            return judge(None, [], 0.0, host_wait_s=host_wait_s, frame_s=self.frame_s)
+        worst = max(per, key=lambda s: per[s]["switch_waited"] or 0.0)
+        busy = [v["cpu_busy"] for v in per.values() if v["cpu_busy"] is not None]
+        out = judge(max(busy) if busy else None, links, span, judge_links,
+                    per[worst]["switch_waited"], host_wait_s, self.frame_s,
+                    where=f" on {worst}" if self.spread else "", tunnels=tunnels)
+        if self.spread:
+            out["servers"] = per
+        return out
 
 
 def judge(cpu_busy: float | None, links: list[dict[str, Any]], span: float,
           judge_links: bool = True, switch_waited: float | None = None,
-          host_wait_s: float | None = None, frame_s: float | None = None) -> dict[str, Any]:
-    """Flags: the software switch starved of CPU, the hosts' processes waiting longer for a
-    core each turn (`host_wait_s`) than a frame takes on their link (`frame_s`), a loaded
-    link short of its rate. The machine's busy share is recorded but flags nothing alone."""
+          host_wait_s: float | None = None, frame_s: float | None = None, *,
+          where: str = "", tunnels: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """Flags: the software switch (`where`: on which server) starved of CPU, the hosts'
+    processes waiting longer for a core each turn (`host_wait_s`) than a frame takes on
+    their link (`frame_s`), a loaded link short of its rate, a tunnel between servers that
+    dropped frames (the servers' own link could not carry the emulated one: no emulated
+    loss ever drops there). The machine's busy share is recorded but flags nothing alone."""
     flags = []
     if switch_waited is not None and switch_waited >= SWITCH_WAIT_LIMIT:
-        flags.append(f"switch waited for a core {switch_waited:.0%} of its time "
+        flags.append(f"switch{where} waited for a core {switch_waited:.0%} of its time "
                      f"(limit {SWITCH_WAIT_LIMIT:.0%})")
     host_frames = host_wait_s / frame_s if host_wait_s is not None and frame_s else None
     if host_frames is not None and host_frames > HOST_WAIT_LIMIT:
@@ -141,7 +166,13 @@ def judge(cpu_busy: float | None, links: list[dict[str, Any]], span: float,
         said = [f"{len(short)} of {len(links)} loaded links carried less than "
                 f"{LINK_LIMIT:.0%} of their expected rate (worst: {said[0]})"]
     flags += said
-    return {"cpu_busy": cpu_busy, "switch_waited": switch_waited,
+    lost = [t for t in tunnels or [] if t["dropped"] > 0]
+    if lost:
+        where_lost = ", ".join(f"{t['tunnel']} on {t['server']}" for t in lost[:3])
+        flags.append(f"tunnels between servers dropped {sum(t['dropped'] for t in lost)} "
+                     f"frames ({where_lost})")
+    out_tunnels = {"tunnels": tunnels} if tunnels is not None else {}
+    return {**out_tunnels, "cpu_busy": cpu_busy, "switch_waited": switch_waited,
             "host_wait_s": host_wait_s, "host_wait_frames": host_frames, "links": links,
             "links_judged": judge_links,
             "window_s": span, "flags": flags, "ok": not flags}

@@ -9,8 +9,8 @@ from testbed.fidelity.flags import (
     SWITCH_WAIT_LIMIT,
     expected_rates,
     judge,
-    switch_sched,
 )
+from testbed.fidelity.reading import switch_sched
 
 
 def test_expected_rates_uniform_below_capacity() -> None:
@@ -78,3 +78,40 @@ def test_hosts_waiting_longer_than_a_frame_time_flag_the_point() -> None:
                                f"frame time each turn (limit {HOST_WAIT_LIMIT:.0%})"]
     unshaped = judge(0.9, [], 2.0, host_wait_s=1.0, frame_s=None)  # no link rate: no yardstick
     assert unshaped["ok"] and unshaped["host_wait_frames"] is None
+
+
+def test_across_servers_each_server_is_judged_on_its_own_readings() -> None:
+    """A cluster's servers are sampled apart (each has its own /proc and /sys): the worst
+    switch is named with its server, links are read where they live, and a tunnel that
+    dropped frames flags the point (the servers' link, not the emulated one, lost them)."""
+    from testbed.cluster.spec import ClusterSpec, Server
+    from testbed.cluster.spread import Spread
+    from testbed.fidelity.flags import Monitor
+    from topologies import parse_spec
+
+    topo = parse_spec("fattree:k=4,n=2,hosts=16,bw=10")
+    spread = Spread(topo, ClusterSpec((Server("localhost"), Server("b"))))
+    mon = Monitor(topo, spread)
+    far_host = next(h.name for h in topo.hosts if spread.server_of(h.name) == "b")
+    far_link = mon.links[far_host][0]
+    (intfs_b, tunnels_b), (_, tunnels_a) = mon.reads["b"], mon.reads["localhost"]
+    assert far_link in intfs_b and len(tunnels_a) == len(tunnels_b) == len(spread.placement.cut)
+
+    def reading(t, busy, sched, rx, sent, dropped, tunnels):
+        return {"t": t, "cpu": (busy, 100 * t), "sched": sched, "rx": rx,
+                "tunnels": {e: (sent, dropped) for e in tunnels}}
+
+    mon.samples = {
+        "localhost": [reading(0, 0, (0, 0), {}, 0, 0, tunnels_a),
+                      reading(2, 100, (100, 10), {}, 2_500_000, 0, tunnels_a)],
+        "b": [reading(0, 0, (0, 0), {far_link: 0}, 0, 0, tunnels_b),
+              reading(2, 150, (100, 900), {far_link: 2_000_000}, 0, 7, tunnels_b)]}
+    got = mon.window(0.5, 1.5, expected_mbit={far_host: 10.0})
+    assert got["servers"]["b"]["switch_waited"] == pytest.approx(0.9)
+    assert got["servers"]["localhost"]["switch_waited"] == pytest.approx(10 / 110)
+    assert got["switch_waited"] == pytest.approx(0.9) and got["cpu_busy"] == pytest.approx(0.75)
+    assert got["links"][0]["achieved_mbit"] == pytest.approx(8.0)  # read on b
+    assert {t["server"] for t in got["tunnels"]} == {"localhost", "b"}
+    assert got["tunnels"][0]["mbit"] == pytest.approx(10.0)
+    assert got["flags"][0].startswith("switch on b waited for a core 90%")
+    assert got["flags"][-1].startswith(f"tunnels between servers dropped {7 * len(tunnels_b)}")
