@@ -42,6 +42,45 @@ def add_controller_choice(p: argparse.ArgumentParser) -> None:
                    help="IGMP general query interval, s (default 125)")
 
 
+def add_cluster_choice(p: argparse.ArgumentParser) -> None:
+    """--servers and its companions: the network spread over this machine and others."""
+    from ..cluster.placement import METHODS
+    from ..cluster.spec import TUNNELS
+
+    g = p.add_argument_group("across servers (docs/cluster.md)")
+    g.add_argument("--servers", metavar="HOST,...",
+                   help="spread the network over this machine and these servers ([user@]host, "
+                        "reached by ssh as root without a password; mcastlab doctor --servers "
+                        "checks them)")
+    g.add_argument("--placement", choices=METHODS,
+                   help="how switches are placed on the servers (default blocks: a pod, "
+                        "row or leaf with its hosts)")
+    g.add_argument("--tunnel", choices=TUNNELS,
+                   help="links between servers (default auto: gretap where every server's "
+                        "kernel has GRE, else VXLAN)")
+    g.add_argument("--ssh-config", metavar="FILE", help="ssh -F FILE for the servers")
+
+
+def cluster_spec(args: argparse.Namespace):
+    """The ClusterSpec of --servers (None without it), refused with the option at fault."""
+    from ..cluster.spec import from_servers
+
+    servers = getattr(args, "servers", None)
+    given = {k: getattr(args, k, None) for k in ("placement", "tunnel", "ssh_config")}
+    if not servers:
+        extra = [f"--{k.replace('_', '-')}" for k, v in given.items() if v is not None]
+        if extra:
+            raise UsageError(f"{', '.join(extra)}: for a network across servers; give "
+                             "--servers too")
+        return None
+    if given["ssh_config"] and not Path(given["ssh_config"]).is_file():
+        raise UsageError(f"--ssh-config: no such file {given['ssh_config']}")
+    try:
+        return from_servers(servers, **given)
+    except ValueError as exc:
+        raise UsageError(str(exc).replace("cluster.servers", "--servers")) from None
+
+
 def script_file(args: argparse.Namespace) -> Path | None:
     """The prompt's --script file (net, lab), checked before any network comes up."""
     script = Path(args.script) if args.script else None

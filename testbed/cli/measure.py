@@ -17,7 +17,9 @@ from .arguments import (
     NON_NEGATIVE,
     POSITIVE,
     TOPO_HELP,
+    add_cluster_choice,
     add_controller_choice,
+    cluster_spec,
     controller_config,
     int_list,
     network,
@@ -36,9 +38,11 @@ def cmd_mpirun(args: argparse.Namespace) -> int:
         raise UsageError("give the program after '--', e.g. -- -m collectives.programs.pingpong")
     _program_file(prog[0])
     prog = _with_algorithms(args, prog)
+    cluster = cluster_spec(args)
     topo, _rate_used = network(args)
     hosts = args.hosts.split(",") if args.hosts else None
-    with Emulation(topo, progress=progress, controller_config=controller_config(args)) as emu:
+    with Emulation(topo, progress=progress, controller_config=controller_config(args),
+                   cluster=cluster) as emu:
         res = run_mpi(emu, prog, hosts=hosts, np=args.np, ppn=args.ppn, timeout=args.timeout,
                       check=False)
         for rank, text in sorted(res.rank_output.items()):
@@ -137,16 +141,20 @@ def cmd_bcast(args: argparse.Namespace) -> int:
                                  or args.mpich_algorithm not in MPICH_ALGORITHMS):
         raise UsageError(f"--mpich-algorithm needs --algo {NATIVE} and one of "
                          f"{', '.join(MPICH_ALGORITHMS)}")
+    cluster = cluster_spec(args)
+    if cluster is not None and args.flow is False:
+        raise UsageError("--no-flow: across servers the flow-latency benchmark is the measure "
+                         "(the servers share no clock)")
     topo, rate = network(args, ranks=args.hosts)
-    flow = args.flow if args.flow is not None else not args.loss
-    if args.flow is None and args.loss:
+    flow = args.flow if args.flow is not None else (not args.loss or cluster is not None)
+    if args.flow is None and args.loss and cluster is None:
         progress("flow-latency benchmark skipped under --loss (pass --flow to run it)")
-    with Emulation(topo, progress=progress) as emu:
+    with Emulation(topo, progress=progress, cluster=cluster) as emu:
         progress(f"measuring t_hold/t_end at {args.size} B for the model")
         params = model_params(emu, args.size)
         progress(f"broadcasting {args.size} B with {args.algo} on "
                   f"{args.hosts or len(topo.hosts)} hosts")
-        with Monitor(emu.topo) as mon:
+        with Monitor(emu.topo, emu.spread) as mon:
             res = run_bcast(emu, args.algo, args.size, hosts=args.hosts, iters=args.iters,
                             flow=flow, params=params, fragment=args.fragment,
                             mpich_algorithm=args.mpich_algorithm, wait=args.wait,
@@ -162,9 +170,14 @@ def cmd_bcast(args: argparse.Namespace) -> int:
         return 0 if res["verified"] else 4
     t = res["t_mcast_s"]
     pred = f"{res['predicted_s'] * 1e6:.0f} us" if res["predicted_s"] is not None else "-"
+    if res["timing"] == "direct":
+        how = (f"t_mcast median {t['median'] * 1e6:.0f} us (p10 {t['p10'] * 1e6:.0f}, p90 "
+               f"{t['p90'] * 1e6:.0f})")
+    else:  # across servers: no shared clock
+        how = (f"t_mcast {t['median'] * 1e6:.0f} us by flow latency (ranks on "
+               f"{len(res['servers'])} servers share no clock)")
     print(f"{res['algorithm']} {res['size']} B on {res['hosts']} hosts of {res['topology']}: "
-          f"t_mcast median {t['median'] * 1e6:.0f} us (p10 {t['p10'] * 1e6:.0f}, p90 "
-          f"{t['p90'] * 1e6:.0f}); predicted {pred}; verified {res['verified']}")
+          f"{how}; predicted {pred}; verified {res['verified']}")
     flags = res["fidelity"]["flags"]
     print("  fidelity: " + ("; ".join(flags) + " (not a result: the emulator did not keep up)"
                             if flags else "kept up (no flag)"))
@@ -176,7 +189,8 @@ def cmd_bcast(args: argparse.Namespace) -> int:
              else ""))
     from .interactive import rank_lines
 
-    print("\n".join("  " + ln for text in rank_lines(res) for ln in text.splitlines()))
+    if res.get("rank_return_s"):  # per-rank times need one clock (not across servers)
+        print("\n".join("  " + ln for text in rank_lines(res) for ln in text.splitlines()))
     cpu = res.get("cpu") or {}
     if cpu.get("busy") is not None:
         print(f"  CPU: {cpu['ranks']} ranks on {cpu['cores']} cores, machine {cpu['busy']:.0%} "
@@ -231,8 +245,9 @@ def cmd_osu(args: argparse.Namespace) -> int:
         placed(nominal_topology(spec), args.bench, args.algo, args.hosts)
     except (RunFailed, TopologyError) as exc:
         raise UsageError(str(exc)) from None
+    cluster = cluster_spec(args)
     topo, rate = network(args, ranks=args.hosts)
-    with Emulation(topo, progress=progress) as emu:
+    with Emulation(topo, progress=progress, cluster=cluster) as emu:
         res = run_osu(emu, args.bench, args.algo, hosts=args.hosts, sizes=sizes,
                       iterations=args.iterations, skip=args.warmup, full=args.full,
                       wait=args.wait, progress=progress)
@@ -270,6 +285,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--hosts", help="comma-separated host names or ids, rank order")
     p.add_argument("--timeout", type=seconds, default=300.0, help="seconds (default 300)")
     add_controller_choice(p)
+    add_cluster_choice(p)
     p.add_argument("--bcast", metavar="NAME", help="run the program's MPI.COMM_WORLD "
                    "broadcasts with this algorithm (python -m collectives.use; docs/dropin.md)")
     p.add_argument("--barrier", metavar="NAME", help="and its barriers with this one")
@@ -299,7 +315,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_params)
 
     p = sub.add_parser("bcast", help="one measured broadcast experiment")
-    _network_arguments(p, "number of ranks (with a bare 'star' also its size)")
+    _network_arguments(p, "number of ranks (with a bare 'star' also its size)", servers=True)
     p.add_argument("--algo", required=True, help=f"one of {', '.join(BCASTS)}")
     p.add_argument("--size", type=NON_NEGATIVE, required=True, help="message bytes")
     p.add_argument("--iters", type=POSITIVE, default=20)
@@ -331,7 +347,8 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
                                    "(7.4: its output and method) with any algorithm")
     p.add_argument("bench", choices=("bcast", "barrier"),
                    help="osu_bcast (a row per message size) or osu_barrier (one row)")
-    _network_arguments(p, "number of ranks, one per host (with a bare 'star' also its size)")
+    _network_arguments(p, "number of ranks, one per host (with a bare 'star' also its size)",
+                       servers=True)
     p.add_argument("--algo", required=True,
                    help=f"bcast: one of {', '.join(BCASTS)}; barrier: one of "
                         f"{', '.join(BARRIERS)}")
@@ -350,8 +367,11 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_osu)
 
 
-def _network_arguments(p: argparse.ArgumentParser, hosts_help: str) -> None:
+def _network_arguments(p: argparse.ArgumentParser, hosts_help: str,
+                       servers: bool = False) -> None:
     p.add_argument("--topo", default="star", help=TOPO_HELP)
     p.add_argument("--hosts", type=POSITIVE, help=hosts_help)
     p.add_argument("--bw", type=rate, help=BW_HELP)
     p.add_argument("--json", action="store_true")
+    if servers:
+        add_cluster_choice(p)

@@ -14,7 +14,9 @@ from .arguments import (
     BW_HELP,
     POSITIVE,
     TOPO_HELP,
+    add_cluster_choice,
     add_controller_choice,
+    cluster_spec,
     controller_config,
     int_list,
     network,
@@ -80,8 +82,10 @@ def cmd_up(args: argparse.Namespace) -> int:
 
     from ..emulation.network import Emulation
 
+    cluster = cluster_spec(args)
     topo, _rate_used = network(args)
-    with Emulation(topo, progress=progress, controller_config=controller_config(args)) as emu:
+    with Emulation(topo, progress=progress, controller_config=controller_config(args),
+                   cluster=cluster) as emu:
         progress(f"{topo.name} is up ({args.mode} mode); controller state: "
                   f"http://127.0.0.1:{emu.controller.api_port}/state; 'exit' tears it down")
         setLogLevel("output")  # the prompt's own output; Mininet's chatter stays off
@@ -201,6 +205,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("up", help="bring a network up and open the Mininet prompt")
     p.add_argument("--topo", default="star", help=TOPO_HELP)
     add_controller_choice(p)
+    add_cluster_choice(p)
     p.set_defaults(func=cmd_up)
 
     p = sub.add_parser("calibrate", help="find the highest link rate at which this machine "

@@ -2,7 +2,8 @@
 where the controller listens; from a spec's ``[cluster]`` table or ``--servers a,b``.
 
     [cluster]
-    servers = ["localhost", "root@10.1.0.2"]   # the first is the one the run starts on
+    servers = ["root@10.1.0.2"]                 # the other servers: the run starts here
+                                                # (localhost), which comes first
     placement = "blocks"                        # testbed.cluster.placement.METHODS
     tunnel = "auto"                             # gretap where the kernel has it, else vxlan
     listen = "10.1.0.1"                         # the controller's address (default: the
@@ -60,10 +61,10 @@ def server(text: str) -> Server:
     return Server(m["host"], m["user"] or "root")
 
 
-def from_servers(text: str, placement: str = "blocks") -> ClusterSpec:
-    """--servers a,b (--placement P)."""
+def from_servers(text: str, **options: str | None) -> ClusterSpec:
+    """--servers a,b (--placement P --tunnel K --ssh-config F)."""
     return from_dict({"servers": [t for t in text.split(",") if t.strip()],
-                      "placement": placement})
+                      **{k: v for k, v in options.items() if v is not None}})
 
 
 def from_dict(table: dict[str, Any]) -> ClusterSpec:
@@ -72,19 +73,21 @@ def from_dict(table: dict[str, Any]) -> ClusterSpec:
         if key not in KEYS:
             raise ValueError(f"cluster.{key}: unknown key (known: {', '.join(sorted(KEYS))})")
     raw = table.get("servers")
-    if not isinstance(raw, list) or len(raw) < 2 or not all(isinstance(s, str) for s in raw):
-        raise ValueError("cluster.servers: a list of at least two servers, '[user@]host' "
-                         f"each, got {raw!r}")
+    if not isinstance(raw, list) or not raw or not all(isinstance(s, str) for s in raw):
+        raise ValueError("cluster.servers: a list of the other servers, '[user@]host' each "
+                         f"(this one, {LOCAL}, comes first by itself), got {raw!r}")
     try:
-        servers = tuple(server(s) for s in raw)
+        servers = tuple(server(s) for s in ([] if raw[0] == LOCAL else [LOCAL]) + raw)
     except ValueError as exc:
         raise ValueError(f"cluster.servers: {exc}") from None
+    if len(servers) < 2:
+        raise ValueError(f"cluster.servers: at least one server besides {LOCAL}")
+    if LOCAL in raw[1:]:
+        raise ValueError(f"cluster.servers: only the first server may be {LOCAL} (the one "
+                         "the run starts on)")
     hosts = [s.host for s in servers]
     if len(set(hosts)) != len(hosts):
         raise ValueError(f"cluster.servers: a server named twice in {', '.join(hosts)}")
-    if any(s.local for s in servers[1:]):
-        raise ValueError(f"cluster.servers: only the first server may be {LOCAL} (the one "
-                         "the run starts on)")
     options = {}
     for key, choices in (("placement", METHODS), ("tunnel", TUNNELS)):
         value = table.get(key, choices[0])

@@ -2,12 +2,14 @@
 a fat tree split by placement, its cut links as VXLAN tunnels over the shaped link, one
 controller reached from both servers' switches; hosts on both sides ping each other and
 receive a group's datagrams (large ones too: MTU 1450 inside the tunnels); MPI jobs span
-both (a tree and the multicast nack broadcast verify; a rank dying on server2 ends its job);
+both (a tree and the multicast nack broadcast verify; a rank dying on server2 ends its job;
+a measured broadcast is timed by flow latency, with every server's fidelity sampled);
 and when it ends nothing of the run is left on either server."""
 
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
 import time
 
@@ -18,6 +20,8 @@ from testbed.emulation.cleanup import leftovers
 from testbed.emulation.mpi import run_mpi
 from testbed.emulation.network import Emulation
 from testbed.errors import RunFailed
+from testbed.experiments.bcast import run_bcast
+from testbed.fidelity.flags import Monitor
 from topologies import fattree
 
 RECEIVE = """\
@@ -119,6 +123,20 @@ def test_a_fat_tree_across_two_servers_delivers_unicast_and_groups(caps, clean_a
                 run_mpi(emu, ["-c", DIE], hosts=[near[0], far[0], far[1]], timeout=60)
             proxies = rig.remote.run(["pgrep", "-f", "hydra_pmi_proxy"], check=False)
             assert proxies.returncode == 1, proxies.stdout  # the failed job's, gone there too
+
+            # a measured broadcast: flow latency is the measure, every server sampled
+            with Monitor(emu.topo, emu.spread) as mon:
+                t0 = time.time()
+                point = run_bcast(emu, "nack", 65536, iters=3)
+                fidelity = mon.window(t0, time.time())
+            assert point["timing"] == "flow" and point["servers"] == ["localhost", rigmod.NAME]
+            assert point["t_mcast_s"]["median"] > 0 and point["rank_done_s"] is None
+            assert point["direct_across_servers"]["t_mcast_s"]["median"] > 0
+            assert set(fidelity["servers"]) == {"localhost", rigmod.NAME}
+            assert all(v["switch_waited"] is not None for v in fidelity["servers"].values())
+            assert sum(t["mbit"] for t in fidelity["tunnels"]) > 0  # the broadcast crossed
+            with pytest.raises(RunFailed, match="share no clock"):
+                run_bcast(emu, "binomial", 1000, iters=2, flow=False)
             run_id = emu.record.id
         assert leftovers() == {"processes": [], "bridges": [], "interfaces": [],
                                "records": []}
@@ -128,3 +146,20 @@ def test_a_fat_tree_across_two_servers_delivers_unicast_and_groups(caps, clean_a
                          "ovs_bridges": [], "links": []}, (run_id, there)
         gone = rig.remote.run(["test", "-e", f"/run/mcastlab/{run_id}"], check=False)
         assert gone.returncode == 1  # the run's folder there
+
+
+def test_mpirun_across_servers_from_the_command_line(caps, clean_after):
+    from .conftest import MCASTLAB
+
+    with rigmod.Rig(mbit=200) as rig:
+        out = subprocess.run(
+            [*MCASTLAB, "mpirun", "--topo", "tree:leaves=2,hosts_per_leaf=2,bw=10",
+             "--servers", rigmod.NAME, "--ssh-config", rig.spec.ssh_config, "--tunnel",
+             "vxlan", "--", "-c", HOSTNAME], capture_output=True, text=True, timeout=300)
+        assert out.returncode == 0, out.stderr
+        assert sorted(ln.split()[-1] for ln in out.stdout.splitlines()) == [
+            "h0", "h1", "h2", "h3"]
+        assert "2 servers, vxlan tunnels" in out.stderr
+        there = json.loads(rig.remote.run(
+            [sys.executable, "-m", "testbed.cluster.agent", "leftovers"]).stdout)
+        assert not any(there.values()), there

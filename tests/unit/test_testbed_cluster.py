@@ -66,10 +66,13 @@ def test_the_cluster_table_and_servers_option():
     assert str(spec.servers[1]) == "alice@10.1.0.2" and str(spec.servers[2]) == "node3"
     assert from_servers("localhost,server2") == ClusterSpec(
         (Server("localhost"), Server("server2")))
+    assert from_servers("server2", placement="switch-bin", tunnel=None) == ClusterSpec(
+        (Server("localhost"), Server("server2")), "switch-bin")  # this one comes first
 
 
 @pytest.mark.parametrize("table, words", [
-    ({"servers": ["a"]}, "cluster.servers: a list of at least two servers"),
+    ({"servers": []}, "cluster.servers: a list of the other servers"),
+    ({"servers": ["localhost"]}, "at least one server besides localhost"),
     ({"servers": "a,b"}, "cluster.servers: a list"),
     ({"servers": ["a", "b c"]}, "cluster.servers: a server is [user@]host, got 'b c'"),
     ({"servers": ["a", "a"]}, "named twice"),
