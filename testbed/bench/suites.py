@@ -20,6 +20,7 @@ from ..emulation.network import Emulation, Progress
 from ..experiments import results
 from . import (
     bcast,
+    cluster,
     contention,
     fidelity,
     forwarding,
@@ -86,7 +87,8 @@ SUITES = (Suite("forwarding", forwarding, "multicast forwarding"),
           Suite("fidelity", fidelity, "fidelity"),
           Suite("nack", nack, "nack at the physical limit"),
           Suite("uftp", uftp, "nack against UFTP"),
-          Suite("osu", osu, "OSU micro-benchmarks"))
+          Suite("osu", osu, "OSU micro-benchmarks"),
+          Suite("cluster", cluster, "across servers"))
 
 
 def run(out_dir: Path, *, quick: bool = False, progress: Progress = print,
