@@ -163,3 +163,40 @@ def test_mpirun_across_servers_from_the_command_line(caps, clean_after):
         there = json.loads(rig.remote.run(
             [sys.executable, "-m", "testbed.cluster.agent", "leftovers"]).stdout)
         assert not any(there.values()), there
+
+
+def test_a_killed_run_leaves_nothing_on_server2(caps, clean_after):
+    """SIGKILL of the launching process (no teardown at all) ends its ssh session with
+    server2: the agent there tears the run's part down by itself, MPI ranks included;
+    `mcastlab cleanup` does this machine's part, as after any crash."""
+    from .conftest import MCASTLAB
+
+    sleeper = "import time; from mpi4py import MPI; MPI.COMM_WORLD.Barrier(); time.sleep(120)"
+    with rigmod.Rig(mbit=200) as rig:
+        proc = subprocess.Popen(
+            [*MCASTLAB, "mpirun", "--topo", "tree:leaves=2,hosts_per_leaf=2,bw=10",
+             "--servers", rigmod.NAME, "--ssh-config", rig.spec.ssh_config, "--timeout", "200",
+             "--", "-c", sleeper], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 120
+        while True:  # both of server2's ranks are running
+            ranks = rig.remote.run(["pgrep", "-f", "time.sleep.120"], check=False).stdout
+            if len(ranks.split()) >= 2:
+                break
+            assert proc.poll() is None, proc.communicate()[1]
+            assert time.monotonic() < deadline, "the ranks on server2 did not start"
+            time.sleep(0.5)
+        proc.kill()
+        proc.wait()
+        deadline = time.monotonic() + 60
+        while True:
+            there = json.loads(rig.remote.run(
+                [sys.executable, "-m", "testbed.cluster.agent", "leftovers"]).stdout)
+            ranks = rig.remote.run(["pgrep", "-f", "time.sleep.120"], check=False).stdout
+            if not any(there.values()) and not ranks.strip():
+                break
+            assert time.monotonic() < deadline, (there, ranks)
+            time.sleep(0.5)
+        assert leftovers()["records"]  # this machine's part is still there: not vacuous
+        out = subprocess.run([*MCASTLAB, "cleanup"], capture_output=True, text=True,
+                             timeout=60)
+        assert out.returncode == 0, out.stderr
