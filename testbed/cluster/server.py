@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import shlex
 import subprocess
+import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from ..emulation import shell
+from ..emulation import registry, shell
 from ..emulation.registry import STATE_DIR
 from .spec import ClusterSpec, Server
 
@@ -62,6 +63,10 @@ class LocalServer:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text)
 
+    def kill_job(self, job: str) -> None:
+        """End an MPI or traffic job's processes on this server (found by its mark)."""
+        registry.kill_processes(registry.marked_processes(job_id=job))
+
 
 class RemoteServer(LocalServer):
     """Another server, reached through ssh."""
@@ -86,6 +91,9 @@ class RemoteServer(LocalServer):
     def put(self, path: Path, text: str) -> None:
         self.run(["sh", "-c", 'mkdir -p "$(dirname "$1")" && cat > "$1"', "sh", str(path)],
                  input=text)
+
+    def kill_job(self, job: str) -> None:
+        self.run([sys.executable, "-m", "testbed.cluster.agent", "kill-job", job], check=False)
 
 
 def servers(spec: ClusterSpec) -> list[LocalServer]:

@@ -9,8 +9,10 @@ one window.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import select
 import subprocess
 import sys
 import time
@@ -20,6 +22,7 @@ from typing import Any
 
 from topologies import Topology
 
+from ..cluster.spec import LOCAL
 from ..emulation import registry
 from ..emulation.shell import stop_processes
 from ..errors import McastlabError, RunFailed, UsageError
@@ -62,6 +65,22 @@ def link_rate(topo: Topology, hosts: list[str]) -> float | None:
     rates = [lk.params.bw_mbit for lk in topo.links
              if (lk.node1 in hosts or lk.node2 in hosts) and lk.params.bw_mbit is not None]
     return min(rates) if rates else None
+
+
+def _line(proc: subprocess.Popen[bytes], deadline: float) -> str | None:
+    """The next line of a generator's stdout by `deadline`; None if none came (or it ended)."""
+    assert proc.stdout is not None
+    fd = proc.stdout.fileno()
+    buf = b""
+    while not buf.endswith(b"\n"):
+        left = deadline - time.monotonic()
+        if left <= 0 or not select.select([fd], [], [], left)[0]:
+            return None
+        chunk = os.read(fd, 1)
+        if not chunk:
+            return None
+        buf += chunk
+    return buf.decode(errors="replace").strip()
 
 
 def _tail(path: Path, n: int = 6) -> str:
@@ -119,40 +138,44 @@ class Traffic:
             return
         self.dir = self.emu.run_dir / f"traffic-{self.id}"
         self.dir.mkdir(parents=True)
-        start_file = self.dir / "start"
         ips = {h.name: h.ip for h in self.emu.topo.hosts}
         # the job mark lets the emulation's teardown end us first, like an MPI job
-        env = dict(os.environ, PYTHONUNBUFFERED="1", **{registry.ENV_JOB: f"traffic-{self.id}"})
+        env = dict(os.environ, PYTHONUNBUFFERED="1", **{registry.ENV_JOB: self.job})
         for host in self.hosts:
-            cfg = {**self.plan[host], "ip": ips[host], "ips": ips, "port": PORT,
-                   "start_file": str(start_file)}
-            cfg_path = self.dir / f"{host}.config.json"
-            cfg_path.write_text(json.dumps(cfg, indent=1))
+            cfg = {**self.plan[host], "ip": ips[host], "ips": ips, "port": PORT}
+            (self.dir / f"{host}.config.json").write_text(json.dumps(cfg, indent=1))
             with (self.dir / f"{host}.err").open("wb") as err:
-                self.procs[host] = self.emu.host(host).popen(
-                    [sys.executable, "-m", "testbed.hostprogs.traffic_gen", str(cfg_path),
-                     str(self._out(host))], env=env, stdout=err, stderr=subprocess.STDOUT,
-                    stdin=subprocess.DEVNULL)
+                proc = self.emu.host(host).popen(
+                    [sys.executable, "-m", "testbed.hostprogs.traffic_gen"], env=env,
+                    stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err)
+            self.procs[host] = proc
+            self._say(proc, json.dumps(cfg))
         self._wait_ready()
-        start_file.touch()
+        for proc in self.procs.values():  # all listen: now everyone sends
+            self._say(proc, "start")
 
-    def _out(self, host: str) -> Path:
-        assert self.dir is not None
-        return self.dir / f"{host}.out.json"
+    @property
+    def job(self) -> str:
+        return f"traffic-{self.id}"
+
+    @staticmethod
+    def _say(proc: subprocess.Popen[bytes], line: str) -> None:
+        """A line to a generator's stdin (through ssh for a host on another server)."""
+        assert proc.stdin is not None
+        with contextlib.suppress(OSError):
+            proc.stdin.write(line.encode() + b"\n")
+            proc.stdin.flush()
 
     def _wait_ready(self) -> None:
         deadline = time.monotonic() + self.ready_timeout
-        waiting = list(self.hosts)
-        while waiting:
-            waiting = [h for h in waiting if not Path(f"{self._out(h)}.ready").exists()]
-            for h in waiting:
-                if self.procs[h].poll() is not None:
-                    raise RunFailed(self._failure(h, f"exited with code "
-                                                     f"{self.procs[h].returncode}"))
-            if waiting and time.monotonic() > deadline:
-                raise RunFailed(self._failure(waiting[0], f"not listening after "
-                                                          f"{self.ready_timeout:g} s"))
-            time.sleep(0.02)
+        for host, proc in self.procs.items():
+            line = _line(proc, deadline)
+            if line == "ready":
+                continue
+            if proc.poll() is not None or line is not None:
+                raise RunFailed(self._failure(host, f"exited with code {proc.wait()}"))
+            raise RunFailed(self._failure(host, f"not listening after "
+                                                f"{self.ready_timeout:g} s"))
 
     def _failure(self, host: str, what: str) -> str:
         assert self.dir is not None
@@ -161,26 +184,39 @@ class Traffic:
 
     # ---- stop -------------------------------------------------------------------------------
     def stop(self) -> dict[str, Any] | None:
-        """Signal every generator, wait for its counts, and compute `result`."""
+        """Tell every generator to stop, wait for its counts, and compute `result`."""
         if not self.procs:
             return self.result
-        stop_processes(self.procs.values(), self.stop_timeout)
         procs, self.procs = self.procs, {}
+        for proc in procs.values():
+            self._say(proc, "stop")
+        deadline = time.monotonic() + self.stop_timeout + 5.0  # + its drain and the ssh
+        counts = {host: _line(proc, deadline) for host, proc in procs.items()}
+        stop_processes(procs.values(), 1.0)
+        self._kill_remote()
         per_host: dict[str, dict[str, Any]] = {}
-        for host, p in procs.items():
+        for host, proc in procs.items():
             try:
-                per_host[host] = json.loads(self._out(host).read_text())
-            except (OSError, ValueError):
+                per_host[host] = json.loads(counts[host] or "")
+            except ValueError:
                 raise RunFailed(self._failure(host, f"left no counts (exit code "
-                                                    f"{p.returncode})")) from None
+                                                    f"{proc.returncode})")) from None
         self.result = self._summary(per_host)
         return self.result
+
+    def _kill_remote(self) -> None:
+        """What is left of the generators on other servers (killing the local ssh client
+        of a remote process does not end it)."""
+        spread = self.emu.spread
+        for server in sorted({spread.server_of(h) for h in self.hosts} - {LOCAL}):
+            spread.runners[server].kill_job(self.job)
 
     def _kill(self) -> None:
         procs, self.procs = self.procs, {}
         for p in procs.values():
             p.kill()
             p.wait()
+        self._kill_remote()
 
     def _summary(self, per_host: dict[str, dict[str, Any]]) -> dict[str, Any]:
         n = len(per_host)

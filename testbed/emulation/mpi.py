@@ -26,7 +26,6 @@ from . import registry
 
 LAUNCHER = Path(__file__).with_name("hydra_launcher.sh")
 VENV_BIN = Path(sys.executable).parent
-KILL_JOB = [sys.executable, "-m", "testbed.cluster.agent", "kill-job"]
 
 
 @dataclass
@@ -113,7 +112,7 @@ def run_mpi(emu: Any, argv: list[str], *, hosts: list[str] | None = None, np: in
         finally:
             registry.kill_processes(registry.marked_processes(job_id=job_id))
             for server in servers:
-                spread.runners[server].run(KILL_JOB + [job_id], check=False)
+                spread.runners[server].kill_job(job_id)
             proc.kill()
             proc.wait()
         fout.seek(0)

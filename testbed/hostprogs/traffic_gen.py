@@ -1,20 +1,21 @@
 """One background-traffic generator (model: testbed.conditions.traffic_model), run inside a host:
 
-    python -m testbed.hostprogs.traffic_gen CONFIG.json OUT.json
+    python -m testbed.hostprogs.traffic_gen      (CONFIG as one JSON line on stdin)
 
-Receives on CONFIG["port"] (TCP, any number of connections, and UDP) from the start; writes
-OUT.json.ready once listening, sends from when CONFIG["start_file"] exists (so every
-receiver listens before anyone sends) until SIGTERM/SIGINT, drains what is still arriving,
-and writes the counts to OUT.json. TCP messages carry a 4-byte length prefix so the receiver
-can count messages; byte counts are payload only. Refused or reset connections are counted
-and retried later, never fatal.
+Receives on CONFIG["port"] (TCP, any number of connections, and UDP) from the start; says
+"ready" on stdout once listening, sends from the line "start" on stdin (so every receiver
+listens before anyone sends) until the line "stop", the end of stdin, SIGTERM or SIGINT,
+drains what is still arriving, and prints the counts as one JSON line. Everything goes
+through stdin and stdout, no file: a host on another server of a cluster is reached through
+ssh, whose session carries them (testbed.conditions.traffic). TCP messages carry a 4-byte
+length prefix so the receiver can count messages; byte counts are payload only. Refused or
+reset connections are counted and retried later, never fatal.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
-import os
 import random
 import selectors
 import signal
@@ -218,29 +219,29 @@ class Sender:
         self.udp.close()
 
 
-def _write(path: str, text: str) -> None:
-    tmp = f"{path}.tmp"
-    with open(tmp, "w") as f:
-        f.write(text)
-    os.replace(tmp, path)
-
-
 def main() -> int:
-    cfg_path, out_path = sys.argv[1], sys.argv[2]
-    with open(cfg_path) as f:
-        cfg = json.load(f)
-    stop = threading.Event()
+    cfg = json.loads(sys.stdin.readline())
+    stop, go = threading.Event(), threading.Event()
 
     def on_signal(_signum: int, _frame: object) -> None:
+        stop.set()
+
+    def control() -> None:  # "start", then "stop" or the end of stdin
+        for line in sys.stdin:
+            if line.strip() == "start":
+                go.set()
+            elif line.strip() == "stop":
+                break
         stop.set()
 
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
     receiver = Receiver(int(cfg["port"]))
     receiver.start()
-    _write(out_path + ".ready", f"{os.getpid()}\n")
-    while not stop.is_set() and not os.path.exists(cfg["start_file"]):
-        time.sleep(POLL_S)
+    threading.Thread(target=control, daemon=True).start()
+    print("ready", flush=True)
+    while not stop.is_set() and not go.wait(POLL_S):
+        pass
     start_wall, start = time.time(), time.monotonic()
     sender = Sender(cfg, stop)
     sender.run()
@@ -254,14 +255,14 @@ def main() -> int:
     receiver.done.set()
     receiver.join(timeout=2)
     recv_end = time.monotonic()
-    _write(out_path, json.dumps({
+    print(json.dumps({
         "host": cfg["host"], "sent_bytes": sender.sent_bytes, "sent_msgs": sender.sent_msgs,
         "received_bytes": receiver.bytes, "received_msgs": receiver.msgs,
         "send_window_s": sent_end - start, "recv_window_s": recv_end - start,
         "start": start_wall, "end": time.time(), "per_dst_msgs": sender.per_dst,
         "errors": sender.errors,
         "behind_resets": sender.pacer.resets if sender.pacer else 0,
-    }, indent=1))
+    }), flush=True)
     return 0
 
 
