@@ -6,9 +6,9 @@ network down (the Emulation's context)."""
 
 from __future__ import annotations
 
+import select
 import shlex
 import subprocess
-import time
 from pathlib import Path
 from typing import Any
 
@@ -293,14 +293,18 @@ class McastCLI(CLI):
         if host.name in self.captures:
             raise UsageError(f"a capture already runs on {host.name} (capture {host.name} stop)")
         path = Path(what).resolve()
-        proc = host.popen(["tcpdump", "-n", "-U", "-i", intf_name(host.name, HOST_PORT), "-w",
-                           str(path)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                          text=True)
-        deadline = time.monotonic() + 5
-        while not path.exists() and proc.poll() is None and time.monotonic() < deadline:
-            time.sleep(0.05)
-        if proc.poll() is not None:
+        try:  # tcpdump writes to its stdout, which reaches this file from any server
+            out = path.open("wb")
+        except OSError as exc:
+            raise UsageError(f"cannot write {path}: {exc.strerror}") from None
+        with out:
+            proc = host.popen(["tcpdump", "-n", "-U", "-i", intf_name(host.name, HOST_PORT),
+                               "-w", "-"], stdout=out, stderr=subprocess.PIPE, text=True)
+        assert proc.stderr is not None
+        if not select.select([proc.stderr], [], [], 5.0)[0] or proc.poll() is not None:
+            proc.kill()
             raise McastlabError(f"tcpdump on {host.name} stopped: {proc.communicate()[1]}")
+        proc.stderr.readline()  # "listening on ...": it captures from now on
         self.captures[host.name] = (proc, path)
         output(f"capturing {intf_name(host.name, HOST_PORT)} into {path} "
                f"('capture {host.name} stop' ends it)\n")

@@ -102,8 +102,10 @@ def cmd_net(args: argparse.Namespace) -> int:
     if not 0 <= args.loss <= 1:
         raise UsageError(f"--loss is a fraction of packets in [0, 1], got {args.loss:g}")
     script = script_file(args)
+    cluster = cluster_spec(args)
     topo, _rate_used = network(args, star_size=args.hosts)
-    with Emulation(topo, progress=progress, controller_config=controller_config(args)) as emu:
+    with Emulation(topo, progress=progress, controller_config=controller_config(args),
+                   cluster=cluster) as emu:
         if args.loss:
             emu.set_loss(args.loss * 100)
         loss = f", loss {args.loss:g} on every host link" if args.loss else ""
@@ -200,6 +202,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
                    help="drop this fraction of the packets each way on every host link")
     p.add_argument("--script", metavar="FILE", help="run the commands in FILE, then tear down")
     add_controller_choice(p)
+    add_cluster_choice(p)
     p.set_defaults(func=cmd_net)
 
     p = sub.add_parser("up", help="bring a network up and open the Mininet prompt")

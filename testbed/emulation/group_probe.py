@@ -1,10 +1,15 @@
 """Group members and counted sends on the emulated hosts: what the interactive network
-(`mcastlab net`) and the IGMP lab use to show who receives a group's datagrams."""
+(`mcastlab net`) and the IGMP lab use to show who receives a group's datagrams. Every probe
+talks through its stdin and stdout only, so it works the same on a host of another server
+of a cluster (through the ssh session of its Mininet node)."""
 
 from __future__ import annotations
 
 import json
+import os
+import select
 import subprocess
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -27,53 +32,79 @@ def wait_file(path: Path, proc: subprocess.Popen, what: str, timeout: float = 10
         time.sleep(0.05)
 
 
+def wait_ready(proc: subprocess.Popen, what: str, timeout: float = 10.0) -> None:
+    """Wait for the line "ready" on `proc`'s stdout (read byte by byte: nothing after it is
+    taken from the pipe); its error output if it stops first."""
+    assert proc.stdout is not None
+    fd, line, deadline = proc.stdout.fileno(), b"", time.monotonic() + timeout
+    while not line.endswith(b"\n"):
+        left = deadline - time.monotonic()
+        if left <= 0 or not select.select([fd], [], [], left)[0]:
+            raise McastlabError(f"{what} did not start within {timeout:g} s")
+        chunk = os.read(fd, 1)
+        if not chunk:
+            proc.wait()
+            err = proc.stderr.read() if proc.stderr else ""
+            raise McastlabError(f"{what} stopped: {err or proc.returncode}")
+        line += chunk
+    if line.strip() != b"ready":
+        raise McastlabError(f"{what} said {line.decode(errors='replace').strip()!r}")
+
+
 class Member:
     """A process on `host` that holds a membership of `group` (the kernel sends the IGMP
-    report on join and the leave when it stops) and logs each datagram it receives."""
+    report on join and the leave when it stops) and counts each datagram it receives."""
 
-    def __init__(self, host: Any, group: str, work_dir: Path, port: int = PORT) -> None:
+    def __init__(self, host: Any, group: str, work_dir: Path | None = None,
+                 port: int = PORT) -> None:
+        del work_dir  # (members kept a log file there before they spoke on stdout)
         self.host, self.group = host, group
-        self.log = work_dir / f"{host.name}-{group}.jsonl"
-        ready = work_dir / f"{host.name}-{group}.ready"
-        ready.unlink(missing_ok=True)
-        self.proc = host.popen(command("group_member", group, port, host.IP(), self.log, ready),
-                               text=True)
-        wait_file(ready, self.proc, f"the member process on {host.name}")
+        self.proc = host.popen(command("group_member", group, port, host.IP()), text=True,
+                               stdin=subprocess.PIPE)
+        wait_ready(self.proc, f"the member process on {host.name}")
+        self.datagrams: list[dict[str, Any]] = []
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            if line.strip():
+                self.datagrams.append(json.loads(line))
 
     def received(self) -> int:
-        try:
-            return sum(1 for _ in self.log.open())
-        except OSError:
-            return 0
+        return len(self.datagrams)
 
     def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.terminate()
+        """Leave: the end of its stdin ends it (also through ssh, where a signal to the local
+        ssh client would not reach it)."""
+        if self.proc.poll() is None and self.proc.stdin is not None:
+            self.proc.stdin.close()
         try:
             self.proc.wait(timeout=5)
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait()
+        self._reader.join(timeout=2)
 
 
-def send_counted(hosts: list[Any], sender: Any, group: str, count: int, work_dir: Path,
-                 port: int = PORT, gap: float = 0.02) -> dict[str, int | None]:
+def send_counted(hosts: list[Any], sender: Any, group: str, count: int,
+                 work_dir: Path | None = None, port: int = PORT,
+                 gap: float = 0.02) -> dict[str, int | None]:
     """`sender` sends `count` datagrams to `group`; per host, the frames of the group its
     wire delivered (a raw socket sees them joined or not; None if the sniffer failed)."""
+    del work_dir
     seconds = 1.0 + count * gap
-    sniffers = {}
-    for h in hosts:
-        ready = work_dir / f"sniff-{h.name}"
-        ready.unlink(missing_ok=True)
-        sniffers[h.name] = (h.popen(command("mcast_sniff", intf_name(h.name, HOST_PORT),
-                                            f"{group}/32", seconds, ready), text=True), ready)
-    for name, (proc, ready) in sniffers.items():
-        wait_file(ready, proc, f"the sniffer on {name}")
+    sniffers = {h.name: h.popen(command("mcast_sniff", intf_name(h.name, HOST_PORT),
+                                        f"{group}/32", seconds, "-"), text=True)
+                for h in hosts}
+    for name, proc in sniffers.items():
+        wait_ready(proc, f"the sniffer on {name}")
     sender_proc = sender.popen(command("group_send", group, port, sender.IP(), count, gap,
                                        f"from {sender.name}"), text=True)
     sender_proc.wait(timeout=30)
     out: dict[str, int | None] = {}
-    for name, (proc, _) in sniffers.items():
+    for name, proc in sniffers.items():
         text, _err = proc.communicate(timeout=30)
         out[name] = json.loads(text)["count"] if proc.returncode == 0 else None
     return out

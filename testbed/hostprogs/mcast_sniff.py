@@ -2,9 +2,10 @@
 joined or not (a raw packet socket sees what the wire delivers): {"count": N, "by": {"SRC
 GROUP": N}}, the total and per source and group.
 
-    python -m testbed.hostprogs.mcast_sniff IFACE PREFIX DURATION [READY_FILE]
+    python -m testbed.hostprogs.mcast_sniff IFACE PREFIX DURATION [READY_FILE | -]
 
-READY_FILE is created once the socket listens.
+READY_FILE is created once the socket listens; with "-" the line "ready" on stdout says so
+instead (a host on another server of a cluster: its stdout comes back through ssh).
 """
 
 from __future__ import annotations
@@ -23,7 +24,9 @@ def main() -> int:
         float(sys.argv[3])
     s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(0x0003))
     s.bind((iface, 0))
-    if len(sys.argv) > 4:
+    if len(sys.argv) > 4 and sys.argv[4] == "-":
+        print("ready", flush=True)
+    elif len(sys.argv) > 4:
         open(sys.argv[4], "w").close()
     s.settimeout(0.2)
     n, by, end = 0, {}, time.monotonic() + duration

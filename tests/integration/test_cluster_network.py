@@ -16,7 +16,10 @@ import time
 import pytest
 
 from testbed.cluster import rig as rigmod
+from testbed.conditions.traffic import Traffic
+from testbed.conditions.traffic_model import TrafficSpec
 from testbed.emulation.cleanup import leftovers
+from testbed.emulation.linkshape import nft_table
 from testbed.emulation.mpi import run_mpi
 from testbed.emulation.network import Emulation
 from testbed.errors import RunFailed
@@ -110,6 +113,26 @@ def test_a_fat_tree_across_two_servers_delivers_unicast_and_groups(caps, clean_a
                     out, err = p.communicate(timeout=30)
                     assert out.split()[-2:] == [str(COUNT // 2)] * 2, (sender, name, out, err)
 
+            # loss on a host link there, loss on a link between the servers (an nftables
+            # table on each end's server), background traffic from hosts on both
+            emu.set_loss(100, [far[2]])
+            assert "ok" not in emu.host(near[0]).cmd(
+                f"ping -c1 -W1 {emu.host(far[2]).IP()} >/dev/null && echo ok")
+            emu.set_loss(0, [far[2]])
+            a, b = place.cut[0]
+            emu.set_link_loss(a, b, 5)
+            table = nft_table(emu.record.id)
+            here = subprocess.run(["nft", "list", "tables", "netdev"], capture_output=True,
+                                  text=True).stdout
+            there = rig.remote.run(["nft", "list", "tables", "netdev"]).stdout
+            assert table in here.split() and table in there.split(), (here, there)
+            emu.set_link_loss(a, b, 0)
+            with Traffic(emu, TrafficSpec("uniform", load=0.2, hosts=[near[0], far[0], far[1]]),
+                         members=[]) as tr:
+                time.sleep(2)
+            assert tr.result["generators"] == 3 and tr.result["accepted"] > 0.1, tr.result
+            assert all(r["received_bytes"] > 0 for r in tr.result["per_host"].values())
+
             # MPI across the servers: hydra reaches server2's hosts through ssh
             res = run_mpi(emu, ["-m", "collectives.programs.verify", "--sizes", "1,100000",
                                 "--roots", f"0,{len(near)}", "--algorithms", "binomial,nack"],
@@ -148,21 +171,34 @@ def test_a_fat_tree_across_two_servers_delivers_unicast_and_groups(caps, clean_a
         assert gone.returncode == 1  # the run's folder there
 
 
-def test_mpirun_across_servers_from_the_command_line(caps, clean_after):
+def test_the_interactive_network_across_servers(caps, clean_after, tmp_path):
+    """`mcastlab net --servers`: joins on both servers, a send that reaches members only,
+    a capture on a host of server2 written here (tcpdump's stdout comes back through ssh)."""
     from .conftest import MCASTLAB
+    from .test_net_cli import send_tables
 
+    group, pcap = "239.1.2.3", tmp_path / "h3.pcap"
+    script = tmp_path / "lab.txt"
+    script.write_text("\n".join([f"join h1 {group}", f"join h3 {group}",
+                                  f"capture h3 {pcap}", f"send h0 {group} 3",
+                                  "capture h3 stop", f"leave h3 {group}"]) + "\n")
     with rigmod.Rig(mbit=200) as rig:
         out = subprocess.run(
-            [*MCASTLAB, "mpirun", "--topo", "tree:leaves=2,hosts_per_leaf=2,bw=10",
+            [*MCASTLAB, "net", "--topo", "tree:leaves=2,hosts_per_leaf=2,bw=10",
              "--servers", rigmod.NAME, "--ssh-config", rig.spec.ssh_config, "--tunnel",
-             "vxlan", "--", "-c", HOSTNAME], capture_output=True, text=True, timeout=300)
+             "vxlan", "--script", str(script)], capture_output=True, text=True, timeout=300)
         assert out.returncode == 0, out.stderr
-        assert sorted(ln.split()[-1] for ln in out.stdout.splitlines()) == [
-            "h0", "h1", "h2", "h3"]
         assert "2 servers, vxlan tunnels" in out.stderr
+        (sent,) = send_tables(out.stderr)
+        assert sent["h1"] == ("member", "3", "3") and sent["h3"] == ("member", "3", "3")
+        assert sent["h2"] == ("-", "0", "-")  # on server2, kept off its wire
         there = json.loads(rig.remote.run(
             [sys.executable, "-m", "testbed.cluster.agent", "leftovers"]).stdout)
         assert not any(there.values()), there
+    from scapy.all import UDP, rdpcap
+
+    got = [p for p in rdpcap(str(pcap)) if UDP in p and p["IP"].dst == group]
+    assert len(got) == 3
 
 
 def test_a_killed_run_leaves_nothing_on_server2(caps, clean_after):
