@@ -9,11 +9,11 @@
 [...], "files": {path: text}}. It waits for that server's run lock, records the run there
 (the record that server's `mcastlab cleanup` reads), writes the files (the hosts' /etc/hosts,
 tc batches), raises the switch's CPU priority and answers one JSON line: {"ready": true,
-"gretap": bool}. It then holds until "stop" or the end of its input, and tears down
-everything of the run on that server: marked processes, bridges, interfaces, nftables
-tables, the run folder. The end of input is the launching server going away (a crash, a
-SIGKILL, a lost connection): its ssh session ends, and so nothing stays behind there
-either. It answers {"done": true} once all is gone.
+"gretap": bool, "afxdp": bool, "datapath": "user"|"kernel"}. It then holds until "stop" or
+the end of its input, and tears down everything of the run on that server: marked
+processes, bridges, interfaces, nftables tables, the run folder. The end of input is the
+launching server going away (a crash, a SIGKILL, a lost connection): its ssh session ends,
+and so nothing stays behind there either. It answers {"done": true} once all is gone.
 """
 
 from __future__ import annotations
@@ -71,7 +71,11 @@ def hold(order: dict[str, Any], lines: Any) -> None:
             Path(path).parent.mkdir(parents=True, exist_ok=True)
             Path(path).write_text(text)
         priority.raise_switch()
-        say({"ready": True, "gretap": gretap_works()})
+        from ..emulation.environment import detect
+
+        caps = detect()  # this server's own: AF_XDP ports where it can open them
+        say({"ready": True, "gretap": gretap_works(), "afxdp": caps.afxdp,
+             "datapath": caps.datapath})
         for line in lines:
             if line.strip() == STOP:
                 break

@@ -106,6 +106,10 @@ class Spread:
             kind = "gretap" if everywhere else "vxlan"
         self.tunnel = kind
 
+    def lacking_afxdp(self) -> list[str]:
+        """The other servers that cannot open AF_XDP ports (their holds say so)."""
+        return [h.server.name for h in self.holds if not h.ready.get("afxdp")]
+
     def end(self) -> None:
         while self.holds:
             self.holds.pop().release()

@@ -90,7 +90,7 @@ def _check_xdp_ports(intfs: set[str], server: Any) -> None:
     import json
 
     out = server.run(["ovs-vsctl", "--format=json", "--columns=name,ofport,error", "list",
-               "Interface"]).stdout
+                      "Interface"]).stdout
     bad = []
     for name, ofport, error in json.loads(out)["data"]:
         if name in intfs and (error not in ("", ["set", []]) or not isinstance(ofport, int)
@@ -180,6 +180,7 @@ class Emulation:
         self.controller: ControllerProcess | None = None
         self.record: registry.RunRecord | None = None
         self.timings: dict[str, float] = {}
+        self._xdp: set[str] | None = None  # AF_XDP ports of a network across servers
         self._old_handlers: dict[int, Any] = {}
         self._lock = RunLock()
 
@@ -284,7 +285,19 @@ class Emulation:
         """Switch ends of host links that are AF_XDP ports."""
         if self.linux_bridge or self.host_ports != AFXDP_PORT:
             return set()
+        if self._xdp is not None:  # as the servers of a running network allowed
+            return set(self._xdp)
         return {end for end, _lk in host_links(self.topo).values()}
+
+    def _xdp_where_possible(self, xdp: set[str]) -> set[str]:
+        """Across servers, AF_XDP ports only on the servers that can open them (each one's
+        hold says); asked for everywhere (ports 'afxdp'), one that cannot is refused."""
+        lacking = set(self.spread.lacking_afxdp()) if xdp else set()
+        if lacking and self.ports == "afxdp":
+            raise CapabilityError(f"AF_XDP switch ports: {', '.join(sorted(lacking))} cannot "
+                                  f"open them; use ports 'auto' or 'af_packet' ({PORTS_ENV})")
+        self._xdp = {i for i in xdp if self.spread.server_of(i.split("-")[0]) not in lacking}
+        return set(self._xdp)
 
     def retune(self, topo: Topology) -> None:
         """Give every shaped link the rate it has in `topo` (this network with other rates,
@@ -360,6 +373,7 @@ class Emulation:
         if self.spread.cluster:
             self.spread.begin({r.name: self._order(r.name, files) for r in self.spread.remotes},
                               self.progress)
+            xdp = self._xdp_where_possible(xdp)
 
         topo_file = self.run_dir / "topology.json"
         self.topo.save(topo_file)

@@ -19,6 +19,7 @@ from testbed.cluster import rig as rigmod
 from testbed.conditions.traffic import Traffic
 from testbed.conditions.traffic_model import TrafficSpec
 from testbed.emulation.cleanup import leftovers
+from testbed.emulation.environment import AFXDP_PORT
 from testbed.emulation.linkshape import nft_table
 from testbed.emulation.mpi import run_mpi
 from testbed.emulation.network import Emulation
@@ -88,6 +89,8 @@ def test_a_fat_tree_across_two_servers_delivers_unicast_and_groups(caps, clean_a
             theirs = {n for n in place.nodes_on(rigmod.NAME) if n.startswith("s")}
             listed = rig.remote.run(["ovs-vsctl", "list-br"]).stdout.split()
             assert set(listed) == theirs  # server2's switches on server2's Open vSwitch
+            types = rig.remote.run(["ovs-vsctl", "--columns=type", "list", "Interface"]).stdout
+            assert (AFXDP_PORT in types) == (emu.host_ports == AFXDP_PORT)  # its own ports
             tunnels = rig.remote.run(["ip", "-o", "link", "show", "type", "vxlan"]).stdout
             assert len(tunnels.splitlines()) == len(place.cut) > 0
             far = [h.name for h in topo.hosts if place.server_of[h.name] == rigmod.NAME]

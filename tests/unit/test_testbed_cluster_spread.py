@@ -74,3 +74,21 @@ def test_a_cluster_refuses_what_only_one_machine_has(kw, monkeypatch):
     with pytest.raises(UsageError, match="across servers runs on Open vSwitch"):
         Emulation(parse_spec("tree:leaves=2,hosts_per_leaf=2"), caps=object(), cluster=SPEC,
                   **kw)
+
+
+def test_af_xdp_ports_only_on_the_servers_that_can_open_them():
+    from testbed.emulation.network import host_links
+    from testbed.errors import CapabilityError
+
+    emu = Emulation(TOPO, caps=object(), cluster=SPEC, ports="auto")
+
+    class Held:  # what server b's agent answered
+        server, ready = emu.spread.runners["b"], {"ready": True, "afxdp": False}
+
+    emu.spread.holds = [Held()]
+    every = {end for end, _lk in host_links(TOPO).values()}
+    kept = emu._xdp_where_possible(every)
+    assert kept and kept == {e for e in every if emu.spread.local(e.split("-")[0])}
+    emu.ports = "afxdp"  # asked for everywhere: refused, naming the server
+    with pytest.raises(CapabilityError, match="AF_XDP switch ports: b cannot open them"):
+        emu._xdp_where_possible(every)
