@@ -1,6 +1,6 @@
 """Measure many broadcasts (algorithm x message size) in one MPI job: an experiment's points
 that share a condition, so the job's start-up is paid once (runs under mpiexec on every
-rank; the root appends one JSON line per point to --out as soon as the point is done, so an
+rank; the root prints one JSON line per point as soon as the point is done, so an
 interrupted job keeps what it finished).
 
 Two ways to inject broadcasts:
@@ -11,7 +11,14 @@ Two ways to inject broadcasts:
   seconds without waiting for completion; a broadcast's latency runs from the root's call to
   the last rank's return (the hosts share one clock).
 
-    mpiexec -n N python -m collectives.programs.sweep_bench --points points.json --out records.jsonl
+Rank 0 talks to whoever launched the job over its standard streams only, since it may run
+on another server than the launcher (testbed.cluster): it reads the points (a JSON list, one
+line) from its input, prints "MCASTLAB-POINT <key>" as each point starts and the point's record
+(one JSON line) as soon as it is done; with --armed it reads a line from its input after each
+"MCASTLAB-POINT" (the launcher's faults due at time zero are in effect). With --flow every point
+is also timed with Nupairoj's flow latency (bcast_bench.flow), which needs no shared clock.
+
+    mpiexec -n N python -m collectives.programs.sweep_bench --points points.json > records.jsonl
 """
 
 from __future__ import annotations
@@ -37,7 +44,9 @@ from ..timing import (
     sched_since,
     wait_per_turn,
 )
-from .bcast_bench import direct
+from .bcast_bench import direct, flow
+
+POINT_SAID = "MCASTLAB-POINT "
 
 
 def injected(comm, buf, want: bytes, root: int, iters: int, warmup: int, interval: float,
@@ -76,7 +85,7 @@ def injected(comm, buf, want: bytes, root: int, iters: int, warmup: int, interva
 
 def run_point(comm, point: dict[str, Any], root: int, iters: int, warmup: int,
               interval: float, budget_s: float | None = None,
-              nodes: list[int] | None = None) -> dict[str, Any]:
+              nodes: list[int] | None = None, flow_iters: int = 0) -> dict[str, Any]:
     alg = {"algorithm": point["algorithm"], **point.get("params", {})}
     if nodes is not None and BCASTS[point["algorithm"]].nodes:
         alg["nodes"] = nodes
@@ -91,35 +100,31 @@ def run_point(comm, point: dict[str, Any], root: int, iters: int, warmup: int,
         samples, verified, cpu = direct(comm, buf, want, root, iters, warmup,
                                         budget_s=budget_s, **alg)
         extra = {"datagrams": cpu.pop("datagrams"), "cpu": cpu}
+    if flow_iters and comm.Get_size() > 1:  # the dummy wait outlasts the worst broadcast
+        worst = comm.bcast(max(samples, default=0.0), root=root)
+        extra["flow"] = flow(comm, buf, root, flow_iters, 1.5 * worst, **alg)
     return {"key": point["key"], "ranks": comm.Get_size(), "root": root,
             "iterations": iters, "verified": verified, "samples_s": samples,
             "t_mcast_s": summarize(samples) if samples else None,
             "start": t0, "end": time.time(), **extra}
 
 
-ARMED_WAIT_S = 60.0  # the timeline arms within a few hundred ms; a lost signal costs this
-
-
-def _wait_for(path: Path, limit_s: float) -> None:
-    deadline = time.monotonic() + limit_s
-    while not path.exists() and time.monotonic() < deadline:
-        time.sleep(0.005)
-
-
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="collectives.programs.sweep_bench")
-    ap.add_argument("--points", required=True,
-                    help="JSON list of {key, algorithm, size, params}")
-    ap.add_argument("--out", required=True, help="JSON-lines file the root appends to")
+    ap.add_argument("--points", default="-",
+                    help="JSON list of {key, algorithm, size, params}: a file, or - for one "
+                         "line of rank 0's input (default)")
     ap.add_argument("--iters", type=int, default=10)
     ap.add_argument("--warmup", type=int, default=2)
     ap.add_argument("--interval", type=float, default=0.0,
                     help="root's inter-injection time, s (0: wait for completion)")
     ap.add_argument("--budget", type=float,
                     help="stop measuring a point after this many seconds (interval 0)")
-    ap.add_argument("--heartbeat", help="file the root touches as each point starts")
-    ap.add_argument("--armed", help="file the root waits for after the heartbeat (the "
-                                    "faults due at time zero are in effect)")
+    ap.add_argument("--armed", action="store_true",
+                    help="after saying a point starts, rank 0 waits for a line of input")
+    ap.add_argument("--flow", type=int, default=0, metavar="ITERS",
+                    help="also time each point by flow latency, ITERS broadcasts per "
+                         "responder (interval 0)")
     ap.add_argument("--label", default="", help="added to every record (e.g. the group)")
     ap.add_argument("--nodes", help="the network node of every rank, comma-separated (for "
                                     "the algorithms told where the ranks sit)")
@@ -128,18 +133,21 @@ def main(argv: list[str] | None = None) -> int:
     from mpi4py import MPI
 
     comm, root = MPI.COMM_WORLD, 0
+    is_root = comm.Get_rank() == root
     waiting.connect_all(comm)
-    points = json.loads(Path(args.points).read_text())
+    text = None
+    if is_root:
+        text = sys.stdin.readline() if args.points == "-" else Path(args.points).read_text()
+    points = json.loads(comm.bcast(text, root=root))
     for point in points:
-        if comm.Get_rank() == root and args.heartbeat:
-            Path(args.heartbeat).write_text(point["key"])
-        if comm.Get_rank() == root and args.armed:
-            _wait_for(Path(args.armed), ARMED_WAIT_S)
+        if is_root:
+            print(POINT_SAID + point["key"], flush=True)
+            if args.armed:
+                sys.stdin.readline()
         rec = run_point(comm, point, root, args.iters, args.warmup, args.interval,
-                        args.budget, nodes)
-        if comm.Get_rank() == root:
-            with open(args.out, "a") as f:
-                f.write(json.dumps({**rec, "label": args.label}) + "\n")
+                        args.budget, nodes, args.flow if not args.interval else 0)
+        if is_root:
+            print(json.dumps({**rec, "label": args.label}), flush=True)
     return 0  # a wrong result is in the record (verified false), not a failed job
 
 

@@ -15,7 +15,7 @@ from ..experiments.results import size_text
 from ..experiments.run import Log, execute, point_config, prepare
 from ..experiments.spec import load
 from ..outputs import output_dir
-from .arguments import progress
+from .arguments import add_cluster_choice, cluster_spec, progress
 
 DEFAULT_SPEC = Path(__file__).resolve().parents[2] / "experiments" / "default.toml"
 
@@ -52,9 +52,10 @@ def run_spec(args: argparse.Namespace, log: Log) -> int:
             raise UsageError("--list lists a spec's points: mcastlab experiment SPEC.toml --list")
         return list_points(args.spec)
     # a new run's results root is checked before the network (or a calibration) comes up
+    cluster = cluster_spec(args)
     out_root = Path(args.out) if args.resume else output_dir("--out", args.out)
     run = prepare(Path(args.spec) if args.spec else None,
-                  Path(args.resume) if args.resume else None, out_root, log)
+                  Path(args.resume) if args.resume else None, out_root, log, cluster)
     log(f"{run.spec.name}: {len(run.spec.points())} points "
         f"({len(run.done)} already done), results in {run.out}")
     interrupted = False
@@ -131,6 +132,7 @@ def _experiment_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--resume", metavar="FOLDER", help="measure what an interrupted run left")
     p.add_argument("--list", action="store_true",
                    help="check the spec and list its points; run nothing (no root needed)")
+    add_cluster_choice(p)
     p.set_defaults(func=cmd_experiment)
 
 
@@ -145,6 +147,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
                                        "and print where its report is")
     p.add_argument("--spec", help="another experiment spec instead of the default")
     p.add_argument("--out", default="results", help="results root (default %(default)s)")
+    add_cluster_choice(p)
     p.set_defaults(func=cmd_testbed)
 
     p = sub.add_parser("bench", help="the benchmark suites: figures with their machine in bench/ "

@@ -53,6 +53,13 @@ class ClusterSpec:
     def names(self) -> list[str]:
         return [s.host for s in self.servers]
 
+    def to_dict(self) -> dict[str, Any]:
+        """The ``[cluster]`` table that gives this cluster back (from_dict)."""
+        table: dict[str, Any] = {"servers": [str(s) for s in self.servers],
+                                 "placement": self.placement, "tunnel": self.tunnel}
+        return table | {k: v for k in ("listen", "ssh_config")
+                        if (v := getattr(self, k)) is not None}
+
 
 def server(text: str) -> Server:
     m = _SERVER.fullmatch(text.strip())

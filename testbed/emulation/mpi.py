@@ -16,6 +16,7 @@ import subprocess
 import sys
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -62,13 +63,17 @@ def _exit_code(job_dir: Path, rank: int) -> int | None:
 
 def run_mpi(emu: Any, argv: list[str], *, hosts: list[str] | None = None, np: int | None = None,
             ppn: int = 1, timeout: float = 120.0, env: dict[str, str] | None = None,
-            check: bool = True, stall: tuple[Path, float] | None = None) -> MpiResult:
+            check: bool = True, stall: tuple[Path, float] | None = None,
+            stdin: int | None = None, follow: Callable[[str], None] | None = None) -> MpiResult:
     """Run `argv` (e.g. ``["-m", "collectives.programs.pingpong"]``, given to the venv's python) on
     `np` ranks, `ppn` per host, over `hosts` (names or node ids; default all). Ranks run
     under ``python -m mpi4py``, so an uncaught exception aborts the job at once instead of
     leaving the rank stuck in MPI_Finalize. `stall` = (file, seconds): the job also ends
     when the file (which the job touches as it makes progress) has not changed for that
-    long: a hung step is cut off without waiting for the whole job's timeout."""
+    long: a hung step is cut off without waiting for the whole job's timeout. `stdin`: a
+    file descriptor mpiexec reads and hands to rank 0, wherever it runs; `follow` is called
+    with each line rank 0 prints, as it arrives (also the last ones of a job cut off): a
+    job's way to talk to the launching server without a file system both share."""
     names = [emu.topo.host(h).name for h in hosts] if hosts else [h.name for h in emu.topo.hosts]
     np = np or len(names) * ppn
     if np < 1 or np > len(names) * ppn:
@@ -106,15 +111,20 @@ def run_mpi(emu: Any, argv: list[str], *, hosts: list[str] | None = None, np: in
     t0 = time.perf_counter()
     with (job_dir / "mpiexec.out").open("w+") as fout, \
             (job_dir / "mpiexec.err").open("w+") as ferr:
-        proc = first.popen(cmd, env=job_env, stdout=fout, stderr=ferr, start_new_session=True)
+        given = {} if stdin is None else {"stdin": stdin}
+        proc = first.popen(cmd, env=job_env, stdout=fout, stderr=ferr, start_new_session=True,
+                           **given)
+        lines = _Follower(job_dir / "rank-0.out", follow) if follow else None
         try:
-            failed = _watch(proc, job_dir, timeout, stall)
+            failed = _watch(proc, job_dir, timeout, stall, lines)
         finally:
             registry.kill_processes(registry.marked_processes(job_id=job_id))
             for server in servers:
                 spread.runners[server].kill_job(job_id)
             proc.kill()
             proc.wait()
+            if lines is not None:
+                lines.poll()
         fout.seek(0)
         ferr.seek(0)
         out, err = fout.read(), ferr.read()
@@ -189,13 +199,36 @@ _RANK_WRAPPER = '"$@"; rc=$?; echo "MCASTLAB-EXIT $rc" >&2; exit $rc'
 STALLED = (-1,)
 
 
+class _Follower:
+    """Hands each complete line written to `path` (hydra's copy of rank 0's output) to
+    `follow`, from where the last poll left off."""
+
+    def __init__(self, path: Path, follow: Callable[[str], None]) -> None:
+        self.path, self.follow, self.offset, self.rest = path, follow, 0, b""
+
+    def poll(self) -> None:
+        try:
+            with self.path.open("rb") as f:
+                f.seek(self.offset)
+                data = f.read()
+        except OSError:
+            return
+        self.offset += len(data)
+        *lines, self.rest = (self.rest + data).split(b"\n")
+        for line in lines:
+            self.follow(line.decode(errors="replace"))
+
+
 def _watch(proc: subprocess.Popen, job_dir: Path, timeout: float,
-           stall: tuple[Path, float] | None = None) -> tuple[int, ...] | None:
+           stall: tuple[Path, float] | None = None,
+           lines: _Follower | None = None) -> tuple[int, ...] | None:
     """Wait for mpiexec. Returns () when it ended, (rank, code) as soon as a rank failed,
     STALLED when the stall file stopped changing, None on timeout."""
     deadline = time.monotonic() + timeout
     started = time.time()
     while time.monotonic() < deadline:
+        if lines is not None:
+            lines.poll()
         if stall is not None:
             last = started  # a job that has not touched the file yet counts from its start
             with contextlib.suppress(OSError):

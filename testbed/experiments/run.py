@@ -17,8 +17,11 @@ run goes on.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
+import fcntl
 import itertools
 import json
+import os
 import shutil
 import threading
 import time
@@ -28,9 +31,12 @@ from pathlib import Path
 from typing import Any
 
 from collectives.algorithms import BCASTS
+from collectives.programs.sweep_bench import POINT_SAID
 from collectives.stats import summarize
 from controller.config import ControllerConfig
 
+from ..cluster import spec as cluster_spec
+from ..cluster.spec import ClusterSpec
 from ..conditions.faults import FaultTimeline
 from ..conditions.traffic import Traffic
 from ..conditions.traffic_model import destination_shares
@@ -45,7 +51,7 @@ from ..fidelity.wire_units import in_units
 from . import results
 from .bcast import algorithm_params, measure_params, prediction
 from .placement import geometry, node_params
-from .spec import NONE, ExperimentSpec, Point, check_machine, load
+from .spec import NONE, ExperimentSpec, Point, across_servers, check_machine, load
 
 Log = Callable[[str], None]
 
@@ -153,17 +159,30 @@ def _reopen(folder: Path, spec_path: Path | None) -> tuple[ExperimentSpec, dict[
 
 
 def prepare(spec_path: Path | None, resume: Path | None, out_root: Path,
-            log: Log) -> Run:
-    """Check the spec and the machine, then make (or reopen) the results folder."""
+            log: Log, cluster: ClusterSpec | None = None) -> Run:
+    """Check the spec and the machine, then make (or reopen) the results folder. `cluster`
+    (--servers) spreads the network over servers, as a spec's [cluster] table does."""
     done: set[str] = set()
     if resume is not None:
         spec, config, done = _reopen(resume, spec_path)
         out = resume.resolve()  # the MPI jobs write into it from other directories
+        if cluster is not None:
+            raise UsageError("--servers: a resumed run goes on where it began (config.json's "
+                             "cluster); drop --servers")
+        began = config.get("cluster")
+        spec.cluster = cluster_spec.from_dict(began) if began else None
     else:
         if spec_path is None:
             raise UsageError("give a spec file (SPEC.toml) or --resume FOLDER")
         spec = load(spec_path)
         out = None
+        if cluster is not None:
+            across_servers(spec, cluster, "--servers")
+        if spec.cluster is not None and spec.cluster.ssh_config:  # kept for --resume
+            ssh_config = Path(spec.cluster.ssh_config).resolve()
+            if not ssh_config.is_file():
+                raise UsageError(f"cluster.ssh_config: no such file {ssh_config}")
+            spec.cluster = dataclasses.replace(spec.cluster, ssh_config=str(ssh_config))
     caps = detect()
     caps.require()
     check_machine(spec, caps)
@@ -194,6 +213,7 @@ def new_run(spec: ExperimentSpec, out: Path, rate: LinkRate, caps: Any, log: Log
               "topology": spec.topology.to_dict(), "points": len(spec.points()),
               "capabilities": caps.to_dict(), "versions": results.versions(),
               "link_rate": rate.to_dict(),
+              "cluster": spec.cluster.to_dict() if spec.cluster else None,
               "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "finished": None}
     return _opened(spec, out, config, log)
 
@@ -214,7 +234,7 @@ def execute(run: Run, progress: Any = None, emu: Emulation | None = None) -> Non
         else Emulation(spec.topology, controller_config=ControllerConfig(mode=spec.mode),
                        progress=run.log, ovs_snooping=spec.switching == "ovs-snooping",
                        ovs_flooding=spec.switching == "flooding",
-                       linux_bridge=spec.switching == "linux-bridge")
+                       linux_bridge=spec.switching == "linux-bridge", cluster=spec.cluster)
     with up as emu:
         run.emu = emu
         if spec.exclude:
@@ -283,40 +303,59 @@ def _jobs(run: Run, batch: list[Point], groups: list[list[str]], ticker: _Ticker
           got: dict[str, list[dict[str, Any]]]) -> tuple[str | None, list[dict[str, Any]]]:
     """One MPI job per group, at the same time, over `batch`. Puts into `got` the raw
     records (one per group) of the points every group finished, also when interrupted;
-    returns the first error and the faults applied."""
+    returns the first error and the faults applied. Each job's rank 0 gets the points on
+    its input and says what it does on its output (collectives.programs.sweep_bench), which
+    `_Relay` turns into the files of raw/: the heartbeat that the stall watch, the fault
+    timeline and the progress bar follow, and the records."""
     spec, p0 = run.spec, batch[0]
     run.jobs += 1
     raw_dir = run.out / "raw"
-    points_file = raw_dir / f"points-{run.jobs}.json"
-    points_file.write_text(json.dumps([_job_point(run, p) for p in batch]))
-    outs = [raw_dir / f"job-{run.jobs}-group{g}.jsonl" for g in range(len(groups))]
-    beats = [raw_dir / f"job-{run.jobs}-group{g}.beat" for g in range(len(groups))]
-    armed = raw_dir / f"job-{run.jobs}.armed"
+    points = json.dumps([_job_point(run, p) for p in batch])
+    (raw_dir / f"points-{run.jobs}.json").write_text(points)
+    relays: list[_Relay] = []
+    for g in range(len(groups)):
+        try:
+            relays.append(_Relay(raw_dir / f"job-{run.jobs}-group{g}.jsonl",
+                                 raw_dir / f"job-{run.jobs}-group{g}.beat", points))
+        except RunFailed:
+            for relay in relays:
+                relay.close()
+            raise
     events = spec.faults.get(p0.fault, ())
     if ticker is not None:
-        ticker.watch(batch, outs, beats[0])
+        ticker.watch(batch, [r.out for r in relays], relays[0].beat)
     errors: list[str] = []
+    # a group's ranks on one server read one clock; one that spans servers has none, and
+    # then every group is timed by flow latency (the point's figures are of one kind)
+    across = any(len(servers_of(run.emu, hosts)) > 1 for hosts in groups)
 
     def job(g: int) -> None:
-        args = ["-m", "collectives.programs.sweep_bench", "--points", str(points_file),
-                "--out", str(outs[g]), "--iters", str(spec.repetitions),
+        args = ["-m", "collectives.programs.sweep_bench", "--iters", str(spec.repetitions),
                 "--warmup", str(spec.warmup), "--interval", repr(p0.interval),
-                "--heartbeat", str(beats[g]), "--label", str(g)]
+                "--label", str(g)]
         if spec.budget:
             args += ["--budget", repr(spec.budget)]
         if events:
-            args += ["--armed", str(armed)]
+            args += ["--armed"]
         if any(BCASTS[p.algorithm].nodes for p in batch):
             args += ["--nodes", ",".join(str(run.emu.topo.host(h).node_id) for h in groups[g])]
+        if across:  # no clock every rank shares: flow latency too
+            args += ["--flow", str(spec.repetitions)]
+        relay = relays[g]
         try:
             run_mpi(run.emu, args, hosts=groups[g], timeout=len(batch) * spec.timeout + 120,
-                    stall=(beats[g], spec.timeout), env={"MCASTLAB_WAIT": spec.wait})
+                    stall=(relay.beat, spec.timeout), env={"MCASTLAB_WAIT": spec.wait},
+                    stdin=relay.stdin, follow=relay.line)
         except RunFailed as exc:
             errors.append(str(exc))
 
-    timeline = FaultTimeline(run.emu, events, beats[0].exists, loss_scope=spec.loss_scope,
-                             base_loss=p0.loss, keep_failed=spec.exclude,
-                             armed=armed.touch)
+    def armed() -> None:
+        for relay in relays:
+            relay.say("armed")
+
+    timeline = FaultTimeline(run.emu, events, relays[0].beat.exists,
+                             loss_scope=spec.loss_scope, base_loss=p0.loss,
+                             keep_failed=spec.exclude, armed=armed)
     try:
         with timeline:
             others = [threading.Thread(target=job, args=(g,), daemon=True)
@@ -327,14 +366,59 @@ def _jobs(run: Run, batch: list[Point], groups: list[list[str]], ticker: _Ticker
             for t in others:
                 t.join()
     finally:  # what finished stays measured, also on Ctrl-C
+        for relay in relays:
+            relay.close()
         if ticker is not None:
             ticker.watch([], [], None)
-        per_group = [{r["key"]: r for r in results.read_jsonl(o)} for o in outs]
+        per_group = [{r["key"]: r for r in results.read_jsonl(relay.out)} for relay in relays]
         got |= {p.key: [g[p.key] for g in per_group] for p in batch
                 if all(p.key in g for g in per_group)}
     if timeline.error:
         errors.append(timeline.error)
     return (errors[0] if errors else None), timeline.applied
+
+
+def servers_of(emu: Emulation, hosts: list[str]) -> list[str]:
+    """The servers `hosts` run on (one, unless the network spans servers)."""
+    return sorted({emu.spread.server_of(h) for h in hosts})
+
+
+class _Relay:
+    """A job's rank 0, as seen from here: its input (a pipe that first carries the points)
+    and its output lines, kept as the heartbeat file `beat` and the records file `out`."""
+
+    def __init__(self, out: Path, beat: Path, points: str) -> None:
+        self.out, self.beat = out, beat
+        self.stdin, self._w = os.pipe()
+        self._lock = threading.Lock()
+        data = (points + "\n").encode()
+        try:  # the points wait in the pipe for rank 0 to start
+            fcntl.fcntl(self._w, fcntl.F_SETPIPE_SZ, max(len(data), 1 << 16))
+            os.write(self._w, data)
+        except OSError as exc:
+            self.close()
+            raise RunFailed(f"{len(data)} bytes of points do not fit in one job: {exc}") \
+                from None
+
+    def close(self) -> None:
+        with self._lock:
+            for fd in (self.stdin, self._w):
+                if fd >= 0:
+                    os.close(fd)
+            self.stdin = self._w = -1
+
+    def say(self, text: str) -> None:
+        """A line to rank 0 (nothing once the job is over)."""
+        with self._lock, contextlib.suppress(OSError):
+            if self._w >= 0:
+                os.write(self._w, (text + "\n").encode())
+
+    def line(self, text: str) -> None:
+        if text.startswith(POINT_SAID):
+            self.beat.write_text(text[len(POINT_SAID):])
+        elif text.startswith("{"):
+            with self.out.open("a") as f:
+                f.write(text + "\n")
 
 
 def _job_point(run: Run, p: Point) -> dict[str, Any]:
@@ -364,6 +448,8 @@ def _record(run: Run, p: Point, raw: list[dict[str, Any]] | None, error: str | N
         "predicted_s": prediction(p.algorithm, p.hosts, p.size, run.params, None,
                                   node_params(spec.topology, p.algorithm,
                                               spec.groups_of(p)[0])),
+        "timing": "direct", "servers": servers_of(run.emu, [h for g in spec.groups_of(p)
+                                                             for h in g]),
         "verified": None, "per_group": None, "traffic": traffic, "faults": faults,
         "fidelity": None, "datagrams": None, "cpu": None,
         "link_rate": run.config.get("link_rate"), "t_mcast_units": None,
@@ -371,6 +457,10 @@ def _record(run: Run, p: Point, raw: list[dict[str, Any]] | None, error: str | N
     if raw:
         samples = [s for r in raw for s in r["samples_s"]]
         verified = all(r["verified"] for r in raw)
+        flow = all("flow" in r for r in raw)  # across servers: no clock the ranks share
+        if flow:  # one figure per group, each the mean of `repetitions` broadcasts
+            rec |= {"timing": "flow", "direct_across_servers": {"samples_s": samples}}
+            samples = [r["flow"]["t_mcast_s"] for r in raw]
         rec |= {"status": "ok" if verified and samples else "failed",
                 "error": None if verified else "a rank received wrong bytes",
                 "verified": verified, "samples_s": samples,
@@ -384,7 +474,8 @@ def _record(run: Run, p: Point, raw: list[dict[str, Any]] | None, error: str | N
                                            judge_links=not p.loss and p.fault == NONE,
                                            host_wait_s=_worst_wait(raw))}
         if len(raw) > 1:
-            rec["per_group"] = [{"group": i, "t_mcast_s": r["t_mcast_s"]}
+            rec["per_group"] = [{"group": i, "t_mcast_s": summarize([r["flow"]["t_mcast_s"]])
+                                 if flow else r["t_mcast_s"]}
                                 for i, r in enumerate(raw)]
     return rec
 

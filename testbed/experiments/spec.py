@@ -13,6 +13,8 @@
     pattern = "uniform"
     load = 0.2
 
+A ``[cluster]`` table (testbed.cluster.spec) spreads the network over several servers.
+
 Every error names the offending key (``sweep.algorithms[2]: unknown algorithm 'foo'``).
 The spec is pure data: the machine's capabilities are checked separately (`check_machine`).
 """
@@ -33,6 +35,8 @@ from collectives.executor import WAIT_MODES
 from collectives.waiting import DEFAULT as DEFAULT_WAIT
 from topologies import Host, Topology, TopologyError, parse_spec
 
+from ..cluster import spec as cluster_spec
+from ..cluster.spec import ClusterSpec
 from ..conditions.traffic_model import TrafficSpec
 from ..errors import RunFailed, UsageError
 from ..fidelity.link_rate import is_auto, nominal_topology
@@ -48,7 +52,7 @@ MAX_LOSS_ALL = 0.2
 FAULT_ACTIONS = ("down", "up", "fail", "restore", "loss")
 
 _TOP = {"name", "description", "seed", "repetitions", "warmup", "timeout", "budget", "wait",
-        "network", "sweep", "traffic", "faults", "params"}
+        "network", "sweep", "traffic", "faults", "params", "cluster"}
 _NETWORK = {"topology", "mode", "switching", "exclude", "loss_scope"}
 _SWEEP = {"algorithms", "sizes", "hosts", "traffic", "loss", "faults", "groups", "interval"}
 _PARAMS = {"sizes", "repeats", "budget_bytes"}
@@ -126,6 +130,7 @@ class ExperimentSpec:
     param_sizes: tuple[int, ...] = ()
     param_repeats: int = 5
     param_budget_bytes: int | None = None
+    cluster: ClusterSpec | None = None
 
     def points(self) -> list[Point]:
         """The sweep, conditions outermost so that one MPI job runs a condition's points."""
@@ -245,7 +250,26 @@ def from_dict(raw: dict[str, Any], path: Path | None = None) -> ExperimentSpec:
     spec.param_budget_bytes = _int(params, "budget_bytes", 8 << 20, 1, "params.")
     if not spec.points():
         raise SpecError("sweep: the sweep is empty")
+    if "cluster" in raw:
+        try:
+            cluster = cluster_spec.from_dict(_table(raw, "cluster"))
+        except ValueError as exc:
+            raise SpecError(str(exc)) from None
+        across_servers(spec, cluster, "cluster")
     return spec
+
+
+def across_servers(spec: ExperimentSpec, cluster: ClusterSpec, where: str) -> None:
+    """Spread `spec`'s network over `cluster` (from its [cluster] table, or `where` names the
+    option that gave it), refusing what only one machine measures. A calibrated rate (no bw)
+    stays this machine's alone: safe, since each server then carries less of the network."""
+    if any(spec.intervals):
+        raise SpecError(f"{where}: injected broadcasts (sweep.interval > 0) are timed on the "
+                        "clock the hosts share, and servers share none")
+    if spec.switching == "linux-bridge":
+        raise SpecError(f"{where}: a network across servers runs on Open vSwitch, not Linux "
+                        "bridges (network.switching)")
+    spec.cluster = cluster
 
 
 def check_machine(spec: ExperimentSpec, caps: Any) -> None:

@@ -20,7 +20,7 @@ from ..experiments.results import read_jsonl
 from .findings import crossover, growth
 from .html import report_html
 from .plots import draw_plots
-from .points import point_of, varying_fields
+from .points import Point, point_of, varying_fields
 from .tables import count_points, headline_tables, run_title, summary_text, write_csv
 
 __all__ = ["write_report"]
@@ -47,6 +47,20 @@ def rate_notes(config: dict[str, Any]) -> list[str]:
             "message's own time on one link) carry over to other rates: see summary.csv."]
 
 
+def timing_notes(config: dict[str, Any], points: list[Point]) -> list[str]:
+    """Across servers: where the network ran, and which points are flow latencies."""
+    cluster = config.get("cluster")
+    if not isinstance(cluster, dict):
+        return []
+    servers = cluster.get("servers") or []
+    flow = sum(p.rec.get("timing") == "flow" for p in points)
+    return [f"The network spread over {len(servers)} servers ({', '.join(map(str, servers))}, "
+            f"placement {cluster.get('placement')}, {cluster.get('tunnel')} tunnels). "
+            f"{flow} of {len(points)} points had a broadcast's ranks on more than one server: "
+            "they share no clock, so their latency is Nupairoj's flow latency (the mean of "
+            "the repetitions), not the direct one; the rest are direct."]
+
+
 def write_report(run_dir: Path) -> str:
     """Write summary.csv, plots/*.png, summary.txt and report.html into `run_dir` from its
     config.json and records.jsonl; return the text of summary.txt (the headline)."""
@@ -64,7 +78,7 @@ def write_report(run_dir: Path) -> str:
     write_csv(run_dir / "summary.csv", points)
     plots = draw_plots(run_dir / "plots", points, varying, config)
     findings = growth(points) + crossover(points)
-    notes = rate_notes(config)
+    notes = rate_notes(config) + timing_notes(config, points)
     text = summary_text(title, run_dir, points, tables, counts, report, unfinished, notes,
                         findings)
     (run_dir / "summary.txt").write_text(text)

@@ -4,7 +4,8 @@ controller reached from both servers' switches; hosts on both sides ping each ot
 receive a group's datagrams (large ones too: MTU 1450 inside the tunnels); MPI jobs span
 both (a tree and the multicast nack broadcast verify; a rank dying on server2 ends its job;
 a measured broadcast is timed by flow latency, with every server's fidelity sampled);
-and when it ends nothing of the run is left on either server."""
+an experiment spec with a [cluster] table runs two groups, one with its rank 0 on server2,
+under a fault there; and when it ends nothing of the run is left on either server."""
 
 from __future__ import annotations
 
@@ -202,6 +203,74 @@ def test_the_interactive_network_across_servers(caps, clean_after, tmp_path):
 
     got = [p for p in rdpcap(str(pcap)) if UDP in p and p["IP"].dst == group]
     assert len(got) == 3
+
+
+SPREAD = """
+name = "spread"
+repetitions = 3
+warmup = 1
+timeout = 60
+[network]
+topology = "tree:leaves=2,hosts_per_leaf=2,bw=10"
+[sweep]
+algorithms = ["binomial", "nack"]
+sizes = [4096]
+hosts = [%s]
+groups = [%s]
+faults = [%s]
+[faults.lossy]
+events = [{at = 0.0, loss = 0.05, on = "h3"}]
+[cluster]
+servers = ["%s"]
+tunnel = "vxlan"
+ssh_config = "%s"
+"""
+
+
+def _experiment(rig: rigmod.Rig, folder, hosts: int, groups: int, faults: str) -> list[dict]:
+    from .conftest import MCASTLAB
+
+    folder.mkdir()
+    spec = folder / "spread.toml"
+    spec.write_text(SPREAD % (hosts, groups, faults, rigmod.NAME, rig.spec.ssh_config))
+    out = subprocess.run([*MCASTLAB, "experiment", str(spec), "--out", str(folder)],
+                         capture_output=True, text=True, timeout=900)
+    assert out.returncode == 0, out.stderr[-3000:]
+    [run] = [p for p in folder.iterdir() if p.is_dir()]
+    config = json.loads((run / "config.json").read_text())
+    assert config["cluster"]["servers"] == ["localhost", rigmod.NAME]
+    recs = [json.loads(ln) for ln in (run / "records.jsonl").read_text().splitlines()]
+    for r in recs:
+        assert r["status"] == "ok" and r["verified"], (r["config"], r["error"])
+        assert r["servers"] == ["localhost", rigmod.NAME]
+        assert set(r["fidelity"]["servers"]) == {"localhost", rigmod.NAME}
+    return recs
+
+
+def test_an_experiment_across_servers(caps, clean_after, tmp_path):
+    """`mcastlab experiment` of a spec with [cluster]. Two groups, h0-h1 here and h2-h3 on
+    server2: group 1's rank 0 gets its points, its fault's go-ahead and says its records
+    only through hydra's forwarded input and output; each group's ranks share a server's
+    clock, so the direct timing stands. One group of all four spans the servers: timed by
+    flow latency, and the report says so."""
+    with rigmod.Rig(mbit=200) as rig:
+        split = _experiment(rig, tmp_path / "split", 2, 2, '"none", "lossy"')
+        spanning = _experiment(rig, tmp_path / "spanning", 4, 1, '"none"')
+        there = json.loads(rig.remote.run(
+            [sys.executable, "-m", "testbed.cluster.agent", "leftovers"]).stdout)
+        assert not any(there.values()), there
+    assert len(split) == 4 and len(spanning) == 2
+    for r in split:
+        assert r["timing"] == "direct" and len(r["samples_s"]) == 6, r
+        assert [g["t_mcast_s"]["median"] > 0 for g in r["per_group"]] == [True, True]
+    lossy = [r for r in split if r["config"]["fault"] == "lossy"]
+    assert [r["faults"][0]["target"] for r in lossy] == ["h3", "h3"]
+    for r in spanning:
+        assert r["timing"] == "flow" and len(r["samples_s"]) == 1 and r["samples_s"][0] > 0
+        assert len(r["direct_across_servers"]["samples_s"]) == 3
+    [run] = [p for p in (tmp_path / "spanning").iterdir() if p.is_dir()]
+    assert "2 of 2 points had a broadcast's ranks on more than one server" in \
+        (run / "summary.txt").read_text()
 
 
 def test_a_killed_run_leaves_nothing_on_server2(caps, clean_after):

@@ -68,6 +68,8 @@ def test_the_cluster_table_and_servers_option():
         (Server("localhost"), Server("server2")))
     assert from_servers("server2", placement="switch-bin", tunnel=None) == ClusterSpec(
         (Server("localhost"), Server("server2")), "switch-bin")  # this one comes first
+    assert from_dict(spec.to_dict()) == spec  # what a results folder keeps for --resume
+    assert spec.to_dict()["servers"] == ["localhost", "alice@10.1.0.2", "node3"]
 
 
 @pytest.mark.parametrize("table, words", [

@@ -81,6 +81,8 @@ def test_expansion_conditions_outermost() -> None:
     ("params.budget_bytes", 0, "params.budget_bytes: must be >= 1"),
     ("seed", "x", "seed: must be an integer"),
     ("wibble", 1, "wibble: unknown key"),
+    ("cluster", {"servers": []}, "cluster.servers: a list of the other servers"),
+    ("cluster", {"servers": ["b"], "placement": "random"}, "cluster.placement: unknown"),
 ])
 def test_bad_specs_name_the_key(path: str, value: object, needle: str) -> None:
     with pytest.raises(SpecError) as exc:
@@ -174,4 +176,18 @@ def test_excluded_nodes_take_no_part_in_broadcasts() -> None:
         from_dict(raw)
     raw = spec_with("network.exclude", list(range(8)))
     with pytest.raises(SpecError, match="network.exclude: every host is excluded"):
+        from_dict(raw)
+
+
+def test_a_cluster_table_spreads_the_network_and_refuses_what_needs_one_clock() -> None:
+    raw = spec_with("cluster", {"servers": ["root@10.1.0.2"], "tunnel": "vxlan"})
+    spec = from_dict(raw)
+    assert spec.cluster is not None and spec.cluster.names == ["localhost", "10.1.0.2"]
+    assert spec.cluster.tunnel == "vxlan" and from_dict(copy.deepcopy(BASE)).cluster is None
+    raw["sweep"]["interval"] = [0.0, 0.01]
+    with pytest.raises(SpecError, match=r"^cluster: injected broadcasts \(sweep.interval"):
+        from_dict(raw)
+    raw["sweep"]["interval"] = [0.0]
+    raw["network"]["switching"] = "linux-bridge"
+    with pytest.raises(SpecError, match="^cluster: a network across servers runs on Open"):
         from_dict(raw)
