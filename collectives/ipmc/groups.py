@@ -4,12 +4,16 @@ and jobs running on this machine at once.
 Siebert2006 drew a random (address, port) and relied on the birthday bound; here every emulated
 host shares one file system, so a lease is a file created with O_EXCL in a shared folder
 (MCASTLAB_GROUP_DIR, default /run/mcastlab/groups) and removed when the communicator is
-freed. A lease whose owner process is gone (a killed job) is taken over."""
+freed. A lease whose owner process is gone (a killed job) is taken over. A network spread
+over n servers (testbed.cluster) has a folder per server: its MPI launcher tells the ranks
+on the i-th server MCASTLAB_GROUP_SLICE=i/n, and they lease from the i-th of n equal parts
+of the pool only."""
 
 from __future__ import annotations
 
 import contextlib
 import ipaddress
+import itertools
 import os
 import random
 import socket
@@ -42,6 +46,21 @@ def group_dir() -> Path:
     return Path(os.environ.get("MCASTLAB_GROUP_DIR", DEFAULT_DIR))
 
 
+def pool() -> ipaddress.IPv4Network:
+    """The groups this process leases from: POOL, or its part MCASTLAB_GROUP_SLICE names."""
+    text = os.environ.get("MCASTLAB_GROUP_SLICE")
+    if not text:
+        return POOL
+    try:
+        i, n = (int(x) for x in text.split("/"))
+        if not 0 <= i < n <= 1024:
+            raise ValueError
+    except ValueError:
+        raise GroupError(f"MCASTLAB_GROUP_SLICE is i/n with 0 <= i < n <= 1024, got {text!r}")\
+            from None
+    return next(itertools.islice(POOL.subnets(prefixlen_diff=(n - 1).bit_length()), i, None))
+
+
 def _owner_alive(path: Path) -> bool:
     try:
         pid = int(path.read_text().split()[0])
@@ -65,8 +84,9 @@ def lease(folder: Path | None = None, rng: random.Random | None = None,
     except OSError as e:
         raise GroupError(f"cannot create the multicast lease folder {folder}: {e}") from e
     rng = rng or random.SystemRandom()
+    part = pool()
     for _ in range(attempts):
-        group = str(POOL[rng.randrange(1, POOL.num_addresses - 1)])
+        group = str(part[rng.randrange(1, part.num_addresses - 1)])
         path = folder / group
         try:
             fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)

@@ -54,6 +54,14 @@ class Spread:
     def local(self, node: str) -> bool:
         return self.server_of(node) == LOCAL
 
+    def group_slice(self, node: str) -> str | None:
+        """"i/n": `node`'s server is the i-th of n, and its communicators lease multicast
+        groups from the i-th part of the pool (collectives.ipmc.groups), so that leases,
+        unique on each server, are unique across the cluster. None on one machine."""
+        if not self.cluster:
+            return None
+        return f"{list(self.runners).index(self.server_of(node))}/{len(self.runners)}"
+
     def by_server(self, items: Iterable[T], node: Callable[[T], str]) -> dict[str, list[T]]:
         """`items` grouped by the server of `node(item)`, servers in cluster order."""
         out: dict[str, list[T]] = {}

@@ -84,10 +84,12 @@ def run_mpi(emu: Any, argv: list[str], *, hosts: list[str] | None = None, np: in
     job_dir.mkdir(parents=True)
     hostmap = job_dir / "hostmap"
     spread = emu.spread
-    # name, shell pid, cgroup (CPU-limited hosts), server (user@host, on another server)
+    # name, shell pid, cgroup (CPU-limited hosts), server (user@host, on another server),
+    # the server's part of the multicast group pool (across servers)
     hostmap.write_text("".join(
         f"{n} {emu.net.get(n).pid} {emu.net.get(n).cgroup_spec() or '-'} "
-        f"{'-' if spread.local(n) else spread.runner(n).destination}\n" for n in names))
+        f"{'-' if spread.local(n) else spread.runner(n).destination} "
+        f"{spread.group_slice(n) or '-'}\n" for n in names))
     # mpiexec runs on this server (the rank outputs it writes land here): in the first rank's
     # host, or else in this server's first host
     first = emu.net.get(next((n for n in [*names, *(h.name for h in emu.topo.hosts)]
@@ -104,6 +106,8 @@ def run_mpi(emu: Any, argv: list[str], *, hosts: list[str] | None = None, np: in
         env = {"MCASTLAB_LINK_MBIT": f"{rate:g}", **(env or {})}
     if servers:  # the launcher's ssh to them (the cluster's config and master connections)
         env = {"MCASTLAB_SSH": shlex.join(spread.runners[servers[0]].ssh()[:-1]), **(env or {})}
+    if spread.cluster:  # ranks that hydra starts without the launcher run where mpiexec does
+        env = {"MCASTLAB_GROUP_SLICE": spread.group_slice(first.name), **(env or {})}
     job_env = dict(os.environ, MCASTLAB_HOSTMAP=str(hostmap), MCASTLAB_JOB_DIR=str(job_dir),
                    MCASTLAB_ROOT_PID=str(os.getpid()),
                    **{registry.ENV_JOB: job_id},
@@ -191,9 +195,12 @@ def _still_waiting(rank_output: dict[int, str], but: int | None = None) -> str:
 # Each rank runs under this wrapper, which says the rank's exit code as the last line of its
 # error output: hydra brings that to this server (rank-N.err) wherever the rank ran. Hydra
 # does not end a job when a rank on another host dies (only ranks under the same proxy are
-# cleaned up), so `_watch` ends it as soon as any rank has failed.
+# cleaned up), so `_watch` ends it as soon as any rank has failed. Across servers it also
+# gives the rank its server's part of the multicast group pool (hydra_launcher.sh).
 EXIT_SAID = "MCASTLAB-EXIT "
-_RANK_WRAPPER = '"$@"; rc=$?; echo "MCASTLAB-EXIT $rc" >&2; exit $rc'
+_RANK_WRAPPER = ('[ -z "$MCASTLAB_SERVER_SLICE" ] || '
+                 'export MCASTLAB_GROUP_SLICE="$MCASTLAB_SERVER_SLICE"; '
+                 '"$@"; rc=$?; echo "MCASTLAB-EXIT $rc" >&2; exit $rc')
 
 
 STALLED = (-1,)

@@ -58,7 +58,8 @@ for i in range(count):
 """
 
 GROUP, PORT, COUNT = "239.1.2.3", 5000, 20
-HOSTNAME = "from mpi4py import MPI; import socket; print(socket.gethostname())"
+HOSTNAME = ("from mpi4py import MPI; import socket; from collectives.ipmc import groups\n"
+            "print(socket.gethostname(), groups.pool())")
 DIE = ("from mpi4py import MPI; import os, time; c = MPI.COMM_WORLD\n"
        "if c.Get_rank() == 1: os._exit(7)\n"
        "time.sleep(60)")
@@ -143,9 +144,13 @@ def test_a_fat_tree_across_two_servers_delivers_unicast_and_groups(caps, clean_a
                           timeout=300)
             (whole,) = _records(res)
             assert whole["size"] == 16 and whole["all_correct"], whole
-            assert sorted(ln.split()[-1] for ln in run_mpi(
-                emu, ["-c", HOSTNAME], hosts=[far[1], near[2], far[3]]).rank_output.values()
-            ) == sorted([far[1], near[2], far[3]])  # rank 0 on server2: mpiexec stays here
+            # rank 0 on server2 (mpiexec stays here); each server's ranks lease multicast
+            # groups from their own half of the pool
+            said = sorted(run_mpi(emu, ["-c", HOSTNAME], hosts=[far[1], near[2], far[3]])
+                          .rank_output.values())
+            assert [ln.split() for ln in said] == sorted(
+                [[far[1], "239.194.0.0/15"], [near[2], "239.192.0.0/15"],
+                 [far[3], "239.194.0.0/15"]])
             with pytest.raises(RunFailed, match=rf"rank 1 \({far[0]}\) exited with code 7"):
                 run_mpi(emu, ["-c", DIE], hosts=[near[0], far[0], far[1]], timeout=60)
             proxies = rig.remote.run(["pgrep", "-f", "hydra_pmi_proxy"], check=False)

@@ -9,7 +9,7 @@ import random
 import pytest
 
 from collectives.ipmc import datagram as dg
-from collectives.ipmc.groups import POOL, lease, leases
+from collectives.ipmc.groups import POOL, GroupError, lease, leases, pool
 from collectives.ipmc.plans import fragment_count, fragment_range
 
 KEY = bytes(range(16))
@@ -74,6 +74,24 @@ def test_leases_are_unique_and_released(tmp_path):
     for g in got:
         g.release()
     assert leases(tmp_path) == []
+
+
+@pytest.mark.parametrize("part, n, want", [
+    (0, 2, "239.192.0.0/15"), (1, 2, "239.194.0.0/15"), (2, 3, "239.194.0.0/16"),
+    (31, 32, "239.195.224.0/19")])
+def test_each_server_leases_from_its_own_part_of_the_pool(monkeypatch, tmp_path, part, n,
+                                                         want):
+    monkeypatch.setenv("MCASTLAB_GROUP_SLICE", f"{part}/{n}")
+    assert str(pool()) == want
+    got = [lease(tmp_path, random.Random(3)) for _ in range(5)]
+    assert all(ipaddress.ip_address(g.group) in ipaddress.ip_network(want) for g in got)
+
+
+@pytest.mark.parametrize("text", ["2/2", "1", "a/b", "-1/2", "0/5000"])
+def test_a_bad_slice_is_refused(monkeypatch, text):
+    monkeypatch.setenv("MCASTLAB_GROUP_SLICE", text)
+    with pytest.raises(GroupError, match="MCASTLAB_GROUP_SLICE is i/n"):
+        pool()
 
 
 def test_a_lease_of_a_dead_process_is_taken_over(tmp_path):
