@@ -10,7 +10,6 @@ the point is the overhead and that everything works."""
 
 from __future__ import annotations
 
-import json
 import math
 import time
 from typing import Any
@@ -22,6 +21,7 @@ from ..emulation.environment import Capabilities
 from ..emulation.network import Emulation, Progress
 from ..fidelity.link_rate import resolve
 from .points import flagged_bcast, is_result
+from .tcp import iperf
 
 RIG_MBIT = 1000.0  # the servers' link: Gigabit Ethernet
 ALGORITHMS = ("binomial", "nack")
@@ -82,14 +82,7 @@ def _tcp(caps: Capabilities, rig: Rig, progress: Progress, quick: bool) -> dict[
     for setup, cluster in (("one server", None), ("two servers", rig.spec)):
         progress(f"bench cluster: TCP h0 -> h1 on {setup}")
         with Emulation(topo, caps=caps, cluster=cluster) as emu:
-            h0, h1 = emu.host(0), emu.host(1)
-            server = h1.popen(["iperf3", "-s", "-1", "-B", h1.IP()])
-            time.sleep(1.0)
-            text = h0.cmd(f"iperf3 -c {h1.IP()} -t {seconds} -J")
-            server.wait(timeout=20)
-        data = json.loads(text)
-        out[setup] = {"mbit": data["end"]["sum_received"]["bits_per_second"] / 1e6,
-                      "retransmits": data["end"]["sum_sent"].get("retransmits")}
+            out[setup] = iperf(emu.host(0), emu.host(1), seconds)
     return out
 
 

@@ -31,7 +31,8 @@ from topologies import parse_spec
 from ..emulation import priority
 from ..emulation.environment import Capabilities
 from ..emulation.mpi import run_mpi
-from ..emulation.network import PORTS_ENV, Emulation, Progress
+from ..emulation.network import Emulation, Progress
+from ..emulation.ports import PORTS_ENV
 from ..errors import RunFailed
 from ..experiments.bcast import run_bcast
 from ..fidelity import calibration

@@ -33,6 +33,7 @@ from . import (
     snooping_diff,
     uftp,
 )
+from .tcp import iperf
 
 
 def _start_stop(spec: str, caps: Any) -> dict[str, float]:
@@ -46,15 +47,8 @@ def _start_stop(spec: str, caps: Any) -> dict[str, float]:
 
 
 def _iperf(caps: Any, seconds: int) -> dict[str, float]:
-    topo = parse_spec("star:hosts=2,bw=100")
-    with Emulation(topo, caps=caps) as emu:
-        h0, h1 = emu.host(0), emu.host(1)
-        server = h1.popen(["iperf3", "-s", "-1", "-B", h1.IP()])
-        time.sleep(0.5)
-        out = h0.cmd(f"iperf3 -c {h1.IP()} -t {seconds} -J")
-        server.wait(timeout=10)
-    data = json.loads(out)
-    rate = data["end"]["sum_received"]["bits_per_second"] / 1e6
+    with Emulation(parse_spec("star:hosts=2,bw=100"), caps=caps) as emu:
+        rate = iperf(emu.host(0), emu.host(1), seconds)["mbit"]
     return {"configured_mbit": 100.0, "measured_mbit": rate, "fraction": rate / 100.0}
 
 

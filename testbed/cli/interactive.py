@@ -15,8 +15,11 @@ from typing import Any
 from mininet.cli import CLI
 from mininet.log import output
 
+from topologies import HOST_PORT
+
 from ..emulation.group_probe import Member, send_counted
-from ..emulation.network import HOST_PORT, Emulation, intf_name
+from ..emulation.network import Emulation
+from ..emulation.ports import intf_name
 from ..emulation.shell import stop_processes
 from ..errors import McastlabError, UsageError
 

@@ -133,7 +133,7 @@ def cmd_cleanup(_args: argparse.Namespace) -> int:
 
 def cmd_calibrate(args: argparse.Namespace) -> int:
     from ..emulation.environment import detect
-    from ..emulation.network import host_port_type
+    from ..emulation.ports import host_port_type
     from ..fidelity import calibration
     from ..fidelity.link_rate import nominal_topology
 

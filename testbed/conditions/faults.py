@@ -13,7 +13,8 @@ from typing import Any
 
 from topologies import HOST_PORT
 
-from ..emulation.network import intf_name, run_in_host
+from ..emulation.network import run_in_host
+from ..emulation.ports import intf_name
 from ..experiments.spec import FaultEvent
 
 

@@ -14,9 +14,11 @@ import time
 from pathlib import Path
 from typing import Any
 
+from topologies import HOST_PORT
+
 from ..errors import McastlabError
 from ..hostprogs import command
-from .network import HOST_PORT, intf_name
+from .ports import intf_name
 
 PORT = 5000  # the UDP port members listen on and sends go to
 

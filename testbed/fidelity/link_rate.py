@@ -89,7 +89,7 @@ def resolve(text: str, progress: Progress, *, ports: str | None = None,
         return topo, LinkRate(rate, rate, False, "given")
     from ..emulation.environment import detect
     from ..emulation.linkshape import check
-    from ..emulation.network import host_port_type
+    from ..emulation.ports import host_port_type
 
     caps = detect()
     caps.require()

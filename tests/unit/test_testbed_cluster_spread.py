@@ -77,7 +77,7 @@ def test_a_cluster_refuses_what_only_one_machine_has(kw, monkeypatch):
 
 
 def test_af_xdp_ports_only_on_the_servers_that_can_open_them():
-    from testbed.emulation.network import host_links
+    from testbed.emulation.ports import host_links
     from testbed.errors import CapabilityError
 
     emu = Emulation(TOPO, caps=object(), cluster=SPEC, ports="auto")

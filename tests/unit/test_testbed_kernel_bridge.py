@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from testbed.emulation import cleanup
-from testbed.emulation.network import LINUX_BRIDGE_PORT, Emulation
+from testbed.emulation.network import Emulation
+from testbed.emulation.ports import LINUX_BRIDGE_PORT
 from testbed.emulation.registry import RunRecord
 from testbed.errors import UsageError
 from topologies import parse_spec
