@@ -103,6 +103,8 @@ def text(reports: list[Report]) -> str:
     for r in reports:
         clock_text = ("" if r.offset_s is None else
                       f"; clock {r.offset_s * 1e3:+.2f} ms (+/- {r.uncertainty_s * 1e3:.2f})")
+        if r.facts is not None:  # --tunnel auto takes gretap only if every server has it
+            clock_text += f"; gretap: {'yes' if r.facts.get('gretap') else 'no (VXLAN)'}"
         lines.append(f"{r.server}: {'ok' if not r.problems else 'NOT READY'}{clock_text}")
         lines += [f"  - {p}" for p in r.problems]
     return "\n".join(lines)

@@ -1,6 +1,7 @@
 """What one server says of itself, as one JSON line: its clock, the versions of everything a
 run depends on, the checkout it runs from, and what it can emulate (testbed.emulation's
-capabilities). `mcastlab doctor --servers` runs it on every server through ssh:
+capabilities, and whether its kernel makes gretap tunnels). `mcastlab doctor --servers` runs
+it on every server through ssh:
 
     .venv/bin/python -m testbed.cluster.facts
 """
@@ -30,11 +31,12 @@ def checkout() -> str:
 def facts() -> dict:
     from ..emulation.environment import detect
     from ..experiments.results import versions
+    from .agent import gretap_works
 
     caps = detect()
     return {"time": time.time(), "root": str(ROOT), "python": sys.executable,
             "checkout": checkout(), "versions": versions(), "capabilities": caps.to_dict(),
-            "problems": caps.problems()}
+            "gretap": gretap_works(), "problems": caps.problems()}
 
 
 if __name__ == "__main__":

@@ -69,6 +69,8 @@ def test_doctor_finds_the_rigs_server2_ready(caps, clean_after):
         assert all(not r.problems for r in reports), [r.problems for r in reports]
         two = reports[1]
         assert two.facts["versions"]["machine"] == rigmod.NAME  # it answered from server2
+        assert two.facts["gretap"] is False  # this kernel has no GRE (ip_gre)
+        assert "gretap: no (VXLAN)" in doctor.text(reports).splitlines()[1]
         # one clock here: the offset is within its uncertainty, a round trip on the link
         assert abs(two.offset_s) <= two.uncertainty_s < 0.005, (two.offset_s, two.uncertainty_s)
         out = subprocess.run([*MCASTLAB, "doctor", "--servers", rigmod.NAME, "--ssh-config",
