@@ -52,6 +52,11 @@ def place(topo: Topology, servers: list[str] | tuple[str, ...],
     server_of = dict(switch_server)
     for h in topo.hosts:
         server_of[h.name] = switch_server[topo.host_attachment(h)[0]]
+    idle = [s for s in servers if s not in switch_server.values()]
+    if idle:  # held for the whole run, and running nothing
+        raise ValueError(f"{topo.name} has {len(topo.switches)} switch(es), and a host runs "
+                         f"beside its switch: {', '.join(idle)} would run nothing; give "
+                         "fewer servers or a network of more switches")
     cut = tuple(sorted((a, b) for a, b in topo.graph().edges
                        if server_of[a] != server_of[b]))
     return Placement(tuple(servers), server_of, cut)

@@ -36,6 +36,7 @@ from collectives.waiting import DEFAULT as DEFAULT_WAIT
 from topologies import Host, Topology, TopologyError, parse_spec
 
 from ..cluster import spec as cluster_spec
+from ..cluster.placement import place
 from ..cluster.spec import ClusterSpec
 from ..conditions.traffic_model import TrafficSpec
 from ..errors import RunFailed, UsageError
@@ -269,6 +270,10 @@ def across_servers(spec: ExperimentSpec, cluster: ClusterSpec, where: str) -> No
     if spec.switching == "linux-bridge":
         raise SpecError(f"{where}: a network across servers runs on Open vSwitch, not Linux "
                         "bridges (network.switching)")
+    try:
+        place(spec.topology, cluster.names, cluster.placement)
+    except ValueError as exc:
+        raise SpecError(f"{where}: {exc}") from None
     spec.cluster = cluster
 
 

@@ -83,6 +83,7 @@ def test_expansion_conditions_outermost() -> None:
     ("wibble", 1, "wibble: unknown key"),
     ("cluster", {"servers": []}, "cluster.servers: a list of the other servers"),
     ("cluster", {"servers": ["b"], "placement": "random"}, "cluster.placement: unknown"),
+    ("cluster", {"servers": ["b"]}, "cluster: star-8 has 1 switch(es), and a host runs"),
 ])
 def test_bad_specs_name_the_key(path: str, value: object, needle: str) -> None:
     with pytest.raises(SpecError) as exc:
@@ -181,6 +182,7 @@ def test_excluded_nodes_take_no_part_in_broadcasts() -> None:
 
 def test_a_cluster_table_spreads_the_network_and_refuses_what_needs_one_clock() -> None:
     raw = spec_with("cluster", {"servers": ["root@10.1.0.2"], "tunnel": "vxlan"})
+    raw["network"]["topology"] = "tree:leaves=2,hosts_per_leaf=4,bw=100"
     spec = from_dict(raw)
     assert spec.cluster is not None and spec.cluster.names == ["localhost", "10.1.0.2"]
     assert spec.cluster.tunnel == "vxlan" and from_dict(copy.deepcopy(BASE)).cluster is None
@@ -190,4 +192,7 @@ def test_a_cluster_table_spreads_the_network_and_refuses_what_needs_one_clock() 
     raw["sweep"]["interval"] = [0.0]
     raw["network"]["switching"] = "linux-bridge"
     with pytest.raises(SpecError, match="^cluster: a network across servers runs on Open"):
+        from_dict(raw)
+    raw["network"] = {"topology": "star:hosts=8,bw=100"}  # one switch: nothing to spread
+    with pytest.raises(SpecError, match="^cluster: star-8 has 1 switch.*10.1.0.2 would run"):
         from_dict(raw)
