@@ -18,7 +18,7 @@ line) from its input, prints "MCASTLAB-POINT <key>" as each point starts and the
 "MCASTLAB-POINT" (the launcher's faults due at time zero are in effect). With --flow every point
 is also timed with Nupairoj's flow latency (bcast_bench.flow), which needs no shared clock.
 
-    mpiexec -n N python -m collectives.programs.sweep_bench --points points.json > records.jsonl
+    mpiexec -n N python -m collectives.programs.sweep_bench --points points.json | grep '^{'
 """
 
 from __future__ import annotations
