@@ -5,13 +5,18 @@ binomial broadcasts timed by flow latency on both (the one measure that needs no
 clock; on one server the direct time is shown beside it), every point with its fidelity
 flags; TCP through a tunnel against the same pair on one server; and a paper plan of what N
 real servers take to keep up with 64, 256 and 1024 hosts at 100 Mbit/s, from the figures
-measured here. The rig shares this machine's cores, so two servers cannot be faster here:
-the point is the overhead and that everything works."""
+measured here; and the same experiment spec (two groups of 8 hosts, one per pod, so that
+each group's ranks share a server's clock and the direct timing holds on both set-ups) run
+by `mcastlab experiment`'s runner on one server and across two. The rig shares this
+machine's cores, so two servers cannot be faster here: the point is the overhead and that
+everything works."""
 
 from __future__ import annotations
 
 import math
+import tempfile
 import time
+from pathlib import Path
 from typing import Any
 
 from topologies import parse_spec
@@ -19,8 +24,11 @@ from topologies import parse_spec
 from ..cluster.rig import Rig
 from ..emulation.environment import Capabilities
 from ..emulation.network import Emulation, Progress
-from ..fidelity.link_rate import resolve
-from .points import flagged_bcast, is_result
+from ..experiments import results
+from ..experiments.run import execute, new_run
+from ..experiments.spec import across_servers, from_dict
+from ..fidelity.link_rate import LinkRate, resolve
+from .points import flagged_bcast, is_result, ratio
 from .tcp import iperf
 
 RIG_MBIT = 1000.0  # the servers' link: Gigabit Ethernet
@@ -57,6 +65,7 @@ def run(caps: Capabilities, progress: Progress, quick: bool = False) -> dict[str
             res["stop_s"] = time.perf_counter() - t1
             out["setups"][setup] = res
         out["tcp"] = _tcp(caps, rig, progress, quick)
+        out["experiment"] = _experiment(caps, rig, progress, rate.mbit, quick)
     out["plan"] = plan(rate.mbit, out["setups"]["two servers"]["start_s"])
     return out
 
@@ -83,6 +92,35 @@ def _tcp(caps: Capabilities, rig: Rig, progress: Progress, quick: bool) -> dict[
         progress(f"bench cluster: TCP h0 -> h1 on {setup}")
         with Emulation(topo, caps=caps, cluster=cluster) as emu:
             out[setup] = iperf(emu.host(0), emu.host(1), seconds)
+    return out
+
+
+def _experiment(caps: Capabilities, rig: Rig, progress: Progress, mbit: float,
+                quick: bool) -> dict[str, Any]:
+    """One experiment spec on one server and on two: its points (median ms, timing, flags)
+    and its wall time, network start-up included."""
+    raw = {"name": "cluster-bench", "repetitions": 5 if quick else 10, "warmup": 2,
+           "timeout": 60, "network": {"topology": f"fattree:k=4,n=2,bw={mbit:g}"},
+           "sweep": {"algorithms": list(ALGORITHMS), "sizes": [65536], "hosts": [8],
+                     "groups": [1, 2]}}
+    out: dict[str, Any] = {"spec": raw, "setups": {}}
+    for setup, cluster in (("one server", None), ("two servers", rig.spec)):
+        progress(f"bench cluster: the experiment on {setup}")
+        spec = from_dict(raw)
+        if cluster is not None:
+            across_servers(spec, cluster, "bench")
+        with tempfile.TemporaryDirectory() as tmp:
+            t0 = time.perf_counter()
+            run = new_run(spec, Path(tmp), LinkRate(mbit, mbit, False, "given"), caps, progress)
+            execute(run)
+            wall = time.perf_counter() - t0
+            recs = results.read_jsonl(Path(tmp) / "records.jsonl")
+        out["setups"][setup] = {"wall_s": wall, "points": [{
+            "algorithm": r["config"]["algorithm"], "groups": r["config"]["groups"],
+            "timing": r.get("timing"), "servers": r.get("servers"),
+            "ms": r["t_mcast_s"]["median"] * 1e3 if r["t_mcast_s"] else None,
+            "flags": (r.get("fidelity") or {}).get("flags") or [], "error": r["error"]}
+            for r in recs]}
     return out
 
 
@@ -138,15 +176,15 @@ def markdown(res: dict[str, Any]) -> list[str]:
             "| algorithm | size | one server | two servers | two / one | one server, direct |",
             "|---|---|---|---|---|---|"]
     for a, b in zip(one["points"], two["points"], strict=True):
-        ratio = f"{b['ms'] / a['ms']:.2f}" if is_result(a) and is_result(b) else "-"
         direct = f"{a['direct_ms']:.2f} ms" if a.get("direct_ms") else "-"
-        out.append(f"| {a['algorithm']} | {a['size']} | {_ms(a)} | {_ms(b)} | {ratio} | "
-                   f"{direct} |")
+        out.append(f"| {a['algorithm']} | {a['size']} | {_ms(a)} | {_ms(b)} | "
+                   f"{ratio(b, a)} | {direct} |")
     flagged = [f"{name}, {p['algorithm']} {p['size']} B: {'; '.join(p['flags'] or [])}"
                f"{p.get('error') or ''}" for name, s in res["setups"].items()
                for p in s["points"] if not is_result(p)]
     if flagged:
         out += ["", "Not results:", "", *(f"- {f}" for f in flagged)]
+    out += _experiment_markdown(res["experiment"])
     tcp = res["tcp"]
     out += ["", "## TCP through a tunnel", "",
             "iperf3 from h0 to h1 of a two-leaf tree with 1 Gbit/s host links: the leaves on "
@@ -170,6 +208,27 @@ def markdown(res: dict[str, Any]) -> list[str]:
               f"{r['nic_gbit']:.1f} | {r['start_min']:.1f} |" for r in pl["rows"])]
     out += ["", "Measured with `sudo .venv/bin/mcastlab bench --suite cluster`."]
     return out
+
+
+def _experiment_markdown(exp: dict[str, Any]) -> list[str]:
+    one, two = exp["setups"]["one server"], exp["setups"]["two servers"]
+    sweep = exp["spec"]["sweep"]
+    out = ["", "## One experiment spec on one server and on two", "",
+           f"`mcastlab experiment`'s runner on the same spec: {', '.join(sweep['algorithms'])} "
+           f"at 64 KiB, {exp['spec']['repetitions']} broadcasts per point, one group of 8 "
+           "hosts (the first pod) and two groups of 8 at once (one per pod, so on two "
+           "servers one per server: each group's ranks share a clock, and both set-ups are "
+           "timed directly). Median ms; ! = flagged (no ratio).", "",
+           "| algorithm | groups | one server | two servers | two / one | timing (two) |",
+           "|---|---|---|---|---|---|"]
+    for a, b in zip(one["points"], two["points"], strict=True):
+        out.append(f"| {a['algorithm']} | {a['groups']} | {_ms(a)} | {_ms(b)} | "
+                   f"{ratio(b, a)} | {b['timing']} |")
+    out += ["", f"Whole experiment, start-up and teardown included: {one['wall_s']:.0f} s on "
+            f"one server, {two['wall_s']:.0f} s on two."]
+    bad = [f"{name}, {p['algorithm']} x{p['groups']}: {'; '.join(p['flags']) or p['error']}"
+           for name, s in exp["setups"].items() for p in s["points"] if not is_result(p)]
+    return out + (["", "Not results:", "", *(f"- {f}" for f in bad)] if bad else [])
 
 
 def _ms(p: dict[str, Any]) -> str:
