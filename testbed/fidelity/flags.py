@@ -1,7 +1,8 @@
 """Did the emulator keep up? CPU load, how long the software switch waited for a core, how
 long the ranks waited for one each time they had work (against the time a frame takes on
-their link; the ranks measure it), and every loaded host link's achieved rate against what
-it should have carried, sampled during a run, so that results taken while the machine
+their link; the ranks measure it), frames the switch's host ports dropped because the switch
+did not take them in time, and every loaded host link's achieved rate against what it
+should have carried, sampled during a run, so that results taken while the machine
 could not keep up are flagged instead of silently mixed in.
 
 The switch ends of the host links live in the root namespace, so their kernel byte counters
@@ -101,6 +102,7 @@ class Monitor:
         per: dict[str, dict[str, Any]] = {}
         links: list[dict[str, Any]] = []
         tunnels: list[dict[str, Any]] = []
+        port_drops: list[dict[str, Any]] = []
         span = 0.0
         for server, samples in self.samples.items():
             before = [r for r in samples if r["t"] <= t0] or samples[:1]
@@ -123,6 +125,10 @@ class Monitor:
                     tunnels.append({"tunnel": end, "server": server,
                                     "mbit": (sent - a["tunnels"][end][0]) * 8 / here / 1e6,
                                     "dropped": dropped - a["tunnels"][end][1]})
+            for intf, n in b.get("dropped", {}).items():
+                lost = n - a.get("dropped", {}).get(intf, n)
+                if lost > 0:
+                    port_drops.append({"port": intf, "server": server, "frames": lost})
             waited = None
             if a["sched"] is not None and b["sched"] is not None:
                 ran, wait = b["sched"][0] - a["sched"][0], b["sched"][1] - a["sched"][1]
@@ -135,7 +141,8 @@ class Monitor:
         busy = [v["cpu_busy"] for v in per.values() if v["cpu_busy"] is not None]
         out = judge(max(busy) if busy else None, links, span, judge_links,
                     per[worst]["switch_waited"], host_wait_s, self.frame_s,
-                    where=f" on {worst}" if self.spread else "", tunnels=tunnels)
+                    where=f" on {worst}" if self.spread else "", tunnels=tunnels,
+                    dropped=port_drops)
         if self.spread:
             out["servers"] = per
         return out
@@ -144,12 +151,15 @@ class Monitor:
 def judge(cpu_busy: float | None, links: list[dict[str, Any]], span: float,
           judge_links: bool = True, switch_waited: float | None = None,
           host_wait_s: float | None = None, frame_s: float | None = None, *,
-          where: str = "", tunnels: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+          where: str = "", tunnels: list[dict[str, Any]] | None = None,
+          dropped: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     """Flags: the software switch (`where`: on which server) starved of CPU, the hosts'
     processes waiting longer for a core each turn (`host_wait_s`) than a frame takes on
-    their link (`frame_s`), a loaded link short of its rate, a tunnel between servers that
-    dropped frames (the servers' own link could not carry the emulated one: no emulated
-    loss ever drops there). The machine's busy share is recorded but flags nothing alone."""
+    their link (`frame_s`), a loaded link short of its rate, host ports of the switch that
+    dropped frames on arrival (`dropped`: the switch did not take them in time; see
+    reading.reading), a tunnel between servers that dropped frames (the servers' own link
+    could not carry the emulated one: no emulated loss ever drops there). The machine's
+    busy share is recorded but flags nothing alone."""
     flags = []
     if switch_waited is not None and switch_waited >= SWITCH_WAIT_LIMIT:
         flags.append(f"switch{where} waited for a core {switch_waited:.0%} of its time "
@@ -166,6 +176,10 @@ def judge(cpu_busy: float | None, links: list[dict[str, Any]], span: float,
         said = [f"{len(short)} of {len(links)} loaded links carried less than "
                 f"{LINK_LIMIT:.0%} of their expected rate (worst: {said[0]})"]
     flags += said
+    if dropped:
+        ports = ", ".join(d["port"] for d in sorted(dropped, key=lambda d: -d["frames"])[:3])
+        flags.append(f"switch ports dropped {sum(d['frames'] for d in dropped)} frames from "
+                     f"hosts that the switch did not take in time ({ports})")
     lost = [t for t in tunnels or [] if t["dropped"] > 0]
     if lost:
         where_lost = ", ".join(f"{t['tunnel']} on {t['server']}" for t in lost[:3])
@@ -174,6 +188,7 @@ def judge(cpu_busy: float | None, links: list[dict[str, Any]], span: float,
     out_tunnels = {"tunnels": tunnels} if tunnels is not None else {}
     return {**out_tunnels, "cpu_busy": cpu_busy, "switch_waited": switch_waited,
             "host_wait_s": host_wait_s, "host_wait_frames": host_frames, "links": links,
+            "port_drops": dropped or [],
             "links_judged": judge_links,
             "window_s": span, "flags": flags, "ok": not flags}
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import time
 
 import pytest
 
@@ -84,3 +85,34 @@ def test_unknown_port_type_is_refused(caps):
 
     with pytest.raises(UsageError, match="not one of auto, afxdp, af_packet"):
         Emulation(parse_spec("star:hosts=2"), caps=caps, ports="dpdk")
+
+
+def test_frames_an_overrun_switch_drops_at_its_ports_flag_the_window(caps, clean_after):
+    """UDP at a 1 Gbit/s host link's full rate through two switches is more than the
+    software switch on this machine takes in (it forwards about 200 Mbit/s of full frames
+    here): the AF_XDP port's ring overflows, the frames are dropped on arrival, and the
+    fidelity monitor flags the window, naming the sender's port; the same stream at 20
+    Mbit/s is carried whole, unflagged."""
+    from testbed.emulation.ports import host_links
+    from testbed.fidelity.flags import Monitor
+
+    topo = parse_spec("tree:leaves=2,hosts_per_leaf=1,bw=1000")
+    with Emulation(topo, caps=caps, ports="afxdp") as emu:
+        h0, h1 = emu.host(0), emu.host(1)
+        port = host_links(topo)[h0.name][0]
+        got = {}
+        for rate in ("20M", "1000M"):
+            server = h1.popen(["iperf3", "-s", "-1", "-B", h1.IP()])
+            time.sleep(1.0)  # listening
+            with Monitor(emu.topo) as mon:
+                t0 = time.time()
+                out = h0.cmd(f"iperf3 -c {h1.IP()} -u -b {rate} -l 1400 -t 2 -J")
+                t1 = time.time()
+            window = mon.window(t0, t1)
+            server.wait(timeout=20)
+            got[rate] = (window, json.loads(out)["end"]["sum"]["lost_packets"])
+    quiet, (lossy, lost) = got["20M"][0], got["1000M"]
+    assert quiet["ok"] and quiet["port_drops"] == [], quiet["flags"]
+    assert lost > 0 and not lossy["ok"]
+    assert [d["port"] for d in lossy["port_drops"]][:1] == [port], lossy["port_drops"]
+    assert any(f.startswith("switch ports dropped") for f in lossy["flags"]), lossy["flags"]

@@ -115,3 +115,27 @@ def test_across_servers_each_server_is_judged_on_its_own_readings() -> None:
     assert got["tunnels"][0]["mbit"] == pytest.approx(10.0)
     assert got["flags"][0].startswith("switch on b waited for a core 90%")
     assert got["flags"][-1].startswith(f"tunnels between servers dropped {7 * len(tunnels_b)}")
+
+
+def test_frames_a_switch_port_dropped_on_arrival_flag_the_point() -> None:
+    """A host port of the switch that dropped frames on arrival (an AF_XDP ring the switch
+    did not empty in time) lost what the emulated network would have carried: flagged, with
+    the ports that dropped most; a port that dropped nothing in the window is not named."""
+    from testbed.fidelity.flags import Monitor
+    from topologies import parse_spec
+
+    topo = parse_spec("star:hosts=3,bw=100")
+    mon = Monitor(topo)
+    (a, b, c), _ = mon.reads["localhost"]
+    before = {"t": 0, "cpu": (0, 100), "sched": (0, 0), "rx": {}, "tunnels": {},
+              "dropped": {a: 5, b: 0, c: 2}}
+    after = before | {"t": 2, "cpu": (50, 300), "sched": (10, 0),
+                      "dropped": {a: 5, b: 40, c: 3}}
+    mon.samples = {"localhost": [before, after]}
+    got = mon.window(0.5, 1.5)
+    assert got["port_drops"] == [{"port": b, "server": "localhost", "frames": 40},
+                                 {"port": c, "server": "localhost", "frames": 1}]
+    assert got["flags"] == [f"switch ports dropped 41 frames from hosts that the switch did "
+                            f"not take in time ({b}, {c})"] and not got["ok"]
+    mon.samples = {"localhost": [before, before | {"t": 2}]}
+    assert mon.window(0.5, 1.5)["ok"]
