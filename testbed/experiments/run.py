@@ -18,10 +18,8 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import fcntl
 import itertools
 import json
-import os
 import shutil
 import threading
 import time
@@ -31,7 +29,6 @@ from pathlib import Path
 from typing import Any
 
 from collectives.algorithms import BCASTS
-from collectives.programs.sweep_bench import POINT_SAID
 from collectives.stats import summarize
 from controller.config import ControllerConfig
 
@@ -51,6 +48,7 @@ from ..fidelity.wire_units import in_units
 from . import results
 from .bcast import algorithm_params, measure_params, prediction
 from .placement import geometry, node_params
+from .relay import Relay
 from .spec import NONE, ExperimentSpec, Point, across_servers, check_machine, load
 
 Log = Callable[[str], None]
@@ -305,17 +303,17 @@ def _jobs(run: Run, batch: list[Point], groups: list[list[str]], ticker: _Ticker
     records (one per group) of the points every group finished, also when interrupted;
     returns the first error and the faults applied. Each job's rank 0 gets the points on
     its input and says what it does on its output (collectives.programs.sweep_bench), which
-    `_Relay` turns into the files of raw/: the heartbeat that the stall watch, the fault
+    `Relay` turns into the files of raw/: the heartbeat that the stall watch, the fault
     timeline and the progress bar follow, and the records."""
     spec, p0 = run.spec, batch[0]
     run.jobs += 1
     raw_dir = run.out / "raw"
     points = json.dumps([_job_point(run, p) for p in batch])
     (raw_dir / f"points-{run.jobs}.json").write_text(points)
-    relays: list[_Relay] = []
+    relays: list[Relay] = []
     for g in range(len(groups)):
         try:
-            relays.append(_Relay(raw_dir / f"job-{run.jobs}-group{g}.jsonl",
+            relays.append(Relay(raw_dir / f"job-{run.jobs}-group{g}.jsonl",
                                  raw_dir / f"job-{run.jobs}-group{g}.beat", points))
         except RunFailed:
             for relay in relays:
@@ -381,44 +379,6 @@ def _jobs(run: Run, batch: list[Point], groups: list[list[str]], ticker: _Ticker
 def servers_of(emu: Emulation, hosts: list[str]) -> list[str]:
     """The servers `hosts` run on (one, unless the network spans servers)."""
     return sorted({emu.spread.server_of(h) for h in hosts})
-
-
-class _Relay:
-    """A job's rank 0, as seen from here: its input (a pipe that first carries the points)
-    and its output lines, kept as the heartbeat file `beat` and the records file `out`."""
-
-    def __init__(self, out: Path, beat: Path, points: str) -> None:
-        self.out, self.beat = out, beat
-        self.stdin, self._w = os.pipe()
-        self._lock = threading.Lock()
-        data = (points + "\n").encode()
-        try:  # the points wait in the pipe for rank 0 to start
-            fcntl.fcntl(self._w, fcntl.F_SETPIPE_SZ, max(len(data), 1 << 16))
-            os.write(self._w, data)
-        except OSError as exc:
-            self.close()
-            raise RunFailed(f"{len(data)} bytes of points do not fit in one job: {exc}") \
-                from None
-
-    def close(self) -> None:
-        with self._lock:
-            for fd in (self.stdin, self._w):
-                if fd >= 0:
-                    os.close(fd)
-            self.stdin = self._w = -1
-
-    def say(self, text: str) -> None:
-        """A line to rank 0 (nothing once the job is over)."""
-        with self._lock, contextlib.suppress(OSError):
-            if self._w >= 0:
-                os.write(self._w, (text + "\n").encode())
-
-    def line(self, text: str) -> None:
-        if text.startswith(POINT_SAID):
-            self.beat.write_text(text[len(POINT_SAID):])
-        elif text.startswith("{"):
-            with self.out.open("a") as f:
-                f.write(text + "\n")
 
 
 def _job_point(run: Run, p: Point) -> dict[str, Any]:
