@@ -54,6 +54,10 @@ class Spread:
     def local(self, node: str) -> bool:
         return self.server_of(node) == LOCAL
 
+    def servers_of(self, nodes: Iterable[str]) -> list[str]:
+        """The servers `nodes` run on, sorted (one, unless the network spans servers)."""
+        return sorted({self.server_of(n) for n in nodes})
+
     def group_slice(self, node: str) -> str | None:
         """"i/n": `node`'s server is the i-th of n, and its communicators lease multicast
         groups from the i-th part of the pool (collectives.ipmc.groups), so that leases,

@@ -208,8 +208,9 @@ class Traffic:
         """What is left of the generators on other servers (killing the local ssh client
         of a remote process does not end it)."""
         spread = self.emu.spread
-        for server in sorted({spread.server_of(h) for h in self.hosts} - {LOCAL}):
-            spread.runners[server].kill_job(self.job)
+        for server in spread.servers_of(self.hosts):
+            if server != LOCAL:
+                spread.runners[server].kill_job(self.job)
 
     def _kill(self) -> None:
         procs, self.procs = self.procs, {}

@@ -94,7 +94,7 @@ def run_mpi(emu: Any, argv: list[str], *, hosts: list[str] | None = None, np: in
     # host, or else in this server's first host
     first = emu.net.get(next((n for n in [*names, *(h.name for h in emu.topo.hosts)]
                               if spread.local(n)), names[0]))
-    servers = sorted({spread.server_of(n) for n in names} - {LOCAL})
+    servers = [s for s in spread.servers_of(names) if s != LOCAL]
     cmd = [str(VENV_BIN / "mpiexec"), "-launcher", "ssh", "-launcher-exec", str(LAUNCHER),
            "-localhost", first.IP(), "-hosts", ",".join(f"{n}:{ppn}" for n in names),
            "-n", str(np), "-genv", "UCX_TLS", "tcp,self",

@@ -177,7 +177,7 @@ def run_bcast(emu: Emulation, algorithm: str, size: int, *,
         args += ["--params", json.dumps({**placement, **(options or {})})]
     if fragment is not None:
         args += ["--fragment", str(fragment)]
-    servers = sorted({emu.spread.server_of(n) for n in names})
+    servers = emu.spread.servers_of(names)
     across = len(servers) > 1  # the direct t_mcast reads one clock on every rank
     if not flow and across:
         raise RunFailed(f"ranks on {len(servers)} servers share no clock: the flow-latency "

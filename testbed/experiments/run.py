@@ -325,7 +325,7 @@ def _jobs(run: Run, batch: list[Point], groups: list[list[str]], ticker: _Ticker
     errors: list[str] = []
     # a group's ranks on one server read one clock; one that spans servers has none, and
     # then every group is timed by flow latency (the point's figures are of one kind)
-    across = any(len(servers_of(run.emu, hosts)) > 1 for hosts in groups)
+    across = any(len(run.emu.spread.servers_of(hosts)) > 1 for hosts in groups)
 
     def job(g: int) -> None:
         args = ["-m", "collectives.programs.sweep_bench", "--iters", str(spec.repetitions),
@@ -376,11 +376,6 @@ def _jobs(run: Run, batch: list[Point], groups: list[list[str]], ticker: _Ticker
     return (errors[0] if errors else None), timeline.applied
 
 
-def servers_of(emu: Emulation, hosts: list[str]) -> list[str]:
-    """The servers `hosts` run on (one, unless the network spans servers)."""
-    return sorted({emu.spread.server_of(h) for h in hosts})
-
-
 def _job_point(run: Run, p: Point) -> dict[str, Any]:
     params = algorithm_params(p.algorithm, p.size, run.params)
     params |= geometry(run.spec.topology, p.algorithm)
@@ -408,8 +403,8 @@ def _record(run: Run, p: Point, raw: list[dict[str, Any]] | None, error: str | N
         "predicted_s": prediction(p.algorithm, p.hosts, p.size, run.params, None,
                                   node_params(spec.topology, p.algorithm,
                                               spec.groups_of(p)[0])),
-        "timing": "direct", "servers": servers_of(run.emu, [h for g in spec.groups_of(p)
-                                                             for h in g]),
+        "timing": "direct",
+        "servers": run.emu.spread.servers_of(h for g in spec.groups_of(p) for h in g),
         "verified": None, "per_group": None, "traffic": traffic, "faults": faults,
         "fidelity": None, "datagrams": None, "cpu": None,
         "link_rate": run.config.get("link_rate"), "t_mcast_units": None,
