@@ -15,7 +15,7 @@ from testbed.bench import contention as bc
 from testbed.emulation.mpi import run_mpi
 from testbed.emulation.network import Emulation
 from testbed.errors import RunFailed
-from testbed.experiments.bcast import measure_params, run_bcast
+from testbed.experiments.bcast import model_params, run_bcast
 from testbed.experiments.placement import predicted_copies
 from topologies import parse_spec
 
@@ -27,7 +27,8 @@ def test_link_counters_match_the_routes_of_each_tree(caps, clean_after):
     nodes = list(range(6))
     random.Random(3).shuffle(nodes)
     with Emulation(topo, caps=caps) as emu:
-        params = measure_params(emu, [65536], repeats=2)
+        # the trees' shapes need t_hold/t_end, not their last digit: 1 MiB per timed run
+        params = model_params(emu, 65536)
         for alg in ("opt-mesh", "opt-tree"):
             row = run_bcast(emu, alg, 65536, hosts=[f"h{n}" for n in nodes], params=params,
                             flow=False, iters=3, frames=2)
