@@ -7,12 +7,14 @@ from __future__ import annotations
 
 import json
 import statistics
+import subprocess
 from typing import Any
 
 from controller.config import ControllerConfig
 from topologies import parse_spec
 
 from ..emulation.environment import Capabilities
+from ..emulation.group_probe import sniffed, wait_ready
 from ..emulation.network import Emulation, Progress
 from ..hostprogs import command
 
@@ -32,14 +34,17 @@ def _probe(emu: Emulation, n: int, first: int, load: float = 0.0,
         loaders.append(h.popen(command("igmp_load", f"{h.name}-eth0", h.IP(), h.MAC(),
                                      load / len(load_hosts), duration, i), text=True))
     # Two hosts that never join watch their wire: a correct network delivers them nothing.
-    watchers = [h.popen(command("mcast_sniff", f"{h.name}-eth0", "239.78.0.0/16", duration),
-                        text=True) for h in emu.hosts[2:4]]
+    watchers = {h.name: h.popen(command("mcast_sniff", f"{h.name}-eth0", "239.78.0.0/16",
+                                        duration, "-", "--until-stop"),
+                                stdin=subprocess.PIPE, text=True) for h in emu.hosts[2:4]}
+    for name, w in watchers.items():
+        wait_ready(w, f"the sniffer on {name}")
     probe = prober.popen(command("join_leave_probe", control, f"{prober.name}-eth0",
                                  prober.IP(), n, 0.3, first, 0, 0), text=True)
     out, err = probe.communicate(timeout=duration + 60)
     stream.kill()
     stream.wait()
-    leaked = sum(json.loads(w.communicate(timeout=duration + 30)[0])["count"] for w in watchers)
+    leaked = sum(c["count"] for c in sniffed(watchers, timeout=30).values() if c)
     sent = 0
     for p in loaders:
         lo, _ = p.communicate(timeout=duration + 30)

@@ -28,6 +28,7 @@ from topologies import parse_spec
 
 from ..emulation.controller_proc import api_get
 from ..emulation.environment import Capabilities
+from ..emulation.group_probe import sniffed, wait_ready
 from ..emulation.network import Emulation, Progress
 from ..hostprogs import command
 
@@ -154,13 +155,15 @@ def measure(emu: Emulation, name: str, n_groups: int, probes: int,
 
     # One datagram to every group; three hosts count theirs on the wire.
     watch = ["h1", "h2", "h3"]
-    sniffers = {w: emu.host(w).popen(command("mcast_sniff", f"{w}-eth0", "239.80.0.0/16", 12),
-                                     text=True) for w in watch}
-    time.sleep(1.0)
+    sniffers = {w: emu.host(w).popen(command("mcast_sniff", f"{w}-eth0", "239.80.0.0/16",
+                                             n_groups * 0.002 + 30, "-", "--until-stop"),
+                                     stdin=subprocess.PIPE, text=True) for w in watch}
+    for w, p in sniffers.items():
+        wait_ready(p, f"the sniffer on {w}")
     sender = emu.host("h0")
     sender.popen([sys.executable, "-c", SWEEP, sender.IP(),
                   *(group_address(i) for i in range(n_groups))]).wait(timeout=120)
-    got = {w: json.loads(p.communicate(timeout=60)[0])["count"] for w, p in sniffers.items()}
+    got = {w: c and c["count"] for w, c in sniffed(sniffers, timeout=60).items()}
     want = {w: len(per_host[w]) for w in watch}
     tables = sw.tables()
 

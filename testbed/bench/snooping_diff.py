@@ -8,7 +8,7 @@ filters), RFC 4604 (the SSM range) and RFC 4541 (snooping) say it should get.
 
 from __future__ import annotations
 
-import json
+import subprocess
 import time
 from collections.abc import Callable
 from typing import Any, NamedTuple
@@ -16,6 +16,7 @@ from typing import Any, NamedTuple
 from topologies import parse_spec
 
 from ..emulation.environment import Capabilities
+from ..emulation.group_probe import sniffed, wait_ready
 from ..emulation.network import Emulation, Progress
 from ..hostprogs import command
 
@@ -23,6 +24,7 @@ SPEC = "star:hosts=5"
 SENDERS = ("h0", "h4")
 RECEIVERS = ("h1", "h2", "h3")
 COUNT = 5  # datagrams per sender and group after each step
+SNIFF_MAX_S = 30  # a sniffer counts until the senders are done and its wire is quiet
 LEAVE_WAIT_S = 3.0  # after a leave: past every switch's last-member time (RFC default 2 s)
 SWITCHES: dict[str, dict[str, Any]] = {
     "controller": {},
@@ -105,16 +107,20 @@ def _deliveries(emu: Emulation, groups: tuple[str, ...],
                 name_of: dict[str, str]) -> dict[str, list[str]]:
     """Every sender sends COUNT datagrams to each group; per receiver the "sender group"
     pairs that reached its wire (all COUNT of them; a partial count is shown as such)."""
-    sniffers = {r: emu.host(r).popen(command("mcast_sniff", f"{r}-eth0", "224.0.0.0/4", 2.5),
-                                     text=True) for r in RECEIVERS}
-    time.sleep(0.5)
+    sniffers = {r: emu.host(r).popen(command("mcast_sniff", f"{r}-eth0", "224.0.0.0/4",
+                                             SNIFF_MAX_S, "-", "--until-stop"),
+                                     stdin=subprocess.PIPE, text=True) for r in RECEIVERS}
+    for r, p in sniffers.items():
+        wait_ready(p, f"the sniffer on {r}")
     for s in SENDERS:
         h = emu.host(s)
         for g in groups:
             h.popen(command("group_send", g, 5004, h.IP(), COUNT, 0.01, s)).wait(timeout=30)
     got: dict[str, list[str]] = {}
-    for r, p in sniffers.items():
-        by = json.loads(p.communicate(timeout=30)[0])["by"]
+    for r, counted in sniffed(sniffers).items():
+        if counted is None:
+            raise RuntimeError(f"the sniffer on {r} failed")
+        by = counted["by"]
         got[r] = sorted(f"{name_of.get(src, src)} {grp}" + ("" if n == COUNT else f" x{n}")
                         for key, n in by.items() for src, grp in [key.split()])
     return got

@@ -5,6 +5,7 @@ of a cluster (through the ssh session of its Mininet node)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import select
@@ -53,6 +54,22 @@ def wait_ready(proc: subprocess.Popen, what: str, timeout: float = 10.0) -> None
         raise McastlabError(f"{what} said {line.decode(errors='replace').strip()!r}")
 
 
+def sniffed(sniffers: dict[str, subprocess.Popen],
+            timeout: float = 30.0) -> dict[str, dict[str, Any] | None]:
+    """Tell mcast_sniff processes started with --until-stop (stdin a pipe) to stop, all at
+    once, and read what each counted: {"count", "by"}, or None for one that failed."""
+    for p in sniffers.values():
+        assert p.stdin is not None
+        with contextlib.suppress(BrokenPipeError):
+            p.stdin.write("stop\n")
+            p.stdin.flush()
+    out: dict[str, dict[str, Any] | None] = {}
+    for name, p in sniffers.items():
+        text, _err = p.communicate(timeout=timeout)
+        out[name] = json.loads(text) if p.returncode == 0 else None
+    return out
+
+
 class Member:
     """A process on `host` that holds a membership of `group` (the kernel sends the IGMP
     report on join and the leave when it stops) and counts each datagram it receives."""
@@ -98,15 +115,12 @@ def send_counted(hosts: list[Any], sender: Any, group: str, count: int,
     del work_dir
     seconds = 1.0 + count * gap
     sniffers = {h.name: h.popen(command("mcast_sniff", intf_name(h.name, HOST_PORT),
-                                        f"{group}/32", seconds, "-"), text=True)
+                                        f"{group}/32", seconds, "-", "--until-stop"),
+                                stdin=subprocess.PIPE, text=True)
                 for h in hosts}
     for name, proc in sniffers.items():
         wait_ready(proc, f"the sniffer on {name}")
     sender_proc = sender.popen(command("group_send", group, port, sender.IP(), count, gap,
                                        f"from {sender.name}"), text=True)
     sender_proc.wait(timeout=30)
-    out: dict[str, int | None] = {}
-    for name, proc in sniffers.items():
-        text, _err = proc.communicate(timeout=30)
-        out[name] = json.loads(text)["count"] if proc.returncode == 0 else None
-    return out
+    return {name: got and got["count"] for name, got in sniffed(sniffers).items()}

@@ -3,15 +3,19 @@ group and counts datagrams, and a sender."""
 
 from __future__ import annotations
 
+import contextlib
 import json
+import subprocess
 import sys
 import time
+from collections.abc import Iterable
 from typing import Any
 
 from testbed.hostprogs import command
+from testbed.hostprogs.mcast_sniff import QUIET_S
 
 RECEIVER = r"""
-import json, socket, struct, sys, time
+import json, os, select, socket, struct, sys, time
 group, port, ip, seconds, ready = sys.argv[1], int(sys.argv[2]), sys.argv[3], \
     float(sys.argv[4]), sys.argv[5]
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
@@ -20,24 +24,34 @@ s.bind(("", port))
 s.setsockopt(socket.IPPROTO_IP, socket.IP_ADD_MEMBERSHIP,
              struct.pack("4s4s", socket.inet_aton(group), socket.inet_aton(ip)))
 open(ready, "w").close()
-s.settimeout(0.2)
-got, first = [], None
-end = time.time() + seconds
-while time.time() < end:
-    try:
-        data, addr = s.recvfrom(65535)
-    except socket.timeout:
-        continue
-    got.append(data.decode(errors="replace"))
-    first = first or time.time()
+got, first, quiet_from = [], None, None
+limit, watched = time.time() + seconds, [s, sys.stdin]
+while True:  # SECONDS at most; told to stop: until QUIET s pass without a datagram
+    end = limit if quiet_from is None else min(limit, quiet_from + QUIET)
+    if time.time() >= end:
+        break
+    readable = select.select(watched, [], [], max(0.0, min(0.2, end - time.time())))[0]
+    if sys.stdin in readable:
+        os.read(sys.stdin.fileno(), 4096)
+        watched.remove(sys.stdin)
+        quiet_from = time.time()
+    if s in readable:
+        got.append(s.recv(65535).decode(errors="replace"))
+        first = first or time.time()
+        quiet_from = quiet_from and time.time()
 print(json.dumps({"count": len(got), "payloads": got, "first": first}))
-"""
+""".replace("QUIET", repr(QUIET_S))
 
 class Receiver:
+    """A process on `host` counting what arrives for SECONDS at most; `result()` tells it to
+    stop (it counts on until QUIET_S pass without a datagram: what is still on the way is
+    counted) and reads what it got."""
+
     def __init__(self, host: Any, group: str, seconds: float, tmpdir: Any, port: int = 5000):
         self.ready = tmpdir / f"ready-{host.name}-{group}-{port}"
         self.proc = host.popen([sys.executable, "-c", RECEIVER, group, str(port), host.IP(),
-                                str(seconds), str(self.ready)], text=True)
+                                str(seconds), str(self.ready)], stdin=subprocess.PIPE,
+                               text=True)
         self.host = host
 
     def wait_ready(self, timeout: float = 10.0) -> None:
@@ -47,10 +61,26 @@ class Receiver:
             assert time.time() < deadline, f"receiver on {self.host.name} did not start"
             time.sleep(0.05)
 
+    def stop(self) -> None:
+        """Say stop (a receiver run for its full SECONDS has no input: see IgmpSniffer)."""
+        if self.proc.stdin is not None and not self.proc.stdin.closed:
+            with contextlib.suppress(BrokenPipeError):
+                self.proc.stdin.write("stop\n")
+                self.proc.stdin.flush()
+
     def result(self) -> dict[str, Any]:
+        self.stop()
         out, err = self.proc.communicate(timeout=60)
         assert self.proc.returncode == 0, err
         return json.loads(out)
+
+
+def results(receivers: Iterable[Receiver]) -> list[dict[str, Any]]:
+    """Every receiver's result, told to stop all at once (their quiet times overlap)."""
+    receivers = list(receivers)
+    for r in receivers:
+        r.stop()
+    return [r.result() for r in receivers]
 
 
 def send(host: Any, group: str, count: int = 5, gap: float = 0.02, port: int = 5000) -> None:
@@ -70,7 +100,7 @@ def receive_counts(emu: Any, sender: str, group: str, listeners: list[str], tmpd
         r.wait_ready()
     time.sleep(settle)
     send(emu.host(sender), group, count)
-    return {h: r.result()["count"] for h, r in rx.items()}
+    return {h: got["count"] for h, got in zip(rx, results(rx.values()), strict=True)}
 
 
 class Sniffer(Receiver):
@@ -79,7 +109,8 @@ class Sniffer(Receiver):
     def __init__(self, host: Any, group: str, seconds: float, tmpdir: Any):
         self.ready = tmpdir / f"sniff-{host.name}-{group}"
         self.proc = host.popen(command("mcast_sniff", f"{host.name}-eth0", f"{group}/32",
-                                       seconds, self.ready), text=True)
+                                       seconds, self.ready, "--until-stop"),
+                               stdin=subprocess.PIPE, text=True)
         self.host = host
 
 
@@ -92,7 +123,7 @@ def wire_counts(emu: Any, sender: str, group: str, tmpdir: Any, count: int = 5,
         s.wait_ready()
     time.sleep(settle)
     send(emu.host(sender), group, count)
-    return {h: s.result()["count"] for h, s in sn.items()}
+    return {h: got["count"] for h, got in zip(sn, results(sn.values()), strict=True)}
 
 
 REPORT = r"""
@@ -184,7 +215,8 @@ class SourceSniffer(Receiver):
     def __init__(self, host: Any, prefix: str, seconds: float, tmpdir: Any):
         self.ready = tmpdir / f"udp-{host.name}-{prefix.replace('/', '_')}"
         self.proc = host.popen(command("mcast_sniff", f"{host.name}-eth0", prefix, seconds,
-                                       self.ready), text=True)
+                                       self.ready, "--until-stop"),
+                               stdin=subprocess.PIPE, text=True)
         self.host = host
 
     def counts(self) -> dict[tuple[str, str], int]:

@@ -13,7 +13,7 @@ from testbed.emulation.network import Emulation
 from topologies import parse_spec
 
 from .conftest import MCASTLAB
-from .mcast import Receiver, wire_counts
+from .mcast import Receiver, results, wire_counts
 
 CONTIGUOUS = ControllerConfig(mode="contiguous")
 
@@ -49,8 +49,7 @@ def test_range_delivery_gaps_and_failed_nodes(caps, clean_after, tmp_path):
         assert emu.fail_nodes([3], failed=False) == []
         wire = wire_counts(emu, "h6", rng, tmp_path)
         assert wire == {f"h{i}": (5 if 2 <= i <= 5 else 0) for i in range(8)}, wire
-        for r in rx:
-            r.result()
+        results(rx)
 
         # An IGMP group whose members have a gap is refused too.
         gapped = [Receiver(emu.host(h), "239.1.1.1", 5.0, tmp_path) for h in (1, 2, 4)]
@@ -60,8 +59,7 @@ def test_range_delivery_gaps_and_failed_nodes(caps, clean_after, tmp_path):
         assert set(wire.values()) == {0}, wire
         src = api_get(port, "/groups")["239.1.1.1"]["sources"]["h7"]
         assert src["kind"] == "refused" and "gap at 3" in src["reason"]
-        for r in gapped:
-            r.result()
+        results(gapped)
         log = (emu.run_dir / "controller.log").read_text()
         assert "refused 239.1.1.1 from h7: not contiguous: gap at 3" in log
 
@@ -73,5 +71,5 @@ def test_contiguous_igmp_group_without_gap_is_served(caps, clean_after, tmp_path
         for r in rx:
             r.wait_ready()
         wire = wire_counts(emu, "h15", "239.4.4.4", tmp_path)
-        assert [r.result()["count"] for r in rx] == [5] * 5
+        assert [r["count"] for r in results(rx)] == [5] * 5
     assert wire == {f"h{i}": (5 if 4 <= i <= 8 else 0) for i in range(16)}, wire

@@ -13,7 +13,7 @@ from testbed.emulation.network import Emulation
 from topologies import parse_spec
 
 from .conftest import MCASTLAB
-from .mcast import Receiver, wire_counts
+from .mcast import Receiver, results, wire_counts
 
 FUZZ = r"""
 import random, socket, struct, sys
@@ -123,8 +123,7 @@ def test_port_counters_count_frames_on_the_wire(caps, clean_after, tmp_path):
         before = api_get(emu.controller.api_port, "/ports")
         wire_counts(emu, "h0", "239.6.6.6", tmp_path, count=20)
         after = api_get(emu.controller.api_port, "/ports")
-        for r in rx:
-            r.result()
+        results(rx)
         out = subprocess.run([*MCASTLAB, "ports", "--api-port", str(emu.controller.api_port)],
                              capture_output=True, text=True, timeout=30)
         groups = subprocess.run([*MCASTLAB, "groups", "--api-port",

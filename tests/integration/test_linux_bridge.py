@@ -15,7 +15,7 @@ from testbed.emulation.network import Emulation
 from topologies import parse_spec
 
 from .conftest import MCASTLAB, assert_clean, net_namespaces
-from .mcast import Receiver, wire_counts
+from .mcast import Receiver, results, wire_counts
 
 GROUP = "239.5.6.7"
 MEMBERS = ("h1", "h3")
@@ -55,7 +55,7 @@ def test_kernel_bridge_snoops_joins_and_leaves(caps, clean_after, tmp_path):
             r.wait_ready()
         wire = wire_counts(emu, "h0", GROUP, tmp_path)
         joined = mdb_ports("s1", GROUP)
-        got = {m: r.result()["count"] for m, r in rx.items()}  # the sockets close: leaves
+        got = {m: r["count"] for m, r in zip(rx, results(rx.values()), strict=True)}  # leaves
         assert got == {m: 5 for m in MEMBERS}
         assert wire == {h.name: (5 if h.name in MEMBERS else 0) for h in topo.hosts}, wire
         assert len(joined) == 2, joined

@@ -13,7 +13,7 @@ from testbed.emulation.controller_proc import api_get
 from testbed.emulation.network import Emulation
 from topologies import parse_spec
 
-from .mcast import Receiver, send, wire_counts
+from .mcast import Receiver, results, send, wire_counts
 
 FAST = ControllerConfig(timers=IgmpTimers(query_interval=2.0, query_response_interval=1.0,
                                           last_member_interval=0.3))
@@ -35,7 +35,7 @@ def test_socket_joins_deliver_to_exactly_the_members(spec, caps, clean_after, tm
         for r in rx.values():
             r.wait_ready()
         wire = wire_counts(emu, "h0", group, tmp_path)
-        got = {m: r.result()["count"] for m, r in rx.items()}
+        got = {m: r["count"] for m, r in zip(rx, results(rx.values()), strict=True)}
         state = api_get(emu.controller.api_port, "/groups")
     assert got == {m: 5 for m in members}
     assert wire == {h.name: (5 if h.name in members else 0) for h in topo.hosts}, wire
@@ -107,7 +107,8 @@ def test_forced_igmp_versions_and_socket_leave(caps, clean_after, tmp_path):
         assert counters.get("igmp_v2_report", 0) >= 1 and counters.get("igmp_v2_leave", 0) >= 1
         time.sleep(FAST.timers.last_member_time + 0.5)
         wire = wire_counts(emu, "h0", group, tmp_path, count=4)
-        assert {h: r.result()["count"] for h, r in long.items()} == {"h1": 7, "h3": 7}
+        assert {h: r["count"] for h, r in zip(long, results(long.values()), strict=True)} \
+            == {"h1": 7, "h3": 7}
     assert wire == {"h0": 0, "h1": 4, "h2": 0, "h3": 4}
 
 
@@ -123,8 +124,7 @@ def test_two_groups_and_link_local(caps, clean_after, tmp_path):
         w2 = wire_counts(emu, "h3", "239.2.2.2", tmp_path)
         # Link-local multicast (not IGMP) reaches every host, as on a snooping switch.
         ll = wire_counts(emu, "h4", "224.0.0.123", tmp_path)
-        for r in rx:
-            r.result()
+        results(rx)
     assert w1 == {"h0": 0, "h1": 5, "h2": 5, "h3": 0, "h4": 0, "h5": 0}
     assert w2 == {"h0": 0, "h1": 0, "h2": 5, "h3": 0, "h4": 0, "h5": 5}
     assert ll == {"h0": 5, "h1": 5, "h2": 5, "h3": 5, "h4": 0, "h5": 5}

@@ -1,0 +1,56 @@
+"""The suite's own clock: at the end of every run, the slowest tests (setup, call and
+teardown of each together, as they cost the run) and the totals, so that the next slow test
+shows itself. `--durations-file PATH` also writes them there as Markdown
+(docs/test-durations.md keeps the last fresh-clone `make test`)."""
+
+from __future__ import annotations
+
+import datetime
+import os
+import platform
+import time
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+
+SLOWEST = 20
+_took: dict[str, float] = defaultdict(float)
+_started = time.monotonic()
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--durations-file", metavar="PATH", default=None,
+                     help="also write the slowest tests and the totals there (Markdown)")
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    _took[report.nodeid] += report.duration
+
+
+def _lines() -> list[str]:
+    wall = time.monotonic() - _started
+    slow = sorted(_took.items(), key=lambda kv: kv[1], reverse=True)[:SLOWEST]
+    lines = [f"{len(_took)} tests, {wall:.0f} s from the start of the session "
+             f"({wall / 60:.1f} min), {sum(_took.values()):.0f} s in the tests themselves",
+             "", "| s | test |", "|---:|---|"]
+    lines += [f"| {s:.1f} | {nodeid} |" for nodeid, s in slow]
+    return lines
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter,
+                            config: pytest.Config) -> None:
+    if not _took:
+        return
+    lines = _lines()
+    terminalreporter.write_sep("=", f"slowest {min(SLOWEST, len(_took))} tests "
+                                    "(setup + call + teardown)")
+    for line in lines:
+        terminalreporter.write_line(line)
+    path = config.getoption("durations_file")
+    if path:
+        head = ["# Test durations", "",
+                f"Written by `make test T=\"--durations-file {path}\"` on "
+                f"{datetime.datetime.now():%Y-%m-%d %H:%M}, {platform.node()} "
+                f"({os.cpu_count()} cores, Python {platform.python_version()}).", ""]
+        Path(path).write_text("\n".join(head + lines) + "\n")
