@@ -126,8 +126,13 @@ class KernelBridge(Switch):
     def start(self, _controllers: list[Any]) -> None:
         """Make the bridge, marked, IPv6 off (no router solicitations or MLD reports from
         it), with its ports; `batchStartup` brings it up."""
-        opts = " ".join(f"{k} {v}" for k, v in self.options.items())
+        # mcast_querier last, on its own: turning it on starts the time the kernel forwards
+        # without snooping, at the query response interval of that moment (made in one
+        # command with a shorter interval, the kernel took the default 10 s and
+        # snooping_delay, reading the shorter one, waited too little)
+        opts = " ".join(f"{k} {v}" for k, v in self.options.items() if k != "mcast_querier")
         run(["ip", "-batch", "-"], input=f"link add name {self.name} type bridge {opts}\n"
+            f"link set {self.name} type bridge mcast_querier {self.options['mcast_querier']}\n"
             f"link set {self.name} alias {BRIDGE_MARK}={self.run_id}\n")
         ipv6 = Path(f"/proc/sys/net/ipv6/conf/{self.name}/disable_ipv6")
         if ipv6.exists():

@@ -10,10 +10,13 @@ from testbed.bench import groups
 from testbed.emulation.network import Emulation
 from topologies import parse_spec
 
+from .conftest import QUICK_BRIDGE
+
 
 @pytest.mark.parametrize("name", ["controller, fast leave", "ovs-snooping", "linux-bridge"])
 def test_a_small_groups_run(name, caps, clean_after):
-    with Emulation(parse_spec(groups.SPEC), caps=caps, **groups.SWITCHES[name]) as emu:
+    quick = {"bridge_options": QUICK_BRIDGE} if name == "linux-bridge" else {}
+    with Emulation(parse_spec(groups.SPEC), caps=caps, **groups.SWITCHES[name], **quick) as emu:
         r = groups.measure(emu, name, 40, 3, print)
     assert r["memberships"] == 120 and r["joins_absorbed_s"] is not None
     assert r["delivered"] == r["expected"] and r["expected"]["h1"] == 0

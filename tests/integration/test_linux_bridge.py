@@ -14,7 +14,7 @@ from testbed.emulation.cleanup import kernel_bridges, leftovers
 from testbed.emulation.network import Emulation
 from topologies import parse_spec
 
-from .conftest import MCASTLAB, assert_clean, net_namespaces
+from .conftest import MCASTLAB, QUICK_BRIDGE, assert_clean, net_namespaces
 from .mcast import Receiver, results, wire_counts
 
 GROUP = "239.5.6.7"
@@ -36,7 +36,7 @@ def mdb_ports(bridge: str, group: str) -> set[str]:
 
 def test_kernel_bridge_snoops_joins_and_leaves(caps, clean_after, tmp_path):
     topo = parse_spec("star:hosts=4")
-    with Emulation(topo, caps=caps, linux_bridge=True) as emu:
+    with Emulation(topo, caps=caps, linux_bridge=True, bridge_options=QUICK_BRIDGE) as emu:
         assert emu.controller is None
         assert kernel_bridges() == {"s1": emu.record.id}
         shown = subprocess.run(["ip", "-d", "link", "show", "s1"], capture_output=True,
@@ -72,11 +72,12 @@ def test_kernel_bridge_snoops_joins_and_leaves(caps, clean_after, tmp_path):
     assert "s1" not in kernel_bridges()
 
 
-UP_AND_SLEEP = """
+UP_AND_SLEEP = f"""
 import time
 from testbed.emulation.network import Emulation
 from topologies import parse_spec
-with Emulation(parse_spec("tree:leaves=2,hosts_per_leaf=1"), linux_bridge=True):
+with Emulation(parse_spec("tree:leaves=2,hosts_per_leaf=1"), linux_bridge=True,
+               bridge_options={QUICK_BRIDGE!r}):
     print("up", flush=True)
     time.sleep(300)
 """

@@ -12,6 +12,8 @@ from testbed.bench import snooping_diff
 from testbed.emulation.network import Emulation
 from topologies import parse_spec
 
+from .conftest import QUICK_BRIDGE
+
 KNOWN = {
     "controller": [],
     "ovs-snooping": [
@@ -25,8 +27,9 @@ KNOWN = {
 
 @pytest.mark.parametrize("switch", list(snooping_diff.SWITCHES))
 def test_the_membership_script(switch, caps, clean_after):
+    quick = {"bridge_options": QUICK_BRIDGE} if switch == "linux-bridge" else {}
     with Emulation(parse_spec(snooping_diff.SPEC), caps=caps,
-                   **snooping_diff.SWITCHES[switch]) as emu:
+                   **snooping_diff.SWITCHES[switch], **quick) as emu:
         rows = snooping_diff.run_script(emu, print)
     assert len(rows) == len(snooping_diff.STEPS)
     assert rows[0]["got"]["h1"] == ["h0 239.50.0.1", "h4 239.50.0.1"]  # the script ran
