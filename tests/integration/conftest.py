@@ -25,6 +25,12 @@ MCASTLAB = [sys.executable, "-m", "testbed.cli"]
 QUICK_BRIDGE = {"mcast_query_response_interval": "100"}
 
 
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    from .shared import make_way
+
+    make_way(getattr(item, "fixturenames", []))
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if "integration" in str(item.fspath):

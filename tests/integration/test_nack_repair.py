@@ -11,12 +11,16 @@ the packet itself, so a rule can drop a first copy and let the re-sent one throu
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
+from collections.abc import Iterator
 
 from testbed.emulation.mpi import run_mpi
 from testbed.emulation.network import Emulation
 from topologies import parse_spec
+
+from .shared import shared_network
 
 KIND = "@th,72,8"
 INDEX = "@th,128,32"
@@ -33,9 +37,25 @@ def first(payload: int = 0) -> str:
 BOUND_S = 0.06  # the old fixed timers alone took 0.1 s; a few GRTT here is ~1-10 ms
 
 
+# the tests that change only their own rules share one star (tests/integration/shared.py)
+emu, emu_network = shared_network("emu", "star:hosts=4,bw=100")
+
+
+@contextlib.contextmanager
+def dropping(emu, name: str, hook: str, *rules: str,
+             match: str = "ip daddr 224.0.0.0/4") -> Iterator[None]:
+    """nft rules dropping datagrams (multicast ones unless `match` says otherwise) in one
+    host while the block runs (the shared network is left without them)."""
+    drop(emu, name, hook, *rules, match=match)
+    try:
+        yield
+    finally:
+        emu.host(name).cmd("nft delete table inet mcastlab_test")
+
+
 def drop(emu, name: str, hook: str, *rules: str, match: str = "ip daddr 224.0.0.0/4") -> None:
     """nft rules dropping datagrams (multicast ones unless `match` says otherwise) in one
-    host (gone with its namespace)."""
+    host."""
     script = ["add table inet mcastlab_test",
               f"add chain inet mcastlab_test c {{ type filter hook {hook} priority 0 ; }}"]
     script += [f"add rule inet mcastlab_test c {match} {r} counter drop" for r in rules]
@@ -60,67 +80,63 @@ def nack(emu, size: int, *extra: str, env: dict[str, str] | None = None) -> dict
     return got
 
 
-def test_lost_end_marker_and_last_fragment_cost_a_few_round_trips(caps, clean_after):
-    with Emulation(parse_spec("star:hosts=4,bw=100"), caps=caps) as emu:
-        # h2 loses the first copy of the end marker and of the last of 16 fragments: only
-        # the repeated end marker tells it the broadcast is over
-        size = 16 * 1400
-        drop(emu, "h2", "input", f"{KIND} {END} {first(END_PAYLOAD)}",
-             f"{KIND} {DATA} {INDEX} 15 {first(1400)}")
+def test_lost_end_marker_and_last_fragment_cost_a_few_round_trips(emu):
+    # h2 loses the first copy of the end marker and of the last of 16 fragments: only
+    # the repeated end marker tells it the broadcast is over
+    size = 16 * 1400
+    with dropping(emu, "h2", "input", f"{KIND} {END} {first(END_PAYLOAD)}",
+                  f"{KIND} {DATA} {INDEX} 15 {first(1400)}"):
         got = nack(emu, size, "--mcast-fragment", "1400")
         assert dropped(emu, "h2") == 2  # the first end marker and the last fragment
     assert got["datagrams"]["repaired"] >= 1
     assert got["seconds"][0] < BOUND_S + 2 * got["grtt_s"], got
 
 
-def test_a_lost_only_fragment_is_repaired_at_once(caps, clean_after):
-    with Emulation(parse_spec("star:hosts=4,bw=100"), caps=caps) as emu:
-        drop(emu, "h1", "input", f"{KIND} {DATA} {first(1024)}")
+def test_a_lost_only_fragment_is_repaired_at_once(emu):
+    with dropping(emu, "h1", "input", f"{KIND} {DATA} {first(1024)}"):
         got = nack(emu, 1024)
         assert dropped(emu, "h1") == 1
     assert got["datagrams"]["repaired"] >= 1
     assert got["seconds"][0] < BOUND_S, got
 
 
-def test_a_receiver_that_hears_nothing_at_first(caps, clean_after):
-    with Emulation(parse_spec("star:hosts=4,bw=100"), caps=caps) as emu:
-        # every fragment of the broadcast and its first three end markers never reach h3
-        drop(emu, "h3", "input", f"{KIND} {DATA} quota until {8 * (HEADERS + 1400) + 1} bytes",
-             f"{KIND} {END} quota until {3 * (HEADERS + END_PAYLOAD) + 1} bytes")
+def test_a_receiver_that_hears_nothing_at_first(emu):
+    # every fragment of the broadcast and its first three end markers never reach h3
+    with dropping(emu, "h3", "input",
+                  f"{KIND} {DATA} quota until {8 * (HEADERS + 1400) + 1} bytes",
+                  f"{KIND} {END} quota until {3 * (HEADERS + END_PAYLOAD) + 1} bytes"):
         got = nack(emu, 8 * 1400, "--mcast-fragment", "1400")
         assert dropped(emu, "h3") == 8 + 3
     assert got["datagrams"]["repaired"] >= 8
     assert got["seconds"][0] < BOUND_S + 8 * got["grtt_s"], got
 
 
-def test_loss_on_the_roots_own_link_is_repaired_by_multicast(caps, clean_after):
-    with Emulation(parse_spec("star:hosts=4,bw=100"), caps=caps) as emu:
-        # every receiver misses fragments 3, 4 and 5: they go again once, to the group
-        drop(emu, "h0", "output", *(f"{KIND} {DATA} {INDEX} {i} {first(1400)}" for i in (3, 4, 5)))
+def test_loss_on_the_roots_own_link_is_repaired_by_multicast(emu):
+    # every receiver misses fragments 3, 4 and 5: they go again once, to the group
+    with dropping(emu, "h0", "output",
+                  *(f"{KIND} {DATA} {INDEX} {i} {first(1400)}" for i in (3, 4, 5))):
         got = nack(emu, 16 * 1400, "--mcast-fragment", "1400")
     assert got["datagrams"]["repaired"] >= 3 * 3  # three receivers, three fragments each
     assert got["seconds"][0] < BOUND_S, got
 
 
-def test_a_receiver_whose_reports_are_all_lost_completes_over_mpi(caps, clean_after):
-    with Emulation(parse_spec("star:hosts=4,bw=100"), caps=caps) as emu:
-        # nothing h2 reports (its "complete"s, its answers to end markers) reaches the
-        # root: the copy of its "complete" sent over MPI ends the broadcast
-        drop(emu, "h2", "output", f"{KIND} {REPORT}", match="meta l4proto udp")
+def test_a_receiver_whose_reports_are_all_lost_completes_over_mpi(emu):
+    # nothing h2 reports (its "complete"s, its answers to end markers) reaches the
+    # root: the copy of its "complete" sent over MPI ends the broadcast
+    with dropping(emu, "h2", "output", f"{KIND} {REPORT}", match="meta l4proto udp"):
         got = nack(emu, 4 * 1400, "--mcast-fragment", "1400")
         assert dropped(emu, "h2") >= 3  # its "complete" went out, three times, and was lost
     assert got["seconds"][0] < BOUND_S, got
 
 
-def test_a_receiver_that_hears_no_multicast_is_sent_the_message_over_mpi(caps, clean_after):
+def test_a_receiver_that_hears_no_multicast_is_sent_the_message_over_mpi(emu):
     """A receiver that never reports is almost always one that returned and whose
     "complete"s were lost (its MPI copy comes), so it is sent nothing at first; only after
     RESCUE_QUIET_S of silence does it get the message over MPI (here it hears nothing: its
     data, end markers and repairs are all dropped)."""
     from collectives.ipmc.nack import RESCUE_QUIET_S
 
-    with Emulation(parse_spec("star:hosts=4,bw=100"), caps=caps) as emu:
-        drop(emu, "h3", "input", *(f"{KIND} {k}" for k in (DATA, END, PARITY)))
+    with dropping(emu, "h3", "input", *(f"{KIND} {k}" for k in (DATA, END, PARITY))):
         got = nack(emu, 8 * 1400, "--mcast-fragment", "1400")
         assert dropped(emu, "h3") >= 8 + 20  # every fragment, the robust end markers
     assert RESCUE_QUIET_S < got["seconds"][0] < RESCUE_QUIET_S + 5, got
