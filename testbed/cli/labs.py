@@ -17,15 +17,19 @@ def cmd_lab(args: argparse.Namespace) -> int:
     from ..labs import runner
 
     if args.number is None:
-        if args.check or args.solve or args.script:
+        if args.check or args.solve or args.script or args.against:
             raise UsageError("give the lab's number, e.g. mcastlab lab 1 --check answers.toml")
         print(runner.listing())
         return 0
     lab = runner.get(args.number)
     if sum(map(bool, (args.check, args.solve, args.script))) > 1:
         raise UsageError("--check, --solve and --script do not go together")
+    if args.against and not args.check:
+        raise UsageError("--against judges the files of --check: mcastlab lab N --check "
+                         "FILE... --against KEY")
     if args.check:
-        return runner.check_files(lab, [Path(f) for f in args.check], progress)
+        key = Path(args.against) if args.against else None
+        return runner.check_files(lab, [Path(f) for f in args.check], progress, key)
     if args.solve:  # the file checked before the measurement, not after it
         out = None if args.solve == "-" else output_file("--solve", args.solve)
         return runner.solve(lab, out, progress)
@@ -40,6 +44,9 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--check", nargs="+", metavar="ANSWERS.toml",
                    help="measure the lab on the testbed and check these answer files "
                         "(exit 5 if an answer is wrong)")
+    p.add_argument("--against", metavar="KEY.toml",
+                   help="with --check: judge the files against this key (written by --solve) "
+                        "instead of measuring: no network, no root")
     p.add_argument("--solve", metavar="FILE", help="measure the lab and write the testbed's "
                                                   "own answers to FILE ('-': stdout)")
     p.add_argument("--script", metavar="FILE", help="run the prompt's commands in FILE")

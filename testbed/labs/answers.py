@@ -3,7 +3,10 @@
 An answer file is TOML; tables flatten to dotted keys, so ``[measured_ms]`` with
 ``binomial = 11`` answers the question ``measured_ms.binomial``. The testbed's own
 measurement (``mcastlab lab N --solve``) is written in the same form, so a teacher's key
-and a student's file read alike."""
+and a student's file read alike. A key also records, in its table ``[ties]``, the choices
+its measurement could not tell apart (an answer file's ``[ties]`` is no answer): judged
+against the key (``--check ... --against KEY``, `load_key`), every file gets the verdicts the
+measurement that wrote the key would have given it."""
 
 from __future__ import annotations
 
@@ -17,6 +20,8 @@ from typing import Any
 from ..errors import UsageError
 
 KINDS = ("number", "int", "choice")
+TIES = "ties"  # a key's table of tied choices (to_toml, load_key)
+SHOWN = 5  # a bad key's problems named in its error
 # a small message's times are tens of us, and a rank woken from its wait adds 30-210 us now
 # and then (bench/fidelity.md): two honest measurements can differ 3x (13 against 40 us)
 SMALL_TIME_TOL_US = 50.0
@@ -99,16 +104,76 @@ def flatten(table: dict[str, Any], prefix: str = "") -> dict[str, Any]:
     return out
 
 
-def load_answers(path: Path) -> dict[str, Any]:
-    """A student's answer file as flat keys ("lab" dropped); bad TOML is a UsageError."""
+def _read_toml(path: Path) -> dict[str, Any]:
     try:
-        data = tomllib.loads(path.read_text())
+        return tomllib.loads(path.read_text())
     except OSError as exc:
         raise UsageError(f"cannot read {path}: {exc.strerror}") from None
     except tomllib.TOMLDecodeError as exc:
         raise UsageError(f"{path} is not valid TOML: {exc}") from None
+
+
+def load_answers(path: Path) -> dict[str, Any]:
+    """A student's answer file as flat keys ("lab" and a key's "ties" dropped); bad TOML is a
+    UsageError."""
+    return answers_of(_read_toml(path))
+
+
+def answers_of(data: dict[str, Any]) -> dict[str, Any]:
+    """An answer file's parsed TOML as its answers: flat keys, "lab" and "ties" dropped."""
+    data = dict(data)
     data.pop("lab", None)
+    data.pop(TIES, None)
     return flatten(data)
+
+
+def load_key(path: Path, lab: int, questions: list[Question]) -> dict[str, Any]:
+    """A key (an answer file, usually written by --solve) as a measurement to judge against:
+    every question answered with a value of its kind, tied choices as tuples (the answer
+    among them). Anything else is one UsageError naming its problems (the first SHOWN)."""
+    data = _read_toml(path)
+    if "lab" in data and data["lab"] != lab:
+        raise UsageError(f"{path} is a key of lab {data['lab']!r}, not of lab {lab}")
+    problems = []
+    ties = data.pop(TIES, {})
+    data.pop("lab", None)
+    given = flatten(data)
+    if not isinstance(ties, dict):
+        problems.append(f"{TIES} is not a table")
+        ties = {}
+    ties = flatten(ties)
+    measured: dict[str, Any] = {}
+    for q in questions:
+        v = given.get(q.key)
+        if v is None:
+            problems.append(f"{q.key} is missing")
+        elif q.kind == "choice" and not (isinstance(v, str) and v.lower() in q.choices):
+            problems.append(f"{q.key} = {v!r} is not one of {', '.join(q.choices)}")
+        elif q.kind == "int" and not (isinstance(v, int) and is_number(v)):
+            problems.append(f"{q.key} = {v!r} is not a whole number")
+        elif q.kind == "number" and not (is_number(v) and math.isfinite(v)):
+            problems.append(f"{q.key} = {v!r} is not a number")
+        else:
+            measured[q.key] = v
+        tied = ties.get(q.key)
+        if q.kind != "choice" or tied is None or q.key not in measured:
+            continue
+        if not (isinstance(tied, list) and tied
+                and all(isinstance(c, str) and c.lower() in q.choices for c in tied)):
+            problems.append(f"{TIES}.{q.key} is not a list of {', '.join(q.choices)}")
+        elif v.lower() not in {c.lower() for c in tied}:
+            problems.append(f"{TIES}.{q.key} does not hold the answer {v!r}")
+        else:
+            measured[q.key] = tuple(tied)
+    for key in sorted(set(given) - {q.key for q in questions}):
+        problems.append(f"{key} answers no question of lab {lab}")
+    for key in sorted(set(ties) - {q.key for q in questions if q.kind == "choice"}):
+        problems.append(f"{TIES}.{key} names no choice question of lab {lab}")
+    if problems:
+        more = f"; and {len(problems) - SHOWN} more" if len(problems) > SHOWN else ""
+        raise UsageError(f"{path} is no key of lab {lab}: " + "; ".join(problems[:SHOWN])
+                         + more)
+    return measured
 
 
 def check(questions: list[Question], measured: dict[str, Any],
@@ -149,19 +214,35 @@ def _fmt(v: Any) -> str:
 
 
 def to_toml(lab: int, questions: list[Question], measured: dict[str, Any]) -> str:
-    """The testbed's own answers as an answer file, each question as a comment."""
+    """The testbed's own answers as an answer file, each question as a comment. A number is
+    written as measured (every digit: judged against, the key is the measurement), and a
+    choice the measurement could not tell from others as the first of them, with all of
+    them in the table [ties]."""
     lines = [f"lab = {lab}", ""]
     tables: dict[str, list[Question]] = {}
     for q in questions:
         head, _, _ = q.key.rpartition(".")
         tables.setdefault(head, []).append(q)
+    ties = {q.key: measured[q.key] for q in questions
+            if isinstance(measured[q.key], tuple) and len(measured[q.key]) > 1}
     for head, qs in sorted(tables.items(), key=lambda kv: kv[0] != ""):  # top level first
         if head:
             lines.append(f"[{head}]")
         for q in qs:
             v = measured[q.key]
             v = v[0] if isinstance(v, tuple) else v  # of tied choices, the measured first
-            value = f'"{v}"' if isinstance(v, str) else _fmt(v) if isinstance(v, float) else v
-            lines += [f"# {q.text} ({q.tolerance()})", f"{q.key.rpartition('.')[2]} = {value}"]
+            lines += [f"# {q.text} ({q.tolerance()})",
+                      f"{q.key.rpartition('.')[2]} = {_toml_value(v)}"]
+        lines.append("")
+    if ties:
+        lines += [f"[{TIES}]", "# choices the measurement could not tell apart: each is "
+                  "right (what 'mcastlab lab N --check FILE --against THIS' accepts)"]
+        lines += [f'"{k}" = [{", ".join(_toml_value(c) for c in v)}]' for k, v in ties.items()]
         lines.append("")
     return "\n".join(lines)
+
+
+def _toml_value(v: Any) -> str:
+    if isinstance(v, str):
+        return f'"{v}"'
+    return repr(v)  # a float's repr is valid TOML and reads back as the same float

@@ -1,6 +1,7 @@
 """`mcastlab lab`: list the labs, set a lab's network up with the interactive prompt, write
 the testbed's own answers (--solve), or check answer files against a fresh measurement
-(--check: one measurement, any number of files, e.g. a class's)."""
+(--check: one measurement, any number of files, e.g. a class's) or against a key that
+--solve wrote (--check ... --against KEY: no network)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from typing import Any
 
 from ..errors import NotKeptUp, UsageError
 from . import labs
-from .answers import Verdict, check, load_answers, to_toml
+from .answers import Verdict, check, load_answers, load_key, to_toml
 from .lab import Lab
 
 WRONG = 5  # exit code of a check with a wrong, missing or unknown answer
@@ -105,10 +106,17 @@ def verdict_lines(name: str, verdicts: list[Verdict]) -> list[str]:
     return lines
 
 
-def check_files(lab: Lab, files: list[Path], progress: Callable[[str], None]) -> int:
+def check_files(lab: Lab, files: list[Path], progress: Callable[[str], None],
+                key: Path | None = None) -> int:
+    """Judge answer files against a fresh measurement, or against `key` (a key --solve wrote:
+    no network, the verdicts that key's measurement gives)."""
     # every file read before the network comes up: a typo costs nothing
     answers = {f: load_answers(f) for f in files}
-    measured = kept_up(lab, progress)
+    if key is None:
+        measured = kept_up(lab, progress)
+    else:
+        measured = load_key(key, lab.number, list(lab.questions))
+        progress(f"lab {lab.number}: judged against the key {key} (no measurement)")
     worst = 0
     for f, given in answers.items():
         verdicts = check(list(lab.questions), measured, given)
