@@ -213,11 +213,13 @@ class McastCLI(CLI):
         the first N, or these hosts (the first is the root), a few times; prints per rank
         the median time from the root's start until that rank held the whole message and
         until its broadcast returned, t_mcast (the last return) and the model's prediction.
-        The model's t_hold/t_end are measured once per size in a session (a few seconds).
-        Ranks nap while they wait (MCASTLAB_WAIT=sleep), as the labs measure."""
+        The model's t_hold/t_end are measured once per size in a session (a few seconds),
+        for an algorithm they matter to (the model's trees, OPT-Tree's schedule; not
+        MPI_Bcast, the multicast or range-multicast broadcasts, which the model does not
+        predict). Ranks nap while they wait (MCASTLAB_WAIT=sleep), as the labs measure."""
         from collectives.algorithms import BCASTS
 
-        from ..experiments.bcast import model_params, run_bcast
+        from ..experiments.bcast import model_params, run_bcast, uses_params
 
         args = self._args(line, "bcast ALGO SIZE [N | HOST ...]", 2, 10_000)
         algo = args[0]
@@ -233,11 +235,11 @@ class McastCLI(CLI):
             hosts = [self._host(a).name for a in args[2:]]
             if len(set(hosts)) != len(hosts):
                 raise UsageError("a host is named twice")
-        if size not in self.params:
+        if uses_params(algo) and size not in self.params:
             output(f"measuring t_hold/t_end at {size} B for the model (once per size)\n")
             self.params[size] = model_params(self.emu, size)
         res = run_bcast(self.emu, algo, size, hosts=hosts, iters=BCAST_ITERS, flow=False,
-                        params=self.params[size], wait=BCAST_WAIT, timeout=BCAST_TIMEOUT)
+                        params=self.params.get(size), wait=BCAST_WAIT, timeout=BCAST_TIMEOUT)
         output("\n".join(bcast_lines(res)) + "\n")
 
     def do_loss(self, line: str) -> None:

@@ -97,6 +97,15 @@ def algorithm_params(algorithm: str, size: int,
     return out
 
 
+def uses_params(algorithm: str) -> bool:
+    """Whether measured t_hold/t_end change anything for `algorithm`: its schedule takes them
+    (algorithm_params) or the model predicts it (prediction: a model tree, or a contention
+    tree placed on its network). MPI_Bcast, the multicast and the range-multicast
+    broadcasts run and are reported the same without them."""
+    a = known(algorithm)
+    return a.timing or a.model_tree or a.family == "contention"
+
+
 def prediction(algorithm: str, k: int, size: int, params: dict[str, Any] | None,
                fragment: int | None = None,
                placement: dict[str, Any] | None = None) -> float | None:

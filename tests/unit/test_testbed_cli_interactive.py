@@ -60,3 +60,22 @@ def test_group_lines_show_filters_time_left_and_leaving() -> None:
         "in 0.9 s), h3 (s1:4, include 10.0.0.1 3.0 s, 10.0.0.2 1.2 s, expires in 3.0 s), "
         "h4 (s1:5, exclude 10.0.0.1, expires in 7.0 s)", "  from h0: tree s1->2,3"]
     assert group_lines({}) == ["no groups"]
+
+
+def test_bcast_measures_t_hold_t_end_only_where_they_change_something() -> None:
+    """`bcast` at the prompt skips the measurement of t_hold/t_end for an algorithm
+    uses_params says it does not matter to: there neither its schedule nor the model's
+    prediction takes them."""
+    from collectives.algorithms import BCASTS
+    from testbed.experiments.bcast import algorithm_params, prediction, uses_params
+
+    params = {"sizes": [65536], "t_hold_s": [0.001], "t_end_s": [0.002]}
+    placement = {"nodes": [0, 1, 2, 3], "fattree": [2, 8], "mesh": [2, 2]}
+    skipped = [a for a in BCASTS if not uses_params(a)]
+    assert set(skipped) == {"mpich", "two-stage", "nack", "scout-linear", "scout-binary",
+                            "range-tree"}
+    for a in skipped:
+        assert algorithm_params(a, 65536, params) == {}
+        assert prediction(a, 4, 65536, params, placement=placement) is None
+    assert prediction("binomial", 4, 65536, params) is not None
+    assert algorithm_params("opt-tree", 65536, params) != {}
