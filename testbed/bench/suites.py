@@ -26,6 +26,7 @@ from . import (
     forwarding,
     groups,
     ipmc,
+    labs,
     multinode,
     nack,
     osu,
@@ -82,7 +83,8 @@ SUITES = (Suite("forwarding", forwarding, "multicast forwarding"),
           Suite("nack", nack, "nack at the physical limit"),
           Suite("uftp", uftp, "nack against UFTP"),
           Suite("osu", osu, "OSU micro-benchmarks"),
-          Suite("cluster", cluster, "across servers"))
+          Suite("cluster", cluster, "across servers"),
+          Suite("labs", labs, "teaching labs' measurements"))
 
 
 def run(out_dir: Path, *, quick: bool = False, progress: Progress = print,
