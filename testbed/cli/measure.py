@@ -127,7 +127,7 @@ def cmd_bcast(args: argparse.Namespace) -> int:
     from collectives.algorithms import BCASTS, NATIVE
 
     from ..emulation.network import Emulation
-    from ..experiments.bcast import model_params, run_bcast
+    from ..experiments.bcast import model_params, run_bcast, uses_params
     from ..fidelity.flags import Monitor
 
     if args.algo not in BCASTS:
@@ -150,8 +150,10 @@ def cmd_bcast(args: argparse.Namespace) -> int:
     if args.flow is None and args.loss and cluster is None:
         progress("flow-latency benchmark skipped under --loss (pass --flow to run it)")
     with Emulation(topo, progress=progress, cluster=cluster) as emu:
-        progress(f"measuring t_hold/t_end at {args.size} B for the model")
-        params = model_params(emu, args.size)
+        params = None
+        if uses_params(args.algo):  # MPI_Bcast and the multicast broadcasts need none
+            progress(f"measuring t_hold/t_end at {args.size} B for the model")
+            params = model_params(emu, args.size)
         progress(f"broadcasting {args.size} B with {args.algo} on "
                   f"{args.hosts or len(topo.hosts)} hosts")
         with Monitor(emu.topo, emu.spread) as mon:
