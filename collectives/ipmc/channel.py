@@ -34,6 +34,7 @@ from typing import Any
 from .. import waiting
 from . import datagram as dg
 from .groups import GroupError, lease
+from .grtt import GroupRoundTrip
 from .grtt import measure as measure_grtt
 from .rate import Pace
 
@@ -142,7 +143,7 @@ class Channel:
             raise MulticastError(str(e)) from e
         self._verify(setup_timeout)
         self.pcomm = comm.Dup()  # point-to-point traffic of the collectives: own context
-        self.grtt = measure_grtt(self)  # the reports' round trip (ipmc.grtt)
+        self.grtt = self._round_trip()  # the reports' round trip (ipmc.grtt)
         self.pace: Pace | None = None  # this rank's pace as a root (ipmc.rate)
         _OPEN.add(self)
 
@@ -183,6 +184,10 @@ class Channel:
     def _membership(self, option: int) -> None:
         mreq = socket.inet_aton(self.group) + socket.inet_aton(self.address)
         self.recv_sock.setsockopt(socket.IPPROTO_IP, option, mreq)
+
+    def _round_trip(self) -> GroupRoundTrip:
+        """The group round trip of the reports, measured now (collectively)."""
+        return measure_grtt(self)
 
     def _verify(self, timeout: float) -> None:
         """Ranks 0 and 1 send probes until every rank has received one (so every rank can
