@@ -43,6 +43,9 @@ def main(argv: list[str] | None = None) -> int:
                          "random skew")
     ap.add_argument("--subsets", action="store_true",
                     help="also split the world into even and odd ranks")
+    ap.add_argument("--setup-timeout", type=float,
+                    help="range-tree: how long the first use of a tree waits for its ranges "
+                         "to arrive (default 10 s)")
     add_layout_arguments(ap)
     args = ap.parse_args(argv)
 
@@ -56,6 +59,8 @@ def main(argv: list[str] | None = None) -> int:
     for name, comm in comms:
         k = comm.Get_size()
         where = _layout(comm, args)
+        if args.setup_timeout is not None:
+            where["setup_timeout"] = args.setup_timeout
         roots = range(k) if args.roots == "all" else [int(r) for r in args.roots.split(",")
                                                        if int(r) < k]
         cases = [(a, int(n), r) for _ in range(args.repeat) for a in args.algorithms.split(",")

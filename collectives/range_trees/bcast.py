@@ -30,7 +30,7 @@ from typing import Any
 
 from ..ipmc import datagram as dg
 from ..ipmc.barrier import await_release
-from ..ipmc.channel import MulticastError
+from ..ipmc.channel import SETUP_TIMEOUT_S, MulticastError
 from ..ipmc.message import Message, default_rate
 from ..ipmc.wait import TIMEOUT_S, Clock, complete, gather_zero, recv_obj, send_obj
 from .channel import RangeChannel, TreeUse
@@ -46,11 +46,13 @@ __all__ = ["RangeOptions", "barrier", "bcast"]
 @dataclass
 class RangeOptions:
     """nodes: node of every rank; fattree: (k, nodes of the network); tree: greedy or
-    optimal. The rest as in `ipmc.message.Options`."""
+    optimal; setup_timeout: how long the first use of a tree waits for its ranges to arrive
+    (`RangeChannel.tree`). The rest as in `ipmc.message.Options`."""
 
     nodes: Sequence[int] | None = None
     fattree: Sequence[int] | None = None
     tree: str = "greedy"
+    setup_timeout: float = SETUP_TIMEOUT_S
     fragment: int | None = None
     rate: float | None = field(default_factory=default_rate)  # bit/s, None: unpaced
     timeout: float = TIMEOUT_S
@@ -61,7 +63,7 @@ class RangeOptions:
 def _use(ch: RangeChannel, root: int, o: RangeOptions) -> tuple[TreeUse, tuple[int, ...]]:
     nodes = tuple(range(ch.size)) if o.nodes is None else tuple(o.nodes)
     try:
-        return ch.tree(root, nodes, o.fattree, o.tree), nodes
+        return ch.tree(root, nodes, o.fattree, o.tree, o.setup_timeout), nodes
     except ValueError as e:  # a bad layout: the same on every rank
         raise MulticastError(f"range tree: {e}") from e
 

@@ -5,20 +5,35 @@ clear failure when a range holds a failed node."""
 
 from __future__ import annotations
 
+import contextlib
 import json
+from collections.abc import Iterator
 
 import pytest
 
 from controller.config import ControllerConfig
 from testbed.emulation.controller_proc import api_get
 from testbed.emulation.mpi import run_mpi
-from testbed.emulation.network import Emulation
 from testbed.errors import RunFailed
-from topologies import parse_spec
+
+from .shared import shared_network
 
 CONTIGUOUS = ControllerConfig(mode="contiguous")
 TOPO = "fattree:k=4,n=2,hosts=8"  # two 4-node level-0 switches under four level-1 ones
 UP = [0, 1, 2, 4, 5, 6, 7]        # node 3 failed: the ranges must go around it
+
+# the tests fail node 3 (and set loss) and restore it: one network (tests/integration/shared.py)
+emu, emu_network = shared_network("emu", TOPO, controller_config=CONTIGUOUS)
+
+
+@contextlib.contextmanager
+def node_3_failed(emu) -> Iterator[None]:
+    """Node 3 failed at the controller while the block runs (restored after it)."""
+    assert emu.fail_nodes([3]) == [3]
+    try:
+        yield
+    finally:
+        emu.fail_nodes([3], failed=False)
 
 
 def verify(emu, nodes: list[int], *args: str, timeout: float = 300) -> list[dict]:
@@ -31,9 +46,8 @@ def verify(emu, nodes: list[int], *args: str, timeout: float = 300) -> list[dict
     return got
 
 
-def test_every_root_size_subset_and_both_barriers_around_a_failed_node(caps, clean_after):
-    with Emulation(parse_spec(TOPO), caps=caps, controller_config=CONTIGUOUS) as emu:
-        assert emu.fail_nodes([3]) == [3]
+def test_every_root_size_subset_and_both_barriers_around_a_failed_node(emu):
+    with node_3_failed(emu):
         got = verify(emu, UP, "--sizes", "0,1,1000,65539", "--subsets")
         # separately: a barrier's point-to-point safety net may beat its multicast release
         # and is then counted as repaired, which the broadcasts' check below must not see
@@ -59,21 +73,24 @@ def test_every_root_size_subset_and_both_barriers_around_a_failed_node(caps, cle
 
 
 @pytest.mark.parametrize("loss", [10])
-def test_lost_datagrams_are_repaired(caps, clean_after, loss):
-    with Emulation(parse_spec(TOPO), caps=caps, controller_config=CONTIGUOUS) as emu:
-        emu.fail_nodes([3])
+def test_lost_datagrams_are_repaired(emu, loss):
+    with node_3_failed(emu):
         emu.set_loss(loss, scope="multicast")
-        got = verify(emu, UP, "--sizes", "0,1000,200000", "--roots", "0,5", "--repeat", "2",
-                     "--barriers", "range-tree")
+        try:
+            got = verify(emu, UP, "--sizes", "0,1000,200000", "--roots", "0,5", "--repeat", "2",
+                         "--barriers", "range-tree")
+        finally:
+            emu.set_loss(0, scope="multicast")
     world = got[0]
     assert world["all_correct"] and world["broadcasts"] == 3 * 2 * 2
     assert world["datagrams"]["repaired"] > 0
 
 
-def test_a_range_holding_a_failed_node_fails_with_the_reason(caps, clean_after):
-    with Emulation(parse_spec(TOPO), caps=caps, controller_config=CONTIGUOUS) as emu:
-        emu.fail_nodes([3])
-        with pytest.raises(RunFailed) as err:  # node 3 is failed but asked to take part
-            verify(emu, list(range(8)), "--sizes", "1000", "--roots", "0", timeout=120)
+def test_a_range_holding_a_failed_node_fails_with_the_reason(emu):
+    # the first use of a tree probes its ranges for --setup-timeout (10 s by default) before
+    # it gives up: the ranges that hold node 3 never arrive, however long it waits
+    with node_3_failed(emu), pytest.raises(RunFailed) as err:  # failed, asked to take part
+        verify(emu, list(range(8)), "--sizes", "1000", "--roots", "0", "--setup-timeout", "2",
+               timeout=120)
     assert "range multicasts do not arrive" in str(err.value)
     assert "contiguous-mode controller" in str(err.value)
