@@ -135,17 +135,20 @@ def _params(algorithm: str, args: argparse.Namespace, where: dict) -> dict:
 
 def _check_barrier(comm, algorithm: str, name: str, params: dict, rounds: int = 20) -> int:
     """No rank may leave a barrier before the last one entered (the hosts share a clock);
-    ranks enter after random delays of up to 20 ms."""
+    ranks enter after random delays of up to 20 ms, one barrier after the other. The times
+    are compared once all rounds are over (an allgather after each round cost a TCP
+    retransmission timeout now and then under loss)."""
     if algorithm not in BARRIERS:
         raise SystemExit(f"unknown barrier {algorithm!r}; choose from {', '.join(BARRIERS)}")
     rng = random.Random(comm.Get_rank())
-    wrong = 0
+    mine = []
     for _ in range(rounds):
         time.sleep(rng.random() * 0.02)
         entered = time.time()
         barrier(comm, algorithm, **params)
-        left = time.time()
-        times = comm.allgather((entered, left))
+        mine.append((entered, time.time()))
+    wrong = 0
+    for times in zip(*comm.allgather(mine), strict=True):  # one round, every rank's times
         if max(e for e, _ in times) > min(x for _, x in times):
             wrong += 1
     if wrong and comm.Get_rank() == 0:

@@ -1,6 +1,7 @@
-"""An intruder for tests: send datagrams shaped like mcastlab's to GROUP:PORT for SECONDS,
-with a CRC that checks but a key that is not the communicator's, plausible broadcast ids
-and fragment numbers, plus plain garbage.
+"""An intruder for tests: send datagrams shaped like mcastlab's to GROUP:PORT for SECONDS
+(or until SIGTERM or SIGINT), with a CRC that checks but a key that is not the
+communicator's, plausible broadcast ids and fragment numbers, plus plain garbage; then say
+how many.
 
     python -m testbed.hostprogs.mcast_forge GROUP PORT SECONDS
 """
@@ -8,6 +9,7 @@ and fragment numbers, plus plain garbage.
 from __future__ import annotations
 
 import random
+import signal
 import socket
 import sys
 import time
@@ -22,7 +24,10 @@ def main() -> int:
     rng = random.Random(1)
     forger = dg.Codec(rng.randbytes(dg.KEY_SIZE))
     end, sent = time.monotonic() + seconds, 0
-    while time.monotonic() < end:
+    stop: list[int] = []
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(signum, lambda n, _frame: stop.append(n))
+    while time.monotonic() < end and not stop:
         count = rng.randint(1, 80)
         if rng.random() < 0.8:
             data = forger.encode(dg.DATA, rng.randint(0, 3), rng.randint(1, 64),
@@ -35,7 +40,7 @@ def main() -> int:
         except PermissionError:  # dropped by the emulated loss on this host's link
             pass
         time.sleep(0.0005)
-    print(f"forged {sent} datagrams")
+    print(f"forged {sent} datagrams", flush=True)
     return 0
 
 
