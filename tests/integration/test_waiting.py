@@ -40,7 +40,9 @@ def test_cpu_limited_hosts_cap_ranks_and_leave_no_cgroup(caps, clean_after):
     """Mininet's CPULimitedHost, the other way to keep a spinning rank off the cores: its
     ranks (started through the hydra launcher) run in the host's cgroup, held to its quota,
     and the cgroups go with the network."""
-    core_share = 0.05
+    # a fifth of a core: its ranks start in 1-2 s (at a twentieth, 6 s), and a spinning
+    # rank held to it is still far from the ~100 % it takes uncapped
+    core_share = 0.2
     with Emulation(parse_spec("star:hosts=2,bw=100"), caps=caps,
                    host_cpu=core_share / (os.cpu_count() or 1)) as emu:
         groups = [Path(f"/sys/fs/cgroup/cpu/{h.name}") for h in emu.hosts]
