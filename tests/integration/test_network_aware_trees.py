@@ -15,7 +15,7 @@ from testbed.bench import contention as bc
 from testbed.emulation.mpi import run_mpi
 from testbed.emulation.network import Emulation
 from testbed.errors import RunFailed
-from testbed.experiments.bcast import model_params, run_bcast
+from testbed.experiments.bcast import measure_params, run_bcast
 from testbed.experiments.placement import predicted_copies
 from topologies import parse_spec
 
@@ -27,8 +27,10 @@ def test_link_counters_match_the_routes_of_each_tree(caps, clean_after):
     nodes = list(range(6))
     random.Random(3).shuffle(nodes)
     with Emulation(topo, caps=caps) as emu:
-        # the trees' shapes need t_hold/t_end, not their last digit: 1 MiB per timed run
-        params = model_params(emu, 65536)
+        # the trees' shapes need t_hold/t_end, not their last digit, and the routes predicted
+        # below come from the same figures: 256 KiB (4 messages) per timed run, Ping and
+        # PingPong only (model_params times 1 MiB: 8 s here)
+        params = measure_params(emu, [65536], repeats=3, dummy_max=0, budget_bytes=256 << 10)
         for alg in ("opt-mesh", "opt-tree"):
             row = run_bcast(emu, alg, 65536, hosts=[f"h{n}" for n in nodes], params=params,
                             flow=False, iters=3, frames=2)
