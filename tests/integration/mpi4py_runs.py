@@ -1,0 +1,52 @@
+"""mpi4py's vendored tests under collectives.use for several choices of algorithms, one
+after the other in one MPI job (test_mpi4py_suite.py: a job's start-up, ~0.7 s of imports
+and MPI's own, once instead of once per algorithm).
+
+    python -m mpi4py mpi4py_runs.py '[["binomial", "tree", {}], ...]' -- runtests.py ARGS
+
+For each [bcast, barrier, options]: `collectives.use.main`, the function behind
+``python -m collectives.use --bcast B --barrier R -o NAME=VALUE ... -- runtests.py ARGS``,
+runs the suite, its test modules imported afresh (their classes take MPI.COMM_WORLD, the
+choice's stand-in, when they are defined) and the calls counted from zero; then the calls
+are printed as ``--report`` prints them at exit. A line ``@@ mpi4py run B`` on stdout and on
+stderr opens each run's output. Exits 1 if any run failed.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+MARK = "@@ mpi4py run "
+
+
+def main() -> int:
+    from collectives import intracomm, use  # MPI starts here, not where MARK is imported
+
+    cut = sys.argv.index("--")
+    choices, program = json.loads(sys.argv[1]), sys.argv[cut + 1:]
+    suite = Path(program[0]).resolve().parent
+    failed = False
+    for bcast, barrier, options in choices:
+        for out in (sys.stdout, sys.stderr):
+            print(f"{MARK}{bcast}", file=out, flush=True)
+        for name, module in list(sys.modules.items()):
+            if Path(getattr(module, "__file__", None) or "/").parent == suite:
+                del sys.modules[name]
+        intracomm.CALLS.clear()
+        intracomm.BYTES.clear()
+        argv = ["--bcast", bcast, "--barrier", barrier]
+        for name, value in options.items():
+            argv += ["-o", f"{name}={json.dumps(value)}"]
+        try:
+            code = use.main([*argv, "--", *program])
+        except SystemExit as e:  # the suite's runner exits with its verdict
+            code = e.code
+        failed |= bool(code)
+        use.report()
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
