@@ -9,52 +9,53 @@ import pytest
 
 from testbed.emulation import registry
 from testbed.emulation.mpi import run_mpi
-from testbed.emulation.network import Emulation
 from testbed.errors import RunFailed
-from topologies import parse_spec
+
+from .shared import shared_network
 
 HELLO = ("from mpi4py import MPI; import socket; c = MPI.COMM_WORLD; "
          "print(c.Get_rank(), c.Get_size(), socket.gethostname(), "
          "sum(c.allgather(c.Get_rank())))")
 
+# both tests run jobs on one 3x3 mesh (tests/integration/shared.py)
+mesh, mesh_network = shared_network("mesh", "mesh:rows=3,cols=3")
 
-def test_mpi_job_on_four_hosts_of_a_mesh(caps, clean_after, tmp_path):
-    topo = parse_spec("mesh:rows=3,cols=3")
+
+def test_mpi_job_on_four_hosts_of_a_mesh(mesh, tmp_path):
     chosen = ["h0", "h2", "h6", "h8"]  # the four corners: routes cross the mesh
-    with Emulation(topo, caps=caps) as emu:
-        res = run_mpi(emu, ["-c", HELLO], hosts=chosen, timeout=60)
-        assert res.returncode == 0
-        lines = {r: res.rank_output[r].split() for r in range(4)}
-        # Rank i runs on the i-th chosen host, under that host's own hostname.
-        assert [lines[r][2] for r in range(4)] == chosen
-        assert all(lines[r][:2] == [str(r), "4"] for r in range(4))
-        assert all(lines[r][3] == "6" for r in range(4))  # allgather went through
+    res = run_mpi(mesh, ["-c", HELLO], hosts=chosen, timeout=60)
+    assert res.returncode == 0
+    lines = {r: res.rank_output[r].split() for r in range(4)}
+    # Rank i runs on the i-th chosen host, under that host's own hostname.
+    assert [lines[r][2] for r in range(4)] == chosen
+    assert all(lines[r][:2] == [str(r), "4"] for r in range(4))
+    assert all(lines[r][3] == "6" for r in range(4))  # allgather went through
 
-        out = tmp_path / "pp.jsonl"
-        run_mpi(emu, ["-m", "collectives.programs.pingpong", "--out", str(out), "--reps", "10",
-                      "--bw-bytes", "200000", "--bw-reps", "2"], hosts=chosen, timeout=60)
-        recs = [json.loads(ln) for ln in out.read_text().splitlines()]
-        assert [r["dst_host"] for r in recs] == chosen[1:]
-        assert all(r["latency_us"]["median"] > 0 for r in recs)
-        assert all(0 < r["bandwidth_mbit"]["median"] < 105 for r in recs)
+    out = tmp_path / "pp.jsonl"
+    run_mpi(mesh, ["-m", "collectives.programs.pingpong", "--out", str(out), "--reps", "10",
+                  "--bw-bytes", "200000", "--bw-reps", "2"], hosts=chosen, timeout=60)
+    recs = [json.loads(ln) for ln in out.read_text().splitlines()]
+    assert [r["dst_host"] for r in recs] == chosen[1:]
+    assert all(r["latency_us"]["median"] > 0 for r in recs)
+    assert all(0 < r["bandwidth_mbit"]["median"] < 105 for r in recs)
 
 
-def test_timeout_and_dead_rank_end_the_job_cleanly(caps, clean_after):
-    with Emulation(parse_spec("star:hosts=3"), caps=caps) as emu:
-        with pytest.raises(RunFailed, match="exceeded its 3 s timeout"):
-            run_mpi(emu, ["-c", "import time; from mpi4py import MPI; time.sleep(60)"],
-                    timeout=3)
-        assert not [p for p in registry.marked_processes(emu.record.id)
-                    if registry.job_of(p)], "processes of the timed-out job survived"
+def test_timeout_and_dead_rank_end_the_job_cleanly(mesh):
+    three = ["h0", "h1", "h2"]  # jobs of three ranks, rank i on hi
+    with pytest.raises(RunFailed, match="exceeded its 3 s timeout"):
+        run_mpi(mesh, ["-c", "import time; from mpi4py import MPI; time.sleep(60)"],
+                hosts=three, timeout=3)
+    assert not [p for p in registry.marked_processes(mesh.record.id)
+                if registry.job_of(p)], "processes of the timed-out job survived"
 
-        die = ("from mpi4py import MPI; import os, time; c = MPI.COMM_WORLD\n"
-               "if c.Get_rank() == 1: os._exit(7)\n"
-               "time.sleep(60)")
-        with pytest.raises(RunFailed, match=r"rank 1 \(h1\) exited with code 7"):
-            run_mpi(emu, ["-c", die], timeout=40)
-        assert not [p for p in registry.marked_processes(emu.record.id)
-                    if registry.job_of(p)], "processes of the failed job survived"
+    die = ("from mpi4py import MPI; import os, time; c = MPI.COMM_WORLD\n"
+           "if c.Get_rank() == 1: os._exit(7)\n"
+           "time.sleep(60)")
+    with pytest.raises(RunFailed, match=r"rank 1 \(h1\) exited with code 7"):
+        run_mpi(mesh, ["-c", die], hosts=three, timeout=40)
+    assert not [p for p in registry.marked_processes(mesh.record.id)
+                if registry.job_of(p)], "processes of the failed job survived"
 
-        # The network still works for the next job.
-        res = run_mpi(emu, ["-c", HELLO], timeout=60)
-        assert sorted(ln.split()[2] for ln in res.rank_output.values()) == ["h0", "h1", "h2"]
+    # The network still works for the next job.
+    res = run_mpi(mesh, ["-c", HELLO], hosts=three, timeout=60)
+    assert sorted(ln.split()[2] for ln in res.rank_output.values()) == ["h0", "h1", "h2"]
