@@ -41,6 +41,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--barriers", default="",
                     help=f"also check these barriers ({', '.join(BARRIERS)}) with "
                          "random skew")
+    ap.add_argument("--barrier-rounds", type=int, default=20,
+                    help="barriers checked one after the other, per barrier algorithm")
     ap.add_argument("--subsets", action="store_true",
                     help="also split the world into even and odd ranks")
     ap.add_argument("--setup-timeout", type=float,
@@ -92,7 +94,8 @@ def main(argv: list[str] | None = None) -> int:
                           flush=True)
         for algorithm in filter(None, args.barriers.split(",")):
             bad += _check_barrier(comm, algorithm, name,
-                                  where if known(algorithm, "barrier").nodes else {})
+                                  where if known(algorithm, "barrier").nodes else {},
+                                  args.barrier_rounds)
         stats = comm.gather(peek_stats(comm), root=0)
         slowest = [max(ts) for ts in zip(*comm.allgather(took), strict=True)]
         if comm.Get_rank() == 0:

@@ -5,11 +5,13 @@ cannot complete fails within its deadline."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import subprocess
 import sys
 import threading
 import time
+from pathlib import Path
 
 import pytest
 
@@ -73,8 +75,11 @@ def test_every_size_root_subset_skew_and_both_barriers(star):
 def test_correct_under_loss_on_every_host_link(star, loss, scope):
     star.set_loss(loss, scope=scope)
     try:
+        # 10 barriers, not 20 as without loss: at 5-10 % a release is lost somewhere in 15-30 %
+        # of them and made good point to point, and every lost TCP segment of a barrier's
+        # arrivals costs a retransmission timeout (~0.25 s a barrier at 10 %)
         got = verify(star, "--sizes", "0,1000,200000", "--roots", "0,2", "--barriers", "mcast",
-                     hosts=FOUR, timeout=600)
+                     "--barrier-rounds", "10", hosts=FOUR, timeout=600)
     finally:
         star.set_loss(0, scope=scope)
         leave_again(star)
@@ -161,25 +166,46 @@ bcast(buf, 0, comm, "nack", timeout=5)
 """
 
 
-def test_a_broadcast_that_cannot_complete_fails_within_its_deadline(caps, clean_after):
-    with Emulation(parse_spec("star:hosts=3,bw=1000"), caps=caps) as emu:
-        flag, cut = emu.run_dir / "ready", emu.run_dir / "cut"
+def test_a_broadcast_that_cannot_complete_fails_within_its_deadline(star):
+    flag, cut = star.run_dir / "ready", star.run_dir / "cut"
+    before = set(leases())
+    stop = threading.Event()
 
-        def cut_off() -> None:
-            end = time.monotonic() + 60
-            while not flag.exists() and time.monotonic() < end:
-                time.sleep(0.01)
-            emu.set_loss(100, ["h2"])
-            cut.write_text("cut")
+    def cut_off() -> None:
+        end = time.monotonic() + 60
+        while not flag.exists() and time.monotonic() < end:
+            if stop.wait(0.01):
+                return
+        star.set_loss(100, ["h2"])
+        cut.write_text("cut")
 
-        t = threading.Thread(target=cut_off, daemon=True)
-        t.start()
-        t0 = time.monotonic()
+    t = threading.Thread(target=cut_off, daemon=True)
+    t.start()
+    t0 = time.monotonic()
+    try:
         with pytest.raises(RunFailed) as e:
-            run_mpi(emu, ["-c", CUT_OFF, str(flag), str(cut)], timeout=120)
+            run_mpi(star, ["-c", CUT_OFF, str(flag), str(cut)], hosts=FOUR[:3], timeout=120)
+        took = time.monotonic() - t0
+    finally:  # the star as it was: h2 reachable, out of the group, the job's lease gone
+        stop.set()
         t.join()
-    assert time.monotonic() - t0 < 60
+        star.set_loss(0, ["h2"])
+        leave_again(star)  # h2's leave, sent while it was cut off, was lost
+        drop_dead_leases(before)
+        flag.unlink(missing_ok=True)
+        cut.unlink(missing_ok=True)
+    assert took < 60
     assert "MulticastError" in str(e.value) and "gave up after 5 s" in str(e.value)
+
+
+def drop_dead_leases(before: set[str]) -> None:
+    """Remove the group leases, taken since `before`, whose owner is gone: a killed job's
+    rank 0 never gave its lease back (the next lease() of that group would take it over)."""
+    for group in set(leases()) - before:
+        path = group_dir() / group
+        with contextlib.suppress(OSError, ValueError, IndexError):
+            if not Path(f"/proc/{int(path.read_text().split()[0])}").exists():
+                path.unlink()
 
 
 SETUP = """
