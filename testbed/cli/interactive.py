@@ -302,9 +302,11 @@ class McastCLI(CLI):
             out = path.open("wb")
         except OSError as exc:
             raise UsageError(f"cannot write {path}: {exc.strerror}") from None
-        with out:
-            proc = host.popen(["tcpdump", "-n", "-U", "-i", intf_name(host.name, HOST_PORT),
-                               "-w", "-"], stdout=out, stderr=subprocess.PIPE, text=True)
+        with out:  # --immediate-mode: each packet on arrival (libpcap would hold them up to
+            # its 1 s buffer timeout, and a capture stopped before then would miss them)
+            proc = host.popen(["tcpdump", "-n", "-U", "--immediate-mode", "-i",
+                               intf_name(host.name, HOST_PORT), "-w", "-"], stdout=out,
+                              stderr=subprocess.PIPE, text=True)
         assert proc.stderr is not None
         if not select.select([proc.stderr], [], [], 5.0)[0] or proc.poll() is not None:
             proc.kill()
