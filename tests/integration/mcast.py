@@ -11,6 +11,7 @@ import time
 from collections.abc import Iterable
 from typing import Any
 
+from testbed.emulation.controller_proc import api_get
 from testbed.hostprogs import command
 from testbed.hostprogs.mcast_sniff import QUIET_S
 
@@ -126,25 +127,38 @@ def wire_counts(emu: Any, sender: str, group: str, tmpdir: Any, count: int = 5,
     return {h: got["count"] for h, got in zip(sn, results(sn.values()), strict=True)}
 
 
-REPORT = r"""
-import json, sys
-from scapy.all import Ether, IP, IPOption_Router_Alert, sendp
-from scapy.layers.igmp import IGMPv3_MR, IGMPv3_MR_Group
-iface, ip, records = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
-types = {"is_in": 1, "is_ex": 2, "to_in": 3, "to_ex": 4, "allow": 5, "block": 6}
-recs = [IGMPv3_MR_Group(rtype=types[t], maddr=g, srcaddrs=list(s)) for t, g, s in records]
-sendp(Ether() / IP(src=ip, dst="224.0.0.22", ttl=1, options=[IPOption_Router_Alert()])
-      / IGMPv3_MR(records=recs), iface=iface, verbose=False)
-"""
+def wire_counts_together(emu: Any, sends: list[tuple[str, str]], tmp_path: Any,
+                         count: int = 5) -> list[dict[str, int]]:
+    """`wire_counts` of several (sender, group) pairs at the same time, one group each (its
+    sniffers count that group only): what arrived at every host, per pair, in their order."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    assert len({g for _s, g in sends}) == len(sends), "one pair per group"
+    with ThreadPoolExecutor(len(sends)) as pool:
+        return list(pool.map(lambda sg: wire_counts(emu, sg[0], sg[1], tmp_path, count),
+                             sends))
+
+
+def igmp_frame(host: Any, dst: str, message: Any) -> bytes:
+    """An IGMP message (a scapy layer) as `host` sends it: from its MAC and address to
+    `dst`, TTL 1 and the router alert option (scapy's defaults for IGMP). Built here, in
+    the tests' process, where scapy is imported once (a host program importing it takes a
+    second or more); `send_frames` puts it on the host's wire."""
+    from scapy.layers.inet import IP, IPOption_Router_Alert
+    from scapy.layers.l2 import Ether
+
+    return bytes(Ether(src=host.MAC()) / IP(src=host.IP(), dst=dst, ttl=1,
+                                            options=[IPOption_Router_Alert()]) / message)
 
 
 def v3_report(host: Any, *records: tuple[str, str, tuple[str, ...]]) -> None:
     """`host` sends one IGMPv3 report crafted with scapy: records (type, group, sources),
     type by its controller.source_filter.RECORDS name."""
-    out = host.popen([sys.executable, "-c", REPORT, f"{host.name}-eth0", host.IP(),
-                      json.dumps(records)], text=True)
-    _o, err = out.communicate(timeout=60)
-    assert out.returncode == 0, err
+    from scapy.layers.igmp import IGMPv3_MR, IGMPv3_MR_Group
+
+    types = {"is_in": 1, "is_ex": 2, "to_in": 3, "to_ex": 4, "allow": 5, "block": 6}
+    recs = [IGMPv3_MR_Group(rtype=types[t], maddr=g, srcaddrs=list(s)) for t, g, s in records]
+    send_frames(host, igmp_frame(host, "224.0.0.22", IGMPv3_MR(records=recs)))
 
 
 class FilteredMember(Receiver):
@@ -221,3 +235,15 @@ class SourceSniffer(Receiver):
 
     def counts(self) -> dict[tuple[str, str], int]:
         return {tuple(k.split()): v for k, v in self.result()["by"].items()}  # type: ignore[misc]
+
+
+def until(done: Any, deadline: float) -> None:
+    """Poll `done()` until it holds or the deadline (time.monotonic) passes: a wait for an
+    awaited state with an upper bound; the caller's assertions then say whether it held."""
+    while not done() and time.monotonic() < deadline:
+        time.sleep(0.05)
+
+
+def members(api_port: int, group: str) -> set[str]:
+    """The group's members at the controller (those in their last-member time too)."""
+    return set(api_get(api_port, "/groups").get(group, {}).get("members", {}))
