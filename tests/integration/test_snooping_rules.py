@@ -15,7 +15,7 @@ from testbed.emulation.controller_proc import api_get
 from testbed.emulation.network import Emulation
 from topologies import parse_spec
 
-from .mcast import IgmpSniffer, Receiver, send_frames, wire_counts
+from .mcast import IgmpSniffer, Receiver, send_frames, until, wire_counts
 
 GROUP = "239.4.4.4"
 TIMERS = IgmpTimers(query_interval=2.0, query_response_interval=1.0, last_member_interval=0.3)
@@ -56,7 +56,8 @@ def test_reports_go_to_router_ports_and_a_lower_querier_takes_over(caps, clean_a
         query = igmp.query(ip["h3"], None, 1.0, 2.0, 2)
         send_frames(emu.host("h3"), query)
         took_over = time.monotonic()
-        time.sleep(0.3)
+        until(lambda: api_get(port, "/state")["querier"]["role"] == "non-querier",
+              took_over + 0.3)
         sent = api_get(port, "/state")["counters"]["queries_sent"]
         send_frames(emu.host("h2"), odd_igmp(0x99, True, ip["h2"]),
                     odd_igmp(0x99, False, ip["h2"]), odd_igmp(0x16, False, ip["h2"]))
@@ -77,7 +78,9 @@ def test_reports_go_to_router_ports_and_a_lower_querier_takes_over(caps, clean_a
 
         # 3: h3 falls silent; after the Other Querier Present interval the controller queries.
         oqpi = TIMERS.other_querier_present
-        time.sleep(max(0.0, took_over + oqpi + 1.5 - time.monotonic()))
+        until(lambda: (api_get(port, "/state")["querier"]["role"] == "querier" and
+                       api_get(port, "/state")["counters"]["queries_sent"] > sent),
+              took_over + oqpi + 1.5)
         state = api_get(port, "/state")
         member.proc.terminate()
     assert state["querier"]["role"] == "querier" and not state["querier"]["router_ports"]
