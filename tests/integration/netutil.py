@@ -35,3 +35,13 @@ def tcp_transfer(emu: Any, src: str, dst: str, nbytes: int = 4_000_000) -> dict[
     srv.communicate(timeout=30)
     end = json.loads(out)["end"]
     return {"sent": end["sum_sent"], "received": end["sum_received"]}
+
+
+def wait_listening(host: Any, port: int, proc: Any, timeout: float = 10.0) -> None:
+    """Wait until a TCP socket listens on `port` in `host` (a server `proc` started), instead
+    of a fixed time; fail if `proc` ends first or the timeout passes."""
+    deadline = time.monotonic() + timeout
+    while f":{port} " not in host.cmd(f"ss -Hltn sport = :{port}") + " ":
+        assert proc.poll() is None, f"the server on {host.name} ended"
+        assert time.monotonic() < deadline, f"nothing listens on {host.name}:{port}"
+        time.sleep(0.05)

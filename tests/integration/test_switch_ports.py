@@ -18,7 +18,7 @@ from testbed.emulation.network import Emulation
 from topologies import parse_spec
 
 from .mcast import Receiver, results, send
-from .netutil import tcp_transfer
+from .netutil import tcp_transfer, wait_listening
 
 
 def iface_types() -> dict[str, str]:
@@ -68,7 +68,7 @@ def test_host_ports_forward_shape_and_count(ports, caps, clean_after, tmp_path):
 
         # loss on a host link: each ping crosses it twice, so about 1 - 0.5^2 = 75 % lost
         emu.set_loss(50, ["h1"])
-        out = emu.host("h0").cmd("ping -q -c 200 -i 0.01 -W 1", emu.host("h1").IP())
+        out = emu.host("h0").cmd("ping -q -c 200 -i 0.005 -W 1", emu.host("h1").IP())
         lost = float(out.split("% packet loss")[0].split()[-1])
         assert 55 <= lost <= 92, out
         emu.set_loss(0)
@@ -104,7 +104,7 @@ def test_frames_an_overrun_switch_drops_at_its_ports_flag_the_window(caps, clean
         got = {}
         for rate in ("20M", "1000M"):
             server = h1.popen(["iperf3", "-s", "-1", "-B", h1.IP()])
-            time.sleep(1.0)  # listening
+            wait_listening(h1, 5201, server)
             with Monitor(emu.topo) as mon:
                 t0 = time.time()
                 out = h0.cmd(f"iperf3 -c {h1.IP()} -u -b {rate} -l 1400 -t 2 -J")
