@@ -15,6 +15,7 @@ from typing import Any, NamedTuple
 
 from topologies import parse_spec
 
+from ..emulation.controller_proc import api_get
 from ..emulation.environment import Capabilities
 from ..emulation.group_probe import sniffed, wait_ready
 from ..emulation.network import Emulation, Progress
@@ -39,7 +40,7 @@ class Step(NamedTuple):
     members: tuple[tuple[str, ...], ...]
     groups: tuple[str, ...]  # each sender sends to these after the step
     expect: dict[str, tuple[str, ...]]  # receiver -> "sender group" pairs it should get
-    wait_s: float = 1.0
+    wait_s: float = 1.0  # at most, until the switch's own table shows the step's change
 
 
 STEPS = (
@@ -66,11 +67,13 @@ def run_script(emu: Emulation, progress: Callable[[str], None]) -> list[dict[str
     out = []
     try:
         for step in STEPS:
+            changes = []  # (group, whether the switch should now list it)
             for m in step.members:
                 if m[0] == "-":
                     p = held.pop((m[1], m[2]))
                     p.terminate()
                     p.wait(timeout=10)
+                    changes.append((m[2], False))
                     continue
                 if m[0] == "v2":
                     emu.host(m[1]).cmd(f"sysctl -qw net.ipv4.conf.{m[1]}-eth0."
@@ -82,7 +85,8 @@ def run_script(emu: Emulation, progress: Callable[[str], None]) -> list[dict[str
                 held[(host, group)] = h.popen(command("source_member", group, h.IP(), mode,
                                                       ready, *(ip[s] for s in sources)))
                 _wait_file(ready)
-            time.sleep(step.wait_s)
+                changes.append((group, True))
+            _wait_listed(emu, changes, step.wait_s)
             got = _deliveries(emu, step.groups, name_of)
             out.append({"step": step.name, "got": got,
                         "expect": {r: sorted(step.expect.get(r, ())) for r in RECEIVERS}})
@@ -93,6 +97,33 @@ def run_script(emu: Emulation, progress: Callable[[str], None]) -> list[dict[str
             p.terminate()
             p.wait(timeout=10)
     return out
+
+
+def listed(emu: Emulation, group: str) -> bool:
+    """Whether the switch's own table has members of `group` (each group of the script has
+    one member at a time): the controller's state, Open vSwitch's or the bridge's MDB."""
+    bridge = emu.topo.switches[0].name
+    if emu.controller is not None:
+        return bool(api_get(emu.controller.api_port, "/groups").get(group, {}).get("members"))
+    if emu.linux_bridge:
+        out = subprocess.run(["bridge", "mdb", "show", "dev", bridge], capture_output=True,
+                             text=True, timeout=30).stdout
+        return f" grp {group} " in out
+    out = subprocess.run(["ovs-appctl", "mdb/show", bridge], capture_output=True, text=True,
+                         timeout=30).stdout
+    return any(line.split()[2:3] == [group] for line in out.splitlines())
+
+
+def _wait_listed(emu: Emulation, changes: list[tuple[str, bool]], most_s: float) -> None:
+    """Wait until the switch's table shows the step's joins and leaves, or `most_s` passed
+    (a switch that ignores a join, as the controller does an any-source join in the SSM
+    range, never shows it: then the step waits the whole time, as every step did before);
+    a step that changes no membership does not wait."""
+    deadline = time.monotonic() + most_s
+    while changes and time.monotonic() < deadline:
+        if all(listed(emu, g) == want for g, want in changes):
+            return
+        time.sleep(0.05)
 
 
 def _wait_file(path: Any, timeout: float = 10.0) -> None:
