@@ -71,6 +71,12 @@ class ControllerProcess:
     def start(self, timeout: float = 30.0) -> None:
         """Start the controller; returns once its API answers and its OpenFlow port
         listens (so nobody else need check: testbed.emulation.hosts.ListeningController)."""
+        self.launch()
+        self.wait_listening(timeout)
+
+    def launch(self) -> None:
+        """Start the controller process and return at once (it takes about half a second to
+        listen: the caller can do other work meanwhile, then `wait_listening`)."""
         # above the emulated hosts, as the switch (testbed.emulation.priority)
         cmd = ["nice", "-n", str(CONTROLLER_NICE), sys.executable, "-m", "controller",
                "--topology", str(self.topology_file), "--ofp-port", str(self.ofp_port),
@@ -80,6 +86,10 @@ class ControllerProcess:
             self.proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT,
                                          stdin=subprocess.DEVNULL, start_new_session=True)
         set_autogroup(self.proc.pid, CONTROLLER_NICE)  # its session is its own: see there
+
+    def wait_listening(self, timeout: float = 30.0) -> None:
+        """Return once the launched controller's API answers and its OpenFlow port listens."""
+        assert self.proc is not None, "the controller was not launched"
         deadline = time.time() + timeout
         while time.time() < deadline:
             if self.proc.poll() is not None:

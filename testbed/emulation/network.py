@@ -129,6 +129,7 @@ class Emulation:
         self.controller: ControllerProcess | None = None
         self.record: registry.RunRecord | None = None
         self.timings: dict[str, float] = {}
+        self._t0 = 0.0  # when start() began
         self._xdp: set[str] | None = None  # AF_XDP ports of a network across servers
         self._old_handlers: dict[int, Any] = {}
         self._lock = RunLock()
@@ -305,7 +306,7 @@ class Emulation:
         xdp = self._xdp_intfs()  # refuses ports the machine cannot give before anything starts
         self.spread.resolve()
         self._lock.acquire(self.progress)
-        t0 = time.perf_counter()
+        t0 = self._t0 = time.perf_counter()
         remove_ended_nft_tables()  # an ended run's loss chains would bind to our veths
         self.record = registry.new_run(run_dir="", topology=self.topo.name)
         rec = self.record
@@ -331,7 +332,7 @@ class Emulation:
             self.controller_config = self.spread.controller_config(self.controller_config)
             self.controller = ControllerProcess(topo_file, self.run_dir / "controller.log",
                                                 self.controller_config)
-            self.controller.start()
+            self.controller.launch()  # it boots while the hosts and links are made
             rec.controller_pid, rec.ofp_port, rec.api_port = (
                 self.controller.pid, self.controller.ofp_port, self.controller.api_port)
             rec.save()
@@ -417,9 +418,6 @@ class Emulation:
                       controller=None, build=False, autoSetMacs=False, autoStaticArp=False,
                       waitConnected=False, ipBase=f"10.0.0.0/{PREFIX_LEN}")
         self.net = net
-        if self.controller is not None:
-            net.addController(ListeningController("c0", ip=self.controller_config.listen,
-                                                  port=self.controller.ofp_port))
         for sw in self.topo.switches:
             if self.linux_bridge:  # the first switch queries (see KernelBridge)
                 net.addSwitch(sw.name, cls=KernelBridge, dpid=f"{sw.dpid:016x}",
@@ -442,6 +440,11 @@ class Emulation:
                         intfName2=intf_name(link.node2, link.port2),
                         **self.spread.link_params(link.node1, link.node2, key))
         net.build()
+        if self.controller is not None:  # the switches connect to it as they start
+            self.controller.wait_listening()
+            self.timings["controller_s"] = time.perf_counter() - self._t0
+            net.addController(ListeningController("c0", ip=self.controller_config.listen,
+                                                  port=self.controller.ofp_port))
         net.start()
         if self.ovs_snooping:
             for server, switches in self.spread.by_server(self.topo.switches,
