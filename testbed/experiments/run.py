@@ -79,6 +79,7 @@ class Run:
     done: set[str] = field(default_factory=set)
     jobs: int = 0
     pending: int = 0  # points of the running condition measured, not yet written
+    caps: Any = None  # the machine's capabilities, as prepare() found them
 
     @property
     def records_file(self) -> Path:
@@ -189,8 +190,11 @@ def prepare(spec_path: Path | None, resume: Path | None, out_root: Path,
         out = results.new_results_dir(f"exp-{spec.name}", out_root)
         assert spec.path is not None
         shutil.copyfile(spec.path, out / "spec.toml")
-        return new_run(spec, out, rate, caps, log)
-    return _opened(spec, out, config, log, done)
+        run = new_run(spec, out, rate, caps, log)
+    else:
+        run = _opened(spec, out, config, log, done)
+    run.caps = caps  # the network is brought up with them: not detected a second time
+    return run
 
 
 def _opened(spec: ExperimentSpec, out: Path, config: dict[str, Any], log: Log,
@@ -230,7 +234,8 @@ def execute(run: Run, progress: Any = None, emu: Emulation | None = None) -> Non
         return
     up: contextlib.AbstractContextManager[Emulation] = contextlib.nullcontext(emu) if emu \
         else Emulation(spec.topology, controller_config=ControllerConfig(mode=spec.mode),
-                       progress=run.log, ovs_snooping=spec.switching == "ovs-snooping",
+                       caps=run.caps, progress=run.log,
+                       ovs_snooping=spec.switching == "ovs-snooping",
                        ovs_flooding=spec.switching == "flooding",
                        linux_bridge=spec.switching == "linux-bridge", cluster=spec.cluster)
     with up as emu:
