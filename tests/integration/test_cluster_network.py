@@ -13,6 +13,7 @@ import json
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 
 import pytest
 
@@ -28,6 +29,9 @@ from testbed.errors import RunFailed
 from testbed.experiments.bcast import run_bcast
 from testbed.fidelity.flags import Monitor
 from topologies import fattree
+
+from .mcast import members as controller_members
+from .mcast import until
 
 RECEIVE = """\
 import socket, sys
@@ -70,6 +74,33 @@ def _records(res) -> list[dict]:
             if ln.startswith("{")]
 
 
+SERVER2_CLEAN = {"processes": [], "bridges": [], "interfaces": [], "records": [],
+                 "ovs_bridges": [], "links": []}
+
+
+def _left_on(rig: rigmod.Rig) -> dict:
+    """What any run left on server2 (its agent's own look)."""
+    return json.loads(rig.remote.run(
+        [sys.executable, "-m", "testbed.cluster.agent", "leftovers"]).stdout)
+
+
+@pytest.fixture(scope="module")
+def shared_rig(caps) -> Iterator[rigmod.Rig]:
+    """One rig for the module's tests (bringing one up costs a second or two); each test
+    still checks that its own network left nothing on server2."""
+    with rigmod.Rig(mbit=200) as rig:
+        yield rig
+
+
+@pytest.fixture
+def rig(shared_rig: rigmod.Rig, clean_after) -> Iterator[rigmod.Rig]:
+    """The module's rig, found clean before the test and proved clean after it (also after
+    a test that failed before its own check)."""
+    assert _left_on(shared_rig) == SERVER2_CLEAN, "server2 was not clean before the test"
+    yield shared_rig
+    assert _left_on(shared_rig) == SERVER2_CLEAN, "the test left something on server2"
+
+
 def _members(emu: Emulation, names: list[str]) -> dict[str, object]:
     procs = {}
     for name in names:
@@ -81,106 +112,107 @@ def _members(emu: Emulation, names: list[str]) -> dict[str, object]:
     return procs
 
 
-def test_a_fat_tree_across_two_servers_delivers_unicast_and_groups(caps, clean_after):
+def test_a_fat_tree_across_two_servers_delivers_unicast_and_groups(caps, rig):
     topo = fattree(4, 2, bw=20)
-    with rigmod.Rig(mbit=200) as rig:
-        with Emulation(topo, caps=caps, cluster=rig.spec) as emu:
-            place = emu.spread.placement
-            assert place is not None
-            assert place.hosts_per_server(topo) == {"localhost": 8, rigmod.NAME: 8}
-            theirs = {n for n in place.nodes_on(rigmod.NAME) if n.startswith("s")}
-            listed = rig.remote.run(["ovs-vsctl", "list-br"]).stdout.split()
-            assert set(listed) == theirs  # server2's switches on server2's Open vSwitch
-            types = rig.remote.run(["ovs-vsctl", "--columns=type", "list", "Interface"]).stdout
-            assert (AFXDP_PORT in types) == (emu.host_ports == AFXDP_PORT)  # its own ports
-            tunnels = rig.remote.run(["ip", "-o", "link", "show", "type", "vxlan"]).stdout
-            assert len(tunnels.splitlines()) == len(place.cut) > 0
-            far = [h.name for h in topo.hosts if place.server_of[h.name] == rigmod.NAME]
-            near = [h.name for h in topo.hosts if place.server_of[h.name] == "localhost"]
-            assert emu.host(far[0]).cmd("hostname").strip() == far[0]
+    with Emulation(topo, caps=caps, cluster=rig.spec) as emu:
+        place = emu.spread.placement
+        assert place is not None
+        assert place.hosts_per_server(topo) == {"localhost": 8, rigmod.NAME: 8}
+        theirs = {n for n in place.nodes_on(rigmod.NAME) if n.startswith("s")}
+        listed = rig.remote.run(["ovs-vsctl", "list-br"]).stdout.split()
+        assert set(listed) == theirs  # server2's switches on server2's Open vSwitch
+        types = rig.remote.run(["ovs-vsctl", "--columns=type", "list", "Interface"]).stdout
+        assert (AFXDP_PORT in types) == (emu.host_ports == AFXDP_PORT)  # its own ports
+        tunnels = rig.remote.run(["ip", "-o", "link", "show", "type", "vxlan"]).stdout
+        assert len(tunnels.splitlines()) == len(place.cut) > 0
+        far = [h.name for h in topo.hosts if place.server_of[h.name] == rigmod.NAME]
+        near = [h.name for h in topo.hosts if place.server_of[h.name] == "localhost"]
+        assert emu.host(far[0]).cmd("hostname").strip() == far[0]
 
-            # unicast both ways across the tunnels, full-sized frames included
-            for src, dsts in ((near[0], far), (far[-1], near)):
-                ips = " ".join(emu.host(d).IP() for d in dsts)
-                out = emu.host(src).cmd(f"for ip in {ips}; do ping -c1 -W3 -s 1400 $ip "
-                                        ">/dev/null && echo ok; done")
-                assert out.split().count("ok") == len(dsts), (src, out)
+        # unicast both ways across the tunnels, full-sized frames included
+        for src, dsts in ((near[0], far), (far[-1], near)):
+            ips = " ".join(emu.host(d).IP() for d in dsts)
+            out = emu.host(src).cmd(f"for ip in {ips}; do ping -c1 -W3 -s 1400 $ip "
+                                    ">/dev/null && echo ok; done")
+            assert out.split().count("ok") == len(dsts), (src, out)
 
-            # a group with members on both servers, sent from each side
-            for sender, members in ((near[0], [near[3], far[0], far[5]]),
-                                    (far[2], [near[1], far[4]])):
-                procs = _members(emu, members)
-                time.sleep(1.0)  # the controller has the reports
-                sent = emu.host(sender).popen([sys.executable, "-c", SEND, GROUP, str(PORT),
-                                               str(COUNT)], text=True)
-                assert sent.wait(timeout=30) == 0, sent.stderr.read()
-                for name, p in procs.items():
-                    out, err = p.communicate(timeout=30)
-                    assert out.split()[-2:] == [str(COUNT // 2)] * 2, (sender, name, out, err)
+        # a group with members on both servers, sent from each side
+        for sender, members in ((near[0], [near[3], far[0], far[5]]),
+                                (far[2], [near[1], far[4]])):
+            procs = _members(emu, members)
+            until(lambda want=set(members): want <= controller_members(
+                emu.controller.api_port, GROUP), time.monotonic() + 10)  # it has the reports
+            sent = emu.host(sender).popen([sys.executable, "-c", SEND, GROUP, str(PORT),
+                                           str(COUNT)], text=True)
+            assert sent.wait(timeout=30) == 0, sent.stderr.read()
+            for name, p in procs.items():
+                out, err = p.communicate(timeout=30)
+                assert out.split()[-2:] == [str(COUNT // 2)] * 2, (sender, name, out, err)
 
-            # loss on a host link there, loss on a link between the servers (an nftables
-            # table on each end's server), background traffic from hosts on both
-            emu.set_loss(100, [far[2]])
-            assert "ok" not in emu.host(near[0]).cmd(
-                f"ping -c1 -W1 {emu.host(far[2]).IP()} >/dev/null && echo ok")
-            emu.set_loss(0, [far[2]])
-            a, b = place.cut[0]
-            emu.set_link_loss(a, b, 5)
-            table = nft_table(emu.record.id)
-            here = subprocess.run(["nft", "list", "tables", "netdev"], capture_output=True,
-                                  text=True).stdout
-            there = rig.remote.run(["nft", "list", "tables", "netdev"]).stdout
-            assert table in here.split() and table in there.split(), (here, there)
-            emu.set_link_loss(a, b, 0)
-            with Traffic(emu, TrafficSpec("uniform", load=0.2, hosts=[near[0], far[0], far[1]]),
-                         members=[]) as tr:
-                time.sleep(2)
-            assert tr.result["generators"] == 3 and tr.result["accepted"] > 0.1, tr.result
-            assert all(r["received_bytes"] > 0 for r in tr.result["per_host"].values())
+        # loss on a host link there, loss on a link between the servers (an nftables
+        # table on each end's server), background traffic from hosts on both
+        emu.set_loss(100, [far[2]])
+        assert "ok" not in emu.host(near[0]).cmd(
+            f"ping -c1 -W1 {emu.host(far[2]).IP()} >/dev/null && echo ok")
+        emu.set_loss(0, [far[2]])
+        a, b = place.cut[0]
+        emu.set_link_loss(a, b, 5)
+        table = nft_table(emu.record.id)
+        here = subprocess.run(["nft", "list", "tables", "netdev"], capture_output=True,
+                              text=True).stdout
+        there = rig.remote.run(["nft", "list", "tables", "netdev"]).stdout
+        assert table in here.split() and table in there.split(), (here, there)
+        emu.set_link_loss(a, b, 0)
+        with Traffic(emu, TrafficSpec("uniform", load=0.2, hosts=[near[0], far[0], far[1]]),
+                     members=[]) as tr:
+            time.sleep(2)
+        assert tr.result["generators"] == 3 and tr.result["accepted"] > 0.1, tr.result
+        assert all(r["received_bytes"] > 0 for r in tr.result["per_host"].values())
 
-            # MPI across the servers: hydra reaches server2's hosts through ssh
-            res = run_mpi(emu, ["-m", "collectives.programs.verify", "--sizes", "1,100000",
-                                "--roots", f"0,{len(near)}", "--algorithms", "binomial,nack"],
-                          timeout=300)
-            (whole,) = _records(res)
-            assert whole["size"] == 16 and whole["all_correct"], whole
-            # rank 0 on server2 (mpiexec stays here); each server's ranks lease multicast
-            # groups from their own half of the pool
-            said = sorted(run_mpi(emu, ["-c", HOSTNAME], hosts=[far[1], near[2], far[3]])
-                          .rank_output.values())
-            assert [ln.split() for ln in said] == sorted(
-                [[far[1], "239.194.0.0/15"], [near[2], "239.192.0.0/15"],
-                 [far[3], "239.194.0.0/15"]])
-            with pytest.raises(RunFailed, match=rf"rank 1 \({far[0]}\) exited with code 7"):
-                run_mpi(emu, ["-c", DIE], hosts=[near[0], far[0], far[1]], timeout=60)
-            proxies = rig.remote.run(["pgrep", "-f", "hydra_pmi_proxy"], check=False)
-            assert proxies.returncode == 1, proxies.stdout  # the failed job's, gone there too
+        # MPI across the servers: hydra reaches server2's hosts through ssh
+        res = run_mpi(emu, ["-m", "collectives.programs.verify", "--sizes", "1,100000",
+                            "--roots", f"0,{len(near)}", "--algorithms", "binomial,nack"],
+                      timeout=300)
+        (whole,) = _records(res)
+        assert whole["size"] == 16 and whole["all_correct"], whole
+        # rank 0 on server2 (mpiexec stays here); each server's ranks lease multicast
+        # groups from their own half of the pool
+        said = sorted(run_mpi(emu, ["-c", HOSTNAME], hosts=[far[1], near[2], far[3]])
+                      .rank_output.values())
+        assert [ln.split() for ln in said] == sorted(
+            [[far[1], "239.194.0.0/15"], [near[2], "239.192.0.0/15"],
+             [far[3], "239.194.0.0/15"]])
+        with pytest.raises(RunFailed, match=rf"rank 1 \({far[0]}\) exited with code 7"):
+            run_mpi(emu, ["-c", DIE], hosts=[near[0], far[0], far[1]], timeout=60)
+        proxies = rig.remote.run(["pgrep", "-f", "hydra_pmi_proxy"], check=False)
+        assert proxies.returncode == 1, proxies.stdout  # the failed job's, gone there too
 
-            # a measured broadcast: flow latency is the measure, every server sampled
-            with Monitor(emu.topo, emu.spread) as mon:
-                t0 = time.time()
-                point = run_bcast(emu, "nack", 65536, iters=3)
-                fidelity = mon.window(t0, time.time())
-            assert point["timing"] == "flow" and point["servers"] == ["localhost", rigmod.NAME]
-            assert point["t_mcast_s"]["median"] > 0 and point["rank_done_s"] is None
-            assert point["direct_across_servers"]["t_mcast_s"]["median"] > 0
-            assert set(fidelity["servers"]) == {"localhost", rigmod.NAME}
-            assert all(v["switch_waited"] is not None for v in fidelity["servers"].values())
-            assert sum(t["mbit"] for t in fidelity["tunnels"]) > 0  # the broadcast crossed
-            with pytest.raises(RunFailed, match="share no clock"):
-                run_bcast(emu, "binomial", 1000, iters=2, flow=False)
-            run_id = emu.record.id
-        assert leftovers() == {"processes": [], "bridges": [], "interfaces": [],
-                               "records": []}
-        there = json.loads(rig.remote.run(
-            [sys.executable, "-m", "testbed.cluster.agent", "leftovers"]).stdout)
-        assert there == {"processes": [], "bridges": [], "interfaces": [], "records": [],
-                         "ovs_bridges": [], "links": []}, (run_id, there)
-        gone = rig.remote.run(["test", "-e", f"/run/mcastlab/{run_id}"], check=False)
-        assert gone.returncode == 1  # the run's folder there
+        # a measured broadcast: flow latency is the measure, every server sampled (on two
+        # hosts of each server: the flow benchmark times each responder in turn, and 16
+        # ranks took 14 s of it; the verify above ran on all 16)
+        with Monitor(emu.topo, emu.spread) as mon:
+            t0 = time.time()
+            point = run_bcast(emu, "nack", 65536, iters=3,
+                              hosts=[near[0], far[0], near[1], far[1]])
+            fidelity = mon.window(t0, time.time())
+        assert point["timing"] == "flow" and point["servers"] == ["localhost", rigmod.NAME]
+        assert point["t_mcast_s"]["median"] > 0 and point["rank_done_s"] is None
+        assert point["direct_across_servers"]["t_mcast_s"]["median"] > 0
+        assert set(fidelity["servers"]) == {"localhost", rigmod.NAME}
+        assert all(v["switch_waited"] is not None for v in fidelity["servers"].values())
+        assert sum(t["mbit"] for t in fidelity["tunnels"]) > 0  # the broadcast crossed
+        with pytest.raises(RunFailed, match="share no clock"):
+            run_bcast(emu, "binomial", 1000, iters=2, flow=False)
+        run_id = emu.record.id
+    assert leftovers() == {"processes": [], "bridges": [], "interfaces": [],
+                           "records": []}
+    there = _left_on(rig)
+    assert there == SERVER2_CLEAN, (run_id, there)
+    gone = rig.remote.run(["test", "-e", f"/run/mcastlab/{run_id}"], check=False)
+    assert gone.returncode == 1  # the run's folder there
 
 
-def test_the_interactive_network_across_servers(caps, clean_after, tmp_path):
+def test_the_interactive_network_across_servers(caps, rig, tmp_path):
     """`mcastlab net --servers`: joins on both servers, a send that reaches members only,
     a capture on a host of server2 written here (tcpdump's stdout comes back through ssh)."""
     from .conftest import MCASTLAB
@@ -191,19 +223,17 @@ def test_the_interactive_network_across_servers(caps, clean_after, tmp_path):
     script.write_text("\n".join([f"join h1 {group}", f"join h3 {group}",
                                   f"capture h3 {pcap}", f"send h0 {group} 3",
                                   "capture h3 stop", f"leave h3 {group}"]) + "\n")
-    with rigmod.Rig(mbit=200) as rig:
-        out = subprocess.run(
-            [*MCASTLAB, "net", "--topo", "tree:leaves=2,hosts_per_leaf=2,bw=10",
-             "--servers", rigmod.NAME, "--ssh-config", rig.spec.ssh_config, "--tunnel",
-             "vxlan", "--script", str(script)], capture_output=True, text=True, timeout=300)
-        assert out.returncode == 0, out.stderr
-        assert "2 servers, vxlan tunnels" in out.stderr
-        (sent,) = send_tables(out.stderr)
-        assert sent["h1"] == ("member", "3", "3") and sent["h3"] == ("member", "3", "3")
-        assert sent["h2"] == ("-", "0", "-")  # on server2, kept off its wire
-        there = json.loads(rig.remote.run(
-            [sys.executable, "-m", "testbed.cluster.agent", "leftovers"]).stdout)
-        assert not any(there.values()), there
+    out = subprocess.run(
+        [*MCASTLAB, "net", "--topo", "tree:leaves=2,hosts_per_leaf=2,bw=10",
+         "--servers", rigmod.NAME, "--ssh-config", rig.spec.ssh_config, "--tunnel",
+         "vxlan", "--script", str(script)], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert "2 servers, vxlan tunnels" in out.stderr
+    (sent,) = send_tables(out.stderr)
+    assert sent["h1"] == ("member", "3", "3") and sent["h3"] == ("member", "3", "3")
+    assert sent["h2"] == ("-", "0", "-")  # on server2, kept off its wire
+    there = _left_on(rig)
+    assert not any(there.values()), there
     from scapy.all import UDP, rdpcap
 
     got = [p for p in rdpcap(str(pcap)) if UDP in p and p["IP"].dst == group]
@@ -252,18 +282,16 @@ def _experiment(rig: rigmod.Rig, folder, hosts: int, groups: int, faults: str) -
     return recs
 
 
-def test_an_experiment_across_servers(caps, clean_after, tmp_path):
+def test_an_experiment_across_servers(caps, rig, tmp_path):
     """`mcastlab experiment` of a spec with [cluster]. Two groups, h0-h1 here and h2-h3 on
     server2: group 1's rank 0 gets its points, its fault's go-ahead and says its records
     only through hydra's forwarded input and output; each group's ranks share a server's
     clock, so the direct timing stands. One group of all four spans the servers: timed by
     flow latency, and the report says so."""
-    with rigmod.Rig(mbit=200) as rig:
-        split = _experiment(rig, tmp_path / "split", 2, 2, '"none", "lossy"')
-        spanning = _experiment(rig, tmp_path / "spanning", 4, 1, '"none"')
-        there = json.loads(rig.remote.run(
-            [sys.executable, "-m", "testbed.cluster.agent", "leftovers"]).stdout)
-        assert not any(there.values()), there
+    split = _experiment(rig, tmp_path / "split", 2, 2, '"none", "lossy"')
+    spanning = _experiment(rig, tmp_path / "spanning", 4, 1, '"none"')
+    there = _left_on(rig)
+    assert not any(there.values()), there
     assert len(split) == 4 and len(spanning) == 2
     for r in split:
         assert r["timing"] == "direct" and len(r["samples_s"]) == 6, r
@@ -278,38 +306,36 @@ def test_an_experiment_across_servers(caps, clean_after, tmp_path):
         (run / "summary.txt").read_text()
 
 
-def test_a_killed_run_leaves_nothing_on_server2(caps, clean_after):
+def test_a_killed_run_leaves_nothing_on_server2(caps, rig):
     """SIGKILL of the launching process (no teardown at all) ends its ssh session with
     server2: the agent there tears the run's part down by itself, MPI ranks included;
     `mcastlab cleanup` does this machine's part, as after any crash."""
     from .conftest import MCASTLAB
 
     sleeper = "import time; from mpi4py import MPI; MPI.COMM_WORLD.Barrier(); time.sleep(120)"
-    with rigmod.Rig(mbit=200) as rig:
-        proc = subprocess.Popen(
-            [*MCASTLAB, "mpirun", "--topo", "tree:leaves=2,hosts_per_leaf=2,bw=10",
-             "--servers", rigmod.NAME, "--ssh-config", rig.spec.ssh_config, "--timeout", "200",
-             "--", "-c", sleeper], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        deadline = time.monotonic() + 120
-        while True:  # both of server2's ranks are running
-            ranks = rig.remote.run(["pgrep", "-f", "time.sleep.120"], check=False).stdout
-            if len(ranks.split()) >= 2:
-                break
-            assert proc.poll() is None, proc.communicate()[1]
-            assert time.monotonic() < deadline, "the ranks on server2 did not start"
-            time.sleep(0.5)
-        proc.kill()
-        proc.wait()
-        deadline = time.monotonic() + 60
-        while True:
-            there = json.loads(rig.remote.run(
-                [sys.executable, "-m", "testbed.cluster.agent", "leftovers"]).stdout)
-            ranks = rig.remote.run(["pgrep", "-f", "time.sleep.120"], check=False).stdout
-            if not any(there.values()) and not ranks.strip():
-                break
-            assert time.monotonic() < deadline, (there, ranks)
-            time.sleep(0.5)
-        assert leftovers()["records"]  # this machine's part is still there: not vacuous
-        out = subprocess.run([*MCASTLAB, "cleanup"], capture_output=True, text=True,
-                             timeout=60)
-        assert out.returncode == 0, out.stderr
+    proc = subprocess.Popen(
+        [*MCASTLAB, "mpirun", "--topo", "tree:leaves=2,hosts_per_leaf=2,bw=10",
+         "--servers", rigmod.NAME, "--ssh-config", rig.spec.ssh_config, "--timeout", "200",
+         "--", "-c", sleeper], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while True:  # both of server2's ranks are running
+        ranks = rig.remote.run(["pgrep", "-f", "time.sleep.120"], check=False).stdout
+        if len(ranks.split()) >= 2:
+            break
+        assert proc.poll() is None, proc.communicate()[1]
+        assert time.monotonic() < deadline, "the ranks on server2 did not start"
+        time.sleep(0.5)
+    proc.kill()
+    proc.wait()
+    deadline = time.monotonic() + 60
+    while True:
+        there = _left_on(rig)
+        ranks = rig.remote.run(["pgrep", "-f", "time.sleep.120"], check=False).stdout
+        if not any(there.values()) and not ranks.strip():
+            break
+        assert time.monotonic() < deadline, (there, ranks)
+        time.sleep(0.5)
+    assert leftovers()["records"]  # this machine's part is still there: not vacuous
+    out = subprocess.run([*MCASTLAB, "cleanup"], capture_output=True, text=True,
+                         timeout=60)
+    assert out.returncode == 0, out.stderr
