@@ -128,7 +128,9 @@ def _wait_for(count: Any, target: int, timeout: float) -> float | None:
 
 
 def measure(emu: Emulation, name: str, n_groups: int, probes: int,
-           progress: Progress) -> dict[str, Any]:
+            progress: Progress, quiet: float = 1.0) -> dict[str, Any]:
+    """The measurement of one switch (see the module's docstring); `quiet`: the silence on
+    the prober's wire, s, that ends a leave (the probe stream sends every GAP s)."""
     sw = Switch(emu, name)
     hosts = emu.hosts
     per_host: dict[str, list[str]] = {h.name: [] for h in hosts}
@@ -172,7 +174,8 @@ def measure(emu: Emulation, name: str, n_groups: int, probes: int,
     duration = probes * 5 + 10
     stream = sender.popen(command("mcast_stream", control, sender.IP(), GAP, duration))
     probe = emu.host("h1").popen(command("join_leave_probe", control, "h1-eth0",
-                                         emu.host("h1").IP(), probes, 0.3, 0), text=True)
+                                         emu.host("h1").IP(), probes, 0.3, 0, 0.2, quiet),
+                                 text=True)
     out, err = probe.communicate(timeout=duration + 60)
     stream.kill()
     stream.wait()
