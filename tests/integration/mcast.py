@@ -116,14 +116,18 @@ class Sniffer(Receiver):
 
 
 def wire_counts(emu: Any, sender: str, group: str, tmpdir: Any, count: int = 5,
-                settle: float = 0.3, seconds: float = 2.5) -> dict[str, int]:
+                settle: float = 0.3, seconds: float = 2.5,
+                also: Iterable[Receiver] = ()) -> dict[str, int]:
     """`sender` sends `count` datagrams to `group`; returns how many arrived on the wire
-    at every host (the sender included)."""
+    at every host (the sender included). Receivers in `also` are told to stop with the
+    sniffers (their quiet times overlap; read them with `results` after)."""
     sn = {h.name: Sniffer(h, group, seconds, tmpdir) for h in emu.hosts}
     for s in sn.values():
         s.wait_ready()
     time.sleep(settle)
     send(emu.host(sender), group, count)
+    for r in also:
+        r.stop()
     return {h: got["count"] for h, got in zip(sn, results(sn.values()), strict=True)}
 
 

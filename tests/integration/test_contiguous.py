@@ -70,6 +70,6 @@ def test_contiguous_igmp_group_without_gap_is_served(caps, clean_after, tmp_path
         rx = [Receiver(emu.host(h), "239.4.4.4", 4.0, tmp_path) for h in range(4, 9)]
         for r in rx:
             r.wait_ready()
-        wire = wire_counts(emu, "h15", "239.4.4.4", tmp_path)
+        wire = wire_counts(emu, "h15", "239.4.4.4", tmp_path, also=rx)
         assert [r["count"] for r in results(rx)] == [5] * 5
     assert wire == {f"h{i}": (5 if 4 <= i <= 8 else 0) for i in range(16)}, wire
