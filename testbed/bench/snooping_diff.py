@@ -67,6 +67,9 @@ def run_script(emu: Emulation, progress: Callable[[str], None]) -> list[dict[str
     out = []
     try:
         for step in STEPS:
+            # the receivers' sniffers start first and come up while the step's members do
+            # (nothing is sent before the step's sends, and they count from then on)
+            sniffers = _sniffers(emu)
             changes = []  # (group, whether the switch should now list it)
             for m in step.members:
                 if m[0] == "-":
@@ -87,7 +90,7 @@ def run_script(emu: Emulation, progress: Callable[[str], None]) -> list[dict[str
                 _wait_file(ready)
                 changes.append((group, True))
             _wait_listed(emu, changes, step.wait_s)
-            got = _deliveries(emu, step.groups, name_of)
+            got = _deliveries(emu, sniffers, step.groups, name_of)
             out.append({"step": step.name, "got": got,
                         "expect": {r: sorted(step.expect.get(r, ())) for r in RECEIVERS}})
             agrees = out[-1]["got"] == out[-1]["expect"]
@@ -134,13 +137,19 @@ def _wait_file(path: Any, timeout: float = 10.0) -> None:
         time.sleep(0.05)
 
 
-def _deliveries(emu: Emulation, groups: tuple[str, ...],
-                name_of: dict[str, str]) -> dict[str, list[str]]:
+def _sniffers(emu: Emulation) -> dict[str, subprocess.Popen[str]]:
+    """A sniffer on every receiver's wire, counting multicast datagrams per source and
+    group until told to stop (or SNIFF_MAX_S; the run's teardown ends any left)."""
+    return {r: emu.host(r).popen(command("mcast_sniff", f"{r}-eth0", "224.0.0.0/4",
+                                         SNIFF_MAX_S, "-", "--until-stop"),
+                                 stdin=subprocess.PIPE, text=True) for r in RECEIVERS}
+
+
+def _deliveries(emu: Emulation, sniffers: dict[str, subprocess.Popen[str]],
+                groups: tuple[str, ...], name_of: dict[str, str]) -> dict[str, list[str]]:
     """Every sender sends COUNT datagrams to each group; per receiver the "sender group"
-    pairs that reached its wire (all COUNT of them; a partial count is shown as such)."""
-    sniffers = {r: emu.host(r).popen(command("mcast_sniff", f"{r}-eth0", "224.0.0.0/4",
-                                             SNIFF_MAX_S, "-", "--until-stop"),
-                                     stdin=subprocess.PIPE, text=True) for r in RECEIVERS}
+    pairs that reached its wire as `sniffers` counted them (all COUNT of them; a partial
+    count is shown as such)."""
     for r, p in sniffers.items():
         wait_ready(p, f"the sniffer on {r}")
     for s in SENDERS:
