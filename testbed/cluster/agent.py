@@ -28,14 +28,11 @@ from pathlib import Path
 from typing import Any
 
 from ..emulation import priority, registry
-from ..emulation.cleanup import (
-    cleanup_run,
-    interfaces,
-    leftovers,
-    ovs_bridges,
-    remove_ended_nft_tables,
-)
 from ..emulation.runlock import RunLock
+
+# testbed.emulation.cleanup (which brings in the topologies and networkx, a sixth of a second)
+# is imported by the commands that tear down: kill-job and sample, run after every MPI job
+# and around every measured window, start without it.
 
 STOP = "stop"
 
@@ -54,6 +51,8 @@ def gretap_works() -> bool:
 
 
 def hold(order: dict[str, Any], lines: Any) -> None:
+    from ..emulation.cleanup import cleanup_run, remove_ended_nft_tables
+
     run_id = order["run"]
     os.environ[registry.ENV_RUN] = run_id
     lock = RunLock()
@@ -122,6 +121,8 @@ def main(argv: list[str]) -> int:
         say(reading(asked["intfs"], asked["tunnels"]))
         return 0
     if argv == ["leftovers"]:
+        from ..emulation.cleanup import interfaces, leftovers, ovs_bridges
+
         say({**leftovers(), "ovs_bridges": sorted(ovs_bridges()),
              "links": sorted(i for i in interfaces() if "-eth" in i)})
         return 0
