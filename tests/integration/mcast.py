@@ -134,7 +134,9 @@ def wire_counts(emu: Any, sender: str, group: str, tmpdir: Any, count: int = 5,
 def wire_counts_together(emu: Any, sends: list[tuple[str, str]], tmp_path: Any,
                          count: int = 5) -> list[dict[str, int]]:
     """`wire_counts` of several (sender, group) pairs at the same time, one group each (its
-    sniffers count that group only): what arrived at every host, per pair, in their order."""
+    sniffers count that group only): what arrived at every host, per pair, in their order.
+    For one switch: on a fat tree, two new flows set up at once once cost a downstream host
+    two of its five datagrams (test_contiguous), so tests there count one at a time."""
     from concurrent.futures import ThreadPoolExecutor
 
     assert len({g for _s, g in sends}) == len(sends), "one pair per group"
