@@ -14,7 +14,7 @@ from typing import Any, NamedTuple
 
 from topologies import parse_spec
 
-from ..emulation.environment import detect
+from ..emulation.environment import detected
 from ..emulation.mpi import run_mpi
 from ..emulation.network import Emulation, Progress
 from ..experiments import results
@@ -95,7 +95,7 @@ def run(out_dir: Path, *, quick: bool = False, progress: Progress = print,
     trees on the mesh and BMIN), multinode.md (partitioned multi-node multicast) and
     fidelity.md (idle ranks, forwarding cost, the keep-up envelope) and nack.md (nack against
     M/B and under loss)."""
-    caps = detect()
+    caps = detected()
     caps.require()
     out_dir.mkdir(parents=True, exist_ok=True)
     written = []

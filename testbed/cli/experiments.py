@@ -107,9 +107,9 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     out = output_dir("--out", args.out)
     caps = None
     if any(c.network is not None for c in claims):
-        from ..emulation.environment import detect
+        from ..emulation.environment import detected
 
-        caps = detect()
+        caps = detected()
         caps.require()
     from ..reproduce.run import run
 

@@ -132,7 +132,7 @@ def cmd_cleanup(_args: argparse.Namespace) -> int:
 
 
 def cmd_calibrate(args: argparse.Namespace) -> int:
-    from ..emulation.environment import detect
+    from ..emulation.environment import detected
     from ..emulation.ports import host_port_type
     from ..fidelity import calibration
     from ..fidelity.link_rate import nominal_topology
@@ -142,7 +142,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
         raise UsageError("--hosts takes a list of star sizes: give it with a bare --topo star")
     if not args.max > 0:
         raise UsageError(f"--max must be > 0 Mbit/s, got {args.max:g}")
-    here = calibration.machine(host_port_type(detect()))
+    here = calibration.machine(host_port_type(detected()))
     rows, out = [], []
     for n in counts:
         spec = args.topo if n is None else f"star:hosts={n}"

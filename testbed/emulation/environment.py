@@ -11,6 +11,7 @@ import shutil
 import socket
 import subprocess
 import sys
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -143,52 +144,68 @@ class Capabilities:
         return d
 
 
-def detect() -> Capabilities:
-    root = os.geteuid() == 0
-    # Every probe waits on a process of its own (the imports take a second between them):
-    # side by side, detecting takes as long as the slowest one.
-    with ThreadPoolExecutor(max_workers=8) as pool:
-        def probe(fn: Any, *args: Any, **kwargs: Any) -> Any:
-            return pool.submit(fn, *args, **kwargs)
+def _ovs_state() -> tuple[bool, list[str], bool]:
+    """OVS running, its datapath types, and whether it offers AF_XDP ports."""
+    running = ovs_running()
+    if not running:
+        return False, [], False
+    return True, ovs_datapath_types(), AFXDP_PORT in ovs_iface_types()
 
-        running = probe(ovs_running)
-        kernel_module = probe(kernel_ovs_module)
-        sch_htb = probe(_probe_netns, "tc qdisc add dev lo root handle 1: htb default 1 && "
-                        "tc class add dev lo parent 1: classid 1:1 htb rate 10mbit")
-        sch_netem = probe(_probe_netns, "tc qdisc add dev lo root netem delay 1ms")
-        statistic = probe(_probe_netns, "iptables -w -A INPUT -m statistic --mode random "
-                          "--probability 0.5 -j DROP")
-        mininet = probe(ok, [sys.executable, "-c", "import mininet.net"])
-        mpi = probe(ok, [sys.executable, "-c", "import mpi4py"])
+
+_DETECTED: list[Capabilities] = []
+
+
+def detected() -> Capabilities:
+    """detect(), once per process: a command asks at several steps (its checks before it
+    starts, a calibration's network, the run's network), and the machine does not change
+    in between. (`mcastlab doctor` probes afresh.)"""
+    if not _DETECTED:
+        _DETECTED.append(detect())
+    return _DETECTED[0]
+
+
+def detect() -> Capabilities:
+    """Probe the machine. The probes are separate processes that wait on one another for
+    nothing (three of them import a package in a fresh interpreter), so they run at once:
+    the answer is that of running them one by one, in about half the time."""
+    root = os.geteuid() == 0
+    probes: dict[str, Callable[[], Any]] = {
+        "ovs": _ovs_state,
+        "kernel_ovs_module": kernel_ovs_module,
+        "sch_htb": lambda: root and _probe_netns(
+            "tc qdisc add dev lo root handle 1: htb default 1 && "
+            "tc class add dev lo parent 1: classid 1:1 htb rate 10mbit"),
+        "sch_netem": lambda: root and _probe_netns("tc qdisc add dev lo root netem delay 1ms"),
+        "netfilter_statistic": lambda: root and _probe_netns(
+            "iptables -w -A INPUT -m statistic --mode random --probability 0.5 -j DROP"),
+        "mininet": lambda: ok([sys.executable, "-c", "import mininet.net"]),
+        "mpi": lambda: (VENV_BIN / "mpiexec").exists() and ok([sys.executable, "-c",
+                                                                 "import mpi4py"]),
         # A subprocess: importing os-ken monkey-patches this process with eventlet.
-        controller = probe(ok, [sys.executable, "-c", "import controller.app"], timeout=30)
-        ingress = probe(_probe_netns,
-                        "ip link add ifb0 type ifb && ip link set ifb0 up && "
-                        "tc qdisc add dev lo handle ffff: ingress && "
-                        "tc filter add dev lo parent ffff: protocol all u32 match u32 0 0 "
-                        "action mirred egress redirect dev ifb0")
-        datapaths = probe(ovs_datapath_types)
-        iface_types = probe(ovs_iface_types)
-        up = running.result()
-        return Capabilities(
-            root=root,
-            ovs_installed=shutil.which("ovs-vsctl") is not None,
-            ovs_running=up,
-            ovs_datapaths=datapaths.result() if up else [],
-            kernel_ovs_module=kernel_module.result(),
-            sch_htb=root and sch_htb.result(),
-            sch_netem=root and sch_netem.result(),
-            netfilter_statistic=root and statistic.result(),
-            mininet=mininet.result(),
-            mpi=(VENV_BIN / "mpiexec").exists() and mpi.result(),
-            controller_importable=controller.result(),
-            tools={t: shutil.which(t) is not None
-                   for t in ("ethtool", "tc", "iptables", "nsenter", "unshare", "mnexec",
-                             "iperf3", "tcpdump", "ovs-ofctl")},
-            xdp_sockets=root and xdp_sockets(),
-            ovs_afxdp=up and AFXDP_PORT in iface_types.result(),
-            ingress_shaping=root and ingress.result(),
-        )
+        "controller_importable": lambda: ok([sys.executable, "-c", "import controller.app"],
+                                            timeout=30),
+        "ingress_shaping": lambda: root and _probe_netns(
+            "ip link add ifb0 type ifb && ip link set ifb0 up && "
+            "tc qdisc add dev lo handle ffff: ingress && "
+            "tc filter add dev lo parent ffff: protocol all u32 match u32 0 0 "
+            "action mirred egress redirect dev ifb0"),
+    }
+    with ThreadPoolExecutor(max_workers=len(probes)) as pool:
+        futures = {name: pool.submit(probe) for name, probe in probes.items()}
+        found = {name: f.result() for name, f in futures.items()}
+    running, datapaths, afxdp_ports = found.pop("ovs")
+    return Capabilities(
+        root=root,
+        ovs_installed=shutil.which("ovs-vsctl") is not None,
+        ovs_running=running,
+        ovs_datapaths=datapaths,
+        tools={t: shutil.which(t) is not None
+               for t in ("ethtool", "tc", "iptables", "nsenter", "unshare", "mnexec",
+                         "iperf3", "tcpdump", "ovs-ofctl")},
+        xdp_sockets=root and xdp_sockets(),
+        ovs_afxdp=afxdp_ports,
+        **found,
+    )
 
 
 def report(c: Capabilities) -> str:

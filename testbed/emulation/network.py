@@ -27,7 +27,7 @@ from ..errors import CapabilityError, RunFailed, UsageError
 from . import linkshape, priority, registry
 from .cleanup import cleanup_run, remove_ended_nft_tables
 from .controller_proc import ControllerProcess
-from .environment import AFXDP_PORT, Capabilities, detect
+from .environment import AFXDP_PORT, Capabilities, detected
 from .ports import (
     LINUX_BRIDGE_PORT,
     PORT_TYPES,
@@ -110,7 +110,7 @@ class Emulation:
         self.standalone = ovs_snooping or ovs_flooding or linux_bridge
         if self.standalone and len(topo.links) != len(topo.hosts) + len(topo.switches) - 1:
             raise UsageError(f"{topo.name} has loops: standalone switches need a tree")
-        self.caps = caps or detect()
+        self.caps = caps or detected()
         self.ports = ports or os.environ.get(PORTS_ENV) or "auto"
         if self.ports not in PORT_TYPES:
             raise UsageError(f"switch port type {self.ports!r} (from "

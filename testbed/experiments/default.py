@@ -13,7 +13,7 @@ from typing import Any
 
 from topologies import Topology, parse_spec
 
-from ..emulation.environment import detect
+from ..emulation.environment import detected
 from ..emulation.mpi import run_mpi
 from ..emulation.network import Emulation, Progress
 from . import results
@@ -25,7 +25,7 @@ def run(topo_spec: str = DEFAULT_TOPOLOGY, *, out_root: Path | None = None, reps
         bw_bytes: int = 1 << 20, timeout: float = 300.0,
         progress: Progress = print) -> Path:
     topo: Topology = parse_spec(topo_spec)
-    caps = detect()
+    caps = detected()
     caps.require()
     out = results.new_results_dir(f"pingpong-{topo.name}", out_root)
     config: dict[str, Any] = {

@@ -37,7 +37,7 @@ from ..cluster.spec import ClusterSpec
 from ..conditions.faults import FaultTimeline
 from ..conditions.traffic import Traffic
 from ..conditions.traffic_model import destination_shares
-from ..emulation.environment import detect
+from ..emulation.environment import detected
 from ..emulation.mpi import run_mpi
 from ..emulation.network import Emulation
 from ..emulation.periodic import Periodic
@@ -182,7 +182,7 @@ def prepare(spec_path: Path | None, resume: Path | None, out_root: Path,
             if not ssh_config.is_file():
                 raise UsageError(f"cluster.ssh_config: no such file {ssh_config}")
             spec.cluster = dataclasses.replace(spec.cluster, ssh_config=str(ssh_config))
-    caps = detect()
+    caps = detected()
     caps.require()
     check_machine(spec, caps)
     rate = _link_rate(spec, config if resume is not None else None, log)

@@ -87,11 +87,11 @@ def resolve(text: str, progress: Progress, *, ports: str | None = None,
     rate = topo.host_rate()
     if not is_auto(text):
         return topo, LinkRate(rate, rate, False, "given")
-    from ..emulation.environment import detect
+    from ..emulation.environment import detected
     from ..emulation.linkshape import check
     from ..emulation.ports import host_port_type
 
-    caps = detect()
+    caps = detected()
     caps.require()
     check(topo, caps)  # what the machine cannot emulate is refused before calibrating
     here = calibration.machine(host_port_type(caps, ports))
