@@ -14,6 +14,9 @@ from pathlib import Path
 
 from .conftest import MCASTLAB, assert_clean
 
+# loss 2 % of every packet: nack has datagrams to repair (12-21 in a 64 KiB point), and the
+# MPI jobs' TCP (connections, control messages) loses a few seconds to retransmission
+# timeouts where 5 % lost over ten
 SMALL = """
 name = "small"
 repetitions = 3
@@ -25,7 +28,7 @@ topology = "star:hosts=4,bw=100"
 algorithms = ["binomial", "nack"]
 sizes = [1024, 65536]
 traffic = ["none", "bg"]
-loss = [0.0, 0.05]
+loss = [0.0, 0.02]
 [traffic.bg]
 pattern = "uniform"
 load = 0.2
@@ -142,7 +145,7 @@ def test_small_spec_with_traffic_and_loss(caps, clean_after, tmp_path):
     links = by["nack", 65536, "bg", 0.0]["fidelity"]["links"]
     assert len(links) == 4 and all(lk["expected_mbit"] > 0 for lk in links), links
     # under loss the multicast broadcast repaired what was lost
-    assert by["nack", 65536, "none", 0.05]["datagrams"]["repaired"] > 0
+    assert by["nack", 65536, "none", 0.02]["datagrams"]["repaired"] > 0
     assert by["binomial", 1024, "none", 0.0]["predicted_s"] is None  # no params measured
     rows = list(csv.DictReader((folder / "summary.csv").open()))
     assert len(rows) == 16
