@@ -88,7 +88,7 @@ def cmd_pingpong(args: argparse.Namespace) -> int:
     from ..experiments import default as default_experiment
 
     out = default_experiment.run(args.topo, out_root=output_dir("--out", args.out),
-                                 reps=args.reps, progress=progress)
+                                 reps=args.reps, bw_bytes=args.bw_bytes, progress=progress)
     print((out / "summary.txt").read_text())
     print(f"results: {out}/ (config.json, records.jsonl, summary.txt, report.html)")
     return 0
@@ -302,6 +302,8 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--topo", default=DEFAULT_TOPOLOGY, help=TOPO_HELP)
     p.add_argument("--out", default="results", help="results root (default %(default)s)")
     p.add_argument("--reps", type=POSITIVE, default=50, help="measured round trips per pair")
+    p.add_argument("--bw-bytes", type=POSITIVE, default=1 << 20, metavar="B",
+                   help="message size of the bandwidth round trips (default 1 MiB)")
     p.set_defaults(func=cmd_pingpong)
 
     p = sub.add_parser("params", help="measure t_hold/t_end (and t_send/t_net/t_recv) on the "

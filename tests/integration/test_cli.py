@@ -29,7 +29,10 @@ def test_doctor_reports_ready_and_the_datapath(caps):
 
 
 def test_default_experiment_writes_a_results_folder(caps, clean_after, tmp_path):
-    out = subprocess.run([*MCASTLAB, "pingpong", "--out", str(tmp_path), "--reps", "10"],
+    # bandwidth from 256 KiB round trips (1 MiB by default): the folder and its bounds
+    # are the same, without the 84 MiB the default sends over 100 Mbit/s links
+    out = subprocess.run([*MCASTLAB, "pingpong", "--out", str(tmp_path), "--reps", "10",
+                          "--bw-bytes", str(256 << 10)],
                          capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
     [folder] = list(tmp_path.iterdir())
