@@ -27,6 +27,7 @@ one network, retuned in place (Emulation.retune).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
@@ -43,6 +44,7 @@ from typing import Any
 from collectives.timing import wait_per_turn
 from topologies import Topology
 
+from ..emulation.controller_proc import api_get
 from ..emulation.group_probe import wait_file
 from ..emulation.network import Emulation
 from ..errors import RunFailed, UsageError
@@ -156,6 +158,40 @@ def _pairs(hosts: list[str]) -> dict[str, str]:
     return dict(zip(hosts[0::2], hosts[1::2], strict=False))
 
 
+def _listening(hosts: list[Any], port: int, timeout: float = 10.0) -> None:
+    """Until a TCP socket listens on `port` in every host's network namespace (read from
+    its /proc/PID/net/tcp and tcp6, without connecting), at most `timeout` s: a server
+    that never listens is found out by its clients."""
+    want = f":{port:04X}"
+    deadline = time.monotonic() + timeout
+    for h in hosts:
+        while time.monotonic() < deadline:
+            lines: list[str] = []
+            for table in ("tcp", "tcp6"):
+                with contextlib.suppress(OSError):
+                    lines += Path(f"/proc/{h.pid}/net/{table}").read_text().splitlines()[1:]
+            if any(len(f) > 3 and f[1].endswith(want) and f[3] == "0A"
+                   for f in (ln.split() for ln in lines)):
+                break
+            time.sleep(0.02)
+
+
+def _joined(emu: Emulation, group: str, members: list[str], timeout: float = 5.0) -> None:
+    """Until the controller lists every one of `members` in `group` (their reports reached
+    it), at most `timeout` s."""
+    if emu.controller is None:
+        return
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            listed = api_get(emu.controller.api_port, "/groups").get(group, {}).get("members", {})
+        except (OSError, ValueError):
+            listed = {}
+        if all(m in listed for m in members):
+            return
+        time.sleep(0.02)
+
+
 def load_links(emu: Emulation, monitor: Monitor, seconds: float = LOAD_S) -> dict[str, Any]:
     """Half the hosts send TCP at full rate to a neighbour for `seconds`; what each
     sender's link carried against its rate."""
@@ -163,7 +199,7 @@ def load_links(emu: Emulation, monitor: Monitor, seconds: float = LOAD_S) -> dic
     pairs = _pairs(names)
     servers = [emu.host(h).popen(["iperf3", "-s", "-1", "-p", "29480"])
                for h in pairs.values()]
-    time.sleep(0.5)
+    _listening([emu.host(h) for h in pairs.values()], 29480)
     t0 = time.time()
     clients = [emu.host(a).popen(["iperf3", "-c", emu.host(b).IP(), "-p", "29480", "-t",
                                   f"{seconds:g}"])
@@ -214,7 +250,7 @@ def multicast_bursts(emu: Emulation, nbytes: int = PROBE_SIZE,
                                  stderr=subprocess.PIPE, text=True))
         for h, p in zip(members, procs, strict=True):
             wait_file(work / f"{h.name}.ready", p, f"burst receiver on {h.name}")
-        time.sleep(0.3)  # the joins reach the controller
+        _joined(emu, group, [h.name for h in members])  # their reports reach the controller
         gap = 3 * wire_s + 0.05
         send = sender.popen(command("mcast_burst", "send", group, BURST_PORT, sender.IP(),
                                     bursts, count, BURST_DATAGRAM, gap, work / "send.json"),
