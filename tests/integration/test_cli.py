@@ -4,6 +4,8 @@ testbed` runs) and clear refusals of what the machine cannot emulate."""
 from __future__ import annotations
 
 import json
+import os
+import select
 import subprocess
 import time
 from pathlib import Path
@@ -91,6 +93,17 @@ def test_delay_needs_netem(caps, clean_after):
         assert "5 ms delay" in out.stderr and "no sch_netem" in out.stderr
 
 
+def _wait_listening(tcpdump: subprocess.Popen, timeout: float = 10.0) -> None:
+    """Until tcpdump says it captures ("listening on ..." on its standard error)."""
+    said = ""
+    deadline = time.monotonic() + timeout
+    while "listening on" not in said and time.monotonic() < deadline:
+        if select.select([tcpdump.stderr], [], [], 0.1)[0]:  # the pipe itself, unbuffered
+            said += os.read(tcpdump.stderr.fileno(), 4096).decode(errors="replace")
+        assert tcpdump.poll() is None, said
+    assert "listening on" in said, said
+
+
 def test_arp_reaches_only_its_target(caps, clean_after):
     """ARP is routed to the target by the controller, not flooded: a third host hears none
     of another pair's ARP requests."""
@@ -98,7 +111,7 @@ def test_arp_reaches_only_its_target(caps, clean_after):
         h3 = emu.host(3)
         cap = h3.popen(["tcpdump", "-l", "-n", "-i", "h3-eth0", "arp"], text=True)
         try:
-            time.sleep(1.0)
+            _wait_listening(cap)
             out = emu.host(0).cmd(f"ping -c2 -W2 {emu.host(1).IP()}")
             assert " 0% packet loss" in out
             # h3's own ARP exchange shows the capture works
