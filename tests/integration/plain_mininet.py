@@ -2,12 +2,16 @@
 switches (userspace datapath, OpenFlow 1.3) under a remote controller on 127.0.0.1:PORT.
 Pings all pairs, then h2 and h4 join 239.1.2.3 and h1 sends; prints JSON results.
 
-    python3 plain_mininet.py PORT
+    python3 plain_mininet.py PORT [API_PORT]
+
+With API_PORT (the controller's JSON endpoint) it waits for what the controller says
+instead of fixed times: every switch programmed and the links found, then both joins.
 """
 
 import json
 import sys
 import time
+import urllib.request
 from functools import partial
 
 from mininet.log import setLogLevel
@@ -19,10 +23,29 @@ RECV = ("import socket, struct, sys; s = socket.socket(socket.AF_INET, socket.SO
         "s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1); s.bind(('', 5000)); "
         "s.setsockopt(socket.IPPROTO_IP, socket.IP_ADD_MEMBERSHIP, struct.pack('4s4s', "
         "socket.inet_aton('239.1.2.3'), socket.inet_aton(sys.argv[1]))); s.settimeout(3); n = 0\n"
-        "try:\n    while True: s.recv(100); n += 1\nexcept OSError: print(n)")
+        "try:\n    while True:\n        s.recv(100); n += 1\n"
+        "        if n == 5: s.settimeout(0.5)  # all sent: a duplicate would follow at once\n"
+        "except OSError: print(n)")
 SEND = ("import socket, sys, time; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); "
         "s.setsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_IF, socket.inet_aton(sys.argv[1])); "
         "[(s.sendto(b'x', ('239.1.2.3', 5000)), time.sleep(0.05)) for _ in range(5)]")
+
+
+def wait_for(api: int | None, ready, seconds: float) -> None:
+    """Until ready(the controller's /state) is true, at most 20 s; without an API port,
+    `seconds`."""
+    if api is None:
+        time.sleep(seconds)
+        return
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        try:
+            if ready(json.loads(urllib.request.urlopen(f"http://127.0.0.1:{api}/state",
+                                                       timeout=2).read())):
+                return
+        except OSError:
+            pass
+        time.sleep(0.1)
 
 
 class Remote(RemoteController):
@@ -37,6 +60,7 @@ class Remote(RemoteController):
 def main() -> None:
     setLogLevel("error")
     port = int(sys.argv[1])
+    api = int(sys.argv[2]) if len(sys.argv) > 2 else None
     net = Mininet(topo=TreeTopo(depth=2, fanout=2),
                   switch=partial(OVSSwitch, datapath="user", protocols="OpenFlow13"),
                   controller=partial(Remote, ip="127.0.0.1", port=port))
@@ -45,11 +69,12 @@ def main() -> None:
         for h in net.hosts:
             h.cmd("ethtool -K", h.defaultIntf(), "tx off")  # userspace datapath + veth
             h.cmd("ip route add 224.0.0.0/4 dev", h.defaultIntf())
-        time.sleep(4)  # the controller finds the links (LLDP)
+        wait_for(api, lambda st: st["ready"], 4)  # the controller finds the links (LLDP)
         loss = net.pingAll(timeout=2)
         rx = {n: net.get(n).popen([sys.executable, "-c", RECV, net.get(n).IP()], text=True)
               for n in ("h2", "h4")}
-        time.sleep(1.0)
+        wait_for(api, lambda st: len(st["groups"].get("239.1.2.3", {}).get("members", {}))
+                 == 2, 1.0)  # both joins reached the controller
         h1 = net.get("h1")
         h1.popen([sys.executable, "-c", SEND, h1.IP()]).wait()
         got = {n: int(p.communicate(timeout=20)[0].strip() or 0) for n, p in rx.items()}

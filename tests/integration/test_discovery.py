@@ -22,8 +22,8 @@ def test_discovery_mode_serves_a_plain_mininet_script(caps, clean_after, tmp_pat
                             stderr=subprocess.STDOUT)
     out = None
     try:
-        out = subprocess.run(["/usr/bin/python3", str(SCRIPT), str(ofp)], capture_output=True,
-                             text=True, timeout=180)
+        out = subprocess.run(["/usr/bin/python3", str(SCRIPT), str(ofp), str(api)],
+                             capture_output=True, text=True, timeout=180)
         state = api_get(api, "/state")
     finally:
         ctrl.terminate()
