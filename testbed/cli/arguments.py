@@ -29,7 +29,8 @@ def controller_config(args: argparse.Namespace):
     try:
         return ControllerConfig(mode=args.mode, timers=IgmpTimers(
             query_interval=args.query_interval,
-            query_response_interval=min(10.0, args.query_interval / 2)))
+            query_response_interval=min(10.0, args.query_interval / 2),
+            last_member_interval=args.last_member_interval))
     except ValueError as exc:
         raise UsageError(str(exc)) from None
 
@@ -40,6 +41,9 @@ def add_controller_choice(p: argparse.ArgumentParser) -> None:
     p.add_argument("--mode", choices=MODES, default="igmp", help="controller mode")
     p.add_argument("--query-interval", type=float, default=125.0,
                    help="IGMP general query interval, s (default 125)")
+    p.add_argument("--last-member-interval", type=float, default=1.0, metavar="S",
+                   help="IGMP group-specific queries after a leave are this far apart, s "
+                        "(default 1): a member that left is dropped after two of them")
 
 
 def add_cluster_choice(p: argparse.ArgumentParser) -> None:

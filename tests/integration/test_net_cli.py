@@ -39,11 +39,14 @@ def test_script_joins_sends_draws_and_tears_down(caps, clean_after, tmp_path):
     script.write_text("\n".join([
         f"join h1 {G}", f"join h2 {G}", f"capture h1 {pcap}",
         f"send h0 {G} 3", "groups", f"tree {G} {png}",
-        "capture h1 stop", f"leave h2 {G}", "sh sleep 4", f"send h0 {G} 3",
+        "capture h1 stop", f"leave h2 {G}", "sh sleep 1.5", f"send h0 {G} 3",
         "fail h3", "restore h3", "loss 0.3 h1", "loss 0",
         f"join h9 {G}", "join h1 10.0.0.1", f"leave h3 {G}", "loss 7", "fail",
         "capture h1 stop"]) + "\n")
-    out = net("--topo", "star", "--hosts", "4", "--bw", "100", "--script", str(script))
+    # group-specific queries 0.25 s apart: h2 is pruned 0.5 s after its leave (2 s at the
+    # default 1 s), well inside the 1.5 s the script waits
+    out = net("--topo", "star", "--hosts", "4", "--bw", "100", "--last-member-interval",
+              "0.25", "--script", str(script))
     assert out.returncode == 0, out.stderr
     text = out.stderr  # Mininet's CLI writes through its logger, to standard error
     first, second = send_tables(text)
