@@ -6,6 +6,7 @@ Kernel features are probed by trying them in a throw-away network namespace
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import shutil
 import socket
@@ -156,19 +157,32 @@ _DETECTED: list[Capabilities] = []
 
 
 def detected() -> Capabilities:
-    """detect(), once per process: a command asks at several steps (its checks before it
-    starts, a calibration's network, the run's network), and the machine does not change
-    in between. (`mcastlab doctor` probes afresh.)"""
+    """What a command that runs a network needs to know, once per process: it asks at
+    several steps (its checks before it starts, a calibration's network, the run's network),
+    and the machine does not change in between. Mininet, mpi4py and the controller are
+    found installed, not imported in fresh interpreters (`detect(imports=False)`): a
+    package that is there but broken shows when the run starts it (its traceback, the
+    controller's log). `mcastlab doctor` probes afresh, imports included."""
     if not _DETECTED:
-        _DETECTED.append(detect())
+        _DETECTED.append(detect(imports=False))
     return _DETECTED[0]
 
 
-def detect() -> Capabilities:
+def _installed(*modules: str) -> bool:
+    """Every module is installed (found, not imported: a submodule's package is)."""
+    try:
+        return all(importlib.util.find_spec(m) is not None for m in modules)
+    except (ImportError, ValueError):
+        return False
+
+
+def detect(imports: bool = True) -> Capabilities:
     """Probe the machine. The probes are separate processes that wait on one another for
     nothing (three of them import a package in a fresh interpreter), so they run at once:
-    the answer is that of running them one by one, in about half the time."""
+    the answer is that of running them one by one, in about half the time. With `imports`
+    False those three only look the packages up (see `detected`)."""
     root = os.geteuid() == 0
+    mpiexec = (VENV_BIN / "mpiexec").exists()
     probes: dict[str, Callable[[], Any]] = {
         "ovs": _ovs_state,
         "kernel_ovs_module": kernel_ovs_module,
@@ -178,12 +192,14 @@ def detect() -> Capabilities:
         "sch_netem": lambda: root and _probe_netns("tc qdisc add dev lo root netem delay 1ms"),
         "netfilter_statistic": lambda: root and _probe_netns(
             "iptables -w -A INPUT -m statistic --mode random --probability 0.5 -j DROP"),
-        "mininet": lambda: ok([sys.executable, "-c", "import mininet.net"]),
-        "mpi": lambda: (VENV_BIN / "mpiexec").exists() and ok([sys.executable, "-c",
-                                                                 "import mpi4py"]),
+        "mininet": lambda: ok([sys.executable, "-c", "import mininet.net"]) if imports
+        else _installed("mininet.net"),
+        "mpi": lambda: mpiexec and (ok([sys.executable, "-c", "import mpi4py"]) if imports
+                                    else _installed("mpi4py")),
         # A subprocess: importing os-ken monkey-patches this process with eventlet.
         "controller_importable": lambda: ok([sys.executable, "-c", "import controller.app"],
-                                            timeout=30),
+                                            timeout=30) if imports
+        else _installed("controller.app") and (_installed("os_ken") or _installed("ryu")),
         "ingress_shaping": lambda: root and _probe_netns(
             "ip link add ifb0 type ifb && ip link set ifb0 up && "
             "tc qdisc add dev lo handle ffff: ingress && "
