@@ -15,7 +15,7 @@ from typing import Any, NamedTuple
 
 from topologies import parse_spec
 
-from ..emulation.controller_proc import api_get
+from ..emulation.controller_proc import group_members
 from ..emulation.environment import Capabilities
 from ..emulation.group_probe import sniffed, wait_ready
 from ..emulation.network import Emulation, Progress
@@ -107,7 +107,7 @@ def listed(emu: Emulation, group: str) -> bool:
     one member at a time): the controller's state, Open vSwitch's or the bridge's MDB."""
     bridge = emu.topo.switches[0].name
     if emu.controller is not None:
-        return bool(api_get(emu.controller.api_port, "/groups").get(group, {}).get("members"))
+        return bool(group_members(emu.controller.api_port, group))
     if emu.linux_bridge:
         out = subprocess.run(["bridge", "mdb", "show", "dev", bridge], capture_output=True,
                              text=True, timeout=30).stdout

@@ -3,6 +3,7 @@ is programmed, stopped at teardown."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import socket
 import subprocess
@@ -27,18 +28,24 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def tcp_listening(port: int, ip: str = "127.0.0.1") -> bool:
-    """A socket of this namespace listens on ip:port (IPv4), read from /proc/net/tcp
-    without connecting: a connection would make the controller log a dropped switch."""
-    a, b, c, d = (int(x) for x in ip.split("."))
-    want = f"{d:02X}{c:02X}{b:02X}{a:02X}:{port:04X}"  # the kernel prints it little-endian
-    try:
-        lines = Path("/proc/net/tcp").read_text().splitlines()[1:]
-    except OSError:
-        return False
+def tcp_listening(port: int, ip: str | None = "127.0.0.1", pid: int | None = None) -> bool:
+    """A socket listens on ip:port (IPv4; with ip None on any address, IPv6 too) in this
+    network namespace, or in that of process `pid`. Read from /proc's tcp tables without
+    connecting: a connection would make the controller log a dropped switch."""
+    tables = ("tcp",) if ip else ("tcp", "tcp6")
+    lines: list[str] = []
+    for table in tables:
+        with contextlib.suppress(OSError):
+            proc = f"/proc/{pid}" if pid is not None else "/proc"
+            lines += Path(f"{proc}/net/{table}").read_text().splitlines()[1:]
+    wanted = {f"00000000:{port:04X}"}
+    if ip:
+        a, b, c, d = (int(x) for x in ip.split("."))
+        wanted.add(f"{d:02X}{c:02X}{b:02X}{a:02X}:{port:04X}")  # the kernel prints it little-endian
     for line in lines:
         fields = line.split()
-        if len(fields) > 3 and fields[3] == "0A" and fields[1] in (want, f"00000000:{port:04X}"):
+        if len(fields) > 3 and fields[3] == "0A" and (
+                fields[1] in wanted if ip else fields[1].endswith(f":{port:04X}")):
             return True
     return False
 
@@ -47,6 +54,11 @@ def api_get(port: int, path: str = "/state", timeout: float = 5.0) -> Any:
     """GET a JSON resource from the controller's endpoint on 127.0.0.1."""
     with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=timeout) as r:
         return json.loads(r.read())
+
+
+def group_members(port: int, group: str) -> dict[str, Any]:
+    """The members the controller lists in `group` (none when it knows no such group)."""
+    return api_get(port, "/groups").get(group, {}).get("members", {})
 
 
 def api_post(port: int, path: str, body: dict[str, Any], timeout: float = 5.0) -> Any:

@@ -27,7 +27,6 @@ one network, retuned in place (Emulation.retune).
 
 from __future__ import annotations
 
-import contextlib
 import json
 import math
 import os
@@ -44,7 +43,7 @@ from typing import Any
 from collectives.timing import wait_per_turn
 from topologies import Topology
 
-from ..emulation.controller_proc import api_get
+from ..emulation.controller_proc import group_members, tcp_listening
 from ..emulation.group_probe import wait_file
 from ..emulation.network import Emulation
 from ..errors import RunFailed, UsageError
@@ -162,17 +161,9 @@ def _listening(hosts: list[Any], port: int, timeout: float = 10.0) -> None:
     """Until a TCP socket listens on `port` in every host's network namespace (read from
     its /proc/PID/net/tcp and tcp6, without connecting), at most `timeout` s: a server
     that never listens is found out by its clients."""
-    want = f":{port:04X}"
     deadline = time.monotonic() + timeout
     for h in hosts:
-        while time.monotonic() < deadline:
-            lines: list[str] = []
-            for table in ("tcp", "tcp6"):
-                with contextlib.suppress(OSError):
-                    lines += Path(f"/proc/{h.pid}/net/{table}").read_text().splitlines()[1:]
-            if any(len(f) > 3 and f[1].endswith(want) and f[3] == "0A"
-                   for f in (ln.split() for ln in lines)):
-                break
+        while not tcp_listening(port, None, h.pid) and time.monotonic() < deadline:
             time.sleep(0.02)
 
 
@@ -184,7 +175,7 @@ def _joined(emu: Emulation, group: str, members: list[str], timeout: float = 5.0
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         try:
-            listed = api_get(emu.controller.api_port, "/groups").get(group, {}).get("members", {})
+            listed = group_members(emu.controller.api_port, group)
         except (OSError, ValueError):
             listed = {}
         if all(m in listed for m in members):

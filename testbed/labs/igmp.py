@@ -9,7 +9,7 @@ from typing import Any
 from controller.config import ControllerConfig
 from controller.timers import IgmpTimers
 
-from ..emulation.controller_proc import api_get
+from ..emulation.controller_proc import api_get, group_members
 from ..emulation.group_probe import Member, send_counted
 from ..errors import McastlabError
 from .answers import Question
@@ -38,7 +38,7 @@ QUESTIONS = (
 
 
 def _members(emu: Any) -> dict[str, Any]:
-    return api_get(emu.controller.api_port, "/groups").get(GROUP, {}).get("members", {})
+    return group_members(emu.controller.api_port, GROUP)
 
 
 def _wait_members(emu: Any, want: Callable[[set[str]], bool], what: str,

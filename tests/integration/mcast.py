@@ -11,7 +11,7 @@ import time
 from collections.abc import Iterable
 from typing import Any
 
-from testbed.emulation.controller_proc import api_get
+from testbed.emulation.controller_proc import group_members
 from testbed.hostprogs import command
 from testbed.hostprogs.mcast_sniff import QUIET_S
 
@@ -252,4 +252,4 @@ def until(done: Any, deadline: float) -> None:
 
 def members(api_port: int, group: str) -> set[str]:
     """The group's members at the controller (those in their last-member time too)."""
-    return set(api_get(api_port, "/groups").get(group, {}).get("members", {}))
+    return set(group_members(api_port, group))

@@ -170,3 +170,22 @@ def test_tcp_listening_reads_proc_net_tcp() -> None:
         assert tcp_listening(port)
         assert not tcp_listening(port, "127.0.0.2")
     assert not tcp_listening(port)
+
+
+def test_tcp_listening_on_any_address_of_a_process_namespace() -> None:
+    """ip None: a listener on any address, IPv6 (iperf3's dual-stack socket) included, looked
+    up in /proc/PID/net (a Mininet host's namespace is its shell's)."""
+    import os
+    import socket
+
+    from testbed.emulation.controller_proc import tcp_listening
+
+    with socket.socket(socket.AF_INET6) as s:
+        s.bind(("::", 0))
+        port = s.getsockname()[1]
+        assert not tcp_listening(port, None, os.getpid())
+        s.listen()
+        assert tcp_listening(port, None, os.getpid())
+        assert tcp_listening(port, None)
+        assert not tcp_listening(port)  # not an IPv4 listener on 127.0.0.1
+    assert not tcp_listening(port, None, os.getpid())
