@@ -24,6 +24,23 @@ FAMILIES = {
 }
 
 
+# how a point-to-point tree's node sends to its children (Algorithm.send_order):
+SEND_ORDERS = {
+    "fifo": "one message after the other: the next send starts when the previous message "
+            "has left the host (Nupairoj1998's model, OPT-Tree's construction)",
+    "overlapped": "every send started as soon as MPI took the previous one, so the messages "
+                  "to the children share the node's link",
+}
+DEFAULT_SEND_ORDER = "fifo"
+
+
+def check_send_order(value: object) -> str:
+    """`value` if it names a send order, else ValueError listing the choices."""
+    if value not in SEND_ORDERS:
+        raise ValueError(f"send_order must be one of {', '.join(SEND_ORDERS)}, got {value!r}")
+    return str(value)
+
+
 @dataclass(frozen=True)
 class Algorithm:
     name: str
@@ -39,6 +56,11 @@ class Algorithm:
     def nodes(self) -> bool:
         """Told which network node every rank is on (nodes=, testbed.experiments.placement)."""
         return bool(self.geometry)
+
+    @property
+    def send_order(self) -> bool:
+        """A point-to-point tree whose nodes send in a send_order (SEND_ORDERS)."""
+        return self.family in ("tree", "contention", "dynamic")
 
     @property
     def model_tree(self) -> bool:

@@ -11,7 +11,12 @@ from collections.abc import Callable
 from typing import Any
 
 from . import held, waiting
-from .algorithms import barrier_algorithm, bcast_algorithm
+from .algorithms import (
+    DEFAULT_SEND_ORDER,
+    barrier_algorithm,
+    bcast_algorithm,
+    check_send_order,
+)
 from .ipmc.plans import parents, scout_binary_tree
 from .trees.run import execute, schedule_for
 
@@ -54,7 +59,8 @@ def _scheduled(buf: Any, root: int, comm: Any, algorithm: str, params: dict) -> 
 def _dynamic(buf: Any, root: int, comm: Any, _algorithm: str, params: dict) -> None:
     from .trees import dyn_bcast
 
-    dyn_bcast.bcast(buf, root, comm, dyn_bcast.static_params(params))
+    dyn_bcast.bcast(buf, root, comm, dyn_bcast.static_params(params),
+                    check_send_order(params.get("send_order", DEFAULT_SEND_ORDER)))
 
 
 def _multicast(buf: Any, root: int, comm: Any, algorithm: str, params: dict) -> None:
@@ -167,6 +173,7 @@ def check(bcast: str, barrier: str, size: int, options: dict[str, Any]) -> None:
             from .trees.dyn_bcast import static_params
 
             static_params(options)
+            check_send_order(options.get("send_order", DEFAULT_SEND_ORDER))
         elif family == "multicast":
             from .ipmc.message import Options
 

@@ -4,16 +4,18 @@ under its own current estimates (`trees.dyntree.estimates`, from what its own se
 and forwards the message and a sub-range to each child. So the tree adapts at every
 forwarding node, from local information only, as in Nupairoj1998 section 6.4.5.
 
-t_as is what this rank can see of a send: the time its send of the message (the range's
-end in front of the data) took to complete. Eager sends complete once the data is in the
-socket buffer; when the network is loaded the buffer fills and sends take longer."""
+t_as is what this rank can see of a send: with send_order fifo (the default) the time from
+its send of the message (the range's end in front of the data) until the message has left
+the host (collectives.outqueue), as the paper defines it; overlapped, the time the send took
+to complete, which for an eager send is a copy into the socket buffer."""
 
 from __future__ import annotations
 
 import time
 from typing import Any
 
-from .. import held, waiting
+from .. import held, outqueue, waiting
+from ..algorithms import DEFAULT_SEND_ORDER
 from .dyntree import SendCost, StaticParams, estimates, split
 
 TAG_BASE = 0x4400  # + broadcast number mod TAG_SPAN: a header never matches a later one
@@ -34,7 +36,12 @@ def static_params(params: dict[str, Any]) -> StaticParams:
     raise ValueError("dyn-tree needs t_hs, t_hd, t_ns, t_nd, t_rs, t_rd (or t_hold and t_end)")
 
 
-def bcast(buf: Any, root: int, comm: Any, params: StaticParams) -> None:
+def bcast(buf: Any, root: int, comm: Any, params: StaticParams,
+          send_order: str = DEFAULT_SEND_ORDER) -> None:
+    """With send_order fifo a send to the next child starts once the previous message has
+    left the host (collectives.outqueue), as in collectives.trees.run.execute, and t_as is
+    measured until then (Nupairoj1998: "until the whole message leaves the sender");
+    overlapped: t_as is how long the send call took."""
     from mpi4py import MPI
 
     k, rank = comm.Get_size(), comm.Get_rank()
@@ -68,8 +75,11 @@ def bcast(buf: Any, root: int, comm: Any, params: StaticParams) -> None:
         framed[HEADER:] = view
     cost = _COST.setdefault(key, SendCost())
     hold, end = estimates(params, n, cost.t_as, cost.n)
+    fifo = send_order == "fifo"
     for child, child_hi in split(vr, hi, hold, end):
         t0 = time.perf_counter()
         framed[:HEADER] = child_hi.to_bytes(HEADER, "little")
         waiting.send(comm, [framed, MPI.BYTE], (child + root) % k, tag)
+        if fifo:  # t_as until the message has left the host, and only then the next send
+            outqueue.wait_sent()
         cost.record(time.perf_counter() - t0, n)

@@ -6,7 +6,8 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
-from .. import held, waiting
+from .. import held, outqueue, waiting
+from ..algorithms import DEFAULT_SEND_ORDER
 from .ops import Recv, Schedule, Send, SendRecv
 from .schedules import build
 
@@ -28,13 +29,21 @@ def schedule_for(algorithm: str, size: int, root: int, nbytes: int, **params: An
 
 
 def execute(schedule: Schedule, buf: Any, comm: Any) -> None:
-    """Carry out this rank's program of `schedule` on `buf` (writable, `schedule.nbytes`)."""
+    """Carry out this rank's program of `schedule` on `buf` (writable, `schedule.nbytes`).
+    With send_order fifo (the default) a send starts once this rank's previous sends have
+    left the host (collectives.outqueue), as the model's sender sends; overlapped starts it
+    as soon as MPI has taken the previous one."""
     from mpi4py import MPI
 
     view = memoryview(buf).cast("B")
     if len(view) != schedule.nbytes:
         raise ValueError(f"buffer holds {len(view)} bytes, the schedule {schedule.nbytes}")
+    fifo = schedule.params.get("send_order", DEFAULT_SEND_ORDER) == "fifo"
+    sent = False  # this rank has sent in this broadcast
     for op in schedule.programs[comm.Get_rank()]:
+        if fifo and sent and not isinstance(op, Recv):
+            outqueue.wait_sent()
+        sent = sent or not isinstance(op, Recv)
         if isinstance(op, Send):
             waiting.wait([comm.Isend([view[op.lo:op.hi], MPI.BYTE], dest=op.peer, tag=TAG)])
         elif isinstance(op, Recv):

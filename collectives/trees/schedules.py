@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from ..algorithms import NATIVE, names
+from ..algorithms import DEFAULT_SEND_ORDER, NATIVE, check_send_order, names
 from ..contention import schedules as contention_schedules
 from . import opttree
 from .ops import Op, Recv, Schedule, Send, SendRecv
@@ -141,10 +141,12 @@ TREES: dict[str, Callable[[int], Children]] = {
 def build(algorithm: str, size: int, root: int = 0, nbytes: int = 0,
           **params: Any) -> Schedule:
     """The schedule of `algorithm` for `size` ranks, `root`, an `nbytes` message.
-    Parameters: fragment (fragmented-chain, bytes), t_hold and t_end (opt-tree, opt-mesh,
-    opt-min); for the TOPOLOGY_ALGORITHMS mesh=(rows, cols) (opt-mesh, u-mesh), torus=(rows,
-    cols) (u-torus), bmin=(k, n) (opt-min) and nodes=(node of rank 0, ...) (default rank i on
-    node i), node ids as topologies numbers hosts (`collectives.contention.schedules`)."""
+    Parameters: send_order (every tree: fifo, the default, or overlapped;
+    collectives.algorithms.SEND_ORDERS), fragment (fragmented-chain, bytes), t_hold and t_end
+    (opt-tree, opt-mesh, opt-min); for the TOPOLOGY_ALGORITHMS mesh=(rows, cols) (opt-mesh,
+    u-mesh), torus=(rows, cols) (u-torus), bmin=(k, n) (opt-min) and nodes=(node of rank 0,
+    ...) (default rank i on node i), node ids as topologies numbers hosts
+    (`collectives.contention.schedules`)."""
     if algorithm not in ALGORITHMS and algorithm not in TOPOLOGY_ALGORITHMS:
         extra = " (MPICH's own MPI_Bcast has no schedule)" if algorithm == NATIVE else ""
         raise ValueError(f"unknown algorithm {algorithm!r}{extra}; choose from "
@@ -155,6 +157,7 @@ def build(algorithm: str, size: int, root: int = 0, nbytes: int = 0,
         raise ValueError(f"root must be a rank in 0..{size - 1}, got {root!r}")
     if not isinstance(nbytes, int) or nbytes < 0:
         raise ValueError(f"message size must be a non-negative byte count, got {nbytes!r}")
+    params["send_order"] = check_send_order(params.get("send_order", DEFAULT_SEND_ORDER))
     if algorithm in TOPOLOGY_ALGORITHMS:
         return contention_schedules.schedule(algorithm, size, root, nbytes, **params)
     if algorithm == "fragmented-chain":

@@ -137,6 +137,8 @@ def cmd_bcast(args: argparse.Namespace) -> int:
         raise UsageError(f"--loss is a fraction of packets in [0, 1], got {args.loss:g}")
     from ..experiments.bcast import MPICH_ALGORITHMS
 
+    if args.send_order and not BCASTS[args.algo].send_order:
+        raise UsageError(f"--send-order: {args.algo} is not a point-to-point tree")
     if args.mpich_algorithm and (args.algo != NATIVE
                                  or args.mpich_algorithm not in MPICH_ALGORITHMS):
         raise UsageError(f"--mpich-algorithm needs --algo {NATIVE} and one of "
@@ -160,6 +162,7 @@ def cmd_bcast(args: argparse.Namespace) -> int:
             res = run_bcast(emu, args.algo, args.size, hosts=args.hosts, iters=args.iters,
                             flow=flow, params=params, fragment=args.fragment,
                             mpich_algorithm=args.mpich_algorithm, wait=args.wait,
+                            send_order=args.send_order,
                             loss=args.loss, loss_scope=args.loss_scope, frames=args.frames)
         res["fidelity"] = mon.window(*res["window"],
                                      host_wait_s=(res.get("cpu") or {}).get("wait_per_turn_s"))
@@ -178,8 +181,9 @@ def cmd_bcast(args: argparse.Namespace) -> int:
     else:  # across servers: no shared clock
         how = (f"t_mcast {t['median'] * 1e6:.0f} us by flow latency (ranks on "
                f"{len(res['servers'])} servers share no clock)")
-    print(f"{res['algorithm']} {res['size']} B on {res['hosts']} hosts of {res['topology']}: "
-          f"{how}; predicted {pred}; verified {res['verified']}")
+    order = f" ({res['send_order']} sends)" if res.get("send_order") else ""
+    print(f"{res['algorithm']}{order} {res['size']} B on {res['hosts']} hosts of "
+          f"{res['topology']}: {how}; predicted {pred}; verified {res['verified']}")
     flags = res["fidelity"]["flags"]
     print("  fidelity: " + ("; ".join(flags) + " (not a result: the emulator did not keep up)"
                             if flags else "kept up (no flag)"))
@@ -273,7 +277,7 @@ def fidelity_lines(rows: list[dict]) -> list[str]:
 
 
 def add_commands(sub: argparse._SubParsersAction) -> None:
-    from collectives.algorithms import BARRIERS, BCASTS
+    from collectives.algorithms import BARRIERS, BCASTS, SEND_ORDERS
     from collectives.executor import WAIT_MODES
     from collectives.use import option as use_option
 
@@ -334,6 +338,10 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--mpich-algorithm", metavar="NAME",
                    help="with --algo mpich: MPI_Bcast's algorithm (MPICH control "
                         "variable), e.g. binomial, scatter_ring_allgather")
+    p.add_argument("--send-order", choices=tuple(SEND_ORDERS),
+                   help="a tree node's sends: fifo (default: the next when the previous "
+                        "message has left the host, as the model assumes) or overlapped "
+                        "(all at once, sharing the link)")
     p.add_argument("--wait", choices=WAIT_MODES,
                    help="how ranks wait for messages: block (default: asleep until "
                         "a socket wakes them), spin (MPI's own busy waits), yield, "

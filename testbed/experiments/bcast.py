@@ -7,7 +7,7 @@ import contextlib
 import json
 from typing import Any
 
-from collectives.algorithms import NATIVE, known
+from collectives.algorithms import DEFAULT_SEND_ORDER, NATIVE, check_send_order, known
 from collectives.executor import WAIT_MODES
 from collectives.trees.model import MeasuredPointToPoint, predict
 from collectives.trees.schedules import build
@@ -139,7 +139,8 @@ def run_bcast(emu: Emulation, algorithm: str, size: int, *,
               fragment: int | None = None, mpich_algorithm: str | None = None,
               wait: str | None = None, loss: float = 0.0, loss_scope: str = "all",
               frames: int = 0, timeout: float = 900,
-              options: dict[str, Any] | None = None) -> dict[str, Any]:
+              options: dict[str, Any] | None = None,
+              send_order: str | None = None) -> dict[str, Any]:
     """One measured broadcast experiment, with the model's prediction where one exists.
     `hosts`: the first so many hosts, or these host names in rank order (default all).
     `params` (from measure_params) gives t_hold/t_end; opt-tree needs them.
@@ -153,12 +154,22 @@ def run_bcast(emu: Emulation, algorithm: str, size: int, *,
     to the moment the rank held the whole message (`rank_done_s`; `rank_done_from` says
     whether the algorithm reported it or the rank's return stood in) and to its return
     (`rank_return_s`): see collectives.programs.bcast_bench.rank_completion. `options` are
-    the algorithm's own keyword arguments (two-stage's crossover_nodes, say). `timing`
+    the algorithm's own keyword arguments (two-stage's crossover_nodes, say). `send_order`
+    (a point-to-point tree's: fifo, the default, or overlapped; collectives.algorithms) is
+    passed to the ranks and recorded (None for an algorithm that has none). `timing`
     says how `t_mcast_s` was measured: "direct" (the last rank's return less the root's
     call, on the one clock every host of a server shares) or, when the ranks span servers,
     "flow" (Nupairoj's flow latency, which needs no shared clock; the direct figures, the
     per-rank ones too, are kept in `direct_across_servers`, for comparison only)."""
     env: dict[str, str] = {}
+    if known(algorithm).send_order:
+        try:
+            send_order = check_send_order(send_order or DEFAULT_SEND_ORDER)
+        except ValueError as e:
+            raise RunFailed(str(e)) from None
+        options = {**(options or {}), "send_order": send_order}
+    elif send_order is not None:
+        raise RunFailed(f"{algorithm} has no send order (a point-to-point tree's)")
     if wait is not None:
         if wait not in WAIT_MODES:
             raise RunFailed(f"unknown wait mode '{wait}' (one of {', '.join(WAIT_MODES)})")
@@ -222,7 +233,7 @@ def run_bcast(emu: Emulation, algorithm: str, size: int, *,
         t = dict.fromkeys(t, res["flow"]["t_mcast_s"])
         ranks = dict.fromkeys(ranks)
     return {"algorithm": algorithm, "mpich_algorithm": mpich_algorithm,
-            "wait": wait or DEFAULT_WAIT,
+            "wait": wait or DEFAULT_WAIT, "send_order": send_order,
             "hosts": len(names), "size": size, "iterations": iters,
             "t_mcast_s": t, "timing": timing, "direct_across_servers": direct,
             "servers": servers,

@@ -63,7 +63,8 @@ def point_config(spec: ExperimentSpec, p: Point) -> dict[str, Any]:
             "members": spec.groups_of(p), "exclude": list(spec.exclude),
             "topology": spec.topology.name, "mode": spec.mode, "switching": spec.switching,
             "repetitions": spec.repetitions, "warmup": spec.warmup, "budget_s": spec.budget,
-            "wait": spec.wait, "link_mbit": spec.topology.host_rate()}
+            "wait": spec.wait, "link_mbit": spec.topology.host_rate(),
+            "send_order": spec.send_order if BCASTS[p.algorithm].send_order else None}
 
 
 @dataclass
@@ -387,6 +388,8 @@ def _job_point(run: Run, p: Point) -> dict[str, Any]:
     # give up (and say so) before the job stalls
     if BCASTS[p.algorithm].family in ("multicast", "range"):
         params["timeout"] = max(1.0, run.spec.timeout / 2)
+    if BCASTS[p.algorithm].send_order:
+        params["send_order"] = run.spec.send_order
     return {"key": p.key, "algorithm": p.algorithm, "size": p.size, "params": params}
 
 

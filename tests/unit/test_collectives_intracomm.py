@@ -26,6 +26,11 @@ SUITE = ROOT / "third_party" / "mpi4py-tests"
     ("nack", "mcast", {"t_hold": 1e-5}, "nack: "),
     ("range-tree", "range-tree", {"mesh": [2, 2]}, "range-tree: "),
     ("fragmented-chain", "tree", {"fragment": 0}, "fragment size must be at least 1"),
+    ("binomial", "tree", {"send_order": "lifo"}, "send_order must be one of fifo, overlapped"),
+    ("u-mesh", "tree", {"mesh": [2, 2], "send_order": 1}, "send_order must be one of"),
+    ("dyn-tree", "tree", {"t_hold": 1e-5, "t_end": 3e-5, "send_order": "x"},
+     "send_order must be one of"),
+    ("nack", "mcast", {"send_order": "fifo"}, "nack: "),  # a multicast has no send order
 ])
 def test_bad_choices_are_refused_before_any_message(bcast, barrier, options, words):
     with pytest.raises(ValueError, match=re.escape(words)):
@@ -36,6 +41,8 @@ def test_bad_choices_are_refused_before_any_message(bcast, barrier, options, wor
     ("binomial", {}), ("mpich", {"t_hold": 1.0}), ("opt-tree", {"t_hold": 1e-5, "t_end": 3e-5}),
     ("u-mesh", {"mesh": [2, 2]}), ("opt-min", {"bmin": [2, 2], "t_hold": 1e-5, "t_end": 3e-5}),
     ("nack", {"timeout": 5.0}), ("range-tree", {"nodes": [0, 1, 2, 3], "fattree": [4, 8]}),
+    ("binomial", {"send_order": "overlapped"}), ("u-torus", {"send_order": "fifo"}),
+    ("dyn-tree", {"t_hold": 1e-5, "t_end": 3e-5, "send_order": "overlapped"}),
 ])
 def test_good_choices_pass(bcast, options):
     check(bcast, "mpich", 4, options)

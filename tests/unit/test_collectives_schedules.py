@@ -152,3 +152,19 @@ def test_sendrecv_ring_is_used_by_scatter_allgather():
     s = build("scatter-allgather", 4, 2, 40)
     assert any(isinstance(op, SendRecv) for prog in s.programs for op in prog)
     assert s.to_dict()["programs"][2][0]["op"] == "send"
+
+
+@pytest.mark.parametrize("algorithm, params", [
+    ("binomial", {}), ("fragmented-chain", {"fragment": 4}), ("u-mesh", {"mesh": (2, 2)}),
+    ("opt-tree", {"t_hold": 1e-5, "t_end": 3e-5}),
+])
+def test_every_schedule_records_its_send_order(algorithm, params):
+    """fifo unless told otherwise, in the schedule's params (what execute reads and a record
+    shows); the order does not change the programs."""
+    fifo = build(algorithm, 4, 0, 16, **params)
+    overlapped = build(algorithm, 4, 0, 16, send_order="overlapped", **params)
+    assert fifo.params["send_order"] == "fifo"
+    assert overlapped.params["send_order"] == "overlapped"
+    assert fifo.programs == overlapped.programs
+    with pytest.raises(ValueError, match="send_order must be one of fifo, overlapped"):
+        build(algorithm, 4, 0, 16, send_order="FIFO", **params)

@@ -421,6 +421,10 @@ def test_run_a_name_that_is_neither_spec_nor_program(
     assert "opt-tree needs t_hold and t_end" in error_line(
         ["mpirun", "--bcast", "opt-tree", "-o", "t_hold=1e-5", "--", "-m", "x"], capsys)
     assert "myspec" in error_line(["experiment", "myspec"], capsys)  # no such spec file
+    assert "--send-order: nack is not a point-to-point tree" in error_line(
+        ["bcast", "--algo", "nack", "--size", "1", "--send-order", "fifo"], capsys)
+    assert "send_order must be one of fifo, overlapped, got 'lifo'" in error_line(
+        ["mpirun", "--bcast", "binomial", "-o", "send_order=lifo", "--", "-m", "x"], capsys)
 
 
 # ---- every subcommand, with bad input ----------------------------------------------------
@@ -458,7 +462,9 @@ BAD_INPUT = {
     "params": [["params", "--topo", "nosuchshape"], ["params", "--sizes", "big"]],
     "bcast": [["bcast", "--algo", "nosuchalgo", "--size", "1"],
               ["bcast", "--algo", "binomial", "--size", "1", "--topo", "nosuchshape"],
-              ["bcast", "--algo", "binomial", "--size", "1", "--servers", "a", "--no-flow"]],
+              ["bcast", "--algo", "binomial", "--size", "1", "--servers", "a", "--no-flow"],
+              ["bcast", "--algo", "nack", "--size", "1", "--send-order", "fifo"],
+              ["bcast", "--algo", "binomial", "--size", "1", "--send-order", "lifo"]],
     "osu": [["osu", "bcast", "--algo", "nosuchalgo"], ["osu", "allreduce", "--algo", "mpich"],
             ["osu", "bcast", "--algo", "nack", "--servers", "localhost,localhost"],
             ["osu", "barrier", "--algo", "mpich", "--topo", "nosuchshape"]],

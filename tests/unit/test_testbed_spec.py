@@ -81,6 +81,7 @@ def test_expansion_conditions_outermost() -> None:
     ("params.budget_bytes", 0, "params.budget_bytes: must be >= 1"),
     ("seed", "x", "seed: must be an integer"),
     ("wibble", 1, "wibble: unknown key"),
+    ("send_order", "lifo", "send_order: unknown 'lifo' (one of fifo, overlapped)"),
     ("cluster", {"servers": []}, "cluster.servers: a list of the other servers"),
     ("cluster", {"servers": ["b"], "placement": "random"}, "cluster.placement: unknown"),
     ("cluster", {"servers": ["b"]}, "cluster: star-8 has 1 switch(es), and a host runs"),
@@ -196,3 +197,16 @@ def test_a_cluster_table_spreads_the_network_and_refuses_what_needs_one_clock() 
     raw["network"] = {"topology": "star:hosts=8,bw=100"}  # one switch: nothing to spread
     with pytest.raises(SpecError, match="^cluster: star-8 has 1 switch.*10.1.0.2 would run"):
         from_dict(raw)
+
+
+def test_the_trees_send_order_is_recorded_with_every_point() -> None:
+    """fifo unless the spec says otherwise; a point of an algorithm without one records None."""
+    from testbed.experiments.run import point_config
+
+    for raw, order in ((copy.deepcopy(BASE), "fifo"), (spec_with("send_order", "overlapped"),
+                                                       "overlapped")):
+        spec = from_dict(raw)
+        assert spec.send_order == order
+        by_alg = {p.algorithm: point_config(spec, p) for p in spec.points()}
+        assert by_alg["binomial"]["send_order"] == order
+        assert by_alg["nack"]["send_order"] is None
