@@ -377,7 +377,8 @@ def test_build_gives_the_tree_as_whole_message_programs(algorithm) -> None:
 
 
 def test_build_defaults_to_a_line_and_records_it() -> None:
-    assert build("u-mesh", 5).params == {"mesh": (1, 5), "nodes": (0, 1, 2, 3, 4)}
+    assert build("u-mesh", 5).params == {"mesh": (1, 5), "nodes": (0, 1, 2, 3, 4),
+                                         "send_order": "fifo"}
     assert build("u-torus", 3, 1).params["torus"] == (1, 3)
     assert build("opt-min", 5, 0, 0, t_hold=1, t_end=2).params["bmin"] == (2, 3)
     assert build("opt-mesh", 1, 0, 0, t_hold=1, t_end=2).programs == ((),)
