@@ -8,7 +8,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from collectives.algorithms import known
+from collectives.algorithms import DEFAULT_SEND_ORDER, known
 from collectives.programs import osu
 from collectives.waiting import DEFAULT as DEFAULT_WAIT
 from topologies.model import Topology
@@ -107,5 +107,7 @@ def run_osu(emu: Emulation, bench: str, algorithm: str, *, hosts: int | None = N
             "algorithm": algorithm, "params": params, "timing": timing or None,
             "topology": emu.topo.name, "hosts": len(names), "rank_hosts": names,
             "full": full, "wait": wait or DEFAULT_WAIT, "mpi4py": head["mpi4py"],
+            "send_order": ((params or {}).get("send_order", DEFAULT_SEND_ORDER)
+                           if bench == "bcast" and known(algorithm).send_order else None),
             "mpi_library": head["mpi_library"],
             "lines": head["lines"] + [r["line"] for r in rows], "rows": rows}

@@ -59,6 +59,7 @@ def test_osu_json_carries_the_lines_the_configuration_and_every_rows_fidelity(
         ("osu_bcast", "7.4", "binomial")
     assert (res["hosts"], res["topology"], res["link_rate"]["mbit"]) == (4, "star-4", 100.0)
     assert res["mpi4py"] and res["mpi_library"].startswith("MPICH")
+    assert res["send_order"] == "fifo"  # the trees' default, recorded
     assert res["lines"][:4] == ["", "# OSU MPI Broadcast Latency Test v7.4",
                                 "# Datatype: MPI_CHAR.", "# Size       Avg Latency(us)"]
     assert [r["size"] for r in res["rows"]] == SIZES
