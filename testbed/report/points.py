@@ -18,8 +18,10 @@ from ..experiments.results import size_text
 ALGORITHM_ORDER = tuple(BCASTS)
 ENV_FIELDS = ("traffic", "pattern", "load", "loss", "loss_scope", "fault")
 
-Cond = tuple[tuple[str, Any], ...]  # every config field but algorithm, size and members
-DERIVED = ("algorithm", "size", "members")  # members follow from hosts, groups and exclude
+Cond = tuple[tuple[str, Any], ...]  # every config field but algorithm, size, members, send_order
+# members follow from hosts, groups and exclude; send_order from the algorithm (None where it
+# has no sends of its own) and the spec's one top-level choice: neither is a condition
+DERIVED = ("algorithm", "size", "members", "send_order")
 
 
 # ---- points -----------------------------------------------------------------------------

@@ -294,3 +294,14 @@ def test_members_are_not_a_condition(tmp_path: Path) -> None:
     text = write_report(_run_dir(tmp_path, records))
     table = text.split("report:")[0]  # the folder's name holds the test's name
     assert "members" not in table and "quiet, 2 groups" in table
+
+
+def test_the_send_order_is_not_a_condition(tmp_path: Path) -> None:
+    """A tree's point records its send order, a multicast's None: one condition still, and
+    the fastest is marked across them (the default experiment's headline)."""
+    records = [_record(0, {**_config("binomial", 65536, 0.0), "send_order": "fifo"}, 0.076),
+               _record(1, {**_config("nack", 65536, 0.0), "send_order": None}, 0.023)]
+    text = write_report(_run_dir(tmp_path, records))
+    table = text.split("report:")[0]
+    assert "send_order" not in table, table
+    assert "fastest: quiet: nack 23.0 ms" in table, table
