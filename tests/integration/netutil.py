@@ -6,6 +6,8 @@ import json
 import time
 from typing import Any
 
+from testbed.emulation.controller_proc import tcp_listening
+
 
 def all_pairs_ping(emu: Any, count: int = 1) -> dict[tuple[str, str], bool]:
     """Every host pings every other host (each source in parallel); (src, dst) -> reached."""
@@ -41,7 +43,7 @@ def wait_listening(host: Any, port: int, proc: Any, timeout: float = 10.0) -> No
     """Wait until a TCP socket listens on `port` in `host` (a server `proc` started), instead
     of a fixed time; fail if `proc` ends first or the timeout passes."""
     deadline = time.monotonic() + timeout
-    while f":{port} " not in host.cmd(f"ss -Hltn sport = :{port}") + " ":
+    while not tcp_listening(port, None, host.pid):  # the host's /proc/PID/net/tcp{,6}
         assert proc.poll() is None, f"the server on {host.name} ended"
         assert time.monotonic() < deadline, f"nothing listens on {host.name}:{port}"
         time.sleep(0.05)
