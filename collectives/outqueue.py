@@ -1,26 +1,35 @@
-"""What this process wrote to its TCP sockets that has not left the host yet: the kernel's
-count of a socket's unsent bytes (ioctl SIOCOUTQNSD, the bytes TCP has not handed to IP).
+"""What this process wrote to its TCP sockets that has not left the host yet: the bytes TCP
+has not sent (ioctl SIOCOUTQNSD) and the bytes it sent that still wait in the host's queue
+(the socket's write memory in flight below TCP, SO_MEMINFO's SK_MEMINFO_WMEM_ALLOC: a
+packet is charged to its socket until it leaves the link's qdisc for the veth).
 
 A tree node that sends "one message after the other" (send_order fifo, Nupairoj1998's
 model) starts its next send when the previous message has left the host. Over MPI's TCP a
 completed Isend only means the bytes were copied into the socket: they then leave at the
-link's rate, and a second send started at once shares the link with them. The socket's
-unsent count falling to zero is the end the model means; what TCP has handed to IP waits
-in the link's queue for at most the few packets TCP small queues let through (about 1 ms
-of the flow's rate).
+link's rate, and a second send started at once shares the link with them. Both counts
+falling to zero is the end the model means. The unsent count alone is not: TCP small
+queues let a flow put about a millisecond of its pacing rate into the qdisc, and on an
+emulated link that rate comes from an idle round-trip time, so the whole of a 64 KiB
+message could sit in the link's queue once TCP had sent it (measured: 3 sends of 64 KiB at
+30 Mbit/s counted as two messages' wire time).
 """
 
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import fcntl
 import os
+import socket
 import struct
 import time
 
 from . import waiting
 
 SIOCOUTQNSD = 0x894B  # linux/sockios.h: unsent bytes of a TCP socket's write queue
+SO_MEMINFO = 55  # asm-generic/socket.h: a socket's memory counters, u32[SK_MEMINFO_VARS]
+MEMINFO_VARS = 9  # linux/sock_diag.h: SK_MEMINFO_RMEM_ALLOC ... SK_MEMINFO_DROPS
+WMEM_ALLOC = 2  # SK_MEMINFO_WMEM_ALLOC: bytes of packets below TCP not yet out of the host
 NAP_S = 20e-6  # the first look again after this, each nap twice the last,
 NAP_MAX_S = 500e-6  # up to this: a 1 KiB frame's wire time at 16 Mbit/s
 STALL_S = 0.25  # no byte left in this long: a receiver that does not read holds them
@@ -33,10 +42,23 @@ def unsent(fd: int) -> int:
     return 0
 
 
+_LIBC = ctypes.CDLL(None, use_errno=True)  # getsockopt on a bare descriptor: one system call
+
+
+def queued(fd: int) -> int:
+    """Bytes (with packet overheads) TCP socket `fd` handed to IP that have not left the
+    host's queues yet (0 where SO_MEMINFO is missing)."""
+    info = (ctypes.c_uint32 * MEMINFO_VARS)()
+    size = ctypes.c_uint32(ctypes.sizeof(info))
+    if _LIBC.getsockopt(fd, socket.SOL_SOCKET, SO_MEMINFO, info, ctypes.byref(size)):
+        return 0
+    return int(info[WMEM_ALLOC])
+
+
 def pending() -> int:
-    """Unsent bytes on every TCP socket of this process that waiting.watch() knows (MPI's
-    connections, found as waiting finds them)."""
-    return sum(unsent(fd) for fd in waiting.watch().known)
+    """Bytes not yet out of the host (unsent and queued) on every TCP socket of this process
+    that waiting.watch() knows (MPI's connections, found as waiting finds them)."""
+    return sum(unsent(fd) + queued(fd) for fd in waiting.watch().known)
 
 
 def wait_sent(stall: float = STALL_S) -> None:

@@ -1,10 +1,19 @@
-"""Measure the point-to-point parameters of Nupairoj1998, chapter 2 (runs under mpiexec, 2 ranks):
-t_hold(m) with Ping, t_end(m) with PingPong, and t_send, t_net, t_recv with the dummy-loop
-procedure (Algorithm 2.3.3); then start-up + per-byte lines fitted to each. Rank 0 prints one
-JSON object. Medians of repeated runs (the paper took minima on a reserved machine; here the
-machine is shared, and medians are what the testbed reports; minima are kept too).
+"""Measure the point-to-point parameters of Nupairoj1998, chapter 2, as a broadcast uses them
+(runs under mpiexec, 2 ranks or more): t_hold(m), t_end(m) with PingPong, and t_send,
+t_net, t_recv with the dummy-loop procedure (Algorithm 2.3.3); then start-up + per-byte lines
+fitted to each. Rank 0 prints one JSON object. Medians of repeated runs (the paper took
+minima on a reserved machine; here the machine is shared, and medians are what the testbed
+reports; minima are kept too).
 
-    mpiexec -n 2 python -m collectives.programs.params --sizes 1,1024,65536
+t_hold is what a tree node pays per send: rank 0 sends `--hold-sends` messages back to
+back, one to each other rank in turn (as a node sends to its children), in the broadcast's
+send order (fifo: each send starts once the previous message has left the host), from an
+idle start; t_hold is the time until the last has left, over their number. Ranks 0 and 1
+time PingPong and the dummy loop while every other rank waits in a receive, as a
+broadcast's ranks wait: t_end with all ranks present. The old streaming t_hold (up to 200
+messages to one peer, timed to its acknowledgement) is kept as t_hold_stream_s.
+
+    mpiexec -n 16 python -m collectives.programs.params --sizes 1,1024,65536
 """
 
 from __future__ import annotations
@@ -15,6 +24,8 @@ import statistics
 import sys
 import time
 
+from .. import outqueue
+from ..algorithms import DEFAULT_SEND_ORDER, SEND_ORDERS
 from ..timing import busy_wait, fit_line, idle_barrier
 
 # Sends and receives wait as the broadcasts' own do (collectives.waiting): the model's
@@ -52,6 +63,33 @@ def _ping(comm, buf, k: int, t_ack: float) -> tuple[float, float]:
     return max(t_return, sustained), t_return
 
 
+def _hold_rounds(m: int, repeats: int) -> int:
+    """Rounds of back-to-back sends timed for t_hold: up to ten times `repeats` for small
+    messages, whose rounds take a millisecond and vary by a woken rank's latency (1 byte on 8
+    hosts: medians of 3 rounds from 80 to 300 us, 2026-11-26)."""
+    return repeats * max(1, min(10, (64 << 10) // max(m, 1)))
+
+
+def _hold(comm, buf, sends: int, fifo: bool) -> float:
+    """Rank 0: the mean time per send of `sends` back-to-back messages to the other ranks in
+    turn, until the last has left the host (fifo) or its send returned (overlapped)."""
+    rank, n = comm.Get_rank(), comm.Get_size()
+    peers = [1 + j % (n - 1) for j in range(sends)]
+    idle_barrier(comm)
+    if rank:
+        for _ in range(peers.count(rank)):
+            recv(comm, buf, 0, 10)
+        return 0.0
+    t0 = time.perf_counter()
+    for peer in peers:
+        if fifo:
+            outqueue.wait_sent()
+        send(comm, buf, peer, 10)
+    if fifo:
+        outqueue.wait_sent()
+    return (time.perf_counter() - t0) / sends
+
+
 def _pingpong(comm, buf, k: int, dummy: float = 0.0) -> float:
     rank = comm.Get_rank()
     idle_barrier(comm)
@@ -69,29 +107,43 @@ def _pingpong(comm, buf, k: int, dummy: float = 0.0) -> float:
 
 
 def measure(comm, sizes: list[int], repeats: int, dummy_max: int,
-            budget_bytes: int = 8 << 20) -> dict:
-    out: dict = {"sizes": sizes, "repeats": repeats, "t_hold_s": [], "t_end_s": [],
+            budget_bytes: int = 8 << 20, hold_sends: int | None = None,
+            send_order: str = DEFAULT_SEND_ORDER) -> dict:
+    """Every rank calls it; ranks 0 and 1 time the pair's figures (rank 0's result counts)."""
+    rank, n = comm.Get_rank(), comm.Get_size()
+    sends = hold_sends or n - 1
+    fifo = send_order == "fifo"
+    pair = comm.Split(0 if rank < 2 else 1, rank)  # ranks 0 and 1 keep their numbers
+    out: dict = {"sizes": sizes, "repeats": repeats, "ranks": n, "hold_sends": sends,
+                 "send_order": send_order, "t_hold_s": [], "t_end_s": [],
                  "t_hold_min_s": [], "t_end_min_s": [], "t_hold_return_s": [],
-                 "dummy": []}
+                 "t_hold_stream_s": [], "dummy": []}
     warm = bytearray(max(sizes) or 1)
     for m in sorted({1, *sizes}):  # first messages set up connections: not measured
-        _pingpong(comm, memoryview(warm)[:m], 3)
-    t_ack = statistics.median(_pingpong(comm, memoryview(warm)[:1], 20) for _ in range(5))
+        _hold(comm, memoryview(warm)[:m], n - 1, fifo)
+        if rank < 2:
+            _pingpong(pair, memoryview(warm)[:m], 3)
+    t_ack = statistics.median(_pingpong(pair, memoryview(warm)[:1], 20)
+                              for _ in range(5)) if rank < 2 else 0.0
     out["t_ack_s"] = t_ack
     for m in sizes:
         buf = bytearray(max(m, 1))
         view = memoryview(buf)[:m] if m else memoryview(buf)[:0]
+        holds = [_hold(comm, view, sends, fifo) for _ in range(_hold_rounds(m, repeats))]
+        if rank >= 2:
+            continue
         k = _reps(m, budget_bytes)
-        pings = [_ping(comm, view, k, t_ack) for _ in range(repeats)]
-        holds = [h for h, _ in pings]
+        pings = [_ping(pair, view, k, t_ack) for _ in range(repeats)]
+        out["t_hold_stream_s"].append(statistics.median(h for h, _ in pings))
         out["t_hold_return_s"].append(statistics.median(r for _, r in pings))
-        ends = [_pingpong(comm, view, k) for _ in range(repeats)]
+        ends = [_pingpong(pair, view, k) for _ in range(repeats)]
         out["t_hold_s"].append(statistics.median(holds))
         out["t_end_s"].append(statistics.median(ends))
         out["t_hold_min_s"].append(min(holds))
         out["t_end_min_s"].append(min(ends))
         if m <= dummy_max:
-            out["dummy"].append(_dummy_sweep(comm, view, k, statistics.median(ends)))
+            out["dummy"].append(_dummy_sweep(pair, view, k, statistics.median(ends)))
+    pair.Free()
     return out
 
 
@@ -142,15 +194,22 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--budget-bytes", type=int, default=8 << 20,
                     help="bytes per timed run of each size (messages = this / size, 3 to "
                          "200): less on slow links")
+    ap.add_argument("--hold-sends", type=int, default=None,
+                    help="messages rank 0 sends back to back for t_hold, to the other ranks "
+                         "in turn (default: one to each other rank)")
+    ap.add_argument("--send-order", choices=SEND_ORDERS, default=DEFAULT_SEND_ORDER,
+                    help="how those sends follow each other (as the trees' option)")
     args = ap.parse_args(argv)
+    if args.hold_sends is not None and args.hold_sends < 1:
+        ap.error("--hold-sends must be at least 1")
     from mpi4py import MPI
 
     comm = MPI.COMM_WORLD
-    if comm.Get_size() != 2:
-        print("collectives.programs.params needs exactly 2 ranks", file=sys.stderr)
+    if comm.Get_size() < 2:
+        print("collectives.programs.params needs at least 2 ranks", file=sys.stderr)
         return 2
     meas = measure(comm, [int(s) for s in args.sizes.split(",")], args.repeats,
-                   args.dummy_max, args.budget_bytes)
+                   args.dummy_max, args.budget_bytes, args.hold_sends, args.send_order)
     if comm.Get_rank() == 0:
         print(json.dumps({**meas, **derive(meas)}), flush=True)
     return 0

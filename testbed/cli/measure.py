@@ -112,8 +112,9 @@ def cmd_params(args: argparse.Namespace) -> int:
 
     rows = [[m, f"{h * 1e6:.1f}", f"{e * 1e6:.1f}"]
             for m, h, e in zip(res["sizes"], res["t_hold_s"], res["t_end_s"], strict=True)]
-    print(f"hosts {' and '.join(res['hosts'])} (medians of {res['repeats']} runs), links at "
-          f"{rate.text()}")
+    print(f"t_end between {' and '.join(res['hosts'][:2])} with {res['ranks']} ranks present; "
+          f"t_hold over {res['hold_sends']} back-to-back sends ({res['send_order']} order) "
+          f"from {res['hosts'][0]}; medians of {res['repeats']} runs; links at {rate.text()}")
     print(text_table(["bytes", "t_hold us", "t_end us"], rows))
     for row in res["system"]:
         print(f"  {row['m']} B: t_send {row['t_send_s'] * 1e6:.1f} us, t_net "

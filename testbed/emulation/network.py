@@ -497,6 +497,11 @@ class Emulation:
             if self.caps.datapath == "user" and not self.linux_bridge:
                 # Userspace datapath + veth: TCP breaks unless transmit checksums are real.
                 cmds.append(f"ethtool -K {intf} tx off >/dev/null")
+            if params.bw_mbit is not None:
+                # One frame per packet through the link's HTB: TCP's segmentation offload
+                # hands the qdisc packets of many frames, which leave together and are paid
+                # for afterwards (see linkshape).
+                cmds.append(f"ethtool -K {intf} tso off gso off >/dev/null")
             tc = linkshape.tc_batch(intf, params, self.caps.sch_netem)
             if switch_ends[h.name] in xdp:
                 ifb_cmds, ifb_tc = linkshape.ingress_shaping(intf, params, self.caps.sch_netem)

@@ -30,16 +30,23 @@ def _last_json(res: Any) -> dict[str, Any]:
 
 def measure_params(emu: Emulation, sizes: list[int], *, repeats: int = 5,
                    dummy_max: int = 65536, hosts: list[str] | None = None,
-                   budget_bytes: int | None = None) -> dict[str, Any]:
-    """Run collectives.programs.params on two hosts (default: the topology's most distant pair).
-    `budget_bytes`: bytes per timed run of a size (collectives.programs.params' default 8 MiB takes
-    a minute per size at 10 Mbit/s)."""
-    pair = hosts or [h.name for h in emu.topo.diameter_pair()]
+                   budget_bytes: int | None = None,
+                   send_order: str = DEFAULT_SEND_ORDER) -> dict[str, Any]:
+    """Run collectives.programs.params on `hosts` (default: every host, the topology's most
+    distant pair first: that pair times t_end and the dummy loop while the others wait as a
+    broadcast's ranks do; t_hold is one message from the first host to each other host in
+    turn, in `send_order`). `budget_bytes`: bytes per timed run of a size
+    (collectives.programs.params' default 8 MiB takes a minute per size at 10 Mbit/s)."""
+    check_send_order(send_order)
+    if hosts is None:
+        pair = [h.name for h in emu.topo.diameter_pair()]
+        hosts = pair + [h.name for h in emu.topo.hosts if h.name not in pair]
     budget = ["--budget-bytes", str(budget_bytes)] if budget_bytes else []
     res = run_mpi(emu, ["-m", "collectives.programs.params", "--sizes", ",".join(map(str, sizes)),
-                        "--repeats", str(repeats), "--dummy-max", str(dummy_max), *budget],
-                  hosts=pair, timeout=900)
-    return {**_last_json(res), "hosts": pair}
+                        "--repeats", str(repeats), "--dummy-max", str(dummy_max),
+                        "--send-order", send_order, *budget],
+                  hosts=hosts, timeout=900)
+    return {**_last_json(res), "hosts": hosts}
 
 
 def model_params(emu: Emulation, *sizes: int) -> dict[str, Any]:

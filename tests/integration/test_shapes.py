@@ -3,6 +3,10 @@ TCP between the two most distant hosts, along routes the controller installed.""
 
 from __future__ import annotations
 
+import json
+import statistics
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -11,6 +15,8 @@ from testbed.emulation.network import Emulation
 from topologies import parse_spec
 
 from .netutil import all_pairs_ping, tcp_transfer
+
+TRAIN = Path(__file__).with_name("udp_train.py")
 
 SHAPES = [
     "star:hosts=4",
@@ -45,7 +51,36 @@ def test_all_pairs_ping_and_tcp_between_most_distant(spec, caps, clean_after):
         assert 5e6 < got["received"]["bits_per_second"] < 105e6
 
 
-def test_link_rate_is_enforced(caps, clean_after):
+def _train(emu, trains: int, count: int, size: int, gap: float) -> list[list[float]]:
+    """UDP datagrams from h0 to h1 as [index, sent, arrived] (tests/integration/udp_train)."""
+    h0, h1 = emu.host("h0"), emu.host("h1")
+    out = emu.run_dir / "train.json"
+    recv = h1.popen([sys.executable, str(TRAIN), "recv", "29510", str(trains * count),
+                     str(out)])
+    deadline = time.monotonic() + 10
+    while not Path(str(out) + ".ready").exists():
+        assert recv.poll() is None and time.monotonic() < deadline, "receiver did not bind"
+        time.sleep(0.01)
+    h0.cmd(sys.executable, TRAIN, "send", h1.IP(), 29510, trains, count, size, gap)
+    recv.wait(timeout=30)
+    return json.loads(out.read_text())
+
+
+def test_link_rate_is_enforced_and_a_frame_behind_another_waits_its_wire_time(caps, clean_after):
     with Emulation(parse_spec("star:hosts=2,bw=10"), caps=caps) as emu:
         got = tcp_transfer(emu, "h0", "h1", nbytes=3_000_000)
-    assert 6e6 < got["received"]["bits_per_second"] < 10.5e6, got
+        assert 6e6 < got["received"]["bits_per_second"] < 10.5e6, got
+        # Pairs of 1 KiB datagrams, 50 ms apart: the first of a pair leaves at once (a token
+        # bucket cannot delay a lone frame), the second waits the first's wire time (1090
+        # bytes with headers, 24 of preamble, gap and FCS: 0.89 ms at 10 Mbit/s). tc's
+        # default buckets let both through together.
+        pairs = _train(emu, 8, 2, 1024, 0.05)
+        wire = (1024 + 8 + 20 + 14 + 24) * 8 / 10e6
+        second = sorted(arrived - pairs[i - 1][1] for i, (_, _, arrived) in enumerate(pairs)
+                        if i % 2)
+        assert len(second) == 8 and statistics.median(second) > 0.85 * wire, second
+        # A train of 10 full frames: each after the first one wire time (1538 bytes).
+        train = _train(emu, 1, 10, 1472, 0.05)
+        frame = 1538 * 8 / 10e6
+        span = train[-1][2] - train[0][1]
+        assert len(train) == 10 and 0.9 * 9 * frame < span < 9 * frame + 0.004, (span, frame)

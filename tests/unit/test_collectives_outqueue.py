@@ -59,14 +59,28 @@ def test_unsent_counts_what_a_peer_that_does_not_read_holds(pair):
     assert outqueue.unsent(tx.fileno()) == 0
 
 
-def test_a_listener_or_closed_descriptor_has_nothing_unsent():
+def test_a_listener_or_closed_descriptor_has_nothing_unsent_or_queued():
     lst = socket.socket()
     lst.bind(("127.0.0.1", 0))
     lst.listen()
-    assert outqueue.unsent(lst.fileno()) == 0
+    assert outqueue.unsent(lst.fileno()) == 0 == outqueue.queued(lst.fileno())
     fd = lst.fileno()
     lst.close()
-    assert outqueue.unsent(fd) == 0
+    assert outqueue.unsent(fd) == 0 == outqueue.queued(fd)
+
+
+def test_queued_reads_the_sockets_write_memory_below_tcp(pair):
+    tx, rx = pair
+    # loopback frees a packet as it is sent: what a full socket holds is unsent, not queued
+    written = fill(tx)
+    assert outqueue.queued(tx.fileno()) == 0 < outqueue.unsent(tx.fileno())
+    drain(rx, written)
+    # a UDP datagram to nowhere on loopback also leaves at once; the call reads the same
+    # counter for any socket (SO_MEMINFO), never raising
+    udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    udp.sendto(b"x" * 1000, ("127.0.0.1", 9))
+    assert outqueue.queued(udp.fileno()) == 0
+    udp.close()
 
 
 def test_wait_sent_returns_once_the_bytes_left(pair):

@@ -8,6 +8,8 @@ import pytest
 from testbed.emulation.environment import Capabilities
 from testbed.emulation.linkshape import (
     check,
+    htb_burst,
+    htb_rate_change,
     netfilter_loss,
     netfilter_set_loss,
     nft_link_loss,
@@ -36,11 +38,25 @@ def lines(batch: str) -> list[str]:
 
 # ---- tc_batch ---------------------------------------------------------------------------
 HTB = ["qdisc add dev {i} root handle 1: htb default 1",
-       "class add dev {i} parent 1: classid 1:1 htb rate {bw}mbit burst 15k quantum 1514"]
+       "class add dev {i} parent 1: classid 1:1 htb rate {bw}mbit burst {b} cburst {b} "
+       "overhead 24 mpu 84 quantum 1514"]
 
 
 def htb(intf: str, bw: str) -> list[str]:
-    return [line.format(i=intf, bw=bw) for line in HTB]
+    return [line.format(i=intf, bw=bw, b=htb_burst(float(bw))) for line in HTB]
+
+
+@pytest.mark.parametrize(("mbit", "burst"), [(10, 125), (30, 375), (100, 1250), (1000, 12500),
+                                             (0.01, 1)])
+def test_buckets_hold_a_tenth_of_a_millisecond_of_the_rate(mbit: float, burst: int) -> None:
+    # below one full frame (1514 bytes) up to 100 Mbit/s: the second frame of two waits
+    assert htb_burst(mbit) == burst
+
+
+def test_a_rate_change_keeps_the_buckets_and_the_wire_overhead_in_step() -> None:
+    assert htb_rate_change("ifb0", 50) == (
+        "class change dev ifb0 parent 1: classid 1:1 htb rate 50mbit burst 625 cburst 625 "
+        "overhead 24 mpu 84 quantum 1514\n")
 
 
 @pytest.mark.parametrize("netem", [True, False])
