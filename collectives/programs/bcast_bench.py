@@ -36,6 +36,7 @@ from ..timing import (
     sched_since,
     wait_per_turn,
 )
+from ..trees.dyn_bcast import last_parent
 
 
 def _one_byte_latency(comm, root: int, peer: int, reps: int = 20) -> float:
@@ -75,13 +76,17 @@ def direct(comm, buf, want: bytes, root: int, iters: int, warmup: int,
     times are gathered once at the end, so that under loss the measuring costs few
     messages. With `budget_s` the root stops measuring after that long (one measured
     broadcast at least): the record says how many it got. The root fills `rank_times` (if
-    given) with every rank's completion times (rank_completion)."""
+    given) with every rank's completion times (rank_completion) and, for DYN-Tree, the tree
+    of every measured broadcast (`dyn_parents`: per broadcast, each rank's parent, None at
+    the root)."""
     rank = comm.Get_rank()
     ok = True
     one = bytearray(1)
     stat0 = counters0 = sched0 = None
     starts: list[float] = []
     mine: list[tuple[float, float, float, float | None]] = []
+    parents: list[int | None] = []
+    dynamic = alg.get("algorithm") == "dyn-tree"
     t_first = None
     for i in range(warmup + iters):
         over = (budget_s is not None and t_first is not None and i > warmup
@@ -106,9 +111,12 @@ def direct(comm, buf, want: bytes, root: int, iters: int, warmup: int,
         if i >= warmup:
             starts.append(t0)
             mine.append((t1, c1 - c0, t1 - t0, held.at()))
+            if dynamic:
+                parents.append(last_parent(comm))
     stat1 = cpu_jiffies() if rank == root else None
     waits = comm.gather(sched_since(sched0) if sched0 else (0, 0, 0), root=root)
     every = comm.gather(mine, root=root)
+    trees = comm.gather(parents, root=root) if dynamic else None
     samples, rank_cpu = [], []
     if rank == root:
         for i, start in enumerate(starts):
@@ -117,6 +125,8 @@ def direct(comm, buf, want: bytes, root: int, iters: int, warmup: int,
             rank_cpu.append((sum(e[1] for e in ends), sum(e[2] for e in ends)))
         if rank_times is not None:
             rank_times.update(rank_completion(starts, every, root))
+            if trees is not None:
+                rank_times["dyn_parents"] = [list(t) for t in zip(*trees, strict=True)]
     cpu = {"cores": os.cpu_count(), "ranks": comm.Get_size(),
            "busy": busy_fraction(stat0, stat1) if rank == root else None,
            "on_cpu": _ratio(sum(c for c, _ in rank_cpu), sum(w for _, w in rank_cpu)),

@@ -23,16 +23,26 @@ TAG_SPAN = 4096
 HEADER = 4
 _COST: dict[Any, SendCost] = {}
 _SEQ: dict[Any, int] = {}
+_PARENT: dict[Any, int | None] = {}
+
+
+def last_parent(comm: Any) -> int | None:
+    """The rank this rank got the message from in its last DYN-Tree broadcast on `comm`
+    (None at the root, or before any)."""
+    return _PARENT.get(comm.py2f())
 
 
 def static_params(params: dict[str, Any]) -> StaticParams:
-    """StaticParams from t_hs..t_rd, or from t_hold and t_end alone (all start-up)."""
+    """StaticParams from t_hs..t_rd, or from t_hold and t_end of the broadcast's size: holding
+    is t_hold, the network's share is inside it (a fifo send's t_as runs until the message
+    has left, the link's serialization included, as t_hold is measured), and receiving is
+    the rest of t_end, so the split adds up to t_end (negative where t_end < t_hold)."""
     names = ("t_hs", "t_hd", "t_ns", "t_nd", "t_rs", "t_rd")
     if all(n in params for n in names):
         return StaticParams(*(float(params[n]) for n in names))
     if "t_hold" in params and "t_end" in params:
         hold, end = float(params["t_hold"]), float(params["t_end"])
-        return StaticParams(hold, 0.0, 0.0, 0.0, max(end - hold, 0.0), 0.0)
+        return StaticParams(hold, 0.0, 0.0, 0.0, end - hold, 0.0)
     raise ValueError("dyn-tree needs t_hs, t_hd, t_ns, t_nd, t_rs, t_rd (or t_hold and t_end)")
 
 
@@ -70,9 +80,11 @@ def bcast(buf: Any, root: int, comm: Any, params: StaticParams,
         hi = int.from_bytes(framed[:HEADER], "little")
         view[:] = framed[HEADER:]
         held.mark()
+        _PARENT[key] = status.Get_source()
     else:
         hi = k
         framed[HEADER:] = view
+        _PARENT[key] = None
     cost = _COST.setdefault(key, SendCost())
     hold, end = estimates(params, n, cost.t_as, cost.n)
     fifo = send_order == "fifo"
@@ -83,3 +95,4 @@ def bcast(buf: Any, root: int, comm: Any, params: StaticParams,
         if fifo:  # t_as until the message has left the host, and only then the next send
             outqueue.wait_sent()
         cost.record(time.perf_counter() - t0, n)
+    cost.close()

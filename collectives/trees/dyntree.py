@@ -11,8 +11,15 @@ left), with the static parameters t_hs, t_hd (holding), t_nd (network per byte),
 
 and the next broadcast of m bytes runs OPT-Tree with hold = max(t_hs + m t_hd, t^e_hol) and
 end = t^e_end. Without a measured send yet, the static t_hold and t_end are used, so at zero
-load DYN-Tree is OPT-Tree. t_as is smoothed over the node's sends (an EWMA: the paper does not
-say which send supplies it)."""
+load DYN-Tree is OPT-Tree. t_as is a node's mean over its sends of one broadcast, smoothed
+over broadcasts (an EWMA; the paper does not say which send supplies it): the mean over
+back-to-back sends from an idle start is how t_hold is measured
+(collectives.programs.params), so at zero load the estimates are the static t_hold and
+t_end again.
+
+The receiving terms may be negative: the split must add up to the measured t_end, and on an
+emulated link a lone message's t_end lacks the wire time of its first frame, which
+back-to-back sends (t_hold) pay (a token bucket lets that frame out at once)."""
 
 from __future__ import annotations
 
@@ -33,8 +40,10 @@ class StaticParams:
 
     def __post_init__(self) -> None:
         for name, value in vars(self).items():
-            if not value >= 0:
+            if name not in ("t_rs", "t_rd") and not value >= 0:
                 raise ValueError(f"{name} must be >= 0, got {value!r}")
+        if not (self.t_hs + self.t_ns + self.t_rs >= 0 and self.t_hd + self.t_nd + self.t_rd >= 0):
+            raise ValueError(f"t_end would be negative: {self}")
 
     def static(self, m: int) -> tuple[float, float]:
         """(t_hold, t_end) of an m-byte message with no contention."""
@@ -77,7 +86,8 @@ def split(lo: int, hi: int, hold: float, end: float) -> list[tuple[int, int]]:
 
 
 class SendCost:
-    """A node's smoothed t_as per byte count class (EWMA with weight `alpha` on the newest)."""
+    """A node's t_as: the mean over its sends of a broadcast (record each, then close), smoothed
+    over broadcasts of one size (EWMA with weight `alpha` on the newest)."""
 
     def __init__(self, alpha: float = 0.5):
         if not 0 < alpha <= 1:
@@ -85,9 +95,22 @@ class SendCost:
         self.alpha = alpha
         self.t_as: float | None = None
         self.n: int | None = None
+        self._sends: list[float] = []
+        self._size: int | None = None
 
     def record(self, seconds: float, n: int) -> None:
-        if self.t_as is None or self.n != n:
-            self.t_as, self.n = seconds, n
+        if self._size != n:
+            self._sends = []
+        self._sends.append(seconds)
+        self._size = n
+
+    def close(self) -> None:
+        """End of a broadcast: its sends' mean joins the estimate (nothing if none)."""
+        if not self._sends:
+            return
+        mean = sum(self._sends) / len(self._sends)
+        if self.t_as is None or self.n != self._size:
+            self.t_as, self.n = mean, self._size
         else:
-            self.t_as = self.alpha * seconds + (1 - self.alpha) * self.t_as
+            self.t_as = self.alpha * mean + (1 - self.alpha) * self.t_as
+        self._sends = []

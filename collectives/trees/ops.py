@@ -54,6 +54,14 @@ class Schedule:
                     out.append((rank, s.peer, s.lo, s.hi))
         return out
 
+    def parents(self) -> list[int | None]:
+        """Per rank, the rank it first receives from (None for the root and any rank that
+        receives nothing): the tree of a whole-message schedule."""
+        first: dict[int, int] = {}
+        for sender, receiver, _lo, _hi in self.transfers():
+            first.setdefault(receiver, sender)
+        return [first.get(r) for r in range(self.size)]
+
     def to_dict(self) -> dict[str, Any]:
         def op(o: Op) -> dict[str, Any]:
             if isinstance(o, SendRecv):

@@ -202,6 +202,10 @@ def cmd_bcast(args: argparse.Namespace) -> int:
     if cpu.get("busy") is not None:
         print(f"  CPU: {cpu['ranks']} ranks on {cpu['cores']} cores, machine {cpu['busy']:.0%} "
               f"busy, ranks on a CPU {cpu['on_cpu']:.0%} of their time in the broadcast")
+    dyn = res.get("dyn_tree")
+    if dyn and dyn["same_as_opt_tree"] is not None:
+        print(f"  DYN-Tree built OPT-Tree's tree (from the same t_hold/t_end) in "
+              f"{dyn['same_as_opt_tree']:.0%} of {len(dyn['parents'])} broadcasts")
     if res.get("frames"):
         print(f"  frames per broadcast: {res['frames']['sent']:.1f} sent by hosts, "
               f"{res['frames']['delivered']:.1f} delivered to hosts")

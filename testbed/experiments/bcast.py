@@ -63,19 +63,6 @@ def point_to_point(params: dict[str, Any]) -> MeasuredPointToPoint:
                                 tuple(params["t_end_s"][i] for i in order))
 
 
-def dyn_static(params: dict[str, Any]) -> dict[str, float] | None:
-    """DYN-Tree's static terms from the fitted lines of measure_params: holding from t_hold,
-    network and receiving from the dummy-loop split (None where the split is missing)."""
-    fits = params.get("fits", {})
-    if not all(k in fits for k in ("t_hold", "t_net", "t_recv")):
-        return None
-    out = {}
-    for name, key in (("h", "t_hold"), ("n", "t_net"), ("r", "t_recv")):
-        out[f"t_{name}s"] = max(0.0, fits[key]["start_s"])
-        out[f"t_{name}d"] = max(0.0, fits[key]["per_byte_s"])
-    return out
-
-
 # MPICH's own MPI_Bcast algorithms, chosen with its control variables (MPICH 4/5 names),
 # and the MPI_Ibcast algorithm of each: ranks that wait asleep (collectives.waiting) run
 # MPI_Ibcast, whose algorithms have names of their own.
@@ -92,16 +79,14 @@ def algorithm_params(algorithm: str, size: int,
                      params: dict[str, Any] | None) -> dict[str, Any]:
     """What `collectives.bcast` needs besides the algorithm's name and where the ranks sit:
     t_hold/t_end of this size for OPT-Tree, OPT-Mesh, OPT-Min and DYN-Tree (from
-    measure_params), and DYN-Tree's static terms."""
+    measure_params; DYN-Tree splits them into its static terms itself, so that they add up
+    to t_end: collectives.trees.dyn_bcast.static_params)."""
     if not known(algorithm).timing:
         return {}
     if not params:
         raise RunFailed(f"{algorithm} needs measured t_hold/t_end (measure them first)")
     p2p = point_to_point(params)
-    out: dict[str, Any] = {"t_hold": p2p.t_hold(size), "t_end": p2p.t_end(size)}
-    if algorithm == "dyn-tree":
-        out |= dyn_static(params) or {}
-    return out
+    return {"t_hold": p2p.t_hold(size), "t_end": p2p.t_end(size)}
 
 
 def uses_params(algorithm: str) -> bool:
@@ -131,6 +116,22 @@ def prediction(algorithm: str, k: int, size: int, params: dict[str, Any] | None,
         extra |= placement
     return predict(build(scheduled, k, 0, size, t_hold=p2p.t_hold(size),
                          t_end=p2p.t_end(size), **extra), p2p)
+
+
+def _dyn_trees(parents: list[list[int | None]] | None, k: int, size: int,
+               params: dict[str, Any] | None) -> dict[str, Any] | None:
+    """DYN-Tree's tree of every measured broadcast beside OPT-Tree's from the same t_hold and
+    t_end (what DYN-Tree builds at zero load, Nupairoj1998 section 6.3), and the share of
+    broadcasts whose tree was OPT-Tree's."""
+    if parents is None:
+        return None
+    opt = None
+    if params:
+        p2p = point_to_point(params)
+        opt = build("opt-tree", k, 0, size, t_hold=p2p.t_hold(size),
+                    t_end=p2p.t_end(size)).parents()
+    same = sum(p == opt for p in parents) / len(parents) if opt and parents else None
+    return {"parents": parents, "opt_tree_parents": opt, "same_as_opt_tree": same}
 
 
 def _tcp_note(tcp: dict[str, int]) -> str:
@@ -197,8 +198,6 @@ def run_bcast(emu: Emulation, algorithm: str, size: int, *,
     for key in ("t_hold", "t_end"):
         if key in alg:
             args += [f"--{key.replace('_', '-')}", repr(alg.pop(key))]
-    if alg:  # dyn-tree's static terms
-        args += ["--static", json.dumps(alg)]
     placement = node_params(emu.topo, algorithm, names)
     if placement or options:
         args += ["--params", json.dumps({**placement, **(options or {})})]
@@ -239,6 +238,7 @@ def run_bcast(emu: Emulation, algorithm: str, size: int, *,
         timing, direct = "flow", {"t_mcast_s": t, **ranks}
         t = dict.fromkeys(t, res["flow"]["t_mcast_s"])
         ranks = dict.fromkeys(ranks)
+    dyn = _dyn_trees(res.get("dyn_parents"), len(names), size, params)
     return {"algorithm": algorithm, "mpich_algorithm": mpich_algorithm,
             "wait": wait or DEFAULT_WAIT, "send_order": send_order,
             "hosts": len(names), "size": size, "iterations": iters,
@@ -254,4 +254,4 @@ def run_bcast(emu: Emulation, algorithm: str, size: int, *,
             "frames": per_frame,
             "link_bytes": per_link and {f"{a}>{b}": round(v) for (a, b), v in per_link.items()
                                         if round(v) > 0},
-            "topology": emu.topo.name}
+            "topology": emu.topo.name, "dyn_tree": dyn}

@@ -1,11 +1,13 @@
 """A tree node's send order on real MPI ranks (collectives.outqueue): in fifo order the
 root's second child gets the message one wire time after the first, as Nupairoj1998's
-model has it; overlapped, the two messages share the root's link and both arrive late."""
+model has it; overlapped, the two messages share the root's link and both arrive late.
+DYN-Tree, whose t_as runs until the message has left the host, builds OPT-Tree's tree at
+zero load."""
 
 from __future__ import annotations
 
 from testbed.emulation.network import Emulation
-from testbed.experiments.bcast import run_bcast
+from testbed.experiments.bcast import model_params, run_bcast
 from topologies import parse_spec
 
 MBIT, SIZE = 10, 65536
@@ -26,3 +28,19 @@ def test_a_fifo_binomial_delivers_its_children_one_after_the_other(caps, clean_a
     assert 0.8 * WIRE_S < first < 1.5 * WIRE_S, fifo["rank_done_s"]
     assert 0.7 * WIRE_S < second - first < 1.4 * WIRE_S, fifo["rank_done_s"]
     assert overlapped["rank_done_s"][2] > 1.5 * WIRE_S, overlapped["rank_done_s"]
+
+
+def test_dyn_tree_at_zero_load_builds_opt_trees_tree(caps, clean_after):
+    """8 ranks, 64 KiB, nothing else on the network: every forwarding rank's estimates from
+    its own sends (t_as until the message left, the mean over its sends) give back the
+    measured t_hold and t_end, so it splits its ranks as OPT-Tree does with them. With t_as
+    taken as the send call's return (a copy into the socket) it built a chain."""
+    with Emulation(parse_spec("star:hosts=8,bw=20"), caps=caps) as emu:
+        params = model_params(emu, SIZE)
+        res = run_bcast(emu, "dyn-tree", SIZE, iters=5, flow=False, params=params)
+    assert res["verified"]
+    dyn = res["dyn_tree"]
+    opt = dyn["opt_tree_parents"]
+    assert len(dyn["parents"]) == 5 and opt[0] is None
+    assert sum(p == 0 for p in opt) >= 2, opt  # OPT-Tree's root has children, not a chain
+    assert dyn["same_as_opt_tree"] >= 0.8, (dyn["parents"], opt)

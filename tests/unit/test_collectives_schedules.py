@@ -168,3 +168,9 @@ def test_every_schedule_records_its_send_order(algorithm, params):
     assert fifo.programs == overlapped.programs
     with pytest.raises(ValueError, match="send_order must be one of fifo, overlapped"):
         build(algorithm, 4, 0, 16, send_order="FIFO", **params)
+
+
+def test_parents_read_the_tree_off_a_schedule():
+    assert build("binomial", 8, 0, 8).parents() == [None, 0, 0, 2, 0, 4, 4, 6]
+    assert build("sequential", 4, 2, 8).parents() == [2, 2, None, 2]
+    assert build("chain", 3, 0, 8).parents() == [None, 0, 1]
