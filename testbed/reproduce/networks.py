@@ -90,7 +90,8 @@ class Network:
     def point(self, algorithm: str, size: int, hosts: int | list[str], frames: int = 0,
               iters: int = ITERS, take: int = 0, **kwargs: Any) -> dict[str, Any]:
         """One broadcast of `size` bytes on the first `hosts` hosts, `iters` times, as a
-        point (label, ms, p10/p90, verified, flags, error, rank_done_s, predicted_ms (the
+        point (label, ms, p10/p90, verified, flags, error, rank_done_s, rank_return_s,
+        predicted_ms (the
         t_hold/t_end model's, given `params`), frames_sent, tries). `take` > 0: another
         job of the same broadcast (a claim that takes the median over jobs)."""
         # `hosts` may also be host names in rank order (failed nodes left out)
@@ -113,6 +114,7 @@ class Network:
                   verified=bool(r.get("verified", True)), flags=r["flags"],
                   error=r["error"] and r["error"][:400], tries=tries, algorithm=algorithm,
                   size=size, hosts=count, rank_done_s=r.get("rank_done_s"),
+                  rank_return_s=r.get("rank_return_s"),
                   predicted_ms=r["predicted_s"] * 1e3 if r.get("predicted_s") else None,
                   frames_sent=(r.get("frames") or {}).get("sent"))
         self.points[key] = p

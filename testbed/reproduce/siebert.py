@@ -130,25 +130,27 @@ SKEW_MCAST, SKEW_TREE = 1.3, 2.0
 
 
 def _skew(p: dict[str, Any]) -> float | None:
-    done = [t for t in (p.get("rank_done_s") or [])[1:] if t]
-    return max(done) / min(done) if done else None
+    back = [t for t in (p.get("rank_return_s") or [])[1:] if t]
+    return max(back) / min(back) if back else None
 
 
 def skew(ctx: Context) -> Outcome:
-    """How much later the last receiver holds the message than the first (rank 0 is the
-    root): max / min of the receivers' median completion times."""
+    """How much later the last receiver's MPI_Bcast returns than the first's (rank 0 is the
+    root): max / min of the receivers' median return times, for every algorithm alike. The
+    thesis times each node until its broadcast call returns; a receiver that holds the
+    message but still forwards it or answers a repair has not returned."""
     net = ctx.network
     pts = {a: net.point(a, 65536, HOSTS[-1]) for a in ("two-stage", "binomial", "mpich")}
     points = list(pts.values())
     got = {a: _skew(p) for a, p in pts.items()}
-    text = "skew on 16 hosts: " + ", ".join(f"{NAMES[a]} {s:.2f}" for a, s in got.items()
-                                             if s is not None)
+    text = "skew of return times on 16 hosts: " + ", ".join(
+        f"{NAMES[a]} {s:.2f}" for a, s in got.items() if s is not None)
     bad = no_result(points, text)
     if bad is not None:
         return bad
     if got["two-stage"] <= SKEW_MCAST and got["binomial"] >= SKEW_TREE:
         return Outcome(REPRODUCED, text, values={"skew": got}, points=points)
-    why = ([f"two-stage's receivers finish up to {got['two-stage']:.2f}x apart (at most "
+    why = ([f"two-stage's receivers return up to {got['two-stage']:.2f}x apart (at most "
             f"{SKEW_MCAST})"] if got["two-stage"] > SKEW_MCAST else []) + \
         ([f"binomial's only {got['binomial']:.2f}x (at least {SKEW_TREE})"]
          if got["binomial"] < SKEW_TREE else [])

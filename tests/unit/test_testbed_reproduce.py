@@ -130,8 +130,8 @@ class Points:
     """Stands in for a running network (testbed.reproduce.networks.Network): every point it
     is asked for comes from `ms(algorithm, size, hosts)`; `flag` names points to flag."""
 
-    def __init__(self, ms, flag=(), frames=None, done=None):
-        self.ms, self.flag, self.frames, self.done = ms, set(flag), frames, done
+    def __init__(self, ms, flag=(), frames=None, back=None):
+        self.ms, self.flag, self.frames, self.back = ms, set(flag), frames, back
 
     def point(self, algorithm, size, hosts, frames=0, **_kw):
         label = f"{algorithm} {size} B on {hosts} hosts"
@@ -139,7 +139,7 @@ class Points:
                 "flags": ["hosts waited"] if (algorithm, hosts) in self.flag else [],
                 "verified": True, "error": None,
                 "frames_sent": self.frames(algorithm, size, hosts) if self.frames else None,
-                "rank_done_s": self.done(algorithm) if self.done else None}
+                "rank_return_s": self.back(algorithm) if self.back else None}
 
 
 def measured(key: str, net: Points, quick: bool = True) -> Outcome:
@@ -174,10 +174,14 @@ def test_crossovers() -> None:
 
 
 def test_skew_and_frames() -> None:
-    done = {"two-stage": [0.0, 10.0, 11.0], "binomial": [0.0, 5.0, 20.0],
+    back = {"two-stage": [0.0, 10.0, 11.0], "binomial": [0.0, 5.0, 20.0],
             "mpich": [0.0, 5.0, 9.0]}
-    out = measured("siebert.skew", Points(flat_mcast, done=done.get))
+    out = measured("siebert.skew", Points(flat_mcast, back=back.get))
     assert out.verdict == REPRODUCED and out.values["skew"]["binomial"] == 4.0
+    # judged on return times: two-stage's receivers returning 2 x apart differ
+    late = measured("siebert.skew", Points(flat_mcast, back={**back, "two-stage": [0, 5.0,
+                                                                                   10.0]}.get))
+    assert late.verdict == DIFFERS and "return up to 2.00x apart" in late.why
     from collectives.ipmc.plans import scout_frames, tree_frames
 
     def counts(alg, size, hosts):
