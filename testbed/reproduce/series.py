@@ -9,7 +9,8 @@ HOSTS = (2, 4, 8, 16)
 TREES = ("mpich", "binomial")  # MPICH's MPI_Bcast and the binomial tree: the papers' baselines
 NAMES = {"mpich": "MPI_Bcast", "binomial": "binomial", "two-stage": "two-stage",
          "nack": "nack", "scout-linear": "scout-linear", "scout-binary": "scout-binary",
-         "sequential": "sequential"}
+         "sequential": "sequential", "fragmented-chain": "fragmented chain",
+         "scatter-allgather": "scatter-allgather"}
 
 
 def series(by_alg: dict[str, dict[int, dict[str, Any]]]) -> dict[str, list]:
