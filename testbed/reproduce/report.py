@@ -13,8 +13,8 @@ from typing import Any
 from ..report.figures import Figure, pyplot, save_png
 from ..report.html import CSS, figure_html
 
-BADGE = {"reproduced": "ok", "differs": "failed", "no result": "flagged",
-         "not applicable": "", "skipped": ""}
+BADGE = {"reproduced": "ok", "differs": "failed", "undecided": "flagged",
+         "no result": "flagged", "not applicable": "", "skipped": ""}
 
 
 def write(out_dir: Path, doc: dict[str, Any]) -> None:
@@ -51,7 +51,8 @@ def markdown(doc: dict[str, Any]) -> str:
         out.append(f"| {c['key']} | {c['paper']} | {c['where']} | {_cell(c['paper_figure'])} "
                    f"| {_cell(c['testbed_figure'])} | {_md(verdict)} |")
     out += ["", "Verdicts: reproduced (within the claim's margin, on results only), differs, "
-            "not applicable (an emulator cannot show it), no result (a point failed or the "
+            "undecided (the interval over jobs straddles the margin), not applicable (an "
+            "emulator cannot show it), no result (a point failed or the "
             "emulator did not keep up: flagged), skipped. Details: report.html.", ""]
     return "\n".join(out)
 

@@ -3,6 +3,8 @@
 - reproduced: the testbed's figure agrees with the paper's within the claim's stated margin,
   on results only (every measured point finished, verified and unflagged);
 - differs: it does not, on results only; one sentence says why;
+- undecided: measured over several jobs, the figure's interval straddles the margin: the
+  jobs do not settle it either way (a claim judged with intervals: `bootstrap`, `against`);
 - not applicable: an emulator cannot show it (the claim says why); still measured and shown;
 - no result: a point the claim needs failed or was flagged (the emulator did not keep up):
   nothing can be said, in either direction (docs/glossary.md);
@@ -12,12 +14,17 @@
 from __future__ import annotations
 
 import math
+import random
+import statistics
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-REPRODUCED, DIFFERS, NOT_APPLICABLE, NO_RESULT, SKIPPED = (
-    "reproduced", "differs", "not applicable", "no result", "skipped")
-VERDICTS = (REPRODUCED, DIFFERS, NOT_APPLICABLE, NO_RESULT, SKIPPED)
+REPRODUCED, DIFFERS, UNDECIDED, NOT_APPLICABLE, NO_RESULT, SKIPPED = (
+    "reproduced", "differs", "undecided", "not applicable", "no result", "skipped")
+VERDICTS = (REPRODUCED, DIFFERS, UNDECIDED, NOT_APPLICABLE, NO_RESULT, SKIPPED)
+LEVEL = 0.95  # the intervals' coverage
+DRAWS = 2000  # bootstrap resamples
 
 
 @dataclass
@@ -88,3 +95,38 @@ def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
     centre = (p + z * z / (2 * n)) / (1 + z * z / n)
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
     return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def bootstrap(jobs: Mapping[Any, Sequence[float]],
+              figure: Callable[[Mapping[Any, float]], float], *, draws: int = DRAWS,
+              level: float = LEVEL, seed: int = 0) -> tuple[float, float]:
+    """The `level` percentile-bootstrap interval over jobs of a figure computed from several
+    measured points: each draw resamples every point's job medians with replacement, takes
+    their median, and computes `figure` from those (a point with one job never varies)."""
+    if not jobs or any(not v for v in jobs.values()):
+        raise ValueError("every point needs at least one job")
+    rng = random.Random(seed)
+    got = sorted(figure({k: statistics.median(rng.choices(v, k=len(v)))
+                         for k, v in jobs.items()}) for _ in range(draws))
+    tail = (1 - level) / 2
+    return got[round(tail * (draws - 1))], got[round((1 - tail) * (draws - 1))]
+
+
+def against(interval: tuple[float, float], lo: float | None = None,
+            hi: float | None = None) -> str:
+    """A figure's interval against a margin [lo, hi] (None: open): reproduced when it lies
+    inside, differs when it lies wholly outside, undecided when it straddles an edge."""
+    a, b = interval
+    if (lo is None or a >= lo) and (hi is None or b <= hi):
+        return REPRODUCED
+    if (lo is not None and b < lo) or (hi is not None and a > hi):
+        return DIFFERS
+    return UNDECIDED
+
+
+def combined(verdicts: Sequence[str]) -> str:
+    """A claim made of several judged parts: differs if any part differs, else undecided if
+    any is, else reproduced (parts that are not applicable are left out by the caller)."""
+    if DIFFERS in verdicts:
+        return DIFFERS
+    return UNDECIDED if UNDECIDED in verdicts else REPRODUCED

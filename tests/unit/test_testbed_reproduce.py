@@ -19,6 +19,7 @@ from testbed.reproduce.verdict import (
     DIFFERS,
     NO_RESULT,
     REPRODUCED,
+    UNDECIDED,
     VERDICTS,
     Outcome,
     no_result,
@@ -450,31 +451,64 @@ def test_dyn_tree_against_the_best_static_tree_at_every_load() -> None:
     assert flagged.verdict == NO_RESULT and "traffic hot-1" in flagged.why
 
 
-def test_mesh_contention_judged_on_the_shuffle_where_opt_tree_meets_some() -> None:
+def test_mesh_contention_judged_with_intervals_over_jobs() -> None:
     from testbed.reproduce.nupairoj import judge_contention
 
     places = ["node order", "shuffled (seed 4)"]
     pairs = {(a, pl): 5 if a == "opt-tree" and pl == places[1] else 0
              for a in ("opt-tree", "opt-mesh", "u-mesh") for pl in places}
 
-    def pts(ms):  # two jobs each, 10 % apart: judged on their median
+    def pts(ms, spread=(0.99, 1.0, 1.01)):  # jobs a few percent apart
         return {(a, pl): [{"label": f"{a} {pl}", "ms": ms[(a, pl)] * f, "flags": [],
-                           "verified": True} for f in (0.95, 1.05)] for a, pl in pairs}
+                           "verified": True} for f in spread] for a, pl in pairs}
 
-    paper = pts({k: (125.0 if k == ("opt-tree", places[1]) else 100.0) for k in pairs})
-    out = judge_contention(paper, pairs, places)
-    assert out.verdict == REPRODUCED and out.values["contention_rate"]["opt-tree"] == 0.2
-    assert out.testbed.startswith("median of 2 job(s) each") and len(out.points) == 12
+    paper = {k: (125.0 if k == ("opt-tree", places[1]) else 100.0) for k in pairs}
+    out = judge_contention(pts(paper), pairs, places)
+    assert out.verdict == REPRODUCED, out.why
+    assert out.values["contention_rate"]["opt-tree"] == 0.2
+    assert out.testbed.startswith("median of 3 job(s) each") and len(out.points) == 18
+    lo, hi = out.values["intervals"]["OPT-Tree's t_c"]["interval"]
+    assert 0.05 < lo < 0.2 < hi < 0.3
+    # the same medians, jobs a quarter apart (as jobs of one broadcast were): undecided
+    wide = judge_contention(pts(paper, (0.8, 1.0, 1.25)), pairs, places)
+    assert wide.verdict == UNDECIDED and "straddles" in wide.why
     free = judge_contention(pts({k: 100.0 for k in pairs}), pairs, places)
-    assert free.verdict == DIFFERS and "OPT-Tree does not pay for its 5" in free.why
-    slow = pts({k: (125.0 if k[0] != "u-mesh" and k[1] == places[1] else 100.0)
-                for k in pairs})
-    slow[("opt-mesh", places[1])][0]["ms"] = 140.0
-    slow[("opt-mesh", places[1])][1]["ms"] = 140.0
-    assert "OPT-Mesh takes 1.12x OPT-Tree" in judge_contention(slow, pairs, places).why
+    assert free.verdict == DIFFERS and "OPT-Tree's t_c [" in free.why
+    assert "lies outside at least 0.05" in free.why
+    slow = {k: (125.0 if k[0] != "u-mesh" and k[1] == places[1] else 100.0) for k in pairs}
+    slow[("opt-mesh", places[1])] = 140.0
+    assert "OPT-Mesh / OPT-Tree, shuffled [1.1" in judge_contention(pts(slow), pairs,
+                                                                    places).why
+    # the chapter's order: OPT-Mesh no slower than U-Mesh, unless the model prices them alike
+    ahead = {**paper, ("u-mesh", places[1]): 80.0}
+    behind = judge_contention(pts(ahead), pairs, places)
+    assert behind.verdict == DIFFERS and "OPT-Mesh / U-Mesh" in behind.why
+    alike = {k: 100.0 for k in pairs}
+    na = judge_contention(pts(ahead), pairs, places, model=alike)
+    assert na.verdict == REPRODUCED and "not applicable: the model prices them" in na.testbed
     flagged = pts({k: 100.0 for k in pairs})
     flagged[("u-mesh", places[0])][1]["flags"] = ["switch waited"]
     assert judge_contention(flagged, pairs, places).verdict == NO_RESULT
+
+
+def test_bootstrap_intervals_and_the_margin_rule() -> None:
+    from testbed.reproduce.verdict import against, bootstrap, combined
+
+    jobs = {"a": [10.0, 11.0, 12.0], "b": [5.0]}
+    lo, hi = bootstrap(jobs, lambda m: m["a"] / m["b"])
+    assert (lo, hi) == (2.0, 2.4)  # the medians of resampled jobs span the jobs
+    assert bootstrap({"a": [3.0]}, lambda m: m["a"]) == (3.0, 3.0)
+    assert against((2.0, 2.4), lo=1.5) == REPRODUCED
+    assert against((2.0, 2.4), hi=1.9) == DIFFERS
+    assert against((2.0, 2.4), lo=2.2) == UNDECIDED
+    assert against((0.0, 0.1), lo=-1, hi=1) == REPRODUCED
+    assert combined([REPRODUCED, UNDECIDED]) == UNDECIDED
+    assert combined([UNDECIDED, DIFFERS]) == DIFFERS
+    assert combined([REPRODUCED]) == REPRODUCED
+    with pytest.raises(ValueError):
+        bootstrap({"a": []}, lambda m: m["a"])
+    with pytest.raises(ValueError):  # an undecided verdict says why
+        Outcome(UNDECIDED, "x")
 
 
 def test_tseng_measured_size_gain_and_balance_judged_on_points() -> None:
