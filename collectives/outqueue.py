@@ -1,7 +1,8 @@
 """What this process wrote to its TCP sockets that has not left the host yet: the bytes TCP
 has not sent (ioctl SIOCOUTQNSD) and the bytes it sent that still wait in the host's queue
 (the socket's write memory in flight below TCP, SO_MEMINFO's SK_MEMINFO_WMEM_ALLOC: a
-packet is charged to its socket until it leaves the link's qdisc for the veth).
+packet stays charged to its socket through the link's qdisc and across the veth, until the
+switch's end has taken it, a softirq after it left the qdisc).
 
 A tree node that sends "one message after the other" (send_order fifo, Nupairoj1998's
 model) starts its next send when the previous message has left the host. Over MPI's TCP a
