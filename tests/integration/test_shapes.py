@@ -79,8 +79,11 @@ def test_link_rate_is_enforced_and_a_frame_behind_another_waits_its_wire_time(ca
         second = sorted(arrived - pairs[i - 1][1] for i, (_, _, arrived) in enumerate(pairs)
                         if i % 2)
         assert len(second) == 8 and statistics.median(second) > 0.85 * wire, second
-        # A train of 10 full frames: each after the first one wire time (1538 bytes).
-        train = _train(emu, 1, 10, 1472, 0.05)
+        # Trains of 10 full frames: each after the first one wire time (1538 bytes). The
+        # median of 3 trains: one train's last arrival once came 5 ms late (the receiver
+        # waited for a core at the end of a full test run).
+        trains = _train(emu, 3, 10, 1472, 0.05)
         frame = 1538 * 8 / 10e6
-        span = train[-1][2] - train[0][1]
-        assert len(train) == 10 and 0.9 * 9 * frame < span < 9 * frame + 0.004, (span, frame)
+        spans = [trains[t + 9][2] - trains[t][1] for t in range(0, len(trains), 10)]
+        span = statistics.median(spans)
+        assert len(trains) == 30 and 0.9 * 9 * frame < span < 9 * frame + 0.004, (spans, frame)
