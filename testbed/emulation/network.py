@@ -24,7 +24,7 @@ from topologies import HOST_PORT, Topology
 from ..cluster.spec import LOCAL, ClusterSpec
 from ..cluster.spread import Spread
 from ..errors import CapabilityError, RunFailed, UsageError
-from . import linkshape, priority, registry
+from . import hub, linkshape, priority, registry
 from .cleanup import cleanup_run, remove_ended_nft_tables
 from .controller_proc import ControllerProcess
 from .environment import AFXDP_PORT, Capabilities, detected
@@ -76,14 +76,16 @@ class Emulation:
     def __init__(self, topo: Topology, *, caps: Capabilities | None = None,
                  progress: Progress = _quiet, ready_timeout: float | None = None,
                  controller_config: ControllerConfig | None = None,
-                 ovs_snooping: bool = False, ovs_flooding: bool = False,
+                 ovs_snooping: bool = False, ovs_flooding: bool = False, hub: bool = False,
                  linux_bridge: bool = False, bridge_options: dict[str, str] | None = None,
                  ports: str | None = None, host_cpu: float | None = None,
                  cluster: ClusterSpec | None = None) -> None:
         """`ovs_snooping`: no controller at all; standalone OVS bridges doing their own
         MAC learning and IGMP snooping (the anchor the benchmarks compare the controller
         with). `ovs_flooding`: standalone bridges without snooping, which flood every
-        multicast frame to every port as a hub would (Chen2000's hub). `linux_bridge`: no
+        multicast frame to every port (unicast is still switched). `hub`: every switch a
+        hub, one shared medium flooding every frame (testbed.emulation.hub; Chen2000's
+        hub). `linux_bridge`: no
         controller; Linux kernel bridges doing their own IGMP snooping, one of them the
         querier (hosts.KernelBridge), with the ip-link `bridge_options` given (default: the
         kernel's timers). Loop-free topologies only, as standalone bridges flood. `ports`:
@@ -98,8 +100,9 @@ class Emulation:
         self.ovs_snooping = ovs_snooping
         self.linux_bridge = linux_bridge
         self.bridge_options = dict(bridge_options or {})
-        if ovs_snooping + ovs_flooding + linux_bridge > 1:
-            raise UsageError("choose one of OVS snooping, OVS flooding and Linux bridges")
+        if ovs_snooping + ovs_flooding + hub + linux_bridge > 1:
+            raise UsageError("choose one of OVS snooping, OVS flooding, hubs and Linux "
+                             "bridges")
         if bridge_options and not linux_bridge:
             raise UsageError("bridge options are for Linux bridges (linux_bridge=True)")
         for item in self.bridge_options.items():
@@ -107,7 +110,8 @@ class Emulation:
                 raise UsageError(f"bridge option {' '.join(map(str, item))!r}: ip-link bridge "
                                  "options are a name and a number, e.g. mcast_query_interval "
                                  "12500")
-        self.standalone = ovs_snooping or ovs_flooding or linux_bridge
+        self.hub = hub
+        self.standalone = ovs_snooping or ovs_flooding or hub or linux_bridge
         if self.standalone and len(topo.links) != len(topo.hosts) + len(topo.switches) - 1:
             raise UsageError(f"{topo.name} has loops: standalone switches need a tree")
         self.caps = caps or detected()
@@ -119,9 +123,10 @@ class Emulation:
         if linux_bridge and ports == "afxdp":
             raise UsageError("AF_XDP switch ports are OVS ports: Linux bridges have none")
         self.host_cpu = _check_host_cpu(host_cpu)
-        if cluster is not None and (linux_bridge or host_cpu is not None):
+        if cluster is not None and (linux_bridge or hub or host_cpu is not None):
             raise UsageError("a network across servers runs on Open vSwitch without CPU "
-                             "limits: Linux bridges and CPU-limited hosts are one machine's")
+                             "limits: Linux bridges, hubs and CPU-limited hosts are one "
+                             "machine's")
         self.spread = Spread(topo, cluster)
         self.progress = progress
         self.ready_timeout = ready_timeout or 30.0 + 0.5 * len(topo.switches)
@@ -272,13 +277,17 @@ class Emulation:
                 if self.topo.is_host(node):
                     host_tc[node] = host_tc.get(node, "") + linkshape.htb_rate_change(
                         intf, lk.params.bw_mbit)
-                    if ends[node] in xdp:
+                    if ends[node] in xdp and not self.hub:
                         host_tc[node] += linkshape.htb_rate_change(linkshape.IFB,
                                                                    lk.params.bw_mbit)
-                elif intf not in xdp:
+                elif intf not in xdp and not self.hub:
                     server = self.spread.server_of(node)
                     root_tc[server] = root_tc.get(server, "") + linkshape.htb_rate_change(
                         intf, lk.params.bw_mbit)
+        if self.hub:  # one machine's (no cluster)
+            root_tc[LOCAL] = "".join(
+                linkshape.htb_rate_change(hub.medium_intfs(sw.name)[0], rate)
+                for sw in topo.switches if (rate := hub.hub_rate(topo, sw.name)) is not None)
         for server, lines in root_tc.items():
             self.spread.runners[server].run(["tc", "-batch", "-"], input=lines, timeout=60)
         for name, lines in host_tc.items():
@@ -385,6 +394,8 @@ class Emulation:
         intfs = [intf_name(n, p) for link in self.topo.links
                  for n, p in ((link.node1, link.port1), (link.node2, link.port2))
                  if not self.topo.is_host(n) and self.spread.server_of(n) == server]
+        if self.hub:
+            intfs += [i for b in bridges for i in hub.medium_intfs(b)]
         return bridges, intfs
 
     def _order(self, server: str, files: dict[str, str]) -> dict[str, Any]:
@@ -426,7 +437,8 @@ class Emulation:
                 continue
             net.addSwitch(sw.name, dpid=f"{sw.dpid:016x}", datapath=self.caps.datapath,
                           protocols="OpenFlow13", batch=True,
-                          failMode="standalone" if self.standalone else "secure",
+                          failMode=("standalone" if self.standalone and not self.hub
+                                    else "secure"),
                           xdp_ports={i for i in xdp if i.startswith(f"{sw.name}-")},
                           **self.spread.node_params(sw.name, switch=True))
         limit = {} if self.host_cpu is None else {"cls": CPULimitedTestbedHost,
@@ -454,16 +466,31 @@ class Emulation:
                     cmd += ["--", "set", "Bridge", sw.name, "mcast_snooping_enable=true",
                             "other_config:mcast-snooping-disable-flood-unregistered=true"]
                 self.spread.runners[server].run(cmd)
+        if self.hub:
+            self._make_hubs()
+
+    def _make_hubs(self) -> None:
+        """Each switch's medium loop, its shaping and the flows that make it a hub."""
+        runner = self.spread.runners[LOCAL]
+        for sw in self.topo.switches:
+            cmds, tc, flows = hub.setup(self.topo, sw.name)
+            for cmd in cmds:
+                runner.run(cmd, timeout=30)
+            if tc:
+                runner.run(["tc", "-batch", "-"], input=tc, timeout=30)
+            runner.run(["ovs-ofctl", "-O", "OpenFlow13", "add-flows", sw.name, "-"],
+                       input=flows, timeout=30)
 
     def _configure(self, xdp: set[str]) -> None:
         """Per host one shell round trip; switch-side shaping in one `tc -batch` (for an
-        AF_XDP port, on the host's ingress instead: see linkshape)."""
+        AF_XDP port, on the host's ingress instead: see linkshape). A hub's ports are not
+        shaped on its side: its medium serializes every frame instead (see hub)."""
         for server, runner in self.spread.runners.items():
             root_tc = ""
             for link in self.topo.links:
                 for node, port in ((link.node1, link.port1), (link.node2, link.port2)):
                     if (not self.topo.is_host(node) and intf_name(node, port) not in xdp
-                            and self.spread.server_of(node) == server):
+                            and self.spread.server_of(node) == server and not self.hub):
                         root_tc += linkshape.tc_batch(intf_name(node, port), link.params,
                                                       self.caps.sch_netem)
             if root_tc:
@@ -503,7 +530,7 @@ class Emulation:
                 # for afterwards (see linkshape).
                 cmds.append(f"ethtool -K {intf} tso off gso off >/dev/null")
             tc = linkshape.tc_batch(intf, params, self.caps.sch_netem)
-            if switch_ends[h.name] in xdp:
+            if switch_ends[h.name] in xdp and not self.hub:
                 ifb_cmds, ifb_tc = linkshape.ingress_shaping(intf, params, self.caps.sch_netem)
                 cmds += ifb_cmds
                 tc += ifb_tc

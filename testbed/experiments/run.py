@@ -237,7 +237,7 @@ def execute(run: Run, progress: Any = None, emu: Emulation | None = None) -> Non
         else Emulation(spec.topology, controller_config=ControllerConfig(mode=spec.mode),
                        caps=run.caps, progress=run.log,
                        ovs_snooping=spec.switching == "ovs-snooping",
-                       ovs_flooding=spec.switching == "flooding",
+                       ovs_flooding=spec.switching == "flooding", hub=spec.switching == "hub",
                        linux_bridge=spec.switching == "linux-bridge", cluster=spec.cluster)
     with up as emu:
         run.emu = emu

@@ -45,7 +45,7 @@ from .placement import geometry
 
 NONE = "none"
 MAX_SIZE = 64 << 20
-SWITCHING = ("controller", "ovs-snooping", "flooding", "linux-bridge")
+SWITCHING = ("controller", "ovs-snooping", "flooding", "hub", "linux-bridge")
 MODES = ("igmp", "contiguous")
 LOSS_SCOPES = ("all", "multicast")
 # Above this, loss of every packet leaves TCP (and so MPI's own start-up) crawling for minutes.
@@ -269,9 +269,9 @@ def across_servers(spec: ExperimentSpec, cluster: ClusterSpec, where: str) -> No
     if any(spec.intervals):
         raise SpecError(f"{where}: injected broadcasts (sweep.interval > 0) are timed on the "
                         "clock the hosts share, and servers share none")
-    if spec.switching == "linux-bridge":
-        raise SpecError(f"{where}: a network across servers runs on Open vSwitch, not Linux "
-                        "bridges (network.switching)")
+    if spec.switching in ("linux-bridge", "hub"):
+        raise SpecError(f"{where}: a network across servers runs on Open vSwitch switches, "
+                        f"not {spec.switching}s (network.switching)")
     try:
         place(spec.topology, cluster.names, cluster.placement)
     except ValueError as exc:
