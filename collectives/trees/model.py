@@ -48,6 +48,20 @@ def completion_times(schedule: Schedule, p: PointToPoint | MeasuredPointToPoint,
                      ) -> list[float]:
     """Per rank, the time its last receive completes (0 for a rank that receives nothing).
     A `timeline` list receives every send as (start, arrival, sender, receiver, lo, hi)."""
+    return _run(schedule, p, timeline)[0]
+
+
+def return_times(schedule: Schedule, p: PointToPoint | MeasuredPointToPoint) -> list[float]:
+    """Per rank, when its part of the broadcast returns: its last receive, or the end of
+    its last send's holding time if that is later (a node that still forwards is busy)."""
+    done, clock = _run(schedule, p, None)
+    return [max(d, c) for d, c in zip(done, clock, strict=True)]
+
+
+def _run(schedule: Schedule, p: PointToPoint | MeasuredPointToPoint,
+         timeline: list[tuple[float, float, int, int, int, int]] | None,
+         ) -> tuple[list[float], list[float]]:
+    """Every rank's program in the model: (last receive, clock at the end) per rank."""
     k = schedule.size
     clock = [0.0] * k
     done = [0.0] * k
@@ -95,7 +109,7 @@ def completion_times(schedule: Schedule, p: PointToPoint | MeasuredPointToPoint,
     stuck = [r for r in range(k) if pc[r] < len(progs[r])]
     if stuck:
         raise ValueError(f"schedule {schedule.algorithm} deadlocks: ranks {stuck} wait forever")
-    return done
+    return done, clock
 
 
 def predict(schedule: Schedule, p: PointToPoint | MeasuredPointToPoint) -> float:

@@ -50,7 +50,7 @@ NETWORKS: dict[str, Kind] = {
     # snooping, flooding every multicast frame to every port as a hub does; no shared
     # half-duplex medium (no collisions) and the same store-and-forward links as the switch
     "star9": Kind("star:hosts=9"),
-    "star9-hub": Kind("star:hosts=9", options={"ovs_flooding": True}),
+    "star9-hub": Kind("star:hosts=9", options={"hub": True}),
     # Tseng2001's torus at this machine's scale: 4x4, one rank per node, the controller's
     # shortest-way X-then-Y routing (testbed.reproduce.tseng)
     "torus16": Kind("torus:rows=4,cols=4"),

@@ -15,7 +15,7 @@ from collectives.trees.opttree import multiport_table, opt_table
 from collectives.trees.schedules import build
 
 from .claims import Claim, Context, PaperFigure
-from .verdict import DIFFERS, REPRODUCED, Outcome, wilson
+from .verdict import DIFFERS, REPRODUCED, TRANSFER, Outcome, wilson
 
 T_HOLD, T_END = 20.0, 55.0  # Nupairoj1998's running example (us)
 
@@ -24,7 +24,9 @@ def _agree(matches: dict[str, bool], testbed: str, values: dict, what: str) -> O
     wrong = [k for k, ok in matches.items() if not ok]
     if not wrong:
         return Outcome(REPRODUCED, testbed, values=values)
-    return Outcome(DIFFERS, testbed, f"{what} differ(s): {', '.join(wrong)}", values=values)
+    return Outcome(DIFFERS, testbed, f"{what} differ(s): {', '.join(wrong)} (computed from the "
+                   "paper's own model, so the difference is in the paper's arithmetic or in "
+                   "how its table is read)", values=values, kind=TRANSFER)
 
 
 # ---- Nupairoj1998, Table 4.2: the basic trees' latencies --------------------------------
@@ -144,7 +146,7 @@ def table_1(ctx: Context) -> Outcome:
                    "the greedy tree, and greedy already finds 2 steps in most of these "
                    "problems: the difference is in how the problems are drawn (the paper "
                    "does not say how it placed faults or chose sources), not in the search",
-                   values={"cells": cells, "plot": plot})
+                   values={"cells": cells, "plot": plot}, kind=TRANSFER)
 
 
 # ---- Tseng2001: partitioned multi-node multicast, in the step model at the report's scale
@@ -174,7 +176,9 @@ def tseng_size(ctx: Context) -> Outcome:
         return Outcome(REPRODUCED, "gain over U-torus, 32 -> 1024 flits: " + text,
                        values=values)
     return Outcome(DIFFERS, text, "the gain does not grow for " + ", ".join(
-        f"{n} sources at p {p:g}" for (n, p), ok in grows.items() if not ok), values=values)
+        f"{n} sources at p {p:g}" for (n, p), ok in grows.items() if not ok) + " in the step "
+        "model (the report gives no numbers or partition types to compute it from)",
+        values=values, kind=TRANSFER)
 
 
 def tseng_balance(ctx: Context) -> Outcome:
@@ -187,7 +191,8 @@ def tseng_balance(ctx: Context) -> Outcome:
         return Outcome(REPRODUCED, text, values={"balance": by})
     return Outcome(DIFFERS, text, "in the step model balancing helps more with more sources "
                    "(the report gives no numbers, and never describes its partition types, so "
-                   "its partitions may differ from these)", values={"balance": by})
+                   "its partitions may differ from these)", values={"balance": by},
+                   kind=TRANSFER)
 
 
 T = "Tseng2001"

@@ -12,6 +12,7 @@ from typing import Any
 
 from ..report.figures import Figure, pyplot, save_png
 from ..report.html import CSS, figure_html
+from .verdict import KINDS
 
 BADGE = {"reproduced": "ok", "differs": "failed", "undecided": "flagged",
          "no result": "flagged", "not applicable": "", "skipped": ""}
@@ -46,15 +47,23 @@ def markdown(doc: dict[str, Any]) -> str:
     out += ["", "| claim | paper | where | paper's figure | testbed's figure | verdict |",
             "|---|---|---|---|---|---|"]
     for c in doc["claims"]:
-        verdict = c["verdict"] + (f": {c['why']}" if c["why"] and c["verdict"] != "skipped"
-                                  else "")
+        verdict = _verdict(c) + (f": {c['why']}" if c["why"] and c["verdict"] != "skipped"
+                                 else "")
         out.append(f"| {c['key']} | {c['paper']} | {c['where']} | {_cell(c['paper_figure'])} "
                    f"| {_cell(c['testbed_figure'])} | {_md(verdict)} |")
     out += ["", "Verdicts: reproduced (within the claim's margin, on results only), differs, "
             "undecided (the interval over jobs straddles the margin), not applicable (an "
-            "emulator cannot show it), no result (a point failed or the "
+            "emulator cannot show it, or the model predicts no effect here); a difference "
+            "says its kind: the emulator cannot show it (a mechanism is missing) or the "
+            "claim does not transfer (to the instance run here); no result (a point failed or the "
             "emulator did not keep up: flagged), skipped. Details: report.html.", ""]
     return "\n".join(out)
+
+
+def _verdict(c: dict[str, Any]) -> str:
+    """The verdict with the kind of a difference, if it has one."""
+    kind = c.get("why_kind")
+    return c["verdict"] + (f" ({KINDS[kind]})" if kind in KINDS else "")
 
 
 def _cell(fig: dict[str, Any]) -> str:
@@ -67,11 +76,25 @@ def _md(text: str) -> str:
 
 
 def _plot(claim: dict[str, Any], folder: Path) -> Figure | None:
-    spec = claim["testbed_figure"]["values"].get("plot")
-    if not spec:
+    """The claim's series (values["plot"]) and, beside them, each judged figure with its
+    interval over the jobs and its margin (values["intervals"])."""
+    values = claim["testbed_figure"]["values"]
+    panels = [(draw, x) for draw, x in ((_series, values.get("plot")),
+                                        (_intervals, values.get("intervals"))) if x]
+    if not panels:
         return None
     plt = pyplot()
-    fig, ax = plt.subplots(figsize=(7, 4))
+    fig, axes = plt.subplots(1, len(panels), figsize=(7 * len(panels), 4), squeeze=False)
+    for ax, (draw, spec) in zip(axes[0], panels, strict=True):
+        draw(ax, spec)
+    fig.tight_layout()
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{claim['key']}.png"
+    save_png(plt, fig, path)
+    return Figure(path, f"{claim['key']}: {claim['statement']}")
+
+
+def _series(ax: Any, spec: dict[str, Any]) -> None:
     for label, pts in spec["series"].items():
         if not pts:
             continue
@@ -88,10 +111,23 @@ def _plot(claim: dict[str, Any], folder: Path) -> Figure | None:
         ax.set_yscale("log")
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"{claim['key']}.png"
-    save_png(plt, fig, path)
-    return Figure(path, f"{claim['key']}: {claim['statement']}")
+
+
+def _intervals(ax: Any, judged: dict[str, dict[str, Any]]) -> None:
+    """One row per judged figure, named: its value, its 95 % interval as an error bar,
+    and its margin's edges as ticks (green: reproduced, red: differs, orange: undecided)."""
+    colour = {"reproduced": "tab:green", "differs": "tab:red"}
+    for y, j in enumerate(judged.values()):
+        lo, hi = j["interval"]
+        ax.errorbar([j["figure"]], [y], xerr=[[j["figure"] - lo], [hi - j["figure"]]],
+                    fmt="o", capsize=4, color=colour.get(j["verdict"], "tab:orange"))
+        for edge in j["margin"]:
+            if edge is not None:
+                ax.plot([edge, edge], [y - 0.3, y + 0.3], color="grey", lw=2)
+    ax.set_yticks(range(len(judged)), list(judged))
+    ax.set_ylim(-0.5, len(judged) - 0.5)
+    ax.set_xlabel("judged figure: median of the jobs, 95 % interval; grey: the margin")
+    ax.grid(alpha=0.3, axis="x")
 
 
 def page(doc: dict[str, Any], figures: dict[str, Figure]) -> str:
@@ -118,7 +154,10 @@ def page(doc: dict[str, Any], figures: dict[str, Figure]) -> str:
                  f"{e(_cell(c['paper_figure']))}</p>",
                  f"<p><b>Testbed</b>: {e(c['testbed_figure']['text'])}</p>",
                  f"<p><b>Verdict</b>: <span class='badge {BADGE[c['verdict']]}'>"
-                 f"{e(c['verdict'])}</span> {e(c['why'])}</p>",
+                 f"{e(c['verdict'])}</span> "
+                 + (f"<i>{e(KINDS[c['why_kind']])}</i>: " if c.get("why_kind") in KINDS
+                    else "")
+                 + f"{e(c['why'])}</p>",
                  f"<p class='note'>Margin: {e(c['margin'])}</p>"]
         if c["key"] in figures:
             body.append(figure_html(figures[c["key"]]))

@@ -96,7 +96,8 @@ def _entry(claim: Claim, out: Outcome) -> dict[str, Any]:
             "statement": claim.statement, "kind": claim.kind, "network": claim.network,
             "paper_figure": {"text": f.text, "values": _plain(f.values), "marker": f.marker},
             "testbed_figure": {"text": out.testbed, "values": _plain(out.values)},
-            "verdict": out.verdict, "why": out.why, "margin": claim.margin,
+            "verdict": out.verdict, "why_kind": out.kind, "why": out.why,
+            "margin": claim.margin,
             "points": out.points, "context": out.context}
 
 

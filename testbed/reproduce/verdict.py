@@ -2,10 +2,14 @@
 
 - reproduced: the testbed's figure agrees with the paper's within the claim's stated margin,
   on results only (every measured point finished, verified and unflagged);
-- differs: it does not, on results only; one sentence says why;
+- differs: it does not, on results only; one sentence says why, and of which kind (KINDS):
+  the emulator cannot show it (which mechanism is missing), or the claim does not transfer
+  to the instance the testbed runs (and why). A difference caused by the implementation is a
+  bug to fix, not a verdict;
 - undecided: measured over several jobs, the figure's interval straddles the margin: the
   jobs do not settle it either way (a claim judged with intervals: `bootstrap`, `against`);
-- not applicable: an emulator cannot show it (the claim says why); still measured and shown;
+- not applicable: an emulator cannot show it, or the model predicts no effect on the
+  instance the testbed can run (the claim says why, with its kind); still measured and shown;
 - no result: a point the claim needs failed or was flagged (the emulator did not keep up):
   nothing can be said, in either direction (docs/glossary.md);
 - skipped: not run this time (--quick or --only).
@@ -23,6 +27,8 @@ from typing import Any
 REPRODUCED, DIFFERS, UNDECIDED, NOT_APPLICABLE, NO_RESULT, SKIPPED = (
     "reproduced", "differs", "undecided", "not applicable", "no result", "skipped")
 VERDICTS = (REPRODUCED, DIFFERS, UNDECIDED, NOT_APPLICABLE, NO_RESULT, SKIPPED)
+EMULATOR, TRANSFER = "emulator", "transfer"
+KINDS = {EMULATOR: "the emulator cannot show it", TRANSFER: "the claim does not transfer"}
 LEVEL = 0.95  # the intervals' coverage
 DRAWS = 2000  # bootstrap resamples
 
@@ -31,8 +37,8 @@ DRAWS = 2000  # bootstrap resamples
 class Outcome:
     """What running one claim gave: the verdict, why (for anything but reproduced), the
     testbed's figure in words and values, the measured points it was judged on (empty for
-    pure claims), and points shown beside them but not judged (`context`: the project's
-    own algorithm next to a paper's, say)."""
+    pure claims), points shown beside them but not judged (`context`: the project's own
+    algorithm next to a paper's, say), and for a difference its kind (KINDS)."""
 
     verdict: str
     testbed: str
@@ -40,6 +46,7 @@ class Outcome:
     values: dict[str, Any] = field(default_factory=dict)
     points: list[dict[str, Any]] = field(default_factory=list)
     context: list[dict[str, Any]] = field(default_factory=list)
+    kind: str = ""
 
     def __post_init__(self) -> None:
         check(self)
@@ -47,12 +54,17 @@ class Outcome:
 
 def check(o: Outcome) -> None:
     """The rules every outcome keeps (ValueError otherwise): a known verdict; a reason for
-    anything but "reproduced"; and "reproduced" only on results: no measured point of the
-    claim failed, went unverified or was flagged."""
+    anything but "reproduced"; a kind (KINDS) for "differs"; and "reproduced" only on
+    results: no measured point of the claim failed, went unverified or was flagged."""
     if o.verdict not in VERDICTS:
         raise ValueError(f"unknown verdict {o.verdict!r}")
     if o.verdict != REPRODUCED and o.verdict != SKIPPED and not o.why:
         raise ValueError(f"a verdict of {o.verdict!r} needs a reason")
+    if o.kind and o.kind not in KINDS:
+        raise ValueError(f"unknown kind of difference {o.kind!r} (one of {', '.join(KINDS)})")
+    if o.verdict == DIFFERS and not o.kind:
+        raise ValueError("a difference says its kind: " + " or ".join(
+            f"{k} ({v})" for k, v in KINDS.items()))
     if o.verdict == REPRODUCED and not all(is_result(p) for p in o.points):
         raise ValueError("a claim with a failed, wrong or flagged point cannot be reproduced")
 
@@ -130,3 +142,56 @@ def combined(verdicts: Sequence[str]) -> str:
     if DIFFERS in verdicts:
         return DIFFERS
     return UNDECIDED if UNDECIDED in verdicts else REPRODUCED
+
+
+@dataclass(frozen=True)
+class Part:
+    """One judged part of a claim: `figure` computed from the points' medians (a mapping
+    by point key), judged by its bootstrap interval over the jobs against [lo, hi]."""
+
+    what: str
+    figure: Callable[[Mapping[Any, float]], float]
+    lo: float | None = None
+    hi: float | None = None
+
+
+@dataclass(frozen=True)
+class Judged:
+    """A Part as judged: its figure on the medians, its interval and verdict (`against`)."""
+
+    part: Part
+    value: float
+    interval: tuple[float, float]
+    verdict: str
+
+    def text(self) -> str:
+        a, b = self.interval
+        return f"{self.part.what} {self.value:.2f} [{a:.2f}, {b:.2f}]"
+
+    def why(self) -> str:
+        """Why it is not reproduced ('' when it is)."""
+        if self.verdict == REPRODUCED:
+            return ""
+        p, (a, b) = self.part, self.interval
+        edge = " and ".join(([f"at least {p.lo:g}"] if p.lo is not None else [])
+                            + ([f"at most {p.hi:g}"] if p.hi is not None else []))
+        return (f"{p.what} [{a:.2f}, {b:.2f}] "
+                + ("lies outside" if self.verdict == DIFFERS else "straddles") + f" {edge}")
+
+
+def judge(jobs: Mapping[Any, Sequence[float]], parts: Sequence[Part]) -> list[Judged]:
+    """Every part's figure on the jobs' medians, with its interval and verdict."""
+    ms = {k: statistics.median(v) for k, v in jobs.items()}
+    out = []
+    for p in parts:
+        interval = bootstrap(jobs, p.figure)
+        out.append(Judged(p, p.figure(ms), interval, against(interval, p.lo, p.hi)))
+    return out
+
+
+def intervals(judged: Sequence[Judged]) -> dict[str, dict[str, Any]]:
+    """The judged parts for an outcome's values (the report draws them as error bars)."""
+    return {j.part.what: {"figure": round(j.value, 3),
+                          "interval": [round(j.interval[0], 3), round(j.interval[1], 3)],
+                          "margin": [j.part.lo, j.part.hi], "verdict": j.verdict}
+            for j in judged}

@@ -17,8 +17,11 @@ from testbed.reproduce.run import run
 from testbed.reproduce.series import TREES
 from testbed.reproduce.verdict import (
     DIFFERS,
+    EMULATOR,
     NO_RESULT,
+    NOT_APPLICABLE,
     REPRODUCED,
+    TRANSFER,
     UNDECIDED,
     VERDICTS,
     Outcome,
@@ -71,6 +74,13 @@ def test_every_verdict_but_reproduced_says_why() -> None:
         Outcome(DIFFERS, "x")
     with pytest.raises(ValueError, match="unknown verdict"):
         Outcome("fine", "x", "because")
+    # a difference says its kind: a missing mechanism, or a claim that does not transfer
+    with pytest.raises(ValueError, match="says its kind: emulator .* or transfer"):
+        Outcome(DIFFERS, "x", "because")
+    with pytest.raises(ValueError, match="unknown kind of difference 'bug'"):
+        Outcome(DIFFERS, "x", "because", kind="bug")
+    Outcome(DIFFERS, "x", "because", kind=EMULATOR)
+    Outcome(NOT_APPLICABLE, "x", "because", kind=TRANSFER)
 
 
 def test_wilson_interval() -> None:
@@ -126,6 +136,25 @@ def test_a_run_writes_json_markdown_and_html(tmp_path: Path) -> None:
     assert "id='nupairoj.mesh-6x6'" in page and "OPT-Mesh 130, U-Mesh 165" in page
 
 
+def test_the_report_names_a_differences_kind_and_draws_each_interval(tmp_path: Path) -> None:
+    from testbed.reproduce.report import write
+
+    doc = run(tmp_path, only=["nupairoj.table-4.3"], progress=lambda _m: None)
+    claim = doc["claims"][0] | {
+        "key": "x.judged", "verdict": DIFFERS, "why_kind": EMULATOR, "why": "slow here",
+        "testbed_figure": {"text": "t", "values": {"intervals": {
+            "4 hosts": {"figure": 1.0, "interval": [0.9, 1.1], "margin": [1.05, None],
+                        "verdict": UNDECIDED},
+            "9 hosts": {"figure": 0.8, "interval": [0.7, 0.85], "margin": [1.05, None],
+                        "verdict": DIFFERS}}}}}
+    write(tmp_path / "out", {**doc, "claims": [claim]})
+    md = (tmp_path / "out" / "reproduce.md").read_text()
+    assert "| differs (the emulator cannot show it): slow here |" in md
+    assert "<i>the emulator cannot show it</i>: slow here" in (
+        tmp_path / "out" / "report.html").read_text()
+    assert (tmp_path / "out" / "plots" / "x.judged.png").stat().st_size > 1000
+
+
 # ---- measured claims' judging, on points a stand-in network hands out -------------------
 class Points:
     """Stands in for a running network (testbed.reproduce.networks.Network): every point it
@@ -174,15 +203,26 @@ def test_crossovers() -> None:
     assert measured("chen.crossover", Points(flat_mcast)).verdict == REPRODUCED
 
 
-def test_skew_and_frames() -> None:
+def test_skew_and_frames(monkeypatch) -> None:
+    from testbed.reproduce import siebert
+
     back = {"two-stage": [0.0, 10.0, 11.0], "binomial": [0.0, 5.0, 20.0],
             "mpich": [0.0, 5.0, 9.0]}
+    # with sends one after the other the model returns a 16-host binomial tree's ranks
+    # together: the contrast cannot show, whatever was measured
+    assert siebert.model_skew("binomial", 16) == 1.0
+    assert siebert.model_skew("sequential", 16) == 15.0
+    na = measured("siebert.skew", Points(flat_mcast, back=back.get))
+    assert na.verdict == NOT_APPLICABLE and na.kind == TRANSFER and "within 1.00x" in na.why
+    assert na.values["skew"]["binomial"] == 4.0
+    monkeypatch.setattr(siebert, "model_skew", lambda a, h: 3.0)  # a deeper tree's
     out = measured("siebert.skew", Points(flat_mcast, back=back.get))
-    assert out.verdict == REPRODUCED and out.values["skew"]["binomial"] == 4.0
+    assert out.verdict == REPRODUCED and out.values["model_skew"] == {"binomial": 3.0}
     # judged on return times: two-stage's receivers returning 2 x apart differ
     late = measured("siebert.skew", Points(flat_mcast, back={**back, "two-stage": [0, 5.0,
                                                                                    10.0]}.get))
     assert late.verdict == DIFFERS and "return up to 2.00x apart" in late.why
+    assert late.kind == EMULATOR
     from collectives.ipmc.plans import scout_frames, tree_frames
 
     def counts(alg, size, hosts):
@@ -269,15 +309,15 @@ def test_tree_order_judges_opt_tree_against_the_fastest_and_shows_the_model_erro
 
 
 # ---- Chen2000's hub against the switch: two networks, the switch's measured first ---------
-def test_hub_switch_is_not_applicable_and_shows_the_ratios(monkeypatch, tmp_path: Path) -> None:
-    """An emulated hub floods but has no shared medium: the verdict is 'not applicable'
-    whatever the times, with the hub/switch ratio per algorithm and size; the run brings
-    the switch up first and the claim reads its points back."""
+def test_hub_claims_judge_mpich_over_jobs_and_show_the_multicast(monkeypatch,
+                                                                 tmp_path: Path) -> None:
+    """MPICH's hub/switch ratio above 3000 B is judged over its jobs (HUB_TAKES each); the
+    multicast's is not applicable (no cut-through), its ratios shown; the run brings the
+    switch up first and the claims read its points back."""
     from contextlib import contextmanager
 
     from testbed.reproduce import chen, networks
     from testbed.reproduce.claims import Claim
-    from testbed.reproduce.verdict import NOT_APPLICABLE
 
     def hub_ms(alg: str, size: int, hosts: int) -> float:
         return (1.0 if alg == "scout-linear" else 2.0) * size / 1024
@@ -285,29 +325,38 @@ def test_hub_switch_is_not_applicable_and_shows_the_ratios(monkeypatch, tmp_path
     def switch_ms(alg: str, size: int, hosts: int) -> float:
         return hub_ms(alg, size, hosts) / (1.25 if alg == "mpich" else 1.0)
 
-    def judged(hub: Points, switch: Points | None, quick: bool = True) -> Outcome:
+    def judged(key: str, hub: Points, switch: Points | None, quick: bool = True) -> Outcome:
         earlier = {} if switch is None else {chen.SWITCH: switch}
-        return BY_KEY["chen.hub-switch"].run(Context(quick, lambda _m: None, hub, earlier))
+        return BY_KEY[key].run(Context(quick, lambda _m: None, hub, earlier))
 
-    out = judged(Points(hub_ms), Points(switch_ms))
-    assert out.verdict == NOT_APPLICABLE and "no shared half-duplex medium" in out.why
-    assert out.values["ratio"]["scout-linear"][4] == dict.fromkeys(chen.HUB_SIZES, 1.0)
-    assert out.values["ratio"]["MPI_Bcast"][4][4096] == pytest.approx(1.25)
-    assert "4 hosts scout-linear 1.00 1.00 1.00 1.00, MPI_Bcast 1.25" in out.testbed
-    assert out.values["beats_from"] == {"hub": {4: 1024}, "switch": {4: 1024}}
-    assert out.testbed.endswith("beats MPI_Bcast from: hub 1024 B; switch 1024 B (4 hosts)")
-    assert len(out.points) == 16 and out.points[0]["label"].endswith("(hub)")
-    assert out.points[-1]["label"].endswith("(switch)")
-    assert len(out.values["plot"]["series"]) == 4
-    full = judged(Points(hub_ms), Points(switch_ms), quick=False)
-    assert len(full.points) == 32 and set(full.values["ratio"]["MPI_Bcast"]) == {4, 9}
-    # a flagged point feeds no ratio and is named; the verdict stays
-    flagged = judged(Points(hub_ms, flag={("mpich", 4)}), Points(switch_ms))
-    assert flagged.verdict == NOT_APPLICABLE and "MPI_Bcast - - - -" in flagged.testbed
-    assert "4 of 16 point(s) are no result" in flagged.why
-    assert judged(Points(hub_ms), None).verdict == NO_RESULT
+    out = judged("chen.hub-mpich", Points(hub_ms), Points(switch_ms))
+    assert out.verdict == REPRODUCED, out.why
+    assert out.values["ratio"][4] == pytest.approx(dict.fromkeys(chen.HUB_SIZES, 1.25))
+    assert out.values["intervals"]["4 hosts, above 3000 B"]["interval"] == [1.25, 1.25]
+    assert "4 hosts 1.25 1.25 1.25 1.25" in out.testbed
+    assert len(out.points) == 24 and len(out.context) == 8  # 3 jobs of MPI_Bcast, 1 scout
+    assert all(p["label"].startswith("mpich") for p in out.points)
+    full = judged("chen.hub-mpich", Points(hub_ms), Points(switch_ms), quick=False)
+    assert set(full.values["intervals"]) == {"4 hosts, above 3000 B", "9 hosts, above 3000 B"}
+    same = judged("chen.hub-mpich", Points(hub_ms), Points(hub_ms))
+    assert same.verdict == DIFFERS and same.kind == EMULATOR
+    assert "[1.00, 1.00] lies outside at least 1.05" in same.why
+    flagged = judged("chen.hub-mpich", Points(hub_ms, flag={("mpich", 4)}), Points(switch_ms))
+    assert flagged.verdict == NO_RESULT
+    # a flagged scout is shown, not judged
+    assert judged("chen.hub-mpich", Points(hub_ms, flag={("scout-linear", 4)}),
+                  Points(switch_ms)).verdict == REPRODUCED
+    assert judged("chen.hub-mpich", Points(hub_ms), None).verdict == NO_RESULT
+
+    mc = judged("chen.hub-multicast", Points(hub_ms), Points(switch_ms))
+    assert mc.verdict == NOT_APPLICABLE and mc.kind == EMULATOR and "cut-through" in mc.why
+    assert mc.values["ratio"][4] == dict.fromkeys(chen.HUB_SIZES, 1.0)
+    assert mc.values["beats_from"] == {"hub": {4: 1024}, "switch": {4: 1024}}
+    assert mc.testbed.endswith("beats MPI_Bcast from: hub 1024 B; switch 1024 B (4 hosts)")
+    assert len(mc.points) == 32 and mc.points[0]["label"].endswith("(hub)")
+    assert len(mc.values["plot"]["series"]) == 4
     with pytest.raises(ValueError, match="need a network and a measure"):
-        Claim("x.y", "Chen2000", "s", BY_KEY["chen.hub-switch"].figure, "m", chen.hub_switch,
+        Claim("x.y", "Chen2000", "s", BY_KEY["chen.hub-mpich"].figure, "m", chen.hub_mpich,
               network=chen.HUB, before=(chen.SWITCH,))
 
     class Net(Points):
@@ -330,13 +379,13 @@ def test_hub_switch_is_not_applicable_and_shows_the_ratios(monkeypatch, tmp_path
         yield up[-1]
 
     monkeypatch.setattr(networks, "running", running)
-    doc = run(tmp_path, quick=True, only=["chen.hub-switch"], progress=lambda _m: None)
+    doc = run(tmp_path, quick=True, only=["chen.hub-mpich"], progress=lambda _m: None)
     assert [n.name for n in up] == [chen.SWITCH, chen.HUB]
-    assert [n.asked for n in up] == [16, 8]  # the switch's 8: measured, then read back
+    assert [n.asked for n in up] == [32, 16]  # the switch's 16: measured, then read back
     assert set(doc["networks"]) == {chen.SWITCH, chen.HUB}
-    entry = next(c for c in doc["claims"] if c["key"] == "chen.hub-switch")
-    assert entry["verdict"] == NOT_APPLICABLE and entry["network"] == chen.HUB
-    assert (tmp_path / "plots" / "chen.hub-switch.png").exists()
+    entry = next(c for c in doc["claims"] if c["key"] == "chen.hub-mpich")
+    assert entry["verdict"] == REPRODUCED and entry["network"] == chen.HUB
+    assert (tmp_path / "plots" / "chen.hub-mpich.png").exists()
 
 
 # ---- Coll2003's measured claims: range tree against the software tree around failed nodes
