@@ -47,6 +47,37 @@ def table_4_2(ctx: Context) -> Outcome:
                   {"checked": len(matches)}, "latencies")
 
 
+# ---- Table 4.1: no fixed tree is best on every system -----------------------------------
+# 8 nodes on two hypothetical systems, t_hold = a + b m and t_end = c + d m (us). The caption
+# says a 1-Kbyte message, but every cell fits m = 102400 bytes exactly (I: at 1024 bytes S1
+# would give 369.56 and 380.04); OPT-Tree's row is the model's (I: 16514 and 12408).
+T41_SYSTEMS = {"S1": (20.0, 0.02, 55.0, 0.07), "S2": (25.0, 0.03, 40.0, 0.04)}
+T41_BYTES = 102400
+T41 = {("S1", "sequential"): 19631, ("S1", "binomial"): 21669,
+       ("S2", "sequential"): 22718, ("S2", "binomial"): 12408}
+
+
+def table_4_1(ctx: Context) -> Outcome:
+    """Each cell from the model at 100 KB, and OPT-Tree (built from each system's t_hold and
+    t_end at that size) at least as fast as both fixed trees on both systems."""
+    got, opt = {}, {}
+    for name, (a, b, c, d) in T41_SYSTEMS.items():
+        p2p = PointToPoint(a, b, c, d)
+        for alg in ("sequential", "binomial"):
+            got[(name, alg)] = predict(build(alg, 8, 0, T41_BYTES), p2p)
+        opt[name] = predict(build("opt-tree", 8, 0, T41_BYTES, t_hold=p2p.t_hold(T41_BYTES),
+                                  t_end=p2p.t_end(T41_BYTES)), p2p)
+    matches = {f"{s} {a}": math.isclose(v, T41[(s, a)], abs_tol=0.5) for (s, a), v in
+               got.items()}
+    matches |= {f"{s} OPT-Tree no slower": opt[s] <= min(got[(s, a)] for a in
+                                                         ("sequential", "binomial")) + 0.5
+                for s in T41_SYSTEMS}
+    text = "; ".join(f"{s}: sequential {got[(s, 'sequential')]:.0f}, binomial "
+                     f"{got[(s, 'binomial')]:.0f}, OPT-Tree {opt[s]:.0f}" for s in T41_SYSTEMS)
+    return _agree(matches, text, {"us": {f"{s} {a}": v for (s, a), v in got.items()},
+                                  "opt_tree_us": opt}, "cells")
+
+
 # ---- Table 4.3: OPT-Tree's table, k = 9 ------------------------------------------------
 T43 = {"t": (0, 55, 75, 95, 110, 115, 130, 130, 135), "j": (1, 2, 3, 3, 4, 5, 5, 6)}
 
@@ -181,6 +212,32 @@ def tseng_size(ctx: Context) -> Outcome:
         values=values, kind=TRANSFER)
 
 
+def tseng_hot_spot(ctx: Context) -> Outcome:
+    """Every scheme's latency at each hot-spot factor, 32 flits: higher at the largest p than
+    at the smallest, for every scheme and number of sources (the model has 80 and 176
+    sources; figure 4 plots 80 and 112)."""
+    rows = [r for r in tseng2001_model() if r["flits"] == 32]
+    ps = sorted({r["factor"] for r in rows})
+    lat = {(r["sources"], r["factor"]): r["latency_us"] for r in rows}
+    sources = sorted({r["sources"] for r in rows})
+    schemes = list(rows[0]["latency_us"])
+    rises = {(n, k): lat[(n, ps[-1])][k] > lat[(n, ps[0])][k] for n in sources
+             for k in schemes}
+    text = "; ".join(f"{n} sources, U-torus " + " -> ".join(
+        f"{lat[(n, p)]['u-torus'] / 1e3:.1f}" for p in ps) + f" ms at p {ps[0]:g}..{ps[-1]:g}"
+        for n in sources)
+    values = {"latency_us": {f"{n} {p:g}": lat[(n, p)] for n in sources for p in ps},
+              "plot": {"xlabel": "hot-spot factor p", "ylabel": "latency, ms (32 flits)",
+                       "series": {f"{k}, {n} sources": [(p, lat[(n, p)][k] / 1e3) for p in ps]
+                                  for n in sources for k in ("u-torus", "4B")}}}
+    flat = [f"{k} with {n} sources" for (n, k), ok in rises.items() if not ok]
+    if not flat:
+        return Outcome(REPRODUCED, text, values=values)
+    return Outcome(DIFFERS, text, "latency does not rise with p for " + ", ".join(flat)
+                   + " in the step model (the report gives no numbers or partition types to "
+                   "compute it from)", values=values, kind=TRANSFER)
+
+
 def tseng_balance(ctx: Context) -> Outcome:
     rows = [r for r in _gains() if r["flits"] == 32]
     by = {n: [r["balance"] for r in rows if r["sources"] == n] for n in (80, 176)}
@@ -198,6 +255,15 @@ def tseng_balance(ctx: Context) -> Outcome:
 T = "Tseng2001"
 N = "Nupairoj1998"
 CLAIMS = (
+    Claim("nupairoj.table-4.1", N, "No fixed tree is best on every system: sequential wins on "
+          "one, binomial on the other, OPT-Tree on both",
+          PaperFigure("section 4 (motivation), Table 4.1", "8 nodes: S1 (t_hold 20 + 0.02m, "
+                      "t_end 55 + 0.07m) sequential 19631, binomial 21669; S2 (25 + 0.03m, "
+                      "40 + 0.04m) sequential 22718, binomial 12408 (the caption's 1 KB fits "
+                      "no cell; 100 KB fits all four)",
+                      {f"{s} {a}": v for (s, a), v in T41.items()}, marker="I"),
+          "every cell equal (within 0.5 us); OPT-Tree no slower than either tree on either "
+          "system", table_4_1),
     Claim("nupairoj.table-4.2", N, "The basic trees' latencies in the t_hold/t_end model",
           PaperFigure("section 4.1, Table 4.2",
                       "sequential (k-2) t_hold + t_end; chain (k-1) t_end; binomial "
@@ -236,4 +302,9 @@ CLAIMS = (
                                  "sources (32 flits)", {}),
           "balanced over random larger, on average over p, with 80 sources than with 176 "
           "(the step model at the report's scale)", tseng_balance),
+    Claim("tseng.hot-spot", T, "A larger hot-spot factor raises every scheme's latency",
+          PaperFigure("section 4, figure 4", "latency rises with the hot-spot factor p "
+                      "(80 and 112 sources, 32 flits)", {}),
+          "every scheme's latency higher at p 1 than at p 0.25, with 80 and 176 sources "
+          "(the step model at the report's scale)", tseng_hot_spot),
 )

@@ -242,6 +242,28 @@ def test_tseng_claims_in_the_step_model_at_the_reports_scale() -> None:
     assert all(g1024 > g32 for _n, _p, g32, g1024 in size.values["gain"])
     balance = BY_KEY["tseng.balance"].run(ctx())
     assert balance.verdict == DIFFERS and "partition types" in balance.why
+    assert balance.kind == TRANSFER
+    hot = BY_KEY["tseng.hot-spot"].run(ctx())  # figure 4: a larger p, a higher latency
+    assert hot.verdict == REPRODUCED, hot.why
+    lat = hot.values["latency_us"]
+    assert lat["80 1"]["u-torus"] > lat["80 0.25"]["u-torus"]
+    assert set(hot.values["plot"]["series"]) == {"u-torus, 80 sources", "4B, 80 sources",
+                                                 "u-torus, 176 sources", "4B, 176 sources"}
+
+
+def test_table_4_1_no_fixed_tree_is_best_everywhere(monkeypatch) -> None:
+    """Nupairoj's Table 4.1 at 100 KB (the cells' own size): S1 favours sequential, S2
+    binomial, and OPT-Tree is no slower than either on both (16514 and 12408 us)."""
+    out = BY_KEY["nupairoj.table-4.1"].run(ctx())
+    assert out.verdict == REPRODUCED, out.why
+    us = out.values["us"]
+    assert us["S1 sequential"] < us["S1 binomial"] and us["S2 binomial"] < us["S2 sequential"]
+    assert out.values["opt_tree_us"] == pytest.approx({"S1": 16514, "S2": 12408}, abs=0.5)
+    from testbed.reproduce import pure
+
+    monkeypatch.setattr(pure, "T41", {**pure.T41, ("S1", "binomial"): 21000})
+    bad = BY_KEY["nupairoj.table-4.1"].run(ctx())
+    assert bad.verdict == DIFFERS and "S1 binomial" in bad.why and bad.kind == TRANSFER
 
 
 def test_siebert_as_the_thesis_states_it_64_kib_from_4_nodes_and_the_chain_at_1_mib() -> None:
@@ -623,7 +645,7 @@ def test_tseng_measured_claims_are_full_run_only_on_torus16() -> None:
         assert c.network == "torus16" and not c.in_quick and c.paper == "Tseng2001"
     assert NETWORKS["torus16"].spec == "torus:rows=4,cols=4"
     assert [c.key for c in select(["tseng"], quick=False)] == [
-        "tseng.size-gain", "tseng.balance", "tseng.size-gain-measured",
+        "tseng.size-gain", "tseng.balance", "tseng.hot-spot", "tseng.size-gain-measured",
         "tseng.balance-measured"]
 
 
