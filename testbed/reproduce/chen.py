@@ -26,6 +26,7 @@ from .verdict import (
     Part,
     combined,
     intervals,
+    is_result,
     judge,
     no_result,
 )
@@ -117,10 +118,9 @@ HUB_ABOVE = 3000  # bytes: MPICH slower on the hub above this (figure 11)
 HUB_SLOWER = 1.05  # hub/switch time of MPI_Bcast at least this above HUB_ABOVE
 NO_CUT_THROUGH = ("no cut-through: a hub repeats a frame's bits as they arrive, so a frame "
                   "crosses it with one serialization where a switch stores it and sends it "
-                  "again; the "
-                  "emulated hub (testbed.emulation.hub) stores and forwards each frame, "
-                  "serialized on the sender's link and again on its medium, plus one pass "
-                  "through it: it cannot show the hub's lower latency")
+                  "again; the emulated hub (testbed.emulation.hub) stores and forwards each "
+                  "frame, serialized on the sender's link and again on its medium, plus one "
+                  "pass through it: it cannot show the hub's lower latency")
 Side = dict[tuple[str, int, int, int], dict[str, Any]]
 
 
@@ -153,8 +153,10 @@ def _labelled(got: dict[str, Side], algs: tuple[str, ...]) -> list[dict[str, Any
 
 
 def _median_ms(by: Side, a: str, h: int, s: int) -> float | None:
-    got = [p["ms"] for (a2, h2, s2, _t), p in by.items() if (a2, h2, s2) == (a, h, s)]
-    return statistics.median(got) if got and None not in got else None
+    """The median over a point's jobs; None unless every job is a result."""
+    got = [p for (a2, h2, s2, _t), p in by.items() if (a2, h2, s2) == (a, h, s)]
+    return statistics.median(p["ms"] for p in got) if got and all(map(is_result, got)) \
+        else None
 
 
 def _ratios(got: dict[str, Side], a: str, hosts: tuple[int, ...]) -> dict[int, dict[int, Any]]:

@@ -377,6 +377,11 @@ def test_hub_claims_judge_mpich_over_jobs_and_show_the_multicast(monkeypatch,
     assert mc.testbed.endswith("beats MPI_Bcast from: hub 1024 B; switch 1024 B (4 hosts)")
     assert len(mc.points) == 32 and mc.points[0]["label"].endswith("(hub)")
     assert len(mc.values["plot"]["series"]) == 4
+    # a flagged point feeds no ratio and is named; the verdict stays
+    mf = judged("chen.hub-multicast", Points(hub_ms, flag={("scout-linear", 4)}),
+                Points(switch_ms))
+    assert mf.verdict == NOT_APPLICABLE and "4 hosts - - - -" in mf.testbed
+    assert "4 of 32 point(s) are no result" in mf.why
     with pytest.raises(ValueError, match="need a network and a measure"):
         Claim("x.y", "Chen2000", "s", BY_KEY["chen.hub-mpich"].figure, "m", chen.hub_mpich,
               network=chen.HUB, before=(chen.SWITCH,))
