@@ -24,10 +24,12 @@ from topologies import HOST_PORT, Topology
 from ..cluster.spec import LOCAL, ClusterSpec
 from ..cluster.spread import Spread
 from ..errors import CapabilityError, RunFailed, UsageError
-from . import hub, linkshape, priority, registry
+from . import linkshape, priority, registry
 from .cleanup import cleanup_run, remove_ended_nft_tables
 from .controller_proc import ControllerProcess
 from .environment import AFXDP_PORT, Capabilities, detected
+from .hub import hub_rate, medium_intfs
+from .hub import setup as hub_setup
 from .ports import (
     LINUX_BRIDGE_PORT,
     PORT_TYPES,
@@ -286,10 +288,11 @@ class Emulation:
                         intf, lk.params.bw_mbit)
         if self.hub:  # one machine's (no cluster)
             root_tc[LOCAL] = "".join(
-                linkshape.htb_rate_change(hub.medium_intfs(sw.name)[0], rate)
-                for sw in topo.switches if (rate := hub.hub_rate(topo, sw.name)) is not None)
+                linkshape.htb_rate_change(medium_intfs(sw.name)[0], rate)
+                for sw in topo.switches if (rate := hub_rate(topo, sw.name)) is not None)
         for server, lines in root_tc.items():
-            self.spread.runners[server].run(["tc", "-batch", "-"], input=lines, timeout=60)
+            if lines:
+                self.spread.runners[server].run(["tc", "-batch", "-"], input=lines, timeout=60)
         for name, lines in host_tc.items():
             batch = self.run_dir / f"tc-{name}-retune.batch"
             self.spread.runner(name).put(batch, lines)
@@ -395,7 +398,7 @@ class Emulation:
                  for n, p in ((link.node1, link.port1), (link.node2, link.port2))
                  if not self.topo.is_host(n) and self.spread.server_of(n) == server]
         if self.hub:
-            intfs += [i for b in bridges for i in hub.medium_intfs(b)]
+            intfs += [i for b in bridges for i in medium_intfs(b)]
         return bridges, intfs
 
     def _order(self, server: str, files: dict[str, str]) -> dict[str, Any]:
@@ -473,7 +476,7 @@ class Emulation:
         """Each switch's medium loop, its shaping and the flows that make it a hub."""
         runner = self.spread.runners[LOCAL]
         for sw in self.topo.switches:
-            cmds, tc, flows = hub.setup(self.topo, sw.name)
+            cmds, tc, flows = hub_setup(self.topo, sw.name)
             for cmd in cmds:
                 runner.run(cmd, timeout=30)
             if tc:

@@ -14,6 +14,11 @@ from topologies import parse_spec
 RATE = 20  # Mbit/s, the hub's and every link's
 
 
+def medium_class(intf: str = "s1-hub0") -> str:
+    return subprocess.run(["tc", "class", "show", "dev", intf], capture_output=True,
+                          text=True, check=True).stdout
+
+
 def rx_packets(host) -> int:
     return int(host.cmd(f"cat /sys/class/net/{host.name}-eth0/statistics/rx_packets"))
 
@@ -30,9 +35,7 @@ def test_hub_floods_unicast_and_shares_one_medium(caps, clean_after):
         assert emu.controller is None
         assert {"s1-hub0", "s1-hub1"} <= interfaces()
         h0, h1, h2, h3 = emu.hosts
-        shaped = subprocess.run(["tc", "class", "show", "dev", "s1-hub0"], capture_output=True,
-                                text=True, check=True).stdout
-        assert f"rate {RATE}Mbit" in shaped, shaped
+        assert f"rate {RATE}Mbit" in medium_class()
 
         # Unicast between h0 and h1 (MACs long learned by a switch) is on h2's wire too.
         h0.cmd(f"ping -c2 -W1 {h1.IP()}")
@@ -59,4 +62,8 @@ def test_hub_floods_unicast_and_shares_one_medium(caps, clean_after):
         # (how the two share it is the drop-tail queue's business: a real hub's stations
         # would defer and back off, which this one does not emulate)
         assert 0.6 * RATE <= sum(got) <= 1.1 * RATE, got
+
+        # calibration retunes a running network: the medium follows its links
+        emu.retune(topo.scaled(0.5))
+        assert f"rate {RATE // 2}Mbit" in medium_class()
     assert not {"s1-hub0", "s1-hub1"} & interfaces()
