@@ -3,6 +3,10 @@ mpiexec on every rank; rank 0 of the world prints one JSON object).
 
 - direct: the hosts of the testbed share one clock, so t_mcast is read straight off it: the
   root enters last (a reduce to the root first), t_mcast = last rank's return - root's call.
+- naive (--naive-loop N): Algorithm 3.3.1, the benchmark chapter 3 warns against: the
+  root's wall time for N broadcasts called back to back, over N (t_root). The root returns
+  when its sends are handed over, so the broadcasts overlap down the tree: the root's rate,
+  not t_mcast. Measured after the direct iterations, inside the run's window.
 - flow: Algorithm 3.3.2, which needs no shared clock: for every responder the root times
   broadcast + 1-byte acknowledgement (the responder first waits t_dummy >= the worst
   latency, so iterations cannot overlap), subtracts the acknowledgement's own latency, finds
@@ -242,6 +246,19 @@ def frames(comm, buf, root: int, iters: int, mark_dir: str, **alg) -> bool:
     return comm.bcast(answered, root=root)
 
 
+def naive(comm, buf, root: int, iters: int, repeats: int, **alg) -> list[float]:
+    """Per repeat: the root's wall time for `iters` back-to-back broadcasts / iters."""
+    out = []
+    for _ in range(repeats):
+        idle_barrier(comm)
+        t0 = time.perf_counter()
+        for _ in range(iters):
+            bcast(buf, root=root, comm=comm, **alg)
+        out.append((time.perf_counter() - t0) / iters)
+    idle_barrier(comm)
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="collectives.programs.bcast_bench")
     ap.add_argument("--algorithm", default="binomial")
@@ -261,6 +278,9 @@ def main(argv: list[str] | None = None) -> int:
                                      "mesh=, fattree=, ...)")
     ap.add_argument("--mark-dir", help="count frames: see frames()")
     ap.add_argument("--frame-iters", type=int, default=10)
+    ap.add_argument("--naive-loop", type=int, default=0,
+                    help="also time Algorithm 3.3.1: broadcasts per back-to-back loop")
+    ap.add_argument("--naive-repeats", type=int, default=3)
     args = ap.parse_args(argv)
     from mpi4py import MPI
 
@@ -280,6 +300,8 @@ def main(argv: list[str] | None = None) -> int:
     began = time.time()
     samples, verified, cpu = direct(comm, buf, want, args.root, args.iters, args.warmup,
                                     rank_times=ranks, **alg)
+    loops = (naive(comm, buf, args.root, args.naive_loop, args.naive_repeats, **alg)
+             if args.naive_loop > 0 else None)
     ended = time.time()
     worst = comm.bcast(max(samples) if samples else 0.0, root=args.root)
     out = {"algorithm": args.algorithm, "size": args.size, "ranks": comm.Get_size(),
@@ -288,6 +310,9 @@ def main(argv: list[str] | None = None) -> int:
            "datagrams": cpu.pop("datagrams"),
            "t_mcast_s": summarize(samples) if samples else None, "cpu": cpu,
            "window": [began, ended], **ranks}  # when the broadcasts ran (not the start-up)
+    if loops is not None:
+        out |= {"naive_loop": args.naive_loop, "naive_loops_s": loops,
+                "naive_s": statistics.median(loops)}
     if args.flow and comm.Get_size() > 1:
         out["flow"] = flow(comm, buf, args.root, args.flow_iters, 1.5 * worst, **alg)
     if args.mark_dir and args.frame_iters > 0:

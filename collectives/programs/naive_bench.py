@@ -15,24 +15,8 @@ import argparse
 import json
 import random
 import statistics
-import time
 
-from ..executor import bcast
-from ..timing import idle_barrier
-from .bcast_bench import direct
-
-
-def naive(comm, buf, root: int, iters: int, repeats: int, **alg) -> list[float]:
-    """Per repeat: the root's wall time for `iters` back-to-back broadcasts / iters."""
-    out = []
-    for _ in range(repeats):
-        idle_barrier(comm)
-        t0 = time.perf_counter()
-        for _ in range(iters):
-            bcast(buf, root=root, comm=comm, **alg)
-        out.append((time.perf_counter() - t0) / iters)
-    idle_barrier(comm)
-    return out
+from .bcast_bench import direct, naive
 
 
 def main(argv: list[str] | None = None) -> int:

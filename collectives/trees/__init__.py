@@ -9,6 +9,7 @@ Platform-Dependent Tuning*, PhD dissertation, Michigan State University, 1998
     3.2-3.3  t_mcast, the flow model                        model
     3.3.2    the multicast benchmark (Algorithm 3.3.2)      collectives.programs.bcast_bench
     4.2-4.5  OPT-Tree, O(k), alpha-port                     opttree
+    6.1-6.2  the sender's channel, head-of-line blocking    hol
     6.3      DYN-Tree: the pure part, its executor          dyntree, dyn_bcast
     (ours)   a schedule run on MPI point-to-point           run
              a schedule as a timeline (mcastlab trees)      describe

@@ -148,7 +148,7 @@ def run_bcast(emu: Emulation, algorithm: str, size: int, *,
               wait: str | None = None, loss: float = 0.0, loss_scope: str = "all",
               frames: int = 0, timeout: float = 900,
               options: dict[str, Any] | None = None,
-              send_order: str | None = None) -> dict[str, Any]:
+              send_order: str | None = None, naive: int = 0) -> dict[str, Any]:
     """One measured broadcast experiment, with the model's prediction where one exists.
     `hosts`: the first so many hosts, or these host names in rank order (default all).
     `params` (from measure_params) gives t_hold/t_end; opt-tree needs them.
@@ -168,7 +168,9 @@ def run_bcast(emu: Emulation, algorithm: str, size: int, *,
     says how `t_mcast_s` was measured: "direct" (the last rank's return less the root's
     call, on the one clock every host of a server shares) or, when the ranks span servers,
     "flow" (Nupairoj's flow latency, which needs no shared clock; the direct figures, the
-    per-rank ones too, are kept in `direct_across_servers`, for comparison only)."""
+    per-rank ones too, are kept in `direct_across_servers`, for comparison only). `naive`
+    > 0 also times Nupairoj's Algorithm 3.3.1 (loops of that many back-to-back broadcasts,
+    the root's time over their number: `naive_s`, the benchmark's pitfall, for comparison)."""
     env: dict[str, str] = {}
     if known(algorithm).send_order:
         try:
@@ -203,6 +205,8 @@ def run_bcast(emu: Emulation, algorithm: str, size: int, *,
         args += ["--params", json.dumps({**placement, **(options or {})})]
     if fragment is not None:
         args += ["--fragment", str(fragment)]
+    if naive > 0:
+        args += ["--naive-loop", str(naive)]
     servers = emu.spread.servers_of(names)
     across = len(servers) > 1  # the direct t_mcast reads one clock on every rank
     if not flow and across:
@@ -249,7 +253,7 @@ def run_bcast(emu: Emulation, algorithm: str, size: int, *,
             "rank_done_from": res.get("rank_done_from"),
             "flow": res.get("flow"), "flow_vs_direct": res.get("flow_vs_direct"),
             "cpu": res.get("cpu"), "datagrams": res.get("datagrams"),
-            "window": res.get("window"),
+            "window": res.get("window"), "naive_s": res.get("naive_s"),
             "loss": loss, "loss_scope": loss_scope if loss else None, "tcp": tcp,
             "frames": per_frame,
             "link_bytes": per_link and {f"{a}>{b}": round(v) for (a, b), v in per_link.items()

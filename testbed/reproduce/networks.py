@@ -103,7 +103,8 @@ class Network:
         count = len(hosts) if isinstance(hosts, list) else hosts
         label = f"{algorithm} {size} B on {count} hosts" + "".join(
             f", {k}={v}" for k, v in sorted(kwargs.get("options", {}).items())) + (
-            f", take {take + 1}" if take else "")
+            f", take {take + 1}" if take else "") + (
+            ", timed back to back too" if kwargs.get("naive") else "")
         for tries in range(1, TRIES + 1):
             self.progress(f"reproduce: {label}" + (" (again: flagged)" if tries > 1 else ""))
             r = flagged_bcast(self.emu, algorithm, size, hosts=hosts, iters=iters, flow=False,
@@ -116,7 +117,8 @@ class Network:
                   size=size, hosts=count, rank_done_s=r.get("rank_done_s"),
                   rank_return_s=r.get("rank_return_s"),
                   predicted_ms=r["predicted_s"] * 1e3 if r.get("predicted_s") else None,
-                  frames_sent=(r.get("frames") or {}).get("sent"))
+                  frames_sent=(r.get("frames") or {}).get("sent"),
+                  naive_ms=r["naive_s"] * 1e3 if r.get("naive_s") else None)
         self.points[key] = p
         return p
 

@@ -10,6 +10,7 @@ import math
 from collectives.contention.trees import opt_mesh, u_mesh
 from collectives.partitioning.report_scale import tseng2001_model
 from collectives.range_trees.trials import hwtree_trials
+from collectives.trees.hol import Channel, hol_latency, hol_times
 from collectives.trees.model import PointToPoint, predict
 from collectives.trees.opttree import multiport_table, opt_table
 from collectives.trees.schedules import build
@@ -131,6 +132,36 @@ def mesh_6x6(ctx: Context) -> Outcome:
     return _agree({a: math.isclose(got[a], w) for a, w in MESH.items()},
                   f"OPT-Mesh {got['opt-mesh']:g}, U-Mesh {got['u-mesh']:g}",
                   {"latency": got}, "latencies")
+
+
+# ---- section 6.2: head-of-line blocking at the sender (Figs 6.1 and 6.4) -----------------
+# Fig. 6.1: one message, t_hold = t_send 20, t_out 15, t_net 20, t_recv 20, P0's channel
+# taken until t = 50, t_cont 15; Fig. 6.4: the 4-node sequential tree without and with it
+FIG_6_1 = {"t_sq": 30, "t_rq": 0, "t_cont": 15, "t_out": 30, "t_hol": 60, "t_send": 50,
+           "t_net": 35, "t_recv": 20, "t_hold": 20, "t_end": 105}
+FIG_6_4 = {"no contention": 100, "t_cont 15": 135}
+HOL_QUIET, HOL_BUSY = Channel(20, 20, 15, 20, 20), Channel(20, 20, 15, 20, 20, 15)
+
+
+def head_of_line(ctx: Context) -> Outcome:
+    """Fig. 6.1's row and Fig. 6.4's two latencies in the chapter-6 model
+    (collectives.trees.hol); beside them, shown: how much contention adds to sequential and
+    binomial at 4 and 16 nodes (the thesis: high out-degree trees suffer most)."""
+    _, (one,) = hol_times(build("sequential", 2), HOL_BUSY, busy_until={0: 50})
+    row = {"t_sq": one.t_sq, "t_rq": 0.0, "t_cont": HOL_BUSY.t_cont, "t_out": one.t_out,
+           "t_hol": one.t_hol, "t_send": one.t_send, "t_net": one.t_net,
+           "t_recv": HOL_BUSY.t_recv, "t_hold": HOL_BUSY.t_hold, "t_end": one.t_end}
+    seq = {"no contention": hol_latency(build("sequential", 4), HOL_QUIET),
+           "t_cont 15": hol_latency(build("sequential", 4), HOL_BUSY)}
+    added = {f"{a} {k}": hol_latency(build(a, k), HOL_BUSY) - hol_latency(build(a, k), HOL_QUIET)
+             for k in (4, 16) for a in ("sequential", "binomial")}
+    matches = {f"Fig. 6.1 {k}": math.isclose(row[k], w) for k, w in FIG_6_1.items()}
+    matches |= {f"Fig. 6.4 {k}": math.isclose(seq[k], w) for k, w in FIG_6_4.items()}
+    text = (f"Fig. 6.1: t_sq {row['t_sq']:g}, t_hol {row['t_hol']:g}, t_end {row['t_end']:g}; "
+            f"Fig. 6.4: {seq['no contention']:g} and {seq['t_cont 15']:g}; contention adds "
+            + ", ".join(f"{v:g} to {k} nodes" for k, v in added.items()))
+    return _agree(matches, text, {"fig_6_1": row, "fig_6_4": seq, "added": added},
+                  "timings")
 
 
 # ---- Coll2003, Table 1: depth of the optimal tree around faulty nodes ------------------
@@ -283,6 +314,13 @@ CLAIMS = (
     Claim("nupairoj.mesh-6x6", N, "OPT-Mesh against U-Mesh on the 6x6 mesh example",
           PaperFigure("section 5.2", "OPT-Mesh 130, U-Mesh 165 (t_hold 20, t_end 55)", MESH),
           "both latencies equal", mesh_6x6),
+    Claim("nupairoj.head-of-line", N, "A message that meets contention holds the sender's "
+          "channel longer, and the sends queued behind it wait (head-of-line blocking)",
+          PaperFigure("section 6.1.2, Fig. 6.1; section 6.2, Fig. 6.4", "Fig. 6.1: t_sq 30, "
+                      "t_out 30, t_hol 60, t_send 50, t_net 35, t_end 105; Fig. 6.4: the "
+                      "4-node sequential tree takes 100 without contention, 135 with t_cont 15",
+                      {**FIG_6_1, **{f"fig 6.4 {k}": v for k, v in FIG_6_4.items()}}),
+          "every timing equal", head_of_line),
     Claim("coll.table-1", "Coll2003", "Depth of the optimal range-multicast tree with 0.2-1 % "
           "of the nodes faulty", PaperFigure(
               "section 6, Table 1", "2 steps in every cell but 4096 nodes: 3 steps in 0.2 % "

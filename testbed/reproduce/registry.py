@@ -6,12 +6,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..errors import UsageError
-from . import chen, coll, nupairoj, pure, siebert, tseng
+from . import benchmarking, chen, coll, nupairoj, pure, siebert, tseng
 from .claims import Claim
 
 PAPERS = ("Nupairoj1998", "Coll2003", "Siebert2006", "Tseng2001", "Chen2000")
 # paper by paper, each paper's pure claims before its measured ones
-CLAIMS: tuple[Claim, ...] = tuple(sorted((*pure.CLAIMS, *nupairoj.CLAIMS, *coll.CLAIMS,
+CLAIMS: tuple[Claim, ...] = tuple(sorted((*pure.CLAIMS, *nupairoj.CLAIMS,
+                                                 *benchmarking.CLAIMS, *coll.CLAIMS,
                                                  *tseng.CLAIMS, *siebert.CLAIMS,
                                                  *chen.CLAIMS),
                                          key=lambda c: PAPERS.index(c.paper)))

@@ -1,0 +1,104 @@
+"""Head-of-line blocking at the sender (pure): Nupairoj1998's communication model of chapter 6,
+in which a rank's outgoing channel carries one message at a time and a message sent while
+the channel is busy waits in the sending buffer behind every earlier one.
+
+The t_hold/t_end model (collectives.trees.model) has no channel: under contention a message
+holds the channel longer (t_out + t_cont), and the sends queued behind it wait (t_sq). The
+timing rule, which gives both of the thesis's worked examples (Figs 6.1 and 6.4):
+
+- a rank issues its sends t_hold apart, from the moment it holds the message;
+- a send's software part ends t_send after it is issued;
+- it enters the channel when both that part and the channel are done (the wait is t_sq);
+- it occupies the channel for t_out + t_cont;
+- its receiver holds the message t_net + t_cont + t_recv after it entered the channel.
+
+Then t_hol = t_sq + t_out + t_cont and the message's t_end = t_send + t_sq + t_net + t_cont
++ t_recv.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .ops import Recv, Schedule, Send
+
+
+@dataclass(frozen=True)
+class Channel:
+    """The chapter-6 parameters (one unit, e.g. us): t_hold between a rank's sends, t_send
+    its software part, t_out the time it occupies the channel, t_net from entering the
+    channel to the receiver, t_recv the receiver's part, t_cont the contention every
+    message meets (added to t_out and t_net)."""
+
+    t_hold: float
+    t_send: float
+    t_out: float
+    t_net: float
+    t_recv: float
+    t_cont: float = 0.0
+
+
+@dataclass(frozen=True)
+class Sent:
+    """One send as the model times it (Fig. 6.1's row)."""
+
+    sender: int
+    receiver: int
+    issued: float
+    t_sq: float
+    t_out: float
+    t_hol: float
+    t_send: float
+    t_net: float
+    t_end: float
+
+
+def hol_times(schedule: Schedule, ch: Channel, busy_until: dict[int, float] | None = None
+              ) -> tuple[list[float], list[Sent]]:
+    """Per rank the time it holds the message (the root 0), and every send as timed, for a
+    schedule of whole-message sends and receives (the trees); `busy_until` marks ranks whose
+    outgoing channel is taken until then (Fig. 6.1's P0, busy until t = 50)."""
+    k = schedule.size
+    clock = [0.0] * k
+    free = [0.0] * k
+    for r, t in (busy_until or {}).items():
+        free[r] = t
+    done = [0.0] * k
+    arrivals: dict[tuple[int, int], list[float]] = {}
+    sent: list[Sent] = []
+    pc = [0] * k
+    progress = True
+    while progress:
+        progress = False
+        for r in range(k):
+            while pc[r] < len(schedule.programs[r]):
+                op = schedule.programs[r][pc[r]]
+                if isinstance(op, Send):
+                    enter = max(clock[r] + ch.t_send, free[r])
+                    out = ch.t_out + ch.t_cont
+                    free[r] = enter + out
+                    arrival = enter + ch.t_net + ch.t_cont + ch.t_recv
+                    arrivals.setdefault((r, op.peer), []).append(arrival)
+                    t_sq = enter - clock[r] - ch.t_send
+                    sent.append(Sent(r, op.peer, clock[r], t_sq, out, t_sq + out,
+                                     ch.t_send + t_sq, ch.t_net + ch.t_cont,
+                                     arrival - clock[r]))
+                    clock[r] += ch.t_hold
+                elif isinstance(op, Recv):
+                    q = arrivals.get((op.peer, r))
+                    if not q:
+                        break
+                    clock[r] = done[r] = max(clock[r], q.pop(0))
+                else:
+                    raise ValueError("the head-of-line model times whole-message trees only")
+                pc[r] += 1
+                progress = True
+    stuck = [r for r in range(k) if pc[r] < len(schedule.programs[r])]
+    if stuck:
+        raise ValueError(f"schedule {schedule.algorithm} deadlocks: ranks {stuck} wait forever")
+    return done, sent
+
+
+def hol_latency(schedule: Schedule, ch: Channel) -> float:
+    """t_mcast under the chapter-6 model: when the last rank holds the message."""
+    return max(hol_times(schedule, ch)[0], default=0.0)
