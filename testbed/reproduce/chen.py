@@ -68,6 +68,78 @@ def chen_crossover(ctx: Context) -> Outcome:
                    kind=EMULATOR)
 
 
+# ---- Chen2000, figure 12: what one more process costs ---------------------------------------
+SCALE_HOSTS = (4, 9)  # figure 12's 3, 6 and 9 processes: the ends of the crossover's range
+SCALE_SIZES = (1000, 8192)  # the crossover's smallest and largest
+SCALE_ALGS = ("scout-linear", "mpich")
+SCALE_TAKES = 3
+SCALE_SHARE = 0.5  # linear's growth in the cost of a process at most this x MPICH's
+
+
+def _per_process(a: str, s: int) -> Callable[[Mapping[Any, float]], float]:
+    lo, hi = SCALE_HOSTS
+    return lambda m: (m[(a, hi, s)] - m[(a, lo, s)]) / (hi - lo)
+
+
+def _growth(a: str) -> Callable[[Mapping[Any, float]], float]:
+    """How much the cost of one more process grows from 1000 B to 8 KiB, ms."""
+    big, small = _per_process(a, SCALE_SIZES[1]), _per_process(a, SCALE_SIZES[0])
+    return lambda m: big(m) - small(m)
+
+
+def _growth_share(m: Mapping[Any, float]) -> float:
+    return _growth("scout-linear")(m) / _growth("mpich")(m)
+
+
+def chen_scaling(ctx: Context) -> Outcome:
+    """The cost of one more process, (t(9) - t(4)) / 5, for scout-linear and MPI_Bcast at
+    1000 B and 8 KiB, SCALE_TAKES jobs each (the first shared with chen.crossover). For the
+    linear multicast one more process is one more scout whatever the size; for MPICH's tree
+    one more copy of the message on some path. Judged: how much the linear multicast's cost
+    grows from 1000 B to 8 KiB over how much MPICH's does, by its bootstrap interval over
+    the jobs (at most SCALE_SHARE). The ratio of one algorithm's two costs is not judged:
+    the linear one's is a fraction of a millisecond at 1000 B, and 3 jobs put its ratio
+    anywhere from 1 to 5 (2026-11-26)."""
+    net = ctx.network
+    by = {(a, h, s, t): net.point(a, s, h, take=t) for a in SCALE_ALGS for h in SCALE_HOSTS
+          for s in SCALE_SIZES for t in range(SCALE_TAKES)}
+    points = list(by.values())
+    jobs: dict[tuple[str, int, int], list[float]] = {}
+    for (a, h, s, _t), p in by.items():
+        jobs.setdefault((a, h, s), []).append(p["ms"])
+    med = {k: statistics.median(v) for k, v in jobs.items() if None not in v}
+    per = {(a, s): _per_process(a, s)(med) for a in SCALE_ALGS for s in SCALE_SIZES
+           if all((a, h, s) in med for h in SCALE_HOSTS)}
+    text = "ms per added process (median of 3 jobs): " + "; ".join(
+        f"{NAMES[a]} " + ", ".join(f"{per[(a, s)]:.2f} at {s} B" for s in SCALE_SIZES
+                                   if (a, s) in per) for a in SCALE_ALGS)
+    values: dict[str, Any] = {"per_process_ms": {f"{a} {s}": v for (a, s), v in per.items()},
+                              "plot": {"xlabel": "hosts", "ylabel": "broadcast, ms",
+                                       "series": {f"{NAMES[a]} {s} B": [
+                                           (h, med[(a, h, s)]) for h in SCALE_HOSTS
+                                           if (a, h, s) in med]
+                                           for a in SCALE_ALGS for s in SCALE_SIZES}}}
+    bad = no_result(points, text)
+    if bad is not None:
+        bad.values = values
+        return bad
+    growth = {a: _growth(a)(med) for a in SCALE_ALGS}
+    text += "; growth from 1000 B to 8 KiB " + ", ".join(f"{NAMES[a]} {g:.2f}"
+                                                        for a, g in growth.items())
+    judged = judge(jobs, [Part("scout-linear's growth / MPI_Bcast's", _growth_share,
+                               hi=SCALE_SHARE)])
+    values["intervals"] = intervals(judged)
+    text += "; " + ", ".join(j.text() for j in judged)
+    verdict = combined([j.verdict for j in judged])
+    why = "; ".join(j.why() for j in judged if j.why())
+    kind = ""
+    if verdict == DIFFERS:
+        why += (": a process's cost here is its software's on two shared cores as much as "
+                "its frames")
+        kind = EMULATOR
+    return Outcome(verdict, text, why, values=values, points=points, kind=kind)
+
+
 # ---- Chen2000: frames per broadcast against the formulas --------------------------------
 FRAME = 1500
 FRAMES_HOSTS = (4, 9)
@@ -278,6 +350,15 @@ CLAIMS = (
                       "(T = 1500 B)", {"frame": FRAME}),
           "fewer frames for the multicast wherever the formulas say so", chen_frames,
           network="star16"),
+    Claim("chen.scaling", C, "With the linear multicast one more process costs about the "
+          "same at every size; with MPICH's tree it costs more as messages grow",
+          PaperFigure("section 4, figure 12", "3, 6 and 9 processes on the switch: linear "
+                      "multicast scales well up to 9 processes and better than MPICH; its "
+                      "extra cost per added process is nearly constant with respect to "
+                      "message size, MPICH's is not", {"processes": [3, 6, 9]}),
+          f"the cost of a process, (t(9) - t(4)) / 5, at 8 KiB less at 1000 B: scout-linear's "
+          f"over MPI_Bcast's, {SCALE_TAKES} jobs a point, its 95 % interval at most "
+          f"{SCALE_SHARE}; full run only", chen_scaling, network="star16", in_quick=False),
     Claim("chen.hub-mpich", C, "MPICH's tree is slower on the hub than on the switch "
           "above 3000 bytes",
           PaperFigure("section 4, figure 11", "4 processes: MPICH's tree on the hub becomes "

@@ -46,9 +46,9 @@ NETWORKS: dict[str, Kind] = {
     # generators offer the loads asked (docs/experiments.md)
     "mesh16-load": Kind("mesh:rows=4,cols=4", max_mbit=10.0),
     # Chen2000's 9 PCs on a switch and on a hub: the same star (one calibration, so one
-    # rate), its bridge once under the controller (snooping) and once standalone without
-    # snooping, flooding every multicast frame to every port as a hub does; no shared
-    # half-duplex medium (no collisions) and the same store-and-forward links as the switch
+    # rate), its bridge once under the controller (snooping) and once a hub
+    # (testbed.emulation.hub): every frame, unicast too, to every port through one medium
+    # at the hub's rate; no collisions, and no cut-through
     "star9": Kind("star:hosts=9"),
     "star9-hub": Kind("star:hosts=9", options={"hub": True}),
     # Tseng2001's torus at this machine's scale: 4x4, one rank per node, the controller's
@@ -92,8 +92,10 @@ class Network:
         """One broadcast of `size` bytes on the first `hosts` hosts, `iters` times, as a
         point (label, ms, p10/p90, verified, flags, error, rank_done_s, rank_return_s,
         predicted_ms (the
-        t_hold/t_end model's, given `params`), frames_sent, tries). `take` > 0: another
-        job of the same broadcast (a claim that takes the median over jobs)."""
+        t_hold/t_end model's, given `params`), frames_sent, frames_data, frames_acks (per
+        broadcast: every frame the hosts sent, those with data, TCP's pure ACKs), tries).
+        `take` > 0: another job of the same broadcast (a claim that takes the median over
+        jobs); `completion=` a scout broadcast's (run_bcast)."""
         # `hosts` may also be host names in rank order (failed nodes left out)
         named = tuple(hosts) if isinstance(hosts, list) else hosts
         key = (algorithm, size, named, frames, iters, take,
@@ -103,6 +105,7 @@ class Network:
         count = len(hosts) if isinstance(hosts, list) else hosts
         label = f"{algorithm} {size} B on {count} hosts" + "".join(
             f", {k}={v}" for k, v in sorted(kwargs.get("options", {}).items())) + (
+            f", completion {kwargs['completion']}" if kwargs.get("completion") else "") + (
             f", take {take + 1}" if take else "") + (
             ", timed back to back too" if kwargs.get("naive") else "")
         for tries in range(1, TRIES + 1):
@@ -118,6 +121,8 @@ class Network:
                   rank_return_s=r.get("rank_return_s"),
                   predicted_ms=r["predicted_s"] * 1e3 if r.get("predicted_s") else None,
                   frames_sent=(r.get("frames") or {}).get("sent"),
+                  frames_data=(r.get("frames") or {}).get("data"),
+                  frames_acks=(r.get("frames") or {}).get("acks"),
                   naive_ms=r["naive_s"] * 1e3 if r.get("naive_s") else None)
         self.points[key] = p
         return p

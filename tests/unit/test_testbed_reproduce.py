@@ -733,3 +733,53 @@ def test_benchmark_pitfall_judges_both_rankings_over_jobs() -> None:
     flagged = measured("nupairoj.benchmark-pitfall",
                        Net(chain_fast_at_root, tree_ms, flag={("chain", 16)}))
     assert flagged.verdict == NO_RESULT
+
+
+class TakesPoints(Points):
+    """A stand-in network whose jobs differ: take t scales every time by `spread[t]`."""
+
+    def __init__(self, ms, spread=(0.98, 1.0, 1.02), flag=()):
+        super().__init__(ms, flag)
+        self.spread = spread
+
+    def point(self, algorithm, size, hosts, frames=0, **kw):
+        p = super().point(algorithm, size, len(hosts) if isinstance(hosts, list) else hosts)
+        return p | {"ms": p["ms"] * self.spread[kw.get("take", 0)]}
+
+
+def test_software_faults_judges_binomials_share_over_jobs(monkeypatch) -> None:
+    """Coll's figure 9: binomial around failed nodes keeps its no-fault bandwidth (0.9-1.15),
+    judged over 3 jobs at every failed count."""
+    from testbed.reproduce import coll
+
+    monkeypatch.setattr(coll, "set_failed", lambda net, failed: [f"h{n}" for n in range(16)
+                                                                   if n not in failed])
+    flat = measured("coll.software-faults", TakesPoints(lambda a, s, h: 100.0), quick=False)
+    assert flat.verdict == REPRODUCED, flat.why
+    assert len(flat.points) == 12 and set(flat.values["intervals"]) == {
+        "1 failed / none", "2 failed / none", "4 failed / none"}
+    # with fewer hosts, a tree whose time follows the host count: 4 failed is 1.33x faster
+    fewer = measured("coll.software-faults", TakesPoints(lambda a, s, h: 10.0 * h), quick=False)
+    assert fewer.verdict == DIFFERS and fewer.kind == TRANSFER
+    assert "4 failed / none [1.28, 1.39] lies outside" in fewer.why and "at most 1.15" in fewer.why
+    wide = measured("coll.software-faults",
+                    TakesPoints(lambda a, s, h: 100.0 if h == 16 else 95.0, (0.8, 1.0, 1.25)))
+    assert wide.verdict == UNDECIDED
+
+
+def test_chen_scaling_judges_how_the_cost_of_a_process_grows() -> None:
+    """Chen's figure 12: one more process costs the linear multicast one more scout at any
+    size, MPICH's tree one more copy: linear's growth over MPICH's at most 0.5."""
+    def ms(a, s, h):
+        return 1.0 + 0.3 * h + (0.1 * s / 1000 if a == "scout-linear" else 0.05 * h * s / 1000)
+
+    out = measured("chen.scaling", TakesPoints(ms), quick=False)
+    assert out.verdict == REPRODUCED, out.why
+    assert len(out.points) == 24
+    assert out.values["per_process_ms"]["scout-linear 1000"] == pytest.approx(0.3)
+    assert out.values["per_process_ms"]["mpich 8192"] == pytest.approx(0.3 + 0.05 * 8.192)
+    same = measured("chen.scaling", TakesPoints(lambda a, s, h: 0.05 * h * s / 1000 + h),
+                    quick=False)
+    assert same.verdict == DIFFERS and same.kind == EMULATOR
+    assert "scout-linear's growth / MPI_Bcast's [0.70, 1.47] lies outside at most 0.5" in same.why
+    assert BY_KEY["chen.scaling"].in_quick is False
