@@ -10,7 +10,6 @@ in the text (marker R)."""
 from __future__ import annotations
 
 import json
-import statistics
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -22,6 +21,7 @@ from ..bench.range_trees import NODES, K, failed_sets
 from ..emulation.mpi import run_mpi
 from ..fidelity.flags import Monitor
 from .claims import Claim, Context, PaperFigure
+from .jobs import QUICK_TAKES, TAKES, job_ms, medians, taken, takes
 from .verdict import (
     DIFFERS,
     EMULATOR,
@@ -32,7 +32,6 @@ from .verdict import (
     Part,
     combined,
     intervals,
-    is_result,
     judge,
     no_result,
     point,
@@ -70,10 +69,6 @@ def depth(failed: list[int]) -> int:
     return int(greedy_tree(KaryNTree(K, 2, NODES), 0, up).to_dict()["depth"])
 
 
-def _mb_s(size: int, p: dict[str, Any]) -> float | None:
-    return size / (p["ms"] / 1e3) / 1e6 if p.get("ms") else None
-
-
 def _share_text(share: dict[tuple[int, int], float], faulty: list[int], size: int) -> str:
     """', at 55%, 57% of its no-fault bandwidth' (nothing when no share is a result)."""
     got = [f"{share[(f, size)]:.0%}" for f in faulty if (f, size) in share]
@@ -93,63 +88,70 @@ JUDGED = ("range-tree", "binomial")
 def bcast_bandwidth(ctx: Context) -> Outcome:
     """Per failed count and size, the range tree's bandwidth (size / median time) against
     binomial's (the software tree of point-to-point messages); MPI_Bcast shown beside them.
-    Judged at 64 KiB, at every failed count >= 1: range tree >= SPEEDUP x binomial,
-    the range tree's bandwidth with faults within SHARE of its own without, and the tree
-    2 steps deep with faults."""
-    net = ctx.network
+    Judged at 64 KiB over takes() jobs of each point (256 KiB and MPI_Bcast: one job,
+    shown), at every failed count >= 1, by the bootstrap intervals over the jobs: range
+    tree at least SPEEDUP x binomial, the range tree's bandwidth with faults within SHARE of
+    its own without; and the tree 2 steps deep with faults."""
+    net, n = ctx.network, takes(ctx.quick)
     counts = QUICK_FAILED if ctx.quick else FAILED
     sizes = QUICK_SIZES if ctx.quick else SIZES
     sets = failed_sets(FAILED)  # the same nested sets in either run
-    by: dict[tuple[str, int, int], dict[str, Any]] = {}
+    by: dict[tuple[str, int, int], list[dict[str, Any]]] = {}
     try:
         for f in counts:
             hosts = set_failed(net, sets[f])
             for size in sizes:
                 for alg in BCASTS:
                     if alg != "mpich" or size <= MPICH_MAX:
-                        by[(alg, f, size)] = net.point(alg, size, hosts)
+                        jobs = n if alg in JUDGED and size in JUDGED_SIZES else 1
+                        by[(alg, f, size)] = taken(net, alg, size, hosts, jobs)
     finally:
         set_failed(net, [])
     steps = {f: depth(sets[f]) for f in counts}
     faulty = [f for f in counts if f]
-    ms = {k: p["ms"] for k, p in by.items()}
-    def ok(*keys: tuple[str, int, int]) -> bool:  # only results feed a ratio
-        return all(is_result(by[k]) for k in keys)
+    ms = medians(by)  # only results feed a ratio
 
-    speedup = {(f, s): ms[("binomial", f, s)] / ms[("range-tree", f, s)]
-               for f in faulty for s in sizes
-               if ok(("binomial", f, s), ("range-tree", f, s))}
-    share = {(f, s): ms[("range-tree", 0, s)] / ms[("range-tree", f, s)]
-             for f in faulty for s in sizes
-             if ok(("range-tree", 0, s), ("range-tree", f, s))}
+    def speedup_of(f: int, s: int) -> Callable[[Mapping[Any, float]], float]:
+        return lambda m: m[("binomial", f, s)] / m[("range-tree", f, s)]
+
+    def share_of(f: int, s: int) -> Callable[[Mapping[Any, float]], float]:
+        return lambda m: m[("range-tree", 0, s)] / m[("range-tree", f, s)]
+
+    speedup = {(f, s): speedup_of(f, s)(ms) for f in faulty for s in sizes
+               if ("binomial", f, s) in ms and ("range-tree", f, s) in ms}
+    share = {(f, s): share_of(f, s)(ms) for f in faulty for s in sizes
+             if ("range-tree", 0, s) in ms and ("range-tree", f, s) in ms}
+
+    def mb_s(a: str, f: int, s: int) -> str:
+        return f"{s / ms[(a, f, s)] / 1e3:.2f}" if (a, f, s) in ms else "-"
+
     text = f"{'/'.join(map(str, counts))} failed: " + "; ".join(
-        f"{s // 1024} KiB: range tree " + ", ".join(
-            f"{_mb_s(s, by[('range-tree', f, s)]) or 0:.2f}" for f in counts)
-        + " MB/s, binomial " + ", ".join(
-            f"{_mb_s(s, by[('binomial', f, s)]) or 0:.2f}" for f in counts)
+        f"{s // 1024} KiB: range tree " + ", ".join(mb_s("range-tree", f, s) for f in counts)
+        + " MB/s, binomial " + ", ".join(mb_s("binomial", f, s) for f in counts)
         + "; range tree / binomial " + ", ".join(
             f"{speedup[(f, s)]:.2f}x" for f in faulty if (f, s) in speedup)
         + " with faults" + _share_text(share, faulty, s) for s in sizes) \
         + "; tree steps " + ", ".join(f"{steps[f]}" for f in counts)
-    series = {f"{NAMES[a]} {s // 1024} KiB": [(f, _mb_s(s, by[(a, f, s)])) for f in counts
-                                               if by[(a, f, s)]["ms"]]
+    series = {f"{NAMES[a]} {s // 1024} KiB": [(f, s / ms[(a, f, s)] / 1e3) for f in counts
+                                               if (a, f, s) in ms]
               for s in sizes for a in BCASTS if (a, counts[0], s) in by}
     values: dict[str, Any] = {
-        "failed_sets": {f: sets[f] for f in counts}, "steps": steps,
-        "mb_s": {f"{a} {f} {s}": _mb_s(s, p) for (a, f, s), p in by.items()},
+        "failed_sets": {f: sets[f] for f in counts}, "steps": steps, "jobs": n,
+        "mb_s": {f"{a} {f} {s}": s / m / 1e3 for (a, f, s), m in ms.items()},
         "speedup": {f"{f} {s}": r for (f, s), r in speedup.items()},
         "faulty_share": {f"{f} {s}": r for (f, s), r in share.items()},
         "plot": {"xlabel": "failed nodes", "ylabel": "broadcast bandwidth, MB/s",
                  "series": series}}
     # the headline (range tree against binomial around failed nodes) is judged on the
     # faulty points; the share of the no-fault bandwidth only when the no-fault point kept
-    # up (the one range multicast to all 15 receivers is at the edge, see JUDGED_SIZES)
+    # up in every job (the one range multicast to all 15 receivers is at the edge, see
+    # JUDGED_SIZES)
     base = {("range-tree", 0, s) for s in JUDGED_SIZES}
-    share_judged = all(k in by and is_result(by[k]) for k in base)
-    judged = {k for k in by if k[0] in JUDGED and k[2] in JUDGED_SIZES
-              and (k[1] or (share_judged and k in base))}
-    points = [p for k, p in by.items() if k in judged]
-    shown = [p for k, p in by.items() if k not in judged]  # beside: not judged
+    share_judged = all(k in ms for k in base)
+    judged_keys = {k for k in by if k[0] in JUDGED and k[2] in JUDGED_SIZES
+                   and (k[1] or (share_judged and k in base))}
+    points = [p for k in judged_keys for p in by[k]]
+    shown = [p for k, ps in by.items() if k not in judged_keys for p in ps]
     if not share_judged:
         text += ("; the no-fault range multicast did not keep up, so its share is not "
                  "judged")
@@ -157,60 +159,65 @@ def bcast_bandwidth(ctx: Context) -> Outcome:
     if bad is not None:
         bad.values, bad.context = values, shown
         return bad
-    why = [f"{f} failed, {s // 1024} KiB: range tree only {r:.2f}x binomial (at least "
-           f"{SPEEDUP})" for (f, s), r in speedup.items()
-           if s in JUDGED_SIZES and r < SPEEDUP]
-    why += [f"{f} failed, {s // 1024} KiB: range tree at {r:.0%} of its no-fault bandwidth "
-            f"({SHARE[0]:.0%} to {SHARE[1]:.0%})" for (f, s), r in share.items()
-            if s in JUDGED_SIZES and not SHARE[0] <= r <= SHARE[1]]
-    why += [f"{f} failed: a tree of {steps[f]} steps (the paper: 2)" for f in faulty
+    parts = [Part(f"range tree / binomial, {f} failed, {s // 1024} KiB", speedup_of(f, s),
+                  lo=SPEEDUP) for f in faulty for s in JUDGED_SIZES]
+    if share_judged:
+        parts += [Part(f"share of the no-fault bandwidth, {f} failed, {s // 1024} KiB",
+                       share_of(f, s), *SHARE) for f in faulty for s in JUDGED_SIZES]
+    judged = judge(job_ms({k: by[k] for k in judged_keys}), parts)
+    values["intervals"] = intervals(judged)
+    text += "; " + ", ".join(j.text() for j in judged)
+    why = [j.why() for j in judged if j.why()]
+    deep = [f"{f} failed: a tree of {steps[f]} steps (the paper: 2)" for f in faulty
             if steps[f] != 2]
-    if not why:
+    verdict = DIFFERS if deep else combined([j.verdict for j in judged])
+    if verdict == REPRODUCED:
         return Outcome(REPRODUCED, text, values=values, points=points, context=shown)
-    return Outcome(DIFFERS, text, "; ".join(why) + " (each range multicast and each tree "
-                   "message costs the hosts' software on two shared cores, which the paper's "
-                   "Elite switches and hosts did not share)", values=values, points=points,
-                   context=shown, kind=EMULATOR)
+    why_text = "; ".join(why + deep)
+    if verdict == DIFFERS:
+        why_text += (" (each range multicast and each tree message costs the hosts' "
+                     "software on two shared cores, which the paper's Elite switches and "
+                     "hosts did not share)")
+    return Outcome(verdict, text, why_text, values=values, points=points, context=shown,
+                   kind=EMULATOR if verdict == DIFFERS else "")
 
 
 # ---- figure 9: the software broadcast does not care about faults ----------------------------
 SOFT_SIZE = 65536
-SOFT_TAKES = 3  # jobs of binomial at each failed count: the shares are judged over them
 SOFT_SHARE = (0.9, 1.15)  # with faults, at least 90 % of the no-fault bandwidth, a slight gain
 
 
 def software_faults(ctx: Context) -> Outcome:
     """Binomial (the software tree) at SOFT_SIZE around 0, 1, 2 and 4 failed nodes (0 and 2
-    with --quick), SOFT_TAKES jobs each: its bandwidth with f failed over its own without,
-    judged by the bootstrap interval over the jobs against SOFT_SHARE (its depth, the
-    binomial tree's ceil(log2 n), is 4 from 9 to 16 hosts: no effect expected either)."""
-    net = ctx.network
+    with --quick), takes() jobs each (shared with coll.bcast-bandwidth): its bandwidth with
+    f failed over its own without, judged by the bootstrap interval over the jobs against
+    SOFT_SHARE (its depth, the binomial tree's ceil(log2 n), is 4 from 9 to 16 hosts: no
+    effect expected either)."""
+    net, n = ctx.network, takes(ctx.quick)
     counts = QUICK_FAILED if ctx.quick else FAILED
     sets = failed_sets(FAILED)
-    by: dict[tuple[int, int], dict[str, Any]] = {}
+    by: dict[int, list[dict[str, Any]]] = {}
     try:
         for f in counts:
-            hosts = set_failed(net, sets[f])
-            for t in range(SOFT_TAKES):
-                by[(f, t)] = net.point("binomial", SOFT_SIZE, hosts, take=t)
+            by[f] = taken(net, "binomial", SOFT_SIZE, set_failed(net, sets[f]), n)
     finally:
         set_failed(net, [])
-    points = list(by.values())
-    jobs = {f: [by[(f, t)]["ms"] for t in range(SOFT_TAKES)] for f in counts}
-    med = {f: statistics.median(v) for f, v in jobs.items() if None not in v}
-    text = "binomial, 64 KiB, median of 3 jobs: " + ", ".join(
-        f"{f} failed {_mb_s(SOFT_SIZE, {'ms': med[f]}):.2f} MB/s" for f in counts if f in med)
+    points = [p for ps in by.values() for p in ps]
+    med = medians(by)
+    mb_s = {f: SOFT_SIZE / m / 1e3 for f, m in med.items()}
+    text = f"binomial, 64 KiB, median of {n} jobs: " + ", ".join(
+        f"{f} failed {v:.2f} MB/s" for f, v in mb_s.items())
     values: dict[str, Any] = {"ms": med, "failed_sets": {f: sets[f] for f in counts},
                               "plot": {"xlabel": "failed nodes",
                                        "ylabel": "binomial bandwidth, MB/s",
-                                       "series": {"binomial": [(f, _mb_s(SOFT_SIZE, {"ms": m}))
-                                                               for f, m in med.items()]}}}
+                                       "series": {"binomial": list(mb_s.items())}}}
     bad = no_result(points, text)
     if bad is not None:
         bad.values = values
         return bad
     faulty = [f for f in counts if f]
-    judged = judge(jobs, [Part(f"{f} failed / none", _share(f), *SOFT_SHARE) for f in faulty])
+    judged = judge(job_ms(by), [Part(f"{f} failed / none", _share(f), *SOFT_SHARE)
+                                for f in faulty])
     values["intervals"] = intervals(judged)
     text += "; bandwidth over the no-fault one: " + ", ".join(j.text() for j in judged)
     verdict = combined([j.verdict for j in judged])
@@ -332,7 +339,8 @@ CLAIMS: tuple[Claim, ...] = (
                                       "broadcast is insensitive to a few faults; only 4 "
                                       "faulty nodes give a slight latency gain", {}),
           f"binomial (the software tree) at 64 KiB around 1, 2 and 4 failed nodes (2 with "
-          f"--quick), {SOFT_TAKES} jobs each: the 95 % interval of its bandwidth over the "
+          f"--quick), {TAKES} jobs each ({QUICK_TAKES} with --quick): the 95 % interval of "
+          "its bandwidth over the "
           f"no-fault one within {SOFT_SHARE[0]} to {SOFT_SHARE[1]}",
           software_faults, network=NETWORK),
     Claim("coll.barrier", P, "With faulty nodes the range-multicast barrier is about half "

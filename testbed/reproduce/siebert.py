@@ -9,19 +9,35 @@ with at a useful rate, so the growth claims are judged on 2 to 16 hosts."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from collectives.trees.model import PointToPoint, return_times
 from collectives.trees.schedules import build
 
 from .claims import Claim, Context, PaperFigure
+from .jobs import job_ms, medians, taken, takes
 from .series import HOSTS, NAMES, TREES, series
-from .verdict import DIFFERS, EMULATOR, NOT_APPLICABLE, REPRODUCED, TRANSFER, Outcome, no_result
+from .verdict import (
+    DIFFERS,
+    EMULATOR,
+    NOT_APPLICABLE,
+    REPRODUCED,
+    TRANSFER,
+    Outcome,
+    Part,
+    combined,
+    intervals,
+    judge,
+    no_result,
+)
 
 # ---- Siebert2006: 64 KiB broadcast time flat in the number of hosts ---------------------
 SIEBERT_FLAT = {"ipmc_s": {2: 0.0134, 332: 0.0136}, "original_s": {2: 0.0068, 332: 0.0339},
                 "original_growth": 4.985}
 FLAT, GROWS = 1.25, 2.0
+FLAT_JUDGED = ("two-stage", "binomial")
+FLAT_ALGS = (*FLAT_JUDGED, "mpich", "nack")  # MPI_Bcast and nack shown beside
 
 
 TWO_STAGE_FROM_2 = {"options": {"crossover_nodes": 2}}  # below 4 ranks it is linear
@@ -32,67 +48,101 @@ SOFTWARE = ("every fragment costs the hosts' MPI and Python code on two shared c
 def flat_64k(ctx: Context) -> Outcome:
     """two-stage made two-stage from 2 ranks on (Siebert's ipmc on 2 nodes, 0.0134 s, is
     itself twice the point-to-point time: it sends the message twice), against the binomial
-    tree (the paper's original); MPI_Bcast and nack shown beside them."""
-    net = ctx.network
-    by = {"two-stage": {h: net.point("two-stage", 65536, h, **TWO_STAGE_FROM_2)
-                        for h in HOSTS}}
-    by |= {a: {h: net.point(a, 65536, h) for h in HOSTS} for a in ("binomial", "mpich", "nack")}
-    growth = {a: by[a][HOSTS[-1]]["ms"] / by[a][HOSTS[0]]["ms"]
-              for a in by if all(p["ms"] for p in by[a].values())}
+    tree (the paper's original); MPI_Bcast and nack shown beside them. T(16)/T(2) of each
+    is judged by its bootstrap interval over the jobs (takes) at 2 and 16 hosts; 4 and 8
+    hosts are one job each, drawn."""
+    net, n = ctx.network, takes(ctx.quick)
+    ends = (HOSTS[0], HOSTS[-1])
+    opts = {"two-stage": TWO_STAGE_FROM_2}
+    by = {(a, h): taken(net, a, 65536, h, n if h in ends and a in FLAT_JUDGED else 1,
+                        **opts.get(a, {}))
+          for a in FLAT_ALGS for h in HOSTS}
+    med = medians(by)
+    growth = {a: med[(a, ends[1])] / med[(a, ends[0])]
+              for a in FLAT_ALGS if (a, ends[0]) in med and (a, ends[1]) in med}
     text = "T(16)/T(2): " + ", ".join(f"{NAMES[a]} {g:.2f}" for a, g in growth.items())
-    values = {"growth": growth, "plot": {"xlabel": "hosts", "ylabel": "64 KiB broadcast, ms",
-                                         "series": series(by), "logx": True}}
-    points = [p for a in ("two-stage", "binomial") for p in by[a].values()]
-    shown = [p for a in ("mpich", "nack") for p in by[a].values()]  # beside: not judged
+    values: dict[str, Any] = {
+        "growth": growth, "plot": {"xlabel": "hosts", "ylabel": "64 KiB broadcast, ms",
+                                   "series": series({a: {h: {"ms": med.get((a, h))}
+                                                         for h in HOSTS}
+                                                     for a in FLAT_ALGS}),
+                                   "logx": True}}
+    points = [p for (a, _h), ps in by.items() if a in FLAT_JUDGED for p in ps]
+    shown = [p for (a, _h), ps in by.items() if a not in FLAT_JUDGED for p in ps]
     bad = no_result(points, text)
     if bad is not None:
         bad.values, bad.context = values, shown
         return bad
-    flat, grow = growth["two-stage"] <= FLAT, growth["binomial"] >= GROWS
-    if flat and grow:
-        return Outcome(REPRODUCED, text, values=values, points=points, context=shown)
-    why = []
-    if not flat:
-        why.append(f"two-stage grows {growth['two-stage']:.2f}x from 2 to 16 hosts (at most "
-                   f"{FLAT} for flat)")
-    if not grow:
-        why.append(f"binomial grows {growth['binomial']:.2f}x (at least {GROWS})")
-    return Outcome(DIFFERS, text, "; ".join(why) + ": " + SOFTWARE, values=values, points=points,
-                   context=shown, kind=EMULATOR)
+    jobs = job_ms({k: v for k, v in by.items() if k[0] in FLAT_JUDGED and k[1] in ends})
+
+    def grows(a: str) -> Callable[[Mapping[Any, float]], float]:
+        return lambda m: m[(a, ends[1])] / m[(a, ends[0])]
+
+    judged = judge(jobs, [Part("two-stage T(16)/T(2)", grows("two-stage"), hi=FLAT),
+                          Part("binomial T(16)/T(2)", grows("binomial"), lo=GROWS)])
+    values["intervals"] = intervals(judged)
+    text += f" (median of {n} jobs at 2 and 16 hosts); " + ", ".join(j.text() for j in judged)
+    verdict = combined([j.verdict for j in judged])
+    why = "; ".join(j.why() for j in judged if j.why())
+    if verdict == DIFFERS:
+        why += ": " + SOFTWARE
+    return Outcome(verdict, text, why, values=values, points=points, context=shown,
+                   kind=EMULATOR if verdict == DIFFERS else "")
 
 
 # ---- Siebert2006: multicast overtakes the trees at 4 KiB above 8 nodes ------------------
 CROSSOVER_4K_MAX_HOSTS = 9
+NEVER = float("inf")
+
+
+def _onward(mcast: tuple[str, ...], against: tuple[str, ...]
+            ) -> Callable[[Mapping[Any, float]], float]:
+    """From how many hosts on the best of `mcast` beats every one of `against` at every
+    larger count (NEVER if not at the largest)."""
+    def first(m: Mapping[Any, float]) -> float:
+        wins = {h: min(m[(a, h)] for a in mcast) < min(m[(t, h)] for t in against)
+                for h in HOSTS}
+        return next((h for h in HOSTS if all(wins[g] for g in HOSTS if g >= h)), NEVER)
+    return first
 
 
 def _crossover(ctx: Context, size: int, mcast: tuple[str, ...], what: str, limit: int,
                against: tuple[str, ...] = TREES) -> Outcome:
     """From how many hosts on the best of `mcast` beats every one of `against` at every
-    larger count."""
-    net = ctx.network
+    larger count, on the medians of takes() jobs a point, judged by its bootstrap interval
+    over the jobs (at most `limit`)."""
+    net, n = ctx.network, takes(ctx.quick)
     algs = (*mcast, *against)
-    by = {a: {h: net.point(a, size, h) for h in HOSTS} for a in algs}
-    points = [p for a in algs for p in by[a].values()]
+    by = {(a, h): taken(net, a, size, h, n) for a in algs for h in HOSTS}
+    points = [p for ps in by.values() for p in ps]
+    med = medians(by)
     values: dict[str, Any] = {"plot": {"xlabel": "hosts", "ylabel": f"{size} B broadcast, ms",
-                                       "series": series(by), "logx": True}}
-    wins = {}
-    for h in HOSTS:
-        best_m = min((by[a][h]["ms"] or float("inf")) for a in mcast)
-        best_t = min((by[t][h]["ms"] or float("inf")) for t in against)
-        wins[h] = best_m < best_t
-    onward = next((h for h in HOSTS if all(wins[g] for g in HOSTS if g >= h)), None)
-    values["wins"] = wins
+                                       "series": series({a: {h: {"ms": med.get((a, h))}
+                                                             for h in HOSTS} for a in algs}),
+                                       "logx": True}}
     them = " and ".join(NAMES[a] for a in against)
-    text = (f"multicast beats {them} from {onward} hosts on" if onward else
-            f"multicast never beats {them} up to {HOSTS[-1]} hosts")
-    bad = no_result(points, text)
+    bad = no_result(points, f"multicast against {them}")
     if bad is not None:
-        bad.values, bad.points = values, points
+        bad.values = values
         return bad
-    if onward is not None and onward <= limit:
+    onward = _onward(mcast, against)
+    (j,) = judge(job_ms(by), [Part(f"from how many hosts, {what}", onward, hi=limit)])
+    lo, hi = j.interval
+    values |= {"from_hosts": None if j.value == NEVER else int(j.value),
+               "interval": [lo, hi], "intervals": intervals([j])}
+    span = ("never" if lo == NEVER else f"{lo:g} hosts" if hi == lo else
+            f"{lo:g}-{hi:g} hosts" if hi != NEVER else f"{lo:g} hosts or never")
+    text = (f"multicast beats {them} from {j.value:g} hosts on" if j.value != NEVER else
+            f"multicast never beats {them} up to {HOSTS[-1]} hosts") + \
+        f" (median of {n} jobs; 95 % interval over them: {span})"
+    if j.verdict == REPRODUCED:
         return Outcome(REPRODUCED, text, values=values, points=points)
-    return Outcome(DIFFERS, text, f"{what}: not from {limit} hosts or fewer on ({SOFTWARE})",
-                   values=values, points=points, kind=EMULATOR)
+    why = f"{what}: " + ("not" if j.verdict == DIFFERS else "not surely") + \
+        f" from {limit} hosts or fewer on (the jobs give {span})"
+    if j.verdict == DIFFERS:
+        return Outcome(DIFFERS, text, f"{why} ({SOFTWARE})", values=values, points=points,
+                       kind=EMULATOR)
+    return Outcome(j.verdict, text, why, values=values, points=points)
 
 
 def crossover_4k(ctx: Context) -> Outcome:
@@ -117,26 +167,35 @@ CHAIN = {"crossover_bytes": 1 << 20, "chain_s": 0.120, "binomial_s": 0.291}
 
 def chain_1m(ctx: Context) -> Outcome:
     """On 8 hosts at 1 MiB, the fragmented chain against two-stage made to multicast it (its
-    crossover to the chain moved past 1 MiB) and binomial (shown): the chain must be the
-    faster of the two, as the thesis finds ipmc unsuited there."""
-    net = ctx.network
+    crossover to the chain moved past 1 MiB) and binomial (shown, one job): two-stage over
+    the chain must be above 1, by its bootstrap interval over the jobs, as the thesis finds
+    ipmc unsuited there."""
+    net, n = ctx.network, takes(ctx.quick)
     keep = {"options": {"crossover_size": 4 << 20}}
     size = 1 << 20
-    by = {a: net.point(a, size, 8, iters=3, **(keep if a == "two-stage" else {}))
+    by = {a: taken(net, a, size, 8, n if a != "binomial" else 1, iters=3,
+                   **(keep if a == "two-stage" else {}))
           for a in ("two-stage", "fragmented-chain", "binomial")}
-    points = [by["two-stage"], by["fragmented-chain"]]
-    ms = {a: p["ms"] for a, p in by.items()}
-    text = (f"1 MiB on 8 hosts: fragmented chain {ms['fragmented-chain'] or 0:.0f} ms, "
-            f"two-stage {ms['two-stage'] or 0:.0f}, binomial {ms['binomial'] or 0:.0f}")
+    points = by["two-stage"] + by["fragmented-chain"]
+    shown = by["binomial"]
+    ms = medians(by)
+    text = (f"1 MiB on 8 hosts (median of {n} jobs): fragmented chain "
+            f"{ms.get('fragmented-chain', 0):.0f} ms, two-stage {ms.get('two-stage', 0):.0f}, "
+            f"binomial {ms.get('binomial', 0):.0f}")
     bad = no_result(points, text)
     if bad is not None:
-        bad.context = [by["binomial"]]
+        bad.context = shown
         return bad
-    if ms["fragmented-chain"] < ms["two-stage"]:
-        return Outcome(REPRODUCED, text, points=points, context=[by["binomial"]])
-    return Outcome(DIFFERS, text, f"two-stage ({ms['two-stage']:.0f} ms) is not slower than "
-                   f"the fragmented chain ({ms['fragmented-chain']:.0f} ms) at 1 MiB "
-                   f"({SOFTWARE})", points=points, context=[by["binomial"]], kind=EMULATOR)
+    (j,) = judge(job_ms({a: by[a] for a in ("two-stage", "fragmented-chain")}),
+                 [Part("two-stage / fragmented chain",
+                       lambda m: m["two-stage"] / m["fragmented-chain"], lo=1.0)])
+    text += "; " + j.text()
+    values = {"intervals": intervals([j])}
+    why = j.why()
+    if j.verdict == DIFFERS:
+        why += f": two-stage is not slower than the fragmented chain at 1 MiB ({SOFTWARE})"
+    return Outcome(j.verdict, text, why, values=values, points=points, context=shown,
+                   kind=EMULATOR if j.verdict == DIFFERS else "")
 
 
 # ---- Siebert2006: process skew ------------------------------------------------------------
