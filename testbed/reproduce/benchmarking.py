@@ -13,14 +13,11 @@ from typing import Any
 
 from .claims import Claim, Context, PaperFigure
 from .verdict import (
-    DIFFERS,
     NO_RESULT,
     TRANSFER,
     Outcome,
     Part,
-    combined,
-    intervals,
-    judge,
+    judged_outcome,
     no_result,
 )
 
@@ -70,18 +67,11 @@ def benchmark_pitfall(ctx: Context) -> Outcome:
     parts = [p for h in hosts for p in (
         Part(f"t_root chain/binomial, {h} hosts", _ratio("root", h), hi=1.0),
         Part(f"t_mcast chain/binomial, {h} hosts", _ratio("mcast", h), lo=1.0))]
-    judged = judge(jobs, parts)
-    values["intervals"] = intervals(judged)
-    text += "; " + ", ".join(j.text() for j in judged)
-    verdict = combined([j.verdict for j in judged])
-    why = "; ".join(j.why() for j in judged if j.why())
-    kind = ""
-    if verdict == DIFFERS:
-        kind = TRANSFER
-        why += (": the ranking the two benchmarks give does not part here (a root that "
-                "sends one message after the other waits for each to leave its host, so "
-                "its back-to-back rate is its own sends' time)")
-    return Outcome(verdict, text, why, values=values, points=points, kind=kind)
+    return judged_outcome(jobs, parts, text, values=values, points=points, kind=TRANSFER,
+                          differs=": the ranking the two benchmarks give does not part here "
+                          "(a root that sends one message after the other waits for each "
+                          "to leave its host, so its back-to-back rate is its own sends' "
+                          "time)")
 
 
 def _keys(h: int) -> list[Key]:

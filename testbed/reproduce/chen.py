@@ -24,10 +24,8 @@ from .verdict import (
     TRANSFER,
     Outcome,
     Part,
-    combined,
-    intervals,
     is_result,
-    judge,
+    judged_outcome,
     no_result,
 )
 
@@ -126,18 +124,10 @@ def chen_scaling(ctx: Context) -> Outcome:
     growth = {a: _growth(a)(med) for a in SCALE_ALGS}
     text += "; growth from 1000 B to 8 KiB " + ", ".join(f"{NAMES[a]} {g:.2f}"
                                                         for a, g in growth.items())
-    judged = judge(jobs, [Part("scout-linear's growth / MPI_Bcast's", _growth_share,
-                               hi=SCALE_SHARE)])
-    values["intervals"] = intervals(judged)
-    text += "; " + ", ".join(j.text() for j in judged)
-    verdict = combined([j.verdict for j in judged])
-    why = "; ".join(j.why() for j in judged if j.why())
-    kind = ""
-    if verdict == DIFFERS:
-        why += (": a process's cost here is its software's on two shared cores as much as "
-                "its frames")
-        kind = EMULATOR
-    return Outcome(verdict, text, why, values=values, points=points, kind=kind)
+    return judged_outcome(jobs, [Part("scout-linear's growth / MPI_Bcast's", _growth_share,
+                                      hi=SCALE_SHARE)], text, values=values, points=points,
+                          differs=": a process's cost here is its software's on two shared "
+                          "cores as much as its frames")
 
 
 # ---- Chen2000: frames per broadcast against the formulas --------------------------------
@@ -289,19 +279,12 @@ def hub_mpich(ctx: Context) -> Outcome:
         return lambda m: math.prod(m[("hub", h, s)] / m[("switch", h, s)]
                                    for s in above) ** (1 / len(above))
 
-    judged = judge(jobs, [Part(f"{h} hosts, above {HUB_ABOVE} B", slower(h), lo=HUB_SLOWER)
-                          for h in hosts])
-    values["intervals"] = intervals(judged)
-    text += "; geometric mean above 3000 B: " + ", ".join(j.text() for j in judged)
-    verdict = combined([j.verdict for j in judged])
-    why = "; ".join(j.why() for j in judged if j.why())
-    kind = ""
-    if verdict == DIFFERS:
-        why += (": MPICH's tree does not load the hub's one medium more than the switch's "
-                "ports here")
-        kind = EMULATOR
-    return Outcome(verdict, text, why, values=values, points=judged_points, context=shown,
-                   kind=kind)
+    return judged_outcome(jobs, [Part(f"{h} hosts, above {HUB_ABOVE} B", slower(h),
+                                      lo=HUB_SLOWER) for h in hosts], text, values=values,
+                          points=judged_points, context=shown,
+                          lead="; geometric mean above 3000 B: ",
+                          differs=": MPICH's tree does not load the hub's one medium more "
+                          "than the switch's ports here")
 
 
 def _beats_from(by: Side, h: int) -> int | None:

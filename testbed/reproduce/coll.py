@@ -33,6 +33,7 @@ from .verdict import (
     combined,
     intervals,
     judge,
+    judged_outcome,
     no_result,
     point,
 )
@@ -216,18 +217,11 @@ def software_faults(ctx: Context) -> Outcome:
         bad.values = values
         return bad
     faulty = [f for f in counts if f]
-    judged = judge(job_ms(by), [Part(f"{f} failed / none", _share(f), *SOFT_SHARE)
-                                for f in faulty])
-    values["intervals"] = intervals(judged)
-    text += "; bandwidth over the no-fault one: " + ", ".join(j.text() for j in judged)
-    verdict = combined([j.verdict for j in judged])
-    why = "; ".join(j.why() for j in judged if j.why())
-    kind = ""
-    if verdict == DIFFERS:
-        why += (": the software tree's time here moves with the number of hosts, which the "
-                "paper's did not")
-        kind = TRANSFER
-    return Outcome(verdict, text, why, values=values, points=points, kind=kind)
+    return judged_outcome(job_ms(by), [Part(f"{f} failed / none", _share(f), *SOFT_SHARE)
+                                       for f in faulty], text, values=values, points=points,
+                          lead="; bandwidth over the no-fault one: ", kind=TRANSFER,
+                          differs=": the software tree's time here moves with the number "
+                          "of hosts, which the paper's did not")
 
 
 def _share(f: int) -> Callable[[Mapping[Any, float]], float]:

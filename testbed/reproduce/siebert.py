@@ -26,9 +26,9 @@ from .verdict import (
     TRANSFER,
     Outcome,
     Part,
-    combined,
     intervals,
     judge,
+    judged_outcome,
     no_result,
 )
 
@@ -78,16 +78,10 @@ def flat_64k(ctx: Context) -> Outcome:
     def grows(a: str) -> Callable[[Mapping[Any, float]], float]:
         return lambda m: m[(a, ends[1])] / m[(a, ends[0])]
 
-    judged = judge(jobs, [Part("two-stage T(16)/T(2)", grows("two-stage"), hi=FLAT),
-                          Part("binomial T(16)/T(2)", grows("binomial"), lo=GROWS)])
-    values["intervals"] = intervals(judged)
-    text += f" (median of {n} jobs at 2 and 16 hosts); " + ", ".join(j.text() for j in judged)
-    verdict = combined([j.verdict for j in judged])
-    why = "; ".join(j.why() for j in judged if j.why())
-    if verdict == DIFFERS:
-        why += ": " + SOFTWARE
-    return Outcome(verdict, text, why, values=values, points=points, context=shown,
-                   kind=EMULATOR if verdict == DIFFERS else "")
+    return judged_outcome(jobs, [Part("two-stage T(16)/T(2)", grows("two-stage"), hi=FLAT),
+                                 Part("binomial T(16)/T(2)", grows("binomial"), lo=GROWS)],
+                          text + f" (median of {n} jobs at 2 and 16 hosts)", values=values,
+                          points=points, context=shown, differs=": " + SOFTWARE)
 
 
 # ---- Siebert2006: multicast overtakes the trees at 4 KiB above 8 nodes ------------------
@@ -186,16 +180,11 @@ def chain_1m(ctx: Context) -> Outcome:
     if bad is not None:
         bad.context = shown
         return bad
-    (j,) = judge(job_ms({a: by[a] for a in ("two-stage", "fragmented-chain")}),
-                 [Part("two-stage / fragmented chain",
-                       lambda m: m["two-stage"] / m["fragmented-chain"], lo=1.0)])
-    text += "; " + j.text()
-    values = {"intervals": intervals([j])}
-    why = j.why()
-    if j.verdict == DIFFERS:
-        why += f": two-stage is not slower than the fragmented chain at 1 MiB ({SOFTWARE})"
-    return Outcome(j.verdict, text, why, values=values, points=points, context=shown,
-                   kind=EMULATOR if j.verdict == DIFFERS else "")
+    return judged_outcome(
+        job_ms({a: by[a] for a in ("two-stage", "fragmented-chain")}),
+        [Part("two-stage / fragmented chain", lambda m: m["two-stage"] / m["fragmented-chain"],
+              lo=1.0)], text, values={}, points=points, context=shown,
+        differs=f": two-stage is not slower than the fragmented chain at 1 MiB ({SOFTWARE})")
 
 
 # ---- Siebert2006: process skew ------------------------------------------------------------

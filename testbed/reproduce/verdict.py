@@ -195,3 +195,21 @@ def intervals(judged: Sequence[Judged]) -> dict[str, dict[str, Any]]:
                           "interval": [round(j.interval[0], 3), round(j.interval[1], 3)],
                           "margin": [j.part.lo, j.part.hi], "verdict": j.verdict}
             for j in judged}
+
+
+def judged_outcome(jobs: Mapping[Any, Sequence[float]], parts: Sequence[Part], text: str,
+                   *, values: dict[str, Any], points: list[dict[str, Any]],
+                   context: Sequence[dict[str, Any]] = (), lead: str = "; ",
+                   differs: str = "", kind: str = EMULATOR) -> Outcome:
+    """The outcome of a claim judged wholly by its parts over the jobs: every part's figure
+    and interval appended to `text` (after `lead`) and kept in values["intervals"]; the
+    combined verdict; a difference gets `differs` (": why", the mechanism) and `kind`."""
+    judged = judge(jobs, parts)
+    values["intervals"] = intervals(judged)
+    text += lead + ", ".join(j.text() for j in judged)
+    verdict = combined([j.verdict for j in judged])
+    why = "; ".join(j.why() for j in judged if j.why())
+    if verdict == DIFFERS:
+        why += differs
+    return Outcome(verdict, text, why, values=values, points=points, context=list(context),
+                   kind=kind if verdict == DIFFERS else "")
