@@ -41,6 +41,26 @@ def check_send_order(value: object) -> str:
     return str(value)
 
 
+# how a scout broadcast's receivers end it (Algorithm.completion): named for what differs,
+# whether a receiver positively says it is complete
+COMPLETIONS = {
+    "report": "every receiver reports 'complete' and the root repairs what is reported "
+              "missing until all have (nack's protocol): reliable whatever the loss",
+    "none": "Chen2000's: no positive completion; the root returns after its multicast, a "
+            "receiver speaks only when it detects a gap, which the root repairs from its "
+            "next wait on the channel (collectives.ipmc.gaps)",
+}
+DEFAULT_COMPLETION = "report"
+
+
+def check_completion(value: object) -> str:
+    """`value` if it names a completion, else ValueError listing the choices."""
+    if value not in COMPLETIONS:
+        raise ValueError(f"completion must be one of {', '.join(COMPLETIONS)}, "
+                         f"got {value!r}")
+    return str(value)
+
+
 @dataclass(frozen=True)
 class Algorithm:
     name: str
@@ -61,6 +81,11 @@ class Algorithm:
     def send_order(self) -> bool:
         """A point-to-point tree whose nodes send in a send_order (SEND_ORDERS)."""
         return self.family in ("tree", "contention", "dynamic")
+
+    @property
+    def completion(self) -> bool:
+        """A scout broadcast, whose receivers end it in a completion (COMPLETIONS)."""
+        return self.family == "multicast" and self.name.startswith("scout-")
 
     @property
     def model_tree(self) -> bool:

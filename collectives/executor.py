@@ -12,9 +12,11 @@ from typing import Any
 
 from . import held, waiting
 from .algorithms import (
+    DEFAULT_COMPLETION,
     DEFAULT_SEND_ORDER,
     barrier_algorithm,
     bcast_algorithm,
+    check_completion,
     check_send_order,
 )
 from .ipmc.plans import parents, scout_binary_tree
@@ -29,7 +31,8 @@ def bcast(buf: Any, root: int = 0, comm: Any = None, algorithm: str = "binomial"
     parameters as in `collectives.trees.schedules.build` (opt-mesh, u-mesh, u-torus, opt-min: also
     where the ranks sit, e.g. mesh=(4, 4), nodes=(...)); for `dyn-tree` t_hs, t_hd, t_ns, t_nd,
     t_rs, t_rd (or t_hold and t_end; `collectives.trees.dyn_bcast`); for the multicast algorithms
-    (scout-linear, scout-binary, two-stage, nack) as in `collectives.ipmc.message.Options`;
+    (scout-linear, scout-binary, two-stage, nack) as in `collectives.ipmc.message.Options`,
+    for the scouts also completion= (collectives.algorithms.COMPLETIONS);
     for `range-tree` (hardware range multicasts) nodes=(...) and fattree=(k, N) as in
     `collectives.range_trees.bcast.RangeOptions`.
     Collective: every rank calls it with the same algorithm, parameters and buffer size."""
@@ -177,7 +180,13 @@ def check(bcast: str, barrier: str, size: int, options: dict[str, Any]) -> None:
         elif family == "multicast":
             from .ipmc.message import Options
 
-            Options(**{"fragment": 1, **options})
+            rest = dict(options)
+            if bcast_algorithm(bcast).completion:
+                check_completion(rest.pop("completion", DEFAULT_COMPLETION))
+            elif "completion" in rest:
+                raise ValueError(f"{bcast}: completion is an option of the scout broadcasts "
+                                 "only")
+            Options(**{"fragment": 1, **rest})
         elif family == "range":
             from .range_trees.bcast import RangeOptions
 

@@ -9,8 +9,9 @@
 - nack: the root multicasts; receivers report gaps as soon as they are provable and the
   root repairs them, all by datagram, with MPI as the safety net (`ipmc.nack`).
 - scout-*: zero-byte scouts are gathered to the root (linearly or up Chen2000's binary
-  tree) before it multicasts; Chen2000 had no repair, here lost fragments are repaired as
-  in nack.
+  tree) before it multicasts. Then, by the option `completion` (collectives.algorithms):
+  "report" (the default) as in nack, every receiver ending with a "complete"; "none" as
+  Chen2000 ran it, no positive completion, a receiver speaking only of a gap (`ipmc.gaps`).
 
 Every wait has a deadline (`timeout`): a broadcast that cannot complete (a rank gone, all
 datagrams and messages lost) raises MulticastError instead of hanging."""
@@ -19,9 +20,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..algorithms import DEFAULT_COMPLETION, check_completion
 from ..trees.run import execute, schedule_for
 from . import datagram as dg
 from .channel import Channel
+from .gaps import receive_gaps, serve_gaps
 from .message import Message, Options
 from .nack import receive, serve
 from .plans import SCOUT_TREES, fragment_range, parents, two_stage_dispatch
@@ -33,6 +36,9 @@ MAX_OUTSTANDING = 64
 
 
 def bcast(ch: Channel, buf: Any, root: int, algorithm: str, **params: Any) -> None:
+    completion = None  # the scouts' (COMPLETIONS); the other algorithms take none
+    if algorithm in SCOUT_TREES:
+        completion = check_completion(params.pop("completion", DEFAULT_COMPLETION))
     view = memoryview(buf).cast("B")
     opts = Options(**{"fragment": ch.fragment, **params})
     dg.check_fragment(opts.fragment)
@@ -42,7 +48,7 @@ def bcast(ch: Channel, buf: Any, root: int, algorithm: str, **params: Any) -> No
     if algorithm == "two-stage":
         _two_stage(ch, view, root, opts)
     else:
-        _with_repair(ch, view, root, opts, SCOUT_TREES.get(algorithm))
+        _with_repair(ch, view, root, opts, SCOUT_TREES.get(algorithm), completion)
 
 
 # ---- two-stage (Siebert2006) ---------------------------------------------------------------------
@@ -106,7 +112,7 @@ def _two_stage(ch: Channel, view: memoryview, root: int, o: Options) -> None:
 
 # ---- nack and the scouts ---------------------------------------------------------------------
 def _with_repair(ch: Channel, view: memoryview, root: int, o: Options,
-                 scouts: Any | None) -> None:
+                 scouts: Any | None, completion: str | None = None) -> None:
     k = ch.size
     vr = (ch.rank - root) % k
     msg = Message(ch, view, root, o.fragment)
@@ -117,7 +123,12 @@ def _with_repair(ch: Channel, view: memoryview, root: int, o: Options,
         absolute = lambda v: (v + root) % k  # noqa: E731
         gather_zero(ch, clock, msg.on_datagram, [absolute(c) for c in tree.get(vr, [])],
                     absolute(parents(tree)[vr]) if vr else None, TAG_SCOUT)
-    if vr == 0:
+    if completion == "none":
+        if vr == 0:
+            serve_gaps(ch, msg, o, clock)
+        else:
+            receive_gaps(ch, msg, clock)
+    elif vr == 0:
         serve(ch, msg, o, clock)
     else:
         receive(ch, msg, clock)

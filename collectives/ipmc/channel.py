@@ -14,7 +14,9 @@ then, and one of an earlier bid, or failing its CRC or key, is counted and dropp
 
 Beside the group socket every rank has a unicast one (`send_to`): a receiver's reports go
 to the root alone. A rank that finished a broadcast still answers its root's end markers
-of it (`finished`), from any later wait: the root may not have heard the first answer."""
+of it (`finished`), from any later wait: the root may not have heard the first answer. A
+root of a broadcast without completion serves its receivers' NACKs of it the same way
+(`keep`, ipmc.gaps)."""
 
 from __future__ import annotations
 
@@ -111,6 +113,7 @@ class Channel:
         self.recv_sock = self.send_sock = self.ucast_sock = None
         self.peers: list[tuple[str, int]] = []
         self._finished: dict[int, tuple[int, int, bytes]] = {}  # bid -> (root, count, answer)
+        self._kept: tuple[int, Callable[[dg.Datagram], None]] | None = None  # (bid, NACKs to)
         self.pcomm: Any = None
         self._parked: list[Any] = []
         self._lingering: list[Any] = []
@@ -311,9 +314,11 @@ class Channel:
         self._parked = []
 
     def send(self, kind: int, index: int = 0, count: int = 1,
-             payload: bytes | memoryview = b"", root: int | None = None) -> None:
-        self._send(self.codec.encode(kind, self.rank if root is None else root, self.bid,
-                                     index, count, payload))
+             payload: bytes | memoryview = b"", root: int | None = None,
+             bid: int | None = None) -> None:
+        """Multicast one datagram (of the current collective unless `bid` says another)."""
+        self._send(self.codec.encode(kind, self.rank if root is None else root,
+                                     self.bid if bid is None else bid, index, count, payload))
 
     def send_to(self, rank: int, kind: int, index: int = 0, count: int = 1,
                 payload: bytes | memoryview = b"", bid: int | None = None) -> None:
@@ -330,8 +335,18 @@ class Channel:
         while len(self._finished) > FINISHED_MAX:
             del self._finished[next(iter(self._finished))]
 
+    def keep(self, handler: Callable[[dg.Datagram], None]) -> None:
+        """This rank rooted the current broadcast and returned before its receivers said
+        anything: their reports of it go to `handler` from any later wait (the last such
+        broadcast only: no receiver can be further behind, its next scout is still due)."""
+        self._kept = (self.bid, handler)
+
     def _answer(self, d: dg.Datagram) -> bool:
-        """An end marker of a broadcast this rank finished: tell its root again."""
+        """An end marker of a broadcast this rank finished: tell its root again. A report of
+        the broadcast this rank rooted and kept: to its handler."""
+        if d.kind == dg.REPORT and self._kept is not None and self._kept[0] == d.bid:
+            self._kept[1](d)
+            return True
         root, count, answer = self._finished.get(d.bid, (None, None, b""))
         if d.kind != dg.END or (root, count) != (d.root, d.count):
             return False

@@ -140,6 +140,8 @@ def cmd_bcast(args: argparse.Namespace) -> int:
 
     if args.send_order and not BCASTS[args.algo].send_order:
         raise UsageError(f"--send-order: {args.algo} is not a point-to-point tree")
+    if args.completion and not BCASTS[args.algo].completion:
+        raise UsageError(f"--completion: {args.algo} is not a scout broadcast")
     if args.mpich_algorithm and (args.algo != NATIVE
                                  or args.mpich_algorithm not in MPICH_ALGORITHMS):
         raise UsageError(f"--mpich-algorithm needs --algo {NATIVE} and one of "
@@ -163,7 +165,7 @@ def cmd_bcast(args: argparse.Namespace) -> int:
             res = run_bcast(emu, args.algo, args.size, hosts=args.hosts, iters=args.iters,
                             flow=flow, params=params, fragment=args.fragment,
                             mpich_algorithm=args.mpich_algorithm, wait=args.wait,
-                            send_order=args.send_order,
+                            send_order=args.send_order, completion=args.completion,
                             loss=args.loss, loss_scope=args.loss_scope, frames=args.frames)
         res["fidelity"] = mon.window(*res["window"],
                                      host_wait_s=(res.get("cpu") or {}).get("wait_per_turn_s"))
@@ -183,6 +185,7 @@ def cmd_bcast(args: argparse.Namespace) -> int:
         how = (f"t_mcast {t['median'] * 1e6:.0f} us by flow latency (ranks on "
                f"{len(res['servers'])} servers share no clock)")
     order = f" ({res['send_order']} sends)" if res.get("send_order") else ""
+    order += f" (completion {res['completion']})" if res.get("completion") else ""
     print(f"{res['algorithm']}{order} {res['size']} B on {res['hosts']} hosts of "
           f"{res['topology']}: {how}; predicted {pred}; verified {res['verified']}")
     flags = res["fidelity"]["flags"]
@@ -207,8 +210,11 @@ def cmd_bcast(args: argparse.Namespace) -> int:
         print(f"  DYN-Tree built OPT-Tree's tree (from the same t_hold/t_end) in "
               f"{dyn['same_as_opt_tree']:.0%} of {len(dyn['parents'])} broadcasts")
     if res.get("frames"):
-        print(f"  frames per broadcast: {res['frames']['sent']:.1f} sent by hosts, "
-              f"{res['frames']['delivered']:.1f} delivered to hosts")
+        fr = res["frames"]
+        split = (f" ({fr['data']:.1f} with data, {fr['acks']:.1f} TCP pure ACKs)"
+                 if fr.get("data") is not None else "")
+        print(f"  frames per broadcast: {fr['sent']:.1f} sent by hosts{split}, "
+              f"{fr['delivered']:.1f} delivered to hosts")
     if res.get("link_bytes") and res["size"]:
         busiest = sorted(res["link_bytes"].items(), key=lambda kv: -kv[1])[:4]
         print("  busiest links (copies of the message per broadcast, headers included): "
@@ -282,7 +288,7 @@ def fidelity_lines(rows: list[dict]) -> list[str]:
 
 
 def add_commands(sub: argparse._SubParsersAction) -> None:
-    from collectives.algorithms import BARRIERS, BCASTS, SEND_ORDERS
+    from collectives.algorithms import BARRIERS, BCASTS, COMPLETIONS, SEND_ORDERS
     from collectives.executor import WAIT_MODES
     from collectives.use import option as use_option
 
@@ -347,6 +353,10 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
                    help="a tree node's sends: fifo (default: the next when the previous "
                         "message has left the host, as the model assumes) or overlapped "
                         "(all at once, sharing the link)")
+    p.add_argument("--completion", choices=tuple(COMPLETIONS),
+                   help="a scout broadcast's end: report (default: every receiver says "
+                        "'complete', lost fragments repaired) or none (Chen2000's: a "
+                        "receiver speaks only of a gap)")
     p.add_argument("--wait", choices=WAIT_MODES,
                    help="how ranks wait for messages: block (default: asleep until "
                         "a socket wakes them), spin (MPI's own busy waits), yield, "

@@ -7,7 +7,14 @@ import contextlib
 import json
 from typing import Any
 
-from collectives.algorithms import DEFAULT_SEND_ORDER, NATIVE, check_send_order, known
+from collectives.algorithms import (
+    DEFAULT_COMPLETION,
+    DEFAULT_SEND_ORDER,
+    NATIVE,
+    check_completion,
+    check_send_order,
+    known,
+)
 from collectives.executor import WAIT_MODES
 from collectives.trees.model import MeasuredPointToPoint, predict
 from collectives.trees.schedules import build
@@ -148,7 +155,8 @@ def run_bcast(emu: Emulation, algorithm: str, size: int, *,
               wait: str | None = None, loss: float = 0.0, loss_scope: str = "all",
               frames: int = 0, timeout: float = 900,
               options: dict[str, Any] | None = None,
-              send_order: str | None = None, naive: int = 0) -> dict[str, Any]:
+              send_order: str | None = None, naive: int = 0,
+              completion: str | None = None) -> dict[str, Any]:
     """One measured broadcast experiment, with the model's prediction where one exists.
     `hosts`: the first so many hosts, or these host names in rank order (default all).
     `params` (from measure_params) gives t_hold/t_end; opt-tree needs them.
@@ -158,13 +166,16 @@ def run_bcast(emu: Emulation, algorithm: str, size: int, *,
     is set on every host link for this run (and taken off after); `frames` > 0 counts the
     frames of that many back-to-back broadcasts on the switch ports, per host (`frames`)
     and as bytes per broadcast on each directed link that carried any (`link_bytes`,
-    keyed "a>b"). Per rank (hosts in `rank_hosts`), the median time from the root's call
+    keyed "a>b"); `frames` also splits the frames sent into TCP's pure ACKs (`acks`) and
+    the frames that carry data (`data`: segments with payload, datagrams), testbed.emulation.
+    frame_count. Per rank (hosts in `rank_hosts`), the median time from the root's call
     to the moment the rank held the whole message (`rank_done_s`; `rank_done_from` says
     whether the algorithm reported it or the rank's return stood in) and to its return
     (`rank_return_s`): see collectives.programs.bcast_bench.rank_completion. `options` are
     the algorithm's own keyword arguments (two-stage's crossover_nodes, say). `send_order`
     (a point-to-point tree's: fifo, the default, or overlapped; collectives.algorithms) is
-    passed to the ranks and recorded (None for an algorithm that has none). `timing`
+    passed to the ranks and recorded (None for an algorithm that has none); so is
+    `completion` (a scout broadcast's: report, the default, or none, Chen2000's). `timing`
     says how `t_mcast_s` was measured: "direct" (the last rank's return less the root's
     call, on the one clock every host of a server shares) or, when the ranks span servers,
     "flow" (Nupairoj's flow latency, which needs no shared clock; the direct figures, the
@@ -180,6 +191,14 @@ def run_bcast(emu: Emulation, algorithm: str, size: int, *,
         options = {**(options or {}), "send_order": send_order}
     elif send_order is not None:
         raise RunFailed(f"{algorithm} has no send order (a point-to-point tree's)")
+    if known(algorithm).completion:
+        try:
+            completion = check_completion(completion or DEFAULT_COMPLETION)
+        except ValueError as e:
+            raise RunFailed(str(e)) from None
+        options = {**(options or {}), "completion": completion}
+    elif completion is not None:
+        raise RunFailed(f"{algorithm} has no completion (a scout broadcast's)")
     if wait is not None:
         if wait not in WAIT_MODES:
             raise RunFailed(f"unknown wait mode '{wait}' (one of {', '.join(WAIT_MODES)})")
@@ -216,10 +235,10 @@ def run_bcast(emu: Emulation, algorithm: str, size: int, *,
         args.append("--no-flow")
     if not 0 <= loss <= 1:
         raise RunFailed(f"loss is a fraction in [0, 1], got {loss!r}")
-    counter = FrameCounter(emu) if frames > 0 and emu.controller is not None else None
+    pids = [emu.host(n).pid for n in names]
+    counter = FrameCounter(emu, pids) if frames > 0 and emu.controller is not None else None
     if counter is not None:
         args += ["--mark-dir", str(counter.dir), "--frame-iters", str(frames)]
-    pids = [emu.host(n).pid for n in names]
     tcp_before = tcp_stats.counters(pids)
     if loss:
         emu.set_loss(loss * 100, scope=loss_scope)
@@ -244,7 +263,7 @@ def run_bcast(emu: Emulation, algorithm: str, size: int, *,
         ranks = dict.fromkeys(ranks)
     dyn = _dyn_trees(res.get("dyn_parents"), len(names), size, params)
     return {"algorithm": algorithm, "mpich_algorithm": mpich_algorithm,
-            "wait": wait or DEFAULT_WAIT, "send_order": send_order,
+            "wait": wait or DEFAULT_WAIT, "send_order": send_order, "completion": completion,
             "hosts": len(names), "size": size, "iterations": iters,
             "t_mcast_s": t, "timing": timing, "direct_across_servers": direct,
             "servers": servers,

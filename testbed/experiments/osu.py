@@ -8,7 +8,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from collectives.algorithms import DEFAULT_SEND_ORDER, known
+from collectives.algorithms import DEFAULT_COMPLETION, DEFAULT_SEND_ORDER, known
 from collectives.programs import osu
 from collectives.waiting import DEFAULT as DEFAULT_WAIT
 from topologies.model import Topology
@@ -109,5 +109,7 @@ def run_osu(emu: Emulation, bench: str, algorithm: str, *, hosts: int | None = N
             "full": full, "wait": wait or DEFAULT_WAIT, "mpi4py": head["mpi4py"],
             "send_order": ((params or {}).get("send_order", DEFAULT_SEND_ORDER)
                            if bench == "bcast" and known(algorithm).send_order else None),
+            "completion": ((params or {}).get("completion", DEFAULT_COMPLETION)
+                           if bench == "bcast" and known(algorithm).completion else None),
             "mpi_library": head["mpi_library"],
             "lines": head["lines"] + [r["line"] for r in rows], "rows": rows}

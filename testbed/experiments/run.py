@@ -64,7 +64,8 @@ def point_config(spec: ExperimentSpec, p: Point) -> dict[str, Any]:
             "topology": spec.topology.name, "mode": spec.mode, "switching": spec.switching,
             "repetitions": spec.repetitions, "warmup": spec.warmup, "budget_s": spec.budget,
             "wait": spec.wait, "link_mbit": spec.topology.host_rate(),
-            "send_order": spec.send_order if BCASTS[p.algorithm].send_order else None}
+            "send_order": spec.send_order if BCASTS[p.algorithm].send_order else None,
+            "completion": spec.completion if BCASTS[p.algorithm].completion else None}
 
 
 @dataclass
@@ -390,6 +391,8 @@ def _job_point(run: Run, p: Point) -> dict[str, Any]:
         params["timeout"] = max(1.0, run.spec.timeout / 2)
     if BCASTS[p.algorithm].send_order:
         params["send_order"] = run.spec.send_order
+    if BCASTS[p.algorithm].completion:
+        params["completion"] = run.spec.completion
     return {"key": p.key, "algorithm": p.algorithm, "size": p.size, "params": params}
 
 

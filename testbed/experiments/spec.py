@@ -30,7 +30,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from collectives.algorithms import BCASTS, DEFAULT_SEND_ORDER, SEND_ORDERS
+from collectives.algorithms import (
+    BCASTS,
+    COMPLETIONS,
+    DEFAULT_COMPLETION,
+    DEFAULT_SEND_ORDER,
+    SEND_ORDERS,
+)
 from collectives.executor import WAIT_MODES
 from collectives.waiting import DEFAULT as DEFAULT_WAIT
 from topologies import Host, Topology, TopologyError, parse_spec
@@ -53,7 +59,7 @@ MAX_LOSS_ALL = 0.2
 FAULT_ACTIONS = ("down", "up", "fail", "restore", "loss")
 
 _TOP = {"name", "description", "seed", "repetitions", "warmup", "timeout", "budget", "wait",
-        "send_order", "network", "sweep", "traffic", "faults", "params", "cluster"}
+        "send_order", "completion", "network", "sweep", "traffic", "faults", "params", "cluster"}
 _NETWORK = {"topology", "mode", "switching", "exclude", "loss_scope"}
 _SWEEP = {"algorithms", "sizes", "hosts", "traffic", "loss", "faults", "groups", "interval"}
 _PARAMS = {"sizes", "repeats", "budget_bytes"}
@@ -115,6 +121,7 @@ class ExperimentSpec:
     budget: float | None = None
     wait: str = DEFAULT_WAIT
     send_order: str = DEFAULT_SEND_ORDER  # the point-to-point trees' (SEND_ORDERS)
+    completion: str = DEFAULT_COMPLETION  # the scout broadcasts' (COMPLETIONS)
     mode: str = "igmp"
     switching: str = "controller"
     exclude: tuple[int, ...] = ()
@@ -205,6 +212,7 @@ def from_dict(raw: dict[str, Any], path: Path | None = None) -> ExperimentSpec:
         budget=_num(raw, "budget", 0.0, 0.0) or None,
         wait=_choice(raw, "wait", DEFAULT_WAIT, WAIT_MODES, ""),
         send_order=_choice(raw, "send_order", DEFAULT_SEND_ORDER, tuple(SEND_ORDERS), ""),
+        completion=_choice(raw, "completion", DEFAULT_COMPLETION, tuple(COMPLETIONS), ""),
         mode=_choice(net, "mode", "igmp", MODES, "network."),
         switching=_choice(net, "switching", "controller", SWITCHING, "network."),
         loss_scope=_choice(net, "loss_scope", "all", LOSS_SCOPES, "network."),

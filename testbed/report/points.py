@@ -19,9 +19,10 @@ ALGORITHM_ORDER = tuple(BCASTS)
 ENV_FIELDS = ("traffic", "pattern", "load", "loss", "loss_scope", "fault")
 
 Cond = tuple[tuple[str, Any], ...]  # every config field but algorithm, size, members, send_order
-# members follow from hosts, groups and exclude; send_order from the algorithm (None where it
-# has no sends of its own) and the spec's one top-level choice: neither is a condition
-DERIVED = ("algorithm", "size", "members", "send_order")
+# members follow from hosts, groups and exclude; send_order and completion from the algorithm
+# (None where it has no sends, or no scouts, of its own) and the spec's one top-level choice
+# each: none of them is a condition
+DERIVED = ("algorithm", "size", "members", "send_order", "completion")
 
 
 # ---- points -----------------------------------------------------------------------------

@@ -160,8 +160,9 @@ class Points:
     """Stands in for a running network (testbed.reproduce.networks.Network): every point it
     is asked for comes from `ms(algorithm, size, hosts)`; `flag` names points to flag."""
 
-    def __init__(self, ms, flag=(), frames=None, back=None):
+    def __init__(self, ms, flag=(), frames=None, back=None, data=None):
         self.ms, self.flag, self.frames, self.back = ms, set(flag), frames, back
+        self.data = data  # data frames from (algorithm, size, hosts, completion)
 
     def point(self, algorithm, size, hosts, frames=0, **_kw):
         label = f"{algorithm} {size} B on {hosts} hosts"
@@ -169,6 +170,9 @@ class Points:
                 "flags": ["hosts waited"] if (algorithm, hosts) in self.flag else [],
                 "verified": True, "error": None,
                 "frames_sent": self.frames(algorithm, size, hosts) if self.frames else None,
+                "frames_data": (self.data(algorithm, size, hosts, _kw.get("completion"))
+                                if self.data else None),
+                "frames_acks": 2.0 if self.data else None,
                 "rank_return_s": self.back(algorithm) if self.back else None}
 
 
@@ -226,15 +230,32 @@ def test_skew_and_frames(monkeypatch) -> None:
                                                                                    10.0]}.get))
     assert late.verdict == DIFFERS and "return up to 2.00x apart" in late.why
     assert late.kind == EMULATOR
+
+
+def test_chen_frames_judges_data_frames_of_the_faithful_scouts_against_the_formulas() -> None:
+    """MPICH's tree and the scouts without completion within half a frame of the formulas;
+    the repaired scouts (completion report) and the pure ACKs shown, not judged."""
     from collectives.ipmc.plans import scout_frames, tree_frames
 
-    def counts(alg, size, hosts):
-        return (tree_frames if alg == "binomial" else scout_frames)(size, 1500, hosts) * 1.3
+    def data(alg, size, hosts, completion, off=0.2):
+        if alg == "binomial":
+            return tree_frames(size, 1500, hosts) + off
+        return scout_frames(size, 1500, hosts) + (off if completion == "none" else 40.0)
 
-    assert measured("chen.frames", Points(flat_mcast, frames=counts)).verdict == REPRODUCED
-    swapped = measured("chen.frames", Points(flat_mcast, frames=lambda a, s, h: 10.0
-                                             if a == "binomial" else 20.0))
-    assert swapped.verdict == DIFFERS
+    out = measured("chen.frames", Points(flat_mcast, data=data))
+    assert out.verdict == REPRODUCED, out.why
+    assert len(out.points) == 12 and len(out.context) == 6  # 4 and 9 hosts, 3 sizes
+    assert all("completion report" not in p["label"] for p in out.points)
+    row = out.values["rows"][0]
+    assert row["acks"] == {"tree": 2.0, "scout": 2.0, "repaired": 2.0}
+    assert "tree 3.2 (3), scouts 4.2 (4)" in out.testbed
+    off = measured("chen.frames", Points(flat_mcast, data=lambda *a: data(*a, off=0.7)))
+    assert off.verdict == DIFFERS and off.kind == TRANSFER and "4 hosts 1000 B tree" in off.why
+    flagged = measured("chen.frames", Points(flat_mcast, data=data,
+                                             flag={("scout-linear", 9)}))
+    assert flagged.verdict == NO_RESULT
+    unread = measured("chen.frames", Points(flat_mcast))
+    assert unread.verdict == NO_RESULT and "not read" in unread.why
 
 
 def test_tseng_claims_in_the_step_model_at_the_reports_scale() -> None:
