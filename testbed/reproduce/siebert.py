@@ -120,7 +120,8 @@ def _crossover(ctx: Context, size: int, mcast: tuple[str, ...], what: str, limit
         bad.values = values
         return bad
     onward = _onward(mcast, against)
-    (j,) = judge(job_ms(by), [Part(f"from how many hosts, {what}", onward, hi=limit)])
+    (j,) = judge(job_ms(by), [Part(f"from how many hosts, {what}", onward, hi=limit,
+                                   fmt="g")])
     lo, hi = j.interval
     values |= {"from_hosts": None if j.value == NEVER else int(j.value),
                "interval": [lo, hi], "intervals": intervals([j])}

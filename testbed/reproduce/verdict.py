@@ -153,6 +153,7 @@ class Part:
     figure: Callable[[Mapping[Any, float]], float]
     lo: float | None = None
     hi: float | None = None
+    fmt: str = ".2f"  # how the figure and its interval are written (":g" for sizes, say)
 
 
 @dataclass(frozen=True)
@@ -166,7 +167,8 @@ class Judged:
 
     def text(self) -> str:
         a, b = self.interval
-        return f"{self.part.what} {self.value:.2f} [{a:.2f}, {b:.2f}]"
+        f = self.part.fmt
+        return f"{self.part.what} {self.value:{f}} [{a:{f}}, {b:{f}}]"
 
     def why(self) -> str:
         """Why it is not reproduced ('' when it is)."""
@@ -175,7 +177,7 @@ class Judged:
         p, (a, b) = self.part, self.interval
         edge = " and ".join(([f"at least {p.lo:g}"] if p.lo is not None else [])
                             + ([f"at most {p.hi:g}"] if p.hi is not None else []))
-        return (f"{p.what} [{a:.2f}, {b:.2f}] "
+        return (f"{p.what} [{a:{p.fmt}}, {b:{p.fmt}}] "
                 + ("lies outside" if self.verdict == DIFFERS else "straddles") + f" {edge}")
 
 

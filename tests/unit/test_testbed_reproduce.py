@@ -207,7 +207,21 @@ def test_crossovers() -> None:
     assert late.verdict == DIFFERS and "from 16 hosts on" in late.testbed
     never = measured("chen.crossover", Points(lambda a, s, h: 1.0 if a in TREES else 2.0))
     assert never.verdict == DIFFERS and "never" in never.testbed
-    assert measured("chen.crossover", Points(flat_mcast)).verdict == REPRODUCED
+    assert "first winning size (B), 4 hosts [inf, inf] lies outside at most 8192" in never.why
+
+    class Asked(Points):
+        def point(self, algorithm, size, hosts, frames=0, **kw):
+            self.asked.append((algorithm, kw.get("completion"), kw["take"]))
+            return super().point(algorithm, size, hosts, frames)
+
+    net = Asked(flat_mcast)
+    net.asked = []
+    out = measured("chen.crossover", net)
+    assert out.verdict == REPRODUCED and len(out.points) == 4 * 3 * 3 * 2  # 2 jobs (quick)
+    # Chen's scouts as Chen ran them: no positive completion; the trees have no such option
+    assert {(a, c) for a, c, _t in net.asked} == {
+        ("scout-linear", "none"), ("scout-binary", "none"), ("mpich", None),
+        ("binomial", None)}
 
 
 def test_skew_and_frames(monkeypatch) -> None:
