@@ -356,15 +356,19 @@ class ModelPoints(Points):
 def test_tree_order_judges_opt_tree_against_the_fastest_and_shows_the_model_error() -> None:
     times = {"sequential": 3.0, "binomial": 1.0, "opt-tree": 1.05}
     out = measured("nupairoj.tree-order", ModelPoints(lambda a, s, h: times[a] * h))
-    assert out.verdict == REPRODUCED and len(out.points) == 6  # quick: 8 hosts, 2 sizes
+    # quick: 8 hosts, 2 sizes, 2 jobs each
+    assert out.verdict == REPRODUCED and len(out.points) == 6 * 2
     row = out.values["rows"][0]
     assert row["fastest"] == "binomial" and row["t_hold_over_t_end"] == 2.0
     assert row["measured_over_model"] == {a: 2.0 for a in times}
+    assert out.values["intervals"]["OPT-Tree / fastest, 1 KiB on 8"]["interval"] == [1.05, 1.05]
     assert len(measured("nupairoj.tree-order", ModelPoints(lambda a, s, h: times[a]),
-                        quick=False).points) == 12
+                        quick=False).points) == 12 * 3
     slow = measured("nupairoj.tree-order",
                     ModelPoints(lambda a, s, h: times[a] * (2 if a == "opt-tree" else 1)))
-    assert slow.verdict == DIFFERS and "binomial beats OPT-Tree by 2.10x" in slow.why
+    assert slow.verdict == DIFFERS and "OPT-Tree / fastest, 1 KiB on 8 [2.10, 2.10] lies " \
+        "outside at most 1.1" in slow.why
+    assert "off by 2.00x for OPT-Tree and 2.00x for binomial" in slow.why
     flagged = measured("nupairoj.tree-order",
                        ModelPoints(lambda a, s, h: times[a], flag={("sequential", 8)}))
     assert flagged.verdict == NO_RESULT
