@@ -9,6 +9,7 @@ Multicast Trees", SC2003 [Coll2003] (docs/references.md):
     5        the optimal tree (Alg. 1), the greedy (Alg. 2)  trees
              the optimal search's bounds and last step       bounds, final_step (ours)
     6        greedy vs optimal over random faults (Table 1)  trials
+    6        depth against the share of faults (Fig. 7)     sensitivity
     (ours)     a tree as an executor reads it                  schedule
                run on real ranks: channel, broadcast, barrier  channel, bcast
 (the controller's contiguous mode emulates the hardware: controller.ranges)

@@ -9,6 +9,7 @@ import math
 
 from collectives.contention.trees import opt_mesh, u_mesh
 from collectives.partitioning.report_scale import tseng2001_model
+from collectives.range_trees.sensitivity import fault_sensitivity
 from collectives.range_trees.trials import hwtree_trials
 from collectives.trees.hol import Channel, hol_latency, hol_times
 from collectives.trees.model import PointToPoint, predict
@@ -170,6 +171,17 @@ SIZES = (1024, 2048, 4096)
 # share of problems whose optimal tree takes 3 steps (the rest take 2), per (size, faulty)
 TABLE_1 = {(n, f): 0.0 for n in SIZES for f in FAULTY} | {(4096, 0.008): 0.002,
                                                           (4096, 0.010): 0.418}
+# why 4096 nodes at 1 % is out of reach (measured 2026-11-26 with scripts kept beside the
+# issue's note: greedy's 3-step share at 4096 nodes, 300 problems, under every reading)
+TABLE_1_WHY = (
+    "The optimum is never deeper than the greedy tree, and greedy needs 3 steps in about 7-9 % "
+    "of these problems. The rules are the strictest reading consistent with the paper's "
+    "Figs 4-6; other readings of the source (first healthy node, no destination, sending "
+    "only in step 1), of how faults are drawn (a binomial count) and of the split move "
+    "4096 nodes at 1 % by at most 4 points. The paper's jump from 0.2 % to 41.8 % between "
+    "33 and 41 faulty nodes would need each fault to cost about 14 sending nodes; in the "
+    "model one costs about 4 (the model reaches 41.8 % only near 55 faults): an unstated "
+    "detail of the paper's implementation, most likely")
 
 
 def table_1(ctx: Context) -> Outcome:
@@ -204,11 +216,51 @@ def table_1(ctx: Context) -> Outcome:
     testbed = f"{agree} of {len(cells)} cells agree ({trials} random problems a cell, seed 0)"
     if not wrong:
         return Outcome(REPRODUCED, testbed, values={"cells": cells, "plot": plot})
-    return Outcome(DIFFERS, testbed, "; ".join(wrong) + ". The optimum is never deeper than "
-                   "the greedy tree, and greedy already finds 2 steps in most of these "
-                   "problems: the difference is in how the problems are drawn (the paper "
-                   "does not say how it placed faults or chose sources), not in the search",
+    return Outcome(DIFFERS, testbed, "; ".join(wrong) + ". " + TABLE_1_WHY,
                    values={"cells": cells, "plot": plot}, kind=TRANSFER)
+
+
+# ---- Coll2003, figure 7: depth against the share of faults -------------------------------
+GREEDY_OPTIMAL = 0.99  # "greedy is optimal in 99 % of the cases"
+MAX_STEPS = 4  # "at most 4 steps" over every configuration tested
+
+
+def figure_7(ctx: Context) -> Outcome:
+    """Over sizes 16-4096 and 0.1-10 % faulty (collectives.range_trees.sensitivity, 20
+    random problems a cell): the deepest greedy tree at most MAX_STEPS, and greedy equal to
+    the optimum in GREEDY_OPTIMAL of the decided problems, pooled (reproduced when the
+    paper's share lies in or below our 95 % Wilson interval); below 1 % faulty, where the
+    paper says 100 %, shown."""
+    ctx.progress("reproduce: figure 7, depth over sizes 16-4096 and 0.1-10 % faulty")
+    cells = fault_sensitivity()
+    decided = [c for c in cells if c.trials > c.undecided]
+    n = sum(c.trials - c.undecided for c in decided)
+    k = sum(round(c.greedy_optimal * (c.trials - c.undecided)) for c in decided)
+    low = [c for c in decided if c.faulty_fraction < 0.01]
+    n_low = sum(c.trials - c.undecided for c in low)
+    k_low = sum(round(c.greedy_optimal * (c.trials - c.undecided)) for c in low)
+    lo, hi = wilson(k, n)
+    deepest = max(c.deepest_greedy for c in cells)
+    undecided = sum(c.undecided for c in cells)
+    text = (f"greedy equal to the optimum in {k} of {n} decided problems ({k / n:.1%}, "
+            f"95 % {lo:.1%}-{hi:.1%}); below 1 % faulty {k_low} of {n_low}; the deepest "
+            f"greedy tree {deepest} steps; {undecided} problems undecided (search budget); "
+            f"{len(cells)} cells with a faulty node")
+    by_size: dict[int, list[tuple[float, int]]] = {}
+    for c in cells:
+        by_size.setdefault(c.nodes, []).append((c.faulty_fraction * 100, c.deepest_greedy))
+    values = {"cells": [c.to_dict() for c in cells], "greedy_optimal": [k, n],
+              "interval": [lo, hi], "deepest_greedy": deepest,
+              "plot": {"xlabel": "faulty nodes (%)", "ylabel": "deepest greedy tree, steps",
+                       "logx": True, "series": {f"{m} nodes": v for m, v in by_size.items()}}}
+    why = ([f"the deepest greedy tree takes {deepest} steps (the paper: at most {MAX_STEPS})"]
+           if deepest > MAX_STEPS else []) + (
+        [f"greedy equals the optimum in {k / n:.1%} of the problems (95 % up to {hi:.1%}; "
+         f"the paper: {GREEDY_OPTIMAL:.0%})"] if hi < GREEDY_OPTIMAL else [])
+    if not why:
+        return Outcome(REPRODUCED, text, values=values)
+    return Outcome(DIFFERS, text, "; ".join(why) + " (computed from the reconstructed "
+                   "overlap rules: see coll.table-1)", values=values, kind=TRANSFER)
 
 
 # ---- Tseng2001: partitioned multi-node multicast, in the step model at the report's scale
@@ -328,6 +380,15 @@ CLAIMS = (
               {f"{n}/{f:.1%}": p for (n, f), p in TABLE_1.items()}),
           "the paper's share of 3-step optima within the 95 % interval of ours, widened by "
           "the trials whose optimum the search left undecided", table_1),
+    Claim("coll.figure-7", "Coll2003", "Greedy finds the optimal range-multicast tree in 99 % "
+          "of problems, and no tree takes more than 4 steps", PaperFigure(
+              "section 6, figure 7", "16 to 4096 nodes, 0.1 % to 10 % faulty, 1000 problems "
+              "each: greedy optimal in 99 % of the cases (100 % below 1 % faulty); at most 4 "
+              "steps in the worst case", {"greedy_optimal": GREEDY_OPTIMAL,
+                                         "max_steps": MAX_STEPS}),
+          "the deepest greedy tree at most 4 steps; the paper's 99 % in or below our 95 % "
+          "Wilson interval of greedy's share of optima (20 problems a cell of sizes 16, 64, "
+          "256, 1024, 4096 x 0.1, 0.3, 1, 3, 10 % faulty; below 1 % shown)", figure_7),
     Claim("tseng.size-gain", T, "Partitioned multi-node multicast gains more over U-torus "
           "as messages grow", PaperFigure(
               "section 4, figure 2", "the gain over U-torus grows with message size (16x16 "

@@ -292,3 +292,53 @@ def test_optimal_can_beat_greedy() -> None:
         if len(optimal) < len(greedy_steps(tree, source, dests)):
             return
     pytest.fail("greedy was optimal in all 200 problems")
+
+
+# ------------------------------------------------- rules pinned beyond the 16-node figures
+Q64 = KaryNTree.for_nodes(64)
+
+
+def test_capabilities_count_the_holders_distinct_ways_up() -> None:
+    # Holders 0, 1, 4, 5 of 64 nodes: one level-2 way up (all in 16-block 0), two distinct
+    # level-1 links (0//4, 4//4), four nodes: D = (4, 2, 1), c_l = D_l - D_{l+1} = (2, 1, 1).
+    # Counting one representative per block from the top instead would give c_1 = 2 and
+    # three level-1 roots, though 1 and 4 share their level-1 links with 0 and 5's ways up.
+    c = capabilities(Q64, {0, 1, 4, 5})
+    assert c == (2, 1, 1)
+    three = [(20, 27), (36, 43), (52, 59)]  # each rooted at level 1, in blocks 1, 2, 3
+    assert needs(Q64, three) == (0, 3, 0)
+    assert forward_overlap_level(Q64, c, three) == 1
+    assert forward_overlap_level(Q64, c, three[:2]) is None
+
+
+def test_backward_resolution_cuts_at_the_highest_shared_block_on_64_nodes() -> None:
+    # Node 29 absent: [0,28] and [30,63] both span 16-blocks and share block 1 (16..31).
+    ranges = [(0, 28), (30, 63)]
+    assert backward_overlap_level(Q64, *ranges) == 2
+    overlap = first_backward_overlap(Q64, ranges)
+    assert overlap == (1, 2, [0])
+    left_try, right_try = resolve_backward(Q64, ranges, overlap)
+    assert right_try == [(0, 28), (30, 31), (32, 63)]  # overlap-free: [30,31] is in 4-block 7
+    assert first_backward_overlap(Q64, right_try) is None
+    assert left_try == [(0, 15), (16, 28), (30, 63)]  # [16,28] still shares 4-block 7: level 1
+    assert first_backward_overlap(Q64, left_try) == (2, 1, [1])
+
+
+def test_split_down_cuts_a_level_2_range_at_every_16_block() -> None:
+    assert split_down(Q64, (10, 40)) == [(10, 15), (16, 31), (32, 40)]
+
+
+def test_fault_sensitivity_reports_every_cell() -> None:
+    from collectives.range_trees.sensitivity import fault_sensitivity
+
+    cells = fault_sensitivity((16, 64), (0.01, 0.1), trials=10, seed=3)
+    assert [(c.nodes, c.faulty_nodes) for c in cells] == [(16, 2), (64, 1), (64, 6)]
+    for c in cells:
+        assert c.undecided == 0
+        assert sum(c.optimal_shares.values()) == pytest.approx(1.0)
+        assert sum(c.share(d) for d in (1, 2, 3, 4)) == pytest.approx(1.0)
+        assert 0.0 <= c.greedy_optimal <= 1.0
+        assert c.deepest_optimal <= c.deepest_greedy <= 4
+        assert c.to_dict()["optimal"].keys() == {"1", "2", "3", "4"}
+    greedy_only = fault_sensitivity((64,), (0.1,), trials=10, seed=3, search_limit=0)[0]
+    assert greedy_only.greedy_shares == cells[2].greedy_shares

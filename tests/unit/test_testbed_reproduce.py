@@ -860,3 +860,27 @@ def test_a_crossover_the_jobs_do_not_settle_is_undecided() -> None:
     out = measured("siebert.crossover-4k", Jobs(lambda a, s, h: 1.0))
     assert out.verdict == UNDECIDED, out.why
     assert "8-16 hosts" in out.testbed and "not surely from 9 hosts" in out.why
+
+
+def test_figure_7_judges_greedy_against_the_optimum_and_the_depth(monkeypatch) -> None:
+    """Coll's figure 7 on a small grid: greedy's pooled share of optima against 99 %, the
+    deepest tree against 4 steps."""
+    from collectives.range_trees.sensitivity import SensitivityCell
+    from testbed.reproduce import pure
+
+    def cell(nodes, fraction, optimal, deepest=2):
+        return SensitivityCell(nodes, fraction, max(1, round(nodes * fraction)), 100, 0,
+                               {2: 1.0}, {2: 1.0}, optimal, 2, deepest)
+
+    grid = [cell(64, 0.03, 1.0), cell(256, 0.003, 1.0), cell(1024, 0.01, 0.99, 3)]
+    monkeypatch.setattr(pure, "fault_sensitivity", lambda: grid)
+    out = BY_KEY["coll.figure-7"].run(ctx())
+    assert out.verdict == REPRODUCED, out.why
+    assert out.values["greedy_optimal"] == [299, 300] and "below 1 % faulty 100 of 100" in \
+        out.testbed
+    worse = [cell(64, 0.03, 0.9), cell(256, 0.1, 0.95, 5)]
+    monkeypatch.setattr(pure, "fault_sensitivity", lambda: worse)
+    bad = BY_KEY["coll.figure-7"].run(ctx())
+    assert bad.verdict == DIFFERS and bad.kind == TRANSFER
+    assert "takes 5 steps (the paper: at most 4)" in bad.why and "greedy equals the " \
+        "optimum in 92.5%" in bad.why
