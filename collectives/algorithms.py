@@ -61,6 +61,23 @@ def check_completion(value: object) -> str:
     return str(value)
 
 
+# how the multicast barrier releases the ranks (Algorithm.release)
+RELEASES = {
+    "both": "one multicast, and a zero-byte release down the arrival tree point to point: "
+            "a rank whose multicast release is lost returns one hop later (2N - 1 messages)",
+    "multicast": "Chen2000's: the one multicast alone (N messages), no recovery: a lost "
+                 "release ends in the barrier's deadline error",
+}
+DEFAULT_RELEASE = "both"
+
+
+def check_release(value: object) -> str:
+    """`value` if it names a release, else ValueError listing the choices."""
+    if value not in RELEASES:
+        raise ValueError(f"release must be one of {', '.join(RELEASES)}, got {value!r}")
+    return str(value)
+
+
 @dataclass(frozen=True)
 class Algorithm:
     name: str
@@ -86,6 +103,11 @@ class Algorithm:
     def completion(self) -> bool:
         """A scout broadcast, whose receivers end it in a completion (COMPLETIONS)."""
         return self.family == "multicast" and self.name.startswith("scout-")
+
+    @property
+    def release(self) -> bool:
+        """The multicast barrier, which releases the ranks in a release (RELEASES)."""
+        return self.collective == "barrier" and self.family == "multicast"
 
     @property
     def model_tree(self) -> bool:
@@ -138,6 +160,9 @@ _ALL = (
     Algorithm("tree", "tree", "Chen2000",
               "zero-byte messages up a binary tree to rank 0 and back down",
               collective="barrier"),
+    Algorithm("pairwise", "tree", "Chen2000",
+              "MPICH 1's barrier: the ranks beyond the largest power of two pair in, "
+              "recursive doubling, release", collective="barrier"),
     Algorithm("mcast", "multicast", "Chen2000",
               "arrivals up a binary tree, released by one multicast", collective="barrier"),
     Algorithm("range-tree", "range", "Coll2003",

@@ -13,10 +13,12 @@ from typing import Any
 from . import held, waiting
 from .algorithms import (
     DEFAULT_COMPLETION,
+    DEFAULT_RELEASE,
     DEFAULT_SEND_ORDER,
     barrier_algorithm,
     bcast_algorithm,
     check_completion,
+    check_release,
     check_send_order,
 )
 from .ipmc.plans import parents, scout_binary_tree
@@ -89,31 +91,36 @@ RUNNERS: dict[str, Callable[[Any, int, Any, str, dict], None]] = {
 
 def barrier(comm: Any = None, algorithm: str = "mpich", **params: Any) -> None:
     """`mpich` (MPI_Barrier), `tree` (zero-byte messages up Chen2000's binary tree to rank 0
-    and back down: the software tree), `mcast` (Chen2000's multicast barrier, safe against a
-    lost release) or `range-tree` (the same arrivals, released down a tree of hardware range
-    multicasts: `collectives.range_trees.bcast`, with nodes= and fattree=); `timeout` (s) bounds
-    the multicast barriers' waits."""
+    and back down: the software tree), `pairwise` (MPICH 1's barrier, the one Chen2000
+    counts against: collectives.pairwise), `mcast` (Chen2000's multicast barrier; release=
+    "both", the default, also releases point to point, safe against a lost release;
+    "multicast" is Chen2000's, collectives.algorithms.RELEASES) or `range-tree` (the same
+    arrivals, released down a tree of hardware range multicasts:
+    `collectives.range_trees.bcast`, with nodes= and fattree=); `timeout` (s) bounds the
+    multicast barriers' waits."""
     from mpi4py import MPI
 
     comm = comm if comm is not None else MPI.COMM_WORLD
-    BARRIER_RUNNERS[barrier_algorithm(algorithm).family](comm, params)
+    record = barrier_algorithm(algorithm)
+    check_barrier(algorithm, params)
+    BARRIER_RUNNERS[record.family](comm, algorithm, params)
 
 
-def _mpi_barrier(comm: Any, _params: dict) -> None:
+def _mpi_barrier(comm: Any, _algorithm: str, _params: dict) -> None:
     if waiting.MODE == "spin":
         comm.Barrier()
     else:
         waiting.wait([comm.Ibarrier()])
 
 
-def _mcast_barrier(comm: Any, params: dict) -> None:
+def _mcast_barrier(comm: Any, _algorithm: str, params: dict) -> None:
     from .ipmc.barrier import barrier as mcast_barrier
     from .ipmc.channel import channel_for
 
     mcast_barrier(channel_for(comm), **params)
 
 
-def _range_barrier(comm: Any, params: dict) -> None:
+def _range_barrier(comm: Any, _algorithm: str, params: dict) -> None:
     from .range_trees.bcast import barrier as range_barrier
     from .range_trees.channel import range_channel_for
 
@@ -138,19 +145,33 @@ def tree_barrier(comm: Any) -> None:
     waiting.wait([comm.Isend([empty, 0, MPI.BYTE], dest=k, tag=BARRIER_TAG) for k in kids])
 
 
-BARRIER_RUNNERS: dict[str, Callable[[Any, dict], None]] = {
-    "mpi": _mpi_barrier, "tree": lambda comm, _params: tree_barrier(comm),
+def _p2p_barrier(comm: Any, algorithm: str, _params: dict) -> None:
+    """The point-to-point barriers, by name: Chen2000's binary tree, MPICH 1's pairwise."""
+    if algorithm == "pairwise":
+        from .pairwise import barrier as pairwise_barrier
+
+        pairwise_barrier(comm)
+    else:
+        tree_barrier(comm)
+
+
+# family (collectives.algorithms.FAMILIES) -> how its barriers run
+BARRIER_RUNNERS: dict[str, Callable[[Any, str, dict], None]] = {
+    "mpi": _mpi_barrier, "tree": _p2p_barrier,
     "multicast": _mcast_barrier, "range": _range_barrier,
 }
 
 
 # ---- options: which a barrier takes, and a check before any message ---------------------
+BARRIER_ONLY = ("release",)  # options no broadcast takes (bcast_options leaves them out)
+
+
 def barrier_options(barrier: str, options: dict[str, Any]) -> dict[str, Any]:
-    """The options a barrier takes: the multicast barrier its timeout, the range-tree barrier
-    its layout (nodes=, fattree=, ...); the rest are the broadcast's."""
+    """The options a barrier takes: the multicast barrier its timeout and release, the
+    range-tree barrier its layout (nodes=, fattree=, ...); the rest are the broadcast's."""
     family = barrier_algorithm(barrier).family
     if family == "multicast":
-        takes = {"timeout"}
+        takes = {"timeout", "release"}
     elif family == "range":
         import dataclasses
 
@@ -162,11 +183,29 @@ def barrier_options(barrier: str, options: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in options.items() if k in takes}
 
 
+def bcast_options(options: dict[str, Any]) -> dict[str, Any]:
+    """`options` less those only a barrier takes (BARRIER_ONLY): what a broadcast is given
+    where one set of options serves both (the drop-in communicator)."""
+    return {k: v for k, v in options.items() if k not in BARRIER_ONLY}
+
+
+def check_barrier(barrier: str, options: dict[str, Any]) -> None:
+    """ValueError, before any message, for a release (RELEASES) that is not one or is given
+    to a barrier other than the multicast one."""
+    if barrier_algorithm(barrier).release:
+        check_release(options.get("release", DEFAULT_RELEASE))
+    elif "release" in options:
+        raise ValueError(f"{barrier}: release is an option of the multicast barrier (mcast) "
+                         "only")
+
+
 def check(bcast: str, barrier: str, size: int, options: dict[str, Any]) -> None:
     """ValueError, on every rank alike and before any message, for an unknown algorithm or
-    options the broadcast cannot take (a missing t_hold, a layout that does not fit)."""
+    options the broadcast or the barrier cannot take (a missing t_hold, a layout that does
+    not fit, a release that is not one)."""
     family = bcast_algorithm(bcast).family
-    barrier_algorithm(barrier)
+    check_barrier(barrier, options)
+    options = bcast_options(options)
     try:
         if bcast_algorithm(bcast).scheduled:
             from .trees.run import schedule_for

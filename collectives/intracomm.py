@@ -134,7 +134,8 @@ class Intracomm(MPI.Intracomm):
             bcast, _barrier, options = self._chosen()
             CALLS["bcast", bcast] += 1
             BYTES[bcast] += len(view)
-            executor.bcast(view, root, self._private(), bcast, **options)
+            executor.bcast(view, root, self._private(), bcast,
+                           **executor.bcast_options(options))
 
     def _private(self) -> Any:
         private = self.Get_attr(_PRIVATE)

@@ -1,27 +1,37 @@
 """The multicast barrier of Chen2000: zero-byte arrivals reduced up the binary scout tree to
 rank 0, then one zero-data multicast releases everyone.
 
-Made safe against a lost release: after its release every rank also sends a zero-byte
-release to its tree children point to point. A rank whose multicast release arrives returns
-at once (the point-to-point one is parked and completes in the background); a rank whose
-release was lost returns when its parent's point-to-point release arrives, one hop later."""
+By the option `release` (collectives.algorithms.RELEASES):
+
+- "both" (the default), made safe against a lost release: after its release every rank also
+  sends a zero-byte release to its tree children point to point. A rank whose multicast
+  release arrives returns at once (the point-to-point one is parked and completes in the
+  background); a rank whose release was lost returns when its parent's point-to-point
+  release arrives, one hop later. 2N - 1 messages.
+- "multicast", Chen2000's: the multicast alone, N messages (N - 1 arrivals and one
+  datagram). Chen2000 had no recovery: a rank whose release is lost waits until the
+  deadline and raises a MulticastError that says so (NO_RECOVERY)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
 
+from ..algorithms import DEFAULT_RELEASE, check_release
 from . import datagram as dg
 from .channel import Channel
 from .plans import parents, scout_binary_tree
 from .wait import TIMEOUT_S, Clock, gather_zero
 
 TAG_ARRIVE, TAG_RELEASE = 0x5C11, 0x5C12
+NO_RECOVERY = ("release 'multicast' is Chen2000's barrier, which has no recovery: a lost "
+               "release is never sent again (release='both' also releases point to point)")
 
 
-def barrier(ch: Channel, timeout: float = TIMEOUT_S) -> None:
+def barrier(ch: Channel, timeout: float = TIMEOUT_S, release: str = DEFAULT_RELEASE) -> None:
     from mpi4py import MPI
 
+    p2p = check_release(release) == "both"
     ch.next_bid(timeout)
     if ch.size == 1:
         return
@@ -42,13 +52,18 @@ def barrier(ch: Channel, timeout: float = TIMEOUT_S) -> None:
     gather_zero(ch, clock, on_datagram, kids, parent, TAG_ARRIVE)
     if parent is None:
         ch.send(dg.RELEASE, root=0)
+    elif not p2p:
+        while True:
+            ch.deliver(on_datagram)
+            if released[0]:
+                break
+            clock.wait(False, f"waiting for the multicast release; {NO_RECOVERY}")
     else:
         await_release(ch, clock, on_datagram, released,
                       pc.Irecv([empty, 0, MPI.BYTE], source=parent, tag=TAG_RELEASE))
-    for kid in kids:
-        ch.park(pc.Isend([empty, 0, MPI.BYTE], dest=kid, tag=TAG_RELEASE))
-
-
+    if p2p:
+        for kid in kids:
+            ch.park(pc.Isend([empty, 0, MPI.BYTE], dest=kid, tag=TAG_RELEASE))
 
 
 def await_release(ch: Channel, clock: Clock, on_datagram: Callable[[dg.Datagram], None],

@@ -4,9 +4,17 @@ when the measured barriers ran (`window`, the root's clock) and how long the ran
 for a core each turn meanwhile (`cpu.wait_per_turn_s`): what testbed.fidelity.flags.Monitor
 judges a stretch of a run by, as for bcast_bench.
 
+An algorithm is NAME or NAME:OPTION=VALUE[:OPTION=VALUE...] (the value JSON or text), so
+one job measures a barrier with and without an option (`mcast` and
+`mcast:release=multicast`). With --mark-dir the frames of --frame-iters back-to-back
+barriers of every row are counted too, in the bracket bcast_bench uses (marks.count_frames;
+row i's is `barrier<i>`, its name in the row's `bracket`), after every row was timed.
+
     mpiexec -n N python -m collectives.programs.barrier_bench --algorithms mpich,tree,mcast
-    mpiexec -n 7 python -m collectives.programs.barrier_bench --algorithms range-tree \
+    mpiexec -n 7 python -m collectives.programs.barrier_bench --algorithms range-tree \\
         --nodes 0,1,2,4,5,6,7 --fattree 4,8
+    mpiexec -n 4 python -m collectives.programs.barrier_bench \\
+        --algorithms pairwise,mcast:release=multicast --mark-dir DIR --frame-iters 40
 """
 
 from __future__ import annotations
@@ -15,13 +23,16 @@ import argparse
 import json
 import sys
 import time
+from typing import Any
 
-from ..algorithms import barrier_algorithm
-from ..executor import barrier
+from ..algorithms import DEFAULT_RELEASE, barrier_algorithm
+from ..executor import barrier, barrier_options, check_barrier
 from ..ipmc.channel import peek_stats
 from ..range_trees.channel import add_layout_arguments, layout_arguments
 from ..stats import summarize
 from ..timing import idle_barrier, sched_self, sched_since, wait_per_turn
+from ..use import option
+from .marks import count_frames
 
 
 def measure(comm, algorithm: str, iters: int, warmup: int, **params) -> dict:
@@ -52,23 +63,75 @@ def measure(comm, algorithm: str, iters: int, warmup: int, **params) -> dict:
                     else None}}
 
 
+def parse_row(text: str) -> tuple[str, dict[str, Any]]:
+    """NAME[:OPTION=VALUE...] as (name, options); ValueError for an unknown barrier, an
+    option it does not take or a value it refuses."""
+    name, *given = text.split(":")
+    barrier_algorithm(name)
+    options: dict[str, Any] = {}
+    for item in given:
+        try:
+            key, value = option(item)
+        except argparse.ArgumentTypeError as e:
+            raise ValueError(f"{text}: {e}") from None
+        options[key] = value
+    extra = set(options) - set(barrier_options(name, options))
+    if extra:
+        raise ValueError(f"{text}: {name} takes no option {', '.join(sorted(extra))}")
+    check_barrier(name, options)
+    return name, options
+
+
+def frames(comm, rows: list[tuple[str, dict[str, Any]]], iters: int, mark_dir: str
+           ) -> dict[str, Any]:
+    """Count the frames of `iters` back-to-back barriers of every row (bracket barrier<i>),
+    and say when that ran and how long the ranks waited for a core each turn meanwhile
+    (`frames_window`, `frames_cpu`: the fidelity monitor judges the counted stretch too)."""
+    began, sched0 = time.time(), sched_self()
+    marked = count_frames(comm, 0, mark_dir, [
+        (f"barrier{i}", iters, lambda a=a, p=p: barrier(comm, a, **p))
+        for i, (a, p) in enumerate(rows)])
+    waits = comm.gather(sched_since(sched0), root=0)
+    return {"frame_iters": iters, "frames_marked": marked,
+            "frames_window": [began, time.time()],
+            "frames_cpu": {"wait_per_turn_s": wait_per_turn(waits) if comm.Get_rank() == 0
+                           else None}}
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="collectives.programs.barrier_bench")
-    ap.add_argument("--algorithms", default="mpich,mcast")
+    ap.add_argument("--algorithms", default="mpich,mcast",
+                    help="comma-separated NAME[:OPTION=VALUE...]")
     ap.add_argument("--iters", type=int, default=50)
     ap.add_argument("--warmup", type=int, default=5)
+    ap.add_argument("--mark-dir", help="count frames: see frames()")
+    ap.add_argument("--frame-iters", type=int, default=40)
     add_layout_arguments(ap)
     args = ap.parse_args(argv)
+    try:
+        specs = [parse_row(t) for t in args.algorithms.split(",")]
+    except ValueError as e:
+        ap.error(str(e))
     from mpi4py import MPI
 
     comm = MPI.COMM_WORLD
     where = layout_arguments(args)
-    rows = [measure(comm, a, args.iters, args.warmup,
-                    **(where if barrier_algorithm(a).nodes else {}))
-            for a in args.algorithms.split(",")]
+    rows = [(a, {**opts, **(where if barrier_algorithm(a).nodes else {})})
+            for a, opts in specs]
+    out: dict[str, Any] = {"rows": []}
+    for i, ((a, opts), (_, params)) in enumerate(zip(specs, rows, strict=True)):
+        row = measure(comm, a, args.iters, args.warmup, **params)
+        row["options"] = opts
+        row["release"] = (opts.get("release", DEFAULT_RELEASE)
+                          if barrier_algorithm(a).release else None)
+        if args.mark_dir:
+            row["bracket"] = f"barrier{i}"
+        out["rows"].append(row)
+    if args.mark_dir and args.frame_iters > 0:
+        out |= frames(comm, rows, args.frame_iters, args.mark_dir)
     if comm.Get_rank() == 0:
-        print(json.dumps({"rows": rows}), flush=True)
-    return 1 if any(r["released_early"] for r in rows if comm.Get_rank() == 0) else 0
+        print(json.dumps(out), flush=True)
+    return 1 if any(r["released_early"] for r in out["rows"] if comm.Get_rank() == 0) else 0
 
 
 if __name__ == "__main__":

@@ -25,7 +25,6 @@ import random
 import statistics
 import sys
 import time
-from pathlib import Path
 
 from .. import held, waiting
 from ..executor import bcast
@@ -41,6 +40,7 @@ from ..timing import (
     wait_per_turn,
 )
 from ..trees.dyn_bcast import last_parent
+from .marks import count_frames, root_says
 
 
 def _one_byte_latency(comm, root: int, peer: int, reps: int = 20) -> float:
@@ -57,13 +57,6 @@ def _one_byte_latency(comm, root: int, peer: int, reps: int = 20) -> float:
             comm.Send(b, dest=root, tag=21)
         times.append((time.perf_counter() - t0) / 2)
     return statistics.median(times)
-
-
-def _root_says(comm, root: int, value: bool) -> bool:
-    """The root's yes/no to every rank, waiting asleep (like idle_barrier)."""
-    flag = bytearray([1 if value else 0])
-    waiting.wait([comm.Ibcast(flag, root=root)], mode="block")
-    return bool(flag[0])
 
 
 def direct(comm, buf, want: bytes, root: int, iters: int, warmup: int,
@@ -95,7 +88,7 @@ def direct(comm, buf, want: bytes, root: int, iters: int, warmup: int,
     for i in range(warmup + iters):
         over = (budget_s is not None and t_first is not None and i > warmup
                 and time.perf_counter() - t_first > budget_s)
-        if not _root_says(comm, root, not over if rank == root else True):
+        if not root_says(comm, root, not over if rank == root else True):
             break
         if rank != root:
             buf[:] = bytes(len(buf))
@@ -215,42 +208,10 @@ def flow(comm, buf, root: int, iters: int, t_dummy: float, **alg) -> dict:
 
 
 def frames(comm, buf, root: int, iters: int, mark_dir: str, **alg) -> bool:
-    """Bracket `iters` back-to-back broadcasts, and then an empty bracket, with marks: the
-    root writes MARK_DIR/<name> and waits for MARK_DIR/<name>.ok, which whoever counts the
-    frames on the switches writes once it has read its counters. Frames per broadcast =
-    (frames in the full bracket - frames in the empty one) / iters. False if nobody
-    answers a mark within 30 s.
-
-    After each mark the root releases the others (a broadcast from it), so that no rank
-    sends before the counters are read: with a barrier there, the ranks that entered the
-    empty bracket's first barrier while the root waited at the full bracket's end mark put
-    its first messages into the full bracket alone (6 to 8 frames more on 4 hosts, measured:
-    a data frame per broadcast too many over 10 broadcasts)."""
-    answered = True
-
-    def mark(name: str) -> None:
-        nonlocal answered
-        if comm.Get_rank() != root or not answered:
-            return
-        base = Path(mark_dir)
-        (base / name).write_text("")
-        end = time.monotonic() + 30
-        while not (base / f"{name}.ok").exists():
-            if time.monotonic() > end:
-                answered = False
-                return
-            time.sleep(0.005)
-
-    for name, n in (("bcast", iters), ("empty", 0)):
-        idle_barrier(comm)
-        mark(f"{name}-start")
-        _root_says(comm, root, True)
-        for _ in range(n):
-            bcast(buf, root=root, comm=comm, **alg)
-        idle_barrier(comm)
-        mark(f"{name}-end")
-        _root_says(comm, root, True)
-    return comm.bcast(answered, root=root)
+    """Bracket `iters` back-to-back broadcasts, and then an empty bracket, with marks (the
+    bracket "bcast": marks.count_frames); False if nobody answered a mark."""
+    return count_frames(comm, root, mark_dir, [
+        ("bcast", iters, lambda: bcast(buf, root=root, comm=comm, **alg))])
 
 
 def naive(comm, buf, root: int, iters: int, repeats: int, **alg) -> list[float]:

@@ -1,17 +1,25 @@
 """Frames on the wire during marked stretches of an MPI job, from the switches' port counters.
 
-The job (collectives.programs.bcast_bench --mark-dir) writes a mark file and waits; a thread here
-reads the controller's live port counters, records them under the mark's name and answers
-with <name>.ok. Frames "sent" are packets the switches received on host ports (what hosts
+The job (collectives.programs.bcast_bench or barrier_bench --mark-dir; the bracket is
+collectives.programs.marks') writes a mark file and waits; a thread here reads the
+controller's live port counters, records them under the mark's name and answers with
+<name>.ok. Each bracket of collectives (marks <bracket>-start and -end) is counted less the
+job's empty one. Frames "sent" are packets the switches received on host ports (what hosts
 put on their links: Chen2000 counts these), frames "delivered" are packets the switches sent
 out of host ports.
 
 Frames that carry data apart from TCP's pure acknowledgements: at every mark the counter
-also reads, in each host's network namespace (/proc/<pid>/net/netstat of a process there),
-the pure ACKs TCP received, TcpExt TCPPureAcks (slow path) + TCPHPAcks (fast path): every
-pure ACK one rank's host sends to another is received by it, so over the job's hosts their
-sum is the pure ACKs the hosts put on the switch, and frames sent less that sum are the
-frames with data (TCP segments with payload, datagrams). Chen2000's formulas count these."""
+also reads, in each host's network namespace (/proc/<pid>/net/snmp and netstat of a process
+there), the segments without data its TCP sent: Tcp OutSegs (every segment sent but
+retransmissions: new data, or none) less TcpExt TCPOrigDataSent (those with new data). Over
+the job's hosts that is the pure ACKs they put on the switch (and SYN, FIN, RST, which an
+established job's bracket hardly has), and frames sent less it are the frames with data (TCP
+segments with payload, retransmitted ones too, and datagrams). Chen2000's formulas count
+these. Not TcpExt TCPPureAcks + TCPHPAcks (what was read before): TCPHPAcks counts every
+segment the fast path took that acknowledges new data, one with data too, so where one
+message answers another (a barrier's release its arrival) data went down as ACKs: the tree
+barrier on 4 hosts sent 6.0 frames a barrier, 6.0 of them "ACKs" (now 0.03; broadcasts,
+whose data flows one way on each connection, counted the same both ways)."""
 
 from __future__ import annotations
 
@@ -20,22 +28,27 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from collectives.programs.marks import EMPTY
+
 from .controller_proc import api_get
 from .periodic import Periodic
 from .tcp_stats import field
 
-PURE_ACKS = (("TcpExt:", "TCPPureAcks"), ("TcpExt:", "TCPHPAcks"))
+SEGMENTS = ("snmp", "Tcp:", "OutSegs")  # sent: new data or none (retransmissions left out)
+DATA_SEGMENTS = ("netstat", "TcpExt:", "TCPOrigDataSent")  # sent: new data
 
 
 def pure_acks(pids: Iterable[int]) -> int:
-    """Pure ACKs TCP received in the network namespaces of these processes (one a host)."""
+    """Segments without data (pure ACKs) TCP sent in the network namespaces of these
+    processes (one a host): OutSegs less TCPOrigDataSent."""
     total = 0
     for pid in pids:
         try:
-            text = Path(f"/proc/{pid}/net/netstat").read_text()
+            texts = {f: Path(f"/proc/{pid}/net/{f}").read_text() for f in ("snmp", "netstat")}
         except OSError:
             continue
-        total += sum(field(text, prefix, name) for prefix, name in PURE_ACKS)
+        total += (field(texts[SEGMENTS[0]], *SEGMENTS[1:])
+                  - field(texts[DATA_SEGMENTS[0]], *DATA_SEGMENTS[1:]))
     return total
 
 
@@ -82,29 +95,35 @@ class FrameCounter:
             self.counts[name], self.links[name] = self._read()
             (self.dir / f"{name}.ok").write_text("")
 
-    def link_bytes(self, iters: int) -> dict[tuple[str, str], float] | None:
-        """Bytes per broadcast on every directed link, less the empty bracket's, or None if
-        a mark is missing."""
-        need = ("bcast-start", "bcast-end", "empty-start", "empty-end")
+    @staticmethod
+    def _marks(bracket: str) -> tuple[str, str, str, str]:
+        return (f"{bracket}-start", f"{bracket}-end", f"{EMPTY}-start", f"{EMPTY}-end")
+
+    def link_bytes(self, iters: int, bracket: str = "bcast"
+                   ) -> dict[tuple[str, str], float] | None:
+        """Bytes per collective of `bracket` on every directed link, less the empty
+        bracket's, or None if a mark is missing."""
+        start, end, e0, e1 = need = self._marks(bracket)
         if iters < 1 or any(n not in self.links for n in need):
             return None
         lk = self.links
-        return {key: ((lk["bcast-end"][key] - lk["bcast-start"][key])
-                      - (lk["empty-end"][key] - lk["empty-start"][key])) / iters
-                for key in lk["bcast-start"]}
+        return {key: ((lk[end][key] - lk[start][key]) - (lk[e1][key] - lk[e0][key])) / iters
+                for key in lk[start]}
 
-    def per_iteration(self, iters: int) -> dict[str, float | None] | None:
-        """Frames sent and delivered per broadcast, less the bracket's own (the barriers
-        around it), or None if a mark is missing; of those sent, TCP's pure ACKs (`acks`)
-        and the rest, frames that carry data (`data`): None without `pids`."""
-        need = ("bcast-start", "bcast-end", "empty-start", "empty-end")
+    def per_iteration(self, iters: int, bracket: str = "bcast"
+                      ) -> dict[str, float | None] | None:
+        """Frames sent and delivered per collective of `bracket` (bcast_bench's "bcast"),
+        less the bracket's own (the barriers around it), or None if a mark is missing; of
+        those sent, TCP's pure ACKs (`acks`) and the rest, frames that carry data (`data`):
+        None without `pids`."""
+        start, end, e0, e1 = need = self._marks(bracket)
         if iters < 1 or any(n not in self.counts for n in need):
             return None
         c = self.counts
         out: dict[str, float | None] = {}
         for i, key in enumerate(("sent", "delivered", "acks")):
-            full = c["bcast-end"][i] - c["bcast-start"][i]
-            empty = c["empty-end"][i] - c["empty-start"][i]
+            full = c[end][i] - c[start][i]
+            empty = c[e1][i] - c[e0][i]
             out[key] = (full - empty) / iters
         if not self.pids:
             out["acks"] = None

@@ -1,8 +1,8 @@
 """Chen2000's claims the testbed measures on an emulated network: scouts plus one multicast
-overtaking MPICH's tree, frames per broadcast against the paper's formulas, MPICH and the
-multicast on a hub against a switch. Every point carries its fidelity flags
-(testbed.reproduce.verdict); the paper's numbers are copied here (R: read, I: inferred).
-The paper ran 4 to 9 processes: so do these."""
+overtaking MPICH's tree, frames per broadcast and per barrier against the paper's
+formulas, MPICH and the multicast on a hub against a switch. Every point carries its
+fidelity flags (testbed.reproduce.verdict); the paper's numbers are copied here (R: read,
+I: inferred). The paper ran 4 to 9 processes: so do these."""
 
 from __future__ import annotations
 
@@ -11,10 +11,18 @@ import statistics
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from collectives.ipmc.plans import scout_frames, tree_frames
+from collectives.ipmc.plans import (
+    mcast_barrier_messages,
+    mpich_barrier_messages,
+    scout_frames,
+    tree_frames,
+)
 
+from ..errors import RunFailed
+from ..experiments.barrier import run_barriers
 from .claims import Claim, Context, PaperFigure
 from .jobs import TAKES, job_ms, medians, taken, takes
+from .networks import TRIES
 from .series import NAMES, TREES
 from .verdict import (
     DIFFERS,
@@ -28,6 +36,7 @@ from .verdict import (
     is_result,
     judged_outcome,
     no_result,
+    point,
 )
 
 # ---- Chen2000: scouts + one multicast overtake the trees -------------------------------
@@ -201,6 +210,105 @@ def _f(x: float | None) -> str:
     return "-" if x is None else f"{x:.1f}"
 
 
+# ---- Chen2000, section 3.2: the barriers' message counts --------------------------------
+BARRIER_HOSTS = (4, 7, 9)  # 7 and 9: the paper's worked values (14 and 26 messages)
+# back-to-back barriers a count is taken over (a bracket's noise, a few frames, is a tenth
+# of a frame per barrier over 40), after BARRIER_TIMED timed ones of each barrier
+BARRIER_FRAMES, BARRIER_TIMED = 40, 10
+BARRIER_MARGIN = 0.5  # data frames per barrier within this of the count: it rounds to it
+AS_CHEN_BARRIER = {"release": "multicast"}  # Chen2000's: the multicast alone, no recovery
+# judged: MPICH 1's barrier and Chen2000's multicast barrier; shown: the project's safe
+# multicast barrier (also released point to point) and MPICH 4's own MPI_Barrier
+BARRIER_ROWS = (("pairwise", {}), ("mcast", AS_CHEN_BARRIER), ("mcast", {}), ("mpich", {}))
+BARRIER_KEYS = ("pairwise", "chen", "safe", "mpich")  # the rows' names in values
+BARRIER_SHOWN = {"pairwise": "MPICH 1's pairwise", "chen": "Chen's multicast",
+                 "safe": "safe multicast", "mpich": "MPI_Barrier"}
+
+
+def safe_barrier_messages(k: int) -> int:
+    """The safe multicast barrier: Chen2000's N, and a release to every rank but the root
+    point to point (N - 1 more)."""
+    return 2 * k - 1 if k > 1 else 0
+
+
+def barrier_points(net: Any, hosts: int) -> list[dict[str, Any]]:
+    """BARRIER_ROWS on the first `hosts` hosts of `net` in one job (testbed.experiments.
+    barrier.run_barriers), each a point (label, ms from the last entry to the last exit,
+    verified: none released early, flags over the timed barriers, counted_flags over the
+    counted ones (shown), frames_sent, frames_data, frames_acks per barrier, release, tries),
+    in BARRIER_ROWS' order; measured once more when a point is flagged."""
+    for tries in range(1, TRIES + 1):
+        net.progress(f"reproduce: barriers' frames on {hosts} hosts"
+                     + (" (again: flagged)" if tries > 1 else ""))
+        try:
+            rows = run_barriers(net.emu, BARRIER_ROWS, hosts=hosts, iters=BARRIER_TIMED,
+                                frames=BARRIER_FRAMES)
+        except RunFailed as e:
+            return [point(f"{a} barrier on {hosts} hosts", None, verified=False, flags=[],
+                          error=str(e)[:400], tries=tries, algorithm=a, hosts=hosts,
+                          release=o.get("release"), frames_sent=None, frames_data=None,
+                          frames_acks=None) for a, o in BARRIER_ROWS]
+        if not any(r["flags"] for r in rows):
+            break
+    return [point(f"{r['label']} barrier on {hosts} hosts", r["t_barrier_s"],
+                  verified=not r["released_early"], flags=r["flags"], tries=tries,
+                  algorithm=r["algorithm"], hosts=hosts, release=r["release"],
+                  p2p_releases=r["p2p_releases"], counted_flags=r["counted_flags"],
+                  frames_sent=(r["frames"] or {}).get("sent"),
+                  frames_data=(r["frames"] or {}).get("data"),
+                  frames_acks=(r["frames"] or {}).get("acks")) for r in rows]
+
+
+def chen_barrier_messages(ctx: Context) -> Outcome:
+    """Data frames per barrier (frames the hosts sent, the switch's counters, less TCP's
+    pure ACKs: testbed.emulation.frame_count; BARRIER_FRAMES back to back) against section
+    3.2's counts: MPICH 1's barrier (pairwise) against 2(N - K) + K log2 K, Chen2000's
+    multicast barrier (mcast, release "multicast": N - 1 arrivals up the binary tree, one
+    datagram) against N; reproduced if each is within BARRIER_MARGIN of its count on every
+    host count. Every zero-byte message is one frame, so frames count messages. Shown, not
+    judged: the safe multicast barrier (release "both", 2N - 1), MPICH 4's MPI_Barrier (not
+    the paper's MPICH) and the pure ACKs."""
+    rows, points, context = [], [], []
+    for h in BARRIER_HOSTS:
+        got = dict(zip(BARRIER_KEYS, barrier_points(ctx.network, h), strict=True))
+        points += [got["pairwise"], got["chen"]]
+        context += [got["safe"], got["mpich"]]
+        rows.append({"hosts": h, **{k: got[k]["frames_data"] for k in BARRIER_KEYS},
+                     "pairwise_count": mpich_barrier_messages(h),
+                     "chen_count": mcast_barrier_messages(h),
+                     "safe_count": safe_barrier_messages(h),
+                     "acks": {k: got[k]["frames_acks"] for k in BARRIER_KEYS}})
+    text = "data frames per barrier (count), pure ACKs apart: " + "; ".join(
+        f"{r['hosts']} hosts: " + ", ".join(
+            f"{BARRIER_SHOWN[k]} {_f(r[k])}"
+            + (f" ({r[k + '_count']})" if k + "_count" in r else "") for k in BARRIER_KEYS)
+        + f"; ACKs {'/'.join(_f(a) for a in r['acks'].values())}" for r in rows)
+    series = {BARRIER_SHOWN[k]: [(r["hosts"], r[k]) for r in rows if r[k] is not None]
+              for k in BARRIER_KEYS}
+    series |= {f"{BARRIER_SHOWN[k]}, count": [(r["hosts"], r[f"{k}_count"]) for r in rows]
+               for k in ("pairwise", "chen")}
+    values: dict[str, Any] = {"rows": rows, "margin": BARRIER_MARGIN,
+                              "barriers": BARRIER_FRAMES,
+                              "plot": {"xlabel": "hosts", "ylabel": "data frames per barrier",
+                                       "series": series}}
+    bad = no_result(points, text)
+    if bad is not None or any(r[k] is None for r in rows for k in ("pairwise", "chen")):
+        out = bad or Outcome(NO_RESULT, text, "the frame counters (the switch's, the hosts' "
+                             "pure ACKs) were not read", points=points)
+        out.values, out.context = values, context
+        return out
+    off = [f"{r['hosts']} hosts {BARRIER_SHOWN[k]} {r[k]:.2f} against {r[k + '_count']}"
+           for r in rows for k in ("pairwise", "chen")
+           if abs(r[k] - r[k + "_count"]) > BARRIER_MARGIN]
+    if not off:
+        return Outcome(REPRODUCED, text, values=values, points=points, context=context)
+    return Outcome(DIFFERS, text, f"more than {BARRIER_MARGIN} data frames a barrier from the "
+                   "count at " + ", ".join(off) + ": the paper counts messages, the wire "
+                   "frames, and a zero-byte MPI message is a TCP segment, which TCP may send "
+                   "twice (a retransmission) or merge with the next", values=values,
+                   points=points, context=context, kind=TRANSFER)
+
+
 # ---- Chen2000: the hub against the switch ------------------------------------------------
 HUB, SWITCH = "star9-hub", "star9"  # testbed.reproduce.networks: one star, two bridges
 HUB_SIZES = (1024, 4096, 8192, 16384)  # below 3000 B, then the paper's sizes above it
@@ -367,6 +475,19 @@ CLAIMS = (
           "formula's for MPICH's tree (binomial) and Chen2000's scout broadcast (scout-linear, "
           "completion none), on 4 and 9 hosts at every size; the repaired scout broadcast "
           "shown beside them", chen_frames, network="star16"),
+    Claim("chen.barrier-messages", C, "MPICH's barrier sends 2(N - K) + K log2 K messages, "
+          "the multicast barrier N",
+          PaperFigure("section 3.2", "MPICH's barrier in three phases (the ranks beyond the "
+                      "largest power of two K pair in, pairwise exchanges among the first K, "
+                      "release): 2(N - K) + K log2 K messages, 14 for N = 7 and 26 for N = 9; "
+                      "the multicast barrier: N - 1 messages up a binary tree to rank 0, then "
+                      "one zero-data multicast",
+                      {"mpich_messages": {7: 14, 9: 26}, "mcast_messages": "N"}),
+          f"data frames per barrier (TCP's pure ACKs apart, {BARRIER_FRAMES} back to back) "
+          f"within {BARRIER_MARGIN} of the count on 4, 7 and 9 hosts for MPICH 1's barrier "
+          "(pairwise) and Chen2000's multicast barrier (mcast, release multicast); the safe "
+          "multicast barrier (2N - 1) and MPICH 4's MPI_Barrier shown beside",
+          chen_barrier_messages, network="star16"),
     Claim("chen.scaling", C, "With the linear multicast one more process costs about the "
           "same at every size; with MPICH's tree it costs more as messages grow",
           PaperFigure("section 4, figure 12", "3, 6 and 9 processes on the switch: linear "
