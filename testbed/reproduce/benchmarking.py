@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from .claims import Claim, Context, PaperFigure
+from .jobs import QUICK_TAKES, TAKES, takes
 from .verdict import (
     NO_RESULT,
     TRANSFER,
@@ -23,7 +24,6 @@ from .verdict import (
 
 PITFALL_SIZE = 16384  # well past HTB's burst; 16 hosts of chain stay under a second
 PITFALL_LOOP = 50  # broadcasts per back-to-back loop: the chain's pipeline fill is 15 of them
-PITFALL_TAKES = 3  # jobs of each point: the ratios are judged over them
 PITFALL_TREES = ("chain", "binomial")
 Key = tuple[str, str, int]  # (metric, tree, hosts)
 
@@ -37,13 +37,13 @@ def _ratio(metric: str, h: int) -> Callable[[Mapping[Key, float]], float]:
 
 
 def benchmark_pitfall(ctx: Context) -> Outcome:
-    """Chain and binomial at PITFALL_SIZE on 16 hosts (and 8 in the full run), PITFALL_TAKES
-    jobs each, every job timing both benchmarks: chain over binomial by the root's
+    """Chain and binomial at PITFALL_SIZE on 16 hosts (and 8 in the full run), takes() jobs
+    each, every job timing both benchmarks: chain over binomial by the root's
     back-to-back time (t_root) must lie below 1 and by t_mcast above 1, each judged by its
     bootstrap interval over the jobs."""
     net, hosts = ctx.network, _hosts(ctx.quick)
     by = {(a, h, t): net.point(a, PITFALL_SIZE, h, take=t, naive=PITFALL_LOOP)
-          for h in hosts for a in PITFALL_TREES for t in range(PITFALL_TAKES)}
+          for h in hosts for a in PITFALL_TREES for t in range(takes(ctx.quick))}
     points = list(by.values())
     jobs: dict[Key, list[float]] = {}
     for (a, h, _t), p in by.items():
@@ -94,7 +94,8 @@ CLAIMS: tuple[Claim, ...] = (
                       "look better than the binomial tree in latency and scalability, "
                       "\"which is obviously wrong\"", {}),
           f"chain over binomial at {PITFALL_SIZE // 1024} KiB on 16 hosts (8 too in the full "
-          f"run), {PITFALL_TAKES} jobs each: the 95 % interval of the t_root ratio "
-          f"({PITFALL_LOOP} broadcasts back to back) below 1, of the t_mcast ratio above 1",
+          f"run), {TAKES} jobs each ({QUICK_TAKES} with --quick): the 95 % interval of the "
+          f"t_root ratio ({PITFALL_LOOP} broadcasts back to back) below 1, of the t_mcast "
+          "ratio above 1",
           benchmark_pitfall, network="star16"),
 )

@@ -188,7 +188,7 @@ def table_1(ctx: Context) -> Outcome:
     """Per cell, the share of 3-step optima lies between the decided 3-step trials and
     those plus the undecided ones (their optimum is unknown: search budget); a cell agrees
     when the paper's share falls in that range widened by its 95 % Wilson interval."""
-    trials = 200 if ctx.quick else 1000
+    trials = 100 if ctx.quick else 1000
     cells, wrong = [], []
     for n in SIZES:
         for f in FAULTY:

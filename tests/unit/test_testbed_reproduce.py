@@ -190,7 +190,8 @@ def test_flat_64k_reproduced_differs_and_no_result() -> None:
     grows = measured("siebert.flat-64k", Points(lambda a, s, h: 10.0 * h))
     assert grows.verdict == DIFFERS and "two-stage T(16)/T(2) [8.00, 8.00] lies outside" in \
         grows.why and grows.kind == EMULATOR
-    assert len(out.points) == 12 and len(out.context) == 8  # 2 jobs at 2 and 16 hosts
+    # --quick: 2 jobs at 2 and 16 hosts only (the full run draws 4 and 8 hosts too)
+    assert len(out.points) == 8 and len(out.context) == 4
     flagged = measured("siebert.flat-64k", Points(flat_mcast, flag={("two-stage", 16)}))
     assert flagged.verdict == NO_RESULT and "hosts waited" in flagged.why
     # nack is shown, not judged: its flag alone does not take the verdict away
@@ -217,7 +218,8 @@ def test_crossovers() -> None:
     net = Asked(flat_mcast)
     net.asked = []
     out = measured("chen.crossover", net)
-    assert out.verdict == REPRODUCED and len(out.points) == 4 * 3 * 3 * 2  # 2 jobs (quick)
+    # --quick: 4 and 9 hosts, 2 jobs each (the full run: 4, 6 and 9 hosts, 3 jobs)
+    assert out.verdict == REPRODUCED and len(out.points) == 4 * 2 * 3 * 2
     # Chen's scouts as Chen ran them: no positive completion; the trees have no such option
     assert {(a, c) for a, c, _t in net.asked} == {
         ("scout-linear", "none"), ("scout-binary", "none"), ("mpich", None),
@@ -759,7 +761,7 @@ def test_a_point_carries_its_median_spread_and_whether_it_is_a_result():
 def test_benchmark_pitfall_judges_both_rankings_over_jobs() -> None:
     """Algorithm 3.3.1 (the root's back-to-back time) against t_mcast: chain/binomial below
     1 by the first, above 1 by the second, each by its interval over the jobs."""
-    from testbed.reproduce.benchmarking import PITFALL_TAKES
+    from testbed.reproduce.jobs import QUICK_TAKES
 
     class Net(Points):
         def __init__(self, root, mcast, flag=()):
@@ -781,12 +783,12 @@ def test_benchmark_pitfall_judges_both_rankings_over_jobs() -> None:
     net = Net(chain_fast_at_root, tree_ms)
     out = measured("nupairoj.benchmark-pitfall", net)
     assert out.verdict == REPRODUCED, out.why
-    assert sorted(set(net.takes)) == list(range(PITFALL_TAKES)) and len(out.points) == 6
+    assert sorted(set(net.takes)) == list(range(QUICK_TAKES)) and len(out.points) == 4
     iv = out.values["intervals"]
     assert iv["t_root chain/binomial, 16 hosts"]["interval"] == [0.25, 0.25]
     assert iv["t_mcast chain/binomial, 16 hosts"]["figure"] == pytest.approx(105 / 32, 1e-3)
     full = measured("nupairoj.benchmark-pitfall", Net(chain_fast_at_root, tree_ms), False)
-    assert len(full.points) == 12 and "8 hosts" in full.testbed
+    assert len(full.points) == 2 * 2 * 3 and "8 hosts" in full.testbed
     same = measured("nupairoj.benchmark-pitfall",
                     Net(lambda a, h: 20.0 if a == "chain" else 16.0, tree_ms))
     assert same.verdict == DIFFERS and same.kind == TRANSFER
