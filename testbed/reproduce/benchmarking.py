@@ -40,7 +40,10 @@ def benchmark_pitfall(ctx: Context) -> Outcome:
     """Chain and binomial at PITFALL_SIZE on 16 hosts (and 8 in the full run), takes() jobs
     each, every job timing both benchmarks: chain over binomial by the root's
     back-to-back time (t_root) must lie below 1 and by t_mcast above 1, each judged by its
-    bootstrap interval over the jobs."""
+    bootstrap interval over the jobs. A chain's root sends one message a broadcast and
+    returns once it is in the socket (its fifo wait is between its own sends), so with 50
+    of them buffered on the way its t_root can be near 0 (16 hosts, 2026-11-26: 0.01-2.4
+    ms a job): the pitfall at its plainest, not a fault of the measurement."""
     net, hosts = ctx.network, _hosts(ctx.quick)
     by = {(a, h, t): net.point(a, PITFALL_SIZE, h, take=t, naive=PITFALL_LOOP)
           for h in hosts for a in PITFALL_TREES for t in range(takes(ctx.quick))}
