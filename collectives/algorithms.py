@@ -11,6 +11,7 @@ Plain data: importing it imports no algorithm."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 # family -> what it is (the executor has one runner per family)
@@ -34,11 +35,15 @@ SEND_ORDERS = {
 DEFAULT_SEND_ORDER = "fifo"
 
 
-def check_send_order(value: object) -> str:
-    """`value` if it names a send order, else ValueError listing the choices."""
-    if value not in SEND_ORDERS:
-        raise ValueError(f"send_order must be one of {', '.join(SEND_ORDERS)}, got {value!r}")
+def check_choice(option: str, value: object, choices: Mapping[str, str]) -> str:
+    """`value` if it is one of `choices`, else ValueError naming `option` and the choices."""
+    if value not in choices:
+        raise ValueError(f"{option} must be one of {', '.join(choices)}, got {value!r}")
     return str(value)
+
+
+def check_send_order(value: object) -> str:
+    return check_choice("send_order", value, SEND_ORDERS)
 
 
 # how a scout broadcast's receivers end it (Algorithm.completion): named for what differs,
@@ -54,11 +59,7 @@ DEFAULT_COMPLETION = "report"
 
 
 def check_completion(value: object) -> str:
-    """`value` if it names a completion, else ValueError listing the choices."""
-    if value not in COMPLETIONS:
-        raise ValueError(f"completion must be one of {', '.join(COMPLETIONS)}, "
-                         f"got {value!r}")
-    return str(value)
+    return check_choice("completion", value, COMPLETIONS)
 
 
 # how the multicast barrier releases the ranks (Algorithm.release)
@@ -72,10 +73,7 @@ DEFAULT_RELEASE = "both"
 
 
 def check_release(value: object) -> str:
-    """`value` if it names a release, else ValueError listing the choices."""
-    if value not in RELEASES:
-        raise ValueError(f"release must be one of {', '.join(RELEASES)}, got {value!r}")
-    return str(value)
+    return check_choice("release", value, RELEASES)
 
 
 @dataclass(frozen=True)

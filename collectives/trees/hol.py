@@ -18,8 +18,10 @@ Then t_hol = t_sq + t_out + t_cont and the message's t_end = t_send + t_sq + t_n
 
 from __future__ import annotations
 
+from collections import deque
 from dataclasses import dataclass
 
+from .model import drive
 from .ops import Recv, Schedule, Send
 
 
@@ -55,47 +57,38 @@ class Sent:
 
 def hol_times(schedule: Schedule, ch: Channel, busy_until: dict[int, float] | None = None
               ) -> tuple[list[float], list[Sent]]:
-    """Per rank the time it holds the message (the root 0), and every send as timed, for a
-    schedule of whole-message sends and receives (the trees); `busy_until` marks ranks whose
-    outgoing channel is taken until then (Fig. 6.1's P0, busy until t = 50)."""
+    """Per rank the time it holds the message (the root 0), and every send as timed (the
+    ranks run as in the t_hold/t_end model: collectives.trees.model.drive); `busy_until`
+    marks ranks whose outgoing channel is taken until then (Fig. 6.1's P0, busy until
+    t = 50)."""
     k = schedule.size
     clock = [0.0] * k
     free = [0.0] * k
     for r, t in (busy_until or {}).items():
         free[r] = t
     done = [0.0] * k
-    arrivals: dict[tuple[int, int], list[float]] = {}
+    arrivals: dict[tuple[int, int], deque[float]] = {}
     sent: list[Sent] = []
-    pc = [0] * k
-    progress = True
-    while progress:
-        progress = False
-        for r in range(k):
-            while pc[r] < len(schedule.programs[r]):
-                op = schedule.programs[r][pc[r]]
-                if isinstance(op, Send):
-                    enter = max(clock[r] + ch.t_send, free[r])
-                    out = ch.t_out + ch.t_cont
-                    free[r] = enter + out
-                    arrival = enter + ch.t_net + ch.t_cont + ch.t_recv
-                    arrivals.setdefault((r, op.peer), []).append(arrival)
-                    t_sq = enter - clock[r] - ch.t_send
-                    sent.append(Sent(r, op.peer, clock[r], t_sq, out, t_sq + out,
-                                     ch.t_send + t_sq, ch.t_net + ch.t_cont,
-                                     arrival - clock[r]))
-                    clock[r] += ch.t_hold
-                elif isinstance(op, Recv):
-                    q = arrivals.get((op.peer, r))
-                    if not q:
-                        break
-                    clock[r] = done[r] = max(clock[r], q.pop(0))
-                else:
-                    raise ValueError("the head-of-line model times whole-message trees only")
-                pc[r] += 1
-                progress = True
-    stuck = [r for r in range(k) if pc[r] < len(schedule.programs[r])]
-    if stuck:
-        raise ValueError(f"schedule {schedule.algorithm} deadlocks: ranks {stuck} wait forever")
+
+    def send(r: int, op: Send) -> None:
+        enter = max(clock[r] + ch.t_send, free[r])
+        out = ch.t_out + ch.t_cont
+        free[r] = enter + out
+        arrival = enter + ch.t_net + ch.t_cont + ch.t_recv
+        arrivals.setdefault((r, op.peer), deque()).append(arrival)
+        t_sq = enter - clock[r] - ch.t_send
+        sent.append(Sent(r, op.peer, clock[r], t_sq, out, t_sq + out, ch.t_send + t_sq,
+                         ch.t_net + ch.t_cont, arrival - clock[r]))
+        clock[r] += ch.t_hold
+
+    def recv(r: int, op: Recv) -> bool:
+        q = arrivals.get((op.peer, r))
+        if not q:
+            return False
+        clock[r] = done[r] = max(clock[r], q.popleft())
+        return True
+
+    drive(schedule, send, recv)
     return done, sent
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from .ops import Op, Recv, Schedule, Send
@@ -58,6 +59,40 @@ def return_times(schedule: Schedule, p: PointToPoint | MeasuredPointToPoint) -> 
     return [max(d, c) for d, c in zip(done, clock, strict=True)]
 
 
+def drive(schedule: Schedule, send: Callable[[int, Send], None],
+          recv: Callable[[int, Recv], bool]) -> None:
+    """Run every rank's program as the models do: a rank goes on until a receive finds
+    nothing yet (`recv` returns False), then the next rank; a SendRecv issues its send once,
+    then waits for its receive. ValueError when some rank would wait forever."""
+    k = schedule.size
+    pc = [0] * k
+    sent_part = [False] * k  # SendRecv whose send half has been issued
+    progs = schedule.programs
+    progress = True
+    while progress:
+        progress = False
+        for rank in range(k):
+            while pc[rank] < len(progs[rank]):
+                op: Op = progs[rank][pc[rank]]
+                if isinstance(op, Send):
+                    send(rank, op)
+                elif isinstance(op, Recv):
+                    if not recv(rank, op):
+                        break
+                else:
+                    if not sent_part[rank]:
+                        send(rank, op.send)
+                        sent_part[rank] = True
+                    if not recv(rank, op.recv):
+                        break
+                    sent_part[rank] = False
+                pc[rank] += 1
+                progress = True
+    stuck = [r for r in range(k) if pc[r] < len(progs[r])]
+    if stuck:
+        raise ValueError(f"schedule {schedule.algorithm} deadlocks: ranks {stuck} wait forever")
+
+
 def _run(schedule: Schedule, p: PointToPoint | MeasuredPointToPoint,
          timeline: list[tuple[float, float, int, int, int, int]] | None,
          ) -> tuple[list[float], list[float]]:
@@ -65,10 +100,7 @@ def _run(schedule: Schedule, p: PointToPoint | MeasuredPointToPoint,
     k = schedule.size
     clock = [0.0] * k
     done = [0.0] * k
-    pc = [0] * k
-    sent_part = [False] * k            # SendRecv whose send half has been issued
     wires: dict[tuple[int, int], deque[float]] = {}
-    progs = schedule.programs
 
     def send(rank: int, op: Send) -> None:
         m = op.hi - op.lo
@@ -86,29 +118,7 @@ def _run(schedule: Schedule, p: PointToPoint | MeasuredPointToPoint,
         done[rank] = clock[rank]
         return True
 
-    progress = True
-    while progress:
-        progress = False
-        for rank in range(k):
-            while pc[rank] < len(progs[rank]):
-                op: Op = progs[rank][pc[rank]]
-                if isinstance(op, Send):
-                    send(rank, op)
-                elif isinstance(op, Recv):
-                    if not recv(rank, op):
-                        break
-                else:  # SendRecv: issue the send once, then wait for the receive
-                    if not sent_part[rank]:
-                        send(rank, op.send)
-                        sent_part[rank] = True
-                    if not recv(rank, op.recv):
-                        break
-                    sent_part[rank] = False
-                pc[rank] += 1
-                progress = True
-    stuck = [r for r in range(k) if pc[r] < len(progs[r])]
-    if stuck:
-        raise ValueError(f"schedule {schedule.algorithm} deadlocks: ranks {stuck} wait forever")
+    drive(schedule, send, recv)
     return done, clock
 
 

@@ -21,7 +21,7 @@ from collectives.ipmc.plans import (
 from ..errors import RunFailed
 from ..experiments.barrier import run_barriers
 from .claims import Claim, Context, PaperFigure
-from .jobs import TAKES, job_ms, medians, taken, takes
+from .jobs import NEVER, TAKES, job_ms, medians, taken, takes
 from .networks import TRIES
 from .series import NAMES, TREES
 from .verdict import (
@@ -46,7 +46,6 @@ CHEN_HOSTS = (4, 6, 9)  # the paper's
 # the scouts as Chen2000 ran them: no positive completion (collectives.ipmc.gaps); the
 # repaired ones (completion "report") are chen.frames's context
 AS_CHEN = {a: {"completion": "none"} for a in SCOUTS}
-NEVER = float("inf")
 
 
 def _first_win(h: int) -> Callable[[Mapping[Any, float]], float]:
@@ -190,21 +189,34 @@ def chen_frames(ctx: Context) -> Outcome:
         f"{_f(r['repaired'])}; ACKs {'/'.join(_f(a) for a in r['acks'].values())}"
         for r in rows)
     values = {"rows": rows, "margin": FRAMES_MARGIN, "broadcasts": FRAMES_ITERS}
+    return against_counts(rows, {"tree": "tree", "scout": "scout"}, "_formula", FRAMES_MARGIN,
+                          text, values=values, points=points, context=context,
+                          where=lambda r: f"{r['hosts']} hosts {r['size']} B",
+                          differs=f"more than {FRAMES_MARGIN} data frames from the formula",
+                          why="a frame carries less than T = 1500 B of the message (IP, TCP "
+                          "or UDP and the datagram's own headers), which the formula's M/T "
+                          "leaves out")
+
+
+def against_counts(rows: list[dict[str, Any]], judged: Mapping[str, str], suffix: str,
+                   margin: float, text: str, *, values: dict[str, Any],
+                   points: list[dict[str, Any]], context: list[dict[str, Any]],
+                   where: Callable[[dict[str, Any]], str], differs: str, why: str) -> Outcome:
+    """Counted frames judged against the paper's counts: every row's `judged` figures (key
+    -> name) within `margin` of row[key + suffix]; no result when a point is not a result
+    or a counter was not read."""
     bad = no_result(points, text)
-    if bad is not None or any(r["tree"] is None or r["scout"] is None for r in rows):
+    if bad is not None or any(r[k] is None for r in rows for k in judged):
         out = bad or Outcome(NO_RESULT, text, "the frame counters (the switch's, the hosts' "
                              "pure ACKs) were not read", points=points)
         out.values, out.context = values, context
         return out
-    off = [f"{r['hosts']} hosts {r['size']} B {what} {r[what]:.2f} against {r[what + '_formula']}"
-           for r in rows for what in ("tree", "scout")
-           if abs(r[what] - r[what + "_formula"]) > FRAMES_MARGIN]
+    off = [f"{where(r)} {name} {r[k]:.2f} against {r[k + suffix]}"
+           for r in rows for k, name in judged.items() if abs(r[k] - r[k + suffix]) > margin]
     if not off:
         return Outcome(REPRODUCED, text, values=values, points=points, context=context)
-    return Outcome(DIFFERS, text, f"more than {FRAMES_MARGIN} data frames from the formula at "
-                   + ", ".join(off) + ": a frame carries less than T = 1500 B of the message "
-                   "(IP, TCP or UDP and the datagram's own headers), which the formula's M/T "
-                   "leaves out", values=values, points=points, context=context, kind=TRANSFER)
+    return Outcome(DIFFERS, text, f"{differs} at {', '.join(off)}: {why}", values=values,
+                   points=points, context=context, kind=TRANSFER)
 
 
 def _f(x: float | None) -> str:
@@ -292,22 +304,13 @@ def chen_barrier_messages(ctx: Context) -> Outcome:
                               "barriers": BARRIER_FRAMES,
                               "plot": {"xlabel": "hosts", "ylabel": "data frames per barrier",
                                        "series": series}}
-    bad = no_result(points, text)
-    if bad is not None or any(r[k] is None for r in rows for k in ("pairwise", "chen")):
-        out = bad or Outcome(NO_RESULT, text, "the frame counters (the switch's, the hosts' "
-                             "pure ACKs) were not read", points=points)
-        out.values, out.context = values, context
-        return out
-    off = [f"{r['hosts']} hosts {BARRIER_SHOWN[k]} {r[k]:.2f} against {r[k + '_count']}"
-           for r in rows for k in ("pairwise", "chen")
-           if abs(r[k] - r[k + "_count"]) > BARRIER_MARGIN]
-    if not off:
-        return Outcome(REPRODUCED, text, values=values, points=points, context=context)
-    return Outcome(DIFFERS, text, f"more than {BARRIER_MARGIN} data frames a barrier from the "
-                   "count at " + ", ".join(off) + ": the paper counts messages, the wire "
-                   "frames, and a zero-byte MPI message is a TCP segment, which TCP may send "
-                   "twice (a retransmission) or merge with the next", values=values,
-                   points=points, context=context, kind=TRANSFER)
+    return against_counts(rows, {k: BARRIER_SHOWN[k] for k in ("pairwise", "chen")}, "_count",
+                          BARRIER_MARGIN, text, values=values, points=points, context=context,
+                          where=lambda r: f"{r['hosts']} hosts",
+                          differs=f"more than {BARRIER_MARGIN} data frames a barrier from the "
+                          "count", why="the paper counts messages, the wire frames, and a "
+                          "zero-byte MPI message is a TCP segment, which TCP may send twice (a "
+                          "retransmission) or merge with the next")
 
 
 # ---- Chen2000: the hub against the switch ------------------------------------------------

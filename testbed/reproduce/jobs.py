@@ -14,6 +14,7 @@ from typing import Any, TypeVar
 from .verdict import is_result
 
 TAKES, QUICK_TAKES = 3, 2  # --quick takes two: an interval still, the range of the two
+NEVER = float("inf")  # a crossover figure (from which size, from how many hosts) not reached
 K = TypeVar("K", bound=Hashable)
 
 

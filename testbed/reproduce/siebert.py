@@ -16,7 +16,7 @@ from collectives.trees.model import PointToPoint, return_times
 from collectives.trees.schedules import build
 
 from .claims import Claim, Context, PaperFigure
-from .jobs import job_ms, medians, taken, takes
+from .jobs import NEVER, job_ms, medians, taken, takes
 from .series import HOSTS, NAMES, TREES, series
 from .verdict import (
     DIFFERS,
@@ -87,7 +87,6 @@ def flat_64k(ctx: Context) -> Outcome:
 
 # ---- Siebert2006: multicast overtakes the trees at 4 KiB above 8 nodes ------------------
 CROSSOVER_4K_MAX_HOSTS = 9
-NEVER = float("inf")
 
 
 def _onward(mcast: tuple[str, ...], against: tuple[str, ...]
@@ -211,7 +210,11 @@ def skew(ctx: Context) -> Outcome:
     text = "skew of return times on 16 hosts: " + ", ".join(
         f"{NAMES[a]} {s:.2f}" for a, s in got.items() if s is not None)
     model = model_skew("binomial", HOSTS[-1])
-    values = {"skew": got, "model_skew": {"binomial": model}}
+    values = {"skew": got, "model_skew": {"binomial": model},
+              "plot": {"xlabel": "rank", "ylabel": "return from the broadcast, ms",
+                       "series": {NAMES[a]: [(r, t * 1e3) for r, t in
+                                             enumerate(p.get("rank_return_s") or []) if r and t]
+                                  for a, p in pts.items()}}}
     text += f" (the model: binomial {model:.2f})"
     bad = no_result(points, text)
     if bad is not None:
