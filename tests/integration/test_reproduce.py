@@ -11,7 +11,10 @@ import subprocess
 
 from .conftest import MCASTLAB
 
-PURE, MEASURED = "nupairoj.table-4.3", "siebert.crossover-4k"
+# the measured claim: the cheapest on a network at a share of the calibrated rate (three
+# single-job points); the claims judged over jobs are checked on stand-in points in the unit
+# tests and measured by `make reproduce` (siebert.crossover-4k took 39 s here with 2 jobs)
+PURE, MEASURED = "nupairoj.table-4.3", "siebert.skew"
 
 
 def test_one_pure_and_one_measured_claim(tmp_path, clean_after) -> None:
@@ -24,10 +27,10 @@ def test_one_pure_and_one_measured_claim(tmp_path, clean_after) -> None:
     assert by[PURE]["verdict"] == "reproduced" and by[PURE]["points"] == []
     assert {c["verdict"] for k, c in by.items() if k not in (PURE, MEASURED)} == {"skipped"}
     m = by[MEASURED]
-    assert m["verdict"] in ("reproduced", "differs", "no result"), m
+    assert m["verdict"] in ("reproduced", "differs", "not applicable", "no result"), m
     assert m["why"] or m["verdict"] == "reproduced"
-    # 4 host counts x two-stage, MPI_Bcast, binomial, each with its flags and its bytes checked
-    assert len(m["points"]) == 12
+    # 16 hosts x two-stage, binomial, MPI_Bcast, each with its flags and its bytes checked
+    assert len(m["points"]) == 3
     for p in m["points"]:
         assert {"label", "ms", "flags", "verified", "error", "tries"} <= p.keys()
         assert p["ms"] is not None or p["error"], p
