@@ -117,14 +117,10 @@ def chen_scaling(ctx: Context) -> Outcome:
     the jobs (at most SCALE_SHARE). The ratio of one algorithm's two costs is not judged:
     the linear one's is a fraction of a millisecond at 1000 B, and 3 jobs put its ratio
     anywhere from 1 to 5 (2026-11-26)."""
-    net = ctx.network
-    by = {(a, h, s, t): net.point(a, s, h, take=t, **AS_CHEN.get(a, {})) for a in SCALE_ALGS
-          for h in SCALE_HOSTS for s in SCALE_SIZES for t in range(TAKES)}
-    points = list(by.values())
-    jobs: dict[tuple[str, int, int], list[float]] = {}
-    for (a, h, s, _t), p in by.items():
-        jobs.setdefault((a, h, s), []).append(p["ms"])
-    med = {k: statistics.median(v) for k, v in jobs.items() if None not in v}
+    by = {(a, h, s): taken(ctx.network, a, s, h, TAKES, **AS_CHEN.get(a, {}))
+          for a in SCALE_ALGS for h in SCALE_HOSTS for s in SCALE_SIZES}
+    points = [p for ps in by.values() for p in ps]
+    med = medians(by)
     per = {(a, s): _per_process(a, s)(med) for a in SCALE_ALGS for s in SCALE_SIZES
            if all((a, h, s) in med for h in SCALE_HOSTS)}
     text = "ms per added process (median of 3 jobs): " + "; ".join(
@@ -143,8 +139,8 @@ def chen_scaling(ctx: Context) -> Outcome:
     growth = {a: _growth(a)(med) for a in SCALE_ALGS}
     text += "; growth from 1000 B to 8 KiB " + ", ".join(f"{NAMES[a]} {g:.2f}"
                                                         for a, g in growth.items())
-    return judged_outcome(jobs, [Part("scout-linear's growth / MPI_Bcast's", _growth_share,
-                                      hi=SCALE_SHARE)], text, values=values, points=points,
+    judged = [Part("scout-linear's growth / MPI_Bcast's", _growth_share, hi=SCALE_SHARE)]
+    return judged_outcome(job_ms(by), judged, text, values=values, points=points,
                           differs=": a process's cost here is its software's on two shared "
                           "cores as much as its frames")
 
