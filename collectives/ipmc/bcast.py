@@ -78,6 +78,7 @@ def _two_stage(ch: Channel, view: memoryview, root: int, o: Options) -> None:
     sends: dict[int, Any] = {}
     next_send = 0  # lowest fragment not yet handed to the successor
     sent = bytearray(msg.count)
+    chained = bytearray(msg.count)  # fragments the chain brought before the multicast
     while recvs or (succ is not None and (next_send < msg.count or sends)):
         progressed = False
         if vr:
@@ -90,7 +91,7 @@ def _two_stage(ch: Channel, view: memoryview, root: int, o: Options) -> None:
                     progressed = True
                     if not msg.have[i]:
                         lo, hi = fragment_range(i, len(view), o.fragment)
-                        msg.put(i, scratch[lo:hi])
+                        chained[i] = msg.put(i, scratch[lo:hi])
         if succ is not None:
             for i, req in list(sends.items()):
                 if req.Test():
@@ -108,6 +109,8 @@ def _two_stage(ch: Channel, view: memoryview, root: int, o: Options) -> None:
                 next_send += 1
         clock.wait(progressed, f"{len(recvs)} fragment(s) not yet received from rank "
                                f"{pred}, {msg.count - sum(sent)} not yet sent to rank {succ}")
+    ch.arrivals.append((ch.bid, bytes(h and not c for h, c in zip(msg.have, chained,
+                                                                 strict=True))))
 
 
 # ---- nack and the scouts ---------------------------------------------------------------------

@@ -30,11 +30,13 @@ import socket
 import struct
 import sys
 import time
+from collections import deque
 from collections.abc import Callable, Iterator
 from typing import Any
 
 from .. import waiting
 from . import datagram as dg
+from . import rounds
 from .groups import GroupError, lease
 from .grtt import GroupRoundTrip
 from .grtt import measure as measure_grtt
@@ -107,6 +109,8 @@ class Channel:
         self.comm, self.rank, self.size = comm, comm.Get_rank(), comm.Get_size()
         self.stats = Stats()
         self.bid = 0
+        # two-stage: per broadcast (bid), the fragments the multicast brought first (ipmc.rounds)
+        self.arrivals: deque[tuple[int, bytes]] = deque(maxlen=rounds.KEPT)
         self._stash: dict[int, list[dg.Datagram]] = {}
         self._stashed = 0
         self._lease = None
@@ -443,11 +447,21 @@ def channel_for(comm: Any, fragment: int | None = None, cls: type[Channel] = Cha
     return ch
 
 
-def peek_stats(comm: Any) -> dict[str, Any] | None:
+def _channel_of(comm: Any) -> Channel | None:
     chans = [comm.Get_attr(k) for k in _KEYVALS.values()]
-    ch = next((c for c in chans if c is not None), None)
+    return next((c for c in chans if c is not None), None)
+
+
+def peek_stats(comm: Any) -> dict[str, Any] | None:
+    ch = _channel_of(comm)
     return None if ch is None else {**ch.stats, "reasons": dict(ch.stats["reasons"]),
-                                    "group": ch.group, "port": ch.port,
+                                    "group": ch.group, "port": ch.port, "bid": ch.bid,
                                     "fragment": ch.fragment, "grtt_s": ch.grtt.value,
                                     "pace_bps": ch.pace.rate if ch.pace else None}
+
+
+def peek_arrivals(comm: Any, after_bid: int = 0) -> dict[int, bytes]:
+    """The kept two-stage bitmaps (ipmc.rounds) of the broadcasts after `after_bid`."""
+    ch = _channel_of(comm)
+    return {} if ch is None else {b: m for b, m in ch.arrivals if b > after_bid}
 

@@ -28,7 +28,8 @@ import time
 
 from .. import held, waiting
 from ..executor import bcast
-from ..ipmc.channel import peek_stats
+from ..ipmc.channel import peek_arrivals, peek_stats
+from ..ipmc.rounds import summary as repair_summary
 from ..stats import summarize
 from ..timing import (
     busy_fraction,
@@ -60,7 +61,8 @@ def _one_byte_latency(comm, root: int, peer: int, reps: int = 20) -> float:
 
 
 def direct(comm, buf, want: bytes, root: int, iters: int, warmup: int,
-           budget_s: float | None = None, rank_times: dict | None = None, **alg) -> tuple:
+           budget_s: float | None = None, rank_times: dict | None = None,
+           late: str | None = None, late_s: float = 0.0, **alg) -> tuple:
     """(t_mcast samples, verified, cpu): cpu holds the whole machine's busy share over the
     measured iterations (read at the root), `on_cpu`, the share of their time inside the
     broadcast that the ranks spent running (CPU time / wall time, over all ranks): with more
@@ -75,9 +77,14 @@ def direct(comm, buf, want: bytes, root: int, iters: int, warmup: int,
     broadcast at least): the record says how many it got. The root fills `rank_times` (if
     given) with every rank's completion times (rank_completion) and, for DYN-Tree, the tree
     of every measured broadcast (`dyn_parents`: per broadcast, each rank's parent, None at
-    the root)."""
+    the root).
+
+    `late` ("root" or "receivers") makes that side call the broadcast `late_s` after the
+    others (Siebert2006's root last and root first); the root then also reports the final
+    phase, the median time from the last rank's call to the last return (`final_phase_s`)."""
     rank = comm.Get_rank()
     ok = True
+    delay = late_s if late and (rank == root) == (late == "root") else 0.0
     one = bytearray(1)
     stat0 = counters0 = sched0 = None
     starts: list[float] = []
@@ -101,6 +108,8 @@ def direct(comm, buf, want: bytes, root: int, iters: int, warmup: int,
         # root last; asleep, as MPI_Reduce would keep the early ranks spinning
         waiting.wait([comm.Ireduce(one, bytearray(1) if rank == root else None, root=root)],
                      mode="block")
+        if delay:
+            time.sleep(delay)
         c0, t0 = time.process_time(), time.time()
         bcast(buf, root=root, comm=comm, **alg)
         t1, c1 = time.time(), time.process_time()
@@ -122,6 +131,10 @@ def direct(comm, buf, want: bytes, root: int, iters: int, warmup: int,
             rank_cpu.append((sum(e[1] for e in ends), sum(e[2] for e in ends)))
         if rank_times is not None:
             rank_times.update(rank_completion(starts, every, root))
+            if late:
+                rank_times["final_phase_s"] = statistics.median(
+                    max(m[i][0] for m in every) - max(m[i][0] - m[i][2] for m in every)
+                    for i in range(len(starts))) if starts else None
             if trees is not None:
                 rank_times["dyn_parents"] = [list(t) for t in zip(*trees, strict=True)]
     cpu = {"cores": os.cpu_count(), "ranks": comm.Get_size(),
@@ -130,6 +143,9 @@ def direct(comm, buf, want: bytes, root: int, iters: int, warmup: int,
            # how long a rank waited for a core each time it got one (testbed.fidelity.flags)
            "wait_per_turn_s": wait_per_turn(waits) if rank == root else None}
     cpu["datagrams"] = _datagram_totals(comm, counters0, peek_stats(comm), len(mine))
+    rounds = _repair_rounds(comm, root, counters0)
+    if cpu["datagrams"] is not None and rounds is not None:
+        cpu["datagrams"]["repair_rounds"] = rounds
     return samples, all(comm.allgather(ok)), cpu
 
 
@@ -179,6 +195,17 @@ def _datagram_totals(comm, before: dict | None, after: dict | None, iters: int) 
     pace, grtt = next(((p, g) for p, g in filter(None, root) if p), (None, None))
     return {**total, "per_broadcast": {k: v / max(iters, 1) for k, v in total.items()},
             "pace_bps": pace, "grtt_s": grtt}
+
+
+def _repair_rounds(comm, root: int, before: dict | None) -> dict | None:
+    """Siebert's repair rounds over the measured two-stage broadcasts (ipmc.rounds), at
+    the root; None where the broadcasts were not two-stage on every rank."""
+    mine = peek_arrivals(comm, before["bid"] if before else 0)
+    every = comm.gather(mine, root=root)
+    if comm.Get_rank() != root:
+        return None
+    bids = sorted(set.intersection(*(set(m) for m in every)))
+    return repair_summary([[m[b] for m in every] for b in bids], root) if bids else None
 
 
 def flow(comm, buf, root: int, iters: int, t_dummy: float, **alg) -> dict:
@@ -249,6 +276,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--naive-loop", type=int, default=0,
                     help="also time Algorithm 3.3.1: broadcasts per back-to-back loop")
     ap.add_argument("--naive-repeats", type=int, default=3)
+    ap.add_argument("--late", choices=("root", "receivers"),
+                    help="this side calls each broadcast --late-ms after the others")
+    ap.add_argument("--late-ms", type=float, default=0.0)
     args = ap.parse_args(argv)
     from mpi4py import MPI
 
@@ -267,7 +297,8 @@ def main(argv: list[str] | None = None) -> int:
     ranks: dict = {}
     began = time.time()
     samples, verified, cpu = direct(comm, buf, want, args.root, args.iters, args.warmup,
-                                    rank_times=ranks, **alg)
+                                    rank_times=ranks, late=args.late,
+                                    late_s=args.late_ms / 1e3, **alg)
     loops = (naive(comm, buf, args.root, args.naive_loop, args.naive_repeats, **alg)
              if args.naive_loop > 0 else None)
     ended = time.time()

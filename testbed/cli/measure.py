@@ -11,6 +11,7 @@ from pathlib import Path
 from topologies import TopologyError
 
 from ..errors import McastlabError, RunFailed, UsageError
+from ..experiments.spec import LOSS_SCOPES
 from ..outputs import output_dir
 from .arguments import (
     BW_HELP,
@@ -363,8 +364,9 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
                         "sleep (naps)")
     p.add_argument("--loss", type=float, default=0.0, metavar="P",
                    help="drop this fraction of packets each way on every host link")
-    p.add_argument("--loss-scope", choices=("all", "multicast"), default="all",
-                   help="drop any packet (default) or only multicast datagrams")
+    p.add_argument("--loss-scope", choices=LOSS_SCOPES, default="all",
+                   help="drop any packet (default), only multicast datagrams, or only "
+                        "those a host receives (multicast-in: each receiver loses its own)")
     p.add_argument("--frames", type=NON_NEGATIVE, default=10, metavar="N",
                    help="count frames on the switch ports over N back-to-back "
                         "broadcasts (0: skip)")

@@ -127,11 +127,15 @@ def netfilter_loss(intf: str, p: LinkParams) -> list[str]:
     return netfilter_set_loss(intf, p.loss_pct) if p.loss_pct > 0 else []
 
 
-LOSS_SCOPES = {"all": "", "multicast": "-p udp -d 224.0.0.0/4 "}
+# multicast-in: only the multicast datagrams a host receives, so each receiver loses its own
+# share independently of the others (Siebert2006's repair-round model) and a sender loses none
+LOSS_SCOPES = {"all": "", "multicast": "-p udp -d 224.0.0.0/4 ",
+               "multicast-in": "-p udp -d 224.0.0.0/4 "}
 # the same scopes as nft matches on a host's outgoing frames (IPv4 only: ARP stays whole, as
-# the iptables side never saw it)
+# the iptables side never saw it); None: nothing outgoing is dropped
 EGRESS_SCOPES = {"all": "meta protocol ip ",
-                 "multicast": "meta protocol ip ip daddr 224.0.0.0/4 meta l4proto udp "}
+                 "multicast": "meta protocol ip ip daddr 224.0.0.0/4 meta l4proto udp ",
+                 "multicast-in": None}
 HOST_LOSS_TABLE = "mcastlab_loss"
 
 
@@ -142,7 +146,7 @@ def netfilter_set_loss(intf: str, pct: float, scope: str = "all") -> list[str]:
     the interface's egress hook, below IP, so a drop is silent as on a wire (an iptables
     OUTPUT drop makes sendto fail with EPERM, which real tools such as uftp do not take for
     loss). `scope` "multicast" drops only multicast UDP datagrams: TCP (and so MPI itself)
-    crawls at high loss rates."""
+    crawls at high loss rates; "multicast-in" only those the host receives."""
     if not 0 <= pct <= 100:
         raise ValueError(f"loss must be in [0, 100] percent, got {pct!r}")
     if scope not in LOSS_SCOPES:
@@ -158,15 +162,18 @@ def netfilter_set_loss(intf: str, pct: float, scope: str = "all") -> list[str]:
     egress = [f"add table netdev {t}",
               f'add chain netdev {t} {c} {{ type filter hook egress device "{intf}" '
               "priority 0 ; policy accept ; }", f"flush chain netdev {t} {c}"]
+    out = EGRESS_SCOPES[scope]
     if pct >= 100:
         cmds.append(f"iptables -w -A {LOSS_CHAIN} {match}-j DROP")
-        egress.append(f"add rule netdev {t} {c} {EGRESS_SCOPES[scope]}drop")
+        if out is not None:
+            egress.append(f"add rule netdev {t} {c} {out}drop")
     elif pct > 0:
         prob = f"{pct / 100:.10g}"
         cmds.append(f"iptables -w -A {LOSS_CHAIN} {match}-m statistic --mode random "
                     f"--probability {prob} -j DROP")
-        egress.append(f"add rule netdev {t} {c} {EGRESS_SCOPES[scope]}"
-                      f"numgen random mod {NFT_SCALE} < {threshold} drop")
+        if out is not None:
+            egress.append(f"add rule netdev {t} {c} {out}"
+                          f"numgen random mod {NFT_SCALE} < {threshold} drop")
     cmds.append("nft '" + " ; ".join(egress) + "'")
     return cmds
 

@@ -156,7 +156,8 @@ def run_bcast(emu: Emulation, algorithm: str, size: int, *,
               frames: int = 0, timeout: float = 900,
               options: dict[str, Any] | None = None,
               send_order: str | None = None, naive: int = 0,
-              completion: str | None = None) -> dict[str, Any]:
+              completion: str | None = None,
+              late: tuple[str, float] | None = None) -> dict[str, Any]:
     """One measured broadcast experiment, with the model's prediction where one exists.
     `hosts`: the first so many hosts, or these host names in rank order (default all).
     `params` (from measure_params) gives t_hold/t_end; opt-tree needs them.
@@ -181,7 +182,10 @@ def run_bcast(emu: Emulation, algorithm: str, size: int, *,
     "flow" (Nupairoj's flow latency, which needs no shared clock; the direct figures, the
     per-rank ones too, are kept in `direct_across_servers`, for comparison only). `naive`
     > 0 also times Nupairoj's Algorithm 3.3.1 (loops of that many back-to-back broadcasts,
-    the root's time over their number: `naive_s`, the benchmark's pitfall, for comparison)."""
+    the root's time over their number: `naive_s`, the benchmark's pitfall, for comparison).
+    `late` = (side, ms): "root" or "receivers" call every broadcast that much after the
+    others (Siebert2006's root last and root first), and the record gets the final phase,
+    from the last call to the last return (`final_phase_s`)."""
     env: dict[str, str] = {}
     if known(algorithm).send_order:
         try:
@@ -226,6 +230,11 @@ def run_bcast(emu: Emulation, algorithm: str, size: int, *,
         args += ["--fragment", str(fragment)]
     if naive > 0:
         args += ["--naive-loop", str(naive)]
+    if late is not None:
+        side, ms = late
+        if side not in ("root", "receivers") or not 0 <= ms <= 10_000:
+            raise RunFailed(f"late is (root|receivers, 0-10000 ms), got {late!r}")
+        args += ["--late", side, "--late-ms", repr(float(ms))]
     servers = emu.spread.servers_of(names)
     across = len(servers) > 1  # the direct t_mcast reads one clock on every rank
     if not flow and across:
@@ -273,6 +282,7 @@ def run_bcast(emu: Emulation, algorithm: str, size: int, *,
             "flow": res.get("flow"), "flow_vs_direct": res.get("flow_vs_direct"),
             "cpu": res.get("cpu"), "datagrams": res.get("datagrams"),
             "window": res.get("window"), "naive_s": res.get("naive_s"),
+            "late": list(late) if late else None, "final_phase_s": res.get("final_phase_s"),
             "loss": loss, "loss_scope": loss_scope if loss else None, "tcp": tcp,
             "frames": per_frame,
             "link_bytes": per_link and {f"{a}>{b}": round(v) for (a, b), v in per_link.items()

@@ -53,7 +53,7 @@ NONE = "none"
 MAX_SIZE = 64 << 20
 SWITCHING = ("controller", "ovs-snooping", "flooding", "hub", "linux-bridge")
 MODES = ("igmp", "contiguous")
-LOSS_SCOPES = ("all", "multicast")
+LOSS_SCOPES = ("all", "multicast", "multicast-in")  # testbed.emulation.linkshape
 # Above this, loss of every packet leaves TCP (and so MPI's own start-up) crawling for minutes.
 MAX_LOSS_ALL = 0.2
 FAULT_ACTIONS = ("down", "up", "fail", "restore", "loss")

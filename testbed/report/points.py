@@ -137,7 +137,8 @@ def _env_parts(c: Mapping[str, Any]) -> list[str]:
         parts.append(f"{name} ({', '.join(detail)})" if detail else f"traffic {name}")
     loss = as_float(c.get("loss"))
     if loss:
-        scope = " multicast" if c.get("loss_scope") == "multicast" else ""
+        scope = {"multicast": " multicast", "multicast-in": " multicast received"}.get(
+            c.get("loss_scope") or "", "")
         parts.append(f"loss {loss * 100:g}%{scope}")
     if c.get("fault") not in (None, "none", ""):
         parts.append(f"fault {c['fault']}")

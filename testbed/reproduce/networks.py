@@ -95,7 +95,8 @@ class Network:
         t_hold/t_end model's, given `params`), frames_sent, frames_data, frames_acks (per
         broadcast: every frame the hosts sent, those with data, TCP's pure ACKs), tries).
         `take` > 0: another job of the same broadcast (a claim that takes the median over
-        jobs); `completion=` a scout broadcast's (run_bcast)."""
+        jobs); `completion=` a scout broadcast's, `loss=` and `loss_scope=` (run_bcast);
+        two-stage's Siebert repair rounds (`repair_rounds`, collectives.ipmc.rounds)."""
         # `hosts` may also be host names in rank order (failed nodes left out)
         named = tuple(hosts) if isinstance(hosts, list) else hosts
         key = (algorithm, size, named, frames, iters, take,
@@ -106,8 +107,12 @@ class Network:
         label = f"{algorithm} {size} B on {count} hosts" + "".join(
             f", {k}={v}" for k, v in sorted(kwargs.get("options", {}).items())) + (
             f", completion {kwargs['completion']}" if kwargs.get("completion") else "") + (
+            f", {kwargs['loss']:.0%} {kwargs.get('loss_scope', 'all')} lost"
+            if kwargs.get("loss") else "") + (
             f", take {take + 1}" if take else "") + (
-            ", timed back to back too" if kwargs.get("naive") else "")
+            ", timed back to back too" if kwargs.get("naive") else "") + (
+            f", the {kwargs['late'][0]} {kwargs['late'][1]:g} ms late" if kwargs.get("late")
+            else "")
         for tries in range(1, TRIES + 1):
             self.progress(f"reproduce: {label}" + (" (again: flagged)" if tries > 1 else ""))
             r = flagged_bcast(self.emu, algorithm, size, hosts=hosts, iters=iters, flow=False,
@@ -123,7 +128,10 @@ class Network:
                   frames_sent=(r.get("frames") or {}).get("sent"),
                   frames_data=(r.get("frames") or {}).get("data"),
                   frames_acks=(r.get("frames") or {}).get("acks"),
-                  naive_ms=r["naive_s"] * 1e3 if r.get("naive_s") else None)
+                  naive_ms=r["naive_s"] * 1e3 if r.get("naive_s") else None,
+                  root_queue=r.get("root_queue"),
+                  repair_rounds=(r.get("datagrams") or {}).get("repair_rounds"),
+                  final_phase_ms=r["final_phase_s"] * 1e3 if r.get("final_phase_s") else None)
         self.points[key] = p
         return p
 

@@ -163,6 +163,9 @@ def test_run_time_loss_replaces_the_rate_and_cuts_off_at_100() -> None:
     multicast = netfilter_set_loss("h", 30, "multicast")
     assert "-p udp -d 224.0.0.0/4 -m statistic" in multicast[-2]
     assert "ip daddr 224.0.0.0/4 meta l4proto udp numgen" in multicast[-1]
+    incoming = netfilter_set_loss("h", 50, "multicast-in")  # each receiver its own share
+    assert "-p udp -d 224.0.0.0/4 -m statistic --mode random --probability 0.5" in incoming[-2]
+    assert incoming[-1].endswith("flush chain netdev mcastlab_loss out-h'")  # sends whole
     with pytest.raises(ValueError):
         netfilter_set_loss("h1-eth0", 5, "tcp")
 
