@@ -247,19 +247,19 @@ ROUNDS_MODEL = (0.85, 1.15)  # measured E(X) over the model's at the measured fa
 
 
 def _rounds_jobs(by: Mapping[float, list[dict[str, Any]]]) -> dict[tuple[str, float], list]:
-    """Per loss, the jobs' mean rounds ("x") and the share the multicast missed ("q")."""
+    """Per loss, the jobs' mean rounds ("x"), the share the multicast missed ("q") and the
+    mean rounds over the model's at that share ("r", job by job, so a job's q stays with
+    its x)."""
     out: dict[tuple[str, float], list[float]] = {}
     for loss, ps in by.items():
         rr = [p.get("repair_rounds") or {} for p in ps]
         if all(r.get("mean") is not None for r in rr):
             out[("x", loss)] = [r["mean"] for r in rr]
             out[("q", loss)] = [1 - r["multicast_first"] for r in rr]
+            out[("r", loss)] = [x / max(rounds.expected_mean(q, ROUNDS_HOSTS), 1e-9)
+                                for x, q in zip(out[("x", loss)], out[("q", loss)],
+                                                strict=True)]
     return out
-
-
-def _over_model(loss: float) -> Callable[[Mapping[Any, float]], float]:
-    return lambda m: m[("x", loss)] / max(rounds.expected_mean(m[("q", loss)], ROUNDS_HOSTS),
-                                          1e-9)
 
 
 def repair_rounds(ctx: Context) -> Outcome:
@@ -290,7 +290,7 @@ def repair_rounds(ctx: Context) -> Outcome:
                                       for q in losses],
                             "the thesis's bound": [(q * 100, ROUNDS["bound"])
                                                    for q in losses]}}}
-    bad = no_result(points, text) or (None if len(jobs) == 2 * len(losses) else Outcome(
+    bad = no_result(points, text) or (None if len(jobs) == 3 * len(losses) else Outcome(
         NO_RESULT, text, "a point carries no repair rounds (it did not run two-stage's "
         "multicast path)", values=values, points=points))
     if bad is not None:
@@ -298,8 +298,10 @@ def repair_rounds(ctx: Context) -> Outcome:
         return bad
     parts = [Part(f"E(X) at {ROUNDS['loss']:.0%} lost", lambda m: m[("x", ROUNDS["loss"])],
                   hi=ROUNDS["bound"])]
-    parts += [Part(f"E(X) / model at {q:.0%}", _over_model(q), *ROUNDS_MODEL) for q in losses]
-    return judged_outcome(jobs, parts, text, values=values, points=points,
+    parts += [Part(f"E(X) / model at {q:.0%}", lambda m, q=q: m[("r", q)], *ROUNDS_MODEL)
+              for q in losses]
+    judged = {k: v for k, v in jobs.items() if k[0] != "q"}
+    return judged_outcome(judged, parts, text, values=values, points=points,
                           differs=": the chain's rounds are not the thesis's geometric ones",
                           kind=TRANSFER)
 
