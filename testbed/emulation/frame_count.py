@@ -15,7 +15,13 @@ retransmissions: new data, or none) less TcpExt TCPOrigDataSent (those with new 
 the job's hosts that is the pure ACKs they put on the switch (and SYN, FIN, RST, which an
 established job's bracket hardly has), and frames sent less it are the frames with data (TCP
 segments with payload, retransmitted ones too, and datagrams). Chen2000's formulas count
-these. Not TcpExt TCPPureAcks + TCPHPAcks (what was read before): TCPHPAcks counts every
+these.
+
+Without a controller (hubs: testbed.emulation.hub) the switch ports' counters are the
+kernel's, read from the switch-side interfaces in sysfs, and each hub's medium counts too:
+every frame crosses a hub's medium once (`medium`), which is what Chen2000's hub carries.
+
+Not TcpExt TCPPureAcks + TCPHPAcks (what was read before): TCPHPAcks counts every
 segment the fast path took that acknowledges new data, one with data too, so where one
 message answers another (a barrier's release its arrival) data went down as ACKs: the tree
 barrier on 4 hosts sent 6.0 frames a barrier, 6.0 of them "ACKs" (now 0.03; broadcasts,
@@ -31,11 +37,20 @@ from typing import Any
 from collectives.programs.marks import EMPTY
 
 from .controller_proc import api_get
+from .hub import medium_intfs
 from .periodic import Periodic
+from .ports import intf_name
 from .tcp_stats import field
 
 SEGMENTS = ("snmp", "Tcp:", "OutSegs")  # sent: new data or none (retransmissions left out)
 DATA_SEGMENTS = ("netstat", "TcpExt:", "TCPOrigDataSent")  # sent: new data
+
+
+def interface_counters(intf: str) -> dict[str, int]:
+    """The kernel's rx/tx packet and byte counters of an interface of this namespace."""
+    base = Path("/sys/class/net") / intf / "statistics"
+    return {k: int((base / k).read_text()) for k in ("rx_packets", "tx_packets", "rx_bytes",
+                                                     "tx_bytes")}
 
 
 def pure_acks(pids: Iterable[int]) -> int:
@@ -58,7 +73,7 @@ class FrameCounter:
         self.emu = emu
         self.pids = tuple(pids)
         self.dir = Path(emu.run_dir) / f"marks-{uuid.uuid4().hex[:8]}"
-        self.counts: dict[str, tuple[int, int, int]] = {}
+        self.counts: dict[str, tuple[int, int, int, int]] = {}
         self.links: dict[str, dict[tuple[str, str], int]] = {}
         self._poll = Periodic(self._answer_marks, 0.002)
 
@@ -70,11 +85,30 @@ class FrameCounter:
     def __exit__(self, *exc: object) -> None:
         self._poll.stop(10)
 
-    def _read(self) -> tuple[tuple[int, int, int], dict[tuple[str, str], int]]:
-        """(frames sent, frames delivered on host ports, pure ACKs received by the hosts),
-        and bytes per directed link: a switch's tx on a port is its link towards the
-        neighbour; a host's link towards its switch is the switch port's rx."""
-        ports = api_get(self.emu.controller.api_port, "/ports")
+    def _ports(self) -> dict[str, dict[str, dict[str, Any]]]:
+        """Per switch and port, its counters and neighbour: the controller's, or without
+        one the kernel's of the switch-side interfaces."""
+        if self.emu.controller is not None:
+            return api_get(self.emu.controller.api_port, "/ports")
+        topo, out = self.emu.topo, {}
+        for sw in topo.switches:
+            out[sw.name] = {str(p): {**interface_counters(intf_name(sw.name, p)),
+                                     "neighbour": nb} for p, nb in topo.ports(sw.name).items()}
+        return out
+
+    def _medium(self) -> int:
+        """Frames that crossed the hubs' media (0 without hubs)."""
+        if not getattr(self.emu, "hub", False):
+            return 0
+        return sum(interface_counters(medium_intfs(sw.name)[0])["tx_packets"]
+                   for sw in self.emu.topo.switches)
+
+    def _read(self) -> tuple[tuple[int, int, int, int], dict[tuple[str, str], int]]:
+        """(frames sent, frames delivered on host ports, pure ACKs received by the hosts,
+        frames across the hubs' media), and bytes per directed link: a switch's tx on a
+        port is its link towards the neighbour; a host's link towards its switch is the
+        switch port's rx."""
+        ports = self._ports()
         sent = delivered = 0
         links: dict[tuple[str, str], int] = {}
         for switch, per_port in ports.items():
@@ -85,7 +119,7 @@ class FrameCounter:
                     sent += c["rx_packets"]
                     delivered += c["tx_packets"]
                     links[(nb, switch)] = c["rx_bytes"]
-        return (sent, delivered, pure_acks(self.pids)), links
+        return (sent, delivered, pure_acks(self.pids), self._medium()), links
 
     def _answer_marks(self) -> None:
         for mark in self.dir.iterdir():
@@ -115,18 +149,20 @@ class FrameCounter:
         """Frames sent and delivered per collective of `bracket` (bcast_bench's "bcast"),
         less the bracket's own (the barriers around it), or None if a mark is missing; of
         those sent, TCP's pure ACKs (`acks`) and the rest, frames that carry data (`data`):
-        None without `pids`."""
+        None without `pids`; on hubs the frames across their media (`medium`)."""
         start, end, e0, e1 = need = self._marks(bracket)
         if iters < 1 or any(n not in self.counts for n in need):
             return None
         c = self.counts
         out: dict[str, float | None] = {}
-        for i, key in enumerate(("sent", "delivered", "acks")):
+        for i, key in enumerate(("sent", "delivered", "acks", "medium")):
             full = c[end][i] - c[start][i]
             empty = c[e1][i] - c[e0][i]
             out[key] = (full - empty) / iters
         if not self.pids:
             out["acks"] = None
+        if not getattr(self.emu, "hub", False):
+            del out["medium"]
         sent, acks = out["sent"], out["acks"]
         out["data"] = None if sent is None or acks is None else sent - acks
         return out

@@ -59,7 +59,8 @@ def run_barriers(emu: Emulation, rows: Sequence[Row], *, hosts: int | list[str] 
         args += ["--nodes", ",".join(map(str, placed["nodes"])),
                  "--fattree", ",".join(map(str, placed["fattree"]))]
     pids = [emu.host(n).pid for n in names]
-    counter = FrameCounter(emu, pids) if frames > 0 and emu.controller is not None else None
+    counted = emu.controller is not None or emu.hub  # a hub's counters are the kernel's
+    counter = FrameCounter(emu, pids) if frames > 0 and counted else None
     if counter is not None:
         args += ["--mark-dir", str(counter.dir), "--frame-iters", str(frames)]
     with Monitor(emu.topo, emu.spread) as mon, counter or contextlib.nullcontext():

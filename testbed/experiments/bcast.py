@@ -245,7 +245,8 @@ def run_bcast(emu: Emulation, algorithm: str, size: int, *,
     if not 0 <= loss <= 1:
         raise RunFailed(f"loss is a fraction in [0, 1], got {loss!r}")
     pids = [emu.host(n).pid for n in names]
-    counter = FrameCounter(emu, pids) if frames > 0 and emu.controller is not None else None
+    counted = emu.controller is not None or emu.hub  # a hub's counters are the kernel's
+    counter = FrameCounter(emu, pids) if frames > 0 and counted else None
     if counter is not None:
         args += ["--mark-dir", str(counter.dir), "--frame-iters", str(frames)]
     tcp_before = tcp_stats.counters(pids)

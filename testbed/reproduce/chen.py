@@ -152,6 +152,9 @@ FRAMES_HOSTS = (4, 9)
 # way (measured on 4 hosts), is a tenth of a frame per broadcast over 40
 FRAMES_ITERS = 40
 FRAMES_MARGIN = 0.5  # data frames per broadcast within this of the formula's: it rounds to it
+FRAMES_DIFFERS = f"more than {FRAMES_MARGIN} data frames from the formula"
+FRAMES_WHY = ("a frame carries less than T = 1500 B of the message (IP, TCP or UDP and the "
+              "datagram's own headers), which the formula's M/T leaves out")
 
 
 def chen_frames(ctx: Context) -> Outcome:
@@ -162,23 +165,7 @@ def chen_frames(ctx: Context) -> Outcome:
     detects a gap) against (N - 1) + M/T + 1; reproduced if each is within FRAMES_MARGIN of
     its formula at every host count and size. Shown beside them, not judged: the repaired
     scout broadcast (completion "report": every receiver's "complete") and the pure ACKs."""
-    net = ctx.network
-    rows, points, context = [], [], []
-    for h in FRAMES_HOSTS:
-        for s in CHEN_SIZES:
-            tree = net.point("binomial", s, h, frames=FRAMES_ITERS)
-            chen = net.point("scout-linear", s, h, frames=FRAMES_ITERS, completion="none")
-            repaired = net.point("scout-linear", s, h, frames=FRAMES_ITERS,
-                                 completion="report")
-            points += [tree, chen]
-            context.append(repaired)
-            rows.append({"hosts": h, "size": s, "tree": tree["frames_data"],
-                         "tree_formula": tree_frames(s, FRAME, h),
-                         "scout": chen["frames_data"],
-                         "scout_formula": scout_frames(s, FRAME, h),
-                         "repaired": repaired["frames_data"],
-                         "acks": {"tree": tree["frames_acks"], "scout": chen["frames_acks"],
-                                  "repaired": repaired["frames_acks"]}})
+    rows, points, context = _frame_rows(ctx.network, FRAMES_HOSTS, repaired=True)
     text = "data frames per broadcast (formula), pure ACKs apart: " + "; ".join(
         f"{r['hosts']} hosts {r['size']} B: tree {_f(r['tree'])} ({r['tree_formula']}), "
         f"scouts {_f(r['scout'])} ({r['scout_formula']}), repaired scouts "
@@ -188,10 +175,53 @@ def chen_frames(ctx: Context) -> Outcome:
     return against_counts(rows, {"tree": "tree", "scout": "scout"}, "_formula", FRAMES_MARGIN,
                           text, values=values, points=points, context=context,
                           where=lambda r: f"{r['hosts']} hosts {r['size']} B",
-                          differs=f"more than {FRAMES_MARGIN} data frames from the formula",
-                          why="a frame carries less than T = 1500 B of the message (IP, TCP "
-                          "or UDP and the datagram's own headers), which the formula's M/T "
-                          "leaves out")
+                          differs=FRAMES_DIFFERS, why=FRAMES_WHY)
+
+
+def _frame_rows(net: Any, hosts: tuple[int, ...], repaired: bool
+                ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]]]:
+    """Per host count and size, MPICH's tree and Chen's scouts (and, if `repaired`, the
+    repaired scouts) counted over FRAMES_ITERS broadcasts: rows, judged points, shown."""
+    rows, points, context = [], [], []
+    for h in hosts:
+        for s in CHEN_SIZES:
+            tree = net.point("binomial", s, h, frames=FRAMES_ITERS)
+            chen = net.point("scout-linear", s, h, frames=FRAMES_ITERS, completion="none")
+            fixed = (net.point("scout-linear", s, h, frames=FRAMES_ITERS, completion="report")
+                     if repaired else {})
+            points += [tree, chen]
+            context += [fixed] if repaired else []
+            rows.append({"hosts": h, "size": s, "tree": tree["frames_data"],
+                         "tree_formula": tree_frames(s, FRAME, h),
+                         "scout": chen["frames_data"],
+                         "scout_formula": scout_frames(s, FRAME, h),
+                         "repaired": fixed.get("frames_data"),
+                         "acks": {"tree": tree["frames_acks"], "scout": chen["frames_acks"],
+                                  "repaired": fixed.get("frames_acks")},
+                         "medium": {"tree": tree.get("frames_medium"),
+                                    "scout": chen.get("frames_medium")},
+                         "sent": {"tree": tree.get("frames_sent"),
+                                  "scout": chen.get("frames_sent")}})
+    return rows, points, context
+
+
+def hub_frames(ctx: Context) -> Outcome:
+    """chen.frames on the hub (testbed.emulation.hub), where the frames are the shared
+    medium's: data frames per broadcast against the formulas as on the switch, and beside
+    them every frame that crossed the medium (data, ACKs, IGMP), which should be the frames
+    the hosts sent: each crosses once."""
+    rows, points, _ = _frame_rows(ctx.network, _hub_hosts(ctx.quick), repaired=False)
+    text = "on the hub, data frames per broadcast (formula); frames across the medium / " \
+        "sent by the hosts: " + "; ".join(
+            f"{r['hosts']} hosts {r['size']} B: tree {_f(r['tree'])} ({r['tree_formula']}), "
+            f"scouts {_f(r['scout'])} ({r['scout_formula']}); medium "
+            f"{_f(r['medium']['tree'])}/{_f(r['sent']['tree'])} and "
+            f"{_f(r['medium']['scout'])}/{_f(r['sent']['scout'])}" for r in rows)
+    values = {"rows": rows, "margin": FRAMES_MARGIN, "broadcasts": FRAMES_ITERS}
+    return against_counts(rows, {"tree": "tree", "scout": "scout"}, "_formula", FRAMES_MARGIN,
+                          text, values=values, points=points, context=[],
+                          where=lambda r: f"{r['hosts']} hosts {r['size']} B",
+                          differs=FRAMES_DIFFERS, why=FRAMES_WHY)
 
 
 def against_counts(rows: list[dict[str, Any]], judged: Mapping[str, str], suffix: str,
@@ -475,6 +505,13 @@ CLAIMS = (
           "formula's for MPICH's tree (binomial) and Chen2000's scout broadcast (scout-linear, "
           "completion none), on 4 and 9 hosts at every size; the repaired scout broadcast "
           "shown beside them", chen_frames, network="star16"),
+    Claim("chen.hub-frames", C, "Frames per broadcast on the hub: (M/T + 1)(N - 1) for a "
+          "tree, (N - 1) + M/T + 1 with scouts and one multicast",
+          PaperFigure("section 3.1, section 4 (the hub)", "the same counts; on a hub every "
+                      "frame occupies the one shared medium", {"frame": FRAME}),
+          f"as chen.frames, on the hub's shared medium (4 and 9 hosts; 4 with --quick): data "
+          f"frames within {FRAMES_MARGIN} of the formula's; the frames across the medium shown "
+          "beside the frames the hosts sent", hub_frames, network=HUB),
     Claim("chen.barrier-messages", C, "MPICH's barrier sends 2(N - K) + K log2 K messages, "
           "the multicast barrier N",
           PaperFigure("section 3.2", "MPICH's barrier in three phases (the ranks beyond the "

@@ -128,6 +128,7 @@ class Network:
                   frames_sent=(r.get("frames") or {}).get("sent"),
                   frames_data=(r.get("frames") or {}).get("data"),
                   frames_acks=(r.get("frames") or {}).get("acks"),
+                  frames_medium=(r.get("frames") or {}).get("medium"),
                   naive_ms=r["naive_s"] * 1e3 if r.get("naive_s") else None,
                   root_queue=r.get("root_queue"),
                   repair_rounds=(r.get("datagrams") or {}).get("repair_rounds"),

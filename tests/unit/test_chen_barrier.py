@@ -168,7 +168,7 @@ def test_every_bracket_is_counted_less_the_one_empty_bracket(tmp_path: Path,
     monkeypatch.setattr(marks, "idle_barrier", lambda comm: put(1))
     monkeypatch.setattr(marks, "root_says", lambda comm, root, value: put(1))
     counter = FrameCounter(_Emu(tmp_path))
-    monkeypatch.setattr(counter, "_read", lambda: ((wire["frames"], 0, 0), {}))
+    monkeypatch.setattr(counter, "_read", lambda: ((wire["frames"], 0, 0, 0), {}))
     with counter:  # its thread answers the marks
         ok = marks.count_frames(_Comm(), 0, str(counter.dir), [
             ("barrier0", 4, lambda: put(3)), ("barrier1", 2, lambda: put(5))])

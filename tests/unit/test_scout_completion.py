@@ -98,10 +98,11 @@ class _Emu:
 
 
 def test_data_frames_are_frames_sent_less_pure_acks(tmp_path: Path) -> None:
-    """Per broadcast, less the empty bracket's: (sent, delivered, pure ACKs) at each mark."""
+    """Per broadcast, less the empty bracket's: (sent, delivered, pure ACKs, medium) at
+    each mark (no hub here: no medium)."""
     counter = FrameCounter(_Emu(tmp_path), pids=[1])
-    counter.counts = {"bcast-start": (100, 200, 10), "bcast-end": (190, 400, 40),
-                      "empty-start": (300, 500, 50), "empty-end": (310, 520, 60)}
+    counter.counts = {"bcast-start": (100, 200, 10, 0), "bcast-end": (190, 400, 40, 0),
+                      "empty-start": (300, 500, 50, 0), "empty-end": (310, 520, 60, 0)}
     got = counter.per_iteration(10)
     assert got == {"sent": 8.0, "delivered": 18.0, "acks": 2.0, "data": 6.0}
     counter.pids = ()  # no hosts to read: no split
