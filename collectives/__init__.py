@@ -10,7 +10,8 @@ the programs that measure them. This layer never imports ``testbed`` or ``contro
     partitioning/ multi-node multicast on a partitioned torus [Tseng2001]
     programs/     the MPI programs the testbed runs (python -m collectives.programs.X)
     intracomm, buffers, use: the drop-in communicator, any message as bytes, whole programs
-    waiting, held, timing, stats: how ranks wait, when they hold the message, clocks, medians
+    waiting, held, sent, timing, stats: how ranks wait, when they hold the message, when
+                  their messages left (the root's sending queue), clocks, medians
 
 ``bcast`` is the broadcast call for mpi4py programs (``collectives.executor.bcast``); it loads
 mpi4py only when called. ``Intracomm`` is the drop-in communicator (collectives.intracomm:

@@ -83,9 +83,16 @@ class Algorithm:
     paper: str  # citation key (docs/references.md); "" for the MPI library's own
     summary: str
     collective: str = "bcast"  # or "barrier"
-    timing: bool = False  # takes the model's t_hold/t_end (OPT trees; dyn-tree its six)
+    timing: bool = False  # takes the model's t_hold/t_end (OPT trees; the dynamic ones their six)
     geometry: str = ""  # the network's shape parameter it needs: mesh, torus, bmin, fattree
     scheduled: bool = False  # a point-to-point schedule (collectives.trees.schedules.build)
+    static: str = ""  # a dynamic tree: the scheduled tree it builds at zero load
+
+    @property
+    def zero_load(self) -> str:
+        """The scheduled algorithm whose tree this one builds at zero load: a dynamic tree's
+        static one (its prediction, its drawing), else itself."""
+        return self.static or self.name
 
     @property
     def nodes(self) -> bool:
@@ -110,8 +117,9 @@ class Algorithm:
     @property
     def model_tree(self) -> bool:
         """A point-to-point tree the t_hold/t_end model builds without the network (DYN-Tree
-        as the OPT-Tree it is at zero load): what predictions and tree drawings cover."""
-        return self.family in ("tree", "dynamic")
+        as the OPT-Tree it is at zero load; not DYN-Mesh, placed on a mesh as OPT-Mesh is):
+        what predictions and tree drawings cover."""
+        return self.family == "tree" or (self.family == "dynamic" and not self.geometry)
 
 
 NATIVE = "mpich"  # MPI_Bcast / MPI_Barrier of the MPI library: never scheduled
@@ -142,7 +150,11 @@ _ALL = (
               "OPT-Tree placed in a BMIN's routing order", timing=True, geometry="bmin",
               scheduled=True),
     Algorithm("dyn-tree", "dynamic", "Nupairoj1998",
-              "OPT-Tree splits under estimates from what recent sends cost", timing=True),
+              "OPT-Tree splits under estimates from what recent sends cost", timing=True,
+              static="opt-tree"),
+    Algorithm("dyn-mesh", "dynamic", "Nupairoj1998",
+              "DYN-Tree's estimates splitting a mesh's routing order as OPT-Mesh does",
+              timing=True, geometry="mesh", static="opt-mesh"),
     Algorithm("two-stage", "multicast", "Siebert2006",
               "an unsynchronised multicast, completed by a fragmented chain"),
     Algorithm("nack", "multicast", "",

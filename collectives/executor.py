@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from . import held, waiting
+from . import held, sent, waiting
 from .algorithms import (
     DEFAULT_COMPLETION,
     DEFAULT_RELEASE,
@@ -32,7 +32,8 @@ def bcast(buf: Any, root: int = 0, comm: Any = None, algorithm: str = "binomial"
     """Broadcast `buf` (any writable buffer) from `root` over `comm` with `algorithm`;
     parameters as in `collectives.trees.schedules.build` (opt-mesh, u-mesh, u-torus, opt-min: also
     where the ranks sit, e.g. mesh=(4, 4), nodes=(...)); for `dyn-tree` t_hs, t_hd, t_ns, t_nd,
-    t_rs, t_rd (or t_hold and t_end; `collectives.trees.dyn_bcast`); for the multicast algorithms
+    t_rs, t_rd (or t_hold and t_end; `collectives.trees.dyn_bcast`), for `dyn-mesh` also
+    mesh= and nodes= as for opt-mesh; for the multicast algorithms
     (scout-linear, scout-binary, two-stage, nack) as in `collectives.ipmc.message.Options`,
     for the scouts also completion= (collectives.algorithms.COMPLETIONS);
     for `range-tree` (hardware range multicasts) nodes=(...) and fattree=(k, N) as in
@@ -43,6 +44,7 @@ def bcast(buf: Any, root: int = 0, comm: Any = None, algorithm: str = "binomial"
     comm = comm if comm is not None else MPI.COMM_WORLD
     family = bcast_algorithm(algorithm).family
     held.start(comm.Get_rank() == root)
+    sent.start()
     RUNNERS[family](buf, root, comm, algorithm, params)
 
 
@@ -61,11 +63,12 @@ def _scheduled(buf: Any, root: int, comm: Any, algorithm: str, params: dict) -> 
     execute(schedule_for(algorithm, comm.Get_size(), root, nbytes, **params), buf, comm)
 
 
-def _dynamic(buf: Any, root: int, comm: Any, _algorithm: str, params: dict) -> None:
+def _dynamic(buf: Any, root: int, comm: Any, algorithm: str, params: dict) -> None:
     from .trees import dyn_bcast
 
-    dyn_bcast.bcast(buf, root, comm, dyn_bcast.static_params(params),
-                    check_send_order(params.get("send_order", DEFAULT_SEND_ORDER)))
+    dyn_bcast.bcast(buf, root, comm, dyn_bcast.static_params(params, algorithm),
+                    check_send_order(params.get("send_order", DEFAULT_SEND_ORDER)),
+                    dyn_bcast.chain(algorithm, comm.Get_size(), root, params), algorithm)
 
 
 def _multicast(buf: Any, root: int, comm: Any, algorithm: str, params: dict) -> None:
@@ -212,9 +215,10 @@ def check(bcast: str, barrier: str, size: int, options: dict[str, Any]) -> None:
 
             schedule_for(bcast, size, 0, 0, **options)
         elif family == "dynamic":
-            from .trees.dyn_bcast import static_params
+            from .trees.dyn_bcast import chain, static_params
 
-            static_params(options)
+            static_params(options, bcast)
+            chain(bcast, size, 0, options)
             check_send_order(options.get("send_order", DEFAULT_SEND_ORDER))
         elif family == "multicast":
             from .ipmc.message import Options

@@ -57,6 +57,7 @@ __all__ = [
     "chain_tree",
     "grid_coords",
     "halving_split",
+    "holder_sends",
     "mesh_chain",
     "opt_mesh",
     "opt_min",
@@ -153,6 +154,27 @@ def opt_split(k: int, t_hold: float, t_end: float) -> Split:
 # --------------------------------------------------------------------------- trees on a chain
 
 
+def holder_sends(me: int, lo: int, hi: int, split: Split) -> list[tuple[int, int, int]]:
+    """The sends of the holder at chain position ``me`` of the part ``lo .. hi`` (inclusive),
+    in order, by recursive nearest-end splitting: (receiver's position, the receiver's part's
+    lo, hi); the receiver is the end of its part nearest the holder."""
+    if not lo <= me <= hi:
+        raise ValueError(f"the holder {me} is not in its part {lo}..{hi}")
+    out = []
+    while lo < hi:
+        lower = split(hi - lo + 1, me - lo)
+        if not 1 <= lower <= hi - lo:
+            raise ValueError(f"split gave {lower} lower nodes of {hi - lo + 1}")
+        cut = lo + lower  # first node of the upper part
+        if me < cut:
+            out.append((cut, cut, hi))
+            hi = cut - 1
+        else:
+            out.append((cut - 1, lo, cut - 1))
+            lo = cut
+    return out
+
+
 def chain_tree(chain: Sequence[N], root: N, split: Split, t_hold: float = 1.0,
                t_end: float = 1.0, algorithm: str = "chain-tree") -> ContentionTree[N]:
     """The tree that recursive nearest-end splitting of ``chain`` builds from ``root``.
@@ -174,19 +196,9 @@ def chain_tree(chain: Sequence[N], root: N, split: Split, t_hold: float = 1.0,
     stack = [(chain.index(root), 0, len(chain) - 1)]
     while stack:
         me, lo, hi = stack.pop()
-        while lo < hi:
-            lower = split(hi - lo + 1, me - lo)
-            if not 1 <= lower <= hi - lo:
-                raise ValueError(f"split gave {lower} lower nodes of {hi - lo + 1}")
-            cut = lo + lower  # first node of the upper part
-            if me < cut:
-                part = (cut, cut, hi)
-                hi = cut - 1
-            else:
-                part = (cut - 1, lo, cut - 1)
-                lo = cut
-            plan.setdefault(me, []).append(part)
-            stack.append(part)
+        if lo < hi:
+            plan[me] = holder_sends(me, lo, hi, split)
+            stack.extend(plan[me])
     sends: list[TimedSend[N]] = []
     have = {chain.index(root): (0.0, 0)}  # position -> (arrival, step)
     order = [chain.index(root)]

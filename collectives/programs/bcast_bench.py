@@ -26,7 +26,7 @@ import statistics
 import sys
 import time
 
-from .. import held, waiting
+from .. import held, outqueue, sent, waiting
 from ..executor import bcast
 from ..ipmc.channel import peek_arrivals, peek_stats
 from ..ipmc.rounds import summary as repair_summary
@@ -77,7 +77,9 @@ def direct(comm, buf, want: bytes, root: int, iters: int, warmup: int,
     broadcast at least): the record says how many it got. The root fills `rank_times` (if
     given) with every rank's completion times (rank_completion) and, for DYN-Tree, the tree
     of every measured broadcast (`dyn_parents`: per broadcast, each rank's parent, None at
-    the root).
+    the root), and for the point-to-point trees the root's sending queue (`root_queue`:
+    collectives.sent.summary; the root looks when its last message has left once it has
+    returned, outside the times measured).
 
     `late` ("root" or "receivers") makes that side call the broadcast `late_s` after the
     others (Siebert2006's root last and root first); the root then also reports the final
@@ -90,6 +92,7 @@ def direct(comm, buf, want: bytes, root: int, iters: int, warmup: int,
     starts: list[float] = []
     mine: list[tuple[float, float, float, float | None]] = []
     parents: list[int | None] = []
+    queues: list[list[tuple[float, float | None]]] = []  # its sends, per broadcast
     dynamic = alg.get("algorithm") == "dyn-tree"
     t_first = None
     for i in range(warmup + iters):
@@ -113,10 +116,14 @@ def direct(comm, buf, want: bytes, root: int, iters: int, warmup: int,
         c0, t0 = time.process_time(), time.time()
         bcast(buf, root=root, comm=comm, **alg)
         t1, c1 = time.time(), time.process_time()
+        if rank == root and sent.unseen():
+            outqueue.wait_sent()
+            sent.left()
         ok &= bytes(buf) == want
         if i >= warmup:
             starts.append(t0)
             mine.append((t1, c1 - c0, t1 - t0, held.at()))
+            queues.append(sent.since_call())
             if dynamic:
                 parents.append(last_parent(comm))
     stat1 = cpu_jiffies() if rank == root else None
@@ -131,6 +138,7 @@ def direct(comm, buf, want: bytes, root: int, iters: int, warmup: int,
             rank_cpu.append((sum(e[1] for e in ends), sum(e[2] for e in ends)))
         if rank_times is not None:
             rank_times.update(rank_completion(starts, every, root))
+            rank_times["root_queue"] = sent.summary(queues)
             if late:
                 rank_times["final_phase_s"] = statistics.median(
                     max(m[i][0] for m in every) - max(m[i][0] - m[i][2] for m in every)

@@ -97,9 +97,11 @@ def run_point(comm, point: dict[str, Any], root: int, iters: int, warmup: int,
         samples, verified, extra = injected(comm, buf, want, root, iters, warmup, interval,
                                             **alg)
     else:
+        ranks: dict[str, Any] = {}
         samples, verified, cpu = direct(comm, buf, want, root, iters, warmup,
-                                        budget_s=budget_s, **alg)
-        extra = {"datagrams": cpu.pop("datagrams"), "cpu": cpu}
+                                        budget_s=budget_s, rank_times=ranks, **alg)
+        extra = {"datagrams": cpu.pop("datagrams"), "cpu": cpu,
+                 "root_queue": ranks.get("root_queue")}
     if flow_iters and comm.Get_size() > 1:  # the dummy wait outlasts the worst broadcast
         worst = comm.bcast(max(samples, default=0.0), root=root)
         extra["flow"] = flow(comm, buf, root, flow_iters, 1.5 * worst, **alg)

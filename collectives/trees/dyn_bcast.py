@@ -1,27 +1,32 @@
-"""DYN-Tree's executor: the root owns every rank, and each rank that receives the message
-also receives the end of the range of ranks it now owns, splits that range with OPT-Tree
-under its own current estimates (`trees.dyntree.estimates`, from what its own sends have cost)
-and forwards the message and a sub-range to each child. So the tree adapts at every
-forwarding node, from local information only, as in Nupairoj1998 section 6.4.5.
+"""DYN-Tree's and DYN-Mesh's executor: the ranks are chained (DYN-Tree: in rank order from
+the root; DYN-Mesh: in the mesh's routing order, as OPT-Mesh chains them), the root owns the
+whole chain, and each rank that receives the message also receives the far end of the part
+of the chain it now owns (it is at the other end), splits that part under its own current
+estimates (`trees.dyntree.chain_sends`, from what its own sends have cost) and forwards the
+message and a sub-part to each child. So the tree adapts at every forwarding node, from
+local information only, as in Nupairoj1998 section 6.4.5.
 
 t_as is what this rank can see of a send: with send_order fifo (the default) the time from
-its send of the message (the range's end in front of the data) until the message has left
+its send of the message (the part's far end in front of the data) until the message has left
 the host (collectives.outqueue), as the paper defines it; overlapped, the time the send took
 to complete, which for an eager send is a copy into the socket buffer."""
 
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .. import held, outqueue, waiting
-from ..algorithms import DEFAULT_SEND_ORDER
-from .dyntree import SendCost, StaticParams, estimates, split
+from .. import held, outqueue, sent, waiting
+from ..algorithms import BCASTS, DEFAULT_SEND_ORDER
+from ..contention.schedules import geometry, rank_nodes
+from ..contention.trees import mesh_chain
+from .dyntree import SendCost, StaticParams, chain_sends, estimates
 
 TAG_BASE = 0x4400  # + broadcast number mod TAG_SPAN: a header never matches a later one
 TAG_SPAN = 4096
 HEADER = 4
-_COST: dict[Any, SendCost] = {}
+_COST: dict[tuple[Any, str], SendCost] = {}  # by communicator and algorithm
 _SEQ: dict[Any, int] = {}
 _PARENT: dict[Any, int | None] = {}
 
@@ -32,7 +37,7 @@ def last_parent(comm: Any) -> int | None:
     return _PARENT.get(comm.py2f())
 
 
-def static_params(params: dict[str, Any]) -> StaticParams:
+def static_params(params: Mapping[str, Any], algorithm: str = "dyn-tree") -> StaticParams:
     """StaticParams from t_hs..t_rd, or from t_hold and t_end of the broadcast's size: holding
     is t_hold, the network's share is inside it (a fifo send's t_as runs until the message
     has left, the link's serialization included, as t_hold is measured), and receiving is
@@ -43,30 +48,58 @@ def static_params(params: dict[str, Any]) -> StaticParams:
     if "t_hold" in params and "t_end" in params:
         hold, end = float(params["t_hold"]), float(params["t_end"])
         return StaticParams(hold, 0.0, 0.0, 0.0, end - hold, 0.0)
-    raise ValueError("dyn-tree needs t_hs, t_hd, t_ns, t_nd, t_rs, t_rd (or t_hold and t_end)")
+    raise ValueError(f"{algorithm} needs t_hs, t_hd, t_ns, t_nd, t_rs, t_rd (or t_hold and "
+                     "t_end)")
+
+
+def chain(algorithm: str, size: int, root: int, params: Mapping[str, Any]) -> tuple[int, ...]:
+    """The ranks in the order `algorithm` splits them: dyn-tree's from the root in rank
+    order; dyn-mesh's in the mesh's routing order (mesh=(rows, cols) and nodes=, the node of
+    every rank, as for opt-mesh; without mesh= a 1 x N line:
+    collectives.contention.schedules.geometry). ValueError for a layout that does not fit."""
+    if not 0 <= root < size:
+        raise ValueError(f"root must be a rank in 0..{size - 1}, got {root!r}")
+    if not BCASTS[algorithm].geometry:
+        return tuple((root + i) % size for i in range(size))
+    nodes = rank_nodes(size, params.get("nodes"))
+    rows, cols = geometry(algorithm, nodes, params)
+    rank = {node: r for r, node in enumerate(nodes)}
+    return tuple(rank[node] for node in mesh_chain(nodes, rows, cols))
+
+
+def forwards(order: Sequence[int], me: int, lo: int, hi: int, hold: float,
+             end: float) -> list[tuple[int, int]]:
+    """What the rank at chain position `me`, owning positions lo..hi, sends, in order:
+    (the child's rank, the far end of the child's part: the child is at its other end)."""
+    return [(order[to], phi if to == plo else plo)
+            for to, plo, phi in chain_sends(me, lo, hi, hold, end)]
 
 
 def bcast(buf: Any, root: int, comm: Any, params: StaticParams,
-          send_order: str = DEFAULT_SEND_ORDER) -> None:
-    """With send_order fifo a send to the next child starts once the previous message has
-    left the host (collectives.outqueue), as in collectives.trees.run.execute, and t_as is
-    measured until then (Nupairoj1998: "until the whole message leaves the sender");
-    overlapped: t_as is how long the send call took."""
+          send_order: str = DEFAULT_SEND_ORDER, order: Sequence[int] | None = None,
+          algorithm: str = "dyn-tree") -> None:
+    """`order`: the ranks' chain (`chain`; default dyn-tree's); `algorithm` keeps what
+    sends cost apart per algorithm on one communicator. With send_order fifo a send to the
+    next child starts once the previous message has left the host (collectives.outqueue),
+    as in collectives.trees.run.execute, and t_as is measured until then (Nupairoj1998:
+    "until the whole message leaves the sender"); overlapped: t_as is how long the send
+    call took."""
     from mpi4py import MPI
 
     k, rank = comm.Get_size(), comm.Get_rank()
+    order = tuple(order) if order is not None else chain("dyn-tree", k, root, {})
+    me = order.index(rank)
     key = comm.py2f()
     seq = _SEQ.get(key, 0)
     _SEQ[key] = seq + 1
     tag = TAG_BASE + seq % TAG_SPAN
     view = memoryview(buf).cast("B")
     n = len(view)
-    vr = (rank - root) % k
-    # one message a child: the end of the range of ranks it now owns (HEADER bytes), then
+    # one message a child: the far end of the part of the chain it now owns (HEADER bytes), then
     # the message (a header sent apart cost a second message a hop: 1 KiB on 8 hosts took
     # 1.65 ms against OPT-Tree's 0.69, 2026-11-25)
     framed = bytearray(HEADER + n)
-    if vr:
+    if rank != root:
         # the parent is not known in advance. A blocking Recv from ANY_SOURCE never saw a
         # message from a rank this one had not talked to before (MPICH 5, ch4:ucx, TCP):
         # probing does. Asleep between probes (collectives.waiting.probe): with more ranks
@@ -77,22 +110,25 @@ def bcast(buf: Any, root: int, comm: Any, params: StaticParams,
         status = MPI.Status()
         waiting.probe(comm, MPI.ANY_SOURCE, tag, status)
         waiting.recv(comm, [framed, MPI.BYTE], status.Get_source(), tag)
-        hi = int.from_bytes(framed[:HEADER], "little")
+        far = int.from_bytes(framed[:HEADER], "little")
+        lo, hi = min(me, far), max(me, far)
         view[:] = framed[HEADER:]
         held.mark()
         _PARENT[key] = status.Get_source()
     else:
-        hi = k
+        lo, hi = 0, k - 1
         framed[HEADER:] = view
         _PARENT[key] = None
-    cost = _COST.setdefault(key, SendCost())
+    cost = _COST.setdefault((key, algorithm), SendCost())
     hold, end = estimates(params, n, cost.t_as, cost.n)
     fifo = send_order == "fifo"
-    for child, child_hi in split(vr, hi, hold, end):
+    for child, child_far in forwards(order, me, lo, hi, hold, end):
         t0 = time.perf_counter()
-        framed[:HEADER] = child_hi.to_bytes(HEADER, "little")
-        waiting.send(comm, [framed, MPI.BYTE], (child + root) % k, tag)
+        framed[:HEADER] = child_far.to_bytes(HEADER, "little")
+        sent.started()
+        waiting.send(comm, [framed, MPI.BYTE], child, tag)
         if fifo:  # t_as until the message has left the host, and only then the next send
             outqueue.wait_sent()
+            sent.left()
         cost.record(time.perf_counter() - t0, n)
     cost.close()

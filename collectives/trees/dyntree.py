@@ -17,6 +17,15 @@ back-to-back sends from an idle start is how t_hold is measured
 (collectives.programs.params), so at zero load the estimates are the static t_hold and
 t_end again.
 
+DYN-Mesh (section 6.3, DYN-Tree on a mesh) splits the same way but in OPT-Mesh's order: the
+ranks chained in the mesh's routing order (collectives.contention.trees.mesh_chain), each
+holder owning a contiguous part of the chain and handing its first child, at the end of the
+other part nearest to it, that part (Algorithm 5.2.1), with the sizes OPT-Tree takes under
+the holder's own estimates: at equal estimates it builds OPT-Mesh's tree, and as the load
+drives t^e_end / t^e_hol towards 1 a binomial-like halving one (U-Mesh's shape).
+DYN-Tree is the case of a chain in rank order from the root, the holder always at its
+part's lower end (`chain_sends` for both; `split` for DYN-Tree alone).
+
 The receiving terms may be negative: the split must add up to the measured t_end, and on an
 emulated link a lone message's t_end lacks the wire time of its first frame, which
 back-to-back sends (t_hold) pay (a token bucket lets that frame out at once)."""
@@ -25,7 +34,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .opttree import opt_table
+from ..contention.trees import holder_sends, opt_split
 
 
 @dataclass(frozen=True)
@@ -68,21 +77,21 @@ def estimates(p: StaticParams, m: int, t_as: float | None = None,
     return max(p.t_hs + m * p.t_hd, hol_e), max(end_e, 0.0)
 
 
+def chain_sends(me: int, lo: int, hi: int, hold: float,
+                end: float) -> list[tuple[int, int, int]]:
+    """The holder at chain position `me` owns positions lo..hi (inclusive): its sends in
+    order, each (receiver's position, the receiver's part's lo, hi), split as OPT-Mesh splits
+    (Algorithm 5.2.1) with OPT-Tree's sizes under this holder's (hold, end)."""
+    if hi < lo:
+        raise ValueError(f"empty part {lo}..{hi}")
+    return holder_sends(me, lo, hi, opt_split(hi - lo + 1, hold, end))
+
+
 def split(lo: int, hi: int, hold: float, end: float) -> list[tuple[int, int]]:
     """The sender at relative rank `lo` owns ranks lo..hi-1: its children in send order,
     each with the end of the range it becomes responsible for (OPT-Tree's split: the sender
     keeps lo..lo+j[n]-1 and hands lo+j[n]..lo+n-1 to its first child, recursively)."""
-    n = hi - lo
-    if n < 1:
-        raise ValueError(f"empty range {lo}..{hi}")
-    if n == 1:
-        return []
-    j = opt_table(n, hold, end).j
-    out = []
-    while n > 1:
-        out.append((lo + j[n], lo + n))
-        n = j[n]
-    return out
+    return [(child, last + 1) for child, _, last in chain_sends(lo, lo, hi - 1, hold, end)]
 
 
 class SendCost:

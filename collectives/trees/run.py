@@ -6,7 +6,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
-from .. import held, outqueue, waiting
+from .. import held, outqueue, sent, waiting
 from ..algorithms import DEFAULT_SEND_ORDER
 from .ops import Recv, Schedule, Send, SendRecv
 from .schedules import build
@@ -32,18 +32,22 @@ def execute(schedule: Schedule, buf: Any, comm: Any) -> None:
     """Carry out this rank's program of `schedule` on `buf` (writable, `schedule.nbytes`).
     With send_order fifo (the default) a send starts once this rank's previous sends have
     left the host (collectives.outqueue), as the model's sender sends; overlapped starts it
-    as soon as MPI has taken the previous one."""
+    as soon as MPI has taken the previous one. collectives.sent hears of every message
+    handed over and of every wait that saw the earlier ones gone (the sending queue)."""
     from mpi4py import MPI
 
     view = memoryview(buf).cast("B")
     if len(view) != schedule.nbytes:
         raise ValueError(f"buffer holds {len(view)} bytes, the schedule {schedule.nbytes}")
     fifo = schedule.params.get("send_order", DEFAULT_SEND_ORDER) == "fifo"
-    sent = False  # this rank has sent in this broadcast
+    sends = False  # this rank has sent in this broadcast
     for op in schedule.programs[comm.Get_rank()]:
-        if fifo and sent and not isinstance(op, Recv):
-            outqueue.wait_sent()
-        sent = sent or not isinstance(op, Recv)
+        if not isinstance(op, Recv):
+            if fifo and sends:
+                outqueue.wait_sent()
+                sent.left()
+            sends = True
+            sent.started()
         if isinstance(op, Send):
             waiting.wait([comm.Isend([view[op.lo:op.hi], MPI.BYTE], dest=op.peer, tag=TAG)])
         elif isinstance(op, Recv):

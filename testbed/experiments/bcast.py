@@ -109,15 +109,16 @@ def prediction(algorithm: str, k: int, size: int, params: dict[str, Any] | None,
                fragment: int | None = None,
                placement: dict[str, Any] | None = None) -> float | None:
     """The t_hold/t_end model's latency (None without measured parameters, or for an
-    algorithm without a schedule). DYN-Tree: the model has no load, so OPT-Tree's. The
-    topology algorithms need `placement` (testbed.experiments.placement.node_params); the model sees
-    their order of sends, not the contention they avoid."""
+    algorithm without a schedule). DYN-Tree and DYN-Mesh: the model has no load, so
+    OPT-Tree's and OPT-Mesh's. The topology algorithms need `placement`
+    (testbed.experiments.placement.node_params); the model sees their order of sends, not
+    the contention they avoid."""
     a = known(algorithm)
-    placed = a.family == "contention" and placement
+    scheduled = a.zero_load
+    placed = known(scheduled).family == "contention" and placement
     if not params or (not a.model_tree and not placed):
         return None
     p2p = point_to_point(params)
-    scheduled = "opt-tree" if algorithm == "dyn-tree" else algorithm
     extra: dict[str, Any] = {"fragment": fragment} if fragment is not None else {}
     if placed:
         extra |= placement
@@ -183,6 +184,8 @@ def run_bcast(emu: Emulation, algorithm: str, size: int, *,
     per-rank ones too, are kept in `direct_across_servers`, for comparison only). `naive`
     > 0 also times Nupairoj's Algorithm 3.3.1 (loops of that many back-to-back broadcasts,
     the root's time over their number: `naive_s`, the benchmark's pitfall, for comparison).
+    `root_queue`: the point-to-point trees' sending queue at the root, from the call to when
+    each of its messages started leaving the host and had left (collectives.sent.summary).
     `late` = (side, ms): "root" or "receivers" call every broadcast that much after the
     others (Siebert2006's root last and root first), and the record gets the final phase,
     from the last call to the last return (`final_phase_s`)."""
@@ -283,6 +286,7 @@ def run_bcast(emu: Emulation, algorithm: str, size: int, *,
             "flow": res.get("flow"), "flow_vs_direct": res.get("flow_vs_direct"),
             "cpu": res.get("cpu"), "datagrams": res.get("datagrams"),
             "window": res.get("window"), "naive_s": res.get("naive_s"),
+            "root_queue": res.get("root_queue"),
             "late": list(late) if late else None, "final_phase_s": res.get("final_phase_s"),
             "loss": loss, "loss_scope": loss_scope if loss else None, "tcp": tcp,
             "frames": per_frame,

@@ -434,6 +434,7 @@ def _record(run: Run, p: Point, raw: list[dict[str, Any]] | None, error: str | N
                 "t_mcast_units": in_units(summarize(samples)["median"] if samples else None,
                                           p.size, spec.topology.host_rate()),
                 "datagrams": raw[0].get("datagrams"), "cpu": raw[0].get("cpu"),
+                "root_queue": raw[0].get("root_queue"),
                 "late_injections": sum(r.get("late_injections", 0) for r in raw),
                 "fidelity": monitor.window(min(r["start"] for r in raw),
                                            max(r["end"] for r in raw), expected,

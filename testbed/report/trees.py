@@ -103,7 +103,7 @@ def _tree(alg: str, k: int, nbytes: int,
         note = (f"each rank forwards to the next, pipelined in "
                 f"{plural(max(1, math.ceil(nbytes / frag)), 'fragment')} of {frag} B"
                 f"{'' if spec.get('fragment') else ' (the schedule default)'}.")
-    schedule = build("opt-tree" if alg == "dyn-tree" else alg, k, 0, nbytes, **params)
+    schedule = build(known(alg).zero_load, k, 0, nbytes, **params)
     return _tree_edges(schedule), False, note
 
 

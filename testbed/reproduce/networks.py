@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import contextlib
 import json
+import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from controller.config import ControllerConfig
@@ -18,6 +20,8 @@ from topologies import parse_spec
 from ..bench.points import flagged_bcast
 from ..emulation.network import Emulation
 from ..experiments.bcast import measure_params
+from ..experiments.run import execute, new_run
+from ..experiments.spec import from_dict
 from ..fidelity.link_rate import LinkRate, resolve
 from .verdict import point
 
@@ -96,7 +100,8 @@ class Network:
         broadcast: every frame the hosts sent, those with data, TCP's pure ACKs), tries).
         `take` > 0: another job of the same broadcast (a claim that takes the median over
         jobs); `completion=` a scout broadcast's, `loss=` and `loss_scope=` (run_bcast);
-        two-stage's Siebert repair rounds (`repair_rounds`, collectives.ipmc.rounds)."""
+        two-stage's Siebert repair rounds (`repair_rounds`, collectives.ipmc.rounds); the
+        point-to-point trees' sending queue at the root (`root_queue`, collectives.sent)."""
         # `hosts` may also be host names in rank order (failed nodes left out)
         named = tuple(hosts) if isinstance(hosts, list) else hosts
         key = (algorithm, size, named, frames, iters, take,
@@ -135,6 +140,18 @@ class Network:
                   final_phase_ms=r["final_phase_s"] * 1e3 if r.get("final_phase_s") else None)
         self.points[key] = p
         return p
+
+    def experiment(self, raw: dict[str, Any]) -> list[dict[str, Any]]:
+        """The records of an experiment spec (a parsed spec table; its network is this one,
+        at this run's rate) run on this network by the experiment runner
+        (testbed.experiments.run: traffic, one MPI job a condition, fidelity flags)."""
+        spec = from_dict({**raw, "network": {**raw.get("network", {}),
+                                             "topology": f"{self.spec},bw={self.rate.mbit:g}"}})
+        spec.topology = self.emu.topo
+        with tempfile.TemporaryDirectory(prefix="mcastlab-reproduce-") as tmp:
+            run = new_run(spec, Path(tmp), self.rate, self.emu.caps, self.progress)
+            execute(run, emu=self.emu)
+            return [json.loads(line) for line in run.records_file.read_text().splitlines()]
 
 
 @contextlib.contextmanager

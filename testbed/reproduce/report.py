@@ -95,17 +95,25 @@ def _plot(claim: dict[str, Any], folder: Path) -> Figure | None:
 
 
 def _series(ax: Any, spec: dict[str, Any]) -> None:
+    """Each series' points (x, y), or (x, y, lo, hi) with the spread over the jobs drawn
+    as error bars."""
     for label, pts in spec["series"].items():
         if not pts:
             continue
-        xs, ys = zip(*pts, strict=True)
+        xs, ys = [p[0] for p in pts], [p[1] for p in pts]
         paper = "paper" in label or "model" in label  # dashed: not measured here
-        ax.plot(xs, ys, "o--" if paper else "o-", label=label, alpha=0.6 if paper else 1.0)
+        style = {"label": label, "alpha": 0.6 if paper else 1.0}
+        if all(len(p) == 4 for p in pts):
+            ax.errorbar(xs, ys, yerr=[[y - p[2] for y, p in zip(ys, pts, strict=True)],
+                                      [p[3] - y for y, p in zip(ys, pts, strict=True)]],
+                        fmt="o--" if paper else "o-", capsize=3, **style)
+        else:
+            ax.plot(xs, ys, "o--" if paper else "o-", **style)
     ax.set_xlabel(spec["xlabel"])
     ax.set_ylabel(spec["ylabel"])
     if spec.get("logx"):
         ax.set_xscale("log", base=2)
-        xs = sorted({x for pts in spec["series"].values() for x, _ in pts})
+        xs = sorted({p[0] for pts in spec["series"].values() for p in pts})
         ax.set_xticks(xs, [f"{x:g}" for x in xs])
     if spec.get("logy"):
         ax.set_yscale("log")

@@ -36,7 +36,9 @@ MODEL = {"t_hold": 60e-6, "t_end": 120e-6}  # any plausible values make a valid 
 OPTIONS = {"opt-tree": MODEL, "dyn-tree": MODEL, "opt-mesh": {**MODEL, "mesh": [2, 2]},
            "u-mesh": {"mesh": [2, 2]}, "u-torus": {"torus": [2, 2]},
            "opt-min": {**MODEL, "bmin": [2, 2]}}
-STAR = [a for a in BCASTS if a != "range-tree"]
+# dyn-mesh runs dyn-tree's executor on the mesh's order (test_bcast.py checks it on real
+# ranks): left out here, where every run costs about 2 s of make test's 15 minutes
+STAR = [a for a in BCASTS if a not in ("range-tree", "dyn-mesh")]
 STAR_BARRIERS = [b for b in BARRIERS if b != "range-tree"]
 
 

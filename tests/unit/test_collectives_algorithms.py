@@ -82,4 +82,14 @@ def test_known_gives_a_record_that_needs_nothing_for_an_unknown_name() -> None:
     assert known("fast") is UNKNOWN
     assert not (UNKNOWN.family or UNKNOWN.timing or UNKNOWN.nodes or UNKNOWN.model_tree)
     assert [n for n, a in BCASTS.items() if a.model_tree] == [
-        *names("tree"), *names("dynamic")]
+        *names("tree"), "dyn-tree"]  # dyn-mesh is placed on a mesh, as opt-mesh is
+
+
+def test_a_dynamic_tree_names_the_scheduled_tree_it_builds_at_zero_load() -> None:
+    for a in BCASTS.values():
+        if a.family == "dynamic":  # dyn-tree: opt-tree; dyn-mesh: opt-mesh, on the same mesh
+            s = BCASTS[a.zero_load]
+            assert s.scheduled and s.timing and s.geometry == a.geometry and a.timing
+        else:
+            assert not a.static and a.zero_load == a.name
+    assert BCASTS["dyn-mesh"].nodes and not BCASTS["dyn-mesh"].model_tree

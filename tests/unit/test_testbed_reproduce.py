@@ -551,31 +551,123 @@ def test_coll_barrier_is_not_applicable_but_shown(monkeypatch) -> None:
                                                           (2, 5000.0), (4, 5000.0)]
 
 
-def test_dyn_tree_against_the_best_static_tree_at_every_load() -> None:
+def ch6_record(alg, traffic, ms, flags=()):
+    """A chapter-6 experiment record as testbed.experiments.run writes it."""
+    return {"config": {"algorithm": alg, "size": 1024, "hosts": 8, "traffic": traffic},
+            "status": "ok", "t_mcast_s": {"median": ms / 1e3, "p10": 0, "p90": 0},
+            "verified": True, "fidelity": {"flags": list(flags)},
+            "traffic": {"accepted": 0.1}, "predicted_s": None}
+
+
+def ch6_jobs(ms, spread=(0.98, 1.0, 1.02), flagged=()):
+    """Jobs of stand-in points: every (algorithm, load) of `ms` in each job, a few percent
+    apart; the (algorithm, load) in `flagged` flagged in the last job."""
+    from testbed.reproduce.nupairoj import record_point
+
+    return [[record_point(ch6_record(a, t, v * f, ["switch waited"] if (a, t) in flagged
+                                     and take == len(spread) - 1 else ()), take)
+             for (a, t), v in ms.items()] for take, f in enumerate(spread)]
+
+
+def test_chapter_6_runs_both_dynamic_trees_and_their_rivals_in_one_experiment() -> None:
     from testbed.experiments.spec import from_dict
-    from testbed.reproduce.nupairoj import ch6_spec, judge_dyn_tree, record_point
+    from testbed.reproduce.nupairoj import ch6_spec
 
     quick = from_dict(ch6_spec("mesh:rows=4,cols=4,bw=10", quick=True))
-    assert len(quick.points()) == 9 and set(quick.traffic) == {"uniform-10", "hot-1"}
-    assert len(from_dict(ch6_spec("mesh:rows=4,cols=4,bw=10", quick=False)).points()) == 24
+    assert len(quick.points()) == 12 and set(quick.traffic) == {"uniform-20"}
+    assert tuple(quick.param_sizes) == (1024,)  # the one size the broadcasts use
+    full = from_dict(ch6_spec("mesh:rows=4,cols=4,bw=10", quick=False))
+    assert len(full.points()) == 18 and set(full.traffic) == {"uniform-20", "hot-1"}
+    assert {p.algorithm for p in full.points()} == {
+        "binomial", "opt-tree", "dyn-tree", "u-mesh", "opt-mesh", "dyn-mesh"}
 
-    def rec(alg, traffic, ms, flags=()):
-        return record_point({"config": {"algorithm": alg, "size": 1024, "hosts": 8,
-                                        "traffic": traffic}, "status": "ok",
-                             "t_mcast_s": {"median": ms / 1e3, "p10": 0, "p90": 0},
-                             "verified": True, "fidelity": {"flags": list(flags)},
-                             "traffic": {"accepted": 0.1}, "predicted_s": None})
 
-    loads, statics = ["none", "hot-1"], ["binomial", "opt-tree"]
-    pts = [rec(a, t, ms) for t in loads
-           for a, ms in (("binomial", 10), ("opt-tree", 8), ("dyn-tree", 9))]
-    out = judge_dyn_tree(pts, loads, statics)
-    assert out.verdict == REPRODUCED and out.values["rows"][1]["dyn_over_best"] == 1.125
-    slow = judge_dyn_tree([*pts[:5], rec("dyn-tree", "hot-1", 12)], loads, statics)
-    assert slow.verdict == DIFFERS and "under hot-1 DYN-Tree takes 1.50x OPT-Tree" in slow.why
-    flagged = judge_dyn_tree([*pts[:5], rec("dyn-tree", "hot-1", 9, ["switch waited"])],
-                             loads, statics)
-    assert flagged.verdict == NO_RESULT and "traffic hot-1" in flagged.why
+def test_the_two_dynamic_claims_share_the_jobs_of_one_experiment(monkeypatch) -> None:
+    from types import SimpleNamespace
+
+    from testbed.reproduce import nupairoj
+
+    runs = []
+    ms = {"binomial": 2.5, "opt-tree": 6.0, "dyn-tree": 3.5, "u-mesh": 2.4, "opt-mesh": 5.5,
+          "dyn-mesh": 3.4}
+
+    def new_run(spec, out, rate, caps, log):
+        runs.append(SimpleNamespace(spec=spec, config={}, params=None,
+                                    records_file=out / "records.jsonl"))
+        return runs[-1]
+
+    def execute(run, emu):  # measures t_hold/t_end unless given, then every point
+        run.params = run.config.get("params") or {"sizes": [1024], "t_hold_s": [1e-4],
+                                                  "t_end_s": [6e-4]}
+        run.records_file.write_text("".join(
+            json.dumps(ch6_record(p.algorithm, p.traffic, ms[p.algorithm])) + "\n"
+            for p in run.spec.points()))
+
+    monkeypatch.setattr(nupairoj, "new_run", new_run)
+    monkeypatch.setattr(nupairoj, "execute", execute)
+    net = SimpleNamespace(spec="mesh:rows=4,cols=4", rate=SimpleNamespace(mbit=10.0),
+                          emu=SimpleNamespace(topo=None, caps=None), points={})
+    c = Context(True, lambda _msg: None, net)
+    tree = BY_KEY["nupairoj.dyn-tree"].run(c)
+    mesh = BY_KEY["nupairoj.dyn-mesh"].run(c)
+    assert len(runs) == 2  # --quick: 2 jobs, and both claims judged on them
+    assert runs[1].config["params"] is runs[0].params  # job 2 on job 1's t_hold/t_end
+    assert len(tree.points) == len(mesh.points) == 2 * 2 * 3
+    assert mesh.values["t_hold_t_end_us"] == {"t_hold": 100.0, "t_end": 600.0}
+    assert tree.verdict == mesh.verdict == DIFFERS  # 1.40x binomial, 1.42x U-Mesh
+    assert "DYN-Mesh / OPT-Mesh, uniform-20 0.62 [0.62, 0.62]" in mesh.testbed
+
+
+def test_dyn_tree_against_the_best_static_tree_by_its_interval_over_jobs() -> None:
+    from testbed.reproduce.nupairoj import judge_dynamic
+
+    loads, statics = ["none", "hot-1"], ("binomial", "opt-tree")
+    ms = {(a, t): v for t in loads for a, v in (("binomial", 10), ("opt-tree", 8),
+                                               ("dyn-tree", 9))}
+    out = judge_dynamic(ch6_jobs(ms), loads, "dyn-tree", statics)
+    assert out.verdict == REPRODUCED, out.why
+    assert out.values["rows"][1]["dyn_over_best"] == 1.125 and len(out.points) == 18
+    assert "DYN-Tree / fastest static, hot-1 1.12 [" in out.testbed
+    assert out.points[-1]["label"].endswith(", take 3")
+    slow = judge_dynamic(ch6_jobs({**ms, ("dyn-tree", "hot-1"): 12}), loads, "dyn-tree",
+                         statics)
+    assert slow.verdict == DIFFERS and slow.kind == EMULATOR
+    assert "DYN-Tree / fastest static, hot-1 [1.4" in slow.why and "at most 1.2" in slow.why
+    # the same medians a fifth apart from job to job: the jobs settle neither way
+    wide = judge_dynamic(ch6_jobs({**ms, ("dyn-tree", "hot-1"): 10}, (0.8, 1.0, 1.2)),
+                         loads, "dyn-tree", statics)
+    assert wide.verdict == UNDECIDED and "straddles" in wide.why
+    flagged = judge_dynamic(ch6_jobs(ms, flagged={("dyn-tree", "hot-1")}), loads,
+                            "dyn-tree", statics)
+    assert flagged.verdict == NO_RESULT and "traffic hot-1, take 3" in flagged.why
+
+
+def test_dyn_mesh_tracks_the_better_of_opt_mesh_and_u_mesh_and_beats_opt_mesh_under_load(
+) -> None:
+    from testbed.reproduce.nupairoj import MESH_STATIC, judge_dynamic
+
+    loads = ["none", "uniform-20", "hot-1"]
+    # the paper's shape: OPT-Mesh best at no load, worse than U-Mesh under load
+    paper = {("opt-mesh", "none"): 5, ("u-mesh", "none"): 8, ("dyn-mesh", "none"): 5.2}
+    for t in loads[1:]:
+        paper |= {("opt-mesh", t): 12, ("u-mesh", t): 9, ("dyn-mesh", t): 9.5}
+    out = judge_dynamic(ch6_jobs(paper), loads, "dyn-mesh", MESH_STATIC)
+    assert out.verdict == REPRODUCED, out.why
+    assert "none: DYN-Mesh 5.2 ms, U-Mesh 8.0, OPT-Mesh 5.0 (OPT-Mesh/U-Mesh 0.62)" in \
+        out.testbed
+    assert "load over none: U-Mesh 1.12, OPT-Mesh 2.40, DYN-Mesh 1.83" in out.testbed
+    assert set(out.values["intervals"]) == {
+        "DYN-Mesh / fastest static, none", "DYN-Mesh / fastest static, uniform-20",
+        "DYN-Mesh / fastest static, hot-1", "DYN-Mesh / OPT-Mesh, uniform-20",
+        "DYN-Mesh / OPT-Mesh, hot-1"}
+    # this testbed's shape: load moves nothing, and DYN-Mesh is U-Mesh's 1.4x everywhere
+    here = {(a, t): v for t in loads for a, v in (("opt-mesh", 6), ("u-mesh", 2.4),
+                                                  ("dyn-mesh", 3.4))}
+    flat = judge_dynamic(ch6_jobs(here), loads, "dyn-mesh", MESH_STATIC)
+    assert flat.verdict == DIFFERS and flat.kind == EMULATOR
+    assert "DYN-Mesh / fastest static, none [1.3" in flat.why
+    assert "no broadcasting host's own link queues" in flat.why
+    assert flat.values["intervals"]["DYN-Mesh / OPT-Mesh, hot-1"]["verdict"] == REPRODUCED
 
 
 def test_mesh_contention_judged_with_intervals_over_jobs() -> None:
