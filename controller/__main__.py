@@ -28,7 +28,10 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
                                        "controller discovers the network (LLDP, ARP, IGMP)")
     ap.add_argument("--mode", choices=MODES, default="igmp",
                     help="igmp: deliver groups to the hosts that joined (default); contiguous: "
-                         "hardware-multicast semantics, one contiguous node range per multicast")
+                         "hardware-multicast semantics, one contiguous node range per "
+                         "multicast; contiguous-strict: also one range multicast at a time "
+                         "through each switch (its range lane, ports 65002/65003, which the "
+                         "testbed makes)")
     ap.add_argument("--port", "--ofp-port", dest="ofp_port", type=int, default=6653,
                     help="OpenFlow port on the --listen address (default 6653)")
     ap.add_argument("--listen", default=LOOPBACK, metavar="ADDR",

@@ -18,7 +18,7 @@ from typing import Any
 
 from topologies import Topology
 
-from . import api, igmp, lldp
+from . import api, igmp, lane, lldp
 from .compat import (
     CONFIG_DISPATCHER,
     DEAD_DISPATCHER,
@@ -490,8 +490,19 @@ class McastlabController(DiscoveryMixin, CountersMixin, BaseApp):
             self.key_ids[key] = next(self._key_seq)
         return COOKIE_MCAST | self.key_ids[key]
 
+    def _entry_match(self, dp: Any, key: Key, entry: lane.Entry) -> Any:
+        if entry.in_port is None:
+            return self._match(dp, key)
+        return dp.ofproto_parser.OFPMatch(in_port=entry.in_port, eth_type=ETH_TYPE_IPV4,
+                                          ipv4_dst=key[0], ipv4_src=self.ip_of[key[1]])
+
     def _install_on(self, dp: Any, key: Key, ports: frozenset[int]) -> None:
+        """The key's entries on one switch (controller.lane): its group to `ports`, through
+        the range lane in strict mode, or a drop entry when `ports` is empty."""
         ofp, parser = dp.ofproto, dp.ofproto_parser
+        strict = self.config.strict
+        for entry in lane.stale(strict, key[0], ports):
+            self._delete_entry(dp, key, entry)
         if not ports:
             gid = self.group_ids.pop((dp.id, key), None)
             self._flow(dp, PRIO_MCAST, self._match(dp, key), [], cookie=self._cookie(key))
@@ -508,16 +519,25 @@ class McastlabController(DiscoveryMixin, CountersMixin, BaseApp):
         else:
             dp.send_msg(parser.OFPGroupMod(dp, command=ofp.OFPGC_MODIFY, type_=ofp.OFPGT_ALL,
                                            group_id=gid, buckets=buckets))
-        self._flow(dp, PRIO_MCAST, self._match(dp, key), [parser.OFPActionGroup(gid)],
-                   cookie=self._cookie(key))
+        for entry in lane.entries(strict, key[0], ports):
+            actions = ([parser.OFPActionGroup(gid)] if entry.action == lane.GROUP
+                       else [parser.OFPActionOutput(lane.LANE_IN)])
+            self._flow(dp, entry.priority, self._entry_match(dp, key, entry), actions,
+                       cookie=self._cookie(key))
+
+    def _delete_entry(self, dp: Any, key: Key, entry: lane.Entry) -> None:
+        ofp, parser = dp.ofproto, dp.ofproto_parser
+        dp.send_msg(parser.OFPFlowMod(dp, command=ofp.OFPFC_DELETE_STRICT,
+                                      priority=entry.priority,
+                                      match=self._entry_match(dp, key, entry),
+                                      out_port=ofp.OFPP_ANY, out_group=ofp.OFPG_ANY))
 
     def _uninstall_on(self, dp: Any, key: Key) -> None:
         if dp is None:
             return
         ofp, parser = dp.ofproto, dp.ofproto_parser
-        dp.send_msg(parser.OFPFlowMod(dp, command=ofp.OFPFC_DELETE_STRICT, priority=PRIO_MCAST,
-                                      match=self._match(dp, key), out_port=ofp.OFPP_ANY,
-                                      out_group=ofp.OFPG_ANY))
+        for entry in lane.all_entries(self.config.strict, key[0]):
+            self._delete_entry(dp, key, entry)
         gid = self.group_ids.pop((dp.id, key), None)
         if gid is not None:
             dp.send_msg(parser.OFPGroupMod(dp, command=ofp.OFPGC_DELETE, group_id=gid))

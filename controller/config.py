@@ -14,7 +14,9 @@ ENV_TOPOLOGY = "MCASTLAB_TOPOLOGY"
 ENV_API_PORT = "MCASTLAB_API_PORT"
 ENV_CONFIG = "MCASTLAB_CONTROLLER"
 
-MODES = ("igmp", "contiguous")
+# contiguous-strict: contiguous mode whose range multicasts through a switch share one lane
+# (controller.lane), one at a time as Coll2003's Elite switches send them
+MODES = ("igmp", "contiguous", "contiguous-strict")
 LOOPBACK = "127.0.0.1"
 UNREGISTERED = ("drop", "flood")
 
@@ -47,6 +49,16 @@ class ControllerConfig:
         if t.query_response_interval >= t.query_interval:
             raise ValueError("the query response interval must be below the query interval")
         check_listen(self.listen, self.allow)
+
+    @property
+    def contiguous(self) -> bool:
+        """Contiguous-range semantics (either contiguous mode)."""
+        return self.mode.startswith("contiguous")
+
+    @property
+    def strict(self) -> bool:
+        """Range multicasts through a switch are serialized in its range lane."""
+        return self.mode == "contiguous-strict"
 
     def admits(self, peer: str) -> bool:
         """A switch connecting from `peer` may stay: from loopback always, else when allowed."""

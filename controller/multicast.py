@@ -58,7 +58,7 @@ class MulticastPolicy:
         the members whose source filters admit the source's address."""
         if is_link_local(group):
             members = tuple(h.name for h in self.topo.hosts)
-        elif self.config.mode == "contiguous":
+        elif self.config.contiguous:
             return self._contiguous(group, source, now)
         else:
             ip = self.topo.hosts[self._ids[source]].ip

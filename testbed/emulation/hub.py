@@ -36,8 +36,9 @@ def medium_intfs(switch: str) -> tuple[str, str]:
     return f"{switch}-hub0", f"{switch}-hub1"
 
 
-def hub_rate(topo: Topology, switch: str) -> float | None:
-    """The medium's rate: the slowest of the switch's links (None: all unshaped)."""
+def switch_rate(topo: Topology, switch: str) -> float | None:
+    """A loop's rate (a hub's medium, a range lane): the slowest of the switch's links
+    (None: all unshaped)."""
     rates = [lk.params.bw_mbit for lk in topo.links
              if switch in (lk.node1, lk.node2) and lk.params.bw_mbit is not None]
     return min(rates) if rates else None
@@ -57,11 +58,15 @@ def flows(topo: Topology, switch: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def setup(topo: Topology, switch: str) -> tuple[list[list[str]], str, str]:
-    """For one switch: the commands making and attaching its medium loop, its `tc -batch`
-    shaping ('' when the hub is unshaped) and its flows."""
-    a, b = medium_intfs(switch)
-    (pa, pb) = MEDIUM_PORTS
+def veth_loop(switch: str, ends: tuple[str, str], ofports: tuple[int, int],
+              rate: float | None) -> tuple[list[list[str]], str]:
+    """A veth pair looped back into `switch`'s bridge as OpenFlow ports `ofports`, its first
+    end shaped by one HTB class at `rate` (the hub's medium): the commands making and
+    attaching it, and its `tc -batch` shaping ('' when `rate` is None). Frames queued there
+    stay charged to OVS's one AF_PACKET send buffer, so OVS drops beyond about 100 queued
+    full frames (testbed.emulation.lane says why and how its range lane avoids that)."""
+    a, b = ends
+    pa, pb = ofports
     cmds = [
         ["ip", "link", "add", a, "type", "veth", "peer", "name", b],
         ["ip", "link", "set", a, "up"], ["ip", "link", "set", b, "up"],
@@ -71,7 +76,12 @@ def setup(topo: Topology, switch: str) -> tuple[list[list[str]], str, str]:
          f"ofport_request={pa}", "--", "add-port", switch, b, "--", "set", "Interface", b,
          f"ofport_request={pb}"],
     ]
-    rate = hub_rate(topo, switch)
-    tc = "" if rate is None else linkshape.tc_batch(a, LinkParams(bw_mbit=rate),
-                                                    netem=False)
+    tc = "" if rate is None else linkshape.tc_batch(a, LinkParams(bw_mbit=rate), netem=False)
+    return cmds, tc
+
+
+def setup(topo: Topology, switch: str) -> tuple[list[list[str]], str, str]:
+    """For one switch: the commands making and attaching its medium loop, its `tc -batch`
+    shaping ('' when the hub is unshaped) and its flows."""
+    cmds, tc = veth_loop(switch, medium_intfs(switch), MEDIUM_PORTS, switch_rate(topo, switch))
     return cmds, tc, flows(topo, switch)

@@ -28,8 +28,11 @@ from . import linkshape, priority, registry
 from .cleanup import cleanup_run, remove_ended_nft_tables
 from .controller_proc import ControllerProcess
 from .environment import AFXDP_PORT, Capabilities, detected
-from .hub import hub_rate, medium_intfs
+from .hub import medium_intfs, switch_rate
 from .hub import setup as hub_setup
+from .lane import lane_intfs
+from .lane import setup as lane_setup
+from .lane import shaped_intf as lane_shaped_intf
 from .ports import (
     LINUX_BRIDGE_PORT,
     PORT_TYPES,
@@ -114,6 +117,8 @@ class Emulation:
                                  "12500")
         self.hub = hub
         self.standalone = ovs_snooping or ovs_flooding or hub or linux_bridge
+        # strict contiguous mode: every switch's range lane (testbed.emulation.lane)
+        self.lanes = not self.standalone and self.controller_config.strict
         if self.standalone and len(topo.links) != len(topo.hosts) + len(topo.switches) - 1:
             raise UsageError(f"{topo.name} has loops: standalone switches need a tree")
         self.caps = caps or detected()
@@ -129,6 +134,12 @@ class Emulation:
             raise UsageError("a network across servers runs on Open vSwitch without CPU "
                              "limits: Linux bridges, hubs and CPU-limited hosts are one "
                              "machine's")
+        if cluster is not None and self.lanes:
+            raise UsageError("strict contiguous mode's range lanes are one machine's: run it "
+                             "without --servers")
+        if self.lanes and not self.caps.ingress_shaping:
+            raise CapabilityError("strict contiguous mode's range lanes need an ingress qdisc "
+                                  "with cls_u32 and act_mirred (testbed.emulation.lane)")
         self.spread = Spread(topo, cluster)
         self.progress = progress
         self.ready_timeout = ready_timeout or 30.0 + 0.5 * len(topo.switches)
@@ -286,10 +297,11 @@ class Emulation:
                     server = self.spread.server_of(node)
                     root_tc[server] = root_tc.get(server, "") + linkshape.htb_rate_change(
                         intf, lk.params.bw_mbit)
-        if self.hub:  # one machine's (no cluster)
-            root_tc[LOCAL] = "".join(
-                linkshape.htb_rate_change(medium_intfs(sw.name)[0], rate)
-                for sw in topo.switches if (rate := hub_rate(topo, sw.name)) is not None)
+        if self.hub or self.lanes:  # one machine's (no cluster)
+            shaped = (lambda s: medium_intfs(s)[0]) if self.hub else lane_shaped_intf
+            root_tc[LOCAL] = root_tc.get(LOCAL, "") + "".join(
+                linkshape.htb_rate_change(shaped(sw.name), rate)
+                for sw in topo.switches if (rate := switch_rate(topo, sw.name)) is not None)
         for server, lines in root_tc.items():
             if lines:
                 self.spread.runners[server].run(["tc", "-batch", "-"], input=lines, timeout=60)
@@ -399,6 +411,8 @@ class Emulation:
                  if not self.topo.is_host(n) and self.spread.server_of(n) == server]
         if self.hub:
             intfs += [i for b in bridges for i in medium_intfs(b)]
+        if self.lanes:
+            intfs += [i for b in bridges for i in lane_intfs(b)]
         return bridges, intfs
 
     def _order(self, server: str, files: dict[str, str]) -> dict[str, Any]:
@@ -471,18 +485,29 @@ class Emulation:
                 self.spread.runners[server].run(cmd)
         if self.hub:
             self._make_hubs()
+        if self.lanes:
+            self._make_lanes()
+
+    def _make_loop(self, cmds: list[list[str]], tc: str) -> None:
+        """One switch's veth loop (a hub's medium, a range lane) and its shaping."""
+        runner = self.spread.runners[LOCAL]
+        for cmd in cmds:
+            runner.run(cmd, timeout=30)
+        if tc:
+            runner.run(["tc", "-batch", "-"], input=tc, timeout=30)
 
     def _make_hubs(self) -> None:
         """Each switch's medium loop, its shaping and the flows that make it a hub."""
-        runner = self.spread.runners[LOCAL]
         for sw in self.topo.switches:
             cmds, tc, flows = hub_setup(self.topo, sw.name)
-            for cmd in cmds:
-                runner.run(cmd, timeout=30)
-            if tc:
-                runner.run(["tc", "-batch", "-"], input=tc, timeout=30)
-            runner.run(["ovs-ofctl", "-O", "OpenFlow13", "add-flows", sw.name, "-"],
-                       input=flows, timeout=30)
+            self._make_loop(cmds, tc)
+            self.spread.runners[LOCAL].run(["ovs-ofctl", "-O", "OpenFlow13", "add-flows",
+                                            sw.name, "-"], input=flows, timeout=30)
+
+    def _make_lanes(self) -> None:
+        """Each switch's range lane and its shaping (the controller's flows use it)."""
+        for sw in self.topo.switches:
+            self._make_loop(*lane_setup(self.topo, sw.name))
 
     def _configure(self, xdp: set[str]) -> None:
         """Per host one shell round trip; switch-side shaping in one `tc -batch` (for an

@@ -52,7 +52,7 @@ from .placement import geometry
 NONE = "none"
 MAX_SIZE = 64 << 20
 SWITCHING = ("controller", "ovs-snooping", "flooding", "hub", "linux-bridge")
-MODES = ("igmp", "contiguous")
+MODES = ("igmp", "contiguous", "contiguous-strict")  # controller.config.MODES
 LOSS_SCOPES = ("all", "multicast", "multicast-in")  # testbed.emulation.linkshape
 # Above this, loss of every packet leaves TCP (and so MPI's own start-up) crawling for minutes.
 MAX_LOSS_ALL = 0.2

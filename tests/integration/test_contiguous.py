@@ -1,14 +1,18 @@
 """Contiguous mode: hardware-multicast semantics of Coll2003's Quadrics network on a fat
 tree. A range address reaches exactly its nodes; a gapped group, or a range holding a failed
-node, is refused: dropped, counted, visible in the state."""
+node, is refused: dropped, counted, visible in the state. Strict mode: the multicast passes
+each switch of its tree through that switch's range lane."""
 
 from __future__ import annotations
 
 import subprocess
+from pathlib import Path
 
 from controller.config import ControllerConfig
+from controller.lane import LANE_IN, LANE_OUT
 from controller.ranges import range_group
 from testbed.emulation.controller_proc import api_get
+from testbed.emulation.lane import lane_intfs, shaped_intf
 from testbed.emulation.network import Emulation
 from topologies import parse_spec
 
@@ -16,6 +20,13 @@ from .conftest import MCASTLAB
 from .mcast import Receiver, results, wire_counts
 
 CONTIGUOUS = ControllerConfig(mode="contiguous")
+STRICT = ControllerConfig(mode="contiguous-strict")
+
+
+def lane_packets(switch: str) -> int:
+    """Frames the switch's range lane has carried (sent by its shaped end, which carries
+    nothing else)."""
+    return int(Path(f"/sys/class/net/{shaped_intf(switch)}/statistics/tx_packets").read_text())
 
 
 def test_range_delivery_gaps_and_failed_nodes(caps, clean_after, tmp_path):
@@ -65,11 +76,22 @@ def test_range_delivery_gaps_and_failed_nodes(caps, clean_after, tmp_path):
 
 
 def test_contiguous_igmp_group_without_gap_is_served(caps, clean_after, tmp_path):
+    """In strict mode: through the range lane of every switch on the group's tree (the
+    first datagram, sent on by the controller at the source's switch, bypasses that one)."""
     with Emulation(parse_spec("fattree:k=4,n=2"), caps=caps,
-                   controller_config=CONTIGUOUS) as emu:
+                   controller_config=STRICT) as emu:
+        assert {*lane_intfs("s1")} <= set(emu.record.interfaces)
         rx = [Receiver(emu.host(h), "239.4.4.4", 4.0, tmp_path) for h in range(4, 9)]
         for r in rx:
             r.wait_ready()
         wire = wire_counts(emu, "h15", "239.4.4.4", tmp_path, also=rx)
         assert [r["count"] for r in results(rx)] == [5] * 5
+        tree = api_get(emu.controller.api_port, "/groups")["239.4.4.4"]["sources"]["h15"]
+        source_switch = emu.topo.host_attachment("h15")[0]
+        carried = {sw.name: lane_packets(sw.name) for sw in emu.topo.switches}
+        ports = {sw: {int(p) for p in api_get(emu.controller.api_port, "/ports")[sw]}
+                 for sw in tree["tree"]}
     assert wire == {f"h{i}": (5 if 4 <= i <= 8 else 0) for i in range(16)}, wire
+    assert all({LANE_IN, LANE_OUT} <= p for p in ports.values()), ports
+    assert carried == {sw: (0 if sw not in tree["tree"] else 4 if sw == source_switch else 5)
+                       for sw in carried}, (carried, tree)

@@ -44,13 +44,13 @@ def test_every_port_feeds_the_medium_and_the_medium_skips_the_senders_side() -> 
 
 def test_the_medium_runs_at_the_slowest_link_of_its_switch() -> None:
     topo = parse_spec("tree:leaves=2,hosts_per_leaf=2,bw=20,core_bw=50")
-    assert hub.hub_rate(topo, "s2") == 20
-    assert hub.hub_rate(topo, "s1") == 50
+    assert hub.switch_rate(topo, "s2") == 20
+    assert hub.switch_rate(topo, "s1") == 50
     cmds, tc, _ = hub.setup(topo, "s2")
     assert cmds[0] == ["ip", "link", "add", "s2-hub0", "type", "veth", "peer", "name", "s2-hub1"]
     assert "dev s2-hub0" in tc and "rate 20mbit" in tc
     unshaped = parse_spec("star:hosts=2,bw=none")
-    assert hub.hub_rate(unshaped, "s1") is None
+    assert hub.switch_rate(unshaped, "s1") is None
     assert hub.setup(unshaped, "s1")[1] == ""
 
 
