@@ -100,7 +100,7 @@ class FrameCounter:
         """Frames that crossed the hubs' media (0 without hubs)."""
         if not getattr(self.emu, "hub", False):
             return 0
-        return sum(interface_counters(medium_intfs(sw.name)[0])["tx_packets"]
+        return sum(interface_counters(medium_intfs(sw.name)[2])["tx_packets"]
                    for sw in self.emu.topo.switches)
 
     def _read(self) -> tuple[tuple[int, int, int, int], dict[tuple[str, str], int]]:

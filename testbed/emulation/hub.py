@@ -4,12 +4,13 @@ On a hub every frame reaches every other port, and all stations share one medium
 frames never cross it at the same time. A switch that floods multicast does neither (it
 learns where unicast goes, and each port carries its own frames side by side). Here each
 switch becomes a hub: an OVS bridge without a controller whose flows send every frame that
-enters a port into a veth pair looped back into the same bridge (the medium), shaped by one
-HTB class at the hub's rate, and send what comes out of the loop to every port but the one
+enters a port into a one-way path out of the bridge and back (the medium:
+testbed.emulation.one_way, which says why it is two veth pairs and a tc mirror), shaped by
+one HTB class at the hub's rate, and send what comes out of it to every port but the one
 towards the frame's sender (found by its source MAC along the topology's tree):
 
-    host --[its link's rate]--> port --> medium0 ==[one HTB class, the hub's rate]==> medium1
-    medium1 --> every port except the one towards the sender --> hosts (unshaped)
+    host --[its link's rate]--> port --> hub0 ~ hub1 -mirror-> hub2 ==[one HTB class, the
+    hub's rate]==> hub3 --> every port except the one towards the sender --> hosts
 
 A station's own link still sends at its rate (its queue and TCP's backpressure stay in the
 host); the hub's side of its ports is not shaped, as the medium already serializes each
@@ -24,24 +25,17 @@ from __future__ import annotations
 
 import networkx as nx
 
-from topologies import LinkParams, Topology
+from topologies import Topology
 
-from . import linkshape
+from . import one_way
 
-MEDIUM_PORTS = (65000, 65001)  # OpenFlow port numbers of the loop's two ends
-
-
-def medium_intfs(switch: str) -> tuple[str, str]:
-    """The two ends of a switch's medium loop (root-namespace veths)."""
-    return f"{switch}-hub0", f"{switch}-hub1"
+MEDIUM_PORTS = (65000, 65001)  # OpenFlow port numbers of the medium's two ends: in, out
 
 
-def switch_rate(topo: Topology, switch: str) -> float | None:
-    """A loop's rate (a hub's medium, a range lane): the slowest of the switch's links
-    (None: all unshaped)."""
-    rates = [lk.params.bw_mbit for lk in topo.links
-             if switch in (lk.node1, lk.node2) and lk.params.bw_mbit is not None]
-    return min(rates) if rates else None
+def medium_intfs(switch: str) -> one_way.Intfs:
+    """The four ends of a switch's medium (one_way.intfs; index 2 the shaped one, whose tx
+    is every frame that crossed the medium)."""
+    return one_way.intfs(switch, "hub")
 
 
 def flows(topo: Topology, switch: str) -> str:
@@ -58,30 +52,9 @@ def flows(topo: Topology, switch: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def veth_loop(switch: str, ends: tuple[str, str], ofports: tuple[int, int],
-              rate: float | None) -> tuple[list[list[str]], str]:
-    """A veth pair looped back into `switch`'s bridge as OpenFlow ports `ofports`, its first
-    end shaped by one HTB class at `rate` (the hub's medium): the commands making and
-    attaching it, and its `tc -batch` shaping ('' when `rate` is None). Frames queued there
-    stay charged to OVS's one AF_PACKET send buffer, so OVS drops beyond about 100 queued
-    full frames (testbed.emulation.lane says why and how its range lane avoids that)."""
-    a, b = ends
-    pa, pb = ofports
-    cmds = [
-        ["ip", "link", "add", a, "type", "veth", "peer", "name", b],
-        ["ip", "link", "set", a, "up"], ["ip", "link", "set", b, "up"],
-        ["sysctl", "-qw", f"net.ipv6.conf.{a}.disable_ipv6=1",
-         f"net.ipv6.conf.{b}.disable_ipv6=1"],
-        ["ovs-vsctl", "add-port", switch, a, "--", "set", "Interface", a,
-         f"ofport_request={pa}", "--", "add-port", switch, b, "--", "set", "Interface", b,
-         f"ofport_request={pb}"],
-    ]
-    tc = "" if rate is None else linkshape.tc_batch(a, LinkParams(bw_mbit=rate), netem=False)
-    return cmds, tc
-
-
 def setup(topo: Topology, switch: str) -> tuple[list[list[str]], str, str]:
-    """For one switch: the commands making and attaching its medium loop, its `tc -batch`
-    shaping ('' when the hub is unshaped) and its flows."""
-    cmds, tc = veth_loop(switch, medium_intfs(switch), MEDIUM_PORTS, switch_rate(topo, switch))
+    """For one switch: the commands making and attaching its medium, its `tc -batch` (the
+    mirror and the shaping at the hub's rate) and its flows."""
+    cmds, tc = one_way.setup(switch, medium_intfs(switch), MEDIUM_PORTS,
+                             one_way.switch_rate(topo, switch))
     return cmds, tc, flows(topo, switch)

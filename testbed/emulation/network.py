@@ -28,11 +28,12 @@ from . import linkshape, priority, registry
 from .cleanup import cleanup_run, remove_ended_nft_tables
 from .controller_proc import ControllerProcess
 from .environment import AFXDP_PORT, Capabilities, detected
-from .hub import medium_intfs, switch_rate
+from .hub import medium_intfs
 from .hub import setup as hub_setup
 from .lane import lane_intfs
 from .lane import setup as lane_setup
 from .lane import shaped_intf as lane_shaped_intf
+from .one_way import switch_rate
 from .ports import (
     LINUX_BRIDGE_PORT,
     PORT_TYPES,
@@ -137,6 +138,9 @@ class Emulation:
         if cluster is not None and self.lanes:
             raise UsageError("strict contiguous mode's range lanes are one machine's: run it "
                              "without --servers")
+        if hub and not self.caps.ingress_shaping:
+            raise CapabilityError("a hub's medium needs an ingress qdisc with cls_u32 and "
+                                  "act_mirred (testbed.emulation.one_way)")
         if self.lanes and not self.caps.ingress_shaping:
             raise CapabilityError("strict contiguous mode's range lanes need an ingress qdisc "
                                   "with cls_u32 and act_mirred (testbed.emulation.lane)")
@@ -298,7 +302,7 @@ class Emulation:
                     root_tc[server] = root_tc.get(server, "") + linkshape.htb_rate_change(
                         intf, lk.params.bw_mbit)
         if self.hub or self.lanes:  # one machine's (no cluster)
-            shaped = (lambda s: medium_intfs(s)[0]) if self.hub else lane_shaped_intf
+            shaped = (lambda s: medium_intfs(s)[2]) if self.hub else lane_shaped_intf
             root_tc[LOCAL] = root_tc.get(LOCAL, "") + "".join(
                 linkshape.htb_rate_change(shaped(sw.name), rate)
                 for sw in topo.switches if (rate := switch_rate(topo, sw.name)) is not None)

@@ -36,7 +36,7 @@ def run(out_dir: Path, *, quick: bool = False, only: Sequence[str] | None = None
         for claim in [c for c in chosen if c.network is None]:
             done[claim.key] = _one(claim, Context(quick, progress))
         measured = [c for c in chosen if c.network is not None]
-        for name in _networks(measured):
+        for name in network_order(measured):
             from .networks import running
 
             with running(name, caps, progress) as net:
@@ -58,9 +58,12 @@ def run(out_dir: Path, *, quick: bool = False, only: Sequence[str] | None = None
     return doc
 
 
-def _networks(claims: list[Claim]) -> list[str]:
-    """The networks to bring up, in claim order, each claim's `before` ahead of its own."""
-    return list(dict.fromkeys(str(n) for c in claims for n in (*c.before, c.network)))
+def network_order(claims: list[Claim]) -> list[str]:
+    """The networks to bring up: every claim's `before` first (a network another claim
+    compares with must be measured before any claim on that other network runs, whichever
+    claim comes first), then the claims' own, in claim order."""
+    return list(dict.fromkeys([*(str(n) for c in claims for n in c.before),
+                               *(str(c.network) for c in claims)]))
 
 
 def _measure(claim: Claim, ctx: Context) -> bool:

@@ -30,14 +30,14 @@ def test_without_a_controller_the_switch_side_interfaces_and_the_medium_count(
 
     def fake(intf: str) -> dict[str, int]:
         seen.append(intf)
-        n = 7 if intf.endswith("hub0") else 1 + len(seen)
+        n = 7 if intf.endswith("hub2") else 1 + len(seen)
         return {"rx_packets": n, "tx_packets": 10 * n, "rx_bytes": 100 * n,
                 "tx_bytes": 1000 * n}
 
     monkeypatch.setattr(frame_count, "interface_counters", fake)
     emu = SimpleNamespace(run_dir=tmp_path, topo=topo, controller=None, hub=True)
     (sent, delivered, _acks, medium), links = FrameCounter(emu)._read()
-    assert seen == ["s1-eth1", "s1-eth2", "s1-eth3", "s1-hub0"]
+    assert seen == ["s1-eth1", "s1-eth2", "s1-eth3", "s1-hub2"]  # the medium's shaped end
     assert (sent, delivered, medium) == (2 + 3 + 4, 20 + 30 + 40, 70)  # the medium's tx
     assert links[("h0", "s1")] == 200 and links[("s1", "h0")] == 2000
     emu.hub = False  # a controller-less switch that is no hub: no medium read
@@ -66,3 +66,14 @@ def test_hub_frames_judge_data_frames_and_show_the_medium():
     assert "4 hosts 1000 B: tree 3.1 (3), scouts 4.1 (4); medium 5.1/5.1" in out.testbed
     full = BY_KEY["chen.hub-frames"].run(Context(False, lambda _m: None, HubPoints(0.7)))
     assert full.verdict == DIFFERS and len(full.points) == 12
+
+
+def test_a_network_compared_with_comes_before_any_claim_on_the_other_network():
+    """chen.hub-frames (on the hub, no `before`) comes ahead of chen.hub-mpich (on the hub,
+    compared with the switch): the switch is still brought up first."""
+    from testbed.reproduce.run import network_order
+
+    claims = [BY_KEY[k] for k in ("chen.frames", "chen.hub-frames", "chen.hub-mpich")]
+    order = network_order(claims)
+    assert order.index("star9") < order.index("star9-hub")
+    assert order == ["star9", "star16", "star9-hub"]

@@ -9,6 +9,7 @@ import pytest
 from testbed.cluster.spec import LOCAL, from_servers
 from testbed.emulation import hub
 from testbed.emulation.network import Emulation
+from testbed.emulation.one_way import switch_rate
 from testbed.errors import UsageError
 from topologies import parse_spec
 
@@ -44,20 +45,24 @@ def test_every_port_feeds_the_medium_and_the_medium_skips_the_senders_side() -> 
 
 def test_the_medium_runs_at_the_slowest_link_of_its_switch() -> None:
     topo = parse_spec("tree:leaves=2,hosts_per_leaf=2,bw=20,core_bw=50")
-    assert hub.switch_rate(topo, "s2") == 20
-    assert hub.switch_rate(topo, "s1") == 50
+    assert switch_rate(topo, "s2") == 20
+    assert switch_rate(topo, "s1") == 50
     cmds, tc, _ = hub.setup(topo, "s2")
     assert cmds[0] == ["ip", "link", "add", "s2-hub0", "type", "veth", "peer", "name", "s2-hub1"]
-    assert "dev s2-hub0" in tc and "rate 20mbit" in tc
+    assert cmds[1] == ["ip", "link", "add", "s2-hub2", "type", "veth", "peer", "name", "s2-hub3"]
+    # OVS sends into hub0; a mirror at hub1 queues a clone no socket owns in hub2's HTB
+    assert "dev s2-hub2" in tc and "rate 20mbit" in tc and "dev s2-hub0" not in tc
+    assert "filter add dev s2-hub1 parent ffff:" in tc and "mirror dev s2-hub2" in tc
+    assert "ofport_request=65000" in cmds[-1] and "s2-hub3" in cmds[-1]
     unshaped = parse_spec("star:hosts=2,bw=none")
-    assert hub.switch_rate(unshaped, "s1") is None
-    assert hub.setup(unshaped, "s1")[1] == ""
+    assert switch_rate(unshaped, "s1") is None
+    assert "htb" not in hub.setup(unshaped, "s1")[1]
 
 
 def test_a_hubs_medium_is_recorded_for_teardown() -> None:
-    emu = Emulation(parse_spec("star:hosts=3"), caps=caps(), hub=True)
+    emu = Emulation(parse_spec("star:hosts=3"), caps=caps(ingress_shaping=True), hub=True)
     assert emu.standalone and emu.hub
-    assert {"s1-hub0", "s1-hub1"} <= set(emu._network_on(LOCAL)[1])
+    assert {"s1-hub0", "s1-hub1", "s1-hub2", "s1-hub3"} <= set(emu._network_on(LOCAL)[1])
 
 
 @pytest.mark.parametrize(("spec", "kwargs", "message"), [
