@@ -125,6 +125,19 @@ def cmd_params(args: argparse.Namespace) -> int:
     return 0
 
 
+def late_side(text: str) -> tuple[str, float]:
+    """--late's value: "root:MS" or "receivers:MS", MS in [0, 10000]."""
+    side, _, ms = text.partition(":")
+    try:
+        value = float(ms)
+    except ValueError:
+        value = -1.0
+    if side not in ("root", "receivers") or not 0 <= value <= 10_000:
+        raise argparse.ArgumentTypeError(f"expected root:MS or receivers:MS (MS 0-10000), "
+                                         f"got {text!r}")
+    return side, value
+
+
 def cmd_bcast(args: argparse.Namespace) -> int:
     from collectives.algorithms import BCASTS, NATIVE
 
@@ -167,7 +180,8 @@ def cmd_bcast(args: argparse.Namespace) -> int:
                             flow=flow, params=params, fragment=args.fragment,
                             mpich_algorithm=args.mpich_algorithm, wait=args.wait,
                             send_order=args.send_order, completion=args.completion,
-                            loss=args.loss, loss_scope=args.loss_scope, frames=args.frames)
+                            loss=args.loss, loss_scope=args.loss_scope, frames=args.frames,
+                            late=args.late)
         res["fidelity"] = mon.window(*res["window"],
                                      host_wait_s=(res.get("cpu") or {}).get("wait_per_turn_s"))
     from ..fidelity.wire_units import in_units
@@ -224,12 +238,21 @@ def cmd_bcast(args: argparse.Namespace) -> int:
         d = res["datagrams"]["per_broadcast"]
         print(f"  datagrams per broadcast: {d['sent']:.1f} sent, {d['received']:.1f} received, "
               f"{d['rejected']:.1f} rejected, {d['repaired']:.1f} fragments repaired")
+        rounds = res["datagrams"].get("repair_rounds")
+        if rounds and rounds.get("mean") is not None:
+            print(f"  repair rounds (Siebert2006): E(X) {rounds['mean']:.2f} chain hops a "
+                  f"fragment, {rounds['multicast_first']:.0%} brought by the multicast first")
         if res["datagrams"].get("pace_bps"):
             print(f"  the root's pace after the last broadcast: "
                   f"{res['datagrams']['pace_bps'] / 1e6:.1f} Mbit/s, its group round trip "
                   f"{res['datagrams']['grtt_s'] * 1e3:.2f} ms")
+    if res.get("final_phase_s") is not None:
+        side, ms = res["late"]
+        print(f"  the {side} {ms:g} ms late: final phase (last call to last return) "
+              f"{res['final_phase_s'] * 1e3:.1f} ms")
     if res["loss"] and res.get("tcp"):
-        print(f"  TCP on the hosts (MPI's messages, also lost): {res['tcp']['retrans_segs']} "
+        lost = "also lost" if res.get("loss_scope") == "all" else "not dropped by the loss"
+        print(f"  TCP on the hosts (MPI's messages, {lost}): {res['tcp']['retrans_segs']} "
               f"segments retransmitted, {res['tcp']['timeouts']} retransmission timeouts")
     if res.get("flow"):
         print(f"  flow-latency benchmark: {res['flow']['t_mcast_s'] * 1e6:.0f} us "
@@ -367,6 +390,10 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--loss-scope", choices=LOSS_SCOPES, default="all",
                    help="drop any packet (default), only multicast datagrams, or only "
                         "those a host receives (multicast-in: each receiver loses its own)")
+    p.add_argument("--late", type=late_side, metavar="SIDE:MS",
+                   help="root:MS or receivers:MS: that side calls every broadcast MS ms "
+                        "after the others (Siebert2006's root last, root first); prints the "
+                        "final phase")
     p.add_argument("--frames", type=NON_NEGATIVE, default=10, metavar="N",
                    help="count frames on the switch ports over N back-to-back "
                         "broadcasts (0: skip)")

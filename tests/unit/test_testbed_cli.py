@@ -196,6 +196,19 @@ def test_bcast_flow_benchmark_is_automatic_unless_asked():
     assert parse([*base, "--flow", "--loss", "0.1"]).flow is True
 
 
+def test_bcast_late_and_loss_scope_choices(capsys: pytest.CaptureFixture[str]) -> None:
+    parse = build_parser().parse_args
+    base = ["bcast", "--algo", "two-stage", "--size", "65536"]
+    assert parse(base).late is None
+    assert parse([*base, "--late", "receivers:157"]).late == ("receivers", 157.0)
+    assert parse([*base, "--loss-scope", "multicast-in"]).loss_scope == "multicast-in"
+    for bad in ("sideways:5", "root:", "root:-1", "root:20000"):
+        with pytest.raises(SystemExit) as exc:
+            parse([*base, "--late", bad])
+        assert exc.value.code == 2
+        assert "expected root:MS or receivers:MS" in capsys.readouterr().err
+
+
 # ---- osu: the fidelity comments after the OSU lines -------------------------------------
 def test_osu_fidelity_lines_name_each_flagged_row() -> None:
     from testbed.cli.measure import fidelity_lines
