@@ -10,13 +10,15 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field
 
 from .kary_tree import KaryNTree
 from .trees import SearchLimitExceeded, greedy_steps, optimal_steps
 
-__all__ = ["DEFAULT_BUDGET", "HwTreeStats", "check_config", "hwtree_trials", "random_problem"]
+__all__ = ["DEFAULT_BUDGET", "HwTreeStats", "check_config", "hwtree_trials", "random_problem",
+           "solve"]
 
 DEFAULT_BUDGET = 3000
 """Search states one optimal tree may visit before the trial is counted as undecided: on
@@ -81,28 +83,51 @@ def check_config(nodes: int, faulty_fraction: float, trials: int, arity: int = 4
     return tree
 
 
+def solve(tree: KaryNTree, budget: int | None,
+          problem: tuple[int, list[int]]) -> tuple[int, int | None]:
+    """One problem's greedy depth and optimal depth (None: the search exceeded `budget`)."""
+    source, dests = problem
+    g = len(greedy_steps(tree, source, dests))
+    try:
+        return g, len(optimal_steps(tree, source, dests, budget))
+    except SearchLimitExceeded:
+        return g, None
+
+
+def _solved(tree: KaryNTree, budget: int | None, problems: list[tuple[int, list[int]]],
+            workers: int) -> Iterator[tuple[int, int | None]]:
+    """Each problem's depths, in order; with `workers` > 1 searched in that many processes
+    (a few problems a task: the hard ones, whose searches take seconds, spread out)."""
+    if workers <= 1:
+        yield from (solve(tree, budget, p) for p in problems)
+        return
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        yield from pool.map(solve, [tree] * len(problems), [budget] * len(problems),
+                            problems, chunksize=4)
+
+
 def hwtree_trials(nodes: int, faulty_fraction: float, trials: int, seed: int = 0,
                   arity: int = 4, budget: int | None = DEFAULT_BUDGET,
-                  progress: Callable[[int, int], None] | None = None) -> HwTreeStats:
+                  progress: Callable[[int, int], None] | None = None,
+                  workers: int = 1) -> HwTreeStats:
     """Run ``trials`` random problems; ``progress(done, total)`` after each one.
 
     The optimum is searched only when the greedy tree is deeper than the depth lower bound
     (otherwise the greedy tree is optimal); a search that exceeds ``budget`` states leaves
-    the trial undecided: it counts in the greedy depths, not in the optimal ones.
+    the trial undecided: it counts in the greedy depths, not in the optimal ones. The
+    problems are drawn first, from one generator seeded with `seed`, so `workers` processes
+    give the same result as one.
     """
     tree = check_config(nodes, faulty_fraction, trials, arity)
     faulty = round(faulty_fraction * nodes)
     rng = random.Random(seed)
+    problems = [random_problem(rng, nodes, faulty) for _ in range(trials)]
     greedy: Counter[int] = Counter()
     optimal: Counter[int] = Counter()
     same = undecided = 0
-    for done in range(1, trials + 1):
-        source, dests = random_problem(rng, nodes, faulty)
-        g = len(greedy_steps(tree, source, dests))
+    for done, (g, o) in enumerate(_solved(tree, budget, problems, workers), start=1):
         greedy[g] += 1
-        try:
-            o = len(optimal_steps(tree, source, dests, budget))
-        except SearchLimitExceeded:
+        if o is None:
             undecided += 1
         else:
             optimal[o] += 1

@@ -76,8 +76,10 @@ def test_range_delivery_gaps_and_failed_nodes(caps, clean_after, tmp_path):
 
 
 def test_contiguous_igmp_group_without_gap_is_served(caps, clean_after, tmp_path):
-    """In strict mode: through the range lane of every switch on the group's tree (the
-    first datagram, sent on by the controller at the source's switch, bypasses that one)."""
+    """In strict mode: through the range lane of every switch on the group's tree. The
+    first datagram bypasses the lane of each switch that asks the controller about it: the
+    source's always, one further on when the datagram gets there before the tree's flows
+    do (a CI run of 2026-11-27: s5 carried 4 as well)."""
     with Emulation(parse_spec("fattree:k=4,n=2"), caps=caps,
                    controller_config=STRICT) as emu:
         assert {*lane_intfs("s1")} <= set(emu.record.interfaces)
@@ -93,5 +95,6 @@ def test_contiguous_igmp_group_without_gap_is_served(caps, clean_after, tmp_path
                  for sw in tree["tree"]}
     assert wire == {f"h{i}": (5 if 4 <= i <= 8 else 0) for i in range(16)}, wire
     assert all({LANE_IN, LANE_OUT} <= p for p in ports.values()), ports
-    assert carried == {sw: (0 if sw not in tree["tree"] else 4 if sw == source_switch else 5)
-                       for sw in carried}, (carried, tree)
+    assert {sw for sw, n in carried.items() if n} == set(tree["tree"]), (carried, tree)
+    assert all(n in (4, 5) for sw, n in carried.items() if sw in tree["tree"]), carried
+    assert carried[source_switch] == 4, carried  # it always asks about the first

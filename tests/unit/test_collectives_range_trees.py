@@ -247,6 +247,11 @@ def test_stats_are_seeded_and_summed() -> None:
     a = hwtree_trials(64, 0.05, 30, seed=3)
     b = hwtree_trials(64, 0.05, 30, seed=3)
     assert a == b
+    # the problems are drawn first: searched in 2 processes, the same stats
+    assert hwtree_trials(64, 0.05, 30, seed=3, workers=2) == a
+    done: list[int] = []
+    hard = hwtree_trials(1024, 0.01, 12, seed=5, workers=2, progress=lambda d, t: done.append(d))
+    assert hard == hwtree_trials(1024, 0.01, 12, seed=5) and done == list(range(1, 13))
     d = a.to_dict()
     assert sum(d["greedy_depths"].values()) == pytest.approx(1.0)
     assert sum(d["optimal_depths"].values()) == pytest.approx(1.0)

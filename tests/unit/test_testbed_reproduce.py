@@ -103,7 +103,7 @@ def test_table_1_judges_each_cell_by_its_interval(monkeypatch) -> None:
     4096 nodes at 1 % faulty (41.8 % in the paper)."""
     from collectives.range_trees.trials import HwTreeStats
 
-    def fake(n, f, trials, seed=0):
+    def fake(n, f, trials, seed=0, workers=1):
         return HwTreeStats(n, 4, f, round(n * f), trials, seed, {2: trials}, {2: trials},
                            trials, 0)
 
