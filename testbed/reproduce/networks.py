@@ -68,7 +68,10 @@ NETWORKS: dict[str, Kind] = {
         "controller_config": ControllerConfig(mode="contiguous-strict")}),
 }
 TRIES = 2  # a flagged point is measured once more (labs.runner does the same)
-ITERS = 10
+# broadcasts a point times (after bcast_bench's 3 warm-up ones): 10, or 6 from LONG bytes
+# on, where each lasts tens of milliseconds or more and the run's time goes into them
+# (10 at every size until 2026-11-27; cut to keep `make reproduce` within 25 minutes)
+ITERS, LONG_ITERS, LONG = 10, 6, 65536
 POINT_TIMEOUT_S = 240.0
 
 
@@ -96,8 +99,9 @@ class Network:
         return self.measured_params[sizes]
 
     def point(self, algorithm: str, size: int, hosts: int | list[str], frames: int = 0,
-              iters: int = ITERS, take: int = 0, **kwargs: Any) -> dict[str, Any]:
-        """One broadcast of `size` bytes on the first `hosts` hosts, `iters` times, as a
+              iters: int | None = None, take: int = 0, **kwargs: Any) -> dict[str, Any]:
+        """One broadcast of `size` bytes on the first `hosts` hosts, `iters` times (default
+        ITERS, LONG_ITERS from LONG bytes on), as a
         point (label, ms, p10/p90, verified, flags, error, rank_done_s, rank_return_s,
         predicted_ms (the
         t_hold/t_end model's, given `params`), frames_sent, frames_data, frames_acks (per
@@ -108,6 +112,8 @@ class Network:
         point-to-point trees' sending queue at the root (`root_queue`, collectives.sent)."""
         # `hosts` may also be host names in rank order (failed nodes left out)
         named = tuple(hosts) if isinstance(hosts, list) else hosts
+        if iters is None:
+            iters = LONG_ITERS if size >= LONG else ITERS
         key = (algorithm, size, named, frames, iters, take,
                json.dumps(kwargs, sort_keys=True))
         if key in self.points:

@@ -171,7 +171,7 @@ def chain_1m(ctx: Context) -> Outcome:
     net, n = ctx.network, takes(ctx.quick)
     keep = {"options": {"crossover_size": 4 << 20}}
     size = 1 << 20
-    by = {a: taken(net, a, size, 8, n if a != "binomial" else 1, iters=3,
+    by = {a: taken(net, a, size, 8, n if a != "binomial" else 1, iters=2,
                    **(keep if a == "two-stage" else {}))
           for a in ("two-stage", "fragmented-chain", "binomial")}
     points = by["two-stage"] + by["fragmented-chain"]
