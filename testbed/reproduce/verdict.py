@@ -154,6 +154,8 @@ class Part:
     lo: float | None = None
     hi: float | None = None
     fmt: str = ".2f"  # how the figure and its interval are written (":g" for sizes, say)
+    keys: tuple[Any, ...] | None = None  # the points `figure` reads (None: any): the
+    # bootstrap then resamples only those
 
 
 @dataclass(frozen=True)
@@ -186,7 +188,8 @@ def judge(jobs: Mapping[Any, Sequence[float]], parts: Sequence[Part]) -> list[Ju
     ms = {k: statistics.median(v) for k, v in jobs.items()}
     out = []
     for p in parts:
-        interval = bootstrap(jobs, p.figure)
+        interval = bootstrap(jobs if p.keys is None else {k: jobs[k] for k in p.keys},
+                             p.figure)
         out.append(Judged(p, p.figure(ms), interval, against(interval, p.lo, p.hi)))
     return out
 

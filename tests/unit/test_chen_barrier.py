@@ -28,7 +28,7 @@ from testbed.experiments.barrier import label, row_spec
 from testbed.reproduce import chen
 from testbed.reproduce.claims import Context
 from testbed.reproduce.registry import BY_KEY
-from testbed.reproduce.verdict import DIFFERS, NO_RESULT, REPRODUCED, TRANSFER
+from testbed.reproduce.verdict import DIFFERS, NO_RESULT, REPRODUCED, TRANSFER, UNDECIDED
 
 
 # ---- MPICH 1's barrier as a plan --------------------------------------------------------
@@ -179,12 +179,14 @@ def test_every_bracket_is_counted_less_the_one_empty_bracket(tmp_path: Path,
 
 
 # ---- chen.barrier-messages judged on stand-in points --------------------------------------
-def _points(data: dict[str, Any], flag: tuple[str, int] | None = None):
-    """barrier_points as a stand-in: each row's data frames from data[key](hosts)."""
-    def fake(net: Any, hosts: int) -> list[dict[str, Any]]:
+def _points(data: dict[str, Any], flag: tuple[str, int] | None = None,
+            spread: float = 0.0):
+    """barrier_points as a stand-in: each row's data frames from data[key](hosts), `spread`
+    more in the second job."""
+    def fake(net: Any, hosts: int, take: int = 0) -> list[dict[str, Any]]:
         return [{"label": f"{k} barrier on {hosts} hosts", "ms": 1.0, "verified": True,
                  "error": None, "flags": ["hosts waited"] if flag == (k, hosts) else [],
-                 "frames_data": data[k](hosts) if data.get(k) else None,
+                 "frames_data": data[k](hosts) + spread * take if data.get(k) else None,
                  "frames_acks": 1.5, "frames_sent": None} for k in chen.BARRIER_KEYS]
     return fake
 
@@ -202,7 +204,8 @@ def _judged(monkeypatch, fake) -> Any:
 def test_barrier_messages_reproduced_differs_and_no_result(monkeypatch) -> None:
     out = _judged(monkeypatch, _points(PAPER))
     assert out.verdict == REPRODUCED, out.why
-    assert len(out.points) == 6 and len(out.context) == 6  # 4, 7 and 9 hosts
+    # 4, 7 and 9 hosts, 2 jobs each (--quick)
+    assert len(out.points) == 2 * 6 and len(out.context) == 2 * 6
     assert [r["pairwise_count"] for r in out.values["rows"]] == [8, 14, 26]
     assert [r["chen_count"] for r in out.values["rows"]] == [4, 7, 9]
     assert [r["safe_count"] for r in out.values["rows"]] == [7, 13, 17]
@@ -212,7 +215,13 @@ def test_barrier_messages_reproduced_differs_and_no_result(monkeypatch) -> None:
     # the safe barrier's 2N - 1 is not Chen's N: shown, never judged
     off = _judged(monkeypatch, _points({**PAPER, "chen": lambda h: 2 * h - 1.0}))
     assert off.verdict == DIFFERS and off.kind == TRANSFER
-    assert "4 hosts Chen's multicast 7.00 against 4" in off.why
+    assert "4 hosts Chen's multicast (count 4) [7.00, 7.00] lies outside at least 3.5 and " \
+        "at most 4.5" in off.why
+    # judged over the jobs: a second job 0.5 frame further off straddles the margin
+    wide = _judged(monkeypatch, _points(PAPER, spread=0.5))
+    assert wide.verdict == UNDECIDED and "9 hosts MPICH 1's pairwise (count 26) [26.10, " \
+        "26.60] straddles" in wide.why, wide.why
+    assert wide.values["rows"][2]["pairwise_jobs"] == [26.1, 26.6]
     assert _judged(monkeypatch, _points({**PAPER, "safe": None})).verdict == REPRODUCED
     # MPI_Barrier is context: its flag does not take the verdict away, a judged one does
     assert _judged(monkeypatch, _points(PAPER, flag=("mpich", 9))).verdict == REPRODUCED

@@ -62,10 +62,10 @@ class HubPoints:
 def test_hub_frames_judge_data_frames_and_show_the_medium():
     out = BY_KEY["chen.hub-frames"].run(Context(True, lambda _m: None, HubPoints()))
     assert out.verdict == REPRODUCED, out.why
-    assert len(out.points) == 6  # --quick: 4 hosts, 3 sizes, tree and scouts
+    assert len(out.points) == 2 * 6  # --quick: 4 hosts, 3 sizes, tree and scouts, 2 jobs
     assert "4 hosts 1000 B: tree 3.1 (3), scouts 4.1 (4); medium 5.1/5.1" in out.testbed
     full = BY_KEY["chen.hub-frames"].run(Context(False, lambda _m: None, HubPoints(0.7)))
-    assert full.verdict == DIFFERS and len(full.points) == 12
+    assert full.verdict == DIFFERS and len(full.points) == 3 * 12
 
 
 def test_a_network_compared_with_comes_before_any_claim_on_the_other_network():

@@ -260,7 +260,9 @@ def test_chen_frames_judges_data_frames_of_the_faithful_scouts_against_the_formu
 
     out = measured("chen.frames", Points(flat_mcast, data=data))
     assert out.verdict == REPRODUCED, out.why
-    assert len(out.points) == 12 and len(out.context) == 6  # 4 and 9 hosts, 3 sizes
+    # 4 and 9 hosts, 3 sizes; the judged points in 2 jobs (--quick), the repaired in one
+    assert len(out.points) == 2 * 12 and len(out.context) == 6
+    assert "; over the jobs: 4 hosts 1000 B tree (count 3) 3.20 [3.20, 3.20]" in out.testbed
     assert all("completion report" not in p["label"] for p in out.points)
     row = out.values["rows"][0]
     assert row["acks"] == {"tree": 2.0, "scout": 2.0, "repaired": 2.0}
