@@ -4,7 +4,9 @@ of the broadcast; the dynamic tree (DYN-Tree) against the static OPT-Tree there.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
+from contextlib import nullcontext
 from typing import Any
 
 from ..conditions.traffic import Traffic
@@ -24,6 +26,7 @@ RUNS = (("none", "binomial"), ("background", "binomial"), ("hotspot", "binomial"
         ("hotspot", "opt-tree"), ("hotspot", "dyn-tree"))
 YES_NO = ("yes", "no")
 SLOWER = 1.2  # "slower" means at least this much slower than the quiet broadcast
+BUDGET = 1 << 18  # bytes per timed run of t_hold/t_end: 4 messages of SIZE
 
 QUESTIONS = (
     *(Question(f"t_ms.{load}.{alg}", f"t_mcast of {alg}, {SIZE} B on h0..h{HOSTS - 1}, "
@@ -35,19 +38,25 @@ QUESTIONS = (
 
 
 def measure(emu: Any, progress: Callable[[str], None]) -> dict[str, Any]:
-    progress(f"lab 5: t_hold/t_end up to {SIZE} B (OPT-Tree, DYN-Tree)")
-    params = measure_params(emu, [1, 1024, SIZE], repeats=3, dummy_max=0,
-                            budget_bytes=1 << 20)
+    progress(f"lab 5: t_hold/t_end of {SIZE} B (OPT-Tree, DYN-Tree)")
+    # As the handout's experiment measures them (testbed.experiments.spec.param_pair): on
+    # the most distant pair of the broadcast's hosts. The trees need them at SIZE alone (the
+    # experiment's 1 and 1024 B move no answer), and the wire sets their 55 ms: 4 messages
+    # per timed run agreed within 1 % with 16 (the experiment's 1 MiB) and took 6 s less
+    # (3 s in all against 12 s for 1, 1024 and 65536 B on all six hosts; 2026-11-27).
+    pair = [h.name for h in emu.topo.diameter_pair([emu.topo.host(n) for n in MEMBERS])]
+    params = measure_params(emu, [SIZE], repeats=3, dummy_max=0, hosts=pair,
+                            budget_bytes=BUDGET)
     out: dict[str, Any] = {}
-    for load, alg in RUNS:
-        progress(f"lab 5: {alg} under traffic {load}")
-        if load == "none":
-            r = run_bcast(emu, alg, SIZE, hosts=MEMBERS, iters=7, flow=False, params=params)
-        else:
-            with Traffic(emu, LOADS[load], MEMBERS, seed=1):
+    # one traffic context per load, every algorithm of it under the same generators, as
+    # the experiment runs a condition's points
+    for load, algs in itertools.groupby(RUNS, key=lambda run: run[0]):
+        with Traffic(emu, LOADS[load], MEMBERS, seed=1) if load in LOADS else nullcontext():
+            for _, alg in algs:
+                progress(f"lab 5: {alg} under traffic {load}")
                 r = run_bcast(emu, alg, SIZE, hosts=MEMBERS, iters=7, flow=False,
                               params=params)
-        out[f"t_ms.{load}.{alg}"] = round(r["t_mcast_s"]["median"] * 1e3, 2)
+                out[f"t_ms.{load}.{alg}"] = round(r["t_mcast_s"]["median"] * 1e3, 2)
     slow = out["t_ms.hotspot.binomial"] / out["t_ms.none.binomial"]
     out["hotspot_slower"] = "yes" if slow >= SLOWER else "no"
     return out
