@@ -23,6 +23,7 @@ from .mcast import (
     until,
     wire_counts,
 )
+from .shared import shared_network
 
 FAST = ControllerConfig(timers=IgmpTimers(query_interval=2.0, query_response_interval=1.0,
                                           last_member_interval=0.3))
@@ -33,23 +34,46 @@ def members_for(n: int) -> list[str]:
     return sorted({f"h{i}" for i in (1, n // 2, n - 1)})
 
 
-@pytest.mark.parametrize("spec", ["star:hosts=4", "fattree:k=2,n=3", "mesh:rows=3,cols=3",
-                                  "torus:rows=3,cols=3"])
-def test_socket_joins_deliver_to_exactly_themembers(spec, caps, clean_after, tmp_path):
-    topo = parse_spec(spec)
-    members = members_for(len(topo.hosts))
+def deliver_to_exactly_the_members(emu, tmp_path) -> None:
+    """Members spread over the network (sockets joined) get h0's datagrams, and only they:
+    on their wire and in their sockets; the controller's tree for h0 reaches them."""
+    members = members_for(len(emu.topo.hosts))
     group = "239.1.2.3"
-    with Emulation(topo, caps=caps, controller_config=FAST) as emu:
-        rx = {m: Receiver(emu.host(m), group, 4.0, tmp_path) for m in members}
-        for r in rx.values():
-            r.wait_ready()
-        wire = wire_counts(emu, "h0", group, tmp_path, also=rx.values())
-        got = {m: r["count"] for m, r in zip(rx, results(rx.values()), strict=True)}
-        state = api_get(emu.controller.api_port, "/groups")
+    rx = {m: Receiver(emu.host(m), group, 4.0, tmp_path) for m in members}
+    for r in rx.values():
+        r.wait_ready()
+    wire = wire_counts(emu, "h0", group, tmp_path, also=rx.values())
+    got = {m: r["count"] for m, r in zip(rx, results(rx.values()), strict=True)}
+    state = api_get(emu.controller.api_port, "/groups")
     assert got == {m: 5 for m in members}
-    assert wire == {h.name: (5 if h.name in members else 0) for h in topo.hosts}, wire
+    assert wire == {h.name: (5 if h.name in members else 0) for h in emu.topo.hosts}, wire
     src = state[group]["sources"]["h0"]
     assert src["kind"] == "tree" and src["receivers"] == members
+
+
+@pytest.mark.parametrize("spec", ["fattree:k=2,n=3", "mesh:rows=3,cols=3",
+                                  "torus:rows=3,cols=3"])
+def test_socket_joins_deliver_to_exactly_themembers(spec, caps, clean_after, tmp_path):
+    with Emulation(parse_spec(spec), caps=caps, controller_config=FAST) as emu:
+        deliver_to_exactly_the_members(emu, tmp_path)
+
+
+# the star's tests that leave it as they found it (their members gone, no group joined)
+# share one network (tests/integration/shared.py)
+star, star_network = shared_network("star", "star:hosts=4", controller_config=FAST)
+
+
+def test_socket_joins_deliver_to_exactly_themembers_on_a_star(star, tmp_path):
+    deliver_to_exactly_the_members(star, tmp_path)
+
+
+def test_unregistered_groups_are_dropped_and_counted(star, tmp_path):
+    wire = wire_counts(star, "h0", "239.9.9.9", tmp_path)
+    groups = api_get(star.controller.api_port, "/groups")
+    assert wire == {"h0": 0, "h1": 0, "h2": 0, "h3": 0}
+    src = groups["239.9.9.9"]["sources"]["h0"]
+    assert src["kind"] == "unregistered"
+    assert src["dropped_packets"] >= 4  # the first one went to the controller
 
 
 def test_v1_v2_v3_joins_leave_and_expiry(caps, clean_after, tmp_path):
@@ -136,13 +160,3 @@ def test_two_groups_and_link_local(caps, clean_after, tmp_path):
     assert w1 == {"h0": 0, "h1": 5, "h2": 5, "h3": 0, "h4": 0, "h5": 0}
     assert w2 == {"h0": 0, "h1": 0, "h2": 5, "h3": 0, "h4": 0, "h5": 5}
     assert ll == {"h0": 5, "h1": 5, "h2": 5, "h3": 5, "h4": 0, "h5": 5}
-
-
-def test_unregistered_groups_are_dropped_and_counted(caps, clean_after, tmp_path):
-    with Emulation(parse_spec("star:hosts=3"), caps=caps, controller_config=FAST) as emu:
-        wire = wire_counts(emu, "h0", "239.9.9.9", tmp_path)
-        groups = api_get(emu.controller.api_port, "/groups")
-    assert wire == {"h0": 0, "h1": 0, "h2": 0}
-    src = groups["239.9.9.9"]["sources"]["h0"]
-    assert src["kind"] == "unregistered"
-    assert src["dropped_packets"] >= 4  # the first one went to the controller
