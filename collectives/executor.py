@@ -75,7 +75,8 @@ def _multicast(buf: Any, root: int, comm: Any, algorithm: str, params: dict) -> 
     from .ipmc import bcast as mcast_bcast
     from .ipmc.channel import channel_for
 
-    mcast_bcast.bcast(channel_for(comm), buf, root, algorithm, **params)
+    mcast_bcast.bcast(channel_for(comm, timeout=params.get("timeout")), buf, root, algorithm,
+                      **params)
 
 
 def _range(buf: Any, root: int, comm: Any, _algorithm: str, params: dict) -> None:
@@ -120,7 +121,7 @@ def _mcast_barrier(comm: Any, _algorithm: str, params: dict) -> None:
     from .ipmc.barrier import barrier as mcast_barrier
     from .ipmc.channel import channel_for
 
-    mcast_barrier(channel_for(comm), **params)
+    mcast_barrier(channel_for(comm, timeout=params.get("timeout")), **params)
 
 
 def _range_barrier(comm: Any, _algorithm: str, params: dict) -> None:

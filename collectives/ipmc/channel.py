@@ -433,16 +433,21 @@ def _close_all() -> None:
 _KEYVALS: dict[type, Any] = {}
 
 
-def channel_for(comm: Any, fragment: int | None = None, cls: type[Channel] = Channel) -> Channel:
+def channel_for(comm: Any, fragment: int | None = None, cls: type[Channel] = Channel,
+                timeout: float | None = None) -> Channel:
     """The communicator's channel of this class, set up on first use (collectively: every
-    rank calls the same collective) and closed when the communicator is freed."""
+    rank calls the same collective) and closed when the communicator is freed. `timeout`:
+    the first collective's own deadline, which its set-up keeps too (at most
+    SETUP_TIMEOUT_S): a broadcast told to give up after 3 s does not wait 10 for a rank
+    that never joins."""
     from mpi4py import MPI
 
     if cls not in _KEYVALS:
         _KEYVALS[cls] = MPI.Comm.Create_keyval(delete_fn=lambda _c, _k, ch: ch.close())
     ch = comm.Get_attr(_KEYVALS[cls])
     if ch is None:
-        ch = cls(comm, fragment)
+        setup = SETUP_TIMEOUT_S if timeout is None else min(timeout, SETUP_TIMEOUT_S)
+        ch = cls(comm, fragment, setup_timeout=setup)
         comm.Set_attr(_KEYVALS[cls], ch)
     return ch
 
