@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import shlex
 import subprocess
-import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from ..emulation import registry, shell
 from ..emulation.registry import STATE_DIR
+from ..interpreter import module
 from .spec import ClusterSpec, Server
 
 CONTROL_DIR = STATE_DIR / "ssh"  # short: a unix socket path holds at most 107 bytes
@@ -93,7 +93,7 @@ class RemoteServer(LocalServer):
                  input=text)
 
     def kill_job(self, job: str) -> None:
-        self.run([sys.executable, "-m", "testbed.cluster.agent", "kill-job", job], check=False)
+        self.run(module("testbed.cluster.agent", "kill-job", job), check=False)
 
 
 def servers(spec: ClusterSpec) -> list[LocalServer]:
