@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from ..emulation import registry, shell
-from ..emulation.registry import STATE_DIR
+from ..emulation.registry import STATE_DIR, state_dir
 from ..interpreter import module
 from .spec import ClusterSpec, Server
 
@@ -78,7 +78,9 @@ class RemoteServer(LocalServer):
 
     def ssh(self) -> list[str]:
         """The ssh command to this server (the remote command line goes after it)."""
-        self.control_dir.mkdir(parents=True, exist_ok=True)
+        if self.control_dir.parent == STATE_DIR:
+            state_dir()
+        self.control_dir.mkdir(mode=0o700, parents=True, exist_ok=True)  # ssh's sockets
         return ssh_argv(self.server, self.ssh_config, self.control_dir)
 
     def run(self, argv: Sequence[str], *, input: str | None = None, check: bool = True,

@@ -12,6 +12,7 @@ import contextlib
 import json
 import os
 import signal
+import stat
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -19,6 +20,7 @@ from pathlib import Path
 from ..errors import McastlabError
 
 STATE_DIR = Path(os.environ.get("MCASTLAB_STATE_DIR", "/run/mcastlab"))
+STATE_MODE = 0o700  # the run records, the run lock, the runs' own directories: root's only
 ENV_RUN = "MCASTLAB_RUN"
 ENV_JOB = "MCASTLAB_JOB"
 
@@ -42,7 +44,7 @@ class RunRecord:
         return STATE_DIR / f"{self.id}.json"
 
     def save(self) -> None:
-        STATE_DIR.mkdir(parents=True, exist_ok=True)
+        state_dir()
         tmp = self.path.with_suffix(".tmp")
         tmp.write_text(json.dumps(asdict(self), indent=1))
         tmp.replace(self.path)
@@ -62,6 +64,22 @@ def pid_alive(pid: int) -> bool:
     except PermissionError:
         return True
     return True
+
+
+def state_dir() -> Path:
+    """STATE_DIR, made if missing, as a directory of this user's that nobody else may enter
+    (mode STATE_MODE): whoever could open the run lock could hold it for ever, and whoever
+    could write a run record could name the bridges and processes cleanup removes. One that
+    is a symbolic link, not a directory, or another user's is refused."""
+    STATE_DIR.mkdir(mode=STATE_MODE, parents=True, exist_ok=True)
+    st = os.lstat(STATE_DIR)
+    if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.geteuid():
+        raise McastlabError(f"{STATE_DIR} is not a directory of this user's (a link, a file "
+                            "or another user's): refusing to keep run state there; remove "
+                            "it, or set MCASTLAB_STATE_DIR")
+    if stat.S_IMODE(st.st_mode) != STATE_MODE:
+        os.chmod(STATE_DIR, STATE_MODE)
+    return STATE_DIR
 
 
 def records() -> list[RunRecord]:
