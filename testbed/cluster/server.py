@@ -65,7 +65,7 @@ class LocalServer:
 
     def kill_job(self, job: str) -> None:
         """End an MPI or traffic job's processes on this server (found by its mark)."""
-        registry.kill_processes(registry.marked_processes(job_id=job))
+        registry.kill_marked(job_id=job)
 
 
 class RemoteServer(LocalServer):

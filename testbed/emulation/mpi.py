@@ -123,7 +123,7 @@ def run_mpi(emu: Any, argv: list[str], *, hosts: list[str] | None = None, np: in
         try:
             failed = _watch(proc, job_dir, timeout, stall, lines)
         finally:
-            registry.kill_processes(registry.marked_processes(job_id=job_id))
+            registry.kill_marked(job_id=job_id)
             for server in servers:
                 spread.runners[server].kill_job(job_id)
             proc.kill()
