@@ -60,6 +60,14 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--igmp-rate", type=float, default=ControllerConfig.igmp_rate,
                     help="IGMP messages per second per host processed (default %(default)g);"
                          " a flood beyond it is counted and ignored")
+    ap.add_argument("--data-rate", type=float, default=ControllerConfig.data_rate,
+                    help="multicast data packet-ins per second per host handled (default "
+                         "%(default)g); beyond it they are dropped and counted")
+    ap.add_argument("--max-groups", type=int, default=ControllerConfig.max_groups,
+                    help="groups one host may join (default %(default)s); a report for one "
+                         "more is ignored and counted")
+    ap.add_argument("--max-sources", type=int, default=ControllerConfig.max_sources,
+                    help="sources one host's state of a group may hold (default %(default)s)")
     ap.add_argument("--log-file", help="log here instead of standard error")
     ap.add_argument("--verbose", action="store_true")
 
@@ -72,7 +80,9 @@ def addresses(text: str) -> tuple[str, ...]:
 def config_from(args: argparse.Namespace) -> ControllerConfig:
     return ControllerConfig(
         mode=args.mode, unregistered=args.unregistered, fast_leave=args.fast_leave,
-        querier=args.querier, igmp_rate=args.igmp_rate, listen=args.listen, allow=args.allow,
+        querier=args.querier, igmp_rate=args.igmp_rate, data_rate=args.data_rate,
+        max_groups=args.max_groups, max_sources=args.max_sources, listen=args.listen,
+        allow=args.allow,
         timers=IgmpTimers(robustness=args.robustness, query_interval=args.query_interval,
                           query_response_interval=args.query_response,
                           last_member_interval=args.last_member_interval))

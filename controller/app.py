@@ -14,6 +14,7 @@ import os
 import statistics
 import time
 from collections import Counter, deque
+from collections.abc import Callable
 from typing import Any
 
 from topologies import Topology
@@ -53,6 +54,10 @@ from .ofutil import (
 from .querier import Querier
 
 Key = tuple[str, str]  # (group, source host)
+REFUSALS_KEPT = 100  # the latest refusals the state shows
+UNREGISTERED_TTL = 60.0  # s a decision for a group nobody joined is held (then asked again)
+FORGET_EVERY = 1.0  # s between looks for such decisions
+LOOP_ERRORS_LOGGED = 5  # exceptions of a timer loop logged whole (all are counted)
 
 
 class McastlabController(DiscoveryMixin, CountersMixin, BaseApp):
@@ -76,7 +81,8 @@ class McastlabController(DiscoveryMixin, CountersMixin, BaseApp):
         self.dpid_of: dict[str, int] = {}
         self.name_of: dict[int, str] = {}
         self.entries: dict[int, list[Any]] = {}
-        self.membership = Membership(self.config.timers)
+        self.membership = Membership(self.config.timers, self.config.max_groups,
+                                     self.config.max_sources)
         self.querier = Querier(self.config.querier_ip, self.config.timers)
         self.policy: MulticastPolicy | None = None
         self.failed: set[int] = set()
@@ -92,8 +98,11 @@ class McastlabController(DiscoveryMixin, CountersMixin, BaseApp):
         self._key_seq = itertools.count(1)
         self.counters: Counter[str] = Counter()
         self.igmp_handling: deque[float] = deque(maxlen=2000)  # s per IGMP message, latest
-        self.refusals: list[dict[str, Any]] = []
-        self._buckets: dict[str, tuple[float, float]] = {}
+        self.refusals: deque[dict[str, Any]] = deque(maxlen=REFUSALS_KEPT)
+        self._buckets: dict[str, tuple[float, float]] = {}  # IGMP, per host
+        self._data_buckets: dict[str, tuple[float, float]] = {}  # data packet-ins, per host
+        self._unregistered: dict[Key, float] = {}  # since when a key is unregistered
+        self._forget_due = 0.0
         self._replies: dict[int, tuple[Any, list[Any]]] = {}
 
         if path:
@@ -171,7 +180,7 @@ class McastlabController(DiscoveryMixin, CountersMixin, BaseApp):
             "groups": self.groups_state(live=False),
             "failed": sorted(self.failed),
             "querier": self.querier.state(time.monotonic()),
-            "refusals": list(self.refusals[-100:]),
+            "refusals": list(self.refusals),
             "counters": dict(sorted(self.counters.items())),
             "igmp_handling_ms": self._handling(),
         }
@@ -338,15 +347,18 @@ class McastlabController(DiscoveryMixin, CountersMixin, BaseApp):
         else:
             self.counters["ignored_unicast"] += 1
 
-    def _allow(self, host: str) -> bool:
-        """Token bucket per host: a report flood beyond the configured rate is ignored."""
-        now, rate = time.monotonic(), self.config.igmp_rate
-        tokens, last = self._buckets.get(host, (2 * rate, now))
+    def _allow(self, host: str, buckets: dict[str, tuple[float, float]] | None = None,
+               rate: float | None = None) -> bool:
+        """Token bucket per host (IGMP by default; data packet-ins with theirs): a flood
+        beyond the rate (burst: twice it) is ignored."""
+        buckets = self._buckets if buckets is None else buckets
+        now, rate = time.monotonic(), rate or self.config.igmp_rate
+        tokens, last = buckets.get(host, (2 * rate, now))
         tokens = min(2 * rate, tokens + (now - last) * rate)
         if tokens < 1:
-            self._buckets[host] = (tokens, now)
+            buckets[host] = (tokens, now)
             return False
-        self._buckets[host] = (tokens - 1, now)
+        buckets[host] = (tokens - 1, now)
         return True
 
     def _on_igmp(self, host: str, data: bytes) -> None:
@@ -388,9 +400,14 @@ class McastlabController(DiscoveryMixin, CountersMixin, BaseApp):
         self._flood_igmp(data, self.policy.routers, host)
 
     def _on_query(self, host: str, msg: igmp.IgmpMessage, data: bytes, now: float) -> None:
-        """Another querier: the election, its timers adopted, and the query flooded."""
+        """Another querier: the election, its timers adopted (within RFC 3376's ranges,
+        controller.querier), and the query flooded. A query whose source address is not the
+        sending host's is ignored: a host must not speak for another querier."""
         q = msg.query
         assert q is not None
+        if msg.src_ip != self.ip_of.get(host):
+            self.counters["igmp_query_not_from_its_host"] += 1
+            return
         if self.querier.heard_query(host, msg.src_ip, q.qrv, q.qqi_s, now):
             self.logger.info("%s queries from a lower address: not querier for now", msg.src_ip)
         self.membership.timers = self.querier.timers
@@ -435,6 +452,9 @@ class McastlabController(DiscoveryMixin, CountersMixin, BaseApp):
         if source is None or (host is not None and host != source):
             self.counters["mcast_spoofed_source"] += 1
             return
+        if not self._allow(source, self._data_buckets, self.config.data_rate):
+            self.counters["mcast_rate_limited"] += 1
+            return
         key = (group, source)
         if key not in self.decisions:
             if host is None:  # not at the source's switch and no state: stale, drop
@@ -461,6 +481,10 @@ class McastlabController(DiscoveryMixin, CountersMixin, BaseApp):
         old = self.decisions.get(key)
         self.decisions[key] = decision
         self.sources_of.setdefault(group, set()).add(source)
+        if decision.kind == "unregistered":
+            self._unregistered.setdefault(key, time.monotonic())
+        else:
+            self._unregistered.pop(key, None)
         if decision.kind == "refused" and (old is None or old.reason != decision.reason):
             self.counters["refusals"] += 1
             self.refusals.append({"group": group, "source": source, "reason": decision.reason,
@@ -568,9 +592,9 @@ class McastlabController(DiscoveryMixin, CountersMixin, BaseApp):
     def _send_query(self, group: str | None, ports: dict[int, list[int]], max_resp: float,
                     sources: frozenset[str] = frozenset(), suppress: bool = False) -> None:
         t = self.config.timers
-        frame = igmp.query(self.config.querier_ip, group, max_resp, t.query_interval,
-                           t.robustness, tuple(sorted(sources)), suppress)
-        self._packet_out(ports, frame)
+        for frame in igmp.queries(self.config.querier_ip, group, max_resp, t.query_interval,
+                                  t.robustness, tuple(sorted(sources)), suppress):
+            self._packet_out(ports, frame)
         self.counters["queries_sent"] += 1
 
     def _send_group_queries(self, group: str, host: str, queries: Any) -> None:
@@ -588,22 +612,26 @@ class McastlabController(DiscoveryMixin, CountersMixin, BaseApp):
         per query interval while this controller is the elected querier; one at once when it
         becomes querier again."""
         t = self.config.timers
-        startup, due, was = t.robustness, time.monotonic() + t.startup_interval, True
+        state = {"startup": t.robustness, "due": time.monotonic() + t.startup_interval,
+                 "was": True}
         while True:
             hub.sleep(0.1)
-            now = time.monotonic()
-            querier = self.querier.is_querier(now)
-            if querier and not was:
-                self.logger.info("other querier gone: querier again")
-                self.membership.timers = self.querier.timers
-                due = now
-            was = querier
-            if now < due:
-                continue
-            startup -= 1
-            due = now + (t.startup_interval if startup > 0 else t.query_interval)
-            if querier:
-                self._send_query(None, self._host_ports(), t.query_response_interval)
+            self._guarded("querier", lambda: self._querier_step(state))
+
+    def _querier_step(self, state: dict[str, Any]) -> None:
+        t, now = self.config.timers, time.monotonic()
+        querier = self.querier.is_querier(now)
+        if querier and not state["was"]:
+            self.logger.info("other querier gone: querier again")
+            self.membership.timers = self.querier.timers
+            state["due"] = now
+        state["was"] = querier
+        if now < state["due"]:
+            return
+        state["startup"] -= 1
+        state["due"] = now + (t.startup_interval if state["startup"] > 0 else t.query_interval)
+        if querier:
+            self._send_query(None, self._host_ports(), t.query_response_interval)
 
     def _repeat_queries(self, now: float) -> None:
         """The retransmissions of ports' group(-and-source)-specific queries that are due,
@@ -619,13 +647,45 @@ class McastlabController(DiscoveryMixin, CountersMixin, BaseApp):
             else:
                 self._asking.discard((group, host))
 
+    def _forget_unregistered(self, now: float) -> None:
+        """Drop the decisions (and drop entries) of keys unregistered for UNREGISTERED_TTL:
+        every (S,G) a host ever sent to must not stay held for the rest of the run. A later
+        datagram of the key asks again (rate-limited)."""
+        for key in [k for k, t in self._unregistered.items() if now - t > UNREGISTERED_TTL]:
+            for dpid in self.installed.pop(key, {}):
+                self._uninstall_on(self.datapaths.get(dpid), key)
+            del self._unregistered[key], self.decisions[key]
+            self._matches.pop(key, None)
+            self.key_ids.pop(key, None)
+            sources = self.sources_of.get(key[0], set())
+            sources.discard(key[1])
+            if not sources:
+                self.sources_of.pop(key[0], None)
+            self.counters["unregistered_forgotten"] += 1
+
+    def _expiry_step(self) -> None:
+        now = time.monotonic()
+        self._repeat_queries(now)
+        changed = self.membership.expire(now)
+        for group in dict.fromkeys(g for g, _m in changed):
+            self.logger.info("membership of %s changed as timers ran out", group)
+            self._recompute(group)
+        self._routers_changed(now)
+        if now >= self._forget_due:
+            self._forget_due = now + FORGET_EVERY
+            self._forget_unregistered(now)
+
     def _expiry_loop(self) -> None:
         while True:
             hub.sleep(0.02)
-            now = time.monotonic()
-            self._repeat_queries(now)
-            changed = self.membership.expire(now)
-            for group in dict.fromkeys(g for g, _m in changed):
-                self.logger.info("membership of %s changed as timers ran out", group)
-                self._recompute(group)
-            self._routers_changed(now)
+            self._guarded("expiry", self._expiry_step)
+
+    def _guarded(self, loop: str, step: Callable[[], None]) -> None:
+        """One step of a timer loop: an exception in it is logged (the first few) and
+        counted, and the loop goes on: it must not end for the rest of the run."""
+        try:
+            step()
+        except Exception:  # noqa: BLE001 - whatever a step raises, the loop survives it
+            self.counters[f"loop_errors_{loop}"] += 1
+            if self.counters[f"loop_errors_{loop}"] <= LOOP_ERRORS_LOGGED:
+                self.logger.exception("the %s loop's step failed; it goes on", loop)

@@ -8,6 +8,7 @@ import json
 import os
 from dataclasses import asdict, dataclass, field
 
+from .membership import MAX_GROUPS, MAX_SOURCES
 from .timers import IgmpTimers
 
 ENV_TOPOLOGY = "MCASTLAB_TOPOLOGY"
@@ -31,6 +32,10 @@ class ControllerConfig:
     querier_ip: str = "10.0.255.254"
     igmp_rate: float = 200.0       # IGMP messages per second per host the controller
                                    # processes (burst: twice that); a flood beyond is counted
+    data_rate: float = 1000.0      # multicast data packet-ins per second per host handled
+                                   # (burst: twice that); beyond: dropped, counted
+    max_groups: int = MAX_GROUPS   # groups one host may join (controller.membership)
+    max_sources: int = MAX_SOURCES  # sources one host's state of a group may hold
     listen: str = LOOPBACK         # the OpenFlow address: loopback, or a private one (cluster)
     allow: tuple[str, ...] = ()    # switches' addresses that may connect off loopback
 
@@ -44,8 +49,10 @@ class ControllerConfig:
         if min(t.query_interval, t.query_response_interval, t.last_member_interval) <= 0 \
                 or t.robustness < 1:
             raise ValueError("IGMP timers must be positive and robustness at least 1")
-        if self.igmp_rate <= 0:
-            raise ValueError("the IGMP rate limit must be positive")
+        if min(self.igmp_rate, self.data_rate) <= 0:
+            raise ValueError("the IGMP and data packet-in rate limits must be positive")
+        if min(self.max_groups, self.max_sources) < 1:
+            raise ValueError("the groups and sources a host may hold must be at least 1")
         if t.query_response_interval >= t.query_interval:
             raise ValueError("the query response interval must be below the query interval")
         check_listen(self.listen, self.allow)
@@ -71,7 +78,9 @@ class ControllerConfig:
                 "--query-interval", f"{t.query_interval:g}",
                 "--query-response", f"{t.query_response_interval:g}",
                 "--last-member-interval", f"{t.last_member_interval:g}",
-                "--robustness", str(t.robustness), "--igmp-rate", f"{self.igmp_rate:g}"]
+                "--robustness", str(t.robustness), "--igmp-rate", f"{self.igmp_rate:g}",
+                "--data-rate", f"{self.data_rate:g}", "--max-groups", str(self.max_groups),
+                "--max-sources", str(self.max_sources)]
         args += ["--listen", self.listen] + (["--allow", ",".join(self.allow)] if self.allow
                                              else [])
         return args + ["--fast-leave"] * self.fast_leave + ["--no-querier"] * (not self.querier)

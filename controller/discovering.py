@@ -80,8 +80,11 @@ class DiscoveryMixin:
 
     def _lldp_loop(self) -> None:
         while True:
-            assert self.discovery is not None
-            for dpid, dp in list(self.datapaths.items()):
-                for port in sorted(self.discovery.ports.get(dpid, ())):
-                    packet_out(dp, [port], lldp.frame(dpid, port))
+            self._guarded("lldp", self._lldp_step)  # type: ignore[attr-defined]
             hub.sleep(LLDP_PERIOD)
+
+    def _lldp_step(self) -> None:
+        assert self.discovery is not None
+        for dpid, dp in list(self.datapaths.items()):
+            for port in sorted(self.discovery.ports.get(dpid, ())):
+                packet_out(dp, [port], lldp.frame(dpid, port))

@@ -227,6 +227,23 @@ def encode(seconds: float) -> int:
     return 0xFF
 
 
+# sources one query carries: its frame within a 1500-byte IP packet (24 bytes of IPv4 with
+# Router Alert, 12 of query, 4 a source): a group-and-source query naming more would be
+# fragmented or lost, and past 65535 its count field overflows (RFC 3376 4.1.8)
+MAX_QUERY_SOURCES = (1500 - 24 - 12) // 4
+
+
+def queries(querier_ip: str, group: str | None, max_resp_s: float, qqi_s: float,
+            robustness: int = 2, sources: tuple[str, ...] = (),
+            suppress: bool = False) -> list[bytes]:
+    """`query`, split into frames of at most MAX_QUERY_SOURCES sources each (one frame
+    without sources)."""
+    chunks = [sources[i:i + MAX_QUERY_SOURCES]
+              for i in range(0, len(sources), MAX_QUERY_SOURCES)] or [()]
+    return [query(querier_ip, group, max_resp_s, qqi_s, robustness, c, suppress)
+            for c in chunks]
+
+
 def query(querier_ip: str, group: str | None, max_resp_s: float, qqi_s: float,
           robustness: int = 2, sources: tuple[str, ...] = (), suppress: bool = False) -> bytes:
     """An IGMPv3 query frame: general (group None, to 224.0.0.1), group-specific or

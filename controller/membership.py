@@ -20,6 +20,9 @@ from .source_filter import Query, SourceFilter, translate
 from .timers import IgmpTimers
 
 SSM_RANGE = ipaddress.IPv4Network("232.0.0.0/8")
+# What one port (member) may make the controller hold: hostile hosts must not grow its
+# state without bound (1000 groups a host is what the groups benchmark asks of it)
+MAX_GROUPS, MAX_SOURCES = 4096, 1024
 
 
 @dataclass(frozen=True)
@@ -39,6 +42,8 @@ def is_ssm(group: str) -> bool:
 @dataclass
 class Membership:
     timers: IgmpTimers = field(default_factory=IgmpTimers)
+    max_groups: int = MAX_GROUPS    # groups a member may be in; a record for one more: ignored
+    max_sources: int = MAX_SOURCES  # sources a member's state of a group may hold
     _groups: dict[str, dict[str, SourceFilter]] = field(default_factory=dict)
     _deadlines: list[tuple[float, str, str]] = field(default_factory=list)  # a heap
 
@@ -50,8 +55,14 @@ class Membership:
         when one host sits behind each port."""
         if is_ssm(group) and (version < 3 or record in ("is_ex", "to_ex")):
             return Outcome(ignored="ssm_exclude")
+        known = self._groups.get(group, {}).get(member)
+        if known is None and sum(member in ms for ms in self._groups.values()) \
+                >= self.max_groups:
+            return Outcome(ignored="groups_cap")
+        if len(set(sources) | (set(known.timers) if known else set())) > self.max_sources:
+            return Outcome(ignored="sources_cap")
         members = self._groups.setdefault(group, {})
-        state = members.get(member) or SourceFilter()
+        state = known or SourceFilter()
         state.expire(now)
         plain = translate(record, set(sources), version, state.compat(now))
         if plain is None:

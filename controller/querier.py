@@ -3,7 +3,10 @@
 Querier election (RFC 3376 section 6.6.2): every router starts as querier; one that hears a
 query from a lower IP address stops querying and starts the Other Querier Present timer,
 and becomes querier again when it runs out. A non-querier adopts the querier's QRV and QQI
-(sections 4.1.6 and 4.1.7), so memberships time out as the querier expects.
+(sections 4.1.6 and 4.1.7), so memberships time out as the querier expects: a QRV within
+1..7 (a 0 keeps ours), a QQI within our query response interval and our own query interval
+(a 0 keeps ours). The RFC lets QQIC reach 31744 s; adopted whole, one query from any host
+would keep the controller quiet for 2 x 31744 s, nearly 18 hours.
 
 Router ports (RFC 4541 section 2.1.1): a host port where a query was heard has a multicast
 router behind it; reports and leaves go to router ports only (never to other hosts, whose
@@ -41,8 +44,7 @@ class Querier:
         best = self.address if was else self.other
         if src_ip != self.address and _ip(src_ip) <= _ip(best):  # it wins, or is the winner
             self.other = src_ip
-            self.adopted = replace(self.configured, robustness=qrv or self.timers.robustness,
-                                   query_interval=qqi_s or self.timers.query_interval)
+            self.adopted = adopted(self.configured, qrv, qqi_s)
             self.other_until = now + self.timers.other_querier_present
         self.routers[host] = now + self.timers.other_querier_present
         return was and not self.is_querier(now)
@@ -68,3 +70,12 @@ class Querier:
 
 def _ip(addr: str) -> ipaddress.IPv4Address:
     return ipaddress.IPv4Address(addr)
+
+
+def adopted(ours: IgmpTimers, qrv: int, qqi_s: float) -> IgmpTimers:
+    """Our timers with another querier's QRV and QQI, each kept within its range (see the
+    module's docstring); 0 keeps ours."""
+    robustness = min(max(qrv, 1), 7) if qrv else ours.robustness
+    qi = min(max(qqi_s, ours.query_response_interval), ours.query_interval) if qqi_s \
+        else ours.query_interval
+    return replace(ours, robustness=robustness, query_interval=qi)

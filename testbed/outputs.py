@@ -1,5 +1,11 @@
 """Where a command writes, checked before it measures anything: a path that cannot be written
-is a UsageError naming the option, not a traceback after minutes of work."""
+is a UsageError naming the option, not a traceback after minutes of work.
+
+Run as root, a command writes only where no other user could have laid a trap: every part
+of the path that exists, as given and as its links resolve, belongs to root, to this user
+or to the user who ran sudo (SUDO_UID). A folder or link of anybody else's on the way
+(a /tmp/r made by another user, a link planted in place of a results folder) could send
+root's writes anywhere; it is refused with one message."""
 
 from __future__ import annotations
 
@@ -7,6 +13,31 @@ import os
 from pathlib import Path
 
 from .errors import UsageError
+
+
+def trusted_owners() -> set[int]:
+    """The users whose folders and links root may write through."""
+    owners = {0, os.geteuid()}
+    sudo = os.environ.get("SUDO_UID", "")
+    if sudo.isdigit():
+        owners.add(int(sudo))
+    return owners
+
+
+def _nobody_elses(option: str, path: Path) -> None:
+    if os.geteuid() != 0:
+        return  # a user's own writes can only hurt that user
+    trusted = trusted_owners()
+    given = Path(os.path.abspath(path))
+    for chain in (given, given.resolve()):
+        for part in (*reversed(chain.parents), chain):
+            try:
+                owner = os.lstat(part).st_uid
+            except FileNotFoundError:
+                break
+            if owner not in trusted:
+                raise UsageError(f"{option}: {part} belongs to another user (uid {owner}); "
+                                 "root does not write through it: choose another path")
 
 
 def _writable(option: str, folder: Path) -> None:
@@ -25,6 +56,7 @@ def output_file(option: str, text: str) -> Path:
         why = "is not a folder" if folder.exists() else "does not exist"
         raise UsageError(f"{option}: cannot write {path}: the folder {folder} {why}")
     _writable(option, folder)
+    _nobody_elses(option, path)
     return path
 
 
@@ -36,4 +68,5 @@ def output_dir(option: str, text: str) -> Path:
     if not existing.is_dir():
         raise UsageError(f"{option}: cannot make the folder {path}: {existing} is a file")
     _writable(option, existing)
+    _nobody_elses(option, path)
     return path

@@ -52,8 +52,16 @@ STAMP = struct.Struct("@qq")  # struct timespec
 STAMP_SPACE = socket.CMSG_SPACE(STAMP.size)
 RCVBUF = 32 << 20  # a 4 MiB broadcast is ~3000 datagrams of ~2.3 KiB truesize each
 SNDBUF = 4 << 20
-STASH_MAX = 1 << 16
+# Datagrams of later collectives kept until this rank gets there: at most STASH_MAX of them
+# and STASH_BYTES of payload, and only of the next EARLY_MAX collectives (a rank falls that
+# far behind only if its peers run that many collectives that need nothing from it).
+STASH_MAX, STASH_BYTES, EARLY_MAX = 1 << 16, 64 << 20, 64
 FINISHED_MAX = 16  # broadcasts a rank still answers end markers of
+# the window of collectives a datagram may belong to, [bid - FINISHED_MAX, bid + EARLY_MAX]:
+# every sender's datagrams carry the collective's bid, so the window is every sender's
+# replay window; a genuine datagram replayed outside it is rejected ("window"), inside it
+# it is a duplicate the protocols already ignore
+READ_MAX = 4096  # datagrams one read() takes, so that a flood cannot keep a rank in it
 SETUP_TIMEOUT_S = 10.0
 ROUND_S = 0.02  # set-up's probe rounds (_probe_rounds)
 # a rank that has heard no probe this long joins the group again: the kernel repeats an
@@ -112,7 +120,7 @@ class Channel:
         # two-stage: per broadcast (bid), the fragments the multicast brought first (ipmc.rounds)
         self.arrivals: deque[tuple[int, bytes]] = deque(maxlen=rounds.KEPT)
         self._stash: dict[int, list[dg.Datagram]] = {}
-        self._stashed = 0
+        self._stashed = self._stash_bytes = 0
         self._lease = None
         self.recv_sock = self.send_sock = self.ucast_sock = None
         self.peers: list[tuple[str, int]] = []
@@ -271,10 +279,13 @@ class Channel:
         self.stats["sent"] += 1
 
     def read(self) -> Iterator[dg.Datagram]:
-        """Every datagram waiting in the sockets that passes the checks, of any collective
-        (`deliver` sorts them by collective)."""
+        """The datagrams waiting in the sockets (at most READ_MAX: the caller comes back
+        for more) that pass the checks, of any collective (`deliver` sorts them by
+        collective)."""
+        budget = READ_MAX
         for sock in (self.recv_sock, self.ucast_sock):
-            while sock is not None:
+            while sock is not None and budget > 0:
+                budget -= 1
                 try:
                     data, anc, _, _ = sock.recvmsg(65536, STAMP_SPACE)
                 except (BlockingIOError, InterruptedError):
@@ -375,6 +386,7 @@ class Channel:
         kept = self._stash.pop(self.bid, None)
         if kept:
             self._stashed -= len(kept)
+            self._stash_bytes -= sum(len(d.payload) for d in kept)
             for d in kept:
                 handler(d)
         for d in self.read():
@@ -382,10 +394,17 @@ class Channel:
                 continue
             if d.bid == self.bid:
                 handler(d)
-            elif dg.bid_before(self.bid, d.bid) and self._stashed < STASH_MAX:
-                self.stats["early"] += 1
-                self._stash.setdefault(d.bid, []).append(d)  # checked already
-                self._stashed += 1
+            elif 0 < dg.ahead(self.bid, d.bid) <= EARLY_MAX:
+                if (self._stashed < STASH_MAX
+                        and self._stash_bytes + len(d.payload) <= STASH_BYTES):
+                    self.stats["early"] += 1
+                    self._stash.setdefault(d.bid, []).append(d)  # checked already
+                    self._stashed += 1
+                    self._stash_bytes += len(d.payload)
+                else:
+                    self.stats.reject("stash full")
+            elif dg.ahead(d.bid, self.bid) > FINISHED_MAX and d.kind != dg.REPORT:
+                self.stats.reject("window")
             elif not self._answer(d):
                 self.stats["stale"] += 1
 

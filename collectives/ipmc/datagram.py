@@ -7,11 +7,13 @@ count place the fragment (a parity symbol's index names its block and number ins
 The CRC (Siebert2006) covers header and payload; the tag is a keyed
 BLAKE2b of everything before it, with a key only the communicator's ranks hold, so a
 datagram sent by any other host, or by another communicator that happens to share the group,
-is rejected, never delivered. Big-endian throughout."""
+is rejected, never delivered (a replay of a genuine one is bounded by the channel's window of
+collectives, ipmc.channel). Big-endian throughout."""
 
 from __future__ import annotations
 
 import hashlib
+import hmac
 import struct
 import zlib
 from dataclasses import dataclass
@@ -98,8 +100,8 @@ class Codec:
         (crc,) = CRC.unpack_from(view, body_end)
         if zlib.crc32(view[:body_end]) != crc:
             raise Rejected("crc")
-        if self._tag(view[: n - TAG_SIZE]) != bytes(view[n - TAG_SIZE:]):
-            raise Rejected("tag")
+        if not hmac.compare_digest(self._tag(view[: n - TAG_SIZE]), view[n - TAG_SIZE:]):
+            raise Rejected("tag")  # in constant time: no timing tells a forger how far it got
         version, kind, root, bid, index, count = HEADER.unpack_from(view)
         if version != VERSION:
             raise Rejected("version")
@@ -110,6 +112,7 @@ class Codec:
         return Datagram(kind, root, bid, index, count, view[HEADER.size:body_end], at)
 
 
-def bid_before(a: int, b: int) -> bool:
-    """Serial-number order of 32-bit broadcast ids (RFC 1982): a comes before b."""
-    return a != b and ((b - a) & 0xFFFFFFFF) < 0x80000000
+def ahead(a: int, b: int) -> int:
+    """How many collectives broadcast id b comes after a, in 32-bit serial-number arithmetic
+    (RFC 1982); a b before a is nearly 2**32 ahead."""
+    return (b - a) & 0xFFFFFFFF

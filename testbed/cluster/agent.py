@@ -112,7 +112,7 @@ def main(argv: list[str]) -> int:
         hold(json.loads(first), sys.stdin)
         return 0
     if argv[:1] == ["kill-job"] and len(argv) == 2:
-        registry.kill_processes(registry.marked_processes(job_id=argv[1]))
+        registry.kill_marked(job_id=argv[1])
         return 0
     if argv[:1] == ["sample"] and len(argv) == 2:
         from ..fidelity.reading import reading

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 import time
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import RunFailed
+from ..interpreter import code, module
 from .facts import facts
 from .server import RemoteServer, remote_command, servers
 from .spec import ClusterSpec
@@ -55,7 +55,7 @@ def clock(remote: RemoteServer, rounds: int = 20) -> tuple[float, float]:
     """(offset of its clock from this one's, uncertainty), in seconds, NTP-style: one ssh
     session answers each line with its time; the exchange with the smallest round trip
     counts, its remote reading taken to be at the middle of it (uncertainty: half of it)."""
-    proc = subprocess.Popen([*remote.ssh(), remote_command(["python3", "-c", _ECHO_TIME])],
+    proc = subprocess.Popen([*remote.ssh(), remote_command(code(_ECHO_TIME, python="python3"))],
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     assert proc.stdin is not None and proc.stdout is not None
     best: tuple[float, float] | None = None
@@ -85,7 +85,7 @@ def check(spec: ClusterSpec) -> list[Report]:
         rep = Report(remote.name)
         reports.append(rep)
         try:
-            out = remote.run([sys.executable, "-m", "testbed.cluster.facts"], timeout=120)
+            out = remote.run(module("testbed.cluster.facts"), timeout=120)
             rep.facts = json.loads(out.stdout.strip().splitlines()[-1])
             rep.offset_s, rep.uncertainty_s = clock(remote)
         except RunFailed as exc:

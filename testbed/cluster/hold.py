@@ -8,13 +8,13 @@ import json
 import os
 import select
 import subprocess
-import sys
 import time
 from collections.abc import Callable
 from typing import Any
 
 from ..emulation import registry
 from ..errors import RunFailed
+from ..interpreter import module
 from .server import RemoteServer, remote_command
 
 START_TIMEOUT_S = 120.0  # its run lock may be held by a run ending there
@@ -25,7 +25,7 @@ class Hold:
     def __init__(self, server: RemoteServer, order: dict[str, Any],
                  progress: Callable[[str], None]) -> None:
         self.server, self.progress = server, progress
-        argv = [sys.executable, "-m", "testbed.cluster.agent", "hold"]
+        argv = module("testbed.cluster.agent", "hold")
         self.proc = subprocess.Popen(
             [*server.ssh(), remote_command(argv, {registry.ENV_RUN: order["run"]})],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,

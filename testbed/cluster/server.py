@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import shlex
 import subprocess
-import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from ..emulation import registry, shell
-from ..emulation.registry import STATE_DIR
+from ..emulation.registry import STATE_DIR, state_dir
+from ..interpreter import module
 from .spec import ClusterSpec, Server
 
 CONTROL_DIR = STATE_DIR / "ssh"  # short: a unix socket path holds at most 107 bytes
@@ -65,7 +65,7 @@ class LocalServer:
 
     def kill_job(self, job: str) -> None:
         """End an MPI or traffic job's processes on this server (found by its mark)."""
-        registry.kill_processes(registry.marked_processes(job_id=job))
+        registry.kill_marked(job_id=job)
 
 
 class RemoteServer(LocalServer):
@@ -78,7 +78,9 @@ class RemoteServer(LocalServer):
 
     def ssh(self) -> list[str]:
         """The ssh command to this server (the remote command line goes after it)."""
-        self.control_dir.mkdir(parents=True, exist_ok=True)
+        if self.control_dir.parent == STATE_DIR:
+            state_dir()
+        self.control_dir.mkdir(mode=0o700, parents=True, exist_ok=True)  # ssh's sockets
         return ssh_argv(self.server, self.ssh_config, self.control_dir)
 
     def run(self, argv: Sequence[str], *, input: str | None = None, check: bool = True,
@@ -93,7 +95,7 @@ class RemoteServer(LocalServer):
                  input=text)
 
     def kill_job(self, job: str) -> None:
-        self.run([sys.executable, "-m", "testbed.cluster.agent", "kill-job", job], check=False)
+        self.run(module("testbed.cluster.agent", "kill-job", job), check=False)
 
 
 def servers(spec: ClusterSpec) -> list[LocalServer]:

@@ -14,7 +14,6 @@ import json
 import os
 import select
 import subprocess
-import sys
 import time
 import uuid
 from pathlib import Path
@@ -26,6 +25,7 @@ from ..cluster.spec import LOCAL
 from ..emulation import registry
 from ..emulation.shell import stop_processes
 from ..errors import McastlabError, RunFailed, UsageError
+from ..interpreter import module
 from .traffic_model import TrafficSpec, accepted_load, plan
 
 PORT = 29470  # below Linux's ephemeral range: no MPI socket in the host can hold it
@@ -146,7 +146,7 @@ class Traffic:
             (self.dir / f"{host}.config.json").write_text(json.dumps(cfg, indent=1))
             with (self.dir / f"{host}.err").open("wb") as err:
                 proc = self.emu.host(host).popen(
-                    [sys.executable, "-m", "testbed.hostprogs.traffic_gen"], env=env,
+                    module("testbed.hostprogs.traffic_gen"), env=env,
                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err)
             self.procs[host] = proc
             self._say(proc, json.dumps(cfg))

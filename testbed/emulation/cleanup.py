@@ -134,16 +134,22 @@ def remove_network(bridges: list[str], intfs: list[str]) -> None:
         ok(cmd, timeout=30)
 
 
-def cleanup_run(rec: registry.RunRecord) -> None:
+def cleanup_run(rec: registry.RunRecord, by_name: bool = True) -> None:
     """Tear down what one run made. Processes first: that frees the host namespaces, and
-    with them the veth pairs that end in a host."""
-    registry.kill_processes(registry.marked_processes(rec.id))
-    if rec.controller_pid and registry.pid_alive(rec.controller_pid):
-        registry.kill_processes([rec.controller_pid])
-    marked = [b for b, r in ovs_bridges().items() if r == rec.id]
+    with them the veth pairs that end in a host. Bridges marked with another run's id are
+    never touched; `by_name` False (another run is alive, and every run names its switches
+    and veths alike: s1, s1-eth2) removes only what carries this run's mark, not what its
+    record names."""
+    registry.kill_marked(rec.id)  # the controller too: it carries the run's mark
     remove_nft_tables([t for t in nft_tables() if t == nft_table(rec.id)])
-    others = set(kernel_bridges()) - set(run_kernel_bridges(rec))  # another run's, or not ours
-    remove_network(sorted((set(rec.bridges) | set(marked)) - others), rec.interfaces)
+    bridges = ovs_bridges() | kernel_bridges()  # name -> the run id marked on it, or ''
+    mine = {b for b, r in bridges.items() if r == rec.id}
+    if by_name:  # and what the record names, unless it is another run's or not ours
+        others = {b for b, r in bridges.items() if r and r != rec.id} | \
+            (set(kernel_bridges()) - set(run_kernel_bridges(rec)))
+        remove_network(sorted((set(rec.bridges) | mine) - others), rec.interfaces)
+    else:
+        remove_network(sorted(mine), [])
     for spec in rec.cgroups:  # CPU-limited hosts' cgroups, empty once the processes are gone
         run(["cgdelete", "-r", spec], check=False, timeout=30)
     if rec.run_dir and Path(rec.run_dir).parent == registry.STATE_DIR:
@@ -159,13 +165,14 @@ def cleanup_stale() -> list[str]:
         if rec.id in live:
             done.append(f"run {rec.id} is still active (pid {rec.pid}); left alone")
             continue
-        cleanup_run(rec)
-        done.append(f"removed run {rec.id}")
+        cleanup_run(rec, by_name=not live)
+        done.append(f"removed run {rec.id}" + (
+            "; its unmarked interfaces are left while a run is active (they may be that "
+            "run's, named alike): run cleanup again after it ends" if live else ""))
     # Marks whose record is gone (e.g. the record was never written before a SIGKILL).
-    orphans = [p for p in registry.marked_processes()
-               if registry.run_of(p) not in live]
+    orphans = [p for p in registry.marked_processes() if registry.run_of(p) not in live]
     if orphans:
-        registry.kill_processes(orphans)
+        registry.kill_marked(where=lambda p: registry.run_of(p) not in live)
         done.append(f"killed {len(orphans)} orphaned process(es)")
     from collectives.ipmc.groups import group_dir
 

@@ -7,7 +7,6 @@ import contextlib
 import json
 import socket
 import subprocess
-import sys
 import time
 import urllib.error
 import urllib.request
@@ -17,6 +16,7 @@ from typing import Any
 from controller.config import ControllerConfig
 
 from ..errors import RunFailed
+from ..interpreter import module
 from .priority import set_autogroup
 
 CONTROLLER_NICE = -10
@@ -90,13 +90,14 @@ class ControllerProcess:
         """Start the controller process and return at once (it takes about half a second to
         listen: the caller can do other work meanwhile, then `wait_listening`)."""
         # above the emulated hosts, as the switch (testbed.emulation.priority)
-        cmd = ["nice", "-n", str(CONTROLLER_NICE), sys.executable, "-m", "controller",
-               "--topology", str(self.topology_file), "--ofp-port", str(self.ofp_port),
-               "--api-port", str(self.api_port),
-               *self.config.to_args()]
+        cmd = ["nice", "-n", str(CONTROLLER_NICE),
+               *module("controller", "--topology", self.topology_file, "--ofp-port",
+                       self.ofp_port, "--api-port", self.api_port,
+                       *self.config.to_args())]
         with open(self.log_file, "ab") as log:
             self.proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT,
-                                         stdin=subprocess.DEVNULL, start_new_session=True)
+                                         stdin=subprocess.DEVNULL, start_new_session=True,
+                                         cwd=self.topology_file.parent)  # the run's own
         set_autogroup(self.proc.pid, CONTROLLER_NICE)  # its session is its own: see there
 
     def wait_listening(self, timeout: float = 30.0) -> None:

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import CapabilityError
+from ..interpreter import code
 from .shell import ok
 
 VENV_BIN = Path(sys.executable).parent
@@ -192,12 +193,12 @@ def detect(imports: bool = True) -> Capabilities:
         "sch_netem": lambda: root and _probe_netns("tc qdisc add dev lo root netem delay 1ms"),
         "netfilter_statistic": lambda: root and _probe_netns(
             "iptables -w -A INPUT -m statistic --mode random --probability 0.5 -j DROP"),
-        "mininet": lambda: ok([sys.executable, "-c", "import mininet.net"]) if imports
+        "mininet": lambda: ok(code("import mininet.net")) if imports
         else _installed("mininet.net"),
-        "mpi": lambda: mpiexec and (ok([sys.executable, "-c", "import mpi4py"]) if imports
+        "mpi": lambda: mpiexec and (ok(code("import mpi4py")) if imports
                                     else _installed("mpi4py")),
         # A subprocess: importing os-ken monkey-patches this process with eventlet.
-        "controller_importable": lambda: ok([sys.executable, "-c", "import controller.app"],
+        "controller_importable": lambda: ok(code("import controller.app"),
                                             timeout=30) if imports
         else _installed("controller.app") and (_installed("os_ken") or _installed("ryu")),
         "ingress_shaping": lambda: root and _probe_netns(

@@ -25,6 +25,9 @@ class HostShell:
 
     name: str
     pid: int
+    # where its processes start (the run's own directory, set by the emulation): never the
+    # directory root was started from
+    workdir: str | None = None
 
     def _popen(self, cmd: list[str], **params: Any) -> Any:
         # Mininet starts the host shell as: mnexec -cdn env PS1=.. bash ... mininet:<name>.
@@ -44,6 +47,8 @@ class HostShell:
 
     def popen(self, *args: Any, **kwargs: Any) -> Any:
         kwargs.setdefault("mncmd", self.nsenter())
+        if self.workdir:
+            kwargs.setdefault("cwd", self.workdir)
         return super().popen(*args, **kwargs)
 
 

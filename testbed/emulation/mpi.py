@@ -23,6 +23,7 @@ from typing import Any
 
 from ..cluster.spec import LOCAL
 from ..errors import RunFailed, UsageError
+from ..interpreter import module
 from . import registry
 
 LAUNCHER = Path(__file__).with_name("hydra_launcher.sh")
@@ -100,7 +101,7 @@ def run_mpi(emu: Any, argv: list[str], *, hosts: list[str] | None = None, np: in
            "-n", str(np), "-genv", "UCX_TLS", "tcp,self",
            "-outfile-pattern", str(job_dir / "rank-%r.out"),
            "-errfile-pattern", str(job_dir / "rank-%r.err"),
-           "sh", "-c", _RANK_WRAPPER, "sh", sys.executable, "-m", "mpi4py", *argv]
+           "sh", "-c", _RANK_WRAPPER, "sh", *module("mpi4py", *argv)]
     rate = emu.topo.host_rate()
     if rate is not None:  # multicast senders pace to it (collectives.ipmc.bcast.default_rate)
         env = {"MCASTLAB_LINK_MBIT": f"{rate:g}", **(env or {})}
@@ -122,7 +123,7 @@ def run_mpi(emu: Any, argv: list[str], *, hosts: list[str] | None = None, np: in
         try:
             failed = _watch(proc, job_dir, timeout, stall, lines)
         finally:
-            registry.kill_processes(registry.marked_processes(job_id=job_id))
+            registry.kill_marked(job_id=job_id)
             for server in servers:
                 spread.runners[server].kill_job(job_id)
             proc.kill()

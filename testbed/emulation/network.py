@@ -433,6 +433,7 @@ class Emulation:
 
         from .hosts import (
             CPULimitedTestbedHost,
+            HostShell,
             KernelBridge,
             ListeningController,
             TestbedHost,
@@ -473,6 +474,9 @@ class Emulation:
                         intfName2=intf_name(link.node2, link.port2),
                         **self.spread.link_params(link.node1, link.node2, key))
         net.build()
+        for h in self.topo.hosts:  # (a host on another server starts its own in its run)
+            if isinstance(node := net.get(h.name), HostShell):
+                node.workdir = str(self.run_dir)
         if self.controller is not None:  # the switches connect to it as they start
             self.controller.wait_listening()
             self.timings["controller_s"] = time.perf_counter() - self._t0
@@ -587,8 +591,7 @@ class Emulation:
             # process, host shells included: that frees the namespaces and the veths ending
             # in them. Mininet's net.stop() is not used: it talks to each node's shell and
             # hangs when one is gone; the record says all there is to remove.
-            registry.kill_processes([p for p in registry.marked_processes(rec.id)
-                                     if registry.job_of(p)])
+            registry.kill_marked(rec.id, where=registry.job_of)
             self.spread.end()  # the other servers tear their part down
             if self.controller is not None:
                 self.controller.stop()

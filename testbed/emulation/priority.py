@@ -68,7 +68,7 @@ def raise_switch() -> int | None:
     note = _note()
     if not note.exists() or _read(note).get("pid") != pid:
         old = {str(t): n for t in threads(pid) if (n := niceness(t)) is not None}
-        note.parent.mkdir(parents=True, exist_ok=True)
+        registry.state_dir()
         note.write_text(json.dumps({"pid": pid, "nice": old, "autogroup": autogroup(pid)}))
     for t in threads(pid):
         with contextlib.suppress(OSError):

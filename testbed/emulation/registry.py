@@ -11,14 +11,18 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import select
 import signal
+import stat
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from ..errors import McastlabError
 
 STATE_DIR = Path(os.environ.get("MCASTLAB_STATE_DIR", "/run/mcastlab"))
+STATE_MODE = 0o700  # the run records, the run lock, the runs' own directories: root's only
 ENV_RUN = "MCASTLAB_RUN"
 ENV_JOB = "MCASTLAB_JOB"
 
@@ -36,13 +40,16 @@ class RunRecord:
     controller_pid: int | None = None
     ofp_port: int | None = None
     api_port: int | None = None
+    # when the testbed process started (clock ticks after boot): a PID the kernel has given
+    # to another process since is not this run's (None: a record of before 2026-11-27)
+    pid_start: int | None = None
 
     @property
     def path(self) -> Path:
         return STATE_DIR / f"{self.id}.json"
 
     def save(self) -> None:
-        STATE_DIR.mkdir(parents=True, exist_ok=True)
+        state_dir()
         tmp = self.path.with_suffix(".tmp")
         tmp.write_text(json.dumps(asdict(self), indent=1))
         tmp.replace(self.path)
@@ -51,7 +58,8 @@ class RunRecord:
         self.path.unlink(missing_ok=True)
 
     def alive(self) -> bool:
-        return pid_alive(self.pid)
+        return pid_alive(self.pid) and (self.pid_start is None
+                                        or start_time(self.pid) == self.pid_start)
 
 
 def pid_alive(pid: int) -> bool:
@@ -62,6 +70,22 @@ def pid_alive(pid: int) -> bool:
     except PermissionError:
         return True
     return True
+
+
+def state_dir() -> Path:
+    """STATE_DIR, made if missing, as a directory of this user's that nobody else may enter
+    (mode STATE_MODE): whoever could open the run lock could hold it for ever, and whoever
+    could write a run record could name the bridges and processes cleanup removes. One that
+    is a symbolic link, not a directory, or another user's is refused."""
+    STATE_DIR.mkdir(mode=STATE_MODE, parents=True, exist_ok=True)
+    st = os.lstat(STATE_DIR)
+    if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.geteuid():
+        raise McastlabError(f"{STATE_DIR} is not a directory of this user's (a link, a file "
+                            "or another user's): refusing to keep run state there; remove "
+                            "it, or set MCASTLAB_STATE_DIR")
+    if stat.S_IMODE(st.st_mode) != STATE_MODE:
+        os.chmod(STATE_DIR, STATE_MODE)
+    return STATE_DIR
 
 
 def records() -> list[RunRecord]:
@@ -88,7 +112,7 @@ def new_run(run_dir: str, topology: str) -> RunRecord:
             "wait for it or stop it, then 'sudo mcastlab cleanup'")
     run_id = time.strftime("%Y%m%d-%H%M%S") + f"-{os.getpid()}"
     rec = RunRecord(id=run_id, pid=os.getpid(), started=time.time(), run_dir=run_dir,
-                    topology=topology)
+                    topology=topology, pid_start=start_time(os.getpid()))
     rec.save()
     return rec
 
@@ -155,30 +179,49 @@ def marked_processes(run_id: str | None = None, job_id: str | None = None) -> li
     return sorted(found)
 
 
-def kill_processes(pids: list[int], grace: float = 1.0) -> None:
-    """SIGTERM and SIGHUP (interactive shells ignore SIGTERM), then SIGKILL whatever is
-    left after `grace` seconds."""
-    alive = []
-    for pid in pids:
-        try:
-            os.kill(pid, signal.SIGTERM)
-            os.kill(pid, signal.SIGHUP)
-            alive.append(pid)
-        except ProcessLookupError:
-            pass
-    deadline = time.time() + grace
-    while alive and time.time() < deadline:
-        alive = [p for p in alive if _running(p)]
-        time.sleep(0.02)
-    for pid in alive:
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(pid, signal.SIGKILL)
-
-
-def _running(pid: int) -> bool:
-    """Alive and not a zombie."""
+def start_time(pid: int) -> int | None:
+    """When a process started, in clock ticks after boot (proc(5) stat field 22); None if it
+    is gone. With the PID it names one process: PIDs are reused, this pair is not."""
     try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[19])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def kill_marked(run_id: str | None = None, job_id: str | None = None,
+                where: Callable[[int], bool] | None = None, grace: float = 1.0) -> None:
+    """End the processes that carry the run's mark (any run's when run_id is None) or the
+    job's, and pass `where`: SIGTERM and SIGHUP (interactive shells ignore SIGTERM), then
+    SIGKILL whatever is left after `grace` seconds. Each is pinned with a pidfd and its mark
+    read again through it before any signal: a PID that ended and was given to another
+    process between the scan and the signal is never signalled (signals go to the pidfd)."""
+    pinned: list[int] = []
+    for pid in marked_processes(run_id, job_id):
+        if where is not None and not where(pid):
+            continue
+        try:
+            fd = os.pidfd_open(pid)
+        except OSError:  # gone
+            continue
+        env = _environ(pid)
+        if (env.get(ENV_JOB) == job_id if job_id is not None
+                else ENV_RUN in env and run_id in (None, env[ENV_RUN])):
+            pinned.append(fd)
+        else:
+            os.close(fd)
+    try:
+        for fd in pinned:
+            for sig in (signal.SIGTERM, signal.SIGHUP):
+                with contextlib.suppress(ProcessLookupError):
+                    signal.pidfd_send_signal(fd, sig)
+        deadline = time.monotonic() + grace
+        alive = pinned
+        while alive and (left := deadline - time.monotonic()) > 0:
+            select.select(alive, [], [], left)  # a pidfd reads ready once its process ends
+            alive = [fd for fd in alive if not select.select([fd], [], [], 0)[0]]
+        for fd in alive:
+            with contextlib.suppress(ProcessLookupError):
+                signal.pidfd_send_signal(fd, signal.SIGKILL)
+    finally:
+        for fd in pinned:
+            os.close(fd)

@@ -21,8 +21,8 @@ class RunLock:
         self.fd: int | None = None
 
     def acquire(self, progress: Callable[[str], None], poll_s: float = 0.5) -> None:
-        registry.STATE_DIR.mkdir(parents=True, exist_ok=True)
-        fd = os.open(registry.STATE_DIR / LOCK, os.O_RDWR | os.O_CREAT, 0o644)
+        fd = os.open(registry.state_dir() / LOCK,
+                     os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
         told = False
         while True:
             try:

@@ -14,6 +14,7 @@ from pathlib import Path
 from collectives.programs.sweep_bench import POINT_SAID
 
 from ..errors import RunFailed
+from .results import append_line
 
 
 class Relay:
@@ -49,6 +50,5 @@ class Relay:
     def line(self, text: str) -> None:
         if text.startswith(POINT_SAID):
             self.beat.write_text(text[len(POINT_SAID):])
-        elif text.startswith("{"):
-            with self.out.open("a") as f:
-                f.write(text + "\n")
+        elif text.startswith("{"):  # a point's raw record: on disk before the next
+            append_line(self.out, text)

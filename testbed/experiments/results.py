@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import json
+import os
 import platform
 import re
 import subprocess
@@ -75,7 +76,45 @@ def versions() -> dict[str, str]:
 
 
 def write_json(path: Path, obj: Any) -> None:
-    path.write_text(json.dumps(obj, indent=1, sort_keys=True, default=str) + "\n")
+    """`obj` as JSON in `path`, atomically (write_atomic)."""
+    write_atomic(path, json.dumps(obj, indent=1, sort_keys=True, default=str) + "\n")
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Replace `path` with `text` so that a kill or a full disk at any moment leaves the old
+    file or the new one, never a torn one: a new temporary file beside it (never a link
+    followed), written and fsynced, renamed over it, the folder fsynced."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
+                 0o644)
+    try:
+        with os.fdopen(fd, "w") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    sync_folder(path.parent)
+
+
+def append_line(path: Path, line: str) -> None:
+    """One line appended to `path` and fsynced before this returns (never through a link)."""
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC,
+                 0o644)
+    with os.fdopen(fd, "a") as f:
+        f.write(line + "\n")
+        f.flush()
+        os.fsync(f.fileno())
+
+
+def sync_folder(folder: Path) -> None:
+    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def read_jsonl(path: Path) -> list[dict[str, Any]]:

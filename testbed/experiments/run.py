@@ -20,6 +20,8 @@ import contextlib
 import dataclasses
 import itertools
 import json
+import os
+import re
 import shutil
 import threading
 import time
@@ -91,8 +93,7 @@ class Run:
         results.write_json(self.out / "config.json", self.config)
 
     def add_record(self, rec: dict[str, Any]) -> None:
-        with self.records_file.open("a") as f:
-            f.write(json.dumps(rec, default=str) + "\n")
+        results.append_line(self.records_file, json.dumps(rec, default=str))  # fsynced
         self.done.add(rec["key"])
 
 
@@ -129,23 +130,42 @@ def _json_object(path: Path, text: str, line: int | None = None) -> dict[str, An
     return value
 
 
-def _done_keys(records: Path) -> set[str]:
-    """The points records.jsonl holds. A corrupt line (a run killed mid-write) is refused,
-    not skipped: the next record would be appended to it, and a point silently dropped."""
+def _done_keys(records: Path, log: Log) -> set[str]:
+    """The points records.jsonl holds. A torn last line (no newline: a run killed while
+    writing it, or a disk that filled) is cut off with a warning: its point is measured
+    again, and the next record does not land on it. A corrupt whole line is refused, not
+    skipped: a point would silently go missing."""
     if not records.exists():
         return set()
+    data = records.read_bytes()
+    lines = data.split(b"\n")
     done = set()
-    for n, line in enumerate(records.read_text().splitlines(), 1):
-        if line.strip():
-            rec = _json_object(records, line, n)
-            if not isinstance(rec.get("key"), str):
-                raise _corrupt(records, n, "a record without its point's key")
-            done.add(rec["key"])
+    for n, raw in enumerate(lines, 1):
+        if not raw.strip():
+            continue
+        try:
+            rec = _json_object(records, raw.decode(), n)
+        except (UsageError, UnicodeDecodeError) as exc:
+            if n < len(lines):  # a whole line (its newline written): corrupt, refuse
+                raise exc if isinstance(exc, UsageError) else \
+                    _corrupt(records, n, "not text") from None
+            with open(records, "r+b") as f:  # the last: cut it off
+                f.truncate(len(data) - len(raw))
+                os.fsync(f.fileno())
+            log(f"warning: {records} ended in a torn line ({len(raw)} bytes, a run killed "
+                "while writing it); cut off, its point is measured again")
+            break
+        if not isinstance(rec.get("key"), str):
+            raise _corrupt(records, n, "a record without its point's key")
+        done.add(rec["key"])
+    else:
+        if data and not data.endswith(b"\n"):  # whole, but its newline never written
+            results.append_line(records, "")
     return done
 
 
-def _reopen(folder: Path, spec_path: Path | None) -> tuple[ExperimentSpec, dict[str, Any],
-                                                             set[str]]:
+def _reopen(folder: Path, spec_path: Path | None, log: Log
+            ) -> tuple[ExperimentSpec, dict[str, Any], set[str]]:
     """An interrupted run's spec, config and finished points, all read and checked before
     anything is measured."""
     if not (folder / "spec.toml").is_file() or not (folder / "config.json").is_file():
@@ -156,7 +176,7 @@ def _reopen(folder: Path, spec_path: Path | None) -> tuple[ExperimentSpec, dict[
         raise UsageError(f"{spec_path} differs from the spec {folder} was started with")
     config_file = folder / "config.json"
     config = _json_object(config_file, config_file.read_text())
-    return spec, config, _done_keys(folder / "records.jsonl")
+    return spec, config, _done_keys(folder / "records.jsonl", log)
 
 
 def prepare(spec_path: Path | None, resume: Path | None, out_root: Path,
@@ -165,7 +185,7 @@ def prepare(spec_path: Path | None, resume: Path | None, out_root: Path,
     (--servers) spreads the network over servers, as a spec's [cluster] table does."""
     done: set[str] = set()
     if resume is not None:
-        spec, config, done = _reopen(resume, spec_path)
+        spec, config, done = _reopen(resume, spec_path, log)
         out = resume.resolve()  # the MPI jobs write into it from other directories
         if cluster is not None:
             raise UsageError("--servers: a resumed run goes on where it began (config.json's "
@@ -205,6 +225,9 @@ def _opened(spec: ExperimentSpec, out: Path, config: dict[str, Any], log: Log,
     run = Run(spec, out, config, log)
     run.done = done or set()
     (out / "raw").mkdir(exist_ok=True)
+    # a resumed run numbers its jobs on from the last attempt's: its raw files are its own
+    run.jobs = max((int(m.group(1)) for f in (out / "raw").iterdir()
+                    if (m := re.fullmatch(r"points-(\d+)\.json", f.name))), default=0)
     run.save_config()
     return run
 
@@ -316,7 +339,7 @@ def _jobs(run: Run, batch: list[Point], groups: list[list[str]], ticker: _Ticker
     run.jobs += 1
     raw_dir = run.out / "raw"
     points = json.dumps([_job_point(run, p) for p in batch])
-    (raw_dir / f"points-{run.jobs}.json").write_text(points)
+    results.write_atomic(raw_dir / f"points-{run.jobs}.json", points)
     relays: list[Relay] = []
     for g in range(len(groups)):
         try:

@@ -12,7 +12,6 @@ switches (controller, standalone OVS)."""
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import Mapping
 from typing import Any
 
@@ -22,6 +21,7 @@ from ..cluster.spec import LOCAL
 from ..emulation.periodic import Periodic
 from ..emulation.ports import host_links, intf_name
 from ..errors import RunFailed
+from ..interpreter import module
 from .reading import reading
 from .wire_units import frame_time_s
 
@@ -29,7 +29,7 @@ SWITCH_WAIT_LIMIT = 0.75  # the switch waited for a core this share of the time 
 MAX_LINK_FLAGS = 3  # more short links than this are flagged as one
 LINK_LIMIT = 0.7    # a loaded link carrying less than this share of its expected rate
 SAMPLE_S = 0.5
-SAMPLE = [sys.executable, "-m", "testbed.cluster.agent", "sample"]  # + {"intfs", "tunnels"}
+SAMPLE = module("testbed.cluster.agent", "sample")  # + {"intfs", "tunnels"}
 # The hosts' processes (ranks, generators) waited for a core longer than this many frame
 # times per turn on a core: a host that each time it has work waits much longer than a
 # frame takes on its link falls behind its link. Measured on a 16-host star (nack 64 KiB,

@@ -2,13 +2,14 @@
 traffic sources and probes used by benchmarks and tests. Standard library only."""
 
 import signal
-import sys
 import time
+
+from ..interpreter import module
 
 
 def command(name: str, *args: object) -> list[str]:
     """The argv that runs host program `name` with `args` under this interpreter."""
-    return [sys.executable, "-m", f"testbed.hostprogs.{name}", *map(str, args)]
+    return module(f"testbed.hostprogs.{name}", *args)
 
 
 def wait_for_stop(poll: float = 0.05) -> None:

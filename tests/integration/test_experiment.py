@@ -9,6 +9,7 @@ import csv
 import json
 import signal
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -109,11 +110,31 @@ def _records(folder: Path) -> list[dict]:
     return [json.loads(ln) for ln in (folder / "records.jsonl").read_text().splitlines()]
 
 
+# packages a helper started as root would import from the directory root stands in, if it
+# ran `python -m ...` or `python -c ...` plainly: each leaves a mark when imported
+PLANTED = ("controller", "collectives", "testbed", "topologies", "mpi4py", "mininet",
+           "os_ken")
+
+
+def plant(where: Path, marks: Path) -> None:
+    for name in PLANTED:
+        (where / name).mkdir(parents=True)
+        (where / name / "__init__.py").write_text(
+            f"open({str(marks / name)!r}, 'w').close()\n")
+
+
 def test_small_spec_with_traffic_and_loss(caps, clean_after, tmp_path):
+    """Run by the installed command from a directory holding planted packages: the
+    controller, the MPI ranks, the traffic generators and the start-up probes (root, every
+    one) import none of them (testbed.interpreter)."""
     spec = tmp_path / "small.toml"
     spec.write_text(SMALL)
-    out = subprocess.run([*MCASTLAB, "experiment", str(spec), "--out", str(tmp_path / "res")],
+    (marks := tmp_path / "imported").mkdir()
+    plant(cwd := tmp_path / "cwd", marks)
+    out = subprocess.run([str(Path(sys.executable).with_name("mcastlab")), "experiment",
+                          str(spec), "--out", str(tmp_path / "res")], cwd=cwd,
                          capture_output=True, text=True, timeout=900)
+    assert not list(marks.iterdir()), "planted packages imported as root"
     assert out.returncode == 0, out.stderr[-3000:]
     folder = _folder(tmp_path / "res")
     assert f"report: {folder / 'report.html'}" in out.stdout

@@ -56,8 +56,8 @@ def test_payload_fits_the_mtu_without_ip_fragmentation():
 
 
 def test_bid_order_wraps():
-    assert dg.bid_before(1, 2) and not dg.bid_before(2, 1)
-    assert dg.bid_before(0xFFFFFFFF, 1) and not dg.bid_before(5, 5)
+    assert dg.ahead(1, 2) == 1 and dg.ahead(2, 1) == 0xFFFFFFFF
+    assert dg.ahead(0xFFFFFFFF, 1) == 2 and dg.ahead(5, 5) == 0
 
 
 def test_fragments_cover_the_message():

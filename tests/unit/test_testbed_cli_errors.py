@@ -98,7 +98,8 @@ def test_run_list_without_a_spec_is_exit_2(capsys: pytest.CaptureFixture[str]) -
 @pytest.mark.parametrize(("file", "text", "needle"), [
     ("config.json", "{not json", "config.json is corrupt (not JSON"),
     ("config.json", "[1, 2]", "config.json is corrupt (not a JSON object)"),
-    ("records.jsonl", '{"key": "a"}\n{"key": "b", "trunc', "records.jsonl is corrupt (line 2"),
+    ("records.jsonl", '{"key": "a"}\n{"key": "b", "trunc\n{"key": "c"}\n',
+     "records.jsonl is corrupt (line 2"),
     ("records.jsonl", '{"key": "a"}\n"text"\n', "(line 2: not a JSON object)"),
     ("records.jsonl", '{"size": 1}\n', "(line 1: a record without its point's key)"),
 ])

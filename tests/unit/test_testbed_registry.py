@@ -225,17 +225,43 @@ def test_marked_processes_skips_the_caller_and_its_ancestors(
     assert proc.wait(timeout=5) == 0
 
 
-def test_kill_processes_terminates_a_marked_process(children: list[subprocess.Popen]) -> None:
+def test_kill_marked_terminates_a_marked_process(children: list[subprocess.Popen]) -> None:
     run_id = f"unit-{uuid.uuid4().hex}"
     proc = _sleeper(children, **{ENV_RUN: run_id})
-    pids = registry.marked_processes(run_id)
-    assert pids == [proc.pid]
-    registry.kill_processes(pids)
+    other = _sleeper(children, **{ENV_RUN: run_id + "-other"})
+    assert registry.marked_processes(run_id) == [proc.pid]
+    registry.kill_marked(run_id)
     assert proc.wait(timeout=5) == -signal.SIGTERM
-    assert registry.marked_processes(run_id) == []
+    assert registry.marked_processes(run_id) == [] and other.poll() is None
 
 
-def test_kill_processes_uses_sigkill_after_the_grace_time(
+def test_kill_marked_reads_the_mark_again_once_the_process_is_pinned(
+        children: list[subprocess.Popen], monkeypatch: pytest.MonkeyPatch) -> None:
+    """A PID whose process ended after the scan and went to another (here: the mark reads
+    differently the second time, through the pinned pidfd) is not signalled."""
+    run_id = f"unit-{uuid.uuid4().hex}"
+    proc = _sleeper(children, **{ENV_RUN: run_id})
+    reads: list[int] = []
+    real = registry._environ
+
+    def environ(pid: int) -> dict[str, str]:
+        reads.append(pid)
+        return real(pid) if reads.count(pid) == 1 else {}  # the PID's new process: no mark
+
+    monkeypatch.setattr(registry, "_environ", environ)
+    registry.kill_marked(run_id, where=lambda pid: pid == proc.pid)
+    assert reads.count(proc.pid) == 2 and proc.poll() is None
+
+
+def test_a_record_whose_pid_went_to_another_process_is_not_alive() -> None:
+    rec = registry.new_run("/tmp/r", "star")
+    assert rec.pid_start == registry.start_time(os.getpid()) and rec.alive()
+    rec.pid_start += 1  # the same PID, another process
+    assert not rec.alive() and registry.active_run() is None
+    assert registry.start_time(_dead_pid()) is None
+
+
+def test_kill_marked_uses_sigkill_after_the_grace_time(
         children: list[subprocess.Popen]) -> None:
     run_id = f"unit-{uuid.uuid4().hex}"
     code = ("import signal, sys, time\n"
@@ -249,23 +275,24 @@ def test_kill_processes_uses_sigkill_after_the_grace_time(
     polite = _sleeper(children, **{ENV_RUN: run_id})
 
     start = time.monotonic()
-    registry.kill_processes(registry.marked_processes(run_id), grace=0.3)
+    registry.kill_marked(run_id, grace=0.3)
     assert stubborn.wait(timeout=5) == -signal.SIGKILL
     assert polite.wait(timeout=5) == -signal.SIGTERM
     assert 0.25 <= time.monotonic() - start < 5
 
 
-def test_kill_processes_does_not_wait_for_zombies(children: list[subprocess.Popen]) -> None:
-    proc = _spawn(children, ["true"])
+def test_kill_marked_does_not_wait_for_zombies(children: list[subprocess.Popen]) -> None:
+    job_id = f"job-{uuid.uuid4().hex}"
+    proc = _spawn(children, ["true"], **{ENV_JOB: job_id})
     deadline = time.monotonic() + 5
     while Path(f"/proc/{proc.pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z":
         assert time.monotonic() < deadline, "true did not exit"
         time.sleep(0.005)
     start = time.monotonic()
-    registry.kill_processes([proc.pid], grace=3)
+    registry.kill_marked(job_id=job_id, grace=3)
     assert time.monotonic() - start < 1
     assert proc.wait(timeout=5) == 0
-    registry.kill_processes([], grace=3)
+    registry.kill_marked(job_id="no-such-job", grace=3)
 
 
 def test_the_switch_priority_note_is_not_taken_for_a_run_record(state_dir: Path) -> None:
