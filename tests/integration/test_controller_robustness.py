@@ -51,7 +51,7 @@ rng = random.Random(11)
 frames = []
 for i in range(n):
     g = some_group()
-    kind = i % 10
+    kind = i % 11
     if kind == 0:    # bad checksum
         p = Ether() / IP(src=ip, dst=g) / IGMP(type=0x16, gaddr=g, chksum=rng.randrange(65536))
     elif kind == 1:  # unknown IGMP type
@@ -76,7 +76,9 @@ for i in range(n):
         p = v3((rng.choice([1, 2, 3, 4, 5, 6, 9]), g, srcs),
                (rng.choice([3, 6]), "224.0.0.%d" % rng.randrange(256), srcs[:1]),
                (6, some_group(), srcs))
-    else:            # queries from a spoofed higher address: a router port, no election
+    elif kind == 10:  # 300 new sources at a time for one group: the port's cap (1024) holds
+        p = v3((5, "239.77.0.1", [spoofed() for _ in range(300)]))
+    else:            # queries from another address than h2's: ignored, no router port
         q = bytearray(struct.pack("!BBH4sBBH4s", 0x11, rng.randrange(256), 0,
                                   socket.inet_aton(rng.choice(["0.0.0.0", g])),
                                   rng.randrange(16), rng.randrange(256), 1,
@@ -104,18 +106,21 @@ def test_fuzzed_igmp_and_multicast_then_a_normal_join_works(caps, clean_after, t
         assert c.get("igmp_rate_limited", 0) > 0  # the flood was cut
         assert c.get("igmp_unknown_type", 0) > 0 and c.get("igmp_foreign_query", 0) > 0
         assert state["ready"]
-        # the queries came from a higher address: no election, but h2's is a router port
+        # the queries spoke for another address than h2's: ignored (no election, no router
+        # port); the sources beyond the port's cap refused
         assert state["querier"]["role"] == "querier"
-        assert list(state["querier"]["router_ports"]) == ["h2"]
+        assert list(state["querier"]["router_ports"]) == []
+        assert c.get("igmp_query_not_from_its_host", 0) > 0
+        assert c.get("igmp_ignored_sources_cap", 0) > 0, c
 
         rx = Receiver(emu.host(1), "239.5.5.5", 4.0, tmp_path)
         rx.wait_ready()
         wire = wire_counts(emu, "h0", "239.5.5.5", tmp_path)
         assert rx.result()["count"] == 5
         groups = api_get(emu.controller.api_port, "/groups")
-        assert wire == {"h0": 0, "h1": 5, "h2": 5}  # the router port gets every group
+        assert wire == {"h0": 0, "h1": 5, "h2": 0}
         assert list(groups["239.5.5.5"]["members"]) == ["h1"]
-        assert groups["239.5.5.5"]["sources"]["h0"]["receivers"] == ["h1", "h2"]
+        assert groups["239.5.5.5"]["sources"]["h0"]["receivers"] == ["h1"]
 
 
 def test_port_counters_count_frames_on_the_wire(caps, clean_after, tmp_path):
