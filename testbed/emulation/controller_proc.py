@@ -100,14 +100,23 @@ class ControllerProcess:
                                          cwd=self.topology_file.parent)  # the run's own
         set_autogroup(self.proc.pid, CONTROLLER_NICE)  # its session is its own: see there
 
+    def _last_words(self) -> str:
+        """The controller log's last line, if it has one (a refusal says why there)."""
+        try:
+            lines = [ln for ln in Path(self.log_file).read_text(errors="replace").splitlines()
+                     if ln.strip()]
+        except OSError:
+            return ""
+        return f": {lines[-1][:300]}" if lines else ""
+
     def wait_listening(self, timeout: float = 30.0) -> None:
         """Return once the launched controller's API answers and its OpenFlow port listens."""
         assert self.proc is not None, "the controller was not launched"
         deadline = time.time() + timeout
         while time.time() < deadline:
             if self.proc.poll() is not None:
-                raise RunFailed(f"the controller exited at start-up (code {self.proc.returncode});"
-                                f" see {self.log_file}")
+                raise RunFailed(f"the controller exited at start-up (code {self.proc.returncode})"
+                                f"{self._last_words()}; see {self.log_file}")
             try:
                 api_get(self.api_port, "/state", timeout=1)
                 if tcp_listening(self.ofp_port, self.config.listen):
