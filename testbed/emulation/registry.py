@@ -160,6 +160,14 @@ def _pid_namespace(pid: int | str) -> str | None:
         return None
 
 
+def _marked(env: dict[str, str], run_id: str | None, job_id: str | None) -> bool:
+    """Whether a process's marks are the job's (when job_id is given), else the run's (any
+    run's when run_id is None)."""
+    if job_id is not None:
+        return env.get(ENV_JOB) == job_id
+    return ENV_RUN in env and run_id in (None, env[ENV_RUN])
+
+
 def marked_processes(run_id: str | None = None, job_id: str | None = None) -> list[int]:
     """PIDs carrying the run mark (any run when run_id is None), or a job's mark; only
     processes of this machine's PID namespace (emulated hosts share it): another server
@@ -169,12 +177,8 @@ def marked_processes(run_id: str | None = None, job_id: str | None = None) -> li
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit() or int(entry.name) in mine:
             continue
-        env = _environ(int(entry.name))
-        if job_id is not None:
-            hit = env.get(ENV_JOB) == job_id
-        else:
-            hit = ENV_RUN in env and (run_id is None or env[ENV_RUN] == run_id)
-        if hit and _pid_namespace(entry.name) == ns:
+        if _marked(_environ(int(entry.name)), run_id, job_id) and \
+                _pid_namespace(entry.name) == ns:
             found.append(int(entry.name))
     return sorted(found)
 
@@ -203,9 +207,7 @@ def kill_marked(run_id: str | None = None, job_id: str | None = None,
             fd = os.pidfd_open(pid)
         except OSError:  # gone
             continue
-        env = _environ(pid)
-        if (env.get(ENV_JOB) == job_id if job_id is not None
-                else ENV_RUN in env and run_id in (None, env[ENV_RUN])):
+        if _marked(_environ(pid), run_id, job_id):
             pinned.append(fd)
         else:
             os.close(fd)
