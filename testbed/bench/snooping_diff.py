@@ -27,6 +27,11 @@ RECEIVERS = ("h1", "h2", "h3")
 COUNT = 5  # datagrams per sender and group after each step
 SNIFF_MAX_S = 30  # a sniffer counts until the senders are done and its wire is quiet
 LEAVE_WAIT_S = 3.0  # after a leave: past every switch's last-member time (RFC default 2 s)
+# a table shows a change a moment before the forwarding does (the controller lists a member
+# gone, then sends its flow and group changes): the sends wait this much longer (a
+# fresh-clone run of 2026-11-27 saw h1 still get a group at once after the controller had
+# dropped it, once in many)
+SETTLE_S = 0.2
 SWITCHES: dict[str, dict[str, Any]] = {
     "controller": {},
     "ovs-snooping": {"ovs_snooping": True},
@@ -120,11 +125,13 @@ def listed(emu: Emulation, group: str) -> bool:
 def _wait_listed(emu: Emulation, changes: list[tuple[str, bool]], most_s: float) -> None:
     """Wait until the switch's table shows the step's joins and leaves, or `most_s` passed
     (a switch that ignores a join, as the controller does an any-source join in the SSM
-    range, never shows it: then the step waits the whole time, as every step did before);
-    a step that changes no membership does not wait."""
+    range, never shows it: then the step waits the whole time, as every step did before),
+    then SETTLE_S for the forwarding to follow; a step that changes no membership does not
+    wait."""
     deadline = time.monotonic() + most_s
     while changes and time.monotonic() < deadline:
         if all(listed(emu, g) == want for g, want in changes):
+            time.sleep(SETTLE_S)
             return
         time.sleep(0.05)
 
