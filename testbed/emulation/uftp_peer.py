@@ -46,6 +46,22 @@ def switch_frames(emu: Any) -> dict[str, int]:
     return got
 
 
+UFTPD_PORT = 1044  # uftpd's default port
+BIND_TIMEOUT_S = 10.0
+
+
+def _wait_bound(receivers: list[Any]) -> None:
+    """Until every uftpd listens on its port (a fixed 0.3 s was once too short on a loaded
+    machine: a fresh-clone run had 1 of 3 receivers complete on a lossless network)."""
+    deadline = time.monotonic() + BIND_TIMEOUT_S
+    for h in receivers:
+        while f":{UFTPD_PORT} " not in h.cmd(f"ss -Hlun 'sport = :{UFTPD_PORT}'"):
+            if time.monotonic() > deadline:
+                raise RunFailed(f"uftpd on {h.name} did not bind port {UFTPD_PORT} within "
+                                f"{BIND_TIMEOUT_S:g} s")
+            time.sleep(0.05)
+
+
 def transfer(emu: Any, size: int, mbit: float, *, hosts: int | None = None,
              timeout: float = 300.0) -> dict[str, Any]:
     """Send `size` random bytes from the first host to the next hosts-1 with uftp; returns
@@ -65,7 +81,7 @@ def transfer(emu: Any, size: int, mbit: float, *, hosts: int | None = None,
                 ["uftpd", "-d", "-I", h.defaultIntf().name, "-U", uid(h.IP()),
                  "-D", str(work / h.name), "-B", "4194304", "-L", str(work / f"{h.name}.log")],
                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
-        time.sleep(0.3)  # the daemons bind their sockets
+        _wait_bound(receivers)
         before = switch_frames(emu)
         proc = sender.popen(
             ["uftp", "-I", sender.defaultIntf().name, "-R", str(int(mbit * 1000)),
