@@ -9,7 +9,7 @@ import socket
 import sys
 
 from .config import (
-    ENV_API_PORT,
+    ENV_API_SOCKET,
     ENV_CONFIG,
     ENV_TOPOLOGY,
     LOOPBACK,
@@ -17,6 +17,7 @@ from .config import (
     UNREGISTERED,
     ControllerConfig,
 )
+from .sockets import default_socket, private_dir
 from .timers import IgmpTimers
 
 
@@ -35,13 +36,15 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--port", "--ofp-port", dest="ofp_port", type=int, default=6653,
                     help="OpenFlow port on the --listen address (default 6653)")
     ap.add_argument("--listen", default=LOOPBACK, metavar="ADDR",
-                    help="OpenFlow address: 127.0.0.1 (default) or a private address every "
-                         "server of a cluster reaches, never a public one")
+                    help="OpenFlow address: 127.0.0.1 (default), a Unix socket's path (only "
+                         "root reaches it; the testbed's runs use one), or a private address "
+                         "every server of a cluster reaches, never a public one")
     ap.add_argument("--allow", type=addresses, default=(), metavar="IP,...",
                     help="with --listen off loopback: the switches' addresses that may "
                          "connect (the cluster's servers); any other connection is closed")
-    ap.add_argument("--api-port", type=int, default=8080,
-                    help="JSON endpoint port on 127.0.0.1 (default 8080)")
+    ap.add_argument("--api-socket", default=None, metavar="PATH",
+                    help="the JSON endpoint's Unix socket, for root and this user only "
+                         f"(default {default_socket()})")
     ap.add_argument("--unregistered", choices=UNREGISTERED, default="drop",
                     help="multicast to groups nobody joined (default drop)")
     ap.add_argument("--fast-leave", action="store_true",
@@ -111,17 +114,23 @@ def checked_config(args: argparse.Namespace) -> ControllerConfig:
         except (ValueError, OSError) as exc:
             raise ValueError(f"--topology: {exc}") from None
     config = config_from(args)  # ValueError for a bad --listen/--allow too
-    ports = {"--port": args.ofp_port, "--api-port": args.api_port}
-    for option, port in ports.items():
-        if not 0 < port < 65536:
-            raise ValueError(f"{option} must be a port 1..65535, got {port}")
-    if args.ofp_port == args.api_port:
-        raise ValueError(f"--port and --api-port are both {args.api_port}")
-    hosts = {"--port": config.listen, "--api-port": LOOPBACK}  # the API stays on loopback
-    for option, port in ports.items():
-        if not port_free(port, hosts[option]):
-            raise ValueError(f"{option} {port}: {hosts[option]}:{port} is in use (another "
-                             "controller?), or not an address of this machine; give another")
+    args.api_socket = args.api_socket or str(default_socket())
+    sockets = {"--api-socket": args.api_socket} | ({"--listen": config.listen}
+                                                    if config.unix else {})
+    if config.listen == args.api_socket:
+        raise ValueError(f"--listen and --api-socket are both {args.api_socket}")
+    for option, path in sockets.items():
+        if not os.path.isabs(path):
+            raise ValueError(f"{option} {path}: give an absolute path")
+        private_dir(os.path.dirname(path))  # ValueError when another user could reach it
+    if config.unix:
+        return config
+    if not 0 < args.ofp_port < 65536:
+        raise ValueError(f"--port must be a port 1..65535, got {args.ofp_port}")
+    if not port_free(args.ofp_port, config.listen):
+        raise ValueError(f"--port {args.ofp_port}: {config.listen}:{args.ofp_port} is in use "
+                         "(another controller?), or not an address of this machine; give "
+                         "another")
     return config
 
 
@@ -141,10 +150,10 @@ def start(args: argparse.Namespace, config: ControllerConfig) -> int:
         os.environ[ENV_TOPOLOGY] = os.path.abspath(args.topology)
     else:
         os.environ.pop(ENV_TOPOLOGY, None)
-    os.environ[ENV_API_PORT] = str(args.api_port)
+    os.environ[ENV_API_SOCKET] = os.path.abspath(args.api_socket or default_socket())
     os.environ[ENV_CONFIG] = config.to_json()
 
-    from .compat import FRAMEWORK
+    from .compat import FRAMEWORK, serve_unix_switches
 
     if FRAMEWORK != "os-ken":  # pragma: no cover
         print("controller: os-ken is not installed; under Ryu run "
@@ -152,6 +161,10 @@ def start(args: argparse.Namespace, config: ControllerConfig) -> int:
         return 2
     from os_ken import cfg
     from os_ken import log as oslog
+
+    os.umask(0o077)  # its sockets and files: this user's alone
+    if config.unix:
+        serve_unix_switches()
     from os_ken.base.app_manager import AppManager
 
     osargs = ["--ofp-listen-host", config.listen, "--ofp-tcp-listen-port", str(args.ofp_port)]

@@ -31,7 +31,7 @@ from .compat import (
     ofproto_v1_3,
     set_ev_cls,
 )
-from .config import ENV_API_PORT, ENV_TOPOLOGY, ControllerConfig
+from .config import ENV_API_SOCKET, ENV_TOPOLOGY, ControllerConfig
 from .counters import CountersMixin
 from .discovering import DiscoveryMixin
 from .discovery import Discovered
@@ -112,10 +112,11 @@ class McastlabController(DiscoveryMixin, CountersMixin, BaseApp):
             self._set_topology(topo)
         else:
             hub.spawn(self._lldp_loop)
-        api.serve(int(os.environ.get(ENV_API_PORT) or 8080), self.state,
+        api.serve(os.environ[ENV_API_SOCKET], self.state,
                   getters={"/ports": self.port_stats, "/groups": self.groups_state},
                   actions={"/nodes/fail": self._fail_nodes,
-                           "/nodes/restore": self._restore_nodes})
+                           "/nodes/restore": self._restore_nodes},
+                  refused=self._api_refused)
         hub.spawn(self._expiry_loop)
         if self.config.querier:
             hub.spawn(self._querier_loop)
@@ -224,10 +225,19 @@ class McastlabController(DiscoveryMixin, CountersMixin, BaseApp):
     @set_ev_cls(ofp_event.EventOFPSwitchFeatures, CONFIG_DISPATCHER)
     def on_features(self, ev: Any) -> None:
         dp = ev.msg.datapath
-        if not self.config.admits(dp.address[0]):  # off loopback: the cluster's servers only
+        if not self.config.admits(dp.address):  # off loopback: the cluster's servers only
             self.counters["refused_switch"] += 1
             self.logger.warning("switch dpid=%s from %s is not an allowed address; closed",
                                 dp.id, dp.address[0])
+            dp.close()
+            return
+        live = self.datapaths.get(dp.id)
+        if live is not None and live is not dp and live.is_active:
+            # A second connection claiming a connected switch's dpid: refused, so that it
+            # can neither take the switch's place nor, closing, mark the real one gone.
+            self.counters["duplicate_switch"] += 1
+            self.logger.warning("a second connection for connected switch dpid=%s from %s; "
+                                "closed", dp.id, dp.address or "a Unix socket")
             dp.close()
             return
         if self.discovery is not None and dp.id not in self.switches:
@@ -259,9 +269,9 @@ class McastlabController(DiscoveryMixin, CountersMixin, BaseApp):
     @set_ev_cls(ofp_event.EventOFPStateChange, [MAIN_DISPATCHER, DEAD_DISPATCHER])
     def on_state_change(self, ev: Any) -> None:
         dp = ev.datapath
-        if ev.state == DEAD_DISPATCHER and dp.id in self.switches:
+        if ev.state == DEAD_DISPATCHER and self.datapaths.get(dp.id) is dp:
             self.switches[dp.id].update(connected=False, ready=False)
-            self.datapaths.pop(dp.id, None)
+            del self.datapaths[dp.id]
 
     def _program_base(self, dp: Any) -> None:
         ofp, parser = dp.ofproto, dp.ofproto_parser
@@ -573,6 +583,10 @@ class McastlabController(DiscoveryMixin, CountersMixin, BaseApp):
         if not isinstance(ids, list) or not all(isinstance(i, int) and 0 <= i < n for i in ids):
             raise ValueError(f"give {{\"nodes\": [ids]}} with node ids in 0..{n - 1}")
         return set(ids)
+
+    def _api_refused(self, why: str) -> None:
+        self.counters["api_refused"] += 1
+        self.logger.warning("%s", why)
 
     def _fail_nodes(self, body: dict[str, Any]) -> dict[str, Any]:
         return self._set_failed(self.failed | self._node_ids(body))

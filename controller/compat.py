@@ -7,6 +7,9 @@ the app loads under ``ryu-manager controller.app`` through this module.
 
 from __future__ import annotations
 
+import socket
+from typing import Any
+
 try:
     from os_ken.base import app_manager
     from os_ken.controller import ofp_event
@@ -37,6 +40,40 @@ except ImportError:  # pragma: no cover - exercised only where Ryu is installed
     FRAMEWORK = "ryu"
 
 
+class UnixSwitchSocket:
+    """A switch's connection on a Unix socket, as os-ken's Datapath may use it. os-ken serves
+    Unix sockets (hub.StreamServer takes a path) but its Datapath sets TCP_NODELAY on every
+    connection, which a Unix socket refuses: TCP options are dropped here, all else is the
+    socket's."""
+
+    def __init__(self, sock: Any) -> None:
+        self._sock = sock
+
+    def setsockopt(self, level: int, *args: Any) -> None:
+        if level != socket.IPPROTO_TCP:
+            self._sock.setsockopt(level, *args)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._sock, name)
+
+
+def serve_unix_switches() -> None:
+    """Let os-ken's OpenFlow server take switches on a Unix socket (--ofp-listen-host PATH)."""
+    from os_ken.controller import controller
+
+    factory = controller.datapath_connection_factory
+    if getattr(factory, "unix_ready", False):
+        return
+
+    def unix_factory(sock: Any, address: Any) -> Any:
+        if sock.family == socket.AF_UNIX:
+            sock = UnixSwitchSocket(sock)
+        return factory(sock, address)
+
+    unix_factory.unix_ready = True  # type: ignore[attr-defined]
+    controller.datapath_connection_factory = unix_factory
+
+
 def framework_version() -> str:
     """Name and version of the framework in use, for results records."""
     from importlib.metadata import PackageNotFoundError, version
@@ -58,5 +95,6 @@ __all__ = [
     "hub",
     "ofp_event",
     "ofproto_v1_3",
+    "serve_unix_switches",
     "set_ev_cls",
 ]

@@ -7,12 +7,13 @@ import ipaddress
 import json
 import os
 from dataclasses import asdict, dataclass, field
+from typing import Any
 
 from .membership import MAX_GROUPS, MAX_SOURCES
 from .timers import IgmpTimers
 
 ENV_TOPOLOGY = "MCASTLAB_TOPOLOGY"
-ENV_API_PORT = "MCASTLAB_API_PORT"
+ENV_API_SOCKET = "MCASTLAB_API_SOCKET"
 ENV_CONFIG = "MCASTLAB_CONTROLLER"
 
 # contiguous-strict: contiguous mode whose range multicasts through a switch share one lane
@@ -36,7 +37,8 @@ class ControllerConfig:
                                    # (burst: twice that); beyond: dropped, counted
     max_groups: int = MAX_GROUPS   # groups one host may join (controller.membership)
     max_sources: int = MAX_SOURCES  # sources one host's state of a group may hold
-    listen: str = LOOPBACK         # the OpenFlow address: loopback, or a private one (cluster)
+    listen: str = LOOPBACK         # the OpenFlow address: a Unix socket's path (the testbed's
+                                   # runs), loopback, or a private address (cluster)
     allow: tuple[str, ...] = ()    # switches' addresses that may connect off loopback
 
     def __post_init__(self) -> None:
@@ -67,9 +69,18 @@ class ControllerConfig:
         """Range multicasts through a switch are serialized in its range lane."""
         return self.mode == "contiguous-strict"
 
-    def admits(self, peer: str) -> bool:
-        """A switch connecting from `peer` may stay: from loopback always, else when allowed."""
-        return _address(peer).is_loopback or peer in self.allow
+    @property
+    def unix(self) -> bool:
+        """OpenFlow on a Unix socket (`listen` is its path)."""
+        return self.listen.startswith("/")
+
+    def admits(self, address: Any) -> bool:
+        """A switch connecting from `address` (the socket's peer) may stay: on a Unix socket
+        always (its file's mode decided who may connect), from loopback always, else when
+        its address is allowed."""
+        if not isinstance(address, tuple):
+            return True
+        return _address(address[0]).is_loopback or address[0] in self.allow
 
     def to_args(self) -> list[str]:
         """The `python -m controller` options that give this configuration."""
@@ -119,8 +130,13 @@ def check_listen_address(listen: str) -> bool:
 
 
 def check_listen(listen: str, allow: tuple[str, ...]) -> None:
-    """The OpenFlow address is loopback or private, and off loopback only the listed
-    switches' addresses may connect."""
+    """The OpenFlow address is a Unix socket's path, loopback or private, and off loopback
+    only the listed switches' addresses may connect."""
+    if listen.startswith("/"):
+        if allow:
+            raise ValueError("--allow is for a TCP address; a Unix socket's file mode says "
+                             "who may connect")
+        return
     loopback = check_listen_address(listen)
     for peer in allow:
         _address(peer)

@@ -80,7 +80,7 @@ class Switch:
 
     def memberships(self) -> int:
         if self.emu.controller is not None:
-            groups = api_get(self.emu.controller.api_port, "/groups", timeout=30)
+            groups = api_get(self.emu.controller.api, "/groups", timeout=30)
             return sum(len(g["members"]) for a, g in groups.items()
                        if a.startswith("239.80."))
         if self.name == "ovs-snooping":

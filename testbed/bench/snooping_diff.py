@@ -112,7 +112,7 @@ def listed(emu: Emulation, group: str) -> bool:
     one member at a time): the controller's state, Open vSwitch's or the bridge's MDB."""
     bridge = emu.topo.switches[0].name
     if emu.controller is not None:
-        return bool(group_members(emu.controller.api_port, group))
+        return bool(group_members(emu.controller.api, group))
     if emu.linux_bridge:
         out = subprocess.run(["bridge", "mdb", "show", "dev", bridge], capture_output=True,
                              text=True, timeout=30).stdout

@@ -9,9 +9,6 @@ import json
 from collections.abc import Callable, Iterator
 
 from ..errors import McastlabError, UsageError
-from .arguments import (
-    POSITIVE,
-)
 
 
 def cmd_controller(args: argparse.Namespace) -> int:
@@ -27,51 +24,55 @@ def cmd_controller(args: argparse.Namespace) -> int:
     return 0
 
 
-def _api_port(args: argparse.Namespace) -> int:
-    """The controller to talk to: --api-port, else the active run's."""
+def _api_socket(args: argparse.Namespace) -> str:
+    """The controller to talk to: --api-socket, else the active run's, else one started
+    with 'mcastlab controller' at its default socket."""
+    from controller.sockets import default_socket
+
     from ..emulation.registry import active_run
 
-    if args.api_port:
-        return args.api_port
+    if args.api_socket:
+        return args.api_socket
     run = active_run()
-    if run is None or not run.api_port:
-        raise McastlabError("no mcastlab run is active (start one, or give --api-port of a "
-                            "controller started with 'mcastlab controller')")
-    return run.api_port
+    if run is not None and run.api_socket:
+        return run.api_socket
+    if default_socket().exists():
+        return str(default_socket())
+    raise McastlabError("no mcastlab run is active and no controller started with "
+                        "'mcastlab controller' (start one, or give --api-socket)")
 
 
-def _not_controller(args: argparse.Namespace, port: int, why: str) -> McastlabError:
-    """Nothing, or something else, on the port: bad input (exit 2) when --api-port named it,
-    otherwise the active run's controller is gone (exit 1)."""
-    error = UsageError if args.api_port else McastlabError
-    return error(f"no mcastlab controller answers on 127.0.0.1:{port} ({why})")
+def _not_controller(args: argparse.Namespace, api: str, why: str) -> McastlabError:
+    """Nothing, or something else, at the socket: bad input (exit 2) when --api-socket named
+    it, otherwise the active run's controller is gone (exit 1)."""
+    error = UsageError if args.api_socket else McastlabError
+    return error(f"no mcastlab controller answers at {api} ({why})")
 
 
 def _api(args: argparse.Namespace, path: str, body: dict | None = None) -> dict:
-    """The controller's JSON answer, an object; anything else on the port is one error line."""
+    """The controller's JSON answer, an object; anything else at the socket is one error
+    line."""
     import http.client
-    import urllib.error
 
-    from ..emulation.controller_proc import api_get, api_post
+    from ..emulation.controller_proc import ApiError, api_get, api_post
 
-    port = _api_port(args)
+    api = _api_socket(args)
     try:
-        answer = api_post(port, path, body) if body is not None else api_get(port, path)
-    except urllib.error.HTTPError as exc:
-        try:
-            message = json.loads(exc.read())["error"]
-        except (ValueError, TypeError, KeyError):
-            raise _not_controller(args, port, f"HTTP {exc.code} on {path}") from None
-        raise McastlabError(f"controller: {message}") from None
-    except OSError as exc:  # refused, reset, timed out
-        why = " ".join(str(getattr(exc, "reason", exc)).split()) or type(exc).__name__
-        raise _not_controller(args, port, why) from None
+        answer = api_post(api, path, body) if body is not None else api_get(api, path)
+    except ApiError as exc:
+        raise McastlabError(f"controller: {exc.message}") from None
+    except PermissionError:
+        raise _not_controller(args, api, "only root may talk to a run's controller: run "
+                                         "this with sudo") from None
+    except OSError as exc:  # refused, reset, timed out, no such socket
+        why = " ".join(str(exc.strerror or exc).split()) or type(exc).__name__
+        raise _not_controller(args, api, why) from None
     except http.client.HTTPException:
-        raise _not_controller(args, port, "the answer is not HTTP") from None
+        raise _not_controller(args, api, "the answer is not HTTP") from None
     except ValueError:
-        raise _not_controller(args, port, f"{path} is not JSON") from None
+        raise _not_controller(args, api, f"{path} is not JSON") from None
     if not isinstance(answer, dict):
-        raise _not_controller(args, port, f"{path} is not a JSON object")
+        raise _not_controller(args, api, f"{path} is not a JSON object")
     return answer
 
 
@@ -81,7 +82,7 @@ def _controller_answer(args: argparse.Namespace, path: str) -> Iterator[None]:
     try:
         yield
     except (KeyError, TypeError, AttributeError, ValueError):
-        raise _not_controller(args, _api_port(args), f"{path} is not the controller's") from None
+        raise _not_controller(args, _api_socket(args), f"{path} is not the controller's") from None
 
 
 def _show(args: argparse.Namespace, path: str, text: Callable[[dict], str]) -> int:
@@ -135,19 +136,19 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     add_arguments(p)
     p.set_defaults(func=cmd_controller)
 
-    api_help = "JSON port of a controller (default: the active run's)"
+    api_help = "the JSON endpoint (Unix socket) of a controller (default: the active run's)"
     for name, helptext, func in [("groups", "multicast groups, members, trees, refusals",
                                   cmd_groups),
                                  ("ports", "per-port packet and byte counters of every switch",
                                   cmd_ports)]:
         p = sub.add_parser(name, help=helptext)
         p.add_argument("--json", action="store_true")
-        p.add_argument("--api-port", type=POSITIVE, help=api_help)
+        p.add_argument("--api-socket", metavar="PATH", help=api_help)
         p.set_defaults(func=func)
     for name, helptext in [("fail", "mark nodes failed/excluded (contiguous mode refuses "
                                     "ranges holding them)"),
                            ("restore", "clear the failed mark of nodes")]:
         p = sub.add_parser(name, help=helptext)
         p.add_argument("nodes", type=int, nargs="+", metavar="NODE_ID")
-        p.add_argument("--api-port", type=POSITIVE, help=api_help)
+        p.add_argument("--api-socket", metavar="PATH", help=api_help)
         p.set_defaults(func=cmd_nodes)

@@ -130,7 +130,7 @@ class McastCLI(CLI):
 
         if self.emu.controller is None:
             raise UsageError("no controller in this network (standalone switches)")
-        return api_get(self.emu.controller.api_port, path)
+        return api_get(self.emu.controller.api, path)
 
     # ------------------------------------------------------------------ commands
     def do_join(self, line: str) -> None:

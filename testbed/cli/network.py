@@ -86,8 +86,9 @@ def cmd_up(args: argparse.Namespace) -> int:
     topo, _rate_used = network(args)
     with Emulation(topo, progress=progress, controller_config=controller_config(args),
                    cluster=cluster) as emu:
-        progress(f"{topo.name} is up ({args.mode} mode); controller state: "
-                  f"http://127.0.0.1:{emu.controller.api_port}/state; 'exit' tears it down")
+        progress(f"{topo.name} is up ({args.mode} mode); controller state: curl "
+                 f"--unix-socket {emu.controller.api} http://controller/state; 'exit' "
+                 "tears it down")
         setLogLevel("output")  # the prompt's own output; Mininet's chatter stays off
         CLI(emu.net)
     return 0

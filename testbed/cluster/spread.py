@@ -10,6 +10,7 @@ import dataclasses
 import ipaddress
 import socket
 from collections.abc import Callable, Iterable
+from pathlib import Path
 from typing import Any, TypeVar
 
 from controller.config import ControllerConfig
@@ -92,12 +93,13 @@ class Spread:
                             f"({first})")
         self.addresses[LOCAL] = out[out.index("src") + 1]
 
-    def controller_config(self, config: ControllerConfig) -> ControllerConfig:
-        """Across servers the controller listens on the cluster's address and admits the
-        servers' switches only (every server's address, this one's included: its own switches
-        connect to that address too)."""
+    def controller_config(self, config: ControllerConfig, unix: Path) -> ControllerConfig:
+        """On one server the switches reach the controller at the Unix socket `unix` (in a
+        directory only root enters). Across servers it listens on the cluster's
+        address and admits the servers' switches only (every server's address, this one's
+        included: its own switches connect to that address too)."""
         if not self.cluster:
-            return config
+            return dataclasses.replace(config, listen=str(unix), allow=())
         assert self.spec is not None
         listen = self.spec.listen or self.addresses[LOCAL]
         return dataclasses.replace(config, listen=listen,

@@ -154,6 +154,7 @@ def cleanup_run(rec: registry.RunRecord, by_name: bool = True) -> None:
         run(["cgdelete", "-r", spec], check=False, timeout=30)
     if rec.run_dir and Path(rec.run_dir).parent == registry.STATE_DIR:
         shutil.rmtree(rec.run_dir, ignore_errors=True)
+    shutil.rmtree(registry.sockets_dir(rec.id), ignore_errors=True)
     rec.remove()
 
 
@@ -179,6 +180,11 @@ def cleanup_stale() -> list[str]:
     leases = group_dir()  # shared by every run's jobs: kept while one is alive
     for d in registry.STATE_DIR.glob("*"):
         if d.is_dir() and d.name not in live and not (live and d == leases):
+            shutil.rmtree(d, ignore_errors=True)
+            done.append(f"removed leftover folder {d}")
+    for d in registry.OVS_RUNDIR.glob(f"{registry.SOCKETS_PREFIX}*"):
+        if d.is_dir() and not d.is_symlink() and \
+                d.name.removeprefix(registry.SOCKETS_PREFIX) not in live:
             shutil.rmtree(d, ignore_errors=True)
             done.append(f"removed leftover folder {d}")
     stray = [b for b, r in (ovs_bridges() | kernel_bridges()).items() if r and r not in live]

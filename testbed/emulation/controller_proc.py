@@ -4,12 +4,11 @@ is programmed, stopped at teardown."""
 from __future__ import annotations
 
 import contextlib
+import http.client
 import json
 import socket
 import subprocess
 import time
-import urllib.error
-import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -50,39 +49,112 @@ def tcp_listening(port: int, ip: str | None = "127.0.0.1", pid: int | None = Non
     return False
 
 
-def api_get(port: int, path: str = "/state", timeout: float = 5.0) -> Any:
-    """GET a JSON resource from the controller's endpoint on 127.0.0.1."""
-    with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=timeout) as r:
-        return json.loads(r.read())
+def unix_listening(path: str | Path) -> bool:
+    """A socket listens at the Unix socket file `path` (read from /proc/net/unix)."""
+    try:
+        lines = Path("/proc/net/unix").read_text().splitlines()[1:]
+    except OSError:
+        return False
+    wanted = str(path)
+    # fields: Num RefCount Protocol Flags Type St Inode Path; flags 00010000: __SO_ACCEPTCON
+    return any(len(f) > 7 and f[7] == wanted and int(f[3], 16) & 0x10000
+               for f in (line.split() for line in lines))
 
 
-def group_members(port: int, group: str) -> dict[str, Any]:
+class ApiError(OSError):
+    """The controller answered with an error status (its JSON `error`, if it said one)."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(f"HTTP {status}: {message}")
+        self.status, self.message = status, message
+
+
+class _UnixConnection(http.client.HTTPConnection):
+    """HTTP over the controller's Unix socket (urllib speaks TCP only)."""
+
+    def __init__(self, path: str | Path, timeout: float) -> None:
+        super().__init__("controller", timeout=timeout)
+        self.socket_path = str(path)
+
+    def connect(self) -> None:
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        sock.settimeout(self.timeout)
+        try:
+            sock.connect(self.socket_path)
+        except OSError:
+            sock.close()
+            raise
+        self.sock = sock
+
+
+def _request(api: str | Path, method: str, path: str, body: bytes | None,
+             timeout: float) -> Any:
+    """The JSON answer of the controller whose endpoint is the Unix socket `api`: OSError
+    when nothing answers there (ApiError for an error status), ValueError when the answer
+    is not JSON, http.client.HTTPException when it is not HTTP."""
+    conn = _UnixConnection(api, timeout)
+    try:
+        headers = {"Content-Type": "application/json"} if body is not None else {}
+        conn.request(method, path, body=body, headers=headers)
+        r = conn.getresponse()
+        data = r.read()
+    finally:
+        conn.close()
+    if r.status >= 400:
+        try:
+            message = json.loads(data)["error"]
+        except (ValueError, TypeError, KeyError):
+            message = r.reason
+        raise ApiError(r.status, str(message))
+    return json.loads(data)
+
+
+def api_get(api: str | Path, path: str = "/state", timeout: float = 5.0) -> Any:
+    """GET a JSON resource from the controller's endpoint (its Unix socket `api`)."""
+    return _request(api, "GET", path, None, timeout)
+
+
+def group_members(api: str | Path, group: str) -> dict[str, Any]:
     """The members the controller lists in `group` (none when it knows no such group)."""
-    return api_get(port, "/groups").get(group, {}).get("members", {})
+    return api_get(api, "/groups").get(group, {}).get("members", {})
 
 
-def api_post(port: int, path: str, body: dict[str, Any], timeout: float = 5.0) -> Any:
-    """POST a JSON action to the controller's endpoint on 127.0.0.1."""
-    req = urllib.request.Request(f"http://127.0.0.1:{port}{path}", method="POST",
-                                 data=json.dumps(body).encode(),
-                                 headers={"Content-Type": "application/json"})
-    with urllib.request.urlopen(req, timeout=timeout) as r:
-        return json.loads(r.read())
+def api_post(api: str | Path, path: str, body: dict[str, Any], timeout: float = 5.0) -> Any:
+    """POST a JSON action to the controller's endpoint (its Unix socket `api`)."""
+    return _request(api, "POST", path, json.dumps(body).encode(), timeout)
 
 
 class ControllerProcess:
+    """The controller of one run. Its JSON endpoint is a Unix socket in the run's directory
+    (`api`); its OpenFlow one too (`config.listen` a path, see `target`), unless switches on
+    other servers connect (a TCP port on the cluster's address, `ofp_port`)."""
+
     def __init__(self, topology_file: Path, log_file: Path,
                  config: ControllerConfig | None = None) -> None:
         self.topology_file = topology_file
         self.config = config or ControllerConfig()
         self.log_file = log_file
         self.ofp_port = free_port()
-        self.api_port = free_port()
+        self.api = topology_file.parent / "api.sock"  # the run's own directory
         self.proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def target(self) -> str:
+        """The switches' controller target (ovs-vsctl set-controller)."""
+        if self.config.unix:
+            return f"unix:{self.config.listen}"
+        return f"tcp:{self.config.listen}:{self.ofp_port}"
+
+    def listening(self) -> bool:
+        """The OpenFlow socket listens (without connecting: a connection would make the
+        controller log a dropped switch)."""
+        if self.config.unix:
+            return unix_listening(self.config.listen)
+        return tcp_listening(self.ofp_port, self.config.listen)
 
     def start(self, timeout: float = 30.0) -> None:
         """Start the controller; returns once its API answers and its OpenFlow port
-        listens (so nobody else need check: testbed.emulation.hosts.ListeningController)."""
+        listens."""
         self.launch()
         self.wait_listening(timeout)
 
@@ -92,8 +164,7 @@ class ControllerProcess:
         # above the emulated hosts, as the switch (testbed.emulation.priority)
         cmd = ["nice", "-n", str(CONTROLLER_NICE),
                *module("controller", "--topology", self.topology_file, "--ofp-port",
-                       self.ofp_port, "--api-port", self.api_port,
-                       *self.config.to_args())]
+                       self.ofp_port, "--api-socket", self.api, *self.config.to_args())]
         with open(self.log_file, "ab") as log:
             self.proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT,
                                          stdin=subprocess.DEVNULL, start_new_session=True,
@@ -118,10 +189,10 @@ class ControllerProcess:
                 raise RunFailed(f"the controller exited at start-up (code {self.proc.returncode})"
                                 f"{self._last_words()}; see {self.log_file}")
             try:
-                api_get(self.api_port, "/state", timeout=1)
-                if tcp_listening(self.ofp_port, self.config.listen):
+                api_get(self.api, "/state", timeout=1)
+                if self.listening():
                     return
-            except (OSError, urllib.error.URLError, ValueError):
+            except (OSError, ValueError, http.client.HTTPException):
                 pass
             time.sleep(0.1)
         raise RunFailed(f"the controller did not answer and listen for switches within "
@@ -132,7 +203,7 @@ class ControllerProcess:
         return self.proc.pid if self.proc else None
 
     def state(self) -> dict[str, Any]:
-        return api_get(self.api_port, "/state")
+        return api_get(self.api, "/state")
 
     def wait_ready(self, timeout: float) -> dict[str, Any]:
         """Block until every switch is connected and its flow tables are programmed."""
@@ -144,7 +215,7 @@ class ControllerProcess:
                                 f"see {self.log_file}")
             try:
                 state = self.state()
-            except (OSError, urllib.error.URLError, ValueError):
+            except (OSError, ValueError, http.client.HTTPException):
                 state = {}
             if state.get("ready"):
                 return state

@@ -89,7 +89,7 @@ class FrameCounter:
         """Per switch and port, its counters and neighbour: the controller's, or without
         one the kernel's of the switch-side interfaces."""
         if self.emu.controller is not None:
-            return api_get(self.emu.controller.api_port, "/ports")
+            return api_get(self.emu.controller.api, "/ports")
         topo, out = self.emu.topo, {}
         for sw in topo.switches:
             out[sw.name] = {str(p): {**interface_counters(intf_name(sw.name, p)),

@@ -11,11 +11,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from mininet.node import CPULimitedHost, Host, OVSSwitch, RemoteController, Switch
+from mininet.node import CPULimitedHost, Host, OVSSwitch, Switch
 
-from ..errors import RunFailed
 from .cleanup import BRIDGE_MARK
-from .controller_proc import tcp_listening
 from .environment import AFXDP_PORT
 from .shell import run
 
@@ -162,16 +160,3 @@ class KernelBridge(Switch):
     def stop(self, deleteIntfs: bool = True) -> None:
         run(["ip", "link", "del", self.name], check=False)
         super().stop(deleteIntfs)
-
-
-class ListeningController(RemoteController):
-    """A remote controller checked without connecting to it. Mininet's check (inside
-    `addController`) runs `echo A | telnet IP PORT` in a shell and decodes the answer as
-    UTF-8; a controller quick enough to send its binary OpenFlow hello first made that raise
-    UnicodeDecodeError (a race: any run could hit it). The listening socket is looked up in
-    /proc/net/tcp instead."""
-
-    def checkListening(self) -> None:
-        if not tcp_listening(self.port, self.ip):
-            self.terminate()  # the shell Mininet started for this node
-            raise RunFailed(f"no controller listens on {self.ip}:{self.port}")

@@ -177,7 +177,7 @@ class Emulation:
         if self.controller is None:
             raise UsageError("no controller in this network (standalone switches)")
         path = "/nodes/fail" if failed else "/nodes/restore"
-        return api_post(self.controller.api_port, path, {"nodes": list(node_ids)})["failed"]
+        return api_post(self.controller.api, path, {"nodes": list(node_ids)})["failed"]
 
     def set_loss(self, pct: float, hosts: list[str | int] | None = None,
                  scope: str = "all") -> None:
@@ -344,7 +344,8 @@ class Emulation:
             rec.cgroups = [f"cpu,cpuacct,cpuset:/{h.name}" for h in self.topo.hosts]
         rec.save()
         os.environ[registry.ENV_RUN] = rec.id  # inherited by every process we start
-        self.run_dir.mkdir(parents=True, exist_ok=True)
+        self.run_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+        self.run_dir.chmod(0o700)  # its API socket (the controller's) is root's alone
         files = self._host_files()
         for path, text in files.items():
             Path(path).write_text(text)
@@ -357,12 +358,13 @@ class Emulation:
         self.topo.save(topo_file)
         if not self.standalone:
             self.progress("starting the controller")
-            self.controller_config = self.spread.controller_config(self.controller_config)
+            self.controller_config = self.spread.controller_config(
+                self.controller_config, registry.sockets_dir(rec.id) / "openflow.sock")
             self.controller = ControllerProcess(topo_file, self.run_dir / "controller.log",
                                                 self.controller_config)
             self.controller.launch()  # it boots while the hosts and links are made
-            rec.controller_pid, rec.ofp_port, rec.api_port = (
-                self.controller.pid, self.controller.ofp_port, self.controller.api_port)
+            rec.controller_pid, rec.ofp_port, rec.api_socket = (
+                self.controller.pid, self.controller.ofp_port, str(self.controller.api))
             rec.save()
         self.timings["controller_s"] = time.perf_counter() - t0
 
@@ -435,7 +437,6 @@ class Emulation:
             CPULimitedTestbedHost,
             HostShell,
             KernelBridge,
-            ListeningController,
             TestbedHost,
             TestbedSwitch,
         )
@@ -477,12 +478,11 @@ class Emulation:
         for h in self.topo.hosts:  # (a host on another server starts its own in its run)
             if isinstance(node := net.get(h.name), HostShell):
                 node.workdir = str(self.run_dir)
-        if self.controller is not None:  # the switches connect to it as they start
+        net.start()
+        if self.controller is not None:
             self.controller.wait_listening()
             self.timings["controller_s"] = time.perf_counter() - self._t0
-            net.addController(ListeningController("c0", ip=self.controller_config.listen,
-                                                  port=self.controller.ofp_port))
-        net.start()
+            self._connect_switches(self.controller.target)
         if self.ovs_snooping:
             for server, switches in self.spread.by_server(self.topo.switches,
                                                           lambda s: s.name).items():
@@ -495,6 +495,16 @@ class Emulation:
             self._make_hubs()
         if self.lanes:
             self._make_lanes()
+
+    def _connect_switches(self, target: str) -> None:
+        """Every switch to its controller, one ovs-vsctl per server. (Mininet's own
+        controller objects make a target of protocol:IP:port, which a Unix socket has not.)"""
+        for server, switches in self.spread.by_server(self.topo.switches,
+                                                      lambda s: s.name).items():
+            cmd = ["ovs-vsctl"]
+            for sw in switches:
+                cmd += ["--", "set-controller", sw.name, target]
+            self.spread.runners[server].run(cmd)
 
     def _make_loop(self, cmds: list[list[str]], tc: str) -> None:
         """One switch's veth loop (a hub's medium, a range lane) and its shaping."""

@@ -16,12 +16,16 @@ import signal
 import stat
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
 from ..errors import McastlabError
 
 STATE_DIR = Path(os.environ.get("MCASTLAB_STATE_DIR", "/run/mcastlab"))
+# Open vSwitch connects to a controller's Unix socket only below its own run directory
+# (spelled so: "/run/openvswitch" would not do), lest a database write aim it at any socket
+OVS_RUNDIR = Path(os.environ.get("OVS_RUNDIR", "/var/run/openvswitch"))
+SOCKETS_PREFIX = "mcastlab-"
 STATE_MODE = 0o700  # the run records, the run lock, the runs' own directories: root's only
 ENV_RUN = "MCASTLAB_RUN"
 ENV_JOB = "MCASTLAB_JOB"
@@ -39,7 +43,7 @@ class RunRecord:
     cgroups: list[str] = field(default_factory=list)  # CPU-limited hosts' (cgdelete specs)
     controller_pid: int | None = None
     ofp_port: int | None = None
-    api_port: int | None = None
+    api_socket: str | None = None  # the controller's JSON endpoint (a Unix socket)
     # when the testbed process started (clock ticks after boot): a PID the kernel has given
     # to another process since is not this run's (None: a record of before 2026-11-27)
     pid_start: int | None = None
@@ -72,6 +76,11 @@ def pid_alive(pid: int) -> bool:
     return True
 
 
+def sockets_dir(run_id: str) -> Path:
+    """The folder of a run's OpenFlow socket (the controller makes it, 0700)."""
+    return OVS_RUNDIR / f"{SOCKETS_PREFIX}{run_id}"
+
+
 def state_dir() -> Path:
     """STATE_DIR, made if missing, as a directory of this user's that nobody else may enter
     (mode STATE_MODE): whoever could open the run lock could hold it for ever, and whoever
@@ -90,10 +99,12 @@ def state_dir() -> Path:
 
 def records() -> list[RunRecord]:
     out = []
+    known = {f.name for f in fields(RunRecord)}
     for p in sorted(STATE_DIR.glob("*.json")):
-        try:
-            out.append(RunRecord(**json.loads(p.read_text())))
-        except (OSError, ValueError, TypeError):
+        try:  # a record of an older version may hold fields no longer kept (api_port)
+            out.append(RunRecord(**{k: v for k, v in json.loads(p.read_text()).items()
+                                    if k in known}))
+        except (OSError, ValueError, TypeError, AttributeError):
             p.unlink(missing_ok=True)  # a half-written record of a crashed run
     return out
 

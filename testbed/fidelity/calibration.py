@@ -176,7 +176,7 @@ def _joined(emu: Emulation, group: str, members: list[str], timeout: float = 5.0
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         try:
-            listed = group_members(emu.controller.api_port, group)
+            listed = group_members(emu.controller.api, group)
         except (OSError, ValueError):
             listed = {}
         if all(m in listed for m in members):

@@ -38,7 +38,7 @@ QUESTIONS = (
 
 
 def _members(emu: Any) -> dict[str, Any]:
-    return group_members(emu.controller.api_port, GROUP)
+    return group_members(emu.controller.api, GROUP)
 
 
 def _wait_members(emu: Any, want: Callable[[set[str]], bool], what: str,
@@ -68,7 +68,7 @@ def measure(emu: Any, progress: Callable[[str], None]) -> dict[str, Any]:
         _wait_members(emu, lambda m: bool(m & h1) and bool(m & h2), "the joins", 10)
         frames = send_counted(emu.hosts, hosts["h0"], GROUP, SENT, work)
         out["member_frames"], out["nonmember_frames"] = frames["h1"], frames["h3"]
-        src = api_get(emu.controller.api_port, "/groups")[GROUP]["sources"]
+        src = api_get(emu.controller.api, "/groups")[GROUP]["sources"]
         tree = next(iter(src.values()))
         out["buckets"] = sum(len(p) for p in tree.get("tree", {}).values())
         progress("lab 1: h2 leaves")

@@ -9,6 +9,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 
 from testbed.emulation.controller_proc import group_members
@@ -250,6 +251,6 @@ def until(done: Any, deadline: float) -> None:
         time.sleep(0.05)
 
 
-def members(api_port: int, group: str) -> set[str]:
+def members(api: Path, group: str) -> set[str]:
     """The group's members at the controller (those in their last-member time too)."""
-    return set(group_members(api_port, group))
+    return set(group_members(api, group))

@@ -2,16 +2,17 @@
 switches (userspace datapath, OpenFlow 1.3) under a remote controller on 127.0.0.1:PORT.
 Pings all pairs, then h2 and h4 join 239.1.2.3 and h1 sends; prints JSON results.
 
-    python3 plain_mininet.py PORT [API_PORT]
+    python3 plain_mininet.py PORT [API_SOCKET]
 
-With API_PORT (the controller's JSON endpoint) it waits for what the controller says
-instead of fixed times: every switch programmed and the links found, then both joins.
+With API_SOCKET (the controller's JSON endpoint, a Unix socket) it waits for what the
+controller says instead of fixed times: every switch programmed and the links found, then
+both joins.
 """
 
 import json
+import socket
 import sys
 import time
-import urllib.request
 from functools import partial
 
 from mininet.log import setLogLevel
@@ -31,8 +32,20 @@ SEND = ("import socket, sys, time; s = socket.socket(socket.AF_INET, socket.SOCK
         "[(s.sendto(b'x', ('239.1.2.3', 5000)), time.sleep(0.05)) for _ in range(5)]")
 
 
-def wait_for(api: int | None, ready, seconds: float) -> None:
-    """Until ready(the controller's /state) is true, at most 20 s; without an API port,
+def state(api: str) -> dict:
+    """The controller's /state, asked over its Unix socket as curl --unix-socket would."""
+    with socket.socket(socket.AF_UNIX) as s:
+        s.settimeout(2)
+        s.connect(api)
+        s.sendall(b"GET /state HTTP/1.0\r\n\r\n")
+        data = b""
+        while chunk := s.recv(65536):
+            data += chunk
+    return json.loads(data.partition(b"\r\n\r\n")[2])
+
+
+def wait_for(api: str | None, ready, seconds: float) -> None:
+    """Until ready(the controller's /state) is true, at most 20 s; without an API socket,
     `seconds`."""
     if api is None:
         time.sleep(seconds)
@@ -40,10 +53,9 @@ def wait_for(api: int | None, ready, seconds: float) -> None:
     deadline = time.monotonic() + 20
     while time.monotonic() < deadline:
         try:
-            if ready(json.loads(urllib.request.urlopen(f"http://127.0.0.1:{api}/state",
-                                                       timeout=2).read())):
+            if ready(state(api)):
                 return
-        except OSError:
+        except (OSError, ValueError):
             pass
         time.sleep(0.1)
 
@@ -60,7 +72,7 @@ class Remote(RemoteController):
 def main() -> None:
     setLogLevel("error")
     port = int(sys.argv[1])
-    api = int(sys.argv[2]) if len(sys.argv) > 2 else None
+    api = sys.argv[2] if len(sys.argv) > 2 else None
     net = Mininet(topo=TreeTopo(depth=2, fanout=2),
                   switch=partial(OVSSwitch, datapath="user", protocols="OpenFlow13"),
                   controller=partial(Remote, ip="127.0.0.1", port=port))

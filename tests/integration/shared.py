@@ -75,7 +75,7 @@ def _host_state(emu: Emulation, host: Any) -> dict[str, Any]:
 def _controller_state(emu: Emulation) -> dict[str, Any]:
     if emu.controller is None:
         return {}
-    port = emu.controller.api_port
+    port = emu.controller.api
     deadline = time.monotonic() + LEAVES_ARRIVE_S
     while True:
         joined = {g: sorted(m for m, state in v.get("members", {}).items()

@@ -146,10 +146,16 @@ def test_hosts_and_controller_are_set_up_as_documented(caps, clean_after):
             assert h.cmd("hostname").strip() == h.name
             assert f"dev {h.name}-eth0" in h.cmd("ip route show 224.0.0.0/4")
             assert h.cmd("getent hosts h3").split() == ["10.0.0.4", "h3"]
-        listen = subprocess.run(["ss", "-Hltn", f"sport = :{emu.controller.ofp_port}"],
-                                capture_output=True, text=True).stdout.split()
-        assert f"127.0.0.1:{emu.controller.ofp_port}" in listen, listen
-        state = api_get(emu.controller.api_port, "/state")
+        # OpenFlow and the API on Unix sockets in folders only root enters; no TCP socket
+        # of the controller's at all
+        unix = subprocess.run(["ss", "-Hlxp"], capture_output=True, text=True).stdout
+        ofp, api = emu.controller.config.listen, str(emu.controller.api)
+        assert f" {ofp} " in unix and f" {api} " in unix, unix
+        for folder in (Path(ofp).parent, Path(api).parent):
+            assert folder.stat().st_uid == 0 and (folder.stat().st_mode & 0o077) == 0
+        tcp = subprocess.run(["ss", "-Hltnp"], capture_output=True, text=True).stdout
+        assert f"pid={emu.controller.pid}," not in tcp, tcp
+        state = api_get(emu.controller.api, "/state")
         assert state["ready"] and state["framework"].startswith(("os-ken", "ryu"))
         assert sorted(s["name"] for s in state["switches"].values()) == ["s1", "s2", "s3"]
         assert all(s["connected"] and s["ready"] for s in state["switches"].values())

@@ -140,7 +140,7 @@ def test_a_fat_tree_across_two_servers_delivers_unicast_and_groups(caps, rig):
                                 (far[2], [near[1], far[4]])):
             procs = _members(emu, members)
             until(lambda want=set(members): want <= controller_members(
-                emu.controller.api_port, GROUP), time.monotonic() + 10)  # it has the reports
+                emu.controller.api, GROUP), time.monotonic() + 10)  # it has the reports
             sent = emu.host(sender).popen([sys.executable, "-c", SEND, GROUP, str(PORT),
                                            str(COUNT)], text=True)
             assert sent.wait(timeout=30) == 0, sent.stderr.read()

@@ -34,7 +34,7 @@ def test_range_delivery_gaps_and_failed_nodes(caps, clean_after, tmp_path):
     rng = range_group(2, 5)
     assert rng == "239.255.2.5"
     with Emulation(topo, caps=caps, controller_config=CONTIGUOUS) as emu:
-        port = emu.controller.api_port
+        port = emu.controller.api
         # Every host opens a socket on the range address: only the range may receive.
         rx = [Receiver(h, rng, 12.0, tmp_path) for h in emu.hosts]
         for r in rx:
@@ -45,7 +45,7 @@ def test_range_delivery_gaps_and_failed_nodes(caps, clean_after, tmp_path):
         assert tree["kind"] == "tree" and tree["receivers"] == ["h2", "h3", "h4", "h5"]
 
         # A failed node inside the range: one hardware multicast cannot serve it.
-        out = subprocess.run([*MCASTLAB, "fail", "3", "--api-port", str(port)],
+        out = subprocess.run([*MCASTLAB, "fail", "3", "--api-socket", str(port)],
                              capture_output=True, text=True, timeout=30)
         assert out.returncode == 0 and "failed nodes: 3" in out.stdout, out.stderr
         wire = wire_counts(emu, "h0", rng, tmp_path)
@@ -88,10 +88,10 @@ def test_contiguous_igmp_group_without_gap_is_served(caps, clean_after, tmp_path
             r.wait_ready()
         wire = wire_counts(emu, "h15", "239.4.4.4", tmp_path, also=rx)
         assert [r["count"] for r in results(rx)] == [5] * 5
-        tree = api_get(emu.controller.api_port, "/groups")["239.4.4.4"]["sources"]["h15"]
+        tree = api_get(emu.controller.api, "/groups")["239.4.4.4"]["sources"]["h15"]
         source_switch = emu.topo.host_attachment("h15")[0]
         carried = {sw.name: lane_packets(sw.name) for sw in emu.topo.switches}
-        ports = {sw: {int(p) for p in api_get(emu.controller.api_port, "/ports")[sw]}
+        ports = {sw: {int(p) for p in api_get(emu.controller.api, "/ports")[sw]}
                  for sw in tree["tree"]}
     assert wire == {f"h{i}": (5 if 4 <= i <= 8 else 0) for i in range(16)}, wire
     assert all({LANE_IN, LANE_OUT} <= p for p in ports.values()), ports

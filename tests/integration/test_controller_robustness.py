@@ -96,7 +96,7 @@ def test_fuzzed_igmp_and_multicast_then_a_normal_join_works(caps, clean_after, t
         out = h2.popen([sys.executable, "-c", FUZZ, "h2-eth0", h2.IP(), "10000"], text=True)
         _o, err = out.communicate(timeout=300)
         assert out.returncode == 0, err
-        state = api_get(emu.controller.api_port, "/state", timeout=30)
+        state = api_get(emu.controller.api, "/state", timeout=30)
         c = state["counters"]
         ignored = sum(v for k, v in c.items() if k.startswith(("igmp_bad", "igmp_unknown",
                                                                 "igmp_truncated",
@@ -117,7 +117,7 @@ def test_fuzzed_igmp_and_multicast_then_a_normal_join_works(caps, clean_after, t
         rx.wait_ready()
         wire = wire_counts(emu, "h0", "239.5.5.5", tmp_path)
         assert rx.result()["count"] == 5
-        groups = api_get(emu.controller.api_port, "/groups")
+        groups = api_get(emu.controller.api, "/groups")
         assert wire == {"h0": 0, "h1": 5, "h2": 0}
         assert list(groups["239.5.5.5"]["members"]) == ["h1"]
         assert groups["239.5.5.5"]["sources"]["h0"]["receivers"] == ["h1"]
@@ -128,14 +128,14 @@ def test_port_counters_count_frames_on_the_wire(caps, clean_after, tmp_path):
         rx = [Receiver(emu.host(h), "239.6.6.6", 4.0, tmp_path) for h in (1, 2, 3)]
         for r in rx:
             r.wait_ready()
-        before = api_get(emu.controller.api_port, "/ports")
+        before = api_get(emu.controller.api, "/ports")
         wire_counts(emu, "h0", "239.6.6.6", tmp_path, count=20)
-        after = api_get(emu.controller.api_port, "/ports")
+        after = api_get(emu.controller.api, "/ports")
         results(rx)
-        out = subprocess.run([*MCASTLAB, "ports", "--api-port", str(emu.controller.api_port)],
+        out = subprocess.run([*MCASTLAB, "ports", "--api-socket", str(emu.controller.api)],
                              capture_output=True, text=True, timeout=30)
-        groups = subprocess.run([*MCASTLAB, "groups", "--api-port",
-                                 str(emu.controller.api_port)],
+        groups = subprocess.run([*MCASTLAB, "groups", "--api-socket",
+                                 str(emu.controller.api)],
                                 capture_output=True, text=True, timeout=30)
 
     def tx(sw: str, to: str) -> int:

@@ -15,9 +15,9 @@ SCRIPT = Path(__file__).with_name("plain_mininet.py")
 
 
 def test_discovery_mode_serves_a_plain_mininet_script(caps, clean_after, tmp_path):
-    ofp, api = free_port(), free_port()
+    ofp, api = free_port(), tmp_path / "api.sock"
     log = tmp_path / "controller.log"
-    ctrl = subprocess.Popen([*MCASTLAB, "controller", "--port", str(ofp), "--api-port", str(api),
+    ctrl = subprocess.Popen([*MCASTLAB, "controller", "--port", str(ofp), "--api-socket", str(api),
                              "--log-file", str(log)], stdout=subprocess.DEVNULL,
                             stderr=subprocess.STDOUT)
     out = None

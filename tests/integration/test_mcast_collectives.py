@@ -159,7 +159,7 @@ def leave_again(emu) -> None:
     job left the group."""
     deadline = time.monotonic() + 1.5
     while True:
-        joined = {(g, m) for g, v in api_get(emu.controller.api_port, "/groups").items()
+        joined = {(g, m) for g, v in api_get(emu.controller.api, "/groups").items()
                   for m, state in v.get("members", {}).items() if not state.get("leaving")}
         if not joined or time.monotonic() > deadline:
             break

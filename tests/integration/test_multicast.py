@@ -44,7 +44,7 @@ def deliver_to_exactly_the_members(emu, tmp_path) -> None:
         r.wait_ready()
     wire = wire_counts(emu, "h0", group, tmp_path, also=rx.values())
     got = {m: r["count"] for m, r in zip(rx, results(rx.values()), strict=True)}
-    state = api_get(emu.controller.api_port, "/groups")
+    state = api_get(emu.controller.api, "/groups")
     assert got == {m: 5 for m in members}
     assert wire == {h.name: (5 if h.name in members else 0) for h in emu.topo.hosts}, wire
     src = state[group]["sources"]["h0"]
@@ -69,7 +69,7 @@ def test_socket_joins_deliver_to_exactly_themembers_on_a_star(star, tmp_path):
 
 def test_unregistered_groups_are_dropped_and_counted(star, tmp_path):
     wire = wire_counts(star, "h0", "239.9.9.9", tmp_path)
-    groups = api_get(star.controller.api_port, "/groups")
+    groups = api_get(star.controller.api, "/groups")
     assert wire == {"h0": 0, "h1": 0, "h2": 0, "h3": 0}
     src = groups["239.9.9.9"]["sources"]["h0"]
     assert src["kind"] == "unregistered"
@@ -96,7 +96,7 @@ def test_v1_v2_v3_joins_leave_and_expiry(caps, clean_after, tmp_path):
                         last_member_interval=0.3)
     with Emulation(parse_spec("star:hosts=4"), caps=caps,
                    controller_config=ControllerConfig(timers=timers)) as emu:
-        port = emu.controller.api_port
+        port = emu.controller.api
         for h, kind in (("h1", "v1"), ("h2", "v2"), ("h3", "v3")):
             igmp_from(emu.host(h), kind)
         joined = time.monotonic()
@@ -114,8 +114,8 @@ def test_v1_v2_v3_joins_leave_and_expiry(caps, clean_after, tmp_path):
         # Nothing answers the queries for the crafted joins: they expire.
         until(lambda: not members(port, group), joined + timers.membership_interval + 0.5)
         assert wire_counts(emu, "h0", group, tmp_path) == {"h0": 0, "h1": 0, "h2": 0, "h3": 0}
-        assert group not in api_get(emu.controller.api_port, "/state")["groups"] or \
-            not api_get(emu.controller.api_port, "/groups")[group]["members"]
+        assert group not in api_get(emu.controller.api, "/state")["groups"] or \
+            not api_get(emu.controller.api, "/groups")[group]["members"]
 
 
 def test_forced_igmp_versions_and_socket_leave(caps, clean_after, tmp_path):
@@ -129,11 +129,11 @@ def test_forced_igmp_versions_and_socket_leave(caps, clean_after, tmp_path):
         long = {h: Receiver(emu.host(h), group, 6.0, tmp_path) for h in ("h1", "h3")}
         for r in [short, *long.values()]:
             r.wait_ready()
-        port = emu.controller.api_port
+        port = emu.controller.api
         until(lambda: members(port, group) == {"h1", "h2", "h3"}, time.monotonic() + 5)
         send(emu.host(0), group, 3)
         assert short.result()["count"] == 3  # and h2's socket closes: an IGMPv2 leave
-        counters = api_get(emu.controller.api_port, "/state")["counters"]
+        counters = api_get(emu.controller.api, "/state")["counters"]
         assert counters.get("igmp_v1_report", 0) >= 1
         assert counters.get("igmp_v2_report", 0) >= 1 and counters.get("igmp_v2_leave", 0) >= 1
         until(lambda: "h2" not in members(port, group),

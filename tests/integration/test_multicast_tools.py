@@ -24,16 +24,16 @@ CONFIG = ControllerConfig(timers=TIMERS)
 star, star_network = shared_network("star", "star:hosts=4", controller_config=CONFIG)
 
 
-def h1_groups(api_port: int) -> list[str]:
+def h1_groups(api: Path) -> list[str]:
     """The groups of smcroute's ranges that h1 is a member of at the controller."""
-    return [g for g, v in api_get(api_port, "/groups").items()
+    return [g for g, v in api_get(api, "/groups").items()
             if g.startswith(("239.30.", "232.30.")) and "h1" in v["members"]]
 
 
 def test_ssmping_asmping_mcfirst_and_iperf(star, tmp_path):
     emu = star
     h0, h1, h2, h3 = (emu.host(i) for i in range(4))
-    port = emu.controller.api_port
+    port = emu.controller.api
     server = h0.popen(["ssmpingd"], stdout=subprocess.DEVNULL)
     wire = {h: SourceSniffer(emu.host(h), "224.0.0.0/4", 30.0, tmp_path)
             for h in ("h1", "h2", "h3")}
@@ -112,9 +112,9 @@ def test_smcroute_joins_many_groups_and_sources(star, tmp_path):
         assert subprocess.run([*ctl, "join", "h1-eth0", "239.30.0.0/26"]).returncode == 0
         assert subprocess.run([*ctl, "join", "h1-eth0", h0.IP(), "232.30.0.0/28"]
                               ).returncode == 0
-        port = emu.controller.api_port
+        port = emu.controller.api
         until(lambda: len(h1_groups(port)) == 64 + 16, time.monotonic() + 10)
-        groups = api_get(emu.controller.api_port, "/groups")
+        groups = api_get(emu.controller.api, "/groups")
         asm = [g for g in groups if g.startswith("239.30.") and "h1" in groups[g]["members"]]
         ssm = [g for g in groups if g.startswith("232.30.") and "h1" in groups[g]["members"]]
         sniff = SourceSniffer(h1, "224.0.0.0/4", 6.0, tmp_path)
@@ -126,7 +126,7 @@ def test_smcroute_joins_many_groups_and_sources(star, tmp_path):
         assert subprocess.run([*ctl, "leave", "h1-eth0", "239.30.0.0/26"]).returncode == 0
         until(lambda: not [g for g in h1_groups(port) if g.startswith("239.30.")],
               time.monotonic() + TIMERS.last_member_time + 1.0)
-        after = api_get(emu.controller.api_port, "/groups")
+        after = api_get(emu.controller.api, "/groups")
     finally:
         subprocess.run(["smcroutectl", "-i", ident, "kill"], capture_output=True)
         daemon.wait(timeout=10)

@@ -53,7 +53,7 @@ def test_every_root_size_subset_and_both_barriers_around_a_failed_node(emu):
         # and is then counted as repaired, which the broadcasts' check below must not see
         barriers = verify(emu, UP, "--sizes", "0", "--roots", "0", "--subsets",
                           "--barriers", "tree,range-tree")
-        state = api_get(emu.controller.api_port, "/groups")
+        state = api_get(emu.controller.api, "/groups")
     by = {r["comm"]: r for r in got}
     assert by["world"] == {**by["world"], "size": 7, "broadcasts": 4 * 7, "all_correct": True}
     assert by["parity0"]["all_correct"] and by["parity1"]["all_correct"]

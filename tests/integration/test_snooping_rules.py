@@ -35,7 +35,7 @@ def test_reports_go_to_router_ports_and_a_lower_querier_takes_over(caps, clean_a
                                                                    tmp_path):
     with Emulation(parse_spec("star:hosts=4"), caps=caps,
                    controller_config=ControllerConfig(timers=TIMERS)) as emu:
-        port = emu.controller.api_port
+        port = emu.controller.api
         ip = {h.name: h.IP() for h in emu.hosts}
         member = Receiver(emu.host("h1"), GROUP, 25.0, tmp_path)
         member.wait_ready()

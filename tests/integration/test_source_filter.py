@@ -35,7 +35,7 @@ def test_crafted_records_pick_the_sources_each_port_gets(caps, clean_after, tmp_
     with Emulation(parse_spec("star:hosts=4"), caps=caps,
                    controller_config=ControllerConfig(timers=timers)) as emu:
         ip = {h.name: h.IP() for h in emu.hosts}
-        port = emu.controller.api_port
+        port = emu.controller.api
         v3_report(emu.host("h1"), ("allow", SSM, (ip["h0"],)), ("to_ex", ASM, (ip["h3"],)))
         v3_report(emu.host("h2"), ("is_in", SSM, (ip["h3"],)), ("to_ex", ASM, ()))
         v3_report(emu.host("h3"), ("is_ex", SSM, ()))  # no EXCLUDE mode in the SSM range
@@ -89,14 +89,14 @@ def test_kernel_source_filters_hold_on_the_wire(caps, clean_after, tmp_path):
                    FilteredMember(emu.host("h2"), "239.9.9.9", "exclude", [], tmp_path)]
         for m in joined:
             m.wait_ready()
-        port = emu.controller.api_port
+        port = emu.controller.api
         until(lambda: members(port, "232.9.9.9") == members(port, "239.9.9.9") == {"h1", "h2"},
               time.monotonic() + 5)  # the kernels' reports reached the controller
         wires = {}  # each source in turn, to both groups at once
         for s in ("h0", "h3"):
             sends = [(s, "232.9.9.9"), (s, "239.9.9.9")]
             wires.update(zip(sends, wire_counts_together(emu, sends, tmp_path), strict=True))
-        groups = api_get(emu.controller.api_port, "/groups")
+        groups = api_get(emu.controller.api, "/groups")
         for m in joined:
             m.proc.terminate()
             m.proc.wait(timeout=10)

@@ -53,7 +53,7 @@ def test_host_ports_forward_shape_and_count(ports, caps, clean_after, tmp_path):
             assert 7e6 < got["received"]["bits_per_second"] < 10.5e6, (src, dst, got)
 
         # a multicast group reaches its members only; the switch's counters saw it
-        ports_before = api_get(emu.controller.api_port, "/ports")["s1"]
+        ports_before = api_get(emu.controller.api, "/ports")["s1"]
         members = [Receiver(emu.host(h), "239.1.1.1", 4.0, tmp_path) for h in ("h1", "h2")]
         other = Receiver(emu.host("h3"), "239.1.1.9", 4.0, tmp_path)
         for r in (*members, other):
@@ -62,7 +62,7 @@ def test_host_ports_forward_shape_and_count(ports, caps, clean_after, tmp_path):
         *got, got_other = results([*members, other])
         assert [r["count"] for r in got] == [10, 10]
         assert got_other["count"] == 0
-        ports_after = api_get(emu.controller.api_port, "/ports")["s1"]
+        ports_after = api_get(emu.controller.api, "/ports")["s1"]
         h0_port = next(p for p, c in ports_after.items() if c["neighbour"] == "h0")
         assert ports_after[h0_port]["rx_packets"] - ports_before[h0_port]["rx_packets"] >= 10
 

@@ -126,7 +126,9 @@ def test_off_loopback_only_the_listed_switches_stay():
     """A cluster's controller listens on a private address; switches connecting from
     anywhere but loopback and the servers' addresses are closed (controller.app)."""
     c = ControllerConfig(listen="198.18.0.1", allow=("198.18.0.2",))
-    assert c.admits("127.0.0.1") and c.admits("198.18.0.2")
-    assert not c.admits("198.18.0.3") and not c.admits("10.0.0.1")
-    assert ControllerConfig().admits("127.0.0.1")
+    assert c.admits(("127.0.0.1", 40000)) and c.admits(("198.18.0.2", 40000))
+    assert not c.admits(("198.18.0.3", 40000)) and not c.admits(("10.0.0.1", 40000))
+    assert ControllerConfig().admits(("127.0.0.1", 40000))
+    unix = ControllerConfig(listen="/run/mcastlab/r1/openflow.sock")
+    assert unix.unix and unix.admits("")  # a Unix socket's peer has no address
 

@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
+import re
 import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -119,7 +122,7 @@ def test_resume_a_folder_without_config(tmp_path: Path,
     assert "is not a results folder" in line
 
 
-# ---- groups, ports, fail, restore against a port that is not the controller -------------
+# ---- groups, ports, fail, restore against a socket that is not the controller -----------
 def closed_port() -> int:
     """A port nothing listens on (bound once by us, then released)."""
     with socket.socket() as s:
@@ -127,10 +130,22 @@ def closed_port() -> int:
         return s.getsockname()[1]
 
 
+def closed_socket() -> str:
+    """A Unix socket file nothing listens on (bound once by us, then released)."""
+    path = Path(tempfile.mkdtemp(prefix="mcastlab-api-")) / "api.sock"
+    with socket.socket(socket.AF_UNIX) as s:
+        s.bind(str(path))
+    return str(path)
+
+
 @contextlib.contextmanager
-def raw_listener(reply: bytes) -> Iterator[int]:
-    """A TCP listener that reads one request, sends `reply` (maybe nothing) and closes."""
-    srv = socket.create_server(("127.0.0.1", 0))
+def raw_listener(reply: bytes) -> Iterator[str]:
+    """A Unix socket listener that reads one request, sends `reply` (maybe nothing) and
+    closes."""
+    path = Path(tempfile.mkdtemp(prefix="mcastlab-api-")) / "api.sock"
+    srv = socket.socket(socket.AF_UNIX)
+    srv.bind(str(path))
+    srv.listen()
 
     def serve() -> None:
         with contextlib.suppress(OSError):
@@ -140,18 +155,23 @@ def raw_listener(reply: bytes) -> Iterator[int]:
                 data = b""
                 while b"\r\n\r\n" not in data and (chunk := conn.recv(4096)):
                     data += chunk
+                head, _, body = data.partition(b"\r\n\r\n")
+                length = re.search(rb"(?i)content-length: *(\d+)", head)
+                while length and len(body) < int(length[1]) and (chunk := conn.recv(4096)):
+                    body += chunk  # read it all: replying before would break the pipe
                 conn.sendall(reply)
 
     t = threading.Thread(target=serve, daemon=True)
     t.start()
     try:
-        yield srv.getsockname()[1]
+        yield str(path)
     finally:
         srv.close()
         t.join(5)
+        shutil.rmtree(path.parent, ignore_errors=True)
 
 
-def http_server(status: int, body: bytes) -> contextlib.AbstractContextManager[int]:
+def http_server(status: int, body: bytes) -> contextlib.AbstractContextManager[str]:
     """An HTTP server answering one request with `status` and `body` (a raw listener: a
     threaded http.server hangs once the controller tests have made eventlet patch sockets)."""
     head = f"HTTP/1.0 {status} Whatever\r\nContent-Length: {len(body)}\r\n\r\n"
@@ -162,61 +182,64 @@ API_COMMANDS = [["groups"], ["ports"], ["groups", "--json"], ["fail", "3"], ["re
 
 
 @pytest.mark.parametrize("argv", API_COMMANDS)
-def test_api_on_a_closed_port(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
-    port = closed_port()
-    line = error_line([*argv, "--api-port", str(port)], capsys)
-    assert f"no mcastlab controller answers on 127.0.0.1:{port} (" in line
+def test_api_on_a_closed_socket(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    api = closed_socket()
+    line = error_line([*argv, "--api-socket", api], capsys)
+    assert f"no mcastlab controller answers at {api} (Connection refused)" in line
+    line = error_line([*argv, "--api-socket", api + ".none"], capsys)
+    assert f"no mcastlab controller answers at {api}.none (No such file or directory)" in line
 
 
 @pytest.mark.parametrize("reply", [b"", b"hello, this is not HTTP\r\n", b"\x00\xff" * 100])
 @pytest.mark.parametrize("argv", API_COMMANDS)
 def test_api_on_a_listener_that_is_not_http(reply: bytes, argv: list[str],
                                             capsys: pytest.CaptureFixture[str]) -> None:
-    with raw_listener(reply) as port:
-        line = error_line([*argv, "--api-port", str(port)], capsys)
-    assert f"no mcastlab controller answers on 127.0.0.1:{port} (" in line
+    with raw_listener(reply) as api:
+        line = error_line([*argv, "--api-socket", api], capsys)
+    assert f"no mcastlab controller answers at {api} (" in line
 
 
 @pytest.mark.parametrize(("status", "body", "needle"), [
     (200, b"<html>hello</html>", "is not JSON"),
-    (404, b"<html>not found</html>", "HTTP 404 on /"),
-    (500, b'{"no_error_key": 1}', "HTTP 500 on /"),
+    (404, b"<html>not found</html>", "controller: Whatever"),
+    (500, b'{"no_error_key": 1}', "controller: Whatever"),
     (200, b"[1, 2, 3]", "is not a JSON object"),
 ])
 @pytest.mark.parametrize("argv", API_COMMANDS)
 def test_api_on_another_http_service(status: int, body: bytes, needle: str, argv: list[str],
                                      capsys: pytest.CaptureFixture[str]) -> None:
-    with http_server(status, body) as port:
-        line = error_line([*argv, "--api-port", str(port)], capsys)
-    assert f"no mcastlab controller answers on 127.0.0.1:{port} (" in line and needle in line
+    with http_server(status, body) as api:
+        line = error_line([*argv, "--api-socket", api], capsys, code=2 if status < 400 else 1)
+    assert needle in line
+    assert status >= 400 or f"no mcastlab controller answers at {api} (" in line
 
 
 @pytest.mark.parametrize("argv", [["groups"], ["ports"], ["fail", "1"]])
 def test_api_on_another_json_service(argv: list[str],
                                      capsys: pytest.CaptureFixture[str]) -> None:
-    with http_server(200, b'{"status": "ok", "items": {"a": 1}}') as port:
-        line = error_line([*argv, "--api-port", str(port)], capsys)
+    with http_server(200, b'{"status": "ok", "items": {"a": 1}}') as api:
+        line = error_line([*argv, "--api-socket", api], capsys)
     assert "is not the controller's" in line
 
 
 def test_api_error_of_the_controller_is_its_message(
         capsys: pytest.CaptureFixture[str]) -> None:
-    with http_server(400, b'{"error": "no node 99"}') as port:
-        assert error_line(["fail", "99", "--api-port", str(port)], capsys,
+    with http_server(400, b'{"error": "no node 99"}') as api:
+        assert error_line(["fail", "99", "--api-socket", api], capsys,
                           code=1) == "mcastlab: error: controller: no node 99"
 
 
 def test_api_answers_of_a_controller_still_print(capsys: pytest.CaptureFixture[str]) -> None:
     ports = {"s1": {"1": {"neighbour": "h0", "tx_packets": 3, "tx_bytes": 300,
                           "rx_packets": 2, "rx_bytes": 200}}}
-    with http_server(200, json.dumps(ports).encode()) as port:
-        assert main(["ports", "--api-port", str(port)]) == 0
+    with http_server(200, json.dumps(ports).encode()) as api:
+        assert main(["ports", "--api-socket", api]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[0].split() == ["switch", "port", "to", "tx", "pkts", "tx", "bytes", "rx", "pkts",
                               "rx", "bytes"]
     assert out[2].split() == ["s1", "1", "h0", "3", "300", "2", "200"]
-    with http_server(200, b'{"failed": [1, 4]}') as port:
-        assert main(["fail", "1", "4", "--api-port", str(port)]) == 0
+    with http_server(200, b'{"failed": [1, 4]}') as api:
+        assert main(["fail", "1", "4", "--api-socket", api]) == 0
     assert capsys.readouterr().out == "failed nodes: 1, 4\n"
 
 
@@ -233,7 +256,7 @@ def test_controller_with_a_bad_topology_file(text: str | None, needle: str, tmp_
     if text is not None:
         topo.write_text(text)
     line = error_line(["controller", "--topology", str(topo), "--port", str(closed_port()),
-                       "--api-port", str(closed_port())], capsys)
+                       "--api-socket", str(tmp_path / "api.sock")], capsys)
     assert needle in line
 
 
@@ -243,19 +266,37 @@ def test_controller_with_a_folder_as_topology(tmp_path: Path,
     assert line.startswith("mcastlab: error: --topology: ")
 
 
-@pytest.mark.parametrize("option", ["--port", "--api-port"])
-def test_controller_on_a_busy_port(option: str, capsys: pytest.CaptureFixture[str]) -> None:
+def test_controller_on_a_busy_port(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     with socket.create_server(("127.0.0.1", 0)) as busy:
         port = busy.getsockname()[1]
-        other = "--api-port" if option == "--port" else "--port"
-        line = error_line(["controller", option, str(port), other, str(closed_port())], capsys)
-    assert f"{option} {port}: 127.0.0.1:{port} is in use" in line
+        line = error_line(["controller", "--port", str(port), "--api-socket",
+                           str(tmp_path / "api.sock")], capsys)
+    assert f"--port {port}: 127.0.0.1:{port} is in use" in line
+
+
+@pytest.mark.parametrize(("where", "needle"), [
+    ("relative/api.sock", "give an absolute path"),
+    ("{tmp}/link/api.sock", "is not a directory (a link?)"),
+    ("{tmp}/open/api.sock", "may be written by others (mode 777)"),
+    ("{tmp}/nobodys/api.sock", "belongs to another user (uid 65534)"),
+])
+def test_controller_api_socket_in_a_folder_others_reach(
+        where: str, needle: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "real").mkdir()
+    (tmp_path / "link").symlink_to(tmp_path / "real")
+    (tmp_path / "open").mkdir()
+    (tmp_path / "open").chmod(0o777)
+    (tmp_path / "nobodys").mkdir(mode=0o700)
+    os.chown(tmp_path / "nobodys", 65534, 65534)
+    line = error_line(["controller", "--api-socket", where.format(tmp=tmp_path)], capsys)
+    assert needle in line
 
 
 @pytest.mark.parametrize(("argv", "needle"), [
     (["--port", "0"], "--port must be a port 1..65535, got 0"),
-    (["--api-port", "70000"], "--api-port must be a port 1..65535, got 70000"),
-    (["--port", "7001", "--api-port", "7001"], "--port and --api-port are both 7001"),
+    (["--listen", "/tmp/x/of.sock", "--api-socket", "/tmp/x/of.sock"],
+     "--listen and --api-socket are both /tmp/x/of.sock"),
+    (["--listen", "/tmp/x/of.sock", "--allow", "10.9.0.2"], "--allow is for a TCP address"),
     (["--listen", "0.0.0.0"], "listens on loopback or a private address, not 0.0.0.0"),
     (["--listen", "10.9.0.1"], "needs the switches' addresses to allow (--allow)"),
 ])
@@ -291,7 +332,6 @@ BCAST = ["bcast", "--algo", "binomial", "--size", "1024"]
     (["pingpong", "--reps", "0"], "argument --reps: must be >= 1, got 0"),
     (["mpirun", "--np", "0", "--", "-m", "x"], "argument --np: must be >= 1, got 0"),
     (["mpirun", "--timeout", "0", "--", "-m", "x"], "argument --timeout: must be > 0 s, got 0"),
-    (["groups", "--api-port", "-1"], "argument --api-port: must be >= 1, got -1"),
     (["osu", "bcast", "--algo", "binomial", "-i", "0"],
      "argument -i/--iterations: must be >= 1, got 0"),
     (["osu", "barrier", "--algo", "mcast", "-x", "-1"],
@@ -452,8 +492,8 @@ BAD_INPUT = {
     "pingpong": [["pingpong", "--topo", "nosuchshape"]],
     "controller": [["controller", "--topology", "/nonexistent.json"],
                    ["controller", "--mode", "nosuchmode"]],
-    "groups": [["groups", "--api-port", "0"]],
-    "ports": [["ports", "--api-port", "x"]],
+    "groups": [["groups", "--api-socket", "/nonexistent/api.sock"]],
+    "ports": [["ports", "--api-socket", "/nonexistent/api.sock"]],
     "fail": [["fail", "one"]],
     "restore": [["restore"]],
     "trees": [["trees", "nosuchalgo", "--t-hold", "1", "--t-end", "1"],

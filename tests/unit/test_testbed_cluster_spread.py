@@ -5,6 +5,8 @@ the servers and nothing else."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from controller.config import ControllerConfig
@@ -32,8 +34,8 @@ def test_one_machine_is_one_local_server_and_no_tunnels():
     assert type(s.runner("h3")) is LocalServer and s.local("s1")
     assert s.node_params("h3", switch=False) == {}
     assert s.link_params("s1", "s5", 7) == {}
-    cfg = ControllerConfig()
-    assert s.controller_config(cfg) is cfg  # loopback, as ever
+    cfg = s.controller_config(ControllerConfig(), Path("/run/mcastlab/r1/openflow.sock"))
+    assert cfg.unix and cfg.listen == "/run/mcastlab/r1/openflow.sock" and not cfg.allow
 
 
 def test_nodes_go_to_their_servers_and_cut_links_become_tunnels():
@@ -50,9 +52,9 @@ def test_nodes_go_to_their_servers_and_cut_links_become_tunnels():
 
 
 def test_the_controller_listens_on_the_cluster_and_admits_its_servers_only():
-    cfg = _spread().controller_config(ControllerConfig())
+    cfg = _spread().controller_config(ControllerConfig(), Path("/run/x/openflow.sock"))
     assert cfg.listen == "10.9.0.1" and set(cfg.allow) == {"10.9.0.1", "10.9.0.2"}
-    assert cfg.admits("10.9.0.2") and not cfg.admits("10.9.0.3")
+    assert cfg.admits(("10.9.0.2", 5000)) and not cfg.admits(("10.9.0.3", 5000))
 
 
 def test_a_tunnel_end_is_one_batch_of_its_kind():
