@@ -42,6 +42,12 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--allow", type=addresses, default=(), metavar="IP,...",
                     help="with --listen off loopback: the switches' addresses that may "
                          "connect (the cluster's servers); any other connection is closed")
+    ap.add_argument("--tls-key", default="", metavar="FILE",
+                    help="with --tls-cert and --tls-ca: OpenFlow over TLS on --port, this "
+                         "controller's private key")
+    ap.add_argument("--tls-cert", default="", metavar="FILE", help="its certificate")
+    ap.add_argument("--tls-ca", default="", metavar="FILE",
+                    help="the CA a switch's certificate must be signed by (mutual TLS)")
     ap.add_argument("--api-socket", default=None, metavar="PATH",
                     help="the JSON endpoint's Unix socket, for root and this user only "
                          f"(default {default_socket()})")
@@ -85,7 +91,7 @@ def config_from(args: argparse.Namespace) -> ControllerConfig:
         mode=args.mode, unregistered=args.unregistered, fast_leave=args.fast_leave,
         querier=args.querier, igmp_rate=args.igmp_rate, data_rate=args.data_rate,
         max_groups=args.max_groups, max_sources=args.max_sources, listen=args.listen,
-        allow=args.allow,
+        allow=args.allow, tls_key=args.tls_key, tls_cert=args.tls_cert, tls_ca=args.tls_ca,
         timers=IgmpTimers(robustness=args.robustness, query_interval=args.query_interval,
                           query_response_interval=args.query_response,
                           last_member_interval=args.last_member_interval))
@@ -125,6 +131,10 @@ def checked_config(args: argparse.Namespace) -> ControllerConfig:
         private_dir(os.path.dirname(path))  # ValueError when another user could reach it
     if config.unix:
         return config
+    for option in ("--tls-key", "--tls-cert", "--tls-ca"):
+        path = getattr(args, option[2:].replace("-", "_"))
+        if path and not os.path.isfile(path):
+            raise ValueError(f"{option} {path}: no such file")
     if not 0 < args.ofp_port < 65536:
         raise ValueError(f"--port must be a port 1..65535, got {args.ofp_port}")
     if not port_free(args.ofp_port, config.listen):
@@ -167,7 +177,12 @@ def start(args: argparse.Namespace, config: ControllerConfig) -> int:
         serve_unix_switches()
     from os_ken.base.app_manager import AppManager
 
-    osargs = ["--ofp-listen-host", config.listen, "--ofp-tcp-listen-port", str(args.ofp_port)]
+    osargs = ["--ofp-listen-host", config.listen]
+    if config.tls:  # os-ken then serves TLS only, and asks for the switch's certificate
+        osargs += ["--ofp-ssl-listen-port", str(args.ofp_port), "--ctl-privkey",
+                   config.tls_key, "--ctl-cert", config.tls_cert, "--ca-certs", config.tls_ca]
+    else:
+        osargs += ["--ofp-tcp-listen-port", str(args.ofp_port)]
     if args.log_file:
         osargs += ["--log-file", args.log_file]
     if args.verbose:

@@ -40,6 +40,9 @@ class ControllerConfig:
     listen: str = LOOPBACK         # the OpenFlow address: a Unix socket's path (the testbed's
                                    # runs), loopback, or a private address (cluster)
     allow: tuple[str, ...] = ()    # switches' addresses that may connect off loopback
+    tls_key: str = ""              # OpenFlow over TLS: the controller's key and certificate,
+    tls_cert: str = ""             # and the CA the switches' certificates must be signed by
+    tls_ca: str = ""
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
@@ -58,6 +61,11 @@ class ControllerConfig:
         if t.query_response_interval >= t.query_interval:
             raise ValueError("the query response interval must be below the query interval")
         check_listen(self.listen, self.allow)
+        tls = (self.tls_key, self.tls_cert, self.tls_ca)
+        if any(tls) and not all(tls):
+            raise ValueError("OpenFlow over TLS needs --tls-key, --tls-cert and --tls-ca")
+        if self.tls and self.unix:
+            raise ValueError("TLS is for OpenFlow over TCP, not on a Unix socket")
 
     @property
     def contiguous(self) -> bool:
@@ -68,6 +76,11 @@ class ControllerConfig:
     def strict(self) -> bool:
         """Range multicasts through a switch are serialized in its range lane."""
         return self.mode == "contiguous-strict"
+
+    @property
+    def tls(self) -> bool:
+        """OpenFlow over TLS, switches authenticated by their certificates."""
+        return bool(self.tls_key)
 
     @property
     def unix(self) -> bool:
@@ -94,6 +107,9 @@ class ControllerConfig:
                 "--max-sources", str(self.max_sources)]
         args += ["--listen", self.listen] + (["--allow", ",".join(self.allow)] if self.allow
                                              else [])
+        if self.tls:
+            args += ["--tls-key", self.tls_key, "--tls-cert", self.tls_cert,
+                     "--tls-ca", self.tls_ca]
         return args + ["--fast-leave"] * self.fast_leave + ["--no-querier"] * (not self.querier)
 
     def to_json(self) -> str:

@@ -10,7 +10,7 @@ die() { echo "install: $*" >&2; exit 1; }
 
 # 1. Debian packages -----------------------------------------------------------------
 PKGS=(mininet openvswitch-switch iperf3 tcpdump ethtool iptables nftables iproute2
-      util-linux procps psmisc iputils-ping python3-venv python3-pip cgroup-tools uftp
+      util-linux procps psmisc iputils-ping python3-venv python3-pip cgroup-tools uftp openssl
       iperf ssmping smcroute openssh-server)
 # openssh-server is for the two-server test rig (testbed/cluster/rig.py), which runs sshd
 # itself in a namespace of its own: on a machine that had no sshd, the packaged daemon is

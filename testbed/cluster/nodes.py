@@ -74,7 +74,7 @@ def tunnel_batch(kind: str, name: str, local: str, remote: str, key: int,
         add = f"link add name {name} type gretap local {local} remote {remote} ttl 64 key {key}"
     elif kind == "vxlan":
         add = (f"link add name {name} type vxlan id {key} local {local} remote {remote} "
-               f"dstport {VXLAN_PORT}")
+               f"dstport {VXLAN_PORT} nolearning")  # (testbed.cluster.guard)
     else:
         raise ValueError(f"unknown tunnel kind {kind!r}")
     lines = [add, f"link set {name} mtu {TUNNEL_MTU}"]

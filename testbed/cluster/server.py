@@ -8,6 +8,7 @@ remote shell.
 
 from __future__ import annotations
 
+import os
 import shlex
 import subprocess
 from collections.abc import Mapping, Sequence
@@ -60,8 +61,11 @@ class LocalServer:
         return shell.run(argv, input=input, check=check, timeout=timeout)
 
     def put(self, path: Path, text: str) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
+        """Write a file of root's alone (0600, its folder made 0700), never through a link."""
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
+        with os.fdopen(fd, "w") as f:
+            f.write(text)
 
     def kill_job(self, job: str) -> None:
         """End an MPI or traffic job's processes on this server (found by its mark)."""
@@ -91,8 +95,8 @@ class RemoteServer(LocalServer):
                          label=f"on {self.server}: '{shlex.join(argv)}'")
 
     def put(self, path: Path, text: str) -> None:
-        self.run(["sh", "-c", 'mkdir -p "$(dirname "$1")" && cat > "$1"', "sh", str(path)],
-                 input=text)
+        self.run(["sh", "-c", 'umask 077 && mkdir -p "$(dirname "$1")" && rm -f "$1" && '
+                  'cat > "$1"', "sh", str(path)], input=text)
 
     def kill_job(self, job: str) -> None:
         self.run(module("testbed.cluster.agent", "kill-job", job), check=False)

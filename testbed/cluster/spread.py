@@ -10,18 +10,18 @@ import dataclasses
 import ipaddress
 import socket
 from collections.abc import Callable, Iterable
-from pathlib import Path
 from typing import Any, TypeVar
 
 from controller.config import ControllerConfig
 from topologies import Topology
 
 from ..emulation import shell
-from ..errors import RunFailed, UsageError
+from ..errors import CapabilityError, RunFailed, UsageError
 from .hold import Hold
 from .placement import Placement, place
 from .server import LocalServer, RemoteServer, servers
 from .spec import LOCAL, ClusterSpec, Server
+from .tls import RunPki
 
 T = TypeVar("T")
 
@@ -40,6 +40,7 @@ class Spread:
         self.addresses: dict[str, str] = {}
         self.tunnel = "vxlan"
         self.holds: list[Hold] = []
+        self.pki: RunPki | None = None  # OpenFlow over TLS (with a controller)
 
     # ---- where things are -------------------------------------------------------------------
     @property
@@ -93,17 +94,27 @@ class Spread:
                             f"({first})")
         self.addresses[LOCAL] = out[out.index("src") + 1]
 
-    def controller_config(self, config: ControllerConfig, unix: Path) -> ControllerConfig:
-        """On one server the switches reach the controller at the Unix socket `unix` (in a
-        directory only root enters). Across servers it listens on the cluster's
-        address and admits the servers' switches only (every server's address, this one's
-        included: its own switches connect to that address too)."""
+    def controller_config(self, config: ControllerConfig, run_id: str) -> ControllerConfig:
+        """On one server the switches reach the controller at a Unix socket in the run's
+        sockets folder (which only root enters). Across servers it listens on the cluster's
+        address, over TLS with the run's own certificates (testbed.cluster.tls), and admits
+        the servers' switches only (every server's address, this one's included: its own
+        switches connect to that address too)."""
+        from ..emulation.registry import sockets_dir
+
         if not self.cluster:
-            return dataclasses.replace(config, listen=str(unix), allow=())
+            return dataclasses.replace(config, listen=str(sockets_dir(run_id) / "openflow.sock"),
+                                       allow=())
+        from .tls import make_pki
+
         assert self.spec is not None
+        self.pki = make_pki(run_id)
         listen = self.spec.listen or self.addresses[LOCAL]
         return dataclasses.replace(config, listen=listen,
-                                   allow=tuple(sorted(set(self.addresses.values()))))
+                                   allow=tuple(sorted(set(self.addresses.values()))),
+                                   tls_key=str(self.pki.key("controller")),
+                                   tls_cert=str(self.pki.cert("controller")),
+                                   tls_ca=str(self.pki.ca))
 
     def begin(self, orders: dict[str, dict[str, Any]], progress: Callable[[str], None]) -> None:
         """Take a hold on every other server (its run lock, record and files), then choose
@@ -119,6 +130,26 @@ class Spread:
             everywhere = gretap_works() and all(h.ready.get("gretap") for h in self.holds)
             kind = "gretap" if everywhere else "vxlan"
         self.tunnel = kind
+
+    def secure(self, run_id: str, openflow_port: int | None) -> None:
+        """Before any switch or tunnel exists: the run's tunnel guard on every server
+        (testbed.cluster.guard: VXLAN only from the servers, and the controller's OpenFlow
+        port, on this one, too), and every server's switches given the run's TLS
+        certificate (with a controller)."""
+        from .guard import guard_script
+        from .tls import set_switch_tls
+
+        peers = sorted(set(self.addresses.values()))
+        for name, runner in self.runners.items():
+            port = openflow_port if name == LOCAL else None
+            script = guard_script(run_id, peers, self.tunnel == "vxlan", port)
+            res = runner.run(["nft", "-f", "-"], input=script, check=False)
+            if res.returncode != 0:
+                why = " ".join((res.stderr or res.stdout).split())[:300]
+                raise CapabilityError(f"nftables refused the tunnel guard on {name} (the "
+                                      f"inet family's input hook; Debian's nftables): {why}")
+            if self.pki is not None:
+                set_switch_tls(runner, self.pki, remote=name != LOCAL)
 
     def lacking_afxdp(self) -> list[str]:
         """The other servers that cannot open AF_XDP ports (their holds say so)."""

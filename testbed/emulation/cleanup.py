@@ -8,8 +8,10 @@ import subprocess
 from pathlib import Path
 
 from . import priority, registry
-from .linkshape import NFT_FAMILY, NFT_TABLE_PREFIX, nft_table
+from .linkshape import NFT_TABLE_PREFIX, nft_table
 from .shell import ok, run
+
+NFT_FAMILIES = ("netdev", "inet")  # loss on switch links; the tunnel guard (cluster.guard)
 
 BRIDGE_MARK = "mcastlab-run"
 SYS_NET = Path("/sys/class/net")
@@ -62,23 +64,29 @@ def interfaces() -> set[str]:
 
 
 def nft_tables() -> list[str]:
-    """The runs' nftables tables present (loss on switch links; [] without nft)."""
+    """The runs' nftables tables present, as "FAMILY NAME": netdev ones (loss on switch
+    links), inet ones (the tunnel guard across servers); [] without nft."""
     if shutil.which("nft") is None:
         return []
     try:
-        out = subprocess.run(["nft", "list", "tables", NFT_FAMILY], capture_output=True,
-                             text=True, timeout=10).stdout
+        out = subprocess.run(["nft", "list", "tables"], capture_output=True, text=True,
+                             timeout=10).stdout
     except (OSError, subprocess.TimeoutExpired):
         return []
-    return sorted(name for line in out.splitlines()
-                  if len(parts := line.split()) == 3 and parts[:2] == ["table", NFT_FAMILY]
-                  and (name := parts[2]).startswith(NFT_TABLE_PREFIX))
+    return sorted(f"{parts[1]} {parts[2]}" for line in out.splitlines()
+                  if len(parts := line.split()) == 3 and parts[0] == "table"
+                  and parts[1] in NFT_FAMILIES and parts[2].startswith(NFT_TABLE_PREFIX))
+
+
+def tables_of(run_id: str) -> list[str]:
+    """The nftables tables of one run, in every family."""
+    return [t for t in nft_tables() if t.split()[1] == nft_table(run_id)]
 
 
 def remove_nft_tables(tables: list[str]) -> None:
     if tables:
-        run(["nft", "-f", "-"], input="".join(f"delete table {NFT_FAMILY} {t}\n"
-                                              for t in tables), check=False, timeout=30)
+        run(["nft", "-f", "-"], input="".join(f"delete table {t}\n" for t in tables),
+            check=False, timeout=30)
 
 
 def remove_ended_nft_tables() -> int:
@@ -86,7 +94,7 @@ def remove_ended_nft_tables() -> int:
     again to the next interface of its name: a later run's switch link would lose packets);
     returns how many."""
     live = {nft_table(r.id) for r in registry.records() if r.alive()}
-    stray = [t for t in nft_tables() if t not in live]
+    stray = [t for t in nft_tables() if t.split()[1] not in live]
     remove_nft_tables(stray)
     return len(stray)
 
@@ -109,10 +117,22 @@ def leftovers(rec: registry.RunRecord | None = None) -> dict[str, list]:
         "interfaces": sorted(names & interfaces()),
         "records": [r.id for r in registry.records() if run_id is None or r.id == run_id],
     }
-    tables = [t for t in nft_tables() if run_id is None or t == nft_table(run_id)]
+    tables = nft_tables() if run_id is None else tables_of(run_id)
     if tables:
         left["nft_tables"] = tables
     return left
+
+
+def clear_ovs_ssl(run_id: str) -> None:
+    """Delete Open vSwitch's SSL configuration if it is the run's (testbed.cluster.tls sets
+    it for OpenFlow over TLS across servers; its files go with the run's sockets folder)."""
+    try:
+        current = subprocess.run(["ovs-vsctl", "--timeout=5", "get-ssl"], capture_output=True,
+                                 text=True, timeout=10).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return
+    if str(registry.sockets_dir(run_id)) in current:
+        ok(["ovs-vsctl", "--timeout=5", "del-ssl"], timeout=10)
 
 
 def remove_network(bridges: list[str], intfs: list[str]) -> None:
@@ -141,7 +161,7 @@ def cleanup_run(rec: registry.RunRecord, by_name: bool = True) -> None:
     and veths alike: s1, s1-eth2) removes only what carries this run's mark, not what its
     record names."""
     registry.kill_marked(rec.id)  # the controller too: it carries the run's mark
-    remove_nft_tables([t for t in nft_tables() if t == nft_table(rec.id)])
+    remove_nft_tables(tables_of(rec.id))
     bridges = ovs_bridges() | kernel_bridges()  # name -> the run id marked on it, or ''
     mine = {b for b, r in bridges.items() if r == rec.id}
     if by_name:  # and what the record names, unless it is another run's or not ours
@@ -154,6 +174,7 @@ def cleanup_run(rec: registry.RunRecord, by_name: bool = True) -> None:
         run(["cgdelete", "-r", spec], check=False, timeout=30)
     if rec.run_dir and Path(rec.run_dir).parent == registry.STATE_DIR:
         shutil.rmtree(rec.run_dir, ignore_errors=True)
+    clear_ovs_ssl(rec.id)
     shutil.rmtree(registry.sockets_dir(rec.id), ignore_errors=True)
     rec.remove()
 

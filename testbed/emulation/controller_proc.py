@@ -143,7 +143,7 @@ class ControllerProcess:
         """The switches' controller target (ovs-vsctl set-controller)."""
         if self.config.unix:
             return f"unix:{self.config.listen}"
-        return f"tcp:{self.config.listen}:{self.ofp_port}"
+        return f"{'ssl' if self.config.tls else 'tcp'}:{self.config.listen}:{self.ofp_port}"
 
     def listening(self) -> bool:
         """The OpenFlow socket listens (without connecting: a connection would make the

@@ -358,14 +358,16 @@ class Emulation:
         self.topo.save(topo_file)
         if not self.standalone:
             self.progress("starting the controller")
-            self.controller_config = self.spread.controller_config(
-                self.controller_config, registry.sockets_dir(rec.id) / "openflow.sock")
+            self.controller_config = self.spread.controller_config(self.controller_config,
+                                                                   rec.id)
             self.controller = ControllerProcess(topo_file, self.run_dir / "controller.log",
                                                 self.controller_config)
             self.controller.launch()  # it boots while the hosts and links are made
             rec.controller_pid, rec.ofp_port, rec.api_socket = (
                 self.controller.pid, self.controller.ofp_port, str(self.controller.api))
             rec.save()
+        if self.spread.cluster:
+            self.spread.secure(rec.id, self.controller.ofp_port if self.controller else None)
         self.timings["controller_s"] = time.perf_counter() - t0
 
         kind = ("Linux kernel bridges" if self.linux_bridge else

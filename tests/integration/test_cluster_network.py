@@ -3,13 +3,17 @@ a fat tree split by placement, its cut links as VXLAN tunnels over the shaped li
 controller reached from both servers' switches; hosts on both sides ping each other and
 receive a group's datagrams (large ones too: MTU 1450 inside the tunnels); MPI jobs span
 both (a tree and the multicast nack broadcast verify; a rank dying on server2 ends its job;
-a measured broadcast is timed by flow latency, with every server's fidelity sampled);
+a measured broadcast is timed by flow latency, with every server's fidelity sampled;
+only the servers reach the tunnels and the controller, which speaks OpenFlow over TLS);
 an experiment spec with a [cluster] table runs two groups, one with its rank 0 on server2,
 under a fault there; and when it ends nothing of the run is left on either server."""
 
 from __future__ import annotations
 
 import json
+import re
+import socket
+import struct
 import subprocess
 import sys
 import time
@@ -18,6 +22,7 @@ from collections.abc import Iterator
 import pytest
 
 from testbed.cluster import rig as rigmod
+from testbed.cluster.nodes import VXLAN_PORT
 from testbed.conditions.traffic import Traffic
 from testbed.conditions.traffic_model import TrafficSpec
 from testbed.emulation.cleanup import leftovers
@@ -111,6 +116,66 @@ def _members(emu: Emulation, names: list[str]) -> dict[str, object]:
     return procs
 
 
+STRANGER = "198.18.1.1"  # an address of this machine that is not a server of the cluster
+
+
+def _vxlan_datagram(vni: int) -> bytes:
+    """A VXLAN datagram (RFC 7348: flags with the VNI bit, the VNI) carrying a broadcast
+    frame of a protocol nobody speaks."""
+    frame = b"\xff" * 6 + bytes.fromhex("020000000099") + b"\x88\xb5" + bytes(46)
+    return struct.pack("!B3xI", 0x08, vni << 8) + frame
+
+
+def _rx_packets(rig: rigmod.Rig, dev: str) -> int:
+    out = json.loads(rig.remote.run(["ip", "-s", "-j", "link", "show", "dev", dev]).stdout)
+    return out[0]["stats64"]["rx"]["packets"]
+
+
+def _dropped(table: str, port: str, remote: rigmod.Rig | None = None) -> int:
+    """Packets the run's guard dropped for `port` ("udp dport 4789", "tcp dport N")."""
+    cmd = ["nft", "list", "table", "inet", table]
+    text = remote.remote.run(cmd).stdout if remote else subprocess.run(
+        cmd, capture_output=True, text=True, check=True).stdout
+    hit = re.search(rf"{port} ip saddr != \{{[^}}]*\}} counter packets (\d+)", text)
+    assert hit, text
+    return int(hit[1])
+
+
+def _only_the_servers_reach_the_tunnels_and_the_controller(emu: Emulation,
+                                                             rig: rigmod.Rig) -> None:
+    """Tunnels without learning; VXLAN from an address that is not a server dropped on
+    server2 before its tunnel sees it (and the same from a server delivered, which shows the
+    test can tell); OpenFlow over TLS, its port closed to a stranger too."""
+    info = json.loads(rig.remote.run(["ip", "-d", "-j", "link", "show", "type", "vxlan"])
+                      .stdout)
+    assert info and all(not i["linkinfo"]["info_data"]["learning"] for i in info), info
+    dev, vni = info[0]["ifname"], info[0]["linkinfo"]["info_data"]["id"]
+    table = nft_table(emu.record.id)
+    subprocess.run(["ip", "addr", "add", f"{STRANGER}/32", "dev", rigmod.LOCAL_DEV], check=True)
+    rig.remote.run(["ip", "route", "add", f"{STRANGER}/32", "dev", rigmod.REMOTE_DEV])
+    try:
+        for source, delivered in ((STRANGER, 0), (rigmod.LOCAL_IP, 3)):
+            before, dropped = _rx_packets(rig, dev), _dropped(table, "udp dport 4789", rig)
+            with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+                s.bind((source, 0))
+                for _ in range(3):
+                    s.sendto(_vxlan_datagram(vni), (rigmod.REMOTE_IP, VXLAN_PORT))
+            time.sleep(0.3)
+            assert _rx_packets(rig, dev) - before == delivered, source
+            assert _dropped(table, "udp dport 4789", rig) - dropped == 3 - delivered, source
+        port = emu.controller.ofp_port
+        assert emu.controller.target == f"ssl:{rigmod.LOCAL_IP}:{port}"
+        assert emu.record.id in rig.remote.run(["ovs-vsctl", "get-ssl"]).stdout
+        with socket.socket() as s, pytest.raises(TimeoutError):
+            s.bind((STRANGER, 0))
+            s.settimeout(1.5)
+            s.connect((rigmod.LOCAL_IP, port))  # its SYN dropped: never answered
+        assert _dropped(table, f"tcp dport {port}") >= 1
+    finally:
+        rig.remote.run(["ip", "route", "del", f"{STRANGER}/32"], check=False)
+        subprocess.run(["ip", "addr", "del", f"{STRANGER}/32", "dev", rigmod.LOCAL_DEV])
+
+
 def test_a_fat_tree_across_two_servers_delivers_unicast_and_groups(caps, rig):
     topo = fattree(4, 2, bw=20)
     with Emulation(topo, caps=caps, cluster=rig.spec) as emu:
@@ -134,6 +199,8 @@ def test_a_fat_tree_across_two_servers_delivers_unicast_and_groups(caps, rig):
             out = emu.host(src).cmd(f"for ip in {ips}; do ping -c1 -W3 -s 1400 $ip "
                                     ">/dev/null && echo ok; done")
             assert out.split().count("ok") == len(dsts), (src, out)
+
+        _only_the_servers_reach_the_tunnels_and_the_controller(emu, rig)
 
         # a group with members on both servers, sent from each side
         for sender, members in ((near[0], [near[3], far[0], far[5]]),
@@ -209,6 +276,10 @@ def test_a_fat_tree_across_two_servers_delivers_unicast_and_groups(caps, rig):
     assert there == SERVER2_CLEAN, (run_id, there)
     gone = rig.remote.run(["test", "-e", f"/run/mcastlab/{run_id}"], check=False)
     assert gone.returncode == 1  # the run's folder there
+    for ssl_config in (rig.remote.run(["ovs-vsctl", "get-ssl"]).stdout,
+                       subprocess.run(["ovs-vsctl", "get-ssl"], capture_output=True,
+                                      text=True).stdout):
+        assert run_id not in ssl_config  # the run's certificates gone on both servers
 
 
 def test_the_interactive_network_across_servers(caps, rig, tmp_path):

@@ -5,16 +5,22 @@ the servers and nothing else."""
 
 from __future__ import annotations
 
+import os
+import shutil
+import ssl
+import subprocess
 from pathlib import Path
 
 import pytest
 
 from controller.config import ControllerConfig
+from testbed.cluster.guard import guard_script
 from testbed.cluster.nodes import TunnelLink, tunnel_batch
 from testbed.cluster.server import LocalServer, RemoteServer
 from testbed.cluster.spec import ClusterSpec, Server
 from testbed.cluster.spread import Spread
 from testbed.emulation.network import Emulation
+from testbed.emulation.registry import sockets_dir
 from testbed.errors import UsageError
 from topologies import parse_spec
 
@@ -34,8 +40,9 @@ def test_one_machine_is_one_local_server_and_no_tunnels():
     assert type(s.runner("h3")) is LocalServer and s.local("s1")
     assert s.node_params("h3", switch=False) == {}
     assert s.link_params("s1", "s5", 7) == {}
-    cfg = s.controller_config(ControllerConfig(), Path("/run/mcastlab/r1/openflow.sock"))
-    assert cfg.unix and cfg.listen == "/run/mcastlab/r1/openflow.sock" and not cfg.allow
+    cfg = s.controller_config(ControllerConfig(), "r1")
+    assert cfg.unix and cfg.listen == str(sockets_dir("r1") / "openflow.sock")
+    assert not cfg.allow and not cfg.tls and s.pki is None
 
 
 def test_nodes_go_to_their_servers_and_cut_links_become_tunnels():
@@ -52,15 +59,50 @@ def test_nodes_go_to_their_servers_and_cut_links_become_tunnels():
 
 
 def test_the_controller_listens_on_the_cluster_and_admits_its_servers_only():
-    cfg = _spread().controller_config(ControllerConfig(), Path("/run/x/openflow.sock"))
-    assert cfg.listen == "10.9.0.1" and set(cfg.allow) == {"10.9.0.1", "10.9.0.2"}
-    assert cfg.admits(("10.9.0.2", 5000)) and not cfg.admits(("10.9.0.3", 5000))
+    run_id = f"unit-{os.getpid()}"
+    try:
+        cfg = _spread().controller_config(ControllerConfig(), run_id)
+        assert cfg.listen == "10.9.0.1" and set(cfg.allow) == {"10.9.0.1", "10.9.0.2"}
+        assert cfg.admits(("10.9.0.2", 5000)) and not cfg.admits(("10.9.0.3", 5000))
+        # over TLS, with certificates of the run's own CA, whose key is gone
+        folder = sockets_dir(run_id)
+        assert cfg.tls and Path(cfg.tls_ca) == folder / "ca.pem"
+        assert (folder.stat().st_mode & 0o777) == 0o700 and not (folder / "ca.key").exists()
+        for who in ("controller", "switch"):
+            out = subprocess.run(["openssl", "verify", "-CAfile", cfg.tls_ca,
+                                  str(folder / f"{who}.pem")], capture_output=True, text=True)
+            assert out.returncode == 0, out.stderr
+        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)  # as os-ken loads them
+        ctx.load_cert_chain(cfg.tls_cert, cfg.tls_key)
+        ctx.load_verify_locations(cfg.tls_ca)
+        assert "--tls-ca" in cfg.to_args()
+    finally:
+        shutil.rmtree(sockets_dir(run_id), ignore_errors=True)
+
+
+def test_the_tunnel_guard_admits_the_servers_only():
+    script = guard_script("r1", ["10.9.0.2", "10.9.0.1"], vxlan=True, openflow_port=6653)
+    rules = [ln for ln in script.splitlines() if ln.startswith("add rule")]
+    assert rules == [
+        "add rule inet mcastlab-r1 guard meta nfproto ipv4 udp dport 4789 "
+        "ip saddr != { 10.9.0.1, 10.9.0.2 } counter drop",
+        "add rule inet mcastlab-r1 guard meta nfproto ipv6 udp dport 4789 counter drop",
+        "add rule inet mcastlab-r1 guard meta nfproto ipv4 tcp dport 6653 "
+        "ip saddr != { 10.9.0.1, 10.9.0.2 } counter drop",
+        "add rule inet mcastlab-r1 guard meta nfproto ipv6 tcp dport 6653 counter drop"]
+    check = subprocess.run(["nft", "-c", "-f", "-"], input=script, capture_output=True,
+                           text=True)  # nftables itself takes it (checked, not applied)
+    assert check.returncode == 0, check.stderr
+    assert "rule" not in guard_script("r1", ["10.9.0.1"], vxlan=False)  # gretap: none
+    with pytest.raises(ValueError):
+        guard_script("r1", ["10.9.0.1; flush ruleset"], vxlan=True)
 
 
 def test_a_tunnel_end_is_one_batch_of_its_kind():
     vx = tunnel_batch("vxlan", "s1-eth3", "10.9.0.1", "10.9.0.2", 5, "aa:bb:cc:00:00:01")
     assert vx.splitlines() == [
-        "link add name s1-eth3 type vxlan id 5 local 10.9.0.1 remote 10.9.0.2 dstport 4789",
+        "link add name s1-eth3 type vxlan id 5 local 10.9.0.1 remote 10.9.0.2 dstport 4789 "
+        "nolearning",
         "link set s1-eth3 mtu 1450", "link set s1-eth3 address aa:bb:cc:00:00:01",
         "link set s1-eth3 up"]
     gre = tunnel_batch("gretap", "s1-eth3", "10.9.0.1", "10.9.0.2", 5)
