@@ -31,3 +31,10 @@ class NotKeptUp(McastlabError):
     """The emulator did not keep up with a measurement that must be a result (a lab's)."""
 
     exit_code = 6
+
+
+class DiskFull(McastlabError):
+    """The device (or quota) of a results folder is full: every line written before stays
+    whole, and the run stops there (`mcastlab experiment --resume` finishes it)."""
+
+    exit_code = 7

@@ -5,14 +5,15 @@ folder that `--resume` finishes), `mcastlab bench`, `mcastlab reproduce`."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
-from ..errors import UsageError
+from ..errors import DiskFull, UsageError
 from ..experiments.results import size_text
-from ..experiments.run import Log, execute, point_config, prepare
+from ..experiments.run import Log, Run, execute, point_config, prepare
 from ..experiments.spec import load
 from ..outputs import output_dir
 from .arguments import add_cluster_choice, cluster_spec, progress
@@ -45,8 +46,6 @@ def _progress_bar() -> Any:
 
 
 def run_spec(args: argparse.Namespace, log: Log) -> int:
-    from ..report import write_report
-
     if args.list:
         if not args.spec:
             raise UsageError("--list lists a spec's points: mcastlab experiment SPEC.toml --list")
@@ -58,17 +57,38 @@ def run_spec(args: argparse.Namespace, log: Log) -> int:
                   Path(args.resume) if args.resume else None, out_root, log, cluster)
     log(f"{run.spec.name}: {len(run.spec.points())} points "
         f"({len(run.done)} already done), results in {run.out}")
+    try:
+        return _measure(run)
+    except DiskFull as exc:  # every point written so far is whole, and stays
+        raise DiskFull(f"{exc}; {len(run.done)} of {len(run.spec.points())} points measured "
+                       f"and kept; make room, then finish with: mcastlab experiment --resume "
+                       f"{run.out}") from None
+
+
+def _measure(run: Run) -> int:
+    """Measure what `run` has left, then write its report (a full disk: only what can be)."""
+    from ..report import write_report
+
     interrupted = False
+    full: DiskFull | None = None
     try:
         with _progress_bar() as bar:
             execute(run, bar)
     except KeyboardInterrupt:
         interrupted = True
+    except DiskFull as exc:
+        full = exc
     finally:
         stamp = time.strftime("%Y-%m-%dT%H:%M:%S%z")
-        run.config["interrupted" if interrupted else "finished"] = stamp
-        run.save_config()
-        headline = write_report(run.out)
+        run.config["interrupted" if interrupted or full else "finished"] = stamp
+        if full is None:
+            run.save_config()
+            headline = write_report(run.out)
+        else:  # no report: config.json stays whole, the old one or the new
+            with contextlib.suppress(DiskFull):
+                run.save_config()
+    if full is not None:
+        raise full
     print(headline)
     if interrupted:
         print(f"interrupted: {len(run.done)} of {len(run.spec.points())} points measured; "

@@ -11,11 +11,13 @@ holds what they share.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from topologies import TopologyError
 
-from ..errors import McastlabError
+from ..errors import DiskFull, McastlabError
+from ..experiments.results import FULL
 from . import algorithms, controller, experiments, labs, measure, network
 
 EPILOG = """examples:
@@ -87,8 +89,12 @@ def main(argv: list[str] | None = None) -> int:
         print("mcastlab: interrupted; everything was torn down", file=sys.stderr)
         return 130
     except BrokenPipeError:  # e.g. `mcastlab experiment SPEC --list | head`
-        import os
-
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+    except OSError as exc:  # a full disk met where no results writer names it first
+        if exc.errno not in FULL:
+            raise
+        print(f"mcastlab: error: no space left on the device of {exc.filename or 'an output'} "
+              f"({os.strerror(exc.errno)})", file=sys.stderr)
+        return DiskFull.exit_code
 

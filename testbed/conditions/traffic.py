@@ -14,6 +14,7 @@ import json
 import os
 import select
 import subprocess
+import threading
 import time
 import uuid
 from pathlib import Path
@@ -83,6 +84,14 @@ def _line(proc: subprocess.Popen[bytes], deadline: float) -> str | None:
     return buf.decode(errors="replace").strip()
 
 
+def _final(proc: subprocess.Popen[bytes], deadline: float) -> str | None:
+    """A stopping generator's last line, its counts: past any answer to a "count" that came
+    too late to be read when asked."""
+    while (line := _line(proc, deadline)) is not None and line.startswith('{"snapshot"'):
+        pass
+    return line
+
+
 def _tail(path: Path, n: int = 6) -> str:
     try:
         lines = [ln for ln in path.read_text(errors="replace").splitlines() if ln.strip()]
@@ -93,7 +102,9 @@ def _tail(path: Path, n: int = 6) -> str:
 
 class Traffic:
     """Generators on the hosts `spec.hosts` resolves to (relative to the broadcast's
-    `members`); `result` holds the measurement once stopped (None if no host generated)."""
+    `members`); `result` holds the measurement once stopped (None if no host generated).
+    While they run, `snapshot()` reads their counts so far, and `summary()` makes of them
+    what `result` is of the whole run."""
 
     def __init__(self, emu: Any, spec: TrafficSpec, members: list[str], seed: int = 1, *,
                  ready_timeout: float = 20.0, stop_timeout: float = 5.0) -> None:
@@ -116,6 +127,8 @@ class Traffic:
         self.dir: Path | None = None
         self.procs: dict[str, subprocess.Popen[bytes]] = {}
         self.result: dict[str, Any] | None = None
+        self._asking = threading.Lock()  # one question at a time on the generators' streams
+        self._asked = 0  # "count" questions asked so far
 
     def __enter__(self) -> Traffic:
         try:
@@ -182,16 +195,50 @@ class Traffic:
         tail = _tail(self.dir / f"{host}.err")
         return f"traffic generator on {host} {what}" + (f":\n{tail}" if tail else "")
 
+    # ---- while running ----------------------------------------------------------------------
+    def snapshot(self) -> dict[str, dict[str, Any]]:
+        """Every generator's counts since it began sending (sent and received bytes and
+        messages, `elapsed_s`, errors, `t` its wall clock), asked now; RunFailed when one
+        does not answer."""
+        with self._asking:
+            if not self.procs:
+                raise RunFailed("the traffic generators are not running")
+            self._asked += 1
+            for proc in self.procs.values():
+                self._say(proc, f"count {self._asked}")
+            deadline = time.monotonic() + self.stop_timeout
+            got = {}
+            for host, proc in self.procs.items():
+                while (line := _line(proc, deadline)) is not None:
+                    with contextlib.suppress(ValueError):
+                        answer = json.loads(line)
+                        if isinstance(answer, dict) and answer.get("snapshot") == str(self._asked):
+                            got[host] = answer
+                            break
+                    # an answer to an earlier question that came too late: passed over
+                if host not in got:
+                    raise RunFailed(self._failure(host, "gave no counts when asked"))
+            return got
+
+    def summary(self, now: dict[str, dict[str, Any]]) -> dict[str, Any]:
+        """What `result` says of the whole run, over what the generators had counted at
+        snapshot `now` (from their start)."""
+        keys = ("sent_bytes", "sent_msgs", "received_bytes", "received_msgs", "errors",
+                "behind_resets")
+        return self._summary({host: {**{k: c[k] for k in keys}, "send_window_s": c["elapsed_s"]}
+                              for host, c in now.items()})
+
     # ---- stop -------------------------------------------------------------------------------
     def stop(self) -> dict[str, Any] | None:
         """Tell every generator to stop, wait for its counts, and compute `result`."""
-        if not self.procs:
-            return self.result
-        procs, self.procs = self.procs, {}
-        for proc in procs.values():
-            self._say(proc, "stop")
-        deadline = time.monotonic() + self.stop_timeout + 5.0  # + its drain and the ssh
-        counts = {host: _line(proc, deadline) for host, proc in procs.items()}
+        with self._asking:
+            if not self.procs:
+                return self.result
+            procs, self.procs = self.procs, {}
+            for proc in procs.values():
+                self._say(proc, "stop")
+            deadline = time.monotonic() + self.stop_timeout + 5.0  # + its drain and the ssh
+            counts = {host: _final(proc, deadline) for host, proc in procs.items()}
         stop_processes(procs.values(), 1.0)
         self._kill_remote()
         per_host: dict[str, dict[str, Any]] = {}

@@ -99,6 +99,14 @@ def remove_ended_nft_tables() -> int:
     return len(stray)
 
 
+def killed_runs() -> list[registry.RunRecord]:
+    """Runs whose testbed process is gone (killed: no teardown) with a bridge or interface
+    their record names still here: a new network would run into it (same names)."""
+    present = set(ovs_bridges()) | set(kernel_bridges()) | interfaces()
+    return [r for r in registry.records()
+            if not r.alive() and present & {*r.bridges, *r.interfaces}]
+
+
 def leftovers(rec: registry.RunRecord | None = None) -> dict[str, list]:
     """What a run (or any run) left behind: processes, bridges (OVS or kernel), interfaces,
     records, and nftables tables (key "nft_tables", present only when there are some)."""

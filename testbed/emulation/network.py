@@ -25,7 +25,7 @@ from ..cluster.spec import LOCAL, ClusterSpec
 from ..cluster.spread import Spread
 from ..errors import CapabilityError, RunFailed, UsageError
 from . import linkshape, priority, registry
-from .cleanup import cleanup_run, remove_ended_nft_tables
+from .cleanup import cleanup_run, killed_runs, remove_ended_nft_tables
 from .controller_proc import ControllerProcess
 from .environment import AFXDP_PORT, Capabilities, detected
 from .hub import medium_intfs
@@ -334,6 +334,11 @@ class Emulation:
         xdp = self._xdp_intfs()  # refuses ports the machine cannot give before anything starts
         self.spread.resolve()
         self._lock.acquire(self.progress)
+        killed = next(iter(killed_runs()), None)
+        if killed is not None:  # else Mininet fails on the names it left, with a traceback
+            raise RunFailed(f"run {killed.id} (pid {killed.pid}) ended without tearing its "
+                            "network down (killed?) and left it here; remove it with "
+                            "'sudo mcastlab cleanup', then start again")
         t0 = self._t0 = time.perf_counter()
         remove_ended_nft_tables()  # an ended run's loss chains would bind to our veths
         self.record = registry.new_run(run_dir="", topology=self.topo.name)

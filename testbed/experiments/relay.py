@@ -1,28 +1,35 @@
 """The launching server's side of a sweep_bench job (collectives.programs.sweep_bench): its
 rank 0 may run on another server, so it gets its points and a fault's go-ahead on its input
 and says each point's start and record on its output, never through files. A Relay feeds
-the input and keeps the output lines as the files of an experiment's raw/ folder."""
+the input and keeps the output lines as the files of an experiment's raw/ folder, handing
+each point's record on (`record`) once it is on disk."""
 
 from __future__ import annotations
 
 import contextlib
 import fcntl
+import json
 import os
 import threading
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from collectives.programs.sweep_bench import POINT_SAID
 
 from ..errors import RunFailed
-from .results import append_line
+from .results import append_line, room
 
 
 class Relay:
     """A job's rank 0, as seen from here: its input (a pipe that first carries the points)
-    and its output lines, kept as the heartbeat file `beat` and the records file `out`."""
+    and its output lines, kept as the heartbeat file `beat` and the records file `out`;
+    `record(rec)` is called with each raw record once it is on disk."""
 
-    def __init__(self, out: Path, beat: Path, points: str) -> None:
+    def __init__(self, out: Path, beat: Path, points: str,
+                 record: Callable[[dict[str, Any]], None] | None = None) -> None:
         self.out, self.beat = out, beat
+        self.record = record
         self.stdin, self._w = os.pipe()
         self._lock = threading.Lock()
         data = (points + "\n").encode()
@@ -49,6 +56,14 @@ class Relay:
 
     def line(self, text: str) -> None:
         if text.startswith(POINT_SAID):
-            self.beat.write_text(text[len(POINT_SAID):])
+            with room(self.beat):
+                self.beat.write_text(text[len(POINT_SAID):])
         elif text.startswith("{"):  # a point's raw record: on disk before the next
-            append_line(self.out, text)
+            try:
+                rec = json.loads(text)
+            except ValueError:  # not a record (a library's line that happens to start so)
+                return
+            if isinstance(rec, dict):
+                append_line(self.out, text)
+                if self.record is not None:
+                    self.record(rec)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import html
 import json
 import os
@@ -10,9 +12,12 @@ import re
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
+
+from ..errors import DiskFull
 
 DEFAULT_ROOT = Path("results")
 
@@ -80,33 +85,63 @@ def write_json(path: Path, obj: Any) -> None:
     write_atomic(path, json.dumps(obj, indent=1, sort_keys=True, default=str) + "\n")
 
 
+FULL = (errno.ENOSPC, errno.EDQUOT)
+
+
+@contextlib.contextmanager
+def room(path: Path) -> Iterator[None]:
+    """Writes to `path`: a full device or quota ends the run with DiskFull (one message,
+    no traceback); any other OSError stays what it is."""
+    try:
+        yield
+    except OSError as exc:
+        if exc.errno in FULL:
+            raise DiskFull(f"no space left on the device of {path} "
+                           f"({os.strerror(exc.errno)})") from None
+        raise
+
+
 def write_atomic(path: Path, text: str) -> None:
     """Replace `path` with `text` so that a kill or a full disk at any moment leaves the old
     file or the new one, never a torn one: a new temporary file beside it (never a link
     followed), written and fsynced, renamed over it, the folder fsynced."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
-                 0o644)
-    try:
-        with os.fdopen(fd, "w") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-    sync_folder(path.parent)
+    with room(path):
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
+                     0o644)
+        try:
+            with os.fdopen(fd, "w") as f:
+                f.write(text)
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(tmp, path)
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
+        sync_folder(path.parent)
 
 
 def append_line(path: Path, line: str) -> None:
-    """One line appended to `path` and fsynced before this returns (never through a link)."""
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC,
-                 0o644)
-    with os.fdopen(fd, "a") as f:
-        f.write(line + "\n")
-        f.flush()
-        os.fsync(f.fileno())
+    """One line appended to `path` and fsynced before this returns (never through a link).
+    A write that fails part-way (a full disk) is cut off again, so the file holds whole
+    lines only and a line appended after room is made does not land on a torn one."""
+    data = (line + "\n").encode()
+    with room(path):
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW |
+                     os.O_CLOEXEC, 0o644)
+        try:
+            size = os.fstat(fd).st_size
+            try:
+                done = 0
+                while done < len(data):
+                    done += os.write(fd, data[done:])
+                os.fsync(fd)
+            except BaseException:
+                with contextlib.suppress(OSError):
+                    os.ftruncate(fd, size)
+                raise
+        finally:
+            os.close(fd)
 
 
 def sync_folder(folder: Path) -> None:

@@ -3,8 +3,9 @@ point, with traffic, loss and faults as the point asks; then write the report.
 
 A results folder holds spec.toml (the spec as run), config.json (spec, topology, measured
 point-to-point parameters, capabilities, versions), records.jsonl (one record per point,
-each with its full configuration and the versions), raw/ (what the MPI jobs wrote) and what
-testbed.report makes of them. A run that is interrupted keeps every finished point;
+each with its full configuration and the versions, written and fsynced as soon as the point
+is measured: `_Arrivals`), raw/ (what the MPI jobs wrote) and what testbed.report makes of
+them. A run that is interrupted or killed keeps every finished point;
 ``mcastlab experiment --resume FOLDER`` measures the rest.
 
 Points that share a condition (communicator size, traffic, loss, fault, groups, injection
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import itertools
 import json
 import os
@@ -82,7 +84,7 @@ class Run:
     params: dict[str, Any] | None = None
     done: set[str] = field(default_factory=set)
     jobs: int = 0
-    pending: int = 0  # points of the running condition measured, not yet written
+    pending: int = 0  # points of the running condition measured, written at its end
     caps: Any = None  # the machine's capabilities, as prepare() found them
 
     @property
@@ -290,9 +292,6 @@ def _condition(run: Run, points: list[Point], ticker: _Ticker | None) -> None:
     members = [h for g in groups for h in g]
     tspec = spec.traffic.get(p0.traffic)
     run.log(f"{len(points)} point(s): {condition_text(p0)}")
-    raw: dict[str, list[dict[str, Any]]] = {}
-    errors: dict[str, str] = {}
-    applied: dict[str, list[dict[str, Any]]] = {}
     traffic = None
     expected: dict[str, float] = {}
     if tspec is not None:
@@ -301,42 +300,125 @@ def _condition(run: Run, points: list[Point], ticker: _Ticker | None) -> None:
     if p0.loss:
         emu.set_loss(p0.loss * 100, scope=spec.loss_scope)
     monitor = Monitor(spec.topology, emu.spread)
+    arrivals = _Arrivals(run, points, len(groups), monitor, traffic, expected)
     try:
         with traffic or contextlib.nullcontext(), monitor:
             remaining = list(points)
             while remaining:
                 batch = remaining[:1] if p0.fault != NONE else remaining
-                before = len(raw)
-                error, faults = _jobs(run, batch, groups, ticker, raw)
-                for p in batch:
-                    applied[p.key] = faults
-                missing = [p for p in batch if p.key not in raw]
+                error, faults = _jobs(run, batch, groups, ticker, arrivals)
+                missing = [p for p in batch if p.key not in arrivals.arrived]
                 if missing:
-                    errors[missing[0].key] = error or "the job ended without this point"
-                run.pending += len(raw) - before + bool(missing)
-                remaining = [p for p in remaining if p.key not in raw and p.key not in errors]
+                    arrivals.failed(missing[0], error or "the job ended without this point",
+                                    faults)
+                remaining = [p for p in remaining if p.key not in arrivals.arrived
+                             and p.key not in arrivals.failures]
     finally:
         if p0.loss:
             with contextlib.suppress(McastlabError):
                 emu.set_loss(0)
-        tres = traffic.result if traffic is not None else None
-        for p in points:
-            if p.key in raw or p.key in errors:
-                run.add_record(_record(run, p, raw.get(p.key), errors.get(p.key), tres,
-                                       monitor, expected, applied.get(p.key, [])))
-        run.pending = 0
+        arrivals.close()  # the monitor's last reading is in: the points still waiting
+
+
+class _Arrivals:
+    """The running condition's points as their raw records arrive. A point's record is
+    appended to records.jsonl (fsynced) the moment the last of its groups' raw records is on
+    disk, so a kill loses no point measured; it is judged with what is known then, never
+    less than the condition's end would know of it:
+
+    - fidelity: the monitor's window over the point, once `Monitor.through` has a reading
+      at or after its end (the readings that enclose it are then in, so its flags are those
+      the condition's end would give); a point it cannot say that of waits for the
+      condition's end (`run.pending`);
+    - traffic: what the generators counted from their start up to the point's end, the
+      condition's figures as far as it has come (a point's own stretch is often shorter
+      than the 0.1 s in which its start and end lines are read here: too short to
+      measure a load over); generators that do not answer flag the point;
+    - faults: those the timeline had applied by then (a later one cannot have acted on it).
+    """
+
+    def __init__(self, run: Run, points: list[Point], groups: int, monitor: Monitor,
+                 traffic: Traffic | None, expected: dict[str, float]) -> None:
+        self.run, self.groups, self.monitor = run, groups, monitor
+        self.traffic, self.expected = traffic, expected
+        self.points = {p.key: p for p in points}
+        self.raw: dict[str, dict[int, dict[str, Any]]] = {}
+        self.arrived: set[str] = set()
+        self.failures: set[str] = set()
+        self.waiting: dict[str, tuple[dict[str, Any] | None, list[dict[str, Any]],
+                                      list[str], int]] = {}
+        self.job = 0
+        self.faults: Callable[[], list[dict[str, Any]]] = list  # applied so far, this job
+        self.closed = False
+        self._lock = threading.Lock()  # the groups' jobs report from threads of their own
+
+    def got(self, group: int, rec: dict[str, Any]) -> None:
+        """Group `group`'s raw record of a point (on disk): the point's record is written
+        once every group's is in."""
+        with self._lock:
+            key = rec.get("key")
+            if self.closed or key not in self.points or key in self.arrived:
+                return
+            self.raw.setdefault(key, {})[group] = rec
+            if len(self.raw[key]) < self.groups:
+                return
+            self.arrived.add(key)
+            raw = [self.raw[key][g] for g in range(self.groups)]
+            traffic, flags = self._traffic()
+            faults = self.faults()
+            if self.monitor.through(max(float(r["end"]) for r in raw)):
+                self.run.add_record(_record(self.run, self.points[key], raw, None, traffic,
+                                            self.monitor, self.expected, faults, flags,
+                                            self.job))
+            else:
+                self.waiting[key] = (traffic, faults, flags, self.job)
+                self.run.pending += 1
+
+    def failed(self, p: Point, error: str, faults: list[dict[str, Any]]) -> None:
+        """A point its job ended without: recorded as failed at once."""
+        with self._lock:
+            self.failures.add(p.key)
+            self.run.add_record(_record(self.run, p, None, error, None, self.monitor,
+                                        self.expected, faults, [], self.job))
+
+    def close(self) -> None:
+        """The condition is over (the monitor's last reading taken): the points that waited
+        for a reading after their end are written; any report from a job still running
+        (after an error) is not taken."""
+        with self._lock:
+            self.closed = True
+            for key, (traffic, faults, flags, job) in self.waiting.items():
+                self.run.add_record(_record(self.run, self.points[key],
+                                            [self.raw[key][g] for g in range(self.groups)],
+                                            None, traffic, self.monitor, self.expected, faults,
+                                            flags, job))
+                self.run.pending -= 1
+            self.waiting.clear()
+
+    def _traffic(self) -> tuple[dict[str, Any] | None, list[str]]:
+        """The traffic up to now (a point's end), and the flags it raises."""
+        if self.traffic is None:
+            return None, []
+        try:
+            now = self.traffic.snapshot()
+        except RunFailed as exc:
+            return None, [f"the traffic generators could not be read when the point ended "
+                          f"({exc})"]
+        return self.traffic.summary(now), []
 
 
 def _jobs(run: Run, batch: list[Point], groups: list[list[str]], ticker: _Ticker | None,
-          got: dict[str, list[dict[str, Any]]]) -> tuple[str | None, list[dict[str, Any]]]:
-    """One MPI job per group, at the same time, over `batch`. Puts into `got` the raw
-    records (one per group) of the points every group finished, also when interrupted;
-    returns the first error and the faults applied. Each job's rank 0 gets the points on
-    its input and says what it does on its output (collectives.programs.sweep_bench), which
-    `Relay` turns into the files of raw/: the heartbeat that the stall watch, the fault
-    timeline and the progress bar follow, and the records."""
+          arrivals: _Arrivals) -> tuple[str | None, list[dict[str, Any]]]:
+    """One MPI job per group, at the same time, over `batch`. Each point's raw records go to
+    `arrivals` as they come, so it is written as soon as every group has measured it (also
+    when the job is cut off); returns the first error and the faults applied. Each job's
+    rank 0 gets the points on its input and says what it does on its output
+    (collectives.programs.sweep_bench), which `Relay` turns into the files of raw/: the
+    heartbeat that the stall watch, the fault timeline and the progress bar follow, and
+    the records."""
     spec, p0 = run.spec, batch[0]
     run.jobs += 1
+    arrivals.job = run.jobs
     raw_dir = run.out / "raw"
     points = json.dumps([_job_point(run, p) for p in batch])
     results.write_atomic(raw_dir / f"points-{run.jobs}.json", points)
@@ -344,15 +426,17 @@ def _jobs(run: Run, batch: list[Point], groups: list[list[str]], ticker: _Ticker
     for g in range(len(groups)):
         try:
             relays.append(Relay(raw_dir / f"job-{run.jobs}-group{g}.jsonl",
-                                 raw_dir / f"job-{run.jobs}-group{g}.beat", points))
+                                raw_dir / f"job-{run.jobs}-group{g}.beat", points,
+                                record=functools.partial(arrivals.got, g)))
         except RunFailed:
             for relay in relays:
                 relay.close()
             raise
     events = spec.faults.get(p0.fault, ())
     if ticker is not None:
-        ticker.watch(batch, [r.out for r in relays], relays[0].beat)
+        ticker.watch(batch, relays[0].beat)
     errors: list[str] = []
+    fatal: list[BaseException] = []  # what ends the run (a full disk), met in another group
     # a group's ranks on one server read one clock; one that spans servers has none, and
     # then every group is timed by flow latency (the point's figures are of one kind)
     across = any(len(run.emu.spread.servers_of(hosts)) > 1 for hosts in groups)
@@ -376,6 +460,10 @@ def _jobs(run: Run, batch: list[Point], groups: list[list[str]], ticker: _Ticker
                     stdin=relay.stdin, follow=relay.line)
         except RunFailed as exc:
             errors.append(str(exc))
+        except BaseException as exc:
+            if g == 0:
+                raise
+            fatal.append(exc)
 
     def armed() -> None:
         for relay in relays:
@@ -384,6 +472,7 @@ def _jobs(run: Run, batch: list[Point], groups: list[list[str]], ticker: _Ticker
     timeline = FaultTimeline(run.emu, events, relays[0].beat.exists,
                              loss_scope=spec.loss_scope, base_loss=p0.loss,
                              keep_failed=spec.exclude, armed=armed)
+    arrivals.faults = lambda: list(timeline.applied)
     try:
         with timeline:
             others = [threading.Thread(target=job, args=(g,), daemon=True)
@@ -393,14 +482,13 @@ def _jobs(run: Run, batch: list[Point], groups: list[list[str]], ticker: _Ticker
             job(0)
             for t in others:
                 t.join()
-    finally:  # what finished stays measured, also on Ctrl-C
+            if fatal:
+                raise fatal[0]
+    finally:
         for relay in relays:
             relay.close()
         if ticker is not None:
-            ticker.watch([], [], None)
-        per_group = [{r["key"]: r for r in results.read_jsonl(relay.out)} for relay in relays]
-        got |= {p.key: [g[p.key] for g in per_group] for p in batch
-                if all(p.key in g for g in per_group)}
+            ticker.watch([], None)
     if timeline.error:
         errors.append(timeline.error)
     return (errors[0] if errors else None), timeline.applied
@@ -429,7 +517,9 @@ def _expected(spec: ExperimentSpec, traffic: Traffic) -> dict[str, float]:
 
 def _record(run: Run, p: Point, raw: list[dict[str, Any]] | None, error: str | None,
             traffic: dict[str, Any] | None, monitor: Monitor, expected: dict[str, float],
-            faults: list[dict[str, Any]]) -> dict[str, Any]:
+            faults: list[dict[str, Any]], flags: list[str], job: int) -> dict[str, Any]:
+    """Point `p`'s record: its groups' `raw` records (None: it failed with `error`) judged
+    by the monitor over its window, `flags` added (what else makes it no result)."""
     spec = run.spec
     rec: dict[str, Any] = {
         "index": p.index, "key": p.key, "config": point_config(spec, p),
@@ -442,6 +532,7 @@ def _record(run: Run, p: Point, raw: list[dict[str, Any]] | None, error: str | N
         "verified": None, "per_group": None, "traffic": traffic, "faults": faults,
         "fidelity": None, "datagrams": None, "cpu": None,
         "link_rate": run.config.get("link_rate"), "t_mcast_units": None,
+        "job": job,  # its raw records: raw/job-<job>-group<g>.jsonl
         "run": {"spec": spec.name, "folder": str(run.out), "versions": run.config["versions"]}}
     if raw:
         samples = [s for r in raw for s in r["samples_s"]]
@@ -463,6 +554,9 @@ def _record(run: Run, p: Point, raw: list[dict[str, Any]] | None, error: str | N
                                            max(r["end"] for r in raw), expected,
                                            judge_links=not p.loss and p.fault == NONE,
                                            host_wait_s=_worst_wait(raw))}
+        if flags:
+            rec["fidelity"]["flags"] += flags
+            rec["fidelity"]["ok"] = False
         if len(raw) > 1:
             rec["per_group"] = [{"group": i, "t_mcast_s": summarize([r["flow"]["t_mcast_s"]])
                                  if flow else r["t_mcast_s"]}
@@ -494,18 +588,17 @@ def condition_text(p: Point) -> str:
 
 
 class _Ticker:
-    """Moves the progress bar as the running job appends its records, and names the point
-    that is running."""
+    """Moves the progress bar as points are written, and names the point that is
+    running."""
 
     def __init__(self, run: Run, progress: Any, task: Any) -> None:
         self.run, self.progress, self.task = run, progress, task
         self.batch: list[Point] = []
-        self.outs: list[Path] = []
         self.beat: Path | None = None
         self.logged = 0
         # a bar needs a terminal; elsewhere (CI logs, pipes) one line per finished point
         self.plain = not getattr(getattr(progress, "console", None), "is_terminal", False)
-        # a record or beat file may be read while the job writes it: skip that tick
+        # a beat file may be read while the job writes it: skip that tick
         self._poll = Periodic(self._update, 0.5, ignore=(OSError, ValueError))
 
     def __enter__(self) -> _Ticker:
@@ -516,14 +609,11 @@ class _Ticker:
         self._poll.stop(2)
         self._update()
 
-    def watch(self, batch: list[Point], outs: list[Path], beat: Path | None) -> None:
-        self.batch, self.outs, self.beat = batch, outs, beat
+    def watch(self, batch: list[Point], beat: Path | None) -> None:
+        self.batch, self.beat = batch, beat
 
     def _update(self) -> None:
-        running = 0
-        if self.outs:
-            running = min(len(results.read_jsonl(o)) for o in self.outs)
-        done = len(self.run.done) + self.run.pending + running
+        done = len(self.run.done) + self.run.pending  # written, and waiting to be
         label = "starting the MPI job"
         if self.beat is not None and self.beat.exists():
             key = self.beat.read_text().strip()

@@ -12,6 +12,7 @@ switches (controller, standalone OVS)."""
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Mapping
 from typing import Any
 
@@ -57,7 +58,8 @@ def tunnel_ends(topo: Any, spread: Any) -> dict[str, list[str]]:
 class Monitor:
     """Samples every server of the run (one, or a cluster's through their agents) every
     SAMPLE_S in a thread; `window(t0, t1, expected)` judges any stretch of the run
-    afterwards, each server on its own readings."""
+    afterwards, each server on its own readings, and once `through(t1)` is true, as soon
+    as the stretch ends."""
 
     def __init__(self, topo: Any, spread: Any = None) -> None:
         self.links = switch_side(topo)
@@ -69,6 +71,7 @@ class Monitor:
         self.reads = {s: ([intf for h, (intf, _) in self.links.items() if where(h) == s],
                           tunnels.get(s, [])) for s in servers}
         self.samples: dict[str, list[dict[str, Any]]] = {s: [] for s in servers}
+        self._lock = threading.Lock()  # readings in the order taken, by the poll or through()
         self._poll = Periodic(self._sample, SAMPLE_S, ignore=(RunFailed, ValueError))
 
     def __enter__(self) -> Monitor:
@@ -80,7 +83,28 @@ class Monitor:
         self._poll.stop(5)
         self._sample()
 
+    def through(self, t: float) -> bool:
+        """Whether every server has a reading taken at or after `t`, one taken now where the
+        last is older. Then a window ending at `t` is judged now as it would be at any later
+        time: its readings (the last at or before its start, the first at or after its end)
+        are in, and every later one comes after them. False where a reading failed (or a
+        server's clock is behind `t`): judge the window later."""
+        with self._lock:
+            if not self._past(t):
+                try:
+                    self._take()
+                except (RunFailed, ValueError):
+                    return False
+            return self._past(t)
+
+    def _past(self, t: float) -> bool:
+        return all(s and s[-1]["t"] >= t for s in self.samples.values())
+
     def _sample(self) -> None:
+        with self._lock:
+            self._take()
+
+    def _take(self) -> None:
         for server, (intfs, tunnels) in self.reads.items():
             if self.spread is None or self.spread.runners[server].name == LOCAL:
                 self.samples[server].append(reading(intfs, tunnels))

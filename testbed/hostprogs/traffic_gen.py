@@ -5,7 +5,10 @@
 Receives on CONFIG["port"] (TCP, any number of connections, and UDP) from the start; says
 "ready" on stdout once listening, sends from the line "start" on stdin (so every receiver
 listens before anyone sends) until the line "stop", the end of stdin, SIGTERM or SIGINT,
-drains what is still arriving, and prints the counts as one JSON line. Everything goes
+drains what is still arriving, and prints the counts as one JSON line. Each line "count N"
+before that is answered with the counts so far (one JSON line with "snapshot": "N"), so
+that a point measured under the traffic is recorded with the load it ran under as soon as
+it is done. Everything goes
 through stdin and stdout, no file: a host on another server of a cluster is reached through
 ssh, whose session carries them (testbed.conditions.traffic). TCP messages carry a 4-byte
 length prefix so the receiver can count messages; byte counts are payload only. Refused or
@@ -219,31 +222,50 @@ class Sender:
         self.udp.close()
 
 
+def counts(cfg: dict[str, Any], sender: Sender, receiver: Receiver,
+           start: float | None) -> dict[str, Any]:
+    """What was sent and received since "start" (`start`, monotonic; None: not yet)."""
+    return {"host": cfg["host"], "sent_bytes": sender.sent_bytes,
+            "sent_msgs": sender.sent_msgs, "received_bytes": receiver.bytes,
+            "received_msgs": receiver.msgs,
+            "elapsed_s": 0.0 if start is None else time.monotonic() - start,
+            "t": time.time(), "errors": sender.errors,
+            "behind_resets": sender.pacer.resets if sender.pacer else 0}
+
+
 def main() -> int:
     cfg = json.loads(sys.stdin.readline())
     stop, go = threading.Event(), threading.Event()
+    receiver = Receiver(int(cfg["port"]))
+    sender = Sender(cfg, stop)
+    started: list[float] = []  # the monotonic time sending began, once it has
+    said = threading.Lock()  # one JSON line at a time on stdout
 
     def on_signal(_signum: int, _frame: object) -> None:
         stop.set()
 
-    def control() -> None:  # "start", then "stop" or the end of stdin
+    def control() -> None:  # "start", "count"s, then "stop" or the end of stdin
         for line in sys.stdin:
-            if line.strip() == "start":
+            words = line.split()
+            if words == ["start"]:
                 go.set()
-            elif line.strip() == "stop":
+            elif words[:1] == ["count"]:  # "count N": the answer carries N
+                snap = counts(cfg, sender, receiver, started[0] if started else None)
+                with said:
+                    print(json.dumps({"snapshot": " ".join(words[1:]), **snap}), flush=True)
+            elif words == ["stop"]:
                 break
         stop.set()
 
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
-    receiver = Receiver(int(cfg["port"]))
     receiver.start()
     threading.Thread(target=control, daemon=True).start()
     print("ready", flush=True)
     while not stop.is_set() and not go.wait(POLL_S):
         pass
     start_wall, start = time.time(), time.monotonic()
-    sender = Sender(cfg, stop)
+    started.append(start)
     sender.run()
     sent_end = time.monotonic()
     sender.close()
@@ -255,14 +277,15 @@ def main() -> int:
     receiver.done.set()
     receiver.join(timeout=2)
     recv_end = time.monotonic()
-    print(json.dumps({
-        "host": cfg["host"], "sent_bytes": sender.sent_bytes, "sent_msgs": sender.sent_msgs,
-        "received_bytes": receiver.bytes, "received_msgs": receiver.msgs,
-        "send_window_s": sent_end - start, "recv_window_s": recv_end - start,
-        "start": start_wall, "end": time.time(), "per_dst_msgs": sender.per_dst,
-        "errors": sender.errors,
-        "behind_resets": sender.pacer.resets if sender.pacer else 0,
-    }), flush=True)
+    with said:
+        print(json.dumps({
+            "host": cfg["host"], "sent_bytes": sender.sent_bytes, "sent_msgs": sender.sent_msgs,
+            "received_bytes": receiver.bytes, "received_msgs": receiver.msgs,
+            "send_window_s": sent_end - start, "recv_window_s": recv_end - start,
+            "start": start_wall, "end": time.time(), "per_dst_msgs": sender.per_dst,
+            "errors": sender.errors,
+            "behind_resets": sender.pacer.resets if sender.pacer else 0,
+        }), flush=True)
     return 0
 
 

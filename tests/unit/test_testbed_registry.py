@@ -160,6 +160,19 @@ def test_new_run_ignores_stale_records_of_dead_runs() -> None:
     assert {r.id for r in registry.records()} == {"crashed", rec.id}
 
 
+def test_a_killed_run_whose_network_is_still_here_is_named(
+        children: list[subprocess.Popen]) -> None:
+    """A new network would run into the names of a killed run's (Emulation.start refuses
+    it, naming `mcastlab cleanup`); a dead run whose names are gone, or a live one, is not
+    one (the loopback interface stands for a name still here)."""
+    from testbed.emulation.cleanup import killed_runs
+
+    _record("killed", _dead_pid(), interfaces=["lo"]).save()
+    _record("gone", _dead_pid(), interfaces=["no-such-eth0"], bridges=["no-such-br"]).save()
+    _record("live", _sleeper(children).pid, interfaces=["lo"]).save()
+    assert [r.id for r in killed_runs()] == ["killed"]
+
+
 def test_pid_alive() -> None:
     assert registry.pid_alive(os.getpid())
     assert not registry.pid_alive(_dead_pid())

@@ -1,0 +1,195 @@
+"""Results durable, end to end with the installed `mcastlab` on real Mininet, OVS, the
+controller and MPICH: a run killed with SIGKILL in the middle of a condition (one MPI job
+measuring several points) keeps every point written so far, and `--resume` measures only
+the rest, each point once, its own raw files apart; a results disk that fills during a run
+ends it with one message and a folder that `--resume` finishes once there is room."""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from testbed.emulation.cleanup import leftovers
+
+from .conftest import assert_clean
+
+MCASTLAB = str(Path(sys.executable).with_name("mcastlab"))  # as a user runs it
+
+# Six points in one condition, so one MPI job: a root injecting every 50 ms makes each
+# point last about half a second, long enough to stop the run between two of them.
+SPEC = """
+name = "durable"
+repetitions = 8
+warmup = 1
+timeout = 30
+[network]
+topology = "star:hosts=3,bw=100"
+[sweep]
+algorithms = ["binomial", "chain"]
+sizes = [1024, 16384, 65536]
+interval = [0.05]
+"""
+POINTS = 6
+
+
+def _lines(path: Path) -> list[str]:
+    return path.read_text().splitlines() if path.exists() else []
+
+
+def _start(spec: Path, out: Path) -> subprocess.Popen[str]:
+    return subprocess.Popen([MCASTLAB, "experiment", str(spec), "--out", str(out)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def _until_records(proc: subprocess.Popen[str], root: Path, n: int) -> Path:
+    """The run's records.jsonl once it holds `n` records (the run still going)."""
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        found = list(root.glob("*/records.jsonl"))
+        if found and len(_lines(found[0])) >= n:
+            return found[0]
+        assert proc.poll() is None, proc.communicate()
+        time.sleep(0.02)
+    raise AssertionError(f"no {n} points written in 120 s")
+
+
+def _resume(folder: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([MCASTLAB, "experiment", "--resume", str(folder)],
+                          capture_output=True, text=True, timeout=300)
+
+
+def _raw(folder: Path, job: int) -> dict[str, dict]:
+    """Job `job`'s raw records, by point."""
+    return {r["key"]: r for r in map(json.loads, _lines(folder / "raw" /
+                                                         f"job-{job}-group0.jsonl"))}
+
+
+def _check_resumed(folder: Path, first: list[str], first_jobs: int) -> list[dict]:
+    """Every point once; the first attempt's records as they were; the others measured by
+    jobs numbered after the first attempt's, each record the samples of its own job's raw
+    record (nothing the first attempt measured counted again)."""
+    lines = _lines(folder / "records.jsonl")
+    assert lines[:len(first)] == first
+    recs = [json.loads(ln) for ln in lines]
+    assert sorted(r["index"] for r in recs) == list(range(POINTS))
+    assert all(r["status"] == "ok" for r in recs), [r["error"] for r in recs]
+    for r in recs[:len(first)]:
+        assert r["job"] <= first_jobs
+    for r in recs[len(first):]:
+        assert r["job"] > first_jobs
+    for r in recs:
+        assert r["samples_s"] == _raw(folder, r["job"])[r["key"]]["samples_s"]
+    return recs
+
+
+def test_kill_9_mid_condition_then_resume(caps, clean_after, tmp_path):
+    """SIGKILL after two of the condition's six points: both are in records.jsonl (written
+    as each was measured, not when the condition ends). The kill leaves the network up; a
+    resume before `mcastlab cleanup` says so in one line and changes nothing, after it
+    measures the other four in a job of its own: attempt 1's raw files stay as they were."""
+    spec = tmp_path / "durable.toml"
+    spec.write_text(SPEC)
+    proc = _start(spec, tmp_path / "res")
+    try:
+        records = _until_records(proc, tmp_path / "res", 2)
+    finally:
+        proc.kill()  # SIGKILL: no teardown, no last write
+        proc.communicate(timeout=30)
+    assert proc.returncode == -signal.SIGKILL
+    folder = records.parent
+    first = _lines(records)
+    assert 2 <= len(first) < POINTS, first  # stopped inside the condition
+    raw_before = {p.name: p.read_bytes() for p in (folder / "raw").iterdir()}
+    assert "points-1.json" in raw_before and "points-2.json" not in raw_before
+    measured = set(_raw(folder, 1))  # what the job had sent when it was killed
+    assert {json.loads(ln)["key"] for ln in first} <= measured
+
+    left = leftovers()  # what a SIGKILL leaves: the network, its processes, its record
+    assert left["bridges"] and left["processes"] and left["records"], left
+    out = _resume(folder)
+    assert out.returncode == 4 and "Traceback" not in out.stderr, out.stderr[-3000:]
+    said = [ln for ln in out.stderr.splitlines() if ln.startswith("mcastlab: error:")]
+    assert len(said) == 1 and "sudo mcastlab cleanup" in said[0], out.stderr[-3000:]
+    assert _lines(records) == first
+    out = subprocess.run([MCASTLAB, "cleanup"], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0 and "removed run" in out.stdout, out.stdout + out.stderr
+    assert_clean(clean_after)
+
+    out = _resume(folder)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert f"({len(first)} already done)" in out.stderr
+    recs = _check_resumed(folder, first, first_jobs=1)
+    assert {r["key"] for r in recs} >= measured  # the killed job's points: each once
+    assert len({r["key"] for r in recs}) == POINTS
+    for name, data in raw_before.items():
+        assert (folder / "raw" / name).read_bytes() == data, name
+
+
+def _fill(path: Path) -> None:
+    """A ballast file that takes every free block of its file system."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        chunk = 1 << 20
+        while chunk:
+            try:
+                os.write(fd, b"\0" * chunk)
+            except OSError as exc:
+                assert exc.errno == errno.ENOSPC, exc
+                chunk //= 2
+    finally:
+        os.close(fd)
+
+
+def test_a_full_disk_ends_the_run_with_one_message_and_resume_finishes(
+        caps, clean_after, tmp_path):
+    """The results folder on a 16 MiB tmpfs, filled by a ballast file once the first point
+    is written: the next record that needs a page of its own (records are about 2 KiB, the
+    second or the third) no longer fits, and the run ends with exit code 7 and one message
+    naming the folder to resume, no traceback, the network torn down, every record whole.
+    With the ballast gone, `--resume` measures the rest."""
+    spec = tmp_path / "durable.toml"
+    spec.write_text(SPEC)
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=16m,mode=0755", "tmpfs", str(disk)],
+                   check=True)
+    try:
+        proc = _start(spec, disk / "res")
+        try:
+            records = _until_records(proc, disk / "res", 1)
+            _fill(disk / "ballast")
+            _out, err = proc.communicate(timeout=120)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.communicate()
+        assert proc.returncode == 7, err[-3000:]
+        assert "Traceback" not in err, err[-3000:]
+        said = [ln for ln in err.splitlines() if "error" in ln.lower()]
+        folder = records.parent
+        assert len(said) == 1 and said[0].startswith(
+            f"mcastlab: error: no space left on the device of {folder}/"), err[-3000:]
+        assert said[0].endswith(f"make room, then finish with: mcastlab experiment --resume "
+                                f"{folder}"), said[0]
+        assert_clean(clean_after)
+        first = _lines(records)
+        assert 1 <= len(first) < POINTS
+        assert all(json.loads(ln)["status"] == "ok" for ln in first)  # whole lines only
+        assert records.read_bytes().endswith(b"\n")
+
+        (disk / "ballast").unlink()
+        out = _resume(folder)
+        assert out.returncode == 0, out.stderr[-3000:]
+        _check_resumed(folder, first, first_jobs=1)
+        assert (folder / "report.html").exists()
+    finally:
+        with contextlib.suppress(subprocess.CalledProcessError):
+            subprocess.run(["umount", str(disk)], check=True)
+        assert not os.path.ismount(disk), "the tmpfs is still mounted"
