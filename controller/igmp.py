@@ -1,4 +1,7 @@
-"""IGMP v1/v2/v3 on the wire (pure): parse what hosts send, build what the querier sends.
+"""IGMP v1/v2/v3 on the wire (pure), the project's one definition of it: `parse` reads a frame
+into an `IgmpMessage`, `frame` writes one (as Ryu's lib/packet/igmp.py pairs a parser with
+serialize). The controller parses what hosts send and builds its queries; the host programs
+and the tests build the reports and leaves they send.
 
 Parsing is strict because the input may be hostile: every malformed frame raises
 `IgmpError` with a short reason the controller counts. A report or leave becomes group
@@ -195,8 +198,10 @@ def _parse_v3(igmp: bytes, src: str) -> IgmpMessage:
     return IgmpMessage(3, "report", src_ip=src, records=tuple(records))
 
 
-# ---- what the querier sends ---------------------------------------------------------------
+# ---- building messages ---------------------------------------------------------------------
 QUERIER_MAC = "02:00:00:00:00:fe"
+RECORD_TYPES = {name: code for code, name in RECORD_NAMES.items()}
+ROUTER_ALERT = b"\x94\x04\x00\x00"  # RFC 2113, which RFC 2236 and 3376 ask of IGMP
 
 
 def _mac(s: str) -> bytes:
@@ -206,6 +211,84 @@ def _mac(s: str) -> bytes:
 def _mcast_mac(group: str) -> bytes:
     g = ipaddress.IPv4Address(group).packed
     return bytes([0x01, 0x00, 0x5E, g[1] & 0x7F, g[2], g[3]])
+
+
+def _packed(addr: str) -> bytes:
+    return ipaddress.IPv4Address(addr).packed
+
+
+def join(group: str, src_ip: str, version: int = 3) -> IgmpMessage:
+    """A host's join: a v1 or v2 report, or a v3 report of CHANGE_TO_EXCLUDE {}."""
+    record = GroupRecord("to_ex" if version == 3 else "is_ex", group)
+    return IgmpMessage(version, "report", src_ip=src_ip, records=(record,))
+
+
+def leave(group: str, src_ip: str, version: int = 3) -> IgmpMessage:
+    """A host's leave: a v2 leave, or a v3 report of CHANGE_TO_INCLUDE {}."""
+    if version == 3:
+        return IgmpMessage(3, "report", src_ip=src_ip, records=(GroupRecord("to_in", group),))
+    return IgmpMessage(2, "leave", src_ip=src_ip, records=(GroupRecord("to_in", group),))
+
+
+def message(msg: IgmpMessage) -> bytes:
+    """The IGMP bytes of `msg`, checksum filled in: `parse` reads them back as `msg`."""
+    if msg.kind == "query":
+        q = msg.query or QueryFields()
+        if msg.version == 3:
+            flags = (0x08 if q.suppress else 0) | min(max(q.qrv, 0), 7)
+            data = bytearray(struct.pack("!BBH4sBBH", QUERY, encode(q.max_resp_s * 10), 0,
+                                         _packed(q.group), flags, encode(q.qqi_s),
+                                         len(q.sources)))
+            data += b"".join(_packed(a) for a in q.sources)
+        else:  # v1 leaves the response time 0; v2 says it in tenths of a second
+            code = 0 if msg.version == 1 else min(255, max(1, round(q.max_resp_s * 10)))
+            data = bytearray(struct.pack("!BBH4s", QUERY, code, 0, _packed(q.group)))
+    elif msg.version == 3:
+        if msg.kind != "report":
+            raise ValueError("IGMPv3 has no leave message: a report of to_in {} leaves")
+        data = bytearray(struct.pack("!BBHHH", V3_REPORT, 0, 0, 0, len(msg.records)))
+        for r in msg.records:
+            srcs = sorted(r.sources, key=ipaddress.IPv4Address)
+            data += struct.pack("!BBH4s", RECORD_TYPES[r.record], 0, len(srcs), _packed(r.group))
+            data += b"".join(_packed(a) for a in srcs)
+    else:
+        if len(msg.records) != 1:
+            raise ValueError(f"an IGMPv{msg.version} {msg.kind} names exactly one group")
+        kind = {(1, "report"): V1_REPORT, (2, "report"): V2_REPORT,
+                (2, "leave"): V2_LEAVE}.get((msg.version, msg.kind))
+        if kind is None:
+            raise ValueError(f"IGMPv{msg.version} has no {msg.kind} message")
+        data = bytearray(struct.pack("!BBH4s", kind, 0, 0, _packed(msg.records[0].group)))
+    struct.pack_into("!H", data, 2, checksum(bytes(data)))
+    return bytes(data)
+
+
+def destination(msg: IgmpMessage) -> str:
+    """Where `msg` is sent (RFC 2236 section 9, RFC 3376 section 4.2.14): a query to its group
+    (a general one to all hosts), a v1/v2 report to its group, a leave to all routers, a v3
+    report to 224.0.0.22."""
+    if msg.kind == "query":
+        group = (msg.query or QueryFields()).group
+        return ALL_HOSTS if group == "0.0.0.0" else group
+    if msg.kind == "leave":
+        return ALL_ROUTERS
+    return V3_REPORTS if msg.version == 3 else msg.records[0].group
+
+
+def ipv4_frame(src_mac: str, src_ip: str, dst_ip: str, payload: bytes,
+               proto: int = IPPROTO_IGMP) -> bytes:
+    """An Ethernet frame to `dst_ip`'s multicast MAC carrying `payload` in IPv4 as IGMP goes:
+    TTL 1, precedence Internetwork Control, the Router Alert option."""
+    total = 24 + len(payload)
+    ip = bytearray(struct.pack("!BBHHHBBH4s4s", 0x46, 0xC0, total, 0, 0, 1, proto, 0,
+                               _packed(src_ip), _packed(dst_ip)) + ROUTER_ALERT)
+    struct.pack_into("!H", ip, 10, checksum(bytes(ip)))
+    return _mcast_mac(dst_ip) + _mac(src_mac) + struct.pack("!H", ETH_P_IP) + bytes(ip) + payload
+
+
+def frame(msg: IgmpMessage, src_mac: str) -> bytes:
+    """`msg` as an Ethernet frame from `src_mac` and msg.src_ip to its destination."""
+    return ipv4_frame(src_mac, msg.src_ip, destination(msg), message(msg))
 
 
 def decode(code: int) -> int:
@@ -246,22 +329,7 @@ def queries(querier_ip: str, group: str | None, max_resp_s: float, qqi_s: float,
 
 def query(querier_ip: str, group: str | None, max_resp_s: float, qqi_s: float,
           robustness: int = 2, sources: tuple[str, ...] = (), suppress: bool = False) -> bytes:
-    """An IGMPv3 query frame: general (group None, to 224.0.0.1), group-specific or
-    group-and-source-specific (to the group); `suppress` sets the S flag. IPv4 carries the
-    Router Alert option, as RFC 3376 requires."""
-    dst = group or ALL_HOSTS
-    flags = (0x08 if suppress else 0) | min(robustness, 7)
-    igmp = bytearray(struct.pack("!BBH4sBBH", QUERY, encode(max_resp_s * 10), 0,
-                                 ipaddress.IPv4Address(group or "0.0.0.0").packed,
-                                 flags, encode(qqi_s), len(sources)))
-    for s in sources:
-        igmp += ipaddress.IPv4Address(s).packed
-    struct.pack_into("!H", igmp, 2, checksum(bytes(igmp)))
-    ra = b"\x94\x04\x00\x00"
-    total = 24 + len(igmp)
-    ip = bytearray(struct.pack("!BBHHHBBH4s4s", 0x46, 0xC0, total, 0, 0, 1, IPPROTO_IGMP, 0,
-                               ipaddress.IPv4Address(querier_ip).packed,
-                               ipaddress.IPv4Address(dst).packed) + ra)
-    struct.pack_into("!H", ip, 10, checksum(bytes(ip)))
-    eth = _mcast_mac(dst) + _mac(QUERIER_MAC) + struct.pack("!H", ETH_P_IP)
-    return eth + bytes(ip) + bytes(igmp)
+    """An IGMPv3 query frame from the querier: general (group None, to 224.0.0.1),
+    group-specific or group-and-source-specific (to the group); `suppress` sets the S flag."""
+    fields = QueryFields(group or "0.0.0.0", max_resp_s, suppress, robustness, qqi_s, sources)
+    return frame(IgmpMessage(3, "query", src_ip=querier_ip, query=fields), QUERIER_MAC)

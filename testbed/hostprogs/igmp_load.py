@@ -8,28 +8,10 @@ from __future__ import annotations
 
 import json
 import socket
-import struct
 import sys
 import time
 
-
-def _csum(b: bytes) -> int:
-    s = sum(struct.unpack(f"!{len(b) // 2}H", b))
-    while s >> 16:
-        s = (s & 0xFFFF) + (s >> 16)
-    return ~s & 0xFFFF
-
-
-def frame(kind: int, group: str, src_ip: str, src_mac: str) -> bytes:
-    g = socket.inet_aton(group)
-    dst = socket.inet_aton("224.0.0.2") if kind == 0x17 else g
-    igmp = bytearray(struct.pack("!BBH4s", kind, 0, 0, g))
-    struct.pack_into("!H", igmp, 2, _csum(bytes(igmp)))
-    ip = bytearray(struct.pack("!BBHHHBBH4s4s", 0x45, 0xC0, 28, 0, 0, 1, 2, 0,
-                               socket.inet_aton(src_ip), dst))
-    struct.pack_into("!H", ip, 10, _csum(bytes(ip)))
-    mac = bytes([1, 0, 0x5E, dst[1] & 0x7F, dst[2], dst[3]])
-    return mac + bytes.fromhex(src_mac.replace(":", "")) + b"\x08\x00" + ip + igmp
+from controller import igmp
 
 
 def main() -> int:
@@ -38,7 +20,8 @@ def main() -> int:
     frames = []
     for i in range(2000):
         group = f"239.{100 + seed % 50}.{i // 250}.{i % 250 + 1}"
-        frames += [frame(0x16, group, src_ip, src_mac), frame(0x17, group, src_ip, src_mac)]
+        frames += [igmp.frame(igmp.join(group, src_ip, 2), src_mac),
+                   igmp.frame(igmp.leave(group, src_ip, 2), src_mac)]
     s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
     s.bind((iface, 0))
     start, sent = time.monotonic(), 0

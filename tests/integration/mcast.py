@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from controller import igmp
 from testbed.emulation.controller_proc import group_members
 from testbed.hostprogs import command
 from testbed.hostprogs.mcast_sniff import QUIET_S
@@ -146,26 +147,17 @@ def wire_counts_together(emu: Any, sends: list[tuple[str, str]], tmp_path: Any,
                              sends))
 
 
-def igmp_frame(host: Any, dst: str, message: Any) -> bytes:
-    """An IGMP message (a scapy layer) as `host` sends it: from its MAC and address to
-    `dst`, TTL 1 and the router alert option (scapy's defaults for IGMP). Built here, in
-    the tests' process, where scapy is imported once (a host program importing it takes a
-    second or more); `send_frames` puts it on the host's wire."""
-    from scapy.layers.inet import IP, IPOption_Router_Alert
-    from scapy.layers.l2 import Ether
-
-    return bytes(Ether(src=host.MAC()) / IP(src=host.IP(), dst=dst, ttl=1,
-                                            options=[IPOption_Router_Alert()]) / message)
+def send_igmp(host: Any, *messages: igmp.IgmpMessage) -> None:
+    """`host` sends IGMP messages (controller.igmp builds them: from its MAC and address, to
+    where each goes, TTL 1 and the router alert option)."""
+    send_frames(host, *(igmp.frame(m, host.MAC()) for m in messages))
 
 
 def v3_report(host: Any, *records: tuple[str, str, tuple[str, ...]]) -> None:
-    """`host` sends one IGMPv3 report crafted with scapy: records (type, group, sources),
-    type by its controller.source_filter.RECORDS name."""
-    from scapy.layers.igmp import IGMPv3_MR, IGMPv3_MR_Group
-
-    types = {"is_in": 1, "is_ex": 2, "to_in": 3, "to_ex": 4, "allow": 5, "block": 6}
-    recs = [IGMPv3_MR_Group(rtype=types[t], maddr=g, srcaddrs=list(s)) for t, g, s in records]
-    send_frames(host, igmp_frame(host, "224.0.0.22", IGMPv3_MR(records=recs)))
+    """`host` sends one IGMPv3 report: records (type, group, sources), type by its
+    controller.source_filter.RECORDS name."""
+    recs = tuple(igmp.GroupRecord(t, g, frozenset(s)) for t, g, s in records)
+    send_igmp(host, igmp.IgmpMessage(3, "report", src_ip=host.IP(), records=recs))
 
 
 class FilteredMember(Receiver):

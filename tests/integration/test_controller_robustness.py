@@ -1,6 +1,8 @@
 """Hostile input: ten thousand malformed or hostile IGMP and multicast frames sent with scapy
-from a host. The controller ignores and counts them, keeps running, and a normal join still
-works, delivered exactly where RFC 4541 says.
+from a host (not controller.igmp, which builds only well-formed messages: scapy is an
+implementation of its own and makes what ours refuses to). The controller ignores and
+counts them, keeps running, and a normal join still works, delivered exactly where RFC 4541
+says.
 Also the per-port counters that experiments use to count frames on the wire."""
 
 from __future__ import annotations

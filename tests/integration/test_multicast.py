@@ -3,23 +3,25 @@ host's interface (joined or not) and in the members' sockets."""
 
 from __future__ import annotations
 
+import json
 import time
 
 import pytest
 
+from controller import igmp
 from controller.config import ControllerConfig
 from controller.timers import IgmpTimers
 from testbed.emulation.controller_proc import api_get
 from testbed.emulation.network import Emulation
+from testbed.hostprogs import command
 from topologies import parse_spec
 
 from .mcast import (
     Receiver,
-    igmp_frame,
     members,
     results,
     send,
-    send_frames,
+    send_igmp,
     until,
     wire_counts,
 )
@@ -76,19 +78,44 @@ def test_unregistered_groups_are_dropped_and_counted(star, tmp_path):
     assert src["dropped_packets"] >= 4  # the first one went to the controller
 
 
-def test_v1_v2_v3_joins_leave_and_expiry(caps, clean_after, tmp_path):
-    """Joins crafted with scapy in three IGMP versions; a v2 leave stops delivery at once
-    (after the group queries); members that stop reporting expire."""
-    from scapy.layers.igmp import IGMP, IGMPv3_MR, IGMPv3_MR_Group
+def test_the_igmp_load_host_program_is_taken_in_whole(star):
+    """The forwarding bench's IGMP load (testbed.hostprogs.igmp_load: v2 reports and leaves
+    built by controller.igmp) reaches the controller as valid reports and leaves, each
+    message counted once (100/s, under the controller's 200/s per host)."""
+    h3 = star.host("h3")
 
+    def counted() -> tuple[int, int]:
+        c = api_get(star.controller.api, "/state")["counters"]
+        return c.get("igmp_v2_report", 0), c.get("igmp_v2_leave", 0)
+
+    before = counted()
+    out = h3.popen(command("igmp_load", "h3-eth0", h3.IP(), h3.MAC(), 100, 1.0, 7), text=True)
+    stdout, stderr = out.communicate(timeout=30)
+    assert out.returncode == 0, stderr
+    sent = json.loads(stdout)["sent"]
+    assert 90 <= sent <= 110
+    until(lambda: sum(counted()) - sum(before) >= sent, time.monotonic() + 5)
+    reports, leaves = (a - b for a, b in zip(counted(), before, strict=True))
+    assert (reports, leaves) == ((sent + 1) // 2, sent // 2)
+    assert "igmp_bad_checksum" not in api_get(star.controller.api, "/state")["counters"]
+    # an odd count ends on a report: leave that group, as the shared network was
+    held = [g for g, v in api_get(star.controller.api, "/groups").items()
+            if "h3" in v.get("members", {})]
+    send_igmp(h3, *(igmp.leave(g, h3.IP(), 2) for g in held))
+    until(lambda: not any("h3" in members(star.controller.api, g) for g in held),
+          time.monotonic() + 5)
+
+
+def test_v1_v2_v3_joins_leave_and_expiry(caps, clean_after, tmp_path):
+    """Joins crafted in three IGMP versions; a v2 leave stops delivery at once (after the
+    group queries); members that stop reporting expire."""
     group = "239.7.7.7"
 
     def igmp_from(host, kind):
-        p = {"v1": IGMP(type=0x12, gaddr=group), "v2": IGMP(type=0x16, gaddr=group),
-             "leave": IGMP(type=0x17, gaddr=group),
-             "v3": IGMPv3_MR(records=[IGMPv3_MR_Group(rtype=4, maddr=group)])}[kind]
-        send_frames(host, igmp_frame(host, {"leave": "224.0.0.2", "v3": "224.0.0.22"}
-                                     .get(kind, group), p))
+        send_igmp(host, {"v1": igmp.join(group, host.IP(), 1),
+                         "v2": igmp.join(group, host.IP(), 2),
+                         "leave": igmp.leave(group, host.IP(), 2),
+                         "v3": igmp.join(group, host.IP(), 3)}[kind])
 
     # The joins, a check, the leave, its last-member time and a check take about 4 s: the
     # members (by the crafted joins) last 9 s without reports, long after those checks.

@@ -22,13 +22,10 @@ TIMERS = IgmpTimers(query_interval=2.0, query_response_interval=1.0, last_member
 
 
 def odd_igmp(kind: int, good_checksum: bool, src_ip: str) -> bytes:
-    """An 8-byte IGMP message of type `kind` to GROUP inside Ethernet/IPv4."""
+    """An 8-byte IGMP message of type `kind` to 239.4.4.4 (the checksum maybe wrong)."""
     msg = bytearray(struct.pack("!BBH4s", kind, 0, 0, bytes([239, 4, 4, 4])))
     struct.pack_into("!H", msg, 2, igmp.checksum(bytes(msg)) ^ (0 if good_checksum else 1))
-    ip = bytearray(struct.pack("!BBHHHBBH4s4s", 0x45, 0, 28, 0, 0, 1, 2, 0,
-                               bytes(map(int, src_ip.split("."))), bytes([239, 4, 4, 4])))
-    struct.pack_into("!H", ip, 10, igmp.checksum(bytes(ip)))
-    return bytes.fromhex("01005e040404" "020000000099" "0800") + bytes(ip) + bytes(msg)
+    return igmp.ipv4_frame("02:00:00:00:00:99", src_ip, "239.4.4.4", bytes(msg))
 
 
 def test_reports_go_to_router_ports_and_a_lower_querier_takes_over(caps, clean_after,

@@ -1,7 +1,7 @@
 """IGMPv3 source filtering through the controller (RFC 3376 section 6), counted on the wire of
 every host, since the receiving kernel's own filter would hide a frame the switch should not
-have sent: reports crafted with scapy for the state transitions, and the kernel's own reports
-for sockets that ask for some sources (SSM, IP_ADD_SOURCE_MEMBERSHIP) or block some
+have sent: reports built by controller.igmp for the state transitions, and the kernel's own
+reports for sockets that ask for some sources (SSM, IP_ADD_SOURCE_MEMBERSHIP) or block some
 (IP_BLOCK_SOURCE)."""
 
 from __future__ import annotations

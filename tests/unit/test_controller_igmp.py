@@ -178,3 +178,53 @@ def test_unrecognized_record_types_are_silently_ignored():  # RFC 3376 4.2.12
             IGMPv3_MR_Group(rtype=2, maddr="239.0.0.2")]
     m = igmp.parse(frame(IGMPv3_MR(records=recs)))
     assert m.records == (igmp.GroupRecord("is_ex", "239.0.0.2"),)
+
+
+# ---- building: one definition for the controller, the host programs and the tests ---------
+SRC, MAC = "10.0.0.2", "02:00:00:00:00:02"
+BUILT = [
+    igmp.join("239.1.1.1", SRC, 1), igmp.join("239.1.1.1", SRC, 2),
+    igmp.leave("239.1.1.1", SRC, 2), igmp.join("239.1.1.1", SRC, 3),
+    igmp.leave("239.1.1.1", SRC, 3),
+    igmp.IgmpMessage(3, "report", SRC, records=(
+        igmp.GroupRecord("allow", "232.1.1.1", frozenset({"10.0.0.9", "10.0.0.10"})),
+        igmp.GroupRecord("block", "239.2.2.2", frozenset({"10.0.1.1"})),
+        igmp.GroupRecord("is_in", "232.1.1.2", frozenset()))),
+    igmp.IgmpMessage(1, "query", SRC, query=igmp.QueryFields()),
+    igmp.IgmpMessage(2, "query", SRC, query=igmp.QueryFields("239.1.1.1", 1.0)),
+    igmp.IgmpMessage(3, "query", SRC, query=igmp.QueryFields(
+        "239.1.1.1", 2.0, True, 3, 60.0, ("10.0.0.5", "10.0.0.6"))),
+]
+# what scapy (another implementation) builds for each (RFC 2236 puts 0 in a report's max
+# response field, where scapy's default is 20)
+SCAPY = [
+    IGMP(type=0x12, mrcode=0, gaddr="239.1.1.1"), IGMP(type=0x16, mrcode=0, gaddr="239.1.1.1"),
+    IGMP(type=0x17, mrcode=0, gaddr="239.1.1.1"),
+    IGMPv3_MR(records=[IGMPv3_MR_Group(rtype=4, maddr="239.1.1.1")]),
+    IGMPv3_MR(records=[IGMPv3_MR_Group(rtype=3, maddr="239.1.1.1")]),
+    IGMPv3_MR(records=[
+        IGMPv3_MR_Group(rtype=5, maddr="232.1.1.1", srcaddrs=["10.0.0.9", "10.0.0.10"]),
+        IGMPv3_MR_Group(rtype=6, maddr="239.2.2.2", srcaddrs=["10.0.1.1"]),
+        IGMPv3_MR_Group(rtype=1, maddr="232.1.1.2")]),
+    IGMP(type=0x11, mrcode=0, gaddr="0.0.0.0"), IGMP(type=0x11, mrcode=10, gaddr="239.1.1.1"),
+    IGMPv3_MQ(mrcode=20, gaddr="239.1.1.1", s=1, qrv=3, qqic=60,
+              srcaddrs=["10.0.0.5", "10.0.0.6"]),
+]
+
+
+@pytest.mark.parametrize(("msg", "theirs"), list(zip(BUILT, SCAPY, strict=True)))
+def test_every_message_built_is_read_back_and_is_what_scapy_builds(msg, theirs) -> None:
+    data = igmp.frame(msg, MAC)
+    assert igmp.parse(data) == msg
+    assert igmp.message(msg) == raw(theirs)  # byte for byte, checksum included
+    ip = IP(data[14:])  # scapy reads our IPv4: TTL 1, router alert, to where it goes
+    assert ip.ttl == 1 and ip.options[0].option == 20 and ip.dst == igmp.destination(msg)
+    assert data[:6] == bytes.fromhex("01005e") + bytes([int(x) for x in ip.dst.split(".")[1:]])
+
+
+def test_what_no_version_has_is_refused() -> None:
+    with pytest.raises(ValueError, match="IGMPv1 has no leave"):
+        igmp.message(igmp.IgmpMessage(1, "leave", SRC,
+                                      records=(igmp.GroupRecord("to_in", "239.1.1.1"),)))
+    with pytest.raises(ValueError, match="exactly one group"):
+        igmp.message(igmp.IgmpMessage(2, "report", SRC))
