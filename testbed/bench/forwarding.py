@@ -69,7 +69,7 @@ def run(caps: Capabilities, progress: Progress, quick: bool = False) -> dict[str
         with Emulation(parse_spec(spec), caps=caps, controller_config=fast) as emu:
             out[f"controller {spec}"] = _probe(emu, n, first=0)
     progress("bench: the same with Open vSwitch's own IGMP snooping (no controller)")
-    with Emulation(parse_spec("star:hosts=8"), caps=caps, ovs_snooping=True) as emu:
+    with Emulation(parse_spec("star:hosts=8"), caps=caps, switch="ovs-snooping") as emu:
         out["ovs-snooping star:hosts=8"] = _probe(emu, n, first=0)
 
     progress("bench: IGMP load the controller absorbs before join latency doubles")

@@ -39,8 +39,8 @@ FAST = ControllerConfig(igmp_rate=1e6)  # measures processing, not the per-host 
 SWITCHES: dict[str, dict[str, Any]] = {
     "controller": {"controller_config": FAST},
     "controller, fast leave": {"controller_config": replace(FAST, fast_leave=True)},
-    "ovs-snooping": {"ovs_snooping": True},
-    "linux-bridge": {"linux_bridge": True},
+    "ovs-snooping": {"switch": "ovs-snooping"},
+    "linux-bridge": {"switch": "linux-bridge"},
 }
 
 

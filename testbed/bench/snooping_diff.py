@@ -34,8 +34,8 @@ LEAVE_WAIT_S = 3.0  # after a leave: past every switch's last-member time (RFC d
 SETTLE_S = 0.2
 SWITCHES: dict[str, dict[str, Any]] = {
     "controller": {},
-    "ovs-snooping": {"ovs_snooping": True},
-    "linux-bridge": {"linux_bridge": True},
+    "ovs-snooping": {"switch": "ovs-snooping"},
+    "linux-bridge": {"switch": "linux-bridge"},
 }
 
 

@@ -35,9 +35,28 @@ def controller_config(args: argparse.Namespace):
         raise UsageError(str(exc)) from None
 
 
+def add_switch_choice(p: argparse.ArgumentParser) -> None:
+    """--switch: what the switches are (testbed.emulation.switching's table drives it)."""
+    from ..emulation.switching import DEFAULT, SWITCHES, choices_help
+
+    p.add_argument("--switch", choices=tuple(SWITCHES), default=DEFAULT,
+                   help=f"what the switches are: {choices_help()}")
+
+
+def switch_of(args: argparse.Namespace) -> str:
+    """--switch, refused with --mode other than igmp unless it is the controller."""
+    from ..emulation.switching import SWITCHES
+
+    if getattr(args, "mode", "igmp") != "igmp" and not SWITCHES[args.switch].controller:
+        raise UsageError(f"--mode {args.mode} is the controller's: it needs --switch "
+                         "controller")
+    return args.switch
+
+
 def add_controller_choice(p: argparse.ArgumentParser) -> None:
     from controller.config import MODES
 
+    add_switch_choice(p)
     p.add_argument("--mode", choices=MODES, default="igmp", help="controller mode")
     p.add_argument("--query-interval", type=float, default=125.0,
                    help="IGMP general query interval, s (default 125)")

@@ -20,6 +20,7 @@ from .arguments import (
     TOPO_HELP,
     add_cluster_choice,
     add_controller_choice,
+    add_switch_choice,
     cluster_spec,
     controller_config,
     int_list,
@@ -27,6 +28,7 @@ from .arguments import (
     progress,
     rate,
     seconds,
+    switch_of,
 )
 
 
@@ -40,10 +42,11 @@ def cmd_mpirun(args: argparse.Namespace) -> int:
     _program_file(prog[0])
     prog = _with_algorithms(args, prog)
     cluster = cluster_spec(args)
+    switch = switch_of(args)
     topo, _rate_used = network(args)
     hosts = args.hosts.split(",") if args.hosts else None
     with Emulation(topo, progress=progress, controller_config=controller_config(args),
-                   cluster=cluster) as emu:
+                   switch=switch, cluster=cluster) as emu:
         res = run_mpi(emu, prog, hosts=hosts, np=args.np, ppn=args.ppn, timeout=args.timeout,
                       check=False)
         for rank, text in sorted(res.rank_output.items()):
@@ -100,8 +103,9 @@ def cmd_params(args: argparse.Namespace) -> int:
     from ..experiments.bcast import measure_params
 
     sizes = int_list("--sizes", args.sizes)
+    switch = switch_of(args)
     topo, rate = network(args, star_size=args.hosts)
-    with Emulation(topo, progress=progress) as emu:
+    with Emulation(topo, progress=progress, switch=switch) as emu:
         progress(f"measuring t_hold/t_end on {emu.topo.name} for {len(sizes)} sizes")
         res = measure_params(emu, sizes, repeats=args.repeats, dummy_max=args.dummy_max,
                              budget_bytes=args.budget_bytes)
@@ -164,11 +168,12 @@ def cmd_bcast(args: argparse.Namespace) -> int:
     if cluster is not None and args.flow is False:
         raise UsageError("--no-flow: across servers the flow-latency benchmark is the measure "
                          "(the servers share no clock)")
+    switch = switch_of(args)
     topo, rate = network(args, ranks=args.hosts)
     flow = args.flow if args.flow is not None else (not args.loss or cluster is not None)
     if args.flow is None and args.loss and cluster is None:
         progress("flow-latency benchmark skipped under --loss (pass --flow to run it)")
-    with Emulation(topo, progress=progress, cluster=cluster) as emu:
+    with Emulation(topo, progress=progress, switch=switch, cluster=cluster) as emu:
         params = None
         if uses_params(args.algo):  # MPI_Bcast and the multicast broadcasts need none
             progress(f"measuring t_hold/t_end at {args.size} B for the model")
@@ -287,8 +292,9 @@ def cmd_osu(args: argparse.Namespace) -> int:
     except (RunFailed, TopologyError) as exc:
         raise UsageError(str(exc)) from None
     cluster = cluster_spec(args)
+    switch = switch_of(args)
     topo, rate = network(args, ranks=args.hosts)
-    with Emulation(topo, progress=progress, cluster=cluster) as emu:
+    with Emulation(topo, progress=progress, switch=switch, cluster=cluster) as emu:
         res = run_osu(emu, args.bench, args.algo, hosts=args.hosts, sizes=sizes,
                       iterations=args.iterations, skip=args.warmup, full=args.full,
                       wait=args.wait, progress=progress)
@@ -429,5 +435,6 @@ def _network_arguments(p: argparse.ArgumentParser, hosts_help: str,
     p.add_argument("--hosts", type=POSITIVE, help=hosts_help)
     p.add_argument("--bw", type=rate, help=BW_HELP)
     p.add_argument("--json", action="store_true")
+    add_switch_choice(p)
     if servers:
         add_cluster_choice(p)

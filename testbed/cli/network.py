@@ -23,6 +23,7 @@ from .arguments import (
     progress,
     rate,
     script_file,
+    switch_of,
 )
 
 
@@ -83,12 +84,13 @@ def cmd_up(args: argparse.Namespace) -> int:
     from ..emulation.network import Emulation
 
     cluster = cluster_spec(args)
+    switch = switch_of(args)
     topo, _rate_used = network(args)
     with Emulation(topo, progress=progress, controller_config=controller_config(args),
-                   cluster=cluster) as emu:
-        progress(f"{topo.name} is up ({args.mode} mode); controller state: curl "
-                 f"--unix-socket {emu.controller.api} http://controller/state; 'exit' "
-                 "tears it down")
+                   switch=switch, cluster=cluster) as emu:
+        state = (f"controller state: curl --unix-socket {emu.controller.api} "
+                 "http://controller/state" if emu.controller else f"{switch} switches")
+        progress(f"{topo.name} is up ({args.mode} mode); {state}; 'exit' tears it down")
         setLogLevel("output")  # the prompt's own output; Mininet's chatter stays off
         CLI(emu.net)
     return 0
@@ -104,14 +106,16 @@ def cmd_net(args: argparse.Namespace) -> int:
         raise UsageError(f"--loss is a fraction of packets in [0, 1], got {args.loss:g}")
     script = script_file(args)
     cluster = cluster_spec(args)
+    switch = switch_of(args)
     topo, _rate_used = network(args, star_size=args.hosts)
     with Emulation(topo, progress=progress, controller_config=controller_config(args),
-                   cluster=cluster) as emu:
+                   switch=switch, cluster=cluster) as emu:
         if args.loss:
             emu.set_loss(args.loss * 100)
         loss = f", loss {args.loss:g} on every host link" if args.loss else ""
-        progress(f"{topo.name} is up ({args.mode} mode{loss}); 'help' lists the commands, "
-                  "'exit' tears it down")
+        how = f"{args.mode} mode" if emu.controller else f"{switch} switches"
+        progress(f"{topo.name} is up ({how}{loss}); 'help' lists the commands, "
+                 "'exit' tears it down")
         setLogLevel("output")
         McastCLI(emu, script=str(script) if script else None)
     return 0

@@ -89,7 +89,7 @@ class TestbedSwitch(OVSSwitch):
 
 class KernelBridge(Switch):
     """A Linux kernel bridge doing its own IGMP snooping, a standalone switch without any
-    controller (Emulation(linux_bridge=True)). Mininet's own LinuxBridge (mininet.nodelib)
+    controller (Emulation(switch="linux-bridge")). Mininet's own LinuxBridge (mininet.nodelib)
     cannot be used: it drives brctl, of bridge-utils, which is not installed here (and is
     deprecated); this one makes the bridge with iproute2 alone, which names the multicast
     options too.

@@ -1,4 +1,4 @@
-"""A hub as one shared medium (Emulation(hub=True); Chen2000's hub).
+"""A hub as one shared medium (Emulation(switch="hub"); Chen2000's hub).
 
 On a hub every frame reaches every other port, and all stations share one medium: two
 frames never cross it at the same time. A switch that floods multicast does neither (it

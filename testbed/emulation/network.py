@@ -44,6 +44,8 @@ from .ports import (
     intf_name,
 )
 from .runlock import RunLock
+from .switching import DEFAULT as DEFAULT_SWITCH
+from .switching import SwitchKind, switch_kind
 
 # Emulated hosts cap TCP's retransmission timeout (Linux >= 6.15; older kernels keep 120 s).
 # Under injected loss a lost SYN leaves a connection with a ~1 s RTT estimate, so its RTO is
@@ -82,42 +84,31 @@ class Emulation:
     def __init__(self, topo: Topology, *, caps: Capabilities | None = None,
                  progress: Progress = _quiet, ready_timeout: float | None = None,
                  controller_config: ControllerConfig | None = None,
-                 ovs_snooping: bool = False, ovs_flooding: bool = False, hub: bool = False,
-                 linux_bridge: bool = False, bridge_options: dict[str, str] | None = None,
+                 switch: str | SwitchKind = DEFAULT_SWITCH,
+                 bridge_options: dict[str, str] | None = None,
                  ports: str | None = None, host_cpu: float | None = None,
                  cluster: ClusterSpec | None = None) -> None:
-        """`ovs_snooping`: no controller at all; standalone OVS bridges doing their own
-        MAC learning and IGMP snooping (the anchor the benchmarks compare the controller
-        with). `ovs_flooding`: standalone bridges without snooping, which flood every
-        multicast frame to every port (unicast is still switched). `hub`: every switch a
-        hub, one shared medium flooding every frame (testbed.emulation.hub; Chen2000's
-        hub). `linux_bridge`: no
-        controller; Linux kernel bridges doing their own IGMP snooping, one of them the
-        querier (hosts.KernelBridge), with the ip-link `bridge_options` given (default: the
-        kernel's timers). Loop-free topologies only, as standalone bridges flood. `ports`:
-        the switch ports facing hosts (OVS ports; kernel bridges have plain veths), one of
-        PORT_TYPES (default: $MCASTLAB_PORTS, else auto: AF_XDP where the machine has it;
-        links between switches keep default ports, as nothing could shape them else).
+        """`switch`: what the switches are, a word of testbed.emulation.switching.SWITCHES
+        (default: OVS under the project's controller); the kinds without a controller take
+        loop-free topologies only, as standalone bridges flood. `bridge_options`: ip-link
+        options of Linux bridges (default: the kernel's timers). `ports`: the switch ports
+        facing hosts (OVS ports; kernel bridges have plain veths), one of PORT_TYPES
+        (default: $MCASTLAB_PORTS, else auto: AF_XDP where the machine has it; links
+        between switches keep default ports, as nothing could shape them else).
         `host_cpu`: each host may use at most this fraction of the machine's CPU time
         (Mininet's CPULimitedHost: a cgroup per host with a CFS quota). `cluster`: spread
         the network over these servers (testbed.cluster; OVS switches only)."""
         self.topo = topo
         self.controller_config = controller_config or ControllerConfig()
-        self.ovs_snooping = ovs_snooping
-        self.linux_bridge = linux_bridge
+        self.switch = switch_kind(switch)
         self.bridge_options = dict(bridge_options or {})
-        if ovs_snooping + ovs_flooding + hub + linux_bridge > 1:
-            raise UsageError("choose one of OVS snooping, OVS flooding, hubs and Linux "
-                             "bridges")
-        if bridge_options and not linux_bridge:
-            raise UsageError("bridge options are for Linux bridges (linux_bridge=True)")
+        if bridge_options and not self.linux_bridge:
+            raise UsageError("bridge options are for Linux bridges (switch linux-bridge)")
         for item in self.bridge_options.items():
             if not all(re.fullmatch(r"[A-Za-z0-9_]+", str(x)) for x in item):
                 raise UsageError(f"bridge option {' '.join(map(str, item))!r}: ip-link bridge "
                                  "options are a name and a number, e.g. mcast_query_interval "
                                  "12500")
-        self.hub = hub
-        self.standalone = ovs_snooping or ovs_flooding or hub or linux_bridge
         # strict contiguous mode: every switch's range lane (testbed.emulation.lane)
         self.lanes = not self.standalone and self.controller_config.strict
         if self.standalone and len(topo.links) != len(topo.hosts) + len(topo.switches) - 1:
@@ -128,17 +119,17 @@ class Emulation:
             raise UsageError(f"switch port type {self.ports!r} (from "
                              f"{'--ports' if ports else PORTS_ENV}) is not one of "
                              f"{', '.join(PORT_TYPES)}")
-        if linux_bridge and ports == "afxdp":
+        if self.linux_bridge and ports == "afxdp":
             raise UsageError("AF_XDP switch ports are OVS ports: Linux bridges have none")
         self.host_cpu = _check_host_cpu(host_cpu)
-        if cluster is not None and (linux_bridge or hub or host_cpu is not None):
+        if cluster is not None and (self.switch.one_machine or host_cpu is not None):
             raise UsageError("a network across servers runs on Open vSwitch without CPU "
                              "limits: Linux bridges, hubs and CPU-limited hosts are one "
                              "machine's")
         if cluster is not None and self.lanes:
             raise UsageError("strict contiguous mode's range lanes are one machine's: run it "
                              "without --servers")
-        if hub and not self.caps.ingress_shaping:
+        if self.hub and not self.caps.ingress_shaping:
             raise CapabilityError("a hub's medium needs an ingress qdisc with cls_u32 and "
                                   "act_mirred (testbed.emulation.one_way)")
         if self.lanes and not self.caps.ingress_shaping:
@@ -155,6 +146,23 @@ class Emulation:
         self._xdp: set[str] | None = None  # AF_XDP ports of a network across servers
         self._old_handlers: dict[int, Any] = {}
         self._lock = RunLock()
+
+    # ---- what the switches are (testbed.emulation.switching) ---------------------------------
+    @property
+    def standalone(self) -> bool:
+        return self.switch.standalone
+
+    @property
+    def hub(self) -> bool:
+        return self.switch.hub
+
+    @property
+    def linux_bridge(self) -> bool:
+        return self.switch.kernel
+
+    @property
+    def ovs_snooping(self) -> bool:
+        return self.switch.snooping
 
     # ---- public API -------------------------------------------------------------------------
     @property
@@ -467,8 +475,7 @@ class Emulation:
                 continue
             net.addSwitch(sw.name, dpid=f"{sw.dpid:016x}", datapath=self.caps.datapath,
                           protocols="OpenFlow13", batch=True,
-                          failMode=("standalone" if self.standalone and not self.hub
-                                    else "secure"),
+                          failMode=self.switch.fail_mode,
                           xdp_ports={i for i in xdp if i.startswith(f"{sw.name}-")},
                           **self.spread.node_params(sw.name, switch=True))
         limit = {} if self.host_cpu is None else {"cls": CPULimitedTestbedHost,

@@ -292,4 +292,4 @@ def run_bcast(emu: Emulation, algorithm: str, size: int, *,
             "frames": per_frame,
             "link_bytes": per_link and {f"{a}>{b}": round(v) for (a, b), v in per_link.items()
                                         if round(v) > 0},
-            "topology": emu.topo.name, "dyn_tree": dyn}
+            "topology": emu.topo.name, "switch": emu.switch.name, "dyn_tree": dyn}

@@ -105,7 +105,8 @@ def run_osu(emu: Emulation, bench: str, algorithm: str, *, hosts: int | None = N
         del r["record"]
     return {"benchmark": head["benchmark"], "osu_version": head["osu_version"],
             "algorithm": algorithm, "params": params, "timing": timing or None,
-            "topology": emu.topo.name, "hosts": len(names), "rank_hosts": names,
+            "topology": emu.topo.name, "switch": emu.switch.name, "hosts": len(names),
+            "rank_hosts": names,
             "full": full, "wait": wait or DEFAULT_WAIT, "mpi4py": head["mpi4py"],
             "send_order": ((params or {}).get("send_order", DEFAULT_SEND_ORDER)
                            if bench == "bcast" and known(algorithm).send_order else None),

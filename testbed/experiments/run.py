@@ -261,10 +261,8 @@ def execute(run: Run, progress: Any = None, emu: Emulation | None = None) -> Non
         return
     up: contextlib.AbstractContextManager[Emulation] = contextlib.nullcontext(emu) if emu \
         else Emulation(spec.topology, controller_config=ControllerConfig(mode=spec.mode),
-                       caps=run.caps, progress=run.log,
-                       ovs_snooping=spec.switching == "ovs-snooping",
-                       ovs_flooding=spec.switching == "flooding", hub=spec.switching == "hub",
-                       linux_bridge=spec.switching == "linux-bridge", cluster=spec.cluster)
+                       caps=run.caps, progress=run.log, switch=spec.switching,
+                       cluster=spec.cluster)
     with up as emu:
         run.emu = emu
         if spec.exclude:

@@ -45,13 +45,14 @@ from ..cluster import spec as cluster_spec
 from ..cluster.placement import place
 from ..cluster.spec import ClusterSpec
 from ..conditions.traffic_model import TrafficSpec
+from ..emulation.switching import SWITCHES
 from ..errors import RunFailed, UsageError
 from ..fidelity.link_rate import is_auto, nominal_topology
 from .placement import geometry
 
 NONE = "none"
 MAX_SIZE = 64 << 20
-SWITCHING = ("controller", "ovs-snooping", "flooding", "hub", "linux-bridge")
+SWITCHING = tuple(SWITCHES)  # testbed.emulation.switching
 MODES = ("igmp", "contiguous", "contiguous-strict")  # controller.config.MODES
 LOSS_SCOPES = ("all", "multicast", "multicast-in")  # testbed.emulation.linkshape
 # Above this, loss of every packet leaves TCP (and so MPI's own start-up) crawling for minutes.
@@ -277,7 +278,7 @@ def across_servers(spec: ExperimentSpec, cluster: ClusterSpec, where: str) -> No
     if any(spec.intervals):
         raise SpecError(f"{where}: injected broadcasts (sweep.interval > 0) are timed on the "
                         "clock the hosts share, and servers share none")
-    if spec.switching in ("linux-bridge", "hub"):
+    if SWITCHES[spec.switching].one_machine:
         raise SpecError(f"{where}: a network across servers runs on Open vSwitch switches, "
                         f"not {spec.switching}s (network.switching)")
     try:

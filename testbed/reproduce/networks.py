@@ -58,7 +58,7 @@ NETWORKS: dict[str, Kind] = {
     # the medium's path (testbed.emulation.one_way) costs cores the calibration's probes
     # do not see
     "star9": Kind("star:hosts=9", 1 / 2),
-    "star9-hub": Kind("star:hosts=9", 1 / 2, options={"hub": True}),
+    "star9-hub": Kind("star:hosts=9", 1 / 2, options={"switch": "hub"}),
     # Tseng2001's torus at this machine's scale: 4x4, one rank per node, the controller's
     # shortest-way X-then-Y routing (testbed.reproduce.tseng)
     "torus16": Kind("torus:rows=4,cols=4"),

@@ -75,7 +75,7 @@ def assert_clean(before_ns: set[int] | None = None) -> None:
         assert net_namespaces() <= before_ns, "a network namespace was left behind"
     bridges = subprocess.run(["ovs-vsctl", "list-br"], capture_output=True, text=True).stdout
     assert not bridges.strip(), f"OVS bridges left: {bridges}"
-    # Kernel bridges of a run (linux_bridge=True): marked in their alias, named as switches.
+    # Kernel bridges of a run (switch="linux-bridge"): marked in their alias, named as switches.
     kernel = {b: r for b, r in kernel_bridges().items() if r or re.fullmatch(r"s\d+", b)}
     assert not kernel, f"kernel bridges left: {kernel}"
     links = subprocess.run(["ip", "-br", "link"], capture_output=True, text=True).stdout

@@ -1,4 +1,4 @@
-"""A hub (Emulation(hub=True)): every frame, unicast too, reaches every other host, and two
+"""A hub (Emulation(switch="hub")): every frame, unicast too, reaches every other host, and two
 streams between different pairs share the hub's one medium instead of crossing side by
 side; its loop exists while the network is up and is gone after."""
 
@@ -34,7 +34,7 @@ def udp_stream(client, server) -> object:
 
 def test_hub_floods_unicast_and_shares_one_medium(caps, clean_after):
     topo = parse_spec(f"star:hosts=4,bw={RATE}")
-    with Emulation(topo, caps=caps, hub=True) as emu:
+    with Emulation(topo, caps=caps, switch="hub") as emu:
         assert emu.controller is None
         assert interfaces() >= MEDIUM
         h0, h1, h2, h3 = emu.hosts

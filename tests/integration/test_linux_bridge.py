@@ -1,5 +1,5 @@
 """Linux kernel bridges with their own IGMPv3 snooping and querier as the switches
-(Emulation(linux_bridge=True)): no controller; joins and leaves made by real sockets decide
+(Emulation(switch="linux-bridge")): no controller; joins and leaves made by real sockets decide
 which hosts get a group, as with the controller and OVS snooping; the bridges exist while
 the network is up and are gone after."""
 
@@ -36,7 +36,7 @@ def mdb_ports(bridge: str, group: str) -> set[str]:
 
 def test_kernel_bridge_snoops_joins_and_leaves(caps, clean_after, tmp_path):
     topo = parse_spec("star:hosts=4")
-    with Emulation(topo, caps=caps, linux_bridge=True, bridge_options=QUICK_BRIDGE) as emu:
+    with Emulation(topo, caps=caps, switch="linux-bridge", bridge_options=QUICK_BRIDGE) as emu:
         assert emu.controller is None
         assert kernel_bridges() == {"s1": emu.record.id}
         shown = subprocess.run(["ip", "-d", "link", "show", "s1"], capture_output=True,
@@ -79,7 +79,7 @@ UP_AND_SLEEP = f"""
 import time
 from testbed.emulation.network import Emulation
 from topologies import parse_spec
-with Emulation(parse_spec("tree:leaves=2,hosts_per_leaf=1"), linux_bridge=True,
+with Emulation(parse_spec("tree:leaves=2,hosts_per_leaf=1"), switch="linux-bridge",
                bridge_options={QUICK_BRIDGE!r}):
     print("up", flush=True)
     time.sleep(300)

@@ -478,6 +478,7 @@ BAD_INPUT = {
     "lab": [["lab", "99"], ["lab", "1", "--check", "/nonexistent.toml"],
             ["lab", "--solve", "x.toml"]],
     "up": [["up", "--topo", "nosuchshape"], ["up", "--mode", "nosuchmode"],
+           ["up", "--switch", "nosuchswitch"], ["up", "--switch", "hub", "--mode", "contiguous"],
            ["up", "--placement", "blocks"], ["up", "--servers", "a", "--tunnel", "gre"],
            ["up", "--servers", "a", "--ssh-config", "/nonexistent"]],
     "mpirun": [["mpirun", "--", "nosuchprogram.py"], ["mpirun", "--topo", "nosuchshape", "--",

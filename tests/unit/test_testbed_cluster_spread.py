@@ -112,7 +112,7 @@ def test_a_tunnel_end_is_one_batch_of_its_kind():
         tunnel_batch("geneve", "x", "a", "b", 1)
 
 
-@pytest.mark.parametrize("kw", [{"linux_bridge": True}, {"host_cpu": 0.1}])
+@pytest.mark.parametrize("kw", [{"switch": "linux-bridge"}, {"switch": "hub"}, {"host_cpu": 0.1}])
 def test_a_cluster_refuses_what_only_one_machine_has(kw, monkeypatch):
     monkeypatch.setattr("testbed.emulation.network._check_host_cpu", lambda f: f)
     with pytest.raises(UsageError, match="across servers runs on Open vSwitch"):

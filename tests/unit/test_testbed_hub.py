@@ -1,4 +1,4 @@
-"""Hubs (Emulation(hub=True), testbed.emulation.hub): the flows that flood every frame through
+"""Hubs (Emulation(switch="hub"), testbed.emulation.hub): the flows that flood every frame through
 one medium and back out of every port but the sender's, the medium's shaping, and the
 arguments refused before anything starts."""
 
@@ -60,16 +60,17 @@ def test_the_medium_runs_at_the_slowest_link_of_its_switch() -> None:
 
 
 def test_a_hubs_medium_is_recorded_for_teardown() -> None:
-    emu = Emulation(parse_spec("star:hosts=3"), caps=caps(ingress_shaping=True), hub=True)
+    emu = Emulation(parse_spec("star:hosts=3"), caps=caps(ingress_shaping=True), switch="hub")
     assert emu.standalone and emu.hub
     assert {"s1-hub0", "s1-hub1", "s1-hub2", "s1-hub3"} <= set(emu._network_on(LOCAL)[1])
 
 
 @pytest.mark.parametrize(("spec", "kwargs", "message"), [
-    ("star:hosts=4", {"hub": True, "ovs_flooding": True}, "choose one of"),
-    ("star:hosts=4", {"hub": True, "linux_bridge": True}, "choose one of"),
-    ("mesh:rows=2,cols=2", {"hub": True}, "has loops"),
-    ("star:hosts=4", {"hub": True, "cluster": from_servers("node2")}, "hubs"),
+    ("star:hosts=4", {"switch": "hubs"}, "unknown switch kind 'hubs'; choose from "
+                                         "controller, ovs-snooping, flooding, hub, "
+                                         "linux-bridge"),
+    ("mesh:rows=2,cols=2", {"switch": "hub"}, "has loops"),
+    ("star:hosts=4", {"switch": "hub", "cluster": from_servers("node2")}, "hubs"),
 ])
 def test_bad_hub_arguments_are_refused(spec: str, kwargs: dict, message: str) -> None:
     with pytest.raises(UsageError, match=message):

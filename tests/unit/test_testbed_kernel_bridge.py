@@ -1,4 +1,4 @@
-"""Linux kernel bridges as standalone switches (Emulation(linux_bridge=True)): the argument
+"""Linux kernel bridges as standalone switches (Emulation(switch="linux-bridge")): the argument
 checks made before anything starts, and how cleanup tells a run's kernel bridges apart."""
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from .test_testbed_linkshape import caps
 
 
 def test_linux_bridge_mode_has_no_controller_and_plain_ports() -> None:
-    emu = Emulation(parse_spec("star:hosts=4"), caps=caps(), linux_bridge=True,
+    emu = Emulation(parse_spec("star:hosts=4"), caps=caps(), switch="linux-bridge",
                     bridge_options={"mcast_last_member_interval": "50"})
     assert emu.standalone and emu.linux_bridge
     assert emu.host_ports == LINUX_BRIDGE_PORT
@@ -28,13 +28,12 @@ def test_linux_bridge_mode_has_no_controller_and_plain_ports() -> None:
 
 
 @pytest.mark.parametrize(("kwargs", "message"), [
-    ({"linux_bridge": True, "ovs_snooping": True}, "choose one of"),
-    ({"ovs_flooding": True, "linux_bridge": True}, "choose one of"),
-    ({"bridge_options": {"mcast_querier": "1"}}, "linux_bridge=True"),
-    ({"linux_bridge": True, "bridge_options": {"mcast_querier": "1\nlink del eth0"}},
+    ({"switch": "linux_bridge"}, "unknown switch kind 'linux_bridge'"),
+    ({"bridge_options": {"mcast_querier": "1"}}, "switch linux-bridge"),
+    ({"switch": "linux-bridge", "bridge_options": {"mcast_querier": "1\nlink del eth0"}},
      "a name and a number"),
-    ({"linux_bridge": True, "bridge_options": {"mcast querier": "1"}}, "a name and a number"),
-    ({"linux_bridge": True, "ports": "afxdp"}, "AF_XDP switch ports are OVS ports"),
+    ({"switch": "linux-bridge", "bridge_options": {"mcast querier": "1"}}, "a name and a number"),
+    ({"switch": "linux-bridge", "ports": "afxdp"}, "AF_XDP switch ports are OVS ports"),
 ])
 def test_bad_linux_bridge_arguments_are_refused(kwargs: dict, message: str) -> None:
     with pytest.raises(UsageError, match=message):
@@ -43,8 +42,8 @@ def test_bad_linux_bridge_arguments_are_refused(kwargs: dict, message: str) -> N
 
 def test_linux_bridges_need_a_loop_free_topology() -> None:
     with pytest.raises(UsageError, match="has loops: standalone switches need a tree"):
-        Emulation(parse_spec("mesh:rows=2,cols=2"), caps=caps(), linux_bridge=True)
-    Emulation(parse_spec("tree:leaves=2,hosts_per_leaf=2"), caps=caps(), linux_bridge=True)
+        Emulation(parse_spec("mesh:rows=2,cols=2"), caps=caps(), switch="linux-bridge")
+    Emulation(parse_spec("tree:leaves=2,hosts_per_leaf=2"), caps=caps(), switch="linux-bridge")
 
 
 def _netdev(root: Path, name: str, alias: str | None = None, bridge: bool = True) -> None:
