@@ -207,9 +207,14 @@ def check(bcast: str, barrier: str, size: int, options: dict[str, Any]) -> None:
     """ValueError, on every rank alike and before any message, for an unknown algorithm or
     options the broadcast or the barrier cannot take (a missing t_hold, a layout that does
     not fit, a release that is not one)."""
-    family = bcast_algorithm(bcast).family
+    bcast_algorithm(bcast)
     check_barrier(barrier, options)
-    options = bcast_options(options)
+    check_bcast(bcast, size, bcast_options(options))
+
+
+def check_bcast(bcast: str, size: int, options: dict[str, Any]) -> None:
+    """ValueError for options broadcast `bcast` on `size` ranks cannot take."""
+    family = bcast_algorithm(bcast).family
     try:
         if bcast_algorithm(bcast).scheduled:
             from .trees.run import schedule_for

@@ -13,7 +13,8 @@ mpiexec on every rank; rank 0 of the world prints one JSON object).
   the critical responder, and measures it once more without the dummy loop.
 Every rank checks its bytes after every direct iteration.
 
-    mpiexec -n N python -m collectives.programs.bcast_bench --algorithm binomial --size 1024
+    mpiexec -n N python -m collectives.programs.bcast_bench \
+        --call '{"algorithm": "binomial", "size": 1024}'    (argv() builds it)
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ import sys
 import time
 
 from .. import held, outqueue, sent, waiting
+from ..call import BcastCall
 from ..executor import bcast
 from ..ipmc.channel import peek_arrivals, peek_stats
 from ..ipmc.rounds import summary as repair_summary
@@ -262,23 +264,17 @@ def naive(comm, buf, root: int, iters: int, repeats: int, **alg) -> list[float]:
     return out
 
 
-def main(argv: list[str] | None = None) -> int:
+MODULE = "collectives.programs.bcast_bench"
+
+
+def parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="collectives.programs.bcast_bench")
-    ap.add_argument("--algorithm", default="binomial")
-    ap.add_argument("--size", type=int, default=1024)
-    ap.add_argument("--root", type=int, default=0)
+    ap.add_argument("--call", type=BcastCall.from_json, required=True,
+                    help="the broadcast: a collectives.call.BcastCall as one JSON line")
     ap.add_argument("--iters", type=int, default=20)
     ap.add_argument("--warmup", type=int, default=3)
     ap.add_argument("--flow-iters", type=int, default=5)
     ap.add_argument("--no-flow", dest="flow", action="store_false")
-    ap.add_argument("--t-hold", type=float, help="opt-tree: t_hold(m) of this size, s")
-    ap.add_argument("--t-end", type=float, help="opt-tree: t_end(m) of this size, s")
-    ap.add_argument("--fragment", type=int)
-    ap.add_argument("--timeout", type=float, help="multicast algorithms: deadline, s")
-    ap.add_argument("--static", help="dyn-tree: JSON object of t_hs, t_hd, t_ns, t_nd, t_rs, "
-                                     "t_rd (s, s/byte)")
-    ap.add_argument("--params", help="more algorithm parameters, a JSON object (nodes=, "
-                                     "mesh=, fattree=, ...)")
     ap.add_argument("--mark-dir", help="count frames: see frames()")
     ap.add_argument("--frame-iters", type=int, default=10)
     ap.add_argument("--naive-loop", type=int, default=0,
@@ -287,32 +283,47 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--late", choices=("root", "receivers"),
                     help="this side calls each broadcast --late-ms after the others")
     ap.add_argument("--late-ms", type=float, default=0.0)
-    args = ap.parse_args(argv)
+    return ap
+
+
+def argv(call: BcastCall, *, iters: int = 20, flow: bool = True,
+         mark_dir: str | None = None, frame_iters: int = 10, naive_loop: int = 0,
+         late: tuple[str, float] | None = None) -> list[str]:
+    """The python arguments that run this program on `call` (the parser above reads them)."""
+    out = ["-m", MODULE, "--call", call.to_json(), "--iters", str(iters)]
+    if not flow:
+        out.append("--no-flow")
+    if mark_dir is not None:
+        out += ["--mark-dir", mark_dir, "--frame-iters", str(frame_iters)]
+    if naive_loop > 0:
+        out += ["--naive-loop", str(naive_loop)]
+    if late is not None:
+        out += ["--late", late[0], "--late-ms", repr(float(late[1]))]
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    call: BcastCall = args.call
     from mpi4py import MPI
 
     comm = MPI.COMM_WORLD
     waiting.connect_all(comm)
-    alg = {"algorithm": args.algorithm}
-    for key in ("t_hold", "t_end", "fragment", "timeout"):
-        if getattr(args, key) is not None:
-            alg[key] = getattr(args, key)
-    if args.static:
-        alg.update(json.loads(args.static))
-    if args.params:
-        alg.update(json.loads(args.params))
-    want = random.Random(args.size).randbytes(args.size)
+    alg = call.kwargs()
+    root = call.root
+    want = random.Random(call.size).randbytes(call.size)
     buf = bytearray(want)
     ranks: dict = {}
     began = time.time()
-    samples, verified, cpu = direct(comm, buf, want, args.root, args.iters, args.warmup,
+    samples, verified, cpu = direct(comm, buf, want, root, args.iters, args.warmup,
                                     rank_times=ranks, late=args.late,
                                     late_s=args.late_ms / 1e3, **alg)
-    loops = (naive(comm, buf, args.root, args.naive_loop, args.naive_repeats, **alg)
+    loops = (naive(comm, buf, root, args.naive_loop, args.naive_repeats, **alg)
              if args.naive_loop > 0 else None)
     ended = time.time()
-    worst = comm.bcast(max(samples) if samples else 0.0, root=args.root)
-    out = {"algorithm": args.algorithm, "size": args.size, "ranks": comm.Get_size(),
-           "root": args.root, "iterations": args.iters, "verified": verified,
+    worst = comm.bcast(max(samples) if samples else 0.0, root=root)
+    out = {"algorithm": call.algorithm, "size": call.size, "ranks": comm.Get_size(),
+           "root": root, "iterations": args.iters, "verified": verified,
            "params": {k: v for k, v in alg.items() if k != "algorithm"},
            "datagrams": cpu.pop("datagrams"),
            "t_mcast_s": summarize(samples) if samples else None, "cpu": cpu,
@@ -321,12 +332,12 @@ def main(argv: list[str] | None = None) -> int:
         out |= {"naive_loop": args.naive_loop, "naive_loops_s": loops,
                 "naive_s": statistics.median(loops)}
     if args.flow and comm.Get_size() > 1:
-        out["flow"] = flow(comm, buf, args.root, args.flow_iters, 1.5 * worst, **alg)
+        out["flow"] = flow(comm, buf, root, args.flow_iters, 1.5 * worst, **alg)
     if args.mark_dir and args.frame_iters > 0:
         out["frame_iters"] = args.frame_iters
-        out["frames_marked"] = frames(comm, buf, args.root, args.frame_iters, args.mark_dir,
+        out["frames_marked"] = frames(comm, buf, root, args.frame_iters, args.mark_dir,
                                       **alg)
-    if comm.Get_rank() == args.root:
+    if comm.Get_rank() == root:
         if out.get("flow") and out["t_mcast_s"]:
             med = out["t_mcast_s"]["median"]
             out["flow_vs_direct"] = out["flow"]["t_mcast_s"] / med - 1 if med else None

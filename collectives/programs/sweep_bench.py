@@ -34,6 +34,7 @@ from typing import Any
 
 from .. import waiting
 from ..algorithms import BCASTS
+from ..call import BcastCall
 from ..executor import bcast
 from ..stats import summarize
 from ..timing import (
@@ -86,10 +87,13 @@ def injected(comm, buf, want: bytes, root: int, iters: int, warmup: int, interva
 def run_point(comm, point: dict[str, Any], root: int, iters: int, warmup: int,
               interval: float, budget_s: float | None = None,
               nodes: list[int] | None = None, flow_iters: int = 0) -> dict[str, Any]:
-    alg = {"algorithm": point["algorithm"], **point.get("params", {})}
-    if nodes is not None and BCASTS[point["algorithm"]].nodes:
-        alg["nodes"] = nodes
-    size = point["size"]
+    call = BcastCall.from_dict(point["call"])
+    if call.root != root:
+        raise ValueError(f"a sweep's broadcasts are from rank {root}, not {call.root}")
+    if nodes is not None and BCASTS[call.algorithm].nodes:
+        call = call.with_options(nodes=nodes)
+    alg = call.kwargs()
+    size = call.size
     want = random.Random(size).randbytes(size)
     buf = bytearray(want)
     t0 = time.time()
@@ -114,8 +118,8 @@ def run_point(comm, point: dict[str, Any], root: int, iters: int, warmup: int,
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="collectives.programs.sweep_bench")
     ap.add_argument("--points", default="-",
-                    help="JSON list of {key, algorithm, size, params}: a file, or - for one "
-                         "line of rank 0's input (default)")
+                    help="JSON list of {key, call} (call: a collectives.call.BcastCall): a "
+                         "file, or - for one line of rank 0's input (default)")
     ap.add_argument("--iters", type=int, default=10)
     ap.add_argument("--warmup", type=int, default=2)
     ap.add_argument("--interval", type=float, default=0.0,

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from collectives.algorithms import names
+from collectives.call import BcastCall
 from topologies import parse_spec
 
 from ..emulation.environment import Capabilities
@@ -32,8 +33,8 @@ def run(caps: Capabilities, progress: Progress, quick: bool = False) -> dict[str
             for alg in names("mpi", "tree"):
                 progress(f"bench: {alg} {size} B on {hosts} hosts")
                 iters = 5 if size >= (1 << 20) else (10 if quick else 20)
-                res = run_bcast(emu, alg, size, iters=iters, flow=size <= FLOW_MAX,
-                                params=params, fragment=16384)
+                res = run_bcast(emu, BcastCall(alg, size, options={"fragment": 16384}),
+                                iters=iters, flow=size <= FLOW_MAX, params=params)
                 out["rows"].append(res)
         out["scaling"] = _scaling(emu, params, progress, (2, 8) if quick else (2, 4, 8, 16))
     return out
@@ -48,7 +49,7 @@ def _scaling(emu: Emulation, params: dict[str, Any], progress: Progress,
         for alg in ("chain", "binomial"):
             for wait in ("spin", "sleep") if n == counts[-1] else ("spin",):
                 progress(f"bench: scaling {alg} 1 B on {n} ranks ({wait})")
-                rows.append(run_bcast(emu, alg, 1, hosts=n, iters=20, flow=False,
+                rows.append(run_bcast(emu, BcastCall(alg, 1), hosts=n, iters=20, flow=False,
                                       params=params, wait=wait))
     return rows
 

@@ -27,6 +27,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from collectives.call import BcastCall
 from collectives.contention import schedules as cs
 from collectives.trees.run import schedule_for
 from topologies import Topology, parse_spec
@@ -90,7 +91,7 @@ def run(caps: Capabilities, progress: Progress, quick: bool = False) -> dict[str
                         progress(f"bench: {alg} {size} B on {spec}, {placement}")
                         sends, t_hold = placed_sends(topo, alg, nodes, size, params)
                         pairs = contended(topo, sends, t_hold)
-                        r = run_bcast(emu, alg, size, hosts=[f"h{n}" for n in nodes],
+                        r = run_bcast(emu, BcastCall(alg, size), hosts=[f"h{n}" for n in nodes],
                                       params=params, flow=False, wait=WAIT, frames=FRAMES,
                                       iters=10 if size >= 65536 else 20)
                         out["rows"].append({

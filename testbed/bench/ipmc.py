@@ -12,6 +12,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from collectives.call import BcastCall
 from collectives.ipmc.plans import scout_frames, tree_frames
 from topologies import parse_spec
 
@@ -76,7 +77,7 @@ def run(caps: Capabilities, progress: Progress, quick: bool = False) -> dict[str
 
 def _one(emu: Emulation, alg: str, size: int, hosts: int, iters: int, frames: int = 10,
          loss: float = 0.0) -> dict[str, Any]:
-    return run_bcast(emu, alg, size, hosts=hosts, iters=iters, flow=False, frames=frames,
+    return run_bcast(emu, BcastCall(alg, size), hosts=hosts, iters=iters, flow=False, frames=frames,
                      loss=loss, loss_scope="multicast")
 
 

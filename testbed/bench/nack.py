@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from collectives.call import BcastCall
+
 from ..emulation.environment import Capabilities
 from ..emulation.network import Emulation, Progress
 from ..fidelity.link_rate import resolve
@@ -30,7 +32,7 @@ def _point(emu: Emulation, alg: str, size: int, hosts: int, iters: int,
     """One point; one that does not finish within POINT_TIMEOUT_S is recorded as such (under
     heavy loss of every packet, TCP's retransmission timeouts can make a point-to-point
     broadcast take minutes: two-stage's chain of 64 KiB at 10 % took over 9 minutes)."""
-    r = flagged_bcast(emu, alg, size, hosts=hosts, iters=iters, flow=False, loss=loss,
+    r = flagged_bcast(emu, BcastCall(alg, size), hosts=hosts, iters=iters, flow=False, loss=loss,
                       timeout=POINT_TIMEOUT_S)
     head = {"algorithm": alg, "size": size, "hosts": hosts, "loss": loss}
     if r["ms"] is None:

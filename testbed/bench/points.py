@@ -6,19 +6,21 @@ from __future__ import annotations
 
 from typing import Any
 
+from collectives.call import BcastCall
+
 from ..emulation.network import Emulation
 from ..errors import RunFailed
 from ..experiments.bcast import run_bcast
 from ..fidelity.flags import Monitor
 
 
-def flagged_bcast(emu: Emulation, algorithm: str, size: int, **kwargs: Any) -> dict[str, Any]:
+def flagged_bcast(emu: Emulation, call: BcastCall, **kwargs: Any) -> dict[str, Any]:
     """run_bcast (same arguments) under the fidelity monitor: its result with `flags` and
     `fidelity` (Monitor.window over the broadcasts) added, `ms` (the median) and `error`
     None; a job that failed gives {"ms": None, "flags": [], "error": why} instead."""
     try:
         with Monitor(emu.topo, emu.spread) as mon:
-            r = run_bcast(emu, algorithm, size, **kwargs)
+            r = run_bcast(emu, call, **kwargs)
     except RunFailed as exc:
         return {"ms": None, "flags": [], "error": " ".join(str(exc).split())}
     fid = mon.window(*r["window"], host_wait_s=r["cpu"]["wait_per_turn_s"])

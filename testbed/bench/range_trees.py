@@ -22,6 +22,7 @@ import json
 import random
 from typing import Any
 
+from collectives.call import BcastCall
 from collectives.range_trees.kary_tree import KaryNTree
 from collectives.range_trees.trees import greedy_tree
 from collectives.waiting import DEFAULT as DEFAULT_WAIT
@@ -87,7 +88,7 @@ def run(caps: Capabilities, progress: Progress, quick: bool = False) -> dict[str
                         continue
                     progress(f"bench: {alg} {size} B on {len(up)} nodes, failed "
                              f"{failed or 'none'}")
-                    r = run_bcast(emu, alg, size, hosts=hosts, flow=False, wait=WAIT,
+                    r = run_bcast(emu, BcastCall(alg, size), hosts=hosts, flow=False, wait=WAIT,
                                   iters=10 if size >= 65536 else 20)
                     out["bcast"].append({**r, "failed": failed})
     return out

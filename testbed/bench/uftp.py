@@ -11,6 +11,8 @@ import statistics
 import time
 from typing import Any
 
+from collectives.call import BcastCall
+
 from ..emulation.environment import Capabilities
 from ..emulation.network import Emulation, Progress
 from ..emulation.uftp_peer import transfer
@@ -28,7 +30,7 @@ POINT_TIMEOUT_S = 240.0
 
 
 def _ours(emu: Emulation, alg: str, size: int, loss: float, iters: int) -> dict[str, Any]:
-    r = flagged_bcast(emu, alg, size, hosts=HOSTS, iters=iters, flow=False, loss=loss,
+    r = flagged_bcast(emu, BcastCall(alg, size), hosts=HOSTS, iters=iters, flow=False, loss=loss,
                       frames=2, timeout=POINT_TIMEOUT_S)
     head = {"who": alg, "size": size, "loss": loss, "ms": r["ms"], "flags": r["flags"]}
     if r["ms"] is None:

@@ -8,6 +8,7 @@ import argparse
 import json
 from pathlib import Path
 
+from collectives.call import BcastCall
 from topologies import TopologyError
 
 from ..errors import McastlabError, RunFailed, UsageError
@@ -143,23 +144,22 @@ def late_side(text: str) -> tuple[str, float]:
 
 
 def cmd_bcast(args: argparse.Namespace) -> int:
-    from collectives.algorithms import BCASTS, NATIVE
+    from collectives.algorithms import NATIVE
 
     from ..emulation.network import Emulation
     from ..experiments.bcast import model_params, run_bcast, uses_params
     from ..fidelity.flags import Monitor
 
-    if args.algo not in BCASTS:
-        raise UsageError(f"unknown algorithm {args.algo!r}; choose from "
-                         f"{', '.join(BCASTS)}")
+    try:  # the one check of the call: collectives.call
+        call = BcastCall(args.algo, args.size, send_order=args.send_order,
+                         completion=args.completion,
+                         options={} if args.fragment is None else {"fragment": args.fragment})
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
     if not 0 <= args.loss <= 1:
         raise UsageError(f"--loss is a fraction of packets in [0, 1], got {args.loss:g}")
     from ..experiments.bcast import MPICH_ALGORITHMS
 
-    if args.send_order and not BCASTS[args.algo].send_order:
-        raise UsageError(f"--send-order: {args.algo} is not a point-to-point tree")
-    if args.completion and not BCASTS[args.algo].completion:
-        raise UsageError(f"--completion: {args.algo} is not a scout broadcast")
     if args.mpich_algorithm and (args.algo != NATIVE
                                  or args.mpich_algorithm not in MPICH_ALGORITHMS):
         raise UsageError(f"--mpich-algorithm needs --algo {NATIVE} and one of "
@@ -181,10 +181,9 @@ def cmd_bcast(args: argparse.Namespace) -> int:
         progress(f"broadcasting {args.size} B with {args.algo} on "
                   f"{args.hosts or len(topo.hosts)} hosts")
         with Monitor(emu.topo, emu.spread) as mon:
-            res = run_bcast(emu, args.algo, args.size, hosts=args.hosts, iters=args.iters,
-                            flow=flow, params=params, fragment=args.fragment,
+            res = run_bcast(emu, call, hosts=args.hosts, iters=args.iters,
+                            flow=flow, params=params,
                             mpich_algorithm=args.mpich_algorithm, wait=args.wait,
-                            send_order=args.send_order, completion=args.completion,
                             loss=args.loss, loss_scope=args.loss_scope, frames=args.frames,
                             late=args.late)
         res["fidelity"] = mon.window(*res["window"],

@@ -8,14 +8,14 @@ import json
 from typing import Any
 
 from collectives.algorithms import (
-    DEFAULT_COMPLETION,
     DEFAULT_SEND_ORDER,
     NATIVE,
-    check_completion,
     check_send_order,
     known,
 )
+from collectives.call import BcastCall
 from collectives.executor import WAIT_MODES
+from collectives.programs.bcast_bench import argv as bench_argv
 from collectives.trees.model import MeasuredPointToPoint, predict
 from collectives.trees.schedules import build
 from collectives.waiting import DEFAULT as DEFAULT_WAIT
@@ -149,17 +149,16 @@ def _tcp_note(tcp: dict[str, int]) -> str:
             f"{tcp['timeouts']} of them after a retransmission timeout")
 
 
-def run_bcast(emu: Emulation, algorithm: str, size: int, *,
+def run_bcast(emu: Emulation, call: BcastCall, *,
               hosts: int | list[str] | None = None,
               iters: int = 20, flow: bool = True, params: dict[str, Any] | None = None,
-              fragment: int | None = None, mpich_algorithm: str | None = None,
+              mpich_algorithm: str | None = None,
               wait: str | None = None, loss: float = 0.0, loss_scope: str = "all",
-              frames: int = 0, timeout: float = 900,
-              options: dict[str, Any] | None = None,
-              send_order: str | None = None, naive: int = 0,
-              completion: str | None = None,
+              frames: int = 0, timeout: float = 900, naive: int = 0,
               late: tuple[str, float] | None = None) -> dict[str, Any]:
-    """One measured broadcast experiment, with the model's prediction where one exists.
+    """One measured broadcast experiment of `call` (collectives.call.BcastCall: algorithm,
+    size, root, send order, completion, the algorithm's own options), with the model's
+    prediction where one exists.
     `hosts`: the first so many hosts, or these host names in rank order (default all).
     `params` (from measure_params) gives t_hold/t_end; opt-tree needs them.
     `mpich_algorithm` picks MPI_Bcast's algorithm (MPIR_CVAR_BCAST_INTRA_ALGORITHM, with
@@ -173,11 +172,8 @@ def run_bcast(emu: Emulation, algorithm: str, size: int, *,
     frame_count. Per rank (hosts in `rank_hosts`), the median time from the root's call
     to the moment the rank held the whole message (`rank_done_s`; `rank_done_from` says
     whether the algorithm reported it or the rank's return stood in) and to its return
-    (`rank_return_s`): see collectives.programs.bcast_bench.rank_completion. `options` are
-    the algorithm's own keyword arguments (two-stage's crossover_nodes, say). `send_order`
-    (a point-to-point tree's: fifo, the default, or overlapped; collectives.algorithms) is
-    passed to the ranks and recorded (None for an algorithm that has none); so is
-    `completion` (a scout broadcast's: report, the default, or none, Chen2000's). `timing`
+    (`rank_return_s`): see collectives.programs.bcast_bench.rank_completion. The call's
+    send order and completion are recorded (None for an algorithm that has none). `timing`
     says how `t_mcast_s` was measured: "direct" (the last rank's return less the root's
     call, on the one clock every host of a server shares) or, when the ranks span servers,
     "flow" (Nupairoj's flow latency, which needs no shared clock; the direct figures, the
@@ -190,22 +186,7 @@ def run_bcast(emu: Emulation, algorithm: str, size: int, *,
     others (Siebert2006's root last and root first), and the record gets the final phase,
     from the last call to the last return (`final_phase_s`)."""
     env: dict[str, str] = {}
-    if known(algorithm).send_order:
-        try:
-            send_order = check_send_order(send_order or DEFAULT_SEND_ORDER)
-        except ValueError as e:
-            raise RunFailed(str(e)) from None
-        options = {**(options or {}), "send_order": send_order}
-    elif send_order is not None:
-        raise RunFailed(f"{algorithm} has no send order (a point-to-point tree's)")
-    if known(algorithm).completion:
-        try:
-            completion = check_completion(completion or DEFAULT_COMPLETION)
-        except ValueError as e:
-            raise RunFailed(str(e)) from None
-        options = {**(options or {}), "completion": completion}
-    elif completion is not None:
-        raise RunFailed(f"{algorithm} has no completion (a scout broadcast's)")
+    algorithm, size = call.algorithm, call.size
     if wait is not None:
         if wait not in WAIT_MODES:
             raise RunFailed(f"unknown wait mode '{wait}' (one of {', '.join(WAIT_MODES)})")
@@ -220,38 +201,29 @@ def run_bcast(emu: Emulation, algorithm: str, size: int, *,
                 "MPIR_CVAR_IBCAST_DEVICE_COLLECTIVE": "0"}
     names = (list(hosts) if isinstance(hosts, list)
              else [h.name for h in emu.topo.hosts][: hosts or len(emu.topo.hosts)])
-    args = ["-m", "collectives.programs.bcast_bench", "--algorithm", algorithm, "--size", str(size),
-            "--iters", str(iters)]
-    alg = algorithm_params(algorithm, size, params)
-    for key in ("t_hold", "t_end"):
-        if key in alg:
-            args += [f"--{key.replace('_', '-')}", repr(alg.pop(key))]
     placement = node_params(emu.topo, algorithm, names)
-    if placement or options:
-        args += ["--params", json.dumps({**placement, **(options or {})})]
-    if fragment is not None:
-        args += ["--fragment", str(fragment)]
-    if naive > 0:
-        args += ["--naive-loop", str(naive)]
+    ranked = call.with_options(**algorithm_params(algorithm, size, params), **placement)
+    try:
+        ranked.check(len(names))
+    except ValueError as e:
+        raise RunFailed(str(e)) from None
     if late is not None:
         side, ms = late
         if side not in ("root", "receivers") or not 0 <= ms <= 10_000:
             raise RunFailed(f"late is (root|receivers, 0-10000 ms), got {late!r}")
-        args += ["--late", side, "--late-ms", repr(float(ms))]
     servers = emu.spread.servers_of(names)
     across = len(servers) > 1  # the direct t_mcast reads one clock on every rank
     if not flow and across:
         raise RunFailed(f"ranks on {len(servers)} servers share no clock: the flow-latency "
                         "benchmark is the measure there (flow=True)")
-    if not flow:
-        args.append("--no-flow")
     if not 0 <= loss <= 1:
         raise RunFailed(f"loss is a fraction in [0, 1], got {loss!r}")
     pids = [emu.host(n).pid for n in names]
     counted = emu.controller is not None or emu.hub  # a hub's counters are the kernel's
     counter = FrameCounter(emu, pids) if frames > 0 and counted else None
-    if counter is not None:
-        args += ["--mark-dir", str(counter.dir), "--frame-iters", str(frames)]
+    args = bench_argv(ranked, iters=iters, flow=flow, naive_loop=naive, late=late,
+                      mark_dir=str(counter.dir) if counter is not None else None,
+                      frame_iters=frames)
     tcp_before = tcp_stats.counters(pids)
     if loss:
         emu.set_loss(loss * 100, scope=loss_scope)
@@ -266,7 +238,8 @@ def run_bcast(emu: Emulation, algorithm: str, size: int, *,
     tcp = tcp_stats.since(tcp_before, pids)
     per_frame = counter.per_iteration(frames) if counter is not None else None
     per_link = counter.link_bytes(frames) if counter is not None else None
-    predicted = prediction(algorithm, len(names), size, params, fragment, placement)
+    predicted = prediction(algorithm, len(names), size, params, call.options.get("fragment"),
+                           placement)
     t = {k: res["t_mcast_s"][k] for k in ("median", "p10", "p90", "min", "max")}
     timing, direct = "direct", None
     ranks = {k: res.get(k) for k in ("rank_done_s", "rank_return_s")}
@@ -276,7 +249,8 @@ def run_bcast(emu: Emulation, algorithm: str, size: int, *,
         ranks = dict.fromkeys(ranks)
     dyn = _dyn_trees(res.get("dyn_parents"), len(names), size, params)
     return {"algorithm": algorithm, "mpich_algorithm": mpich_algorithm,
-            "wait": wait or DEFAULT_WAIT, "send_order": send_order, "completion": completion,
+            "wait": wait or DEFAULT_WAIT, "send_order": call.send_order,
+            "completion": call.completion, "call": call.to_dict(),
             "hosts": len(names), "size": size, "iterations": iters,
             "t_mcast_s": t, "timing": timing, "direct_across_servers": direct,
             "servers": servers,

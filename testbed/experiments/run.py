@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from collectives.algorithms import BCASTS
+from collectives.call import BcastCall
 from collectives.stats import summarize
 from controller.config import ControllerConfig
 
@@ -493,16 +494,18 @@ def _jobs(run: Run, batch: list[Point], groups: list[list[str]], ticker: _Ticker
 
 
 def _job_point(run: Run, p: Point) -> dict[str, Any]:
-    params = algorithm_params(p.algorithm, p.size, run.params)
-    params |= geometry(run.spec.topology, p.algorithm)
+    """A point as sweep_bench takes it: its key and its broadcast call (the nodes the ranks
+    sit on are each group's, added by the job: sweep_bench --nodes)."""
+    options = algorithm_params(p.algorithm, p.size, run.params)
+    options |= geometry(run.spec.topology, p.algorithm)
     # give up (and say so) before the job stalls
     if BCASTS[p.algorithm].family in ("multicast", "range"):
-        params["timeout"] = max(1.0, run.spec.timeout / 2)
-    if BCASTS[p.algorithm].send_order:
-        params["send_order"] = run.spec.send_order
-    if BCASTS[p.algorithm].completion:
-        params["completion"] = run.spec.completion
-    return {"key": p.key, "algorithm": p.algorithm, "size": p.size, "params": params}
+        options["timeout"] = max(1.0, run.spec.timeout / 2)
+    alg = BCASTS[p.algorithm]
+    call = BcastCall(p.algorithm, p.size, options=options,
+                     send_order=run.spec.send_order if alg.send_order else None,
+                     completion=run.spec.completion if alg.completion else None)
+    return {"key": p.key, "call": call.to_dict()}
 
 
 def _expected(spec: ExperimentSpec, traffic: Traffic) -> dict[str, float]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from collectives.call import BcastCall
 from collectives.range_trees.kary_tree import KaryNTree
 from collectives.range_trees.trees import greedy_steps, optimal_steps
 from controller.config import ControllerConfig
@@ -66,7 +67,7 @@ def measure(emu: Any, progress: Callable[[str], None]) -> dict[str, Any]:
         live = [hosts[n].name for n in UP]
         for alg in ("range-tree", "binomial"):
             progress(f"lab 6: {alg}, {SIZE} B on the live nodes")
-            r = run_bcast(emu, alg, SIZE, hosts=live, iters=5, flow=False, wait=WAIT)
+            r = run_bcast(emu, BcastCall(alg, SIZE), hosts=live, iters=5, flow=False, wait=WAIT)
             out[f"t_ms.{alg}"] = round(r["t_mcast_s"]["median"] * 1e3, 2)
             if alg == "range-tree":
                 out["delivered.range-tree"] = "yes" if r["verified"] else "no"

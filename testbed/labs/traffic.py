@@ -9,6 +9,8 @@ from collections.abc import Callable
 from contextlib import nullcontext
 from typing import Any
 
+from collectives.call import BcastCall
+
 from ..conditions.traffic import Traffic
 from ..conditions.traffic_model import TrafficSpec
 from ..experiments.bcast import measure_params, run_bcast
@@ -54,7 +56,7 @@ def measure(emu: Any, progress: Callable[[str], None]) -> dict[str, Any]:
         with Traffic(emu, LOADS[load], MEMBERS, seed=1) if load in LOADS else nullcontext():
             for _, alg in algs:
                 progress(f"lab 5: {alg} under traffic {load}")
-                r = run_bcast(emu, alg, SIZE, hosts=MEMBERS, iters=7, flow=False,
+                r = run_bcast(emu, BcastCall(alg, SIZE), hosts=MEMBERS, iters=7, flow=False,
                               params=params)
                 out[f"t_ms.{load}.{alg}"] = round(r["t_mcast_s"]["median"] * 1e3, 2)
     slow = out["t_ms.hotspot.binomial"] / out["t_ms.none.binomial"]

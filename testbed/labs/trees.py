@@ -8,6 +8,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from collectives.call import BcastCall
+
 from ..experiments.bcast import measure_params, prediction, run_bcast
 from .answers import SMALL_TIME_TOL_US, Question, is_number
 from .lab import Lab
@@ -83,8 +85,8 @@ def measure(emu: Any, progress: Callable[[str], None]) -> dict[str, Any]:
                                     (LARGE, 7, "measured_ms", 1e3)):
         for t in TREES:
             progress(f"lab 3: {t}, {size} B on {HOSTS} hosts")
-            r = run_bcast(emu, t, size, hosts=HOSTS, iters=iters, flow=False, params=params,
-                          wait=WAIT)
+            r = run_bcast(emu, BcastCall(t, size), hosts=HOSTS, iters=iters, flow=False,
+                          params=params, wait=WAIT)
             out[f"{key}.{t}"] = round(r["t_mcast_s"]["median"] * scale, 2)
     return out
 

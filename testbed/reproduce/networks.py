@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from collectives.call import BcastCall
 from controller.config import ControllerConfig
 from topologies import parse_spec
 
@@ -24,6 +25,8 @@ from ..experiments.run import execute, new_run
 from ..experiments.spec import from_dict
 from ..fidelity.link_rate import LinkRate, resolve
 from .verdict import point
+
+CALL_FIELDS = ("send_order", "completion", "options")  # the call's; the rest run_bcast's
 
 
 @dataclass(frozen=True)
@@ -122,6 +125,9 @@ class Network:
                json.dumps(kwargs, sort_keys=True))
         if key in self.points:
             return self.points[key]
+        run_kwargs = dict(kwargs)
+        call = BcastCall(algorithm, size, **{k: run_kwargs.pop(k) for k in CALL_FIELDS
+                                             if k in run_kwargs})
         count = len(hosts) if isinstance(hosts, list) else hosts
         label = f"{algorithm} {size} B on {count} hosts" + "".join(
             f", {k}={v}" for k, v in sorted(kwargs.get("options", {}).items())) + (
@@ -134,8 +140,8 @@ class Network:
             else "")
         for tries in range(1, TRIES + 1):
             self.progress(f"reproduce: {label}" + (" (again: flagged)" if tries > 1 else ""))
-            r = flagged_bcast(self.emu, algorithm, size, hosts=hosts, iters=iters, flow=False,
-                              frames=frames, timeout=POINT_TIMEOUT_S, **kwargs)
+            r = flagged_bcast(self.emu, call, hosts=hosts, iters=iters, flow=False,
+                              frames=frames, timeout=POINT_TIMEOUT_S, **run_kwargs)
             if r["ms"] is None or not r["flags"]:
                 break
         p = point(label, r.get("t_mcast_s") if r["ms"] is not None else None,

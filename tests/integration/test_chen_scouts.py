@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from collectives.call import BcastCall
 from collectives.ipmc.plans import scout_frames
 from testbed.emulation.network import Emulation
 from testbed.experiments.bcast import run_bcast
@@ -16,8 +17,8 @@ HOSTS, SIZE = 4, 3000  # 3 scouts + 3 datagrams
 
 def test_scouts_without_completion_send_the_formulas_data_frames(caps, clean_after):
     with Emulation(parse_spec(f"star:hosts={HOSTS},bw=100"), caps=caps) as emu:
-        res = run_bcast(emu, "scout-linear", SIZE, iters=5, flow=False, frames=40,
-                        completion="none")
+        res = run_bcast(emu, BcastCall("scout-linear", SIZE, completion="none"), iters=5,
+                        flow=False, frames=40)
     assert res["verified"] and res["completion"] == "none"
     frames = res["frames"]
     # counted over 40 back-to-back broadcasts: a bracket's noise is a few frames in all

@@ -11,6 +11,7 @@ import random
 
 import pytest
 
+from collectives.call import BcastCall
 from testbed.bench import contention as bc
 from testbed.emulation.mpi import run_mpi
 from testbed.emulation.network import Emulation
@@ -32,8 +33,8 @@ def test_link_counters_match_the_routes_of_each_tree(caps, clean_after):
         # PingPong only (model_params times 1 MiB: 8 s here)
         params = measure_params(emu, [65536], repeats=3, dummy_max=0, budget_bytes=256 << 10)
         for alg in ("opt-mesh", "opt-tree"):
-            row = run_bcast(emu, alg, 65536, hosts=[f"h{n}" for n in nodes], params=params,
-                            flow=False, iters=3, frames=2)
+            row = run_bcast(emu, BcastCall(alg, 65536), hosts=[f"h{n}" for n in nodes],
+                            params=params, flow=False, iters=3, frames=2)
             sends, _ = bc.placed_sends(topo, alg, nodes, 65536, params)
             routed = predicted_copies(topo, sends)
             assert row["verified"]

@@ -6,6 +6,7 @@ zero load."""
 
 from __future__ import annotations
 
+from collectives.call import BcastCall
 from testbed.emulation.network import Emulation
 from testbed.experiments.bcast import model_params, run_bcast
 from topologies import parse_spec
@@ -19,9 +20,9 @@ def test_a_fifo_binomial_delivers_its_children_one_after_the_other(caps, clean_a
     per-rank times (root's call to the rank holding the message, median of 5) step by
     about M/B in fifo order; overlapped, rank 2 waits for both of the root's messages."""
     with Emulation(parse_spec(f"star:hosts=4,bw={MBIT}"), caps=caps) as emu:
-        fifo = run_bcast(emu, "binomial", SIZE, iters=5, flow=False)
-        overlapped = run_bcast(emu, "binomial", SIZE, iters=5, flow=False,
-                               send_order="overlapped")
+        fifo = run_bcast(emu, BcastCall("binomial", SIZE), iters=5, flow=False)
+        overlapped = run_bcast(emu, BcastCall("binomial", SIZE, send_order="overlapped"),
+                               iters=5, flow=False)
     assert fifo["send_order"] == "fifo" and overlapped["send_order"] == "overlapped"
     assert fifo["verified"] and overlapped["verified"]
     first, second = fifo["rank_done_s"][2], fifo["rank_done_s"][1]
@@ -37,7 +38,7 @@ def test_dyn_tree_at_zero_load_builds_opt_trees_tree(caps, clean_after):
     taken as the send call's return (a copy into the socket) it built a chain."""
     with Emulation(parse_spec("star:hosts=8,bw=20"), caps=caps) as emu:
         params = model_params(emu, SIZE)
-        res = run_bcast(emu, "dyn-tree", SIZE, iters=5, flow=False, params=params)
+        res = run_bcast(emu, BcastCall("dyn-tree", SIZE), iters=5, flow=False, params=params)
     assert res["verified"]
     dyn = res["dyn_tree"]
     opt = dyn["opt_tree_parents"]

@@ -462,7 +462,7 @@ def test_run_a_name_that_is_neither_spec_nor_program(
     assert "opt-tree needs t_hold and t_end" in error_line(
         ["mpirun", "--bcast", "opt-tree", "-o", "t_hold=1e-5", "--", "-m", "x"], capsys)
     assert "myspec" in error_line(["experiment", "myspec"], capsys)  # no such spec file
-    assert "--send-order: nack is not a point-to-point tree" in error_line(
+    assert "nack has no send order (a point-to-point tree's)" in error_line(
         ["bcast", "--algo", "nack", "--size", "1", "--send-order", "fifo"], capsys)
     assert "send_order must be one of fifo, overlapped, got 'lifo'" in error_line(
         ["mpirun", "--bcast", "binomial", "-o", "send_order=lifo", "--", "-m", "x"], capsys)
