@@ -32,6 +32,7 @@ from ..range_trees.channel import add_layout_arguments, layout_arguments
 from ..stats import summarize
 from ..timing import idle_barrier, sched_self, sched_since, wait_per_turn
 from ..use import option
+from . import command
 from .marks import count_frames
 
 
@@ -98,7 +99,7 @@ def frames(comm, rows: list[tuple[str, dict[str, Any]]], iters: int, mark_dir: s
                            else None}}
 
 
-def main(argv: list[str] | None = None) -> int:
+def parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="collectives.programs.barrier_bench")
     ap.add_argument("--algorithms", default="mpich,mcast",
                     help="comma-separated NAME[:OPTION=VALUE...]")
@@ -107,6 +108,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--mark-dir", help="count frames: see frames()")
     ap.add_argument("--frame-iters", type=int, default=40)
     add_layout_arguments(ap)
+    return ap
+
+
+def argv(**values: Any) -> list[str]:
+    """The python arguments that run this program (its parser reads them back)."""
+    return command("collectives.programs.barrier_bench", parser(), **values)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = parser()
     args = ap.parse_args(argv)
     try:
         specs = [parse_row(t) for t in args.algorithms.split(",")]

@@ -26,6 +26,7 @@ import random
 import statistics
 import sys
 import time
+from typing import Any
 
 from .. import held, outqueue, sent, waiting
 from ..call import BcastCall
@@ -43,6 +44,7 @@ from ..timing import (
     wait_per_turn,
 )
 from ..trees.dyn_bcast import last_parent
+from . import command
 from .marks import count_frames, root_says
 
 
@@ -286,20 +288,12 @@ def parser() -> argparse.ArgumentParser:
     return ap
 
 
-def argv(call: BcastCall, *, iters: int = 20, flow: bool = True,
-         mark_dir: str | None = None, frame_iters: int = 10, naive_loop: int = 0,
-         late: tuple[str, float] | None = None) -> list[str]:
-    """The python arguments that run this program on `call` (the parser above reads them)."""
-    out = ["-m", MODULE, "--call", call.to_json(), "--iters", str(iters)]
-    if not flow:
-        out.append("--no-flow")
-    if mark_dir is not None:
-        out += ["--mark-dir", mark_dir, "--frame-iters", str(frame_iters)]
-    if naive_loop > 0:
-        out += ["--naive-loop", str(naive_loop)]
-    if late is not None:
-        out += ["--late", late[0], "--late-ms", repr(float(late[1]))]
-    return out
+def argv(call: BcastCall, *, late: tuple[str, float] | None = None,
+         **values: Any) -> list[str]:
+    """The python arguments that run this program on `call` (its parser reads them back);
+    `late` is (side, ms), the rest by the parser's names (iters, flow, mark_dir, ...)."""
+    return command(MODULE, parser(), call=call.to_json(), late=late and late[0],
+                   late_ms=late and float(late[1]), **values)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -22,9 +22,11 @@ import resource
 import statistics
 import sys
 import time
+from typing import Any
 
 from .. import waiting
 from ..executor import bcast
+from . import command
 
 WAIT_S = 1.0
 OPS = ("recv", "barrier", "bcast", "irecv", "ibarrier", "ibcast", "nack")
@@ -99,7 +101,7 @@ def measure(comm, op: str, iters: int, wait_s: float = WAIT_S) -> dict[str, floa
             "latency_s": statistics.median(latencies), "rounds": iters}
 
 
-def main(argv: list[str] | None = None) -> int:
+def parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="collectives.programs.idle_bench")
     ap.add_argument("--ops", default=",".join(OPS), help=f"some of {', '.join(OPS)}")
     ap.add_argument("--iters", type=int, default=5)
@@ -108,6 +110,16 @@ def main(argv: list[str] | None = None) -> int:
                     help="this process's timer slack (prctl PR_SET_TIMERSLACK), set before "
                          "MPI starts: with MPIR_CVAR_ENABLE_HEAVY_YIELD=1, MPICH's waits "
                          "sleep about this long between polls")
+    return ap
+
+
+def argv(**values: Any) -> list[str]:
+    """The python arguments that run this program (its parser reads them back)."""
+    return command("collectives.programs.idle_bench", parser(), **values)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = parser()
     args = ap.parse_args(argv)
     if args.timer_slack_us is not None:
         import ctypes

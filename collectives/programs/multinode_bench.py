@@ -30,6 +30,7 @@ from ..partitioning.model import plan_cost
 from ..partitioning.plans import CHOICES, MultinodePlan, direct_plan, partitioned_plan
 from ..partitioning.torus import Partition, Torus
 from ..timing import idle_barrier, sched_self, sched_since, wait_per_turn
+from . import command
 
 TAG = 0x4D4E  # + multicast index
 SCHEMES = ("direct", *CHOICES)  # direct: U-torus; random / balanced: partitioned
@@ -111,9 +112,7 @@ def _floats(text: str) -> list[float]:
     return [float(x) for x in text.split(",") if x]
 
 
-def main(argv: list[str] | None = None) -> int:
-    from mpi4py import MPI
-
+def parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="collectives.programs.multinode_bench")
     ap.add_argument("--torus", default="4,4", help="rows,cols (default %(default)s)")
     ap.add_argument("--dilation", type=int, default=2)
@@ -125,6 +124,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--schemes", default=",".join(SCHEMES))
     ap.add_argument("--reps", type=int, default=10)
     ap.add_argument("--seed", type=int, default=0)
+    return ap
+
+
+def argv(**values: Any) -> list[str]:
+    """The python arguments that run this program (its parser reads them back)."""
+    return command("collectives.programs.multinode_bench", parser(), **values)
+
+
+def main(argv: list[str] | None = None) -> int:
+    from mpi4py import MPI
+
+    ap = parser()
     args = ap.parse_args(argv)
     comm = MPI.COMM_WORLD
     try:

@@ -15,11 +15,13 @@ import argparse
 import json
 import random
 import statistics
+from typing import Any
 
+from . import command
 from .bcast_bench import direct, naive
 
 
-def main(argv: list[str] | None = None) -> int:
+def parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="collectives.programs.naive_bench")
     ap.add_argument("--algorithm", default="chain")
     ap.add_argument("--size", type=int, default=65536)
@@ -28,7 +30,16 @@ def main(argv: list[str] | None = None) -> int:
                          "the way, so the loop runs at the pipeline's steady rate)")
     ap.add_argument("--repeats", type=int, default=3, help="naive loops (median reported)")
     ap.add_argument("--iters", type=int, default=10, help="broadcasts timed directly")
-    args = ap.parse_args(argv)
+    return ap
+
+
+def argv(**values: Any) -> list[str]:
+    """The python arguments that run this program (its parser reads them back)."""
+    return command("collectives.programs.naive_bench", parser(), **values)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
     from mpi4py import MPI
 
     comm = MPI.COMM_WORLD

@@ -33,6 +33,7 @@ from .. import waiting
 from ..algorithms import NATIVE, barrier_algorithm, bcast_algorithm
 from ..executor import barrier, bcast
 from ..timing import sched_self, sched_since, wait_per_turn
+from . import command
 
 VERSION = "7.4"  # OMB 7.4 (2024): the newest sources at hand; 7.2's layout is the same
 BENCHMARKS = {"bcast": "Broadcast", "barrier": "Barrier"}
@@ -171,7 +172,7 @@ def _emit(records: bool, lines: list[str], **record: Any) -> None:
           flush=True)
 
 
-def main(argv: list[str] | None = None) -> int:
+def parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="collectives.programs.osu")
     ap.add_argument("bench", choices=tuple(BENCHMARKS))
     ap.add_argument("--algorithm", default=NATIVE,
@@ -187,6 +188,16 @@ def main(argv: list[str] | None = None) -> int:
                                      "JSON object keyed by the size")
     ap.add_argument("--records", action="store_true",
                     help="JSON objects (with the OSU lines and each row's window) instead")
+    return ap
+
+
+def argv(**values: Any) -> list[str]:
+    """The python arguments that run this program (its parser reads them back)."""
+    return command("collectives.programs.osu", parser(), **values)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = parser()
     args = ap.parse_args(argv)
     try:
         lo, hi = parse_sizes(args.message_size or f"{MIN_MESSAGE_SIZE}:{MAX_MSG_SIZE_COLL}")

@@ -23,6 +23,7 @@ import json
 import statistics
 import sys
 import time
+from typing import Any
 
 from .. import outqueue
 from ..algorithms import DEFAULT_SEND_ORDER, SEND_ORDERS
@@ -31,6 +32,7 @@ from ..timing import busy_wait, fit_line, idle_barrier
 # Sends and receives wait as the broadcasts' own do (collectives.waiting): the model's
 # t_hold and t_end then hold the wake-up that a broadcast's ranks pay.
 from ..waiting import recv, send
+from . import command
 
 DEFAULT_SIZES = "1,1024,16384,65536,262144,1048576"
 
@@ -183,7 +185,7 @@ def derive(meas: dict) -> dict:
                                      for k, (a, b) in fits.items()}}
 
 
-def main(argv: list[str] | None = None) -> int:
+def parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="collectives.programs.params")
     ap.add_argument("--sizes", default=DEFAULT_SIZES)
     ap.add_argument("--repeats", type=int, default=5)
@@ -197,6 +199,16 @@ def main(argv: list[str] | None = None) -> int:
                          "in turn (default: one to each other rank)")
     ap.add_argument("--send-order", choices=SEND_ORDERS, default=DEFAULT_SEND_ORDER,
                     help="how those sends follow each other (as the trees' option)")
+    return ap
+
+
+def argv(**values: Any) -> list[str]:
+    """The python arguments that run this program (its parser reads them back)."""
+    return command("collectives.programs.params", parser(), **values)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = parser()
     args = ap.parse_args(argv)
     if args.hold_sends is not None and args.hold_sends < 1:
         ap.error("--hold-sends must be at least 1")

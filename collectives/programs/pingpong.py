@@ -13,10 +13,12 @@ import json
 import socket
 import sys
 import time
+from typing import Any
 
 from ..stats import summarize
 from ..timing import idle_barrier
 from ..waiting import recv, send
+from . import command
 
 
 def _round_trips(comm, peer: int, nbytes: int, reps: int, warmup: int) -> list[float]:
@@ -37,7 +39,7 @@ def _round_trips(comm, peer: int, nbytes: int, reps: int, warmup: int) -> list[f
     return times
 
 
-def main(argv: list[str] | None = None) -> int:
+def parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="collectives.programs.pingpong")
     ap.add_argument("--out", help="JSON-lines file (rank 0); default standard output")
     ap.add_argument("--lat-bytes", type=int, default=1)
@@ -45,7 +47,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--reps", type=int, default=50, help="measured round trips (latency)")
     ap.add_argument("--bw-reps", type=int, default=5, help="measured round trips (bandwidth)")
     ap.add_argument("--warmup", type=int, default=5)
-    args = ap.parse_args(argv)
+    return ap
+
+
+def argv(**values: Any) -> list[str]:
+    """The python arguments that run this program (its parser reads them back)."""
+    return command("collectives.programs.pingpong", parser(), **values)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
 
     from mpi4py import MPI
 

@@ -45,6 +45,7 @@ from ..timing import (
     sched_since,
     wait_per_turn,
 )
+from . import command
 from .bcast_bench import direct, flow
 
 POINT_SAID = "MCASTLAB-POINT "
@@ -115,7 +116,7 @@ def run_point(comm, point: dict[str, Any], root: int, iters: int, warmup: int,
             "start": t0, "end": time.time(), **extra}
 
 
-def main(argv: list[str] | None = None) -> int:
+def parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="collectives.programs.sweep_bench")
     ap.add_argument("--points", default="-",
                     help="JSON list of {key, call} (call: a collectives.call.BcastCall): a "
@@ -134,7 +135,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--label", default="", help="added to every record (e.g. the group)")
     ap.add_argument("--nodes", help="the network node of every rank, comma-separated (for "
                                     "the algorithms told where the ranks sit)")
-    args = ap.parse_args(argv)
+    return ap
+
+
+def argv(**values: Any) -> list[str]:
+    """The python arguments that run this program (its parser reads them back)."""
+    return command("collectives.programs.sweep_bench", parser(), **values)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
     nodes = [int(n) for n in args.nodes.split(",")] if args.nodes else None
     from mpi4py import MPI
 

@@ -14,18 +14,20 @@ import random
 import sys
 import time
 import zlib
+from typing import Any
 
 from ..algorithms import BARRIERS, BCASTS, known
 from ..executor import barrier, bcast
 from ..ipmc.channel import channel_for, peek_stats
 from ..range_trees.channel import add_layout_arguments, layout_arguments
+from . import command
 
 
 def payload(n: int, seed: int) -> bytes:
     return random.Random(seed).randbytes(n)
 
 
-def main(argv: list[str] | None = None) -> int:
+def parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="collectives.programs.verify")
     ap.add_argument("--sizes", default="0,1,1000,65539")
     ap.add_argument("--algorithms", default=",".join(BCASTS))
@@ -49,7 +51,16 @@ def main(argv: list[str] | None = None) -> int:
                     help="range-tree: how long the first use of a tree waits for its ranges "
                          "to arrive (default 10 s)")
     add_layout_arguments(ap)
-    args = ap.parse_args(argv)
+    return ap
+
+
+def argv(**values: Any) -> list[str]:
+    """The python arguments that run this program (its parser reads them back)."""
+    return command("collectives.programs.verify", parser(), **values)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
 
     from mpi4py import MPI
 

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from collectives.call import BcastCall
+from collectives.programs import idle_bench
 from topologies import parse_spec
 
 from ..emulation import priority
@@ -41,22 +42,22 @@ from ..fidelity.flags import Monitor
 from . import other_mpis
 from .points import ratio
 
-# label, MCASTLAB_WAIT, extra environment, ops, programs.idle_bench arguments, host CPU cap
+# label, MCASTLAB_WAIT, extra environment, ops, more programs.idle_bench options, host CPU cap
 IDLE = (
-    ("MPICH's own waits (spin)", "spin", {}, "recv,barrier,bcast", [], None),
+    ("MPICH's own waits (spin)", "spin", {}, "recv,barrier,bcast", {}, None),
     ("MPICH, MPIR_CVAR_ENABLE_HEAVY_YIELD=1 + 1 ms timer slack", "spin",
-     {"MPIR_CVAR_ENABLE_HEAVY_YIELD": "1"}, "recv,barrier,bcast", ["--timer-slack-us", "1000"],
+     {"MPIR_CVAR_ENABLE_HEAVY_YIELD": "1"}, "recv,barrier,bcast", {"timer_slack_us": 1000},
      None),
     ("MPICH spinning in Mininet's CPULimitedHost, 10 % of a core per host", "spin", {},
-     "recv,barrier,bcast", [], 0.10),
+     "recv,barrier,bcast", {}, 0.10),
     ("MPICH spinning in Mininet's CPULimitedHost, 2 % of a core per host", "spin", {},
-     "recv,barrier,bcast", [], 0.02),
+     "recv,barrier,bcast", {}, 0.02),
     ("project loops: sched_yield between tests (yield)", "yield", {},
-     "irecv,ibarrier,ibcast,nack", [], None),
+     "irecv,ibarrier,ibcast,nack", {}, None),
     ("project loops: naps up to 0.2 ms (sleep; the executor's best before)", "sleep", {},
-     "irecv,ibarrier,ibcast,nack", [], None),
+     "irecv,ibarrier,ibcast,nack", {}, None),
     ("project loops: epoll on MPI's own sockets (block; the default now)", "block", {},
-     "irecv,ibarrier,ibcast,nack", [], None),
+     "irecv,ibarrier,ibcast,nack", {}, None),
 )
 SPIN_OF = {"irecv": "recv", "ibarrier": "barrier", "ibcast": "bcast"}
 BEFORE = {"MCASTLAB_WAIT": "spin", PORTS_ENV: "af_packet", priority.NICE_ENV: "0"}
@@ -90,8 +91,7 @@ def idle(caps: Capabilities, progress: Progress, iters: int) -> list[dict[str, A
                 if row_cap != cap:
                     continue
                 progress(f"bench fidelity: idle rank, {label}")
-                res = run_mpi(emu, ["-m", "collectives.programs.idle_bench", "--ops", ops,
-                                    "--iters", str(iters), *extra],
+                res = run_mpi(emu, idle_bench.argv(ops=ops, iters=iters, **extra),
                               env={"MCASTLAB_WAIT": mode, **env}, timeout=120 + 30 * iters)
                 line = [ln for ln in res.rank_output[0].splitlines() if ln.startswith("{")][-1]
                 rows.append({"label": label, "mode": mode, "env": env, "args": extra,

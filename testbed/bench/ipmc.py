@@ -14,6 +14,7 @@ from typing import Any
 
 from collectives.call import BcastCall
 from collectives.ipmc.plans import scout_frames, tree_frames
+from collectives.programs import barrier_bench
 from topologies import parse_spec
 
 from ..emulation.environment import Capabilities
@@ -49,7 +50,7 @@ def run(caps: Capabilities, progress: Progress, quick: bool = False) -> dict[str
         out["barrier"] = []
         for n in hosts4:
             progress(f"bench: barriers on {n} hosts")
-            res = run_mpi(emu, ["-m", "collectives.programs.barrier_bench"], hosts=list(range(n)),
+            res = run_mpi(emu, barrier_bench.argv(), hosts=list(range(n)),
                           timeout=300)
             out["barrier"] += json.loads(res.rank_output[0].strip().splitlines()[-1])["rows"]
     scale = (2, 8) if quick else SCALE_HOSTS

@@ -24,6 +24,7 @@ from collectives.partitioning.hotspot_sets import HOT_SPOT_FACTORS, hotspot_mult
 from collectives.partitioning.model import plan_cost
 from collectives.partitioning.report_scale import TSENG2001, tseng2001_model
 from collectives.partitioning.torus import Torus
+from collectives.programs import multinode_bench
 from collectives.programs.multinode_bench import SCHEMES, plan_for
 from topologies import parse_spec
 
@@ -67,12 +68,9 @@ def run(caps: Capabilities, progress: Progress, quick: bool = False) -> dict[str
         for n in sources:
             progress(f"bench: {n} sources x {DESTS} destinations, p = "
                      f"{', '.join(map(str, factors))}")
-            res = run_mpi(emu, ["-m", "collectives.programs.multinode_bench",
-                                "--torus", ",".join(map(str, SHAPE)),
-                                "--dilation", str(DILATION), "--sources", str(n),
-                                "--dests", str(DESTS), "--factors", ",".join(map(str, factors)),
-                                "--sizes", ",".join(map(str, sizes)),
-                                "--reps", "3" if quick else "8", "--seed", str(SEED)],
+            res = run_mpi(emu, multinode_bench.argv(torus=SHAPE, dilation=DILATION, sources=n,
+                                                    dests=DESTS, factors=factors, sizes=sizes,
+                                                    reps=3 if quick else 8, seed=SEED),
                           timeout=1800, env={"MCASTLAB_WAIT": WAIT})
             for line in res.rank_output[0].splitlines():
                 if line.startswith("{"):

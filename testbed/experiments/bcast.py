@@ -15,6 +15,7 @@ from collectives.algorithms import (
 )
 from collectives.call import BcastCall
 from collectives.executor import WAIT_MODES
+from collectives.programs import params as params_program
 from collectives.programs.bcast_bench import argv as bench_argv
 from collectives.trees.model import MeasuredPointToPoint, predict
 from collectives.trees.schedules import build
@@ -48,10 +49,9 @@ def measure_params(emu: Emulation, sizes: list[int], *, repeats: int = 5,
     if hosts is None:
         pair = [h.name for h in emu.topo.diameter_pair()]
         hosts = pair + [h.name for h in emu.topo.hosts if h.name not in pair]
-    budget = ["--budget-bytes", str(budget_bytes)] if budget_bytes else []
-    res = run_mpi(emu, ["-m", "collectives.programs.params", "--sizes", ",".join(map(str, sizes)),
-                        "--repeats", str(repeats), "--dummy-max", str(dummy_max),
-                        "--send-order", send_order, *budget],
+    res = run_mpi(emu, params_program.argv(sizes=sizes, repeats=repeats, dummy_max=dummy_max,
+                                           send_order=send_order,
+                                           budget_bytes=budget_bytes or None),
                   hosts=hosts, timeout=900)
     return {**_last_json(res), "hosts": hosts}
 

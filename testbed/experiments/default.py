@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from collectives.programs import pingpong
 from topologies import Topology, parse_spec
 
 from ..emulation.environment import detected
@@ -42,9 +43,8 @@ def run(topo_spec: str = DEFAULT_TOPOLOGY, *, out_root: Path | None = None, reps
     with Emulation(topo, caps=caps, progress=progress) as emu:
         config["network_start_s"] = round(emu.timings["ready_s"], 3)
         progress(f"running MPI ping-pong on {len(topo.hosts)} ranks")
-        job = run_mpi(emu, ["-m", "collectives.programs.pingpong", "--out",
-                            str(records_file.resolve()), "--reps", str(reps), "--bw-bytes",
-                            str(bw_bytes)], timeout=timeout)
+        job = run_mpi(emu, pingpong.argv(out=records_file.resolve(), reps=reps,
+                                          bw_bytes=bw_bytes), timeout=timeout)
         config["mpi_elapsed_s"] = round(job.elapsed_s, 3)
         (out / "controller.log").write_text(
             (emu.run_dir / "controller.log").read_text(errors="replace"))

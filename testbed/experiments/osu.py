@@ -10,6 +10,7 @@ from typing import Any
 
 from collectives.algorithms import DEFAULT_COMPLETION, DEFAULT_SEND_ORDER, known
 from collectives.programs import osu
+from collectives.programs import osu as osu_program
 from collectives.waiting import DEFAULT as DEFAULT_WAIT
 from topologies.model import Topology
 
@@ -69,17 +70,11 @@ def run_osu(emu: Emulation, bench: str, algorithm: str, *, hosts: int | None = N
     say = progress or (lambda _msg: None)
     names, params = placed(emu.topo, bench, algorithm, hosts)
     plan = rounds(bench, sizes, iterations, skip)
-    args = ["-m", "collectives.programs.osu", bench, "--algorithm", algorithm, "--records"]
-    if iterations is not None:  # else OMB's own counts, small and large (the program's)
-        args += ["-i", str(iterations)]
-    if skip is not None:
-        args += ["-x", str(skip)]
-    if bench == "bcast":
-        args += ["-m", f"{sizes[0]}:{sizes[1]}"]
-    if full:
-        args.append("-f")
-    if params:
-        args += ["--params", json.dumps(params)]
+    # iterations, skip None: OMB's own counts, small and large (the program's)
+    args = osu_program.argv(bench=bench, algorithm=algorithm, records=True,
+                            iterations=iterations, warmup=skip, full=full,
+                            message_size=f"{sizes[0]}:{sizes[1]}" if bench == "bcast" else None,
+                            params=json.dumps(params) if params else None)
     timing: dict[str, Any] = {}
     if bench == "bcast" and known(algorithm).timing:
         say(f"measuring t_hold/t_end at {len(plan)} sizes for {algorithm}")

@@ -34,6 +34,7 @@ from typing import Any
 
 from collectives.algorithms import BCASTS
 from collectives.call import BcastCall
+from collectives.programs import sweep_bench
 from collectives.stats import summarize
 from controller.config import ControllerConfig
 
@@ -441,17 +442,12 @@ def _jobs(run: Run, batch: list[Point], groups: list[list[str]], ticker: _Ticker
     across = any(len(run.emu.spread.servers_of(hosts)) > 1 for hosts in groups)
 
     def job(g: int) -> None:
-        args = ["-m", "collectives.programs.sweep_bench", "--iters", str(spec.repetitions),
-                "--warmup", str(spec.warmup), "--interval", repr(p0.interval),
-                "--label", str(g)]
-        if spec.budget:
-            args += ["--budget", repr(spec.budget)]
-        if events:
-            args += ["--armed"]
-        if any(BCASTS[p.algorithm].nodes for p in batch):
-            args += ["--nodes", ",".join(str(run.emu.topo.host(h).node_id) for h in groups[g])]
-        if across:  # no clock every rank shares: flow latency too
-            args += ["--flow", str(spec.repetitions)]
+        placed = any(BCASTS[p.algorithm].nodes for p in batch)
+        args = sweep_bench.argv(
+            iters=spec.repetitions, warmup=spec.warmup, interval=p0.interval, label=g,
+            budget=spec.budget or None, armed=bool(events),
+            nodes=[run.emu.topo.host(h).node_id for h in groups[g]] if placed else None,
+            flow=spec.repetitions if across else None)  # across: no clock the ranks share
         relay = relays[g]
         try:
             run_mpi(run.emu, args, hosts=groups[g], timeout=len(batch) * spec.timeout + 120,

@@ -8,6 +8,8 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+from collectives.programs import naive_bench
+
 from ..emulation.mpi import run_mpi
 from ..experiments.bcast import measure_params
 from .answers import SMALL_TIME_TOL_US, Question
@@ -55,9 +57,7 @@ def measure(emu: Any, progress: Callable[[str], None]) -> dict[str, Any]:
     i, j = p["sizes"].index(SMALL), p["sizes"].index(LARGE)
     split = {r["m"]: r for r in p["system"]}.get(LARGE, {})  # missing if the knee was not found
     progress(f"lab 2: naive and honest {NAIVE_ALGORITHM} broadcast of {LARGE} B")
-    res = run_mpi(emu, ["-m", "collectives.programs.naive_bench", "--algorithm", NAIVE_ALGORITHM,
-                        "--size", str(LARGE)],
-                  timeout=300)
+    res = run_mpi(emu, naive_bench.argv(algorithm=NAIVE_ALGORITHM, size=LARGE), timeout=300)
     nb = json.loads(res.rank_output[0].strip().splitlines()[-1])
     us = 1e6
     return {"t_hold_us.small": round(p["t_hold_s"][i] * us, 1),

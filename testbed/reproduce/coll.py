@@ -13,6 +13,7 @@ import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from collectives.programs import barrier_bench
 from collectives.range_trees.kary_tree import KaryNTree
 from collectives.range_trees.trees import greedy_tree
 from collectives.waiting import DEFAULT as DEFAULT_WAIT
@@ -248,9 +249,8 @@ def barrier_points(net: Any, failed: list[int], hosts: list[str], iters: int
     p10/p90, verified: none released early, flags, error, tries); measured once more when
     a point is flagged."""
     nodes = [net.emu.topo.host(h).node_id for h in hosts]
-    args = ["-m", "collectives.programs.barrier_bench", "--algorithms", ",".join(BARRIERS),
-            "--iters", str(iters), "--nodes", ",".join(map(str, nodes)),
-            "--fattree", f"{K},{NODES}"]
+    args = barrier_bench.argv(algorithms=BARRIERS, iters=iters, nodes=nodes,
+                              fattree=(K, NODES))
     label = f"{{}} barrier on {len(hosts)} hosts, failed {failed or 'none'}"
     for tries in range(1, TRIES + 1):
         net.progress(f"reproduce: barriers on {len(hosts)} hosts, failed {failed or 'none'}"

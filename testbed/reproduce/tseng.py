@@ -16,6 +16,7 @@ import statistics
 from collections.abc import Sequence
 from typing import Any
 
+from collectives.programs import multinode_bench
 from collectives.waiting import DEFAULT as DEFAULT_WAIT
 
 from ..bench.multinode import DESTS, DILATION, NAMES, SEED, SHAPE, model_s
@@ -97,10 +98,9 @@ def run_job(net: Any, sources: int, sizes: Sequence[int], schemes: Sequence[str]
     """One multinode_bench job (destination sets drawn with `seed`) under the fidelity
     monitor: per (scheme, size) a point (not yet priced by the model), or failed points if
     the job printed nothing."""
-    args = ["-m", "collectives.programs.multinode_bench", "--torus", ",".join(map(str, SHAPE)),
-            "--dilation", str(DILATION), "--sources", str(sources), "--dests", str(DESTS),
-            "--factors", str(FACTOR), "--sizes", ",".join(map(str, sizes)),
-            "--schemes", ",".join(schemes), "--reps", str(REPS), "--seed", str(seed)]
+    args = multinode_bench.argv(torus=SHAPE, dilation=DILATION, sources=sources, dests=DESTS,
+                                factors=FACTOR, sizes=sizes, schemes=schemes, reps=REPS,
+                                seed=seed)
     net.progress(f"reproduce: multi-node multicast, {sources} sources (draw {seed}), "
                  f"{', '.join(map(str, sizes))} B, {', '.join(schemes)}"
                  + (" (again: flagged)" if tries > 1 else ""))

@@ -1,0 +1,58 @@
+"""Each rank program's argument list is built beside its own parser (`argv`, through
+collectives.programs.command) and read back by it as given: the testbed never spells a
+program's flags by hand."""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+import pytest
+
+from collectives.programs import command
+
+CASES: list[tuple[str, dict[str, Any], dict[str, Any]]] = [
+    ("barrier_bench", {"algorithms": ["mpich", "mcast:release=both"], "iters": 30,
+                       "nodes": [0, 1, 3], "fattree": (4, 16)},
+     {"algorithms": "mpich,mcast:release=both", "iters": 30, "nodes": "0,1,3",
+      "fattree": "4,16"}),
+    ("multinode_bench", {"torus": (4, 4), "factors": 3.0, "sizes": [4096, 65536], "seed": 2},
+     {"torus": "4,4", "factors": "3.0", "sizes": "4096,65536", "seed": 2}),
+    ("osu", {"bench": "bcast", "algorithm": "nack", "records": True, "iterations": None,
+             "message_size": "1:1024", "full": False},
+     {"bench": "bcast", "algorithm": "nack", "records": True, "iterations": None,
+      "message_size": "1:1024", "full": False}),
+    ("params", {"sizes": [1, 1024], "repeats": 3, "send_order": "overlapped",
+                "budget_bytes": None},
+     {"sizes": "1,1024", "repeats": 3, "send_order": "overlapped", "budget_bytes": 8 << 20}),
+    ("pingpong", {"out": "/tmp/pp.jsonl", "lat_bytes": 65536, "bw_bytes": 1 << 20},
+     {"out": "/tmp/pp.jsonl", "lat_bytes": 65536, "bw_bytes": 1 << 20}),
+    ("naive_bench", {"algorithm": "chain", "size": 1 << 20}, {"algorithm": "chain",
+                                                              "size": 1 << 20}),
+    ("idle_bench", {"ops": "recv,bcast", "iters": 3, "timer_slack_us": 1000},
+     {"ops": "recv,bcast", "iters": 3, "timer_slack_us": 1000.0}),
+    ("sweep_bench", {"iters": 6, "interval": 0.25, "label": 1, "armed": True,
+                     "nodes": [2, 5], "flow": None},
+     {"iters": 6, "interval": 0.25, "label": "1", "armed": True, "nodes": "2,5", "flow": 0}),
+    ("verify", {"sizes": [0, 1], "algorithms": ["nack"], "subsets": True},
+     {"sizes": "0,1", "algorithms": "nack", "subsets": True}),
+]
+
+
+@pytest.mark.parametrize(("name", "given", "read"), CASES, ids=[c[0] for c in CASES])
+def test_a_programs_argv_is_read_back_by_its_parser(name: str, given: dict[str, Any],
+                                                     read: dict[str, Any]) -> None:
+    program = importlib.import_module(f"collectives.programs.{name}")
+    argv = program.argv(**given)
+    assert argv[:2] == ["-m", f"collectives.programs.{name}"]
+    args = vars(program.parser().parse_args(argv[2:]))
+    assert {k: args[k] for k in read} == read
+
+
+def test_an_option_the_program_has_not_is_refused() -> None:
+    from collectives.programs import pingpong
+
+    with pytest.raises(TypeError, match="collectives.programs.pingpong takes no speed"):
+        pingpong.argv(speed=9)
+    with pytest.raises(TypeError, match="takes no help"):
+        command("x", pingpong.parser(), help=True)
