@@ -580,7 +580,8 @@ class McastlabController(DiscoveryMixin, CountersMixin, BaseApp):
     def _node_ids(self, body: dict[str, Any]) -> set[int]:
         ids = body.get("nodes")
         n = len(self.topo.hosts) if self.topo else 0
-        if not isinstance(ids, list) or not all(isinstance(i, int) and 0 <= i < n for i in ids):
+        if not isinstance(ids, list) or not all(
+                type(i) is int and 0 <= i < n for i in ids):  # JSON true is no node id
             raise ValueError(f"give {{\"nodes\": [ids]}} with node ids in 0..{n - 1}")
         return set(ids)
 
