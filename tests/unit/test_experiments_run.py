@@ -23,6 +23,7 @@ import pytest
 from rich.console import Console
 from rich.progress import Progress
 
+from collectives.call import BcastCall
 from collectives.stats import summarize
 from testbed.cluster.spec import LOCAL
 from testbed.cluster.spread import Spread
@@ -157,21 +158,22 @@ def test_each_algorithm_family_gets_its_own_job_parameters(tmp_path: Path) -> No
     spec = spec_of({"send_order": "overlapped", "completion": "none"}, algorithms=algs)
     run = opened(spec, tmp_path / "r", PARAMS)
     got = {p.algorithm: _job_point(run, p) for p in spec.points()}
-    assert got["mpich"]["params"] == {}
-    assert got["binomial"]["params"] == {"send_order": "overlapped"}
-    assert got["nack"]["params"] == {"timeout": 3.0}  # gives up at half the stall timeout
-    assert got["scout-linear"]["params"] == {"timeout": 3.0, "completion": "none"}
-    assert got["range-tree"]["params"] == {"fattree": [6, 6], "timeout": 3.0}  # a star: k = n
-    assert got["opt-tree"]["params"] == {"t_hold": 1e-4, "t_end": 2e-4,
-                                         "send_order": "overlapped"}
+    calls = {a: BcastCall.from_dict(g["call"]) for a, g in got.items()}
+    assert {a: (c.send_order, c.completion, dict(c.options)) for a, c in calls.items()} == {
+        "mpich": (None, None, {}),
+        "binomial": ("overlapped", None, {}),
+        "nack": (None, None, {"timeout": 3.0}),  # gives up at half the stall timeout
+        "scout-linear": (None, "none", {"timeout": 3.0}),
+        "range-tree": (None, None, {"fattree": [6, 6], "timeout": 3.0}),  # a star: k = n
+        "opt-tree": ("overlapped", None, {"t_hold": 1e-4, "t_end": 2e-4})}
     p = spec.points()[0]
-    assert {k: v for k, v in got[p.algorithm].items() if k != "params"} == {
-        "key": p.key, "algorithm": p.algorithm, "size": 1024}
+    assert set(got[p.algorithm]) == {"key", "call"} and got[p.algorithm]["key"] == p.key
+    assert (calls[p.algorithm].algorithm, calls[p.algorithm].size) == (p.algorithm, 1024)
     assert json.loads(json.dumps(list(got.values()))) == list(got.values())
 
     short = spec_of({"timeout": 1.0}, algorithms=["nack"])  # never under a second
-    assert _job_point(opened(short, tmp_path / "s"), short.points()[0])["params"] == {
-        "timeout": 1.0}
+    point = _job_point(opened(short, tmp_path / "s"), short.points()[0])
+    assert point["call"]["options"] == {"timeout": 1.0}
     unmeasured = opened(spec, tmp_path / "u")
     with pytest.raises(RunFailed, match="opt-tree needs measured t_hold/t_end"):
         _job_point(unmeasured, next(q for q in spec.points() if q.algorithm == "opt-tree"))
