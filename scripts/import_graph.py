@@ -218,11 +218,12 @@ def draw(root: Path, out: Path, title: str, floors: list[list[str]] | None = Non
     rows: dict[int, list[str]] = {}
     for n in sorted(u, key=lambda n: (at.get(n, 0), n)):
         rows.setdefault(at.get(n, 0), []).append(n)
-    pos = {n: ((i + 0.5) / len(row) + (0.04 if y % 2 else 0), y)
+    zigzag = (0.2, 0.55, 0.85, 0.4)  # a floor's lone part: arrows to the next floor slant
+    pos = {n: (zigzag[y % 4] if len(row) == 1 else (i + 0.5) / len(row) + 0.04 * (y % 2), y)
            for y, row in rows.items() for i, n in enumerate(row)}
     shown = [(a, b) for a, b in u.edges if at.get(b, 0) > low and b.startswith("testbed.")]
     up = {(a, b) for a, b in shown if at[a] < at[b] or (not floors and at[a] == at[b])}
-    fig, ax = plt.subplots(figsize=(13, 0.95 * len(rows) + 1.4))
+    fig, ax = plt.subplots(figsize=(12, 0.8 * len(rows) + 1.4))
     for edges, colour, bend in ((sorted(set(shown) - up), "#777777", 0.06),
                                 (sorted(up), "#d62728", 0.3)):
         for style in ("solid", "dashed"):
