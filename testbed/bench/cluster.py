@@ -21,10 +21,10 @@ from typing import Any
 
 from topologies import parse_spec
 
+from .. import results
 from ..cluster.rig import Rig
 from ..emulation.environment import Capabilities
 from ..emulation.network import Emulation, Progress
-from ..experiments import results
 from ..experiments.run import execute, new_run
 from ..experiments.spec import across_servers, from_dict
 from ..fidelity.link_rate import LinkRate, resolve

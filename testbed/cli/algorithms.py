@@ -172,7 +172,7 @@ def cmd_hwtree(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(stats.to_dict(), indent=1))
         return 0
-    from ..experiments.results import text_table
+    from ..results import text_table
 
     greedy, optimal = stats.fractions(stats.greedy), stats.fractions(stats.optimal)
     rows = [[d, f"{greedy.get(d, 0):.1%}", f"{optimal[d]:.1%}" if d in optimal else "-"]

@@ -104,7 +104,7 @@ def _groups_text(groups: dict) -> str:
 
 
 def _ports_text(ports: dict) -> str:
-    from ..experiments.results import text_table
+    from ..results import text_table
 
     rows = [[sw, p, c["neighbour"], c["tx_packets"], c["tx_bytes"], c["rx_packets"],
              c["rx_bytes"]] for sw, pp in ports.items() for p, c in pp.items()]

@@ -12,10 +12,10 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import DiskFull, UsageError
-from ..experiments.results import size_text
 from ..experiments.run import Log, Run, execute, point_config, prepare
 from ..experiments.spec import load
 from ..outputs import output_dir
+from ..results import size_text
 from .arguments import add_cluster_choice, cluster_spec, progress
 
 DEFAULT_SPEC = Path(__file__).resolve().parents[2] / "experiments" / "default.toml"

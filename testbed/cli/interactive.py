@@ -170,7 +170,7 @@ class McastCLI(CLI):
             got = member.received() - before[(name, group)] if member else "-"
             rows.append((name, "sender" if name == host.name else "member" if member else "-",
                          "?" if wire is None else wire, got))
-        from ..experiments.results import text_table
+        from ..results import text_table
 
         output(f"{host.name} sent {count} datagrams to {group}\n")
         output(text_table(["host", "role", "frames on its wire", "datagrams received"],
@@ -346,7 +346,7 @@ def bcast_lines(res: dict[str, Any]) -> list[str]:
 def rank_lines(res: dict[str, Any]) -> list[str]:
     """Per rank of a run_bcast result (and its host): the median time from the root's start
     until it held the message and until it returned."""
-    from ..experiments.results import text_table
+    from ..results import text_table
 
     lines = []
     done, back = res.get("rank_done_s") or [], res.get("rank_return_s") or []

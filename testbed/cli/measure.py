@@ -113,7 +113,7 @@ def cmd_params(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(res, indent=1))
         return 0
-    from ..experiments.results import text_table
+    from ..results import text_table
 
     rows = [[m, f"{h * 1e6:.1f}", f"{e * 1e6:.1f}"]
             for m, h, e in zip(res["sizes"], res["t_hold_s"], res["t_end_s"], strict=True)]

@@ -173,7 +173,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({"machine": here, "envelope": out}, indent=1))
         return 0
-    from ..experiments.results import text_table
+    from ..results import text_table
 
     print(f"keep-up envelope on this machine (up to {args.max:g} Mbit/s; + kept up, - did "
           f"not; cache {calibration.cache_file()}):")

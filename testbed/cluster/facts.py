@@ -30,7 +30,7 @@ def checkout() -> str:
 
 def facts() -> dict:
     from ..emulation.environment import detect
-    from ..experiments.results import versions
+    from ..results import versions
     from .agent import gretap_works
 
     caps = detect()

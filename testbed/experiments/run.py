@@ -36,6 +36,7 @@ from collectives.algorithms import BCASTS
 from collectives.stats import summarize
 from controller.config import ControllerConfig
 
+from .. import results
 from ..cluster import spec as cluster_spec
 from ..cluster.spec import ClusterSpec
 from ..conditions.faults import FaultTimeline
@@ -49,7 +50,6 @@ from ..errors import McastlabError, RunFailed, UsageError
 from ..fidelity.flags import Monitor, expected_rates, switch_side
 from ..fidelity.link_rate import LinkRate, resolve
 from ..fidelity.wire_units import in_units
-from . import results
 from .bcast import algorithm_params, measure_params, prediction
 from .placement import geometry, node_params
 from .relay import Relay

@@ -88,7 +88,7 @@ def topology_key(topo: Topology) -> str:
 
 def machine(host_ports: str) -> dict[str, Any]:
     """What the envelope depends on; a cached one for another machine is redone."""
-    from ..experiments.results import versions
+    from ..results import versions
 
     v = versions()
     try:

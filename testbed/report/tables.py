@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..experiments.results import text_table
+from ..results import text_table
 from .points import (
     Cond,
     Point,

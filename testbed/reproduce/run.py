@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import RunFailed
-from ..experiments.results import versions
+from ..results import versions
 from .claims import Claim, Context
 from .registry import CLAIMS, select
 from .report import write

@@ -17,10 +17,10 @@ from typing import Any
 import pytest
 
 from collectives.stats import summarize
+from testbed import results
 from testbed.cluster.spec import LOCAL
 from testbed.cluster.spread import Spread
 from testbed.errors import DiskFull, UsageError
-from testbed.experiments import results
 from testbed.experiments.run import _Arrivals, _done_keys, _opened
 from testbed.experiments.spec import load
 from testbed.fidelity.flags import Monitor

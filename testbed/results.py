@@ -17,7 +17,7 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
-from ..errors import DiskFull
+from .errors import DiskFull
 
 DEFAULT_ROOT = Path("results")
 
