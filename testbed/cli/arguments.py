@@ -67,8 +67,7 @@ def add_controller_choice(p: argparse.ArgumentParser) -> None:
 
 def add_cluster_choice(p: argparse.ArgumentParser) -> None:
     """--servers and its companions: the network spread over this machine and others."""
-    from ..cluster.placement import METHODS
-    from ..cluster.spec import TUNNELS
+    from ..specs.cluster import METHODS, TUNNELS
 
     g = p.add_argument_group("across servers (docs/cluster.md)")
     g.add_argument("--servers", metavar="HOST,...",
@@ -86,7 +85,7 @@ def add_cluster_choice(p: argparse.ArgumentParser) -> None:
 
 def cluster_spec(args: argparse.Namespace):
     """The ClusterSpec of --servers (None without it), refused with the option at fault."""
-    from ..cluster.spec import from_servers
+    from ..specs.cluster import from_servers
 
     servers = getattr(args, "servers", None)
     given = {k: getattr(args, k, None) for k in ("placement", "tunnel", "ssh_config")}

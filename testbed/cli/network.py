@@ -44,7 +44,7 @@ def _doctor_servers(args: argparse.Namespace) -> int:
     """Each server of a cluster: ssh, the same checkout and versions, what it can emulate,
     its clock (testbed.cluster.doctor)."""
     from ..cluster import doctor
-    from ..cluster.spec import from_dict
+    from ..specs.cluster import from_dict
 
     names = [s for s in args.servers.split(",") if s.strip()]
     try:

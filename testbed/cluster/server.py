@@ -17,7 +17,7 @@ from pathlib import Path
 from ..emulation import registry, shell
 from ..emulation.registry import STATE_DIR, state_dir
 from ..interpreter import module
-from .spec import ClusterSpec, Server
+from ..specs.cluster import ClusterSpec, Server
 
 CONTROL_DIR = STATE_DIR / "ssh"  # short: a unix socket path holds at most 107 bytes
 PERSIST_S = 60  # the master connection outlives its last command this long

@@ -17,10 +17,10 @@ from topologies import Topology
 
 from ..emulation import shell
 from ..errors import CapabilityError, RunFailed, UsageError
+from ..specs.cluster import LOCAL, ClusterSpec, Server
 from .hold import Hold
 from .placement import Placement, place
 from .server import LocalServer, RemoteServer, servers
-from .spec import LOCAL, ClusterSpec, Server
 from .tls import RunPki
 
 T = TypeVar("T")

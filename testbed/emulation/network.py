@@ -21,9 +21,9 @@ from typing import Any
 from controller.config import ControllerConfig
 from topologies import HOST_PORT, Topology
 
-from ..cluster.spec import LOCAL, ClusterSpec
 from ..cluster.spread import Spread
 from ..errors import CapabilityError, RunFailed, UsageError
+from ..specs.cluster import LOCAL, ClusterSpec
 from . import linkshape, priority, registry
 from .cleanup import cleanup_run, killed_runs, remove_ended_nft_tables
 from .controller_proc import ControllerProcess

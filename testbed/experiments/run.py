@@ -37,11 +37,8 @@ from collectives.stats import summarize
 from controller.config import ControllerConfig
 
 from .. import results
-from ..cluster import spec as cluster_spec
-from ..cluster.spec import ClusterSpec
 from ..conditions.faults import FaultTimeline
 from ..conditions.traffic import Traffic
-from ..conditions.traffic_model import destination_shares
 from ..emulation.environment import detected
 from ..emulation.mpi import run_mpi
 from ..emulation.network import Emulation
@@ -50,6 +47,9 @@ from ..errors import McastlabError, RunFailed, UsageError
 from ..fidelity.flags import Monitor, expected_rates, switch_side
 from ..fidelity.link_rate import LinkRate, resolve
 from ..fidelity.wire_units import in_units
+from ..specs import cluster as cluster_spec
+from ..specs.cluster import ClusterSpec
+from ..specs.traffic_model import destination_shares
 from .bcast import algorithm_params, measure_params, prediction
 from .placement import geometry, node_params
 from .relay import Relay

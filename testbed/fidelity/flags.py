@@ -18,11 +18,11 @@ from typing import Any
 
 from collectives.timing import busy_fraction
 
-from ..cluster.spec import LOCAL
 from ..emulation.periodic import Periodic
 from ..emulation.ports import host_links, intf_name
 from ..errors import RunFailed
 from ..interpreter import module
+from ..specs.cluster import LOCAL
 from .reading import reading
 from .wire_units import frame_time_s
 

@@ -10,8 +10,8 @@ from contextlib import nullcontext
 from typing import Any
 
 from ..conditions.traffic import Traffic
-from ..conditions.traffic_model import TrafficSpec
 from ..experiments.bcast import measure_params, run_bcast
+from ..specs.traffic_model import TrafficSpec
 from .answers import Question
 from .lab import Lab
 

@@ -24,7 +24,6 @@ import pytest
 from testbed.cluster import rig as rigmod
 from testbed.cluster.nodes import VXLAN_PORT
 from testbed.conditions.traffic import Traffic
-from testbed.conditions.traffic_model import TrafficSpec
 from testbed.emulation.cleanup import leftovers
 from testbed.emulation.environment import AFXDP_PORT
 from testbed.emulation.linkshape import nft_table
@@ -33,6 +32,7 @@ from testbed.emulation.network import Emulation
 from testbed.errors import RunFailed
 from testbed.experiments.bcast import run_bcast
 from testbed.fidelity.flags import Monitor
+from testbed.specs.traffic_model import TrafficSpec
 from topologies import fattree
 
 from .mcast import members as controller_members

@@ -15,12 +15,12 @@ from controller.config import ControllerConfig
 from controller.membership import Membership
 from controller.multicast import MulticastPolicy
 from controller.ofutil import PRIO_MCAST
-from testbed.cluster.spec import LOCAL, from_servers
 from testbed.emulation import lane as emu_lane
 from testbed.emulation.environment import Capabilities
 from testbed.emulation.hub import MEDIUM_PORTS
 from testbed.emulation.network import Emulation
 from testbed.errors import CapabilityError, UsageError
+from testbed.specs.cluster import LOCAL, from_servers
 from topologies import parse_spec
 
 from .test_testbed_linkshape import caps as all_caps

@@ -17,11 +17,11 @@ from controller.config import ControllerConfig
 from testbed.cluster.guard import guard_script
 from testbed.cluster.nodes import TunnelLink, tunnel_batch
 from testbed.cluster.server import LocalServer, RemoteServer
-from testbed.cluster.spec import ClusterSpec, Server
 from testbed.cluster.spread import Spread
 from testbed.emulation.network import Emulation
 from testbed.emulation.registry import sockets_dir
 from testbed.errors import UsageError
+from testbed.specs.cluster import ClusterSpec, Server
 from topologies import parse_spec
 
 TOPO = parse_spec("fattree:k=4,n=2,hosts=16")

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import pytest
 
-from testbed.cluster.spec import LOCAL, from_servers
 from testbed.emulation import hub
 from testbed.emulation.network import Emulation
 from testbed.emulation.one_way import switch_rate
 from testbed.errors import UsageError
+from testbed.specs.cluster import LOCAL, from_servers
 from topologies import parse_spec
 
 from .test_testbed_linkshape import caps
