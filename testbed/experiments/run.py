@@ -43,8 +43,9 @@ from ..emulation.environment import detected
 from ..emulation.mpi import run_mpi
 from ..emulation.network import Emulation
 from ..emulation.periodic import Periodic
+from ..emulation.ports import switch_side
 from ..errors import McastlabError, RunFailed, UsageError
-from ..fidelity.flags import Monitor, expected_rates, switch_side
+from ..fidelity.flags import Monitor, expected_rates
 from ..fidelity.link_rate import LinkRate, resolve
 from ..fidelity.wire_units import in_units
 from ..specs import cluster as cluster_spec

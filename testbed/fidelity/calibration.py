@@ -46,10 +46,11 @@ from topologies import Topology
 from ..emulation.controller_proc import group_members, tcp_listening
 from ..emulation.group_probe import wait_file
 from ..emulation.network import Emulation
+from ..emulation.ports import switch_side
 from ..errors import RunFailed, UsageError
 from ..experiments.bcast import model_params, run_bcast
 from ..hostprogs import command
-from .flags import Monitor, expected_rates, switch_side
+from .flags import Monitor, expected_rates
 from .wire_units import FRAME_BYTES, frame_time_s
 
 LADDER_MBIT = (5, 10, 20, 30, 50, 70, 100, 150, 200, 300, 500, 700, 1000)

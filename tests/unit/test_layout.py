@@ -36,8 +36,6 @@ FLOORS = ig.read_floors(ROOT)
 UP_THE_FLOORS_WAITING: dict[tuple[str, str], str] = {
     ("testbed.emulation", "testbed.cluster"):
         "item 2: the cluster's Spread behind an interface the emulation calls",
-    ("testbed.emulation", "testbed.fidelity"):
-        "item 2: switch_side (uftp_peer) moves beside host_links in emulation.ports",
     ("testbed.fidelity", "testbed.experiments"):
         "item 2: calibration moves beside the broadcasts it runs (experiments/)",
     ("testbed.labs", "testbed.cli"): "item 2: the command line hands open_lab its prompt",
