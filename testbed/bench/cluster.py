@@ -25,9 +25,10 @@ from .. import results
 from ..cluster.rig import Rig
 from ..emulation.environment import Capabilities
 from ..emulation.network import Emulation, Progress
+from ..experiments.calibration import resolve
 from ..experiments.run import execute, new_run
 from ..experiments.spec import across_servers, from_dict
-from ..fidelity.link_rate import LinkRate, resolve
+from ..fidelity.link_rate import LinkRate
 from .points import flagged_bcast, is_result, ratio
 from .tcp import iperf
 

@@ -157,7 +157,7 @@ def network(args: argparse.Namespace, *, star_size: int | None = None,
     """The topology to run (--topo, --bw, --hosts as topo_spec reads them) and its LinkRate:
     a shape without a rate, or with bw=auto, runs at this machine's calibrated rate
     (testbed.fidelity.link_rate)."""
-    from ..fidelity.link_rate import resolve
+    from ..experiments.calibration import resolve
 
     return resolve(topo_spec(args.topo, getattr(args, "bw", None), star_size, ranks),
                    progress)

@@ -139,7 +139,7 @@ def cmd_cleanup(_args: argparse.Namespace) -> int:
 def cmd_calibrate(args: argparse.Namespace) -> int:
     from ..emulation.environment import detected
     from ..emulation.ports import host_port_type
-    from ..fidelity import calibration
+    from ..experiments import calibration
     from ..fidelity.link_rate import nominal_topology
 
     counts = int_list("--hosts", args.hosts) if args.hosts else [None]

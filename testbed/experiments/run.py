@@ -46,12 +46,13 @@ from ..emulation.periodic import Periodic
 from ..emulation.ports import switch_side
 from ..errors import McastlabError, RunFailed, UsageError
 from ..fidelity.flags import Monitor, expected_rates
-from ..fidelity.link_rate import LinkRate, resolve
+from ..fidelity.link_rate import LinkRate
 from ..fidelity.wire_units import in_units
 from ..specs import cluster as cluster_spec
 from ..specs.cluster import ClusterSpec
 from ..specs.traffic_model import destination_shares
 from .bcast import algorithm_params, measure_params, prediction
+from .calibration import resolve
 from .placement import geometry, node_params
 from .relay import Relay
 from .spec import NONE, ExperimentSpec, Point, across_servers, check_machine, load

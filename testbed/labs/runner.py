@@ -41,7 +41,7 @@ def _emulation(lab: Lab, progress: Callable[[str], None]) -> Any:
     tolerances were written for it); one that names none runs at the calibrated rate
     (bw=auto, as every bare shape)."""
     from ..emulation.network import Emulation
-    from ..fidelity.link_rate import resolve
+    from ..experiments.calibration import resolve
 
     topo, _rate = resolve(lab.topology, progress)
     return Emulation(topo, progress=progress, controller_config=lab.controller)

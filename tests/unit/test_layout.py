@@ -36,8 +36,6 @@ FLOORS = ig.read_floors(ROOT)
 UP_THE_FLOORS_WAITING: dict[tuple[str, str], str] = {
     ("testbed.emulation", "testbed.cluster"):
         "item 2: the cluster's Spread behind an interface the emulation calls",
-    ("testbed.fidelity", "testbed.experiments"):
-        "item 2: calibration moves beside the broadcasts it runs (experiments/)",
     ("testbed.labs", "testbed.cli"): "item 2: the command line hands open_lab its prompt",
 }
 
@@ -88,8 +86,7 @@ NO_REASON_WAITING: dict[str, int] = {  # item 2: each hoisted to the top, or its
     "testbed/emulation/cleanup.py": 1,
     "testbed/emulation/network.py": 7,
     "testbed/experiments/spec.py": 2,
-    "testbed/fidelity/calibration.py": 1,
-    "testbed/fidelity/link_rate.py": 4,
+    "testbed/experiments/calibration.py": 1,
     "testbed/labs/__init__.py": 1,
     "testbed/labs/runner.py": 5,
     "testbed/report/figures.py": 3,
