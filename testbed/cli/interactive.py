@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from mininet.cli import CLI
-from mininet.log import output
+from mininet.log import output, setLogLevel
 
 from topologies import HOST_PORT
 
@@ -60,6 +60,13 @@ def _member(name: str, v: dict[str, Any]) -> str:
     if v.get("expires_in_s") is not None:
         parts.append(f"expires in {v['expires_in_s']:.1f} s")
     return f"{name} ({', '.join(parts)})"
+
+
+def open_prompt(emu: Emulation, script: Path | None = None) -> None:
+    """The prompt on a network that is up, until 'exit' (or the end of `script`'s commands).
+    The labs are handed this (testbed.labs.runner.open_lab): they stand below the CLI."""
+    setLogLevel("output")  # the prompt's own output; Mininet's chatter stays off
+    McastCLI(emu, script=str(script) if script else None)
 
 
 class McastCLI(CLI):

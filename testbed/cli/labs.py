@@ -34,7 +34,9 @@ def cmd_lab(args: argparse.Namespace) -> int:
         out = None if args.solve == "-" else output_file("--solve", args.solve)
         return runner.solve(lab, out, progress)
     script = script_file(args)
-    return runner.open_lab(lab, script, progress)
+    from .interactive import open_prompt
+
+    return runner.open_lab(lab, script, progress, open_prompt)
 
 
 def add_commands(sub: argparse._SubParsersAction) -> None:

@@ -97,10 +97,8 @@ def cmd_up(args: argparse.Namespace) -> int:
 
 
 def cmd_net(args: argparse.Namespace) -> int:
-    from mininet.log import setLogLevel
-
     from ..emulation.network import Emulation
-    from .interactive import McastCLI
+    from .interactive import open_prompt
 
     if not 0 <= args.loss <= 1:
         raise UsageError(f"--loss is a fraction of packets in [0, 1], got {args.loss:g}")
@@ -116,8 +114,7 @@ def cmd_net(args: argparse.Namespace) -> int:
         how = f"{args.mode} mode" if emu.controller else f"{switch} switches"
         progress(f"{topo.name} is up ({how}{loss}); 'help' lists the commands, "
                  "'exit' tears it down")
-        setLogLevel("output")
-        McastCLI(emu, script=str(script) if script else None)
+        open_prompt(emu, script)
     return 0
 
 

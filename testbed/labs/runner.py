@@ -126,15 +126,13 @@ def check_files(lab: Lab, files: list[Path], progress: Callable[[str], None],
     return worst
 
 
-def open_lab(lab: Lab, script: Path | None, progress: Callable[[str], None]) -> int:
-    from mininet.log import setLogLevel
-
-    from ..cli.interactive import McastCLI
-
+def open_lab(lab: Lab, script: Path | None, progress: Callable[[str], None],
+             prompt: Callable[[Any, Path | None], None]) -> int:
+    """The lab's network, with `prompt(emulation, script)` on it until it returns (the
+    command line's, testbed.cli.interactive.open_prompt: the labs stand below the CLI)."""
     with _emulation(lab, progress) as emu:
         progress(f"lab {lab.number}, {lab.title}: {lab.topology} is up "
                  f"({lab.controller.mode} mode). The handout: {lab.path}. 'help' lists the "
                  "commands, 'exit' tears the network down.")
-        setLogLevel("output")
-        McastCLI(emu, script=str(script) if script else None)
+        prompt(emu, script)
     return 0
