@@ -23,6 +23,7 @@ from topologies import parse_spec
 
 from .. import results
 from ..cluster.rig import Rig
+from ..cluster.spread import across
 from ..emulation.environment import Capabilities
 from ..emulation.network import Emulation, Progress
 from ..experiments.calibration import resolve
@@ -50,13 +51,14 @@ def run(caps: Capabilities, progress: Progress, quick: bool = False) -> dict[str
         for setup, cluster in (("one server", None), ("two servers", rig.spec)):
             progress(f"bench cluster: {topo.name} on {setup}")
             t0 = time.perf_counter()
-            with Emulation(topo, caps=caps, cluster=cluster) as emu:
+            spread = across(topo, cluster)
+            with Emulation(topo, caps=caps, cluster=spread) as emu:
                 up_s = time.perf_counter() - t0
                 res: dict[str, Any] = {"start_s": up_s, "timings": dict(emu.timings),
                                        "points": []}
-                if emu.spread.placement is not None:
-                    res["hosts_per_server"] = emu.spread.placement.hosts_per_server(topo)
-                    res["tunnels"] = len(emu.spread.placement.cut)
+                if spread is not None and spread.placement is not None:
+                    res["hosts_per_server"] = spread.placement.hosts_per_server(topo)
+                    res["tunnels"] = len(spread.placement.cut)
                 for algo in ALGORITHMS:
                     for size in sizes:
                         progress(f"bench cluster: {algo} {size} B on {setup}")
@@ -91,7 +93,7 @@ def _tcp(caps: Capabilities, rig: Rig, progress: Progress, quick: bool) -> dict[
     out = {}
     for setup, cluster in (("one server", None), ("two servers", rig.spec)):
         progress(f"bench cluster: TCP h0 -> h1 on {setup}")
-        with Emulation(topo, caps=caps, cluster=cluster) as emu:
+        with Emulation(topo, caps=caps, cluster=across(topo, cluster)) as emu:
             out[setup] = iperf(emu.host(0), emu.host(1), seconds)
     return out
 

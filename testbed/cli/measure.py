@@ -10,6 +10,7 @@ from pathlib import Path
 
 from topologies import TopologyError
 
+from ..cluster.spread import across
 from ..errors import McastlabError, RunFailed, UsageError
 from ..experiments.spec import LOSS_SCOPES
 from ..outputs import output_dir
@@ -46,7 +47,7 @@ def cmd_mpirun(args: argparse.Namespace) -> int:
     topo, _rate_used = network(args)
     hosts = args.hosts.split(",") if args.hosts else None
     with Emulation(topo, progress=progress, controller_config=controller_config(args),
-                   switch=switch, cluster=cluster) as emu:
+                   switch=switch, cluster=across(topo, cluster)) as emu:
         res = run_mpi(emu, prog, hosts=hosts, np=args.np, ppn=args.ppn, timeout=args.timeout,
                       check=False)
         for rank, text in sorted(res.rank_output.items()):
@@ -173,7 +174,7 @@ def cmd_bcast(args: argparse.Namespace) -> int:
     flow = args.flow if args.flow is not None else (not args.loss or cluster is not None)
     if args.flow is None and args.loss and cluster is None:
         progress("flow-latency benchmark skipped under --loss (pass --flow to run it)")
-    with Emulation(topo, progress=progress, switch=switch, cluster=cluster) as emu:
+    with Emulation(topo, progress=progress, switch=switch, cluster=across(topo, cluster)) as emu:
         params = None
         if uses_params(args.algo):  # MPI_Bcast and the multicast broadcasts need none
             progress(f"measuring t_hold/t_end at {args.size} B for the model")
@@ -294,7 +295,7 @@ def cmd_osu(args: argparse.Namespace) -> int:
     cluster = cluster_spec(args)
     switch = switch_of(args)
     topo, rate = network(args, ranks=args.hosts)
-    with Emulation(topo, progress=progress, switch=switch, cluster=cluster) as emu:
+    with Emulation(topo, progress=progress, switch=switch, cluster=across(topo, cluster)) as emu:
         res = run_osu(emu, args.bench, args.algo, hosts=args.hosts, sizes=sizes,
                       iterations=args.iterations, skip=args.warmup, full=args.full,
                       wait=args.wait, progress=progress)

@@ -8,6 +8,7 @@ import json
 
 from topologies import TopologyError, parse_spec
 
+from ..cluster.spread import across
 from ..errors import McastlabError, UsageError
 from ..outputs import output_file
 from .arguments import (
@@ -87,7 +88,7 @@ def cmd_up(args: argparse.Namespace) -> int:
     switch = switch_of(args)
     topo, _rate_used = network(args)
     with Emulation(topo, progress=progress, controller_config=controller_config(args),
-                   switch=switch, cluster=cluster) as emu:
+                   switch=switch, cluster=across(topo, cluster)) as emu:
         state = (f"controller state: curl --unix-socket {emu.controller.api} "
                  "http://controller/state" if emu.controller else f"{switch} switches")
         progress(f"{topo.name} is up ({args.mode} mode); {state}; 'exit' tears it down")
@@ -107,7 +108,7 @@ def cmd_net(args: argparse.Namespace) -> int:
     switch = switch_of(args)
     topo, _rate_used = network(args, star_size=args.hosts)
     with Emulation(topo, progress=progress, controller_config=controller_config(args),
-                   switch=switch, cluster=cluster) as emu:
+                   switch=switch, cluster=across(topo, cluster)) as emu:
         if args.loss:
             emu.set_loss(args.loss * 100)
         loss = f", loss {args.loss:g} on every host link" if args.loss else ""

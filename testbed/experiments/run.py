@@ -37,6 +37,7 @@ from collectives.stats import summarize
 from controller.config import ControllerConfig
 
 from .. import results
+from ..cluster.spread import across
 from ..conditions.faults import FaultTimeline
 from ..conditions.traffic import Traffic
 from ..emulation.environment import detected
@@ -264,7 +265,7 @@ def execute(run: Run, progress: Any = None, emu: Emulation | None = None) -> Non
     up: contextlib.AbstractContextManager[Emulation] = contextlib.nullcontext(emu) if emu \
         else Emulation(spec.topology, controller_config=ControllerConfig(mode=spec.mode),
                        caps=run.caps, progress=run.log, switch=spec.switching,
-                       cluster=spec.cluster)
+                       cluster=across(spec.topology, spec.cluster))
     with up as emu:
         run.emu = emu
         if spec.exclude:
@@ -439,7 +440,7 @@ def _jobs(run: Run, batch: list[Point], groups: list[list[str]], ticker: _Ticker
     fatal: list[BaseException] = []  # what ends the run (a full disk), met in another group
     # a group's ranks on one server read one clock; one that spans servers has none, and
     # then every group is timed by flow latency (the point's figures are of one kind)
-    across = any(len(run.emu.spread.servers_of(hosts)) > 1 for hosts in groups)
+    spans = any(len(run.emu.spread.servers_of(hosts)) > 1 for hosts in groups)
 
     def job(g: int) -> None:
         args = ["-m", "collectives.programs.sweep_bench", "--iters", str(spec.repetitions),
@@ -451,7 +452,7 @@ def _jobs(run: Run, batch: list[Point], groups: list[list[str]], ticker: _Ticker
             args += ["--armed"]
         if any(BCASTS[p.algorithm].nodes for p in batch):
             args += ["--nodes", ",".join(str(run.emu.topo.host(h).node_id) for h in groups[g])]
-        if across:  # no clock every rank shares: flow latency too
+        if spans:  # no clock every rank shares: flow latency too
             args += ["--flow", str(spec.repetitions)]
         relay = relays[g]
         try:

@@ -23,6 +23,7 @@ import pytest
 
 from testbed.cluster import rig as rigmod
 from testbed.cluster.nodes import VXLAN_PORT
+from testbed.cluster.spread import Spread
 from testbed.conditions.traffic import Traffic
 from testbed.emulation.cleanup import leftovers
 from testbed.emulation.environment import AFXDP_PORT
@@ -178,7 +179,7 @@ def _only_the_servers_reach_the_tunnels_and_the_controller(emu: Emulation,
 
 def test_a_fat_tree_across_two_servers_delivers_unicast_and_groups(caps, rig):
     topo = fattree(4, 2, bw=20)
-    with Emulation(topo, caps=caps, cluster=rig.spec) as emu:
+    with Emulation(topo, caps=caps, cluster=Spread(topo, rig.spec)) as emu:
         place = emu.spread.placement
         assert place is not None
         assert place.hosts_per_server(topo) == {"localhost": 8, rigmod.NAME: 8}

@@ -31,13 +31,6 @@ MODULES = ig.find_modules(ROOT)
 IMPORTS = ig.all_imports(MODULES)
 FLOORS = ig.read_floors(ROOT)
 
-# Sub-package imports that still run up the floors, each with what removes it. The list
-# only shrinks: a pair that no longer runs up must leave it.
-UP_THE_FLOORS_WAITING: dict[tuple[str, str], str] = {
-    ("testbed.emulation", "testbed.cluster"):
-        "item 2: the cluster's Spread behind an interface the emulation calls",
-}
-
 # Files whose function-level imports do not all say why yet (file: how many do not).
 NO_REASON_WAITING: dict[str, int] = {  # item 2: each hoisted to the top, or its reason said
     "collectives/__init__.py": 1,
@@ -83,7 +76,7 @@ NO_REASON_WAITING: dict[str, int] = {  # item 2: each hoisted to the top, or its
     "testbed/cluster/facts.py": 3,
     "testbed/cluster/spread.py": 7,
     "testbed/emulation/cleanup.py": 1,
-    "testbed/emulation/network.py": 7,
+    "testbed/emulation/network.py": 5,
     "testbed/experiments/spec.py": 2,
     "testbed/experiments/calibration.py": 1,
     "testbed/labs/__init__.py": 1,
@@ -140,14 +133,12 @@ def test_no_import_runs_up_the_floors() -> None:
         a, b = ig.unit(i.source), ig.unit(i.target)
         if i.target in MODULES and a in at and b in at and at[a] < at[b]:
             up.setdefault((a, b), []).append(f"{i.source}:{i.line} -> {i.target}")
-    assert {k: v for k, v in up.items() if k not in UP_THE_FLOORS_WAITING} == {}
-    assert sorted(set(UP_THE_FLOORS_WAITING) - set(up)) == [], "gone: take it off the list"
+    assert up == {}
 
 
 def test_the_parts_do_not_reach_each_other() -> None:
     """Parts on one floor may import one another, in one direction only."""
     parts = ig.unit_graph(ig.graph(MODULES, IMPORTS))
-    parts.remove_edges_from(UP_THE_FLOORS_WAITING)
     knots = [sorted(k) for k in nx.strongly_connected_components(parts) if len(k) > 1]
     assert knots == []
 

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from testbed.cluster.server import LocalServer, RemoteServer, remote_command, servers, ssh_argv
+from testbed.cluster.server import RemoteServer, remote_command, servers, ssh_argv
+from testbed.emulation.servers import LocalServer
 from testbed.errors import RunFailed
 from testbed.specs.cluster import Server, from_dict
 
