@@ -59,8 +59,6 @@ def _pkg(name: str) -> str:
 
 def versions() -> dict[str, str]:
     """Versions of everything a measurement depends on, and the machine it ran on."""
-    import os
-
     mpiexec = Path(sys.executable).parent / "mpiexec"
     return {
         "mcastlab": _pkg("mcastlab"),

@@ -288,6 +288,7 @@ def main(argv: list[str] | None = None) -> int:
                     help="this side calls each broadcast --late-ms after the others")
     ap.add_argument("--late-ms", type=float, default=0.0)
     args = ap.parse_args(argv)
+    # importing mpi4py.MPI starts MPI: only inside the ranks
     from mpi4py import MPI
 
     comm = MPI.COMM_WORLD

@@ -29,6 +29,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--repeats", type=int, default=3, help="naive loops (median reported)")
     ap.add_argument("--iters", type=int, default=10, help="broadcasts timed directly")
     args = ap.parse_args(argv)
+    # importing mpi4py.MPI starts MPI: only inside the ranks
     from mpi4py import MPI
 
     comm = MPI.COMM_WORLD

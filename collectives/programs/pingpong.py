@@ -47,6 +47,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--warmup", type=int, default=5)
     args = ap.parse_args(argv)
 
+    # importing mpi4py.MPI starts MPI: only inside the ranks
     from mpi4py import MPI
 
     comm = MPI.COMM_WORLD

@@ -132,6 +132,7 @@ def main(argv: list[str] | None = None) -> int:
                                     "the algorithms told where the ranks sit)")
     args = ap.parse_args(argv)
     nodes = [int(n) for n in args.nodes.split(",")] if args.nodes else None
+    # importing mpi4py.MPI starts MPI: only inside the ranks
     from mpi4py import MPI
 
     comm, root = MPI.COMM_WORLD, 0

@@ -51,6 +51,7 @@ def main(argv: list[str] | None = None) -> int:
     add_layout_arguments(ap)
     args = ap.parse_args(argv)
 
+    # importing mpi4py.MPI starts MPI: only inside the ranks
     from mpi4py import MPI
 
     world = MPI.COMM_WORLD
@@ -116,6 +117,7 @@ def _layout(comm, args: argparse.Namespace) -> dict:
     """nodes= and fattree= of the range tree on this communicator (its ranks' nodes)."""
     given = layout_arguments(args)
     world = given.get("nodes")
+    # importing mpi4py.MPI starts MPI: only inside the ranks
     from mpi4py import MPI
 
     mine = world[MPI.COMM_WORLD.Get_rank()] if world else MPI.COMM_WORLD.Get_rank()

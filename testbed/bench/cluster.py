@@ -14,6 +14,7 @@ everything works."""
 from __future__ import annotations
 
 import math
+import os
 import tempfile
 import time
 from pathlib import Path
@@ -133,8 +134,6 @@ def plan(mbit_16: float, two_server_start_s: float) -> dict[str, Any]:
     its switch and ssh; a fat tree cut in halves sends half of a server's traffic over its
     NIC; Mininet builds node after node from the launching server, so start-up grows with
     N at the per-host time measured on the rig."""
-    import os
-
     cores_here = os.cpu_count() or 1
     per_core = 16 * mbit_16 / cores_here  # host-Mbit/s one core keeps up with
     per_server = max(1, math.floor((SERVER_CORES - OVS_CORES) * per_core / PLAN_MBIT))

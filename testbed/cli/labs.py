@@ -14,6 +14,7 @@ from .arguments import (
 
 
 def cmd_lab(args: argparse.Namespace) -> int:
+    # loaded when the command runs: keeps the start of `mcastlab` quick
     from ..labs import runner
 
     if args.number is None:
@@ -34,6 +35,7 @@ def cmd_lab(args: argparse.Namespace) -> int:
         out = None if args.solve == "-" else output_file("--solve", args.solve)
         return runner.solve(lab, out, progress)
     script = script_file(args)
+    # testbed.cli.interactive loads Mininet: only where a network is built
     from .interactive import open_prompt
 
     return runner.open_lab(lab, script, progress, open_prompt)

@@ -8,12 +8,33 @@ import argparse
 import json
 from pathlib import Path
 
+from collectives.algorithms import BARRIERS, BCASTS, COMPLETIONS, NATIVE, SEND_ORDERS
+from collectives.executor import WAIT_MODES, check
+from collectives.programs import osu
+from collectives.use import DEFAULT_BARRIER, DEFAULT_BCAST
+from collectives.use import option as use_option
 from topologies import TopologyError
 
 from ..cluster.spread import across
+from ..emulation.mpi import run_mpi
+from ..emulation.network import Emulation
 from ..errors import McastlabError, RunFailed, UsageError
+from ..experiments import default as default_experiment
+from ..experiments.bcast import (
+    MPICH_ALGORITHMS,
+    measure_params,
+    model_params,
+    run_bcast,
+    uses_params,
+)
+from ..experiments.default import DEFAULT_TOPOLOGY
+from ..experiments.osu import placed, run_osu
 from ..experiments.spec import LOSS_SCOPES
+from ..fidelity.flags import Monitor
+from ..fidelity.link_rate import nominal_topology
+from ..fidelity.wire_units import in_units
 from ..outputs import output_dir
+from ..results import text_table
 from .arguments import (
     BW_HELP,
     NON_NEGATIVE,
@@ -30,13 +51,11 @@ from .arguments import (
     rate,
     seconds,
     switch_of,
+    topo_spec,
 )
 
 
 def cmd_mpirun(args: argparse.Namespace) -> int:
-    from ..emulation.mpi import run_mpi
-    from ..emulation.network import Emulation
-
     prog = args.program[1:] if args.program[:1] == ["--"] else args.program
     if not prog:
         raise UsageError("give the program after '--', e.g. -- -m collectives.programs.pingpong")
@@ -63,8 +82,6 @@ def _with_algorithms(args: argparse.Namespace, prog: list[str]) -> list[str]:
     broadcasts and barriers become the registry's, checked here before the network."""
     if args.bcast is None and args.barrier is None and not args.option:
         return prog
-    from collectives.executor import check
-    from collectives.use import DEFAULT_BARRIER, DEFAULT_BCAST
 
     bcast, barrier = args.bcast or DEFAULT_BCAST, args.barrier or DEFAULT_BARRIER
     options = dict(args.option)
@@ -90,8 +107,6 @@ def _program_file(first: str) -> None:
 
 
 def cmd_pingpong(args: argparse.Namespace) -> int:
-    from ..experiments import default as default_experiment
-
     out = default_experiment.run(args.topo, out_root=output_dir("--out", args.out),
                                  reps=args.reps, bw_bytes=args.bw_bytes, progress=progress)
     print((out / "summary.txt").read_text())
@@ -100,9 +115,6 @@ def cmd_pingpong(args: argparse.Namespace) -> int:
 
 
 def cmd_params(args: argparse.Namespace) -> int:
-    from ..emulation.network import Emulation
-    from ..experiments.bcast import measure_params
-
     sizes = int_list("--sizes", args.sizes)
     switch = switch_of(args)
     topo, rate = network(args, star_size=args.hosts)
@@ -114,7 +126,6 @@ def cmd_params(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(res, indent=1))
         return 0
-    from ..results import text_table
 
     rows = [[m, f"{h * 1e6:.1f}", f"{e * 1e6:.1f}"]
             for m, h, e in zip(res["sizes"], res["t_hold_s"], res["t_end_s"], strict=True)]
@@ -144,18 +155,12 @@ def late_side(text: str) -> tuple[str, float]:
 
 
 def cmd_bcast(args: argparse.Namespace) -> int:
-    from collectives.algorithms import BCASTS, NATIVE
-
-    from ..emulation.network import Emulation
-    from ..experiments.bcast import model_params, run_bcast, uses_params
-    from ..fidelity.flags import Monitor
 
     if args.algo not in BCASTS:
         raise UsageError(f"unknown algorithm {args.algo!r}; choose from "
                          f"{', '.join(BCASTS)}")
     if not 0 <= args.loss <= 1:
         raise UsageError(f"--loss is a fraction of packets in [0, 1], got {args.loss:g}")
-    from ..experiments.bcast import MPICH_ALGORITHMS
 
     if args.send_order and not BCASTS[args.algo].send_order:
         raise UsageError(f"--send-order: {args.algo} is not a point-to-point tree")
@@ -190,7 +195,6 @@ def cmd_bcast(args: argparse.Namespace) -> int:
                             late=args.late)
         res["fidelity"] = mon.window(*res["window"],
                                      host_wait_s=(res.get("cpu") or {}).get("wait_per_turn_s"))
-    from ..fidelity.wire_units import in_units
 
     res["link_rate"] = rate.to_dict()
     res["t_mcast_units"] = in_units(res["t_mcast_s"]["median"], args.size, rate.mbit)
@@ -218,6 +222,7 @@ def cmd_bcast(args: argparse.Namespace) -> int:
              else "")
           + (f" = {units['per_frame_time']:.1f} frame times" if units["per_frame_time"]
              else ""))
+    # testbed.cli.interactive loads Mininet: only where a network is built
     from .interactive import rank_lines
 
     if res.get("rank_return_s"):  # per-rank times need one clock (not across servers)
@@ -267,13 +272,6 @@ def cmd_bcast(args: argparse.Namespace) -> int:
 
 
 def cmd_osu(args: argparse.Namespace) -> int:
-    from collectives.algorithms import BARRIERS, BCASTS
-    from collectives.programs import osu
-
-    from ..emulation.network import Emulation
-    from ..experiments.osu import placed, run_osu
-    from ..fidelity.link_rate import nominal_topology
-    from .arguments import topo_spec
 
     table = BCASTS if args.bench == "bcast" else BARRIERS
     if args.algo not in table:
@@ -319,11 +317,6 @@ def fidelity_lines(rows: list[dict]) -> list[str]:
 
 
 def add_commands(sub: argparse._SubParsersAction) -> None:
-    from collectives.algorithms import BARRIERS, BCASTS, COMPLETIONS, SEND_ORDERS
-    from collectives.executor import WAIT_MODES
-    from collectives.use import option as use_option
-
-    from ..experiments.default import DEFAULT_TOPOLOGY
 
     p = sub.add_parser("mpirun", help="run an mpi4py program across the emulated hosts "
                                       "('mcastlab run -- PROGRAM' before)")

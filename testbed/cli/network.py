@@ -5,12 +5,21 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 
 from topologies import TopologyError, parse_spec
 
+from ..cluster import doctor
 from ..cluster.spread import across
+from ..emulation.cleanup import cleanup_stale, leftovers
+from ..emulation.environment import detect, detected, report
+from ..emulation.network import Emulation
+from ..emulation.ports import host_port_type
 from ..errors import McastlabError, UsageError
+from ..fidelity.link_rate import nominal_topology
 from ..outputs import output_file
+from ..results import text_table
+from ..specs.cluster import from_dict
 from .arguments import (
     BW_HELP,
     POSITIVE,
@@ -29,8 +38,6 @@ from .arguments import (
 
 
 def cmd_doctor(args: argparse.Namespace) -> int:
-    from ..emulation.environment import detect, report
-
     if args.servers:
         return _doctor_servers(args)
     caps = detect()
@@ -44,9 +51,6 @@ def cmd_doctor(args: argparse.Namespace) -> int:
 def _doctor_servers(args: argparse.Namespace) -> int:
     """Each server of a cluster: ssh, the same checkout and versions, what it can emulate,
     its clock (testbed.cluster.doctor)."""
-    from ..cluster import doctor
-    from ..specs.cluster import from_dict
-
     names = [s for s in args.servers.split(",") if s.strip()]
     try:
         spec = from_dict({"servers": ["localhost", *names], "ssh_config": args.ssh_config})
@@ -79,10 +83,10 @@ def cmd_topo(args: argparse.Namespace) -> int:
 
 
 def cmd_up(args: argparse.Namespace) -> int:
+    # Mininet loads only where a network is built
     from mininet.cli import CLI
     from mininet.log import setLogLevel
 
-    from ..emulation.network import Emulation
 
     cluster = cluster_spec(args)
     switch = switch_of(args)
@@ -98,7 +102,7 @@ def cmd_up(args: argparse.Namespace) -> int:
 
 
 def cmd_net(args: argparse.Namespace) -> int:
-    from ..emulation.network import Emulation
+    # testbed.cli.interactive loads Mininet: only where a network is built
     from .interactive import open_prompt
 
     if not 0 <= args.loss <= 1:
@@ -120,9 +124,6 @@ def cmd_net(args: argparse.Namespace) -> int:
 
 
 def cmd_cleanup(_args: argparse.Namespace) -> int:
-    import os
-
-    from ..emulation.cleanup import cleanup_stale, leftovers
 
     if os.geteuid() != 0:
         raise McastlabError("cleanup must run as root (sudo mcastlab cleanup)")
@@ -135,10 +136,8 @@ def cmd_cleanup(_args: argparse.Namespace) -> int:
 
 
 def cmd_calibrate(args: argparse.Namespace) -> int:
-    from ..emulation.environment import detected
-    from ..emulation.ports import host_port_type
+    # loaded when the command runs: keeps the start of `mcastlab` quick
     from ..experiments import calibration
-    from ..fidelity.link_rate import nominal_topology
 
     counts = int_list("--hosts", args.hosts) if args.hosts else [None]
     if args.hosts and (":" in args.topo or args.topo != "star"):
@@ -171,7 +170,6 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({"machine": here, "envelope": out}, indent=1))
         return 0
-    from ..results import text_table
 
     print(f"keep-up envelope on this machine (up to {args.max:g} Mbit/s; + kept up, - did "
           f"not; cache {calibration.cache_file()}):")

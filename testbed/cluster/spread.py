@@ -21,10 +21,12 @@ from ..emulation.servers import OneMachine
 from ..errors import CapabilityError, RunFailed, UsageError
 from ..specs.cluster import LOCAL, ClusterSpec
 from . import placement as placing
+from .agent import gretap_works
+from .guard import guard_script
 from .hold import Hold
 from .placement import Placement
 from .server import RemoteServer, servers
-from .tls import RunPki
+from .tls import RunPki, make_pki, set_switch_tls
 
 
 class Spread(OneMachine):
@@ -107,7 +109,6 @@ class Spread(OneMachine):
         switches connect to that address too)."""
         if not self.cluster:
             return super().controller_config(config, run_id)
-        from .tls import make_pki
 
         assert self.spec is not None
         self.pki = make_pki(run_id)
@@ -123,7 +124,7 @@ class Spread(OneMachine):
         """Take a hold on every other server (its run lock, record and files), then choose
         the tunnel kind: gretap when asked, or when every server's kernel has it (auto).
         The nodes built from here on carry the run's mark."""
-        from .agent import gretap_works
+        # testbed.cluster.nodes loads Mininet: only where a network is built
         from .nodes import ClusterNode
 
         ClusterNode.run_id = run_id
@@ -142,9 +143,6 @@ class Spread(OneMachine):
         (testbed.cluster.guard: VXLAN only from the servers, and the controller's OpenFlow
         port, on this one, too), and every server's switches given the run's TLS
         certificate (with a controller)."""
-        from .guard import guard_script
-        from .tls import set_switch_tls
-
         peers = sorted(set(self.addresses.values()))
         for name, runner in self.runners.items():
             port = openflow_port if name == LOCAL else None
@@ -169,6 +167,7 @@ class Spread(OneMachine):
     def node_params(self, name: str, switch: bool) -> dict[str, Any]:
         if not self.cluster:
             return {}
+        # testbed.cluster.nodes loads Mininet: only where a network is built
         from .nodes import ClusterHost, ClusterSwitch
 
         return {"cls": ClusterSwitch if switch else ClusterHost, "runner": self.runner(name)}
@@ -178,6 +177,7 @@ class Spread(OneMachine):
         s1, s2 = self.server_of(node1), self.server_of(node2)
         if s1 == s2:
             return {}
+        # testbed.cluster.nodes loads Mininet: only where a network is built
         from .nodes import TunnelLink
 
         return {"cls": TunnelLink, "kind": self.tunnel, "key": key,

@@ -25,7 +25,7 @@ from ..errors import CapabilityError, RunFailed, UsageError
 from ..specs.cluster import LOCAL
 from . import linkshape, priority, registry
 from .cleanup import cleanup_run, killed_runs, remove_ended_nft_tables
-from .controller_proc import ControllerProcess
+from .controller_proc import ControllerProcess, api_post
 from .environment import AFXDP_PORT, Capabilities, detected
 from .hub import medium_intfs
 from .hub import setup as hub_setup
@@ -182,8 +182,6 @@ class Emulation:
     def fail_nodes(self, node_ids: list[int], failed: bool = True) -> list[int]:
         """Mark nodes failed/excluded in the controller (or clear the mark); returns the
         failed set. Contiguous mode refuses ranges that hold a failed node."""
-        from .controller_proc import api_post
-
         if self.controller is None:
             raise UsageError("no controller in this network (standalone switches)")
         path = "/nodes/fail" if failed else "/nodes/restore"
@@ -446,10 +444,12 @@ class Emulation:
                 "interfaces": intfs, "files": files}
 
     def _build_mininet(self, xdp: set[str]) -> None:
+        # Mininet loads only where a network is built
         from mininet.link import Link
         from mininet.log import setLogLevel
         from mininet.net import Mininet
 
+        # testbed.emulation.hosts loads Mininet: only where a network is built
         from .hosts import (
             CPULimitedTestbedHost,
             HostShell,

@@ -54,6 +54,7 @@ from ..fidelity.flags import Monitor, expected_rates
 from ..fidelity.link_rate import NOMINAL_MBIT, LinkRate, is_auto, nominal_topology
 from ..fidelity.wire_units import FRAME_BYTES, frame_time_s
 from ..hostprogs import command
+from ..results import versions
 from .bcast import model_params, run_bcast
 
 LADDER_MBIT = (5, 10, 20, 30, 50, 70, 100, 150, 200, 300, 500, 700, 1000)
@@ -92,8 +93,6 @@ def topology_key(topo: Topology) -> str:
 
 def machine(host_ports: str) -> dict[str, Any]:
     """What the envelope depends on; a cached one for another machine is redone."""
-    from ..results import versions
-
     v = versions()
     try:
         mem = next(int(ln.split()[1]) for ln in Path("/proc/meminfo").read_text().splitlines()

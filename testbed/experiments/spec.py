@@ -42,8 +42,9 @@ from collectives.waiting import DEFAULT as DEFAULT_WAIT
 from topologies import Host, Topology, TopologyError, parse_spec
 
 from ..cluster.placement import place
+from ..emulation import linkshape
 from ..emulation.switching import SWITCHES
-from ..errors import RunFailed, UsageError
+from ..errors import CapabilityError, RunFailed, UsageError
 from ..fidelity.link_rate import is_auto, nominal_topology
 from ..specs import cluster as cluster_spec
 from ..specs.cluster import ClusterSpec
@@ -279,9 +280,6 @@ def across_servers(spec: ExperimentSpec, cluster: ClusterSpec, where: str) -> No
 
 def check_machine(spec: ExperimentSpec, caps: Any) -> None:
     """Refuse what this machine cannot emulate, naming the key (before anything starts)."""
-    from ..emulation import linkshape
-    from ..errors import CapabilityError
-
     try:
         linkshape.check(spec.topology, caps)
     except CapabilityError as exc:

@@ -20,6 +20,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from controller.config import check_listen_address
+
 METHODS = ("blocks", "switch-bin")  # how nodes are placed: testbed.cluster.placement
 TUNNELS = ("auto", "gretap", "vxlan")
 KEYS = {"servers", "placement", "tunnel", "listen", "ssh_config"}
@@ -106,8 +108,6 @@ def from_dict(table: dict[str, Any]) -> ClusterSpec:
             raise ValueError(f"cluster.{key}: must be a string, got {value!r}")
         options[key] = value
     if options["listen"] is not None:
-        from controller.config import check_listen_address
-
         try:  # the controller's own rule: loopback or private, never public
             check_listen_address(options["listen"])
         except ValueError as exc:

@@ -22,7 +22,7 @@ from collections.abc import Iterator
 import pytest
 
 from testbed.cluster import rig as rigmod
-from testbed.cluster.nodes import VXLAN_PORT
+from testbed.cluster.guard import VXLAN_PORT
 from testbed.cluster.spread import Spread
 from testbed.conditions.traffic import Traffic
 from testbed.emulation.cleanup import leftovers
