@@ -28,6 +28,7 @@ __all__ = ["Intracomm", "barrier", "bcast"]
 def __getattr__(name: str):
     """``collectives.Intracomm`` (the drop-in communicator) loads mpi4py when first named."""
     if name == "Intracomm":
+        # collectives.intracomm imports mpi4py.MPI, which starts MPI: in ranks only
         from .intracomm import Intracomm
 
         return Intracomm

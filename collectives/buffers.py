@@ -19,6 +19,7 @@ TAG_PACK, TAG_UNPACK = 0x4D50, 0x4D55
 
 
 def _self_comm() -> Any:
+    # importing mpi4py.MPI starts MPI: only inside the ranks
     from mpi4py import MPI
 
     if not _SELF:
@@ -37,6 +38,7 @@ class Message:
     def finish(self) -> None:
         """A receiver of a packed message unpacks what arrived into its own message."""
         if self.pending is not None:
+            # importing mpi4py.MPI starts MPI: only inside the ranks
             from mpi4py import MPI
 
             _self_comm().Send([self.view, MPI.PACKED], 0, TAG_UNPACK)
@@ -55,6 +57,7 @@ def message(spec: Any, sending: bool) -> Message:
     """The bytes of `spec` for the root (`sending`: may be read-only; the bytes are copied when
     so, since some algorithms receive into the root's buffer) or a receiver (must be writable:
     BufferError as mpi4py raises it)."""
+    # importing mpi4py.MPI starts MPI: only inside the ranks
     from mpi4py import MPI
 
     if not isinstance(spec, (list, tuple)) and spec is not None and spec is not MPI.BOTTOM:
@@ -67,6 +70,7 @@ def message(spec: Any, sending: bool) -> Message:
 
 
 def _packed(spec: Any, sending: bool) -> Message:
+    # importing mpi4py.MPI starts MPI: only inside the ranks
     from mpi4py import MPI
 
     comm = _self_comm()

@@ -24,6 +24,7 @@ from .algorithms import (
     check_completion,
     check_send_order,
 )
+from .executor import check_bcast
 
 FIELDS = ("algorithm", "size", "root", "send_order", "completion", "options")
 
@@ -80,8 +81,6 @@ class BcastCall:
     def check(self, ranks: int) -> None:
         """ValueError, before any message, for options the algorithm cannot take on `ranks`
         ranks (a missing t_hold, a layout that does not fit)."""
-        from .executor import check_bcast
-
         if self.root >= ranks:
             raise ValueError(f"root {self.root} is not one of the {ranks} ranks")
         kwargs = self.kwargs()

@@ -7,6 +7,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from typing import Any
 
@@ -21,7 +22,18 @@ from .algorithms import (
     check_release,
     check_send_order,
 )
+from .ipmc import bcast as mcast_bcast
+from .ipmc.barrier import barrier as mcast_barrier
+from .ipmc.channel import channel_for
+from .ipmc.message import Options
 from .ipmc.plans import parents, scout_binary_tree
+from .pairwise import barrier as pairwise_barrier
+from .range_trees import bcast as range_bcast
+from .range_trees.bcast import RangeOptions
+from .range_trees.bcast import barrier as range_barrier
+from .range_trees.channel import range_channel_for
+from .trees import dyn_bcast
+from .trees.dyn_bcast import chain, static_params
 from .trees.run import execute, schedule_for
 
 WAIT_MODES = waiting.MODES  # how ranks wait for messages (MCASTLAB_WAIT; collectives.waiting)
@@ -39,6 +51,7 @@ def bcast(buf: Any, root: int = 0, comm: Any = None, algorithm: str = "binomial"
     for `range-tree` (hardware range multicasts) nodes=(...) and fattree=(k, N) as in
     `collectives.range_trees.bcast.RangeOptions`.
     Collective: every rank calls it with the same algorithm, parameters and buffer size."""
+    # importing mpi4py.MPI starts MPI: only inside the ranks
     from mpi4py import MPI
 
     comm = comm if comm is not None else MPI.COMM_WORLD
@@ -50,6 +63,7 @@ def bcast(buf: Any, root: int = 0, comm: Any = None, algorithm: str = "binomial"
 
 def _mpi_bcast(buf: Any, root: int, comm: Any, _algorithm: str, _params: dict) -> None:
     """MPI_Bcast; waiting as every other algorithm's ranks wait."""
+    # importing mpi4py.MPI starts MPI: only inside the ranks
     from mpi4py import MPI
 
     if waiting.MODE == "spin":
@@ -64,25 +78,17 @@ def _scheduled(buf: Any, root: int, comm: Any, algorithm: str, params: dict) -> 
 
 
 def _dynamic(buf: Any, root: int, comm: Any, algorithm: str, params: dict) -> None:
-    from .trees import dyn_bcast
-
     dyn_bcast.bcast(buf, root, comm, dyn_bcast.static_params(params, algorithm),
                     check_send_order(params.get("send_order", DEFAULT_SEND_ORDER)),
                     dyn_bcast.chain(algorithm, comm.Get_size(), root, params), algorithm)
 
 
 def _multicast(buf: Any, root: int, comm: Any, algorithm: str, params: dict) -> None:
-    from .ipmc import bcast as mcast_bcast
-    from .ipmc.channel import channel_for
-
     mcast_bcast.bcast(channel_for(comm, timeout=params.get("timeout")), buf, root, algorithm,
                       **params)
 
 
 def _range(buf: Any, root: int, comm: Any, _algorithm: str, params: dict) -> None:
-    from .range_trees import bcast as range_bcast
-    from .range_trees.channel import range_channel_for
-
     range_bcast.bcast(range_channel_for(comm), buf, root, **params)
 
 
@@ -102,6 +108,7 @@ def barrier(comm: Any = None, algorithm: str = "mpich", **params: Any) -> None:
     arrivals, released down a tree of hardware range multicasts:
     `collectives.range_trees.bcast`, with nodes= and fattree=); `timeout` (s) bounds the
     multicast barriers' waits."""
+    # importing mpi4py.MPI starts MPI: only inside the ranks
     from mpi4py import MPI
 
     comm = comm if comm is not None else MPI.COMM_WORLD
@@ -118,16 +125,10 @@ def _mpi_barrier(comm: Any, _algorithm: str, _params: dict) -> None:
 
 
 def _mcast_barrier(comm: Any, _algorithm: str, params: dict) -> None:
-    from .ipmc.barrier import barrier as mcast_barrier
-    from .ipmc.channel import channel_for
-
     mcast_barrier(channel_for(comm, timeout=params.get("timeout")), **params)
 
 
 def _range_barrier(comm: Any, _algorithm: str, params: dict) -> None:
-    from .range_trees.bcast import barrier as range_barrier
-    from .range_trees.channel import range_channel_for
-
     range_barrier(range_channel_for(comm), **params)
 
 
@@ -137,6 +138,7 @@ BARRIER_TAG = 0x4D44
 def tree_barrier(comm: Any) -> None:
     """Zero-byte messages up the binary tree to rank 0, then back down (the software tree
     the range-tree barrier is compared with: the same arrivals, a point-to-point release)."""
+    # importing mpi4py.MPI starts MPI: only inside the ranks
     from mpi4py import MPI
 
     rank, tree = comm.Get_rank(), scout_binary_tree(comm.Get_size())
@@ -152,8 +154,6 @@ def tree_barrier(comm: Any) -> None:
 def _p2p_barrier(comm: Any, algorithm: str, _params: dict) -> None:
     """The point-to-point barriers, by name: Chen2000's binary tree, MPICH 1's pairwise."""
     if algorithm == "pairwise":
-        from .pairwise import barrier as pairwise_barrier
-
         pairwise_barrier(comm)
     else:
         tree_barrier(comm)
@@ -177,9 +177,6 @@ def barrier_options(barrier: str, options: dict[str, Any]) -> dict[str, Any]:
     if family == "multicast":
         takes = {"timeout", "release"}
     elif family == "range":
-        import dataclasses
-
-        from .range_trees.bcast import RangeOptions
 
         takes = {f.name for f in dataclasses.fields(RangeOptions)}
     else:
@@ -217,18 +214,12 @@ def check_bcast(bcast: str, size: int, options: dict[str, Any]) -> None:
     family = bcast_algorithm(bcast).family
     try:
         if bcast_algorithm(bcast).scheduled:
-            from .trees.run import schedule_for
-
             schedule_for(bcast, size, 0, 0, **options)
         elif family == "dynamic":
-            from .trees.dyn_bcast import chain, static_params
-
             static_params(options, bcast)
             chain(bcast, size, 0, options)
             check_send_order(options.get("send_order", DEFAULT_SEND_ORDER))
         elif family == "multicast":
-            from .ipmc.message import Options
-
             rest = dict(options)
             if bcast_algorithm(bcast).completion:
                 check_completion(rest.pop("completion", DEFAULT_COMPLETION))
@@ -237,8 +228,6 @@ def check_bcast(bcast: str, size: int, options: dict[str, Any]) -> None:
                                  "only")
             Options(**{"fragment": 1, **rest})
         elif family == "range":
-            from .range_trees.bcast import RangeOptions
-
             RangeOptions(**options)
     except TypeError as e:  # an option the algorithm does not take
         raise ValueError(f"{bcast}: {e}") from None

@@ -54,6 +54,7 @@ def barrier(comm: Any) -> None:
     """Run this rank's plan with zero-byte messages, waiting as every wait here waits
     (collectives.waiting). Each ordered pair of ranks carries at most one message a barrier,
     so MPI's in-order matching keeps back-to-back barriers apart with one tag."""
+    # importing mpi4py.MPI starts MPI: only inside the ranks
     from mpi4py import MPI
 
     empty = bytearray(1)

@@ -7,14 +7,14 @@ import os
 import time
 from collections.abc import Sequence
 
+from .waiting import wait
+
 
 def idle_barrier(comm) -> None:
     """A barrier that sleeps while it waits (collectives.waiting, whatever MCASTLAB_WAIT
     says): MPICH polls busily inside MPI calls, and on a 2-core machine emulating many hosts
     idle ranks spinning in a plain Barrier would steal the CPU from the ranks being measured
     (and from the software switches)."""
-    from .waiting import wait
-
     wait([comm.Ibarrier()], mode="block")
 
 

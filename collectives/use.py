@@ -71,6 +71,7 @@ def parse(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
 def install(bcast: str, barrier: str, **options: Any) -> None:
     """Make MPI.COMM_WORLD (and MPI.COMM_SELF, whose collectives move nothing) a
     collectives.Intracomm with this choice."""
+    # collectives.intracomm imports mpi4py.MPI, which starts MPI: in ranks only
     from .intracomm import install as stand_in
 
     for name in ("COMM_WORLD", "COMM_SELF"):
@@ -78,6 +79,7 @@ def install(bcast: str, barrier: str, **options: Any) -> None:
 
 
 def report() -> None:
+    # collectives.intracomm imports mpi4py.MPI, which starts MPI: in ranks only
     from . import intracomm
 
     calls = {f"{kind} {name}": n for (kind, name), n in sorted(intracomm.CALLS.items())}

@@ -197,6 +197,7 @@ def watch() -> SocketWatch:
 
 def wait(requests: list[Any], mode: str | None = None) -> None:
     """Complete MPI requests the way `mode` (default MODE) says."""
+    # importing mpi4py.MPI starts MPI: only inside the ranks
     from mpi4py import MPI
 
     if MPI.Request.Testall(requests):
@@ -268,6 +269,7 @@ def connect_all(comm: Any) -> None:
     """Make every connection now (MPI connects on first contact) and watch them all: a
     benchmark's first measured broadcasts must not pay for it. Every pair exchanges one
     empty message."""
+    # importing mpi4py.MPI starts MPI: only inside the ranks
     from mpi4py import MPI
 
     rank, size = comm.Get_rank(), comm.Get_size()

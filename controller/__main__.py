@@ -8,6 +8,8 @@ import os
 import socket
 import sys
 
+from topologies import Topology
+
 from .config import (
     ENV_API_SOCKET,
     ENV_CONFIG,
@@ -113,8 +115,6 @@ def checked_config(args: argparse.Namespace) -> ControllerConfig:
     """The configuration, once the topology file loads and both ports are free; otherwise
     ValueError with a message for the user, before anything starts."""
     if args.topology:
-        from topologies import Topology
-
         try:  # the app reads it so (Topology.load_json); a bad file failed inside os-ken
             Topology.load_json(args.topology)
         except (ValueError, OSError) as exc:
@@ -163,18 +163,21 @@ def start(args: argparse.Namespace, config: ControllerConfig) -> int:
     os.environ[ENV_API_SOCKET] = os.path.abspath(args.api_socket or default_socket())
     os.environ[ENV_CONFIG] = config.to_json()
 
+    # os-ken loads when the controller starts, not where its options are (testbed.cli)
     from .compat import FRAMEWORK, serve_unix_switches
 
     if FRAMEWORK != "os-ken":  # pragma: no cover
         print("controller: os-ken is not installed; under Ryu run "
               f"'{ENV_TOPOLOGY}=... ryu-manager controller.app'", file=sys.stderr)
         return 2
+    # os-ken loads when the controller starts, not where its options are (testbed.cli)
     from os_ken import cfg
     from os_ken import log as oslog
 
     os.umask(0o077)  # its sockets and files: this user's alone
     if config.unix:
         serve_unix_switches()
+    # os-ken loads when the controller starts, not where its options are (testbed.cli)
     from os_ken.base.app_manager import AppManager
 
     osargs = ["--ofp-listen-host", config.listen]

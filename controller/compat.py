@@ -8,6 +8,7 @@ the app loads under ``ryu-manager controller.app`` through this module.
 from __future__ import annotations
 
 import socket
+from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
 try:
@@ -59,6 +60,7 @@ class UnixSwitchSocket:
 
 def serve_unix_switches() -> None:
     """Let os-ken's OpenFlow server take switches on a Unix socket (--ofp-listen-host PATH)."""
+    # os-ken's alone (this module also loads under Ryu), and only to serve Unix sockets
     from os_ken.controller import controller
 
     factory = controller.datapath_connection_factory
@@ -76,8 +78,6 @@ def serve_unix_switches() -> None:
 
 def framework_version() -> str:
     """Name and version of the framework in use, for results records."""
-    from importlib.metadata import PackageNotFoundError, version
-
     try:
         return f"{FRAMEWORK} {version('os-ken' if FRAMEWORK == 'os-ken' else 'ryu')}"
     except PackageNotFoundError:  # pragma: no cover

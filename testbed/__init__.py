@@ -1,16 +1,33 @@
 """Orchestration: everything that needs root, a network or a results folder.
 
-- ``emulation/``: the emulated network of one run (Mininet hosts, OVS switches, the
-  controller process, link shaping, MPI launch across hosts) and what keeps runs apart
-  and cleans up after them (run lock, run registry, cleanup, the machine's capabilities).
-- ``fidelity/``: did the emulator keep up (flags on every point), and the highest link
-  rate at which it does (calibration, ``bw=auto``).
-- ``conditions/``: background traffic, hot spots and faults injected into a running network.
-- ``experiments/``: specs (TOML), the run of a spec, broadcast measurements, where the
-  ranks sit, results folders.
-- ``bench/``: the benchmark suites (``mcastlab bench``), one module per suite.
-- ``report/``: a results folder becomes tables, plots, findings and one HTML page.
-- ``labs/``: the teaching labs and their checkers.
-- ``cli/``: the ``mcastlab`` command line, one module per area of commands.
-- ``hostprogs/``: small programs run inside the emulated hosts (senders, sniffers, loads).
+Its parts stand on floors, lowest first. A module imports from its own part, from parts on
+lower floors, and from topologies/, controller/ and collectives/ (below them all); never
+from a higher floor, not even inside a function, and parts do not reach each other in a
+circle (tests/unit/test_layout.py; docs/architecture.md says why each stands where it does).
+
+1. ``errors.py``, ``interpreter.py``, ``outputs.py``, ``results.py``: the ground: the
+   errors a user can be shown, how a project module is started in a host, where a command
+   writes, and a results folder's files (records, tables, versions).
+2. ``specs/``: the descriptions the floors share: a cluster's servers, fault events,
+   background traffic and its model. Plain data, read by everyone above.
+3. ``hostprogs/``: small programs run inside the emulated hosts (senders, sniffers, loads),
+   which the emulation starts by name.
+4. ``emulation/``: the emulated network of one run (Mininet hosts, OVS switches, the
+   controller process, link shaping, MPI launch across hosts) and what keeps runs apart and
+   cleans up after them. It lays the network out through one interface
+   (``emulation.servers.OneMachine``); a network across servers is handed to it.
+5. ``fidelity/``: did the emulator keep up (flags on every point), read from the emulation's
+   processes and links; link rates and their units.
+6. ``cluster/``: the network across servers (Mininet Cluster Edition): it implements the
+   emulation's interface with servers, holds and tunnels, and its agent runs the emulation's
+   cleanup and the fidelity readings on the other servers.
+7. ``conditions/``: background traffic, hot spots and faults injected into a running network.
+8. ``experiments/``: the experiment spec (TOML), the run of a spec, broadcast measurements,
+   where the ranks sit, and calibration (the highest link rate this machine keeps up with,
+   ``bw=auto``), which is measured with those broadcasts.
+9. ``report/``, ``labs/``: a results folder becomes tables, plots, findings and one HTML
+   page; the teaching labs and their checkers (the prompt they open is handed to them).
+10. ``bench/``: the benchmark suites (``mcastlab bench``), one module per suite.
+11. ``reproduce/``: the papers' claims (``mcastlab reproduce``), run with the benchmarks.
+12. ``cli/``: the ``mcastlab`` command line, one module per area of commands.
 """

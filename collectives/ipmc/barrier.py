@@ -29,6 +29,7 @@ NO_RECOVERY = ("release 'multicast' is Chen2000's barrier, which has no recovery
 
 
 def barrier(ch: Channel, timeout: float = TIMEOUT_S, release: str = DEFAULT_RELEASE) -> None:
+    # importing mpi4py.MPI starts MPI: only inside the ranks
     from mpi4py import MPI
 
     p2p = check_release(release) == "both"

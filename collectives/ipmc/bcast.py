@@ -53,6 +53,7 @@ def bcast(ch: Channel, buf: Any, root: int, algorithm: str, **params: Any) -> No
 
 # ---- two-stage (Siebert2006) ---------------------------------------------------------------------
 def _two_stage(ch: Channel, view: memoryview, root: int, o: Options) -> None:
+    # importing mpi4py.MPI starts MPI: only inside the ranks
     from mpi4py import MPI
 
     k, pc = ch.size, ch.pcomm

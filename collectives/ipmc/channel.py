@@ -318,6 +318,7 @@ class Channel:
             self._lingering = [r for r in self._lingering if not r.Test()]
         if not self._parked:
             return
+        # importing mpi4py.MPI starts MPI: only inside the ranks
         from mpi4py import MPI
 
         end = time.perf_counter() + timeout
@@ -412,6 +413,7 @@ class Channel:
         """Leave the group (closing the socket sends the IGMP leave) and give up the lease."""
         pcomm, self.pcomm = self.pcomm, None
         if pcomm is not None:
+            # importing mpi4py.MPI starts MPI: only inside the ranks
             from mpi4py import MPI
 
             if not MPI.Is_finalized():
@@ -459,6 +461,7 @@ def channel_for(comm: Any, fragment: int | None = None, cls: type[Channel] = Cha
     the first collective's own deadline, which its set-up keeps too (at most
     SETUP_TIMEOUT_S): a broadcast told to give up after 3 s does not wait 10 for a rank
     that never joins."""
+    # importing mpi4py.MPI starts MPI: only inside the ranks
     from mpi4py import MPI
 
     if cls not in _KEYVALS:

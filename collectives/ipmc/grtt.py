@@ -48,6 +48,7 @@ def measure(ch: Any) -> GroupRoundTrip:
     waited for it to arrive), the estimate that of the slowest rank.
     Datagrams, like the reports it times: a loss costs a probe, not a TCP retransmission
     timeout (an estimate over MPI barriers read 2.3 s at 10 % loss of every packet)."""
+    # importing mpi4py.MPI starts MPI: only inside the ranks
     from mpi4py import MPI
 
     result = array("d", [0.0])

@@ -294,6 +294,7 @@ def take_batch(ch: Channel, msg: Message) -> bool:
 
 def _arrived(ch: Channel, tag: int) -> Iterator[tuple[int, Any]]:
     """(source, object) of every pickled message with this tag that has come, any source."""
+    # importing mpi4py.MPI starts MPI: only inside the ranks
     from mpi4py import MPI
 
     pc, st = ch.pcomm, MPI.Status()

@@ -75,6 +75,7 @@ def taking(ch: Channel, handler: Handler) -> bool:
 def complete(ch: Channel, clock: Clock, handler: Handler, reqs: list[Any],
              detail: str = "a point-to-point message did not complete") -> None:
     """Wait for point-to-point requests, handing datagrams to `handler` meanwhile."""
+    # importing mpi4py.MPI starts MPI: only inside the ranks
     from mpi4py import MPI
 
     while not MPI.Request.Testall(reqs):
@@ -86,6 +87,7 @@ def gather_zero(ch: Channel, clock: Clock, handler: Handler, kids: list[int],
                 parent: int | None, tag: int) -> None:
     """Zero-byte messages up a tree: from every child, then to the parent (Chen2000's scouts
     and the arrival half of its barrier)."""
+    # importing mpi4py.MPI starts MPI: only inside the ranks
     from mpi4py import MPI
 
     empty = bytearray(1)

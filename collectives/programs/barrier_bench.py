@@ -123,6 +123,7 @@ def main(argv: list[str] | None = None) -> int:
         specs = [parse_row(t) for t in args.algorithms.split(",")]
     except ValueError as e:
         ap.error(str(e))
+    # importing mpi4py.MPI starts MPI: only inside the ranks
     from mpi4py import MPI
 
     comm = MPI.COMM_WORLD

@@ -299,6 +299,7 @@ def argv(call: BcastCall, *, late: tuple[str, float] | None = None,
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     call: BcastCall = args.call
+    # importing mpi4py.MPI starts MPI: only inside the ranks
     from mpi4py import MPI
 
     comm = MPI.COMM_WORLD

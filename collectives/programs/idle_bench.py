@@ -17,6 +17,7 @@ prints one JSON object: {op: {"cpu_share": median, "latency_s": median, ...}}.
 from __future__ import annotations
 
 import argparse
+import ctypes
 import json
 import resource
 import statistics
@@ -39,6 +40,7 @@ def _cpu() -> float:
 
 def _wait_once(comm, op: str, buf: bytearray) -> None:
     """Rank 1's side of one round."""
+    # importing mpi4py.MPI starts MPI: only inside the ranks
     from mpi4py import MPI
 
     if op == "recv":
@@ -59,6 +61,7 @@ def _wait_once(comm, op: str, buf: bytearray) -> None:
 
 def _send_once(comm, op: str, buf: bytearray) -> None:
     """Rank 0's side: the matching call, completed by spinning (its time is not measured)."""
+    # importing mpi4py.MPI starts MPI: only inside the ranks
     from mpi4py import MPI
 
     if op in ("recv", "irecv"):
@@ -122,13 +125,12 @@ def main(argv: list[str] | None = None) -> int:
     ap = parser()
     args = ap.parse_args(argv)
     if args.timer_slack_us is not None:
-        import ctypes
-
         ctypes.CDLL(None).prctl(29, int(args.timer_slack_us * 1000), 0, 0, 0)
     ops = args.ops.split(",")
     bad = [o for o in ops if o not in OPS]
     if bad:
         ap.error(f"unknown op(s) {', '.join(bad)} (one of {', '.join(OPS)})")
+    # importing mpi4py.MPI starts MPI: only inside the ranks
     from mpi4py import MPI
 
     comm = MPI.COMM_WORLD

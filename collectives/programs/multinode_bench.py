@@ -54,6 +54,7 @@ def execute(plan: MultinodePlan, node: int, bufs: dict[int, bytearray], comm: An
     source, filled here at every other node the plan reaches). Receives are posted at once;
     sends go one at a time in the plan's step order (one port), each after its message has
     arrived. Deadlock-free: a send only waits for receives of earlier steps."""
+    # importing mpi4py.MPI starts MPI: only inside the ranks
     from mpi4py import MPI
 
     recvs = {t.multicast: comm.Irecv([bufs[t.multicast], MPI.BYTE], source=t.sender,
@@ -133,6 +134,7 @@ def argv(**values: Any) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    # importing mpi4py.MPI starts MPI: only inside the ranks
     from mpi4py import MPI
 
     ap = parser()

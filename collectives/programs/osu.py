@@ -29,9 +29,13 @@ import sys
 import time
 from typing import Any
 
+import mpi4py
+
 from .. import waiting
 from ..algorithms import NATIVE, barrier_algorithm, bcast_algorithm
 from ..executor import barrier, bcast
+from ..ipmc.channel import channel_for
+from ..range_trees.channel import range_channel_for
 from ..timing import sched_self, sched_since, wait_per_turn
 from . import command
 
@@ -118,12 +122,8 @@ def _set_up(comm: Any, family: str) -> None:
     (waiting.connect_all) and a multicast or range channel (joined collectively)."""
     waiting.connect_all(comm)
     if family == "multicast":
-        from ..ipmc.channel import channel_for
-
         channel_for(comm)
     elif family == "range":
-        from ..range_trees.channel import range_channel_for
-
         range_channel_for(comm)
 
 
@@ -131,6 +131,7 @@ def _rounds(comm: Any, call: Any, iterations: int, skip: int, separated: bool) -
     """osu_*.c's loop around `call`; with `separated` an untimed barrier after each round.
     Rank 0 gets the row's numbers (µs), the wall-clock window of the measured rounds and
     how long the ranks waited for a core each turn meanwhile; the others None."""
+    # importing mpi4py.MPI starts MPI: only inside the ranks
     from mpi4py import MPI
 
     timer, began, sched0 = 0.0, None, sched_self()
@@ -159,7 +160,7 @@ def _rounds(comm: Any, call: Any, iterations: int, skip: int, separated: bool) -
 
 
 def _versions() -> dict[str, str]:
-    import mpi4py
+    # importing mpi4py.MPI starts MPI: only inside the ranks
     from mpi4py import MPI
 
     return {"mpi4py": mpi4py.__version__,
@@ -210,6 +211,7 @@ def main(argv: list[str] | None = None) -> int:
             args.algorithm)
     except ValueError as exc:
         ap.error(str(exc))
+    # importing mpi4py.MPI starts MPI: only inside the ranks
     from mpi4py import MPI
 
     comm = MPI.COMM_WORLD

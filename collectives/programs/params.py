@@ -212,6 +212,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     if args.hold_sends is not None and args.hold_sends < 1:
         ap.error("--hold-sends must be at least 1")
+    # importing mpi4py.MPI starts MPI: only inside the ranks
     from mpi4py import MPI
 
     comm = MPI.COMM_WORLD

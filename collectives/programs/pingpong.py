@@ -58,6 +58,7 @@ def argv(**values: Any) -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
 
+    # importing mpi4py.MPI starts MPI: only inside the ranks
     from mpi4py import MPI
 
     comm = MPI.COMM_WORLD

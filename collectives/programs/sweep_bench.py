@@ -146,6 +146,7 @@ def argv(**values: Any) -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     nodes = [int(n) for n in args.nodes.split(",")] if args.nodes else None
+    # importing mpi4py.MPI starts MPI: only inside the ranks
     from mpi4py import MPI
 
     comm, root = MPI.COMM_WORLD, 0

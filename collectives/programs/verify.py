@@ -62,6 +62,7 @@ def argv(**values: Any) -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
 
+    # importing mpi4py.MPI starts MPI: only inside the ranks
     from mpi4py import MPI
 
     world = MPI.COMM_WORLD
@@ -127,6 +128,7 @@ def _layout(comm, args: argparse.Namespace) -> dict:
     """nodes= and fattree= of the range tree on this communicator (its ranks' nodes)."""
     given = layout_arguments(args)
     world = given.get("nodes")
+    # importing mpi4py.MPI starts MPI: only inside the ranks
     from mpi4py import MPI
 
     mine = world[MPI.COMM_WORLD.Get_rank()] if world else MPI.COMM_WORLD.Get_rank()

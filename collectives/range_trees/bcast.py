@@ -163,6 +163,7 @@ def _serve(ch: RangeChannel, msg: Message, pending: dict[int, float], reqs: list
 # ---- barrier ------------------------------------------------------------------------------
 def barrier(ch: RangeChannel, **params: Any) -> None:
     """Arrivals up the range tree to rank 0, release down it from rank 0."""
+    # importing mpi4py.MPI starts MPI: only inside the ranks
     from mpi4py import MPI
 
     o = RangeOptions(**params)

@@ -84,6 +84,7 @@ def bcast(buf: Any, root: int, comm: Any, params: StaticParams,
     as in collectives.trees.run.execute, and t_as is measured until then (Nupairoj1998:
     "until the whole message leaves the sender"); overlapped: t_as is how long the send
     call took."""
+    # importing mpi4py.MPI starts MPI: only inside the ranks
     from mpi4py import MPI
 
     k, rank = comm.Get_size(), comm.Get_rank()

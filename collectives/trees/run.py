@@ -34,6 +34,7 @@ def execute(schedule: Schedule, buf: Any, comm: Any) -> None:
     left the host (collectives.outqueue), as the model's sender sends; overlapped starts it
     as soon as MPI has taken the previous one. collectives.sent hears of every message
     handed over and of every wait that saw the earlier ones gone (the sending queue)."""
+    # importing mpi4py.MPI starts MPI: only inside the ranks
     from mpi4py import MPI
 
     view = memoryview(buf).cast("B")

@@ -15,6 +15,7 @@ from topologies import parse_spec
 from ..emulation.environment import Capabilities
 from ..emulation.network import Emulation, Progress
 from ..experiments.bcast import measure_params, run_bcast
+from ..report.figures import pyplot
 
 SIZES = (1, 1024, 65536, 1 << 20)
 FLOW_MAX = 65536  # the flow-latency benchmark (k-1 responders) only up to this size
@@ -108,10 +109,7 @@ def markdown(res: dict[str, Any]) -> list[str]:
 
 
 def plot(res: dict[str, Any], path: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     sizes = res["sizes"]
     fig, axes = plt.subplots(1, len(sizes), figsize=(4 * len(sizes), 4))

@@ -14,6 +14,7 @@ everything works."""
 from __future__ import annotations
 
 import math
+import os
 import tempfile
 import time
 from pathlib import Path
@@ -22,13 +23,15 @@ from typing import Any
 from collectives.call import BcastCall
 from topologies import parse_spec
 
+from .. import results
 from ..cluster.rig import Rig
+from ..cluster.spread import across
 from ..emulation.environment import Capabilities
 from ..emulation.network import Emulation, Progress
-from ..experiments import results
+from ..experiments.calibration import resolve
 from ..experiments.run import execute, new_run
 from ..experiments.spec import across_servers, from_dict
-from ..fidelity.link_rate import LinkRate, resolve
+from ..fidelity.link_rate import LinkRate
 from .points import flagged_bcast, is_result, ratio
 from .tcp import iperf
 
@@ -50,13 +53,14 @@ def run(caps: Capabilities, progress: Progress, quick: bool = False) -> dict[str
         for setup, cluster in (("one server", None), ("two servers", rig.spec)):
             progress(f"bench cluster: {topo.name} on {setup}")
             t0 = time.perf_counter()
-            with Emulation(topo, caps=caps, cluster=cluster) as emu:
+            spread = across(topo, cluster)
+            with Emulation(topo, caps=caps, cluster=spread) as emu:
                 up_s = time.perf_counter() - t0
                 res: dict[str, Any] = {"start_s": up_s, "timings": dict(emu.timings),
                                        "points": []}
-                if emu.spread.placement is not None:
-                    res["hosts_per_server"] = emu.spread.placement.hosts_per_server(topo)
-                    res["tunnels"] = len(emu.spread.placement.cut)
+                if spread is not None and spread.placement is not None:
+                    res["hosts_per_server"] = spread.placement.hosts_per_server(topo)
+                    res["tunnels"] = len(spread.placement.cut)
                 for algo in ALGORITHMS:
                     for size in sizes:
                         progress(f"bench cluster: {algo} {size} B on {setup}")
@@ -91,7 +95,7 @@ def _tcp(caps: Capabilities, rig: Rig, progress: Progress, quick: bool) -> dict[
     out = {}
     for setup, cluster in (("one server", None), ("two servers", rig.spec)):
         progress(f"bench cluster: TCP h0 -> h1 on {setup}")
-        with Emulation(topo, caps=caps, cluster=cluster) as emu:
+        with Emulation(topo, caps=caps, cluster=across(topo, cluster)) as emu:
             out[setup] = iperf(emu.host(0), emu.host(1), seconds)
     return out
 
@@ -131,8 +135,6 @@ def plan(mbit_16: float, two_server_start_s: float) -> dict[str, Any]:
     its switch and ssh; a fat tree cut in halves sends half of a server's traffic over its
     NIC; Mininet builds node after node from the launching server, so start-up grows with
     N at the per-host time measured on the rig."""
-    import os
-
     cores_here = os.cpu_count() or 1
     per_core = 16 * mbit_16 / cores_here  # host-Mbit/s one core keeps up with
     per_server = max(1, math.floor((SERVER_CORES - OVS_CORES) * per_core / PLAN_MBIT))

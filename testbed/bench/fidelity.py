@@ -36,8 +36,8 @@ from ..emulation.mpi import run_mpi
 from ..emulation.network import Emulation, Progress
 from ..emulation.ports import PORTS_ENV
 from ..errors import RunFailed
+from ..experiments import calibration
 from ..experiments.bcast import run_bcast
-from ..fidelity import calibration
 from ..fidelity.flags import Monitor
 from . import other_mpis
 from .points import ratio

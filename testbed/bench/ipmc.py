@@ -21,6 +21,7 @@ from ..emulation.environment import Capabilities
 from ..emulation.mpi import run_mpi
 from ..emulation.network import Emulation, Progress
 from ..experiments.bcast import run_bcast
+from ..report.figures import pyplot
 
 BW = 100e6
 FRAME = 1500  # the paper's T: the largest frame's payload, in its frame formulas
@@ -185,10 +186,7 @@ def _crossovers(rows: list[dict[str, Any]]) -> list[str]:
 
 
 def plot(res: dict[str, Any], path: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     fig, axes = plt.subplots(1, 3, figsize=(15, 4.2))
     rows = [r for r in res["chen2000"] if r["hosts"] == max(r["hosts"] for r in res["chen2000"])]

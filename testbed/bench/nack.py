@@ -15,7 +15,7 @@ from collectives.call import BcastCall
 
 from ..emulation.environment import Capabilities
 from ..emulation.network import Emulation, Progress
-from ..fidelity.link_rate import resolve
+from ..experiments.calibration import resolve
 from ..fidelity.wire_units import wire_time_s
 from .points import flagged_bcast, is_result, ratio
 

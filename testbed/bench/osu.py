@@ -10,8 +10,8 @@ from typing import Any
 
 from ..emulation.environment import Capabilities
 from ..emulation.network import Emulation, Progress
+from ..experiments.calibration import resolve
 from ..experiments.osu import run_osu
-from ..fidelity.link_rate import resolve
 from ..fidelity.wire_units import wire_time_s
 
 RUNS = {"mpich": ("mpich", None), "nack": ("nack", None), "mpich-spin": ("mpich", "spin")}

@@ -21,7 +21,7 @@ from collectives.programs import idle_bench
 
 from ..emulation.environment import VENV_BIN
 from ..emulation.network import Progress
-from ..fidelity.calibration import cache_file
+from ..experiments.calibration import cache_file
 from ..interpreter import code, module
 
 ROOT = Path(__file__).resolve().parents[2]  # the checkout: collectives/ is imported from it

@@ -15,10 +15,10 @@ from typing import Any, NamedTuple
 from collectives.programs import pingpong
 from topologies import parse_spec
 
+from .. import results
 from ..emulation.environment import detected
 from ..emulation.mpi import run_mpi
 from ..emulation.network import Emulation, Progress
-from ..experiments import results
 from . import (
     bcast,
     cluster,

@@ -17,8 +17,8 @@ from ..emulation.environment import Capabilities
 from ..emulation.network import Emulation, Progress
 from ..emulation.uftp_peer import transfer
 from ..errors import RunFailed
+from ..experiments.calibration import resolve
 from ..fidelity.flags import Monitor
-from ..fidelity.link_rate import resolve
 from ..fidelity.wire_units import wire_time_s
 from .points import flagged_bcast
 

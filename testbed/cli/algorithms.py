@@ -6,11 +6,20 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import time
 from collections.abc import Callable, Iterator
 
+from collectives.algorithms import BCASTS, names
+from collectives.contention.schedules import Timed
+from collectives.range_trees.kary_tree import KaryNTree
+from collectives.range_trees.trees import SearchLimitExceeded, greedy_tree, optimal_tree
+from collectives.range_trees.trials import DEFAULT_BUDGET, check_config, hwtree_trials
+from collectives.trees.describe import describe
 from topologies import parse_spec
 
 from ..errors import McastlabError, UsageError
+from ..experiments.placement import contended, node_params
+from ..results import text_table
 from .arguments import (
     int_list,
     progress,
@@ -18,11 +27,6 @@ from .arguments import (
 
 
 def cmd_trees(args: argparse.Namespace) -> int:
-    from collectives.algorithms import BCASTS
-    from collectives.contention.schedules import Timed
-    from collectives.trees.describe import describe
-
-    from ..experiments.placement import contended, node_params
 
     nodes = int_list("--nodes", args.nodes) if args.nodes is not None else None
     if nodes is not None and args.topo is None:
@@ -90,8 +94,7 @@ def cmd_trees(args: argparse.Namespace) -> int:
 def _trial_progress(total: int) -> Iterator[Callable[[int, int], None]]:
     """A progress callback for long pure computations, on stderr: a rich bar on a terminal,
     otherwise a plain line at most every 10 s."""
-    import time
-
+    # loaded when the command runs: keeps the start of `mcastlab` quick
     import rich.progress as rp
     from rich.console import Console
 
@@ -116,9 +119,6 @@ def _trial_progress(total: int) -> Iterator[Callable[[int, int], None]]:
 
 def _hwtree_failed(args: argparse.Namespace) -> int:
     """The greedy and the optimal tree around these failed nodes, step by step."""
-    from collectives.range_trees.kary_tree import KaryNTree
-    from collectives.range_trees.trees import SearchLimitExceeded, greedy_tree, optimal_tree
-
     try:
         tree = KaryNTree.for_nodes(args.nodes, args.arity)
     except ValueError as exc:
@@ -151,8 +151,6 @@ def _hwtree_failed(args: argparse.Namespace) -> int:
 
 
 def cmd_hwtree(args: argparse.Namespace) -> int:
-    from collectives.range_trees.trials import check_config, hwtree_trials
-
     if args.failed is not None:
         if args.faulty is not None or args.trials is not None:
             raise UsageError("--failed shows one tree; --faulty/--trials draw random ones")
@@ -172,7 +170,6 @@ def cmd_hwtree(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(stats.to_dict(), indent=1))
         return 0
-    from ..experiments.results import text_table
 
     greedy, optimal = stats.fractions(stats.greedy), stats.fractions(stats.optimal)
     rows = [[d, f"{greedy.get(d, 0):.1%}", f"{optimal[d]:.1%}" if d in optimal else "-"]
@@ -189,9 +186,6 @@ def cmd_hwtree(args: argparse.Namespace) -> int:
 
 
 def add_commands(sub: argparse._SubParsersAction) -> None:
-    from collectives.algorithms import names
-    from collectives.range_trees.trials import DEFAULT_BUDGET
-
     p = sub.add_parser("trees", help="a broadcast schedule and its predicted latency "
                                      "(no root needed)")
     p.add_argument("algorithm", choices=names("tree", "contention"))

@@ -8,9 +8,15 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from topologies import TopologyError
+from controller.config import MODES, ControllerConfig
+from controller.timers import IgmpTimers
+from topologies import TopologyError, split_spec
+from topologies.spec_file import is_topology_file
 
+from ..emulation.switching import DEFAULT, SWITCHES, choices_help
 from ..errors import UsageError
+from ..fidelity.link_rate import nominal_topology
+from ..specs.cluster import METHODS, TUNNELS, from_servers
 
 TOPO_HELP = ("topology: shape[:key=val,...] or a .toml/.json file (default %(default)s); "
              "a shape without bw= runs at this machine's calibrated rate (bw=auto)")
@@ -23,9 +29,6 @@ def progress(msg: str) -> None:
 
 
 def controller_config(args: argparse.Namespace):
-    from controller.config import ControllerConfig
-    from controller.timers import IgmpTimers
-
     try:
         return ControllerConfig(mode=args.mode, timers=IgmpTimers(
             query_interval=args.query_interval,
@@ -37,16 +40,12 @@ def controller_config(args: argparse.Namespace):
 
 def add_switch_choice(p: argparse.ArgumentParser) -> None:
     """--switch: what the switches are (testbed.emulation.switching's table drives it)."""
-    from ..emulation.switching import DEFAULT, SWITCHES, choices_help
-
     p.add_argument("--switch", choices=tuple(SWITCHES), default=DEFAULT,
                    help=f"what the switches are: {choices_help()}")
 
 
 def switch_of(args: argparse.Namespace) -> str:
     """--switch, refused with --mode other than igmp unless it is the controller."""
-    from ..emulation.switching import SWITCHES
-
     if getattr(args, "mode", "igmp") != "igmp" and not SWITCHES[args.switch].controller:
         raise UsageError(f"--mode {args.mode} is the controller's: it needs --switch "
                          "controller")
@@ -54,8 +53,6 @@ def switch_of(args: argparse.Namespace) -> str:
 
 
 def add_controller_choice(p: argparse.ArgumentParser) -> None:
-    from controller.config import MODES
-
     add_switch_choice(p)
     p.add_argument("--mode", choices=MODES, default="igmp", help="controller mode")
     p.add_argument("--query-interval", type=float, default=125.0,
@@ -67,9 +64,6 @@ def add_controller_choice(p: argparse.ArgumentParser) -> None:
 
 def add_cluster_choice(p: argparse.ArgumentParser) -> None:
     """--servers and its companions: the network spread over this machine and others."""
-    from ..cluster.placement import METHODS
-    from ..cluster.spec import TUNNELS
-
     g = p.add_argument_group("across servers (docs/cluster.md)")
     g.add_argument("--servers", metavar="HOST,...",
                    help="spread the network over this machine and these servers ([user@]host, "
@@ -86,8 +80,6 @@ def add_cluster_choice(p: argparse.ArgumentParser) -> None:
 
 def cluster_spec(args: argparse.Namespace):
     """The ClusterSpec of --servers (None without it), refused with the option at fault."""
-    from ..cluster.spec import from_servers
-
     servers = getattr(args, "servers", None)
     given = {k: getattr(args, k, None) for k in ("placement", "tunnel", "ssh_config")}
     if not servers:
@@ -120,10 +112,6 @@ def topo_spec(topo: str, bw: str | None, star_size: int | None, ranks: int | Non
     is its size. `star_size` (net, params): --hosts means nothing else, so it is refused
     with any other --topo. `ranks` (bcast): that many ranks, at most the network's hosts.
     """
-    from topologies import split_spec
-    from topologies.spec_file import is_topology_file
-
-    from ..fidelity.link_rate import nominal_topology
 
     spec = topo.strip()
     bare_star = spec == "star"
@@ -157,8 +145,9 @@ def network(args: argparse.Namespace, *, star_size: int | None = None,
              ranks: int | None = None):
     """The topology to run (--topo, --bw, --hosts as topo_spec reads them) and its LinkRate:
     a shape without a rate, or with bw=auto, runs at this machine's calibrated rate
-    (testbed.fidelity.link_rate)."""
-    from ..fidelity.link_rate import resolve
+    (testbed.experiments.calibration.resolve)."""
+    # loaded when the command runs: keeps the start of `mcastlab` quick
+    from ..experiments.calibration import resolve
 
     return resolve(topo_spec(args.topo, getattr(args, "bw", None), star_size, ranks),
                    progress)

@@ -5,15 +5,20 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import http.client
 import json
 from collections.abc import Callable, Iterator
 
+from controller.__main__ import add_arguments, checked_config, start
+from controller.sockets import default_socket
+
+from ..emulation.controller_proc import ApiError, api_get, api_post
+from ..emulation.registry import active_run
 from ..errors import McastlabError, UsageError
+from ..results import text_table
 
 
 def cmd_controller(args: argparse.Namespace) -> int:
-    from controller.__main__ import checked_config, start
-
     try:
         config = checked_config(args)
     except ValueError as exc:
@@ -27,9 +32,6 @@ def cmd_controller(args: argparse.Namespace) -> int:
 def _api_socket(args: argparse.Namespace) -> str:
     """The controller to talk to: --api-socket, else the active run's, else one started
     with 'mcastlab controller' at its default socket."""
-    from controller.sockets import default_socket
-
-    from ..emulation.registry import active_run
 
     if args.api_socket:
         return args.api_socket
@@ -52,9 +54,6 @@ def _not_controller(args: argparse.Namespace, api: str, why: str) -> McastlabErr
 def _api(args: argparse.Namespace, path: str, body: dict | None = None) -> dict:
     """The controller's JSON answer, an object; anything else at the socket is one error
     line."""
-    import http.client
-
-    from ..emulation.controller_proc import ApiError, api_get, api_post
 
     api = _api_socket(args)
     try:
@@ -98,14 +97,13 @@ def _show(args: argparse.Namespace, path: str, text: Callable[[dict], str]) -> i
 
 
 def _groups_text(groups: dict) -> str:
+    # testbed.cli.interactive loads Mininet: only where a network is built
     from .interactive import group_lines
 
     return "\n".join(group_lines(groups))
 
 
 def _ports_text(ports: dict) -> str:
-    from ..experiments.results import text_table
-
     rows = [[sw, p, c["neighbour"], c["tx_packets"], c["tx_bytes"], c["rx_packets"],
              c["rx_bytes"]] for sw, pp in ports.items() for p, c in pp.items()]
     return text_table(["switch", "port", "to", "tx pkts", "tx bytes", "rx pkts", "rx bytes"],
@@ -130,8 +128,6 @@ def cmd_nodes(args: argparse.Namespace) -> int:
 
 
 def add_commands(sub: argparse._SubParsersAction) -> None:
-    from controller.__main__ import add_arguments
-
     p = sub.add_parser("controller", help="run the OpenFlow controller in the foreground")
     add_arguments(p)
     p.set_defaults(func=cmd_controller)

@@ -11,11 +11,14 @@ import time
 from pathlib import Path
 from typing import Any
 
+from ..bench import suites as bench
+from ..bench.suites import SUITES
+from ..emulation.environment import detected
 from ..errors import DiskFull, UsageError
-from ..experiments.results import size_text
 from ..experiments.run import Log, Run, execute, point_config, prepare
 from ..experiments.spec import load
 from ..outputs import output_dir
+from ..results import size_text
 from .arguments import add_cluster_choice, cluster_spec, progress
 
 DEFAULT_SPEC = Path(__file__).resolve().parents[2] / "experiments" / "default.toml"
@@ -37,6 +40,7 @@ def list_points(spec_path: str) -> int:
 
 
 def _progress_bar() -> Any:
+    # loaded when the command runs: keeps the start of `mcastlab` quick
     import rich.progress as rp
     from rich.console import Console
 
@@ -67,6 +71,7 @@ def run_spec(args: argparse.Namespace, log: Log) -> int:
 
 def _measure(run: Run) -> int:
     """Measure what `run` has left, then write its report (a full disk: only what can be)."""
+    # loaded when the command runs: keeps the start of `mcastlab` quick
     from ..report import write_report
 
     interrupted = False
@@ -108,8 +113,6 @@ def cmd_testbed(args: argparse.Namespace) -> int:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    from ..bench import suites as bench
-
     out = bench.run(output_dir("--out", args.out), quick=args.quick, progress=progress,
                     suite=args.suite)
     print(out.read_text())
@@ -117,6 +120,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 
 def cmd_reproduce(args: argparse.Namespace) -> int:
+    # loaded when the command runs: keeps the start of `mcastlab` quick
     from ..reproduce.registry import select
 
     claims = select(args.only, args.quick)
@@ -127,10 +131,9 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     out = output_dir("--out", args.out)
     caps = None
     if any(c.network is not None for c in claims):
-        from ..emulation.environment import detected
-
         caps = detected()
         caps.require()
+    # loaded when the command runs: keeps the start of `mcastlab` quick
     from ..reproduce.run import run
 
     command = " ".join(["mcastlab reproduce", *sys.argv[2:]])
@@ -157,8 +160,6 @@ def _experiment_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def add_commands(sub: argparse._SubParsersAction) -> None:
-    from ..bench.suites import SUITES
-
     _experiment_arguments(sub.add_parser(
         "experiment", help="run an experiment spec (TOML): every point measured, a results "
                            "folder with an HTML report ('mcastlab run SPEC.toml' before)"))

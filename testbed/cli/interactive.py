@@ -6,6 +6,7 @@ network down (the Emulation's context)."""
 
 from __future__ import annotations
 
+import ipaddress
 import select
 import shlex
 import subprocess
@@ -13,16 +14,20 @@ from pathlib import Path
 from typing import Any
 
 from mininet.cli import CLI
-from mininet.log import output
+from mininet.log import output, setLogLevel
 
+from collectives.algorithms import BCASTS
 from collectives.call import BcastCall
 from topologies import HOST_PORT
 
+from ..emulation.controller_proc import api_get
 from ..emulation.group_probe import Member, send_counted
 from ..emulation.network import Emulation
 from ..emulation.ports import intf_name
 from ..emulation.shell import stop_processes
 from ..errors import McastlabError, UsageError
+from ..experiments.bcast import model_params, run_bcast, uses_params
+from ..results import text_table
 
 BCAST_ITERS = 5  # measured broadcasts per `bcast` (after programs.bcast_bench's warm-up)
 BCAST_TIMEOUT = 300.0
@@ -61,6 +66,13 @@ def _member(name: str, v: dict[str, Any]) -> str:
     if v.get("expires_in_s") is not None:
         parts.append(f"expires in {v['expires_in_s']:.1f} s")
     return f"{name} ({', '.join(parts)})"
+
+
+def open_prompt(emu: Emulation, script: Path | None = None) -> None:
+    """The prompt on a network that is up, until 'exit' (or the end of `script`'s commands).
+    The labs are handed this (testbed.labs.runner.open_lab): they stand below the CLI."""
+    setLogLevel("output")  # the prompt's own output; Mininet's chatter stays off
+    McastCLI(emu, script=str(script) if script else None)
 
 
 class McastCLI(CLI):
@@ -115,8 +127,6 @@ class McastCLI(CLI):
 
     @staticmethod
     def _group(text: str) -> str:
-        import ipaddress
-
         try:
             addr = ipaddress.IPv4Address(text)
         except ValueError:
@@ -127,8 +137,6 @@ class McastCLI(CLI):
         return str(addr)
 
     def _api(self, path: str) -> Any:
-        from ..emulation.controller_proc import api_get
-
         if self.emu.controller is None:
             raise UsageError("no controller in this network (standalone switches)")
         return api_get(self.emu.controller.api, path)
@@ -171,7 +179,6 @@ class McastCLI(CLI):
             got = member.received() - before[(name, group)] if member else "-"
             rows.append((name, "sender" if name == host.name else "member" if member else "-",
                          "?" if wire is None else wire, got))
-        from ..experiments.results import text_table
 
         output(f"{host.name} sent {count} datagrams to {group}\n")
         output(text_table(["host", "role", "frames on its wire", "datagrams received"],
@@ -204,6 +211,7 @@ class McastCLI(CLI):
             output(f"{group}: members {', '.join(info['members']) or 'none'}; no source has "
                    "sent yet, so no tree is installed\n")
         if len(args) > 1:
+            # loaded when the command runs: keeps the start of `mcastlab` quick
             from ..report.tree_picture import draw_tree
 
             draw_tree(topo, edges, set(info["members"]), Path(args[1]), title=group)
@@ -218,9 +226,6 @@ class McastCLI(CLI):
         for an algorithm they matter to (the model's trees, OPT-Tree's schedule; not
         MPI_Bcast, the multicast or range-multicast broadcasts, which the model does not
         predict). Ranks nap while they wait (MCASTLAB_WAIT=sleep), as the labs measure."""
-        from collectives.algorithms import BCASTS
-
-        from ..experiments.bcast import model_params, run_bcast, uses_params
 
         args = self._args(line, "bcast ALGO SIZE [N | HOST ...]", 2, 10_000)
         algo = args[0]
@@ -347,8 +352,6 @@ def bcast_lines(res: dict[str, Any]) -> list[str]:
 def rank_lines(res: dict[str, Any]) -> list[str]:
     """Per rank of a run_bcast result (and its host): the median time from the root's start
     until it held the message and until it returned."""
-    from ..experiments.results import text_table
-
     lines = []
     done, back = res.get("rank_done_s") or [], res.get("rank_return_s") or []
     rows = [[r, h, _us(done[r] if r < len(done) else None),

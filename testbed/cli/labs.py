@@ -14,6 +14,7 @@ from .arguments import (
 
 
 def cmd_lab(args: argparse.Namespace) -> int:
+    # loaded when the command runs: keeps the start of `mcastlab` quick
     from ..labs import runner
 
     if args.number is None:
@@ -34,7 +35,10 @@ def cmd_lab(args: argparse.Namespace) -> int:
         out = None if args.solve == "-" else output_file("--solve", args.solve)
         return runner.solve(lab, out, progress)
     script = script_file(args)
-    return runner.open_lab(lab, script, progress)
+    # testbed.cli.interactive loads Mininet: only where a network is built
+    from .interactive import open_prompt
+
+    return runner.open_lab(lab, script, progress, open_prompt)
 
 
 def add_commands(sub: argparse._SubParsersAction) -> None:

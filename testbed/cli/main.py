@@ -17,7 +17,7 @@ import sys
 from topologies import TopologyError
 
 from ..errors import DiskFull, McastlabError
-from ..experiments.results import FULL
+from ..results import FULL
 from . import algorithms, controller, experiments, labs, measure, network
 
 EPILOG = """examples:

@@ -8,12 +8,34 @@ import argparse
 import json
 from pathlib import Path
 
+from collectives.algorithms import BARRIERS, BCASTS, COMPLETIONS, NATIVE, SEND_ORDERS
 from collectives.call import BcastCall
+from collectives.executor import WAIT_MODES, check
+from collectives.programs import osu
+from collectives.use import DEFAULT_BARRIER, DEFAULT_BCAST
+from collectives.use import option as use_option
 from topologies import TopologyError
 
+from ..cluster.spread import across
+from ..emulation.mpi import run_mpi
+from ..emulation.network import Emulation
 from ..errors import McastlabError, RunFailed, UsageError
+from ..experiments import default as default_experiment
+from ..experiments.bcast import (
+    MPICH_ALGORITHMS,
+    measure_params,
+    model_params,
+    run_bcast,
+    uses_params,
+)
+from ..experiments.default import DEFAULT_TOPOLOGY
+from ..experiments.osu import placed, run_osu
 from ..experiments.spec import LOSS_SCOPES
+from ..fidelity.flags import Monitor
+from ..fidelity.link_rate import nominal_topology
+from ..fidelity.wire_units import in_units
 from ..outputs import output_dir
+from ..results import text_table
 from .arguments import (
     BW_HELP,
     NON_NEGATIVE,
@@ -30,13 +52,11 @@ from .arguments import (
     rate,
     seconds,
     switch_of,
+    topo_spec,
 )
 
 
 def cmd_mpirun(args: argparse.Namespace) -> int:
-    from ..emulation.mpi import run_mpi
-    from ..emulation.network import Emulation
-
     prog = args.program[1:] if args.program[:1] == ["--"] else args.program
     if not prog:
         raise UsageError("give the program after '--', e.g. -- -m collectives.programs.pingpong")
@@ -47,7 +67,7 @@ def cmd_mpirun(args: argparse.Namespace) -> int:
     topo, _rate_used = network(args)
     hosts = args.hosts.split(",") if args.hosts else None
     with Emulation(topo, progress=progress, controller_config=controller_config(args),
-                   switch=switch, cluster=cluster) as emu:
+                   switch=switch, cluster=across(topo, cluster)) as emu:
         res = run_mpi(emu, prog, hosts=hosts, np=args.np, ppn=args.ppn, timeout=args.timeout,
                       check=False)
         for rank, text in sorted(res.rank_output.items()):
@@ -63,8 +83,6 @@ def _with_algorithms(args: argparse.Namespace, prog: list[str]) -> list[str]:
     broadcasts and barriers become the registry's, checked here before the network."""
     if args.bcast is None and args.barrier is None and not args.option:
         return prog
-    from collectives.executor import check
-    from collectives.use import DEFAULT_BARRIER, DEFAULT_BCAST
 
     bcast, barrier = args.bcast or DEFAULT_BCAST, args.barrier or DEFAULT_BARRIER
     options = dict(args.option)
@@ -90,8 +108,6 @@ def _program_file(first: str) -> None:
 
 
 def cmd_pingpong(args: argparse.Namespace) -> int:
-    from ..experiments import default as default_experiment
-
     out = default_experiment.run(args.topo, out_root=output_dir("--out", args.out),
                                  reps=args.reps, bw_bytes=args.bw_bytes, progress=progress)
     print((out / "summary.txt").read_text())
@@ -100,9 +116,6 @@ def cmd_pingpong(args: argparse.Namespace) -> int:
 
 
 def cmd_params(args: argparse.Namespace) -> int:
-    from ..emulation.network import Emulation
-    from ..experiments.bcast import measure_params
-
     sizes = int_list("--sizes", args.sizes)
     switch = switch_of(args)
     topo, rate = network(args, star_size=args.hosts)
@@ -114,7 +127,6 @@ def cmd_params(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(res, indent=1))
         return 0
-    from ..experiments.results import text_table
 
     rows = [[m, f"{h * 1e6:.1f}", f"{e * 1e6:.1f}"]
             for m, h, e in zip(res["sizes"], res["t_hold_s"], res["t_end_s"], strict=True)]
@@ -144,11 +156,6 @@ def late_side(text: str) -> tuple[str, float]:
 
 
 def cmd_bcast(args: argparse.Namespace) -> int:
-    from collectives.algorithms import NATIVE
-
-    from ..emulation.network import Emulation
-    from ..experiments.bcast import model_params, run_bcast, uses_params
-    from ..fidelity.flags import Monitor
 
     try:  # the one check of the call: collectives.call
         call = BcastCall(args.algo, args.size, send_order=args.send_order,
@@ -158,7 +165,6 @@ def cmd_bcast(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from None
     if not 0 <= args.loss <= 1:
         raise UsageError(f"--loss is a fraction of packets in [0, 1], got {args.loss:g}")
-    from ..experiments.bcast import MPICH_ALGORITHMS
 
     if args.mpich_algorithm and (args.algo != NATIVE
                                  or args.mpich_algorithm not in MPICH_ALGORITHMS):
@@ -173,7 +179,7 @@ def cmd_bcast(args: argparse.Namespace) -> int:
     flow = args.flow if args.flow is not None else (not args.loss or cluster is not None)
     if args.flow is None and args.loss and cluster is None:
         progress("flow-latency benchmark skipped under --loss (pass --flow to run it)")
-    with Emulation(topo, progress=progress, switch=switch, cluster=cluster) as emu:
+    with Emulation(topo, progress=progress, switch=switch, cluster=across(topo, cluster)) as emu:
         params = None
         if uses_params(args.algo):  # MPI_Bcast and the multicast broadcasts need none
             progress(f"measuring t_hold/t_end at {args.size} B for the model")
@@ -188,7 +194,6 @@ def cmd_bcast(args: argparse.Namespace) -> int:
                             late=args.late)
         res["fidelity"] = mon.window(*res["window"],
                                      host_wait_s=(res.get("cpu") or {}).get("wait_per_turn_s"))
-    from ..fidelity.wire_units import in_units
 
     res["link_rate"] = rate.to_dict()
     res["t_mcast_units"] = in_units(res["t_mcast_s"]["median"], args.size, rate.mbit)
@@ -216,6 +221,7 @@ def cmd_bcast(args: argparse.Namespace) -> int:
              else "")
           + (f" = {units['per_frame_time']:.1f} frame times" if units["per_frame_time"]
              else ""))
+    # testbed.cli.interactive loads Mininet: only where a network is built
     from .interactive import rank_lines
 
     if res.get("rank_return_s"):  # per-rank times need one clock (not across servers)
@@ -265,13 +271,6 @@ def cmd_bcast(args: argparse.Namespace) -> int:
 
 
 def cmd_osu(args: argparse.Namespace) -> int:
-    from collectives.algorithms import BARRIERS, BCASTS
-    from collectives.programs import osu
-
-    from ..emulation.network import Emulation
-    from ..experiments.osu import placed, run_osu
-    from ..fidelity.link_rate import nominal_topology
-    from .arguments import topo_spec
 
     table = BCASTS if args.bench == "bcast" else BARRIERS
     if args.algo not in table:
@@ -293,7 +292,7 @@ def cmd_osu(args: argparse.Namespace) -> int:
     cluster = cluster_spec(args)
     switch = switch_of(args)
     topo, rate = network(args, ranks=args.hosts)
-    with Emulation(topo, progress=progress, switch=switch, cluster=cluster) as emu:
+    with Emulation(topo, progress=progress, switch=switch, cluster=across(topo, cluster)) as emu:
         res = run_osu(emu, args.bench, args.algo, hosts=args.hosts, sizes=sizes,
                       iterations=args.iterations, skip=args.warmup, full=args.full,
                       wait=args.wait, progress=progress)
@@ -317,11 +316,6 @@ def fidelity_lines(rows: list[dict]) -> list[str]:
 
 
 def add_commands(sub: argparse._SubParsersAction) -> None:
-    from collectives.algorithms import BARRIERS, BCASTS, COMPLETIONS, SEND_ORDERS
-    from collectives.executor import WAIT_MODES
-    from collectives.use import option as use_option
-
-    from ..experiments.default import DEFAULT_TOPOLOGY
 
     p = sub.add_parser("mpirun", help="run an mpi4py program across the emulated hosts "
                                       "('mcastlab run -- PROGRAM' before)")

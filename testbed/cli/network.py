@@ -5,11 +5,21 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 
 from topologies import TopologyError, parse_spec
 
+from ..cluster import doctor
+from ..cluster.spread import across
+from ..emulation.cleanup import cleanup_stale, leftovers
+from ..emulation.environment import detect, detected, report
+from ..emulation.network import Emulation
+from ..emulation.ports import host_port_type
 from ..errors import McastlabError, UsageError
+from ..fidelity.link_rate import nominal_topology
 from ..outputs import output_file
+from ..results import text_table
+from ..specs.cluster import from_dict
 from .arguments import (
     BW_HELP,
     POSITIVE,
@@ -28,8 +38,6 @@ from .arguments import (
 
 
 def cmd_doctor(args: argparse.Namespace) -> int:
-    from ..emulation.environment import detect, report
-
     if args.servers:
         return _doctor_servers(args)
     caps = detect()
@@ -43,9 +51,6 @@ def cmd_doctor(args: argparse.Namespace) -> int:
 def _doctor_servers(args: argparse.Namespace) -> int:
     """Each server of a cluster: ssh, the same checkout and versions, what it can emulate,
     its clock (testbed.cluster.doctor)."""
-    from ..cluster import doctor
-    from ..cluster.spec import from_dict
-
     names = [s for s in args.servers.split(",") if s.strip()]
     try:
         spec = from_dict({"servers": ["localhost", *names], "ssh_config": args.ssh_config})
@@ -78,16 +83,16 @@ def cmd_topo(args: argparse.Namespace) -> int:
 
 
 def cmd_up(args: argparse.Namespace) -> int:
+    # Mininet loads only where a network is built
     from mininet.cli import CLI
     from mininet.log import setLogLevel
 
-    from ..emulation.network import Emulation
 
     cluster = cluster_spec(args)
     switch = switch_of(args)
     topo, _rate_used = network(args)
     with Emulation(topo, progress=progress, controller_config=controller_config(args),
-                   switch=switch, cluster=cluster) as emu:
+                   switch=switch, cluster=across(topo, cluster)) as emu:
         state = (f"controller state: curl --unix-socket {emu.controller.api} "
                  "http://controller/state" if emu.controller else f"{switch} switches")
         progress(f"{topo.name} is up ({args.mode} mode); {state}; 'exit' tears it down")
@@ -97,10 +102,8 @@ def cmd_up(args: argparse.Namespace) -> int:
 
 
 def cmd_net(args: argparse.Namespace) -> int:
-    from mininet.log import setLogLevel
-
-    from ..emulation.network import Emulation
-    from .interactive import McastCLI
+    # testbed.cli.interactive loads Mininet: only where a network is built
+    from .interactive import open_prompt
 
     if not 0 <= args.loss <= 1:
         raise UsageError(f"--loss is a fraction of packets in [0, 1], got {args.loss:g}")
@@ -109,22 +112,18 @@ def cmd_net(args: argparse.Namespace) -> int:
     switch = switch_of(args)
     topo, _rate_used = network(args, star_size=args.hosts)
     with Emulation(topo, progress=progress, controller_config=controller_config(args),
-                   switch=switch, cluster=cluster) as emu:
+                   switch=switch, cluster=across(topo, cluster)) as emu:
         if args.loss:
             emu.set_loss(args.loss * 100)
         loss = f", loss {args.loss:g} on every host link" if args.loss else ""
         how = f"{args.mode} mode" if emu.controller else f"{switch} switches"
         progress(f"{topo.name} is up ({how}{loss}); 'help' lists the commands, "
                  "'exit' tears it down")
-        setLogLevel("output")
-        McastCLI(emu, script=str(script) if script else None)
+        open_prompt(emu, script)
     return 0
 
 
 def cmd_cleanup(_args: argparse.Namespace) -> int:
-    import os
-
-    from ..emulation.cleanup import cleanup_stale, leftovers
 
     if os.geteuid() != 0:
         raise McastlabError("cleanup must run as root (sudo mcastlab cleanup)")
@@ -137,10 +136,8 @@ def cmd_cleanup(_args: argparse.Namespace) -> int:
 
 
 def cmd_calibrate(args: argparse.Namespace) -> int:
-    from ..emulation.environment import detected
-    from ..emulation.ports import host_port_type
-    from ..fidelity import calibration
-    from ..fidelity.link_rate import nominal_topology
+    # loaded when the command runs: keeps the start of `mcastlab` quick
+    from ..experiments import calibration
 
     counts = int_list("--hosts", args.hosts) if args.hosts else [None]
     if args.hosts and (":" in args.topo or args.topo != "star"):
@@ -173,7 +170,6 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({"machine": here, "envelope": out}, indent=1))
         return 0
-    from ..experiments.results import text_table
 
     print(f"keep-up envelope on this machine (up to {args.max:g} Mbit/s; + kept up, - did "
           f"not; cache {calibration.cache_file()}):")

@@ -1,6 +1,7 @@
 """The testbed over several machines (issue 22), on Mininet Cluster Edition's remote nodes.
+What a cluster is (servers, placement, tunnel kind, controller address) is
+testbed.specs.cluster, which the floors below this one read too.
 
-    spec       what a cluster is: servers, placement, tunnel kind, controller address
     placement  which server every switch and host runs on, and the links that cross
     server     a server as the testbed talks to it: run a command, put a file (here or by ssh)
     spread     one run's network on its servers: runners, addresses, holds, Mininet params

@@ -28,7 +28,16 @@ from pathlib import Path
 from typing import Any
 
 from ..emulation import priority, registry
+from ..emulation.cleanup import (
+    cleanup_run,
+    interfaces,
+    leftovers,
+    ovs_bridges,
+    remove_ended_nft_tables,
+)
+from ..emulation.environment import detect
 from ..emulation.runlock import RunLock
+from ..fidelity.reading import reading
 
 # testbed.emulation.cleanup (which brings in the topologies and networkx, a sixth of a second)
 # is imported by the commands that tear down: kill-job and sample, run after every MPI job
@@ -51,8 +60,6 @@ def gretap_works() -> bool:
 
 
 def hold(order: dict[str, Any], lines: Any) -> None:
-    from ..emulation.cleanup import cleanup_run, remove_ended_nft_tables
-
     run_id = order["run"]
     os.environ[registry.ENV_RUN] = run_id
     lock = RunLock()
@@ -70,7 +77,6 @@ def hold(order: dict[str, Any], lines: Any) -> None:
             Path(path).parent.mkdir(parents=True, exist_ok=True)
             Path(path).write_text(text)
         priority.raise_switch()
-        from ..emulation.environment import detect
 
         caps = detect()  # this server's own: AF_XDP ports where it can open them
         say({"ready": True, "gretap": gretap_works(), "afxdp": caps.afxdp,
@@ -115,14 +121,10 @@ def main(argv: list[str]) -> int:
         registry.kill_marked(job_id=argv[1])
         return 0
     if argv[:1] == ["sample"] and len(argv) == 2:
-        from ..fidelity.reading import reading
-
         asked = json.loads(argv[1])
         say(reading(asked["intfs"], asked["tunnels"]))
         return 0
     if argv == ["leftovers"]:
-        from ..emulation.cleanup import interfaces, leftovers, ovs_bridges
-
         say({**leftovers(), "ovs_bridges": sorted(ovs_bridges()),
              "links": sorted(i for i in interfaces() if "-eth" in i)})
         return 0

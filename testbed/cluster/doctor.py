@@ -16,9 +16,9 @@ from typing import Any
 
 from ..errors import RunFailed
 from ..interpreter import code, module
+from ..specs.cluster import ClusterSpec
 from .facts import facts
 from .server import RemoteServer, remote_command, servers
-from .spec import ClusterSpec
 
 SAME = ("python", "mininet", "openvswitch", "os-ken", "mpi4py", "mpich", "mpich_wheel",
         "mcastlab")

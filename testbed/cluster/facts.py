@@ -14,6 +14,10 @@ import sys
 import time
 from pathlib import Path
 
+from ..emulation.environment import detect
+from ..results import versions
+from .agent import gretap_works
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -29,10 +33,6 @@ def checkout() -> str:
 
 
 def facts() -> dict:
-    from ..emulation.environment import detect
-    from ..experiments.results import versions
-    from .agent import gretap_works
-
     caps = detect()
     return {"time": time.time(), "root": str(ROOT), "python": sys.executable,
             "checkout": checkout(), "versions": versions(), "capabilities": caps.to_dict(),

@@ -16,8 +16,8 @@ from __future__ import annotations
 import ipaddress
 
 from ..emulation.linkshape import nft_table
-from .nodes import VXLAN_PORT
 
+VXLAN_PORT = 4789  # IANA's
 FAMILY = "inet"
 CHAIN = "guard"
 

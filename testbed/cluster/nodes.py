@@ -25,10 +25,11 @@ from mininet.node import Host
 
 from ..emulation import registry
 from ..emulation.hosts import HostShell, TestbedSwitch
-from .server import LocalServer, RemoteServer, remote_command
+from ..emulation.servers import LocalServer
+from .guard import VXLAN_PORT
+from .server import RemoteServer, remote_command
 
 TUNNEL_MTU = 1450  # 1500 less gretap's or VXLAN's 50 bytes (outer IP, UDP/GRE, headers)
-VXLAN_PORT = 4789  # IANA's
 
 
 class ClusterNode(RemoteMixin):

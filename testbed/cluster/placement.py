@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from topologies.model import Topology
 
-METHODS = ("blocks", "switch-bin")
+from ..specs.cluster import METHODS
 
 
 @dataclass(frozen=True)

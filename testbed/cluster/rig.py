@@ -25,8 +25,8 @@ from typing import Any
 
 from ..emulation import shell
 from ..errors import CapabilityError, RunFailed
+from ..specs.cluster import ClusterSpec, Server
 from .server import CONTROL_DIR, RemoteServer
-from .spec import ClusterSpec, Server
 
 LOCAL_IP, REMOTE_IP = "198.18.0.1", "198.18.0.2"
 LOCAL_DEV, REMOTE_DEV = "mcl-s1", "mcl-s2"

@@ -1,23 +1,23 @@
 """A server of a cluster, as the testbed talks to it: run a command in its root namespace, put
-a file on it. The local one runs commands here (testbed.emulation.shell); a remote one
-through ssh: batch mode (a missing key fails at once instead of asking for a password), one
-multiplexed connection per server (ControlMaster: Mininet Cluster Edition opens one per
-node otherwise), the cluster's ssh config if it has one, and every argument quoted for the
-remote shell.
+a file on it. The local one runs commands here (testbed.emulation.servers.LocalServer); a
+remote one through ssh: batch mode (a missing key fails at once instead of asking for a
+password), one multiplexed connection per server (ControlMaster: Mininet Cluster Edition
+opens one per node otherwise), the cluster's ssh config if it has one, and every argument
+quoted for the remote shell.
 """
 
 from __future__ import annotations
 
-import os
 import shlex
 import subprocess
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from ..emulation import registry, shell
+from ..emulation import shell
 from ..emulation.registry import STATE_DIR, state_dir
+from ..emulation.servers import LocalServer
 from ..interpreter import module
-from .spec import ClusterSpec, Server
+from ..specs.cluster import ClusterSpec, Server
 
 CONTROL_DIR = STATE_DIR / "ssh"  # short: a unix socket path holds at most 107 bytes
 PERSIST_S = 60  # the master connection outlives its last command this long
@@ -39,37 +39,6 @@ def remote_command(argv: Sequence[str], env: Mapping[str, str] | None = None) ->
     environment), every word quoted so the remote shell splits it back as given."""
     words = [*(["env", *(f"{k}={v}" for k, v in env.items())] if env else []), *argv]
     return shlex.join(words)
-
-
-class LocalServer:
-    """The server the run starts on."""
-
-    def __init__(self, server: Server) -> None:
-        self.server = server
-
-    @property
-    def name(self) -> str:
-        return self.server.host
-
-    @property
-    def destination(self) -> str:
-        """user@host, as ssh takes it."""
-        return f"{self.server.user}@{self.server.host}"
-
-    def run(self, argv: Sequence[str], *, input: str | None = None, check: bool = True,
-            timeout: float = 30.0) -> subprocess.CompletedProcess[str]:
-        return shell.run(argv, input=input, check=check, timeout=timeout)
-
-    def put(self, path: Path, text: str) -> None:
-        """Write a file of root's alone (0600, its folder made 0700), never through a link."""
-        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
-        with os.fdopen(fd, "w") as f:
-            f.write(text)
-
-    def kill_job(self, job: str) -> None:
-        """End an MPI or traffic job's processes on this server (found by its mark)."""
-        registry.kill_marked(job_id=job)
 
 
 class RemoteServer(LocalServer):

@@ -1,7 +1,8 @@
-"""How one run's network lies on servers, as testbed.emulation.network uses it: which server
-every node is on, the runner for its root-namespace commands, the servers' addresses (the
-tunnels' ends and the controller's), and the holds on the other servers. A run on one
-machine is the degenerate case: one LocalServer, no holds, so the network code has one path.
+"""How one run's network lies on servers: which server every node is on, the runner for its
+root-namespace commands, the servers' addresses (the tunnels' ends and the controller's),
+and the holds on the other servers. Spread implements the interface the emulation calls
+(testbed.emulation.servers.OneMachine, this machine alone) and is handed to it:
+``Emulation(topo, cluster=across(topo, spec))``.
 """
 
 from __future__ import annotations
@@ -9,56 +10,69 @@ from __future__ import annotations
 import dataclasses
 import ipaddress
 import socket
-from collections.abc import Callable, Iterable
-from typing import Any, TypeVar
+from collections.abc import Callable
+from typing import Any
 
 from controller.config import ControllerConfig
 from topologies import Topology
 
 from ..emulation import shell
+from ..emulation.servers import OneMachine
 from ..errors import CapabilityError, RunFailed, UsageError
+from ..specs.cluster import LOCAL, ClusterSpec
+from . import placement as placing
+from .agent import gretap_works
+from .guard import guard_script
 from .hold import Hold
-from .placement import Placement, place
-from .server import LocalServer, RemoteServer, servers
-from .spec import LOCAL, ClusterSpec, Server
-from .tls import RunPki
-
-T = TypeVar("T")
+from .placement import Placement
+from .server import RemoteServer, servers
+from .tls import RunPki, make_pki, set_switch_tls
 
 
-class Spread:
+class Spread(OneMachine):
+    """`topo` placed on the servers of `spec` (without one, this machine alone)."""
+
     def __init__(self, topo: Topology, spec: ClusterSpec | None = None) -> None:
-        self.spec = spec
-        self.placement: Placement | None = None
-        self.runners: dict[str, LocalServer] = {LOCAL: LocalServer(Server(LOCAL))}
+        super().__init__()
+        self.topo, self.spec = topo, spec
+        self._placement: Placement | None = None
         if spec is not None:
-            try:
-                self.placement = place(topo, spec.names, spec.placement)
-            except ValueError as exc:
-                raise UsageError(f"cluster placement: {exc}") from None
             self.runners = {r.name: r for r in servers(spec)}
-        self.addresses: dict[str, str] = {}
-        self.tunnel = "vxlan"
         self.holds: list[Hold] = []
         self.pki: RunPki | None = None  # OpenFlow over TLS (with a controller)
 
     # ---- where things are -------------------------------------------------------------------
     @property
     def cluster(self) -> bool:
-        return self.placement is not None
+        return self.spec is not None
+
+    @property
+    def placement(self) -> Placement | None:
+        """Which server every node runs on (None on one machine)."""
+        self.place()
+        return self._placement
+
+    def place(self) -> None:
+        """Place the nodes on the servers, once, refusing a placement that cannot be. The
+        emulation asks after it has refused what it cannot run at all, as it did when it
+        placed them itself."""
+        if self.spec is None or self._placement is not None:
+            return
+        try:
+            self._placement = placing.place(self.topo, self.spec.names, self.spec.placement)
+        except ValueError as exc:
+            raise UsageError(f"cluster placement: {exc}") from None
+
+    @property
+    def host_mtu(self) -> int | None:
+        if not self.cluster:
+            return None
+        from .nodes import TUNNEL_MTU  # nodes.py loads Mininet Cluster Edition: cluster runs only
+
+        return TUNNEL_MTU
 
     def server_of(self, node: str) -> str:
         return self.placement.server_of[node] if self.placement else LOCAL
-
-    def runner(self, node: str) -> LocalServer:
-        return self.runners[self.server_of(node)]
-
-    def local(self, node: str) -> bool:
-        return self.server_of(node) == LOCAL
-
-    def servers_of(self, nodes: Iterable[str]) -> list[str]:
-        """The servers `nodes` run on, sorted (one, unless the network spans servers)."""
-        return sorted({self.server_of(n) for n in nodes})
 
     def group_slice(self, node: str) -> str | None:
         """"i/n": `node`'s server is the i-th of n, and its communicators lease multicast
@@ -67,13 +81,6 @@ class Spread:
         if not self.cluster:
             return None
         return f"{list(self.runners).index(self.server_of(node))}/{len(self.runners)}"
-
-    def by_server(self, items: Iterable[T], node: Callable[[T], str]) -> dict[str, list[T]]:
-        """`items` grouped by the server of `node(item)`, servers in cluster order."""
-        out: dict[str, list[T]] = {}
-        for item in items:
-            out.setdefault(self.server_of(node(item)), []).append(item)
-        return {s: out[s] for s in self.runners if s in out}
 
     @property
     def remotes(self) -> list[RemoteServer]:
@@ -100,12 +107,8 @@ class Spread:
         address, over TLS with the run's own certificates (testbed.cluster.tls), and admits
         the servers' switches only (every server's address, this one's included: its own
         switches connect to that address too)."""
-        from ..emulation.registry import sockets_dir
-
         if not self.cluster:
-            return dataclasses.replace(config, listen=str(sockets_dir(run_id) / "openflow.sock"),
-                                       allow=())
-        from .tls import make_pki
+            return super().controller_config(config, run_id)
 
         assert self.spec is not None
         self.pki = make_pki(run_id)
@@ -116,11 +119,15 @@ class Spread:
                                    tls_cert=str(self.pki.cert("controller")),
                                    tls_ca=str(self.pki.ca))
 
-    def begin(self, orders: dict[str, dict[str, Any]], progress: Callable[[str], None]) -> None:
+    def begin(self, run_id: str, orders: dict[str, dict[str, Any]],
+              progress: Callable[[str], None]) -> None:
         """Take a hold on every other server (its run lock, record and files), then choose
-        the tunnel kind: gretap when asked, or when every server's kernel has it (auto)."""
-        from .agent import gretap_works
+        the tunnel kind: gretap when asked, or when every server's kernel has it (auto).
+        The nodes built from here on carry the run's mark."""
+        # testbed.cluster.nodes loads Mininet: only where a network is built
+        from .nodes import ClusterNode
 
+        ClusterNode.run_id = run_id
         for r in self.remotes:
             progress(f"holding {r.server} for the run")
             self.holds.append(Hold(r, orders[r.name], progress))
@@ -136,9 +143,6 @@ class Spread:
         (testbed.cluster.guard: VXLAN only from the servers, and the controller's OpenFlow
         port, on this one, too), and every server's switches given the run's TLS
         certificate (with a controller)."""
-        from .guard import guard_script
-        from .tls import set_switch_tls
-
         peers = sorted(set(self.addresses.values()))
         for name, runner in self.runners.items():
             port = openflow_port if name == LOCAL else None
@@ -163,6 +167,7 @@ class Spread:
     def node_params(self, name: str, switch: bool) -> dict[str, Any]:
         if not self.cluster:
             return {}
+        # testbed.cluster.nodes loads Mininet: only where a network is built
         from .nodes import ClusterHost, ClusterSwitch
 
         return {"cls": ClusterSwitch if switch else ClusterHost, "runner": self.runner(name)}
@@ -172,6 +177,7 @@ class Spread:
         s1, s2 = self.server_of(node1), self.server_of(node2)
         if s1 == s2:
             return {}
+        # testbed.cluster.nodes loads Mininet: only where a network is built
         from .nodes import TunnelLink
 
         return {"cls": TunnelLink, "kind": self.tunnel, "key": key,
@@ -192,3 +198,9 @@ def address_of(remote: RemoteServer) -> str:
         return socket.gethostbyname(host)
     except OSError as exc:
         raise RunFailed(f"cannot resolve {remote.server} ({host}): {exc}") from None
+
+
+def across(topo: Topology, spec: ClusterSpec | None) -> Spread | None:
+    """`topo` across the servers of `spec`, for ``Emulation(topo, cluster=...)``; None (this
+    machine alone) without a spec."""
+    return None if spec is None else Spread(topo, spec)

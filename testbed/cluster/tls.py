@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..emulation import registry
+from ..emulation.servers import LocalServer
 from ..errors import CapabilityError
-from .server import LocalServer
 
 DAYS = "7"  # a run's certificates outlive no run by much
 CURVE = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]

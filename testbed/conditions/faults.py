@@ -15,7 +15,7 @@ from topologies import HOST_PORT
 
 from ..emulation.network import run_in_host
 from ..emulation.ports import intf_name
-from ..experiments.spec import FaultEvent
+from ..specs.faults import FaultEvent
 
 
 class FaultTimeline:

@@ -22,12 +22,12 @@ from typing import Any
 
 from topologies import Topology
 
-from ..cluster.spec import LOCAL
 from ..emulation import registry
 from ..emulation.shell import stop_processes
 from ..errors import McastlabError, RunFailed, UsageError
 from ..interpreter import module
-from .traffic_model import TrafficSpec, accepted_load, plan
+from ..specs.cluster import LOCAL
+from ..specs.traffic_model import TrafficSpec, accepted_load, plan
 
 PORT = 29470  # below Linux's ephemeral range: no MPI socket in the host can hold it
 DEFAULT_LINK_MBIT = 1000.0  # assumed (and reported) when host links are unshaped

@@ -7,6 +7,8 @@ import shutil
 import subprocess
 from pathlib import Path
 
+from collectives.ipmc.groups import group_dir
+
 from . import priority, registry
 from .linkshape import NFT_TABLE_PREFIX, nft_table
 from .shell import ok, run
@@ -204,7 +206,6 @@ def cleanup_stale() -> list[str]:
     if orphans:
         registry.kill_marked(where=lambda p: registry.run_of(p) not in live)
         done.append(f"killed {len(orphans)} orphaned process(es)")
-    from collectives.ipmc.groups import group_dir
 
     leases = group_dir()  # shared by every run's jobs: kept while one is alive
     for d in registry.STATE_DIR.glob("*"):

@@ -21,9 +21,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..cluster.spec import LOCAL
 from ..errors import RunFailed, UsageError
 from ..interpreter import module
+from ..specs.cluster import LOCAL
 from . import registry
 
 LAUNCHER = Path(__file__).with_name("hydra_launcher.sh")

@@ -21,12 +21,11 @@ from typing import Any
 from controller.config import ControllerConfig
 from topologies import HOST_PORT, Topology
 
-from ..cluster.spec import LOCAL, ClusterSpec
-from ..cluster.spread import Spread
 from ..errors import CapabilityError, RunFailed, UsageError
+from ..specs.cluster import LOCAL
 from . import linkshape, priority, registry
 from .cleanup import cleanup_run, killed_runs, remove_ended_nft_tables
-from .controller_proc import ControllerProcess
+from .controller_proc import ControllerProcess, api_post
 from .environment import AFXDP_PORT, Capabilities, detected
 from .hub import medium_intfs
 from .hub import setup as hub_setup
@@ -44,6 +43,7 @@ from .ports import (
     intf_name,
 )
 from .runlock import RunLock
+from .servers import OneMachine
 from .switching import DEFAULT as DEFAULT_SWITCH
 from .switching import SwitchKind, switch_kind
 
@@ -87,7 +87,7 @@ class Emulation:
                  switch: str | SwitchKind = DEFAULT_SWITCH,
                  bridge_options: dict[str, str] | None = None,
                  ports: str | None = None, host_cpu: float | None = None,
-                 cluster: ClusterSpec | None = None) -> None:
+                 cluster: OneMachine | None = None) -> None:
         """`switch`: what the switches are, a word of testbed.emulation.switching.SWITCHES
         (default: OVS under the project's controller); the kinds without a controller take
         loop-free topologies only, as standalone bridges flood. `bridge_options`: ip-link
@@ -96,8 +96,9 @@ class Emulation:
         (default: $MCASTLAB_PORTS, else auto: AF_XDP where the machine has it; links
         between switches keep default ports, as nothing could shape them else).
         `host_cpu`: each host may use at most this fraction of the machine's CPU time
-        (Mininet's CPULimitedHost: a cgroup per host with a CFS quota). `cluster`: spread
-        the network over these servers (testbed.cluster; OVS switches only)."""
+        (Mininet's CPULimitedHost: a cgroup per host with a CFS quota). `cluster`: where the
+        network lies when it spans servers (testbed.cluster.spread.across(topo, spec); OVS
+        switches only); without one, this machine alone."""
         self.topo = topo
         self.controller_config = controller_config or ControllerConfig()
         self.switch = switch_kind(switch)
@@ -122,11 +123,12 @@ class Emulation:
         if self.linux_bridge and ports == "afxdp":
             raise UsageError("AF_XDP switch ports are OVS ports: Linux bridges have none")
         self.host_cpu = _check_host_cpu(host_cpu)
-        if cluster is not None and (self.switch.one_machine or host_cpu is not None):
+        self.spread = cluster or OneMachine()
+        if self.spread.cluster and (self.switch.one_machine or host_cpu is not None):
             raise UsageError("a network across servers runs on Open vSwitch without CPU "
                              "limits: Linux bridges, hubs and CPU-limited hosts are one "
                              "machine's")
-        if cluster is not None and self.lanes:
+        if self.spread.cluster and self.lanes:
             raise UsageError("strict contiguous mode's range lanes are one machine's: run it "
                              "without --servers")
         if self.hub and not self.caps.ingress_shaping:
@@ -135,7 +137,7 @@ class Emulation:
         if self.lanes and not self.caps.ingress_shaping:
             raise CapabilityError("strict contiguous mode's range lanes need an ingress qdisc "
                                   "with cls_u32 and act_mirred (testbed.emulation.lane)")
-        self.spread = Spread(topo, cluster)
+        self.spread.place()
         self.progress = progress
         self.ready_timeout = ready_timeout or 30.0 + 0.5 * len(topo.switches)
         self.net: Any = None
@@ -180,8 +182,6 @@ class Emulation:
     def fail_nodes(self, node_ids: list[int], failed: bool = True) -> list[int]:
         """Mark nodes failed/excluded in the controller (or clear the mark); returns the
         failed set. Contiguous mode refuses ranges that hold a failed node."""
-        from .controller_proc import api_post
-
         if self.controller is None:
             raise UsageError("no controller in this network (standalone switches)")
         path = "/nodes/fail" if failed else "/nodes/restore"
@@ -363,8 +363,8 @@ class Emulation:
         for path, text in files.items():
             Path(path).write_text(text)
         if self.spread.cluster:
-            self.spread.begin({r.name: self._order(r.name, files) for r in self.spread.remotes},
-                              self.progress)
+            self.spread.begin(rec.id, {r.name: self._order(r.name, files)
+                                       for r in self.spread.remotes}, self.progress)
             xdp = self._xdp_where_possible(xdp)
 
         topo_file = self.run_dir / "topology.json"
@@ -444,10 +444,12 @@ class Emulation:
                 "interfaces": intfs, "files": files}
 
     def _build_mininet(self, xdp: set[str]) -> None:
+        # Mininet loads only where a network is built
         from mininet.link import Link
         from mininet.log import setLogLevel
         from mininet.net import Mininet
 
+        # testbed.emulation.hosts loads Mininet: only where a network is built
         from .hosts import (
             CPULimitedTestbedHost,
             HostShell,
@@ -459,10 +461,6 @@ class Emulation:
         setLogLevel("error")
         assert self.record is not None
         TestbedSwitch.run_id = KernelBridge.run_id = self.record.id
-        if self.spread.cluster:
-            from ..cluster.nodes import ClusterNode
-
-            ClusterNode.run_id = self.record.id
         net = Mininet(topo=None, switch=TestbedSwitch, host=TestbedHost, link=Link,
                       controller=None, build=False, autoSetMacs=False, autoStaticArp=False,
                       waitConnected=False, ipBase=f"10.0.0.0/{PREFIX_LEN}")
@@ -575,10 +573,8 @@ class Emulation:
                 "sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1",
                 f"ip route add 224.0.0.0/4 dev {intf}",
             ]
-            if self.spread.cluster:  # frames a tunnel can carry (see testbed.cluster.nodes)
-                from ..cluster.nodes import TUNNEL_MTU
-
-                cmds.append(f"ip link set {intf} mtu {TUNNEL_MTU}")
+            if self.spread.host_mtu:  # frames a tunnel can carry (see testbed.cluster.nodes)
+                cmds.append(f"ip link set {intf} mtu {self.spread.host_mtu}")
             if RTO_MAX_SYSCTL.exists():
                 cmds.append(f"sysctl -qw net.ipv4.tcp_rto_max_ms={RTO_MAX_MS}")
             if self.caps.datapath == "user" and not self.linux_bridge:

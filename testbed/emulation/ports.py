@@ -57,6 +57,11 @@ def host_links(topo: Topology) -> dict[str, tuple[str, Any]]:
     return out
 
 
+def switch_side(topo: Topology) -> dict[str, tuple[str, float | None]]:
+    """Host name -> (the switch end of its link, the link's configured Mbit/s)."""
+    return {h: (end, lk.params.bw_mbit) for h, (end, lk) in host_links(topo).items()}
+
+
 def check_xdp_ports(intfs: set[str], server: Any) -> None:
     """Every AF_XDP port came up (OVS names an interface it could not open in `error`)."""
     out = server.run(["ovs-vsctl", "--format=json", "--columns=name,ofport,error", "list",

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import RunFailed
-from ..fidelity.flags import switch_side
+from .ports import switch_side
 from .shell import stop_processes
 
 BLOCK = 1400

@@ -14,10 +14,10 @@ from typing import Any
 from collectives.programs import pingpong
 from topologies import Topology, parse_spec
 
+from .. import results
 from ..emulation.environment import detected
 from ..emulation.mpi import run_mpi
 from ..emulation.network import Emulation, Progress
-from . import results
 
 DEFAULT_TOPOLOGY = "star:hosts=8,bw=100"
 

@@ -18,7 +18,7 @@ from typing import Any
 from collectives.programs.sweep_bench import POINT_SAID
 
 from ..errors import RunFailed
-from .results import append_line, room
+from ..results import append_line, room
 
 
 class Relay:

@@ -38,21 +38,24 @@ from collectives.programs import sweep_bench
 from collectives.stats import summarize
 from controller.config import ControllerConfig
 
-from ..cluster import spec as cluster_spec
-from ..cluster.spec import ClusterSpec
+from .. import results
+from ..cluster.spread import across
 from ..conditions.faults import FaultTimeline
 from ..conditions.traffic import Traffic
-from ..conditions.traffic_model import destination_shares
 from ..emulation.environment import detected
 from ..emulation.mpi import run_mpi
 from ..emulation.network import Emulation
 from ..emulation.periodic import Periodic
+from ..emulation.ports import switch_side
 from ..errors import McastlabError, RunFailed, UsageError
-from ..fidelity.flags import Monitor, expected_rates, switch_side
-from ..fidelity.link_rate import LinkRate, resolve
+from ..fidelity.flags import Monitor, expected_rates
+from ..fidelity.link_rate import LinkRate
 from ..fidelity.wire_units import in_units
-from . import results
+from ..specs import cluster as cluster_spec
+from ..specs.cluster import ClusterSpec
+from ..specs.traffic_model import destination_shares
 from .bcast import algorithm_params, measure_params, prediction
+from .calibration import resolve
 from .placement import geometry, node_params
 from .relay import Relay
 from .spec import NONE, ExperimentSpec, Point, across_servers, check_machine, load
@@ -264,7 +267,7 @@ def execute(run: Run, progress: Any = None, emu: Emulation | None = None) -> Non
     up: contextlib.AbstractContextManager[Emulation] = contextlib.nullcontext(emu) if emu \
         else Emulation(spec.topology, controller_config=ControllerConfig(mode=spec.mode),
                        caps=run.caps, progress=run.log, switch=spec.switching,
-                       cluster=spec.cluster)
+                       cluster=across(spec.topology, spec.cluster))
     with up as emu:
         run.emu = emu
         if spec.exclude:
@@ -439,7 +442,7 @@ def _jobs(run: Run, batch: list[Point], groups: list[list[str]], ticker: _Ticker
     fatal: list[BaseException] = []  # what ends the run (a full disk), met in another group
     # a group's ranks on one server read one clock; one that spans servers has none, and
     # then every group is timed by flow latency (the point's figures are of one kind)
-    across = any(len(run.emu.spread.servers_of(hosts)) > 1 for hosts in groups)
+    spans = any(len(run.emu.spread.servers_of(hosts)) > 1 for hosts in groups)
 
     def job(g: int) -> None:
         placed = any(BCASTS[p.algorithm].nodes for p in batch)
@@ -447,7 +450,7 @@ def _jobs(run: Run, batch: list[Point], groups: list[list[str]], ticker: _Ticker
             iters=spec.repetitions, warmup=spec.warmup, interval=p0.interval, label=g,
             budget=spec.budget or None, armed=bool(events),
             nodes=[run.emu.topo.host(h).node_id for h in groups[g]] if placed else None,
-            flow=spec.repetitions if across else None)  # across: no clock the ranks share
+            flow=spec.repetitions if spans else None)  # spans: no clock the ranks share
         relay = relays[g]
         try:
             run_mpi(run.emu, args, hosts=groups[g], timeout=len(batch) * spec.timeout + 120,

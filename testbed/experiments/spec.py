@@ -13,7 +13,7 @@
     pattern = "uniform"
     load = 0.2
 
-A ``[cluster]`` table (testbed.cluster.spec) spreads the network over several servers.
+A ``[cluster]`` table (testbed.specs.cluster) spreads the network over several servers.
 
 Every error names the offending key (``sweep.algorithms[2]: unknown algorithm 'foo'``).
 The spec is pure data: the machine's capabilities are checked separately (`check_machine`).
@@ -41,13 +41,15 @@ from collectives.executor import WAIT_MODES
 from collectives.waiting import DEFAULT as DEFAULT_WAIT
 from topologies import Host, Topology, TopologyError, parse_spec
 
-from ..cluster import spec as cluster_spec
 from ..cluster.placement import place
-from ..cluster.spec import ClusterSpec
-from ..conditions.traffic_model import TrafficSpec
+from ..emulation import linkshape
 from ..emulation.switching import SWITCHES
-from ..errors import RunFailed, UsageError
+from ..errors import CapabilityError, RunFailed, UsageError
 from ..fidelity.link_rate import is_auto, nominal_topology
+from ..specs import cluster as cluster_spec
+from ..specs.cluster import ClusterSpec
+from ..specs.faults import FAULT_ACTIONS, FaultEvent
+from ..specs.traffic_model import TrafficSpec
 from .placement import geometry
 
 NONE = "none"
@@ -57,7 +59,6 @@ MODES = ("igmp", "contiguous", "contiguous-strict")  # controller.config.MODES
 LOSS_SCOPES = ("all", "multicast", "multicast-in")  # testbed.emulation.linkshape
 # Above this, loss of every packet leaves TCP (and so MPI's own start-up) crawling for minutes.
 MAX_LOSS_ALL = 0.2
-FAULT_ACTIONS = ("down", "up", "fail", "restore", "loss")
 
 _TOP = {"name", "description", "seed", "repetitions", "warmup", "timeout", "budget", "wait",
         "send_order", "completion", "network", "sweep", "traffic", "faults", "params", "cluster"}
@@ -69,17 +70,6 @@ _PARAMS = {"sizes", "repeats", "budget_bytes"}
 class SpecError(UsageError):
     """A spec that cannot run; the message starts with the offending key."""
 
-
-@dataclass(frozen=True)
-class FaultEvent:
-    """At `at` seconds into a point's MPI job: take `target` down or up (a host's link, or
-    a link "a-b"), fail/restore a node in the controller (a contiguous range holding it is
-    refused), or set `value` loss (fraction) on a host."""
-
-    at: float
-    action: str
-    target: str
-    value: float | None = None
 
 
 @dataclass(frozen=True)
@@ -290,9 +280,6 @@ def across_servers(spec: ExperimentSpec, cluster: ClusterSpec, where: str) -> No
 
 def check_machine(spec: ExperimentSpec, caps: Any) -> None:
     """Refuse what this machine cannot emulate, naming the key (before anything starts)."""
-    from ..emulation import linkshape
-    from ..errors import CapabilityError
-
     try:
         linkshape.check(spec.topology, caps)
     except CapabilityError as exc:

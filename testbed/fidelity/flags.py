@@ -18,11 +18,11 @@ from typing import Any
 
 from collectives.timing import busy_fraction
 
-from ..cluster.spec import LOCAL
 from ..emulation.periodic import Periodic
-from ..emulation.ports import host_links, intf_name
+from ..emulation.ports import intf_name, switch_side
 from ..errors import RunFailed
 from ..interpreter import module
+from ..specs.cluster import LOCAL
 from .reading import reading
 from .wire_units import frame_time_s
 
@@ -38,11 +38,6 @@ SAMPLE = module("testbed.cluster.agent", "sample")  # + {"intfs", "tunnels"}
 # 50, 3.1 at 100 (where nack's T(16)/T(2) was 2.35, against 1.2-1.4 up to 50); binomial
 # 0.04 / 0.2 / 0.4 / 1.6. Calibration keeps its probes under 1.0 (calibration.HOST_WAIT_MAX).
 HOST_WAIT_LIMIT = 1.5
-
-
-def switch_side(topo: Any) -> dict[str, tuple[str, float | None]]:
-    """Host name -> (the switch end of its link, the link's configured Mbit/s)."""
-    return {h: (end, lk.params.bw_mbit) for h, (end, lk) in host_links(topo).items()}
 
 
 def tunnel_ends(topo: Any, spread: Any) -> dict[str, list[str]]:

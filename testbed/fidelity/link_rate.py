@@ -2,9 +2,10 @@
 
 A shape given without a rate (``star:hosts=16``), or with ``bw=auto``, is a network whose
 nominal host-link rate is NOMINAL_MBIT (the papers' Fast Ethernet) run at the calibrated
-rate of this machine for a network of that shape and size (testbed.fidelity.calibration, cached),
-never above the nominal one. Links between switches keep their ratio to host links. A rate
-given as a number runs as given; topology files keep their own rates.
+rate of this machine for a network of that shape and size, never above the nominal one
+(testbed.experiments.calibration.resolve: the cache, or a calibration now). Links between
+switches keep their ratio to host links. A rate given as a number runs as given; topology
+files keep their own rates.
 
 Every result carries a LinkRate: the nominal and the chosen rate, and the dilation
 (nominal over chosen: how much slower than the nominal network this one runs); its times
@@ -13,19 +14,14 @@ also in units that travel between machines and rates (testbed.fidelity.wire_unit
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from topologies import Topology, TopologyError, build, parse_spec, split_spec
+from topologies import Topology, build, parse_spec, split_spec
 from topologies.spec_file import is_topology_file
-
-from ..errors import UsageError
 
 AUTO = "auto"
 NOMINAL_MBIT = 100.0
-
-Progress = Callable[[str], None]
 
 
 @dataclass(frozen=True)
@@ -72,36 +68,3 @@ def nominal_topology(text: str) -> Topology:
     if params.get("bw", AUTO) == AUTO:
         params["bw"] = NOMINAL_MBIT
     return build(shape, **params)
-
-
-def resolve(text: str, progress: Progress, *, ports: str | None = None,
-            recalibrate: bool = False) -> tuple[Topology, LinkRate]:
-    """The topology to run and its LinkRate; `auto` is answered from the calibration cache,
-    or by calibrating now (minutes, once per machine and network size)."""
-    from . import calibration
-
-    try:
-        topo = nominal_topology(text)
-    except TopologyError as exc:
-        raise UsageError(f"topology: {exc}") from None
-    rate = topo.host_rate()
-    if not is_auto(text):
-        return topo, LinkRate(rate, rate, False, "given")
-    from ..emulation.environment import detected
-    from ..emulation.linkshape import check
-    from ..emulation.ports import host_port_type
-
-    caps = detected()
-    caps.require()
-    check(topo, caps)  # what the machine cannot emulate is refused before calibrating
-    here = calibration.machine(host_port_type(caps, ports))
-    key = calibration.topology_key(topo)
-    entry = None if recalibrate else calibration.cached(key, here, NOMINAL_MBIT)
-    source = "calibration cache"
-    if entry is None:
-        entry = calibration.calibrate(topo, NOMINAL_MBIT, progress, ports=ports)
-        source = "calibrated now"
-    mbit = min(float(entry["mbit"]), NOMINAL_MBIT)
-    chosen = LinkRate(NOMINAL_MBIT, mbit, True, source)
-    progress(f"link rate: {chosen.text()}")
-    return topo.scaled(mbit / NOMINAL_MBIT), chosen

@@ -1,4 +1,4 @@
-"""One background-traffic generator (model: testbed.conditions.traffic_model), run inside a host:
+"""One background-traffic generator (model: testbed.specs.traffic_model), run inside a host:
 
     python -m testbed.hostprogs.traffic_gen      (CONFIG as one JSON line on stdin)
 
@@ -29,7 +29,7 @@ import threading
 import time
 from typing import Any
 
-from testbed.conditions.traffic_model import MessageSource, Pacer
+from testbed.specs.traffic_model import MessageSource, Pacer
 
 HEADER = struct.Struct("!I")
 RETRY_S = 0.2  # a destination whose connection failed is skipped this long

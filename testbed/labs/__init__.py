@@ -4,11 +4,10 @@ answers itself; one module per lab."""
 
 from __future__ import annotations
 
+from . import holes, igmp, measuring, traffic, trees, unreliable
 from .lab import Lab
 
 
 def labs() -> dict[int, Lab]:
-    from . import holes, igmp, measuring, traffic, trees, unreliable
-
     return {lab.number: lab for lab in (igmp.LAB, measuring.LAB, trees.LAB, unreliable.LAB,
                                         traffic.LAB, holes.LAB)}

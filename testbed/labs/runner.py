@@ -12,7 +12,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from ..emulation.network import Emulation
 from ..errors import NotKeptUp, UsageError
+from ..experiments.calibration import resolve
+from ..fidelity.flags import Monitor
 from . import labs
 from .answers import Verdict, check, load_answers, load_key, to_toml
 from .lab import Lab
@@ -40,9 +43,6 @@ def _emulation(lab: Lab, progress: Callable[[str], None]) -> Any:
     """The lab's network. A lab that names a rate keeps it (its handout and its answers'
     tolerances were written for it); one that names none runs at the calibrated rate
     (bw=auto, as every bare shape)."""
-    from ..emulation.network import Emulation
-    from ..fidelity.link_rate import resolve
-
     topo, _rate = resolve(lab.topology, progress)
     return Emulation(topo, progress=progress, controller_config=lab.controller)
 
@@ -53,8 +53,6 @@ MEASURE_TRIES = 2  # a flagged measurement is taken again once before the lab gi
 def measure(lab: Lab, progress: Callable[[str], None]) -> dict[str, Any]:
     """The lab's measurement, and under "fidelity" its flags (testbed.fidelity.flags: the
     switch starved of CPU over the whole measurement)."""
-    from ..fidelity.flags import Monitor
-
     with _emulation(lab, progress) as emu, Monitor(emu.topo) as mon:
         t0 = time.time()
         measured = lab.measure(emu, progress)
@@ -126,15 +124,13 @@ def check_files(lab: Lab, files: list[Path], progress: Callable[[str], None],
     return worst
 
 
-def open_lab(lab: Lab, script: Path | None, progress: Callable[[str], None]) -> int:
-    from mininet.log import setLogLevel
-
-    from ..cli.interactive import McastCLI
-
+def open_lab(lab: Lab, script: Path | None, progress: Callable[[str], None],
+             prompt: Callable[[Any, Path | None], None]) -> int:
+    """The lab's network, with `prompt(emulation, script)` on it until it returns (the
+    command line's, testbed.cli.interactive.open_prompt: the labs stand below the CLI)."""
     with _emulation(lab, progress) as emu:
         progress(f"lab {lab.number}, {lab.title}: {lab.topology} is up "
                  f"({lab.controller.mode} mode). The handout: {lab.path}. 'help' lists the "
                  "commands, 'exit' tears the network down.")
-        setLogLevel("output")
-        McastCLI(emu, script=str(script) if script else None)
+        prompt(emu, script)
     return 0

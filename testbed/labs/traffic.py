@@ -12,8 +12,8 @@ from typing import Any
 from collectives.call import BcastCall
 
 from ..conditions.traffic import Traffic
-from ..conditions.traffic_model import TrafficSpec
 from ..experiments.bcast import measure_params, run_bcast
+from ..specs.traffic_model import TrafficSpec
 from .answers import Question
 from .lab import Lab
 

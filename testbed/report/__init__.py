@@ -16,7 +16,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ..experiments.results import read_jsonl
+from ..results import read_jsonl
 from .findings import crossover, growth
 from .html import report_html
 from .plots import draw_plots

@@ -16,10 +16,11 @@ class Figure:
 
 
 def pyplot() -> Any:
-    import matplotlib
+    """matplotlib's pyplot, drawing to files only (the Agg backend: no display needed)."""
+    import matplotlib  # takes most of a second to load: only what draws pays for it
 
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # after use("Agg")
 
     return plt
 
@@ -27,7 +28,7 @@ def pyplot() -> Any:
 def save_png(plt: Any, fig: Any, path: Path) -> None:
     """PNG in 256 colours: a quarter of the bytes, which matters once every plot is embedded
     in the HTML. No Software tag: it carries a URL, and the report references nothing."""
-    from PIL import Image
+    from PIL import Image  # Pillow (matplotlib's) loads only when a picture is written
 
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=100, metadata={"Software": None})

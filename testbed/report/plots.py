@@ -57,6 +57,7 @@ def _grid(plt: Any, n: int, sharey: bool) -> tuple[Any, list[Any]]:
 def _log_y(ax: Any) -> None:
     """Log y with plain numbers (0.2, 5, 300), labelling 2, 3 and 5 between the powers of
     ten when the axis spans too little to show more than one of them."""
+    # matplotlib takes most of a second to load: only when drawing
     from matplotlib.ticker import FuncFormatter
 
     def minor(v: float, _: Any) -> str:
@@ -73,6 +74,7 @@ def _log_y(ax: Any) -> None:
 
 def _x_ticks(ax: Any, values: list[float], label: Callable[[float], str]) -> None:
     """Ticks at the values measured (when few), labelled as people say them (64 KiB)."""
+    # matplotlib takes most of a second to load: only when drawing
     from matplotlib.ticker import FuncFormatter, NullLocator
 
     ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: label(v)))
@@ -115,6 +117,7 @@ def _series(ax: Any, points: list[Point], x_of: Callable[[Point], float | None],
 
 
 def _legend(fig: Any, algs: list[str], flagged: bool, model: bool) -> None:
+    # matplotlib takes most of a second to load: only when drawing
     from matplotlib.lines import Line2D
 
     handles = [Line2D([], [], color=_color(a), marker="o", label=a) for a in algs]
@@ -258,6 +261,7 @@ def _effect_plots(plt: Any, out: Path, points: list[Point],
                   varying: set[str]) -> list[Figure]:
     """Per message size, each algorithm's median under every condition side by side (one
     panel per communicator size)."""
+    # matplotlib takes most of a second to load: only when drawing
     from matplotlib.patches import Patch
 
     ok = [p for p in points if p.ok]

@@ -12,7 +12,7 @@ from typing import Any
 
 from collectives.algorithms import BCASTS
 
-from ..experiments.results import size_text
+from ..results import size_text
 
 # every algorithm the testbed runs, in the order tables and legends list them
 ALGORITHM_ORDER = tuple(BCASTS)

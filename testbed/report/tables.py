@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..experiments.results import text_table
+from ..fidelity.wire_units import frame_time_s, wire_time_s
+from ..results import text_table
 from .points import (
     Cond,
     Point,
@@ -82,8 +83,6 @@ class Table:
 
 def units_note(group: list[Point]) -> str:
     """"M/B = 17.5 ms, a frame 0.41 ms at 30 Mbit/s" for one message size's points."""
-    from ..fidelity.wire_units import frame_time_s, wire_time_s
-
     rates = {p.config().get("link_mbit") for p in group}
     sizes = {p.size for p in group}
     if len(rates) != 1 or len(sizes) != 1:

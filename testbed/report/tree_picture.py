@@ -10,14 +10,13 @@ import networkx as nx
 
 from topologies.model import Topology
 
+from .figures import pyplot
+
 
 def draw_tree(topo: Topology, edges: set[tuple[str, str]], members: set[str], path: Path,
               title: str = "") -> None:
     """Write a PNG (or any format matplotlib knows by the suffix) of `edges` on `topo`."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     graph = topo.graph()
     pos = nx.spring_layout(graph, seed=0)  # numpy only (kamada_kawai would need scipy)

@@ -9,6 +9,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+import networkx as nx
+
 from collectives.algorithms import known
 from collectives.trees.model import MeasuredPointToPoint
 from collectives.trees.ops import Schedule, Send
@@ -138,8 +140,6 @@ def _tree_layout(k: int, edges: list[tuple[int, int, str]]) -> dict[int, tuple[f
 
 def _draw_tree(plt: Any, path: Path, title: str, k: int, edges: list[tuple[int, int, str]],
                multicast: bool) -> None:
-    import networkx as nx
-
     pos = _tree_layout(k, edges)
     width = len({x for x, _ in pos.values()})
     depth = -min(y for _, y in pos.values())

@@ -21,9 +21,10 @@ from topologies import parse_spec
 from ..bench.points import flagged_bcast
 from ..emulation.network import Emulation
 from ..experiments.bcast import measure_params
+from ..experiments.calibration import resolve
 from ..experiments.run import execute, new_run
 from ..experiments.spec import from_dict
-from ..fidelity.link_rate import LinkRate, resolve
+from ..fidelity.link_rate import LinkRate
 from .verdict import point
 
 CALL_FIELDS = ("send_order", "completion", "options")  # the call's; the rest run_bcast's

@@ -10,7 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import RunFailed
-from ..experiments.results import versions
+from ..results import versions
+from . import networks
 from .claims import Claim, Context
 from .registry import CLAIMS, select
 from .report import write
@@ -37,9 +38,7 @@ def run(out_dir: Path, *, quick: bool = False, only: Sequence[str] | None = None
             done[claim.key] = _one(claim, Context(quick, progress))
         measured = [c for c in chosen if c.network is not None]
         for name in network_order(measured):
-            from .networks import running
-
-            with running(name, caps, progress) as net:
+            with networks.running(name, caps, progress) as net:
                 doc["networks"][name] = net.describe()
                 for claim in [c for c in measured if name in c.before]:
                     if _measure(claim, Context(quick, progress, net)):

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from testbed.fidelity import calibration
+from testbed.experiments import calibration
 
 from .conftest import MCASTLAB
 

@@ -23,9 +23,9 @@ import pytest
 
 from collectives.call import BcastCall
 from testbed.cluster import rig as rigmod
-from testbed.cluster.nodes import VXLAN_PORT
+from testbed.cluster.guard import VXLAN_PORT
+from testbed.cluster.spread import Spread
 from testbed.conditions.traffic import Traffic
-from testbed.conditions.traffic_model import TrafficSpec
 from testbed.emulation.cleanup import leftovers
 from testbed.emulation.environment import AFXDP_PORT
 from testbed.emulation.linkshape import nft_table
@@ -34,6 +34,7 @@ from testbed.emulation.network import Emulation
 from testbed.errors import RunFailed
 from testbed.experiments.bcast import run_bcast
 from testbed.fidelity.flags import Monitor
+from testbed.specs.traffic_model import TrafficSpec
 from topologies import fattree
 
 from .mcast import members as controller_members
@@ -179,7 +180,7 @@ def _only_the_servers_reach_the_tunnels_and_the_controller(emu: Emulation,
 
 def test_a_fat_tree_across_two_servers_delivers_unicast_and_groups(caps, rig):
     topo = fattree(4, 2, bw=20)
-    with Emulation(topo, caps=caps, cluster=rig.spec) as emu:
+    with Emulation(topo, caps=caps, cluster=Spread(topo, rig.spec)) as emu:
         place = emu.spread.placement
         assert place is not None
         assert place.hosts_per_server(topo) == {"localhost": 8, rigmod.NAME: 8}

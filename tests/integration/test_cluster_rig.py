@@ -13,8 +13,8 @@ import pytest
 
 from testbed.cluster import rig as rigmod
 from testbed.cluster.server import RemoteServer
-from testbed.cluster.spec import Server
 from testbed.errors import RunFailed
+from testbed.specs.cluster import Server
 
 
 def test_server2_is_a_machine_of_its_own_reached_by_ssh(caps, clean_after):

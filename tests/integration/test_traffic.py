@@ -10,8 +10,8 @@ import time
 import pytest
 
 from testbed.conditions.traffic import Traffic
-from testbed.conditions.traffic_model import TrafficSpec
 from testbed.emulation.network import Emulation
+from testbed.specs.traffic_model import TrafficSpec
 from topologies import parse_spec
 
 RUN_S = 2.0  # thousands of messages per generator at these loads: the shares settle well within it

@@ -15,12 +15,13 @@ from controller.config import ControllerConfig
 from controller.membership import Membership
 from controller.multicast import MulticastPolicy
 from controller.ofutil import PRIO_MCAST
-from testbed.cluster.spec import LOCAL, from_servers
+from testbed.cluster.spread import Spread
 from testbed.emulation import lane as emu_lane
 from testbed.emulation.environment import Capabilities
 from testbed.emulation.hub import MEDIUM_PORTS
 from testbed.emulation.network import Emulation
 from testbed.errors import CapabilityError, UsageError
+from testbed.specs.cluster import LOCAL, from_servers
 from topologies import parse_spec
 
 from .test_testbed_linkshape import caps as all_caps
@@ -181,9 +182,10 @@ def test_strict_mode_gives_every_switch_a_shaped_lane_recorded_for_teardown() ->
 
 
 def test_strict_mode_across_servers_is_refused() -> None:
+    topo = parse_spec("star:hosts=4")
     with pytest.raises(UsageError, match="range lanes"):
-        Emulation(parse_spec("star:hosts=4"), caps=caps(), controller_config=STRICT,
-                  cluster=from_servers("node2"))
+        Emulation(topo, caps=caps(), controller_config=STRICT,
+                  cluster=Spread(topo, from_servers("node2")))
 
 
 def test_strict_mode_without_the_ingress_mirror_is_refused() -> None:

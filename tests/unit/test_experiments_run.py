@@ -25,12 +25,10 @@ from rich.progress import Progress
 
 from collectives.call import BcastCall
 from collectives.stats import summarize
-from testbed.cluster.spec import LOCAL
+from testbed import results
 from testbed.cluster.spread import Spread
 from testbed.conditions.traffic import Traffic
-from testbed.conditions.traffic_model import TrafficSpec
 from testbed.errors import RunFailed, UsageError
-from testbed.experiments import results
 from testbed.experiments import run as runmod
 from testbed.experiments.bcast import prediction
 from testbed.experiments.run import (
@@ -50,6 +48,8 @@ from testbed.experiments.run import (
 from testbed.experiments.spec import ExperimentSpec, Point, SpecError, from_dict
 from testbed.fidelity.flags import judge
 from testbed.fidelity.wire_units import frame_time_s, in_units
+from testbed.specs.cluster import LOCAL
+from testbed.specs.traffic_model import TrafficSpec
 
 from .test_testbed_linkshape import caps
 

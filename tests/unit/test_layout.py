@@ -1,65 +1,34 @@
-"""The code's layout holds (design.md's layers, issue 18): no import cycle among the
-project's modules, no private name imported from another module, and collectives/ (run
-inside the MPI ranks) never imports the testbed or the controller. Imports are read from
-the source, those inside functions too; imports only for type checkers do not count."""
+"""The code's layout holds (issue 18; issue 37, item 2): no import cycle among the
+project's modules, no private name imported from another module, collectives/ (run inside
+the MPI ranks) never imports the testbed or the controller, testbed's parts stand on the
+floors its docstring numbers (no import runs up them, nor round between parts), and an
+import placed inside a function says why. Imports are read from the source
+(scripts/import_graph.py), those inside functions too; imports only for type checkers do not
+count."""
 
 from __future__ import annotations
 
 import ast
+import importlib.util
+import io
+import re
+import sys
+import tokenize
 from pathlib import Path
 
 import networkx as nx
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-PACKAGES = ("collectives", "controller", "testbed", "topologies")
+_spec = importlib.util.spec_from_file_location("import_graph", ROOT / "scripts" / "import_graph.py")
+assert _spec is not None and _spec.loader is not None
+ig = sys.modules.setdefault("import_graph", importlib.util.module_from_spec(_spec))
+if not hasattr(ig, "graph"):
+    _spec.loader.exec_module(ig)
 
-
-def module_name(path: Path) -> str:
-    parts = list(path.relative_to(ROOT).with_suffix("").parts)
-    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
-
-
-MODULES = {module_name(p): p for pkg in PACKAGES for p in (ROOT / pkg).rglob("*.py")}
-
-
-def runtime_nodes(tree: ast.AST):
-    """Every node but those under `if TYPE_CHECKING:`."""
-    stack = [tree]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
-            stack.extend(node.orelse)
-            continue
-        yield node
-        stack.extend(ast.iter_child_nodes(node))
-
-
-def imports(name: str) -> list[tuple[str, str]]:
-    """(module imported, name taken from it or "") of one module's imports."""
-    path = MODULES[name]
-    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-    out = []
-    for node in runtime_nodes(ast.parse(path.read_text())):
-        if isinstance(node, ast.Import):
-            out += [(a.name, "") for a in node.names]
-        elif isinstance(node, ast.ImportFrom):
-            base = package.split(".")[: len(package.split(".")) - node.level + 1] \
-                if node.level else []
-            target = ".".join(base + ([node.module] if node.module else []))
-            for a in node.names:
-                sub = f"{target}.{a.name}"
-                out.append((sub, "") if sub in MODULES else (target, a.name))
-    return out
-
-
-def graph() -> nx.DiGraph:
-    g = nx.DiGraph()
-    g.add_nodes_from(MODULES)
-    for name in MODULES:
-        g.add_edges_from((name, target) for target, _ in imports(name) if target in MODULES)
-    return g
-
+MODULES = ig.find_modules(ROOT)
+IMPORTS = ig.all_imports(MODULES)
+FLOORS = ig.read_floors(ROOT)
 
 def test_the_modules_are_found() -> None:
     assert {"collectives.executor", "collectives.algorithms", "testbed.cli.main", "controller",
@@ -68,34 +37,111 @@ def test_the_modules_are_found() -> None:
 
 
 def test_no_import_cycles() -> None:
-    cycles = sorted(" -> ".join(c) for c in nx.simple_cycles(graph()))
+    cycles = sorted(" -> ".join(c) for c in nx.simple_cycles(ig.graph(MODULES, IMPORTS)))
     assert cycles == []
 
 
 def test_no_private_name_is_imported_from_another_module() -> None:
-    taken = sorted(f"{name}: {target}.{what}" for name in MODULES
-                   for target, what in imports(name)
-                   if target in MODULES and what.startswith("_") and not what.startswith("__"))
+    taken = sorted(f"{i.source}: {i.target}.{i.name}" for i in IMPORTS
+                   if i.target in MODULES and i.name.startswith("_")
+                   and not i.name.startswith("__"))
     assert taken == []
 
 
 @pytest.mark.parametrize("forbidden", ["testbed", "controller"])
 def test_collectives_never_imports_the_testbed_or_controller(forbidden: str) -> None:
-    bad = sorted(f"{name}: {target}" for name in MODULES if name.startswith("collectives")
-                 for target, _ in imports(name)
-                 if target == forbidden or target.startswith(forbidden + "."))
+    bad = sorted(f"{i.source}: {i.target}" for i in IMPORTS if i.source.startswith("collectives")
+                 and (i.target == forbidden or i.target.startswith(forbidden + ".")))
     assert bad == []
 
 
-def test_the_checks_see_a_cycle_and_a_private_import(tmp_path: Path, monkeypatch) -> None:
-    """The reading above would catch what it looks for (two modules made up here)."""
+def test_every_part_of_the_testbed_stands_on_a_floor() -> None:
+    parts = {ig.unit(m) for m in MODULES if m.startswith("testbed.")}
+    on_floors = [u for floor in FLOORS for u in floor]
+    assert len(on_floors) == len(set(on_floors)), "a part on two floors"
+    assert sorted(parts - set(on_floors)) == []
+    assert sorted(set(on_floors) - parts) == [], "a floor names a part that is not there"
+
+
+def test_no_import_runs_up_the_floors() -> None:
+    """Inside functions too: a function-level import is no way around the order."""
+    at = ig.floor_of(FLOORS)
+    up: dict[tuple[str, str], list[str]] = {}
+    for i in IMPORTS:
+        a, b = ig.unit(i.source), ig.unit(i.target)
+        if i.target in MODULES and a in at and b in at and at[a] < at[b]:
+            up.setdefault((a, b), []).append(f"{i.source}:{i.line} -> {i.target}")
+    assert up == {}
+
+
+def test_the_parts_do_not_reach_each_other() -> None:
+    """Parts on one floor may import one another, in one direction only."""
+    parts = ig.unit_graph(ig.graph(MODULES, IMPORTS))
+    knots = [sorted(k) for k in nx.strongly_connected_components(parts) if len(k) > 1]
+    assert knots == []
+
+
+NOT_A_REASON = re.compile(r"#\s*(noqa\b|type:|pragma\b)[^#]*$")
+
+
+def without_reason(path: Path, lines: list[int]) -> list[int]:
+    """Of these import lines, those with no comment on their statement nor on the line
+    above it (or above the run of import statements it stands in)."""
+    text = path.read_text()
+    comments: dict[int, str] = {}
+    for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+        if tok.type == tokenize.COMMENT and not NOT_A_REASON.match(tok.string):
+            comments[tok.start[0]] = tok.line
+    starts = {n.end_lineno or n.lineno: n.lineno for n in ast.walk(ast.parse(text))
+              if isinstance(n, ast.Import | ast.ImportFrom)}
+    ends = {start: end for end, start in starts.items()}
+    out = []
+    for line in lines:
+        first = line
+        while first - 1 in starts and first - 1 not in comments:  # an import just above
+            first = starts[first - 1]
+        own = any(n in comments for n in range(line, ends[line] + 1))
+        if not own and not comments.get(first - 1, "").lstrip().startswith("#"):
+            out.append(line)
+    return out
+
+
+def test_every_import_inside_a_function_says_why() -> None:
+    """Only an optional or heavy dependency is imported inside a function (mpi4py.MPI
+    starts MPI, matplotlib takes most of a second, Mininet and os-ken are loaded only by
+    what builds a network or runs the controller), and a comment on the import or the line
+    above says which. Everything else is imported at the top of the module."""
+    by_file: dict[str, list[int]] = {}
+    for i in ig.function_level(MODULES, IMPORTS):
+        by_file.setdefault(i.source, []).append(i.line)
+    bad = [f"{MODULES[m].relative_to(ROOT)}:{line}" for m, lines in sorted(by_file.items())
+           for line in without_reason(MODULES[m], lines)]
+    assert bad == []
+
+
+def test_the_checks_see_what_they_look_for(tmp_path: Path) -> None:
+    """The reading above would catch a cycle, a private import, an import up the floors and
+    a function-level import without a reason (modules made up here)."""
     pkg = tmp_path / "collectives"
     pkg.mkdir()
     (pkg / "__init__.py").write_text("")
     (pkg / "a.py").write_text("from .b import _hidden\n")
-    (pkg / "b.py").write_text("def f():\n    from . import a\n_hidden = 1\n")
-    monkeypatch.setattr(__import__(__name__, fromlist=["x"]), "ROOT", tmp_path)
-    fake = {module_name(p): p for p in pkg.rglob("*.py")}
-    monkeypatch.setattr(__import__(__name__, fromlist=["x"]), "MODULES", fake)
-    assert [sorted(c) for c in nx.simple_cycles(graph())] == [["collectives.a", "collectives.b"]]
-    assert ("collectives.b", "_hidden") in imports("collectives.a")
+    (pkg / "b.py").write_text("def f():\n    from . import a\n\n\n"
+                              "def g():\n    # heavy: a second to load\n    import json\n"
+                              "    import csv\n    return 1  # noqa: E\n\n\n"
+                              "def h():\n    import io  # type: ignore\n\n\n_hidden = 1\n")
+    (tmp_path / "testbed" / "low").mkdir(parents=True)
+    (tmp_path / "testbed" / "__init__.py").write_text('"""\n1. ``low/``: x\n2. ``high.py``: y\n"""')
+    (tmp_path / "testbed" / "low" / "__init__.py").write_text("def f():\n    from .. import high\n")
+    (tmp_path / "testbed" / "high.py").write_text("from . import low\n")
+    fake = ig.find_modules(tmp_path)
+    imports = ig.all_imports(fake)
+    cycles = [sorted(c) for c in nx.simple_cycles(ig.graph(fake, imports))]
+    assert sorted(cycles) == [["collectives.a", "collectives.b"], ["testbed.high", "testbed.low"]]
+    assert ig.Import("collectives.a", "collectives.b", "_hidden", 1, False) in imports
+    floors = ig.read_floors(tmp_path)
+    assert floors == [["testbed.low"], ["testbed.high"]]
+    assert ig.upward(ig.unit_graph(ig.graph(fake, imports)), floors) == [
+        ("testbed.low", "testbed.high")]
+    b_lines = [i.line for i in ig.function_level(fake, imports) if i.source == "collectives.b"]
+    assert without_reason(fake["collectives.b"], b_lines) == [2, 13]

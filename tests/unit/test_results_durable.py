@@ -17,14 +17,14 @@ from typing import Any
 import pytest
 
 from collectives.stats import summarize
-from testbed.cluster.spec import LOCAL
+from testbed import results
 from testbed.cluster.spread import Spread
 from testbed.errors import DiskFull, UsageError
-from testbed.experiments import results
 from testbed.experiments.run import _Arrivals, _done_keys, _opened
 from testbed.experiments.spec import load
 from testbed.fidelity.flags import Monitor
 from testbed.outputs import output_dir, output_file
+from testbed.specs.cluster import LOCAL
 from topologies import parse_spec
 
 NOBODY = 65534

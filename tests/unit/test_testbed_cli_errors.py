@@ -39,7 +39,7 @@ def no_network(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     from os_ken.base.app_manager import AppManager
 
     from testbed.emulation import cleanup, network
-    from testbed.fidelity import calibration
+    from testbed.experiments import calibration
 
     monkeypatch.setattr(network.Emulation, "__init__", refuse)
     monkeypatch.setattr(calibration, "calibrate", refuse)
@@ -356,8 +356,8 @@ class Resolved(Exception):
 
 @pytest.fixture
 def resolved(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The specs commands would run (link_rate.resolve patched to record and stop)."""
-    from testbed.fidelity import link_rate
+    """The specs commands would run (calibration.resolve patched to record and stop)."""
+    from testbed.experiments import calibration
 
     specs: list[str] = []
 
@@ -365,7 +365,7 @@ def resolved(monkeypatch: pytest.MonkeyPatch) -> list[str]:
         specs.append(text)
         raise Resolved
 
-    monkeypatch.setattr(link_rate, "resolve", record)
+    monkeypatch.setattr(calibration, "resolve", record)
     return specs
 
 

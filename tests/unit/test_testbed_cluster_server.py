@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from testbed.cluster.server import LocalServer, RemoteServer, remote_command, servers, ssh_argv
-from testbed.cluster.spec import Server, from_dict
+from testbed.cluster.server import RemoteServer, remote_command, servers, ssh_argv
+from testbed.emulation.servers import LocalServer
 from testbed.errors import RunFailed
+from testbed.specs.cluster import Server, from_dict
 
 
 def test_ssh_never_asks_and_shares_one_connection_per_server():

@@ -16,12 +16,13 @@ import pytest
 from controller.config import ControllerConfig
 from testbed.cluster.guard import guard_script
 from testbed.cluster.nodes import TunnelLink, tunnel_batch
-from testbed.cluster.server import LocalServer, RemoteServer
-from testbed.cluster.spec import ClusterSpec, Server
+from testbed.cluster.server import RemoteServer
 from testbed.cluster.spread import Spread
 from testbed.emulation.network import Emulation
 from testbed.emulation.registry import sockets_dir
+from testbed.emulation.servers import LocalServer, OneMachine
 from testbed.errors import UsageError
+from testbed.specs.cluster import ClusterSpec, Server
 from topologies import parse_spec
 
 TOPO = parse_spec("fattree:k=4,n=2,hosts=16")
@@ -34,15 +35,25 @@ def _spread() -> Spread:
     return s
 
 
-def test_one_machine_is_one_local_server_and_no_tunnels():
-    s = Spread(TOPO)
-    assert not s.cluster and list(s.runners) == ["localhost"]
-    assert type(s.runner("h3")) is LocalServer and s.local("s1")
-    assert s.node_params("h3", switch=False) == {}
+@pytest.mark.parametrize("s", [Spread(TOPO), OneMachine()], ids=["spread", "emulation's own"])
+def test_one_machine_is_one_local_server_and_no_tunnels(s: OneMachine):
+    assert not s.cluster and list(s.runners) == ["localhost"] and s.host_mtu is None
+    assert type(s.runner("h3")) is LocalServer and s.local("s1") and s.remotes == []
+    assert s.node_params("h3", switch=False) == {} and s.group_slice("h3") is None
     assert s.link_params("s1", "s5", 7) == {}
     cfg = s.controller_config(ControllerConfig(), "r1")
     assert cfg.unix and cfg.listen == str(sockets_dir("r1") / "openflow.sock")
-    assert not cfg.allow and not cfg.tls and s.pki is None
+    assert not cfg.allow and not cfg.tls
+
+
+def test_the_emulation_is_handed_the_spread_and_places_it_after_its_own_refusals():
+    """Emulation(cluster=...) takes the cluster's Spread through the interface it calls
+    (OneMachine); without one it lays the network on this machine alone."""
+    assert type(Emulation(TOPO, caps=object()).spread) is OneMachine
+    spread = Spread(TOPO, SPEC)
+    assert Emulation(TOPO, caps=object(), cluster=spread).spread is spread
+    assert spread.placement is not None and spread.host_mtu == 1450
+    assert isinstance(spread, OneMachine)
 
 
 def test_nodes_go_to_their_servers_and_cut_links_become_tunnels():
@@ -116,7 +127,8 @@ def test_a_tunnel_end_is_one_batch_of_its_kind():
 def test_a_cluster_refuses_what_only_one_machine_has(kw, monkeypatch):
     monkeypatch.setattr("testbed.emulation.network._check_host_cpu", lambda f: f)
     with pytest.raises(UsageError, match="across servers runs on Open vSwitch"):
-        Emulation(parse_spec("tree:leaves=2,hosts_per_leaf=2"), caps=object(), cluster=SPEC,
+        tree = parse_spec("tree:leaves=2,hosts_per_leaf=2")
+        Emulation(tree, caps=object(), cluster=Spread(tree, SPEC),
                   **kw)
 
 
@@ -124,7 +136,7 @@ def test_af_xdp_ports_only_on_the_servers_that_can_open_them():
     from testbed.emulation.ports import host_links
     from testbed.errors import CapabilityError
 
-    emu = Emulation(TOPO, caps=object(), cluster=SPEC, ports="auto")
+    emu = Emulation(TOPO, caps=object(), cluster=Spread(TOPO, SPEC), ports="auto")
 
     class Held:  # what server b's agent answered
         server, ready = emu.spread.runners["b"], {"ready": True, "afxdp": False}

@@ -5,7 +5,7 @@ import threading
 import time
 
 from testbed.conditions.faults import FaultTimeline
-from testbed.experiments.spec import FaultEvent
+from testbed.specs.faults import FaultEvent
 
 
 class LossLog:

@@ -84,9 +84,9 @@ def test_across_servers_each_server_is_judged_on_its_own_readings() -> None:
     """A cluster's servers are sampled apart (each has its own /proc and /sys): the worst
     switch is named with its server, links are read where they live, and a tunnel that
     dropped frames flags the point (the servers' link, not the emulated one, lost them)."""
-    from testbed.cluster.spec import ClusterSpec, Server
     from testbed.cluster.spread import Spread
     from testbed.fidelity.flags import Monitor
+    from testbed.specs.cluster import ClusterSpec, Server
     from topologies import parse_spec
 
     topo = parse_spec("fattree:k=4,n=2,hosts=16,bw=10")

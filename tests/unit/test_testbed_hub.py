@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import pytest
 
-from testbed.cluster.spec import LOCAL, from_servers
+from testbed.cluster.spread import Spread
 from testbed.emulation import hub
 from testbed.emulation.network import Emulation
 from testbed.emulation.one_way import switch_rate
 from testbed.errors import UsageError
+from testbed.specs.cluster import LOCAL, from_servers
 from topologies import parse_spec
 
 from .test_testbed_linkshape import caps
@@ -70,8 +71,11 @@ def test_a_hubs_medium_is_recorded_for_teardown() -> None:
                                          "controller, ovs-snooping, flooding, hub, "
                                          "linux-bridge"),
     ("mesh:rows=2,cols=2", {"switch": "hub"}, "has loops"),
-    ("star:hosts=4", {"switch": "hub", "cluster": from_servers("node2")}, "hubs"),
+    ("star:hosts=4", {"switch": "hub", "servers": "node2"}, "hubs"),
 ])
 def test_bad_hub_arguments_are_refused(spec: str, kwargs: dict, message: str) -> None:
+    topo = parse_spec(spec)
+    if "servers" in kwargs:
+        kwargs["cluster"] = Spread(topo, from_servers(kwargs.pop("servers")))
     with pytest.raises(UsageError, match=message):
-        Emulation(parse_spec(spec), caps=caps(), **kwargs)
+        Emulation(topo, caps=caps(), **kwargs)

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from testbed.errors import UsageError
-from testbed.fidelity import calibration
+from testbed.experiments import calibration
 from testbed.fidelity.link_rate import NOMINAL_MBIT, LinkRate, is_auto, nominal_topology
 from testbed.fidelity.wire_units import frame_time_s, in_units, wire_time_s
 from topologies import parse_spec

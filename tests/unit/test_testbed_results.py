@@ -1,11 +1,11 @@
-"""testbed.experiments.results: results folders, text tables, the HTML report and JSON files."""
+"""testbed.results: results folders, text tables, the HTML report and JSON files."""
 
 import json
 from pathlib import Path
 
 import pytest
 
-from testbed.experiments import results
+from testbed import results
 
 STAMP = "20250102-030405"
 

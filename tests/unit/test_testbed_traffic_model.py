@@ -1,4 +1,4 @@
-"""testbed.conditions.traffic_model: the background-traffic model's distributions, its
+"""testbed.specs.traffic_model: the background-traffic model's distributions, its
 validation and the per-host plans; and testbed.conditions.traffic's pure helpers
 (no root, no sockets)."""
 
@@ -13,7 +13,8 @@ from collections import Counter
 import pytest
 
 from testbed.conditions.traffic import Traffic, link_rate, neighbours, resolve_hosts
-from testbed.conditions.traffic_model import (
+from testbed.errors import UsageError
+from testbed.specs.traffic_model import (
     BULK_TCP_CHUNK,
     PATTERNS,
     UDP_PAYLOAD,
@@ -24,7 +25,6 @@ from testbed.conditions.traffic_model import (
     plan,
     think_mean_s,
 )
-from testbed.errors import UsageError
 from topologies import parse_spec
 
 GROUP = ["h0", "h1", "h2", "h3", "h4"]
@@ -273,7 +273,7 @@ def test_traffic_refuses_bad_input_and_does_nothing_without_hosts() -> None:
 def test_destination_shares_follow_the_sources() -> None:
     import random as _random
 
-    from testbed.conditions.traffic_model import MessageSource, destination_shares
+    from testbed.specs.traffic_model import MessageSource, destination_shares
 
     group = ["h0", "h1", "h2", "h3", "h4"]
     spec = TrafficSpec.from_dict({"pattern": "hotspot", "load": 0.1, "hot_fraction": 0.3})

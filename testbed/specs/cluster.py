@@ -4,7 +4,7 @@ where the controller listens; from a spec's ``[cluster]`` table or ``--servers a
     [cluster]
     servers = ["root@10.1.0.2"]                 # the other servers: the run starts here
                                                 # (localhost), which comes first
-    placement = "blocks"                        # testbed.cluster.placement.METHODS
+    placement = "blocks"                        # METHODS
     tunnel = "auto"                             # gretap where the kernel has it, else vxlan
     listen = "10.1.0.1"                         # the controller's address (default: the
                                                 # launching server's address towards the others)
@@ -20,8 +20,9 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from .placement import METHODS
+from controller.config import check_listen_address
 
+METHODS = ("blocks", "switch-bin")  # how nodes are placed: testbed.cluster.placement
 TUNNELS = ("auto", "gretap", "vxlan")
 KEYS = {"servers", "placement", "tunnel", "listen", "ssh_config"}
 LOCAL = "localhost"
@@ -107,8 +108,6 @@ def from_dict(table: dict[str, Any]) -> ClusterSpec:
             raise ValueError(f"cluster.{key}: must be a string, got {value!r}")
         options[key] = value
     if options["listen"] is not None:
-        from controller.config import check_listen_address
-
         try:  # the controller's own rule: loopback or private, never public
             check_listen_address(options["listen"])
         except ValueError as exc:

@@ -17,7 +17,7 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
-from ..errors import DiskFull
+from .errors import DiskFull
 
 DEFAULT_ROOT = Path("results")
 
@@ -59,8 +59,6 @@ def _pkg(name: str) -> str:
 
 def versions() -> dict[str, str]:
     """Versions of everything a measurement depends on, and the machine it ran on."""
-    import os
-
     mpiexec = Path(sys.executable).parent / "mpiexec"
     return {
         "mcastlab": _pkg("mcastlab"),

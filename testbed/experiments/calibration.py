@@ -42,16 +42,21 @@ from typing import Any
 
 from collectives.call import BcastCall
 from collectives.timing import wait_per_turn
-from topologies import Topology
+from topologies import Topology, TopologyError
 
 from ..emulation.controller_proc import group_members, tcp_listening
+from ..emulation.environment import detected
 from ..emulation.group_probe import wait_file
+from ..emulation.linkshape import check
 from ..emulation.network import Emulation
+from ..emulation.ports import host_port_type, switch_side
 from ..errors import RunFailed, UsageError
-from ..experiments.bcast import model_params, run_bcast
+from ..fidelity.flags import Monitor, expected_rates
+from ..fidelity.link_rate import NOMINAL_MBIT, LinkRate, is_auto, nominal_topology
+from ..fidelity.wire_units import FRAME_BYTES, frame_time_s
 from ..hostprogs import command
-from .flags import Monitor, expected_rates, switch_side
-from .wire_units import FRAME_BYTES, frame_time_s
+from ..results import versions
+from .bcast import model_params, run_bcast
 
 LADDER_MBIT = (5, 10, 20, 30, 50, 70, 100, 150, 200, 300, 500, 700, 1000)
 PROBE_SIZE = 65536
@@ -89,8 +94,6 @@ def topology_key(topo: Topology) -> str:
 
 def machine(host_ports: str) -> dict[str, Any]:
     """What the envelope depends on; a cached one for another machine is redone."""
-    from ..experiments.results import versions
-
     v = versions()
     try:
         mem = next(int(ln.split()[1]) for ln in Path("/proc/meminfo").read_text().splitlines()
@@ -385,3 +388,30 @@ def calibrate(topo: Topology, cap: float, progress: Progress, *,
 
 def topo_text(topo: Topology) -> str:
     return f"{topo.shape} with {len(topo.hosts)} hosts"
+
+
+def resolve(text: str, progress: Progress, *, ports: str | None = None,
+            recalibrate: bool = False) -> tuple[Topology, LinkRate]:
+    """The topology to run and its LinkRate; `auto` is answered from the calibration cache,
+    or by calibrating now (minutes, once per machine and network size)."""
+    try:
+        topo = nominal_topology(text)
+    except TopologyError as exc:
+        raise UsageError(f"topology: {exc}") from None
+    rate = topo.host_rate()
+    if not is_auto(text):
+        return topo, LinkRate(rate, rate, False, "given")
+    caps = detected()
+    caps.require()
+    check(topo, caps)  # what the machine cannot emulate is refused before calibrating
+    here = machine(host_port_type(caps, ports))
+    key = topology_key(topo)
+    entry = None if recalibrate else cached(key, here, NOMINAL_MBIT)
+    source = "calibration cache"
+    if entry is None:
+        entry = calibrate(topo, NOMINAL_MBIT, progress, ports=ports)
+        source = "calibrated now"
+    mbit = min(float(entry["mbit"]), NOMINAL_MBIT)
+    chosen = LinkRate(NOMINAL_MBIT, mbit, True, source)
+    progress(f"link rate: {chosen.text()}")
+    return topo.scaled(mbit / NOMINAL_MBIT), chosen
