@@ -53,9 +53,10 @@ def _value(text: str) -> Any:
     return None if text.lower() in ("none", "unlimited") else text
 
 
-def split_spec(spec: str) -> tuple[str, dict[str, Any]]:
+def split_spec(spec: str, **given: Any) -> tuple[str, dict[str, Any]]:
     """"shape:key=val,..." -> (shape, {key: value}), values as parse_spec reads them
-    (ints, floats, None for "none"/"unlimited", other text as is)."""
+    (ints, floats, None for "none"/"unlimited", other text as is), with the parameters
+    `given` as values added (one written in the text too is refused)."""
     spec = spec.strip()
     shape, _, rest = spec.partition(":")
     shape = shape.strip()
@@ -70,12 +71,21 @@ def split_spec(spec: str) -> tuple[str, dict[str, Any]]:
         if key in params:
             raise TopologyError(f"parameter {key!r} is given twice in topology spec {spec!r}")
         params[key] = _value(text)
+    for key, value in given.items():
+        if key in params:
+            raise TopologyError(f"parameter {key!r} is given twice: {key}={params[key]} in "
+                                f"{spec!r} and {value}")
+        params[key] = value
     return shape, params
 
 
-def parse_spec(spec: str) -> Topology:
-    """"shape", "shape:key=val,key=val" or the path of a .toml/.json topology file."""
+def parse_spec(spec: str, **given: Any) -> Topology:
+    """"shape", "shape:key=val,key=val" or the path of a .toml/.json topology file; `given`
+    parameters as values (a link rate, a size), not pasted into the text."""
     if is_topology_file(spec.strip()):
+        if given:
+            raise TopologyError(f"the topology file {spec.strip()} sets its own "
+                                f"{', '.join(given)}")
         return load_topology_file(spec.strip())
-    shape, params = split_spec(spec)
+    shape, params = split_spec(spec, **given)
     return build(shape, **params)

@@ -44,7 +44,7 @@ SERVER_CORES, OVS_CORES = 16, 2  # the plan's server: 16 cores, 2 kept for OVS a
 
 def run(caps: Capabilities, progress: Progress, quick: bool = False) -> dict[str, Any]:
     _star, rate = resolve("star:hosts=16", progress)  # what one machine keeps up with
-    topo = parse_spec(f"fattree:k=4,n=2,bw={rate.mbit:g}")
+    topo = parse_spec("fattree:k=4,n=2", bw=rate.mbit)
     sizes = (65536,) if quick else (1024, 65536)
     iters = 5 if quick else 10
     out: dict[str, Any] = {"mbit": rate.mbit, "link_rate": rate.to_dict(),

@@ -7,6 +7,7 @@ import argparse
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from controller.config import MODES, ControllerConfig
 from controller.timers import IgmpTimers
@@ -104,22 +105,24 @@ def script_file(args: argparse.Namespace) -> Path | None:
     return script
 
 
-def topo_spec(topo: str, bw: str | None, star_size: int | None, ranks: int | None) -> str:
-    """--topo with --bw and --hosts folded in; a contradiction is refused, never ignored.
+def topo_spec(topo: str, bw: str | float | None, star_size: int | None,
+              ranks: int | None) -> tuple[str, dict[str, Any]]:
+    """--topo, and the parameters --bw and --hosts give as values (never pasted into the
+    text); a contradiction is refused, never ignored.
 
-    --bw is the host-link rate of any shape: added to its parameters, refused when they give
-    bw= too or when --topo is a file (a file keeps its own rates). --hosts of a bare 'star'
-    is its size. `star_size` (net, params): --hosts means nothing else, so it is refused
-    with any other --topo. `ranks` (bcast): that many ranks, at most the network's hosts.
+    --bw is the host-link rate of any shape ('auto' or Mbit/s): refused when --topo gives
+    bw= too or is a file (a file keeps its own rates). --hosts of a bare 'star' is its size.
+    `star_size` (net, params): --hosts means nothing else, so it is refused with any other
+    --topo. `ranks` (bcast): that many ranks, at most the network's hosts.
     """
-
     spec = topo.strip()
     bare_star = spec == "star"
     if star_size and not bare_star:
         where = "hosts= in --topo" if spec.startswith("star:") else "the size in --topo"
         raise UsageError(f"--hosts sizes a bare 'star', not {spec}: give {where}")
-    extra = [f"hosts={star_size or ranks}"] if bare_star and (star_size or ranks) else []
-    if bw:
+    given: dict[str, Any] = {"hosts": star_size or ranks} if bare_star and (star_size or ranks) \
+        else {}
+    if bw is not None:
         if is_topology_file(spec):
             raise UsageError(f"--bw: the topology file {spec} sets its own link rates")
         try:
@@ -127,18 +130,18 @@ def topo_spec(topo: str, bw: str | None, star_size: int | None, ranks: int | Non
         except TopologyError as exc:
             raise UsageError(f"--topo: {exc}") from None
         if "bw" in params:
-            raise UsageError(f"--bw {bw} and bw={params['bw']} in --topo: give the rate once")
-        extra.append(f"bw={bw}")
-    if extra:
-        spec += ("," if ":" in spec else ":") + ",".join(extra)
+            raise UsageError(f"--bw {bw:g} and bw={params['bw']} in --topo: give the rate once"
+                             if isinstance(bw, float) else
+                             f"--bw {bw} and bw={params['bw']} in --topo: give the rate once")
+        given["bw"] = bw
     if ranks and not bare_star:
         try:
-            hosts = len(nominal_topology(spec).hosts)
+            hosts = len(nominal_topology(spec, **given).hosts)
         except TopologyError as exc:
             raise UsageError(f"topology: {exc}") from None
         if ranks > hosts:
             raise UsageError(f"--hosts {ranks}: {spec} has {hosts} hosts")
-    return spec
+    return spec, given
 
 
 def network(args: argparse.Namespace, *, star_size: int | None = None,
@@ -149,11 +152,11 @@ def network(args: argparse.Namespace, *, star_size: int | None = None,
     # loaded when the command runs: keeps the start of `mcastlab` quick
     from ..experiments.calibration import resolve
 
-    return resolve(topo_spec(args.topo, getattr(args, "bw", None), star_size, ranks),
-                   progress)
+    spec, given = topo_spec(args.topo, getattr(args, "bw", None), star_size, ranks)
+    return resolve(spec, progress, given=given)
 
 
-def rate(text: str) -> str:
+def rate(text: str) -> str | float:
     """--bw: 'auto' or a rate in Mbit/s > 0 (argparse type)."""
     if text == "auto":
         return text
@@ -163,7 +166,7 @@ def rate(text: str) -> str:
         raise argparse.ArgumentTypeError(f"'auto' or Mbit/s, got {text!r}") from None
     if not value > 0 or value == float("inf"):
         raise argparse.ArgumentTypeError(f"a rate must be > 0 Mbit/s, got {text!r}")
-    return f"{value:g}"
+    return value
 
 
 def at_least(low: int) -> Callable[[str], int]:

@@ -284,9 +284,9 @@ def cmd_osu(args: argparse.Namespace) -> int:
             sizes = osu.parse_sizes(args.message_size)
         except ValueError as exc:
             raise UsageError(str(exc)) from None
-    spec = topo_spec(args.topo, args.bw, None, args.hosts)
+    spec, given = topo_spec(args.topo, args.bw, None, args.hosts)
     try:  # the ranks and the algorithm's fit, on the topology as named: before any network
-        placed(nominal_topology(spec), args.bench, args.algo, args.hosts)
+        placed(nominal_topology(spec, **given), args.bench, args.algo, args.hosts)
     except (RunFailed, TopologyError) as exc:
         raise UsageError(str(exc)) from None
     cluster = cluster_spec(args)

@@ -35,7 +35,7 @@ import statistics
 import subprocess
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -390,16 +390,18 @@ def topo_text(topo: Topology) -> str:
     return f"{topo.shape} with {len(topo.hosts)} hosts"
 
 
-def resolve(text: str, progress: Progress, *, ports: str | None = None,
-            recalibrate: bool = False) -> tuple[Topology, LinkRate]:
-    """The topology to run and its LinkRate; `auto` is answered from the calibration cache,
-    or by calibrating now (minutes, once per machine and network size)."""
+def resolve(text: str, progress: Progress, *, given: Mapping[str, Any] | None = None,
+            ports: str | None = None, recalibrate: bool = False) -> tuple[Topology, LinkRate]:
+    """The topology to run and its LinkRate; `given`: the spec's parameters given as values
+    (bw="auto" or Mbit/s, hosts=...), not written into `text`; `auto` is answered from the
+    calibration cache, or by calibrating now (minutes, once per machine and network size)."""
+    given = dict(given or {})
     try:
-        topo = nominal_topology(text)
+        topo = nominal_topology(text, **given)
     except TopologyError as exc:
         raise UsageError(f"topology: {exc}") from None
     rate = topo.host_rate()
-    if not is_auto(text):
+    if not is_auto(text, **given):
         return topo, LinkRate(rate, rate, False, "given")
     caps = detected()
     caps.require()

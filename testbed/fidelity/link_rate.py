@@ -52,19 +52,20 @@ class LinkRate:
                 f"dilation x{self.dilation:.3g})")
 
 
-def is_auto(text: str) -> bool:
-    """A shape spec without a rate, or with bw=auto."""
+def is_auto(text: str, **given: Any) -> bool:
+    """A shape spec without a rate, or with bw=auto (in the text or `given`)."""
     if is_topology_file(text.strip()):
         return False
-    _shape, params = split_spec(text)
+    _shape, params = split_spec(text, **given)
     return params.get("bw", AUTO) == AUTO
 
 
-def nominal_topology(text: str) -> Topology:
-    """The topology a spec names, `auto` read as the nominal rate (pure: no machine)."""
+def nominal_topology(text: str, **given: Any) -> Topology:
+    """The topology a spec names (with the parameters `given` as values), `auto` read as
+    the nominal rate (pure: no machine)."""
     if is_topology_file(text.strip()):
-        return parse_spec(text)
-    shape, params = split_spec(text)
+        return parse_spec(text, **given)
+    shape, params = split_spec(text, **given)
     if params.get("bw", AUTO) == AUTO:
         params["bw"] = NOMINAL_MBIT
     return build(shape, **params)

@@ -185,6 +185,6 @@ def running(name: str, caps: Any, progress: Callable[[str], None]) -> Iterator[N
         how = f" x {share:.2g}" if share != 1.0 else ""
         how += f", at most {kind.max_mbit:g} Mbit/s" if mbit == kind.max_mbit else ""
         rate = LinkRate(rate.nominal_mbit, mbit, True, rate.source + how)
-        topo = parse_spec(f"{spec},bw={mbit:g}")
+        topo = parse_spec(spec, bw=mbit)
     with Emulation(topo, caps=caps, **kind.options) as emu:
         yield Network(name, spec, emu, rate, progress)

@@ -355,14 +355,15 @@ class Resolved(Exception):
 
 
 @pytest.fixture
-def resolved(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The specs commands would run (calibration.resolve patched to record and stop)."""
+def resolved(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, dict]]:
+    """The specs commands would run, with the parameters given as values
+    (calibration.resolve patched to record and stop)."""
     from testbed.experiments import calibration
 
-    specs: list[str] = []
+    specs: list[tuple[str, dict]] = []
 
-    def record(text: str, *_args: object, **_kwargs: object) -> None:
-        specs.append(text)
+    def record(text: str, *_args: object, given: dict | None = None, **_kwargs: object) -> None:
+        specs.append((text, dict(given or {})))
         raise Resolved
 
     monkeypatch.setattr(calibration, "resolve", record)
@@ -370,23 +371,26 @@ def resolved(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
 
 @pytest.mark.parametrize(("argv", "spec"), [
-    (["net", "--hosts", "8"], "star:hosts=8"),
-    (["net", "--hosts", "8", "--bw", "10"], "star:hosts=8,bw=10"),
-    (["net", "--topo", "mesh:rows=2,cols=2", "--bw", "10"], "mesh:rows=2,cols=2,bw=10"),
-    (["params", "--topo", "fattree", "--bw", "auto"], "fattree:bw=auto"),
-    ([*BCAST, "--hosts", "4"], "star:hosts=4"),
-    ([*BCAST, "--topo", "star:hosts=16", "--hosts", "8"], "star:hosts=16"),
+    (["net", "--hosts", "8"], ("star", {"hosts": 8})),
+    (["net", "--hosts", "8", "--bw", "10"], ("star", {"hosts": 8, "bw": 10.0})),
+    (["net", "--topo", "mesh:rows=2,cols=2", "--bw", "10"],
+     ("mesh:rows=2,cols=2", {"bw": 10.0})),
+    (["params", "--topo", "fattree", "--bw", "auto"], ("fattree", {"bw": "auto"})),
+    ([*BCAST, "--hosts", "4"], ("star", {"hosts": 4})),
+    ([*BCAST, "--topo", "star:hosts=16", "--hosts", "8"], ("star:hosts=16", {})),
     ([*BCAST, "--topo", "mesh:rows=2,cols=2", "--hosts", "3", "--bw", "5"],
-     "mesh:rows=2,cols=2,bw=5"),
-    (["mpirun", "--hosts", "h0,h1", "--", "-m", "collectives.programs.pingpong"], "star"),
-    (["up", "--topo", "mesh:rows=2,cols=2"], "mesh:rows=2,cols=2"),
+     ("mesh:rows=2,cols=2", {"bw": 5.0})),
+    (["mpirun", "--hosts", "h0,h1", "--", "-m", "collectives.programs.pingpong"],
+     ("star", {})),
+    (["up", "--topo", "mesh:rows=2,cols=2"], ("mesh:rows=2,cols=2", {})),
     (["osu", "bcast", "--algo", "binomial", "--hosts", "4", "--bw", "10"],
-     "star:hosts=4,bw=10"),
+     ("star", {"hosts": 4, "bw": 10.0})),
     (["osu", "barrier", "--algo", "range-tree", "--topo", "fattree:k=2,n=2"],
-     "fattree:k=2,n=2"),
+     ("fattree:k=2,n=2", {})),
 ])
-def test_hosts_and_bw_are_folded_into_the_topology(argv: list[str], spec: str,
-                                                   resolved: list[str]) -> None:
+def test_hosts_and_bw_are_given_as_values_beside_the_topology(
+        argv: list[str], spec: tuple[str, dict], resolved: list[tuple[str, dict]]) -> None:
+    """--hosts and --bw reach the topology as values (never pasted into its text)."""
     with pytest.raises(Resolved):
         main(argv)
     assert resolved == [spec]

@@ -11,7 +11,7 @@ from testbed.errors import UsageError
 from testbed.experiments import calibration
 from testbed.fidelity.link_rate import NOMINAL_MBIT, LinkRate, is_auto, nominal_topology
 from testbed.fidelity.wire_units import frame_time_s, in_units, wire_time_s
-from topologies import parse_spec
+from topologies import TopologyError, parse_spec
 
 
 @pytest.mark.parametrize("spec, auto", [
@@ -22,6 +22,21 @@ def test_auto_is_the_default_of_bare_shapes(spec: str, auto: bool) -> None:
     assert is_auto(spec) is auto
     topo = nominal_topology(spec)
     assert topo.host_rate() == (NOMINAL_MBIT if auto else float(spec.split("bw=")[1]))
+
+
+def test_a_rate_and_a_size_given_as_values_not_text() -> None:
+    """--bw and --hosts reach the topology as values (topologies.parse_spec(**given)), as
+    if written into its text; one given both ways, or to a file, is refused."""
+    given = nominal_topology("star", hosts=4, bw=10.0)
+    assert given.to_dict() == nominal_topology("star:hosts=4,bw=10").to_dict()
+    assert not is_auto("star", bw=10.0) and is_auto("star", bw="auto") and is_auto("star")
+    assert nominal_topology("star", bw="auto").host_rate() == NOMINAL_MBIT
+    assert parse_spec("star:hosts=3", bw=7.5).host_rate() == 7.5
+    with pytest.raises(TopologyError, match="parameter 'bw' is given twice: bw=20 in"):
+        parse_spec("star:bw=20", bw=10.0)
+    path = str(Path(__file__).parents[2] / "topologies/examples/dumbbell.toml")
+    with pytest.raises(TopologyError, match="sets its own bw"):
+        parse_spec(path, bw=10.0)
 
 
 def test_topology_files_keep_their_rates() -> None:
