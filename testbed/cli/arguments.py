@@ -130,9 +130,8 @@ def topo_spec(topo: str, bw: str | float | None, star_size: int | None,
         except TopologyError as exc:
             raise UsageError(f"--topo: {exc}") from None
         if "bw" in params:
-            raise UsageError(f"--bw {bw:g} and bw={params['bw']} in --topo: give the rate once"
-                             if isinstance(bw, float) else
-                             f"--bw {bw} and bw={params['bw']} in --topo: give the rate once")
+            shown = f"{bw:g}" if isinstance(bw, float) else bw
+            raise UsageError(f"--bw {shown} and bw={params['bw']} in --topo: give the rate once")
         given["bw"] = bw
     if ranks and not bare_star:
         try:

@@ -134,7 +134,8 @@ class ControllerProcess:
         self.topology_file = topology_file
         self.config = config or ControllerConfig()
         self.log_file = log_file
-        self.ofp_port = free_port()
+        # a TCP port only where switches connect over TCP (across servers)
+        self.ofp_port: int | None = None if self.config.unix else free_port()
         self.api = topology_file.parent / "api.sock"  # the run's own directory
         self.proc: subprocess.Popen[bytes] | None = None
 
@@ -163,8 +164,9 @@ class ControllerProcess:
         listen: the caller can do other work meanwhile, then `wait_listening`)."""
         # above the emulated hosts, as the switch (testbed.emulation.priority)
         cmd = ["nice", "-n", str(CONTROLLER_NICE),
-               *module("controller", "--topology", self.topology_file, "--ofp-port",
-                       self.ofp_port, "--api-socket", self.api, *self.config.to_args())]
+               *module("controller", "--topology", self.topology_file,
+                       *(["--ofp-port", self.ofp_port] if self.ofp_port else []),
+                       "--api-socket", self.api, *self.config.to_args())]
         with open(self.log_file, "ab") as log:
             self.proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT,
                                          stdin=subprocess.DEVNULL, start_new_session=True,
