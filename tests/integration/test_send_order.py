@@ -1,6 +1,7 @@
 """A tree node's send order on real MPI ranks (collectives.outqueue): in fifo order the
 root's second child gets the message one wire time after the first, as Nupairoj1998's
-model has it; overlapped, the two messages share the root's link and both arrive late.
+model has it; overlapped, the two messages share the root's link, in whatever order the
+kernel's queues take their packets.
 DYN-Tree, whose t_as runs until the message has left the host, builds OPT-Tree's tree at
 zero load."""
 
@@ -18,7 +19,10 @@ WIRE_S = SIZE * 8 / (MBIT * 1e6)  # M/B: 52 ms of the root's link per message
 def test_a_fifo_binomial_delivers_its_children_one_after_the_other(caps, clean_after):
     """Binomial on 4 ranks: the root sends to rank 2, then to rank 1; rank 2 to rank 3. The
     per-rank times (root's call to the rank holding the message, median of 5) step by
-    about M/B in fifo order; overlapped, rank 2 waits for both of the root's messages."""
+    about M/B in fifo order. Overlapped, the root's link still carries both messages: the
+    child served last has its message after about 2 M/B. Which child that is, and how long
+    the other waits, is the kernel's choice between two TCP flows in one queue (rank 2's
+    median of 5 measured from 1.16 to 2 M/B), so only its bounds are asserted."""
     with Emulation(parse_spec(f"star:hosts=4,bw={MBIT}"), caps=caps) as emu:
         fifo = run_bcast(emu, BcastCall("binomial", SIZE), iters=5, flow=False)
         overlapped = run_bcast(emu, BcastCall("binomial", SIZE, send_order="overlapped"),
@@ -28,7 +32,9 @@ def test_a_fifo_binomial_delivers_its_children_one_after_the_other(caps, clean_a
     first, second = fifo["rank_done_s"][2], fifo["rank_done_s"][1]
     assert 0.8 * WIRE_S < first < 1.5 * WIRE_S, fifo["rank_done_s"]
     assert 0.7 * WIRE_S < second - first < 1.4 * WIRE_S, fifo["rank_done_s"]
-    assert overlapped["rank_done_s"][2] > 1.5 * WIRE_S, overlapped["rank_done_s"]
+    times = overlapped["rank_done_s"]
+    sooner, later = sorted((times[1], times[2]))
+    assert 0.8 * WIRE_S < sooner and 1.7 * WIRE_S < later < 2.6 * WIRE_S, times
 
 
 def test_dyn_tree_at_zero_load_builds_opt_trees_tree(caps, clean_after):
