@@ -32,7 +32,7 @@ from ..experiments.calibration import resolve
 from ..experiments.run import execute, new_run
 from ..experiments.spec import across_servers, from_dict
 from ..fidelity.link_rate import LinkRate
-from .points import flagged_bcast, is_result, ratio
+from .points import Flagged, flagged_bcast, is_result, ratio
 from .tcp import iperf
 
 RIG_MBIT = 1000.0  # the servers' link: Gigabit Ethernet
@@ -75,16 +75,15 @@ def run(caps: Capabilities, progress: Progress, quick: bool = False) -> dict[str
     return out
 
 
-def _point(algo: str, size: int, p: dict[str, Any]) -> dict[str, Any]:
-    if p.get("error"):
-        return {"algorithm": algo, "size": size, "ms": None, "flags": [], "error": p["error"]}
-    flow = (p.get("flow") or {}).get("t_mcast_s")
-    direct = p.get("direct_across_servers") or {"t_mcast_s": p["t_mcast_s"]}
-    return {"algorithm": algo, "size": size, "timing": p["timing"],
+def _point(algo: str, size: int, p: Flagged) -> dict[str, Any]:
+    r = p.result
+    if r is None:
+        return {"algorithm": algo, "size": size, "ms": None, "flags": [], "error": p.error}
+    flow = (r.flow or {}).get("t_mcast_s")
+    return {"algorithm": algo, "size": size, "timing": r.timing,
             "ms": flow * 1e3 if flow is not None else None,
-            "direct_ms": direct["t_mcast_s"]["median"] * 1e3 if p["timing"] == "direct"
-            else None, "verified": p["verified"], "flags": p["flags"], "error": None,
-            "fidelity": p["fidelity"]}
+            "direct_ms": r.median_s * 1e3 if r.timing == "direct" else None,
+            "verified": r.verified, "flags": p.flags, "error": None, "fidelity": p.fidelity}
 
 
 def _tcp(caps: Capabilities, rig: Rig, progress: Progress, quick: bool) -> dict[str, Any]:

@@ -95,7 +95,7 @@ def run(caps: Capabilities, progress: Progress, quick: bool = False) -> dict[str
                                       params=params, flow=False, wait=WAIT, frames=FRAMES,
                                       iters=10 if size >= 65536 else 20)
                         out["rows"].append({
-                            **r, "network": spec, "placement": placement, "nodes": nodes,
+                            **r.to_dict(), "network": spec, "placement": placement, "nodes": nodes,
                             "contended_pairs": [[[x.sender, x.receiver], [y.sender, y.receiver],
                                                  sorted(f"{a}>{b}" for a, b in shared)]
                                                 for x, y, shared in pairs],

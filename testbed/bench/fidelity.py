@@ -175,8 +175,8 @@ def scaling(caps: Capabilities, progress: Progress, rates: tuple[int, ...],
                 progress(f"bench fidelity: {alg} 64 KiB on {hosts} hosts at {mbit} Mbit/s")
                 with Monitor(emu.topo) as mon:
                     r = run_bcast(emu, BcastCall(alg, 65536), hosts=hosts, iters=iters, flow=False)
-                fid = mon.window(*r["window"], host_wait_s=r["cpu"]["wait_per_turn_s"])
-                row[name] = {"ms": r["t_mcast_s"]["median"] * 1e3, "flags": fid["flags"],
+                fid = mon.window(*r.window, host_wait_s=r.wait_per_turn_s)
+                row[name] = {"ms": r.median_s * 1e3, "flags": fid["flags"],
                              "switch_waited": fid["switch_waited"],
                              "host_wait_frames": fid["host_wait_frames"],
                              "cpu_busy": fid["cpu_busy"]}

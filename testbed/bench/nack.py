@@ -35,15 +35,16 @@ def _point(emu: Emulation, alg: str, size: int, hosts: int, iters: int,
     r = flagged_bcast(emu, BcastCall(alg, size), hosts=hosts, iters=iters, flow=False, loss=loss,
                       timeout=POINT_TIMEOUT_S)
     head = {"algorithm": alg, "size": size, "hosts": hosts, "loss": loss}
-    if r["ms"] is None:
-        msg = r["error"]  # its end says what TCP did meanwhile: keep it
+    res = r.result
+    if res is None:
+        msg = r.error or ""  # its end says what TCP did meanwhile: keep it
         return head | {"ms": None, "flags": [], "repaired": None, "all_correct": True,
                        "tcp_timeouts": None,
                        "error": msg if len(msg) <= 700 else f"{msg[:400]} ... {msg[-300:]}"}
-    return head | {"ms": r["ms"], "p90_ms": r["t_mcast_s"]["p90"] * 1e3, "flags": r["flags"],
-                   "repaired": (r.get("datagrams") or {}).get("per_broadcast", {})
-                   .get("repaired"), "all_correct": bool(r["verified"]),
-                   "tcp_timeouts": r["tcp"]["timeouts"]}
+    return head | {"ms": r.ms, "p90_ms": res.t_mcast.p90 * 1e3, "flags": r.flags,
+                   "repaired": (res.datagrams or {}).get("per_broadcast", {})
+                   .get("repaired"), "all_correct": res.verified,
+                   "tcp_timeouts": (res.tcp or {}).get("timeouts")}
 
 
 def run(caps: Capabilities, progress: Progress, quick: bool = False) -> dict[str, Any]:

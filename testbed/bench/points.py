@@ -1,9 +1,11 @@
 """A suite's measured point as its tables show it: a point is a result only if it finished
 and the emulator kept up (no fidelity flag), and only results feed a ratio; and a broadcast
-measured under the fidelity monitor (`flagged_bcast`), which every such point comes from."""
+measured under the fidelity monitor (`flagged_bcast`, a `Flagged`), which every such point
+comes from."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from collectives.call import BcastCall
@@ -11,21 +13,38 @@ from collectives.call import BcastCall
 from ..emulation.network import Emulation
 from ..errors import RunFailed
 from ..experiments.bcast import run_bcast
+from ..experiments.bcast_result import BcastResult
 from ..fidelity.flags import Monitor
 
 
-def flagged_bcast(emu: Emulation, call: BcastCall, **kwargs: Any) -> dict[str, Any]:
-    """run_bcast (same arguments) under the fidelity monitor: its result with `flags` and
-    `fidelity` (Monitor.window over the broadcasts) added, `ms` (the median) and `error`
-    None; a job that failed gives {"ms": None, "flags": [], "error": why} instead."""
+@dataclass(frozen=True)
+class Flagged:
+    """A broadcast measured under the fidelity monitor: its result and `fidelity`
+    (Monitor.window over its broadcasts), or, for a job that failed, `error` (why)."""
+
+    result: BcastResult | None
+    fidelity: dict[str, Any] | None = None
+    error: str | None = None
+
+    @property
+    def flags(self) -> list[str]:
+        return list(self.fidelity["flags"]) if self.fidelity else []
+
+    @property
+    def ms(self) -> float | None:
+        """t_mcast's median in ms (None: the job failed)."""
+        return None if self.result is None else self.result.median_s * 1e3
+
+
+def flagged_bcast(emu: Emulation, call: BcastCall, **kwargs: Any) -> Flagged:
+    """run_bcast (same arguments) under the fidelity monitor; a job that failed (RunFailed)
+    is a Flagged with its message, on one line."""
     try:
         with Monitor(emu.topo, emu.spread) as mon:
             r = run_bcast(emu, call, **kwargs)
     except RunFailed as exc:
-        return {"ms": None, "flags": [], "error": " ".join(str(exc).split())}
-    fid = mon.window(*r["window"], host_wait_s=r["cpu"]["wait_per_turn_s"])
-    return r | {"flags": fid["flags"], "fidelity": fid, "error": None,
-                "ms": r["t_mcast_s"]["median"] * 1e3}
+        return Flagged(None, error=" ".join(str(exc).split()))
+    return Flagged(r, mon.window(*r.window, host_wait_s=r.wait_per_turn_s))
 
 
 def is_result(p: dict[str, Any] | None) -> bool:

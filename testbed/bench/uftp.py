@@ -32,11 +32,11 @@ POINT_TIMEOUT_S = 240.0
 def _ours(emu: Emulation, alg: str, size: int, loss: float, iters: int) -> dict[str, Any]:
     r = flagged_bcast(emu, BcastCall(alg, size), hosts=HOSTS, iters=iters, flow=False, loss=loss,
                       frames=2, timeout=POINT_TIMEOUT_S)
-    head = {"who": alg, "size": size, "loss": loss, "ms": r["ms"], "flags": r["flags"]}
-    if r["ms"] is None:
-        return head | {"error": r["error"][:200], "frames": None, "all_correct": True}
-    return head | {"frames": (r.get("frames") or {}).get("sent"),
-                   "all_correct": bool(r["verified"])}
+    head = {"who": alg, "size": size, "loss": loss, "ms": r.ms, "flags": r.flags}
+    if r.result is None:
+        return head | {"error": (r.error or "")[:200], "frames": None, "all_correct": True}
+    return head | {"frames": (r.result.frames or {}).get("sent"),
+                   "all_correct": r.result.verified}
 
 
 def _uftp(emu: Emulation, size: int, loss: float, mbit: float, reps: int) -> dict[str, Any]:

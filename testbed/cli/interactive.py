@@ -27,6 +27,7 @@ from ..emulation.ports import intf_name
 from ..emulation.shell import stop_processes
 from ..errors import McastlabError, UsageError
 from ..experiments.bcast import model_params, run_bcast, uses_params
+from ..experiments.bcast_result import BcastResult
 from ..results import text_table
 
 BCAST_ITERS = 5  # measured broadcasts per `bcast` (after programs.bcast_bench's warm-up)
@@ -337,27 +338,26 @@ def _us(s: float | None) -> str:
     return "-" if s is None else f"{s * 1e6:.0f} us"
 
 
-def bcast_lines(res: dict[str, Any]) -> list[str]:
+def bcast_lines(res: BcastResult) -> list[str]:
     """A run_bcast result as text: a headline with t_mcast and the model's prediction, then
     per rank (and its host) the median time until it held the message and until it
     returned."""
-    t = res["t_mcast_s"] or {}
-    lines = [f"{res['algorithm']} {res['size']} B from {res['rank_hosts'][0]} to "
-             f"{res['hosts']} hosts ({res['iterations']} broadcasts, "
-             f"{'bytes verified' if res['verified'] else 'WRONG BYTES at some rank'}): "
-             f"t_mcast median {_us(t.get('median'))}, model {_us(res['predicted_s'])}"]
+    lines = [f"{res.algorithm} {res.size} B from {res.rank_hosts[0]} to "
+             f"{res.hosts} hosts ({res.iterations} broadcasts, "
+             f"{'bytes verified' if res.verified else 'WRONG BYTES at some rank'}): "
+             f"t_mcast median {_us(res.median_s)}, model {_us(res.predicted_s)}"]
     return lines + rank_lines(res)
 
 
-def rank_lines(res: dict[str, Any]) -> list[str]:
+def rank_lines(res: BcastResult) -> list[str]:
     """Per rank of a run_bcast result (and its host): the median time from the root's start
     until it held the message and until it returned."""
     lines = []
-    done, back = res.get("rank_done_s") or [], res.get("rank_return_s") or []
+    done, back = res.rank_done_s or (), res.rank_return_s or ()
     rows = [[r, h, _us(done[r] if r < len(done) else None),
-             _us(back[r] if r < len(back) else None)] for r, h in enumerate(res["rank_hosts"])]
+             _us(back[r] if r < len(back) else None)] for r, h in enumerate(res.rank_hosts)]
     lines.append(text_table(["rank", "host", "holds the message", "returns"], rows))
-    if res.get("rank_done_from") == "return":
+    if res.rank_done_from == "return":
         lines.append("(this algorithm does not say when a rank holds the message: its "
                      "return stands in)")
     return lines

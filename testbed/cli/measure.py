@@ -28,6 +28,7 @@ from ..experiments.bcast import (
     run_bcast,
     uses_params,
 )
+from ..experiments.bcast_result import BcastResult
 from ..experiments.default import DEFAULT_TOPOLOGY
 from ..experiments.osu import placed, run_osu
 from ..experiments.spec import LOSS_SCOPES
@@ -192,82 +193,87 @@ def cmd_bcast(args: argparse.Namespace) -> int:
                             mpich_algorithm=args.mpich_algorithm, wait=args.wait,
                             loss=args.loss, loss_scope=args.loss_scope, frames=args.frames,
                             late=args.late)
-        res["fidelity"] = mon.window(*res["window"],
-                                     host_wait_s=(res.get("cpu") or {}).get("wait_per_turn_s"))
+        fidelity = mon.window(*res.window, host_wait_s=res.wait_per_turn_s)
 
-    res["link_rate"] = rate.to_dict()
-    res["t_mcast_units"] = in_units(res["t_mcast_s"]["median"], args.size, rate.mbit)
+    units = in_units(res.median_s, args.size, rate.mbit)
     if args.json:
-        print(json.dumps(res))
-        return 0 if res["verified"] else 4
-    t = res["t_mcast_s"]
-    pred = f"{res['predicted_s'] * 1e6:.0f} us" if res["predicted_s"] is not None else "-"
-    if res["timing"] == "direct":
-        how = (f"t_mcast median {t['median'] * 1e6:.0f} us (p10 {t['p10'] * 1e6:.0f}, p90 "
-               f"{t['p90'] * 1e6:.0f})")
+        print(json.dumps(res.to_dict() | {"fidelity": fidelity, "link_rate": rate.to_dict(),
+                                          "t_mcast_units": units}))
+        return 0 if res.verified else 4
+    t = res.t_mcast
+    pred = f"{res.predicted_s * 1e6:.0f} us" if res.predicted_s is not None else "-"
+    if res.timing == "direct":
+        how = (f"t_mcast median {t.median * 1e6:.0f} us (p10 {t.p10 * 1e6:.0f}, p90 "
+               f"{t.p90 * 1e6:.0f})")
     else:  # across servers: no shared clock
-        how = (f"t_mcast {t['median'] * 1e6:.0f} us by flow latency (ranks on "
-               f"{len(res['servers'])} servers share no clock)")
-    order = f" ({res['send_order']} sends)" if res.get("send_order") else ""
-    order += f" (completion {res['completion']})" if res.get("completion") else ""
-    print(f"{res['algorithm']}{order} {res['size']} B on {res['hosts']} hosts of "
-          f"{res['topology']}: {how}; predicted {pred}; verified {res['verified']}")
-    flags = res["fidelity"]["flags"]
+        how = (f"t_mcast {t.median * 1e6:.0f} us by flow latency (ranks on "
+               f"{len(res.servers)} servers share no clock)")
+    order = f" ({res.call.send_order} sends)" if res.call.send_order else ""
+    order += f" (completion {res.call.completion})" if res.call.completion else ""
+    print(f"{res.algorithm}{order} {res.size} B on {res.hosts} hosts of "
+          f"{res.topology}: {how}; predicted {pred}; verified {res.verified}")
+    flags = fidelity["flags"]
     print("  fidelity: " + ("; ".join(flags) + " (not a result: the emulator did not keep up)"
                             if flags else "kept up (no flag)"))
-    units = res["t_mcast_units"]
     print(f"  links at {rate.text()}"
           + (f"; t_mcast = {units['per_wire_time']:.2f} x M/B" if units["per_wire_time"]
              else "")
           + (f" = {units['per_frame_time']:.1f} frame times" if units["per_frame_time"]
              else ""))
+    print_details(res)
+    return 0 if res.verified else 4
+
+
+def print_details(res: BcastResult) -> None:
+    """What `mcastlab bcast` shows below the headline, where the run measured it: per rank,
+    CPU, DYN-Tree's trees, frames and link bytes, datagrams and repairs, the late side's
+    final phase, TCP under loss, the flow-latency figure."""
     # testbed.cli.interactive loads Mininet: only where a network is built
     from .interactive import rank_lines
 
-    if res.get("rank_return_s"):  # per-rank times need one clock (not across servers)
+    if res.rank_return_s:  # per-rank times need one clock (not across servers)
         print("\n".join("  " + ln for text in rank_lines(res) for ln in text.splitlines()))
-    cpu = res.get("cpu") or {}
+    cpu = res.cpu or {}
     if cpu.get("busy") is not None:
         print(f"  CPU: {cpu['ranks']} ranks on {cpu['cores']} cores, machine {cpu['busy']:.0%} "
               f"busy, ranks on a CPU {cpu['on_cpu']:.0%} of their time in the broadcast")
-    dyn = res.get("dyn_tree")
+    dyn = res.dyn_tree
     if dyn and dyn["same_as_opt_tree"] is not None:
         print(f"  DYN-Tree built OPT-Tree's tree (from the same t_hold/t_end) in "
               f"{dyn['same_as_opt_tree']:.0%} of {len(dyn['parents'])} broadcasts")
-    if res.get("frames"):
-        fr = res["frames"]
+    if res.frames:
+        fr = res.frames
         split = (f" ({fr['data']:.1f} with data, {fr['acks']:.1f} TCP pure ACKs)"
                  if fr.get("data") is not None else "")
         print(f"  frames per broadcast: {fr['sent']:.1f} sent by hosts{split}, "
               f"{fr['delivered']:.1f} delivered to hosts")
-    if res.get("link_bytes") and res["size"]:
-        busiest = sorted(res["link_bytes"].items(), key=lambda kv: -kv[1])[:4]
+    if res.link_bytes and res.size:
+        busiest = sorted(res.link_bytes.items(), key=lambda kv: -kv[1])[:4]
         print("  busiest links (copies of the message per broadcast, headers included): "
-              + ", ".join(f"{link} {b / res['size']:.1f}" for link, b in busiest))
-    if res.get("datagrams"):
-        d = res["datagrams"]["per_broadcast"]
+              + ", ".join(f"{link} {b / res.size:.1f}" for link, b in busiest))
+    if res.datagrams:
+        d = res.datagrams["per_broadcast"]
         print(f"  datagrams per broadcast: {d['sent']:.1f} sent, {d['received']:.1f} received, "
               f"{d['rejected']:.1f} rejected, {d['repaired']:.1f} fragments repaired")
-        rounds = res["datagrams"].get("repair_rounds")
+        rounds = res.datagrams.get("repair_rounds")
         if rounds and rounds.get("mean") is not None:
             print(f"  repair rounds (Siebert2006): E(X) {rounds['mean']:.2f} chain hops a "
                   f"fragment, {rounds['multicast_first']:.0%} brought by the multicast first")
-        if res["datagrams"].get("pace_bps"):
+        if res.datagrams.get("pace_bps"):
             print(f"  the root's pace after the last broadcast: "
-                  f"{res['datagrams']['pace_bps'] / 1e6:.1f} Mbit/s, its group round trip "
-                  f"{res['datagrams']['grtt_s'] * 1e3:.2f} ms")
-    if res.get("final_phase_s") is not None:
-        side, ms = res["late"]
+                  f"{res.datagrams['pace_bps'] / 1e6:.1f} Mbit/s, its group round trip "
+                  f"{res.datagrams['grtt_s'] * 1e3:.2f} ms")
+    if res.final_phase_s is not None and res.late is not None:
+        side, ms = res.late
         print(f"  the {side} {ms:g} ms late: final phase (last call to last return) "
-              f"{res['final_phase_s'] * 1e3:.1f} ms")
-    if res["loss"] and res.get("tcp"):
-        lost = "also lost" if res.get("loss_scope") == "all" else "not dropped by the loss"
-        print(f"  TCP on the hosts (MPI's messages, {lost}): {res['tcp']['retrans_segs']} "
-              f"segments retransmitted, {res['tcp']['timeouts']} retransmission timeouts")
-    if res.get("flow"):
-        print(f"  flow-latency benchmark: {res['flow']['t_mcast_s'] * 1e6:.0f} us "
-              f"(critical responder {res['flow']['critical']})")
-    return 0 if res["verified"] else 4
+              f"{res.final_phase_s * 1e3:.1f} ms")
+    if res.loss and res.tcp:
+        lost = "also lost" if res.loss_scope == "all" else "not dropped by the loss"
+        print(f"  TCP on the hosts (MPI's messages, {lost}): {res.tcp['retrans_segs']} "
+              f"segments retransmitted, {res.tcp['timeouts']} retransmission timeouts")
+    if res.flow:
+        print(f"  flow-latency benchmark: {res.flow['t_mcast_s'] * 1e6:.0f} us "
+              f"(critical responder {res.flow['critical']})")
 
 
 def cmd_osu(args: argparse.Namespace) -> int:

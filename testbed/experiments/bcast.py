@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import json
-from typing import Any
+from typing import Any, Literal
 
 from collectives.algorithms import (
     DEFAULT_SEND_ORDER,
@@ -26,6 +26,7 @@ from ..emulation.frame_count import FrameCounter
 from ..emulation.mpi import run_mpi
 from ..emulation.network import Emulation
 from ..errors import RunFailed
+from .bcast_result import BcastResult, Times
 from .placement import node_params
 
 
@@ -121,7 +122,7 @@ def prediction(algorithm: str, k: int, size: int, params: dict[str, Any] | None,
     p2p = point_to_point(params)
     extra: dict[str, Any] = {"fragment": fragment} if fragment is not None else {}
     if placed:
-        extra |= placement
+        extra |= placement or {}
     return predict(build(scheduled, k, 0, size, t_hold=p2p.t_hold(size),
                          t_end=p2p.t_end(size), **extra), p2p)
 
@@ -155,10 +156,10 @@ def run_bcast(emu: Emulation, call: BcastCall, *,
               mpich_algorithm: str | None = None,
               wait: str | None = None, loss: float = 0.0, loss_scope: str = "all",
               frames: int = 0, timeout: float = 900, naive: int = 0,
-              late: tuple[str, float] | None = None) -> dict[str, Any]:
+              late: tuple[str, float] | None = None) -> BcastResult:
     """One measured broadcast experiment of `call` (collectives.call.BcastCall: algorithm,
     size, root, send order, completion, the algorithm's own options), with the model's
-    prediction where one exists.
+    prediction where one exists, as a BcastResult (the names below are its record's keys).
     `hosts`: the first so many hosts, or these host names in rank order (default all).
     `params` (from measure_params) gives t_hold/t_end; opt-tree needs them.
     `mpich_algorithm` picks MPI_Bcast's algorithm (MPIR_CVAR_BCAST_INTRA_ALGORITHM, with
@@ -240,30 +241,28 @@ def run_bcast(emu: Emulation, call: BcastCall, *,
     per_link = counter.link_bytes(frames) if counter is not None else None
     predicted = prediction(algorithm, len(names), size, params, call.options.get("fragment"),
                            placement)
-    t = {k: res["t_mcast_s"][k] for k in ("median", "p10", "p90", "min", "max")}
-    timing, direct = "direct", None
-    ranks = {k: res.get(k) for k in ("rank_done_s", "rank_return_s")}
+    t = Times.of(res["t_mcast_s"])
+    timing: Literal["direct", "flow"] = "direct"
+    direct = None
+    done, back = (None if res.get(k) is None else tuple(res[k])
+                  for k in ("rank_done_s", "rank_return_s"))
     if across:  # no shared clock: the flow-latency figure is the measure (one mean)
-        timing, direct = "flow", {"t_mcast_s": t, **ranks}
-        t = dict.fromkeys(t, res["flow"]["t_mcast_s"])
-        ranks = dict.fromkeys(ranks)
-    dyn = _dyn_trees(res.get("dyn_parents"), len(names), size, params)
-    return {"algorithm": algorithm, "mpich_algorithm": mpich_algorithm,
-            "wait": wait or DEFAULT_WAIT, "send_order": call.send_order,
-            "completion": call.completion, "call": call.to_dict(),
-            "hosts": len(names), "size": size, "iterations": iters,
-            "t_mcast_s": t, "timing": timing, "direct_across_servers": direct,
-            "servers": servers,
-            "verified": res["verified"], "predicted_s": predicted,
-            "rank_hosts": names, **ranks,
-            "rank_done_from": res.get("rank_done_from"),
-            "flow": res.get("flow"), "flow_vs_direct": res.get("flow_vs_direct"),
-            "cpu": res.get("cpu"), "datagrams": res.get("datagrams"),
-            "window": res.get("window"), "naive_s": res.get("naive_s"),
-            "root_queue": res.get("root_queue"),
-            "late": list(late) if late else None, "final_phase_s": res.get("final_phase_s"),
-            "loss": loss, "loss_scope": loss_scope if loss else None, "tcp": tcp,
-            "frames": per_frame,
-            "link_bytes": per_link and {f"{a}>{b}": round(v) for (a, b), v in per_link.items()
-                                        if round(v) > 0},
-            "topology": emu.topo.name, "switch": emu.switch.name, "dyn_tree": dyn}
+        timing = "flow"
+        direct = {"t_mcast_s": t.to_dict(), "rank_done_s": res.get("rank_done_s"),
+                  "rank_return_s": res.get("rank_return_s")}
+        t = Times.constant(res["flow"]["t_mcast_s"])
+        done = back = None
+    return BcastResult(
+        call=call, rank_hosts=tuple(names), iterations=iters, t_mcast=t, timing=timing,
+        verified=res["verified"], predicted_s=predicted, topology=emu.topo.name,
+        switch=emu.switch.name, window=(res["window"][0], res["window"][1]),
+        servers=tuple(servers), mpich_algorithm=mpich_algorithm, wait=wait or DEFAULT_WAIT,
+        rank_done_s=done, rank_return_s=back, rank_done_from=res.get("rank_done_from"),
+        direct_across_servers=direct, flow=res.get("flow"),
+        flow_vs_direct=res.get("flow_vs_direct"), cpu=res.get("cpu"),
+        datagrams=res.get("datagrams"), naive_s=res.get("naive_s"),
+        root_queue=res.get("root_queue"), late=late, final_phase_s=res.get("final_phase_s"),
+        loss=loss, loss_scope=loss_scope if loss else None, tcp=tcp, frames=per_frame,
+        link_bytes=None if per_link is None else {
+            f"{a}>{b}": round(v) for (a, b), v in per_link.items() if round(v) > 0},
+        dyn_tree=_dyn_trees(res.get("dyn_parents"), len(names), size, params))

@@ -296,12 +296,11 @@ def probe(emu: Emulation, mbit: float, progress: Progress) -> Verdict:
     whole = monitor.window(t0, t1)
     # how long the hosts waited for a core each turn while the references ran, in frames
     frame = frame_time_s(mbit)
-    host_wait = [w / frame for w in ((tree.get("cpu") or {}).get("wait_per_turn_s"),
-                                     mcast["wait_per_turn_s"],
-                                     (native.get("cpu") or {}).get("wait_per_turn_s"))
+    host_wait = [w / frame for w in (tree.wait_per_turn_s, mcast["wait_per_turn_s"],
+                                     native.wait_per_turn_s)
                  if w is not None and frame]
-    tree_ms = tree["t_mcast_s"]["median"] * 1e3
-    model_ms = (tree["predicted_s"] or 0.0) * 1e3
+    tree_ms = tree.median_s * 1e3
+    model_ms = (tree.predicted_s or 0.0) * 1e3
     v.figures = {
         "worst_link_ratio": load["worst_ratio"], "switch_waited": whole["switch_waited"],
         "host_wait_frames": max(host_wait) if host_wait else None,
@@ -309,8 +308,8 @@ def probe(emu: Emulation, mbit: float, progress: Progress) -> Verdict:
         "tree": {"algorithm": "sequential", "hosts": n, "ms": tree_ms, "model_ms": model_ms,
                  "ratio": tree_ms / model_ms if model_ms else None},
         "mcast": mcast,
-        "mpi_bcast": {"hosts": n, "ms": native["t_mcast_s"]["median"] * 1e3,
-                      "wait_per_turn_s": (native.get("cpu") or {}).get("wait_per_turn_s")},
+        "mpi_bcast": {"hosts": n, "ms": native.median_s * 1e3,
+                      "wait_per_turn_s": native.wait_per_turn_s},
         "t_hold_s": params["t_hold_s"][0], "t_end_s": params["t_end_s"][0]}
     f = v.figures
     if f["worst_link_ratio"] is not None and f["worst_link_ratio"] < LINK_MIN:

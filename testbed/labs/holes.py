@@ -68,9 +68,9 @@ def measure(emu: Any, progress: Callable[[str], None]) -> dict[str, Any]:
         for alg in ("range-tree", "binomial"):
             progress(f"lab 6: {alg}, {SIZE} B on the live nodes")
             r = run_bcast(emu, BcastCall(alg, SIZE), hosts=live, iters=5, flow=False, wait=WAIT)
-            out[f"t_ms.{alg}"] = round(r["t_mcast_s"]["median"] * 1e3, 2)
+            out[f"t_ms.{alg}"] = round(r.median_s * 1e3, 2)
             if alg == "range-tree":
-                out["delivered.range-tree"] = "yes" if r["verified"] else "no"
+                out["delivered.range-tree"] = "yes" if r.verified else "no"
     finally:
         emu.fail_nodes(list(FAILED), failed=False)
     return out

@@ -87,7 +87,7 @@ def measure(emu: Any, progress: Callable[[str], None]) -> dict[str, Any]:
             progress(f"lab 3: {t}, {size} B on {HOSTS} hosts")
             r = run_bcast(emu, BcastCall(t, size), hosts=HOSTS, iters=iters, flow=False,
                           params=params, wait=WAIT)
-            out[f"{key}.{t}"] = round(r["t_mcast_s"]["median"] * scale, 2)
+            out[f"{key}.{t}"] = round(r.median_s * scale, 2)
     return out
 
 

@@ -19,11 +19,11 @@ def test_scouts_without_completion_send_the_formulas_data_frames(caps, clean_aft
     with Emulation(parse_spec(f"star:hosts={HOSTS},bw=100"), caps=caps) as emu:
         res = run_bcast(emu, BcastCall("scout-linear", SIZE, completion="none"), iters=5,
                         flow=False, frames=40)
-    assert res["verified"] and res["completion"] == "none"
-    frames = res["frames"]
+    assert res.verified and res.call.completion == "none" and res.frames is not None
+    frames = res.frames
     # counted over 40 back-to-back broadcasts: a bracket's noise is a few frames in all
     assert abs(frames["data"] - scout_frames(SIZE, 1500, HOSTS)) < 0.25, frames
     assert frames["acks"] > 0 and frames["sent"] == pytest.approx(frames["data"] + frames["acks"])
     # no receiver spoke: the root's datagrams alone, none repaired
-    per = res["datagrams"]["per_broadcast"]
+    per = res.datagrams["per_broadcast"]
     assert (per["sent"], per["repaired"]) == (3.0, 0.0), per

@@ -37,8 +37,8 @@ def test_link_counters_match_the_routes_of_each_tree(caps, clean_after):
                             params=params, flow=False, iters=3, frames=2)
             sends, _ = bc.placed_sends(topo, alg, nodes, 65536, params)
             routed = predicted_copies(topo, sends)
-            assert row["verified"]
-            assert bc.measured_copies({**row}) == routed, (alg, row["link_bytes"], routed)
+            assert row.verified
+            assert bc.measured_copies(row.to_dict()) == routed, (alg, row.link_bytes, routed)
             assert len(routed) >= 2 * (len(nodes) - 1)  # every send crosses >= 2 links
 
 

@@ -1,17 +1,23 @@
 """testbed.cli.interactive's pure helpers: the `bcast` report and number arguments."""
 
+import dataclasses
+
 import pytest
 
+from collectives.call import BcastCall
 from testbed.cli.interactive import _count, bcast_lines, group_lines
 from testbed.errors import UsageError
+from testbed.experiments.bcast_result import BcastResult, Times
 
 
-def _result(**over: object) -> dict:
-    res = {"algorithm": "binomial", "size": 1024, "hosts": 3, "iterations": 5,
-           "verified": True, "t_mcast_s": {"median": 0.0012}, "predicted_s": 0.0009,
-           "rank_hosts": ["h0", "h1", "h2"], "rank_done_s": [0.0, 0.0004, 0.00115],
-           "rank_return_s": [0.0005, 0.0006, 0.0012], "rank_done_from": "held"}
-    return {**res, **over}
+def _result(**over: object) -> BcastResult:
+    res = BcastResult(call=BcastCall("binomial", 1024), rank_hosts=("h0", "h1", "h2"),
+                      iterations=5, t_mcast=Times(0.0012, 0.0011, 0.0013, 0.001, 0.0014),
+                      timing="direct", verified=True, predicted_s=0.0009, topology="star",
+                      switch="controller", window=(0.0, 1.0),
+                      rank_done_s=(0.0, 0.0004, 0.00115),
+                      rank_return_s=(0.0005, 0.0006, 0.0012), rank_done_from="held")
+    return dataclasses.replace(res, **over)
 
 
 def test_bcast_lines_head_with_t_mcast_and_model_then_a_row_per_rank() -> None:
