@@ -27,7 +27,7 @@ def run(caps: Capabilities, progress: Progress, quick: bool = False) -> dict[str
         for key, (algo, wait) in RUNS.items():
             progress(f"bench osu: osu_bcast with {LABELS[key]}")
             out["runs"][key] = run_osu(emu, "bcast", algo, sizes=sizes, iterations=iters,
-                                       full=True, wait=wait, progress=progress)
+                                       full=True, wait=wait, progress=progress).to_dict()
     return out
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Sequence
 from pathlib import Path
 
 from collectives.algorithms import BARRIERS, BCASTS, COMPLETIONS, NATIVE, SEND_ORDERS
@@ -30,7 +31,7 @@ from ..experiments.bcast import (
 )
 from ..experiments.bcast_result import BcastResult
 from ..experiments.default import DEFAULT_TOPOLOGY
-from ..experiments.osu import placed, run_osu
+from ..experiments.osu import OsuRow, placed, run_osu
 from ..experiments.spec import LOSS_SCOPES
 from ..fidelity.flags import Monitor
 from ..fidelity.link_rate import nominal_topology
@@ -302,20 +303,19 @@ def cmd_osu(args: argparse.Namespace) -> int:
         res = run_osu(emu, args.bench, args.algo, hosts=args.hosts, sizes=sizes,
                       iterations=args.iterations, skip=args.warmup, full=args.full,
                       wait=args.wait, progress=progress)
-    res["link_rate"] = rate.to_dict()
     if args.json:
-        print(json.dumps(res))
+        print(json.dumps(res.to_dict() | {"link_rate": rate.to_dict()}))
         return 0
-    print("\n".join(res["lines"] + fidelity_lines(res["rows"])))
+    print("\n".join(res.lines + fidelity_lines(res.rows)))
     return 0
 
 
-def fidelity_lines(rows: list[dict]) -> list[str]:
+def fidelity_lines(rows: Sequence[OsuRow]) -> list[str]:
     """After the OSU lines, as comments: each flagged row's flags, or that all kept up."""
-    flagged = [r for r in rows if r["fidelity"]["flags"]]
-    lines = [f"# fidelity{'' if r['size'] is None else ' ' + str(r['size'])}: "
-             f"{'; '.join(r['fidelity']['flags'])} (not a result: the emulator did not "
-             f"keep up)" for r in flagged]
+    flagged = [r for r in rows if r.flags]
+    lines = [f"# fidelity{'' if r.size is None else ' ' + str(r.size)}: "
+             f"{'; '.join(r.flags)} (not a result: the emulator did not keep up)"
+             for r in flagged]
     if len(flagged) < len(rows):
         lines.append(f"# fidelity: {'the other rows ' if flagged else ''}kept up (no flag)")
     return lines

@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import json
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from collectives.algorithms import known
@@ -19,9 +20,61 @@ from ..emulation.mpi import run_mpi
 from ..emulation.network import Emulation
 from ..errors import RunFailed
 from ..fidelity.flags import Monitor
+from .bcast_result import Times
 from .placement import node_params
 
 Row = tuple[str, Mapping[str, Any]]  # a barrier and its options (release=, timeout=, ...)
+
+
+@dataclass(frozen=True)
+class BarrierResult:
+    """One row of run_barriers (which says what each field means); `to_dict` is the record
+    results folders hold (`t_barrier_s` the summary, `flags` the timed barriers')."""
+
+    algorithm: str
+    options: dict[str, Any]
+    rank_hosts: tuple[str, ...]
+    topology: str
+    wait: str
+    iterations: int
+    t_barrier: Times | None
+    released_early: int
+    p2p_releases: int
+    family: str
+    release: str | None = None
+    frame_iters: int = 0
+    frames: dict[str, Any] | None = None
+    fidelity: dict[str, Any] = field(default_factory=dict)  # {"timed": ..., "counted": ...}
+
+    @property
+    def label(self) -> str:
+        return label(self.algorithm, self.options)
+
+    @property
+    def hosts(self) -> int:
+        return len(self.rank_hosts)
+
+    @property
+    def flags(self) -> list[str]:
+        """The fidelity flags over the timed barriers (what judges the point)."""
+        return list((self.fidelity.get("timed") or {}).get("flags", []))
+
+    @property
+    def counted_flags(self) -> list[str] | None:
+        """Over the barriers whose frames were counted (None: none counted)."""
+        counted = self.fidelity.get("counted")
+        return list(counted["flags"]) if counted else None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"algorithm": self.algorithm, "options": self.options, "label": self.label,
+                "release": self.release, "hosts": self.hosts,
+                "rank_hosts": list(self.rank_hosts), "topology": self.topology,
+                "wait": self.wait, "iterations": self.iterations,
+                "t_barrier_s": self.t_barrier and self.t_barrier.to_dict(),
+                "released_early": self.released_early, "p2p_releases": self.p2p_releases,
+                "frame_iters": self.frame_iters, "frames": self.frames,
+                "fidelity": self.fidelity, "flags": self.flags,
+                "counted_flags": self.counted_flags, "family": self.family}
 
 
 def row_spec(algorithm: str, options: Mapping[str, Any]) -> str:
@@ -36,10 +89,11 @@ def label(algorithm: str, options: Mapping[str, Any]) -> str:
 
 def run_barriers(emu: Emulation, rows: Sequence[Row], *, hosts: int | list[str] | None = None,
                  iters: int = 20, warmup: int = 5, frames: int = 0, timeout: float = 300,
-                 wait: str | None = None) -> list[dict[str, Any]]:
+                 wait: str | None = None) -> list[BarrierResult]:
     """The barriers of `rows` one after the other in one job on the first `hosts` hosts
     (or these host names in rank order; default all), `iters` timed after `warmup`, then with
-    `frames` > 0 the frames of that many back-to-back barriers of each row counted. Per row:
+    `frames` > 0 the frames of that many back-to-back barriers of each row counted. Per row
+    a BarrierResult (the names below are its record's keys):
     algorithm, options, label, release (the multicast barrier's, else None), hosts,
     t_barrier_s (from the last entry to the last exit: median, p10, p90, ...), released_early
     (barriers some rank left before the last entered), p2p_releases (multicast releases made
@@ -78,13 +132,13 @@ def run_barriers(emu: Emulation, rows: Sequence[Row], *, hosts: int | list[str] 
         fid = mon.window(*r["window"], host_wait_s=r["cpu"]["wait_per_turn_s"])
         per = (counter.per_iteration(frames, r["bracket"])
                if counter is not None and out.get("frames_marked") else None)
-        got.append({"algorithm": a, "options": dict(opts), "label": label(a, opts),
-                    "release": r.get("release"), "hosts": len(names), "rank_hosts": names,
-                    "topology": emu.topo.name, "wait": wait or DEFAULT_WAIT,
-                    "iterations": iters, "t_barrier_s": r["t_barrier_s"],
-                    "released_early": r["released_early"], "p2p_releases": r["p2p_releases"],
-                    "frame_iters": frames if per else 0, "frames": per,
-                    "fidelity": {"timed": fid, "counted": counted}, "flags": fid["flags"],
-                    "counted_flags": counted["flags"] if counted else None,
-                    "family": known(a, "barrier").family})
+        summary = r["t_barrier_s"]
+        got.append(BarrierResult(
+            algorithm=a, options=dict(opts), rank_hosts=tuple(names), topology=emu.topo.name,
+            wait=wait or DEFAULT_WAIT, iterations=iters,
+            t_barrier=Times.of(summary) if summary else None,
+            released_early=r["released_early"], p2p_releases=r["p2p_releases"],
+            family=known(a, "barrier").family, release=r.get("release"),
+            frame_iters=frames if per else 0, frames=per,
+            fidelity={"timed": fid, "counted": counted}))
     return got

@@ -21,17 +21,22 @@ TIMES = ("median", "p10", "p90", "min", "max")
 
 @dataclass(frozen=True)
 class Times:
-    """A sample of times in seconds, summarized (collectives.stats.summarize's keys)."""
+    """A sample of times in seconds, summarized (collectives.stats.summarize's keys; its
+    size `n` and `mean` where the summary had them)."""
 
     median: float
     p10: float
     p90: float
     min: float
     max: float
+    n: int | None = None
+    mean: float | None = None
 
     @classmethod
     def of(cls, summary: Mapping[str, float]) -> Times:
-        return cls(**{k: float(summary[k]) for k in TIMES})
+        n, mean = summary.get("n"), summary.get("mean")
+        return cls(**{k: float(summary[k]) for k in TIMES},
+                   n=None if n is None else int(n), mean=mean)
 
     @classmethod
     def constant(cls, value: float) -> Times:
@@ -39,7 +44,8 @@ class Times:
         return cls(value, value, value, value, value)
 
     def to_dict(self) -> dict[str, float]:
-        return {k: getattr(self, k) for k in TIMES}
+        extra = {k: v for k, v in (("n", self.n), ("mean", self.mean)) if v is not None}
+        return {k: getattr(self, k) for k in TIMES} | extra
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from collectives.algorithms import DEFAULT_COMPLETION, DEFAULT_SEND_ORDER, known
@@ -22,6 +23,67 @@ from .bcast import algorithm_params, model_params
 from .placement import node_params
 
 PER_MESSAGE_S = 0.005  # what a send costs besides the wire, at the most (Python, MPI, waking)
+
+
+@dataclass(frozen=True)
+class OsuRow:
+    """One row of the OSU output: its size (None: osu_barrier's one row), OSU's average,
+    minimum and maximum latency over the ranks (µs), its rounds, the wall-clock window of
+    the measured ones, how long the ranks waited for a core a turn, the fidelity monitor's
+    verdict over that window, and the row's OSU line."""
+
+    size: int | None
+    avg_us: float
+    min_us: float
+    max_us: float
+    iterations: int
+    skip: int
+    window: tuple[float, float]
+    wait_per_turn_s: float | None
+    fidelity: dict[str, Any]
+    line: str
+
+    @property
+    def flags(self) -> list[str]:
+        return list(self.fidelity["flags"])
+
+
+@dataclass(frozen=True)
+class OsuResult:
+    """run_osu's result (which says what it holds); `to_dict` is the record."""
+
+    benchmark: str
+    osu_version: str
+    algorithm: str
+    params: dict[str, Any]
+    timing: dict[str, Any] | None
+    topology: str
+    switch: str
+    rank_hosts: tuple[str, ...]
+    full: bool
+    wait: str
+    mpi4py: str
+    mpi_library: str
+    send_order: str | None
+    completion: str | None
+    head_lines: tuple[str, ...]
+    rows: tuple[OsuRow, ...]
+
+    @property
+    def hosts(self) -> int:
+        return len(self.rank_hosts)
+
+    @property
+    def lines(self) -> list[str]:
+        """The OSU output: the head's lines, then each row's."""
+        return [*self.head_lines, *(r.line for r in self.rows)]
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        del d["head_lines"]
+        return d | {"hosts": self.hosts, "rank_hosts": list(self.rank_hosts),
+                    "lines": self.lines,
+                    "rows": [asdict(r) | {"window": list(r.window)} for r in self.rows]}
 
 
 def rounds(bench: str, sizes: tuple[int, int], iterations: int | None,
@@ -58,15 +120,15 @@ def run_osu(emu: Emulation, bench: str, algorithm: str, *, hosts: int | None = N
             sizes: tuple[int, int] = (osu.MIN_MESSAGE_SIZE, osu.MAX_MSG_SIZE_COLL),
             iterations: int | None = None, skip: int | None = None, full: bool = False,
             wait: str | None = None,
-            progress: Callable[[str], None] | None = None) -> dict[str, Any]:
+            progress: Callable[[str], None] | None = None) -> OsuResult:
     """collectives.programs.osu `bench` (bcast or barrier) with `algorithm` on the first
     `hosts` hosts (default all). Broadcasts that take the model's t_hold/t_end get them
     measured at every size of the sweep (as `mcastlab bcast` does at its one size), those
     that follow the network's shape get nodes= and its shape (testbed.experiments.placement,
     RunFailed where the topology does not fit). `wait`: how the ranks wait (MCASTLAB_WAIT,
     collectives.waiting; `spin` is MPICH's own busy waits, as OSU's C programs wait).
-    `lines`: the OSU output, line by line; `rows`: each row's numbers (µs), its window and
-    its fidelity."""
+    An OsuResult: `lines` the OSU output, line by line; `rows` each row's numbers (µs), its
+    window and its fidelity."""
     say = progress or (lambda _msg: None)
     names, params = placed(emu.topo, bench, algorithm, hosts)
     plan = rounds(bench, sizes, iterations, skip)
@@ -94,18 +156,20 @@ def run_osu(emu: Emulation, bench: str, algorithm: str, *, hosts: int | None = N
     rows = [r for r in records if r["record"] == "row"]
     if head is None or len(rows) != len(plan):
         raise RunFailed(f"osu_{bench} printed {len(rows)} of {len(plan)} rows")
-    for r in rows:
-        r["fidelity"] = mon.window(*r["window"], host_wait_s=r["wait_per_turn_s"])
-        r["line"] = r.pop("lines")[0]
-        del r["record"]
-    return {"benchmark": head["benchmark"], "osu_version": head["osu_version"],
-            "algorithm": algorithm, "params": params, "timing": timing or None,
-            "topology": emu.topo.name, "switch": emu.switch.name, "hosts": len(names),
-            "rank_hosts": names,
-            "full": full, "wait": wait or DEFAULT_WAIT, "mpi4py": head["mpi4py"],
-            "send_order": ((params or {}).get("send_order", DEFAULT_SEND_ORDER)
-                           if bench == "bcast" and known(algorithm).send_order else None),
-            "completion": ((params or {}).get("completion", DEFAULT_COMPLETION)
-                           if bench == "bcast" and known(algorithm).completion else None),
-            "mpi_library": head["mpi_library"],
-            "lines": head["lines"] + [r["line"] for r in rows], "rows": rows}
+    return OsuResult(
+        benchmark=head["benchmark"], osu_version=head["osu_version"], algorithm=algorithm,
+        params=params, timing=timing or None, topology=emu.topo.name, switch=emu.switch.name,
+        rank_hosts=tuple(names), full=full, wait=wait or DEFAULT_WAIT, mpi4py=head["mpi4py"],
+        mpi_library=head["mpi_library"],
+        send_order=((params or {}).get("send_order", DEFAULT_SEND_ORDER)
+                    if bench == "bcast" and known(algorithm).send_order else None),
+        completion=((params or {}).get("completion", DEFAULT_COMPLETION)
+                    if bench == "bcast" and known(algorithm).completion else None),
+        head_lines=tuple(head["lines"]),
+        rows=tuple(OsuRow(size=r["size"], avg_us=r["avg_us"], min_us=r["min_us"],
+                          max_us=r["max_us"], iterations=r["iterations"], skip=r["skip"],
+                          window=(r["window"][0], r["window"][1]),
+                          wait_per_turn_s=r["wait_per_turn_s"],
+                          fidelity=mon.window(*r["window"], host_wait_s=r["wait_per_turn_s"]),
+                          line=r["lines"][0])
+                   for r in rows))

@@ -310,15 +310,16 @@ def barrier_points(net: Any, hosts: int, take: int = 0) -> list[dict[str, Any]]:
                           error=str(e)[:400], tries=tries, algorithm=a, hosts=hosts,
                           release=o.get("release"), frames_sent=None, frames_data=None,
                           frames_acks=None) for a, o in BARRIER_ROWS]
-        if not any(r["flags"] for r in rows):
+        if not any(r.flags for r in rows):
             break
-    return [point(f"{r['label']} barrier on {hosts} hosts{again}", r["t_barrier_s"],
-                  verified=not r["released_early"], flags=r["flags"], tries=tries,
-                  algorithm=r["algorithm"], hosts=hosts, release=r["release"],
-                  p2p_releases=r["p2p_releases"], counted_flags=r["counted_flags"],
-                  frames_sent=(r["frames"] or {}).get("sent"),
-                  frames_data=(r["frames"] or {}).get("data"),
-                  frames_acks=(r["frames"] or {}).get("acks")) for r in rows]
+    return [point(f"{r.label} barrier on {hosts} hosts{again}",
+                  r.t_barrier and r.t_barrier.to_dict(),
+                  verified=not r.released_early, flags=r.flags, tries=tries,
+                  algorithm=r.algorithm, hosts=hosts, release=r.release,
+                  p2p_releases=r.p2p_releases, counted_flags=r.counted_flags,
+                  frames_sent=(r.frames or {}).get("sent"),
+                  frames_data=(r.frames or {}).get("data"),
+                  frames_acks=(r.frames or {}).get("acks")) for r in rows]
 
 
 def chen_barrier_messages(ctx: Context) -> Outcome:

@@ -18,12 +18,11 @@ def test_pairwise_and_chens_multicast_barrier_send_the_papers_messages(caps, cle
     with Emulation(parse_spec(f"star:hosts={HOSTS},bw=100"), caps=caps) as emu:
         pairwise, chen, safe = run_barriers(emu, rows, iters=5, warmup=2, frames=40)
     for r in (pairwise, chen, safe):
-        assert r["released_early"] == 0 and r["frames"] is not None, r
-        assert r["frames"]["acks"] is not None
-    assert (chen["release"], safe["release"], pairwise["release"]) == (
-        "multicast", "both", None)
+        assert r.released_early == 0 and r.frames is not None, r
+        assert r.frames["acks"] is not None
+    assert (chen.release, safe.release, pairwise.release) == ("multicast", "both", None)
     # counted over 40 back-to-back barriers: a bracket's noise is a few frames in all
-    assert abs(pairwise["frames"]["data"] - mpich_barrier_messages(HOSTS)) < 0.25, pairwise
-    assert abs(chen["frames"]["data"] - mcast_barrier_messages(HOSTS)) < 0.25, chen
-    assert abs(safe["frames"]["data"] - (2 * HOSTS - 1)) < 0.25, safe
-    assert chen["p2p_releases"] == 0  # no multicast release was lost, none made good
+    assert abs(pairwise.frames["data"] - mpich_barrier_messages(HOSTS)) < 0.25, pairwise
+    assert abs(chen.frames["data"] - mcast_barrier_messages(HOSTS)) < 0.25, chen
+    assert abs(safe.frames["data"] - (2 * HOSTS - 1)) < 0.25, safe
+    assert chen.p2p_releases == 0  # no multicast release was lost, none made good

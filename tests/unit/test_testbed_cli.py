@@ -212,9 +212,12 @@ def test_bcast_late_and_loss_scope_choices(capsys: pytest.CaptureFixture[str]) -
 # ---- osu: the fidelity comments after the OSU lines -------------------------------------
 def test_osu_fidelity_lines_name_each_flagged_row() -> None:
     from testbed.cli.measure import fidelity_lines
+    from testbed.experiments.osu import OsuRow
 
-    def row(size: int | None, *flags: str) -> dict:
-        return {"size": size, "fidelity": {"flags": list(flags)}}
+    def row(size: int | None, *flags: str) -> OsuRow:
+        return OsuRow(size=size, avg_us=10.0, min_us=9.0, max_us=11.0, iterations=100,
+                      skip=10, window=(0.0, 1.0), wait_per_turn_s=None,
+                      fidelity={"flags": list(flags)}, line="")
 
     assert fidelity_lines([row(1), row(2)]) == ["# fidelity: kept up (no flag)"]
     assert fidelity_lines([row(None)]) == ["# fidelity: kept up (no flag)"]
