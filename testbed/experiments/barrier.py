@@ -19,7 +19,7 @@ from ..emulation.mpi import run_mpi
 from ..emulation.network import Emulation
 from ..errors import RunFailed
 from ..fidelity.flags import Monitor
-from .placement import node_params
+from .rank_placement import node_params
 
 Row = tuple[str, Mapping[str, Any]]  # a barrier and its options (release=, timeout=, ...)
 

@@ -26,8 +26,8 @@ from collectives.programs.barrier_bench import parse_row
 from testbed.emulation.frame_count import FrameCounter
 from testbed.experiments.barrier import label, row_spec
 from testbed.reproduce import chen
+from testbed.reproduce.all_claims import BY_KEY
 from testbed.reproduce.claims import Context
-from testbed.reproduce.registry import BY_KEY
 from testbed.reproduce.verdict import DIFFERS, NO_RESULT, REPRODUCED, TRANSFER, UNDECIDED
 
 

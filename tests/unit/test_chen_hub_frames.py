@@ -11,8 +11,8 @@ from typing import Any
 from collectives.ipmc.plans import scout_frames, tree_frames
 from testbed.emulation import frame_count
 from testbed.emulation.frame_count import FrameCounter, interface_counters
+from testbed.reproduce.all_claims import BY_KEY
 from testbed.reproduce.claims import Context
-from testbed.reproduce.registry import BY_KEY
 from testbed.reproduce.verdict import DIFFERS, REPRODUCED
 from topologies import parse_spec
 

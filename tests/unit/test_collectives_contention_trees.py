@@ -21,7 +21,7 @@ import pytest
 from collectives.algorithms import BCASTS
 from collectives.contention import schedules as cs
 from collectives.contention import trees as ct
-from collectives.trees.model import PointToPoint, predict
+from collectives.trees.latency_model import PointToPoint, predict
 from collectives.trees.opttree import opt_table
 from collectives.trees.run import schedule_for
 from collectives.trees.schedules import TOPOLOGY_ALGORITHMS, Recv, Send, build

@@ -7,7 +7,13 @@ import math
 
 import pytest
 
-from collectives.trees.model import LogGP, PointToPoint, completion_times, loggp_max, predict
+from collectives.trees.latency_model import (
+    LogGP,
+    PointToPoint,
+    completion_times,
+    loggp_max,
+    predict,
+)
 from collectives.trees.schedules import ALGORITHMS, Recv, Send, SendRecv, binomial_tree, build
 
 PARAMS = {"t_hold": 20.0, "t_end": 55.0, "fragment": 7}

@@ -18,7 +18,6 @@ import networkx as nx
 import pytest
 
 from collectives.partitioning.hotspot_sets import HOT_SPOT_FACTORS, hot_set, hotspot_multicasts
-from collectives.partitioning.model import link_totals, plan_cost, step_link_loads
 from collectives.partitioning.plans import (
     MultinodePlan,
     Transfer,
@@ -29,6 +28,7 @@ from collectives.partitioning.plans import (
     u_mesh,
     u_torus,
 )
+from collectives.partitioning.step_model import link_totals, plan_cost, step_link_loads
 from collectives.partitioning.torus import Partition, Torus
 from topologies import torus as torus_topology
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from controller import lldp
-from controller.discovery import Discovered
+from controller.discovered_network import Discovered
 
 
 def test_lldp_round_trip_and_foreign_frames():

@@ -9,8 +9,8 @@ from types import SimpleNamespace
 from typing import Any
 
 from collectives.ipmc.rounds import summary
+from testbed.reproduce.all_claims import BY_KEY
 from testbed.reproduce.claims import Context
-from testbed.reproduce.registry import BY_KEY
 from testbed.reproduce.verdict import DIFFERS, NO_RESULT, REPRODUCED, TRANSFER
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from testbed.cluster.placement import place
+from testbed.cluster.switch_placement import place
 from testbed.specs.cluster import ClusterSpec, Server, from_dict, from_servers
 from topologies import parse_spec
 

@@ -19,7 +19,7 @@ from testbed.cluster.nodes import TunnelLink, tunnel_batch
 from testbed.cluster.server import RemoteServer
 from testbed.cluster.spread import Spread
 from testbed.emulation.network import Emulation
-from testbed.emulation.registry import sockets_dir
+from testbed.emulation.run_records import sockets_dir
 from testbed.emulation.servers import LocalServer, OneMachine
 from testbed.errors import UsageError
 from testbed.specs.cluster import ClusterSpec, Server

@@ -10,7 +10,7 @@ import pytest
 from testbed.emulation import cleanup
 from testbed.emulation.network import Emulation
 from testbed.emulation.ports import LINUX_BRIDGE_PORT
-from testbed.emulation.registry import RunRecord
+from testbed.emulation.run_records import RunRecord
 from testbed.errors import UsageError
 from topologies import parse_spec
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from testbed.errors import RunFailed
-from testbed.experiments.placement import geometry, node_params
+from testbed.experiments.rank_placement import geometry, node_params
 from topologies import parse_spec
 
 

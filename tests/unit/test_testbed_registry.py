@@ -1,4 +1,4 @@
-"""testbed.emulation.registry: run records on disk and processes found by their environment mark.
+"""testbed.emulation.run_records: run records on disk and processes found by their environment mark.
 
 STATE_DIR is redirected to a temporary folder; the processes are real children of this test.
 """
@@ -15,15 +15,15 @@ from pathlib import Path
 
 import pytest
 
-from testbed.emulation import registry
-from testbed.emulation.registry import ENV_JOB, ENV_RUN, RunRecord
+from testbed.emulation import run_records
+from testbed.emulation.run_records import ENV_JOB, ENV_RUN, RunRecord
 from testbed.errors import McastlabError
 
 
 @pytest.fixture(autouse=True)
 def state_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     path = tmp_path / "state"
-    monkeypatch.setattr(registry, "STATE_DIR", path)
+    monkeypatch.setattr(run_records, "STATE_DIR", path)
     return path
 
 
@@ -58,7 +58,7 @@ def _sleeper(children: list[subprocess.Popen], **marks: str) -> subprocess.Popen
 def _dead_pid() -> int:
     proc = subprocess.Popen(["true"])
     proc.wait(timeout=5)
-    assert not registry.pid_alive(proc.pid)
+    assert not run_records.pid_alive(proc.pid)
     return proc.pid
 
 
@@ -75,9 +75,9 @@ def test_save_and_records_round_trip(state_dir: Path) -> None:
     assert rec.path == state_dir / "20250101-000000-1.json"
     assert json.loads(rec.path.read_text())["bridges"] == ["s1", "s2"]
     assert list(state_dir.iterdir()) == [rec.path]  # no temporary file left behind
-    assert registry.records() == [rec]
+    assert run_records.records() == [rec]
     rec.remove()
-    assert registry.records() == []
+    assert run_records.records() == []
     rec.remove()  # removing twice is harmless
 
 
@@ -87,8 +87,8 @@ def test_records_are_sorted_and_saving_again_overwrites() -> None:
     first.save()
     second.controller_pid = 99
     second.save()
-    assert [r.id for r in registry.records()] == ["a-run", "b-run"]
-    assert registry.records()[1].controller_pid == 99
+    assert [r.id for r in run_records.records()] == ["a-run", "b-run"]
+    assert run_records.records()[1].controller_pid == 99
 
 
 def test_a_record_of_an_older_version_is_kept(state_dir: Path) -> None:
@@ -97,13 +97,13 @@ def test_a_record_of_an_older_version_is_kept(state_dir: Path) -> None:
     state_dir.mkdir(mode=0o700)
     (state_dir / "old.json").write_text('{"id": "old", "pid": 1, "started": 0, "run_dir": "",'
                                         ' "bridges": ["s1"], "api_port": 8080}')
-    (old,) = registry.records()
+    (old,) = run_records.records()
     assert old.id == "old" and old.bridges == ["s1"] and old.api_socket is None
 
 
 def test_records_without_a_state_dir_is_empty(state_dir: Path) -> None:
     assert not state_dir.exists()
-    assert registry.records() == []
+    assert run_records.records() == []
 
 
 @pytest.mark.parametrize("content", ['{"id": "x", "pid"', '{"id": "x"}', '["not a record"]'])
@@ -112,7 +112,7 @@ def test_unreadable_records_are_dropped(state_dir: Path, content: str) -> None:
     good.save()
     broken = state_dir / "broken.json"
     broken.write_text(content)
-    assert registry.records() == [good]
+    assert run_records.records() == [good]
     assert not broken.exists()
 
 
@@ -121,22 +121,22 @@ def test_active_run_ignores_dead_pids_and_this_process(
         children: list[subprocess.Popen]) -> None:
     _record("dead", _dead_pid()).save()
     _record("me", os.getpid()).save()
-    assert registry.active_run() is None
+    assert run_records.active_run() is None
     live = _sleeper(children)
     _record("live", live.pid).save()
-    active = registry.active_run()
+    active = run_records.active_run()
     assert active is not None and (active.id, active.pid) == ("live", live.pid)
     assert active.alive()
 
 
 def test_new_run_registers_this_process(state_dir: Path) -> None:
-    rec = registry.new_run("/tmp/results", "star-8")
+    rec = run_records.new_run("/tmp/results", "star-8")
     assert rec.pid == os.getpid()
     assert rec.id.endswith(f"-{os.getpid()}")
     assert (rec.run_dir, rec.topology) == ("/tmp/results", "star-8")
-    assert registry.records() == [rec]
+    assert run_records.records() == [rec]
     assert rec.path.parent == state_dir
-    assert registry.active_run() is None  # this process's own run does not count
+    assert run_records.active_run() is None  # this process's own run does not count
 
 
 def test_new_run_refuses_while_another_run_is_alive(
@@ -144,20 +144,20 @@ def test_new_run_refuses_while_another_run_is_alive(
     other = _sleeper(children)
     _record("other-run", other.pid).save()
     with pytest.raises(McastlabError) as err:
-        registry.new_run("/tmp/results", "star-8")
+        run_records.new_run("/tmp/results", "star-8")
     assert "other-run" in str(err.value) and str(other.pid) in str(err.value)
-    assert [r.id for r in registry.records()] == ["other-run"]
+    assert [r.id for r in run_records.records()] == ["other-run"]
 
     other.kill()
     other.wait(timeout=5)
-    rec = registry.new_run("/tmp/results", "star-8")
+    rec = run_records.new_run("/tmp/results", "star-8")
     assert rec.pid == os.getpid()
 
 
 def test_new_run_ignores_stale_records_of_dead_runs() -> None:
     _record("crashed", _dead_pid()).save()
-    rec = registry.new_run("/tmp/r", "mesh-2x2")
-    assert {r.id for r in registry.records()} == {"crashed", rec.id}
+    rec = run_records.new_run("/tmp/r", "mesh-2x2")
+    assert {r.id for r in run_records.records()} == {"crashed", rec.id}
 
 
 def test_a_killed_run_whose_network_is_still_here_is_named(
@@ -174,8 +174,8 @@ def test_a_killed_run_whose_network_is_still_here_is_named(
 
 
 def test_pid_alive() -> None:
-    assert registry.pid_alive(os.getpid())
-    assert not registry.pid_alive(_dead_pid())
+    assert run_records.pid_alive(os.getpid())
+    assert not run_records.pid_alive(_dead_pid())
 
 
 # ---- marked processes -------------------------------------------------------------------
@@ -185,8 +185,8 @@ def test_marked_processes_finds_a_run_by_its_id(children: list[subprocess.Popen]
     unmarked = _sleeper(children)
     other_run = _sleeper(children, **{ENV_RUN: run_id + "-other"})
 
-    assert registry.marked_processes(run_id) == [marked.pid]
-    anyone = registry.marked_processes()
+    assert run_records.marked_processes(run_id) == [marked.pid]
+    anyone = run_records.marked_processes()
     assert marked.pid in anyone and other_run.pid in anyone
     assert unmarked.pid not in anyone
     assert os.getpid() not in anyone
@@ -201,7 +201,7 @@ def test_marked_processes_leaves_another_pid_namespace_alone(
     there = _spawn(children, ["unshare", "--pid", "--fork", "--kill-child", "sh", "-c",
                               "echo up; exec sleep 30"], **{ENV_RUN: run_id})
     assert there.stdout is not None and there.stdout.readline() == b"up\n"
-    found = registry.marked_processes(run_id)
+    found = run_records.marked_processes(run_id)
     assert here.pid in found and there.pid in found  # unshare itself stays in ours
     sleeping = [int(p.name) for p in Path("/proc").iterdir() if p.name.isdigit()
                 and p.name != str(there.pid) and _parent(int(p.name)) == there.pid]
@@ -219,11 +219,11 @@ def test_marked_processes_finds_a_job(children: list[subprocess.Popen]) -> None:
     run_id, job_id = f"unit-{uuid.uuid4().hex}", f"job-{uuid.uuid4().hex}"
     in_job = _sleeper(children, **{ENV_RUN: run_id, ENV_JOB: job_id})
     not_in_job = _sleeper(children, **{ENV_RUN: run_id})
-    assert registry.marked_processes(job_id=job_id) == [in_job.pid]
-    assert registry.marked_processes(run_id) == sorted([in_job.pid, not_in_job.pid])
-    assert registry.job_of(in_job.pid) == job_id
-    assert registry.job_of(not_in_job.pid) is None
-    assert registry.job_of(_dead_pid()) is None
+    assert run_records.marked_processes(job_id=job_id) == [in_job.pid]
+    assert run_records.marked_processes(run_id) == sorted([in_job.pid, not_in_job.pid])
+    assert run_records.job_of(in_job.pid) == job_id
+    assert run_records.job_of(not_in_job.pid) is None
+    assert run_records.job_of(_dead_pid()) is None
 
 
 def test_marked_processes_skips_the_caller_and_its_ancestors(
@@ -231,17 +231,17 @@ def test_marked_processes_skips_the_caller_and_its_ancestors(
     """A marked process (say, cleanup run from a marked shell) never finds itself."""
     run_id = f"unit-{uuid.uuid4().hex}"
     code = ("import sys\n"
-            "from testbed.emulation import registry\n"
-            "print(registry.marked_processes(sys.argv[1]), flush=True)\n"
+            "from testbed.emulation import run_records\n"
+            "print(run_records.marked_processes(sys.argv[1]), flush=True)\n"
             "sys.stdin.read()\n")
     proc = subprocess.Popen([sys.executable, "-c", code, run_id],
                             env={**os.environ, ENV_RUN: run_id}, stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, text=True,
-                            cwd=Path(registry.__file__).parents[1])
+                            cwd=Path(run_records.__file__).parents[1])
     children.append(proc)
     assert proc.stdout is not None and proc.stdin is not None
     assert proc.stdout.readline() == "[]\n"
-    assert registry.marked_processes(run_id) == [proc.pid]
+    assert run_records.marked_processes(run_id) == [proc.pid]
     proc.stdin.close()
     assert proc.wait(timeout=5) == 0
 
@@ -250,10 +250,10 @@ def test_kill_marked_terminates_a_marked_process(children: list[subprocess.Popen
     run_id = f"unit-{uuid.uuid4().hex}"
     proc = _sleeper(children, **{ENV_RUN: run_id})
     other = _sleeper(children, **{ENV_RUN: run_id + "-other"})
-    assert registry.marked_processes(run_id) == [proc.pid]
-    registry.kill_marked(run_id)
+    assert run_records.marked_processes(run_id) == [proc.pid]
+    run_records.kill_marked(run_id)
     assert proc.wait(timeout=5) == -signal.SIGTERM
-    assert registry.marked_processes(run_id) == [] and other.poll() is None
+    assert run_records.marked_processes(run_id) == [] and other.poll() is None
 
 
 def test_kill_marked_reads_the_mark_again_once_the_process_is_pinned(
@@ -263,23 +263,23 @@ def test_kill_marked_reads_the_mark_again_once_the_process_is_pinned(
     run_id = f"unit-{uuid.uuid4().hex}"
     proc = _sleeper(children, **{ENV_RUN: run_id})
     reads: list[int] = []
-    real = registry._environ
+    real = run_records._environ
 
     def environ(pid: int) -> dict[str, str]:
         reads.append(pid)
         return real(pid) if reads.count(pid) == 1 else {}  # the PID's new process: no mark
 
-    monkeypatch.setattr(registry, "_environ", environ)
-    registry.kill_marked(run_id, where=lambda pid: pid == proc.pid)
+    monkeypatch.setattr(run_records, "_environ", environ)
+    run_records.kill_marked(run_id, where=lambda pid: pid == proc.pid)
     assert reads.count(proc.pid) == 2 and proc.poll() is None
 
 
 def test_a_record_whose_pid_went_to_another_process_is_not_alive() -> None:
-    rec = registry.new_run("/tmp/r", "star")
-    assert rec.pid_start == registry.start_time(os.getpid()) and rec.alive()
+    rec = run_records.new_run("/tmp/r", "star")
+    assert rec.pid_start == run_records.start_time(os.getpid()) and rec.alive()
     rec.pid_start += 1  # the same PID, another process
-    assert not rec.alive() and registry.active_run() is None
-    assert registry.start_time(_dead_pid()) is None
+    assert not rec.alive() and run_records.active_run() is None
+    assert run_records.start_time(_dead_pid()) is None
 
 
 def test_kill_marked_uses_sigkill_after_the_grace_time(
@@ -296,7 +296,7 @@ def test_kill_marked_uses_sigkill_after_the_grace_time(
     polite = _sleeper(children, **{ENV_RUN: run_id})
 
     start = time.monotonic()
-    registry.kill_marked(run_id, grace=0.3)
+    run_records.kill_marked(run_id, grace=0.3)
     assert stubborn.wait(timeout=5) == -signal.SIGKILL
     assert polite.wait(timeout=5) == -signal.SIGTERM
     assert 0.25 <= time.monotonic() - start < 5
@@ -310,10 +310,10 @@ def test_kill_marked_does_not_wait_for_zombies(children: list[subprocess.Popen])
         assert time.monotonic() < deadline, "true did not exit"
         time.sleep(0.005)
     start = time.monotonic()
-    registry.kill_marked(job_id=job_id, grace=3)
+    run_records.kill_marked(job_id=job_id, grace=3)
     assert time.monotonic() - start < 1
     assert proc.wait(timeout=5) == 0
-    registry.kill_marked(job_id="no-such-job", grace=3)
+    run_records.kill_marked(job_id="no-such-job", grace=3)
 
 
 def test_the_switch_priority_note_is_not_taken_for_a_run_record(state_dir: Path) -> None:
@@ -322,5 +322,5 @@ def test_the_switch_priority_note_is_not_taken_for_a_run_record(state_dir: Path)
     state_dir.mkdir()
     note = state_dir / priority.NOTE
     note.write_text('{"pid": 1, "nice": {"1": -10}}')
-    assert registry.records() == []
+    assert run_records.records() == []
     assert note.exists()  # records() drops unreadable *.json records; the note is kept

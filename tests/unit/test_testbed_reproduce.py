@@ -11,8 +11,8 @@ import pytest
 
 from testbed.errors import UsageError
 from testbed.reproduce import pure
+from testbed.reproduce.all_claims import BY_KEY, CLAIMS, select
 from testbed.reproduce.claims import Context
-from testbed.reproduce.registry import BY_KEY, CLAIMS, select
 from testbed.reproduce.run import run
 from testbed.reproduce.series import TREES
 from testbed.reproduce.verdict import (

@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from testbed.emulation import registry
+from testbed.emulation import run_records
 from testbed.emulation.runlock import RunLock
 from testbed.errors import McastlabError
 
 
 def test_second_run_waits_and_names_the_holder(tmp_path, monkeypatch) -> None:
-    monkeypatch.setattr(registry, "STATE_DIR", tmp_path / "state")
+    monkeypatch.setattr(run_records, "STATE_DIR", tmp_path / "state")
     first, second = RunLock(), RunLock()
     first.acquire(lambda _m: None)
     said: list[str] = []
@@ -42,14 +42,14 @@ def test_the_state_directory_and_lock_are_roots_alone(tmp_path, monkeypatch) -> 
     state directory is made 0700, put back to 0700, the lock 0600; a directory that is a
     link or another user's is refused."""
     state = tmp_path / "state"
-    monkeypatch.setattr(registry, "STATE_DIR", state)
+    monkeypatch.setattr(run_records, "STATE_DIR", state)
     lock = RunLock()
     lock.acquire(lambda _m: None)
     lock.release()
     assert oct(state.stat().st_mode & 0o777) == "0o700"
     assert oct((state / "network.lock").stat().st_mode & 0o777) == "0o600"
     state.chmod(0o755)
-    registry.state_dir()
+    run_records.state_dir()
     assert oct(state.stat().st_mode & 0o777) == "0o700"
     other = tmp_path / "other"  # another user's: nobody's (as root, as CI), else root's
     if os.geteuid() == 0:
@@ -60,6 +60,6 @@ def test_the_state_directory_and_lock_are_roots_alone(tmp_path, monkeypatch) -> 
     link = tmp_path / "link"
     link.symlink_to(state)
     for bad in (other, link):
-        monkeypatch.setattr(registry, "STATE_DIR", bad)
+        monkeypatch.setattr(run_records, "STATE_DIR", bad)
         with pytest.raises(McastlabError, match="not a directory of this user's"):
             RunLock().acquire(lambda _m: None)
