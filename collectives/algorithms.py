@@ -96,7 +96,7 @@ class Algorithm:
 
     @property
     def nodes(self) -> bool:
-        """Told which network node every rank is on (nodes=, testbed.experiments.placement)."""
+        """Told which network node every rank is on (nodes=, testbed.experiments.rank_placement)."""
         return bool(self.geometry)
 
     @property

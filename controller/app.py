@@ -33,8 +33,8 @@ from .compat import (
 )
 from .config import ENV_API_SOCKET, ENV_TOPOLOGY, ControllerConfig
 from .counters import CountersMixin
-from .discovering import DiscoveryMixin
-from .discovery import Discovered
+from .discovered_network import Discovered
+from .discovery_mode import DiscoveryMixin
 from .forwarding import ETH_TYPE_ARP, ETH_TYPE_IPV4, unicast_entries
 from .membership import Membership
 from .multicast import Decision, MulticastPolicy

@@ -29,7 +29,7 @@ after the node has the message and the receiver has it ``t_end`` after the send 
 Contention-free means: sends whose paths are busy at the same time (a path is busy from the
 start of its send for t_hold) share no directed link. Sends of different senders *can* share
 links at different times (a holder's long send spans the part it hands over, whose later
-sends come after t_end). What the routing must be (tests/unit/test_collectives_contention_trees):
+sends come after t_end). What the routing must be (tests/unit/collectives/contention/test_trees):
 
 * mesh, topologies' XY routing: OPT-Mesh and U-Mesh are contention-free.
 * BMIN: Theorem 6 needs turnaround routing that picks the up (forward) links by the *source*.

@@ -20,5 +20,5 @@
                    the pace, the group round trip           rate, grtt
     all            a communicator's sockets and group       channel
                    a message assembled from datagrams       message
-                   deadlines and naps                       wait
+                   deadlines and naps                       deadline
 """

@@ -20,8 +20,8 @@ from typing import Any
 from ..algorithms import DEFAULT_RELEASE, check_release
 from . import datagram as dg
 from .channel import Channel
+from .deadline import TIMEOUT_S, Clock, gather_zero
 from .plans import parents, scout_binary_tree
-from .wait import TIMEOUT_S, Clock, gather_zero
 
 TAG_ARRIVE, TAG_RELEASE = 0x5C11, 0x5C12
 NO_RECOVERY = ("release 'multicast' is Chen2000's barrier, which has no recovery: a lost "

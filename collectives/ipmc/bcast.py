@@ -24,11 +24,11 @@ from ..algorithms import DEFAULT_COMPLETION, check_completion
 from ..trees.run import execute, schedule_for
 from . import datagram as dg
 from .channel import Channel
+from .deadline import Clock, gather_zero
 from .gaps import receive_gaps, serve_gaps
 from .message import Message, Options
 from .nack import receive, serve
 from .plans import SCOUT_TREES, fragment_range, parents, two_stage_dispatch
-from .wait import Clock, gather_zero
 
 TAG_SCOUT = 0x5C01
 TAG_CHAIN = 1 << 20  # + fragment index: the chain may forward fragments out of order

@@ -27,10 +27,10 @@ import time
 
 from . import datagram as dg
 from .channel import Channel
+from .deadline import Clock, taking
 from .message import Message, Options
 from .nack import take_batch, take_done
 from .plans import bitmap_indexes, fragment_range, missing_bitmap
-from .wait import Clock, taking
 
 SILENCE_GRTT = 2.0  # no datagram for this many group round trips: the tail was lost
 # ... and for at least this long: the root's pacer runs 2 ms ahead of its pace and then

@@ -12,10 +12,10 @@ from dataclasses import dataclass, field
 from .. import held
 from . import datagram as dg
 from .channel import Channel
+from .deadline import TIMEOUT_S
 from .parity import BLOCK, Decoder, block_range
 from .plans import CROSSOVER_NODES, CROSSOVER_SIZE, ROOT_WAIT_US, fragment_count, fragment_range
 from .rate import PassTiming, batch_nap
-from .wait import TIMEOUT_S
 
 PACE = 1.0  # share of the link rate a multicast sender keeps to, by default
 

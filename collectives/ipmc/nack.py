@@ -38,11 +38,11 @@ from typing import Any
 
 from . import datagram as dg
 from .channel import Channel
+from .deadline import Clock, taking
 from .message import Message, Options
 from .parity import BLOCK, Encoder, symbols_needed
 from .plans import bitmap_indexes, missing_bitmap
 from .rate import REPORT_INFO, Pace, PassTiming
-from .wait import Clock, taking
 
 TAG_BATCH, TAG_DONE = 0x5C03, 0x5C04
 END_ROBUST = 20  # end markers 2 GRTT apart before the interval doubles (NORM's 20)

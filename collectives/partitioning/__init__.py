@@ -8,6 +8,6 @@ Yu-Chee Tseng, final report of NSC 89-2218-E-009-095, National Chiao Tung Univer
                U-torus direct; the three partitioned phases,
                random and balanced choice of DDNs                plans
     三.4.4     hot-spot destination sets                         hotspot_sets
-               a step model (T_s + L T_c, link sharing)          model
+               a step model (T_s + L T_c, link sharing)          step_model
 (run on real ranks: collectives.programs.multinode_bench)
 """

@@ -15,7 +15,7 @@ keeps the larger half (its own) and sends to the end of the other half nearest t
 each half recurses; `contention.trees` builds them. (After McKinley et al. and Robinson et
 al., cited by Tseng2001 as [3], [5]; the report itself does not spell them out.) U-mesh is
 contention-free inside a block; U-torus is not always under the testbed's shortest-way xy
-routing (it relies on Robinson's virtual channels), and the model in `partitioning.model`
+routing (it relies on Robinson's virtual channels), and the model in `partitioning.step_model`
 counts what it shares.
 
 Timing is one-port, as Tseng2001's network model: in one step a node sends at most one

@@ -1,4 +1,4 @@
-"""The step model (partitioning.model) at Tseng2001's own scale: a 16x16 torus, 80 and 176
+"""The step model (partitioning.step_model) at Tseng2001's own scale: a 16x16 torus, 80 and 176
 sources with as many destinations each, hot-spot factors p, dilations 2 and 4, T_s = 300 us,
 T_c = 1 us per flit, messages of 32 and 1024 flits (section 4 of the report). Pure: the
 benchmarks and `mcastlab reproduce` read Tseng's qualitative figures off it."""
@@ -9,8 +9,8 @@ import functools
 from typing import Any
 
 from .hotspot_sets import HOT_SPOT_FACTORS, hotspot_multicasts
-from .model import plan_cost
 from .plans import direct_plan, partitioned_plan
+from .step_model import plan_cost
 from .torus import Partition, Torus
 
 TSENG2001 = {"side": 16, "sources": (80, 176), "dilations": (2, 4), "t_s_us": 300.0,

@@ -26,8 +26,8 @@ from typing import Any
 
 from .. import waiting
 from ..partitioning.hotspot_sets import HOT_SPOT_FACTORS, hotspot_multicasts
-from ..partitioning.model import plan_cost
 from ..partitioning.plans import CHOICES, MultinodePlan, direct_plan, partitioned_plan
+from ..partitioning.step_model import plan_cost
 from ..partitioning.torus import Partition, Torus
 from ..timing import idle_barrier, sched_self, sched_since, wait_per_turn
 from . import command

@@ -31,8 +31,8 @@ from typing import Any
 from ..ipmc import datagram as dg
 from ..ipmc.barrier import await_release
 from ..ipmc.channel import SETUP_TIMEOUT_S, MulticastError
+from ..ipmc.deadline import TIMEOUT_S, Clock, complete, gather_zero, recv_obj, send_obj
 from ..ipmc.message import Message, default_rate
-from ..ipmc.wait import TIMEOUT_S, Clock, complete, gather_zero, recv_obj, send_obj
 from .channel import RangeChannel, TreeUse
 
 TAG_REPORT, TAG_POKE, TAG_REPAIR = 0x5C21, 0x5C22, 0x5C23

@@ -6,7 +6,7 @@ Platform-Dependent Tuning*, PhD dissertation, Michigan State University, 1998
 
     2.2-2.3  t_hold, t_end, t_send/t_net/t_recv, measured   collectives.programs.params
     3.1      the basic trees: sequential, binomial, chain   schedules (builders), ops (data)
-    3.2-3.3  t_mcast, the flow model                        model
+    3.2-3.3  t_mcast, the flow model                        latency_model
     3.3.2    the multicast benchmark (Algorithm 3.3.2)      collectives.programs.bcast_bench
     4.2-4.5  OPT-Tree, O(k), alpha-port                     opttree
     6.1-6.2  the sender's channel, head-of-line blocking    hol
@@ -15,5 +15,5 @@ Platform-Dependent Tuning*, PhD dissertation, Michigan State University, 1998
              a schedule as a timeline (mcastlab trees)      describe
 
 The fragmented chain and scatter-allgather are classic baselines (the chain pipelined in
-fragments is [Siebert2006]'s second stage); model also gives [Siebert2006]'s LogGP maxima.
+fragments is [Siebert2006]'s second stage); latency_model also gives [Siebert2006]'s LogGP maxima.
 """

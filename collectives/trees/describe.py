@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from . import opttree
-from .model import PointToPoint, completion_times
+from .latency_model import PointToPoint, completion_times
 from .schedules import build
 
 

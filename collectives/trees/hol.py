@@ -2,7 +2,7 @@
 in which a rank's outgoing channel carries one message at a time and a message sent while
 the channel is busy waits in the sending buffer behind every earlier one.
 
-The t_hold/t_end model (collectives.trees.model) has no channel: under contention a message
+The t_hold/t_end model (collectives.trees.latency_model) has no channel: under contention a message
 holds the channel longer (t_out + t_cont), and the sends queued behind it wait (t_sq). The
 timing rule, which gives both of the thesis's worked examples (Figs 6.1 and 6.4):
 
@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import dataclass
 
-from .model import drive
+from .latency_model import drive
 from .ops import Recv, Schedule, Send
 
 
@@ -58,7 +58,7 @@ class Sent:
 def hol_times(schedule: Schedule, ch: Channel, busy_until: dict[int, float] | None = None
               ) -> tuple[list[float], list[Sent]]:
     """Per rank the time it holds the message (the root 0), and every send as timed (the
-    ranks run as in the t_hold/t_end model: collectives.trees.model.drive); `busy_until`
+    ranks run as in the t_hold/t_end model: collectives.trees.latency_model.drive); `busy_until`
     marks ranks whose outgoing channel is taken until then (Fig. 6.1's P0, busy until
     t = 50)."""
     k = schedule.size

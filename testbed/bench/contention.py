@@ -35,7 +35,7 @@ from topologies import Topology, parse_spec
 from ..emulation.environment import Capabilities
 from ..emulation.network import Emulation, Progress
 from ..experiments.bcast import algorithm_params, measure_params, point_to_point, run_bcast
-from ..experiments.placement import contended, node_params, predicted_copies
+from ..experiments.rank_placement import contended, node_params, predicted_copies
 from . import range_trees
 
 NETWORKS = (("mesh:rows=4,cols=4,bw=10", ("opt-tree", "binomial", "opt-mesh", "u-mesh")),

@@ -6,7 +6,7 @@ Mbit/s links, one rank per node. S sources (4 or 8) each multicast to 6 destinat
 with hot-spot factor p (25, 50, 80, 100 % of every set common), all at once; U-torus trees
 used directly against Tseng2001's partition with dilation 2 (two DDNs, four 2x2 blocks),
 the DDN of each source chosen at random or balanced. Median time from the first rank's start
-to the last rank's end, and the contention-aware step model (`partitioning.model`) priced with
+to the last rank's end, and the contention-aware step model (`partitioning.step_model`) priced with
 the startup and per-byte cost fitted to the measured point-to-point time on this torus.
 
 Tseng2001's claims to check: partitioning gains more the larger the message, and balancing
@@ -21,8 +21,8 @@ import json
 from typing import Any
 
 from collectives.partitioning.hotspot_sets import HOT_SPOT_FACTORS, hotspot_multicasts
-from collectives.partitioning.model import plan_cost
 from collectives.partitioning.report_scale import TSENG2001, tseng2001_model
+from collectives.partitioning.step_model import plan_cost
 from collectives.partitioning.torus import Torus
 from collectives.programs import multinode_bench
 from collectives.programs.multinode_bench import SCHEMES, plan_for

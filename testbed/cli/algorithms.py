@@ -18,7 +18,7 @@ from collectives.trees.describe import describe
 from topologies import parse_spec
 
 from ..errors import McastlabError, UsageError
-from ..experiments.placement import contended, node_params
+from ..experiments.rank_placement import contended, node_params
 from ..results import text_table
 from .arguments import (
     int_list,

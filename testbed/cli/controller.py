@@ -13,7 +13,7 @@ from controller.__main__ import add_arguments, checked_config, start
 from controller.sockets import default_socket
 
 from ..emulation.controller_proc import ApiError, api_get, api_post
-from ..emulation.registry import active_run
+from ..emulation.run_records import active_run
 from ..errors import McastlabError, UsageError
 from ..results import text_table
 

@@ -121,7 +121,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 def cmd_reproduce(args: argparse.Namespace) -> int:
     # loaded when the command runs: keeps the start of `mcastlab` quick
-    from ..reproduce.registry import select
+    from ..reproduce.all_claims import select
 
     claims = select(args.only, args.quick)
     if args.list:

@@ -2,7 +2,8 @@
 What a cluster is (servers, placement, tunnel kind, controller address) is
 testbed.specs.cluster, which the floors below this one read too.
 
-    placement  which server every switch and host runs on, and the links that cross
+    switch_placement
+               which server every switch and host runs on, and the links that cross
     server     a server as the testbed talks to it: run a command, put a file (here or by ssh)
     spread     one run's network on its servers: runners, addresses, holds, Mininet params
     nodes      Cluster Edition's remote hosts, switches and links, without sudo, with marks

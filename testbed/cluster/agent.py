@@ -27,7 +27,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ..emulation import priority, registry
+from ..emulation import priority, run_records
 from ..emulation.cleanup import (
     cleanup_run,
     interfaces,
@@ -61,14 +61,14 @@ def gretap_works() -> bool:
 
 def hold(order: dict[str, Any], lines: Any) -> None:
     run_id = order["run"]
-    os.environ[registry.ENV_RUN] = run_id
+    os.environ[run_records.ENV_RUN] = run_id
     lock = RunLock()
     lock.acquire(lambda msg: say({"progress": msg}))
     rec = None
     try:
         remove_ended_nft_tables()
-        rec = registry.RunRecord(id=run_id, pid=os.getpid(), started=time.time(),
-                                 run_dir=str(registry.STATE_DIR / run_id),
+        rec = run_records.RunRecord(id=run_id, pid=os.getpid(), started=time.time(),
+                                 run_dir=str(run_records.STATE_DIR / run_id),
                                  topology=order.get("topology", ""),
                                  bridges=list(order.get("bridges", [])),
                                  interfaces=list(order.get("interfaces", [])))
@@ -118,7 +118,7 @@ def main(argv: list[str]) -> int:
         hold(json.loads(first), sys.stdin)
         return 0
     if argv[:1] == ["kill-job"] and len(argv) == 2:
-        registry.kill_marked(job_id=argv[1])
+        run_records.kill_marked(job_id=argv[1])
         return 0
     if argv[:1] == ["sample"] and len(argv) == 2:
         asked = json.loads(argv[1])

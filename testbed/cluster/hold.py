@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from ..emulation import registry
+from ..emulation import run_records
 from ..errors import RunFailed
 from ..interpreter import module
 from .server import RemoteServer, remote_command
@@ -27,7 +27,7 @@ class Hold:
         self.server, self.progress = server, progress
         argv = module("testbed.cluster.agent", "hold")
         self.proc = subprocess.Popen(
-            [*server.ssh(), remote_command(argv, {registry.ENV_RUN: order["run"]})],
+            [*server.ssh(), remote_command(argv, {run_records.ENV_RUN: order["run"]})],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
             start_new_session=True)  # Ctrl-C here reaches us, not the session
         self._buf = b""

@@ -23,7 +23,7 @@ from typing import Any
 from mininet.examples.cluster import RemoteLink, RemoteMixin, RemoteOVSSwitch
 from mininet.node import Host
 
-from ..emulation import registry
+from ..emulation import run_records
 from ..emulation.hosts import HostShell, TestbedSwitch
 from ..emulation.servers import LocalServer
 from .guard import VXLAN_PORT
@@ -50,7 +50,7 @@ class ClusterNode(RemoteMixin):
         if self.isRemote:
             assert isinstance(self.runner, RemoteServer)
             env = params.pop("env", None) or {}
-            marks = {registry.ENV_RUN: self.run_id, **{
+            marks = {run_records.ENV_RUN: self.run_id, **{
                 k: v for k, v in env.items() if os.environ.get(k) != v}}
             ssh = self.runner.ssh()  # -q: no banners or warnings in the node's output
             cmd = [ssh[0], "-q", *ssh[1:-1], *(["-tt"] if tt else []), ssh[-1],

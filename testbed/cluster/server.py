@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from ..emulation import shell
-from ..emulation.registry import STATE_DIR, state_dir
+from ..emulation.run_records import STATE_DIR, state_dir
 from ..emulation.servers import LocalServer
 from ..interpreter import module
 from ..specs.cluster import ClusterSpec, Server

@@ -20,12 +20,12 @@ from ..emulation import shell
 from ..emulation.servers import OneMachine
 from ..errors import CapabilityError, RunFailed, UsageError
 from ..specs.cluster import LOCAL, ClusterSpec
-from . import placement as placing
+from . import switch_placement as placing
 from .agent import gretap_works
 from .guard import guard_script
 from .hold import Hold
-from .placement import Placement
 from .server import RemoteServer, servers
+from .switch_placement import Placement
 from .tls import RunPki, make_pki, set_switch_tls
 
 

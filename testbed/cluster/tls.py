@@ -17,7 +17,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..emulation import registry
+from ..emulation import run_records
 from ..emulation.servers import LocalServer
 from ..errors import CapabilityError
 
@@ -57,7 +57,7 @@ def _openssl(args: list[str], folder: Path) -> None:
 def make_pki(run_id: str) -> RunPki:
     """A CA, and a controller's and a switches' key and certificate signed by it, in the
     run's sockets folder (made 0700)."""
-    pki = RunPki(registry.sockets_dir(run_id))
+    pki = RunPki(run_records.sockets_dir(run_id))
     pki.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
     pki.folder.chmod(0o700)
     (pki.folder / "leaf.ext").write_text(LEAF)
@@ -83,7 +83,7 @@ def set_switch_tls(runner: LocalServer, pki: RunPki, remote: bool) -> None:
     (copied there first when `remote`); refused when it has an SSL configuration that is
     not a run's."""
     current = ssl_config(runner)
-    if current and f"/{registry.SOCKETS_PREFIX}" not in current:
+    if current and f"/{run_records.SOCKETS_PREFIX}" not in current:
         raise CapabilityError(f"Open vSwitch on {runner.name} has an SSL configuration of its "
                               "own; a run across servers sets its own for OpenFlow over TLS "
                               "and will not replace it ('ovs-vsctl get-ssl' shows it)")

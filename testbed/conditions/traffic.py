@@ -22,7 +22,7 @@ from typing import Any
 
 from topologies import Topology
 
-from ..emulation import registry
+from ..emulation import run_records
 from ..emulation.shell import stop_processes
 from ..errors import McastlabError, RunFailed, UsageError
 from ..interpreter import module
@@ -153,7 +153,7 @@ class Traffic:
         self.dir.mkdir(parents=True)
         ips = {h.name: h.ip for h in self.emu.topo.hosts}
         # the job mark lets the emulation's teardown end us first, like an MPI job
-        env = dict(os.environ, PYTHONUNBUFFERED="1", **{registry.ENV_JOB: self.job})
+        env = dict(os.environ, PYTHONUNBUFFERED="1", **{run_records.ENV_JOB: self.job})
         for host in self.hosts:
             cfg = {**self.plan[host], "ip": ips[host], "ips": ips, "port": PORT}
             (self.dir / f"{host}.config.json").write_text(json.dumps(cfg, indent=1))

@@ -2,6 +2,6 @@
 (`network`, `hosts`), link rate and loss with what the kernel offers (`linkshape`), the
 controller as its own process (`controller_proc`), MPI across the hosts (`mpi`), the
 switch's CPU priority (`priority`), what this machine offers (`environment`), and what
-keeps runs apart and leaves nothing behind (`runlock`, `registry`, `cleanup`).
+keeps runs apart and leaves nothing behind (`runlock`, `run_records`, `cleanup`).
 Probes of a running network: `group_probe`, `frame_count`, `uftp_peer` (a real
 reliable-multicast peer in the hosts)."""

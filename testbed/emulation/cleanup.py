@@ -9,7 +9,7 @@ from pathlib import Path
 
 from collectives.ipmc.groups import group_dir
 
-from . import priority, registry
+from . import priority, run_records
 from .linkshape import NFT_TABLE_PREFIX, nft_table
 from .shell import ok, run
 
@@ -54,7 +54,7 @@ def kernel_bridges() -> dict[str, str]:
     return bridges
 
 
-def run_kernel_bridges(rec: registry.RunRecord) -> list[str]:
+def run_kernel_bridges(rec: run_records.RunRecord) -> list[str]:
     """The kernel bridges a run made: marked with its id, or recorded and not marked (a run
     killed between making a bridge and marking it); never another run's."""
     return sorted(b for b, r in kernel_bridges().items()
@@ -95,37 +95,37 @@ def remove_ended_nft_tables() -> int:
     """Delete the tables of runs that are no longer alive (an ended run's loss chain binds
     again to the next interface of its name: a later run's switch link would lose packets);
     returns how many."""
-    live = {nft_table(r.id) for r in registry.records() if r.alive()}
+    live = {nft_table(r.id) for r in run_records.records() if r.alive()}
     stray = [t for t in nft_tables() if t.split()[1] not in live]
     remove_nft_tables(stray)
     return len(stray)
 
 
-def killed_runs() -> list[registry.RunRecord]:
+def killed_runs() -> list[run_records.RunRecord]:
     """Runs whose testbed process is gone (killed: no teardown) with a bridge or interface
     their record names still here: a new network would run into it (same names)."""
     present = set(ovs_bridges()) | set(kernel_bridges()) | interfaces()
-    return [r for r in registry.records()
+    return [r for r in run_records.records()
             if not r.alive() and present & {*r.bridges, *r.interfaces}]
 
 
-def leftovers(rec: registry.RunRecord | None = None) -> dict[str, list]:
+def leftovers(rec: run_records.RunRecord | None = None) -> dict[str, list]:
     """What a run (or any run) left behind: processes, bridges (OVS or kernel), interfaces,
     records, and nftables tables (key "nft_tables", present only when there are some)."""
     run_id = rec.id if rec else None
     existing = ovs_bridges()
     kernel = kernel_bridges()
-    recs = [rec] if rec else registry.records()
+    recs = [rec] if rec else run_records.records()
     marked = {b for b, r in (existing | kernel).items()
               if r and (run_id is None or r == run_id)}
     recorded = {b for r in recs for b in r.bridges}
     names = {i for r in recs for i in r.interfaces} | recorded
     left = {
-        "processes": registry.marked_processes(run_id),
+        "processes": run_records.marked_processes(run_id),
         "bridges": sorted(marked | (recorded & set(existing))
                           | (recorded & {b for b, r in kernel.items() if not r})),
         "interfaces": sorted(names & interfaces()),
-        "records": [r.id for r in registry.records() if run_id is None or r.id == run_id],
+        "records": [r.id for r in run_records.records() if run_id is None or r.id == run_id],
     }
     tables = nft_tables() if run_id is None else tables_of(run_id)
     if tables:
@@ -141,7 +141,7 @@ def clear_ovs_ssl(run_id: str) -> None:
                                  text=True, timeout=10).stdout
     except (OSError, subprocess.TimeoutExpired):
         return
-    if str(registry.sockets_dir(run_id)) in current:
+    if str(run_records.sockets_dir(run_id)) in current:
         ok(["ovs-vsctl", "--timeout=5", "del-ssl"], timeout=10)
 
 
@@ -164,13 +164,13 @@ def remove_network(bridges: list[str], intfs: list[str]) -> None:
         ok(cmd, timeout=30)
 
 
-def cleanup_run(rec: registry.RunRecord, by_name: bool = True) -> None:
+def cleanup_run(rec: run_records.RunRecord, by_name: bool = True) -> None:
     """Tear down what one run made. Processes first: that frees the host namespaces, and
     with them the veth pairs that end in a host. Bridges marked with another run's id are
     never touched; `by_name` False (another run is alive, and every run names its switches
     and veths alike: s1, s1-eth2) removes only what carries this run's mark, not what its
     record names."""
-    registry.kill_marked(rec.id)  # the controller too: it carries the run's mark
+    run_records.kill_marked(rec.id)  # the controller too: it carries the run's mark
     remove_nft_tables(tables_of(rec.id))
     bridges = ovs_bridges() | kernel_bridges()  # name -> the run id marked on it, or ''
     mine = {b for b, r in bridges.items() if r == rec.id}
@@ -182,18 +182,18 @@ def cleanup_run(rec: registry.RunRecord, by_name: bool = True) -> None:
         remove_network(sorted(mine), [])
     for spec in rec.cgroups:  # CPU-limited hosts' cgroups, empty once the processes are gone
         run(["cgdelete", "-r", spec], check=False, timeout=30)
-    if rec.run_dir and Path(rec.run_dir).parent == registry.STATE_DIR:
+    if rec.run_dir and Path(rec.run_dir).parent == run_records.STATE_DIR:
         shutil.rmtree(rec.run_dir, ignore_errors=True)
     clear_ovs_ssl(rec.id)
-    shutil.rmtree(registry.sockets_dir(rec.id), ignore_errors=True)
+    shutil.rmtree(run_records.sockets_dir(rec.id), ignore_errors=True)
     rec.remove()
 
 
 def cleanup_stale() -> list[str]:
     """Clean every run whose testbed process is gone; returns a line per action."""
     done = []
-    live = {r.id for r in registry.records() if r.alive()}
-    for rec in registry.records():
+    live = {r.id for r in run_records.records() if r.alive()}
+    for rec in run_records.records():
         if rec.id in live:
             done.append(f"run {rec.id} is still active (pid {rec.pid}); left alone")
             continue
@@ -202,19 +202,19 @@ def cleanup_stale() -> list[str]:
             "; its unmarked interfaces are left while a run is active (they may be that "
             "run's, named alike): run cleanup again after it ends" if live else ""))
     # Marks whose record is gone (e.g. the record was never written before a SIGKILL).
-    orphans = [p for p in registry.marked_processes() if registry.run_of(p) not in live]
+    orphans = [p for p in run_records.marked_processes() if run_records.run_of(p) not in live]
     if orphans:
-        registry.kill_marked(where=lambda p: registry.run_of(p) not in live)
+        run_records.kill_marked(where=lambda p: run_records.run_of(p) not in live)
         done.append(f"killed {len(orphans)} orphaned process(es)")
 
     leases = group_dir()  # shared by every run's jobs: kept while one is alive
-    for d in registry.STATE_DIR.glob("*"):
+    for d in run_records.STATE_DIR.glob("*"):
         if d.is_dir() and d.name not in live and not (live and d == leases):
             shutil.rmtree(d, ignore_errors=True)
             done.append(f"removed leftover folder {d}")
-    for d in registry.OVS_RUNDIR.glob(f"{registry.SOCKETS_PREFIX}*"):
+    for d in run_records.OVS_RUNDIR.glob(f"{run_records.SOCKETS_PREFIX}*"):
         if d.is_dir() and not d.is_symlink() and \
-                d.name.removeprefix(registry.SOCKETS_PREFIX) not in live:
+                d.name.removeprefix(run_records.SOCKETS_PREFIX) not in live:
             shutil.rmtree(d, ignore_errors=True)
             done.append(f"removed leftover folder {d}")
     stray = [b for b, r in (ovs_bridges() | kernel_bridges()).items() if r and r not in live]

@@ -24,7 +24,7 @@ from typing import Any
 from ..errors import RunFailed, UsageError
 from ..interpreter import module
 from ..specs.cluster import LOCAL
-from . import registry
+from . import run_records
 
 LAUNCHER = Path(__file__).with_name("hydra_launcher.sh")
 VENV_BIN = Path(sys.executable).parent
@@ -111,7 +111,7 @@ def run_mpi(emu: Any, argv: list[str], *, hosts: list[str] | None = None, np: in
         env = {"MCASTLAB_GROUP_SLICE": spread.group_slice(first.name), **(env or {})}
     job_env = dict(os.environ, MCASTLAB_HOSTMAP=str(hostmap), MCASTLAB_JOB_DIR=str(job_dir),
                    MCASTLAB_ROOT_PID=str(os.getpid()),
-                   **{registry.ENV_JOB: job_id},
+                   **{run_records.ENV_JOB: job_id},
                    PYTHONUNBUFFERED="1", **(env or {}))
     t0 = time.perf_counter()
     with (job_dir / "mpiexec.out").open("w+") as fout, \
@@ -123,7 +123,7 @@ def run_mpi(emu: Any, argv: list[str], *, hosts: list[str] | None = None, np: in
         try:
             failed = _watch(proc, job_dir, timeout, stall, lines)
         finally:
-            registry.kill_marked(job_id=job_id)
+            run_records.kill_marked(job_id=job_id)
             for server in servers:
                 spread.runners[server].kill_job(job_id)
             proc.kill()
@@ -186,7 +186,7 @@ def _without_exit(text: str) -> str:
 
 
 def _still_waiting(rank_output: dict[int, str], but: int | None = None) -> str:
-    """What the ranks (all `but` one) said they were waiting for: collectives.ipmc.wait.Clock
+    """What the ranks (all `but` one) said they were waiting for: collectives.ipmc.deadline.Clock
     warns once a wait has lasted a sixth of its deadline. The last 8 such lines."""
     stuck = [f"rank {r}: {ln.strip()}" for r, text in rank_output.items() if r != but
              for ln in text.splitlines() if "still waiting" in ln]

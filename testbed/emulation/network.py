@@ -23,7 +23,7 @@ from topologies import HOST_PORT, Topology
 
 from ..errors import CapabilityError, RunFailed, UsageError
 from ..specs.cluster import LOCAL
-from . import linkshape, priority, registry
+from . import linkshape, priority, run_records
 from .cleanup import cleanup_run, killed_runs, remove_ended_nft_tables
 from .controller_proc import ControllerProcess, api_post
 from .environment import AFXDP_PORT, Capabilities, detected
@@ -142,7 +142,7 @@ class Emulation:
         self.ready_timeout = ready_timeout or 30.0 + 0.5 * len(topo.switches)
         self.net: Any = None
         self.controller: ControllerProcess | None = None
-        self.record: registry.RunRecord | None = None
+        self.record: run_records.RunRecord | None = None
         self.timings: dict[str, float] = {}
         self._t0 = 0.0  # when start() began
         self._xdp: set[str] | None = None  # AF_XDP ports of a network across servers
@@ -349,14 +349,14 @@ class Emulation:
                             "'sudo mcastlab cleanup', then start again")
         t0 = self._t0 = time.perf_counter()
         remove_ended_nft_tables()  # an ended run's loss chains would bind to our veths
-        self.record = registry.new_run(run_dir="", topology=self.topo.name)
+        self.record = run_records.new_run(run_dir="", topology=self.topo.name)
         rec = self.record
-        rec.run_dir = str(registry.STATE_DIR / rec.id)
+        rec.run_dir = str(run_records.STATE_DIR / rec.id)
         rec.bridges, rec.interfaces = self._network_on(LOCAL)
         if self.host_cpu is not None:
             rec.cgroups = [f"cpu,cpuacct,cpuset:/{h.name}" for h in self.topo.hosts]
         rec.save()
-        os.environ[registry.ENV_RUN] = rec.id  # inherited by every process we start
+        os.environ[run_records.ENV_RUN] = rec.id  # inherited by every process we start
         self.run_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
         self.run_dir.chmod(0o700)  # its API socket (the controller's) is root's alone
         files = self._host_files()
@@ -611,7 +611,7 @@ class Emulation:
             # process, host shells included: that frees the namespaces and the veths ending
             # in them. Mininet's net.stop() is not used: it talks to each node's shell and
             # hangs when one is gone; the record says all there is to remove.
-            registry.kill_marked(rec.id, where=registry.job_of)
+            run_records.kill_marked(rec.id, where=run_records.job_of)
             self.spread.end()  # the other servers tear their part down
             if self.controller is not None:
                 self.controller.stop()
@@ -620,7 +620,7 @@ class Emulation:
             if self.net is not None:
                 _close_ptys(self.net)
                 self.net = None
-            os.environ.pop(registry.ENV_RUN, None)
+            os.environ.pop(run_records.ENV_RUN, None)
             self.record = None
             self._lock.release()
         self._restore_signals()

@@ -23,11 +23,11 @@ import os
 from pathlib import Path
 
 from ..errors import UsageError
-from . import registry
+from . import run_records
 
 SWITCH_NICE = -15
 NICE_ENV = "MCASTLAB_SWITCH_NICE"  # another niceness; 0 leaves the switch alone (benchmarks)
-# in registry.STATE_DIR, JSON {"pid": .., "nice": {tid: nice}}; not *.json, which is a run record
+# in run_records.STATE_DIR, JSON {"pid": .., "nice": {tid: nice}}; not *.json, which is a run record
 NOTE = "switch-nice.state"
 OVS_PIDFILE = Path("/run/openvswitch/ovs-vswitchd.pid")
 
@@ -54,7 +54,7 @@ def niceness(tid: int) -> int | None:
 
 
 def _note() -> Path:
-    return registry.STATE_DIR / NOTE
+    return run_records.STATE_DIR / NOTE
 
 
 def raise_switch() -> int | None:
@@ -68,7 +68,7 @@ def raise_switch() -> int | None:
     note = _note()
     if not note.exists() or _read(note).get("pid") != pid:
         old = {str(t): n for t in threads(pid) if (n := niceness(t)) is not None}
-        registry.state_dir()
+        run_records.state_dir()
         note.write_text(json.dumps({"pid": pid, "nice": old, "autogroup": autogroup(pid)}))
     for t in threads(pid):
         with contextlib.suppress(OSError):

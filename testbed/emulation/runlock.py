@@ -11,7 +11,7 @@ import os
 import time
 from collections.abc import Callable
 
-from . import registry
+from . import run_records
 
 LOCK = "network.lock"
 
@@ -21,7 +21,7 @@ class RunLock:
         self.fd: int | None = None
 
     def acquire(self, progress: Callable[[str], None], poll_s: float = 0.5) -> None:
-        fd = os.open(registry.state_dir() / LOCK,
+        fd = os.open(run_records.state_dir() / LOCK,
                      os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
         told = False
         while True:

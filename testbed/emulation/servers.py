@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 from controller.config import ControllerConfig
 
 from ..specs.cluster import LOCAL, Server
-from . import registry, shell
+from . import run_records, shell
 
 T = TypeVar("T")
 
@@ -52,7 +52,7 @@ class LocalServer:
 
     def kill_job(self, job: str) -> None:
         """End an MPI or traffic job's processes on this server (found by its mark)."""
-        registry.kill_marked(job_id=job)
+        run_records.kill_marked(job_id=job)
 
 
 class OneMachine:
@@ -117,7 +117,7 @@ class OneMachine:
     def controller_config(self, config: ControllerConfig, run_id: str) -> ControllerConfig:
         """On one machine the switches reach the controller at a Unix socket in the run's
         sockets folder (which only root enters)."""
-        return dataclasses.replace(config, listen=str(registry.sockets_dir(run_id)
+        return dataclasses.replace(config, listen=str(run_records.sockets_dir(run_id)
                                                       / "openflow.sock"), allow=())
 
     def begin(self, run_id: str, orders: dict[str, dict[str, Any]],

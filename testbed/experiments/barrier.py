@@ -21,7 +21,7 @@ from ..emulation.network import Emulation
 from ..errors import RunFailed
 from ..fidelity.flags import Monitor
 from .bcast_result import Times
-from .placement import node_params
+from .rank_placement import node_params
 
 Row = tuple[str, Mapping[str, Any]]  # a barrier and its options (release=, timeout=, ...)
 

@@ -17,7 +17,7 @@ from collectives.call import BcastCall
 from collectives.executor import WAIT_MODES
 from collectives.programs import params as params_program
 from collectives.programs.bcast_bench import argv as bench_argv
-from collectives.trees.model import MeasuredPointToPoint, predict
+from collectives.trees.latency_model import MeasuredPointToPoint, predict
 from collectives.trees.schedules import build
 from collectives.waiting import DEFAULT as DEFAULT_WAIT
 
@@ -27,7 +27,7 @@ from ..emulation.mpi import run_mpi
 from ..emulation.network import Emulation
 from ..errors import RunFailed
 from .bcast_result import TIMES, BcastResult, Times
-from .placement import node_params
+from .rank_placement import node_params
 
 
 def _last_json(res: Any) -> dict[str, Any]:
@@ -112,7 +112,7 @@ def prediction(algorithm: str, k: int, size: int, params: dict[str, Any] | None,
     """The t_hold/t_end model's latency (None without measured parameters, or for an
     algorithm without a schedule). DYN-Tree and DYN-Mesh: the model has no load, so
     OPT-Tree's and OPT-Mesh's. The topology algorithms need `placement`
-    (testbed.experiments.placement.node_params); the model sees their order of sends, not
+    (testbed.experiments.rank_placement.node_params); the model sees their order of sends, not
     the contention they avoid."""
     a = known(algorithm)
     scheduled = a.zero_load

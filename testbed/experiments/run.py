@@ -56,7 +56,7 @@ from ..specs.cluster import ClusterSpec
 from ..specs.traffic_model import destination_shares
 from .bcast import algorithm_params, measure_params, prediction
 from .calibration import resolve
-from .placement import geometry, node_params
+from .rank_placement import geometry, node_params
 from .relay import Relay
 from .spec import NONE, ExperimentSpec, Point, across_servers, check_machine, load
 

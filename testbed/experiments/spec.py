@@ -41,7 +41,7 @@ from collectives.executor import WAIT_MODES
 from collectives.waiting import DEFAULT as DEFAULT_WAIT
 from topologies import Host, Topology, TopologyError, parse_spec
 
-from ..cluster.placement import place
+from ..cluster.switch_placement import place
 from ..emulation import linkshape
 from ..emulation.switching import SWITCHES
 from ..errors import CapabilityError, RunFailed, UsageError
@@ -50,7 +50,7 @@ from ..specs import cluster as cluster_spec
 from ..specs.cluster import ClusterSpec
 from ..specs.faults import FAULT_ACTIONS, FaultEvent
 from ..specs.traffic_model import TrafficSpec
-from .placement import geometry
+from .rank_placement import geometry
 
 NONE = "none"
 MAX_SIZE = 64 << 20

@@ -12,7 +12,7 @@ from typing import Any
 import networkx as nx
 
 from collectives.algorithms import known
-from collectives.trees.model import MeasuredPointToPoint
+from collectives.trees.latency_model import MeasuredPointToPoint
 from collectives.trees.ops import Schedule, Send
 from collectives.trees.schedules import DEFAULT_FRAGMENT, build
 

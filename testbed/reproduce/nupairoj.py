@@ -18,7 +18,7 @@ from typing import Any
 
 from ..bench.contention import placed_sends, worst_placement
 from ..experiments.bcast import algorithm_params, point_to_point
-from ..experiments.placement import contended
+from ..experiments.rank_placement import contended
 from ..experiments.run import execute, new_run
 from ..experiments.spec import from_dict
 from .claims import Claim, Context, PaperFigure

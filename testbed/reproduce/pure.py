@@ -13,7 +13,7 @@ from collectives.partitioning.report_scale import tseng2001_model
 from collectives.range_trees.sensitivity import fault_sensitivity
 from collectives.range_trees.trials import hwtree_trials
 from collectives.trees.hol import Channel, hol_latency, hol_times
-from collectives.trees.model import PointToPoint, predict
+from collectives.trees.latency_model import PointToPoint, predict
 from collectives.trees.opttree import multiport_table, opt_table
 from collectives.trees.schedules import build
 

@@ -12,8 +12,8 @@ from typing import Any
 from ..errors import RunFailed
 from ..results import versions
 from . import networks
+from .all_claims import CLAIMS, select
 from .claims import Claim, Context
-from .registry import CLAIMS, select
 from .report import write
 from .verdict import NO_RESULT, SKIPPED, VERDICTS, Outcome
 

@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from collectives.ipmc import rounds
-from collectives.trees.model import PointToPoint, return_times
+from collectives.trees.latency_model import PointToPoint, return_times
 from collectives.trees.schedules import build
 
 from .claims import Claim, Context, PaperFigure

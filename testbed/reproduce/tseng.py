@@ -4,7 +4,7 @@ node, S sources each multicasting to 6 destinations drawn with hot-spot factor P
 dilation 2 (two DDNs, four 2x2 blocks), U-torus trees used directly (direct) against the
 partition with the DDN chosen at random or balanced (collectives.programs.multinode_bench,
 under the fidelity monitor). The report's figures are lost and its text qualitative, so only
-the direction is judged; the step model (partitioning.model), priced with the startup and
+the direction is judged; the step model (partitioning.step_model), priced with the startup and
 per-byte cost fitted to this network's point-to-point times, is shown beside every point.
 
 The judging (judge_size_gain, judge_balance) is pure: it takes the points."""

@@ -22,7 +22,7 @@ from typing import Any
 
 from controller.config import check_listen_address
 
-METHODS = ("blocks", "switch-bin")  # how nodes are placed: testbed.cluster.placement
+METHODS = ("blocks", "switch-bin")  # how nodes are placed: testbed.cluster.switch_placement
 TUNNELS = ("auto", "gretap", "vxlan")
 KEYS = {"servers", "placement", "tunnel", "listen", "ssh_config"}
 LOCAL = "localhost"

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from testbed.emulation import registry
+from testbed.emulation import run_records
 from testbed.emulation.cleanup import cleanup_stale, kernel_bridges, leftovers
 from testbed.emulation.environment import Capabilities, detect
 
@@ -45,7 +45,7 @@ def caps() -> Capabilities:
     # What a run killed before the session left (SIGKILL leaves its record) is not any
     # test's leftover: clean it first, as `mcastlab cleanup` would. A live run would
     # share the machine with the tests and make their timings meaningless: refuse.
-    other = registry.active_run()
+    other = run_records.active_run()
     assert other is None, f"another mcastlab run is active (pid {other.pid}); stop it first"
     for line in cleanup_stale():
         print("before the tests:", line)

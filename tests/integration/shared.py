@@ -27,7 +27,7 @@ from typing import Any
 import pytest
 
 from collectives.ipmc.groups import leases
-from testbed.emulation import registry
+from testbed.emulation import run_records
 from testbed.emulation.controller_proc import api_get
 from testbed.emulation.network import Emulation
 from topologies import HOST_PORT, parse_spec
@@ -93,8 +93,8 @@ def snapshot(emu: Emulation) -> dict[str, Any]:
     assert emu.record is not None
     return {"hosts": {h.name: _host_state(emu, h) for h in emu.hosts},
             "controller": _controller_state(emu),
-            "jobs": [p for p in registry.marked_processes(emu.record.id)
-                     if registry.job_of(p)],
+            "jobs": [p for p in run_records.marked_processes(emu.record.id)
+                     if run_records.job_of(p)],
             "leases": leases()}
 
 

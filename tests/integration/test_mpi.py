@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from testbed.emulation import registry
+from testbed.emulation import run_records
 from testbed.emulation.mpi import run_mpi
 from testbed.errors import RunFailed
 
@@ -45,16 +45,16 @@ def test_timeout_and_dead_rank_end_the_job_cleanly(mesh):
     with pytest.raises(RunFailed, match="exceeded its 3 s timeout"):
         run_mpi(mesh, ["-c", "import time; from mpi4py import MPI; time.sleep(60)"],
                 hosts=three, timeout=3)
-    assert not [p for p in registry.marked_processes(mesh.record.id)
-                if registry.job_of(p)], "processes of the timed-out job survived"
+    assert not [p for p in run_records.marked_processes(mesh.record.id)
+                if run_records.job_of(p)], "processes of the timed-out job survived"
 
     die = ("from mpi4py import MPI; import os, time; c = MPI.COMM_WORLD\n"
            "if c.Get_rank() == 1: os._exit(7)\n"
            "time.sleep(60)")
     with pytest.raises(RunFailed, match=r"rank 1 \(h1\) exited with code 7"):
         run_mpi(mesh, ["-c", die], hosts=three, timeout=40)
-    assert not [p for p in registry.marked_processes(mesh.record.id)
-                if registry.job_of(p)], "processes of the failed job survived"
+    assert not [p for p in run_records.marked_processes(mesh.record.id)
+                if run_records.job_of(p)], "processes of the failed job survived"
 
     # The network still works for the next job.
     res = run_mpi(mesh, ["-c", HELLO], hosts=three, timeout=60)

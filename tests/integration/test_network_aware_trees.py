@@ -17,7 +17,7 @@ from testbed.emulation.mpi import run_mpi
 from testbed.emulation.network import Emulation
 from testbed.errors import RunFailed
 from testbed.experiments.bcast import measure_params, run_bcast
-from testbed.experiments.placement import predicted_copies
+from testbed.experiments.rank_placement import predicted_copies
 from topologies import parse_spec
 
 

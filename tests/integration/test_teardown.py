@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from testbed.emulation import registry
+from testbed.emulation import run_records
 from testbed.emulation.cleanup import leftovers
 
 from .conftest import MCASTLAB, assert_clean, net_namespaces
@@ -25,7 +25,7 @@ def _start_job_and_wait(spec: str, ranks: int) -> subprocess.Popen:
                             text=True)
     deadline = time.time() + 60
     while time.time() < deadline:
-        job = [p for p in registry.marked_processes() if registry.job_of(p)]
+        job = [p for p in run_records.marked_processes() if run_records.job_of(p)]
         pythons = [p for p in job if _cmdline(p).startswith(("python", "/"))
                    and "-c" in _cmdline(p) and "hydra" not in _cmdline(p)]
         if len(pythons) >= ranks:

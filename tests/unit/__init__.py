@@ -1,0 +1,10 @@
+"""Unit tests: no network. They mirror the source tree: the tests of `<package path>/X.py`
+(or of the package `<package path>/X/`) are `tests/unit/<package path>/test_X.py`, one
+test module per source module (tests/unit/test_layout.py holds the mirror).
+
+At this top level stand only the tests of rules that cut across modules:
+
+    test_layout.py          the import floors, cycles, function-level imports, this mirror
+    test_cli_errors.py      every command refuses bad input in one line, before a network
+    test_results_durable.py a results folder survives a torn record, a full disk, a link
+"""

@@ -30,6 +30,7 @@ MODULES = ig.find_modules(ROOT)
 IMPORTS = ig.all_imports(MODULES)
 FLOORS = ig.read_floors(ROOT)
 
+
 def test_the_modules_are_found() -> None:
     assert {"collectives.executor", "collectives.algorithms", "testbed.cli.main", "controller",
             "topologies.model"} <= MODULES.keys()
@@ -145,3 +146,27 @@ def test_the_checks_see_what_they_look_for(tmp_path: Path) -> None:
         ("testbed.low", "testbed.high")]
     b_lines = [i.line for i in ig.function_level(fake, imports) if i.source == "collectives.b"]
     assert without_reason(fake["collectives.b"], b_lines) == [2, 13]
+
+
+UNIT = ROOT / "tests" / "unit"
+
+
+def test_the_unit_tests_mirror_the_source_tree() -> None:
+    """tests/unit/<package path>/test_X.py tests <package path>/X.py or the package
+    <package path>/X/, so that a test module cannot outlive or miss its module's name; the
+    top level holds only the cross-cutting ones tests/unit/__init__.py names."""
+    stray = []
+    for path in sorted(UNIT.rglob("test_*.py")):
+        rel = path.relative_to(UNIT)
+        if len(rel.parts) == 1:
+            continue
+        pkg = ROOT.joinpath(*rel.parts[:-1])
+        name = rel.stem.removeprefix("test_")
+        if not ((pkg / f"{name}.py").is_file() or (pkg / name / "__init__.py").is_file()):
+            stray.append(str(rel))
+    assert stray == [], "tests of no source module (tests/unit/<package path>/test_<module>.py)"
+    top = sorted(p.name for p in UNIT.glob("test_*.py"))
+    listed = sorted(set(re.findall(r"\b(test_[a-z0-9_]+\.py)", (UNIT / "__init__.py").read_text())))
+    assert top == listed, "top-level unit tests are cross-cutting and named in its __init__"
+    assert [str(d.relative_to(UNIT)) for d in sorted(UNIT.rglob("*"))
+            if d.is_dir() and d.name != "__pycache__" and not (d / "__init__.py").is_file()] == []

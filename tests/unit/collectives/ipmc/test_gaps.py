@@ -1,0 +1,14 @@
+"""The scout broadcasts' completion (collectives.algorithms.COMPLETIONS): "report" by
+default, "none" as Chen2000 ran it; checked everywhere it can be given, recorded with every
+point. And the frames that carry data apart from TCP's pure ACKs (frame_count)."""
+
+from __future__ import annotations
+
+from collectives.ipmc.gaps import provable_gaps
+
+
+def test_a_gap_is_proved_only_before_the_last_fragment_held() -> None:
+    assert provable_gaps(bytearray([1, 0, 1, 0, 0])) == bytearray([1, 0, 1, 1, 1])
+    assert provable_gaps(bytearray([0, 0, 0])) == bytearray([1, 1, 1])  # nothing held
+    assert provable_gaps(bytearray([1, 1])) == bytearray([1, 1])
+    assert provable_gaps(bytearray([0, 1])) == bytearray([0, 1])

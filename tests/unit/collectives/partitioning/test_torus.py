@@ -1,0 +1,100 @@
+"""Tseng2001: network partitioning (DDN/DCN) for multi-node multicast on a torus, the U-torus
+baseline, hot-spot destination sets and the contention step model. All pure.
+
+Numbers from Tseng2001 (copied here, never read from the notes): 16x16 torus, dilation h = 2
+or 4, Fig. 1 "four dilated-4 subnetworks, each as an undirected 4x4 torus, in a 16x16
+torus", T_s = 30 or 300 us, T_c = 1 us per flit, |M_i| = 32 to 1024 flits, as many sources as
+destinations per set (16 to 240; Figs. 2-4 use 80), hot-spot factor p = 25, 50, 80, 100 %.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import networkx as nx
+import pytest
+
+from collectives.partitioning.torus import Partition, Torus
+from topologies import torus as torus_topology
+
+SIDE, T_S, T_S_SMALL, T_C = 16, 300.0, 30.0, 1.0
+T16 = Torus(SIDE, SIDE)
+
+
+# ---- torus geometry and routing ---------------------------------------------------------------
+@pytest.mark.parametrize("rows,cols", [(4, 6), (3, 3), (2, 5), (1, 4)])
+def test_routes_are_the_testbeds_xy_routes(rows, cols):
+    topo, t = torus_topology(rows, cols), Torus(rows, cols)
+    for u, v in itertools.product(range(t.size), repeat=2):
+        switches = [int(n[1:]) - 1 for n in topo.path(u, v)[1:-1]]
+        assert t.route(u, v) == tuple(zip(switches, switches[1:], strict=False))
+
+
+def test_links_are_the_testbeds_switch_links():
+    for rows, cols in [(4, 6), (2, 3), (1, 1)]:
+        topo = torus_topology(rows, cols)
+        cables = {(int(a[1:]) - 1, int(b[1:]) - 1) for a, b in topo.graph().edges
+                  if a[0] == b[0] == "s"}
+        assert Torus(rows, cols).links() == cables | {(b, a) for a, b in cables}
+
+
+# ---- the partition: Fig. 1 and properties P1-P5 -----------------------------------------------
+def _contracted(part: Partition, a: int) -> nx.Graph:
+    """DDN_a as a graph on its nodes, an edge per run of links between two of them."""
+    links = nx.Graph(list(part.ddn_links(a)))
+    nodes = set(part.ddn_nodes(a))
+    out = nx.Graph()
+    for u in nodes:
+        for first in links[u]:
+            prev, node, hops = u, first, 1
+            while node not in nodes:  # links off the DDN's nodes run straight on
+                prev, node, hops = node, next(n for n in links[node] if n != prev), hops + 1
+            out.add_edge(u, node, hops=hops)
+    return out
+
+
+def test_fig1_four_dilated_4_subnetworks_each_a_4x4_torus_in_a_16x16_torus():
+    part = Partition(T16, 4)
+    assert part.ddn_count == 4 and part.block_shape == (4, 4) and part.block_count == 16
+    for a in range(4):
+        g = _contracted(part, a)
+        assert nx.is_isomorphic(g, nx.grid_2d_graph(4, 4, periodic=True))
+        assert {d["hops"] for *_, d in g.edges(data=True)} == {4}  # dilated-4
+        # the DDN's own nodes are exactly the crossings of its rows and columns
+        undirected = nx.Graph(list(part.ddn_links(a)))
+        assert {n for n, deg in undirected.degree if deg == 4} == set(part.ddn_nodes(a))
+    assert part.ddn_nodes(0)[:4] == (0, 4, 8, 12)
+    assert part.ddn_nodes(1)[:2] == (17, 21)
+    assert part.member(3, 15) == T16.node(15, 15)
+
+
+@pytest.mark.parametrize("rows,cols,h", [(16, 16, 4), (16, 16, 2), (8, 12, 4), (6, 6, 3),
+                                         (4, 4, 4), (4, 4, 1)])
+def test_partition_properties_p1_to_p5(rows, cols, h):
+    t = Torus(rows, cols)
+    part = Partition(t, h)
+    owned = [part.ddn_links(a) for a in range(h)]
+    # P1: the DDNs share no link and own every link once, each the same number
+    assert sum(len(o) for o in owned) == len(t.links()) == len(frozenset().union(*owned))
+    assert len({len(o) for o in owned}) == 1
+    # xy routes between nodes of one DDN stay on its links
+    for a in range(h):
+        for u, v in itertools.product(part.ddn_nodes(a), repeat=2):
+            assert set(t.route(u, v)) <= owned[a]
+    # P2: blocks are disjoint and cover; P3: each meets each DDN in exactly one node
+    blocks = [part.block_nodes(b) for b in range(part.block_count)]
+    assert sorted(itertools.chain(*blocks)) == list(range(t.size))
+    for b, nodes in enumerate(blocks):
+        assert all(part.block_of(n) == b for n in nodes)
+        for a in range(h):
+            assert [n for n in nodes if part.ddn_of(n) == a] == [part.member(a, b)]
+    # P4, P5: equal sizes (the construction is a translation of one DDN / one block)
+    assert len({len(part.ddn_nodes(a)) for a in range(h)}) == 1
+    assert len({len(nodes) for nodes in blocks}) == 1
+
+
+def test_partition_rejects_a_dilation_that_does_not_divide():
+    with pytest.raises(ValueError, match="divide"):
+        Partition(Torus(16, 12), 8)
+    with pytest.raises(ValueError, match="positive"):
+        Partition(T16, 0)

@@ -1,0 +1,27 @@
+"""Chen2000's barriers (section 3.2) without a network: MPICH 1's three-phase barrier as a
+plan (its message count is the paper's formula, and it is a barrier), the multicast
+barrier's release option checked wherever it can be given, the frame bracket that
+bcast_bench and barrier_bench share, and chen.barrier-messages judged on stand-in points."""
+
+from __future__ import annotations
+
+import pytest
+
+from collectives.programs.barrier_bench import parse_row
+from testbed.experiments.barrier import label, row_spec
+
+
+def test_barrier_bench_rows_name_a_barrier_and_its_options() -> None:
+    assert parse_row("pairwise") == ("pairwise", {})
+    assert parse_row("mcast:release=multicast:timeout=5") == (
+        "mcast", {"release": "multicast", "timeout": 5})
+    for bad, needle in (("mcast:release=lost", "release must be one of"),
+                        ("tree:release=both", "tree takes no option release"),
+                        ("pairwise:timeout=1", "pairwise takes no option timeout"),
+                        ("mcast:release", "NAME=VALUE"), ("fast", "unknown barrier 'fast'")):
+        with pytest.raises(ValueError, match=needle):
+            parse_row(bad)
+    spec = row_spec("mcast", {"release": "multicast", "timeout": 5.0})
+    assert spec == "mcast:release=multicast:timeout=5.0"
+    assert parse_row(spec) == ("mcast", {"release": "multicast", "timeout": 5.0})
+    assert label("mcast", {"release": "multicast"}) == "mcast, release multicast"

@@ -1,0 +1,145 @@
+"""Chen2000's barriers (section 3.2) without a network: MPICH 1's three-phase barrier as a
+plan (its message count is the paper's formula, and it is a barrier), the multicast
+barrier's release option checked wherever it can be given, the frame bracket that
+bcast_bench and barrier_bench share, and chen.barrier-messages judged on stand-in points.
+
+The algorithm registry is the one list: every record runs through its family's runner,
+every scheduled one builds a schedule, and what a record says it needs is what building it
+takes.
+
+The scout broadcasts' completion (collectives.algorithms.COMPLETIONS): "report" by
+default, "none" as Chen2000 ran it; checked everywhere it can be given, recorded with every
+point. And the frames that carry data apart from TCP's pure ACKs (frame_count)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from collectives import executor
+from collectives.algorithms import (
+    BARRIERS,
+    BCASTS,
+    COMPLETIONS,
+    DEFAULT_COMPLETION,
+    DEFAULT_RELEASE,
+    FAMILIES,
+    NATIVE,
+    RELEASES,
+    bcast_algorithm,
+    check_completion,
+    check_release,
+    names,
+)
+from collectives.executor import barrier_options, bcast_options
+from collectives.trees.schedules import build
+
+
+def test_pairwise_is_a_point_to_point_barrier_of_the_registry() -> None:
+    a = BARRIERS["pairwise"]
+    assert (a.family, a.paper, a.collective) == ("tree", "Chen2000", "barrier")
+    assert "pairwise" in names(collective="barrier") and not a.release
+    assert barrier_options("pairwise", {"timeout": 1.0, "release": "both"}) == {}
+
+
+# ---- the multicast barrier's release ------------------------------------------------------
+def test_release_both_by_default_and_only_the_multicast_barrier_takes_one() -> None:
+    assert DEFAULT_RELEASE == "both" and set(RELEASES) == {"both", "multicast"}
+    assert check_release("multicast") == "multicast"
+    assert [n for n, a in BARRIERS.items() if a.release] == ["mcast"]
+    assert barrier_options("mcast", {"release": "multicast", "timeout": 2.0,
+                                     "fragment": 9}) == {"release": "multicast",
+                                                         "timeout": 2.0}
+    # one set of options serves both collectives in the drop-in: no broadcast sees it
+    assert bcast_options({"release": "multicast", "timeout": 2.0}) == {"timeout": 2.0}
+
+
+class _Emu:
+    def __init__(self, run_dir: Path):
+        self.run_dir = run_dir
+
+GEOMETRY = {"mesh": (2, 4), "torus": (2, 4), "bmin": (2, 3)}
+
+
+def test_every_family_runs() -> None:
+    assert {a.family for a in BCASTS.values()} <= FAMILIES.keys()
+    assert {a.family for a in BCASTS.values()} == executor.RUNNERS.keys()
+    assert {a.family for a in BARRIERS.values()} == executor.BARRIER_RUNNERS.keys()
+
+
+@pytest.mark.parametrize("name", [n for n, a in BCASTS.items() if a.scheduled])
+def test_every_scheduled_algorithm_builds_with_what_it_says_it_needs(name: str) -> None:
+    a = BCASTS[name]
+    params: dict = {}
+    if a.timing:
+        params |= {"t_hold": 20e-6, "t_end": 55e-6}
+    if a.geometry:
+        params[a.geometry] = GEOMETRY[a.geometry]
+    s = build(name, 8, 0, 4096, **params)
+    assert s.algorithm == name and len(s.programs) == 8
+    if a.timing and a.family == "tree":  # without its timing it cannot be built
+        with pytest.raises(ValueError, match="t_hold"):
+            build(name, 8, 0, 4096)
+
+
+def test_the_mpi_librarys_own_has_no_schedule() -> None:
+    assert not BCASTS[NATIVE].scheduled
+    with pytest.raises(ValueError, match="no schedule"):
+        build(NATIVE, 4)
+
+
+def test_names_filter_by_family_in_the_registrys_order() -> None:
+    assert names() == tuple(BCASTS)
+    assert names("multicast") == ("two-stage", "nack", "scout-linear", "scout-binary")
+    assert names("mpi", "tree")[:3] == (NATIVE, "sequential", "binomial")
+    assert names(collective="barrier") == tuple(BARRIERS)
+
+
+def test_an_unknown_name_lists_the_choices() -> None:
+    with pytest.raises(ValueError, match="unknown algorithm 'fast'; choose from mpich, "):
+        bcast_algorithm("fast")
+
+
+def test_every_paper_key_is_in_the_reference_table() -> None:
+    from pathlib import Path
+
+    from testbed.labs import labs
+
+    table = (Path(__file__).resolve().parents[3] / "docs" / "references.md").read_text()
+    keys = {a.paper for a in (*BCASTS.values(), *BARRIERS.values()) if a.paper}
+    keys |= {word.strip(",()") for lab in labs().values() for word in lab.paper.split()
+             if word[:1].isupper() and word[-4:].isdigit()}
+    # Tseng2001 has no broadcast or lab of its own: its plans run as a benchmark
+    assert keys == {"Nupairoj1998", "Coll2003", "Siebert2006", "Chen2000"}
+    for key in (*keys, "Tseng2001"):
+        assert f"| [{key}] |" in table
+
+
+def test_known_gives_a_record_that_needs_nothing_for_an_unknown_name() -> None:
+    from collectives.algorithms import UNKNOWN, known
+
+    assert known("opt-mesh") is BCASTS["opt-mesh"] and known("opt-mesh").nodes
+    assert known("range-tree", "barrier") is BARRIERS["range-tree"]
+    assert known("fast") is UNKNOWN
+    assert not (UNKNOWN.family or UNKNOWN.timing or UNKNOWN.nodes or UNKNOWN.model_tree)
+    assert [n for n, a in BCASTS.items() if a.model_tree] == [
+        *names("tree"), "dyn-tree"]  # dyn-mesh is placed on a mesh, as opt-mesh is
+
+
+def test_a_dynamic_tree_names_the_scheduled_tree_it_builds_at_zero_load() -> None:
+    for a in BCASTS.values():
+        if a.family == "dynamic":  # dyn-tree: opt-tree; dyn-mesh: opt-mesh, on the same mesh
+            s = BCASTS[a.zero_load]
+            assert s.scheduled and s.timing and s.geometry == a.geometry and a.timing
+        else:
+            assert not a.static and a.zero_load == a.name
+    assert BCASTS["dyn-mesh"].nodes and not BCASTS["dyn-mesh"].model_tree
+
+
+def test_completions_report_by_default_and_only_the_scouts_take_one() -> None:
+    assert DEFAULT_COMPLETION == "report" and set(COMPLETIONS) == {"report", "none"}
+    assert check_completion("none") == "none"
+    with pytest.raises(ValueError, match="completion must be one of report, none, got 'x'"):
+        check_completion("x")
+    assert [a for a in names() if BCASTS[a].completion] == ["scout-linear", "scout-binary"]

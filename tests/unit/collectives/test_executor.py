@@ -1,0 +1,64 @@
+"""Chen2000's barriers (section 3.2) without a network: MPICH 1's three-phase barrier as a
+plan (its message count is the paper's formula, and it is a barrier), the multicast
+barrier's release option checked wherever it can be given, the frame bracket that
+bcast_bench and barrier_bench share, and chen.barrier-messages judged on stand-in points.
+
+The scout broadcasts' completion (collectives.algorithms.COMPLETIONS): "report" by
+default, "none" as Chen2000 ran it; checked everywhere it can be given, recorded with every
+point. And the frames that carry data apart from TCP's pure ACKs (frame_count)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from collectives.algorithms import (
+    COMPLETIONS,
+    RELEASES,
+)
+from collectives.executor import check, check_barrier
+
+
+@pytest.mark.parametrize(("bcast", "barrier", "options", "needle"), [
+    ("nack", "mcast", {"release": "unicast"},
+     "release must be one of both, multicast, got 'unicast'"),
+    ("binomial", "mcast", {"release": None}, "release must be one of"),
+    ("nack", "tree", {"release": "multicast"},
+     "tree: release is an option of the multicast barrier (mcast) only"),
+    ("nack", "pairwise", {"release": "both"}, "pairwise: release is an option"),
+])
+def test_bad_releases_are_refused_before_any_message(bcast: str, barrier: str,
+                                                     options: dict, needle: str) -> None:
+    with pytest.raises(ValueError, match=needle.replace("(", r"\(").replace(")", r"\)")):
+        check(bcast, barrier, 4, options)
+    with pytest.raises(ValueError, match="release"):
+        check_barrier(barrier, options)
+
+
+def test_good_releases_pass_with_any_broadcast() -> None:
+    for release in RELEASES:
+        check("nack", "mcast", 4, {"release": release, "timeout": 3.0})
+        check("binomial", "mcast", 4, {"release": release})  # a tree takes no release
+
+
+class _Emu:
+    def __init__(self, run_dir: Path):
+        self.run_dir = run_dir
+
+
+@pytest.mark.parametrize(("algorithm", "options", "needle"), [
+    ("scout-linear", {"completion": "silent"}, "completion must be one of report, none"),
+    ("scout-binary", {"completion": 0}, "completion must be one of"),
+    ("nack", {"completion": "none"}, "nack: completion is an option of the scout"),
+    ("two-stage", {"completion": "report"}, "two-stage: completion is an option"),
+])
+def test_the_executor_refuses_bad_completions_before_any_message(
+        algorithm: str, options: dict, needle: str) -> None:
+    with pytest.raises(ValueError, match=needle):
+        check(algorithm, "mpich", 4, options)
+
+
+def test_the_executor_takes_both_completions_with_the_multicast_options() -> None:
+    for c in COMPLETIONS:
+        check("scout-binary", "mpich", 4, {"completion": c, "timeout": 5.0})

@@ -1,0 +1,121 @@
+"""Schedules deliver every byte to every rank causally, for any root and size; the model
+reproduces the papers' formulas and toy examples."""
+
+from __future__ import annotations
+
+import pytest
+
+from collectives.trees.latency_model import (
+    PointToPoint,
+)
+from collectives.trees.schedules import ALGORITHMS, Recv, Send, SendRecv, binomial_tree, build
+
+PARAMS = {"t_hold": 20.0, "t_end": 55.0, "fragment": 7}
+
+
+def delivered(schedule) -> list[set[int]]:
+    """Run the programs symbolically: each rank's bytes; a send of bytes the sender does not
+    hold yet fails the test (causality)."""
+    k, n = schedule.size, schedule.nbytes
+    have = [set(range(n)) if r == schedule.root else set() for r in range(k)]
+    wires: dict[tuple[int, int], list[set[int]]] = {}
+    pc = [0] * k
+    half = [False] * k
+
+    def send(r, op):
+        piece = set(range(op.lo, op.hi))
+        assert piece <= have[r], f"rank {r} sends bytes {op.lo}..{op.hi} it does not hold"
+        wires.setdefault((r, op.peer), []).append(piece)
+
+    def recv(r, op):
+        q = wires.get((op.peer, r))
+        if not q:
+            return False
+        piece = q.pop(0)
+        assert piece == set(range(op.lo, op.hi)), "receive range differs from the send"
+        have[r] |= piece
+        return True
+
+    moved = True
+    while moved:
+        moved = False
+        for r in range(k):
+            while pc[r] < len(schedule.programs[r]):
+                op = schedule.programs[r][pc[r]]
+                if isinstance(op, Send):
+                    send(r, op)
+                elif isinstance(op, Recv):
+                    if not recv(r, op):
+                        break
+                else:
+                    if not half[r]:
+                        send(r, op.send)
+                        half[r] = True
+                    if not recv(r, op.recv):
+                        break
+                    half[r] = False
+                pc[r] += 1
+                moved = True
+    assert all(pc[r] == len(schedule.programs[r]) for r in range(k)), "deadlock"
+    assert not any(wires.values()), "messages nobody receives"
+    return have
+
+
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
+@pytest.mark.parametrize("k", [1, 2, 3, 4, 5, 7, 8, 9, 16])
+def test_every_rank_gets_every_byte_from_every_root(algorithm, k):
+    for n in (0, 1, 37):
+        for root in range(k):
+            s = build(algorithm, k, root, n, **PARAMS)
+            assert delivered(s) == [set(range(n))] * k
+            assert len(s.programs[root]) == 0 or not isinstance(s.programs[root][0], Recv)
+
+
+def test_binomial_tree_shape():
+    assert binomial_tree(4) == {0: [2, 1], 2: [3]}
+    assert binomial_tree(8) == {0: [4, 2, 1], 4: [6, 5], 6: [7], 2: [3]}
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (("nosuch", 4), "unknown algorithm 'nosuch'"),
+    (("mpich", 4), "has no schedule"),
+    (("binomial", 0), "at least 1"),
+    (("binomial", 4, 4), "root must be a rank in 0..3"),
+    (("binomial", 4, 0, -1), "non-negative"),
+    (("opt-tree", 4), "needs t_hold and t_end"),
+])
+def test_bad_input(args, message):
+    with pytest.raises(ValueError, match=message):
+        build(*args)
+    with pytest.raises(ValueError, match="fragment size"):
+        build("fragmented-chain", 3, 0, 10, fragment=0)
+    with pytest.raises(ValueError, match="non-negative"):
+        PointToPoint(-1, 0, 1, 0)
+
+
+def test_sendrecv_ring_is_used_by_scatter_allgather():
+    s = build("scatter-allgather", 4, 2, 40)
+    assert any(isinstance(op, SendRecv) for prog in s.programs for op in prog)
+    assert s.to_dict()["programs"][2][0]["op"] == "send"
+
+
+@pytest.mark.parametrize("algorithm, params", [
+    ("binomial", {}), ("fragmented-chain", {"fragment": 4}), ("u-mesh", {"mesh": (2, 2)}),
+    ("opt-tree", {"t_hold": 1e-5, "t_end": 3e-5}),
+])
+def test_every_schedule_records_its_send_order(algorithm, params):
+    """fifo unless told otherwise, in the schedule's params (what execute reads and a record
+    shows); the order does not change the programs."""
+    fifo = build(algorithm, 4, 0, 16, **params)
+    overlapped = build(algorithm, 4, 0, 16, send_order="overlapped", **params)
+    assert fifo.params["send_order"] == "fifo"
+    assert overlapped.params["send_order"] == "overlapped"
+    assert fifo.programs == overlapped.programs
+    with pytest.raises(ValueError, match="send_order must be one of fifo, overlapped"):
+        build(algorithm, 4, 0, 16, send_order="FIFO", **params)
+
+
+def test_parents_read_the_tree_off_a_schedule():
+    assert build("binomial", 8, 0, 8).parents() == [None, 0, 0, 2, 0, 4, 4, 6]
+    assert build("sequential", 4, 2, 8).parents() == [2, 2, None, 2]
+    assert build("chain", 3, 0, 8).parents() == [None, 0, 1]

@@ -1,0 +1,158 @@
+"""The controller's state stays bounded against hostile hosts: queries split to fit the MTU,
+groups and sources per port capped, another querier's QRV/QQI kept within range; and, in
+the app (run in a subprocess: importing os-ken patches the process with eventlet), a timer
+loop's failing step, multicast data floods, queries that speak for another address and
+decisions for groups nobody joined.
+
+Membership: v2 reports and leaves as RFC 3376 7.3.2 maps them, last-member queries and their
+retransmissions, fast leave, expiry by deadline, compatibility modes, the SSM range."""
+
+from __future__ import annotations
+
+from controller.membership import Membership
+from controller.source_filter import Query
+from controller.timers import IgmpTimers
+
+GROUP = "239.1.2.3"
+
+
+def sources(n: int) -> tuple[str, ...]:
+    return tuple(f"10.{i >> 16 & 255}.{i >> 8 & 255}.{i & 255}" for i in range(n))
+
+
+def test_a_port_holds_at_most_its_groups_and_sources() -> None:
+    m = Membership(IgmpTimers(), max_groups=3, max_sources=4)
+    for g in range(3):
+        assert not m.record(f"239.0.0.{g}", "h1", "is_ex", set(), 0.0).ignored
+    assert m.record("239.0.0.9", "h1", "is_ex", set(), 0.0).ignored == "groups_cap"
+    assert not m.record("239.0.0.0", "h1", "is_ex", set(), 1.0).ignored  # one it holds
+    assert not m.record("239.0.0.9", "h2", "is_ex", set(), 0.0).ignored  # another port
+    assert m.record(GROUP, "h2", "allow", set(sources(5)), 0.0).ignored == "sources_cap"
+    assert not m.record(GROUP, "h2", "allow", set(sources(4)), 0.0).ignored
+    assert m.record(GROUP, "h2", "allow", {"10.9.9.9"}, 0.0).ignored == "sources_cap"
+    assert m.members("239.0.0.9", 0.0) == {"h2"}
+
+G = "239.1.1.1"
+
+
+def test_rfc_defaults():
+    t = IgmpTimers()
+    assert t.membership_interval == 260.0 and t.last_member_time == 2.0
+    assert t.startup_interval == 125.0 / 4 and t.last_member_count == 2
+    assert t.other_querier_present == 255.0  # 2 * 125 + 10 / 2
+
+
+def test_report_refresh_and_expiry():
+    m = Membership(IgmpTimers(query_interval=2, query_response_interval=1))  # 5 s
+    assert m.report(G, "h1", now=0.0) is True
+    assert m.report(G, "h1", now=1.0) is False  # refresh, not new
+    assert m.members(G, 1.0) == {"h1"}
+    assert m.expire(5.9) == []
+    assert m.expire(6.0) == [(G, "h1")]
+    assert m.groups() == []
+
+
+def test_leave_waits_for_last_member_time_unless_reported_again():
+    m = Membership(IgmpTimers(last_member_interval=0.5))  # last member time 1 s
+    m.report(G, "h1", 0.0)
+    m.report(G, "h2", 0.0)
+    out = m.record(G, "h1", "to_in", set(), now=10.0, version=2)
+    assert out.queries == (Query(),) and not out.changed  # Q(G) sent, h1 still forwarded
+    assert m.querying(G, "h1")
+    assert m.retransmissions(G, "h1", 10.5) == [Query()]  # LMQC = 2: one more, S clear
+    assert m.retransmissions(G, "h1", 11.0) == []
+    m.report(G, "h1", 10.5)  # answered the group query: stays
+    assert m.expire(11.5) == [] and m.members(G, 11.5) == {"h1", "h2"}
+    assert m.leave(G, "h2", now=20.0) is False
+    assert m.expire(21.0) == [(G, "h2")]
+    assert m.members(G, 21.0) == {"h1"}
+
+
+def test_a_report_during_the_queries_sets_the_s_flag_of_the_retransmission():
+    m = Membership(IgmpTimers(robustness=3, last_member_interval=1.0))
+    m.report(G, "h1", 0.0)
+    m.leave(G, "h1", 1.0)
+    m.report(G, "h1", 1.5)  # group timer back above LMQT
+    assert m.retransmissions(G, "h1", 2.0) == [Query(suppress=True)]
+
+
+def test_fast_leave_and_unknown_leave():
+    m = Membership()
+    m.report(G, "h1", 0.0)
+    assert m.leave(G, "h9", 1.0) is False
+    assert m.leave(G, "h1", 1.0, fast=True) is True
+    assert m.groups() == [] and not m.querying(G, "h1")
+
+
+def test_fast_block_drops_the_source_at_once_without_a_query():
+    m = Membership()
+    m.record(G, "h1", "is_in", {"10.0.0.1", "10.0.0.2"}, 0.0)
+    out = m.record(G, "h1", "block", {"10.0.0.1"}, 1.0, fast=True)
+    assert out.queries == () and out.changed
+    assert m.admitting(G, "10.0.0.1", 1.0) == set() and m.admitting(G, "10.0.0.2", 1.0) == {"h1"}
+
+
+def test_source_timers_running_out_change_forwarding_by_deadline():
+    m = Membership(IgmpTimers(query_interval=2, query_response_interval=1))  # GMI 5 s
+    m.record(G, "h1", "is_in", {"10.0.0.1"}, 0.0)
+    m.record(G, "h1", "allow", {"10.0.0.2"}, 2.0)
+    assert m.expire(4.9) == []
+    assert m.expire(5.0) == [(G, "h1")]  # 10.0.0.1's timer
+    assert m.admitting(G, "10.0.0.1", 5.0) == set() and m.members(G, 5.0) == {"h1"}
+    assert m.expire(7.0) == [(G, "h1")] and m.groups() == []
+
+
+def test_v1_and_v2_hosts_put_the_port_in_compatibility_mode():
+    m = Membership(IgmpTimers(query_interval=2, query_response_interval=1))  # OHPI 5 s
+    m.report(G, "h1", 0.0, version=1)
+    assert m.snapshot(0.0)[G]["h1"]["compat"] == "v1"
+    assert m.record(G, "h1", "to_in", set(), 1.0, version=2).ignored == "older_version_mode"
+    assert m.record(G, "h1", "block", {"10.0.0.1"}, 1.0).ignored == "older_version_mode"
+    m.record(G, "h1", "to_ex", {"10.0.0.1"}, 1.0)  # taken as TO_EX {}
+    assert m.admitting(G, "10.0.0.1", 1.0) == {"h1"}
+    m.record(G, "h1", "is_ex", set(), 5.5)  # v3 from now on; v1 timer runs out at 5
+    assert m.snapshot(5.5)[G]["h1"]["compat"] == "v3"
+    m.record(G, "h1", "block", {"10.0.0.1"}, 6.0, fast=True)
+    assert m.admitting(G, "10.0.0.1", 6.0) == set()
+
+
+def test_the_ssm_range_takes_no_exclude_records_and_no_old_reports():
+    m = Membership()
+    assert m.record("232.1.1.1", "h1", "is_ex", set(), 0.0).ignored == "ssm_exclude"
+    assert m.record("232.1.1.1", "h1", "to_ex", {"10.0.0.1"}, 0.0).ignored == "ssm_exclude"
+    assert m.report("232.1.1.1", "h1", 0.0) is False
+    assert m.groups() == []
+    assert m.record("232.1.1.1", "h1", "is_in", {"10.0.0.1"}, 0.0).changed
+    assert m.admitting("232.1.1.1", "10.0.0.1", 0.0) == {"h1"}
+
+
+def test_remove_member_rename_and_snapshot():
+    m = Membership(IgmpTimers(query_interval=10, query_response_interval=1))  # GMI 21 s
+    m.report("239.0.0.1", "h1", 0.0)
+    m.record("239.0.0.2", "h1", "is_ex", {"10.0.0.9"}, 0.0)
+    m.record("239.0.0.2", "h2", "is_in", {"10.0.0.3"}, 0.0)
+    snap = m.snapshot(1.0)
+    assert snap["239.0.0.1"]["h1"] == {"mode": "exclude", "compat": "v2", "expires_in_s": 20.0,
+                                       "sources": {}, "blocked": [], "leaving": False}
+    assert snap["239.0.0.2"]["h1"]["blocked"] == ["10.0.0.9"]
+    assert snap["239.0.0.2"]["h2"] == {"mode": "include", "compat": "v3", "expires_in_s": 20.0,
+                                       "sources": {"10.0.0.3": 20.0}, "blocked": [],
+                                       "leaving": False}
+    assert m.remove_member("h1") == ["239.0.0.1", "239.0.0.2"]
+    assert m.groups() == ["239.0.0.2"]
+    m.rename({"h2": "h7"})
+    assert m.members("239.0.0.2", 1.0) == {"h7"}
+    assert m.expire(21.0) == [("239.0.0.2", "h7")] and m.groups() == []
+
+
+def test_another_queriers_group_and_source_queries_lower_the_timers():
+    m = Membership(IgmpTimers(last_member_interval=0.5))  # LMQT 1 s, GMI 260 s
+    m.report(G, "h1", 0.0)
+    m.record(G, "h2", "is_in", {"10.0.0.1", "10.0.0.2"}, 0.0)
+    m.heard_query(G, (), 10.0)  # Q(G): the EXCLUDE port's group timer
+    m.heard_query(G, ("10.0.0.1",), 10.0)  # Q(G,S): that source's timer
+    snap = m.snapshot(10.0)[G]
+    assert snap["h1"]["expires_in_s"] == 1.0
+    assert snap["h2"]["sources"] == {"10.0.0.1": 1.0, "10.0.0.2": 250.0}
+    assert m.expire(11.0) == [(G, "h1"), (G, "h2")]
+    assert m.members(G, 11.0) == {"h2"} and m.admitting(G, "10.0.0.1", 11.0) == set()

@@ -1,0 +1,137 @@
+"""The scout broadcasts' completion (collectives.algorithms.COMPLETIONS): "report" by
+default, "none" as Chen2000 ran it; checked everywhere it can be given, recorded with every
+point. And the frames that carry data apart from TCP's pure ACKs (frame_count).
+
+testbed.cli: the commands that need neither root nor a network, and argument errors.
+
+Nothing here may reach a command that brings a network up: `run` is only exercised on
+errors raised before the emulation starts."""
+
+from __future__ import annotations
+
+import pytest
+
+from testbed.cli.main import build_parser, main
+from topologies import parse_spec
+
+from .error_lines import _one_error_line
+
+
+def _one_error(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
+    assert main(argv) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and "Traceback" not in err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("mcastlab: error: "), err
+    return lines[0]
+
+
+def test_the_command_line_refuses_bad_completions(capsys: pytest.CaptureFixture[str]) -> None:
+    assert "nack has no completion (a scout broadcast's)" in _one_error(
+        ["bcast", "--algo", "nack", "--size", "1", "--completion", "none"], capsys)
+    with pytest.raises(SystemExit) as exc:  # argparse's choices: usage, then the error
+        main(["bcast", "--algo", "scout-linear", "--size", "1", "--completion", "silent"])
+    assert exc.value.code == 2 and "invalid choice: 'silent'" in capsys.readouterr().err
+    assert "completion must be one of report, none, got 'silent'" in _one_error(
+        ["mpirun", "--bcast", "scout-linear", "-o", "completion=silent", "--", "-m", "x"],
+        capsys)
+
+
+# ---- argument errors (argparse) ---------------------------------------------------------
+@pytest.mark.parametrize("argv", [[], ["topo"], ["nosuchcommand"], ["mpirun", "--np", "many"],
+                                  ["topo", "star", "--bogus"]])
+def test_argument_errors_exit_2(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert "mcastlab" in err and "error:" in err
+    assert "Traceback" not in err
+
+
+def test_help_lists_every_command(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exc:
+        main(["--help"])
+    assert exc.value.code == 0
+    out = capsys.readouterr().out
+    for command in ("doctor", "topo", "up", "mpirun", "experiment", "testbed", "pingpong",
+                    "cleanup", "bench"):
+        assert command in out
+
+
+def test_parser_defaults() -> None:
+    args = build_parser().parse_args(["mpirun", "--", "-m", "collectives.programs.pingpong"])
+    assert (args.topo, args.np, args.ppn, args.hosts, args.timeout) == ("star", None, 1, None,
+                                                                         300.0)
+    assert args.program[-2:] == ["-m", "collectives.programs.pingpong"]
+    args = build_parser().parse_args(["testbed"])
+    assert (args.out, args.spec) == ("results", None)  # experiments/default.toml
+    args = build_parser().parse_args(["pingpong"])
+    assert (args.out, args.reps) == ("results", 50)
+    parse_spec(args.topo)  # the ping-pong's topology is a valid spec
+
+
+def test_run_with_a_spec_is_an_experiment(capsys) -> None:
+    from testbed.cli.main import _is_experiment
+
+    # the old spelling, `mcastlab run`, told the two commands apart by their arguments
+    assert _is_experiment(["run", "experiments/default.toml"])
+    assert _is_experiment(["run", "--resume", "results/x"])
+    assert not _is_experiment(["run", "--topo", "star", "--", "-m", "x.pingpong"])
+    assert not _is_experiment(["run", "--", "x.toml"])  # a program's argument stays one
+    assert main(["run", "experiments/default.toml", "--list"]) == 0
+    out, err = capsys.readouterr()
+    assert err.startswith("mcastlab: note: 'mcastlab run' is now 'mcastlab experiment'")
+    assert out.startswith("default: 32 points on star-16 (16 hosts)")
+    assert main(["experiment", "experiments/default.toml", "--list"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("default: 32 points on star-16 (16 hosts)")
+    assert "nack               256 KiB  16 hosts" in out
+    assert "mpich               64 KiB  2 hosts" in out
+    assert main(["experiment", "experiments/study.toml", "--list"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("study: 96 points on star")
+    assert "dyn-tree" in out and "1 MiB" in out and "traffic=background" in out
+
+
+# ---- run: only errors raised before any network starts ----------------------------------
+# The topology is deliberately invalid as well: should the program check ever move after
+# parse_spec, these tests fail on the message instead of bringing a network up.
+@pytest.mark.parametrize("argv", [["mpirun", "--topo", "nosuchshape"],
+                                  ["mpirun", "--topo", "nosuchshape", "--"],
+                                  ["mpirun", "--topo", "nosuchshape", "--np", "2", "--"]])
+def test_run_without_a_program_is_a_usage_error(
+        argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(argv) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert "give the program after '--'" in _one_error_line(err)
+
+
+def test_run_with_a_bad_topology_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["mpirun", "--topo", "nosuchshape", "--", "-m", "collectives.programs.pingpong"]) \
+        == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert "unknown topology shape 'nosuchshape'" in _one_error_line(err)
+
+
+def test_bcast_flow_benchmark_is_automatic_unless_asked():
+    parse = build_parser().parse_args
+    base = ["bcast", "--algo", "nack", "--size", "1024"]
+    assert parse(base).flow is None  # on without loss, skipped (with a message) under it
+    assert parse([*base, "--no-flow"]).flow is False
+    assert parse([*base, "--flow", "--loss", "0.1"]).flow is True
+
+
+def test_bcast_late_and_loss_scope_choices(capsys: pytest.CaptureFixture[str]) -> None:
+    parse = build_parser().parse_args
+    base = ["bcast", "--algo", "two-stage", "--size", "65536"]
+    assert parse(base).late is None
+    assert parse([*base, "--late", "receivers:157"]).late == ("receivers", 157.0)
+    assert parse([*base, "--loss-scope", "multicast-in"]).loss_scope == "multicast-in"
+    for bad in ("sideways:5", "root:", "root:-1", "root:20000"):
+        with pytest.raises(SystemExit) as exc:
+            parse([*base, "--late", bad])
+        assert exc.value.code == 2
+        assert "expected root:MS or receivers:MS" in capsys.readouterr().err

@@ -1,0 +1,73 @@
+"""Link rate `auto`, the calibration cache and the units that travel (no network)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from testbed.errors import UsageError
+from testbed.experiments import calibration
+from testbed.fidelity.link_rate import nominal_topology
+
+# ---- the calibration cache ---------------------------------------------------------------
+HERE = {"cpu_model": "x", "cpus": "2", "host_ports": "afxdp-nonpmd", "calibration": 1}
+
+
+@pytest.fixture
+def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv(calibration.CACHE_ENV, str(tmp_path / "cache"))
+    return tmp_path / "cache" / "calibration.json"
+
+
+def test_cache_round_trip_and_machine_change(cache: Path) -> None:
+    assert calibration.cached("k", HERE, 100) is None
+    calibration.store("k", HERE, {"mbit": 50, "cap": 100, "tried": []})
+    assert calibration.cached("k", HERE, 100)["mbit"] == 50
+    assert calibration.cached("other", HERE, 100) is None
+    moved = {**HERE, "cpus": "4"}
+    assert calibration.cached("k", moved, 100) is None  # another machine: redo
+    calibration.store("k2", moved, {"mbit": 70, "cap": 100, "tried": []})
+    data = json.loads(cache.read_text())
+    assert data["machine"] == moved and list(data["entries"]) == ["k2"]
+
+
+def test_a_cached_search_answers_only_up_to_what_it_covered(cache: Path) -> None:
+    calibration.store("up", HERE, {"mbit": 100, "cap": 100, "tried": []})
+    assert calibration.cached("up", HERE, 100) is not None
+    assert calibration.cached("up", HERE, 1000) is None  # never tried above 100
+    calibration.store("low", HERE, {"mbit": 30, "cap": 100, "tried": []})
+    # a rate below the cap failed, so every higher one would: it answers any cap
+    assert calibration.cached("low", HERE, 1000)["mbit"] == 30
+
+
+def test_an_unwritable_cache_is_one_clear_error(tmp_path: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    monkeypatch.setenv(calibration.CACHE_ENV, str(blocker / "sub"))
+    with pytest.raises(UsageError, match="cannot write the calibration cache"):
+        calibration.store("k", HERE, {"mbit": 1, "cap": 1, "tried": []})
+
+
+def test_search_finds_the_highest_passing_rung(monkeypatch: pytest.MonkeyPatch) -> None:
+    tried: list[float] = []
+
+    def fake_probe(_emu, mbit, _progress):
+        tried.append(mbit)
+        return calibration.Verdict(mbit, mbit <= 30)
+
+    monkeypatch.setattr(calibration, "probe", fake_probe)
+    best, verdicts = calibration.search(None, 100, lambda _m: None)
+    assert best == 30
+    assert tried[0] == 100 and len(tried) <= 4
+    assert [v.mbit for v in verdicts] == tried
+    best, _ = calibration.search(None, 100, lambda _m: None, ladder=(50, 70))
+    assert best is None
+
+
+def test_topology_key_ignores_rates() -> None:
+    a, b = nominal_topology("star:hosts=8"), nominal_topology("star:hosts=8,bw=10")
+    assert calibration.topology_key(a) == calibration.topology_key(b)
+    assert calibration.topology_key(a) != calibration.topology_key(nominal_topology("star:hosts=9"))

@@ -1,0 +1,232 @@
+"""The scout broadcasts' completion (collectives.algorithms.COMPLETIONS): "report" by
+default, "none" as Chen2000 ran it; checked everywhere it can be given, recorded with every
+point. And the frames that carry data apart from TCP's pure ACKs (frame_count).
+
+testbed.experiments.spec: experiment specs are checked in full, naming the offending key, before
+anything starts; the sweep expands with conditions outermost."""
+
+from __future__ import annotations
+
+import copy
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from testbed.emulation.environment import Capabilities
+from testbed.experiments.spec import SpecError, check_machine, from_dict, load
+
+SPEC = {"name": "t", "network": {"topology": "star:hosts=4,bw=100"},
+        "sweep": {"algorithms": ["scout-linear", "nack", "binomial"], "sizes": [1024]}}
+
+
+def test_a_spec_checks_the_completion_and_every_point_records_it() -> None:
+    from testbed.experiments.run import point_config
+
+    bad = copy.deepcopy(SPEC) | {"completion": "silent"}
+    with pytest.raises(SpecError, match="completion: unknown 'silent' .one of report, none."):
+        from_dict(bad)
+    for raw, want in ((copy.deepcopy(SPEC), "report"), (SPEC | {"completion": "none"}, "none")):
+        spec = from_dict(copy.deepcopy(raw))
+        by_alg = {p.algorithm: point_config(spec, p) for p in spec.points()}
+        assert by_alg["scout-linear"]["completion"] == want
+        assert by_alg["nack"]["completion"] is None and by_alg["binomial"]["completion"] is None
+
+ROOT = Path(__file__).resolve().parents[4]
+
+BASE = {
+    "name": "t",
+    "network": {"topology": "star:hosts=8,bw=100"},
+    "sweep": {"algorithms": ["binomial", "nack"], "sizes": [1024, 65536],
+              "traffic": ["none", "bg"], "loss": [0.0, 0.05]},
+    "traffic": {"bg": {"pattern": "uniform", "load": 0.1, "hosts": "all"}},
+    "faults": {"h3down": {"events": [{"at": 0.5, "down": "h3"}, {"at": 0.2, "up": "h3"}]}},
+}
+
+
+def spec_with(path: str, value: object) -> dict:
+    raw = copy.deepcopy(BASE)
+    *parents, last = path.split(".")
+    t = raw
+    for p in parents:
+        t = t.setdefault(p, {})
+    t[last] = value
+    return raw
+
+
+def test_expansion_conditions_outermost() -> None:
+    spec = from_dict(copy.deepcopy(BASE))
+    points = spec.points()
+    assert len(points) == 2 * 2 * 2 * 2
+    assert [p.index for p in points] == list(range(16))
+    # the first four share one condition: one MPI job
+    assert {p.condition for p in points[:4]} == {(8, "none", 0.0, "none", 1, 0.0)}
+    assert [(p.algorithm, p.size) for p in points[:4]] == [
+        ("binomial", 1024), ("binomial", 65536), ("nack", 1024), ("nack", 65536)]
+    assert len({p.key for p in points}) == 16  # keys identify points (resume)
+    assert spec.points()[5].key == points[5].key
+    assert spec.hosts == (8,) and not spec.needs_params
+    # events are sorted by time
+    assert [e.at for e in spec.faults["h3down"]] == [0.2, 0.5]
+
+
+@pytest.mark.parametrize("path,value,needle", [
+    ("sweep.algorithms", ["binomial", "warp"], "sweep.algorithms[1]: unknown algorithm 'warp'"),
+    ("sweep.algorithms", ["binomial", "opt-mesh"], "sweep.algorithms[1]: opt-mesh runs on a mesh"),
+    ("network.topology", "blob:hosts=3", "network.topology:"),
+    ("network.topology", "mesh:rows=0", "network.topology:"),
+    ("sweep.sizes", [1024, -1], "sweep.sizes[1]: must be in"),
+    ("sweep.sizes", [1 << 40], "sweep.sizes[0]: must be in"),
+    ("sweep.sizes", [], "sweep.sizes: must be a non-empty list"),
+    ("sweep.hosts", [9], "sweep.hosts[0]: must be in [1, 8]"),
+    ("sweep.loss", [0.5], "sweep.loss[0]: 0.5 of every packet"),
+    ("sweep.loss", [1.5], "sweep.loss[0]: must be in [0, 1]"),
+    ("sweep.traffic", ["none", "storm"], "sweep.traffic[1]: no [traffic.storm] table"),
+    ("sweep.faults", ["nope"], "sweep.faults[0]: no [faults.nope] table"),
+    ("sweep.groups", [2], "sweep.groups: 2 groups of 8 hosts need 16 hosts"),
+    ("sweep.interval", [-0.1], "sweep.interval[0]: must be in"),
+    ("sweep.colour", ["red"], "sweep.colour: unknown key"),
+    ("traffic.bg.load", -1, "traffic.bg.load:"),
+    ("traffic.bg.pattern", "tornado", "traffic.bg.pattern:"),
+    ("traffic.bg.hosts", ["h1", "h99"], "traffic.bg: no host 'h99'"),
+    ("traffic.bg.hosts", "others", "traffic.bg.hosts: \"others\" needs two hosts"),
+    ("faults.h3down.events", [{"at": 1, "down": "h42"}], "faults.h3down.events[0].down: no host"),
+    ("faults.h3down.events", [{"at": 1}], "faults.h3down.events[0]: give exactly one of"),
+    ("faults.h3down.events", [{"down": "h1"}], "faults.h3down.events[0].at: missing"),
+    ("faults.h3down.events", [{"at": 1, "fail": "77"}], "fail: no node id '77'"),
+    ("faults.h3down.events", [{"at": 1, "loss": 2.0, "on": "h1"}], "events[0].loss: must be"),
+    ("network.mode", "hub", "network.mode: unknown 'hub'"),
+    ("network.switching", "magic", "network.switching: unknown 'magic'"),
+    ("repetitions", 0, "repetitions: must be >= 1"),
+    ("params.budget_bytes", 0, "params.budget_bytes: must be >= 1"),
+    ("seed", "x", "seed: must be an integer"),
+    ("wibble", 1, "wibble: unknown key"),
+    ("send_order", "lifo", "send_order: unknown 'lifo' (one of fifo, overlapped)"),
+    ("cluster", {"servers": []}, "cluster.servers: a list of the other servers"),
+    ("cluster", {"servers": ["b"], "placement": "random"}, "cluster.placement: unknown"),
+    ("cluster", {"servers": ["b"]}, "cluster: star-8 has 1 switch(es), and a host runs"),
+])
+def test_bad_specs_name_the_key(path: str, value: object, needle: str) -> None:
+    with pytest.raises(SpecError) as exc:
+        from_dict(spec_with(path, value))
+    assert needle in str(exc.value)
+    assert exc.value.exit_code == 2
+
+
+def test_network_aware_algorithms_need_their_network() -> None:
+    raw = spec_with("network.topology", "mesh:rows=2,cols=4")
+    raw["sweep"]["algorithms"] = ["opt-mesh", "range-tree"]
+    with pytest.raises(SpecError, match=r"sweep.algorithms\[1\]: range-tree runs on a fat"):
+        from_dict(raw)
+    raw["sweep"]["algorithms"] = ["opt-mesh", "u-mesh"]
+    assert from_dict(raw).needs_params
+    raw = spec_with("network.topology", "fattree:k=4,n=2,hosts=8")
+    raw["sweep"]["algorithms"] = ["range-tree"]
+    assert not from_dict(raw).needs_params
+
+
+def test_missing_algorithms_and_bad_toml(tmp_path: Path) -> None:
+    raw = copy.deepcopy(BASE)
+    del raw["sweep"]["algorithms"]
+    with pytest.raises(SpecError, match=r"sweep.algorithms: missing"):
+        from_dict(raw)
+    bad = tmp_path / "bad.toml"
+    bad.write_text("name = \n")
+    with pytest.raises(SpecError, match="not valid TOML"):
+        load(bad)
+    with pytest.raises(SpecError, match="no spec file"):
+        load(tmp_path / "absent.toml")
+
+
+def caps(netem: bool, statistic: bool) -> Capabilities:
+    return Capabilities(root=True, ovs_installed=True, ovs_running=True,
+                        ovs_datapaths=["netdev"], kernel_ovs_module=False, sch_htb=True,
+                        sch_netem=netem, netfilter_statistic=statistic, mininet=True, mpi=True,
+                        controller_importable=True)
+
+
+def test_machine_check_names_the_key() -> None:
+    netem_less = caps(False, True)
+    raw = spec_with("network.topology", "star:hosts=8,delay_ms=5")
+    with pytest.raises(SpecError, match=r"network.topology: .*no sch_netem"):
+        check_machine(from_dict(raw), netem_less)
+    no_stat = caps(False, False)
+    with pytest.raises(SpecError, match=r"sweep.loss: .*statistic"):
+        check_machine(from_dict(copy.deepcopy(BASE)), no_stat)
+
+
+def test_shipped_specs_are_valid() -> None:
+    files = sorted([*(ROOT / "experiments").glob("*.toml"), *(ROOT / "labs").glob("*.toml")])
+    assert any(f.name == "default.toml" for f in files)
+    for f in files:
+        spec = load(f)
+        assert spec.points(), f
+        assert tomllib.loads(f.read_text())["name"] == spec.name
+
+
+def test_default_spec_is_what_make_testbed_promises() -> None:
+    spec = load(ROOT / "experiments" / "default.toml")
+    assert spec.topology.name.startswith("star") and len(spec.topology.hosts) == 16
+    assert spec.auto_rate  # the calibrated rate: no flagged points
+    assert set(spec.algorithms) == {"mpich", "binomial", "sequential", "nack"}
+    assert spec.sizes == (65536, 262144) and spec.hosts == (2, 4, 8, 16)
+    assert spec.traffic_names == ("none",) and spec.losses == (0.0,)
+    assert not spec.needs_params
+    study = load(ROOT / "experiments" / "study.toml")  # the first release's broad default
+    assert study.auto_rate and len(study.points()) == 96
+
+
+def test_params_are_measured_among_the_broadcasting_hosts() -> None:
+    raw = spec_with("network.topology", "mesh:rows=8,cols=8,bw=10")
+    raw["sweep"]["hosts"] = [8, 16]
+    raw["traffic"]["bg"]["hosts"] = "others"
+    assert from_dict(raw).param_pair() == ["h0", "h15"]
+    raw["sweep"]["groups"] = [1, 2]
+    assert from_dict(raw).param_pair() == ["h0", "h31"]
+
+
+def test_excluded_nodes_take_no_part_in_broadcasts() -> None:
+    raw = spec_with("network.exclude", [1, 4])
+    raw["network"]["mode"] = "contiguous"
+    raw["sweep"] |= {"hosts": [3], "groups": [1, 2]}
+    spec = from_dict(raw)
+    two = next(p for p in spec.points() if p.groups == 2)
+    assert spec.groups_of(two) == [["h0", "h2", "h3"], ["h5", "h6", "h7"]]
+    raw["sweep"]["hosts"] = [4]
+    with pytest.raises(SpecError, match="sweep.groups: 2 groups of 4 hosts need 8 hosts; "
+                                        "star-8 has 6 not excluded"):
+        from_dict(raw)
+    raw = spec_with("network.exclude", list(range(8)))
+    with pytest.raises(SpecError, match="network.exclude: every host is excluded"):
+        from_dict(raw)
+
+
+def test_a_cluster_table_spreads_the_network_and_refuses_what_needs_one_clock() -> None:
+    raw = spec_with("cluster", {"servers": ["root@10.1.0.2"], "tunnel": "vxlan"})
+    raw["network"]["topology"] = "tree:leaves=2,hosts_per_leaf=4,bw=100"
+    spec = from_dict(raw)
+    assert spec.cluster is not None and spec.cluster.names == ["localhost", "10.1.0.2"]
+    assert spec.cluster.tunnel == "vxlan" and from_dict(copy.deepcopy(BASE)).cluster is None
+    raw["sweep"]["interval"] = [0.0, 0.01]
+    with pytest.raises(SpecError, match=r"^cluster: injected broadcasts \(sweep.interval"):
+        from_dict(raw)
+    raw["sweep"]["interval"] = [0.0]
+    raw["network"]["switching"] = "linux-bridge"
+    with pytest.raises(SpecError, match="^cluster: a network across servers runs on Open"):
+        from_dict(raw)
+    raw["network"] = {"topology": "star:hosts=8,bw=100"}  # one switch: nothing to spread
+    with pytest.raises(SpecError, match="^cluster: star-8 has 1 switch.*10.1.0.2 would run"):
+        from_dict(raw)
+
+
+def test_the_trees_send_order_is_recorded_with_every_point() -> None:
+    """fifo unless the spec says otherwise; a point of an algorithm without one records None."""
+    from testbed.experiments.run import point_config
+
+    for raw, order in ((copy.deepcopy(BASE), "fifo"), (spec_with("send_order", "overlapped"),
+                                                       "overlapped")):
+        spec = from_dict(raw)
+        assert spec.send_order == order
+        by_alg = {p.algorithm: point_config(spec, p) for p in spec.points()}
+        assert by_alg["binomial"]["send_order"] == order
+        assert by_alg["nack"]["send_order"] is None

@@ -1,0 +1,135 @@
+"""testbed.fidelity.flags: what a loaded link should carry, and when a result is flagged."""
+
+from __future__ import annotations
+
+import pytest
+
+from testbed.fidelity.flags import (
+    HOST_WAIT_LIMIT,
+    SWITCH_WAIT_LIMIT,
+    expected_rates,
+    judge,
+)
+
+
+def test_expected_rates_uniform_below_capacity() -> None:
+    offered = {h: 20.0 for h in ("a", "b", "c")}
+    share = {s: {d: 0.5 for d in offered if d != s} for s in offered}
+    cap = dict.fromkeys(offered, 100.0)
+    assert expected_rates(offered, share, cap) == pytest.approx(offered)
+
+
+def test_a_hot_spot_caps_what_its_senders_can_carry() -> None:
+    # four senders put 60 Mbit/s each towards "hot" (100 Mbit/s link): 240 in, 100 taken
+    offered = {s: 60.0 for s in ("a", "b", "c", "d")}
+    share = {s: {"hot": 1.0} for s in offered}
+    cap = {**dict.fromkeys(offered, 100.0), "hot": 100.0}
+    got = expected_rates(offered, share, cap)
+    assert got == pytest.approx(dict.fromkeys(offered, 25.0))
+
+
+def test_own_link_caps_the_offer() -> None:
+    got = expected_rates({"a": 150.0}, {"a": {"b": 1.0}}, {"a": 100.0, "b": 1000.0})
+    assert got == {"a": 100.0}
+
+
+def test_judge_flags_a_starved_switch_and_slow_links() -> None:
+    quiet = judge(0.5, [], 2.0, switch_waited=0.1)
+    assert quiet["ok"] and quiet["flags"] == []
+    busy = judge(1.0, [], 2.0)  # polling ranks keep every core busy: that alone is no flag
+    assert busy["ok"] and busy["cpu_busy"] == 1.0
+    starved = judge(1.0, [], 2.0, switch_waited=SWITCH_WAIT_LIMIT + 0.01)
+    assert not starved["ok"] and "switch waited for a core" in starved["flags"][0]
+    slow = judge(0.5, [{"link": "s1-eth2", "expected_mbit": 50.0, "achieved_mbit": 20.0,
+                        "ratio": 0.4}], 2.0)
+    assert slow["flags"] == ["s1-eth2 carried 20.0 of 50.0 Mbit/s expected"]
+    fine = judge(0.5, [{"link": "s1-eth2", "expected_mbit": 50.0, "achieved_mbit": 48.0,
+                        "ratio": 0.96}], 2.0)
+    assert fine["ok"]
+
+
+def test_links_under_loss_are_recorded_not_judged() -> None:
+    slow = [{"link": "s1-eth2", "expected_mbit": 50.0, "achieved_mbit": 20.0, "ratio": 0.4}]
+    got = judge(0.5, slow, 2.0, judge_links=False)
+    assert got["ok"] and got["links"] == slow and got["links_judged"] is False
+
+
+def test_many_short_links_are_one_flag_naming_the_worst() -> None:
+    links = [{"link": f"s{i}-eth1", "expected_mbit": 1.0, "achieved_mbit": i / 10,
+              "ratio": i / 10} for i in range(1, 9)]  # 0.1 .. 0.8: six short of 0.7
+    got = judge(1.0, links, 2.0)
+    assert got["flags"] == ["6 of 8 loaded links carried less than 70% of their expected "
+                            "rate (worst: s1-eth1 carried 0.1 of 1.0 Mbit/s expected)"]
+
+
+def test_hosts_waiting_longer_than_a_frame_time_flag_the_point() -> None:
+    frame = 1538 * 8 / 30e6  # 0.41 ms at 30 Mbit/s
+    keeping = judge(0.9, [], 2.0, host_wait_s=0.5 * frame, frame_s=frame)
+    assert keeping["ok"] and keeping["host_wait_frames"] == pytest.approx(0.5)
+    behind = judge(0.9, [], 2.0, host_wait_s=(HOST_WAIT_LIMIT + 0.5) * frame, frame_s=frame)
+    assert not behind["ok"]
+    assert behind["flags"] == [f"hosts waited for a core {HOST_WAIT_LIMIT + 0.5:.0%} of a "
+                               f"frame time each turn (limit {HOST_WAIT_LIMIT:.0%})"]
+    unshaped = judge(0.9, [], 2.0, host_wait_s=1.0, frame_s=None)  # no link rate: no yardstick
+    assert unshaped["ok"] and unshaped["host_wait_frames"] is None
+
+
+def test_across_servers_each_server_is_judged_on_its_own_readings() -> None:
+    """A cluster's servers are sampled apart (each has its own /proc and /sys): the worst
+    switch is named with its server, links are read where they live, and a tunnel that
+    dropped frames flags the point (the servers' link, not the emulated one, lost them)."""
+    from testbed.cluster.spread import Spread
+    from testbed.fidelity.flags import Monitor
+    from testbed.specs.cluster import ClusterSpec, Server
+    from topologies import parse_spec
+
+    topo = parse_spec("fattree:k=4,n=2,hosts=16,bw=10")
+    spread = Spread(topo, ClusterSpec((Server("localhost"), Server("b"))))
+    mon = Monitor(topo, spread)
+    far_host = next(h.name for h in topo.hosts if spread.server_of(h.name) == "b")
+    far_link = mon.links[far_host][0]
+    (intfs_b, tunnels_b), (_, tunnels_a) = mon.reads["b"], mon.reads["localhost"]
+    assert far_link in intfs_b and len(tunnels_a) == len(tunnels_b) == len(spread.placement.cut)
+
+    def reading(t, busy, sched, rx, sent, dropped, tunnels):
+        return {"t": t, "cpu": (busy, 100 * t), "sched": sched, "rx": rx,
+                "tunnels": {e: (sent, dropped) for e in tunnels}}
+
+    mon.samples = {
+        "localhost": [reading(0, 0, (0, 0), {}, 0, 0, tunnels_a),
+                      reading(2, 100, (100, 10), {}, 2_500_000, 0, tunnels_a)],
+        "b": [reading(0, 0, (0, 0), {far_link: 0}, 0, 0, tunnels_b),
+              reading(2, 150, (100, 900), {far_link: 2_000_000}, 0, 7, tunnels_b)]}
+    got = mon.window(0.5, 1.5, expected_mbit={far_host: 10.0})
+    assert got["servers"]["b"]["switch_waited"] == pytest.approx(0.9)
+    assert got["servers"]["localhost"]["switch_waited"] == pytest.approx(10 / 110)
+    assert got["switch_waited"] == pytest.approx(0.9) and got["cpu_busy"] == pytest.approx(0.75)
+    assert got["links"][0]["achieved_mbit"] == pytest.approx(8.0)  # read on b
+    assert {t["server"] for t in got["tunnels"]} == {"localhost", "b"}
+    assert got["tunnels"][0]["mbit"] == pytest.approx(10.0)
+    assert got["flags"][0].startswith("switch on b waited for a core 90%")
+    assert got["flags"][-1].startswith(f"tunnels between servers dropped {7 * len(tunnels_b)}")
+
+
+def test_frames_a_switch_port_dropped_on_arrival_flag_the_point() -> None:
+    """A host port of the switch that dropped frames on arrival (an AF_XDP ring the switch
+    did not empty in time) lost what the emulated network would have carried: flagged, with
+    the ports that dropped most; a port that dropped nothing in the window is not named."""
+    from testbed.fidelity.flags import Monitor
+    from topologies import parse_spec
+
+    topo = parse_spec("star:hosts=3,bw=100")
+    mon = Monitor(topo)
+    (a, b, c), _ = mon.reads["localhost"]
+    before = {"t": 0, "cpu": (0, 100), "sched": (0, 0), "rx": {}, "tunnels": {},
+              "dropped": {a: 5, b: 0, c: 2}}
+    after = before | {"t": 2, "cpu": (50, 300), "sched": (10, 0),
+                      "dropped": {a: 5, b: 40, c: 3}}
+    mon.samples = {"localhost": [before, after]}
+    got = mon.window(0.5, 1.5)
+    assert got["port_drops"] == [{"port": b, "server": "localhost", "frames": 40},
+                                 {"port": c, "server": "localhost", "frames": 1}]
+    assert got["flags"] == [f"switch ports dropped 41 frames from hosts that the switch did "
+                            f"not take in time ({b}, {c})"] and not got["ok"]
+    mon.samples = {"localhost": [before, before | {"t": 2}]}
+    assert mon.window(0.5, 1.5)["ok"]

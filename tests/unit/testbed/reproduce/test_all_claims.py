@@ -1,0 +1,32 @@
+"""mcastlab reproduce without a network: the claims registry, the verdict rules (a flagged,
+failed or wrong point never supports "reproduced"), the pure claims against the papers'
+numbers, and the JSON, markdown and HTML a run writes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from testbed.errors import UsageError
+from testbed.reproduce.all_claims import BY_KEY, CLAIMS, select
+
+REFERENCES = Path(__file__).resolve().parents[4] / "docs" / "references.md"
+
+
+def test_keys_are_unique_and_every_paper_is_in_the_reference_table() -> None:
+    assert len(BY_KEY) == len(CLAIMS)
+    refs = REFERENCES.read_text()
+    assert all(c.paper in refs for c in CLAIMS)
+    assert all(c.key.split(".")[0] in c.paper.lower() for c in CLAIMS)
+
+
+def test_select_by_key_by_paper_quick_and_unknown() -> None:
+    assert [c.key for c in select(["nupairoj.table-4.3"], False)] == ["nupairoj.table-4.3"]
+    assert {c.paper for c in select(["nupairoj"], False)} == {"Nupairoj1998"}
+    assert len(select(None, False)) == len(CLAIMS)
+    assert all(c.in_quick for c in select(None, True))
+    with pytest.raises(UsageError, match="no claim 'nope'"):
+        select(["nope"], False)
+
+

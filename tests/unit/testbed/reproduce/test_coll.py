@@ -1,0 +1,121 @@
+"""mcastlab reproduce without a network: the claims registry, the verdict rules (a flagged,
+failed or wrong point never supports "reproduced"), the pure claims against the papers'
+numbers, and the JSON, markdown and HTML a run writes."""
+
+from __future__ import annotations
+
+from testbed.reproduce.verdict import (
+    DIFFERS,
+    NO_RESULT,
+    NOT_APPLICABLE,
+    REPRODUCED,
+    TRANSFER,
+    UNDECIDED,
+)
+
+from .stand_ins import Points, TakesPoints, measured
+
+
+# ---- Coll2003's measured claims: range tree against the software tree around failed nodes
+class CollPoints(Points):
+    """Points on host lists (failed nodes left out): `ms` and `flag` see the host count
+    (16, 15, 14, 12 for 0, 1, 2, 4 failed); `emu.fail_nodes` records the failed marks."""
+
+    def __init__(self, ms, flag=()):
+        super().__init__(ms, flag)
+        self.failed: set[int] = set()
+        self.emu = self
+
+    def fail_nodes(self, nodes, failed=True):
+        self.failed = self.failed | set(nodes) if failed else self.failed - set(nodes)
+        return sorted(self.failed)
+
+    def point(self, algorithm, size, hosts, frames=0, **kw):
+        assert "h0" in hosts and len(hosts) == 16 - len(self.failed)
+        return super().point(algorithm, size, len(hosts), frames, **kw)
+
+
+def coll_paper(alg: str, size: int, hosts: int) -> float:
+    """The range tree's 2 steps with faults halve its bandwidth; binomial 5 x slower."""
+    tree = size / 1000 * (1 if hosts == 16 else 2)
+    return tree if alg == "range-tree" else 5 * size / 1000
+
+
+def test_coll_bandwidth_reproduced_differs_and_no_result() -> None:
+    net = CollPoints(coll_paper)
+    out = measured("coll.bcast-bandwidth", net, quick=False)
+    assert out.verdict == REPRODUCED and not net.failed  # every node restored after
+    assert out.values["steps"] == {0: 1, 1: 2, 2: 2, 4: 2}
+    assert out.values["speedup"]["4 65536"] == 2.5
+    assert out.values["faulty_share"]["1 65536"] == 0.5
+    # judged: range tree and binomial at 64 KiB around failed nodes, and the range tree
+    # without (its share); shown: binomial without, MPI_Bcast
+    assert {p["label"].rsplit(" on ", 1)[0] for p in out.points} == {
+        "range-tree 65536 B", "binomial 65536 B"}
+    # 3 jobs of each judged point (2 with --quick); binomial without faults too (shown)
+    assert len(out.points) == 7 * 3 and len(out.context) == 3 + 4
+    iv = out.values["intervals"]
+    assert iv["range tree / binomial, 4 failed, 64 KiB"]["interval"] == [2.5, 2.5]
+    quick = measured("coll.bcast-bandwidth", CollPoints(coll_paper))
+    assert quick.verdict == REPRODUCED and len(quick.points) == 3 * 2
+    # the no-fault range multicast flagged: the share is not judged, the headline still is
+    edge = measured("coll.bcast-bandwidth", CollPoints(coll_paper, flag={("range-tree", 16)}))
+    assert edge.verdict == REPRODUCED and "its share is not judged" in edge.testbed
+    assert len(edge.points) == 2 * 2 and edge.values["faulty_share"] == {}
+    slow = measured("coll.bcast-bandwidth", CollPoints(
+        lambda a, s, h: coll_paper(a, s, h) * (3 if a == "range-tree" and h == 12 else 1)),
+        quick=False)
+    assert slow.verdict == DIFFERS
+    assert "range tree / binomial, 4 failed, 64 KiB [0.83, 0.83] lies outside at least " \
+        "1.8" in slow.why
+    assert "share of the no-fault bandwidth, 4 failed, 64 KiB [0.17, 0.17]" in slow.why
+    same = measured("coll.bcast-bandwidth", CollPoints(lambda a, s, h: s / 1000 * (
+        5 if a == "binomial" else 1)))
+    assert same.verdict == DIFFERS and "no-fault bandwidth, 2 failed, 64 KiB [1.00, " in \
+        same.why
+    flagged = measured("coll.bcast-bandwidth", CollPoints(coll_paper,
+                                                          flag={("range-tree", 14)}))
+    assert flagged.verdict == NO_RESULT and "hosts waited" in flagged.why
+    # MPI_Bcast is shown, not judged: its flag alone does not take the verdict away
+    assert measured("coll.bcast-bandwidth", CollPoints(coll_paper, flag={("mpich", 14)})
+                    ).verdict == REPRODUCED
+
+
+def test_coll_barrier_is_not_applicable_but_shown(monkeypatch) -> None:
+    from testbed.reproduce import coll
+
+    def fake(net, failed, hosts, iters):
+        assert len(hosts) == 16 - len(failed) and net.failed == set(failed)
+        return [{"label": f"{a} barrier, failed {failed}", "algorithm": a, "failed": failed,
+                 "ms": {"mpich": 9.0, "tree": 4.0, "range-tree": 5.0}[a],
+                 "flags": ["hosts waited"] if a == "tree" and failed else [],
+                 "verified": True, "error": None} for a in coll.BARRIERS]
+
+    monkeypatch.setattr(coll, "barrier_points", fake)
+    net = CollPoints(coll_paper)
+    out = measured("coll.barrier", net, quick=False)
+    assert out.verdict == NOT_APPLICABLE and "network hops" in out.why and not net.failed
+    assert len(out.points) == 12 and out.values["range_tree_over_tree"][4] == 1.25
+    assert "3 point(s) flagged or failed" in out.testbed
+    assert out.values["plot"]["series"]["range tree"] == [(0, 5000.0), (1, 5000.0),
+                                                          (2, 5000.0), (4, 5000.0)]
+
+
+def test_software_faults_judges_binomials_share_over_jobs(monkeypatch) -> None:
+    """Coll's figure 9: binomial around failed nodes keeps its no-fault bandwidth (0.9-1.15),
+    judged over 3 jobs at every failed count."""
+    from testbed.reproduce import coll
+
+    monkeypatch.setattr(coll, "set_failed", lambda net, failed: [f"h{n}" for n in range(16)
+                                                                   if n not in failed])
+    flat = measured("coll.software-faults", TakesPoints(lambda a, s, h: 100.0), quick=False)
+    assert flat.verdict == REPRODUCED, flat.why
+    assert len(flat.points) == 12 and set(flat.values["intervals"]) == {
+        "1 failed / none", "2 failed / none", "4 failed / none"}
+    # with fewer hosts, a tree whose time follows the host count: 4 failed is 1.33x faster
+    fewer = measured("coll.software-faults", TakesPoints(lambda a, s, h: 10.0 * h), quick=False)
+    assert fewer.verdict == DIFFERS and fewer.kind == TRANSFER
+    assert "4 failed / none [1.28, 1.39] lies outside" in fewer.why and "at most 1.15" in fewer.why
+    wide = measured("coll.software-faults",
+                    TakesPoints(lambda a, s, h: 100.0 if h == 16 else 95.0, (0.8, 1.0, 1.25)))
+    assert wide.verdict == UNDECIDED

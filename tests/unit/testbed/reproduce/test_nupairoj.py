@@ -1,0 +1,214 @@
+"""mcastlab reproduce without a network: the claims registry, the verdict rules (a flagged,
+failed or wrong point never supports "reproduced"), the pure claims against the papers'
+numbers, and the JSON, markdown and HTML a run writes."""
+
+from __future__ import annotations
+
+import json
+
+from testbed.reproduce.all_claims import BY_KEY
+from testbed.reproduce.claims import Context
+from testbed.reproduce.verdict import (
+    DIFFERS,
+    EMULATOR,
+    NO_RESULT,
+    REPRODUCED,
+    UNDECIDED,
+)
+
+from .stand_ins import Points, measured
+
+
+# ---- Nupairoj1998's measured tree order ---------------------------------------------------
+class ModelPoints(Points):
+    """A stand-in network that also measures t_hold/t_end (t_hold = 2 t_end at every size)
+    and gives each point the model's prediction (half the measured time)."""
+
+    def params(self, sizes):
+        return {"sizes": list(sizes), "t_hold_s": [2e-3] * len(sizes),
+                "t_end_s": [1e-3] * len(sizes)}
+
+    def point(self, algorithm, size, hosts, frames=0, **kw):
+        assert "params" in kw  # OPT-Tree is built from the measured t_hold/t_end
+        p = super().point(algorithm, size, hosts, frames)
+        return p | {"predicted_ms": p["ms"] / 2}
+
+
+def test_tree_order_judges_opt_tree_against_the_fastest_and_shows_the_model_error() -> None:
+    times = {"sequential": 3.0, "binomial": 1.0, "opt-tree": 1.05}
+    out = measured("nupairoj.tree-order", ModelPoints(lambda a, s, h: times[a] * h))
+    # quick: 8 hosts, 2 sizes, 2 jobs each
+    assert out.verdict == REPRODUCED and len(out.points) == 6 * 2
+    row = out.values["rows"][0]
+    assert row["fastest"] == "binomial" and row["t_hold_over_t_end"] == 2.0
+    assert row["measured_over_model"] == {a: 2.0 for a in times}
+    assert out.values["intervals"]["OPT-Tree / fastest, 1 KiB on 8"]["interval"] == [1.05, 1.05]
+    assert len(measured("nupairoj.tree-order", ModelPoints(lambda a, s, h: times[a]),
+                        quick=False).points) == 12 * 3
+    slow = measured("nupairoj.tree-order",
+                    ModelPoints(lambda a, s, h: times[a] * (2 if a == "opt-tree" else 1)))
+    assert slow.verdict == DIFFERS and "OPT-Tree / fastest, 1 KiB on 8 [2.10, 2.10] lies " \
+        "outside at most 1.1" in slow.why
+    assert "off by 2.00x for OPT-Tree and 2.00x for binomial" in slow.why
+    flagged = measured("nupairoj.tree-order",
+                       ModelPoints(lambda a, s, h: times[a], flag={("sequential", 8)}))
+    assert flagged.verdict == NO_RESULT
+
+
+def ch6_record(alg, traffic, ms, flags=()):
+    """A chapter-6 experiment record as testbed.experiments.run writes it."""
+    return {"config": {"algorithm": alg, "size": 1024, "hosts": 8, "traffic": traffic},
+            "status": "ok", "t_mcast_s": {"median": ms / 1e3, "p10": 0, "p90": 0},
+            "verified": True, "fidelity": {"flags": list(flags)},
+            "traffic": {"accepted": 0.1}, "predicted_s": None}
+
+
+def ch6_jobs(ms, spread=(0.98, 1.0, 1.02), flagged=()):
+    """Jobs of stand-in points: every (algorithm, load) of `ms` in each job, a few percent
+    apart; the (algorithm, load) in `flagged` flagged in the last job."""
+    from testbed.reproduce.nupairoj import record_point
+
+    return [[record_point(ch6_record(a, t, v * f, ["switch waited"] if (a, t) in flagged
+                                     and take == len(spread) - 1 else ()), take)
+             for (a, t), v in ms.items()] for take, f in enumerate(spread)]
+
+
+def test_chapter_6_runs_both_dynamic_trees_and_their_rivals_in_one_experiment() -> None:
+    from testbed.experiments.spec import from_dict
+    from testbed.reproduce.nupairoj import ch6_spec
+
+    quick = from_dict(ch6_spec("mesh:rows=4,cols=4,bw=10", quick=True))
+    assert len(quick.points()) == 12 and set(quick.traffic) == {"uniform-20"}
+    assert tuple(quick.param_sizes) == (1024,)  # the one size the broadcasts use
+    full = from_dict(ch6_spec("mesh:rows=4,cols=4,bw=10", quick=False))
+    assert len(full.points()) == 18 and set(full.traffic) == {"uniform-20", "hot-1"}
+    assert {p.algorithm for p in full.points()} == {
+        "binomial", "opt-tree", "dyn-tree", "u-mesh", "opt-mesh", "dyn-mesh"}
+
+
+def test_the_two_dynamic_claims_share_the_jobs_of_one_experiment(monkeypatch) -> None:
+    from types import SimpleNamespace
+
+    from testbed.reproduce import nupairoj
+
+    runs = []
+    ms = {"binomial": 2.5, "opt-tree": 6.0, "dyn-tree": 3.5, "u-mesh": 2.4, "opt-mesh": 5.5,
+          "dyn-mesh": 3.4}
+
+    def new_run(spec, out, rate, caps, log):
+        runs.append(SimpleNamespace(spec=spec, config={}, params=None,
+                                    records_file=out / "records.jsonl"))
+        return runs[-1]
+
+    def execute(run, emu):  # measures t_hold/t_end unless given, then every point
+        run.params = run.config.get("params") or {"sizes": [1024], "t_hold_s": [1e-4],
+                                                  "t_end_s": [6e-4]}
+        run.records_file.write_text("".join(
+            json.dumps(ch6_record(p.algorithm, p.traffic, ms[p.algorithm])) + "\n"
+            for p in run.spec.points()))
+
+    monkeypatch.setattr(nupairoj, "new_run", new_run)
+    monkeypatch.setattr(nupairoj, "execute", execute)
+    net = SimpleNamespace(spec="mesh:rows=4,cols=4", rate=SimpleNamespace(mbit=10.0),
+                          emu=SimpleNamespace(topo=None, caps=None), points={})
+    c = Context(True, lambda _msg: None, net)
+    tree = BY_KEY["nupairoj.dyn-tree"].run(c)
+    mesh = BY_KEY["nupairoj.dyn-mesh"].run(c)
+    assert len(runs) == 2  # --quick: 2 jobs, and both claims judged on them
+    assert runs[1].config["params"] is runs[0].params  # job 2 on job 1's t_hold/t_end
+    assert len(tree.points) == len(mesh.points) == 2 * 2 * 3
+    assert mesh.values["t_hold_t_end_us"] == {"t_hold": 100.0, "t_end": 600.0}
+    assert tree.verdict == mesh.verdict == DIFFERS  # 1.40x binomial, 1.42x U-Mesh
+    assert "DYN-Mesh / OPT-Mesh, uniform-20 0.62 [0.62, 0.62]" in mesh.testbed
+
+
+def test_dyn_tree_against_the_best_static_tree_by_its_interval_over_jobs() -> None:
+    from testbed.reproduce.nupairoj import judge_dynamic
+
+    loads, statics = ["none", "hot-1"], ("binomial", "opt-tree")
+    ms = {(a, t): v for t in loads for a, v in (("binomial", 10), ("opt-tree", 8),
+                                               ("dyn-tree", 9))}
+    out = judge_dynamic(ch6_jobs(ms), loads, "dyn-tree", statics)
+    assert out.verdict == REPRODUCED, out.why
+    assert out.values["rows"][1]["dyn_over_best"] == 1.125 and len(out.points) == 18
+    assert "DYN-Tree / fastest static, hot-1 1.12 [" in out.testbed
+    assert out.points[-1]["label"].endswith(", take 3")
+    slow = judge_dynamic(ch6_jobs({**ms, ("dyn-tree", "hot-1"): 12}), loads, "dyn-tree",
+                         statics)
+    assert slow.verdict == DIFFERS and slow.kind == EMULATOR
+    assert "DYN-Tree / fastest static, hot-1 [1.4" in slow.why and "at most 1.2" in slow.why
+    # the same medians a fifth apart from job to job: the jobs settle neither way
+    wide = judge_dynamic(ch6_jobs({**ms, ("dyn-tree", "hot-1"): 10}, (0.8, 1.0, 1.2)),
+                         loads, "dyn-tree", statics)
+    assert wide.verdict == UNDECIDED and "straddles" in wide.why
+    flagged = judge_dynamic(ch6_jobs(ms, flagged={("dyn-tree", "hot-1")}), loads,
+                            "dyn-tree", statics)
+    assert flagged.verdict == NO_RESULT and "traffic hot-1, take 3" in flagged.why
+
+
+def test_dyn_mesh_tracks_the_better_of_opt_mesh_and_u_mesh_and_beats_opt_mesh_under_load(
+) -> None:
+    from testbed.reproduce.nupairoj import MESH_STATIC, judge_dynamic
+
+    loads = ["none", "uniform-20", "hot-1"]
+    # the paper's shape: OPT-Mesh best at no load, worse than U-Mesh under load
+    paper = {("opt-mesh", "none"): 5, ("u-mesh", "none"): 8, ("dyn-mesh", "none"): 5.2}
+    for t in loads[1:]:
+        paper |= {("opt-mesh", t): 12, ("u-mesh", t): 9, ("dyn-mesh", t): 9.5}
+    out = judge_dynamic(ch6_jobs(paper), loads, "dyn-mesh", MESH_STATIC)
+    assert out.verdict == REPRODUCED, out.why
+    assert "none: DYN-Mesh 5.2 ms, U-Mesh 8.0, OPT-Mesh 5.0 (OPT-Mesh/U-Mesh 0.62)" in \
+        out.testbed
+    assert "load over none: U-Mesh 1.12, OPT-Mesh 2.40, DYN-Mesh 1.83" in out.testbed
+    assert set(out.values["intervals"]) == {
+        "DYN-Mesh / fastest static, none", "DYN-Mesh / fastest static, uniform-20",
+        "DYN-Mesh / fastest static, hot-1", "DYN-Mesh / OPT-Mesh, uniform-20",
+        "DYN-Mesh / OPT-Mesh, hot-1"}
+    # this testbed's shape: load moves nothing, and DYN-Mesh is U-Mesh's 1.4x everywhere
+    here = {(a, t): v for t in loads for a, v in (("opt-mesh", 6), ("u-mesh", 2.4),
+                                                  ("dyn-mesh", 3.4))}
+    flat = judge_dynamic(ch6_jobs(here), loads, "dyn-mesh", MESH_STATIC)
+    assert flat.verdict == DIFFERS and flat.kind == EMULATOR
+    assert "DYN-Mesh / fastest static, none [1.3" in flat.why
+    assert "no broadcasting host's own link queues" in flat.why
+    assert flat.values["intervals"]["DYN-Mesh / OPT-Mesh, hot-1"]["verdict"] == REPRODUCED
+
+
+def test_mesh_contention_judged_with_intervals_over_jobs() -> None:
+    from testbed.reproduce.nupairoj import judge_contention
+
+    places = ["node order", "shuffled (seed 4)"]
+    pairs = {(a, pl): 5 if a == "opt-tree" and pl == places[1] else 0
+             for a in ("opt-tree", "opt-mesh", "u-mesh") for pl in places}
+
+    def pts(ms, spread=(0.99, 1.0, 1.01)):  # jobs a few percent apart
+        return {(a, pl): [{"label": f"{a} {pl}", "ms": ms[(a, pl)] * f, "flags": [],
+                           "verified": True} for f in spread] for a, pl in pairs}
+
+    paper = {k: (125.0 if k == ("opt-tree", places[1]) else 100.0) for k in pairs}
+    out = judge_contention(pts(paper), pairs, places)
+    assert out.verdict == REPRODUCED, out.why
+    assert out.values["contention_rate"]["opt-tree"] == 0.2
+    assert out.testbed.startswith("median of 3 job(s) each") and len(out.points) == 18
+    lo, hi = out.values["intervals"]["OPT-Tree's t_c"]["interval"]
+    assert 0.05 < lo < 0.2 < hi < 0.3
+    # the same medians, jobs a quarter apart (as jobs of one broadcast were): undecided
+    wide = judge_contention(pts(paper, (0.8, 1.0, 1.25)), pairs, places)
+    assert wide.verdict == UNDECIDED and "straddles" in wide.why
+    free = judge_contention(pts({k: 100.0 for k in pairs}), pairs, places)
+    assert free.verdict == DIFFERS and "OPT-Tree's t_c [" in free.why
+    assert "lies outside at least 0.05" in free.why
+    slow = {k: (125.0 if k[0] != "u-mesh" and k[1] == places[1] else 100.0) for k in pairs}
+    slow[("opt-mesh", places[1])] = 140.0
+    assert "OPT-Mesh / OPT-Tree, shuffled [1.1" in judge_contention(pts(slow), pairs,
+                                                                    places).why
+    # the chapter's order: OPT-Mesh no slower than U-Mesh, unless the model prices them alike
+    ahead = {**paper, ("u-mesh", places[1]): 80.0}
+    behind = judge_contention(pts(ahead), pairs, places)
+    assert behind.verdict == DIFFERS and "OPT-Mesh / U-Mesh" in behind.why
+    alike = {k: 100.0 for k in pairs}
+    na = judge_contention(pts(ahead), pairs, places, model=alike)
+    assert na.verdict == REPRODUCED and "not applicable: the model prices them" in na.testbed
+    flagged = pts({k: 100.0 for k in pairs})
+    flagged[("u-mesh", places[0])][1]["flags"] = ["switch waited"]
+    assert judge_contention(flagged, pairs, places).verdict == NO_RESULT

@@ -1,0 +1,18 @@
+"""Chen2000's frame counts on the hub: the frame counter reads the kernel's counters where
+no controller does (a hub's medium too), and chen.hub-frames judges data frames against
+the formulas on stand-in points."""
+
+from __future__ import annotations
+
+from testbed.reproduce.all_claims import BY_KEY
+
+
+def test_a_network_compared_with_comes_before_any_claim_on_the_other_network():
+    """chen.hub-frames (on the hub, no `before`) comes ahead of chen.hub-mpich (on the hub,
+    compared with the switch): the switch is still brought up first."""
+    from testbed.reproduce.run import network_order
+
+    claims = [BY_KEY[k] for k in ("chen.frames", "chen.hub-frames", "chen.hub-mpich")]
+    order = network_order(claims)
+    assert order.index("star9") < order.index("star9-hub")
+    assert order == ["star9", "star16", "star9-hub"]

@@ -1,0 +1,122 @@
+"""mcastlab reproduce without a network: the claims registry, the verdict rules (a flagged,
+failed or wrong point never supports "reproduced"), the pure claims against the papers'
+numbers, and the JSON, markdown and HTML a run writes."""
+
+from __future__ import annotations
+
+import pytest
+
+from testbed.reproduce.all_claims import BY_KEY, select
+from testbed.reproduce.verdict import (
+    DIFFERS,
+    EMULATOR,
+    NO_RESULT,
+    NOT_APPLICABLE,
+    REPRODUCED,
+    UNDECIDED,
+)
+
+
+def test_tseng_measured_size_gain_and_balance_judged_on_points() -> None:
+    """Each figure per random draw (the jobs), judged by the interval of its median."""
+    from testbed.reproduce.tseng import LARGE, SMALL, judge_balance, judge_size_gain
+
+    def pt(scheme: str, sources: int, size: int, ms: float, model: float,
+           flags: tuple[str, ...] = ()) -> dict:
+        return {"label": f"{scheme} {sources} {size}", "scheme": scheme, "sources": sources,
+                "size": size, "ms": ms, "model_ms": model, "verified": True,
+                "flags": list(flags)}
+
+    def job(sources: int, ms: dict, model: dict) -> dict:
+        return {k: pt(k[0], sources, k[1], ms[k], model[k]) for k in ms}
+
+    # the model grows 0.8 -> 0.9 (direct over the best of random and balanced)
+    model = {("direct", SMALL): 8.0, ("random", SMALL): 10.0, ("balanced", SMALL): 11.0,
+             ("direct", LARGE): 90.0, ("random", LARGE): 110.0, ("balanced", LARGE): 100.0}
+
+    def draws(*small_direct: float, base: dict = model) -> list[dict]:
+        return [job(8, {**model, ("direct", SMALL): d}, base) for d in small_direct]
+
+    out = judge_size_gain(draws(7.0, 7.2, 6.8))  # measured 0.70 -> 0.90, three draws
+    assert out.verdict == REPRODUCED, out.why
+    assert out.values["gain"][str(SMALL)] == pytest.approx(0.7)
+    assert out.values["model_gain"][str(LARGE)] == pytest.approx(0.9)
+    lo, hi = out.values["intervals"]["gain at 64 KiB / at 1 KiB"]["interval"]
+    assert 1.24 < lo <= hi < 1.33 and len(out.points) == 18
+    flat = judge_size_gain(draws(9.5, 9.4, 9.6))  # 0.95 -> 0.90
+    assert flat.verdict == DIFFERS and "gain at 64 KiB / at 1 KiB [0.94" in flat.why
+    assert "lies outside at least 1" in flat.why and flat.kind == EMULATOR
+    split = judge_size_gain(draws(7.0, 9.5, 9.6))  # one draw grows, two do not
+    assert split.verdict == UNDECIDED, split.why
+    flagged = draws(7.0, 7.0, 7.0)
+    flagged[1][("balanced", LARGE)]["flags"] = ["hosts waited"]
+    assert judge_size_gain(flagged).verdict == NO_RESULT
+    failed = draws(7.0, 7.0, 7.0)
+    failed[2][("direct", LARGE)]["ms"] = None
+    assert judge_size_gain(failed).verdict == NO_RESULT
+    # the model sees no growth: not applicable, whatever was measured (flagged or not)
+    no_growth = {**model, ("direct", LARGE): 70.0}
+    na = judge_size_gain(draws(7.0, 7.0, 7.0, base=no_growth))
+    assert na.verdict == NOT_APPLICABLE and "sees no growth (median over the draws 0.87)" \
+        in na.why
+
+    def bal(*pairs: tuple[float, float]) -> list[dict]:
+        out = []
+        for r4, r8 in pairs:
+            four = {("random", LARGE): 100.0 * r4, ("balanced", LARGE): 100.0}
+            eight = {**model, ("random", LARGE): 100.0 * r8, ("balanced", LARGE): 100.0}
+            out.append({4: job(4, four, four), 8: job(8, eight, eight)})
+        return out
+
+    helps = judge_balance(bal((1.2, 1.05), (1.25, 1.0), (1.15, 1.1)))
+    assert helps.verdict == REPRODUCED and len(helps.points) == 12
+    assert len(helps.context) == 12  # 8 sources: direct at 64 KiB and the three at 1 KiB
+    assert helps.values["balance"] == {"4": pytest.approx(1.2), "8": pytest.approx(1.05)}
+    other = judge_balance(bal((1.0, 1.1), (1.0, 1.1), (1.0, 1.1)))
+    assert other.verdict == DIFFERS and "random / balanced, 4 sources over 8 [0.91, 0.91] " \
+        "lies outside" in other.why
+    points = bal((1.2, 1.05))
+    points[0][4][("random", LARGE)]["flags"] = ["hosts waited"]
+    assert judge_balance(points).verdict == NO_RESULT
+    shown_flag = bal((1.2, 1.05))  # a flagged point beside the judged ones does not matter
+    shown_flag[0][8][("direct", SMALL)]["flags"] = ["hosts waited"]
+    assert judge_balance(shown_flag).verdict == REPRODUCED
+
+
+def test_tseng_measured_claims_are_full_run_only_on_torus16() -> None:
+    from testbed.reproduce.networks import NETWORKS
+
+    for key in ("tseng.size-gain-measured", "tseng.balance-measured"):
+        c = BY_KEY[key]
+        assert c.network == "torus16" and not c.in_quick and c.paper == "Tseng2001"
+    assert NETWORKS["torus16"].spec == "torus:rows=4,cols=4"
+    assert [c.key for c in select(["tseng"], quick=False)] == [
+        "tseng.size-gain", "tseng.balance", "tseng.hot-spot", "tseng.size-gain-measured",
+        "tseng.balance-measured"]
+
+
+def test_tseng_measured_points_retake_the_flagged_rows_once_and_share_the_job(
+        monkeypatch) -> None:
+    from testbed.reproduce import tseng
+
+    calls = []
+
+    def job(net, sources, sizes, schemes, tries, seed):
+        calls.append((sources, tuple(sizes), tuple(schemes), tries))
+        return {(s, z): {"label": f"{s} {z}", "ms": 10.0, "verified": True, "tries": tries,
+                         "flags": ["hosts waited"] if (s, z, tries) == ("random", 65536, 1)
+                         else []} for s in schemes for z in sizes}
+
+    monkeypatch.setattr(tseng, "run_job", job)
+    monkeypatch.setattr(tseng, "fit", lambda net: (1e-3, 1e-6))
+
+    class Net:
+        points: dict = {}
+
+    net = Net()
+    got = tseng.points(net, 8, (1024, 65536), tseng.SCHEMES)
+    assert calls == [(8, (1024, 65536), tseng.SCHEMES, 1), (8, (65536,), ("random",), 2)]
+    assert got[("random", 65536)]["tries"] == 2 and not got[("random", 65536)]["flags"]
+    assert got[("direct", 1024)]["tries"] == 1
+    assert got[("direct", 65536)]["model_ms"] > got[("direct", 1024)]["model_ms"] > 0
+    assert tseng.points(net, 8, (1024, 65536), tseng.SCHEMES) is got and len(calls) == 2

@@ -1,0 +1,88 @@
+"""mcastlab reproduce without a network: the claims registry, the verdict rules (a flagged,
+failed or wrong point never supports "reproduced"), the pure claims against the papers'
+numbers, and the JSON, markdown and HTML a run writes."""
+
+from __future__ import annotations
+
+import pytest
+
+from testbed.reproduce.verdict import (
+    DIFFERS,
+    EMULATOR,
+    NO_RESULT,
+    NOT_APPLICABLE,
+    REPRODUCED,
+    TRANSFER,
+    UNDECIDED,
+    Outcome,
+    no_result,
+    wilson,
+)
+
+from .stand_ins import point
+
+
+def test_a_flagged_failed_or_wrong_point_never_supports_reproduced() -> None:
+    for bad in (point(flags=["hosts waited"]), point(ms=None, error="timeout"),
+                point(verified=False)):
+        with pytest.raises(ValueError, match="cannot be reproduced"):
+            Outcome(REPRODUCED, "x", points=[point(), bad])
+        out = no_result([point(), bad], "x")
+        assert out is not None and out.verdict == NO_RESULT and "1 of 2" in out.why
+    assert no_result([point(), point()], "x") is None
+    Outcome(REPRODUCED, "x", points=[point(), point()])
+
+
+def test_every_verdict_but_reproduced_says_why() -> None:
+    with pytest.raises(ValueError, match="needs a reason"):
+        Outcome(DIFFERS, "x")
+    with pytest.raises(ValueError, match="unknown verdict"):
+        Outcome("fine", "x", "because")
+    # a difference says its kind: a missing mechanism, or a claim that does not transfer
+    with pytest.raises(ValueError, match="says its kind: emulator .* or transfer"):
+        Outcome(DIFFERS, "x", "because")
+    with pytest.raises(ValueError, match="unknown kind of difference 'bug'"):
+        Outcome(DIFFERS, "x", "because", kind="bug")
+    Outcome(DIFFERS, "x", "because", kind=EMULATOR)
+    Outcome(NOT_APPLICABLE, "x", "because", kind=TRANSFER)
+
+
+def test_wilson_interval() -> None:
+    lo, hi = wilson(0, 1000)
+    assert lo == 0.0 and 0.003 < hi < 0.004
+    lo, hi = wilson(418, 1000)
+    assert lo < 0.418 < hi and hi - lo < 0.07
+
+
+def test_bootstrap_intervals_and_the_margin_rule() -> None:
+    from testbed.reproduce.verdict import against, bootstrap, combined
+
+    jobs = {"a": [10.0, 11.0, 12.0], "b": [5.0]}
+    lo, hi = bootstrap(jobs, lambda m: m["a"] / m["b"])
+    assert (lo, hi) == (2.0, 2.4)  # the medians of resampled jobs span the jobs
+    assert bootstrap({"a": [3.0]}, lambda m: m["a"]) == (3.0, 3.0)
+    assert against((2.0, 2.4), lo=1.5) == REPRODUCED
+    assert against((2.0, 2.4), hi=1.9) == DIFFERS
+    assert against((2.0, 2.4), lo=2.2) == UNDECIDED
+    assert against((0.0, 0.1), lo=-1, hi=1) == REPRODUCED
+    assert combined([REPRODUCED, UNDECIDED]) == UNDECIDED
+    assert combined([UNDECIDED, DIFFERS]) == DIFFERS
+    assert combined([REPRODUCED]) == REPRODUCED
+    with pytest.raises(ValueError):
+        bootstrap({"a": []}, lambda m: m["a"])
+    with pytest.raises(ValueError):  # an undecided verdict says why
+        Outcome(UNDECIDED, "x")
+
+
+def test_a_point_carries_its_median_spread_and_whether_it_is_a_result():
+    from testbed.reproduce.verdict import is_result, point
+
+    t = {"median": 0.002, "p10": 0.001, "p90": 0.003, "min": 0.0005, "max": 0.004}
+    p = point("nack 1 KiB", t, verified=True, flags=[], algorithm="nack")
+    assert (p["ms"], p["p10_ms"], p["p90_ms"], p["algorithm"]) == (2.0, 1.0, 3.0, "nack")
+    assert is_result(p) and p["tries"] == 1 and p["error"] is None
+    q = point("x", t, verified=True, flags=[], spread=("min", "max"))
+    assert (q["min_ms"], q["max_ms"]) == (0.5, 4.0) and "p10_ms" not in q
+    failed = point("y", None, verified=False, flags=[], error="timeout", tries=2)
+    assert failed["ms"] is None and failed["p90_ms"] is None and not is_result(failed)
+    assert not is_result(point("z", t, verified=True, flags=["cpu"]))
