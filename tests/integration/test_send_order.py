@@ -34,7 +34,7 @@ def test_a_fifo_binomial_delivers_its_children_one_after_the_other(caps, clean_a
     assert 0.7 * WIRE_S < second - first < 1.4 * WIRE_S, fifo["rank_done_s"]
     times = overlapped["rank_done_s"]
     sooner, later = sorted((times[1], times[2]))
-    assert 0.8 * WIRE_S < sooner and 1.7 * WIRE_S < later < 2.6 * WIRE_S, times
+    assert sooner > 0.8 * WIRE_S and 1.7 * WIRE_S < later < 2.6 * WIRE_S, times
 
 
 def test_dyn_tree_at_zero_load_builds_opt_trees_tree(caps, clean_after):
