@@ -22,8 +22,10 @@ unit: install
 integration: install
 	$(PYTEST) -q tests/integration $(T)
 
+# ruff, then mypy on the files listed under [tool.mypy] in pyproject.toml
 lint: install
 	$(BIN)/ruff check testbed controller collectives topologies tests
+	$(BIN)/mypy
 
 # The teaching labs (labs/): `make lab` lists them, `sudo make lab N=1` opens lab 1.
 lab: install
@@ -40,7 +42,7 @@ reproduce: install
 clean:
 	@if [ -x $(BIN)/mcastlab ] && [ "$$(id -u)" = 0 ]; then $(BIN)/mcastlab cleanup; \
 	 elif [ -x $(BIN)/mcastlab ]; then echo "make clean: run as root to remove network state"; fi
-	rm -rf results .pytest_cache .ruff_cache
+	rm -rf results .pytest_cache .ruff_cache .mypy_cache
 	find . -name __pycache__ -prune -exec rm -rf {} +
 
 distclean: clean

@@ -64,7 +64,8 @@ def message(spec: Any, sending: bool) -> Message:
         buf = MPI.buffer(spec)
         if buf.readonly and not sending:
             raise BufferError("Object is not writable.")
-        view = memoryview(buf).cast("B")
+        # mpi4py's stub gives its buffer __buffer__ only from Python 3.12 on
+        view = memoryview(buf).cast("B")  # type: ignore[arg-type]
         return Message(memoryview(bytearray(view)) if view.readonly else view)
     return _packed(spec, sending)
 

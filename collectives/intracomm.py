@@ -22,14 +22,16 @@ from __future__ import annotations
 
 import operator
 from collections import Counter
-from typing import Any
+from typing import Any, cast
 
 from mpi4py import MPI
 
 from . import executor
 from .buffers import message
 
-_CHOICE = MPI.Comm.Create_keyval(copy_fn=True)  # (bcast, barrier, options): the latest
+# (bcast, barrier, options): the latest. copy_fn=True: a Dup copies the value as it is, which
+# mpi4py takes though its stub lists only a function or None.
+_CHOICE = MPI.Comm.Create_keyval(copy_fn=True)  # type: ignore[arg-type]
 Choice = tuple[str, str, dict[str, Any]]
 
 
@@ -71,7 +73,8 @@ class Intracomm(MPI.Intracomm):
         self.Set_attr(_CHOICE, self._choice)
 
     def _chosen(self) -> Choice:
-        return self.__dict__.get("_choice") or self.Get_attr(_CHOICE)
+        # the attribute holds what Set_attr was given: a Choice
+        return cast(Choice, self.__dict__.get("_choice") or self.Get_attr(_CHOICE))
 
     @property
     def algorithms(self) -> Choice:

@@ -97,6 +97,7 @@ def _json_app(state: Callable[[], dict[str, Any]], getters: dict[str, Getter] | 
         path = environ.get("PATH_INFO", "/").rstrip("/") or "/state"
         method = environ.get("REQUEST_METHOD", "GET")
         snapshot = state()
+        body: Any  # what is sent back, as JSON
         if method == "POST" and path in actions:
             status, body = _post(environ, actions[path])
         elif method not in ("GET", "HEAD"):
@@ -105,7 +106,7 @@ def _json_app(state: Callable[[], dict[str, Any]], getters: dict[str, Getter] | 
             status, body = "200 OK", getters[path]()
         elif path == "/ready":
             status = "200 OK" if snapshot["ready"] else "503 Service Unavailable"
-            body: Any = {"ready": snapshot["ready"]}
+            body = {"ready": snapshot["ready"]}
         elif path == "/state":
             status, body = "200 OK", snapshot
         elif path.lstrip("/") in snapshot:

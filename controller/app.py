@@ -150,7 +150,7 @@ class McastlabController(DiscoveryMixin, CountersMixin, BaseApp):
         if not rename:
             return
         self.membership.rename(rename)
-        keys = {(g, rename[src]) for g, src in self.decisions if rename.get(src)}
+        keys = {(g, new) for g, src in self.decisions if (new := rename.get(src))}
         for dp in self.datapaths.values():
             self._clear_multicast(dp)
         self.decisions.clear()
@@ -269,9 +269,10 @@ class McastlabController(DiscoveryMixin, CountersMixin, BaseApp):
     @set_ev_cls(ofp_event.EventOFPStateChange, [MAIN_DISPATCHER, DEAD_DISPATCHER])
     def on_state_change(self, ev: Any) -> None:
         dp = ev.datapath
-        if ev.state == DEAD_DISPATCHER and self.datapaths.get(dp.id) is dp:
-            self.switches[dp.id].update(connected=False, ready=False)
-            del self.datapaths[dp.id]
+        dpid = dp.id
+        if ev.state == DEAD_DISPATCHER and self.datapaths.get(dpid) is dp:
+            self.switches[dpid].update(connected=False, ready=False)
+            del self.datapaths[dpid]
 
     def _program_base(self, dp: Any) -> None:
         ofp, parser = dp.ofproto, dp.ofproto_parser
@@ -407,6 +408,7 @@ class McastlabController(DiscoveryMixin, CountersMixin, BaseApp):
         for g in dict.fromkeys(changed):
             self._recompute(g)
             self.logger.debug("%s changed what it takes of %s", host, g)
+        assert self.policy is not None  # set with the topology, which packet-in has
         self._flood_igmp(data, self.policy.routers, host)
 
     def _on_query(self, host: str, msg: igmp.IgmpMessage, data: bytes, now: float) -> None:
@@ -487,6 +489,7 @@ class McastlabController(DiscoveryMixin, CountersMixin, BaseApp):
 
     def _apply(self, key: Key) -> None:
         group, source = key
+        assert self.policy is not None  # set with the topology, before any source is known
         decision = self.policy.decide(group, source, time.monotonic())
         old = self.decisions.get(key)
         self.decisions[key] = decision

@@ -26,16 +26,16 @@ try:
     BaseApp = app_manager.OSKenApp
     FRAMEWORK = "os-ken"
 except ImportError:  # pragma: no cover - exercised only where Ryu is installed
-    from ryu.base import app_manager  # type: ignore[no-redef]
-    from ryu.controller import ofp_event  # type: ignore[no-redef]
-    from ryu.controller.handler import (  # type: ignore[no-redef]
+    from ryu.base import app_manager
+    from ryu.controller import ofp_event
+    from ryu.controller.handler import (
         CONFIG_DISPATCHER,
         DEAD_DISPATCHER,
         MAIN_DISPATCHER,
         set_ev_cls,
     )
-    from ryu.lib import hub  # type: ignore[no-redef]
-    from ryu.ofproto import ofproto_v1_3  # type: ignore[no-redef]
+    from ryu.lib import hub
+    from ryu.ofproto import ofproto_v1_3
 
     BaseApp = app_manager.RyuApp
     FRAMEWORK = "ryu"

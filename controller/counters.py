@@ -3,10 +3,15 @@ that refusal and unregistered entries dropped."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .compat import MAIN_DISPATCHER, hub, ofp_event, set_ev_cls
 from .ofutil import COOKIE_MASK, COOKIE_MCAST
+
+if TYPE_CHECKING:
+    from topologies import Topology
+
+    from .multicast import Decision
 
 Key = tuple[str, str]
 
@@ -14,6 +19,16 @@ Key = tuple[str, str]
 class CountersMixin:
     """Needs from the app: datapaths, name_of, dpid_of, topo, key_ids, decisions, port_of,
     _replies."""
+
+    if TYPE_CHECKING:  # what the app provides, as the type checker is to see it
+        datapaths: dict[int, Any]
+        name_of: dict[int, str]
+        dpid_of: dict[str, int]
+        topo: Topology | None
+        key_ids: dict[Key, int]
+        decisions: dict[Key, Decision]
+        port_of: dict[str, tuple[int, int]]
+        _replies: dict[int, tuple[Any, list[Any]]]
 
     def _ask(self, dp: Any, req: Any, timeout: float = 2.0) -> list[Any]:
         """Send a multipart request, wait (green thread) for all its replies."""

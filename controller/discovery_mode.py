@@ -3,18 +3,36 @@ traffic on edge ports find the hosts; `Discovered` turns them into a Topology.""
 
 from __future__ import annotations
 
+import logging
 import time
-from typing import Any
+from collections import Counter
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from . import lldp
 from .compat import MAIN_DISPATCHER, hub, ofp_event, set_ev_cls
 from .forwarding import ETH_TYPE_ARP, ETH_TYPE_IPV4
 from .ofutil import LLDP_PERIOD, packet_out
 
+if TYPE_CHECKING:
+    from topologies import Topology
+
+    from .discovered_network import Discovered
+
 
 class DiscoveryMixin:
     """Needs from the app: discovery, datapaths, counters, logger, _last_connect,
     _set_topology."""
+
+    if TYPE_CHECKING:  # what the app provides, as the type checker is to see it
+        discovery: Discovered | None
+        datapaths: dict[int, Any]
+        counters: Counter[str]
+        logger: logging.Logger
+        _last_connect: float
+
+        def _set_topology(self, topo: Topology) -> None: ...
+        def _guarded(self, loop: str, step: Callable[[], None]) -> None: ...
 
     def _on_discovery_frame(self, dp: Any, in_port: int, data: bytes) -> bool:
         """LLDP and ARP in discovery mode (learn links and hosts); True when consumed.
@@ -80,7 +98,7 @@ class DiscoveryMixin:
 
     def _lldp_loop(self) -> None:
         while True:
-            self._guarded("lldp", self._lldp_step)  # type: ignore[attr-defined]
+            self._guarded("lldp", self._lldp_step)
             hub.sleep(LLDP_PERIOD)
 
     def _lldp_step(self) -> None:

@@ -159,14 +159,14 @@ class Membership:
     def rename(self, mapping: dict[str, str | None]) -> None:
         """Members renamed (None: gone), when a discovered network renumbers its hosts."""
         for g in list(self._groups):
-            ms = {mapping.get(m, m): s for m, s in self._groups[g].items()}
-            ms.pop(None, None)  # type: ignore[call-overload]
+            ms = {new: s for m, s in self._groups[g].items()
+                  if (new := mapping.get(m, m)) is not None}
             if ms:
-                self._groups[g] = ms  # type: ignore[assignment]
+                self._groups[g] = ms
             else:
                 del self._groups[g]
-        self._deadlines = [(t, g, mapping.get(m, m)) for t, g, m in self._deadlines
-                           if mapping.get(m, m) is not None]  # type: ignore[misc]
+        self._deadlines = [(t, g, new) for t, g, m in self._deadlines
+                           if (new := mapping.get(m, m)) is not None]
         heapq.heapify(self._deadlines)
 
     def members(self, group: str, now: float) -> frozenset[str]:

@@ -64,7 +64,7 @@ class MulticastPolicy:
             ip = self.topo.hosts[self._ids[source]].ip
             wanted = self.membership.admitting(group, ip, now) | self.routers
             members = tuple(sorted((m for m in wanted if self._ids[m] not in self.failed),
-                                   key=self._ids.get))
+                                   key=self._ids.__getitem__))
             if not members:
                 if self.config.unregistered == "drop":
                     return Decision("unregistered")

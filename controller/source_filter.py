@@ -140,7 +140,7 @@ class SourceFilter:
         self.expire(now)
         gmi = now + timers.membership_interval
         b = set(sources)
-        queries: list[Query] = []
+        queries: list[Query | None] = []  # None: nothing to ask, dropped on return
         if self.mode == INCLUDE:
             a = self.running(now)
             if record in ("is_in", "allow", "to_in"):

@@ -212,8 +212,8 @@ class Topology:
         self._next_hops = routing_rules.compute_next_hops(self)
         self._hops = routing_rules.hop_counts(self, self._next_hops)
 
-    def _build_graph(self) -> nx.Graph:
-        g = nx.Graph()
+    def _build_graph(self) -> nx.Graph[str]:
+        g: nx.Graph[str] = nx.Graph()
         g.add_nodes_from(self._hosts_by_name, kind="host")
         g.add_nodes_from(self._switches_by_name, kind="switch")
         for link in self.links:

@@ -105,24 +105,24 @@ def xy(topo: Topology) -> Table:
                 continue
             dim = 1 if cell[1] != target[1] else 0  # column (X) first, then row (Y)
             sign = direction(dim, cell[dim], target[dim])
-            port = moves[switch].get((dim, sign))
-            if port is None:
+            out_port = moves[switch].get((dim, sign))
+            if out_port is None:
                 way = {(1, 1): "east", (1, -1): "west", (0, 1): "south", (0, -1): "north"}[
                     (dim, sign)]
                 raise TopologyError(f"routing 'xy' must leave {switch} {way} towards {host.name}, "
                                     "but that switch has no such link")
-            table[switch][host.name] = port
+            table[switch][host.name] = out_port
     return table
 
 
 def updown(topo: Topology) -> Table:
     level: dict[str, int] = {}
-    for switch in topo.switches:
-        lv = switch.attrs.get("level")
+    for sw in topo.switches:
+        lv = sw.attrs.get("level")
         if not isinstance(lv, int) or isinstance(lv, bool):
             raise TopologyError(f"routing 'updown' needs levelled switches (fattree, bmin, tree, "
-                                f"star), but {switch.name} has no integer 'level' attribute")
-        level[switch.name] = lv
+                                f"star), but {sw.name} has no integer 'level' attribute")
+        level[sw.name] = lv
     up: dict[str, list[int]] = {name: [] for name in level}
     down: dict[str, dict[int, str]] = {name: {} for name in level}
     for switch, lv in level.items():

@@ -21,7 +21,8 @@ def check_nodes(name: str, hosts: Sequence[Host], switches: Sequence[Switch]) ->
     if not hosts:
         raise TopologyError(f"topology {name!r} has no hosts")
     seen: set[str] = set()
-    for node in (*hosts, *switches):
+    nodes: list[Host | Switch] = [*hosts, *switches]
+    for node in nodes:
         if node.name in seen:
             raise TopologyError(f"topology {name!r} has duplicate node name {node.name!r}")
         seen.add(node.name)

@@ -122,7 +122,9 @@ class Channel:
         self._stash: dict[int, list[dg.Datagram]] = {}
         self._stashed = self._stash_bytes = 0
         self._lease = None
-        self.recv_sock = self.send_sock = self.ucast_sock = None
+        self.recv_sock: socket.socket | None = None
+        self.send_sock: socket.socket | None = None
+        self.ucast_sock: socket.socket | None = None
         self.peers: list[tuple[str, int]] = []
         self._finished: dict[int, tuple[int, int, bytes]] = {}  # bid -> (root, count, answer)
         self._kept: tuple[int, Callable[[dg.Datagram], None]] | None = None  # (bid, NACKs to)
@@ -198,6 +200,7 @@ class Channel:
 
     def _membership(self, option: int) -> None:
         mreq = socket.inet_aton(self.group) + socket.inet_aton(self.address)
+        assert self.recv_sock is not None, "channel not open"
         self.recv_sock.setsockopt(socket.IPPROTO_IP, option, mreq)
 
     def _round_trip(self) -> GroupRoundTrip:
@@ -264,12 +267,14 @@ class Channel:
                       f"{now - start:.1f} s after it began", file=sys.stderr, flush=True)
 
     def _send(self, data: bytes, dest: tuple[str, int] | None = None) -> None:
+        sock = self.send_sock
+        assert sock is not None, "channel not open"
         while True:
             try:
-                self.send_sock.sendto(data, dest or self._dest)
+                sock.sendto(data, dest or self._dest)
                 break
             except BlockingIOError:
-                select.select([], [self.send_sock], [], 0.01)
+                select.select([], [sock], [], 0.01)
             except PermissionError:
                 break  # a netfilter rule dropped it on the way out: emulated loss
             except OSError as e:

@@ -63,7 +63,7 @@ class Message:
         self.first_at = 0.0  # when its first fragment reached the host (time.time()'s clock)
         self.sent_at = [0.0] * self.count  # the root: when it first sent each fragment
 
-    def put(self, index: int, payload: bytes | memoryview) -> bool:
+    def put(self, index: int, payload: bytes | bytearray | memoryview) -> bool:
         if self.have[index]:
             self.ch.stats["duplicate"] += 1
             return False

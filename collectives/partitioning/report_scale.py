@@ -6,15 +6,29 @@ benchmarks and `mcastlab reproduce` read Tseng's qualitative figures off it."""
 from __future__ import annotations
 
 import functools
-from typing import Any
+from typing import Any, TypedDict
 
 from .hotspot_sets import HOT_SPOT_FACTORS, hotspot_multicasts
 from .plans import direct_plan, partitioned_plan
 from .step_model import plan_cost
 from .torus import Partition, Torus
 
-TSENG2001 = {"side": 16, "sources": (80, 176), "dilations": (2, 4), "t_s_us": 300.0,
-             "t_c_us": 1.0, "flits": (32, 1024), "seed": 1}
+
+class Scale(TypedDict):
+    """The report's scale: torus side, source counts, dilations, T_s and T_c (us), message
+    lengths (flits) and the seed of the hot-spot sets."""
+
+    side: int
+    sources: tuple[int, ...]
+    dilations: tuple[int, ...]
+    t_s_us: float
+    t_c_us: float
+    flits: tuple[int, ...]
+    seed: int
+
+
+TSENG2001: Scale = {"side": 16, "sources": (80, 176), "dilations": (2, 4), "t_s_us": 300.0,
+                    "t_c_us": 1.0, "flits": (32, 1024), "seed": 1}
 
 
 @functools.cache

@@ -20,6 +20,7 @@ row i's is `barrier<i>`, its name in the row's `bracket`), after every row was t
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import sys
 import time
@@ -90,7 +91,7 @@ def frames(comm, rows: list[tuple[str, dict[str, Any]]], iters: int, mark_dir: s
     (`frames_window`, `frames_cpu`: the fidelity monitor judges the counted stretch too)."""
     began, sched0 = time.time(), sched_self()
     marked = count_frames(comm, 0, mark_dir, [
-        (f"barrier{i}", iters, lambda a=a, p=p: barrier(comm, a, **p))
+        (f"barrier{i}", iters, functools.partial(barrier, comm, a, **p))
         for i, (a, p) in enumerate(rows)])
     waits = comm.gather(sched_since(sched0), root=0)
     return {"frame_iters": iters, "frames_marked": marked,

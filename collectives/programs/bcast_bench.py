@@ -240,7 +240,7 @@ def flow(comm, buf, root: int, iters: int, t_dummy: float, **alg) -> dict:
         return t_m - dummy - t_ack
 
     per = {d: run(d, t_dummy) for d in range(k) if d != root}  # meaningful at the root only
-    critical = comm.bcast(max(per, key=per.get) if per else root, root=root)
+    critical = comm.bcast(max(per, key=per.__getitem__) if per else root, root=root)
     final = run(critical, 0.0) if per else 0.0
     return {"t_mcast_s": final, "critical": critical, "t_dummy_s": t_dummy,
             "per_responder_s": {str(d): v for d, v in per.items()}}

@@ -27,6 +27,7 @@ import functools
 import json
 import sys
 import time
+from collections.abc import Sequence
 from typing import Any
 
 import mpi4py
@@ -227,6 +228,7 @@ def main(argv: list[str] | None = None) -> int:
         _emit(args.records, [*preamble(args.bench), header(args.bench, args.full)],
               record="head", benchmark=f"osu_{args.bench}", osu_version=VERSION,
               algorithm=args.algorithm, params=params, ranks=comm.Get_size(), **_versions())
+    rounds: Sequence[tuple[int | None, int, int]]  # (size, iterations, skip); None: barrier
     if args.bench == "barrier":
         rounds = [(None, *barrier_plan(args.iterations, args.warmup))]
     else:

@@ -72,6 +72,7 @@ def main(argv: list[str] | None = None) -> int:
         lat = _round_trips(comm, peer, args.lat_bytes, args.reps, args.warmup)
         bw = _round_trips(comm, peer, args.bw_bytes, args.bw_reps, 1)
         if rank == 0:
+            assert hosts is not None  # gathered at rank 0
             lat_s = summarize([t / 2 for t in lat])
             bw_s = summarize([args.bw_bytes * 8 / (t / 2) / 1e6 for t in bw])
             rec = {"kind": "pingpong", "src": 0, "dst": peer, "src_host": hosts[0],

@@ -66,7 +66,7 @@ def main(argv: list[str] | None = None) -> int:
     from mpi4py import MPI
 
     world = MPI.COMM_WORLD
-    comms = [("world", world)]
+    comms: list[tuple[str, MPI.Comm]] = [("world", world)]
     if args.subsets and world.Get_size() >= 3:
         comms.append((f"parity{world.Get_rank() % 2}", world.Split(world.Get_rank() % 2)))
     bad = 0
@@ -111,6 +111,7 @@ def main(argv: list[str] | None = None) -> int:
         stats = comm.gather(peek_stats(comm), root=0)
         slowest = [max(ts) for ts in zip(*comm.allgather(took), strict=True)]
         if comm.Get_rank() == 0:
+            assert stats is not None  # gathered at rank 0
             out = {"comm": name, "size": k, "broadcasts": checked, "all_correct": bad == 0,
                    "seconds": slowest}  # per case, the slowest rank's time in it
             if any(stats):

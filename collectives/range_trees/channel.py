@@ -126,6 +126,7 @@ class RangeChannel(Channel):
 
     def _member(self, group: str, option: int) -> None:
         mreq = socket.inet_aton(group) + socket.inet_aton(self.address)
+        assert self.recv_sock is not None, "channel not open"
         self.recv_sock.setsockopt(socket.IPPROTO_IP, option, mreq)
 
     def aim(self, lo: int, hi: int) -> None:

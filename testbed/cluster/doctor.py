@@ -101,7 +101,7 @@ def check(spec: ClusterSpec) -> list[Report]:
 def text(reports: list[Report]) -> str:
     lines = []
     for r in reports:
-        clock_text = ("" if r.offset_s is None else
+        clock_text = ("" if r.offset_s is None or r.uncertainty_s is None else
                       f"; clock {r.offset_s * 1e3:+.2f} ms (+/- {r.uncertainty_s * 1e3:.2f})")
         if r.facts is not None:  # --tunnel auto takes gretap only if every server has it
             clock_text += f"; gretap: {'yes' if r.facts.get('gretap') else 'no (VXLAN)'}"

@@ -89,6 +89,8 @@ class TunnelLink(RemoteLink):
     (`ip1`, `ip2`), `key` telling it from the run's other tunnels; on one server, a veth
     pair as always."""
 
+    tunnel: Any  # RemoteLink's: what makeTunnel returned, None once stopped
+
     def __init__(self, node1: Any, node2: Any, *, kind: str, key: int, ip1: str, ip2: str,
                  **params: Any) -> None:
         self.kind, self.key, self.ips = kind, key, (ip1, ip2)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import shutil
 import subprocess
 from pathlib import Path
+from typing import Any
 
 from collectives.ipmc.groups import group_dir
 
@@ -120,7 +121,7 @@ def leftovers(rec: run_records.RunRecord | None = None) -> dict[str, list]:
               if r and (run_id is None or r == run_id)}
     recorded = {b for r in recs for b in r.bridges}
     names = {i for r in recs for i in r.interfaces} | recorded
-    left = {
+    left: dict[str, list[Any]] = {
         "processes": run_records.marked_processes(run_id),
         "bridges": sorted(marked | (recorded & set(existing))
                           | (recorded & {b for b, r in kernel.items() if not r})),

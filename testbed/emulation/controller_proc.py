@@ -151,6 +151,7 @@ class ControllerProcess:
         controller log a dropped switch)."""
         if self.config.unix:
             return unix_listening(self.config.listen)
+        assert self.ofp_port is not None  # a TCP port unless the switches use a Unix socket
         return tcp_listening(self.ofp_port, self.config.listen)
 
     def start(self, timeout: float = 30.0) -> None:

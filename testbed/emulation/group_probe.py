@@ -123,4 +123,5 @@ def send_counted(hosts: list[Any], sender: Any, group: str, count: int,
     sender_proc = sender.popen(command("group_send", group, port, sender.IP(), count, gap,
                                        f"from {sender.name}"), text=True)
     sender_proc.wait(timeout=30)
-    return {name: got and got["count"] for name, got in sniffed(sniffers).items()}
+    return {name: None if got is None else got["count"]
+            for name, got in sniffed(sniffers).items()}

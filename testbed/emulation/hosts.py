@@ -27,13 +27,14 @@ class HostShell:
     # directory root was started from
     workdir: str | None = None
 
-    def _popen(self, cmd: list[str], **params: Any) -> Any:
+    def _popen(self, cmd: list[str], *args: Any, **params: Any) -> Any:
         # Mininet starts the host shell as: mnexec -cdn env PS1=.. bash ... mininet:<name>.
         # unshare and sh exec in place, so the PID Mininet records stays the shell's.
         if cmd and cmd[0] == "mnexec" and f"mininet:{self.name}" in cmd:
             cmd = [cmd[0], cmd[1], "unshare", "--uts", "sh", "-c",
                    'hostname "$0" && exec "$@"', self.name, *cmd[2:]]
-        return super()._popen(cmd, **params)
+        # (a mixin: the Mininet class after it in the MRO has _popen and popen)
+        return super()._popen(cmd, *args, **params)  # type: ignore[misc]
 
     def cgroup_spec(self) -> str:
         """The host's cgroup as cgexec names it; empty: the host has none of its own."""
@@ -47,7 +48,7 @@ class HostShell:
         kwargs.setdefault("mncmd", self.nsenter())
         if self.workdir:
             kwargs.setdefault("cwd", self.workdir)
-        return super().popen(*args, **kwargs)
+        return super().popen(*args, **kwargs)  # type: ignore[misc]
 
 
 class TestbedHost(HostShell, Host):

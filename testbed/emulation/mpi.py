@@ -140,6 +140,7 @@ def run_mpi(emu: Any, argv: list[str], *, hosts: list[str] | None = None, np: in
                         f"{timeout:g} s timeout; all its processes were killed"
                         + (f"; ranks still waiting:\n{stuck}" if stuck else ""))
     if failed == STALLED:
+        assert stall is not None  # only a job with a stall file stalls
         raise RunFailed(f"MPI job '{' '.join(argv)}' on {np} ranks made no progress for "
                         f"{stall[1]:g} s; all its processes were killed")
     res = MpiResult(proc.returncode, time.perf_counter() - t0, out, err, job_dir=job_dir)

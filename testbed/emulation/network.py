@@ -611,7 +611,7 @@ class Emulation:
             # process, host shells included: that frees the namespaces and the veths ending
             # in them. Mininet's net.stop() is not used: it talks to each node's shell and
             # hangs when one is gone; the record says all there is to remove.
-            run_records.kill_marked(rec.id, where=run_records.job_of)
+            run_records.kill_marked(rec.id, where=lambda pid: bool(run_records.job_of(pid)))
             self.spread.end()  # the other servers tear their part down
             if self.controller is not None:
                 self.controller.stop()

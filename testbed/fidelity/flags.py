@@ -109,7 +109,7 @@ class Monitor:
             self.samples[server].append(json.loads(out.stdout))
 
     def window(self, t0: float, t1: float, expected_mbit: Mapping[str, float] | None = None,
-               judge_links: bool = True, host_wait_s: float | None = None) -> dict[str, Any]:
+               *, judge_links: bool = True, host_wait_s: float | None = None) -> dict[str, Any]:
         """Fidelity over [t0, t1] (widened to the enclosing samples). `expected_mbit`: what
         each loaded host link should have carried (e.g. its traffic's offered rate, capped
         by the links). Under loss or faults TCP traffic rightly carries less than offered:

@@ -41,7 +41,7 @@ def main() -> int:
     elif len(args) > 3:
         open(args[3], "w").close()
     watched: list = [s, sys.stdin] if until_stop else [s]
-    n, by = 0, {}
+    n, by = 0, dict[str, int]()  # datagrams, and per "source group"
     limit, quiet_from = time.monotonic() + duration, None  # quiet_from: told to stop
     while True:
         now = time.monotonic()
