@@ -13,7 +13,7 @@ from typing import Any
 
 from topologies import HOST_PORT
 
-from ..emulation.network import run_in_host
+from ..emulation.host_shell import run_in_host
 from ..emulation.ports import intf_name
 from ..specs.faults import FaultEvent
 

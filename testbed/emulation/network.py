@@ -2,6 +2,12 @@
 standalone kernel bridges), links shaped as the topology asks, and a teardown that leaves
 nothing behind.
 
+Emulation starts and stops the pieces; what the switches are is one SwitchKind (switching),
+and it hands the rest to objects of their own: which host ports are AF_XDP ports
+(port_plan.PortPlan), the links' shaping at start and when retuned (link_setup.LinkSetup),
+loss set while it runs (loss_control.LossControl), the network's servers (servers.OneMachine,
+or the cluster's Spread).
+
     with Emulation(topo) as emu:
         emu.host("h0").cmd("ping -c1 10.0.0.2")
 """
@@ -19,27 +25,23 @@ from pathlib import Path
 from typing import Any
 
 from controller.config import ControllerConfig
-from topologies import HOST_PORT, Topology
+from topologies import Topology
 
 from ..errors import CapabilityError, RunFailed, UsageError
 from ..specs.cluster import LOCAL
 from . import linkshape, priority, run_records
 from .cleanup import cleanup_run, killed_runs, remove_ended_nft_tables
 from .controller_proc import ControllerProcess, api_post
-from .environment import AFXDP_PORT, Capabilities, detected
+from .environment import Capabilities, detected
 from .hub import medium_intfs
 from .hub import setup as hub_setup
 from .lane import lane_intfs
 from .lane import setup as lane_setup
-from .lane import shaped_intf as lane_shaped_intf
-from .one_way import switch_rate
+from .link_setup import LinkSetup
+from .loss_control import LossControl
+from .port_plan import PortPlan
 from .ports import (
-    LINUX_BRIDGE_PORT,
-    PORT_TYPES,
-    PORTS_ENV,
     check_xdp_ports,
-    host_links,
-    host_port_type,
     intf_name,
 )
 from .runlock import RunLock
@@ -47,13 +49,6 @@ from .servers import OneMachine
 from .switching import DEFAULT as DEFAULT_SWITCH
 from .switching import SwitchKind, switch_kind
 
-# Emulated hosts cap TCP's retransmission timeout (Linux >= 6.15; older kernels keep 120 s).
-# Under injected loss a lost SYN leaves a connection with a ~1 s RTT estimate, so its RTO is
-# 3-6 s and doubles with every further loss: MPI messages then stalled 10-60 s (2-3 of 10
-# verify runs at 10 % loss on every packet; one broadcast gave up after 60 s). Without loss
-# no retransmission timer fires, so the cap changes nothing there.
-RTO_MAX_SYSCTL = Path("/proc/sys/net/ipv4/tcp_rto_max_ms")
-RTO_MAX_MS = 1000  # the smallest the kernel accepts
 PREFIX_LEN = 16  # hosts live in 10.0.0.0/16; the machine's resolver at 10.255.x stays off-link
 
 Progress = Callable[[str], None]
@@ -115,15 +110,12 @@ class Emulation:
         if self.standalone and len(topo.links) != len(topo.hosts) + len(topo.switches) - 1:
             raise UsageError(f"{topo.name} has loops: standalone switches need a tree")
         self.caps = caps or detected()
-        self.ports = ports or os.environ.get(PORTS_ENV) or "auto"
-        if self.ports not in PORT_TYPES:
-            raise UsageError(f"switch port type {self.ports!r} (from "
-                             f"{'--ports' if ports else PORTS_ENV}) is not one of "
-                             f"{', '.join(PORT_TYPES)}")
-        if self.linux_bridge and ports == "afxdp":
-            raise UsageError("AF_XDP switch ports are OVS ports: Linux bridges have none")
         self.host_cpu = _check_host_cpu(host_cpu)
         self.spread = cluster or OneMachine()
+        self.port_plan = PortPlan(ports, kernel_bridges=self.linux_bridge, caps=self.caps,
+                                  spread=self.spread)
+        self.loss = LossControl(self)
+        self.links = LinkSetup(self)
         if self.spread.cluster and (self.switch.one_machine or host_cpu is not None):
             raise UsageError("a network across servers runs on Open vSwitch without CPU "
                              "limits: Linux bridges, hubs and CPU-limited hosts are one "
@@ -145,7 +137,6 @@ class Emulation:
         self.record: run_records.RunRecord | None = None
         self.timings: dict[str, float] = {}
         self._t0 = 0.0  # when start() began
-        self._xdp: set[str] | None = None  # AF_XDP ports of a network across servers
         self._old_handlers: dict[int, Any] = {}
         self._lock = RunLock()
 
@@ -187,140 +178,31 @@ class Emulation:
         path = "/nodes/fail" if failed else "/nodes/restore"
         return api_post(self.controller.api, path, {"nodes": list(node_ids)})["failed"]
 
+    # ---- links, loss and ports: objects of their own; these are their entry points -------
     def set_loss(self, pct: float, hosts: list[str | int] | None = None,
                  scope: str = "all") -> None:
-        """From now on drop `pct` % of the packets each way on these hosts' links (default
-        all), with the netfilter statistic match; 100 cuts the hosts off, 0 restores.
-        `scope` "multicast" drops only multicast datagrams (see linkshape)."""
-        if not self.caps.netfilter_statistic:
-            raise CapabilityError("changing loss at run time needs the netfilter statistic "
-                                  "match (xt_statistic), which this kernel lacks")
-        chosen = [self.topo.host(x) for x in hosts] if hosts else self.topo.hosts
-        try:  # every host's commands first: bad input changes nothing
-            cmds = {h.name: linkshape.netfilter_set_loss(intf_name(h.name, HOST_PORT), pct,
-                                                         scope) for h in chosen}
-        except ValueError as e:
-            raise UsageError(str(e)) from e
-        for name, host_cmds in cmds.items():
-            run_in_host(self.net.get(name), host_cmds, f"setting loss on {name}")
+        """Loss on hosts' links from now on: LossControl.on_hosts."""
+        self.loss.on_hosts(pct, hosts, scope)
 
     def switch_links(self, node1: str, node2: str) -> list[Any]:
-        """The links (topologies.Link) between two switches; UsageError naming what is
-        wrong when a name is not a switch or the two are not linked."""
-        topo = self.topo
-        names = {s.name for s in topo.switches}
-        for n in (node1, node2):
-            if topo.is_host(n):
-                raise UsageError(f"{n} is a host: name a switch-to-switch link by its two "
-                                 "switches (a host's link has its own loss setting)")
-            if n not in names:
-                raise UsageError(f"no switch {n!r} (switches: "
-                                 f"{', '.join(s.name for s in topo.switches)})")
-        if node1 == node2:
-            raise UsageError(f"a link joins two different switches, not {node1} and itself")
-        links = [lk for lk in topo.links if {lk.node1, lk.node2} == {node1, node2}]
-        if not links:
-            near = sorted({nb for nb in topo.ports(node1).values() if nb in names})
-            raise UsageError(f"no link between {node1} and {node2} ({node1} links to "
-                             f"{', '.join(near) or 'no switch'})")
-        return links
+        """The links between two switches, checked: LossControl.switch_links."""
+        return self.loss.switch_links(node1, node2)
 
     def set_link_loss(self, node1: str, node2: str, pct: float) -> None:
-        """From now on drop `pct` % of the frames each way on the link between two
-        switches (every link, if there are parallel ones): an nftables chain on the egress
-        hook of both veth ends drops that share of what OVS transmits (see linkshape); 100
-        cuts the link, 0 restores it. The run's table goes with the run."""
-        links = self.switch_links(node1, node2)
-        if not 0 <= pct <= 100:
-            raise UsageError(f"loss must be in [0, 100] percent, got {pct:g}")
-        if self.record is None:
-            raise UsageError("the emulation is not started")
-        if shutil.which("nft") is None:
-            raise CapabilityError("loss on a switch-to-switch link needs nft (Debian package "
-                                  "nftables; run 'sudo make install')")
-        ends = [(n, intf_name(n, p)) for lk in links
-                for n, p in ((lk.node1, lk.port1), (lk.node2, lk.port2))]
-        for server, here in self.spread.by_server(ends, lambda e: e[0]).items():
-            names = [i for _n, i in here]
-            script = linkshape.nft_link_loss(linkshape.nft_table(self.record.id), names, pct)
-            res = self.spread.runners[server].run(["nft", "-f", "-"], input=script,
-                                                  check=False)
-            if res.returncode != 0:
-                msg = (res.stderr or res.stdout).strip().splitlines()
-                raise CapabilityError(
-                    f"nftables refused the loss chains on {', '.join(names)} (they need the "
-                    "netdev family's egress hook and numgen: CONFIG_NF_TABLES_NETDEV, "
-                    "CONFIG_NETFILTER_EGRESS, CONFIG_NFT_NUMGEN): "
-                    f"{msg[0] if msg else res.returncode}")
+        """Loss on a switch-to-switch link from now on: LossControl.on_link (the run's
+        nftables table goes with the run)."""
+        self.loss.on_link(node1, node2, pct)
 
     @property
     def host_ports(self) -> str:
-        """The OVS interface type of switch ports facing hosts in this run (LINUX_BRIDGE_PORT
-        with kernel bridges)."""
-        if self.linux_bridge:
-            return LINUX_BRIDGE_PORT
-        return host_port_type(self.caps, self.ports)
-
-    def _xdp_intfs(self) -> set[str]:
-        """Switch ends of host links that are AF_XDP ports."""
-        if self.linux_bridge or self.host_ports != AFXDP_PORT:
-            return set()
-        if self._xdp is not None:  # as the servers of a running network allowed
-            return set(self._xdp)
-        return {end for end, _lk in host_links(self.topo).values()}
-
-    def _xdp_where_possible(self, xdp: set[str]) -> set[str]:
-        """Across servers, AF_XDP ports only on the servers that can open them (each one's
-        hold says); asked for everywhere (ports 'afxdp'), one that cannot is refused."""
-        lacking = set(self.spread.lacking_afxdp()) if xdp else set()
-        if lacking and self.ports == "afxdp":
-            raise CapabilityError(f"AF_XDP switch ports: {', '.join(sorted(lacking))} cannot "
-                                  f"open them; use ports 'auto' or 'af_packet' ({PORTS_ENV})")
-        self._xdp = {i for i in xdp if self.spread.server_of(i.split("-")[0]) not in lacking}
-        return set(self._xdp)
+        """The OVS interface type of switch ports facing hosts: PortPlan.kind."""
+        return self.port_plan.kind
 
     def retune(self, topo: Topology) -> None:
-        """Give every shaped link the rate it has in `topo` (this network with other rates,
-        as Topology.scaled makes), in place: calibration tries rate after rate on one
-        network. Jobs started from now on see the new rates (run_mpi reads self.topo)."""
-        def shape(t: Topology) -> list[tuple[str, int, str, int, bool]]:
-            return [(lk.node1, lk.port1, lk.node2, lk.port2, lk.params.bw_mbit is None)
-                    for lk in t.links]
-
-        if shape(topo) != shape(self.topo):
-            raise UsageError("retune changes rates only: give the same network's links, each "
-                             "limited or unlimited as before")
-        xdp = self._xdp_intfs()
-        ends = {h: end for h, (end, _lk) in host_links(topo).items()}
-        root_tc: dict[str, str] = {}
-        host_tc: dict[str, str] = {}
-        for lk in topo.links:
-            if lk.params.bw_mbit is None:
-                continue
-            for node, port in ((lk.node1, lk.port1), (lk.node2, lk.port2)):
-                intf = intf_name(node, port)
-                if self.topo.is_host(node):
-                    host_tc[node] = host_tc.get(node, "") + linkshape.htb_rate_change(
-                        intf, lk.params.bw_mbit)
-                    if ends[node] in xdp and not self.hub:
-                        host_tc[node] += linkshape.htb_rate_change(linkshape.IFB,
-                                                                   lk.params.bw_mbit)
-                elif intf not in xdp and not self.hub:
-                    server = self.spread.server_of(node)
-                    root_tc[server] = root_tc.get(server, "") + linkshape.htb_rate_change(
-                        intf, lk.params.bw_mbit)
-        if self.hub or self.lanes:  # one machine's (no cluster)
-            shaped = (lambda s: medium_intfs(s)[2]) if self.hub else lane_shaped_intf
-            root_tc[LOCAL] = root_tc.get(LOCAL, "") + "".join(
-                linkshape.htb_rate_change(shaped(sw.name), rate)
-                for sw in topo.switches if (rate := switch_rate(topo, sw.name)) is not None)
-        for server, lines in root_tc.items():
-            if lines:
-                self.spread.runners[server].run(["tc", "-batch", "-"], input=lines, timeout=60)
-        for name, lines in host_tc.items():
-            batch = self.run_dir / f"tc-{name}-retune.batch"
-            self.spread.runner(name).put(batch, lines)
-            run_in_host(self.net.get(name), [f"tc -batch {batch}"], f"retuning {name}'s link")
+        """Give every shaped link the rate it has in `topo`, in place (LinkSetup.retune):
+        calibration tries rate after rate on one network. Jobs started from now on see the
+        new rates (run_mpi reads self.topo)."""
+        self.links.retune(topo)
         self.topo = topo
 
     def __enter__(self) -> Emulation:
@@ -339,7 +221,7 @@ class Emulation:
     def start(self) -> None:
         self.caps.require()
         linkshape.check(self.topo, self.caps)
-        xdp = self._xdp_intfs()  # refuses ports the machine cannot give before anything starts
+        xdp = self.port_plan.xdp_intfs(self.topo)  # refuses what the machine cannot give
         self.spread.resolve()
         self._lock.acquire(self.progress)
         killed = next(iter(killed_runs()), None)
@@ -352,7 +234,7 @@ class Emulation:
         self.record = run_records.new_run(run_dir="", topology=self.topo.name)
         rec = self.record
         rec.run_dir = str(run_records.STATE_DIR / rec.id)
-        rec.bridges, rec.interfaces = self._network_on(LOCAL)
+        rec.bridges, rec.interfaces = self.network_on(LOCAL)
         if self.host_cpu is not None:
             rec.cgroups = [f"cpu,cpuacct,cpuset:/{h.name}" for h in self.topo.hosts]
         rec.save()
@@ -365,7 +247,7 @@ class Emulation:
         if self.spread.cluster:
             self.spread.begin(rec.id, {r.name: self._order(r.name, files)
                                        for r in self.spread.remotes}, self.progress)
-            xdp = self._xdp_where_possible(xdp)
+            xdp = self.port_plan.where_possible(xdp)
 
         topo_file = self.run_dir / "topology.json"
         self.topo.save(topo_file)
@@ -396,7 +278,7 @@ class Emulation:
         self.timings["mininet_s"] = time.perf_counter() - t0
 
         self.progress("configuring hosts and links")
-        self._configure(xdp)
+        self.links.configure(xdp)
         priority.raise_switch()
         self.timings["configure_s"] = time.perf_counter() - t0
 
@@ -424,7 +306,7 @@ class Emulation:
         return {str(self.run_dir / "hosts"): "\n".join(lines) + "\n",
                 str(self.run_dir / "resolv.conf"): "# mcastlab: no DNS inside the testbed\n"}
 
-    def _network_on(self, server: str) -> tuple[list[str], list[str]]:
+    def network_on(self, server: str) -> tuple[list[str], list[str]]:
         """The bridges and root-namespace interfaces (switch ends, tunnels) on a server."""
         bridges = [s.name for s in self.topo.switches if self.spread.server_of(s.name) == server]
         intfs = [intf_name(n, p) for link in self.topo.links
@@ -439,7 +321,7 @@ class Emulation:
     def _order(self, server: str, files: dict[str, str]) -> dict[str, Any]:
         """What the agent on another server records and writes there for this run."""
         assert self.record is not None
-        bridges, intfs = self._network_on(server)
+        bridges, intfs = self.network_on(server)
         return {"run": self.record.id, "topology": self.topo.name, "bridges": bridges,
                 "interfaces": intfs, "files": files}
 
@@ -539,65 +421,6 @@ class Emulation:
         for sw in self.topo.switches:
             self._make_loop(*lane_setup(self.topo, sw.name))
 
-    def _configure(self, xdp: set[str]) -> None:
-        """Per host one shell round trip; switch-side shaping in one `tc -batch` (for an
-        AF_XDP port, on the host's ingress instead: see linkshape). A hub's ports are not
-        shaped on its side: its medium serializes every frame instead (see hub)."""
-        for server, runner in self.spread.runners.items():
-            root_tc = ""
-            for link in self.topo.links:
-                for node, port in ((link.node1, link.port1), (link.node2, link.port2)):
-                    if (not self.topo.is_host(node) and intf_name(node, port) not in xdp
-                            and self.spread.server_of(node) == server and not self.hub):
-                        root_tc += linkshape.tc_batch(intf_name(node, port), link.params,
-                                                      self.caps.sch_netem)
-            if root_tc:
-                runner.run(["tc", "-batch", "-"], input=root_tc, timeout=60)
-            # The switch ends of the veths live in the root namespace, where IPv6 would make
-            # the kernel send router solicitations and MLD reports out of them: stray frames
-            # that the port counters would count as traffic.
-            root_intfs = self._network_on(server)[1]
-            if root_intfs:
-                runner.run(["sysctl", "-qw", *(f"net.ipv6.conf.{i}.disable_ipv6=1"
-                                               for i in root_intfs)], timeout=60)
-        host_params = {n: lk.params for lk in self.topo.links for n in (lk.node1, lk.node2)
-                       if self.topo.is_host(n)}
-        switch_ends = {h: end for h, (end, _lk) in host_links(self.topo).items()}
-        for h in self.topo.hosts:
-            node = self.net.get(h.name)
-            intf = intf_name(h.name, HOST_PORT)
-            params = host_params[h.name]
-            cmds = [
-                f"mount --bind {self.run_dir}/hosts /etc/hosts",
-                f"mount --bind {self.run_dir}/resolv.conf /etc/resolv.conf",
-                "sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1",
-                f"ip route add 224.0.0.0/4 dev {intf}",
-            ]
-            if self.spread.host_mtu:  # frames a tunnel can carry (see testbed.cluster.nodes)
-                cmds.append(f"ip link set {intf} mtu {self.spread.host_mtu}")
-            if RTO_MAX_SYSCTL.exists():
-                cmds.append(f"sysctl -qw net.ipv4.tcp_rto_max_ms={RTO_MAX_MS}")
-            if self.caps.datapath == "user" and not self.linux_bridge:
-                # Userspace datapath + veth: TCP breaks unless transmit checksums are real.
-                cmds.append(f"ethtool -K {intf} tx off >/dev/null")
-            if params.bw_mbit is not None:
-                # One frame per packet through the link's HTB: TCP's segmentation offload
-                # hands the qdisc packets of many frames, which leave together and are paid
-                # for afterwards (see linkshape).
-                cmds.append(f"ethtool -K {intf} tso off gso off >/dev/null")
-            tc = linkshape.tc_batch(intf, params, self.caps.sch_netem)
-            if switch_ends[h.name] in xdp and not self.hub:
-                ifb_cmds, ifb_tc = linkshape.ingress_shaping(intf, params, self.caps.sch_netem)
-                cmds += ifb_cmds
-                tc += ifb_tc
-            if tc:
-                batch = self.run_dir / f"tc-{h.name}.batch"
-                self.spread.runner(h.name).put(batch, tc)
-                cmds.append(f"tc -batch {batch}")
-            if not self.caps.sch_netem:
-                cmds += linkshape.netfilter_loss(intf, params)
-            run_in_host(node, cmds, f"configuring host {h.name}")
-
     # ---- teardown ---------------------------------------------------------------------------
     def stop(self) -> None:
         """Idempotent teardown; Ctrl-C during it is ignored so it always completes."""
@@ -643,12 +466,6 @@ class Emulation:
             signal.signal(sig, handler)
         self._old_handlers.clear()
 
-
-def run_in_host(node: Any, cmds: list[str], what: str) -> None:
-    """Run shell commands in a host's shell, all or nothing, in one round trip."""
-    out = node.cmd(" && ".join(cmds) + " && echo MCASTLAB-OK")
-    if "MCASTLAB-OK" not in out:
-        raise RunFailed(f"{what} failed: {out.strip()}")
 
 
 def _close_ptys(net: Any) -> None:

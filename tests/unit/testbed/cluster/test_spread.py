@@ -110,8 +110,8 @@ def test_af_xdp_ports_only_on_the_servers_that_can_open_them():
 
     emu.spread.holds = [Held()]
     every = {end for end, _lk in host_links(TOPO).values()}
-    kept = emu._xdp_where_possible(every)
+    kept = emu.port_plan.where_possible(every)
     assert kept and kept == {e for e in every if emu.spread.local(e.split("-")[0])}
-    emu.ports = "afxdp"  # asked for everywhere: refused, naming the server
+    emu.port_plan.asked = "afxdp"  # asked for everywhere: refused, naming the server
     with pytest.raises(CapabilityError, match="AF_XDP switch ports: b cannot open them"):
-        emu._xdp_where_possible(every)
+        emu.port_plan.where_possible(every)

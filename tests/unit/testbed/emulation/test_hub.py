@@ -63,7 +63,7 @@ def test_the_medium_runs_at_the_slowest_link_of_its_switch() -> None:
 def test_a_hubs_medium_is_recorded_for_teardown() -> None:
     emu = Emulation(parse_spec("star:hosts=3"), caps=caps(ingress_shaping=True), switch="hub")
     assert emu.standalone and emu.hub
-    assert {"s1-hub0", "s1-hub1", "s1-hub2", "s1-hub3"} <= set(emu._network_on(LOCAL)[1])
+    assert {"s1-hub0", "s1-hub1", "s1-hub2", "s1-hub3"} <= set(emu.network_on(LOCAL)[1])
 
 
 @pytest.mark.parametrize(("spec", "kwargs", "message"), [

@@ -31,7 +31,7 @@ def test_strict_mode_gives_every_switch_a_shaped_lane_recorded_for_teardown() ->
     topo = parse_spec("fattree:k=4,n=2,bw=20")
     emu = Emulation(topo, caps=caps(), controller_config=STRICT)
     assert emu.lanes and not emu.standalone
-    intfs = set(emu._network_on(LOCAL)[1])
+    intfs = set(emu.network_on(LOCAL)[1])
     assert all(set(emu_lane.lane_intfs(sw.name)) <= intfs for sw in topo.switches)
     cmds, tc = emu_lane.setup(topo, "s1")
     assert cmds[0] == ["ip", "link", "add", "s1-rl0", "type", "veth", "peer", "name", "s1-rl1"]
@@ -46,7 +46,7 @@ def test_strict_mode_gives_every_switch_a_shaped_lane_recorded_for_teardown() ->
     assert "htb" not in unshaped and "mirror dev s1-rl2" in unshaped
     plain = Emulation(topo, caps=caps(), controller_config=ControllerConfig(mode="contiguous"))
     assert not plain.lanes
-    assert not intfs - set(plain._network_on(LOCAL)[1]) - {
+    assert not intfs - set(plain.network_on(LOCAL)[1]) - {
         i for sw in topo.switches for i in emu_lane.lane_intfs(sw.name)}
 
 

@@ -290,20 +290,3 @@ def test_nft_link_loss_refuses_bad_input(table: str, intfs: list[str], pct: floa
                                          message: str) -> None:
     with pytest.raises(ValueError, match=message):
         nft_link_loss(table, intfs, pct)
-
-
-# ---- Emulation.switch_links / set_link_loss: input checks (no network needed) ----------------
-def test_switch_links_finds_the_link_and_names_what_is_wrong() -> None:
-    from testbed.emulation.network import Emulation
-    from testbed.errors import UsageError
-
-    emu = Emulation(parse_spec("tree:leaves=2,hosts_per_leaf=2"), caps=caps())
-    (link,) = emu.switch_links("s2", "s1")
-    assert {link.node1, link.node2} == {"s1", "s2"}
-    for a, b, message in (("s2", "s3", r"no link between s2 and s3 \(s2 links to s1\)"),
-                          ("s1", "s9", r"no switch 's9' \(switches: s1, s2, s3\)"),
-                          ("h0", "s2", "h0 is a host"), ("s1", "s1", "two different")):
-        with pytest.raises(UsageError, match=message):
-            emu.switch_links(a, b)
-    with pytest.raises(UsageError, match=r"\[0, 100\]"):
-        emu.set_link_loss("s1", "s2", 150)

@@ -19,7 +19,7 @@ def test_linux_bridge_mode_has_no_controller_and_plain_ports() -> None:
                     bridge_options={"mcast_last_member_interval": "50"})
     assert emu.standalone and emu.linux_bridge
     assert emu.host_ports == LINUX_BRIDGE_PORT
-    assert emu._xdp_intfs() == set()
+    assert emu.port_plan.xdp_intfs(emu.topo) == set()
     with pytest.raises(UsageError, match="no controller"):
         emu.fail_nodes([1])
 

@@ -1,0 +1,93 @@
+"""Loss set on a running network: on hosts' links with the netfilter statistic match (in
+each host), on switch-to-switch links with an nftables chain on both veth ends' egress
+(the run's table, which goes with the run). linkshape writes the rules; this applies them
+where the network lies, one server or several."""
+
+from __future__ import annotations
+
+import shutil
+from typing import TYPE_CHECKING, Any
+
+from topologies import HOST_PORT
+
+from ..errors import CapabilityError, UsageError
+from . import linkshape
+from .host_shell import run_in_host
+from .ports import intf_name
+
+if TYPE_CHECKING:
+    from .network import Emulation
+
+
+class LossControl:
+    """The loss settings of one emulation (Emulation.set_loss and set_link_loss)."""
+
+    def __init__(self, emu: Emulation) -> None:
+        self.emu = emu
+
+    def on_hosts(self, pct: float, hosts: list[str | int] | None = None,
+                 scope: str = "all") -> None:
+        """From now on drop `pct` % of the packets each way on these hosts' links (default
+        all); 100 cuts the hosts off, 0 restores. `scope` "multicast" drops only multicast
+        datagrams (see linkshape)."""
+        emu = self.emu
+        if not emu.caps.netfilter_statistic:
+            raise CapabilityError("changing loss at run time needs the netfilter statistic "
+                                  "match (xt_statistic), which this kernel lacks")
+        chosen = [emu.topo.host(x) for x in hosts] if hosts else emu.topo.hosts
+        try:  # every host's commands first: bad input changes nothing
+            cmds = {h.name: linkshape.netfilter_set_loss(intf_name(h.name, HOST_PORT), pct,
+                                                         scope) for h in chosen}
+        except ValueError as e:
+            raise UsageError(str(e)) from e
+        for name, host_cmds in cmds.items():
+            run_in_host(emu.net.get(name), host_cmds, f"setting loss on {name}")
+
+    def switch_links(self, node1: str, node2: str) -> list[Any]:
+        """The links (topologies.Link) between two switches; UsageError naming what is
+        wrong when a name is not a switch or the two are not linked."""
+        topo = self.emu.topo
+        names = {s.name for s in topo.switches}
+        for n in (node1, node2):
+            if topo.is_host(n):
+                raise UsageError(f"{n} is a host: name a switch-to-switch link by its two "
+                                 "switches (a host's link has its own loss setting)")
+            if n not in names:
+                raise UsageError(f"no switch {n!r} (switches: "
+                                 f"{', '.join(s.name for s in topo.switches)})")
+        if node1 == node2:
+            raise UsageError(f"a link joins two different switches, not {node1} and itself")
+        links = [lk for lk in topo.links if {lk.node1, lk.node2} == {node1, node2}]
+        if not links:
+            near = sorted({nb for nb in topo.ports(node1).values() if nb in names})
+            raise UsageError(f"no link between {node1} and {node2} ({node1} links to "
+                             f"{', '.join(near) or 'no switch'})")
+        return links
+
+    def on_link(self, node1: str, node2: str, pct: float) -> None:
+        """From now on drop `pct` % of the frames each way on the link between two
+        switches (every link, if there are parallel ones); 100 cuts the link, 0 restores
+        it."""
+        emu = self.emu
+        links = self.switch_links(node1, node2)
+        if not 0 <= pct <= 100:
+            raise UsageError(f"loss must be in [0, 100] percent, got {pct:g}")
+        if emu.record is None:
+            raise UsageError("the emulation is not started")
+        if shutil.which("nft") is None:
+            raise CapabilityError("loss on a switch-to-switch link needs nft (Debian package "
+                                  "nftables; run 'sudo make install')")
+        ends = [(n, intf_name(n, p)) for lk in links
+                for n, p in ((lk.node1, lk.port1), (lk.node2, lk.port2))]
+        for server, here in emu.spread.by_server(ends, lambda e: e[0]).items():
+            names = [i for _n, i in here]
+            script = linkshape.nft_link_loss(linkshape.nft_table(emu.record.id), names, pct)
+            res = emu.spread.runners[server].run(["nft", "-f", "-"], input=script,
+                                                 check=False)
+            if res.returncode != 0:
+                msg = (res.stderr or res.stdout).strip().splitlines()
+                raise CapabilityError(
+                    f"nftables refused the loss chains on {', '.join(names)} (they need the "
+                    "netdev family's egress hook and numgen: CONFIG_NF_TABLES_NETDEV, "
+                    "CONFIG_NETFILTER_EGRESS, CONFIG_NFT_NUMGEN): "
+                    f"{msg[0] if msg else res.returncode}")
