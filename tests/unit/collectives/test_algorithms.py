@@ -1,15 +1,8 @@
-"""Chen2000's barriers (section 3.2) without a network: MPICH 1's three-phase barrier as a
-plan (its message count is the paper's formula, and it is a barrier), the multicast
-barrier's release option checked wherever it can be given, the frame bracket that
-bcast_bench and barrier_bench share, and chen.barrier-messages judged on stand-in points.
-
-The algorithm registry is the one list: every record runs through its family's runner,
-every scheduled one builds a schedule, and what a record says it needs is what building it
-takes.
-
-The scout broadcasts' completion (collectives.algorithms.COMPLETIONS): "report" by
-default, "none" as Chen2000 ran it; checked everywhere it can be given, recorded with every
-point. And the frames that carry data apart from TCP's pure ACKs (frame_count)."""
+"""collectives.algorithms, the one registry: every family runs through its runner, every
+scheduled algorithm builds with what it says it needs, names filter by family, an unknown
+name lists the choices, and every paper key is in the reference table. The options only some
+algorithms take (the multicast barrier's release, the scouts' completion) and their
+defaults."""
 
 from __future__ import annotations
 
@@ -55,10 +48,6 @@ def test_release_both_by_default_and_only_the_multicast_barrier_takes_one() -> N
     assert bcast_options({"release": "multicast", "timeout": 2.0}) == {"timeout": 2.0}
 
 
-class _Emu:
-    def __init__(self, run_dir: Path):
-        self.run_dir = run_dir
-
 GEOMETRY = {"mesh": (2, 4), "torus": (2, 4), "bmin": (2, 3)}
 
 
@@ -102,8 +91,6 @@ def test_an_unknown_name_lists_the_choices() -> None:
 
 
 def test_every_paper_key_is_in_the_reference_table() -> None:
-    from pathlib import Path
-
     from testbed.labs import labs
 
     table = (Path(__file__).resolve().parents[3] / "docs" / "references.md").read_text()

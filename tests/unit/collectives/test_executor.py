@@ -1,15 +1,8 @@
-"""Chen2000's barriers (section 3.2) without a network: MPICH 1's three-phase barrier as a
-plan (its message count is the paper's formula, and it is a barrier), the multicast
-barrier's release option checked wherever it can be given, the frame bracket that
-bcast_bench and barrier_bench share, and chen.barrier-messages judged on stand-in points.
-
-The scout broadcasts' completion (collectives.algorithms.COMPLETIONS): "report" by
-default, "none" as Chen2000 ran it; checked everywhere it can be given, recorded with every
-point. And the frames that carry data apart from TCP's pure ACKs (frame_count)."""
+"""collectives.executor.check: a barrier's release and a scout broadcast's completion are
+refused before any message where they are not one of the choices or the algorithm takes
+none, and taken where it does."""
 
 from __future__ import annotations
-
-from pathlib import Path
 
 import pytest
 
@@ -40,11 +33,6 @@ def test_good_releases_pass_with_any_broadcast() -> None:
     for release in RELEASES:
         check("nack", "mcast", 4, {"release": release, "timeout": 3.0})
         check("binomial", "mcast", 4, {"release": release})  # a tree takes no release
-
-
-class _Emu:
-    def __init__(self, run_dir: Path):
-        self.run_dir = run_dir
 
 
 @pytest.mark.parametrize(("algorithm", "options", "needle"), [

@@ -1,5 +1,5 @@
-"""Per-rank completion times: collectives.held (when a rank holds the message) and
-collectives.programs.bcast_bench.rank_completion (the medians the benchmark reports)."""
+"""collectives.held: the root holds the message from the start, a receiver at its last mark
+(and never, for MPICH's MPI_Bcast, which marks none)."""
 
 from collectives import held
 

@@ -1,7 +1,8 @@
-"""The drop-in communicator's parts that need no MPI job: options checked before any message,
-which options a barrier takes, `python -m collectives.use`'s command line and environment,
-and the vendored mpi4py tests being the pinned version, unmodified. (The communicator itself
-runs in tests/integration/test_mpi4py_suite.py and test_dropin.py.)"""
+"""collectives.intracomm's parts that need no MPI job: the broadcast, barrier and options a
+drop-in communicator is given are checked (collectives.executor) before any message, a
+barrier takes only its own options, and the vendored mpi4py tests are the pinned version,
+unmodified. (The communicator itself runs in tests/integration/test_mpi4py_suite.py and
+test_dropin.py.)"""
 
 from __future__ import annotations
 

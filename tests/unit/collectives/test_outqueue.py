@@ -1,6 +1,6 @@
-"""collectives.outqueue on plain TCP sockets over loopback standing for MPI's: a receiver
-that does not read keeps the sender's bytes unsent; once it reads, they leave and
-wait_sent returns."""
+"""collectives.outqueue on plain TCP sockets over loopback standing for MPI's: a receiver that
+does not read keeps the sender's bytes unsent; once it reads, they leave and wait_sent
+returns. The send orders are checked, fifo by default."""
 
 from __future__ import annotations
 

@@ -1,7 +1,6 @@
-"""Chen2000's barriers (section 3.2) without a network: MPICH 1's three-phase barrier as a
-plan (its message count is the paper's formula, and it is a barrier), the multicast
-barrier's release option checked wherever it can be given, the frame bracket that
-bcast_bench and barrier_bench share, and chen.barrier-messages judged on stand-in points."""
+"""collectives.pairwise, MPICH 1's three-phase barrier as a plan: it sends Chen2000's count of
+messages (the paper's worked values, the seven-rank example), and no rank leaves before
+every rank entered."""
 
 from __future__ import annotations
 

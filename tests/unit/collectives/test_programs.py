@@ -1,6 +1,6 @@
-"""Each rank program's argument list is built beside its own parser (`argv`, through
-collectives.programs.command) and read back by it as given: the testbed never spells a
-program's flags by hand."""
+"""collectives.programs.command: each rank program's argument list is built beside its own
+parser and read back by it as given, and an option the program has not is refused: the
+testbed never spells a program's flags by hand."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Timing helpers: the least-squares fit and the machine's CPU accounting."""
+"""collectives.timing: the least-squares fit, the machine's busy fraction, and this process's
+scheduling since a reading (sched_since)."""
 
 from __future__ import annotations
 
@@ -35,8 +36,6 @@ def test_busy_fraction_without_readings_is_none():
 
 
 def test_sched_since_counts_what_happened_after():
-    import time
-
     from collectives.timing import sched_self, sched_since
 
     before = sched_self()

@@ -1,7 +1,6 @@
-"""The drop-in communicator's parts that need no MPI job: options checked before any message,
-which options a barrier takes, `python -m collectives.use`'s command line and environment,
-and the vendored mpi4py tests being the pinned version, unmodified. (The communicator itself
-runs in tests/integration/test_mpi4py_suite.py and test_dropin.py.)"""
+"""collectives.use (`python -m collectives.use`): options as JSON values or text, the command
+line naming the program and the choice, the environment deciding without flags, and a wrong
+command line as one message."""
 
 from __future__ import annotations
 

@@ -1,25 +1,9 @@
-"""controller.app as `python -m controller` builds it: from its environment (topology file,
-API socket, configuration), in this process. Importing os-ken does not patch the process
-(its hub is native threads unless OSKEN_HUB_TYPE=eventlet; controller/test_lane.py
-imports the app here too), but building the app starts endless hub threads: its timer loops and
-the API's server. Here `hub.spawn` records them instead of starting them; the API's socket
-is bound all the same, and the WSGI app handed to its server is called directly. The app's
-clock (its module's `time`) is moved by hand, and switches are objects that record what
-the controller sends them.
-
-Covered: switches connecting (programmed, ready at the barrier, their trees again when
-they come back), refused (unknown dpid, address not allowed, a second connection for a
-live dpid) and the DEAD event of a connection the controller does not hold; state() and
-groups_state() (live drop counts included); failing and restoring nodes, bad bodies
-refused as the API's 400; refused API connections counted; the querier's startup queries,
-its election and return; a leave's group-specific queries LMQI apart and the member then
-dropped; an unregistered decision's drop entry removed from its switch.
-
-The controller's state stays bounded against hostile hosts: queries split to fit the MTU,
-groups and sources per port capped, another querier's QRV/QQI kept within range; and, in
-the app (run in a subprocess: importing os-ken patches the process with eventlet), a timer
-loop's failing step, multicast data floods, queries that speak for another address and
-decisions for groups nobody joined."""
+"""controller.app as `python -m controller` builds it from its environment, in this process:
+`hub.spawn` records the threads it would start, its clock is moved by hand, and switches
+record what they are sent. Covered: switches connecting, refused and coming back; the state
+and groups the API gives; failed and restored nodes; the querier and a leave's queries; and,
+in a subprocess, a failing timer step, multicast data floods, forged queries and decisions
+for groups nobody joined."""
 
 from __future__ import annotations
 
@@ -483,10 +467,6 @@ def test_a_leave_is_asked_about_lmqi_apart_then_the_member_dropped(build, clock,
             if isinstance(m, ofproto_v1_3_parser.OFPFlowMod)]
     assert gone == [(ofproto_v1_3.OFPFC_DELETE_STRICT, NOBODYS)]
     assert (NOBODYS, "h3") not in app.decisions and app.counters["unregistered_forgotten"] == 1
-
-
-def sources(n: int) -> tuple[str, ...]:
-    return tuple(f"10.{i >> 16 & 255}.{i >> 8 & 255}.{i & 255}" for i in range(n))
 
 
 APP = """

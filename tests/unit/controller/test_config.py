@@ -1,5 +1,5 @@
-"""The per-(group, source) decision: IGMP mode, unregistered policy, link-local groups,
-contiguous mode with range addresses, gaps and failed nodes; and the controller settings."""
+"""controller.config.ControllerConfig: bad settings are refused, settings round-trip through
+JSON and `python -m controller`'s arguments, and off loopback only the listed switches stay."""
 
 from __future__ import annotations
 

@@ -1,4 +1,6 @@
-"""LLDP frames and the discovered network (pure parts of the controller's discovery mode)."""
+"""controller.discovered_network.Discovered: the topology a discovery becomes (hosts numbered
+by IP), a link found late forgets the hosts learnt on its ports, and a disconnected
+discovery is not yet a topology."""
 
 from __future__ import annotations
 

@@ -1,6 +1,7 @@
-"""Strict contiguous mode's range lane: which frames enter it (controller.lane), the OpenFlow
-entries the app sends for a key (into the lane, out of it to the group, removed with the
-key), the option's settings, and the veth loop the emulation makes for it."""
+"""controller.lane, strict contiguous mode's range lane: the option's settings, which keys
+enter the lane and leave it to the group (none outside strict mode or for link-local groups,
+a refused key dropped), and the OpenFlow entries the app sends for a key and removes with
+it."""
 
 from __future__ import annotations
 

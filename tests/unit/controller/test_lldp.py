@@ -1,4 +1,5 @@
-"""LLDP frames and the discovered network (pure parts of the controller's discovery mode)."""
+"""controller.lldp: an LLDP frame round-trips; truncated, non-LLDP and foreign frames are not
+taken for one."""
 
 from __future__ import annotations
 

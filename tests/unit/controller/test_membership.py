@@ -1,11 +1,7 @@
-"""The controller's state stays bounded against hostile hosts: queries split to fit the MTU,
-groups and sources per port capped, another querier's QRV/QQI kept within range; and, in
-the app (run in a subprocess: importing os-ken patches the process with eventlet), a timer
-loop's failing step, multicast data floods, queries that speak for another address and
-decisions for groups nobody joined.
-
-Membership: v2 reports and leaves as RFC 3376 7.3.2 maps them, last-member queries and their
-retransmissions, fast leave, expiry by deadline, compatibility modes, the SSM range."""
+"""controller.membership: v2 reports and leaves as RFC 3376 7.3.2 maps them, last-member
+queries and their retransmissions, fast leave and fast block, expiry by deadline,
+compatibility modes and the SSM range. A port's groups and sources are capped, and another
+querier's queries lower the timers."""
 
 from __future__ import annotations
 
@@ -13,11 +9,7 @@ from controller.membership import Membership
 from controller.source_filter import Query
 from controller.timers import IgmpTimers
 
-GROUP = "239.1.2.3"
-
-
-def sources(n: int) -> tuple[str, ...]:
-    return tuple(f"10.{i >> 16 & 255}.{i >> 8 & 255}.{i & 255}" for i in range(n))
+from .addresses import GROUP, sources
 
 
 def test_a_port_holds_at_most_its_groups_and_sources() -> None:

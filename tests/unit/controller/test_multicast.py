@@ -1,5 +1,6 @@
-"""The per-(group, source) decision: IGMP mode, unregistered policy, link-local groups,
-contiguous mode with range addresses, gaps and failed nodes; and the controller settings."""
+"""controller.multicast.MulticastPolicy, the per-(group, source) decision: IGMP mode and source
+filters, the unregistered policy (drop or flood), link-local groups, failed members, and
+contiguous mode with range addresses and gap-free ranges."""
 
 from __future__ import annotations
 

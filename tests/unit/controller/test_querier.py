@@ -1,11 +1,6 @@
-"""The controller's state stays bounded against hostile hosts: queries split to fit the MTU,
-groups and sources per port capped, another querier's QRV/QQI kept within range; and, in
-the app (run in a subprocess: importing os-ken patches the process with eventlet), a timer
-loop's failing step, multicast data floods, queries that speak for another address and
-decisions for groups nobody joined.
-
-Querier election (RFC 3376 6.6.2) with adopted QRV/QQI (4.1.6, 4.1.7), and router ports
-(RFC 4541 2.1.1) ageing out."""
+"""controller.querier: querier election (RFC 3376 6.6.2) with another querier's QRV/QQI adopted
+within range (4.1.6, 4.1.7), the controller querying again once the other querier is gone,
+and router ports (RFC 4541 2.1.1) ageing out."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
-"""RFC 3376 section 6.4's tables, row by row, on controller.source_filter (GMI 22 s, LMQT 2 s
-with these timers), then section 6.5's timers running out and what a port admits."""
+"""controller.source_filter: RFC 3376 section 6.4's tables, row by row (GMI 22 s, LMQT 2 s with
+these timers), section 6.5's timers running out and what a port admits, and the Linux
+kernel's bridge IGMPv3 selftest cases."""
 
 import pytest
 

@@ -1,4 +1,5 @@
-"""testbed.results: results folders, text tables, the HTML report and JSON files."""
+"""testbed.results: results folders (stamped, safe and unique names), text tables, the HTML
+page, JSON files, and the versions of every component."""
 
 import json
 from pathlib import Path

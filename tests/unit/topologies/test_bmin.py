@@ -1,15 +1,11 @@
-"""Shape builders: sizes, port numbering and attributes."""
-
+"""topologies.bmin: the butterfly MIN's sizes, port numbering and stage attributes, and that it
+is the binary fat tree."""
 
 import pytest
 
-from topologies import Topology, bmin, fattree
+from topologies import bmin, fattree
 
-from .port_checks import check_ports
-
-
-def counts(topo: Topology) -> tuple[int, int, int]:
-    return len(topo.hosts), len(topo.switches), len(topo.links)
+from .shape_checks import check_ports, counts
 
 
 @pytest.mark.parametrize("n", [1, 2, 3, 4])

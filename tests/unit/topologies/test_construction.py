@@ -1,4 +1,5 @@
-"""Shape builders: sizes, port numbering and attributes."""
+"""topologies.construction: the link parameters the shape builders give host and core links
+(bw, core_bw, delay_ms; unlimited where none)."""
 
 from topologies import mesh, star, tree
 

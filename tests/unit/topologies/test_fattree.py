@@ -1,4 +1,6 @@
-"""Shape builders: sizes, port numbering and attributes."""
+"""topologies.fattree: sizes, the default (quaternary, two levels), port ranges, host digits,
+partial fat trees without empty switches, and a level-l switch reaching an aligned block of
+nodes."""
 
 from collections import Counter
 
@@ -6,11 +8,7 @@ import pytest
 
 from topologies import Topology, fattree
 
-from .port_checks import check_ports
-
-
-def counts(topo: Topology) -> tuple[int, int, int]:
-    return len(topo.hosts), len(topo.switches), len(topo.links)
+from .shape_checks import check_ports, counts
 
 
 @pytest.mark.parametrize(("k", "n"), [(4, 1), (4, 2), (4, 3), (2, 3), (3, 2)])

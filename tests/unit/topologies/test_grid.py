@@ -1,16 +1,12 @@
-"""Shape builders: sizes, port numbering and attributes."""
-
+"""topologies.grid: mesh and torus sizes and port numbering, a port's number as its direction,
+and the torus's wrap links."""
 
 import pytest
 
-from topologies import Topology, mesh, torus
+from topologies import mesh, torus
 from topologies.grid import EAST, HOST, NORTH, SOUTH, WEST
 
-from .port_checks import check_ports
-
-
-def counts(topo: Topology) -> tuple[int, int, int]:
-    return len(topo.hosts), len(topo.switches), len(topo.links)
+from .shape_checks import check_ports, counts
 
 
 @pytest.mark.parametrize(("rows", "cols"), [(1, 1), (2, 2), (3, 4), (8, 8)])

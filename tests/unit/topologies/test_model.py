@@ -1,4 +1,5 @@
-"""The data model: element validation, Topology checks, lookups, serialisation."""
+"""topologies.model: element validation, Topology checks, lookups, the graph, serialisation and
+equality."""
 
 import json
 import math

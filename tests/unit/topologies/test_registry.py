@@ -1,4 +1,5 @@
-"""The shape registry: build(), parse_spec() strings and their errors."""
+"""topologies.registry: the shapes and their common parameters, each shape's default routing,
+and build() and parse_spec() strings and their errors."""
 
 import inspect
 

@@ -1,4 +1,5 @@
-"""Routing rules: consistent, loop-free tables whose paths follow each rule."""
+"""topologies.routing: every rule gives complete, loop-free, minimal tables whose paths follow
+it (shortest, XY, up/down, turnaround), and a rule that does not apply is refused."""
 
 import itertools
 

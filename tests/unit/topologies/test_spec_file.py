@@ -1,4 +1,5 @@
-"""Hand-written TOML/JSON topology files and their error messages."""
+"""topologies.spec_file: hand-written TOML and JSON topology files, saved files loading back,
+and their error messages."""
 
 import json
 from pathlib import Path

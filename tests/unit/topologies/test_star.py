@@ -1,15 +1,10 @@
-"""Shape builders: sizes, port numbering and attributes."""
-
+"""topologies.star: sizes and port numbering."""
 
 import pytest
 
-from topologies import Topology, star
+from topologies import star
 
-from .port_checks import check_ports
-
-
-def counts(topo: Topology) -> tuple[int, int, int]:
-    return len(topo.hosts), len(topo.switches), len(topo.links)
+from .shape_checks import check_ports, counts
 
 
 @pytest.mark.parametrize("hosts", [1, 4, 8, 64])

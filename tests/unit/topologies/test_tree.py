@@ -1,15 +1,10 @@
-"""Shape builders: sizes, port numbering and attributes."""
-
+"""topologies.tree: sizes and port numbering."""
 
 import pytest
 
-from topologies import Topology, tree
+from topologies import tree
 
-from .port_checks import check_ports
-
-
-def counts(topo: Topology) -> tuple[int, int, int]:
-    return len(topo.hosts), len(topo.switches), len(topo.links)
+from .shape_checks import check_ports, counts
 
 
 @pytest.mark.parametrize(("leaves", "per_leaf"), [(1, 1), (2, 4), (4, 3)])

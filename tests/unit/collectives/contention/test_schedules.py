@@ -1,12 +1,8 @@
-"""collectives.contention.trees / contention.schedules: OPT-Mesh, OPT-Min, U-Mesh, U-Torus
-(Nupairoj 1998, ch. 5) against the thesis's examples, and contention-freedom on the routes
-topologies computes.
-
-Reference numbers are copied from the dissertation: the 6x6 mesh example of section 5.2
-(t_hold=20, t_end=55: OPT-Mesh 130, U-Mesh 165) and the 16-node BMIN example of section 5.3
-(latency 130). The thesis writes mesh nodes (x, y) and routes x first; topologies' XY routing
-moves along the column first, so the thesis's (x, y) is node ``y * cols + x``.
-"""
+"""collectives.contention.schedules: the contention-free trees (OPT-Mesh, U-Mesh, U-Torus,
+OPT-Min; Nupairoj 1998, ch. 5) as broadcast schedules: whole-message programs that are the
+tree, `build`'s defaults and errors, the executor's cache, and timed sends that match the
+trees' own times. On a 4x4 mesh with shuffled ranks, OPT-Tree's sends contend where
+OPT-Mesh's do not."""
 
 from __future__ import annotations
 

@@ -1,12 +1,9 @@
-"""collectives.contention.trees / contention.schedules: OPT-Mesh, OPT-Min, U-Mesh, U-Torus
-(Nupairoj 1998, ch. 5) against the thesis's examples, and contention-freedom on the routes
-topologies computes.
-
-Reference numbers are copied from the dissertation: the 6x6 mesh example of section 5.2
-(t_hold=20, t_end=55: OPT-Mesh 130, U-Mesh 165) and the 16-node BMIN example of section 5.3
-(latency 130). The thesis writes mesh nodes (x, y) and routes x first; topologies' XY routing
-moves along the column first, so the thesis's (x, y) is node ``y * cols + x``.
-"""
+"""collectives.contention.trees: OPT-Mesh, U-Mesh and OPT-Min against Nupairoj 1998's examples
+(the 6x6 mesh of section 5.2 with t_hold=20, t_end=55: OPT-Mesh 130, U-Mesh 165; the 16-node
+BMIN of section 5.3: 130), contention-freedom on the routes topologies computes (and its two
+known limits), and every tree's invariants. The thesis writes mesh nodes (x, y) and routes x
+first; topologies' XY routing moves along the column first, so the thesis's (x, y) is node
+``y * cols + x``."""
 
 from __future__ import annotations
 

@@ -1,9 +1,7 @@
-"""A channel's defences against genuine datagrams replayed or flooded at it (real UDP
-sockets on loopback): the window of collectives a datagram may belong to, the stash's cap in
-bytes, one read's budget; and the tag compared in constant time.
-
-A datagram's receive time comes from the kernel (SO_TIMESTAMPNS), not from when a rank
-read it: a receiver that waited for a core is not taken for a slow one (ipmc.rate)."""
+"""collectives.ipmc.channel on real UDP sockets over loopback: its defences against genuine
+datagrams replayed or flooded at it (the window of collectives a datagram may belong to, the
+stash's cap in bytes, one read's budget, the tag compared in constant time). A datagram's
+receive time comes from the kernel (SO_TIMESTAMPNS), not from when a rank read it."""
 
 from __future__ import annotations
 

@@ -1,4 +1,7 @@
-"""The multicast datagram: round trip, every rejection, fragment sizing; group leases."""
+"""collectives.ipmc.datagram: a round trip keeps every field; damaged datagrams, another key's
+and an index beyond the count are rejected; the payload fits the MTU without IP
+fragmentation, fragments cover the message, broadcast ids wrap, and wire_bits counts the
+whole Ethernet frame."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""The scout broadcasts' completion (collectives.algorithms.COMPLETIONS): "report" by
-default, "none" as Chen2000 ran it; checked everywhere it can be given, recorded with every
-point. And the frames that carry data apart from TCP's pure ACKs (frame_count)."""
+"""collectives.ipmc.gaps.provable_gaps: a missing fragment is a proved gap only before the last
+fragment held; after it, or with nothing held, nothing is proved missing."""
 
 from __future__ import annotations
 

@@ -1,4 +1,6 @@
-"""The multicast datagram: round trip, every rejection, fragment sizing; group leases."""
+"""collectives.ipmc.groups: multicast group leases are unique and released, each server leases
+from its own part of the pool, a bad slice is refused, and a dead process's lease is taken
+over."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The group round trip estimate follows NORM's rules: up at once, down by at most 10 %."""
+"""collectives.ipmc.grtt: the group round trip estimate follows NORM's rules: up almost at
+once, down by at most 10 % a sample, never below its floor."""
 
 import pytest
 

@@ -1,5 +1,6 @@
-"""Pure plans of the multicast collectives: Chen2000's scout trees and counts, Siebert2006's
-dispatch, nack's missing-fragment bitmaps."""
+"""collectives.ipmc.message: the multicast's default pace follows the link rate
+MCASTLAB_LINK_MBIT gives (none where it gives no number), and Options keeps a rate of None
+as given."""
 
 from __future__ import annotations
 

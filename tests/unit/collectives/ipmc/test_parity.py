@@ -1,6 +1,7 @@
-"""Parity repair (collectives.ipmc.parity): any k of a block's fragments and symbols give the
-block back, the last fragment's padding included; the root sends per block what the
-neediest report lacks, less the symbols already on their way."""
+"""collectives.ipmc.parity: blocks cover the message; any k of a block's fragments and symbols
+give the block back, the last fragment's padding included, and bad symbols are refused. The
+root sends per block what the neediest report lacks, less the symbols already on their way,
+and never a symbol twice."""
 
 from __future__ import annotations
 

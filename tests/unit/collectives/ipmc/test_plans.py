@@ -1,5 +1,6 @@
-"""Pure plans of the multicast collectives: Chen2000's scout trees and counts, Siebert2006's
-dispatch, nack's missing-fragment bitmaps."""
+"""collectives.ipmc.plans: Chen2000's scout trees and their frame and barrier message counts
+(seed 004's examples), Siebert2006's two-stage dispatch defaults, and nack's
+missing-fragment bitmaps, cut at their limit and read back."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
-"""The root's pace (collectives.ipmc.rate): a receiver that took the first pass in clearly
-longer than the root sent it lowers the pace at once to what it took in; random loss thins a
-pass without stretching it and does not lower the pace; a broadcast without a slow receiver
-lets the pace grow back to the link's rate."""
+"""collectives.ipmc.rate: a receiver that took the first pass in clearly longer than the root
+sent it lowers the pace at once to what it took in. Random loss, a lag within the jitter,
+short passes and a root that sent late leave the pace, which has a floor; a receiver sleeps
+through a batch only mid-pass."""
 
 from __future__ import annotations
 

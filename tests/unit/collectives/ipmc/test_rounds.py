@@ -1,5 +1,6 @@
-"""Siebert2006's repair rounds (collectives.ipmc.rounds): the chain's hops per fragment from
-the ranks' multicast bitmaps, the model's expectation and the thesis's sum."""
+"""collectives.ipmc.rounds: Siebert2006's repair rounds: the chain's hops per fragment from the
+ranks' multicast bitmaps, the model's expectation (below one at half loss) and the thesis's
+sum (tending to one), and summaries of simulated loss near the model."""
 
 from __future__ import annotations
 

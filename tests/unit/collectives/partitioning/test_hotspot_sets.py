@@ -1,11 +1,6 @@
-"""Tseng2001: network partitioning (DDN/DCN) for multi-node multicast on a torus, the U-torus
-baseline, hot-spot destination sets and the contention step model. All pure.
-
-Numbers from Tseng2001 (copied here, never read from the notes): 16x16 torus, dilation h = 2
-or 4, Fig. 1 "four dilated-4 subnetworks, each as an undirected 4x4 torus, in a 16x16
-torus", T_s = 30 or 300 us, T_c = 1 us per flit, |M_i| = 32 to 1024 flits, as many sources as
-destinations per set (16 to 240; Figs. 2-4 use 80), hot-spot factor p = 25, 50, 80, 100 %.
-"""
+"""collectives.partitioning.hotspot_sets: Tseng2001's hot-spot destination sets on the 16x16
+torus: with factor p the sets share p*k destinations, the clustered hot set is an area, and
+bad arguments are refused."""
 
 from __future__ import annotations
 
@@ -16,11 +11,8 @@ from collections import Counter
 import pytest
 
 from collectives.partitioning.hotspot_sets import HOT_SPOT_FACTORS, hot_set, hotspot_multicasts
-from collectives.partitioning.torus import Torus
 
-SIDE, T_S, T_S_SMALL, T_C = 16, 300.0, 30.0, 1.0
-SOURCES = 80  # = |D_i|, Figs. 2(a), 3(a), 4(a)
-T16 = Torus(SIDE, SIDE)
+from .tseng2001 import SOURCES, T16
 
 
 # ---- hot-spot destination sets ------------------------------------------------------------------

@@ -1,11 +1,7 @@
-"""Tseng2001: network partitioning (DDN/DCN) for multi-node multicast on a torus, the U-torus
-baseline, hot-spot destination sets and the contention step model. All pure.
-
-Numbers from Tseng2001 (copied here, never read from the notes): 16x16 torus, dilation h = 2
-or 4, Fig. 1 "four dilated-4 subnetworks, each as an undirected 4x4 torus, in a 16x16
-torus", T_s = 30 or 300 us, T_c = 1 us per flit, |M_i| = 32 to 1024 flits, as many sources as
-destinations per set (16 to 240; Figs. 2-4 use 80), hot-spot factor p = 25, 50, 80, 100 %.
-"""
+"""collectives.partitioning.plans: U-torus and U-mesh, the partitioned (DDN/DCN) plans and
+their DDN choice, and the invariants of every plan; then Tseng2001's claims in the step
+model (16x16 torus, 80 sources of 80 destinations), including where the model disagrees for
+small messages."""
 
 from __future__ import annotations
 
@@ -30,10 +26,7 @@ from collectives.partitioning.plans import (
 from collectives.partitioning.step_model import plan_cost
 from collectives.partitioning.torus import Partition, Torus
 
-SIDE, T_S, T_S_SMALL, T_C = 16, 300.0, 30.0, 1.0
-SMALL, LARGE = 32, 1024  # flits
-SOURCES = 80  # = |D_i|, Figs. 2(a), 3(a), 4(a)
-T16 = Torus(SIDE, SIDE)
+from .tseng2001 import LARGE, SMALL, SOURCES, T16, T_C, T_S, T_S_SMALL
 
 
 # ---- trees ----------------------------------------------------------------------------------

@@ -1,11 +1,5 @@
-"""Tseng2001: network partitioning (DDN/DCN) for multi-node multicast on a torus, the U-torus
-baseline, hot-spot destination sets and the contention step model. All pure.
-
-Numbers from Tseng2001 (copied here, never read from the notes): 16x16 torus, dilation h = 2
-or 4, Fig. 1 "four dilated-4 subnetworks, each as an undirected 4x4 torus, in a 16x16
-torus", T_s = 30 or 300 us, T_c = 1 us per flit, |M_i| = 32 to 1024 flits, as many sources as
-destinations per set (16 to 240; Figs. 2-4 use 80), hot-spot factor p = 25, 50, 80, 100 %.
-"""
+"""collectives.partitioning.step_model: sends that share a link in one step are counted, per
+step and in total, and a plan's cost and latency follow from them."""
 
 from __future__ import annotations
 
@@ -17,8 +11,7 @@ from collectives.partitioning.plans import (
 from collectives.partitioning.step_model import link_totals, plan_cost, step_link_loads
 from collectives.partitioning.torus import Torus
 
-SIDE, T_S, T_S_SMALL, T_C = 16, 300.0, 30.0, 1.0
-SMALL, LARGE = 32, 1024  # flits
+from .tseng2001 import LARGE, SMALL, T_C, T_S
 
 
 # ---- the step model ---------------------------------------------------------------------------

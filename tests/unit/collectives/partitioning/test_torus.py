@@ -1,11 +1,7 @@
-"""Tseng2001: network partitioning (DDN/DCN) for multi-node multicast on a torus, the U-torus
-baseline, hot-spot destination sets and the contention step model. All pure.
-
-Numbers from Tseng2001 (copied here, never read from the notes): 16x16 torus, dilation h = 2
-or 4, Fig. 1 "four dilated-4 subnetworks, each as an undirected 4x4 torus, in a 16x16
-torus", T_s = 30 or 300 us, T_c = 1 us per flit, |M_i| = 32 to 1024 flits, as many sources as
-destinations per set (16 to 240; Figs. 2-4 use 80), hot-spot factor p = 25, 50, 80, 100 %.
-"""
+"""collectives.partitioning.torus: the torus's routes and links are the testbed's (topologies'
+XY routes and switch links), and its partition into dilated subnetworks: Tseng2001's Fig. 1
+(four dilated-4 4x4 tori in a 16x16 torus), properties P1 to P5, a dilation that does not
+divide refused."""
 
 from __future__ import annotations
 
@@ -17,8 +13,7 @@ import pytest
 from collectives.partitioning.torus import Partition, Torus
 from topologies import torus as torus_topology
 
-SIDE, T_S, T_S_SMALL, T_C = 16, 300.0, 30.0, 1.0
-T16 = Torus(SIDE, SIDE)
+from .tseng2001 import T16
 
 
 # ---- torus geometry and routing ---------------------------------------------------------------

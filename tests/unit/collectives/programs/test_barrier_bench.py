@@ -1,7 +1,5 @@
-"""Chen2000's barriers (section 3.2) without a network: MPICH 1's three-phase barrier as a
-plan (its message count is the paper's formula, and it is a barrier), the multicast
-barrier's release option checked wherever it can be given, the frame bracket that
-bcast_bench and barrier_bench share, and chen.barrier-messages judged on stand-in points."""
+"""collectives.programs.barrier_bench.parse_row: a row names a barrier and its options, as
+testbed.experiments.barrier writes and labels it; bad rows are refused."""
 
 from __future__ import annotations
 

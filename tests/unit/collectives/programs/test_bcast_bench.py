@@ -1,5 +1,6 @@
-"""Per-rank completion times: collectives.held (when a rank holds the message) and
-collectives.programs.bcast_bench.rank_completion (the medians the benchmark reports)."""
+"""collectives.programs.bcast_bench.rank_completion: each rank's median completion from the
+root's start, the return time where a receiver does not say, and nothing without measured
+broadcasts."""
 
 import pytest
 

@@ -1,7 +1,5 @@
-"""Chen2000's barriers (section 3.2) without a network: MPICH 1's three-phase barrier as a
-plan (its message count is the paper's formula, and it is a barrier), the multicast
-barrier's release option checked wherever it can be given, the frame bracket that
-bcast_bench and barrier_bench share, and chen.barrier-messages judged on stand-in points."""
+"""collectives.programs.marks: the frame bracket bcast_bench and barrier_bench share counts
+each bracket's frames less the empty bracket's (read through testbed.emulation.frame_count)."""
 
 from __future__ import annotations
 

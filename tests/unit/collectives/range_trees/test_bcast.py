@@ -1,4 +1,5 @@
-"""The range-tree collectives' pure parts: addresses, layouts, who releases whom."""
+"""collectives.range_trees.bcast: who releases whom: releases pass along each range of the tree
+of Fig. 4 (Coll et al.) and skip the sender."""
 
 from __future__ import annotations
 

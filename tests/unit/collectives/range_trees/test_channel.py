@@ -1,4 +1,5 @@
-"""The range-tree collectives' pure parts: addresses, layouts, who releases whom."""
+"""collectives.range_trees.channel: a range's multicast address is the controller's (none for
+an empty or outside range), and the tree layout's defaults and checks."""
 
 from __future__ import annotations
 

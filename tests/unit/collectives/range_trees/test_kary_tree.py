@@ -1,11 +1,5 @@
-"""Range-multicast trees (Coll, Duato, Petrini, Mora: hardware multicast trees on QsNET).
-
-Reference values are copied from the paper (sec. 5-6): root levels of [6,7], [7,8], [3,7],
-[9,12]; eq. 1 on [2,5],[7,15]; the capabilities of Fig. 5 and 6; the trees of Fig. 4 and 5;
-greedy optimal in about 99 % of random faulty sets and in all of them under 1 % faulty; at
-most 4 steps from 16 to 4096 nodes. The random checks use fewer trials than the paper's
-1000 per configuration; the full runs are `mcastlab range-trees --trials 1000`.
-"""
+"""collectives.range_trees.kary_tree: the k-ary n-tree's numbering, with the root levels of
+Coll et al.'s ranges [6,7], [7,8], [3,7] and [9,12]; network sizes, and bad ones refused."""
 
 from __future__ import annotations
 

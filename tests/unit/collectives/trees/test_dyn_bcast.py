@@ -1,4 +1,7 @@
-"""DYN-Tree's estimates and split against Nupairoj1998's section 6.3 and 6.4 numbers."""
+"""collectives.trees.dyn_bcast against Nupairoj1998's section 6.3: its static terms, given or
+from t_hold and t_end; at equal estimates DYN-Mesh builds OPT-Mesh's tree and DYN-Tree the
+chain from the root; as load evens out hold and end, DYN-Mesh halves as U-Mesh does. A
+layout that does not fit is refused."""
 
 from __future__ import annotations
 

@@ -1,4 +1,6 @@
-"""DYN-Tree's estimates and split against Nupairoj1998's section 6.3 and 6.4 numbers."""
+"""collectives.trees.dyntree: DYN-Tree's estimates and split against Nupairoj1998's section 6.3
+and 6.4 numbers: OPT-Tree at zero load, tending to binomial under load; send costs smoothed
+per size, and bad parameters refused."""
 
 from __future__ import annotations
 

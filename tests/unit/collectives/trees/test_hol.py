@@ -1,5 +1,6 @@
-"""The chapter-6 sender model of Nupairoj1998 (collectives.trees.hol): the thesis's worked
-examples (Figs 6.1 and 6.4) and the rule behind them, on hand-timed schedules."""
+"""collectives.trees.hol, the chapter-6 sender model of Nupairoj1998: the thesis's worked
+examples (Figs 6.1 and 6.4) on hand-timed schedules, and without contention or queueing the
+t_hold/t_end model."""
 
 from __future__ import annotations
 

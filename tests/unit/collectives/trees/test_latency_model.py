@@ -1,5 +1,6 @@
-"""Schedules deliver every byte to every rank causally, for any root and size; the model
-reproduces the papers' formulas and toy examples."""
+"""collectives.trees.latency_model: the t_hold/t_end predictions against the papers' formulas
+and toy examples (chapter 3, Tables 4.2 and 4.3, the binomial examples of the notes),
+size-dependent times and pipelining, and seed 002's LogGP formulas."""
 
 from __future__ import annotations
 

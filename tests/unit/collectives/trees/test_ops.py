@@ -1,5 +1,5 @@
-"""The chapter-6 sender model of Nupairoj1998 (collectives.trees.hol): the thesis's worked
-examples (Figs 6.1 and 6.4) and the rule behind them, on hand-timed schedules."""
+"""collectives.trees.ops: a forwarder issues its sends from when it holds the message, and a
+deadlocked schedule is refused."""
 
 from __future__ import annotations
 

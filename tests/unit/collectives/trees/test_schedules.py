@@ -1,5 +1,6 @@
-"""Schedules deliver every byte to every rank causally, for any root and size; the model
-reproduces the papers' formulas and toy examples."""
+"""collectives.trees.schedules: every schedule delivers every byte to every rank causally, for
+any root and size; the binomial tree's shape, bad input, scatter-allgather's sendrecv ring,
+the send order every schedule records, and the parents read off a schedule."""
 
 from __future__ import annotations
 

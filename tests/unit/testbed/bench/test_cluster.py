@@ -1,5 +1,5 @@
-"""bench --suite cluster's pure parts: the paper plan's arithmetic, and the experiment
-table, where a flagged point gets no ratio."""
+"""testbed.bench.cluster: the paper plan's arithmetic (dividing the cores one machine keeps up
+with), and the experiment table, where a flagged point gets no ratio."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""The fidelity benchmark's scaling table: a flagged point is marked and feeds no ratio,
-nor the closing line's highest clean rate."""
+"""testbed.bench.fidelity: the scaling table marks a flagged point, which feeds no ratio, nor
+the closing line's highest clean rate."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The groups bench's pure parts: who joins what, percentiles, the table."""
+"""testbed.bench.groups' pure parts: who joins what (three members a group, spread evenly,
+never the sender or the prober), percentiles, the table."""
 
 from __future__ import annotations
 

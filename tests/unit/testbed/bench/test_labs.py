@@ -1,4 +1,4 @@
-"""The labs bench's report: the key from the first measurement checked against each later
+"""testbed.bench.labs: the report checks the key from the first measurement against each later
 one, per question the values side by side, the ratio, the tolerance and the verdict; a
 flagged measurement judges nothing."""
 

@@ -1,5 +1,6 @@
-"""The nack benchmark's report: multiples of M/B, T(16)/T(2), ratios to the lossless median
-and to the best point-to-point tree, flagged points marked."""
+"""testbed.bench.nack: the report in multiples of M/B, T(16)/T(2), ratios to the lossless
+median and to the best point-to-point tree; points that timed out or were flagged are marked
+and feed no ratio."""
 
 from testbed.bench.nack import markdown
 

@@ -1,5 +1,5 @@
-"""The osu bench's report: sizes side by side, a flagged row marked and kept out of the
-ratio, each run's OSU text verbatim with its command."""
+"""testbed.bench.osu: the report puts sizes side by side, marks a flagged row and keeps it out
+of the ratio, and gives each run's OSU text verbatim with its command."""
 
 from __future__ import annotations
 

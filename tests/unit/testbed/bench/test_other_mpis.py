@@ -1,5 +1,6 @@
-"""The fidelity benchmark's scaling table: a flagged point is marked and feeds no ratio,
-nor the closing line's highest clean rate."""
+"""testbed.bench.other_mpis: the table says why a library was not measured and names the
+libraries' versions; every row is a different MPI or wait, the project's own MPICH among
+them."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""The uftp benchmark's table: multiples of M/B, the nack / uftp ratio only from unflagged
-points, failures named; and the receivers' UFTP ids."""
+"""testbed.bench.uftp: the table in multiples of M/B, the nack / uftp ratio only from unflagged
+points, failures named."""
 
 from testbed.bench.uftp import markdown
 

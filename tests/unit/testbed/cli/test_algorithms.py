@@ -1,7 +1,7 @@
-"""`mcastlab trees`: the schedule as a timeline, with its prediction (no root needed).
-
-`mcastlab range-trees`: greedy vs optimal range-multicast trees from the command line (no
-root)."""
+"""testbed.cli.algorithms, without root: `mcastlab trees` draws a schedule as a timeline with
+its prediction (on a topology, with the ranks placed and contention listed), and `mcastlab
+range-trees` (once `hwtree`) shows greedy against optimal range-multicast trees; bad input
+is one error line."""
 
 from __future__ import annotations
 

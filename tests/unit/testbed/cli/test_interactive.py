@@ -1,4 +1,5 @@
-"""testbed.cli.interactive's pure helpers: the `bcast` report and number arguments."""
+"""testbed.cli.interactive's pure helpers: the `bcast` report and group lines, number arguments
+refused, and t_hold/t_end measured only for algorithms they matter to."""
 
 import dataclasses
 

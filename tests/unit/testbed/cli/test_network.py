@@ -1,8 +1,5 @@
-"""testbed.cli: the commands that need neither root nor a network, and argument errors.
-
-Nothing here may reach a command that brings a network up: `run` is only exercised on
-errors raised before the emulation starts.
-"""
+"""testbed.cli.network: `mcastlab topo` prints a topology's summary, routes and JSON, saves a
+loadable file, reads TOML files, and refuses a bad spec or file in one error line."""
 
 import json
 from pathlib import Path

@@ -1,6 +1,5 @@
-"""How the testbed reaches a cluster's servers: the ssh command (batch mode, one multiplexed
-connection per server, the cluster's ssh config), the remote command line quoted so the
-remote shell splits it back as given, and the local server running commands here."""
+"""testbed.cluster.doctor.differences: what must match between a cluster's servers (paths,
+checkout, versions, no problems) and what may differ (the kernel, the machine's name)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,5 @@
-"""How a run's network lies on servers (testbed.cluster.spread) and the tunnel ends
-(testbed.cluster.nodes), without starting a server: one machine is the degenerate case,
-links that cross servers are tunnels between the servers' addresses, the controller admits
-the servers and nothing else."""
+"""testbed.cluster.guard: the tunnel guard's nftables rules admit the servers' addresses only
+(nft itself takes the script), there are none for gretap, and a bad address is refused."""
 
 from __future__ import annotations
 

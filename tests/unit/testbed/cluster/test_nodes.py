@@ -1,7 +1,5 @@
-"""How a run's network lies on servers (testbed.cluster.spread) and the tunnel ends
-(testbed.cluster.nodes), without starting a server: one machine is the degenerate case,
-links that cross servers are tunnels between the servers' addresses, the controller admits
-the servers and nothing else."""
+"""testbed.cluster.nodes.tunnel_batch: a tunnel end (vxlan or gretap) is one `ip` batch of its
+kind; an unknown kind is refused."""
 
 from __future__ import annotations
 

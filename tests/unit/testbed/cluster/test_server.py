@@ -1,6 +1,6 @@
-"""How the testbed reaches a cluster's servers: the ssh command (batch mode, one multiplexed
-connection per server, the cluster's ssh config), the remote command line quoted so the
-remote shell splits it back as given, and the local server running commands here."""
+"""testbed.cluster.server: the ssh command (batch mode, one multiplexed connection per server,
+the cluster's ssh config), the remote command line quoted so the remote shell splits it back
+as given, and a cluster as one local server, then remote ones."""
 
 from __future__ import annotations
 

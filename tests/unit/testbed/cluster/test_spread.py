@@ -1,7 +1,7 @@
-"""How a run's network lies on servers (testbed.cluster.spread) and the tunnel ends
-(testbed.cluster.nodes), without starting a server: one machine is the degenerate case,
-links that cross servers are tunnels between the servers' addresses, the controller admits
-the servers and nothing else."""
+"""testbed.cluster.spread: how a run's network lies on servers, without starting one: one
+machine is the degenerate case, cut links become tunnels between the servers' addresses, and
+the controller listens on the cluster and admits its servers only. A cluster refuses what
+only one machine has, and AF_XDP ports go only where they can be opened."""
 
 from __future__ import annotations
 

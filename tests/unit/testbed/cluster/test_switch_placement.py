@@ -1,5 +1,6 @@
-"""Issue 22's pure parts: where a topology's nodes run on a cluster's servers, and the
-[cluster] table / --servers. (Nothing here starts a server: the two-server rig comes later.)"""
+"""testbed.cluster.switch_placement.place: which server every switch runs on: blocks that cut
+as few links as the shape allows with hosts balanced, a fat tree's pods together,
+switch-bin, and bad placements refused."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
-"""The fault timeline's order: events due at time zero are in effect before it arms the
-run (the first broadcast waits for that), later ones after."""
+"""testbed.conditions.faults.FaultTimeline: events due at time zero are in effect before it
+arms the run (the first broadcast waits for that), later ones after, and it arms even when a
+fault fails."""
 
 import threading
 import time

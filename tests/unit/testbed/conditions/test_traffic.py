@@ -1,6 +1,6 @@
-"""testbed.specs.traffic_model: the background-traffic model's distributions, its
-validation and the per-host plans; and testbed.conditions.traffic's pure helpers
-(no root, no sockets)."""
+"""testbed.conditions.traffic's pure helpers (no root, no sockets): host sets resolved and
+unknown names refused, the nearest group hosts, the generator hosts' link rate, and bad
+input refused."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""Linux kernel bridges as standalone switches (Emulation(switch="linux-bridge")): the argument
-checks made before anything starts, and how cleanup tells a run's kernel bridges apart."""
+"""testbed.emulation.cleanup: a run's Linux kernel bridges are told apart from other runs' and
+other bridges by their alias."""
 
 from __future__ import annotations
 

@@ -1,9 +1,7 @@
-"""The controller's JSON endpoint answers root (and its own user) only, and only bounded
-requests: the real eventlet server of controller.api, in a subprocess (eventlet patches the
-process it runs in), asked over its Unix socket by root and by user nobody.
-
-testbed.emulation.environment: what the testbed makes of a machine's capabilities (no
-probing)."""
+"""testbed.emulation.controller_proc: the controller's JSON endpoint (the real eventlet server
+of controller.api, in a subprocess) answers root and its own user only, and only bounded
+requests, over its Unix socket; and tcp_listening reads /proc/net/tcp, in a process's
+namespace too."""
 
 from __future__ import annotations
 
@@ -137,8 +135,6 @@ def test_a_socket_path_holding_a_file_is_not_replaced(tmp_path: Path) -> None:
 
 
 def test_tcp_listening_reads_proc_net_tcp() -> None:
-    import socket
-
     from testbed.emulation.controller_proc import tcp_listening
 
     with socket.socket() as s:
@@ -155,7 +151,6 @@ def test_tcp_listening_on_any_address_of_a_process_namespace() -> None:
     """ip None: a listener on any address, IPv6 (iperf3's dual-stack socket) included, looked
     up in /proc/PID/net (a Mininet host's namespace is its shell's)."""
     import os
-    import socket
 
     from testbed.emulation.controller_proc import tcp_listening
 

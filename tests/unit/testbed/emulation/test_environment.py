@@ -1,5 +1,5 @@
 """testbed.emulation.environment: what the testbed makes of a machine's capabilities (no
-probing)."""
+probing): the problems it names, the report, and the choices derived from them."""
 
 import dataclasses
 

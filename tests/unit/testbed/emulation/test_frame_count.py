@@ -1,10 +1,6 @@
-"""Chen2000's frame counts on the hub: the frame counter reads the kernel's counters where
-no controller does (a hub's medium too), and chen.hub-frames judges data frames against
-the formulas on stand-in points.
-
-The scout broadcasts' completion (collectives.algorithms.COMPLETIONS): "report" by
-default, "none" as Chen2000 ran it; checked everywhere it can be given, recorded with every
-point. And the frames that carry data apart from TCP's pure ACKs (frame_count)."""
+"""testbed.emulation.frame_count: the frame counter reads the kernel's interface counters
+(without a controller, the switch side and a hub's medium), and a broadcast's data frames
+are the frames sent less TCP's pure ACKs, read in each process's namespace."""
 
 from __future__ import annotations
 

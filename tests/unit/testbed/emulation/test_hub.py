@@ -1,6 +1,6 @@
-"""Hubs (Emulation(switch="hub"), testbed.emulation.hub): the flows that flood every frame through
-one medium and back out of every port but the sender's, the medium's shaping, and the
-arguments refused before anything starts."""
+"""testbed.emulation.hub (Emulation(switch="hub")): the flows that feed every port into one
+medium and back out of every port but the sender's, the medium's rate (its switch's slowest
+link), the medium recorded for teardown, and bad arguments refused before anything starts."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from testbed.errors import UsageError
 from testbed.specs.cluster import LOCAL, from_servers
 from topologies import parse_spec
 
-from .test_linkshape import caps
+from .machines import caps
 
 
 def _outputs(line: str) -> set[int]:

@@ -1,6 +1,6 @@
-"""Strict contiguous mode's range lane: which frames enter it (controller.lane), the OpenFlow
-entries the app sends for a key (into the lane, out of it to the group, removed with the
-key), the option's settings, and the veth loop the emulation makes for it."""
+"""testbed.emulation.lane: strict contiguous mode gives every switch a shaped range lane (a
+veth loop) recorded for teardown; across servers, or without the ingress mirror, it is
+refused."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from testbed.errors import CapabilityError, UsageError
 from testbed.specs.cluster import LOCAL, from_servers
 from topologies import parse_spec
 
-from .test_linkshape import caps as all_caps
+from .machines import caps as all_caps
 
 STRICT = ControllerConfig(mode="contiguous-strict")
 

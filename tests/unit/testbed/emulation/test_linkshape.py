@@ -1,11 +1,10 @@
-"""testbed.emulation.linkshape: tc batch lines, netfilter loss rules and the capability check."""
+"""testbed.emulation.linkshape: tc batch lines, netfilter and nftables loss rules, the
+capability check naming the offending link, and Emulation's checks of switch-link loss."""
 
-import dataclasses
 import re
 
 import pytest
 
-from testbed.emulation.environment import Capabilities
 from testbed.emulation.linkshape import (
     check,
     htb_burst,
@@ -19,16 +18,7 @@ from testbed.emulation.linkshape import (
 from testbed.errors import CapabilityError
 from topologies import Host, Link, LinkParams, Switch, Topology, parse_spec
 
-ALL_TOOLS = {t: True for t in ("ethtool", "tc", "iptables", "nsenter", "unshare", "mnexec")}
-
-
-def caps(**overrides: object) -> Capabilities:
-    """A fully capable machine, with the given fields changed."""
-    base = Capabilities(
-        root=True, ovs_installed=True, ovs_running=True, ovs_datapaths=["netdev", "system"],
-        kernel_ovs_module=True, sch_htb=True, sch_netem=True, netfilter_statistic=True,
-        mininet=True, mpi=True, controller_importable=True, tools=dict(ALL_TOOLS))
-    return dataclasses.replace(base, **overrides)
+from .machines import caps
 
 
 def lines(batch: str) -> list[str]:

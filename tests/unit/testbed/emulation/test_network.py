@@ -1,6 +1,6 @@
-"""Linux kernel bridges as standalone switches (Emulation(switch="linux-bridge")): the argument
-checks made before anything starts, and how cleanup tells a run's kernel bridges apart; and
-the hosts' CPU share checked before anything starts."""
+"""testbed.emulation.network.Emulation's checks before anything starts: Linux kernel bridges as
+standalone switches (no controller, plain ports, a loop-free topology, bad arguments
+refused), and the hosts' CPU share."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from testbed.emulation.ports import LINUX_BRIDGE_PORT
 from testbed.errors import CapabilityError, UsageError
 from topologies import parse_spec
 
-from .test_linkshape import caps
+from .machines import caps
 
 
 def test_linux_bridge_mode_has_no_controller_and_plain_ports() -> None:
@@ -44,8 +44,6 @@ def test_linux_bridges_need_a_loop_free_topology() -> None:
 
 def test_host_cpu_share_is_checked_before_anything_starts(monkeypatch, tmp_path):
     from testbed.emulation import network
-    from testbed.emulation.network import Emulation
-    from testbed.errors import UsageError
 
     topo = parse_spec("star:hosts=2")
     for bad in (0, -0.5, 1.5):

@@ -1,4 +1,5 @@
-"""One network at a time: a second run waits for the first and says whose network it is."""
+"""testbed.emulation.runlock: one network at a time: a second run waits for the first and says
+whose network it is; the state directory and the lock are root's alone."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""How the testbed reaches a cluster's servers: the ssh command (batch mode, one multiplexed
-connection per server, the cluster's ssh config), the remote command line quoted so the
-remote shell splits it back as given, and the local server running commands here."""
+"""testbed.emulation.servers.LocalServer: it runs commands and writes files here, and a failing
+command raises RunFailed."""
 
 from __future__ import annotations
 

@@ -15,7 +15,7 @@ from testbed.errors import UsageError
 from testbed.experiments.spec import SWITCHING, SpecError, from_dict
 from topologies import parse_spec
 
-from .test_linkshape import caps
+from .machines import caps
 
 NETWORK_COMMANDS = ["up", "net", "mpirun", "bcast", "osu", "params"]
 

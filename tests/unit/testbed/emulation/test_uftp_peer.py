@@ -1,5 +1,4 @@
-"""The uftp benchmark's table: multiples of M/B, the nack / uftp ratio only from unflagged
-points, failures named; and the receivers' UFTP ids."""
+"""testbed.emulation.uftp_peer.uid: a receiver's UFTP id is its address in hex."""
 
 from testbed.emulation.uftp_peer import uid
 

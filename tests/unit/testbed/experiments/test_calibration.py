@@ -1,4 +1,6 @@
-"""Link rate `auto`, the calibration cache and the units that travel (no network)."""
+"""testbed.experiments.calibration: the calibration cache (per machine, answering only up to
+the rate its search covered, one clear error where it cannot be written), the search for the
+highest passing rung, and the topology key, which ignores rates."""
 
 from __future__ import annotations
 

@@ -1,4 +1,6 @@
-"""What the network-aware algorithms are told about the emulated topology."""
+"""testbed.experiments.rank_placement: what the network-aware algorithms are told of the
+emulated topology: each shape's geometry and the nodes in rank order; an algorithm on the
+wrong network is refused."""
 
 from __future__ import annotations
 

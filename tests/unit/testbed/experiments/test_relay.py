@@ -1,6 +1,6 @@
-"""The launching server's side of a sweep_bench job: the points wait in the pipe rank 0
-reads, a go-ahead follows them, and rank 0's lines become the heartbeat and records files,
-each record handed on once it is on disk."""
+"""testbed.experiments.relay, the launching server's side of a sweep_bench job: the points wait
+in the pipe rank 0 reads, a go-ahead follows them, and rank 0's lines become the heartbeat
+and records files, each record handed on once it is on disk."""
 
 from __future__ import annotations
 

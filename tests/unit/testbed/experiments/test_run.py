@@ -51,7 +51,7 @@ from testbed.fidelity.wire_units import frame_time_s, in_units
 from testbed.specs.cluster import LOCAL
 from testbed.specs.traffic_model import TrafficSpec
 
-from ..emulation.test_linkshape import caps
+from ..emulation.machines import caps
 
 TOML = """name = "unit"
 repetitions = 2

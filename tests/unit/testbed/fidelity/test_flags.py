@@ -1,4 +1,7 @@
-"""testbed.fidelity.flags: what a loaded link should carry, and when a result is flagged."""
+"""testbed.fidelity.flags: the rates loaded links should carry, and when a point is flagged: a
+starved switch, slow or short links, hosts waiting longer than a frame time, frames a switch
+port dropped on arrival, each server of a cluster on its own readings. Links under loss are
+recorded, not judged."""
 
 from __future__ import annotations
 

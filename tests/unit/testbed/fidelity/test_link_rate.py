@@ -1,4 +1,6 @@
-"""Link rate `auto`, the calibration cache and the units that travel (no network)."""
+"""testbed.fidelity.link_rate: `auto` is the default of bare shapes, --bw and --hosts reach the
+topology as values, topology files keep their rates, and scaling keeps the ratio of core to
+host links."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""testbed.fidelity.flags: what a loaded link should carry, and when a result is flagged."""
+"""testbed.fidelity.reading.switch_sched: the running switch's scheduling figures, or None
+where no switch runs."""
 
 from __future__ import annotations
 

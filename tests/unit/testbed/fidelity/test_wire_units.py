@@ -1,12 +1,10 @@
-"""Link rate `auto`, the calibration cache and the units that travel (no network)."""
+"""testbed.fidelity.wire_units: a message's wire time, a frame's time and a time in those units
+(none without a rate or a size), and the dilation a LinkRate reports."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-from testbed.experiments import calibration
 from testbed.fidelity.link_rate import LinkRate
 from testbed.fidelity.wire_units import frame_time_s, in_units, wire_time_s
 
@@ -24,9 +22,3 @@ def test_dilation_and_units() -> None:
     assert u["per_frame_time"] == pytest.approx(0.1048576 / (1538 * 8 / 10e6))
     assert in_units(0.1, 65536, None) == {"per_wire_time": None, "per_frame_time": None}
     assert in_units(0.1, 0, 10)["per_wire_time"] is None
-
-
-@pytest.fixture
-def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv(calibration.CACHE_ENV, str(tmp_path / "cache"))
-    return tmp_path / "cache" / "calibration.json"

@@ -1,9 +1,7 @@
-"""Lab questions, answer files and the check (no network).
-
-A lab's key (`mcastlab lab N --solve KEY`) as what answer files are judged against
-(`--check FILE... --against KEY`): every file gets, from the key, the verdict lines the
-measurement that wrote the key gives it (every digit of a number, every tied choice), a bad
-key is one error (exit 2), and no network comes up."""
+"""testbed.labs.answers: questions and their tolerances, answer files and the check. A lab's
+key (`mcastlab lab N --solve KEY`) judges answer files (`--check FILE... --against KEY`) as
+the measurement that wrote it does, every digit and tied choice; a bad key is one error, and
+no network comes up."""
 
 from __future__ import annotations
 

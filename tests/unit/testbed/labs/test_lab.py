@@ -1,4 +1,5 @@
-"""Lab questions, answer files and the check (no network)."""
+"""testbed.labs.lab: every lab's handout has a lab's sections and its check command, and an
+answer template that is valid TOML naming exactly the lab's questions."""
 
 from __future__ import annotations
 

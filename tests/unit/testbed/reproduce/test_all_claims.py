@@ -1,6 +1,5 @@
-"""mcastlab reproduce without a network: the claims registry, the verdict rules (a flagged,
-failed or wrong point never supports "reproduced"), the pure claims against the papers'
-numbers, and the JSON, markdown and HTML a run writes."""
+"""testbed.reproduce.all_claims: claim keys are unique and every paper is in the reference
+table; select picks claims by key, by paper and for quick runs, and refuses an unknown name."""
 
 from __future__ import annotations
 

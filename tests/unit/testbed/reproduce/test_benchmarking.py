@@ -1,6 +1,6 @@
-"""mcastlab reproduce without a network: the claims registry, the verdict rules (a flagged,
-failed or wrong point never supports "reproduced"), the pure claims against the papers'
-numbers, and the JSON, markdown and HTML a run writes."""
+"""testbed.reproduce.benchmarking: the benchmarking pitfall (algorithm 3.3.1, the root's
+back-to-back time, against t_mcast) judges both rankings of chain and binomial by their
+intervals over jobs, on stand-in points."""
 
 from __future__ import annotations
 

@@ -1,15 +1,7 @@
-"""Chen2000's barriers (section 3.2) without a network: MPICH 1's three-phase barrier as a
-plan (its message count is the paper's formula, and it is a barrier), the multicast
-barrier's release option checked wherever it can be given, the frame bracket that
-bcast_bench and barrier_bench share, and chen.barrier-messages judged on stand-in points.
-
-Chen2000's frame counts on the hub: the frame counter reads the kernel's counters where
-no controller does (a hub's medium too), and chen.hub-frames judges data frames against
-the formulas on stand-in points.
-
-mcastlab reproduce without a network: the claims registry, the verdict rules (a flagged,
-failed or wrong point never supports "reproduced"), the pure claims against the papers'
-numbers, and the JSON, markdown and HTML a run writes."""
+"""testbed.reproduce.chen on stand-in points: chen.barrier-messages (on the 16-host star, in
+quick runs too), data frames against Chen2000's formulas (on the hub, and the faithful
+scouts'), the hub against the switch (the switch's points measured first), and how the cost
+of one more process grows."""
 
 from __future__ import annotations
 
@@ -128,8 +120,6 @@ def test_hub_frames_judge_data_frames_and_show_the_medium():
 def test_chen_frames_judges_data_frames_of_the_faithful_scouts_against_the_formulas() -> None:
     """MPICH's tree and the scouts without completion within half a frame of the formulas;
     the repaired scouts (completion report) and the pure ACKs shown, not judged."""
-    from collectives.ipmc.plans import scout_frames, tree_frames
-
     def data(alg, size, hosts, completion, off=0.2):
         if alg == "binomial":
             return tree_frames(size, 1500, hosts) + off
@@ -161,7 +151,7 @@ def test_hub_claims_judge_mpich_over_jobs_and_show_the_multicast(monkeypatch,
     switch up first and the claims read its points back."""
     from contextlib import contextmanager
 
-    from testbed.reproduce import chen, networks
+    from testbed.reproduce import networks
     from testbed.reproduce.claims import Claim
 
     def hub_ms(alg: str, size: int, hosts: int) -> float:

@@ -1,6 +1,6 @@
-"""mcastlab reproduce without a network: the claims registry, the verdict rules (a flagged,
-failed or wrong point never supports "reproduced"), the pure claims against the papers'
-numbers, and the JSON, markdown and HTML a run writes."""
+"""testbed.reproduce.coll on stand-in points around failed nodes: the range tree's bandwidth
+against the software tree, the barrier claim not applicable but shown, and binomial's share
+around failed nodes judged over jobs (Coll2003's figure 9)."""
 
 from __future__ import annotations
 

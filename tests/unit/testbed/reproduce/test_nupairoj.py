@@ -1,6 +1,7 @@
-"""mcastlab reproduce without a network: the claims registry, the verdict rules (a flagged,
-failed or wrong point never supports "reproduced"), the pure claims against the papers'
-numbers, and the JSON, markdown and HTML a run writes."""
+"""testbed.reproduce.nupairoj on stand-in points: the tree order (OPT-Tree against the fastest,
+the model's error shown), chapter 6's experiment, whose jobs both dynamic-tree claims share,
+DYN-Tree and DYN-Mesh against the static trees, and mesh contention, each judged by
+intervals over jobs."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
-"""mcastlab reproduce without a network: the claims registry, the verdict rules (a flagged,
-failed or wrong point never supports "reproduced"), the pure claims against the papers'
-numbers, and the JSON, markdown and HTML a run writes."""
+"""testbed.reproduce.pure, the claims judged without a network: Nupairoj's thesis numbers and
+Table 4.1, Coll's Table 1 and figure 7, and Tseng's claims in the step model at the report's
+scale."""
 
 from __future__ import annotations
 
@@ -85,8 +85,6 @@ def test_table_4_1_no_fixed_tree_is_best_everywhere(monkeypatch) -> None:
     us = out.values["us"]
     assert us["S1 sequential"] < us["S1 binomial"] and us["S2 binomial"] < us["S2 sequential"]
     assert out.values["opt_tree_us"] == pytest.approx({"S1": 16514, "S2": 12408}, abs=0.5)
-    from testbed.reproduce import pure
-
     monkeypatch.setattr(pure, "T41", {**pure.T41, ("S1", "binomial"): 21000})
     bad = BY_KEY["nupairoj.table-4.1"].run(ctx())
     assert bad.verdict == DIFFERS and "S1 binomial" in bad.why and bad.kind == TRANSFER
@@ -96,7 +94,6 @@ def test_figure_7_judges_greedy_against_the_optimum_and_the_depth(monkeypatch) -
     """Coll's figure 7 on a small grid: greedy's pooled share of optima against 99 %, the
     deepest tree against 4 steps."""
     from collectives.range_trees.sensitivity import SensitivityCell
-    from testbed.reproduce import pure
 
     def cell(nodes, fraction, optimal, deepest=2):
         return SensitivityCell(nodes, fraction, max(1, round(nodes * fraction)), 100, 0,

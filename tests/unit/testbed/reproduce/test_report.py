@@ -1,6 +1,5 @@
-"""mcastlab reproduce without a network: the claims registry, the verdict rules (a flagged,
-failed or wrong point never supports "reproduced"), the pure claims against the papers'
-numbers, and the JSON, markdown and HTML a run writes."""
+"""testbed.reproduce.report: a run writes JSON, markdown and HTML, and the report names a
+difference's kind and draws each interval."""
 
 from __future__ import annotations
 

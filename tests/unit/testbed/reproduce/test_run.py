@@ -1,6 +1,5 @@
-"""Chen2000's frame counts on the hub: the frame counter reads the kernel's counters where
-no controller does (a hub's medium too), and chen.hub-frames judges data frames against
-the formulas on stand-in points."""
+"""testbed.reproduce.run: a network another claim is compared with is brought up before any
+claim on the other network."""
 
 from __future__ import annotations
 

@@ -1,10 +1,7 @@
-"""Siebert2006's repair rounds and arrival order (testbed.reproduce.siebert), judged on
-stand-in points whose repair rounds come from simulated multicast bitmaps
-(collectives.ipmc.rounds.summary).
-
-mcastlab reproduce without a network: the claims registry, the verdict rules (a flagged,
-failed or wrong point never supports "reproduced"), the pure claims against the papers'
-numbers, and the JSON, markdown and HTML a run writes."""
+"""testbed.reproduce.siebert on stand-in points: repair rounds from simulated multicast bitmaps
+(collectives.ipmc.rounds.summary) against the model, the multicast's share by arrival order,
+flat 64 KiB, the crossovers (as the thesis states them; undecided where the jobs do not
+settle one), skew and frames."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
-"""nupairoj.source-contention without a network: the chapter-6 model's figures at the
-thesis's scale, the sweep it runs, an experiment record as a point with the root's queue,
-and the judging over jobs on stand-in points."""
+"""testbed.reproduce.source_contention (nupairoj.source-contention) without a network: the
+chapter-6 model's figures at the thesis's scale, the sweep it runs, an experiment record as
+a point with the root's queue, and the judging over jobs on stand-in points."""
 
 from __future__ import annotations
 

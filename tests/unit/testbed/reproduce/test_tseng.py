@@ -1,6 +1,6 @@
-"""mcastlab reproduce without a network: the claims registry, the verdict rules (a flagged,
-failed or wrong point never supports "reproduced"), the pure claims against the papers'
-numbers, and the JSON, markdown and HTML a run writes."""
+"""testbed.reproduce.tseng: the measured claims (size gain and balance) judged per random draw
+on stand-in points, run in full only on the 16x16 torus, flagged rows taken again once
+within the job."""
 
 from __future__ import annotations
 

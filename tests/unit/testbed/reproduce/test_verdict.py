@@ -1,6 +1,6 @@
-"""mcastlab reproduce without a network: the claims registry, the verdict rules (a flagged,
-failed or wrong point never supports "reproduced"), the pure claims against the papers'
-numbers, and the JSON, markdown and HTML a run writes."""
+"""testbed.reproduce.verdict: a flagged, failed or wrong point never supports "reproduced",
+every other verdict says why; the Wilson and bootstrap intervals and the margin rule; a
+point's median, spread and whether it is a result."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""Issue 22's pure parts: where a topology's nodes run on a cluster's servers, and the
-[cluster] table / --servers. (Nothing here starts a server: the two-server rig comes later.)"""
+"""testbed.specs.cluster: the [cluster] table and --servers become a ClusterSpec (and back, for
+--resume); a bad table names its key."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
-"""testbed.specs.traffic_model: the background-traffic model's distributions, its
-validation and the per-host plans; and testbed.conditions.traffic's pure helpers
-(no root, no sockets)."""
+"""testbed.specs.traffic_model: the background-traffic model's distributions (think times,
+message sizes, destinations per pattern), pacing, validation naming the bad key, the
+accepted load, and the per-host plans and their destination shares."""
 
 from __future__ import annotations
 
@@ -220,7 +220,7 @@ def test_plan_edge_cases() -> None:
 def test_destination_shares_follow_the_sources() -> None:
     import random as _random
 
-    from testbed.specs.traffic_model import MessageSource, destination_shares
+    from testbed.specs.traffic_model import destination_shares
 
     group = ["h0", "h1", "h2", "h3", "h4"]
     spec = TrafficSpec.from_dict({"pattern": "hotspot", "load": 0.1, "hot_fraction": 0.3})

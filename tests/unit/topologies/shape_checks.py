@@ -1,10 +1,13 @@
-"""The port numbering every shape builder keeps, checked."""
-
-
+"""What every shape builder's tests check: its counts of hosts, switches and links, and the
+port numbering it keeps."""
 
 from collections import Counter
 
 from topologies import Topology
+
+
+def counts(topo: Topology) -> tuple[int, int, int]:
+    return len(topo.hosts), len(topo.switches), len(topo.links)
 
 
 def check_ports(topo: Topology) -> None:
