@@ -44,6 +44,7 @@ SERVER_CORES, OVS_CORES = 16, 2  # the plan's server: 16 cores, 2 kept for OVS a
 
 def run(caps: Capabilities, progress: Progress, quick: bool = False) -> dict[str, Any]:
     _star, rate = resolve("star:hosts=16", progress)  # what one machine keeps up with
+    assert rate.mbit is not None  # a spec without bw is calibrated: a rate
     topo = parse_spec("fattree:k=4,n=2", bw=rate.mbit)
     sizes = (65536,) if quick else (1024, 65536)
     iters = 5 if quick else 10

@@ -43,7 +43,7 @@ from . import other_mpis
 from .points import ratio
 
 # label, MCASTLAB_WAIT, extra environment, ops, more programs.idle_bench options, host CPU cap
-IDLE = (
+IDLE: tuple[tuple[str, str, dict[str, str], str, dict[str, Any], float | None], ...] = (
     ("MPICH's own waits (spin)", "spin", {}, "recv,barrier,bcast", {}, None),
     ("MPICH, MPIR_CVAR_ENABLE_HEAVY_YIELD=1 + 1 ms timer slack", "spin",
      {"MPIR_CVAR_ENABLE_HEAVY_YIELD": "1"}, "recv,barrier,bcast", {"timer_slack_us": 1000},
@@ -168,7 +168,9 @@ def scaling(caps: Capabilities, progress: Progress, rates: tuple[int, ...],
     rows = []
     with Emulation(parse_spec("star:hosts=16,bw=100"), caps=caps) as emu:
         for mbit in rates:
-            emu.retune(emu.topo.scaled(mbit / emu.topo.host_rate()))
+            now = emu.topo.host_rate()
+            assert now is not None  # bw=100 at first, then each of `rates`
+            emu.retune(emu.topo.scaled(mbit / now))
             row: dict[str, Any] = {"mbit": mbit}
             for name, alg, hosts in (("nack2", "nack", 2), ("nack16", "nack", 16),
                                      ("mpich16", "mpich", 16), ("binomial16", "binomial", 16)):

@@ -29,10 +29,11 @@ def _probe(emu: Emulation, n: int, first: int, load: float = 0.0,
     duration = n * 0.45 + 5
     stream = sender.popen(command("mcast_stream", control, sender.IP(), GAP, duration))
     loaders = []
-    for i, name in enumerate(load_hosts or []):
+    loading = load_hosts or []
+    for i, name in enumerate(loading):
         h = emu.host(name)
         loaders.append(h.popen(command("igmp_load", f"{h.name}-eth0", h.IP(), h.MAC(),
-                                     load / len(load_hosts), duration, i), text=True))
+                                     load / len(loading), duration, i), text=True))
     # Two hosts that never join watch their wire: a correct network delivers them nothing.
     watchers = {h.name: h.popen(command("mcast_sniff", f"{h.name}-eth0", "239.78.0.0/16",
                                         duration, "-", "--until-stop"),

@@ -48,7 +48,7 @@ def judge(lab: Lab, runs: list[dict[str, Any]]) -> dict[str, Any]:
               {v.key: v for v in check(list(lab.questions), r["values"], key)}
               for r in runs[1:]]
     for q in lab.questions:
-        later = []
+        later: list[dict[str, Any] | None] = []
         for r, verdicts in zip(runs[1:], judged, strict=True):
             if verdicts is None:
                 later.append(None)

@@ -16,8 +16,7 @@ from collectives.call import BcastCall
 from ..emulation.environment import Capabilities
 from ..emulation.network import Emulation, Progress
 from ..experiments.calibration import resolve
-from ..fidelity.wire_units import wire_time_s
-from .points import flagged_bcast, is_result, ratio
+from .points import flagged_bcast, is_result, ratio, wire_s
 
 SIZES = (1024, 65536, 1 << 20)
 LOSSES = (0.0, 0.01, 0.05, 0.10)
@@ -94,7 +93,7 @@ def markdown(res: dict[str, Any]) -> list[str]:
     for size in dict.fromkeys(p["size"] for p in res["lossless"]):
         two, sixteen = (next(p for p in res["lossless"] if p["size"] == size and
                              p["hosts"] == h) for h in (2, 16))
-        wire = wire_time_s(size, mbit) * 1e3
+        wire = wire_s(size, mbit) * 1e3
         of_wire = f"{sixteen['ms'] / wire:.2f}" if is_result(sixteen) else "-"
         out.append(f"| {size} | {wire:.2f} | {_cell(two)} | {_cell(sixteen)} | "
                    f"{of_wire} | {ratio(sixteen, two)} |")

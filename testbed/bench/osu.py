@@ -12,7 +12,7 @@ from ..emulation.environment import Capabilities
 from ..emulation.network import Emulation, Progress
 from ..experiments.calibration import resolve
 from ..experiments.osu import run_osu
-from ..fidelity.wire_units import wire_time_s
+from .points import wire_s
 
 RUNS = {"mpich": ("mpich", None), "nack": ("nack", None), "mpich-spin": ("mpich", "spin")}
 LABELS = {"mpich": "MPI_Bcast", "nack": "nack", "mpich-spin": "MPI_Bcast, spinning"}
@@ -51,7 +51,7 @@ def markdown(res: dict[str, Any]) -> list[str]:
         clean = not mine["fidelity"]["flags"] and not base["fidelity"]["flags"]
         ratio = f"{mine['avg_us'] / base['avg_us']:.2f}" if clean else "-"
         out.append(f"| {mine['size']} | " + " | ".join(_cell(rows[a][i]) for a in runs)
-                   + f" | {ratio} | {wire_time_s(mine['size'], mbit) * 1e6:.1f} |")
+                   + f" | {ratio} | {wire_s(mine['size'], mbit) * 1e6:.1f} |")
     for a, (algo, wait) in RUNS.items():
         flagged = [f"{r['size']} B: {'; '.join(r['fidelity']['flags'])}" for r in rows[a]
                    if r["fidelity"]["flags"]]

@@ -6,7 +6,7 @@ comes from."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeGuard
 
 from collectives.call import BcastCall
 
@@ -15,6 +15,7 @@ from ..errors import RunFailed
 from ..experiments.bcast import run_bcast
 from ..experiments.bcast_result import BcastResult
 from ..fidelity.flags import Monitor
+from ..fidelity.wire_units import wire_time_s
 
 
 @dataclass(frozen=True)
@@ -47,7 +48,7 @@ def flagged_bcast(emu: Emulation, call: BcastCall, **kwargs: Any) -> Flagged:
     return Flagged(r, mon.window(*r.window, host_wait_s=r.wait_per_turn_s))
 
 
-def is_result(p: dict[str, Any] | None) -> bool:
+def is_result(p: dict[str, Any] | None) -> TypeGuard[dict[str, Any]]:
     """A point that is a result: it finished (`ms` set) and carries no flag."""
     return p is not None and p["ms"] is not None and not p["flags"]
 
@@ -57,3 +58,12 @@ def ratio(a: dict[str, Any] | None, b: dict[str, Any] | None) -> str:
     if not (is_result(a) and is_result(b)):
         return "-"
     return f"{a['ms'] / b['ms']:.2f}"
+
+
+def wire_s(nbytes: int, mbit: float) -> float:
+    """M/B in seconds for a bench's message on its calibrated star: defined there (a rate,
+    a message of some bytes), ValueError otherwise."""
+    wire = wire_time_s(nbytes, mbit)
+    if wire is None:
+        raise ValueError(f"M/B is undefined for {nbytes} B at {mbit} Mbit/s")
+    return wire

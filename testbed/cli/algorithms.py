@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterator
 from collectives.algorithms import BCASTS, names
 from collectives.contention.schedules import Timed
 from collectives.range_trees.kary_tree import KaryNTree
+from collectives.range_trees.schedule import RangeTree
 from collectives.range_trees.trees import SearchLimitExceeded, greedy_tree, optimal_tree
 from collectives.range_trees.trials import DEFAULT_BUDGET, check_config, hwtree_trials
 from collectives.trees.describe import describe
@@ -39,13 +40,13 @@ def cmd_trees(args: argparse.Namespace) -> int:
     if BCASTS[args.algorithm].nodes and args.topo is None:
         raise UsageError(f"{args.algorithm} follows a network's routing: give --topo, e.g. "
                          "--topo mesh:rows=6,cols=6")
+    nodes = nodes if nodes is not None else list(range(k))  # read only with a topology
     topo = placement = None
     if args.topo is not None:
         try:
             topo = parse_spec(args.topo)
         except (ValueError, TypeError, OSError) as exc:
             raise UsageError(f"--topo: {exc}") from None
-        nodes = nodes if nodes is not None else list(range(k))
         hosts = {h.node_id: h.name for h in topo.hosts}
         bad = [n for n in nodes if n not in hosts]
         if bad or len(set(nodes)) != len(nodes):
@@ -129,7 +130,7 @@ def _hwtree_failed(args: argparse.Namespace) -> int:
         raise UsageError(f"--failed and --root must be nodes 0..{args.nodes - 1} and the root "
                          f"must not fail (got failed {sorted(failed)}, root {args.root})")
     up = [n for n in range(args.nodes) if n not in failed]
-    trees = {"greedy": greedy_tree(tree, args.root, up)}
+    trees: dict[str, RangeTree | None] = {"greedy": greedy_tree(tree, args.root, up)}
     try:
         trees["optimal"] = optimal_tree(tree, args.root, up, args.budget)
     except SearchLimitExceeded:

@@ -16,7 +16,7 @@ import subprocess
 import sys
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -62,10 +62,11 @@ def _exit_code(job_dir: Path, rank: int) -> int | None:
         return None
 
 
-def run_mpi(emu: Any, argv: list[str], *, hosts: list[str] | None = None, np: int | None = None,
-            ppn: int = 1, timeout: float = 120.0, env: dict[str, str] | None = None,
-            check: bool = True, stall: tuple[Path, float] | None = None,
-            stdin: int | None = None, follow: Callable[[str], None] | None = None) -> MpiResult:
+def run_mpi(emu: Any, argv: list[str], *, hosts: Sequence[str | int] | None = None,
+            np: int | None = None, ppn: int = 1, timeout: float = 120.0,
+            env: dict[str, str] | None = None, check: bool = True,
+            stall: tuple[Path, float] | None = None, stdin: int | None = None,
+            follow: Callable[[str], None] | None = None) -> MpiResult:
     """Run `argv` (e.g. ``["-m", "collectives.programs.pingpong"]``, given to the venv's python) on
     `np` ranks, `ppn` per host, over `hosts` (names or node ids; default all). Ranks run
     under ``python -m mpi4py``, so an uncaught exception aborts the job at once instead of

@@ -111,8 +111,8 @@ def run_barriers(emu: Emulation, rows: Sequence[Row], *, hosts: int | list[str] 
                               warmup=warmup, nodes=placed.get("nodes"),
                               fattree=placed.get("fattree"))
     pids = [emu.host(n).pid for n in names]
-    counted = emu.controller is not None or emu.hub  # a hub's counters are the kernel's
-    counter = FrameCounter(emu, pids) if frames > 0 and counted else None
+    countable = emu.controller is not None or emu.hub  # a hub's counters are the kernel's
+    counter = FrameCounter(emu, pids) if frames > 0 and countable else None
     if counter is not None:
         args += ["--mark-dir", str(counter.dir), "--frame-iters", str(frames)]
     with Monitor(emu.topo, emu.spread) as mon, counter or contextlib.nullcontext():

@@ -91,7 +91,7 @@ def rounds(bench: str, sizes: tuple[int, int], iterations: int | None,
     """(size, iterations, skip) of every row (size None: osu_barrier's one row)."""
     if bench == "barrier":
         return [(None, *osu.barrier_plan(iterations, skip))]
-    return osu.plan(*sizes, iterations, skip)
+    return [*osu.plan(*sizes, iterations, skip)]
 
 
 def timeout_s(plan: list[tuple[int | None, int, int]], ranks: int,
@@ -140,9 +140,10 @@ def run_osu(emu: Emulation, bench: str, algorithm: str, *, hosts: int | None = N
     timing: dict[str, Any] = {}
     if bench == "bcast" and known(algorithm).timing:
         say(f"measuring t_hold/t_end at {len(plan)} sizes for {algorithm}")
-        measured = model_params(emu, *(size for size, _, _ in plan))
+        bcast_sizes = [size for size, _, _ in plan if size is not None]  # all, for bcast
+        measured = model_params(emu, *bcast_sizes)
         timing = {str(size): algorithm_params(algorithm, size, measured)
-                  for size, _, _ in plan}
+                  for size in bcast_sizes}
         args += ["--timing", json.dumps(timing)]
     say(f"osu_{bench} with {algorithm} on {len(names)} hosts of {emu.topo.name}"
         + (f", {len(plan)} sizes {plan[0][0]} to {plan[-1][0]} B" if bench == "bcast" else ""))

@@ -15,7 +15,7 @@ import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 from ..errors import UsageError
 
@@ -27,7 +27,7 @@ SHOWN = 5  # a bad key's problems named in its error
 SMALL_TIME_TOL_US = 50.0
 
 
-def is_number(v: Any) -> bool:
+def is_number(v: Any) -> TypeGuard[float]:
     """An int or float answer (TOML's true/false are not numbers)."""
     return isinstance(v, int | float) and not isinstance(v, bool)
 
@@ -158,6 +158,7 @@ def load_key(path: Path, lab: int, questions: list[Question]) -> dict[str, Any]:
         tied = ties.get(q.key)
         if q.kind != "choice" or tied is None or q.key not in measured:
             continue
+        assert isinstance(v, str)  # measured: an answer among q.choices
         if not (isinstance(tied, list) and tied
                 and all(isinstance(c, str) and c.lower() in q.choices for c in tied)):
             problems.append(f"{TIES}.{q.key} is not a list of {', '.join(q.choices)}")

@@ -15,17 +15,17 @@ MULTICAST = names("multicast")
 FLAT = 1.25  # T(most hosts) / T(fewest) at most this: "flat"
 
 
-def _by_hosts(points: list[Point]) -> dict[tuple, dict[int, Point]]:
-    """(algorithm, size, condition without hosts) -> hosts -> the representative point,
-    only where it is ok and not flagged."""
+def _by_hosts(points: list[Point]) -> dict[tuple, dict[int, float]]:
+    """(algorithm, size, condition without hosts) -> hosts -> the representative point's
+    median ms, only where it is ok (so has a median) and not flagged."""
     groups: dict[tuple, dict[int, list[Point]]] = defaultdict(lambda: defaultdict(list))
     for p in points:
         if p.hosts is not None:
             groups[(p.algorithm, p.size, without(p.cond, "hosts"))][p.hosts].append(p)
-    out: dict[tuple, dict[int, Point]] = {}
+    out: dict[tuple, dict[int, float]] = {}
     for key, per in groups.items():
-        good = {h: q for h, ps in per.items()
-                if (q := pick(ps)) is not None and not q.flagged}
+        good = {h: q.median_ms for h, ps in per.items()
+                if (q := pick(ps)) is not None and not q.flagged and q.median_ms is not None}
         if good:
             out[key] = good
     return out
@@ -41,10 +41,10 @@ def growth(points: list[Point]) -> list[str]:
         if len(per) < 2:
             continue
         lo, hi = min(per), max(per)
-        ratio = per[hi].median_ms / per[lo].median_ms
+        ratio = per[hi] / per[lo]
         shape = "flat" if ratio <= FLAT else f"x{ratio:.1f}"
-        lines.append(f"{alg} {fmt_size(size)}: {fmt_ms(per[lo].median_ms)} ms on {lo} hosts, "
-                     f"{fmt_ms(per[hi].median_ms)} ms on {hi} ({shape}, T({hi})/T({lo}) = "
+        lines.append(f"{alg} {fmt_size(size)}: {fmt_ms(per[lo])} ms on {lo} hosts, "
+                     f"{fmt_ms(per[hi])} ms on {hi} ({shape}, T({hi})/T({lo}) = "
                      f"{ratio:.2f})")
     return lines
 
@@ -53,7 +53,7 @@ def crossover(points: list[Point]) -> list[str]:
     """Per size (and condition): the fewest hosts from which the best multicast broadcast
     beats every point-to-point broadcast measured at that many hosts (all unflagged)."""
     table = _by_hosts(points)
-    cases: dict[tuple, dict[str, dict[int, Point]]] = defaultdict(dict)
+    cases: dict[tuple, dict[str, dict[int, float]]] = defaultdict(dict)
     for (alg, size, cond), per in table.items():
         cases[(size, cond)][alg] = per
     conds = {cond for _s, cond in cases}
@@ -65,9 +65,9 @@ def crossover(points: list[Point]) -> list[str]:
         hosts = sorted({h for per in algs.values() for h in per})
         wins = []
         for h in hosts:
-            m = min(((per[h].median_ms, a) for a, per in algs.items()
+            m = min(((per[h], a) for a, per in algs.items()
                      if a in MULTICAST and h in per), default=None)
-            p = min(((per[h].median_ms, a) for a, per in algs.items()
+            p = min(((per[h], a) for a, per in algs.items()
                      if a not in MULTICAST and h in per), default=None)
             if m and p:
                 wins.append((h, m, p))

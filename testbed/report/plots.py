@@ -4,6 +4,7 @@ costs a note, never the report)."""
 
 from __future__ import annotations
 
+import functools
 import math
 from collections import defaultdict
 from collections.abc import Callable, Mapping
@@ -318,6 +319,6 @@ def draw_plots(out: Path, points: list[Point], varying: set[str],
     plt = pyplot()
     for what, fn in (("message size", _size_plot), ("communicator size", _hosts_plot),
                      ("load", _load_plot), ("condition effect", _effect_plots)):
-        _attempt(plots, plt, what, lambda fn=fn: fn(plt, out, points, varying))
+        _attempt(plots, plt, what, functools.partial(fn, plt, out, points, varying))
     plots.trees, plots.tree_notes = tree_plots(plt, out, points, config)
     return plots

@@ -148,7 +148,7 @@ def _scaling_table(title: str, group: list[Point]) -> Table:
     hosts to the most (unflagged points only)."""
     hosts = sorted({p.hosts for p in group if p.hosts is not None})
     algs = sorted({p.algorithm for p in group}, key=alg_order)
-    by: dict[tuple[str, int], list[Point]] = defaultdict(list)
+    by: dict[tuple[str, int | None], list[Point]] = defaultdict(list)
     for p in group:
         by[(p.algorithm, p.hosts)].append(p)
     best: dict[int, float | None] = {}
@@ -165,7 +165,8 @@ def _scaling_table(title: str, group: list[Point]) -> Table:
     for a in algs:
         cells = [_cell(by[(a, h)], best[h]) for h in hosts]
         first, last = pick(by[(a, lo)]), pick(by[(a, hi)])
-        if first and last and not (first.flagged or last.flagged) and first.median_ms:
+        if (first and last and not (first.flagged or last.flagged) and first.median_ms
+                and last.median_ms is not None):
             ratio = last.median_ms / first.median_ms
             cells.append(Cell(f"{ratio:.2f}", f"{ratio:.2f}", False, False, False,
                               f"T({hi})/T({lo}): how much longer on {hi} hosts than on {lo}"))

@@ -145,7 +145,7 @@ def _draw_tree(plt: Any, path: Path, title: str, k: int, edges: list[tuple[int, 
     depth = -min(y for _, y in pos.values())
     fig, ax = plt.subplots(figsize=(min(14.0, max(3.5, 0.5 * width + 1)),
                                     min(12.0, max(2.5, 0.8 * (depth + 1) + 0.8))))
-    g = nx.DiGraph()
+    g: nx.DiGraph[int] = nx.DiGraph()
     g.add_nodes_from(range(k))
     g.add_edges_from((s, r) for s, r, _ in edges)
     size = 420 if k <= 16 else 260 if k <= 40 else 140

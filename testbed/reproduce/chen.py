@@ -19,7 +19,7 @@ from collectives.ipmc.plans import (
 )
 
 from ..errors import RunFailed
-from ..experiments.barrier import run_barriers
+from ..experiments.barrier import Row, run_barriers
 from .claims import Claim, Context, PaperFigure
 from .jobs import NEVER, TAKES, job_ms, medians, taken, takes
 from .networks import TRIES
@@ -216,7 +216,8 @@ def _frame_rows(net: Any, hosts: tuple[int, ...], n: int, repaired: bool
 def counted(jobs: list[dict[str, Any]], key: str) -> float | None:
     """The median over the jobs of a count (None if a job did not read it)."""
     got = [p.get(key) for p in jobs]
-    return None if not got or None in got else statistics.median(got)
+    read = [g for g in got if g is not None]
+    return None if not got or len(read) < len(got) else statistics.median(read)
 
 
 def hub_frames(ctx: Context) -> Outcome:
@@ -279,7 +280,8 @@ BARRIER_MARGIN = 0.5  # data frames per barrier within this of the count: it rou
 AS_CHEN_BARRIER = {"release": "multicast"}  # Chen2000's: the multicast alone, no recovery
 # judged: MPICH 1's barrier and Chen2000's multicast barrier; shown: the project's safe
 # multicast barrier (also released point to point) and MPICH 4's own MPI_Barrier
-BARRIER_ROWS = (("pairwise", {}), ("mcast", AS_CHEN_BARRIER), ("mcast", {}), ("mpich", {}))
+BARRIER_ROWS: tuple[Row, ...] = (("pairwise", {}), ("mcast", AS_CHEN_BARRIER), ("mcast", {}),
+                                 ("mpich", {}))
 BARRIER_KEYS = ("pairwise", "chen", "safe", "mpich")  # the rows' names in values
 BARRIER_SHOWN = {"pairwise": "MPICH 1's pairwise", "chen": "Chen's multicast",
                  "safe": "safe multicast", "mpich": "MPI_Barrier"}
@@ -313,7 +315,7 @@ def barrier_points(net: Any, hosts: int, take: int = 0) -> list[dict[str, Any]]:
         if not any(r.flags for r in rows):
             break
     return [point(f"{r.label} barrier on {hosts} hosts{again}",
-                  r.t_barrier and r.t_barrier.to_dict(),
+                  r.t_barrier.to_dict() if r.t_barrier is not None else None,
                   verified=not r.released_early, flags=r.flags, tries=tries,
                   algorithm=r.algorithm, hosts=hosts, release=r.release,
                   p2p_releases=r.p2p_releases, counted_flags=r.counted_flags,
@@ -331,7 +333,9 @@ def chen_barrier_messages(ctx: Context) -> Outcome:
     host count, by the 95 % interval over takes() jobs. Every zero-byte message is one
     frame, so frames count messages. Shown, not judged: the safe multicast barrier (release
     "both", 2N - 1), MPICH 4's MPI_Barrier (not the paper's MPICH) and the pure ACKs."""
-    rows, points, context = [], [], []
+    rows: list[dict[str, Any]] = []
+    points: list[dict[str, Any]] = []
+    context: list[dict[str, Any]] = []
     for h in BARRIER_HOSTS:
         runs = [barrier_points(ctx.network, h, t) for t in range(takes(ctx.quick))]
         got = {k: [run[i] for run in runs] for i, k in enumerate(BARRIER_KEYS)}

@@ -294,8 +294,8 @@ def barrier(ctx: Context) -> Outcome:
         set_failed(net, [])
     us = {(p["algorithm"], len(p["failed"])): p["ms"] * 1e3 if p["ms"] else None
           for p in points}
-    ratio = {f: us[("range-tree", f)] / us[("tree", f)] for f in counts
-             if us.get(("range-tree", f)) and us.get(("tree", f))}
+    ratio = {f: rt / t for f in counts
+             if (rt := us.get(("range-tree", f))) and (t := us.get(("tree", f)))}
     text = "median barrier, us: " + "; ".join(
         f"{f} failed: " + ", ".join(f"{BARRIER_NAMES[a]} {_us(us.get((a, f)))}"
                                     for a in BARRIERS)

@@ -68,7 +68,7 @@ def tree_order(ctx: Context) -> Outcome:
     points = [p for ps in by.values() for p in ps]
     med = medians(by)
     regime = {s: p2p.t_hold(s) / p2p.t_end(s) for s in SIZES}
-    rows = []
+    rows: list[dict[str, Any]] = []
     for h in hosts:
         for s in SIZES:
             if any((a, s, h) not in med for a in TREES):
@@ -205,7 +205,9 @@ def judge_contention(by: dict[tuple[str, str], list[dict[str, Any]]],
     def ratio(a: str, b: str) -> Callable[[Mapping[Any, float]], float]:
         return lambda m: m[(a, shuffle)] / m[(b, shuffle)]
 
-    rates = {a: t_c(a)(ms) for a in MESH_TREES}
+    whole = {k: v for k, v in ms.items() if v is not None}
+    assert len(whole) == len(ms)  # every point a result (no_result above): every median
+    rates = {a: t_c(a)(whole) for a in MESH_TREES}
     values["contention_rate"] = {a: round(v, 3) for a, v in rates.items()}
     text += "; contention rate t_c " + ", ".join(f"{MESH_NAMES[a]} {v:.2f}"
                                                  for a, v in rates.items())
@@ -360,7 +362,7 @@ def judge_dynamic(jobs: list[list[dict[str, Any]]], loads: list[str], dynamic: s
     points = [p for ps in by.values() for p in ps]
     med = medians(by)
     name = DYN_NAMES
-    rows = []
+    rows: list[dict[str, Any]] = []
     for load in loads:
         if any((a, load) not in med for a in algs):
             continue

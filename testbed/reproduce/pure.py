@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 import os
+from typing import Any
 
 from collectives.contention.trees import opt_mesh, u_mesh
 from collectives.partitioning.report_scale import tseng2001_model
@@ -190,7 +191,8 @@ def table_1(ctx: Context) -> Outcome:
     those plus the undecided ones (their optimum is unknown: search budget); a cell agrees
     when the paper's share falls in that range widened by its 95 % Wilson interval."""
     trials = 100 if ctx.quick else 1000
-    cells, wrong = [], []
+    cells: list[dict[str, Any]] = []
+    wrong: list[str] = []
     for n in SIZES:
         for f in FAULTY:
             ctx.progress(f"reproduce: Table 1, {n} nodes, {f:.1%} faulty, {trials} trials")
@@ -207,8 +209,8 @@ def table_1(ctx: Context) -> Outcome:
                 wrong.append(f"{n} nodes at {f:.1%} faulty: {paper:.1%} of 3-step optima in "
                              f"the paper, {deep / trials:.1%} here "
                              f"({s.undecided} undecided; 95 % range {lo:.1%}-{hi:.1%})")
-    plot = {"xlabel": "faulty nodes (%)", "ylabel": "problems whose optimal tree takes 3 steps",
-            "series": {}}
+    plot: dict[str, Any] = {"xlabel": "faulty nodes (%)",
+                            "ylabel": "problems whose optimal tree takes 3 steps", "series": {}}
     for n in SIZES:
         row = [c for c in cells if c["nodes"] == n]
         plot["series"][f"{n} nodes, here"] = [(c["faulty"] * 100, c["three_steps"] / trials)
@@ -281,7 +283,7 @@ def _gains(sizes: tuple[int, ...] | None = None) -> list[dict]:
 
 def tseng_size(ctx: Context) -> Outcome:
     rows = _gains()
-    pairs = {(r["sources"], r["p"]): {} for r in rows}
+    pairs: dict[tuple[int, float], dict[int, float]] = {(r["sources"], r["p"]): {} for r in rows}
     for r in rows:
         pairs[(r["sources"], r["p"])][r["flits"]] = r["gain"]
     grows = {k: v[1024] > v[32] for k, v in pairs.items()}

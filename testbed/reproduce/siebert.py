@@ -9,6 +9,7 @@ with at a useful rate, so the growth claims are judged on 2 to 16 hosts."""
 
 from __future__ import annotations
 
+import operator
 import statistics
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -229,12 +230,16 @@ def skew(ctx: Context) -> Outcome:
                        f"{model:.2f}x of the first: the thesis's 3.18x was measured at 342 "
                        "nodes, a tree depth this machine cannot emulate, so the contrast has "
                        "nothing to show here", values=values, points=points, kind=TRANSFER)
-    if got["two-stage"] <= SKEW_MCAST and got["binomial"] >= SKEW_TREE:
+    mcast, tree = got["two-stage"], got["binomial"]
+    if mcast is None or tree is None:
+        return Outcome(NO_RESULT, text, "a point carries no return times of its receivers",
+                       values=values, points=points)
+    if mcast <= SKEW_MCAST and tree >= SKEW_TREE:
         return Outcome(REPRODUCED, text, values=values, points=points)
-    why = ([f"two-stage's receivers return up to {got['two-stage']:.2f}x apart (at most "
-            f"{SKEW_MCAST})"] if got["two-stage"] > SKEW_MCAST else []) + \
-        ([f"binomial's only {got['binomial']:.2f}x (at least {SKEW_TREE}, the model "
-          f"{model:.2f}x)"] if got["binomial"] < SKEW_TREE else [])
+    why = ([f"two-stage's receivers return up to {mcast:.2f}x apart (at most "
+            f"{SKEW_MCAST})"] if mcast > SKEW_MCAST else []) + \
+        ([f"binomial's only {tree:.2f}x (at least {SKEW_TREE}, the model "
+          f"{model:.2f}x)"] if tree < SKEW_TREE else [])
     return Outcome(DIFFERS, text, "; ".join(why) + f" ({SOFTWARE})", values=values,
                    points=points, kind=EMULATOR)
 
@@ -298,7 +303,7 @@ def repair_rounds(ctx: Context) -> Outcome:
         return bad
     parts = [Part(f"E(X) at {ROUNDS['loss']:.0%} lost", lambda m: m[("x", ROUNDS["loss"])],
                   hi=ROUNDS["bound"])]
-    parts += [Part(f"E(X) / model at {q:.0%}", lambda m, q=q: m[("r", q)], *ROUNDS_MODEL)
+    parts += [Part(f"E(X) / model at {q:.0%}", operator.itemgetter(("r", q)), *ROUNDS_MODEL)
               for q in losses]
     judged = {k: v for k, v in jobs.items() if k[0] != "q"}
     return judged_outcome(judged, parts, text, values=values, points=points,
@@ -320,8 +325,8 @@ SOCKET = ("a receiver's socket joins the group when the communicator is set up, 
 
 
 def _first_share(ps: list[dict[str, Any]]) -> list[float] | None:
-    rr = [p.get("repair_rounds") for p in ps]
-    return None if not all(rr) else [r["multicast_first"] for r in rr]
+    rr = [r for p in ps if (r := p.get("repair_rounds"))]
+    return [r["multicast_first"] for r in rr] if len(rr) == len(ps) else None
 
 
 def arrival_order(ctx: Context) -> Outcome:

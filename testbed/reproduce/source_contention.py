@@ -184,8 +184,8 @@ def judge_source_contention(points: list[dict[str, Any]], loads: list[str],
     q = {k: statistics.median(p["queued_ms"] for p in by[k]) for k in ms}
     full = [(s, load) for s in sizes for load in loads
             if all((a, s, load) in ms for a in TREES)]
-    accepted = {load: statistics.median(a) for load in loads
-                if (a := [p["accepted_load"] for p in points
+    accepted = {load: statistics.median(acc) for load in loads
+                if (acc := [p["accepted_load"] for p in points
                           if p["traffic"] == load and p.get("accepted_load") is not None])}
     text = "; ".join(
         f"{_kib(s)}, {load}" + (f" (accepted {accepted[load]:.2f})" if load in accepted else "")
@@ -255,7 +255,7 @@ def _plot(by: Mapping[tuple[str, int, str], list[dict[str, Any]]], loads: list[s
     for s in sizes:
         for a in TREES:
             for key, what in (("ms", "broadcast"), ("queued_ms", "root queue")):
-                pts = []
+                pts: list[tuple[float, ...]] = []
                 for load in loads:
                     got = [p[key] for p in by.get((a, s, load), []) if p[key] is not None]
                     if got:

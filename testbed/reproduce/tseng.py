@@ -160,8 +160,8 @@ def gain(by: dict[tuple[str, int], dict[str, Any]], size: int, field: str = "ms"
          ) -> float | None:
     """U-torus over the best partitioned scheme at `size` (> 1: partitioning faster)."""
     ms = {s: by[(s, size)].get(field) for s in SCHEMES if (s, size) in by}
-    best = _best(ms)
-    return ms["direct"] / best if ms.get("direct") and best else None
+    best, direct = _best(ms), ms.get("direct")
+    return direct / best if direct and best else None
 
 
 # ---- Fig 2: the gain over U-torus grows with message size --------------------------------
@@ -177,6 +177,13 @@ def _median(xs: Sequence[float | None]) -> float | None:
     return statistics.median(got) if got else None
 
 
+def _over(a: float | None, b: float | None) -> float:
+    """a / b, two figures of points that are results (so both measured)."""
+    if not (a and b):
+        raise ValueError(f"a ratio of figures not measured: {a} / {b}")
+    return a / b
+
+
 def judge_size_gain(draws: Sequence[Job]) -> Outcome:
     """`draws`: per random draw, (scheme, size) -> point of 8 sources at SMALL and LARGE,
     with `model_ms`. Per draw the growth of the gain, gain(LARGE) / gain(SMALL); not
@@ -188,7 +195,8 @@ def judge_size_gain(draws: Sequence[Job]) -> Outcome:
     model = [{s: gain(by, s, "model_ms") for s in (SMALL, LARGE)} for by in draws]
     med = {s: _median([g[s] for g in got]) for s in (SMALL, LARGE)}
     mod = {s: _median([g[s] for g in model]) for s in (SMALL, LARGE)}
-    model_growth = _median([g[LARGE] / g[SMALL] for g in model if g[SMALL] and g[LARGE]])
+    model_growth = _median([large / small for g in model
+                            if (small := g[SMALL]) and (large := g[LARGE])])
     text = (f"U-torus / best partitioned, 8 sources, p {FACTOR:g}, {len(draws)} draws: "
             + "; ".join(f"{SMALL // 1024} KiB {_r(g[SMALL])}, {LARGE // 1024} KiB "
                         f"{_r(g[LARGE])}" for g in got)
@@ -207,7 +215,7 @@ def judge_size_gain(draws: Sequence[Job]) -> Outcome:
     off = {k: _median([by[(k, LARGE)]["ms"] / by[(k, LARGE)]["model_ms"] for by in draws
                        if by.get((k, LARGE), {}).get("model_ms")]) for k in SCHEMES}
     values["measured_over_model"] = {NAMES[k]: v for k, v in off.items()}
-    jobs = {"growth": [g[LARGE] / g[SMALL] for g in got]}  # every point a result
+    jobs = {"growth": [_over(g[LARGE], g[SMALL]) for g in got]}  # every point a result
     return judged_outcome(jobs, [Part(f"gain at {LARGE // 1024} KiB / at {SMALL // 1024} KiB",
                                       lambda m: m["growth"], lo=1.0)], text, values=values,
                           points=points, differs="; measured / model at "
@@ -259,7 +267,7 @@ def judge_balance(draws: Sequence[dict[int, Job]]) -> Outcome:
         bad.values, bad.context = values, shown
         return bad
     few, many = SOURCES[0], SOURCES[-1]
-    jobs = {"few/many": [g[few] / g[many] for g in got]}  # every judged point a result
+    jobs = {"few/many": [_over(g[few], g[many]) for g in got]}  # every judged point a result
     return judged_outcome(jobs, [Part(f"random / balanced, {few} sources over {many}",
                                       lambda m: m["few/many"], lo=1.0)], text,
                           values=values, points=judged, context=shown,
