@@ -7,7 +7,7 @@ from testbed.emulation.network import Emulation
 from testbed.errors import UsageError
 from topologies import parse_spec
 
-from .test_linkshape import caps
+from .machines import caps
 
 
 def test_switch_links_finds_the_link_and_names_what_is_wrong() -> None:

@@ -10,7 +10,7 @@ from testbed.emulation.servers import OneMachine
 from testbed.errors import UsageError
 from topologies import parse_spec
 
-from .test_linkshape import caps
+from .machines import caps
 
 
 def plan(asked: str | None, *, kernel: bool = False, afxdp: bool = True) -> PortPlan:
