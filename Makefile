@@ -5,7 +5,7 @@ PYTEST  := $(BIN)/pytest
 # Extra pytest arguments, e.g.  sudo make test T="-k mesh -x"
 T       ?=
 
-.PHONY: install testbed test unit integration lint lab bench reproduce clean distclean
+.PHONY: install testbed test unit integration lint lab bench reproduce clean clean-results distclean
 
 install:
 	@scripts/install.sh
@@ -31,19 +31,29 @@ lint: install
 lab: install
 	$(BIN)/mcastlab lab $(N)
 
+# The benchmark suites into a dated folder under results/; PUBLISH=1 updates the curated bench/
 bench: install
-	$(BIN)/mcastlab bench
+	$(BIN)/mcastlab bench $(if $(PUBLISH),--publish)
 
-# The papers' headline claims, paper beside testbed (docs/reproduce.md); Q=1 for --quick
+# The papers' headline claims, paper beside testbed (docs/reproduce.md); Q=1 for --quick;
+# PUBLISH=1 writes the curated report in bench/reproduce instead of a dated results folder
 reproduce: install
-	$(BIN)/mcastlab reproduce $(if $(Q),--quick)
+	$(BIN)/mcastlab reproduce $(if $(Q),--quick) $(if $(PUBLISH),--publish)
 
-# Every trace of a run: namespaces, bridges, veths, processes (mcastlab cleanup), results.
+# Every trace of a run: namespaces, bridges, veths, processes (mcastlab cleanup), and caches.
+# Measured results are never removed here: results/ stays (make clean-results removes it).
 clean:
 	@if [ -x $(BIN)/mcastlab ] && [ "$$(id -u)" = 0 ]; then $(BIN)/mcastlab cleanup; \
 	 elif [ -x $(BIN)/mcastlab ]; then echo "make clean: run as root to remove network state"; fi
-	rm -rf results .pytest_cache .ruff_cache .mypy_cache
+	rm -rf .pytest_cache .ruff_cache .mypy_cache
 	find . -name __pycache__ -prune -exec rm -rf {} +
+	@if [ -d results ]; then echo "make clean: results/ kept (make clean-results removes it)"; fi
+
+# Every measured result under results/ (experiments, bench and reproduce runs), on purpose.
+clean-results:
+	rm -rf results
 
 distclean: clean
 	rm -rf $(VENV) *.egg-info
+	@if grep -qs "^# mcastlab: installed by $$(pwd -P)/scripts/" /usr/local/sbin/mcastlab; then \
+	 rm -f /usr/local/sbin/mcastlab; echo "distclean: removed /usr/local/sbin/mcastlab"; fi

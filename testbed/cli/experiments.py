@@ -18,10 +18,11 @@ from ..errors import DiskFull, UsageError
 from ..experiments.run import Log, Run, execute, point_config, prepare
 from ..experiments.spec import load
 from ..outputs import output_dir
-from ..results import size_text
+from ..results import DEFAULT_ROOT, new_results_dir, size_text
 from .arguments import add_cluster_choice, cluster_spec, progress
 
 DEFAULT_SPEC = Path(__file__).resolve().parents[2] / "experiments" / "default.toml"
+CURATED_BENCH = Path(__file__).resolve().parents[2] / "bench"  # the checkout's, tracked by git
 
 
 def list_points(spec_path: str) -> int:
@@ -112,10 +113,28 @@ def cmd_testbed(args: argparse.Namespace) -> int:
     return cmd_experiment(args)
 
 
+def run_folder(args: argparse.Namespace, name: str, curated: Path) -> Path:
+    """Where bench or reproduce writes: a new dated folder under --out (a results root, as
+    every command's --out is), or with --publish the curated folder of this checkout, which
+    is updated only when asked."""
+    if args.publish:
+        if args.out is not None:
+            raise UsageError("--publish writes the curated folder; --out a dated one: "
+                             "give one of them")
+        if not curated.parent.is_dir():
+            raise UsageError(f"--publish updates the curated {curated.name}/ of a checkout; "
+                             f"{curated.parent} is not there")
+        return output_dir("--publish", str(curated))
+    root = output_dir("--out", args.out or str(DEFAULT_ROOT))
+    return new_results_dir(name, root)
+
+
 def cmd_bench(args: argparse.Namespace) -> int:
-    out = bench.run(output_dir("--out", args.out), quick=args.quick, progress=progress,
-                    suite=args.suite)
-    print(out.read_text())
+    out = run_folder(args, "bench" if args.suite == "all" else f"bench-{args.suite}",
+                     CURATED_BENCH)
+    index = bench.run(out, quick=args.quick, progress=progress, suite=args.suite)
+    print(index.read_text())
+    print(f"written in {out}")
     return 0
 
 
@@ -128,7 +147,8 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         for c in claims:
             print(f"{c.key:<26} {c.paper:<13} {c.kind:<9} {c.figure.where}: {c.statement}")
         return 0
-    out = output_dir("--out", args.out)
+    out = run_folder(args, "reproduce" + ("-quick" if args.quick else ""),
+                     CURATED_BENCH / "reproduce")
     caps = None
     if any(c.network is not None for c in claims):
         caps = detected()
@@ -171,21 +191,29 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     add_cluster_choice(p)
     p.set_defaults(func=cmd_testbed)
 
-    p = sub.add_parser("bench", help="the benchmark suites: figures with their machine in bench/ "
-                                     "(--suite picks one)")
-    p.add_argument("--out", default="bench", help="folder for the results (default %(default)s)")
+    p = sub.add_parser("bench", help="the benchmark suites: figures with their machine, in a "
+                                     "dated folder under results/ (--suite picks one)")
+    p.add_argument("--out", help=f"results root: a dated folder is made in it (default "
+                                 f"{DEFAULT_ROOT})")
+    p.add_argument("--publish", action="store_true",
+                   help=f"update the curated {CURATED_BENCH.name}/ of this checkout instead "
+                        "(the suites run replace their own files; index.md lists them all)")
     p.add_argument("--quick", action="store_true", help="smaller sizes, fewer repetitions")
     p.add_argument("--suite", choices=("all", "testbed", *(suite.name for suite in SUITES)),
                    default="all", help="which benchmarks (default all)")
     p.set_defaults(func=cmd_bench)
 
     p = sub.add_parser("reproduce", help="the papers' headline claims, paper beside testbed, "
-                                         "each with a verdict (report in bench/reproduce)")
+                                         "each with a verdict, in a dated folder under "
+                                         "results/")
     p.add_argument("--quick", action="store_true",
                    help="a subset at small scale (within about 15 minutes)")
     p.add_argument("--only", nargs="+", metavar="KEY",
                    help="these claims (keys, or a paper: nupairoj, coll, siebert, tseng, chen)")
-    p.add_argument("--out", default="bench/reproduce",
-                   help="folder for the report (default %(default)s)")
+    p.add_argument("--out", help=f"results root: a dated folder is made in it (default "
+                                 f"{DEFAULT_ROOT})")
+    p.add_argument("--publish", action="store_true",
+                   help=f"write the curated report in {CURATED_BENCH.name}/reproduce of this "
+                        "checkout instead")
     p.add_argument("--list", action="store_true", help="list the claims; run nothing")
     p.set_defaults(func=cmd_reproduce)

@@ -30,6 +30,19 @@ def test_doctor_reports_ready_and_the_datapath(caps):
     assert as_json["datapath"] == caps.datapath and as_json["root"] is True
 
 
+def test_make_install_puts_mcastlab_on_roots_path():
+    """`sudo mcastlab doctor`, as the help's examples say: make install (which make test ran
+    first) wrote a wrapper in /usr/local/sbin, on sudo's secure_path, that runs this
+    checkout's venv."""
+    root = Path(__file__).resolve().parents[2]
+    wrapper = Path("/usr/local/sbin/mcastlab")
+    assert f"# mcastlab: installed by {root}/scripts/install.sh" in wrapper.read_text()
+    secure_path = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+    out = subprocess.run(["mcastlab", "doctor"], capture_output=True, text=True, timeout=60,
+                         env={"PATH": secure_path}, cwd="/")
+    assert out.returncode == 0 and "Status: ready" in out.stdout, out.stdout + out.stderr
+
+
 def test_default_experiment_writes_a_results_folder(caps, clean_after, tmp_path):
     # bandwidth from 256 KiB round trips (1 MiB by default): the folder and its bounds
     # are the same, without the 84 MiB the default sends over 100 Mbit/s links

@@ -23,7 +23,9 @@ def test_one_pure_and_one_measured_claim(tmp_path, clean_after) -> None:
     done = subprocess.run([*MCASTLAB, "reproduce", "--quick", "--only", PURE, MEASURED,
                            "--out", str(tmp_path)], capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, done.stderr[-3000:]
-    doc = json.loads((tmp_path / "reproduce.json").read_text())
+    (out,) = tmp_path.iterdir()  # a new dated folder under the root --out names
+    assert out.name.endswith("-reproduce-quick"), out
+    doc = json.loads((out / "reproduce.json").read_text())
     assert doc["quick"] is True and doc["only"] == [PURE, MEASURED]
     by = {c["key"]: c for c in doc["claims"]}
     assert by[PURE]["verdict"] == "reproduced" and by[PURE]["points"] == []
@@ -42,7 +44,7 @@ def test_one_pure_and_one_measured_claim(tmp_path, clean_after) -> None:
                        for p in c["points"]), c["key"]
     rate = doc["networks"]["star16-busy"]["link_rate"]
     assert rate["auto"] is True and rate["mbit"] > 0 and "x 0.33" in rate["source"]
-    page = (tmp_path / "report.html").read_text()
+    page = (out / "report.html").read_text()
     assert f"id='{MEASURED}'" in page and "data:image/png;base64," in page
-    assert f"| {MEASURED} | Siebert2006 |" in (tmp_path / "reproduce.md").read_text()
+    assert f"| {MEASURED} | Siebert2006 |" in (out / "reproduce.md").read_text()
     assert f"{m['verdict']:<15} {MEASURED}" in done.stdout
