@@ -6,7 +6,8 @@
     [defaults]                 # optional link parameters for every link
     bw = 100                   # Mbit/s (JSON null = unlimited)
     delay_ms = 0
-    loss_pct = 0               # percent, 0 <= loss < 100
+    loss = 0                   # a fraction of the packets, or "5%" (topologies.loss); the
+                               # old loss_pct (percent) is still read
     max_queue = 1000           # packets; absent = Mininet's default
 
     [[switches]]
@@ -20,7 +21,7 @@
     b = "s1"
     b_port = 1                 # optional (also a_port): default is the switch's lowest free
                                # port; a host's end is always port 0
-    bw = 10                    # optional per-link override, likewise delay_ms, loss_pct,
+    bw = 10                    # optional per-link override, likewise delay_ms, loss,
                                # max_queue
 
 Every mistake is a TopologyError naming the file and the offending entry; links are counted
@@ -38,12 +39,14 @@ from pathlib import Path
 from typing import Any
 
 from topologies.errors import TopologyError
+from topologies.loss import loss_fraction
 from topologies.model import FORMAT, Host, Link, LinkParams, Switch, Topology
 
 SUFFIXES = (".toml", ".json")
 TOP_KEYS = ("name", "routing", "defaults", "switches", "hosts", "links")
-PARAM_KEYS = {"bw": "bw_mbit", "delay_ms": "delay_ms", "loss_pct": "loss_pct",
-              "max_queue": "max_queue"}
+PARAM_KEYS = {"bw": "bw_mbit", "delay_ms": "delay_ms", "loss": "loss_pct",
+              "loss_pct": "loss_pct", "max_queue": "max_queue"}
+LOSS_KEYS = {"loss", "loss_pct"}  # loss_pct: the old spelling, in percent
 LINK_KEYS = ("a", "b", "a_port", "b_port", *PARAM_KEYS)
 _HOST_NAME = re.compile(r"h(0|[1-9][0-9]*)")
 _SWITCH_NAME = re.compile(r"s[1-9][0-9]*")
@@ -163,10 +166,19 @@ class _FileReader:
                                     f"h{expected} is missing (highest is h{highest})")
 
     def _link_params(self, table: dict[str, Any], where: str) -> dict[str, Any]:
+        if table.keys() >= LOSS_KEYS:
+            raise TopologyError(f"{where}: give loss (a fraction or \"5%\") or the old "
+                                "loss_pct, not both")
         kwargs = {PARAM_KEYS[key]: value for key, value in table.items() if key in PARAM_KEYS}
         try:
+            if "loss" in table:
+                if not isinstance(table["loss"], int | float | str):
+                    raise TopologyError(f"loss: a fraction or \"5%\", got {table['loss']!r}")
+                kwargs["loss_pct"] = loss_fraction(table["loss"]) * 100
             LinkParams(**kwargs)
         except TopologyError as err:
+            raise TopologyError(f"{where}: {err}") from None
+        except ValueError as err:  # loss_fraction's
             raise TopologyError(f"{where}: {err}") from None
         return kwargs
 
@@ -204,7 +216,10 @@ class _FileReader:
                     port = next(p for p in range(1, len(used[node]) + 2) if p not in used[node])
                     used[node].add(port)
                 numbered.append((node, port))
-            params = {**defaults, **{k: v for k, v in entry.items() if k in PARAM_KEYS}}
+            own = {k: v for k, v in entry.items() if k in PARAM_KEYS}
+            base = {k: v for k, v in defaults.items()
+                    if not (k in LOSS_KEYS and own.keys() & LOSS_KEYS)}  # a link's own loss
+            params = {**base, **own}
             kwargs = self._link_params(params, f"link {i + 1} ({pair[0][0]}-{pair[1][0]})")
             (a, a_port), (b, b_port) = numbered
             links.append(Link(a, a_port, b, b_port, LinkParams(**kwargs)))

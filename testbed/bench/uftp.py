@@ -42,7 +42,7 @@ def _uftp(emu: Emulation, size: int, loss: float, mbit: float, reps: int) -> dic
     runs, flags = [], []
     try:
         if loss:
-            emu.set_loss(loss * 100)
+            emu.set_loss(loss)
         for _ in range(reps):
             with Monitor(emu.topo) as mon:
                 t0 = time.time()

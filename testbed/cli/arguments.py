@@ -12,6 +12,7 @@ from typing import Any
 from controller.config import MODES, ControllerConfig
 from controller.timers import IgmpTimers
 from topologies import TopologyError, split_spec
+from topologies.loss import loss_fraction
 from topologies.spec_file import is_topology_file
 
 from ..emulation.switching import DEFAULT, SWITCHES, choices_help
@@ -183,6 +184,14 @@ def at_least(low: int) -> Callable[[str], int]:
 
 
 POSITIVE, NON_NEGATIVE = at_least(1), at_least(0)
+
+
+def loss(text: str) -> float:
+    """--loss: a fraction of the packets or a percentage, 5% (topologies.loss)."""
+    try:
+        return loss_fraction(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e).removeprefix("loss: ")) from None
 
 
 def seconds(text: str) -> float:

@@ -19,6 +19,7 @@ from mininet.log import output, setLogLevel
 from collectives.algorithms import BCASTS
 from collectives.call import BcastCall
 from topologies import HOST_PORT
+from topologies.loss import loss_fraction
 
 from ..emulation.controller_proc import api_get
 from ..emulation.group_probe import Member, send_counted
@@ -250,29 +251,28 @@ class McastCLI(CLI):
         output("\n".join(bcast_lines(res)) + "\n")
 
     def do_loss(self, line: str) -> None:
-        """loss P [HOST ...] | loss P SWITCH SWITCH: drop the fraction P of the packets each
-        way on these hosts' links (default every host's), or on the link between two
-        switches; loss 0 restores (a bare 'loss 0' the host links only)."""
+        """loss P [HOST ...] | loss P SWITCH SWITCH: drop the fraction P (or a percentage:
+        5%) of the packets each way on these hosts' links (default every host's), or on the
+        link between two switches; 100% cuts them off, loss 0 restores (a bare 'loss 0' the
+        host links only)."""
         args = self._args(line, "loss P [HOST ...] | loss P SWITCH SWITCH", 1, 10_000)
         try:
-            p = float(args[0])
-        except ValueError:
-            raise UsageError(f"P must be a number, got {args[0]!r}") from None
-        if not 0 <= p <= 1:
-            raise UsageError(f"P is a fraction of packets in [0, 1], got {p:g}")
+            p = loss_fraction(args[0], "P")
+        except ValueError as e:
+            raise UsageError(str(e)) from None
         topo, names = self.emu.topo, args[1:]
         switches = {sw.name for sw in topo.switches}
         if len(names) == 2 and not any(map(topo.is_host, names)) and set(names) & switches:
-            self.emu.set_link_loss(names[0], names[1], p * 100)
-            output(f"loss {p:g} on the link {names[0]}-{names[1]} (each way)\n")
+            self.emu.set_link_loss(names[0], names[1], p)
+            output(f"loss {p * 100:g}% on the link {names[0]}-{names[1]} (each way)\n")
             return
         for n in names:
             if n in switches:
                 raise UsageError(f"{n} is a switch: a switch-to-switch link is named by its "
                                  "two switches (loss P SWITCH SWITCH)")
         hosts = [self._host(h).name for h in names] or None
-        self.emu.set_loss(p * 100, hosts)
-        output(f"loss {p:g} on {', '.join(hosts) if hosts else 'every host link'}\n")
+        self.emu.set_loss(p, hosts)
+        output(f"loss {p * 100:g}% on {', '.join(hosts) if hosts else 'every host link'}\n")
 
     def _nodes(self, line: str, usage: str) -> list[int]:
         args = self._args(line, usage, 1, 10_000)

@@ -49,6 +49,7 @@ from .arguments import (
     cluster_spec,
     controller_config,
     int_list,
+    loss,
     network,
     progress,
     rate,
@@ -165,8 +166,6 @@ def cmd_bcast(args: argparse.Namespace) -> int:
                          options={} if args.fragment is None else {"fragment": args.fragment})
     except ValueError as exc:
         raise UsageError(str(exc)) from None
-    if not 0 <= args.loss <= 1:
-        raise UsageError(f"--loss is a fraction of packets in [0, 1], got {args.loss:g}")
 
     if args.mpich_algorithm and (args.algo != NATIVE
                                  or args.mpich_algorithm not in MPICH_ALGORITHMS):
@@ -390,8 +389,9 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
                    help="how ranks wait for messages: block (default: asleep until "
                         "a socket wakes them), spin (MPI's own busy waits), yield, "
                         "sleep (naps)")
-    p.add_argument("--loss", type=float, default=0.0, metavar="P",
-                   help="drop this fraction of packets each way on every host link")
+    p.add_argument("--loss", type=loss, default=0.0, metavar="P",
+                   help="drop this fraction of packets (or a percentage: 5%%) each way on "
+                        "every host link (default 0)")
     p.add_argument("--loss-scope", choices=LOSS_SCOPES, default="all",
                    help="drop any packet (default), only multicast datagrams, or only "
                         "those a host receives (multicast-in: each receiver loses its own)")

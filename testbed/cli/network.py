@@ -29,6 +29,7 @@ from .arguments import (
     cluster_spec,
     controller_config,
     int_list,
+    loss,
     network,
     progress,
     rate,
@@ -105,8 +106,6 @@ def cmd_net(args: argparse.Namespace) -> int:
     # testbed.cli.interactive loads Mininet: only where a network is built
     from .interactive import open_prompt
 
-    if not 0 <= args.loss <= 1:
-        raise UsageError(f"--loss is a fraction of packets in [0, 1], got {args.loss:g}")
     script = script_file(args)
     cluster = cluster_spec(args)
     switch = switch_of(args)
@@ -114,10 +113,10 @@ def cmd_net(args: argparse.Namespace) -> int:
     with Emulation(topo, progress=progress, controller_config=controller_config(args),
                    switch=switch, cluster=across(topo, cluster)) as emu:
         if args.loss:
-            emu.set_loss(args.loss * 100)
-        loss = f", loss {args.loss:g} on every host link" if args.loss else ""
+            emu.set_loss(args.loss)
+        lost = f", loss {args.loss * 100:g}% on every host link" if args.loss else ""
         how = f"{args.mode} mode" if emu.controller else f"{switch} switches"
-        progress(f"{topo.name} is up ({how}{loss}); 'help' lists the commands, "
+        progress(f"{topo.name} is up ({how}{lost}); 'help' lists the commands, "
                  "'exit' tears it down")
         open_prompt(emu, script)
     return 0
@@ -199,8 +198,9 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--topo", default="star", help=TOPO_HELP)
     p.add_argument("--hosts", type=POSITIVE, help="star size (bare 'star' only)")
     p.add_argument("--bw", type=rate, help=BW_HELP)
-    p.add_argument("--loss", type=float, default=0.0, metavar="P",
-                   help="drop this fraction of the packets each way on every host link")
+    p.add_argument("--loss", type=loss, default=0.0, metavar="P",
+                   help="drop this fraction of the packets (or a percentage: 5%%) each way "
+                        "on every host link (default 0)")
     p.add_argument("--script", metavar="FILE", help="run the commands in FILE, then tear down")
     add_controller_choice(p)
     add_cluster_choice(p)

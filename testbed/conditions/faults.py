@@ -104,7 +104,7 @@ class FaultTimeline:
             self.emu.fail_nodes([node], ev.action == "fail")
             (self._failed.add if ev.action == "fail" else self._failed.discard)(node)
         elif ev.action == "loss":
-            self.emu.set_loss((ev.value or 0.0) * 100, [ev.target], scope=self.loss_scope)
+            self.emu.set_loss(ev.value or 0.0, [ev.target], scope=self.loss_scope)
             self._lossy.add(ev.target)
 
     def undo(self) -> None:
@@ -118,7 +118,7 @@ class FaultTimeline:
                 self.emu.fail_nodes(restore, False)
         if self._lossy:
             with contextlib.suppress(Exception):
-                self.emu.set_loss(self.base_loss * 100, sorted(self._lossy),
+                self.emu.set_loss(self.base_loss, sorted(self._lossy),
                                   scope=self.loss_scope)
         self._down.clear()
         self._failed.clear()

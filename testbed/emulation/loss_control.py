@@ -9,6 +9,7 @@ import shutil
 from typing import TYPE_CHECKING, Any
 
 from topologies import HOST_PORT
+from topologies.loss import loss_fraction
 
 from ..errors import CapabilityError, UsageError
 from . import linkshape
@@ -25,12 +26,13 @@ class LossControl:
     def __init__(self, emu: Emulation) -> None:
         self.emu = emu
 
-    def on_hosts(self, pct: float, hosts: list[str | int] | None = None,
+    def on_hosts(self, loss: float | str, hosts: list[str | int] | None = None,
                  scope: str = "all") -> None:
-        """From now on drop `pct` % of the packets each way on these hosts' links (default
-        all); 100 cuts the hosts off, 0 restores. `scope` "multicast" drops only multicast
-        datagrams (see linkshape)."""
+        """From now on drop the fraction `loss` (or "5%": topologies.loss) of the packets
+        each way on these hosts' links (default all); 1.0 cuts the hosts off, 0 restores.
+        `scope` "multicast" drops only multicast datagrams (see linkshape)."""
         emu = self.emu
+        pct = _percent(loss)
         if not emu.caps.netfilter_statistic:
             raise CapabilityError("changing loss at run time needs the netfilter statistic "
                                   "match (xt_statistic), which this kernel lacks")
@@ -64,14 +66,13 @@ class LossControl:
                              f"{', '.join(near) or 'no switch'})")
         return links
 
-    def on_link(self, node1: str, node2: str, pct: float) -> None:
-        """From now on drop `pct` % of the frames each way on the link between two
-        switches (every link, if there are parallel ones); 100 cuts the link, 0 restores
-        it."""
+    def on_link(self, node1: str, node2: str, loss: float | str) -> None:
+        """From now on drop the fraction `loss` (or "5%") of the frames each way on the link
+        between two switches (every link, if there are parallel ones); 1.0 cuts the link,
+        0 restores it."""
         emu = self.emu
         links = self.switch_links(node1, node2)
-        if not 0 <= pct <= 100:
-            raise UsageError(f"loss must be in [0, 100] percent, got {pct:g}")
+        pct = _percent(loss)
         if emu.record is None:
             raise UsageError("the emulation is not started")
         if shutil.which("nft") is None:
@@ -91,3 +92,11 @@ class LossControl:
                     "netdev family's egress hook and numgen: CONFIG_NF_TABLES_NETDEV, "
                     "CONFIG_NETFILTER_EGRESS, CONFIG_NFT_NUMGEN): "
                     f"{msg[0] if msg else res.returncode}")
+
+
+def _percent(loss: float | str) -> float:
+    """linkshape's rules count in percent; users write fractions (topologies.loss)."""
+    try:
+        return loss_fraction(loss) * 100
+    except ValueError as e:
+        raise UsageError(str(e)) from None

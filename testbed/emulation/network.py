@@ -179,19 +179,20 @@ class Emulation:
         return api_post(self.controller.api, path, {"nodes": list(node_ids)})["failed"]
 
     # ---- links, loss and ports: objects of their own; these are their entry points -------
-    def set_loss(self, pct: float, hosts: list[str | int] | None = None,
+    def set_loss(self, loss: float | str, hosts: list[str | int] | None = None,
                  scope: str = "all") -> None:
-        """Loss on hosts' links from now on: LossControl.on_hosts."""
-        self.loss.on_hosts(pct, hosts, scope)
+        """Loss on hosts' links from now on, a fraction or "5%" (before 2026-11-27 a
+        percentage: a bare 1 or a number above 1 is refused): LossControl.on_hosts."""
+        self.loss.on_hosts(loss, hosts, scope)
 
     def switch_links(self, node1: str, node2: str) -> list[Any]:
         """The links between two switches, checked: LossControl.switch_links."""
         return self.loss.switch_links(node1, node2)
 
-    def set_link_loss(self, node1: str, node2: str, pct: float) -> None:
-        """Loss on a switch-to-switch link from now on: LossControl.on_link (the run's
-        nftables table goes with the run)."""
-        self.loss.on_link(node1, node2, pct)
+    def set_link_loss(self, node1: str, node2: str, loss: float | str) -> None:
+        """Loss on a switch-to-switch link from now on, a fraction or "5%":
+        LossControl.on_link (the run's nftables table goes with the run)."""
+        self.loss.on_link(node1, node2, loss)
 
     @property
     def host_ports(self) -> str:

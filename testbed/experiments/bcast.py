@@ -227,7 +227,7 @@ def run_bcast(emu: Emulation, call: BcastCall, *,
                       frame_iters=frames)
     tcp_before = tcp_stats.counters(pids)
     if loss:
-        emu.set_loss(loss * 100, scope=loss_scope)
+        emu.set_loss(loss, scope=loss_scope)
     try:
         with counter or contextlib.nullcontext():
             res = _last_json(run_mpi(emu, args, hosts=names, timeout=timeout, env=env))

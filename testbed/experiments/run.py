@@ -301,7 +301,7 @@ def _condition(run: Run, points: list[Point], ticker: _Ticker | None) -> None:
         traffic = Traffic(emu, tspec, members, seed=spec.seed)
         expected = _expected(spec, traffic)
     if p0.loss:
-        emu.set_loss(p0.loss * 100, scope=spec.loss_scope)
+        emu.set_loss(p0.loss, scope=spec.loss_scope)
     monitor = Monitor(spec.topology, emu.spread)
     arrivals = _Arrivals(run, points, len(groups), monitor, traffic, expected)
     try:

@@ -40,6 +40,7 @@ from collectives.algorithms import (
 from collectives.executor import WAIT_MODES
 from collectives.waiting import DEFAULT as DEFAULT_WAIT
 from topologies import Host, Topology, TopologyError, parse_spec
+from topologies.loss import loss_fraction
 
 from ..cluster.switch_placement import place
 from ..emulation import linkshape
@@ -224,7 +225,8 @@ def from_dict(raw: dict[str, Any], path: Path | None = None) -> ExperimentSpec:
             raise SpecError(f"sweep.algorithms[{i}]: {e}") from None
     spec.sizes = tuple(_int_list(sweep, "sizes", None, "sweep.", 0, MAX_SIZE))
     spec.hosts = tuple(_int_list(sweep, "hosts", [n_hosts], "sweep.", 1, n_hosts))
-    spec.losses = tuple(_num_list(sweep, "loss", [0.0], "sweep.", 0.0, 1.0))
+    spec.losses = tuple(_loss(v, f"sweep.loss[{i}]")
+                        for i, v in enumerate(_list(sweep, "loss", [0.0], "sweep.")))
     spec.groups = tuple(_int_list(sweep, "groups", [1], "sweep.", 1, n_hosts))
     spec.intervals = tuple(_num_list(sweep, "interval", [0.0], "sweep.", 0.0, 3600.0))
     for g in spec.groups:
@@ -331,6 +333,17 @@ def _check_num(value: Any, where: str, lo: float, hi: float, integer: bool) -> N
     if not lo <= value <= hi:
         rng = f">= {lo:g}" if hi == math.inf else f"in [{lo:g}, {hi:g}]"
         raise SpecError(f"{where}: must be {rng}, got {value!r}")
+
+
+def _loss(value: Any, where: str) -> float:
+    """A loss as everywhere: a fraction, or a percentage as text ("5%"): topologies.loss."""
+    if not isinstance(value, int | float | str) or isinstance(value, bool):
+        raise SpecError(f"{where}: must be a fraction (0.05) or a percentage (\"5%\"), "
+                        f"got {value!r}")
+    try:
+        return loss_fraction(value, where)
+    except ValueError as e:
+        raise SpecError(str(e)) from None
 
 
 def _int(t: dict[str, Any], key: str, default: int, lo: int, prefix: str = "") -> int:
@@ -463,11 +476,11 @@ def _fault_tables(tables: dict[str, Any], topo: Topology) -> dict[str, tuple[Fau
                 raise SpecError(f"{at}: give exactly one of {', '.join(FAULT_ACTIONS)}")
             action = actions[0]
             if action == "loss":
-                _check_num(ev["loss"], f"{at}.loss", 0.0, 1.0, False)
+                lost = _loss(ev["loss"], f"{at}.loss")
                 target = _str(ev, "on", "", at + ".")
                 if target not in hosts:
                     raise SpecError(f"{at}.on: no host '{target}' in {topo.name}")
-                events.append(FaultEvent(when, action, target, float(ev["loss"])))
+                events.append(FaultEvent(when, action, target, lost))
                 continue
             target = str(ev[action])
             valid = nodes if action in ("fail", "restore") else hosts | links

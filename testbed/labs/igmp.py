@@ -32,7 +32,7 @@ QUESTIONS = (
     Question("membership_interval_s", "the membership interval the controller runs with "
              "(robustness x query interval + query response interval), s", factor=1.0,
              abs_tol=0.01),
-    Question("expiry_s", "seconds from cutting h1 off (loss 1) until the controller forgets "
+    Question("expiry_s", "seconds from cutting h1 off (loss 100%) until the controller forgets "
              "it", factor=2.0, abs_tol=2.0),
 )
 
@@ -80,7 +80,7 @@ def measure(emu: Any, progress: Callable[[str], None]) -> dict[str, Any]:
         t = emu.controller_config.timers
         out["membership_interval_s"] = t.membership_interval
         progress("lab 1: h1 cut off; waiting for its membership to expire")
-        emu.set_loss(100, ["h1"])
+        emu.set_loss(1.0, ["h1"])
         try:
             out["expiry_s"] = round(_wait_members(emu, lambda m: not m & h1, "h1's expiry",
                                                   3 * t.membership_interval), 2)

@@ -219,12 +219,12 @@ def test_a_fat_tree_across_two_servers_delivers_unicast_and_groups(caps, rig):
 
         # loss on a host link there, loss on a link between the servers (an nftables
         # table on each end's server), background traffic from hosts on both
-        emu.set_loss(100, [far[2]])  # (an answer would take ~1 ms: 0.3 s waits it out)
+        emu.set_loss(1.0, [far[2]])  # (an answer would take ~1 ms: 0.3 s waits it out)
         assert "ok" not in emu.host(near[0]).cmd(
             f"ping -c1 -W0.3 {emu.host(far[2]).IP()} >/dev/null && echo ok")
         emu.set_loss(0, [far[2]])
         a, b = place.cut[0]
-        emu.set_link_loss(a, b, 5)
+        emu.set_link_loss(a, b, "5%")
         table = nft_table(emu.record.id)
         here = subprocess.run(["nft", "list", "tables", "netdev"], capture_output=True,
                               text=True).stdout

@@ -114,7 +114,7 @@ def test_lab1_prompt_with_the_handouts_commands(caps, clean_after, tmp_path: Pat
         "groups", "join h1 239.1.1.1", "join h2 239.1.1.1", "groups",
         "send h0 239.1.1.1 5", f"tree 239.1.1.1 {tmp_path / 'tree.png'}",
         "sh ovs-ofctl -O OpenFlow13 dump-groups s1",
-        "leave h2 239.1.1.1", until_gone("h2", 20), "groups", "loss 1 h1",
+        "leave h2 239.1.1.1", until_gone("h2", 20), "groups", "loss 100% h1",
         until_gone("h1", 20), "groups", "loss 0 h1"]) + "\n")
     out = lab("1", "--script", str(script), timeout=300)
     assert out.returncode == 0, out.stderr

@@ -125,7 +125,7 @@ def verify_under_loss(emu, loss: float, scope: str, *args: str, hosts, timeout) 
             while not ready.exists():
                 if stop.wait(0.01):
                     return
-            emu.set_loss(loss, scope=scope)
+            emu.set_loss(f"{loss}%", scope=scope)
             go.write_text("set")
         except Exception as e:  # raised in the test, below
             failed.append(e)
@@ -233,7 +233,7 @@ def test_a_broadcast_that_cannot_complete_fails_within_its_deadline(star):
         while not flag.exists() and time.monotonic() < end:
             if stop.wait(0.01):
                 return
-        star.set_loss(100, ["h2"])
+        star.set_loss(1.0, ["h2"])
         cut.write_text("cut")
 
     t = threading.Thread(target=cut_off, daemon=True)

@@ -64,7 +64,7 @@ def test_script_joins_sends_draws_and_tears_down(caps, clean_after, tmp_path):
     to_group = [p for p in rdpcap(str(pcap)) if UDP in p and p["IP"].dst == G]
     assert len(to_group) == 3, len(to_group)
     assert "failed nodes: 3" in text and "failed nodes: none" in text
-    assert "loss 0.3 on h1" in text and "loss 0 on every host link" in text
+    assert "loss 30% on h1" in text and "loss 0% on every host link" in text
     errors = [ln for ln in text.splitlines() if ln.startswith("*** error:")]
     assert len(errors) == 6, errors
     assert "no host 'h9'" in errors[0] and "not a routable multicast group" in errors[1]
@@ -78,7 +78,7 @@ def test_prompt_on_standard_input_and_bad_options(caps, clean_after):
     assert out.returncode == 0, out.stderr
     assert "join HOST GROUP: HOST joins GROUP" in out.stdout  # cmd's help: stdout
     assert send_tables(out.stderr)[0]["h3"][0] == "member"
-    for bad, message in ((["--loss", "5"], "--loss is a fraction"),
+    for bad, message in ((["--loss", "5"], "(500% of the packets) is not a fraction"),
                          (["--script", "/nonexistent"], "--script: no such file"),
                          (["--topo", "blob"], "unknown topology shape")):
         res = net(*bad, timeout=60)
@@ -134,7 +134,7 @@ def test_loss_on_a_switch_link(caps, clean_after, tmp_path):
     script = tmp_path / "linkloss.txt"
     script.write_text("\n".join([
         f"join h1 {G}", f"join h2 {G}", f"join h3 {G}", f"send h0 {G} 3",
-        "loss 1 s1 s2", f"send h0 {G} 3", "loss 0 s2 s1", f"send h0 {G} 3",
+        "loss 100% s1 s2", f"send h0 {G} 3", "loss 0 s2 s1", f"send h0 {G} 3",
         "loss 0.5 s1 s9", "loss 0.5 s2 s3", "loss 0.5 s1", "loss 0.5 h0 s2"]) + "\n")
     out = net("--topo", "tree:leaves=2,hosts_per_leaf=2,bw=100", "--script", str(script))
     assert out.returncode == 0, out.stderr
@@ -145,8 +145,8 @@ def test_loss_on_a_switch_link(caps, clean_after, tmp_path):
     assert cut["h1"] == member, cut  # same switch as the sender: unaffected
     assert cut["h2"] == cut["h3"] == ("member", "0", "0"), cut
     assert restored["h1"] == restored["h2"] == restored["h3"] == member, restored
-    assert "loss 1 on the link s1-s2 (each way)" in text
-    assert "loss 0 on the link s2-s1 (each way)" in text
+    assert "loss 100% on the link s1-s2 (each way)" in text
+    assert "loss 0% on the link s2-s1 (each way)" in text
     errors = errors_of(text)
     assert len(errors) == 4, errors
     assert "no switch 's9' (switches: s1, s2, s3)" in errors[0]

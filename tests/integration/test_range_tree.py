@@ -75,7 +75,7 @@ def test_every_root_size_subset_and_both_barriers_around_a_failed_node(emu):
 @pytest.mark.parametrize("loss", [10])
 def test_lost_datagrams_are_repaired(emu, loss):
     with node_3_failed(emu):
-        emu.set_loss(loss, scope="multicast")
+        emu.set_loss(f"{loss}%", scope="multicast")
         try:
             got = verify(emu, UP, "--sizes", "0,1000,200000", "--roots", "0,5", "--repeat", "2",
                          "--barriers", "range-tree")

@@ -67,7 +67,7 @@ def test_host_ports_forward_shape_and_count(ports, caps, clean_after, tmp_path):
         assert ports_after[h0_port]["rx_packets"] - ports_before[h0_port]["rx_packets"] >= 10
 
         # loss on a host link: each ping crosses it twice, so about 1 - 0.5^2 = 75 % lost
-        emu.set_loss(50, ["h1"])
+        emu.set_loss(0.5, ["h1"])
         out = emu.host("h0").cmd("ping -q -c 200 -i 0.005 -W 1", emu.host("h1").IP())
         lost = float(out.split("% packet loss")[0].split()[-1])
         assert 55 <= lost <= 92, out

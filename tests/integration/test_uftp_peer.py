@@ -15,7 +15,7 @@ from topologies import parse_spec
 def test_uftp_sends_a_file_whole_lossless_and_under_loss(caps, clean_after):
     with Emulation(parse_spec("star:hosts=4,bw=30"), caps=caps) as emu:
         clean = transfer(emu, 256 * 1024, 30.0, timeout=60)
-        emu.set_loss(5)
+        emu.set_loss(0.05)
         lossy = transfer(emu, 256 * 1024, 30.0, timeout=60)
     for got in (clean, lossy):
         assert got["all_correct"] and got["receivers"] == 3, got

@@ -136,6 +136,10 @@ def link(a: str, b: str, extra: str = "") -> str:
      r"link 1 \(h0-s1\): delay must be >= 0 ms, got -2"),
     ("[defaults]\nloss_pct = 100\n" + BASE, r"loss must be in \[0, 100\) percent, got 100"),
     ("[defaults]\nloss_pct = -1\n" + BASE, r"loss must be in \[0, 100\) percent, got -1"),
+    ("[defaults]\nloss = 1\n" + BASE, r"\[defaults\]: loss: 1 would drop every packet"),
+    ("[defaults]\nloss = 2\n" + BASE, r"2 \(200% of the packets\) is not a fraction"),
+    ("[defaults]\nloss = 0.1\nloss_pct = 1\n" + BASE, "give loss .* or the old loss_pct"),
+    ("[defaults]\nloss = [1]\n" + BASE, "a fraction or \"5%\", got \\[1\\]"),
     ("[defaults]\nspeed = 1\n" + BASE, "unknown key in \\[defaults\\] 'speed'"),
     (BASE.replace('name = "s2"', 'name = "s0"'), "switches entry 2 has bad name 's0'"),
     (BASE.replace('name = "s2"', 'name = "switch2"'), "switches entry 2 has bad name 'switch2'"),
@@ -172,3 +176,14 @@ def test_json_errors(tmp_path: Path) -> None:
     path = write(tmp_path, json.dumps({"format": "other/9"}), "other.json")
     with pytest.raises(TopologyError, match="unknown format 'other/9'"):
         parse_spec(str(path))
+
+
+def test_loss_as_everywhere_and_the_old_loss_pct(tmp_path: Path) -> None:
+    text = TWO_SWITCHES.replace("delay_ms = 1\n", 'delay_ms = 1\nloss = "2%"\n', 1)
+    topo = parse_spec(str(write(tmp_path, text)))
+    params = {(lk.node1, lk.node2): lk.params for lk in topo.links}
+    assert params[("h0", "s1")].loss_pct == pytest.approx(2.0)  # [defaults]' loss
+    assert params[("h2", "s7")].loss_pct == 0.5  # the link's own loss_pct, the old spelling
+    fraction = TWO_SWITCHES.replace("loss_pct = 0.5", "loss = 0.005")
+    link = [lk for lk in parse_spec(str(write(tmp_path, fraction))).links if lk.node1 == "h2"]
+    assert link[0].params.loss_pct == pytest.approx(0.5)

@@ -19,5 +19,7 @@ def test_switch_links_finds_the_link_and_names_what_is_wrong() -> None:
                           ("h0", "s2", "h0 is a host"), ("s1", "s1", "two different")):
         with pytest.raises(UsageError, match=message):
             emu.switch_links(a, b)
-    with pytest.raises(UsageError, match=r"\[0, 100\]"):
-        emu.set_link_loss("s1", "s2", 150)
+    with pytest.raises(UsageError, match=r"150 \(15000% of the packets\) is not a fraction"):
+        emu.set_link_loss("s1", "s2", 150)  # a percentage, as it was before 2026-11-27
+    with pytest.raises(UsageError, match="1 would drop every packet"):
+        emu.set_link_loss("s1", "s2", 1)

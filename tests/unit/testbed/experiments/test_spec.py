@@ -78,7 +78,9 @@ def test_expansion_conditions_outermost() -> None:
     ("sweep.sizes", [], "sweep.sizes: must be a non-empty list"),
     ("sweep.hosts", [9], "sweep.hosts[0]: must be in [1, 8]"),
     ("sweep.loss", [0.5], "sweep.loss[0]: 0.5 of every packet"),
-    ("sweep.loss", [1.5], "sweep.loss[0]: must be in [0, 1]"),
+    ("sweep.loss", [1.5], "sweep.loss[0]: 1.5 (150% of the packets) is not a fraction"),
+    ("sweep.loss", [1], "sweep.loss[0]: 1 would drop every packet"),
+    ("sweep.loss", ["lots"], "sweep.loss[0]: 'lots' is not a fraction"),
     ("sweep.traffic", ["none", "storm"], "sweep.traffic[1]: no [traffic.storm] table"),
     ("sweep.faults", ["nope"], "sweep.faults[0]: no [faults.nope] table"),
     ("sweep.groups", [2], "sweep.groups: 2 groups of 8 hosts need 16 hosts"),
@@ -92,7 +94,8 @@ def test_expansion_conditions_outermost() -> None:
     ("faults.h3down.events", [{"at": 1}], "faults.h3down.events[0]: give exactly one of"),
     ("faults.h3down.events", [{"down": "h1"}], "faults.h3down.events[0].at: missing"),
     ("faults.h3down.events", [{"at": 1, "fail": "77"}], "fail: no node id '77'"),
-    ("faults.h3down.events", [{"at": 1, "loss": 2.0, "on": "h1"}], "events[0].loss: must be"),
+    ("faults.h3down.events", [{"at": 1, "loss": 2.0, "on": "h1"}],
+     "events[0].loss: 2.0 (200% of the packets) is not a fraction"),
     ("network.mode", "hub", "network.mode: unknown 'hub'"),
     ("network.switching", "magic", "network.switching: unknown 'magic'"),
     ("repetitions", 0, "repetitions: must be >= 1"),
@@ -228,3 +231,10 @@ def test_the_trees_send_order_is_recorded_with_every_point() -> None:
         by_alg = {p.algorithm: point_config(spec, p) for p in spec.points()}
         assert by_alg["binomial"]["send_order"] == order
         assert by_alg["nack"]["send_order"] is None
+
+
+def test_loss_as_a_fraction_or_a_percentage() -> None:
+    spec = from_dict(spec_with("sweep.loss", [0, "2%", 0.01]))
+    assert spec.losses == (0.0, 0.02, 0.01)
+    raw = spec_with("faults.h3down.events", [{"at": 1, "loss": "3%", "on": "h1"}])
+    assert [e.value for e in from_dict(raw).faults["h3down"]] == [0.03]
