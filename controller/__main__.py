@@ -26,9 +26,10 @@ from .timers import IgmpTimers
 def add_arguments(ap: argparse.ArgumentParser) -> None:
     """The controller's options (shared with `mcastlab controller`)."""
     d = IgmpTimers()
-    ap.add_argument("--topology", help="topology JSON written by the testbed (mcastlab topo "
-                                       "SPEC --save FILE makes one); without it the "
-                                       "controller discovers the network (LLDP, ARP, IGMP)")
+    ap.add_argument("--topo", "--topology", dest="topology", metavar="FILE",
+                    help="topology JSON written by the testbed (mcastlab topo SPEC --save FILE "
+                         "makes one; --topology is its older name); without it the controller "
+                         "discovers the network (LLDP, ARP, IGMP)")
     ap.add_argument("--mode", choices=MODES, default="igmp",
                     help="igmp: deliver groups to the hosts that joined (default); contiguous: "
                          "hardware-multicast semantics, one contiguous node range per "
@@ -67,7 +68,8 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--last-member-interval", type=float, default=d.last_member_interval,
                     help=f"seconds between group queries after a leave "
                          f"(default {d.last_member_interval:g})")
-    ap.add_argument("--robustness", type=int, default=d.robustness)
+    ap.add_argument("--robustness", type=int, default=d.robustness,
+                    help="IGMP's robustness variable (default %(default)s)")
     ap.add_argument("--igmp-rate", type=float, default=ControllerConfig.igmp_rate,
                     help="IGMP messages per second per host processed (default %(default)g);"
                          " a flood beyond it is counted and ignored")

@@ -23,20 +23,21 @@ from ..experiments.rank_placement import contended, node_params
 from ..results import text_table
 from .arguments import (
     int_list,
+    old_spelling,
     progress,
 )
 
 
 def cmd_trees(args: argparse.Namespace) -> int:
 
-    nodes = int_list("--nodes", args.nodes) if args.nodes is not None else None
+    nodes = int_list("--rank-nodes", args.rank_nodes) if args.rank_nodes is not None else None
     if nodes is not None and args.topo is None:
-        raise UsageError("--nodes places the ranks on a network: give --topo too")
+        raise UsageError("--rank-nodes places the ranks on a network: give --topo too")
     k = args.k if args.k is not None else (len(nodes) if nodes is not None else None)
     if k is None:
-        raise UsageError("give --k (number of nodes) or --nodes")
+        raise UsageError("give --k (number of nodes) or --rank-nodes")
     if nodes is not None and len(nodes) != k:
-        raise UsageError(f"--nodes gives {len(nodes)} nodes, --k says {k}")
+        raise UsageError(f"--rank-nodes gives {len(nodes)} nodes, --k says {k}")
     if BCASTS[args.algorithm].nodes and args.topo is None:
         raise UsageError(f"{args.algorithm} follows a network's routing: give --topo, e.g. "
                          "--topo mesh:rows=6,cols=6")
@@ -50,7 +51,7 @@ def cmd_trees(args: argparse.Namespace) -> int:
         hosts = {h.node_id: h.name for h in topo.hosts}
         bad = [n for n in nodes if n not in hosts]
         if bad or len(set(nodes)) != len(nodes):
-            raise UsageError(f"--nodes must be distinct nodes of {topo.name} (0.."
+            raise UsageError(f"--rank-nodes must be distinct nodes of {topo.name} (0.."
                              f"{len(hosts) - 1}), got {nodes}")
         try:
             placement = node_params(topo, args.algorithm, [hosts[n] for n in nodes])
@@ -153,20 +154,20 @@ def _hwtree_failed(args: argparse.Namespace) -> int:
 
 def cmd_hwtree(args: argparse.Namespace) -> int:
     if args.failed is not None:
-        if args.faulty is not None or args.trials is not None:
-            raise UsageError("--failed shows one tree; --faulty/--trials draw random ones")
+        if args.faulty is not None or args.repetitions is not None:
+            raise UsageError("--failed shows one tree; --faulty/--repetitions draw random ones")
         return _hwtree_failed(args)
-    if args.faulty is None or args.trials is None:
-        raise UsageError("give --faulty and --trials (random faulty nodes), or --failed N,N")
+    if args.faulty is None or args.repetitions is None:
+        raise UsageError("give --faulty and --repetitions (random faulty nodes), or --failed N,N")
 
     try:
-        tree = check_config(args.nodes, args.faulty, args.trials, args.arity)
+        tree = check_config(args.nodes, args.faulty, args.repetitions, args.arity)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     if args.budget < 1:
         raise UsageError(f"--budget must be >= 1, got {args.budget}")
-    with _trial_progress(args.trials) as progress:
-        stats = hwtree_trials(args.nodes, args.faulty, args.trials, seed=args.seed,
+    with _trial_progress(args.repetitions) as progress:
+        stats = hwtree_trials(args.nodes, args.faulty, args.repetitions, seed=args.seed,
                               arity=args.arity, budget=args.budget, progress=progress)
     if args.json:
         print(json.dumps(stats.to_dict(), indent=1))
@@ -190,20 +191,23 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("trees", help="a broadcast schedule and its predicted latency "
                                      "(no root needed)")
     p.add_argument("algorithm", choices=names("tree", "contention"))
-    p.add_argument("--k", type=int, help="number of nodes (default: as many as --nodes)")
+    p.add_argument("--k", type=int, help="number of nodes (default: as many as --rank-nodes)")
     p.add_argument("--t-hold", type=float, required=True)
     p.add_argument("--t-end", type=float, required=True)
-    p.add_argument("--root", type=int, default=0)
-    p.add_argument("--size", type=int, default=0, help="message bytes (byte ranges shown)")
+    p.add_argument("--root", type=int, default=0, help="the root rank (default %(default)s)")
+    p.add_argument("--size", type=int, default=0,
+                   help="message bytes (byte ranges shown; default %(default)s)")
     p.add_argument("--fragment", type=int, help="fragmented-chain fragment size")
-    p.add_argument("--ports", type=int, default=1, help="alpha ports (opt-tree)")
+    p.add_argument("--ports", type=int, default=1,
+                   help="alpha ports (opt-tree; default %(default)s)")
     p.add_argument("--t-int", type=float, help="interval between sends on different ports")
     p.add_argument("--topo", metavar="SPEC",
                    help="place the ranks on this network (shape[:k=v,...]; needed by opt-mesh, "
                         "u-mesh, u-torus, opt-min) and list the sends that share one of its "
                         "links while both are under way (each holds its path for t_hold)")
-    p.add_argument("--nodes", metavar="N,N,...",
+    p.add_argument("--rank-nodes", metavar="N,N,...",
                    help="the node of each rank on --topo (default rank i on node i)")
+    old_spelling(p, "--nodes", "--rank-nodes", metavar="N,N,...")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_trees)
 
@@ -213,11 +217,15 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
                    help="network size: a power of the arity, or whole top-level subtrees")
     p.add_argument("--faulty", type=float, metavar="F",
                    help="fraction of faulty nodes, 0 <= F < 1 (rounded to whole nodes)")
-    p.add_argument("--trials", type=int, metavar="T")
+    p.add_argument("--repetitions", type=int, metavar="N",
+                   help="random draws of faulty nodes (trials)")
+    old_spelling(p, "--trials", "--repetitions", type=int, metavar="N")
     p.add_argument("--failed", metavar="N,N,...", help="instead of random trials: the greedy "
                    "and optimal trees around these failed nodes, step by step")
-    p.add_argument("--root", type=int, default=0, help="source node with --failed")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--root", type=int, default=0,
+                   help="source node with --failed (default %(default)s)")
+    p.add_argument("--seed", type=int, default=0,
+                   help="seed of the random draws (default %(default)s)")
     p.add_argument("--arity", type=int, default=4, help="switch arity k (default 4, QsNET)")
     p.add_argument("--budget", type=int, default=DEFAULT_BUDGET, metavar="STATES",
                    help="optimal-search states per trial before it counts as undecided "

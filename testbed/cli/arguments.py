@@ -56,7 +56,8 @@ def switch_of(args: argparse.Namespace) -> str:
 
 def add_controller_choice(p: argparse.ArgumentParser) -> None:
     add_switch_choice(p)
-    p.add_argument("--mode", choices=MODES, default="igmp", help="controller mode")
+    p.add_argument("--mode", choices=MODES, default="igmp",
+                   help="controller mode (default %(default)s)")
     p.add_argument("--query-interval", type=float, default=125.0,
                    help="IGMP general query interval, s (default 125)")
     p.add_argument("--last-member-interval", type=float, default=1.0, metavar="S",
@@ -96,6 +97,29 @@ def cluster_spec(args: argparse.Namespace):
         return from_servers(servers, **given)
     except ValueError as exc:
         raise UsageError(str(exc).replace("cluster.servers", "--servers")) from None
+
+
+class OldSpelling(argparse.Action):
+    """An option's old spelling: it keeps working, stored as the new option is, and says
+    once on standard error what the option is called now (hidden from --help)."""
+
+    def __init__(self, option_strings: list[str], dest: str, new: str = "",
+                 **kwargs: Any) -> None:
+        self.new = new
+        super().__init__(option_strings, dest, **kwargs)
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: Any, option_string: str | None = None) -> None:
+        print(f"mcastlab: note: {option_string} is now {self.new}", file=sys.stderr)
+        setattr(namespace, self.dest, values)
+
+
+def old_spelling(p: argparse.ArgumentParser, old: str, new: str, **kwargs: Any) -> None:
+    """Accept `old` for the option `new` of `p` (same dest; `kwargs` as its type, nargs,
+    metavar), with a note when it is used."""
+    dest = new.lstrip("-").replace("-", "_")
+    p.add_argument(old, dest=dest, action=OldSpelling, new=new, help=argparse.SUPPRESS,
+                   default=argparse.SUPPRESS, **kwargs)
 
 
 def script_file(args: argparse.Namespace) -> Path | None:

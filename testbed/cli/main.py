@@ -28,7 +28,7 @@ EPILOG = """examples:
   sudo mcastlab experiment --resume results/DIR
                                             finish an interrupted experiment
   mcastlab topo mesh:rows=4,cols=4          describe a topology (no root needed)
-  mcastlab range-trees --nodes 4096 --faulty 0.01 --trials 1000
+  mcastlab range-trees --nodes 4096 --faulty 0.01 --repetitions 1000
                                             greedy vs optimal range-multicast trees
   sudo mcastlab up --topo fattree           the network with a Mininet prompt
   mcastlab lab                              the teaching labs; sudo mcastlab lab 1 opens one

@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from collectives.algorithms import BARRIERS, BCASTS, COMPLETIONS, NATIVE, SEND_ORDERS
 from collectives.call import BcastCall
@@ -51,6 +53,7 @@ from .arguments import (
     int_list,
     loss,
     network,
+    old_spelling,
     progress,
     rate,
     seconds,
@@ -68,7 +71,7 @@ def cmd_mpirun(args: argparse.Namespace) -> int:
     cluster = cluster_spec(args)
     switch = switch_of(args)
     topo, _rate_used = network(args)
-    hosts = args.hosts.split(",") if args.hosts else None
+    hosts = job_hosts(args, topo)
     with Emulation(topo, progress=progress, controller_config=controller_config(args),
                    switch=switch, cluster=across(topo, cluster)) as emu:
         res = run_mpi(emu, prog, hosts=hosts, np=args.np, ppn=args.ppn, timeout=args.timeout,
@@ -79,6 +82,23 @@ def cmd_mpirun(args: argparse.Namespace) -> int:
     if res.returncode != 0:
         raise McastlabError(f"the MPI job exited with code {res.returncode}")
     return 0
+
+
+def job_hosts(args: argparse.Namespace, topo: Any) -> list[str] | None:
+    """The job's hosts in rank order: --host-names, or the first --hosts (a count, as
+    everywhere). --hosts with names was the old spelling of --host-names: kept, noted."""
+    names, count = args.host_names, args.hosts
+    if count is not None and not count.isdigit():
+        print("mcastlab: note: --hosts takes a count now; host names go to --host-names",
+              file=sys.stderr)
+        names, count = count, None
+    if names is not None and count is not None:
+        raise UsageError("--hosts (a count) or --host-names (which hosts), not both")
+    if count is not None:
+        if not 1 <= int(count) <= len(topo.hosts):
+            raise UsageError(f"--hosts {count}: {topo.name} has {len(topo.hosts)} hosts")
+        return [h.name for h in topo.hosts][: int(count)]
+    return names.split(",") if names else None
 
 
 def _with_algorithms(args: argparse.Namespace, prog: list[str]) -> list[str]:
@@ -111,8 +131,12 @@ def _program_file(first: str) -> None:
 
 
 def cmd_pingpong(args: argparse.Namespace) -> int:
-    out = default_experiment.run(args.topo, out_root=output_dir("--out", args.out),
-                                 reps=args.reps, bw_bytes=args.bw_bytes, progress=progress)
+    out_root = output_dir("--out", args.out)
+    topo, rate = network(args)
+    out = default_experiment.run(topo, out_root=out_root, reps=args.repetitions,
+                                 bw_bytes=args.bw_bytes, progress=progress,
+                                 link_rate=rate.to_dict())
+    print(f"links at {rate.text()}")
     print((out / "summary.txt").read_text())
     print(f"results: {out}/ (config.json, records.jsonl, summary.txt, report.html)")
     return 0
@@ -124,7 +148,7 @@ def cmd_params(args: argparse.Namespace) -> int:
     topo, rate = network(args, star_size=args.hosts)
     with Emulation(topo, progress=progress, switch=switch) as emu:
         progress(f"measuring t_hold/t_end on {emu.topo.name} for {len(sizes)} sizes")
-        res = measure_params(emu, sizes, repeats=args.repeats, dummy_max=args.dummy_max,
+        res = measure_params(emu, sizes, repeats=args.repetitions, dummy_max=args.dummy_max,
                              budget_bytes=args.budget_bytes)
     res["link_rate"] = rate.to_dict()
     if args.json:
@@ -188,7 +212,7 @@ def cmd_bcast(args: argparse.Namespace) -> int:
         progress(f"broadcasting {args.size} B with {args.algo} on "
                   f"{args.hosts or len(topo.hosts)} hosts")
         with Monitor(emu.topo, emu.spread) as mon:
-            res = run_bcast(emu, call, hosts=args.hosts, iters=args.iters,
+            res = run_bcast(emu, call, hosts=args.hosts, iters=args.repetitions,
                             flow=flow, params=params,
                             mpich_algorithm=args.mpich_algorithm, wait=args.wait,
                             loss=args.loss, loss_scope=args.loss_scope, frames=args.frames,
@@ -300,12 +324,12 @@ def cmd_osu(args: argparse.Namespace) -> int:
     topo, rate = network(args, ranks=args.hosts)
     with Emulation(topo, progress=progress, switch=switch, cluster=across(topo, cluster)) as emu:
         res = run_osu(emu, args.bench, args.algo, hosts=args.hosts, sizes=sizes,
-                      iterations=args.iterations, skip=args.warmup, full=args.full,
+                      iterations=args.repetitions, skip=args.warmup, full=args.full,
                       wait=args.wait, progress=progress)
     if args.json:
         print(json.dumps(res.to_dict() | {"link_rate": rate.to_dict()}))
         return 0
-    print("\n".join(res.lines + fidelity_lines(res.rows)))
+    print("\n".join([*res.lines, *fidelity_lines(res.rows), f"# links at {rate.text()}"]))
     return 0
 
 
@@ -327,7 +351,9 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--topo", default="star", help=TOPO_HELP)
     p.add_argument("--np", type=POSITIVE, help="number of ranks (default: one per host)")
     p.add_argument("--ppn", type=POSITIVE, default=1, help="ranks per host (default 1)")
-    p.add_argument("--hosts", help="comma-separated host names or ids, rank order")
+    p.add_argument("--hosts", metavar="N", help="run on the first N hosts (default all)")
+    p.add_argument("--host-names", metavar="H,H,...",
+                   help="run on these hosts (names or ids), in rank order")
     p.add_argument("--timeout", type=seconds, default=300.0, help="seconds (default 300)")
     add_controller_choice(p)
     add_cluster_choice(p)
@@ -344,7 +370,9 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
                                         "bandwidth); writes a results folder")
     p.add_argument("--topo", default=DEFAULT_TOPOLOGY, help=TOPO_HELP)
     p.add_argument("--out", default="results", help="results root (default %(default)s)")
-    p.add_argument("--reps", type=POSITIVE, default=50, help="measured round trips per pair")
+    p.add_argument("--repetitions", type=POSITIVE, default=50, metavar="N",
+                   help="measured round trips per pair (default %(default)s)")
+    old_spelling(p, "--reps", "--repetitions", type=POSITIVE)
     p.add_argument("--bw-bytes", type=POSITIVE, default=1 << 20, metavar="B",
                    help="message size of the bandwidth round trips (default 1 MiB)")
     p.set_defaults(func=cmd_pingpong)
@@ -352,20 +380,26 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("params", help="measure t_hold/t_end (and t_send/t_net/t_recv) on the "
                                       "emulated network")
     _network_arguments(p, "star size (bare 'star' only)")
-    p.add_argument("--sizes", default="1,1024,16384,65536,262144,1048576")
-    p.add_argument("--repeats", type=POSITIVE, default=5)
+    p.add_argument("--sizes", default="1,1024,16384,65536,262144,1048576", metavar="B,B,...",
+                   help="message sizes in bytes (default %(default)s)")
+    p.add_argument("--repetitions", type=POSITIVE, default=5, metavar="N",
+                   help="timed runs of each size (default %(default)s)")
+    old_spelling(p, "--repeats", "--repetitions", type=POSITIVE)
     p.add_argument("--budget-bytes", type=POSITIVE, default=8 << 20, metavar="B",
                    help="bytes per timed run of each size (default 8 MiB; 1 MiB "
                         "keeps 10 Mbit/s links quick)")
     p.add_argument("--dummy-max", type=NON_NEGATIVE, default=65536, metavar="B",
-                   help="run the dummy loop for sizes up to B (0: skip it)")
+                   help="run the dummy loop for sizes up to B (0: skip it; default "
+                        "%(default)s)")
     p.set_defaults(func=cmd_params)
 
     p = sub.add_parser("bcast", help="one measured broadcast experiment")
     _network_arguments(p, "number of ranks (with a bare 'star' also its size)", servers=True)
     p.add_argument("--algo", required=True, help=f"one of {', '.join(BCASTS)}")
     p.add_argument("--size", type=NON_NEGATIVE, required=True, help="message bytes")
-    p.add_argument("--iters", type=POSITIVE, default=20)
+    p.add_argument("--repetitions", type=POSITIVE, default=20, metavar="N",
+                   help="timed broadcasts (default %(default)s)")
+    old_spelling(p, "--iters", "--repetitions", type=POSITIVE)
     p.add_argument("--fragment", type=POSITIVE, help="fragmented-chain fragment size")
     p.add_argument("--no-flow", dest="flow", action="store_false", default=None,
                    help="skip the flow-latency benchmark")
@@ -401,7 +435,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
                         "final phase")
     p.add_argument("--frames", type=NON_NEGATIVE, default=10, metavar="N",
                    help="count frames on the switch ports over N back-to-back "
-                        "broadcasts (0: skip)")
+                        "broadcasts (0: skip; default %(default)s)")
     p.set_defaults(func=cmd_bcast)
 
     p = sub.add_parser("osu", help="osu_bcast or osu_barrier of the OSU micro-benchmarks "
@@ -416,8 +450,9 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("-m", "--message-size", metavar="[MIN:]MAX",
                    help="bcast: sizes MIN, 2 MIN, ... up to MAX bytes (MAX, MIN:MAX, MIN: "
                         "or :MAX; default 1:1048576)")
-    p.add_argument("-i", "--iterations", type=POSITIVE,
-                   help="measured rounds of every size (default 1000, 100 above 8 KiB)")
+    p.add_argument("--repetitions", "-i", "--iterations", type=POSITIVE, metavar="N",
+                   help="measured rounds of every size (default 1000, 100 above 8 KiB; -i "
+                        "and --iterations are OSU's own spellings)")
     p.add_argument("-x", "--warmup", type=NON_NEGATIVE,
                    help="unmeasured rounds first (default 100, 10 above 8 KiB)")
     p.add_argument("-f", "--full", action="store_true",

@@ -31,6 +31,7 @@ from .arguments import (
     int_list,
     loss,
     network,
+    old_spelling,
     progress,
     rate,
     script_file,
@@ -66,8 +67,13 @@ def _doctor_servers(args: argparse.Namespace) -> int:
 
 
 def cmd_topo(args: argparse.Namespace) -> int:
+    if args.spec and args.spec_given and args.spec != args.spec_given:
+        raise UsageError(f"two topologies: {args.spec_given} and --topo {args.spec}")
+    spec = args.spec or args.spec_given
+    if not spec:
+        raise UsageError("give the topology: mcastlab topo --topo SPEC (or topo SPEC)")
     save = output_file("--save", args.save) if args.save else None
-    topo = parse_spec(args.spec)
+    topo = parse_spec(spec)
     if save:
         topo.save(save)
     if args.json:
@@ -138,9 +144,10 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     # loaded when the command runs: keeps the start of `mcastlab` quick
     from ..experiments import calibration
 
-    counts = int_list("--hosts", args.hosts) if args.hosts else [None]
-    if args.hosts and (":" in args.topo or args.topo != "star"):
-        raise UsageError("--hosts takes a list of star sizes: give it with a bare --topo star")
+    counts = int_list("--host-counts", args.host_counts) if args.host_counts else [None]
+    if args.host_counts and (":" in args.topo or args.topo != "star"):
+        raise UsageError("--host-counts is a list of star sizes: give it with a bare --topo "
+                         "star")
     if not args.max > 0:
         raise UsageError(f"--max must be > 0 Mbit/s, got {args.max:g}")
     here = calibration.machine(host_port_type(detected()))
@@ -187,7 +194,9 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_doctor)
 
     p = sub.add_parser("topo", help="describe a topology (shape[:k=v,...] or a .toml/.json file)")
-    p.add_argument("spec")
+    p.add_argument("--topo", dest="spec", metavar="SPEC", help="the topology (as every "
+                   "command's --topo; a bare SPEC after 'topo' also works)")
+    p.add_argument("spec_given", nargs="?", metavar="SPEC", help=argparse.SUPPRESS)
     p.add_argument("--json", action="store_true", help="print the full description")
     p.add_argument("--routes", action="store_true", help="print every host-to-host route")
     p.add_argument("--save", metavar="FILE", help="write the JSON description to FILE")
@@ -215,8 +224,12 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("calibrate", help="find the highest link rate at which this machine "
                                          "keeps up with a network (cached; bw=auto uses it)")
     p.add_argument("--topo", default="star", help="shape[:key=val,...] (rates are ignored: "
-                                                  "calibration scales them)")
-    p.add_argument("--hosts", metavar="N,N,...", help="star sizes, e.g. 2,4,8,16")
+                                                  "calibration scales them; default "
+                                                  "%(default)s)")
+    p.add_argument("--host-counts", metavar="N,N,...",
+                   help="calibrate stars of these sizes, e.g. 2,4,8,16 (default: --topo as "
+                        "given)")
+    old_spelling(p, "--hosts", "--host-counts", metavar="N,N,...")
     p.add_argument("--max", type=float, default=100.0, metavar="MBIT",
                    help="highest rate to try (default %(default)g, the nominal rate)")
     p.add_argument("--redo", action="store_true", help="measure again, ignoring the cache")

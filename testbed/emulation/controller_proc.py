@@ -165,7 +165,7 @@ class ControllerProcess:
         listen: the caller can do other work meanwhile, then `wait_listening`)."""
         # above the emulated hosts, as the switch (testbed.emulation.priority)
         cmd = ["nice", "-n", str(CONTROLLER_NICE),
-               *module("controller", "--topology", self.topology_file,
+               *module("controller", "--topo", self.topology_file,
                        *(["--ofp-port", self.ofp_port] if self.ofp_port else []),
                        "--api-socket", self.api, *self.config.to_args())]
         with open(self.log_file, "ab") as log:

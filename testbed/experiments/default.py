@@ -19,19 +19,22 @@ from ..emulation.environment import detected
 from ..emulation.mpi import run_mpi
 from ..emulation.network import Emulation, Progress
 
-DEFAULT_TOPOLOGY = "star:hosts=8,bw=100"
+DEFAULT_TOPOLOGY = "star:hosts=8"  # at the calibrated rate, as every command's bare shapes
 
 
-def run(topo_spec: str = DEFAULT_TOPOLOGY, *, out_root: Path | None = None, reps: int = 50,
-        bw_bytes: int = 1 << 20, timeout: float = 300.0,
-        progress: Progress = print) -> Path:
-    topo: Topology = parse_spec(topo_spec)
+def run(topo_spec: str | Topology = DEFAULT_TOPOLOGY, *, out_root: Path | None = None,
+        reps: int = 50, bw_bytes: int = 1 << 20, timeout: float = 300.0,
+        progress: Progress = print, link_rate: dict[str, Any] | None = None) -> Path:
+    """The ping-pong on `topo_spec` (text, or a topology the caller resolved, e.g. at the
+    calibrated rate: `link_rate` is its LinkRate record, kept in config.json)."""
+    topo: Topology = parse_spec(topo_spec) if isinstance(topo_spec, str) else topo_spec
     caps = detected()
     caps.require()
     out = results.new_results_dir(f"pingpong-{topo.name}", out_root)
     config: dict[str, Any] = {
         "experiment": "pingpong",
-        "topology_spec": topo_spec,
+        "topology_spec": topo_spec if isinstance(topo_spec, str) else topo.name,
+        "link_rate": link_rate,
         "topology": topo.to_dict(),
         "reps": reps, "lat_bytes": 1, "bw_bytes": bw_bytes,
         "capabilities": caps.to_dict(),

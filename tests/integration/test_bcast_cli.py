@@ -23,7 +23,7 @@ def test_params_measures_hold_and_end_times_as_a_broadcast_uses_them(caps, clean
     # link's bucket never refills in it; at 100 Mbit/s (0.12 ms a frame) it did, each message
     # let its first frames out free, and 3 sends came to 0.95 x their wire time (1 run in 6)
     res = run_json("params", "--topo", "star", "--hosts", "4", "--bw", "30",
-                   "--sizes", "1,65536", "--repeats", "3", "--budget-bytes", str(1 << 20))
+                   "--sizes", "1,65536", "--repetitions", "3", "--budget-bytes", str(1 << 20))
     assert res["sizes"] == [1, 65536] and res["hosts"][:2] == ["h0", "h1"]
     # every host present; t_hold over one send to each of the 3 others, in fifo order
     assert (res["ranks"], res["hold_sends"], res["send_order"]) == (4, 3, "fifo")
@@ -47,7 +47,7 @@ def test_params_measures_hold_and_end_times_as_a_broadcast_uses_them(caps, clean
 
 def test_bcast_reports_measured_predicted_and_verified(caps, clean_after):
     res = run_json("bcast", "--topo", "star", "--hosts", "4", "--bw", "100", "--algo", "binomial",
-                   "--size", "1000", "--iters", "5")
+                   "--size", "1000", "--repetitions", "5")
     assert (res["algorithm"], res["hosts"], res["size"], res["iterations"]) == \
         ("binomial", 4, 1000, 5)
     assert res["verified"] is True
@@ -65,16 +65,16 @@ def test_bcast_reports_measured_predicted_and_verified(caps, clean_after):
     assert isinstance(fid["flags"], list) and fid["ok"] == (not fid["flags"])
     assert fid["window_s"] > 0
     dyn = run_json("bcast", "--topo", "star", "--hosts", "4", "--bw", "100", "--algo", "dyn-tree",
-                   "--size", "1000", "--iters", "5", "--no-flow", "--frames", "0")
+                   "--size", "1000", "--repetitions", "5", "--no-flow", "--frames", "0")
     assert dyn["verified"] is True and dyn["predicted_s"] > 0  # OPT-Tree's, at zero load
     native = run_json("bcast", "--topo", "star", "--hosts", "4", "--bw", "100", "--algo", "mpich",
-                      "--size", "1000", "--iters", "5", "--no-flow")
+                      "--size", "1000", "--repetitions", "5", "--no-flow")
     assert native["verified"] is True and native["predicted_s"] is None
 
 
 def test_multicast_bcast_under_loss_reports_frames_and_datagrams(caps, clean_after):
     res = run_json("bcast", "--topo", "star", "--hosts", "4", "--bw", "100", "--algo", "nack",
-                   "--size", "20000", "--iters", "10", "--loss", "0.2",
+                   "--size", "20000", "--repetitions", "10", "--loss", "0.2",
                    "--loss-scope", "multicast", "--frames", "10")
     assert res["verified"] is True and res["loss"] == 0.2 and res["loss_scope"] == "multicast"
     assert res["flow"] is None  # skipped under loss unless asked for (--flow)
@@ -99,7 +99,7 @@ def test_bcast_on_a_mesh_prints_the_busiest_links(caps, clean_after):
     """A network-aware tree by name on a mesh; the text report names the links that carried
     the message most: the root's own link carries one copy per child (1 to 3)."""
     out = subprocess.run([*MCASTLAB, "bcast", "--topo", "mesh:rows=2,cols=2,bw=100", "--algo",
-                          "opt-mesh", "--size", "20000", "--iters", "3", "--no-flow",
+                          "opt-mesh", "--size", "20000", "--repetitions", "3", "--no-flow",
                           "--frames", "2"], capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, out.stderr
     line = next(ln for ln in out.stdout.splitlines() if "busiest links" in ln)

@@ -28,7 +28,7 @@ def bcast(cache: Path) -> tuple[dict, str, float]:
     once frames were shaped one by one and took 4 rungs, 39 s, in one run of 3)."""
     t0 = time.monotonic()
     out = subprocess.run([*MCASTLAB, "bcast", "--topo", "star", "--hosts", "2", "--algo",
-                          "binomial", "--size", "4096", "--iters", "3", "--no-flow",
+                          "binomial", "--size", "4096", "--repetitions", "3", "--no-flow",
                           "--frames", "0", "--json"], capture_output=True, text=True,
                          timeout=600, env={**os.environ, calibration.CACHE_ENV: str(cache)})
     assert out.returncode == 0, out.stderr

@@ -46,7 +46,7 @@ def test_make_install_puts_mcastlab_on_roots_path():
 def test_default_experiment_writes_a_results_folder(caps, clean_after, tmp_path):
     # bandwidth from 256 KiB round trips (1 MiB by default): the folder and its bounds
     # are the same, without the 84 MiB the default sends over 100 Mbit/s links
-    out = subprocess.run([*MCASTLAB, "pingpong", "--out", str(tmp_path), "--reps", "10",
+    out = subprocess.run([*MCASTLAB, "pingpong", "--out", str(tmp_path), "--repetitions", "10",
                           "--bw-bytes", str(256 << 10)],
                          capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr

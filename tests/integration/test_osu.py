@@ -1,5 +1,6 @@
 """`mcastlab osu` on the real stack: the OSU micro-benchmarks 7.4 layout on stdout, to the
-character, with the fidelity comment after it; and the JSON record with every row judged."""
+character, with the fidelity comment and the link rate after it; and the JSON record with
+every row judged."""
 
 from __future__ import annotations
 
@@ -39,8 +40,8 @@ def test_osu_bcast_full_prints_the_omb_layout(caps, clean_after):
         assert size_f == f"{size:<10d}" and iters == f"{20:12d}"
         avg, low, high = float(avg), float(low), float(high)
         assert 0 < low <= avg <= high, line
-    assert all(ln.startswith("# fidelity") for ln in lines[4 + len(SIZES):]), lines
-    assert len(lines) > 4 + len(SIZES)
+    assert all(ln.startswith("# fidelity") for ln in lines[4 + len(SIZES):-1]), lines
+    assert len(lines) > 5 + len(SIZES) and lines[-1].startswith("# links at "), lines
 
 
 def test_osu_barrier_prints_one_row_without_a_size(caps, clean_after):
@@ -48,7 +49,8 @@ def test_osu_barrier_prints_one_row_without_a_size(caps, clean_after):
     assert lines[:3] == ["", "# OSU MPI Barrier Latency Test v7.4", "# Avg Latency(us)"]
     (avg,) = columns(lines[3], [17])
     assert float(avg) > 0
-    assert lines[4:] and all(ln.startswith("# fidelity") for ln in lines[4:]), lines
+    assert lines[4:-1] and all(ln.startswith("# fidelity") for ln in lines[4:-1]), lines
+    assert lines[-1].startswith("# links at "), lines
 
 
 def test_osu_json_carries_the_lines_the_configuration_and_every_rows_fidelity(

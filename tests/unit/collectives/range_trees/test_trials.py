@@ -1,6 +1,6 @@
 """collectives.range_trees.trials: greedy is optimal in about 99 % of random faulty sets and in
 all of them under 1 % faulty, and takes at most 4 steps from 16 to 4096 nodes (Coll et al.,
-sec. 6, with fewer trials than the paper's 1000; `mcastlab range-trees --trials 1000` runs
+sec. 6, with fewer trials than the paper's 1000; `mcastlab range-trees --repetitions 1000` runs
 them all). The statistics are seeded and summed, and bad settings refused."""
 
 from __future__ import annotations

@@ -39,7 +39,7 @@ def test_trees_alpha_port_and_errors(capsys):
 
 # the dissertation's 6x6 mesh example (section 5.2): source (3, 2), destinations (1, 5),
 # (2, 1), (3, 4), (4, 3), (4, 4), (5, 1), (5, 4); node y * 6 + x on topologies' mesh
-MESH_6X6 = ["--topo", "mesh:rows=6,cols=6", "--nodes", "15,31,8,27,22,28,11,29",
+MESH_6X6 = ["--topo", "mesh:rows=6,cols=6", "--rank-nodes", "15,31,8,27,22,28,11,29",
             "--t-hold", "20", "--t-end", "55", "--json"]
 SHUFFLED_4X4 = "10,5,12,9,14,3,0,8,13,2,15,6,11,1,4,7"
 
@@ -53,12 +53,12 @@ def test_trees_on_a_topology_place_ranks_and_list_contention(capsys):
         got[alg] = d["predicted"]
     assert got == {"opt-mesh": 130, "u-mesh": 165}
     # OPT-Tree on shuffled ranks of a 4x4 mesh, t_hold ~ t_end: five pairs share a link
-    assert main(["trees", "opt-tree", "--topo", "mesh:rows=4,cols=4", "--nodes", SHUFFLED_4X4,
+    assert main(["trees", "opt-tree", "--topo", "mesh:rows=4,cols=4", "--rank-nodes", SHUFFLED_4X4,
                  "--t-hold", "50", "--t-end", "55", "--json"]) == 0
     d = json.loads(capsys.readouterr().out)
     assert d["k"] == 16 and len(d["contended"]) == 5
     assert all(c["links"] for c in d["contended"])
-    assert main(["trees", "opt-tree", "--topo", "mesh:rows=4,cols=4", "--nodes", SHUFFLED_4X4,
+    assert main(["trees", "opt-tree", "--topo", "mesh:rows=4,cols=4", "--rank-nodes", SHUFFLED_4X4,
                  "--t-hold", "50", "--t-end", "55"]) == 0
     assert "sends under way together on a shared link: 5 pairs" in capsys.readouterr().out
 
@@ -66,12 +66,12 @@ def test_trees_on_a_topology_place_ranks_and_list_contention(capsys):
 def test_trees_topology_errors(capsys):
     for bad in (["u-mesh", "--k", "3"],                                   # no --topo
                 ["opt-mesh", "--topo", "torus:rows=2,cols=2", "--k", "3"],  # wrong shape
-                ["opt-tree", "--topo", "mesh:rows=2,cols=2", "--nodes", "1,1"],
-                ["opt-tree", "--topo", "mesh:rows=2,cols=2", "--nodes", "1,9"],
-                ["opt-tree", "--topo", "star", "--nodes", "1,x"],
-                ["opt-tree", "--nodes", "0,1"],                           # no --topo
+                ["opt-tree", "--topo", "mesh:rows=2,cols=2", "--rank-nodes", "1,1"],
+                ["opt-tree", "--topo", "mesh:rows=2,cols=2", "--rank-nodes", "1,9"],
+                ["opt-tree", "--topo", "star", "--rank-nodes", "1,x"],
+                ["opt-tree", "--rank-nodes", "0,1"],                           # no --topo
                 ["opt-tree", "--topo", "blah", "--k", "3"],
-                ["opt-tree", "--topo", "mesh:rows=2,cols=2", "--k", "3", "--nodes", "0,1"],
+                ["opt-tree", "--topo", "mesh:rows=2,cols=2", "--k", "3", "--rank-nodes", "0,1"],
                 ["opt-tree"]):                                            # no --k
         assert main(["trees", *bad, "--t-hold", "1", "--t-end", "2"]) == 2, bad
         err = capsys.readouterr().err
@@ -79,7 +79,7 @@ def test_trees_topology_errors(capsys):
 
 
 def test_text_output(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["range-trees", "--nodes", "64", "--faulty", "0.05", "--trials", "20"]) == 0
+    assert main(["range-trees", "--nodes", "64", "--faulty", "0.05", "--repetitions", "20"]) == 0
     out = capsys.readouterr().out
     lines = out.splitlines()
     assert lines[0] == "64 nodes (4-ary 3-tree), 3 faulty (5.00%), 20 trials, seed 0"
@@ -88,8 +88,8 @@ def test_text_output(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_json_output_matches_the_pure_function(capsys: pytest.CaptureFixture[str]) -> None:
-    argv = ["range-trees", "--nodes", "256", "--faulty", "0.1", "--trials", "30", "--seed", "4",
-            "--json"]
+    argv = ["range-trees", "--nodes", "256", "--faulty", "0.1", "--repetitions", "30",
+            "--seed", "4", "--json"]
     assert main(argv) == 0
     data = json.loads(capsys.readouterr().out)
     expected = json.loads(json.dumps(hwtree_trials(256, 0.1, 30, seed=4).to_dict()))
@@ -101,20 +101,20 @@ def test_json_output_matches_the_pure_function(capsys: pytest.CaptureFixture[str
 
 
 def test_other_arity_and_partial_tree(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["range-trees", "--nodes", "32", "--faulty", "0.1", "--trials", "5", "--arity", "2",
-                 "--json"]) == 0
+    assert main(["range-trees", "--nodes", "32", "--faulty", "0.1", "--repetitions", "5",
+                 "--arity", "2", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["arity"] == 2
-    assert main(["range-trees", "--nodes", "32", "--faulty", "0.1", "--trials", "5"]) == 0
+    assert main(["range-trees", "--nodes", "32", "--faulty", "0.1", "--repetitions", "5"]) == 0
     assert capsys.readouterr().out.startswith("32 nodes (4-ary 3-tree)")
 
 
 @pytest.mark.parametrize(("args", "message"), [
-    (["--nodes", "1000", "--faulty", "0.01", "--trials", "5"], "not a power of 4"),
-    (["--nodes", "64", "--faulty", "1", "--trials", "5"], "faulty fraction"),
-    (["--nodes", "64", "--faulty", "-0.1", "--trials", "5"], "faulty fraction"),
-    (["--nodes", "64", "--faulty", "0.1", "--trials", "0"], "at least one trial"),
-    (["--nodes", "64", "--faulty", "0.1", "--trials", "5", "--arity", "1"], "arity"),
-    (["--nodes", "64", "--faulty", "0.1", "--trials", "5", "--budget", "0"], "--budget"),
+    (["--nodes", "1000", "--faulty", "0.01", "--repetitions", "5"], "not a power of 4"),
+    (["--nodes", "64", "--faulty", "1", "--repetitions", "5"], "faulty fraction"),
+    (["--nodes", "64", "--faulty", "-0.1", "--repetitions", "5"], "faulty fraction"),
+    (["--nodes", "64", "--faulty", "0.1", "--repetitions", "0"], "at least one trial"),
+    (["--nodes", "64", "--faulty", "0.1", "--repetitions", "5", "--arity", "1"], "arity"),
+    (["--nodes", "64", "--faulty", "0.1", "--repetitions", "5", "--budget", "0"], "--budget"),
 ])
 def test_bad_input_is_one_error_line(args: list[str], message: str,
                                      capsys: pytest.CaptureFixture[str]) -> None:
@@ -140,7 +140,7 @@ def test_failed_nodes_show_both_trees_step_by_step(capsys: pytest.CaptureFixture
 
 
 @pytest.mark.parametrize("argv", [["--failed", "0"], ["--failed", "9"], ["--failed", "x"],
-                                  ["--failed", "3", "--trials", "5"], []])
+                                  ["--failed", "3", "--repetitions", "5"], []])
 def test_bad_failed_or_missing_options(argv: list[str],
                                        capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["range-trees", "--nodes", "8", "--arity", "2", *argv]) == 2
@@ -153,3 +153,13 @@ def test_the_old_name_hwtree_still_works_with_a_note(capsys):
     out, err = capsys.readouterr()
     assert "'mcastlab hwtree' is now 'mcastlab range-trees'" in err
     assert "greedy:" in out
+
+
+def test_old_spellings_keep_working_with_a_note(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["range-trees", "--nodes", "64", "--faulty", "0.05", "--trials", "20"]) == 0
+    captured = capsys.readouterr()
+    assert "20 trials" in captured.out
+    assert captured.err.strip() == "mcastlab: note: --trials is now --repetitions"
+    assert main(["trees", "opt-tree", "--topo", "mesh:rows=4,cols=4", "--nodes", SHUFFLED_4X4,
+                 "--t-hold", "50", "--t-end", "55"]) == 0
+    assert "note: --nodes is now --rank-nodes" in capsys.readouterr().err

@@ -4,6 +4,8 @@ errors raised before any network starts."""
 
 from __future__ import annotations
 
+import argparse
+
 import pytest
 
 from testbed.cli.main import build_parser, main
@@ -31,8 +33,8 @@ def test_the_command_line_refuses_bad_completions(capsys: pytest.CaptureFixture[
 
 
 # ---- argument errors (argparse) ---------------------------------------------------------
-@pytest.mark.parametrize("argv", [[], ["topo"], ["nosuchcommand"], ["mpirun", "--np", "many"],
-                                  ["topo", "star", "--bogus"]])
+@pytest.mark.parametrize("argv", [[], ["topo", "--topo"], ["nosuchcommand"],
+                                  ["mpirun", "--np", "many"], ["topo", "star", "--bogus"]])
 def test_argument_errors_exit_2(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exc:
         main(argv)
@@ -40,6 +42,17 @@ def test_argument_errors_exit_2(argv: list[str], capsys: pytest.CaptureFixture[s
     err = capsys.readouterr().err
     assert "mcastlab" in err and "error:" in err
     assert "Traceback" not in err
+
+
+def test_topo_takes_the_topology_as_every_command_does(capsys) -> None:
+    assert main(["topo", "--topo", "star:hosts=3"]) == 0
+    assert main(["topo", "star:hosts=3"]) == 0
+    assert capsys.readouterr().out.count("3 hosts") == 2
+    assert main(["topo"]) == 2
+    assert main(["topo", "star", "--topo", "mesh:rows=2,cols=2"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == ["mcastlab: error: give the topology: mcastlab topo --topo SPEC (or topo SPEC)",
+                   "mcastlab: error: two topologies: star and --topo mesh:rows=2,cols=2"]
 
 
 def test_help_lists_every_command(capsys: pytest.CaptureFixture[str]) -> None:
@@ -60,7 +73,7 @@ def test_parser_defaults() -> None:
     args = build_parser().parse_args(["testbed"])
     assert (args.out, args.spec) == ("results", None)  # experiments/default.toml
     args = build_parser().parse_args(["pingpong"])
-    assert (args.out, args.reps) == ("results", 50)
+    assert (args.out, args.repetitions) == ("results", 50)
     parse_spec(args.topo)  # the ping-pong's topology is a valid spec
 
 
@@ -128,3 +141,15 @@ def test_bcast_late_and_loss_scope_choices(capsys: pytest.CaptureFixture[str]) -
             parse([*base, "--late", bad])
         assert exc.value.code == 2
         assert "expected root:MS or receivers:MS" in capsys.readouterr().err
+
+
+def test_every_option_with_a_default_shows_it_in_its_help() -> None:
+    """A default a user cannot see is a surprise: every option that has one (not off, not
+    empty, not a switch) says it in its --help line, as '(default ...)'."""
+    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    silent = [f"{name} {a.option_strings[-1]} (default {a.default!r})"
+              for name, p in sub.choices.items() for a in p._actions
+              if a.option_strings and a.help != argparse.SUPPRESS and a.nargs != 0
+              and a.default not in (None, "", (), [], argparse.SUPPRESS)
+              and "default" not in (a.help or "")]
+    assert silent == []
