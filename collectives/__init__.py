@@ -10,6 +10,7 @@ the programs that measure them. This layer never imports ``testbed`` or ``contro
     partitioning/ multi-node multicast on a partitioned torus [Tseng2001]
     programs/     the MPI programs the testbed runs (python -m collectives.programs.X)
     intracomm, buffers, use: the drop-in communicator, any message as bytes, whole programs
+    measured      t_hold and t_end timed (as params does), on the drop-in's first use
     waiting, held, sent, timing, stats: how ranks wait, when they hold the message, when
                   their messages left (the root's sending queue), clocks, medians
 

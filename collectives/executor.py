@@ -11,7 +11,7 @@ import dataclasses
 from collections.abc import Callable
 from typing import Any
 
-from . import held, sent, waiting
+from . import held, measured, sent, waiting
 from .algorithms import (
     DEFAULT_COMPLETION,
     DEFAULT_RELEASE,
@@ -200,13 +200,17 @@ def check_barrier(barrier: str, options: dict[str, Any]) -> None:
                          "only")
 
 
-def check(bcast: str, barrier: str, size: int, options: dict[str, Any]) -> None:
+def check(bcast: str, barrier: str, size: int, options: dict[str, Any],
+          measure: bool = False) -> None:
     """ValueError, on every rank alike and before any message, for an unknown algorithm or
     options the broadcast or the barrier cannot take (a missing t_hold, a layout that does
-    not fit, a release that is not one)."""
+    not fit, a release that is not one). `measure`: t_hold and t_end, where none of the
+    timing parameters is given, will be measured on first use (the drop-in communicator:
+    collectives.measured), so only the rest is checked."""
     bcast_algorithm(bcast)
     check_barrier(barrier, options)
-    check_bcast(bcast, size, bcast_options(options))
+    given = bcast_options(options)
+    check_bcast(bcast, size, measured.checkable(bcast, given) if measure else given)
 
 
 def check_bcast(bcast: str, size: int, options: dict[str, Any]) -> None:

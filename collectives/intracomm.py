@@ -16,6 +16,11 @@ Why it is built as it is:
 - The algorithms run on a private duplicate: their tags never match the caller's receives,
   and their own set-up (the multicast channel calls ``comm.bcast``) does not come back here.
 - Messages become bytes in collectives.buffers; a pickled object is its length, then its bytes.
+- An algorithm that takes the model's t_hold and t_end, given none, measures them on first
+  use (collectives.measured: a few hold rounds and ping-pongs at grid sizes around the
+  message, on the private duplicate, rank 0's figures broadcast so that every rank builds
+  the same tree). They are kept per communicator (an MPI attribute that a Dup copies: the
+  same ranks) and listed by ``measured`` and in ``MEASURED``.
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ from mpi4py import MPI
 
 from . import executor
 from .buffers import message
+from .measured import Cache, measure, needs, send_order
 
 # (bcast, barrier, options): the latest. copy_fn=True: a Dup copies the value as it is, which
 # mpi4py takes though its stub lists only a function or None.
@@ -42,9 +48,20 @@ def _free_private(_comm: Any, _key: int, private: Any) -> None:
 
 _PRIVATE = MPI.Comm.Create_keyval(delete_fn=_free_private)  # not copied: a Dup makes its own
 
+
+def _copy_cache(_comm: Any, _key: int, cache: Cache) -> Cache:
+    return cache.copy()
+
+
+# t_hold and t_end measured on first use (collectives.measured.Cache): a Dup, the same ranks
+# on the same hosts, starts with a copy of what its original had measured
+_MEASURED = MPI.Comm.Create_keyval(copy_fn=_copy_cache)
+
 # what this process ran through the algorithms: (collective, algorithm) -> calls, and bytes
 CALLS: Counter[tuple[str, str]] = Counter()
 BYTES: Counter[str] = Counter()
+# what it measured on first use, in order (collectives.measured.Measured.record)
+MEASURED: list[dict[str, Any]] = []
 
 
 def _handing_on(dup: Any) -> Any:
@@ -68,7 +85,7 @@ class Intracomm(MPI.Intracomm):
                  **options: Any) -> None:
         if self == MPI.COMM_NULL:  # Intracomm(), as mpi4py's: a null to be filled in
             return
-        executor.check(bcast, barrier, self.Get_size(), options)
+        executor.check(bcast, barrier, self.Get_size(), options, measure=True)
         self._choice: Choice = (bcast, barrier, dict(options))
         self.Set_attr(_CHOICE, self._choice)
 
@@ -81,6 +98,15 @@ class Intracomm(MPI.Intracomm):
         """(broadcast, barrier, options) this communicator runs."""
         bcast, barrier, options = self._chosen()
         return bcast, barrier, dict(options)
+
+    @property
+    def measured(self) -> list[dict[str, Any]]:
+        """What this communicator measured on first use of an algorithm that takes t_hold
+        and t_end given none (collectives.measured): per message size of the grid and send
+        order, t_hold_s, t_end_s, the ranks, and how long measuring took (took_s); the same
+        on every rank. Empty before any such broadcast."""
+        cache = self._cache()
+        return cache.records() if cache is not None else []
 
     Dup = _handing_on(MPI.Intracomm.Dup)
     Clone = _handing_on(MPI.Intracomm.Clone)
@@ -137,8 +163,27 @@ class Intracomm(MPI.Intracomm):
             bcast, _barrier, options = self._chosen()
             CALLS["bcast", bcast] += 1
             BYTES[bcast] += len(view)
-            executor.bcast(view, root, self._private(), bcast,
-                           **executor.bcast_options(options))
+            given = executor.bcast_options(options)
+            if needs(bcast, given):
+                given = {**given, **self._timing(len(view), send_order(given))}
+            executor.bcast(view, root, self._private(), bcast, **given)
+
+    def _timing(self, nbytes: int, order: str) -> dict[str, float]:
+        """t_hold and t_end of an `nbytes` broadcast, measured first where they are not yet
+        (collective: every rank sees the same cache, so all measure alike)."""
+        cache = self._cache()
+        if cache is None:
+            cache = Cache()
+            self.Set_attr(_MEASURED, cache)
+        for size in cache.missing(nbytes, order):
+            got = measure(self._private(), size, order)
+            cache.add(got)
+            MEASURED.append(got.record())
+        return cache.params(nbytes, order)
+
+    def _cache(self) -> Cache | None:
+        # the attribute holds what Set_attr was given: a Cache
+        return cast("Cache | None", self.Get_attr(_MEASURED))
 
     def _private(self) -> Any:
         private = self.Get_attr(_PRIVATE)

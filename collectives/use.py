@@ -2,13 +2,16 @@
 
     mpiexec -n 4 python -m mpi4py -m collectives.use --bcast nack --barrier mcast -- prog.py ARGS
     mcastlab mpirun -- -m collectives.use --bcast opt-tree -o t_hold=2e-5 -o t_end=5e-5 -- prog.py
+    mcastlab mpirun -- -m collectives.use --bcast opt-tree --report -- prog.py  # measured
 
 ``MPI.COMM_WORLD`` becomes a ``collectives.Intracomm`` before the program starts, so its
 ``Bcast``/``bcast``/``Barrier``/``barrier`` and those of communicators made from it (Dup,
 Split, ...) run the chosen algorithms. The program is a script (run as ``python prog.py``
 would: its directory first on sys.path) or ``-m module``. Without ``--bcast``/``--barrier``/
 ``-o`` the environment decides: MCASTLAB_BCAST, MCASTLAB_BARRIER and MCASTLAB_OPTIONS (a JSON
-object), read when this module starts the program.
+object), read when this module starts the program. OPT-Tree, DYN-Tree and the other
+algorithms that take t_hold and t_end, given none, measure them on first use
+(collectives.measured); ``--report`` lists what was measured.
 """
 
 from __future__ import annotations
@@ -51,7 +54,8 @@ def parse(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
                     f"default ${ENV_OPTIONS}, a JSON object)")
     ap.add_argument("--report", action="store_true",
                     help="at exit, print one JSON line: how many broadcasts (and bytes) and "
-                         "barriers this rank ran by which algorithm")
+                         "barriers this rank ran by which algorithm, and the t_hold/t_end "
+                         "measured on first use")
     ap.add_argument("program", nargs=argparse.REMAINDER,
                     help="after '--': the script and its arguments, or -m MODULE ARGS")
     args = ap.parse_args(argv)
@@ -79,12 +83,15 @@ def install(bcast: str, barrier: str, **options: Any) -> None:
 
 
 def report() -> None:
+    """One JSON line: this rank's broadcasts (and bytes) and barriers by algorithm, and the
+    t_hold and t_end it measured on first use (collectives.measured; the same on every
+    rank), one record per message size of the grid."""
     # collectives.intracomm imports mpi4py.MPI, which starts MPI: in ranks only
     from . import intracomm
 
     calls = {f"{kind} {name}": n for (kind, name), n in sorted(intracomm.CALLS.items())}
-    print(json.dumps({"collectives.use": {"calls": calls, "bytes": dict(intracomm.BYTES)}}),
-          flush=True)
+    print(json.dumps({"collectives.use": {"calls": calls, "bytes": dict(intracomm.BYTES),
+                                          "measured": intracomm.MEASURED}}), flush=True)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -25,20 +25,18 @@ import sys
 import time
 from typing import Any
 
-from .. import outqueue
 from ..algorithms import DEFAULT_SEND_ORDER, SEND_ORDERS
-from ..timing import busy_wait, fit_line, idle_barrier
 
-# Sends and receives wait as the broadcasts' own do (collectives.waiting): the model's
-# t_hold and t_end then hold the wake-up that a broadcast's ranks pay.
+# The timed rounds are collectives.measured's, which the drop-in communicator measures with
+# on first use: both measure the same t_hold and t_end. Their sends and receives wait as the
+# broadcasts' own do (collectives.waiting): the model's t_hold and t_end then hold the
+# wake-up that a broadcast's ranks pay.
+from ..measured import hold, hold_rounds, pingpong, reps
+from ..timing import fit_line, idle_barrier
 from ..waiting import recv, send
 from . import command
 
 DEFAULT_SIZES = "1,1024,16384,65536,262144,1048576"
-
-
-def _reps(m: int, budget_bytes: int = 8 << 20, most: int = 200) -> int:
-    return max(3, min(most, budget_bytes // max(m, 1)))
 
 
 def _ping(comm, buf, k: int, t_ack: float) -> tuple[float, float]:
@@ -65,47 +63,6 @@ def _ping(comm, buf, k: int, t_ack: float) -> tuple[float, float]:
     return max(t_return, sustained), t_return
 
 
-def _hold_rounds(m: int, repeats: int) -> int:
-    """Rounds of back-to-back sends timed for t_hold: up to ten times `repeats` for small
-    messages, whose rounds take a millisecond and vary by a woken rank's latency (1 byte on 8
-    hosts: medians of 3 rounds from 80 to 300 us, 2026-11-26)."""
-    return repeats * max(1, min(10, (64 << 10) // max(m, 1)))
-
-
-def _hold(comm, buf, sends: int, fifo: bool) -> float:
-    """Rank 0: the mean time per send of `sends` back-to-back messages to the other ranks in
-    turn, until the last has left the host (fifo) or its send returned (overlapped)."""
-    rank, n = comm.Get_rank(), comm.Get_size()
-    peers = [1 + j % (n - 1) for j in range(sends)]
-    idle_barrier(comm)
-    if rank:
-        for _ in range(peers.count(rank)):
-            recv(comm, buf, 0, 10)
-        return 0.0
-    t0 = time.perf_counter()
-    for peer in peers:
-        send(comm, buf, peer, 10)
-        if fifo:  # the next send, and the clock's end after the last, once it has left
-            outqueue.wait_sent()
-    return (time.perf_counter() - t0) / sends
-
-
-def _pingpong(comm, buf, k: int, dummy: float = 0.0) -> float:
-    rank = comm.Get_rank()
-    idle_barrier(comm)
-    t0 = time.perf_counter()
-    for _ in range(k):
-        if rank == 0:
-            send(comm, buf, 1, 9)
-            if dummy:
-                busy_wait(dummy)
-            recv(comm, buf, 1, 9)
-        else:
-            recv(comm, buf, 0, 9)
-            send(comm, buf, 0, 9)
-    return (time.perf_counter() - t0) / (2 * k)
-
-
 def measure(comm, sizes: list[int], repeats: int, dummy_max: int,
             budget_bytes: int = 8 << 20, hold_sends: int | None = None,
             send_order: str = DEFAULT_SEND_ORDER) -> dict:
@@ -120,23 +77,23 @@ def measure(comm, sizes: list[int], repeats: int, dummy_max: int,
                  "t_hold_stream_s": [], "dummy": []}
     warm = bytearray(max(sizes) or 1)
     for m in sorted({1, *sizes}):  # first messages set up connections: not measured
-        _hold(comm, memoryview(warm)[:m], n - 1, fifo)
+        hold(comm, memoryview(warm)[:m], n - 1, fifo)
         if rank < 2:
-            _pingpong(pair, memoryview(warm)[:m], 3)
-    t_ack = statistics.median(_pingpong(pair, memoryview(warm)[:1], 20)
+            pingpong(pair, memoryview(warm)[:m], 3)
+    t_ack = statistics.median(pingpong(pair, memoryview(warm)[:1], 20)
                               for _ in range(5)) if rank < 2 else 0.0
     out["t_ack_s"] = t_ack
     for m in sizes:
         buf = bytearray(max(m, 1))
         view = memoryview(buf)[:m] if m else memoryview(buf)[:0]
-        holds = [_hold(comm, view, sends, fifo) for _ in range(_hold_rounds(m, repeats))]
+        holds = [hold(comm, view, sends, fifo) for _ in range(hold_rounds(m, repeats))]
         if rank >= 2:
             continue
-        k = _reps(m, budget_bytes)
+        k = reps(m, budget_bytes)
         pings = [_ping(pair, view, k, t_ack) for _ in range(repeats)]
         out["t_hold_stream_s"].append(statistics.median(h for h, _ in pings))
         out["t_hold_return_s"].append(statistics.median(r for _, r in pings))
-        ends = [_pingpong(pair, view, k) for _ in range(repeats)]
+        ends = [pingpong(pair, view, k) for _ in range(repeats)]
         out["t_hold_s"].append(statistics.median(holds))
         out["t_end_s"].append(statistics.median(ends))
         out["t_hold_min_s"].append(min(holds))
@@ -153,7 +110,7 @@ def _dummy_sweep(comm, view, k: int, t_end: float) -> dict:
     points = []
     for f in (0.0, 0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 3.5, 4.0):
         d = f * t_end
-        points.append((d, statistics.median(_pingpong(comm, view, max(3, k // 4), d)
+        points.append((d, statistics.median(pingpong(comm, view, max(3, k // 4), d)
                                             for _ in range(3))))
     rising = [(d, t) for d, t in points if t > 1.25 * t_end and d > 0]
     if not rising:

@@ -110,7 +110,7 @@ def _with_algorithms(args: argparse.Namespace, prog: list[str]) -> list[str]:
     bcast, barrier = args.bcast or DEFAULT_BCAST, args.barrier or DEFAULT_BARRIER
     options = dict(args.option)
     try:
-        check(bcast, barrier, 2, options)
+        check(bcast, barrier, 2, options, measure=True)  # timing: measured on first use
     except ValueError as e:
         raise UsageError(str(e)) from None
     flags = [f for name, value in options.items() for f in ("-o", f"{name}={json.dumps(value)}")]

@@ -8,7 +8,9 @@ For each [bcast, barrier, options]: `collectives.use.main`, the function behind
 ``python -m collectives.use --bcast B --barrier R -o NAME=VALUE ... -- runtests.py ARGS``,
 runs the suite, its test modules imported afresh (their classes take MPI.COMM_WORLD, the
 choice's stand-in, when they are defined) and the calls counted from zero; then the calls
-are printed as ``--report`` prints them at exit. A line ``@@ mpi4py run B`` on stdout and on
+(and the t_hold/t_end the run measured on first use) are printed as ``--report`` prints
+them at exit. What was measured stays with MPI.COMM_WORLD's handle: a later run that needs
+the same sizes measures nothing. A line ``@@ mpi4py run B`` on stdout and on
 stderr opens each run's output. Exits 1 if any run failed.
 """
 
@@ -36,6 +38,7 @@ def main() -> int:
                 del sys.modules[name]
         intracomm.CALLS.clear()
         intracomm.BYTES.clear()
+        intracomm.MEASURED.clear()  # what this run measured, not an earlier one
         argv = ["--bcast", bcast, "--barrier", barrier]
         for name, value in options.items():
             argv += ["-o", f"{name}={json.dumps(value)}"]

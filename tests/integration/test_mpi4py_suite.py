@@ -5,9 +5,12 @@ with holes; pickled objects), from the vendored suite of the mpi4py version requ
 pins (third_party/mpi4py-tests), run unmodified under collectives.use (the function behind
 ``python -m collectives.use``) on four emulated hosts, once for every broadcast algorithm of
 the registry, each paired with a barrier algorithm: one run after the other in one MPI job
-per network, the suite's modules imported afresh for each (mpi4py_runs.py). Every rank must
-report, for every algorithm, the suite's tests run and passed, and that the broadcasts went
-through the chosen algorithm (the calls collectives.use --report prints)."""
+per network, the suite's modules imported afresh for each (mpi4py_runs.py). Every algorithm
+of the star runs with no options at all: OPT-Tree, DYN-Tree and the others that take t_hold
+and t_end measure them on first use (collectives.measured), the contention trees take the
+ranks as a line. Every rank must report, for every algorithm, the suite's tests run and
+passed, that the broadcasts went through the chosen algorithm (the calls collectives.use
+--report prints), and what it measured: the same on every rank."""
 
 from __future__ import annotations
 
@@ -16,6 +19,7 @@ import re
 from pathlib import Path
 
 from collectives.algorithms import BARRIERS, BCASTS
+from collectives.measured import points
 from controller.config import ControllerConfig
 from testbed.emulation.mpi import run_mpi
 from testbed.emulation.network import Emulation
@@ -32,20 +36,22 @@ TESTS = 24  # per rank: 3 buffer, 2 object and 1 zero-length test in each of 4 c
 # (self, world, and a Dup of each)
 # the world classes broadcast 288 + 576 buffers and 2 x 72 objects each (sizes 0-3 KiB)
 LEAST_BCASTS = 2000
-MODEL = {"t_hold": 60e-6, "t_end": 120e-6}  # any plausible values make a valid OPT tree
-OPTIONS = {"opt-tree": MODEL, "dyn-tree": MODEL, "opt-mesh": {**MODEL, "mesh": [2, 2]},
-           "u-mesh": {"mesh": [2, 2]}, "u-torus": {"torus": [2, 2]},
-           "opt-min": {**MODEL, "bmin": [2, 2]}}
+# the grid sizes the suite's broadcasts (8-byte lengths, messages of 0 to 3 KiB) may measure
+SUITE_SIZES = {p for m in range(3073) for p in points(m)}
 # dyn-mesh runs dyn-tree's executor on the mesh's order (test_bcast.py checks it on real
 # ranks): left out here, where every run costs about 2 s of make test's 15 minutes
 STAR = [a for a in BCASTS if a not in ("range-tree", "dyn-mesh")]
 STAR_BARRIERS = [b for b in BARRIERS if b != "range-tree"]
 
 
-def suites(emu, choices: list[tuple[str, str, dict]], hosts=None) -> None:
+def suites(emu, choices: list[tuple[str, str, dict]], hosts=None) -> dict[str, list[dict]]:
+    """Run the choices; assert every rank passed them. Returns what each run measured on
+    first use (collectives.measured.Measured records, without each rank's own took_s),
+    after asserting that every rank measured the same."""
     argv = [str(HERE / "mpi4py_runs.py"), json.dumps(choices), "--",
             str(SUITE / "runtests.py"), *SELECT]
     res = run_mpi(emu, argv, hosts=hosts, timeout=180 * len(choices), check=False)
+    measured: dict[str, dict[int, list[dict]]] = {}  # by run, by rank
     for rank, text in res.rank_output.items():
         runs: dict[str, str] = {}  # each run's stdout and stderr, by its broadcast
         for part in text.split(MARK)[1:]:
@@ -57,16 +63,47 @@ def suites(emu, choices: list[tuple[str, str, dict]], hosts=None) -> None:
             assert ran and int(ran.group(1)) == TESTS, f"{bcast} rank {rank}:\n{out[-3000:]}"
             assert re.search(r"^OK$", out, re.M), f"{bcast} rank {rank}:\n{out[-3000:]}"
             line = next(ln for ln in out.splitlines() if ln.startswith('{"collectives.use"'))
-            calls = json.loads(line)["collectives.use"]["calls"]
+            report = json.loads(line)["collectives.use"]
+            calls = report["calls"]
             assert calls.get(f"bcast {bcast}", 0) >= LEAST_BCASTS, (bcast, rank, calls)
             assert calls.get(f"barrier {barrier}", 0) >= 2, (barrier, rank, calls)
+            measured.setdefault(bcast, {})[rank] = [
+                {k: v for k, v in m.items() if k != "took_s"} for m in report["measured"]]
     assert res.returncode == 0, res.err[-2000:]
+    for bcast, by_rank in measured.items():  # rank 0's figures, broadcast: the same on all
+        assert len({json.dumps(m) for m in by_rank.values()}) == 1, (bcast, by_rank)
+    return {bcast: next(iter(by_rank.values())) for bcast, by_rank in measured.items()}
+
+
+def assert_measured_once(measured: dict[str, list[dict]], ranks: int) -> None:
+    """The first algorithm that takes t_hold and t_end measured grid sizes about the suite's
+    messages, each once (fifo, the default send order; 4 and 16 about a pickle's 8-byte
+    length), positive times; no run measured anything more."""
+    runs = [records for records in measured.values() if records]
+    assert len(runs) == 1, measured
+    sizes = [m["size"] for m in runs[0]]
+    assert len(sizes) == len(set(sizes)) and {4, 16} <= set(sizes) <= SUITE_SIZES, sizes
+    for m in runs[0]:
+        assert m["send_order"] == "fifo" and m["ranks"] == ranks, m
+        assert 0 < m["t_hold_s"] < 0.1 and 0 < m["t_end_s"] < 0.1, m
 
 
 def test_every_star_algorithm_passes_mpi4pys_broadcast_and_barrier_tests(caps, clean_after):
     with Emulation(parse_spec("star:hosts=4,bw=1000"), caps=caps) as emu:
-        suites(emu, [(bcast, STAR_BARRIERS[i % len(STAR_BARRIERS)], OPTIONS.get(bcast, {}))
-                     for i, bcast in enumerate(STAR)])
+        measured = suites(emu, [(bcast, STAR_BARRIERS[i % len(STAR_BARRIERS)], {})
+                                for i, bcast in enumerate(STAR)])
+    assert_measured_once(measured, 4)
+    first = next(b for b in STAR if BCASTS[b].timing)
+    assert measured[first], measured  # the later ones use what it measured
+
+
+def test_opt_tree_with_no_options_passes_them(caps, clean_after):
+    """Issue 38, item 6: ``collectives.Intracomm(comm, bcast="opt-tree")`` (collectives.use
+    makes MPI.COMM_WORLD one) with no options measures t_hold and t_end on first use and
+    passes mpi4py's broadcast tests on 4 emulated hosts."""
+    with Emulation(parse_spec("star:hosts=4,bw=1000"), caps=caps) as emu:
+        measured = suites(emu, [("opt-tree", "mcast", {})])  # both Intracomm defaults but opt-tree
+    assert_measured_once(measured, 4)
 
 
 def test_range_tree_passes_them_on_a_fat_tree(caps, clean_after):

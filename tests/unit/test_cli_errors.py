@@ -491,7 +491,8 @@ BAD_INPUT = {
                                                       "x"],
                ["run", "nosuchprogram.py"],  # the old spelling
                ["mpirun", "--bcast", "fastest", "--", "-m", "x"],
-               ["mpirun", "--bcast", "opt-tree", "--", "-m", "x"],  # no t_hold, t_end
+               # t_hold without t_end (given none, they are measured on first use)
+               ["mpirun", "--bcast", "opt-tree", "-o", "t_hold=1e-5", "--", "-m", "x"],
                ["mpirun", "--barrier", "mcast", "-o", "nodes", "--", "-m", "x"]],
     "experiment": [["experiment", "/nonexistent.toml"], ["experiment", "--resume", "/nonexistent"],
                    ["run", "--resume", "/nonexistent"]],
