@@ -1,4 +1,5 @@
-"""The teaching labs: list them, open one, check or solve its answers."""
+"""The teaching labs: list them, open one, check answers (a class's, into a gradebook),
+write or sign the instructor's key."""
 
 from __future__ import annotations
 
@@ -15,25 +16,42 @@ from .arguments import (
 
 def cmd_lab(args: argparse.Namespace) -> int:
     # loaded when the command runs: keeps the start of `mcastlab` quick
-    from ..labs import runner
+    from ..labs import runner, secret
 
+    modes = {"--check": args.check, "--solve": args.solve, "--script": args.script,
+             "--sign": args.sign}
     if args.number is None:
-        if args.check or args.solve or args.script or args.against:
+        if any(modes.values()) or args.against:
             raise UsageError("give the lab's number, e.g. mcastlab lab 1 --check answers.toml")
         print(runner.listing())
         return 0
     lab = runner.get(args.number)
-    if sum(map(bool, (args.check, args.solve, args.script))) > 1:
-        raise UsageError("--check, --solve and --script do not go together")
+    given = [name for name, v in modes.items() if v]
+    if len(given) > 1:
+        raise UsageError(f"{' and '.join(given)} do not go together")
     if args.against and not args.check:
         raise UsageError("--against judges the files of --check: mcastlab lab N --check "
                          "FILE... --against KEY")
+    for option, value in (("--gradebook", args.gradebook), ("--marks-only", args.marks_only)):
+        if value and not args.check:
+            raise UsageError(f"{option} goes with --check: mcastlab lab N --check FILE... "
+                             f"{option}{' GRADES.csv' if option == '--gradebook' else ''}")
+    secret_file = Path(args.secret_file) if args.secret_file else None
     if args.check:
+        grades = output_file("--gradebook", args.gradebook) if args.gradebook else None
         key = Path(args.against) if args.against else None
-        return runner.check_files(lab, [Path(f) for f in args.check], progress, key)
-    if args.solve:  # the file checked before the measurement, not after it
+        key_secret = (secret.require("--against", secret_file) if key
+                      else secret.instructor_secret(secret_file))
+        return runner.check_files(lab, [Path(f) for f in args.check], progress, key,
+                                  key_secret=key_secret, marks_only=args.marks_only,
+                                  grades=grades)
+    if args.sign:
+        key_secret = secret.require("--sign", secret_file)
+        return runner.sign_key(lab, output_file("--sign", args.sign), key_secret, progress)
+    if args.solve:  # the file and the secret checked before the measurement, not after it
         out = None if args.solve == "-" else output_file("--solve", args.solve)
-        return runner.solve(lab, out, progress)
+        key_secret = secret.require("--solve", secret_file)
+        return runner.solve(lab, out, progress, key_secret)
     script = script_file(args)
     # testbed.cli.interactive loads Mininet: only where a network is built
     from .interactive import open_prompt
@@ -46,12 +64,31 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
                                    "up, check answers against the testbed's measurement")
     p.add_argument("number", type=int, nargs="?", help="the lab (none: list the labs)")
     p.add_argument("--check", nargs="+", metavar="ANSWERS.toml",
-                   help="measure the lab on the testbed and check these answer files "
-                        "(exit 5 if an answer is wrong)")
+                   help="measure the lab on the testbed and check these answer files, or "
+                        "every .toml file of a folder given (exit 5 if an answer is wrong); "
+                        "the measured value of a wrong answer is shown only with the "
+                        "instructor secret")
     p.add_argument("--against", metavar="KEY.toml",
-                   help="with --check: judge the files against this key (written by --solve) "
-                        "instead of measuring: no network, no root")
+                   help="with --check: judge the files against this key (written and signed "
+                        "by --solve) instead of measuring: no network, no root; needs the "
+                        "instructor secret")
+    p.add_argument("--gradebook", metavar="GRADES.csv",
+                   help="with --check: append every answer of every file with its mark "
+                        "(pass/fail) to this CSV (made with its header if new)")
+    p.add_argument("--marks-only", action="store_true",
+                   help="with --check: pass/fail per answer and why, never a measured value "
+                        "(the students' view; without the instructor secret it is the only "
+                        "one)")
     p.add_argument("--solve", metavar="FILE", help="measure the lab and write the testbed's "
-                                                  "own answers to FILE ('-': stdout)")
+                                                  "own answers, the key, signed, to FILE "
+                                                  "('-': stdout); needs the instructor "
+                                                  "secret")
+    p.add_argument("--sign", metavar="KEY.toml",
+                   help="sign a key written otherwise (before keys were signed, or by hand) "
+                        "with the instructor secret, so that --against accepts it")
+    p.add_argument("--secret-file", metavar="FILE",
+                   help="the instructor secret (a file outside the checkout, chmod 600); "
+                        "default: $MCASTLAB_INSTRUCTOR_SECRET_FILE, else "
+                        "$MCASTLAB_INSTRUCTOR_SECRET, else none")
     p.add_argument("--script", metavar="FILE", help="run the prompt's commands in FILE")
     p.set_defaults(func=cmd_lab)

@@ -21,6 +21,7 @@ from ..errors import UsageError
 
 KINDS = ("number", "int", "choice")
 TIES = "ties"  # a key's table of tied choices (to_toml, load_key)
+STUDENT = "student"  # an answer file's name of its student (the gradebook's; no answer)
 SHOWN = 5  # a bad key's problems named in its error
 # a small message's times are tens of us, and a rank woken from its wait adds 30-210 us now
 # and then (bench/fidelity.md): two honest measurements can differ 3x (13 against 40 us)
@@ -87,11 +88,20 @@ class Question:
 
 @dataclass(frozen=True)
 class Verdict:
+    """One answer judged. `note` says why it is wrong and may name the measured value (the
+    instructor's view); `marks_note` never does (the students' view: `--marks-only`, the
+    gradebook)."""
+
     key: str
     ok: bool
     given: Any
     measured: Any
     note: str
+    marks_note: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.marks_note:
+            object.__setattr__(self, "marks_note", self.note)
 
 
 def flatten(table: dict[str, Any], prefix: str = "") -> dict[str, Any]:
@@ -114,23 +124,44 @@ def _read_toml(path: Path) -> dict[str, Any]:
 
 
 def load_answers(path: Path) -> dict[str, Any]:
-    """A student's answer file as flat keys ("lab" and a key's "ties" dropped); bad TOML is a
-    UsageError."""
+    """A student's answer file as flat keys ("lab", "student" and a key's "ties" dropped);
+    bad TOML is a UsageError."""
     return answers_of(_read_toml(path))
 
 
+def load_answer_file(path: Path) -> tuple[str, dict[str, Any]]:
+    """A student's answer file: who (its `student = "..."`, else the file's name without
+    .toml) and its answers. A student that is not a name is a UsageError."""
+    data = _read_toml(path)
+    student = data.get(STUDENT, path.stem)
+    if not (isinstance(student, str) and student.strip()):
+        raise UsageError(f"{path}: student = {student!r} is not a name (write it in quotes: "
+                         'student = "Ada Lovelace")')
+    return student.strip(), answers_of(data)
+
+
 def answers_of(data: dict[str, Any]) -> dict[str, Any]:
-    """An answer file's parsed TOML as its answers: flat keys, "lab" and "ties" dropped."""
+    """An answer file's parsed TOML as its answers: flat keys, "lab", "student" and "ties"
+    dropped."""
     data = dict(data)
     data.pop("lab", None)
+    data.pop(STUDENT, None)
     data.pop(TIES, None)
     return flatten(data)
 
 
-def load_key(path: Path, lab: int, questions: list[Question]) -> dict[str, Any]:
+def load_key(path: Path, lab: int, questions: list[Question],
+             verify: Callable[[str], None] | None = None) -> dict[str, Any]:
     """A key (an answer file, usually written by --solve) as a measurement to judge against:
     every question answered with a value of its kind, tied choices as tuples (the answer
-    among them). Anything else is one UsageError naming its problems (the first SHOWN)."""
+    among them). Anything else is one UsageError naming its problems (the first SHOWN).
+    `verify(text)`, when given, sees the key's text first and raises on a key it refuses
+    (testbed.labs.secret.verify: not signed by the instructor)."""
+    if verify is not None:
+        try:
+            verify(path.read_text())
+        except OSError as exc:
+            raise UsageError(f"cannot read {path}: {exc.strerror}") from None
     data = _read_toml(path)
     if "lab" in data and data["lab"] != lab:
         raise UsageError(f"{path} is a key of lab {data['lab']!r}, not of lab {lab}")
@@ -190,6 +221,7 @@ def check(questions: list[Question], measured: dict[str, Any],
             out.append(Verdict(q.key, False, None, m, "missing"))
             continue
         ok = q.accepts(given[q.key], m)
+        marks = ""
         if ok:
             note = "ok"
         elif q.kind == "choice" and str(given[q.key]).lower() not in q.choices:
@@ -199,7 +231,8 @@ def check(questions: list[Question], measured: dict[str, Any],
         else:
             by = "your own answers give" if own is not None else "the testbed measured"
             note = f"off: {by} {_fmt(m)} ({q.tolerance()})"
-        out.append(Verdict(q.key, ok, given[q.key], m, note))
+            marks = "wrong" + ("" if q.kind == "choice" else f" ({q.tolerance()})")
+        out.append(Verdict(q.key, ok, given[q.key], m, note, marks))
     known = {q.key for q in questions}
     for key in sorted(set(given) - known):
         out.append(Verdict(key, False, given[key], None, "answers no question of this lab"))

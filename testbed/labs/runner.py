@@ -1,7 +1,10 @@
 """`mcastlab lab`: list the labs, set a lab's network up with the interactive prompt, write
-the testbed's own answers (--solve), or check answer files against a fresh measurement
-(--check: one measurement, any number of files, e.g. a class's) or against a key that
---solve wrote (--check ... --against KEY: no network)."""
+the testbed's own answers, signed with the instructor secret (--solve; --sign signs a key
+written otherwise), or check answer files against a fresh measurement (--check: one
+measurement, any number of files or folders of them, e.g. a class's) or against a signed key
+(--check ... --against KEY: no network), printing marks only or, for the instructor, the
+measured value of each wrong answer, and appending every answer's mark to a gradebook
+(--gradebook, testbed.labs.gradebook)."""
 
 from __future__ import annotations
 
@@ -16,8 +19,8 @@ from ..emulation.network import Emulation
 from ..errors import NotKeptUp, UsageError
 from ..experiments.calibration import resolve
 from ..fidelity.flags import Monitor
-from . import labs
-from .answers import Verdict, check, load_answers, load_key, to_toml
+from . import gradebook, labs, secret
+from .answers import Verdict, check, load_answer_file, load_key, to_toml
 from .lab import Lab
 
 WRONG = 5  # exit code of a check with a wrong, missing or unknown answer
@@ -80,47 +83,102 @@ def kept_up(lab: Lab, progress: Callable[[str], None],
                         "against; stop what else runs on this machine and try again")
 
 
-def solve(lab: Lab, out: Path | None, progress: Callable[[str], None]) -> int:
+def solve(lab: Lab, out: Path | None, progress: Callable[[str], None], key_secret: bytes
+          ) -> int:
+    """Measure the lab and write its key, signed with the instructor secret."""
     measured = kept_up(lab, progress)
     text = (f"# mcastlab lab {lab.number} ({lab.title}): the testbed's own answers, "
             f"measured {datetime.datetime.now():%Y-%m-%d %H:%M} on {lab.topology} "
-            "(the emulator kept up: no fidelity flag)\n"
+            "(the emulator kept up: no fidelity flag). The instructor's: keep it out of the "
+            "students' copy.\n"
             + to_toml(lab.number, list(lab.questions), measured))
+    text = secret.sign(text, key_secret)
     if out is None:
         sys.stdout.write(text)
     else:
         out.write_text(text)
-        progress(f"answers written to {out}")
+        progress(f"answers written to {out} (signed with the instructor secret)")
     return 0
 
 
-def verdict_lines(name: str, verdicts: list[Verdict]) -> list[str]:
+def sign_key(lab: Lab, path: Path, key_secret: bytes, progress: Callable[[str], None]) -> int:
+    """Sign a key written otherwise (by --solve before keys were signed, or by hand), once it
+    reads as a key of this lab (testbed.labs.answers.load_key); a signature already there is
+    replaced."""
+    load_key(path, lab.number, list(lab.questions))
+    path.write_text(secret.sign(path.read_text(), key_secret))
+    progress(f"{path} signed with the instructor secret: mcastlab lab {lab.number} --check "
+             f"FILE... --against {path} judges by it")
+    return 0
+
+
+def verdict_lines(name: str, verdicts: list[Verdict], marks_only: bool = False) -> list[str]:
+    """A file's verdicts as text: with the measured value of each wrong answer (the
+    instructor's), or with marks only (`marks_only`: nothing the measurement gave)."""
     right = sum(v.ok for v in verdicts)
     lines = [f"{name}: {right} of {len(verdicts)} right"]
     for v in verdicts:
         given = "-" if v.given is None else v.given
+        note = v.marks_note if marks_only else v.note
         lines.append(f"  {'ok ' if v.ok else 'NO '} {v.key} = {given}"
-                     + ("" if v.ok else f"   {v.note}"))
+                     + ("" if v.ok else f"   {note}"))
     return lines
 
 
+def answer_files(paths: list[Path]) -> list[Path]:
+    """The files to check: each file given, and the *.toml files of each folder given (a
+    class's folder), in name order; a folder without one is a UsageError."""
+    out: list[Path] = []
+    for p in paths:
+        if p.is_dir():
+            found = sorted(p.glob("*.toml"))
+            if not found:
+                raise UsageError(f"--check: the folder {p} holds no .toml answer file")
+            out += found
+        else:
+            out.append(p)
+    return out
+
+
 def check_files(lab: Lab, files: list[Path], progress: Callable[[str], None],
-                key: Path | None = None) -> int:
-    """Judge answer files against a fresh measurement, or against `key` (a key --solve wrote:
-    no network, the verdicts that key's measurement gives)."""
+                key: Path | None = None, *, key_secret: bytes | None = None,
+                marks_only: bool = False, grades: Path | None = None) -> int:
+    """Judge answer files against a fresh measurement, or against `key` (a key signed with
+    `key_secret`: no network, the verdicts that key's measurement gives). The measured value
+    of a wrong answer is shown only with the instructor secret and not `marks_only`; every
+    answer's mark is appended to the gradebook `grades` when given."""
     # every file read before the network comes up: a typo costs nothing
-    answers = {f: load_answers(f) for f in files}
+    answers = {f: load_answer_file(f) for f in answer_files(files)}
+    if grades is not None:
+        gradebook.check_header(grades)
     if key is None:
         measured = kept_up(lab, progress)
+        judged_by = "measurement"
     else:
-        measured = load_key(key, lab.number, list(lab.questions))
+        if key_secret is None:
+            raise UsageError("--against is the instructor's: " + secret.HOW)
+        measured = load_key(key, lab.number, list(lab.questions),
+                            lambda text: secret.verify(key, text, key_secret, lab.number))
         progress(f"lab {lab.number}: judged against the key {key} (no measurement)")
+        judged_by = f"key {key}"
+    marks = marks_only or key_secret is None
+    if marks and not marks_only:
+        progress("marks only: the measured value of a wrong answer is the instructor's "
+                 "(shown with the instructor secret: docs/labs.md)")
     worst = 0
-    for f, given in answers.items():
+    submissions = []
+    checked = gradebook.now()
+    for f, (student, given) in answers.items():
         verdicts = check(list(lab.questions), measured, given)
-        print("\n".join(verdict_lines(str(f), verdicts)))
+        print("\n".join(verdict_lines(str(f), verdicts, marks_only=marks)))
+        submissions.append(gradebook.Submission(student, f, verdicts))
         if not all(v.ok for v in verdicts):
             worst = WRONG
+    if grades is not None:
+        new = gradebook.rows(lab.number, submissions, checked, judged_by)
+        gradebook.append(grades, new)
+        progress(f"gradebook: {len(new)} answers of {len(submissions)} files appended to "
+                 f"{grades}")
     return worst
 
 

@@ -4,10 +4,12 @@ key's own answers right, wrong ones wrong); lab 1, the cheapest to measure, is a
 against a second measurement, as a check without a key is. Whether a second measurement
 accepts the first's answers for every lab is a figure of the machine, measured by `mcastlab
 bench --suite labs` (bench/labs.md). Lab 1 and lab 6 are also driven through their prompt
-with the handout's commands."""
+with the handout's commands. The instructor secret is set for every command (keys are
+signed), so a check shows the measured values, as it did before keys were signed."""
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
 import subprocess
@@ -15,15 +17,18 @@ from pathlib import Path
 
 import pytest
 
-from testbed.labs import labs
+from testbed.labs import labs, secret
 from testbed.labs.answers import Question, load_answers
 
 from .conftest import MCASTLAB
 
+# the instructor secret (testbed.labs.secret): --solve signs the key, --against checks it
+INSTRUCTOR = {**os.environ, secret.ENV: "integration-test-instructor-secret"}
+
 
 def lab(*args: str, timeout: float = 900) -> subprocess.CompletedProcess[str]:
     return subprocess.run([*MCASTLAB, "lab", *args], capture_output=True, text=True,
-                          timeout=timeout)
+                          timeout=timeout, env=INSTRUCTOR)
 
 
 def wrong(q: Question, v: object, given: dict[str, object]) -> object:

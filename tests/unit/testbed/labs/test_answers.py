@@ -13,7 +13,7 @@ import pytest
 
 from testbed.cli.main import main
 from testbed.errors import UsageError
-from testbed.labs import labs
+from testbed.labs import labs, secret
 from testbed.labs.answers import Question, check, load_answers, load_key, to_toml
 from testbed.labs.runner import verdict_lines
 
@@ -245,11 +245,15 @@ def test_a_bad_keys_error_names_the_first_problems(tmp_path: Path) -> None:
 
 
 def test_check_against_a_key_on_the_command_line(tmp_path: Path,
-                                                 capsys: pytest.CaptureFixture[str]) -> None:
+                                                 capsys: pytest.CaptureFixture[str],
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """With the instructor secret (the key is signed: testbed.labs.secret), as before."""
     lab = labs()[1]
     qs = list(lab.questions)
     measured = {q.key: 5 if q.kind == "int" else 2.5 for q in qs}
-    key = _key(tmp_path, to_toml(1, qs, measured))
+    monkeypatch.delenv(secret.ENV_FILE, raising=False)
+    monkeypatch.setenv(secret.ENV, "s" * 32)
+    key = _key(tmp_path, secret.sign(to_toml(1, qs, measured), b"s" * 32))
     wrong = tmp_path / "wrong.toml"
     wrong.write_text("member_frames = 4\n")
     assert main(["lab", "1", "--check", str(key), "--against", str(key)]) == 0

@@ -1,5 +1,6 @@
-"""testbed.labs.lab: every lab's handout has a lab's sections and its check command, and an
-answer template that is valid TOML naming exactly the lab's questions."""
+"""testbed.labs.lab: every lab's handout states its duration, prerequisites and objectives,
+has a lab's sections and its check command, the expected output of every step, and an
+answer template that is valid TOML naming exactly the lab's questions (and the student)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import tomllib
 import pytest
 
 from testbed.labs import labs
+from testbed.labs.answers import STUDENT, answers_of
 from topologies import parse_spec
 
 
@@ -23,13 +25,21 @@ def test_every_lab_has_a_handout_that_asks_its_questions(number: int) -> None:
     # the answer template in the handout is valid TOML and names exactly the lab's keys
     block = re.search(r"## Questions\n.*?```toml\n(.*?)```", text, re.S)
     assert block, f"{lab.handout}: no toml answer template under ## Questions"
-    template = load_answers_text(block.group(1))
-    assert set(template) == {q.key for q in lab.questions}
+    data = tomllib.loads(block.group(1))
+    assert data["lab"] == number and STUDENT in data
+    assert set(answers_of(data)) == {q.key for q in lab.questions}
 
 
-def load_answers_text(text: str) -> dict:
-    from testbed.labs.answers import flatten
-
-    data = tomllib.loads(text)
-    data.pop("lab", None)
-    return flatten(data)
+@pytest.mark.parametrize("number", sorted(labs()))
+def test_every_handout_says_how_long_what_first_what_for_and_what_each_step_prints(
+        number: int) -> None:
+    text = labs()[number].path.read_text()
+    head = text.split("## Goal")[0]
+    for field in ("**Duration:**", "**Prerequisites:**", "**Objectives:**"):
+        assert field in head, f"{labs()[number].handout} lacks {field} before its goal"
+    steps = text.split("## Steps\n")[1].split("\n## ")[0]
+    numbered = re.split(r"^\d+\. ", steps, flags=re.M)[1:]
+    assert numbered, "no numbered steps"
+    for i, step in enumerate(numbered, 1):
+        assert "*Expected output*" in step, f"{labs()[number].handout}: step {i} says not " \
+                                            "what it prints"

@@ -1,6 +1,7 @@
-"""testbed.labs.runner.kept_up: a lab's answers are judged only against a measurement the
-emulator kept up with (the measurement itself is taken on Mininet in the labs' integration
-test; here the rule around it)."""
+"""testbed.labs.runner: a lab's answers are judged only against a measurement the emulator
+kept up with (kept_up; the measurement itself is taken on Mininet in the labs' integration
+test; here the rule around it); a check shows the measured value of a wrong answer only with
+the instructor secret, and with --marks-only never: pass/fail and why, nothing measured."""
 
 from __future__ import annotations
 
@@ -8,8 +9,11 @@ from typing import Any
 
 import pytest
 
+from testbed.cli.main import main
 from testbed.errors import NotKeptUp
-from testbed.labs.runner import MEASURE_TRIES, get, kept_up
+from testbed.labs import runner, secret
+from testbed.labs.answers import Question, check
+from testbed.labs.runner import MEASURE_TRIES, get, kept_up, verdict_lines
 
 
 def _measurements(*flags: list[str]):
@@ -43,3 +47,43 @@ def test_no_answer_is_judged_against_flagged_measurements() -> None:
     with pytest.raises(NotKeptUp, match="nothing to judge answers against") as exc:
         kept_up(get(2), lambda _m: None, once)
     assert exc.value.exit_code == 6 and len(taken) == MEASURE_TRIES
+
+
+def test_marks_only_lines_name_no_measured_value() -> None:
+    qs = [Question("n", "a count", "int"), Question("t", "a time", factor=2.0),
+          Question("c", "a choice", "choice", choices=("yes", "no")), Question("m", "?")]
+    verdicts = check(qs, {"n": 7, "t": 123.456, "c": "yes", "m": 1.0},
+                     {"n": 3, "t": 999.0, "c": "no", "x": 1})
+    full = "\n".join(verdict_lines("f", verdicts))
+    assert "measured 7" in full and "123.5" in full  # the instructor's view
+    marks = verdict_lines("f", verdicts, marks_only=True)
+    assert marks == ["f: 0 of 5 right", "  NO  n = 3   wrong (exact)",
+                     "  NO  t = 999.0   wrong (within x2)", "  NO  c = no   wrong",
+                     "  NO  m = -   missing", "  NO  x = 1   answers no question of this lab"]
+
+
+LAB1 = get(1)
+MEASURED: dict[str, Any] = {q.key: 5 if q.kind == "int" else 2.5 for q in LAB1.questions}
+
+
+@pytest.mark.parametrize(("with_secret", "marks_only", "shows_values"), [
+    (False, False, False), (False, True, False), (True, False, True), (True, True, False)])
+def test_a_check_shows_measured_values_to_the_instructor_only(
+        tmp_path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+        with_secret: bool, marks_only: bool, shows_values: bool) -> None:
+    monkeypatch.setattr(runner, "kept_up", lambda _lab, _p: dict(MEASURED, fidelity=[]))
+    monkeypatch.delenv(secret.ENV_FILE, raising=False)
+    if with_secret:
+        monkeypatch.setenv(secret.ENV, "k" * 32)
+    else:
+        monkeypatch.delenv(secret.ENV, raising=False)
+    answers = tmp_path / "a.toml"
+    answers.write_text("member_frames = 4\nbuckets = 5\n")
+    argv = ["lab", "1", "--check", str(answers)] + (["--marks-only"] if marks_only else [])
+    assert main(argv) == 5
+    out, err = capsys.readouterr()
+    assert "NO  member_frames = 4" in out and "ok  buckets = 5" in out
+    assert ("the testbed measured 5" in out) == shows_values
+    if not shows_values:
+        assert "NO  member_frames = 4   wrong (exact)" in out and "testbed measured" not in out
+    assert ("marks only: the measured value" in err) == (not with_secret and not marks_only)
