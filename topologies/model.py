@@ -224,7 +224,10 @@ class Topology:
     # -- lookups ---------------------------------------------------------------------------
 
     def host(self, name_or_id: str | int) -> Host:
+        """A host by name ("h3") or by node id (3, or "3" as typed at a prompt)."""
         found = None
+        if isinstance(name_or_id, str) and name_or_id.isdigit():
+            name_or_id = int(name_or_id)
         if isinstance(name_or_id, str):
             found = self._hosts_by_name.get(name_or_id)
         elif _is_int(name_or_id) and 0 <= name_or_id < len(self.hosts):

@@ -279,8 +279,8 @@ class McastCLI(CLI):
         return [self.emu.topo.host(self._host(a).name).node_id for a in args]
 
     def do_fail(self, line: str) -> None:
-        """fail HOST ...: mark nodes failed in the controller (contiguous mode then refuses
-        every range that holds one)."""
+        """fail HOST ...: mark nodes failed in the controller, each by name or node id (h3
+        or 3; contiguous mode then refuses every range that holds one)."""
         failed = self.emu.fail_nodes(self._nodes(line, "fail HOST ..."))
         output(f"failed nodes: {', '.join(map(str, failed)) or 'none'}\n")
 

@@ -226,3 +226,14 @@ def test_summary() -> None:
         "star-1 (star): 1 host, 1 switch, 1 link, routing shortest",
         "  host links:   unlimited, delay 0 ms",
     ]
+
+
+def test_a_host_by_name_or_node_id_as_typed() -> None:
+    from topologies import parse_spec
+
+    topo = parse_spec("star:hosts=4")
+    assert topo.host("h3") is topo.host(3) is topo.host("3")
+    with pytest.raises(TopologyError, match="has no host 7"):
+        topo.host("7")
+    with pytest.raises(TopologyError, match="has no host 'x3'"):
+        topo.host("x3")
