@@ -20,6 +20,7 @@ from typing import Any
 from .errors import DiskFull
 
 DEFAULT_ROOT = Path("results")
+PROJECT_ROOT = Path(__file__).resolve().parents[1]  # the checkout this code runs from
 
 
 def new_results_dir(name: str, root: Path | None = None) -> Path:
@@ -57,8 +58,34 @@ def _pkg(name: str) -> str:
         return "not installed"
 
 
-def versions() -> dict[str, str]:
-    """Versions of everything a measurement depends on, and the machine it ran on."""
+def _git(root: Path, *args: str) -> str | None:
+    """`git args` in `root`, its output; None where git is missing or refuses. The testbed
+    runs as root, often in a checkout another user owns: safe.directory for this one call
+    keeps git from refusing it as of "dubious ownership"."""
+    try:
+        out = subprocess.run(["git", "-c", f"safe.directory={root}", "-C", str(root), *args],
+                             capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return out.stdout if out.returncode == 0 else None
+
+
+def checkout(root: Path | None = None) -> dict[str, Any]:
+    """The git commit the code runs from (full hash) and `dirty` (git status --porcelain
+    shows changes, untracked files too); both None, and `checkout` says why, where `root`
+    (the project's root by default) is not a git checkout."""
+    root = (root or PROJECT_ROOT).resolve()
+    head = _git(root, "rev-parse", "--verify", "HEAD")
+    status = _git(root, "status", "--porcelain") if head else None
+    if not head or status is None:
+        return {"commit": None, "dirty": None,
+                "checkout": f"{root}: not a git checkout (or git could not read it)"}
+    return {"commit": head.strip(), "dirty": bool(status.strip()), "checkout": str(root)}
+
+
+def versions() -> dict[str, Any]:
+    """Versions of everything a measurement depends on, the machine it ran on, and the
+    commit of the code (`commit`, `dirty`, `checkout`: see checkout())."""
     mpiexec = Path(sys.executable).parent / "mpiexec"
     return {
         "mcastlab": _pkg("mcastlab"),
@@ -75,6 +102,7 @@ def versions() -> dict[str, str]:
         "mpi4py": _pkg("mpi4py"),
         "mpich": _cmd_version([str(mpiexec), "--version"]) if mpiexec.exists() else "missing",
         "mpich_wheel": _pkg("mpich"),
+        **checkout(),
     }
 
 

@@ -15,7 +15,8 @@ from topologies import parse_spec
 from ..emulation.environment import Capabilities
 from ..emulation.network import Emulation, Progress
 from ..experiments.bcast import measure_params, run_bcast
-from ..report.figures import pyplot
+from ..report.figures import pyplot, save_figure
+from .files import caption
 
 SIZES = (1, 1024, 65536, 1 << 20)
 FLOW_MAX = 65536  # the flow-latency benchmark (k-1 responders) only up to this size
@@ -109,23 +110,28 @@ def markdown(res: dict[str, Any]) -> list[str]:
 
 
 def plot(res: dict[str, Any], path: Path) -> None:
+    """Measured medians (whiskers p10 to p90) beside the model's prediction, per size."""
     plt = pyplot()
 
     sizes = res["sizes"]
-    fig, axes = plt.subplots(1, len(sizes), figsize=(4 * len(sizes), 4))
-    for ax, s in zip(axes, sizes, strict=True):
+    fig, axes = plt.subplots(1, len(sizes), figsize=(4 * len(sizes), 4), squeeze=False)
+    for ax, s in zip(axes[0], sizes, strict=True):
         rows = [r for r in res["rows"] if r["size"] == s]
         names = [r["algorithm"] for r in rows]
         meas = [r["t_mcast_s"]["median"] * 1e3 for r in rows]
+        err = [[max(0.0, m - r["t_mcast_s"].get("p10", r["t_mcast_s"]["median"]) * 1e3)
+                for m, r in zip(meas, rows, strict=True)],
+               [max(0.0, r["t_mcast_s"].get("p90", r["t_mcast_s"]["median"]) * 1e3 - m)
+                for m, r in zip(meas, rows, strict=True)]]
         pred = [(r["predicted_s"] or 0) * 1e3 for r in rows]
         x = range(len(rows))
-        ax.bar([i - 0.2 for i in x], meas, 0.4, label="measured (median)")
+        ax.bar([i - 0.2 for i in x], meas, 0.4, yerr=err, capsize=2,
+               label="measured (median, p10-p90)")
         ax.bar([i + 0.2 for i in x], pred, 0.4, label="model")
         ax.set_xticks(list(x), names, rotation=60, ha="right", fontsize=8)
         ax.set_title(f"{s} B")
         ax.set_ylabel("t_mcast (ms)")
-    axes[0].legend(fontsize=8)
+    axes[0][0].legend(fontsize=8)
     fig.suptitle(f"Broadcast on {res['topology']}")
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    save_figure(plt, fig, path, caption(res))

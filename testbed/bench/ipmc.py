@@ -21,7 +21,8 @@ from ..emulation.environment import Capabilities
 from ..emulation.mpi import run_mpi
 from ..emulation.network import Emulation, Progress
 from ..experiments.bcast import run_bcast
-from ..report.figures import pyplot
+from ..report.figures import pyplot, save_figure
+from .files import caption
 
 BW = 100e6
 FRAME = 1500  # the paper's T: the largest frame's payload, in its frame formulas
@@ -185,32 +186,37 @@ def _crossovers(rows: list[dict[str, Any]]) -> list[str]:
     return out
 
 
+def _line(ax: Any, rows: list[dict[str, Any]], x: str, scale: float = 1.0) -> None:
+    """One line per algorithm: medians with p10-p90 whiskers."""
+    for a in dict.fromkeys(r["algorithm"] for r in rows):
+        mine = [r for r in rows if r["algorithm"] == a]
+        ys = [_ms(r) for r in mine]
+        err = [[max(0.0, y - r["t_mcast_s"].get("p10", r["t_mcast_s"]["median"]) * 1e3)
+                for y, r in zip(ys, mine, strict=True)],
+               [max(0.0, r["t_mcast_s"].get("p90", r["t_mcast_s"]["median"]) * 1e3 - y)
+                for y, r in zip(ys, mine, strict=True)]]
+        ax.errorbar([r[x] * scale for r in mine], ys, yerr=err, marker="o", capsize=2,
+                    label=a)
+
+
 def plot(res: dict[str, Any], path: Path) -> None:
     plt = pyplot()
 
     fig, axes = plt.subplots(1, 3, figsize=(15, 4.2))
     rows = [r for r in res["chen2000"] if r["hosts"] == max(r["hosts"] for r in res["chen2000"])]
-    for a in dict.fromkeys(r["algorithm"] for r in rows):
-        mine = [r for r in rows if r["algorithm"] == a]
-        axes[0].plot([r["size"] for r in mine], [_ms(r) for r in mine], marker="o", label=a)
+    _line(axes[0], rows, "size")
     axes[0].set(xlabel="bytes", ylabel="t_mcast (ms)", xscale="log",
                 title=f"Chen2000: {rows[0]['hosts']} hosts")
-    for a in dict.fromkeys(r["algorithm"] for r in res["scaling"]):
-        mine = [r for r in res["scaling"] if r["algorithm"] == a]
-        axes[1].plot([r["hosts"] for r in mine], [_ms(r) for r in mine], marker="o", label=a)
+    _line(axes[1], res["scaling"], "hosts")
     axes[1].set(xlabel="hosts", ylabel="t_mcast (ms)", xscale="log", yscale="log",
                 title="64 KiB")
     ns = sorted({r["hosts"] for r in res["scaling"]})
     axes[1].set_xticks(ns, [str(n) for n in ns])
     axes[1].minorticks_off()
-    for a in dict.fromkeys(r["algorithm"] for r in res["loss"]):
-        mine = [r for r in res["loss"] if r["algorithm"] == a]
-        axes[2].plot([r["loss"] * 100 for r in mine], [_ms(r) for r in mine], marker="o",
-                     label=a)
+    _line(axes[2], res["loss"], "loss", 100)
     axes[2].set(xlabel="multicast loss per link direction (%)", ylabel="t_mcast (ms)",
                 title="64 KiB, 16 hosts")
     for ax in axes:
         ax.legend(fontsize=7)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    save_figure(plt, fig, path, caption(res))

@@ -24,6 +24,7 @@ from . import (
     cluster,
     contention,
     fidelity,
+    files,
     forwarding,
     groups,
     ipmc,
@@ -109,9 +110,11 @@ def run(out_dir: Path, *, quick: bool = False, progress: Progress = print,
         (out_dir / f"{name}.json").write_text(json.dumps(res, indent=1) + "\n")
         lines = [f"# mcastlab {title} bench, {time.strftime('%Y-%m-%d %H:%M')}",
                  _machine_line(caps), *module.markdown(res)]
+        if files.write_csv(res, out_dir / f"{name}.csv"):
+            lines += ["", f"Every row: [{name}.csv]({name}.csv)."]
         if hasattr(module, "plot"):
             module.plot(res, out_dir / f"{name}.png")
-            lines += ["", f"![{name}]({name}.png)"]
+            lines += ["", f"![{name}]({name}.png) (also [SVG]({name}.svg), [PDF]({name}.pdf))"]
         md = out_dir / f"{name}.md"
         md.write_text("\n".join(lines) + "\n")
     return write_index(out_dir)
@@ -154,6 +157,7 @@ def _testbed_suite(out_dir: Path, caps: Any, quick: bool, progress: Progress) ->
     report["pingpong"] = _pingpong(caps, 50 if quick else 200)
 
     results.write_json(out_dir / "results.json", report)
+    files.write_csv(report, out_dir / "results.csv")
     lines = [f"# mcastlab bench, {report['date']}", _machine_line(caps), "",
              "| network | start (median s) | stop (median s) |", "|---|---|---|"]
     lines += [f"| {k} | {r['start_s_median']:.2f} | {r['stop_s_median']:.2f} |"

@@ -1,17 +1,25 @@
-"""A drawn figure (PNG and caption) and the pyplot setup and PNG writer that both the plots
-and the trees use."""
+"""A drawn figure (PNG and caption), the pyplot setup, and save_figure: every figure the
+project saves (a run's plots and trees, reproduce's and bench's plots) goes through it, as
+PNG, SVG and PDF side by side, with a caption line on the figure itself naming what a
+reader of a paper needs (topology, link rate and dilation, repetitions, date, commit)."""
 
 from __future__ import annotations
 
 import io
+import textwrap
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+PNG_DPI = 150
+FORMATS = ("png", "svg", "pdf")
+CAPTION_FONT = 7
+
 
 @dataclass(frozen=True)
 class Figure:
-    path: Path
+    path: Path  # the PNG; the SVG and PDF lie beside it (path.with_suffix)
     caption: str
 
 
@@ -20,20 +28,82 @@ def pyplot() -> Any:
     import matplotlib  # takes most of a second to load: only what draws pays for it
 
     matplotlib.use("Agg")
+    # text stays text in the SVG (searchable, editable in a paper's figure); the PDF embeds
+    # TrueType fonts (Type 42), which journals accept where Type 3 is refused
+    matplotlib.rcParams.update({"svg.fonttype": "none", "pdf.fonttype": 42})
     import matplotlib.pyplot as plt  # after use("Agg")
 
     return plt
 
 
-def save_png(plt: Any, fig: Any, path: Path) -> None:
-    """PNG in 256 colours: a quarter of the bytes, which matters once every plot is embedded
-    in the HTML. No Software tag: it carries a URL, and the report references nothing."""
+def rate_text(link_rate: Mapping[str, Any] | None) -> str:
+    """A LinkRate record (testbed.fidelity.link_rate) as a caption says it: "20 Mbit/s,
+    x5 dilation (auto: calibration cache)", "100 Mbit/s", "unlimited links"."""
+    if not link_rate:
+        return "link rate not recorded"
+    mbit = link_rate.get("mbit")
+    if mbit is None:
+        return "unlimited links"
+    dilation = link_rate.get("dilation")
+    text = f"{mbit:g} Mbit/s"
+    if dilation is not None:
+        text += f", x{dilation:.3g} dilation"
+        if link_rate.get("nominal_mbit") is not None:
+            text += f" of {link_rate['nominal_mbit']:g} Mbit/s"
+    if link_rate.get("auto"):
+        text += f" (auto: {link_rate.get('source')})"
+    return text
+
+
+def commit_text(versions: Mapping[str, Any] | None) -> str:
+    """The commit's short hash, "+dirty" when the tree had changes (results.checkout)."""
+    if "commit" not in (versions or {}):
+        return "commit not recorded"
+    commit = (versions or {}).get("commit")
+    if not commit:
+        return "no commit (not a git checkout)"
+    return f"commit {str(commit)[:10]}" + ("+dirty" if (versions or {}).get("dirty") else "")
+
+
+def caption_line(*, topology: str | None, rate: str | None, repetitions: str | None,
+                 date: str | None, versions: Mapping[str, Any] | None) -> str:
+    """One line for the figure's foot: what it ran on, how often, when and from what code."""
+    parts = [f"topology {topology}" if topology else "", rate or "", repetitions or "",
+             date or "", commit_text(versions)]
+    return " | ".join(p for p in parts if p)
+
+
+def _add_caption(fig: Any, caption: str) -> None:
+    """The caption below the axes, left-aligned, wrapped to the figure's width; the saving
+    with bbox_inches="tight" makes room for it."""
+    width_in = fig.get_size_inches()[0]
+    chars = max(40, int(width_in * 72 / (CAPTION_FONT * 0.52)))
+    fig.text(0.0, -0.01, "\n".join(textwrap.wrap(caption, chars)), ha="left", va="top",
+             fontsize=CAPTION_FONT, color="#444444", gid="caption")
+
+
+def save_figure(plt: Any, fig: Any, path: Path, caption: str | None = None) -> list[Path]:
+    """`fig` written as `path` (PNG, PNG_DPI, in 256 colours: a quarter of the bytes, which
+    matters once every plot is embedded in an HTML report) and as SVG and PDF beside it,
+    with `caption` on the figure; closes it. Returns the three paths. No Software or Date
+    tags: they carry a URL and a time that would make equal figures differ."""
     from PIL import Image  # Pillow (matplotlib's) loads only when a picture is written
 
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=100, metadata={"Software": None})
-    plt.close(fig)
-    buf.seek(0)
-    with Image.open(buf) as img:
-        img.convert("RGB").quantize(256, method=Image.Quantize.FASTOCTREE).save(
-            path, format="png", optimize=True)
+    path = Path(path)
+    if caption:
+        _add_caption(fig, caption)
+    opts: dict[str, Any] = {"bbox_inches": "tight", "pad_inches": 0.08}
+    try:
+        buf = io.BytesIO()
+        fig.savefig(buf, format="png", dpi=PNG_DPI, metadata={"Software": None}, **opts)
+        buf.seek(0)
+        with Image.open(buf) as img:
+            img.convert("RGB").quantize(256, method=Image.Quantize.FASTOCTREE).save(
+                path, format="png", optimize=True)
+        fig.savefig(path.with_suffix(".svg"), format="svg", metadata={"Date": None}, **opts)
+        fig.savefig(path.with_suffix(".pdf"), format="pdf",
+                    metadata={"CreationDate": None, "ModDate": None}, **opts)
+    finally:
+        plt.close(fig)
+    return [path.with_suffix(f".{f}") for f in FORMATS]
+

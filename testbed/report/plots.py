@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .figures import Figure, pyplot, save_png
+from .figures import Figure, caption_line, pyplot, rate_text, save_figure
 from .points import (
     ALGORITHM_ORDER,
     Cond,
@@ -135,7 +135,7 @@ Panel = tuple[str, list[Point]]
 
 def _line_figures(plt: Any, out: Path, name: str, panels: list[Panel],
                   x_of: Callable[[Point], float | None], xlabel: str, xscale: dict[str, Any],
-                  caption: str, sharey: bool,
+                  caption: str, sharey: bool, foot: str,
                   xlabels: Callable[[float], str] | None = None) -> list[Figure]:
     chunks = [panels[i:i + MAX_PANELS] for i in range(0, len(panels), MAX_PANELS)]
     figures = []
@@ -159,13 +159,14 @@ def _line_figures(plt: Any, out: Path, name: str, panels: list[Panel],
         _legend(fig, sorted(drawn, key=alg_order), any(p.flagged for p in pts_all),
                 any(p.predicted_ms for p in pts_all))
         path = out / (f"{name}.png" if len(chunks) == 1 else f"{name}-{n}.png")
-        save_png(plt, fig, path)
+        save_figure(plt, fig, path, foot)
         part = f" (part {n} of {len(chunks)})" if len(chunks) > 1 else ""
         figures.append(Figure(path, caption + part))
     return figures
 
 
-def _size_plot(plt: Any, out: Path, points: list[Point], varying: set[str]) -> list[Figure]:
+def _size_plot(plt: Any, out: Path, points: list[Point], varying: set[str],
+               foot: str) -> list[Figure]:
     ok = [p for p in points if p.ok and p.size is not None]
     if len({p.size for p in ok}) < 2:
         return []
@@ -178,11 +179,12 @@ def _size_plot(plt: Any, out: Path, points: list[Point], varying: set[str]) -> l
         plt, out, "latency-vs-size", panels, lambda p: p.size, "message size (bytes)", scale,
         "Median broadcast latency against message size (log-log), one panel per condition and "
         "one line per algorithm; whiskers span p10 to p90, dotted lines are the model's "
-        "predictions and hollow markers flagged points.", sharey=True,
+        "predictions and hollow markers flagged points.", sharey=True, foot=foot,
         xlabels=lambda v: fmt_size(round(v)) if v >= 0 else "")
 
 
-def _hosts_plot(plt: Any, out: Path, points: list[Point], varying: set[str]) -> list[Figure]:
+def _hosts_plot(plt: Any, out: Path, points: list[Point], varying: set[str],
+                foot: str) -> list[Figure]:
     ok = [p for p in points if p.ok and p.hosts is not None]
     if len({p.hosts for p in ok}) < 2:
         return []
@@ -200,11 +202,12 @@ def _hosts_plot(plt: Any, out: Path, points: list[Point], varying: set[str]) -> 
         plt, out, "latency-vs-hosts", panels, lambda p: p.hosts, "communicator size (ranks)",
         {"value": "log", "base": 2},
         "Median latency against communicator size, one panel per message size and condition; "
-        "whiskers span p10 to p90, hollow markers are flagged points.", sharey=False,
+        "whiskers span p10 to p90, hollow markers are flagged points.", sharey=False, foot=foot,
         xlabels=lambda v: f"{v:g}")
 
 
-def _load_plot(plt: Any, out: Path, points: list[Point], varying: set[str]) -> list[Figure]:
+def _load_plot(plt: Any, out: Path, points: list[Point], varying: set[str],
+               foot: str) -> list[Figure]:
     ok = [p for p in points if p.ok and p.load_x is not None]
     loaded = [p for p in ok if not no_traffic(p.config().get("traffic"))]
     if not loaded or len({tuple(dict(p.cond).get(f) for f in TRAFFIC_FIELDS) for p in ok}) < 2:
@@ -232,7 +235,8 @@ def _load_plot(plt: Any, out: Path, points: list[Point], varying: set[str]) -> l
         "accepted load (fraction of link capacity)", {"value": "linear"},
         "Median latency against the accepted background load (the requested load where the "
         "generators reported none; quiet runs at 0), one panel per message size and traffic "
-        "pattern; hollow markers are flagged points.", sharey=False)
+        "pattern; whiskers span p10 to p90, hollow markers are flagged points.", sharey=False,
+        foot=foot)
 
 
 # ---- condition effect -------------------------------------------------------------------
@@ -259,7 +263,7 @@ def _bars(ax: Any, pts: list[Point], conds: list[Cond]) -> None:
 
 
 def _effect_plots(plt: Any, out: Path, points: list[Point],
-                  varying: set[str]) -> list[Figure]:
+                  varying: set[str], foot: str) -> list[Figure]:
     """Per message size, each algorithm's median under every condition side by side (one
     panel per communicator size)."""
     # matplotlib takes most of a second to load: only when drawing
@@ -285,7 +289,7 @@ def _effect_plots(plt: Any, out: Path, points: list[Point],
                                  label="flagged"))
         fig.legend(handles=handles, loc="outside right upper", fontsize=8, frameon=False)
         path = out / f"condition-effect-{size}.png"
-        save_png(plt, fig, path)
+        save_figure(plt, fig, path, foot)
         figures.append(Figure(path, f"Median latency at {fmt_size(size)} for each algorithm "
                                     "under each condition (whiskers p10 to p90); hatched bars "
                                     "are flagged points, a missing bar failed or was not run."))
@@ -317,8 +321,36 @@ def draw_plots(out: Path, points: list[Point], varying: set[str],
         return plots
     out.mkdir(exist_ok=True)
     plt = pyplot()
+    foot = run_caption(config, points)
     for what, fn in (("message size", _size_plot), ("communicator size", _hosts_plot),
                      ("load", _load_plot), ("condition effect", _effect_plots)):
-        _attempt(plots, plt, what, functools.partial(fn, plt, out, points, varying))
-    plots.trees, plots.tree_notes = tree_plots(plt, out, points, config)
+        _attempt(plots, plt, what, functools.partial(fn, plt, out, points, varying, foot))
+    plots.trees, plots.tree_notes = tree_plots(plt, out, points, config, foot)
     return plots
+
+
+def _repetitions(config: Mapping[str, Any], points: list[Point]) -> str:
+    """The spec's repetitions per point, and the range measured where the budget cut some."""
+    spec = config.get("spec")
+    planned = spec.get("repetitions") if isinstance(spec, dict) else None
+    counts = sorted(n for p in points if p.ok and isinstance(p.rec.get("t_mcast_s"), dict)
+                    and isinstance(n := p.rec["t_mcast_s"].get("n"), int))
+    text = f"{planned} repetitions per point" if planned else ""
+    if counts and (not planned or counts[0] != planned or counts[-1] != planned):
+        got = f"{counts[0]}" if counts[0] == counts[-1] else f"{counts[0]}-{counts[-1]}"
+        text = f"{text} ({got} measured)" if text else f"{got} repetitions per point"
+    return text
+
+
+def run_caption(config: Mapping[str, Any], points: list[Point]) -> str:
+    """The caption line on every figure of a run: topology, link rate and dilation,
+    repetitions, when it started, the commit (testbed.report.figures.caption_line)."""
+    topo = config.get("topology")
+    name = topo.get("name") if isinstance(topo, dict) else None
+    rate = config.get("link_rate")
+    versions = config.get("versions")
+    return caption_line(topology=str(name) if name else None,
+                        rate=rate_text(rate if isinstance(rate, dict) else None),
+                        repetitions=_repetitions(config, points),
+                        date=str(config["started"]) if config.get("started") else None,
+                        versions=versions if isinstance(versions, dict) else None)

@@ -16,7 +16,7 @@ from collectives.trees.latency_model import MeasuredPointToPoint
 from collectives.trees.ops import Schedule, Send
 from collectives.trees.schedules import DEFAULT_FRAGMENT, build
 
-from .figures import Figure, save_png
+from .figures import Figure, save_figure
 from .points import Point, alg_order, as_int, fmt_size, plural
 
 MULTICAST_NOTES = {  # what the drawing of root -> all leaves out
@@ -139,7 +139,7 @@ def _tree_layout(k: int, edges: list[tuple[int, int, str]]) -> dict[int, tuple[f
 
 
 def _draw_tree(plt: Any, path: Path, title: str, k: int, edges: list[tuple[int, int, str]],
-               multicast: bool) -> None:
+               multicast: bool, foot: str = "") -> None:
     pos = _tree_layout(k, edges)
     width = len({x for x, _ in pos.values()})
     depth = -min(y for _, y in pos.values())
@@ -160,11 +160,11 @@ def _draw_tree(plt: Any, path: Path, title: str, k: int, edges: list[tuple[int, 
     ax.set_title(title, fontsize=10)
     ax.axis("off")
     fig.tight_layout()
-    save_png(plt, fig, path)
+    save_figure(plt, fig, path, foot)
 
 
-def tree_plots(plt: Any, out: Path, points: list[Point],
-               config: Mapping[str, Any]) -> tuple[list[Figure], list[str]]:
+def tree_plots(plt: Any, out: Path, points: list[Point], config: Mapping[str, Any],
+               foot: str = "") -> tuple[list[Figure], list[str]]:
     """The tree of every algorithm run at the largest communicator size, at the largest
     message size it ran there; notes for those without a shape to draw."""
     hosts = [p.hosts for p in points if p.hosts]
@@ -176,7 +176,7 @@ def tree_plots(plt: Any, out: Path, points: list[Point],
         nbytes = max((p.size or 0 for p in points if p.hosts == k and p.algorithm == alg),
                      default=0)
         try:
-            figure = _one_tree(plt, out, alg, k, nbytes, config)
+            figure = _one_tree(plt, out, alg, k, nbytes, config, foot)
         except Exception as exc:
             plt.close("all")
             notes.append(f"{alg}: the tree could not be drawn: {exc!r}")
@@ -191,7 +191,7 @@ def tree_plots(plt: Any, out: Path, points: list[Point],
 
 
 def _one_tree(plt: Any, out: Path, alg: str, k: int, nbytes: int,
-              config: Mapping[str, Any]) -> Figure | None:
+              config: Mapping[str, Any], foot: str = "") -> Figure | None:
     tree = _tree(alg, k, nbytes, config)
     if tree is None:
         return None
@@ -200,7 +200,7 @@ def _one_tree(plt: Any, out: Path, alg: str, k: int, nbytes: int,
     title = f"{alg}: {k} ranks, {fmt_size(nbytes)}" + \
         (", IP multicast (repair not drawn)" if multicast else "") + \
         (" (the scatter; the ring allgather is not drawn)" if alg == "scatter-allgather" else "")
-    _draw_tree(plt, path, title, k, edges, multicast)
+    _draw_tree(plt, path, title, k, edges, multicast, foot)
     how = ("dashed edges are one multicast" if multicast else
            "edge numbers give the order in which a parent sends to its children")
     return Figure(path, f"{alg} on {k} ranks (rank 0 the root, on top; {how}): {note}")

@@ -180,7 +180,7 @@ def running(name: str, caps: Any, progress: Callable[[str], None]) -> Iterator[N
 UNMEASURED: dict[str, Any] = dict.fromkeys((
     "rank_done_s", "rank_return_s", "predicted_ms", "frames_sent", "frames_data",
     "frames_acks", "frames_medium", "naive_ms", "root_queue", "repair_rounds",
-    "final_phase_ms"))
+    "final_phase_ms", "iterations"))
 
 
 def claim_point(label: str, r: Flagged, tries: int, **extra: Any) -> dict[str, Any]:
@@ -192,7 +192,7 @@ def claim_point(label: str, r: Flagged, tries: int, **extra: Any) -> dict[str, A
                      **UNMEASURED)
     frames = res.frames or {}
     return point(label, res.t_mcast.to_dict(), verified=res.verified, flags=r.flags,
-                 error=None, tries=tries, **extra,
+                 error=None, tries=tries, **extra, iterations=res.iterations,
                  rank_done_s=res.rank_done_s and list(res.rank_done_s),
                  rank_return_s=res.rank_return_s and list(res.rank_return_s),
                  predicted_ms=res.predicted_s * 1e3 if res.predicted_s else None,

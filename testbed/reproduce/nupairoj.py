@@ -186,11 +186,12 @@ def judge_contention(by: dict[tuple[str, str], list[dict[str, Any]]],
     text = f"median of {takes} job(s) each; " + "; ".join(f"{place}: " + ", ".join(
         f"{MESH_NAMES[a]} {ms[(a, place)] or 0:.0f} ms ({pairs[(a, place)]} contended "
         "pairs)" for a in MESH_TREES) for place in placements)
-    series = {MESH_NAMES[a]: [(i + 1, ms[(a, place)]) for i, place in enumerate(placements)
+    series = {MESH_NAMES[a]: [(i, ms[(a, place)]) for i, place in enumerate(placements)
                               if ms[(a, place)]] for a in MESH_TREES}
     values: dict[str, Any] = {"contended_pairs": {f"{a} {pl}": n for (a, pl), n in
                                                   pairs.items()},
-                              "plot": {"xlabel": f"1 {order}, 2 {shuffle}",
+                              "plot": {"xlabel": "placement of the ranks",
+                                       "categories": [order, shuffle],
                                        "ylabel": "64 KiB broadcast on 16 hosts, ms",
                                        "series": series}}
     bad = no_result(points, text)
@@ -384,8 +385,7 @@ def judge_dynamic(jobs: list[list[dict[str, Any]]], loads: list[str], dynamic: s
     series = {name[a]: [(i, med[(a, load)]) for i, load in enumerate(loads)
                         if (a, load) in med] for a in algs}
     values = {"rows": rows, "loads": loads,
-              "plot": {"xlabel": "condition: " + ", ".join(f"{i} {x}" for i, x in
-                                                           enumerate(loads)),
+              "plot": {"xlabel": "background traffic", "categories": list(loads),
                        "ylabel": "1 KiB broadcast on 8 hosts, ms", "series": series}}
     bad = no_result(points, text or "-")
     if bad is not None:

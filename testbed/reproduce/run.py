@@ -23,7 +23,8 @@ SCHEMA = 1
 def run(out_dir: Path, *, quick: bool = False, only: Sequence[str] | None = None,
         progress: Callable[[str], None] = print, command: str = "mcastlab reproduce",
         caps: Any = None) -> dict[str, Any]:
-    """Run the claims and write reproduce.json, reproduce.md and report.html in `out_dir`;
+    """Run the claims and write reproduce.json, reproduce.md, reproduce.csv, report.html and
+    plots/ (PNG, SVG, PDF) in `out_dir`;
     returns the JSON document. `caps` (testbed.emulation.environment.Capabilities) is
     needed only for measured claims."""
     chosen = select(only, quick)

@@ -183,6 +183,13 @@ def test_plots_and_trees_are_written(run: Path) -> None:
     for name in ("latency-vs-size", "condition-effect-1024", "condition-effect-65536",
                  "tree-binomial", "tree-opt-tree"):
         assert (plots / f"{name}.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", name
+        assert (plots / f"{name}.pdf").read_bytes()[:5] == b"%PDF-", name
+        # the caption: topology, rate, date, commit (none recorded here), wrapped to the
+        # figure's width (a narrow tree's on several lines)
+        words = " ".join(re.findall(r">([^<>]+)</text>", (plots / f"{name}.svg").read_text()))
+        for part in ("topology star |", "link rate not recorded", "2026-01-01T12:00:00",
+                     "commit not recorded"):
+            assert part in words, (name, part)
     assert not (plots / "latency-vs-hosts.png").exists()  # one communicator size only
     assert not (plots / "latency-vs-load.png").exists()   # no traffic
 

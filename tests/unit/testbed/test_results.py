@@ -134,3 +134,41 @@ def test_versions_name_every_component_with_a_version() -> None:
                 "os-ken", "mpi4py", "mpich", "mpich_wheel"):
         assert v[key] and not v[key].endswith(":"), (key, v[key])
     assert v["mpich"].startswith("hydra ") and v["mpich"][6].isdigit(), v["mpich"]
+
+
+def _git(repo: Path, *args: str) -> None:
+    import subprocess  # only these tests make a repository
+
+    subprocess.run(["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t",
+                    *args], check=True, capture_output=True)
+
+
+def test_the_checkout_gives_the_commit_and_whether_it_is_dirty(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    _git(repo, "init", "-q")
+    (repo / "a.py").write_text("x = 1\n")
+    _git(repo, "add", "a.py")
+    _git(repo, "commit", "-q", "-m", "one")
+    clean = results.checkout(repo)
+    assert len(clean["commit"]) == 40 and clean["dirty"] is False
+    assert clean["checkout"] == str(repo.resolve())
+    (repo / "a.py").write_text("x = 2\n")
+    dirty = results.checkout(repo)
+    assert dirty["commit"] == clean["commit"] and dirty["dirty"] is True
+    (repo / "a.py").write_text("x = 1\n")
+    (repo / "new.py").write_text("")  # an untracked file counts too
+    assert results.checkout(repo)["dirty"] is True
+
+
+def test_outside_a_checkout_the_commit_is_null_and_says_so(tmp_path: Path) -> None:
+    got = results.checkout(tmp_path)
+    assert got["commit"] is None and got["dirty"] is None
+    assert "not a git checkout" in got["checkout"]
+
+
+def test_versions_carry_this_checkouts_commit() -> None:
+    """config.json (experiments), bench JSON and reproduce.json all take versions()."""
+    v = results.versions()
+    assert {"commit", "dirty", "checkout"} <= v.keys()
+    assert v == v | results.checkout()
