@@ -238,3 +238,30 @@ def int_list(option: str, text: str) -> list[int]:
     if any(v < 0 for v in values):
         raise UsageError(f"{option} takes non-negative numbers, got {text!r}")
     return values
+
+
+def network_arguments(p: argparse.ArgumentParser, hosts_help: str, servers: bool = False,
+                      hosts_type: Callable[[str], Any] | None = None) -> None:
+    """--topo, --hosts (`hosts_type`, default a count), --bw, --json and --switch (and the
+    servers' options) of a command that builds a network and measures on it."""
+    p.add_argument("--topo", default="star", help=TOPO_HELP)
+    p.add_argument("--hosts", type=hosts_type or POSITIVE, help=hosts_help)
+    p.add_argument("--bw", type=rate, help=BW_HELP)
+    p.add_argument("--json", action="store_true")
+    add_switch_choice(p)
+    if servers:
+        add_cluster_choice(p)
+
+
+def host_counts(text: str) -> tuple[int, ...]:
+    """--hosts of a command that sweeps host counts: N, or N,N,... (each a count >= 1)."""
+    try:
+        counts = tuple(int(x) for x in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a count of hosts, or counts: N or N,N,...; got "
+                                         f"{text!r}") from None
+    if not counts or min(counts) < 1:
+        raise argparse.ArgumentTypeError(f"every count must be >= 1, got {text!r}")
+    if len(set(counts)) != len(counts):
+        raise argparse.ArgumentTypeError(f"a count is given twice in {text!r}")
+    return counts

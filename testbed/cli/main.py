@@ -18,7 +18,7 @@ from topologies import TopologyError
 
 from ..errors import DiskFull, McastlabError
 from ..results import FULL
-from . import algorithms, controller, experiments, labs, measure, network
+from . import algorithms, bcast, controller, experiments, labs, measure, network
 
 EPILOG = """examples:
   sudo mcastlab doctor                      what this machine offers
@@ -36,7 +36,7 @@ EPILOG = """examples:
   sudo mcastlab cleanup                     remove what a crashed run left behind
 """
 
-AREAS = (network, experiments, measure, controller, algorithms, labs)  # the order of --help
+AREAS = (network, experiments, measure, bcast, controller, algorithms, labs)  # the order of --help
 
 
 def build_parser() -> argparse.ArgumentParser:

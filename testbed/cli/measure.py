@@ -1,6 +1,6 @@
 """Commands that measure on an emulated network without a spec: mpirun (any mpi4py
-program), pingpong, params (t_hold/t_end), bcast (one broadcast experiment), osu
-(osu_bcast / osu_barrier of the OSU micro-benchmarks with any algorithm)."""
+program), pingpong, params (t_hold/t_end), osu (osu_bcast / osu_barrier of the OSU
+micro-benchmarks with any algorithm). One measured broadcast, `bcast`, is cli/bcast.py."""
 
 from __future__ import annotations
 
@@ -11,8 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from collectives.algorithms import BARRIERS, BCASTS, COMPLETIONS, NATIVE, SEND_ORDERS
-from collectives.call import BcastCall
+from collectives.algorithms import BARRIERS, BCASTS
 from collectives.executor import WAIT_MODES, check
 from collectives.programs import osu
 from collectives.use import DEFAULT_BARRIER, DEFAULT_BCAST
@@ -25,37 +24,26 @@ from ..emulation.network import Emulation
 from ..errors import McastlabError, RunFailed, UsageError
 from ..experiments import default as default_experiment
 from ..experiments.bcast import (
-    MPICH_ALGORITHMS,
     measure_params,
-    model_params,
-    run_bcast,
-    uses_params,
 )
-from ..experiments.bcast_result import BcastResult
 from ..experiments.default import DEFAULT_TOPOLOGY
 from ..experiments.osu import OsuRow, placed, run_osu
-from ..experiments.spec import LOSS_SCOPES
-from ..fidelity.flags import Monitor
 from ..fidelity.link_rate import nominal_topology
-from ..fidelity.wire_units import in_units
 from ..outputs import output_dir
 from ..results import text_table
 from .arguments import (
-    BW_HELP,
     NON_NEGATIVE,
     POSITIVE,
     TOPO_HELP,
     add_cluster_choice,
     add_controller_choice,
-    add_switch_choice,
     cluster_spec,
     controller_config,
     int_list,
-    loss,
     network,
+    network_arguments,
     old_spelling,
     progress,
-    rate,
     seconds,
     switch_of,
     topo_spec,
@@ -169,137 +157,6 @@ def cmd_params(args: argparse.Namespace) -> int:
     return 0
 
 
-def late_side(text: str) -> tuple[str, float]:
-    """--late's value: "root:MS" or "receivers:MS", MS in [0, 10000]."""
-    side, _, ms = text.partition(":")
-    try:
-        value = float(ms)
-    except ValueError:
-        value = -1.0
-    if side not in ("root", "receivers") or not 0 <= value <= 10_000:
-        raise argparse.ArgumentTypeError(f"expected root:MS or receivers:MS (MS 0-10000), "
-                                         f"got {text!r}")
-    return side, value
-
-
-def cmd_bcast(args: argparse.Namespace) -> int:
-
-    try:  # the one check of the call: collectives.call
-        call = BcastCall(args.algo, args.size, send_order=args.send_order,
-                         completion=args.completion,
-                         options={} if args.fragment is None else {"fragment": args.fragment})
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None
-
-    if args.mpich_algorithm and (args.algo != NATIVE
-                                 or args.mpich_algorithm not in MPICH_ALGORITHMS):
-        raise UsageError(f"--mpich-algorithm needs --algo {NATIVE} and one of "
-                         f"{', '.join(MPICH_ALGORITHMS)}")
-    cluster = cluster_spec(args)
-    if cluster is not None and args.flow is False:
-        raise UsageError("--no-flow: across servers the flow-latency benchmark is the measure "
-                         "(the servers share no clock)")
-    switch = switch_of(args)
-    topo, rate = network(args, ranks=args.hosts)
-    flow = args.flow if args.flow is not None else (not args.loss or cluster is not None)
-    if args.flow is None and args.loss and cluster is None:
-        progress("flow-latency benchmark skipped under --loss (pass --flow to run it)")
-    with Emulation(topo, progress=progress, switch=switch, cluster=across(topo, cluster)) as emu:
-        params = None
-        if uses_params(args.algo):  # MPI_Bcast and the multicast broadcasts need none
-            progress(f"measuring t_hold/t_end at {args.size} B for the model")
-            params = model_params(emu, args.size)
-        progress(f"broadcasting {args.size} B with {args.algo} on "
-                  f"{args.hosts or len(topo.hosts)} hosts")
-        with Monitor(emu.topo, emu.spread) as mon:
-            res = run_bcast(emu, call, hosts=args.hosts, iters=args.repetitions,
-                            flow=flow, params=params,
-                            mpich_algorithm=args.mpich_algorithm, wait=args.wait,
-                            loss=args.loss, loss_scope=args.loss_scope, frames=args.frames,
-                            late=args.late)
-        fidelity = mon.window(*res.window, host_wait_s=res.wait_per_turn_s)
-
-    units = in_units(res.median_s, args.size, rate.mbit)
-    if args.json:
-        print(json.dumps(res.to_dict() | {"fidelity": fidelity, "link_rate": rate.to_dict(),
-                                          "t_mcast_units": units}))
-        return 0 if res.verified else 4
-    t = res.t_mcast
-    pred = f"{res.predicted_s * 1e6:.0f} us" if res.predicted_s is not None else "-"
-    if res.timing == "direct":
-        how = (f"t_mcast median {t.median * 1e6:.0f} us (p10 {t.p10 * 1e6:.0f}, p90 "
-               f"{t.p90 * 1e6:.0f})")
-    else:  # across servers: no shared clock
-        how = (f"t_mcast {t.median * 1e6:.0f} us by flow latency (ranks on "
-               f"{len(res.servers)} servers share no clock)")
-    order = f" ({res.call.send_order} sends)" if res.call.send_order else ""
-    order += f" (completion {res.call.completion})" if res.call.completion else ""
-    print(f"{res.algorithm}{order} {res.size} B on {res.hosts} hosts of "
-          f"{res.topology}: {how}; predicted {pred}; verified {res.verified}")
-    flags = fidelity["flags"]
-    print("  fidelity: " + ("; ".join(flags) + " (not a result: the emulator did not keep up)"
-                            if flags else "kept up (no flag)"))
-    print(f"  links at {rate.text()}"
-          + (f"; t_mcast = {units['per_wire_time']:.2f} x M/B" if units["per_wire_time"]
-             else "")
-          + (f" = {units['per_frame_time']:.1f} frame times" if units["per_frame_time"]
-             else ""))
-    print_details(res)
-    return 0 if res.verified else 4
-
-
-def print_details(res: BcastResult) -> None:
-    """What `mcastlab bcast` shows below the headline, where the run measured it: per rank,
-    CPU, DYN-Tree's trees, frames and link bytes, datagrams and repairs, the late side's
-    final phase, TCP under loss, the flow-latency figure."""
-    # testbed.cli.interactive loads Mininet: only where a network is built
-    from .interactive import rank_lines
-
-    if res.rank_return_s:  # per-rank times need one clock (not across servers)
-        print("\n".join("  " + ln for text in rank_lines(res) for ln in text.splitlines()))
-    cpu = res.cpu or {}
-    if cpu.get("busy") is not None:
-        print(f"  CPU: {cpu['ranks']} ranks on {cpu['cores']} cores, machine {cpu['busy']:.0%} "
-              f"busy, ranks on a CPU {cpu['on_cpu']:.0%} of their time in the broadcast")
-    dyn = res.dyn_tree
-    if dyn and dyn["same_as_opt_tree"] is not None:
-        print(f"  DYN-Tree built OPT-Tree's tree (from the same t_hold/t_end) in "
-              f"{dyn['same_as_opt_tree']:.0%} of {len(dyn['parents'])} broadcasts")
-    if res.frames:
-        fr = res.frames
-        split = (f" ({fr['data']:.1f} with data, {fr['acks']:.1f} TCP pure ACKs)"
-                 if fr.get("data") is not None else "")
-        print(f"  frames per broadcast: {fr['sent']:.1f} sent by hosts{split}, "
-              f"{fr['delivered']:.1f} delivered to hosts")
-    if res.link_bytes and res.size:
-        busiest = sorted(res.link_bytes.items(), key=lambda kv: -kv[1])[:4]
-        print("  busiest links (copies of the message per broadcast, headers included): "
-              + ", ".join(f"{link} {b / res.size:.1f}" for link, b in busiest))
-    if res.datagrams:
-        d = res.datagrams["per_broadcast"]
-        print(f"  datagrams per broadcast: {d['sent']:.1f} sent, {d['received']:.1f} received, "
-              f"{d['rejected']:.1f} rejected, {d['repaired']:.1f} fragments repaired")
-        rounds = res.datagrams.get("repair_rounds")
-        if rounds and rounds.get("mean") is not None:
-            print(f"  repair rounds (Siebert2006): E(X) {rounds['mean']:.2f} chain hops a "
-                  f"fragment, {rounds['multicast_first']:.0%} brought by the multicast first")
-        if res.datagrams.get("pace_bps"):
-            print(f"  the root's pace after the last broadcast: "
-                  f"{res.datagrams['pace_bps'] / 1e6:.1f} Mbit/s, its group round trip "
-                  f"{res.datagrams['grtt_s'] * 1e3:.2f} ms")
-    if res.final_phase_s is not None and res.late is not None:
-        side, ms = res.late
-        print(f"  the {side} {ms:g} ms late: final phase (last call to last return) "
-              f"{res.final_phase_s * 1e3:.1f} ms")
-    if res.loss and res.tcp:
-        lost = "also lost" if res.loss_scope == "all" else "not dropped by the loss"
-        print(f"  TCP on the hosts (MPI's messages, {lost}): {res.tcp['retrans_segs']} "
-              f"segments retransmitted, {res.tcp['timeouts']} retransmission timeouts")
-    if res.flow:
-        print(f"  flow-latency benchmark: {res.flow['t_mcast_s'] * 1e6:.0f} us "
-              f"(critical responder {res.flow['critical']})")
-
-
 def cmd_osu(args: argparse.Namespace) -> int:
 
     table = BCASTS if args.bench == "bcast" else BARRIERS
@@ -379,7 +236,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser("params", help="measure t_hold/t_end (and t_send/t_net/t_recv) on the "
                                       "emulated network")
-    _network_arguments(p, "star size (bare 'star' only)")
+    network_arguments(p, "star size (bare 'star' only)")
     p.add_argument("--sizes", default="1,1024,16384,65536,262144,1048576", metavar="B,B,...",
                    help="message sizes in bytes (default %(default)s)")
     p.add_argument("--repetitions", type=POSITIVE, default=5, metavar="N",
@@ -393,56 +250,11 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
                         "%(default)s)")
     p.set_defaults(func=cmd_params)
 
-    p = sub.add_parser("bcast", help="one measured broadcast experiment")
-    _network_arguments(p, "number of ranks (with a bare 'star' also its size)", servers=True)
-    p.add_argument("--algo", required=True, help=f"one of {', '.join(BCASTS)}")
-    p.add_argument("--size", type=NON_NEGATIVE, required=True, help="message bytes")
-    p.add_argument("--repetitions", type=POSITIVE, default=20, metavar="N",
-                   help="timed broadcasts (default %(default)s)")
-    old_spelling(p, "--iters", "--repetitions", type=POSITIVE)
-    p.add_argument("--fragment", type=POSITIVE, help="fragmented-chain fragment size")
-    p.add_argument("--no-flow", dest="flow", action="store_false", default=None,
-                   help="skip the flow-latency benchmark")
-    p.add_argument("--flow", dest="flow", action="store_true",
-                   help="run the flow-latency benchmark also under --loss (skipped "
-                        "there by default: it repeats the broadcast once per "
-                        "responder, and TCP's retransmission timeouts under heavy "
-                        "loss make that minutes)")
-    p.add_argument("--mpich-algorithm", metavar="NAME",
-                   help="with --algo mpich: MPI_Bcast's algorithm (MPICH control "
-                        "variable), e.g. binomial, scatter_ring_allgather")
-    p.add_argument("--send-order", choices=tuple(SEND_ORDERS),
-                   help="a tree node's sends: fifo (default: the next when the previous "
-                        "message has left the host, as the model assumes) or overlapped "
-                        "(all at once, sharing the link)")
-    p.add_argument("--completion", choices=tuple(COMPLETIONS),
-                   help="a scout broadcast's end: report (default: every receiver says "
-                        "'complete', lost fragments repaired) or none (Chen2000's: a "
-                        "receiver speaks only of a gap)")
-    p.add_argument("--wait", choices=WAIT_MODES,
-                   help="how ranks wait for messages: block (default: asleep until "
-                        "a socket wakes them), spin (MPI's own busy waits), yield, "
-                        "sleep (naps)")
-    p.add_argument("--loss", type=loss, default=0.0, metavar="P",
-                   help="drop this fraction of packets (or a percentage: 5%%) each way on "
-                        "every host link (default 0)")
-    p.add_argument("--loss-scope", choices=LOSS_SCOPES, default="all",
-                   help="drop any packet (default), only multicast datagrams, or only "
-                        "those a host receives (multicast-in: each receiver loses its own)")
-    p.add_argument("--late", type=late_side, metavar="SIDE:MS",
-                   help="root:MS or receivers:MS: that side calls every broadcast MS ms "
-                        "after the others (Siebert2006's root last, root first); prints the "
-                        "final phase")
-    p.add_argument("--frames", type=NON_NEGATIVE, default=10, metavar="N",
-                   help="count frames on the switch ports over N back-to-back "
-                        "broadcasts (0: skip; default %(default)s)")
-    p.set_defaults(func=cmd_bcast)
-
     p = sub.add_parser("osu", help="osu_bcast or osu_barrier of the OSU micro-benchmarks "
                                    "(7.4: its output and method) with any algorithm")
     p.add_argument("bench", choices=("bcast", "barrier"),
                    help="osu_bcast (a row per message size) or osu_barrier (one row)")
-    _network_arguments(p, "number of ranks, one per host (with a bare 'star' also its size)",
+    network_arguments(p, "number of ranks, one per host (with a bare 'star' also its size)",
                        servers=True)
     p.add_argument("--algo", required=True,
                    help=f"bcast: one of {', '.join(BCASTS)}; barrier: one of "
@@ -461,14 +273,3 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
                    help="how ranks wait: block (default: asleep until a socket wakes them), "
                         "spin (MPICH's own busy waits, as OSU's C programs wait), yield, sleep")
     p.set_defaults(func=cmd_osu)
-
-
-def _network_arguments(p: argparse.ArgumentParser, hosts_help: str,
-                       servers: bool = False) -> None:
-    p.add_argument("--topo", default="star", help=TOPO_HELP)
-    p.add_argument("--hosts", type=POSITIVE, help=hosts_help)
-    p.add_argument("--bw", type=rate, help=BW_HELP)
-    p.add_argument("--json", action="store_true")
-    add_switch_choice(p)
-    if servers:
-        add_cluster_choice(p)

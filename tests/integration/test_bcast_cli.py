@@ -67,9 +67,14 @@ def test_bcast_reports_measured_predicted_and_verified(caps, clean_after):
     dyn = run_json("bcast", "--topo", "star", "--hosts", "4", "--bw", "100", "--algo", "dyn-tree",
                    "--size", "1000", "--repetitions", "5", "--no-flow", "--frames", "0")
     assert dyn["verified"] is True and dyn["predicted_s"] > 0  # OPT-Tree's, at zero load
-    native = run_json("bcast", "--topo", "star", "--hosts", "4", "--bw", "100", "--algo", "mpich",
-                      "--size", "1000", "--repetitions", "5", "--no-flow")
-    assert native["verified"] is True and native["predicted_s"] is None
+    # a sweep of host counts: one network (the largest), one rate, a run per count
+    swept = run_json("bcast", "--topo", "star", "--hosts", "2,4", "--bw", "100", "--algo",
+                     "mpich", "--size", "1000", "--repetitions", "5", "--no-flow")
+    assert swept["hosts"] == [2, 4] and [r["hosts"] for r in swept["runs"]] == [2, 4]
+    for native in swept["runs"]:
+        assert native["verified"] is True and native["predicted_s"] is None
+        assert native["topology"] == "star-4" and native["link_rate"] == swept["link_rate"]
+        assert isinstance(native["fidelity"]["flags"], list)
 
 
 def test_multicast_bcast_under_loss_reports_frames_and_datagrams(caps, clean_after):

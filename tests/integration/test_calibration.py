@@ -90,7 +90,8 @@ def test_an_experiment_spec_runs_auto_and_records_it(cache_dir: Path, tmp_path: 
 
 def test_calibrate_refuses_what_it_cannot_do(cache_dir: Path) -> None:
     env = {**os.environ, calibration.CACHE_ENV: str(cache_dir)}
-    for args, needle in ((["--hosts", "4", "--topo", "mesh:rows=2,cols=2"], "--hosts takes"),
+    for args, needle in ((["--host-counts", "4", "--topo", "mesh:rows=2,cols=2"],
+                          "--host-counts is a list"),
                          (["--topo", "star:hosts=1"], "at least 2 hosts"),
                          (["--topo", "star:bw=none"], "shaped host links"),
                          (["--max", "0"], "--max must be > 0")):

@@ -320,9 +320,11 @@ BCAST = ["bcast", "--algo", "binomial", "--size", "1024"]
 
 
 @pytest.mark.parametrize(("argv", "needle"), [
-    ([*BCAST, "--hosts", "0"], "argument --hosts: must be >= 1, got 0"),
-    ([*BCAST, "--hosts", "-3"], "argument --hosts: must be >= 1, got -3"),
-    ([*BCAST, "--hosts", "two"], "argument --hosts: a whole number, got 'two'"),
+    ([*BCAST, "--hosts", "0"], "argument --hosts: every count must be >= 1, got '0'"),
+    ([*BCAST, "--hosts", "-3"], "argument --hosts: every count must be >= 1, got '-3'"),
+    ([*BCAST, "--hosts", "two"], "argument --hosts: a count of hosts, or counts: N or N,N,...; "
+                                 "got 'two'"),
+    ([*BCAST, "--hosts", "2,4,2"], "argument --hosts: a count is given twice in '2,4,2'"),
     ([*BCAST, "--iters", "0"], "argument --iters: must be >= 1, got 0"),
     ([*BCAST, "--frames", "-1"], "argument --frames: must be >= 0, got -1"),
     (["bcast", "--algo", "binomial", "--size", "-1"], "argument --size: must be >= 0, got -1"),
@@ -379,6 +381,7 @@ def resolved(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, dict]]:
      ("mesh:rows=2,cols=2", {"bw": 10.0})),
     (["params", "--topo", "fattree", "--bw", "auto"], ("fattree", {"bw": "auto"})),
     ([*BCAST, "--hosts", "4"], ("star", {"hosts": 4})),
+    ([*BCAST, "--hosts", "2,16,4"], ("star", {"hosts": 16})),  # one network, the largest
     ([*BCAST, "--topo", "star:hosts=16", "--hosts", "8"], ("star:hosts=16", {})),
     ([*BCAST, "--topo", "mesh:rows=2,cols=2", "--hosts", "3", "--bw", "5"],
      ("mesh:rows=2,cols=2", {"bw": 5.0})),

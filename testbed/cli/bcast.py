@@ -1,0 +1,251 @@
+"""`mcastlab bcast`: one measured broadcast experiment, or the same broadcast on several
+host counts (--hosts 2,4,8,16) on one network at one link rate, side by side."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from collectives.algorithms import BCASTS, COMPLETIONS, NATIVE, SEND_ORDERS
+from collectives.call import BcastCall
+from collectives.executor import WAIT_MODES
+
+from ..cluster.spread import across
+from ..emulation.network import Emulation
+from ..errors import UsageError
+from ..experiments.bcast import MPICH_ALGORITHMS, model_params, run_bcast, uses_params
+from ..experiments.bcast_result import BcastResult
+from ..experiments.spec import LOSS_SCOPES
+from ..fidelity.flags import Monitor
+from ..fidelity.link_rate import LinkRate
+from ..fidelity.wire_units import in_units
+from ..results import text_table
+from .arguments import (
+    NON_NEGATIVE,
+    POSITIVE,
+    cluster_spec,
+    host_counts,
+    loss,
+    network,
+    network_arguments,
+    old_spelling,
+    progress,
+    switch_of,
+)
+
+
+def late_side(text: str) -> tuple[str, float]:
+    """--late's value: "root:MS" or "receivers:MS", MS in [0, 10000]."""
+    side, _, ms = text.partition(":")
+    try:
+        value = float(ms)
+    except ValueError:
+        value = -1.0
+    if side not in ("root", "receivers") or not 0 <= value <= 10_000:
+        raise argparse.ArgumentTypeError(f"expected root:MS or receivers:MS (MS 0-10000), "
+                                         f"got {text!r}")
+    return side, value
+
+
+def cmd_bcast(args: argparse.Namespace) -> int:
+
+    try:  # the one check of the call: collectives.call
+        call = BcastCall(args.algo, args.size, send_order=args.send_order,
+                         completion=args.completion,
+                         options={} if args.fragment is None else {"fragment": args.fragment})
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+
+    if args.mpich_algorithm and (args.algo != NATIVE
+                                 or args.mpich_algorithm not in MPICH_ALGORITHMS):
+        raise UsageError(f"--mpich-algorithm needs --algo {NATIVE} and one of "
+                         f"{', '.join(MPICH_ALGORITHMS)}")
+    cluster = cluster_spec(args)
+    if cluster is not None and args.flow is False:
+        raise UsageError("--no-flow: across servers the flow-latency benchmark is the measure "
+                         "(the servers share no clock)")
+    switch = switch_of(args)
+    counts: tuple[int, ...] = args.hosts or ()
+    # several counts: one network, the largest, so every count runs at one link rate
+    topo, rate = network(args, ranks=max(counts) if counts else None)
+    flow = args.flow if args.flow is not None else (not args.loss or cluster is not None)
+    if args.flow is None and args.loss and cluster is None:
+        progress("flow-latency benchmark skipped under --loss (pass --flow to run it)")
+    runs: list[tuple[BcastResult, dict[str, Any]]] = []
+    with Emulation(topo, progress=progress, switch=switch, cluster=across(topo, cluster)) as emu:
+        params = None
+        if uses_params(args.algo):  # MPI_Bcast and the multicast broadcasts need none
+            progress(f"measuring t_hold/t_end at {args.size} B for the model")
+            params = model_params(emu, args.size)
+        for n in counts or (None,):
+            progress(f"broadcasting {args.size} B with {args.algo} on "
+                     f"{n or len(topo.hosts)} hosts")
+            with Monitor(emu.topo, emu.spread) as mon:
+                res = run_bcast(emu, call, hosts=n, iters=args.repetitions,
+                                flow=flow, params=params,
+                                mpich_algorithm=args.mpich_algorithm, wait=args.wait,
+                                loss=args.loss, loss_scope=args.loss_scope,
+                                frames=args.frames, late=args.late)
+            runs.append((res, mon.window(*res.window, host_wait_s=res.wait_per_turn_s)))
+
+    verified = all(res.verified for res, _ in runs)
+    records = [res.to_dict() | {"fidelity": fidelity, "link_rate": rate.to_dict(),
+                                "t_mcast_units": in_units(res.median_s, args.size, rate.mbit)}
+               for res, fidelity in runs]
+    if args.json:
+        print(json.dumps(records[0] if len(records) == 1 else
+                         {"runs": records, "hosts": list(counts), "link_rate": rate.to_dict()}))
+        return 0 if verified else 4
+    for (res, fidelity), record in zip(runs, records, strict=True):
+        print_run(res, fidelity, rate, record["t_mcast_units"])
+    if len(runs) > 1:
+        print_sweep(records, rate)
+    return 0 if verified else 4
+
+
+def print_run(res: BcastResult, fidelity: dict[str, Any], rate: LinkRate,
+              units: dict[str, Any]) -> None:
+    """One broadcast experiment as `mcastlab bcast` prints it: the headline, the fidelity
+    verdict, the link rate, then the details the run measured."""
+    t = res.t_mcast
+    pred = f"{res.predicted_s * 1e6:.0f} us" if res.predicted_s is not None else "-"
+    if res.timing == "direct":
+        how = (f"t_mcast median {t.median * 1e6:.0f} us (p10 {t.p10 * 1e6:.0f}, p90 "
+               f"{t.p90 * 1e6:.0f})")
+    else:  # across servers: no shared clock
+        how = (f"t_mcast {t.median * 1e6:.0f} us by flow latency (ranks on "
+               f"{len(res.servers)} servers share no clock)")
+    order = f" ({res.call.send_order} sends)" if res.call.send_order else ""
+    order += f" (completion {res.call.completion})" if res.call.completion else ""
+    print(f"{res.algorithm}{order} {res.size} B on {res.hosts} hosts of "
+          f"{res.topology}: {how}; predicted {pred}; verified {res.verified}")
+    flags = fidelity["flags"]
+    print("  fidelity: " + ("; ".join(flags) + " (not a result: the emulator did not keep up)"
+                            if flags else "kept up (no flag)"))
+    print(f"  links at {rate.text()}"
+          + (f"; t_mcast = {units['per_wire_time']:.2f} x M/B" if units["per_wire_time"]
+             else "")
+          + (f" = {units['per_frame_time']:.1f} frame times" if units["per_frame_time"]
+             else ""))
+    print_details(res)
+
+
+def print_sweep(records: list[dict[str, Any]], rate: LinkRate) -> None:
+    """Several host counts side by side, all on one network at one link rate (the largest
+    count's), so their times compare; a flagged run shows '!' and feeds no ratio."""
+    first = records[0]
+    rows = []
+    for r in records:
+        flagged = bool(r["fidelity"]["flags"])
+        ms = r["t_mcast_s"]["median"] * 1e3
+        ratio = ("-" if flagged or first["fidelity"]["flags"]
+                 else f"{ms / (first['t_mcast_s']['median'] * 1e3):.2f}")
+        pred = r["predicted_s"]
+        rows.append([r["hosts"], f"{ms:.2f}{' !' if flagged else ''}",
+                     "-" if pred is None else f"{pred * 1e3:.2f}", ratio])
+    print(f"\n{first['algorithm']} {first['size']} B by host count, on one network at "
+          f"{rate.text()} (one rate for every count: the largest network's):")
+    print(text_table(["hosts", "t_mcast ms", "model ms", f"/ T({first['hosts']})"], rows))
+
+
+def print_details(res: BcastResult) -> None:
+    """What `mcastlab bcast` shows below the headline, where the run measured it: per rank,
+    CPU, DYN-Tree's trees, frames and link bytes, datagrams and repairs, the late side's
+    final phase, TCP under loss, the flow-latency figure."""
+    # testbed.cli.interactive loads Mininet: only where a network is built
+    from .interactive import rank_lines
+
+    if res.rank_return_s:  # per-rank times need one clock (not across servers)
+        print("\n".join("  " + ln for text in rank_lines(res) for ln in text.splitlines()))
+    cpu = res.cpu or {}
+    if cpu.get("busy") is not None:
+        print(f"  CPU: {cpu['ranks']} ranks on {cpu['cores']} cores, machine {cpu['busy']:.0%} "
+              f"busy, ranks on a CPU {cpu['on_cpu']:.0%} of their time in the broadcast")
+    dyn = res.dyn_tree
+    if dyn and dyn["same_as_opt_tree"] is not None:
+        print(f"  DYN-Tree built OPT-Tree's tree (from the same t_hold/t_end) in "
+              f"{dyn['same_as_opt_tree']:.0%} of {len(dyn['parents'])} broadcasts")
+    if res.frames:
+        fr = res.frames
+        split = (f" ({fr['data']:.1f} with data, {fr['acks']:.1f} TCP pure ACKs)"
+                 if fr.get("data") is not None else "")
+        print(f"  frames per broadcast: {fr['sent']:.1f} sent by hosts{split}, "
+              f"{fr['delivered']:.1f} delivered to hosts")
+    if res.link_bytes and res.size:
+        busiest = sorted(res.link_bytes.items(), key=lambda kv: -kv[1])[:4]
+        print("  busiest links (copies of the message per broadcast, headers included): "
+              + ", ".join(f"{link} {b / res.size:.1f}" for link, b in busiest))
+    if res.datagrams:
+        d = res.datagrams["per_broadcast"]
+        print(f"  datagrams per broadcast: {d['sent']:.1f} sent, {d['received']:.1f} received, "
+              f"{d['rejected']:.1f} rejected, {d['repaired']:.1f} fragments repaired")
+        rounds = res.datagrams.get("repair_rounds")
+        if rounds and rounds.get("mean") is not None:
+            print(f"  repair rounds (Siebert2006): E(X) {rounds['mean']:.2f} chain hops a "
+                  f"fragment, {rounds['multicast_first']:.0%} brought by the multicast first")
+        if res.datagrams.get("pace_bps"):
+            print(f"  the root's pace after the last broadcast: "
+                  f"{res.datagrams['pace_bps'] / 1e6:.1f} Mbit/s, its group round trip "
+                  f"{res.datagrams['grtt_s'] * 1e3:.2f} ms")
+    if res.final_phase_s is not None and res.late is not None:
+        side, ms = res.late
+        print(f"  the {side} {ms:g} ms late: final phase (last call to last return) "
+              f"{res.final_phase_s * 1e3:.1f} ms")
+    if res.loss and res.tcp:
+        lost = "also lost" if res.loss_scope == "all" else "not dropped by the loss"
+        print(f"  TCP on the hosts (MPI's messages, {lost}): {res.tcp['retrans_segs']} "
+              f"segments retransmitted, {res.tcp['timeouts']} retransmission timeouts")
+    if res.flow:
+        print(f"  flow-latency benchmark: {res.flow['t_mcast_s'] * 1e6:.0f} us "
+              f"(critical responder {res.flow['critical']})")
+
+
+def add_commands(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("bcast", help="one measured broadcast experiment (or the same one on "
+                                     "several host counts, at one link rate)")
+    network_arguments(p, "number of ranks (with a bare 'star' also its size), or counts "
+                         "N,N,...: the same broadcast on each, on one network of the largest "
+                         "count at one link rate", servers=True, hosts_type=host_counts)
+    p.add_argument("--algo", required=True, help=f"one of {', '.join(BCASTS)}")
+    p.add_argument("--size", type=NON_NEGATIVE, required=True, help="message bytes")
+    p.add_argument("--repetitions", type=POSITIVE, default=20, metavar="N",
+                   help="timed broadcasts (default %(default)s)")
+    old_spelling(p, "--iters", "--repetitions", type=POSITIVE)
+    p.add_argument("--fragment", type=POSITIVE, help="fragmented-chain fragment size")
+    p.add_argument("--no-flow", dest="flow", action="store_false", default=None,
+                   help="skip the flow-latency benchmark")
+    p.add_argument("--flow", dest="flow", action="store_true",
+                   help="run the flow-latency benchmark also under --loss (skipped "
+                        "there by default: it repeats the broadcast once per "
+                        "responder, and TCP's retransmission timeouts under heavy "
+                        "loss make that minutes)")
+    p.add_argument("--mpich-algorithm", metavar="NAME",
+                   help="with --algo mpich: MPI_Bcast's algorithm (MPICH control "
+                        "variable), e.g. binomial, scatter_ring_allgather")
+    p.add_argument("--send-order", choices=tuple(SEND_ORDERS),
+                   help="a tree node's sends: fifo (default: the next when the previous "
+                        "message has left the host, as the model assumes) or overlapped "
+                        "(all at once, sharing the link)")
+    p.add_argument("--completion", choices=tuple(COMPLETIONS),
+                   help="a scout broadcast's end: report (default: every receiver says "
+                        "'complete', lost fragments repaired) or none (Chen2000's: a "
+                        "receiver speaks only of a gap)")
+    p.add_argument("--wait", choices=WAIT_MODES,
+                   help="how ranks wait for messages: block (default: asleep until "
+                        "a socket wakes them), spin (MPI's own busy waits), yield, "
+                        "sleep (naps)")
+    p.add_argument("--loss", type=loss, default=0.0, metavar="P",
+                   help="drop this fraction of packets (or a percentage: 5%%) each way on "
+                        "every host link (default 0)")
+    p.add_argument("--loss-scope", choices=LOSS_SCOPES, default="all",
+                   help="drop any packet (default), only multicast datagrams, or only "
+                        "those a host receives (multicast-in: each receiver loses its own)")
+    p.add_argument("--late", type=late_side, metavar="SIDE:MS",
+                   help="root:MS or receivers:MS: that side calls every broadcast MS ms "
+                        "after the others (Siebert2006's root last, root first); prints the "
+                        "final phase")
+    p.add_argument("--frames", type=NON_NEGATIVE, default=10, metavar="N",
+                   help="count frames on the switch ports over N back-to-back "
+                        "broadcasts (0: skip; default %(default)s)")
+    p.set_defaults(func=cmd_bcast)
