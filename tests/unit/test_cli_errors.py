@@ -533,6 +533,15 @@ def test_bad_input_covers_every_subcommand() -> None:
     assert set(BAD_INPUT) == set(commands)
 
 
+@pytest.mark.parametrize("name", sorted(BAD_INPUT))
+def test_every_subcommand_has_help(name: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exc:
+        main([name, "--help"])
+    out, err = capsys.readouterr()
+    assert exc.value.code == 0 and err == ""
+    assert out.startswith(f"usage: mcastlab {name}") and "options:" in out
+
+
 @pytest.mark.parametrize("argv", [argv for cases in BAD_INPUT.values() for argv in cases]
                          + [[name, "--no-such-option"] for name in BAD_INPUT],
                          ids=" ".join)
