@@ -5,7 +5,7 @@ PYTEST  := $(BIN)/pytest
 # Extra pytest arguments, e.g.  sudo make test T="-k mesh -x"
 T       ?=
 
-.PHONY: install testbed test unit integration lint lab bench reproduce clean clean-results distclean
+.PHONY: install testbed test unit integration lint lab bench reproduce docs clean clean-results distclean
 
 install:
 	@scripts/install.sh
@@ -39,6 +39,11 @@ bench: install
 # PUBLISH=1 writes the curated report in bench/reproduce instead of a dated results folder
 reproduce: install
 	$(BIN)/mcastlab reproduce $(if $(Q),--quick) $(if $(PUBLISH),--publish)
+
+# The API reference (docs/api.md), made by pdoc from the docstrings into build/api/
+# (not kept in git: tests/unit/test_api_reference.py builds and checks it on every test run)
+docs: install
+	$(BIN)/python scripts/api_reference.py build/api
 
 # Every trace of a run: namespaces, bridges, veths, processes (mcastlab cleanup), and caches.
 # Measured results are never removed here: results/ stays (make clean-results removes it).

@@ -32,5 +32,6 @@ def __getattr__(name: str):
         # collectives.intracomm imports mpi4py.MPI, which starts MPI: in ranks only
         from .intracomm import Intracomm
 
+        globals()["Intracomm"] = Intracomm  # once loaded, a plain attribute (pdoc reads those)
         return Intracomm
     raise AttributeError(f"module 'collectives' has no attribute {name!r}")

@@ -27,10 +27,14 @@ from .tables import Cell, Counts, Table
 
 FIDELITY_MEANING = ("A point is flagged when the emulator could not keep up with it: the "
                     "software switch waited for a CPU core at least 75 % of the time it had "
-                    "packets to move, or a loaded link carried less than 70 % of what it "
-                    "should have. The time measured then includes the emulator's own delays, "
-                    "so the number is suspect. The machine's busy share is shown too; polling "
-                    "MPI ranks keep it near 100 % either way.")
+                    "packets to move, a loaded link carried less than 70 % of what it "
+                    "should have, the ranks waited for a core longer than 1.5 frame times of "
+                    "their link each time they got one, or a switch port facing a host "
+                    "dropped frames on arrival. The time measured then includes the "
+                    "emulator's own delays, so the number is no result. What to do: fewer "
+                    "hosts, a lower link rate (bw= in the topology), less background "
+                    "traffic, or a quieter machine (docs/fidelity.md). The machine's busy "
+                    "share is shown too; it flags nothing by itself.")
 
 CSS = """
 body{font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#222;

@@ -270,7 +270,7 @@ NO_SENDER_LOAD = ("the background comes from the other 8 hosts, so no broadcasti
 
 
 def ch6_spec(topology: str, quick: bool) -> dict[str, Any]:
-    """The experiment of experiments/seed000-ch6-mesh.toml at this run's rate: 1 KiB
+    """The experiment of experiments/nupairoj-ch6-mesh.toml at this run's rate: 1 KiB
     broadcasts from the first 8 hosts of the 4x4 mesh while the other 8 send 1 KiB messages
     to each other (TCP, exponential think time): DYN-Tree and its static rivals, DYN-Mesh and
     its (placed in the mesh's routing order); t_hold/t_end at 1 KiB only, the one size used."""
