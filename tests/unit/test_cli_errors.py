@@ -508,6 +508,8 @@ BAD_INPUT = {
               ["trees", "binomial", "--t-hold", "1", "--t-end", "1"]],
     "range-trees": [["range-trees", "--nodes", "16"],
                     ["range-trees", "--nodes", "15", "--failed", "1"]],
+    "algorithms": [["algorithms", "fastest"], ["algorithms", "--collective", "allreduce"],
+                   ["algorithms", "binomial", "--collective", "barrier"]],
     "params": [["params", "--topo", "nosuchshape"], ["params", "--sizes", "big"]],
     "bcast": [["bcast", "--algo", "nosuchalgo", "--size", "1"],
               ["bcast", "--algo", "binomial", "--size", "1", "--topo", "nosuchshape"],
