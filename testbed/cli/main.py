@@ -3,9 +3,10 @@
 Each area is a module with its commands (``cmd_*``) and ``add_commands(sub)``, which adds
 their parsers (as ``bin/mn`` builds its options from choice dictionaries): `network`
 (doctor, topo, net, up, calibrate, cleanup), `experiments` (experiment, testbed, bench),
-`measure` (mpirun, pingpong, params, bcast, osu), `controller` (controller, groups, ports,
-fail, restore), `catalog` (algorithms: the registry, no root), `algorithms` (trees,
-range-trees: no root) and `labs` (lab); `arguments` holds what they share.
+`measure` (mpirun, pingpong, params, bcast, osu), `multinode` (multinode: Tseng2001's many
+sources at once), `controller` (controller, groups, ports, fail, restore), `catalog`
+(algorithms: the registry, no root), `algorithms` (trees, range-trees: no root) and `labs`
+(lab); `arguments` holds what they share.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from topologies import TopologyError
 
 from ..errors import DiskFull, McastlabError
 from ..results import FULL
-from . import algorithms, catalog, controller, experiments, labs, measure, network
+from . import algorithms, catalog, controller, experiments, labs, measure, multinode, network
 
 EPILOG = """examples:
   sudo mcastlab doctor                      what this machine offers
@@ -38,7 +39,7 @@ EPILOG = """examples:
 """
 
 # the order of --help
-AREAS = (network, experiments, measure, controller, catalog, algorithms, labs)
+AREAS = (network, experiments, measure, multinode, controller, catalog, algorithms, labs)
 
 
 def build_parser() -> argparse.ArgumentParser:
