@@ -1,11 +1,13 @@
 """collectives.catalog (and the names of collectives.algorithms.ELSEWHERE): every registry
 entry described with its options and their defaults, each option one the executor's check
 takes, and the MPICH / Open MPI / SimGrid names only for entries that exist and only names
-those libraries have."""
+those libraries have, as docs/algorithms.md lists them."""
 
 from __future__ import annotations
 
 import dataclasses
+import re
+from pathlib import Path
 
 import pytest
 
@@ -138,3 +140,19 @@ def test_lookup_by_name_finds_both_collectives():
     assert [a.collective for a in catalog.lookup("mpich", "barrier")] == ["barrier"]
     with pytest.raises(ValueError, match="unknown algorithm 'binomial'; choose from mpich, "):
         catalog.lookup("binomial", "barrier")
+
+
+def test_the_docs_table_of_foreign_names_agrees():
+    """docs/algorithms.md copies the names as prose: the same names, the same 'closest'."""
+    text = (Path(__file__).resolve().parents[3] / "docs" / "algorithms.md").read_text()
+    table = text[text.index("| here | MPICH |"):].split("\n\n")[0].splitlines()[2:]
+    said = {}
+    for line in table:
+        here, *cells = (c.strip() for c in line.strip("|").split("|"))
+        name = re.search(r"`([^`]+)`", here).group(1)
+        collective = "barrier" if "(barrier)" in here else "bcast"
+        said[(collective, name)] = {
+            lib: (re.search(r"`([^`]+)`", cell).group(1), not cell.startswith("closest"))
+            for lib, cell in zip(LIBRARIES, cells, strict=True) if cell}
+    assert said == {key: {lib: (e.name, e.same) for lib, e in there.items()}
+                    for key, there in ELSEWHERE.items()}
