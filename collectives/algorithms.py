@@ -180,6 +180,85 @@ _ALL = (
               collective="barrier", geometry="fattree"),
 )
 
+# ---- the names users know: MPICH, Open MPI, SimGrid ----------------------------------------
+# library -> what its name selects and where the list of names comes from (docs/algorithms.md
+# cites them): MPICH 4's control variables, Open MPI's coll/tuned forced algorithm (its
+# ompi/mca/coll/tuned/coll_tuned_{bcast,barrier}_decision.c), SimGrid SMPI's --cfg options
+# (docs/source/app_smpi.rst, "Collective operations").
+LIBRARIES = {
+    "mpich": "MPICH 4: MPIR_CVAR_BCAST_INTRA_ALGORITHM / MPIR_CVAR_BARRIER_INTRA_ALGORITHM",
+    "openmpi": "Open MPI coll/tuned: coll_tuned_bcast_algorithm / coll_tuned_barrier_algorithm",
+    "simgrid": "SimGrid SMPI: --cfg=smpi/bcast:NAME / --cfg=smpi/barrier:NAME",
+}
+
+
+@dataclass(frozen=True)
+class Elsewhere:
+    """An algorithm's name in another library: `same` when it is the same algorithm (the
+    same tree, the same messages), else only the closest there is; `note` says how."""
+
+    name: str
+    same: bool = True
+    note: str = ""
+
+
+def _closest(name: str, note: str) -> Elsewhere:
+    return Elsewhere(name, False, note)
+
+
+# (collective, name) -> library -> its name there; a library without one is left out
+ELSEWHERE: dict[tuple[str, str], dict[str, Elsewhere]] = {
+    ("bcast", NATIVE): {
+        "mpich": Elsewhere("auto", note="MPI_Bcast's own choice: this is MPICH's"),
+        "simgrid": _closest("mpich", "SimGrid's copy of MPICH's selection rules"),
+    },
+    ("bcast", "sequential"): {
+        "openmpi": Elsewhere("basic_linear"),
+        "simgrid": Elsewhere("flattree"),
+    },
+    ("bcast", "binomial"): {
+        "mpich": Elsewhere("binomial"),
+        "openmpi": _closest("binomial", "segmented by coll_tuned_bcast_algorithm_segmentsize "
+                                       "(0: the whole message, as here)"),
+        "simgrid": Elsewhere("binomial_tree"),
+    },
+    ("bcast", "binary"): {
+        "openmpi": _closest("binary_tree", "Open MPI's balanced binary tree, segmented"),
+        "simgrid": _closest("NTSB", "a binary tree pipelined in 8192-byte pieces"),
+    },
+    ("bcast", "chain"): {
+        "openmpi": _closest("chain", "with coll_tuned_bcast_algorithm_chain_fanout 1 and no "
+                                     "segments; by default several chains, segmented"),
+    },
+    ("bcast", "fragmented-chain"): {
+        "mpich": _closest("pipelined_tree", "with MPIR_CVAR_BCAST_TREE_TYPE=kary and "
+                                            "MPIR_CVAR_BCAST_TREE_KVAL=1: a chain, in chunks "
+                                            "of MPIR_CVAR_BCAST_TREE_PIPELINE_CHUNK_SIZE"),
+        "openmpi": Elsewhere("pipeline", note="a chain of fanout 1 in segments (fragment= "
+                                              "is its segment size)"),
+        "simgrid": Elsewhere("ompi_pipeline", note="also NTSL (8192-byte pieces)"),
+    },
+    ("bcast", "scatter-allgather"): {
+        "mpich": Elsewhere("scatter_ring_allgather"),
+        "openmpi": Elsewhere("scatter_allgather_ring"),
+        "simgrid": Elsewhere("scatter_LR_allgather"),
+    },
+    ("barrier", NATIVE): {
+        "mpich": Elsewhere("auto", note="MPI_Barrier's own choice: this is MPICH's"),
+        "simgrid": _closest("mpich", "SimGrid's copy of MPICH's selection rules"),
+    },
+    ("barrier", "tree"): {
+        "openmpi": _closest("tree", "arrivals up and a release down a binomial tree, not a "
+                                    "binary one"),
+        "simgrid": _closest("ompi_tree", "Open MPI's, as above"),
+    },
+    ("barrier", "pairwise"): {
+        "openmpi": Elsewhere("recursive_doubling", note="MPICH 1's: the ranks beyond the "
+                                                        "largest power of two pair in first"),
+        "simgrid": Elsewhere("ompi_recursivedoubling", note="also mvapich2_pair"),
+    },
+}
+
 BCASTS: dict[str, Algorithm] = {a.name: a for a in _ALL if a.collective == "bcast"}
 BARRIERS: dict[str, Algorithm] = {a.name: a for a in _ALL if a.collective == "barrier"}
 

@@ -32,6 +32,7 @@ from ..emulation.environment import Capabilities
 from ..emulation.mpi import run_mpi
 from ..emulation.network import Emulation, Progress
 from ..experiments.bcast import measure_params, point_to_point
+from ..fidelity.flags import Monitor
 
 TOPO = "torus:rows=4,cols=4,bw=10"
 SHAPE, DILATION, DESTS, SEED = (4, 4), 2, 6, 0
@@ -40,6 +41,27 @@ SIZES = (4096, 65536)
 WAIT = "sleep"  # 16 ranks on 2 cores: see bench.range_trees.WAIT
 NAMES = {"direct": "u-torus", "random": "partitioned-random",
          "balanced": "partitioned-balanced"}
+
+
+def measured_rows(emu: Emulation, *, sources: int, sizes: Any, schemes: Any, factors: Any,
+                  reps: int, seed: int = SEED, torus: tuple[int, int] = SHAPE,
+                  dilation: int = DILATION, dests: int = DESTS, timeout: float = 1800.0,
+                  wait: str = WAIT) -> tuple[list[dict[str, Any]], Any]:
+    """One multinode_bench job on `emu` (one rank per torus node, rank i on node i) under
+    the fidelity monitor: its rows (collectives.programs.multinode_bench), each with the
+    monitor's verdict over the row's own window (`fidelity`: its flags and readings), and
+    the job's result (its output, for a job that printed no row). The job runner of
+    `mcastlab multinode` and of Tseng2001's measured claims (testbed.reproduce.tseng)."""
+    args = multinode_bench.argv(torus=torus, dilation=dilation, sources=sources, dests=dests,
+                                factors=factors, sizes=sizes, schemes=schemes, reps=reps,
+                                seed=seed)
+    with Monitor(emu.topo) as mon:
+        res = run_mpi(emu, args, timeout=timeout, env={"MCASTLAB_WAIT": wait}, check=False)
+    rows = [json.loads(ln) for ln in res.rank_output.get(0, "").splitlines()
+            if ln.startswith("{")]
+    for row in rows:
+        row["fidelity"] = mon.window(*row["window"], host_wait_s=row["cpu"]["wait_per_turn_s"])
+    return rows, res
 
 
 def model_s(scheme: str, sources: int, p: float, size: int, t_s: float, t_c: float) -> float:

@@ -3,9 +3,10 @@
 Each area is a module with its commands (``cmd_*``) and ``add_commands(sub)``, which adds
 their parsers (as ``bin/mn`` builds its options from choice dictionaries): `network`
 (doctor, topo, net, up, calibrate, cleanup), `experiments` (experiment, testbed, bench),
-`measure` (mpirun, pingpong, params, bcast, osu), `controller` (controller, groups, ports,
-fail, restore), `algorithms` (trees, range-trees: no root) and `labs` (lab); `arguments`
-holds what they share.
+`measure` (mpirun, pingpong, params, bcast, osu), `multinode` (multinode: Tseng2001's many
+sources at once), `controller` (controller, groups, ports, fail, restore), `catalog`
+(algorithms: the registry, no root), `algorithms` (trees, range-trees: no root) and `labs`
+(lab); `arguments` holds what they share.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from topologies import TopologyError
 
 from ..errors import DiskFull, McastlabError
 from ..results import FULL
-from . import algorithms, bcast, controller, experiments, labs, measure, network
+from . import algorithms, bcast, catalog, controller, experiments, labs, measure, multinode, network
 
 EPILOG = """examples:
   sudo mcastlab doctor                      what this machine offers
@@ -28,6 +29,7 @@ EPILOG = """examples:
   sudo mcastlab experiment --resume results/DIR
                                             finish an interrupted experiment
   mcastlab topo mesh:rows=4,cols=4          describe a topology (no root needed)
+  mcastlab algorithms                       every algorithm, its options, its MPICH names
   mcastlab range-trees --nodes 4096 --faulty 0.01 --repetitions 1000
                                             greedy vs optimal range-multicast trees
   sudo mcastlab up --topo fattree           the network with a Mininet prompt
@@ -36,7 +38,8 @@ EPILOG = """examples:
   sudo mcastlab cleanup                     remove what a crashed run left behind
 """
 
-AREAS = (network, experiments, measure, bcast, controller, algorithms, labs)  # the order of --help
+# the order of --help
+AREAS = (network, experiments, measure, bcast, multinode, controller, catalog, algorithms, labs)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -11,18 +11,14 @@ The judging (judge_size_gain, judge_balance) is pure: it takes the points."""
 
 from __future__ import annotations
 
-import json
 import statistics
 from collections.abc import Sequence
 from typing import Any
 
-from collectives.programs import multinode_bench
 from collectives.waiting import DEFAULT as DEFAULT_WAIT
 
-from ..bench.multinode import DESTS, DILATION, NAMES, SEED, SHAPE, model_s
-from ..emulation.mpi import run_mpi
+from ..bench.multinode import DESTS, NAMES, SEED, measured_rows, model_s
 from ..experiments.bcast import point_to_point
-from ..fidelity.flags import Monitor
 from .claims import Claim, Context, PaperFigure
 from .verdict import (
     NOT_APPLICABLE,
@@ -98,21 +94,16 @@ def run_job(net: Any, sources: int, sizes: Sequence[int], schemes: Sequence[str]
     """One multinode_bench job (destination sets drawn with `seed`) under the fidelity
     monitor: per (scheme, size) a point (not yet priced by the model), or failed points if
     the job printed nothing."""
-    args = multinode_bench.argv(torus=SHAPE, dilation=DILATION, sources=sources, dests=DESTS,
-                                factors=FACTOR, sizes=sizes, schemes=schemes, reps=REPS,
-                                seed=seed)
     net.progress(f"reproduce: multi-node multicast, {sources} sources (draw {seed}), "
                  f"{', '.join(map(str, sizes))} B, {', '.join(schemes)}"
                  + (" (again: flagged)" if tries > 1 else ""))
-    with Monitor(net.emu.topo) as mon:
-        res = run_mpi(net.emu, args, timeout=JOB_TIMEOUT_S, env={"MCASTLAB_WAIT": DEFAULT_WAIT},
-                      check=False)
-    rows = [json.loads(ln) for ln in res.rank_output.get(0, "").splitlines()
-            if ln.startswith("{")]
+    rows, res = measured_rows(net.emu, sources=sources, sizes=sizes, schemes=schemes,
+                              factors=FACTOR, reps=REPS, seed=seed, timeout=JOB_TIMEOUT_S,
+                              wait=DEFAULT_WAIT)
     out: dict[tuple[str, int], dict[str, Any]] = {}
     for row in rows:
         scheme = next(k for k, v in NAMES.items() if v == row["scheme"])
-        fid = mon.window(*row["window"], host_wait_s=row["cpu"]["wait_per_turn_s"])
+        fid = row["fidelity"]
         p = to_point(row, scheme, sources, fid["flags"], tries, None, seed)
         p["fidelity"] = {k: fid.get(k) for k in ("switch_waited", "host_wait_frames",
                                                   "window_s")}

@@ -1,0 +1,93 @@
+"""testbed.cli.catalog, without root: `mcastlab algorithms` lists every registry entry with
+its family, paper, options and their defaults and its MPICH / Open MPI / SimGrid names; NAME
+shows one in full; --json says everything; a name it lacks is one error line."""
+
+from __future__ import annotations
+
+import json
+
+from collectives import catalog
+from collectives.algorithms import BARRIERS, BCASTS, LIBRARIES
+from testbed.cli.catalog import wrap
+from testbed.cli.main import main
+
+
+def rows_of(out: str) -> dict[tuple[str, str], str]:
+    """(name, collective) -> its row with the option lines below it joined on."""
+    rows: dict[tuple[str, str], str] = {}
+    key = None
+    for line in out.splitlines()[2:]:
+        if not line.strip():
+            break
+        if not line.startswith(" "):
+            name, collective = line.split()[:2]
+            key = (name, collective)
+            rows[key] = line
+        elif key is not None:
+            rows[key] += " " + line.strip()
+    return rows
+
+
+def test_the_table_has_every_entry_with_its_options_defaults(capsys):
+    assert main(["algorithms"]) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[0].split()[:4] == ["name", "collective", "family", "paper"]
+    rows = rows_of(out)
+    assert set(rows) == {(n, "bcast") for n in BCASTS} | {(n, "barrier") for n in BARRIERS}
+    for (name, collective), row in rows.items():
+        alg = (BCASTS if collective == "bcast" else BARRIERS)[name]
+        assert alg.family in row.split()[2]
+        for o in catalog.options(alg):
+            assert f"{o.name}={o.short}" in row, (name, o.name, row)
+    assert "basic_linear" in rows[("sequential", "bcast")]
+    assert "~pipelined_tree" in rows[("fragmented-chain", "bcast")]  # only the closest
+    assert "fragment=8192" in rows[("fragmented-chain", "bcast")]
+    for text in LIBRARIES.values():  # where the names come from
+        assert text in out
+
+
+def test_collective_keeps_to_one(capsys):
+    assert main(["algorithms", "--collective", "barrier"]) == 0
+    assert {c for _, c in rows_of(capsys.readouterr().out)} == {"barrier"}
+
+
+def test_one_in_full(capsys):
+    assert main(["algorithms", "scout-binary"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("scout-binary (bcast): ")
+    assert "paper     Chen2000" in out
+    assert "completion = report: how the receivers end it: report or none" in out
+    assert "MPICH     -" in out
+    assert main(["algorithms", "range-tree"]) == 0  # a broadcast and a barrier
+    out = capsys.readouterr().out
+    assert "range-tree (bcast)" in out and "range-tree (barrier)" in out
+    assert main(["algorithms", "pairwise"]) == 0
+    assert "Open MPI  recursive_doubling: MPICH 1's" in capsys.readouterr().out
+
+
+def test_json_says_everything(capsys):
+    assert main(["algorithms", "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["libraries"] == LIBRARIES
+    assert len(d["algorithms"]) == len(BCASTS) + len(BARRIERS)
+    assert d["algorithms"] == [catalog.entry(a) for a in catalog.table()]
+    assert main(["algorithms", "mcast", "--json"]) == 0
+    (one,) = json.loads(capsys.readouterr().out)["algorithms"]
+    assert [(o["name"], o["default"]) for o in one["options"]] == [("timeout", 60.0),
+                                                                     ("release", "both")]
+
+
+def test_an_unknown_name_is_one_error_line(capsys):
+    assert main(["algorithms", "fastest"]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.strip() == ("mcastlab: error: unknown algorithm 'fastest'; choose from "
+                           + ", ".join(dict.fromkeys([*BCASTS, *BARRIERS])))
+    assert main(["algorithms", "binomial", "--collective", "barrier"]) == 2
+    assert "unknown algorithm 'binomial'" in capsys.readouterr().err
+
+
+def test_wrap_keeps_each_option_whole():
+    assert wrap(["a=1", "rate=link rate", "b=2"], width=16) == ["a=1,", "rate=link rate,",
+                                                                 "b=2"]
+    assert wrap([]) == []
