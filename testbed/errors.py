@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import warnings
+from typing import Any
+
 
 class McastlabError(Exception):
     """A failure the user can act on; the CLI prints the message and exits with `exit_code`."""
@@ -38,3 +41,13 @@ class DiskFull(McastlabError):
     whole, and the run stops there (`mcastlab experiment --resume` finishes it)."""
 
     exit_code = 7
+
+
+def renamed_keyword(old_value: Any, old: str, value: Any, new: str) -> Any:
+    """A Python API keyword's old spelling: its value if given (with a DeprecationWarning
+    naming the new one), else the new keyword's. Every command, spec and API says
+    `repetitions` for how many times a measurement repeats (docs/cli.md)."""
+    if old_value is None:
+        return value
+    warnings.warn(f"{old}= is now {new}=", DeprecationWarning, stacklevel=3)
+    return old_value

@@ -29,14 +29,14 @@ def run(caps: Capabilities, progress: Progress, quick: bool = False) -> dict[str
     out: dict[str, Any] = {"topology": spec, "sizes": list(sizes), "rows": []}
     with Emulation(parse_spec(spec), caps=caps) as emu:
         progress("bench: t_hold/t_end (Ping, PingPong, dummy loop)")
-        params = measure_params(emu, sorted({*sizes, 16384, 262144}), repeats=3 if quick else 5)
+        params = measure_params(emu, sorted({*sizes, 16384, 262144}), repetitions=3 if quick else 5)
         out["params"] = params
         for size in sizes:
             for alg in names("mpi", "tree"):
                 progress(f"bench: {alg} {size} B on {hosts} hosts")
                 iters = 5 if size >= (1 << 20) else (10 if quick else 20)
                 res = run_bcast(emu, BcastCall(alg, size, options={"fragment": 16384}),
-                                iters=iters, flow=size <= FLOW_MAX, params=params)
+                                repetitions=iters, flow=size <= FLOW_MAX, params=params)
                 out["rows"].append(res.to_dict())
         out["scaling"] = _scaling(emu, params, progress, (2, 8) if quick else (2, 4, 8, 16))
     return out
@@ -51,7 +51,7 @@ def _scaling(emu: Emulation, params: dict[str, Any], progress: Progress,
         for alg in ("chain", "binomial"):
             for wait in ("spin", "sleep") if n == counts[-1] else ("spin",):
                 progress(f"bench: scaling {alg} 1 B on {n} ranks ({wait})")
-                rows.append(run_bcast(emu, BcastCall(alg, 1), hosts=n, iters=20, flow=False,
+                rows.append(run_bcast(emu, BcastCall(alg, 1), hosts=n, repetitions=20, flow=False,
                                       params=params, wait=wait).to_dict())
     return rows
 

@@ -65,7 +65,7 @@ def run(caps: Capabilities, progress: Progress, quick: bool = False) -> dict[str
                 for algo in ALGORITHMS:
                     for size in sizes:
                         progress(f"bench cluster: {algo} {size} B on {setup}")
-                        p = flagged_bcast(emu, BcastCall(algo, size), iters=iters, flow=True)
+                        p = flagged_bcast(emu, BcastCall(algo, size), repetitions=iters, flow=True)
                         res["points"].append(_point(algo, size, p))
                 t1 = time.perf_counter()
             res["stop_s"] = time.perf_counter() - t1

@@ -80,7 +80,7 @@ def run(caps: Capabilities, progress: Progress, quick: bool = False) -> dict[str
         topo = parse_spec(spec)
         with Emulation(topo, caps=caps) as emu:
             progress(f"bench: point-to-point parameters on {spec}")
-            params = measure_params(emu, list(sizes), repeats=3 if quick else 5)
+            params = measure_params(emu, list(sizes), repetitions=3 if quick else 5)
             seed, shuffled = worst_placement(topo, params, max(sizes))
             out["networks"].append({"topology": spec, "shuffle_seed": seed, "shuffled": shuffled,
                                     "params": params})
@@ -93,7 +93,7 @@ def run(caps: Capabilities, progress: Progress, quick: bool = False) -> dict[str
                         pairs = contended(topo, sends, t_hold)
                         r = run_bcast(emu, BcastCall(alg, size), hosts=[f"h{n}" for n in nodes],
                                       params=params, flow=False, wait=WAIT, frames=FRAMES,
-                                      iters=10 if size >= 65536 else 20)
+                                      repetitions=10 if size >= 65536 else 20)
                         out["rows"].append({
                             **r.to_dict(), "network": spec, "placement": placement, "nodes": nodes,
                             "contended_pairs": [[[x.sender, x.receiver], [y.sender, y.receiver],

@@ -80,8 +80,8 @@ def run(caps: Capabilities, progress: Progress, quick: bool = False) -> dict[str
 
 def _one(emu: Emulation, alg: str, size: int, hosts: int, iters: int, frames: int = 10,
          loss: float = 0.0) -> dict[str, Any]:
-    return run_bcast(emu, BcastCall(alg, size), hosts=hosts, iters=iters, flow=False, frames=frames,
-                     loss=loss, loss_scope="multicast").to_dict()
+    return run_bcast(emu, BcastCall(alg, size), hosts=hosts, repetitions=iters, flow=False,
+                     frames=frames, loss=loss, loss_scope="multicast").to_dict()
 
 
 def _ms(r: dict[str, Any]) -> float:

@@ -79,7 +79,7 @@ def run(caps: Capabilities, progress: Progress, quick: bool = False) -> dict[str
                            "seed": SEED, "rows": []}
     with Emulation(parse_spec(TOPO), caps=caps) as emu:
         progress(f"bench: point-to-point parameters on {TOPO}")
-        params = measure_params(emu, list(SIZES), repeats=3 if quick else 5)
+        params = measure_params(emu, list(SIZES), repetitions=3 if quick else 5)
         p2p = point_to_point(params)
         (s0, s1), (e0, e1) = SIZES, (p2p.t_end(SIZES[0]), p2p.t_end(SIZES[1]))
         t_c = (e1 - e0) / (s1 - s0)

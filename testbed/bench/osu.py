@@ -26,7 +26,7 @@ def run(caps: Capabilities, progress: Progress, quick: bool = False) -> dict[str
     with Emulation(topo, caps=caps) as emu:
         for key, (algo, wait) in RUNS.items():
             progress(f"bench osu: osu_bcast with {LABELS[key]}")
-            out["runs"][key] = run_osu(emu, "bcast", algo, sizes=sizes, iterations=iters,
+            out["runs"][key] = run_osu(emu, "bcast", algo, sizes=sizes, repetitions=iters,
                                        full=True, wait=wait, progress=progress).to_dict()
     return out
 

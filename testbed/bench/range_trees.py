@@ -89,7 +89,7 @@ def run(caps: Capabilities, progress: Progress, quick: bool = False) -> dict[str
                     progress(f"bench: {alg} {size} B on {len(up)} nodes, failed "
                              f"{failed or 'none'}")
                     r = run_bcast(emu, BcastCall(alg, size), hosts=hosts, flow=False, wait=WAIT,
-                                  iters=10 if size >= 65536 else 20)
+                                  repetitions=10 if size >= 65536 else 20)
                     out["bcast"].append({**r.to_dict(), "failed": failed})
     return out
 

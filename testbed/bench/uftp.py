@@ -29,7 +29,8 @@ POINT_TIMEOUT_S = 240.0
 
 
 def _ours(emu: Emulation, alg: str, size: int, loss: float, iters: int) -> dict[str, Any]:
-    r = flagged_bcast(emu, BcastCall(alg, size), hosts=HOSTS, iters=iters, flow=False, loss=loss,
+    r = flagged_bcast(emu, BcastCall(alg, size), hosts=HOSTS, repetitions=iters, flow=False,
+                      loss=loss,
                       frames=2, timeout=POINT_TIMEOUT_S)
     head = {"who": alg, "size": size, "loss": loss, "ms": r.ms, "flags": r.flags}
     if r.result is None:

@@ -82,7 +82,7 @@ def cmd_bcast(args: argparse.Namespace) -> int:
             progress(f"broadcasting {args.size} B with {args.algo} on "
                      f"{n or len(topo.hosts)} hosts")
             with Monitor(emu.topo, emu.spread) as mon:
-                res = run_bcast(emu, call, hosts=n, iters=args.repetitions,
+                res = run_bcast(emu, call, hosts=n, repetitions=args.repetitions,
                                 flow=flow, params=params,
                                 mpich_algorithm=args.mpich_algorithm, wait=args.wait,
                                 loss=args.loss, loss_scope=args.loss_scope,

@@ -246,7 +246,8 @@ class McastCLI(CLI):
         if uses_params(algo) and size not in self.params:
             output(f"measuring t_hold/t_end at {size} B for the model (once per size)\n")
             self.params[size] = model_params(self.emu, size)
-        res = run_bcast(self.emu, BcastCall(algo, size), hosts=hosts, iters=BCAST_ITERS, flow=False,
+        res = run_bcast(self.emu, BcastCall(algo, size), hosts=hosts, repetitions=BCAST_ITERS,
+                        flow=False,
                         params=self.params.get(size), wait=BCAST_WAIT, timeout=BCAST_TIMEOUT)
         output("\n".join(bcast_lines(res)) + "\n")
 

@@ -121,7 +121,7 @@ def _program_file(first: str) -> None:
 def cmd_pingpong(args: argparse.Namespace) -> int:
     out_root = output_dir("--out", args.out)
     topo, rate = network(args)
-    out = default_experiment.run(topo, out_root=out_root, reps=args.repetitions,
+    out = default_experiment.run(topo, out_root=out_root, repetitions=args.repetitions,
                                  bw_bytes=args.bw_bytes, progress=progress,
                                  link_rate=rate.to_dict())
     print(f"links at {rate.text()}")
@@ -136,7 +136,7 @@ def cmd_params(args: argparse.Namespace) -> int:
     topo, rate = network(args, star_size=args.hosts)
     with Emulation(topo, progress=progress, switch=switch) as emu:
         progress(f"measuring t_hold/t_end on {emu.topo.name} for {len(sizes)} sizes")
-        res = measure_params(emu, sizes, repeats=args.repetitions, dummy_max=args.dummy_max,
+        res = measure_params(emu, sizes, repetitions=args.repetitions, dummy_max=args.dummy_max,
                              budget_bytes=args.budget_bytes)
     res["link_rate"] = rate.to_dict()
     if args.json:
@@ -181,7 +181,7 @@ def cmd_osu(args: argparse.Namespace) -> int:
     topo, rate = network(args, ranks=args.hosts)
     with Emulation(topo, progress=progress, switch=switch, cluster=across(topo, cluster)) as emu:
         res = run_osu(emu, args.bench, args.algo, hosts=args.hosts, sizes=sizes,
-                      iterations=args.repetitions, skip=args.warmup, full=args.full,
+                      repetitions=args.repetitions, skip=args.warmup, full=args.full,
                       wait=args.wait, progress=progress)
     if args.json:
         print(json.dumps(res.to_dict() | {"link_rate": rate.to_dict()}))

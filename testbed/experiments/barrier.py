@@ -18,7 +18,7 @@ from collectives.waiting import DEFAULT as DEFAULT_WAIT
 from ..emulation.frame_count import FrameCounter
 from ..emulation.mpi import run_mpi
 from ..emulation.network import Emulation
-from ..errors import RunFailed
+from ..errors import RunFailed, renamed_keyword
 from ..fidelity.flags import Monitor
 from .bcast_result import Times
 from .rank_placement import node_params
@@ -88,10 +88,12 @@ def label(algorithm: str, options: Mapping[str, Any]) -> str:
 
 
 def run_barriers(emu: Emulation, rows: Sequence[Row], *, hosts: int | list[str] | None = None,
-                 iters: int = 20, warmup: int = 5, frames: int = 0, timeout: float = 300,
+                 repetitions: int = 20, warmup: int = 5, frames: int = 0,
+                 timeout: float = 300, iters: int | None = None,
                  wait: str | None = None) -> list[BarrierResult]:
     """The barriers of `rows` one after the other in one job on the first `hosts` hosts
-    (or these host names in rank order; default all), `iters` timed after `warmup`, then with
+    (or these host names in rank order; default all), `repetitions` timed after `warmup`
+    (`iters`: the old spelling), then with
     `frames` > 0 the frames of that many back-to-back barriers of each row counted. Per row
     a BarrierResult (the names below are its record's keys):
     algorithm, options, label, release (the multicast barrier's, else None), hosts,
@@ -103,6 +105,7 @@ def run_barriers(emu: Emulation, rows: Sequence[Row], *, hosts: int | list[str] 
     `frames`, over the counted ones (`counted_flags`, recorded: a count does not depend on
     keeping up, and a frame lost and sent again would show in it). RunFailed when the job
     printed no result."""
+    iters = renamed_keyword(iters, "iters", repetitions, "repetitions")
     names = (list(hosts) if isinstance(hosts, list)
              else [h.name for h in emu.topo.hosts][: hosts or len(emu.topo.hosts)])
     placed = next((p for a, _ in rows if (p := node_params(emu.topo, a, names, "barrier"))),

@@ -25,7 +25,7 @@ from ..emulation import tcp_stats
 from ..emulation.frame_count import FrameCounter
 from ..emulation.mpi import run_mpi
 from ..emulation.network import Emulation
-from ..errors import RunFailed
+from ..errors import RunFailed, renamed_keyword
 from .bcast_result import TIMES, BcastResult, Times
 from .rank_placement import node_params
 
@@ -37,15 +37,17 @@ def _last_json(res: Any) -> dict[str, Any]:
     raise RunFailed("the MPI program printed no result")
 
 
-def measure_params(emu: Emulation, sizes: list[int], *, repeats: int = 5,
+def measure_params(emu: Emulation, sizes: list[int], *, repetitions: int = 5,
                    dummy_max: int = 65536, hosts: list[str] | None = None,
                    budget_bytes: int | None = None,
-                   send_order: str = DEFAULT_SEND_ORDER) -> dict[str, Any]:
+                   send_order: str = DEFAULT_SEND_ORDER,
+                   repeats: int | None = None) -> dict[str, Any]:
     """Run collectives.programs.params on `hosts` (default: every host, the topology's most
     distant pair first: that pair times t_end and the dummy loop while the others wait as a
     broadcast's ranks do; t_hold is one message from the first host to each other host in
     turn, in `send_order`). `budget_bytes`: bytes per timed run of a size
     (collectives.programs.params' default 8 MiB takes a minute per size at 10 Mbit/s)."""
+    repeats = renamed_keyword(repeats, "repeats", repetitions, "repetitions")
     check_send_order(send_order)
     if hosts is None:
         pair = [h.name for h in emu.topo.diameter_pair()]
@@ -60,7 +62,7 @@ def measure_params(emu: Emulation, sizes: list[int], *, repeats: int = 5,
 def model_params(emu: Emulation, *sizes: int) -> dict[str, Any]:
     """t_hold/t_end at a broadcast's message size (or at each of several) for the model
     (Ping and PingPong only, 1 MiB per timed run: seconds, not a minute, at 10 Mbit/s)."""
-    return measure_params(emu, sorted({max(size, 1) for size in sizes}), repeats=3,
+    return measure_params(emu, sorted({max(size, 1) for size in sizes}), repetitions=3,
                           dummy_max=0, budget_bytes=1 << 20)
 
 
@@ -152,11 +154,13 @@ def _tcp_note(tcp: dict[str, int]) -> str:
 
 def run_bcast(emu: Emulation, call: BcastCall, *,
               hosts: int | list[str] | None = None,
-              iters: int = 20, flow: bool = True, params: dict[str, Any] | None = None,
+              repetitions: int = 20, flow: bool = True,
+              params: dict[str, Any] | None = None,
               mpich_algorithm: str | None = None,
               wait: str | None = None, loss: float = 0.0, loss_scope: str = "all",
               frames: int = 0, timeout: float = 900, naive: int = 0,
-              late: tuple[str, float] | None = None) -> BcastResult:
+              late: tuple[str, float] | None = None,
+              iters: int | None = None) -> BcastResult:
     """One measured broadcast experiment of `call` (collectives.call.BcastCall: algorithm,
     size, root, send order, completion, the algorithm's own options), with the model's
     prediction where one exists, as a BcastResult (the names below are its record's keys).
@@ -186,6 +190,7 @@ def run_bcast(emu: Emulation, call: BcastCall, *,
     `late` = (side, ms): "root" or "receivers" call every broadcast that much after the
     others (Siebert2006's root last and root first), and the record gets the final phase,
     from the last call to the last return (`final_phase_s`)."""
+    iters = renamed_keyword(iters, "iters", repetitions, "repetitions")
     env: dict[str, str] = {}
     algorithm, size = call.algorithm, call.size
     if wait is not None:

@@ -288,10 +288,10 @@ def probe(emu: Emulation, mbit: float, progress: Progress) -> Verdict:
     with Monitor(emu.topo) as monitor:
         load = load_links(emu, monitor)
         params = model_params(emu, PROBE_SIZE)
-        tree = run_bcast(emu, BcastCall("sequential", PROBE_SIZE), iters=ITERS, flow=False,
+        tree = run_bcast(emu, BcastCall("sequential", PROBE_SIZE), repetitions=ITERS, flow=False,
                          params=params)
         mcast = multicast_bursts(emu)
-        native = run_bcast(emu, BcastCall("mpich", PROBE_SIZE), iters=ITERS, flow=False)
+        native = run_bcast(emu, BcastCall("mpich", PROBE_SIZE), repetitions=ITERS, flow=False)
     t1 = time.time()
     whole = monitor.window(t0, t1)
     # how long the hosts waited for a core each turn while the references ran, in frames

@@ -18,15 +18,18 @@ from .. import results
 from ..emulation.environment import detected
 from ..emulation.mpi import run_mpi
 from ..emulation.network import Emulation, Progress
+from ..errors import renamed_keyword
 
 DEFAULT_TOPOLOGY = "star:hosts=8"  # at the calibrated rate, as every command's bare shapes
 
 
 def run(topo_spec: str | Topology = DEFAULT_TOPOLOGY, *, out_root: Path | None = None,
-        reps: int = 50, bw_bytes: int = 1 << 20, timeout: float = 300.0,
-        progress: Progress = print, link_rate: dict[str, Any] | None = None) -> Path:
+        repetitions: int = 50, bw_bytes: int = 1 << 20, timeout: float = 300.0,
+        progress: Progress = print, link_rate: dict[str, Any] | None = None,
+        reps: int | None = None) -> Path:
     """The ping-pong on `topo_spec` (text, or a topology the caller resolved, e.g. at the
     calibrated rate: `link_rate` is its LinkRate record, kept in config.json)."""
+    reps = renamed_keyword(reps, "reps", repetitions, "repetitions")
     topo: Topology = parse_spec(topo_spec) if isinstance(topo_spec, str) else topo_spec
     caps = detected()
     caps.require()

@@ -17,7 +17,7 @@ from topologies.model import Topology
 
 from ..emulation.mpi import run_mpi
 from ..emulation.network import Emulation
-from ..errors import RunFailed
+from ..errors import RunFailed, renamed_keyword
 from ..fidelity.flags import Monitor
 from .bcast import algorithm_params, model_params
 from .rank_placement import node_params
@@ -118,9 +118,10 @@ def placed(topo: Topology, bench: str, algorithm: str,
 
 def run_osu(emu: Emulation, bench: str, algorithm: str, *, hosts: int | None = None,
             sizes: tuple[int, int] = (osu.MIN_MESSAGE_SIZE, osu.MAX_MSG_SIZE_COLL),
-            iterations: int | None = None, skip: int | None = None, full: bool = False,
+            repetitions: int | None = None, skip: int | None = None, full: bool = False,
             wait: str | None = None,
-            progress: Callable[[str], None] | None = None) -> OsuResult:
+            progress: Callable[[str], None] | None = None,
+            iterations: int | None = None) -> OsuResult:
     """collectives.programs.osu `bench` (bcast or barrier) with `algorithm` on the first
     `hosts` hosts (default all). Broadcasts that take the model's t_hold/t_end get them
     measured at every size of the sweep (as `mcastlab bcast` does at its one size), those
@@ -129,6 +130,7 @@ def run_osu(emu: Emulation, bench: str, algorithm: str, *, hosts: int | None = N
     collectives.waiting; `spin` is MPICH's own busy waits, as OSU's C programs wait).
     An OsuResult: `lines` the OSU output, line by line; `rows` each row's numbers (µs), its
     window and its fidelity."""
+    iterations = renamed_keyword(iterations, "iterations", repetitions, "repetitions")
     say = progress or (lambda _msg: None)
     names, params = placed(emu.topo, bench, algorithm, hosts)
     plan = rounds(bench, sizes, iterations, skip)

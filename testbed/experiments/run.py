@@ -277,7 +277,7 @@ def execute(run: Run, progress: Any = None, emu: Emulation | None = None) -> Non
             run.log(f"measuring t_hold/t_end between {' and '.join(spec.param_pair())} for "
                     f"{len(spec.param_sizes)} sizes (model, OPT-Tree, DYN-Tree)")
             run.params = measure_params(emu, list(spec.param_sizes),
-                                        repeats=spec.param_repeats, hosts=spec.param_pair(),
+                                        repetitions=spec.param_repeats, hosts=spec.param_pair(),
                                         budget_bytes=spec.param_budget_bytes)
             run.config["params"] = run.params
             run.save_config()

@@ -67,7 +67,8 @@ def measure(emu: Any, progress: Callable[[str], None]) -> dict[str, Any]:
         live = [hosts[n].name for n in UP]
         for alg in ("range-tree", "binomial"):
             progress(f"lab 6: {alg}, {SIZE} B on the live nodes")
-            r = run_bcast(emu, BcastCall(alg, SIZE), hosts=live, iters=5, flow=False, wait=WAIT)
+            r = run_bcast(emu, BcastCall(alg, SIZE), hosts=live, repetitions=5, flow=False,
+                          wait=WAIT)
             out[f"t_ms.{alg}"] = round(r.median_s * 1e3, 2)
             if alg == "range-tree":
                 out["delivered.range-tree"] = "yes" if r.verified else "no"

@@ -53,7 +53,7 @@ QUESTIONS = (
 
 def measure(emu: Any, progress: Callable[[str], None]) -> dict[str, Any]:
     progress(f"lab 2: Ping, PingPong and the dummy loop at {SMALL} and {LARGE} B")
-    p = measure_params(emu, [SMALL, LARGE], repeats=5, dummy_max=LARGE, budget_bytes=BUDGET)
+    p = measure_params(emu, [SMALL, LARGE], repetitions=5, dummy_max=LARGE, budget_bytes=BUDGET)
     i, j = p["sizes"].index(SMALL), p["sizes"].index(LARGE)
     split = {r["m"]: r for r in p["system"]}.get(LARGE, {})  # missing if the knee was not found
     progress(f"lab 2: naive and honest {NAIVE_ALGORITHM} broadcast of {LARGE} B")

@@ -47,7 +47,7 @@ def measure(emu: Any, progress: Callable[[str], None]) -> dict[str, Any]:
     # per timed run agreed within 1 % with 16 (the experiment's 1 MiB) and took 6 s less
     # (3 s in all against 12 s for 1, 1024 and 65536 B on all six hosts; 2026-11-27).
     pair = [h.name for h in emu.topo.diameter_pair([emu.topo.host(n) for n in MEMBERS])]
-    params = measure_params(emu, [SIZE], repeats=3, dummy_max=0, hosts=pair,
+    params = measure_params(emu, [SIZE], repetitions=3, dummy_max=0, hosts=pair,
                             budget_bytes=BUDGET)
     out: dict[str, Any] = {}
     # one traffic context per load, every algorithm of it under the same generators, as
@@ -56,7 +56,7 @@ def measure(emu: Any, progress: Callable[[str], None]) -> dict[str, Any]:
         with Traffic(emu, LOADS[load], MEMBERS, seed=1) if load in LOADS else nullcontext():
             for _, alg in algs:
                 progress(f"lab 5: {alg} under traffic {load}")
-                r = run_bcast(emu, BcastCall(alg, SIZE), hosts=MEMBERS, iters=7, flow=False,
+                r = run_bcast(emu, BcastCall(alg, SIZE), hosts=MEMBERS, repetitions=7, flow=False,
                               params=params)
                 out[f"t_ms.{load}.{alg}"] = round(r.median_s * 1e3, 2)
     slow = out["t_ms.hotspot.binomial"] / out["t_ms.none.binomial"]

@@ -80,7 +80,7 @@ QUESTIONS = (
 
 def measure(emu: Any, progress: Callable[[str], None]) -> dict[str, Any]:
     progress(f"lab 3: t_hold and t_end at {SMALL} and {LARGE} B")
-    params = measure_params(emu, [SMALL, LARGE], repeats=3, dummy_max=0,
+    params = measure_params(emu, [SMALL, LARGE], repetitions=3, dummy_max=0,
                             budget_bytes=BUDGET)
     i = params["sizes"].index(SMALL)
     out: dict[str, Any] = {"t_hold_us": round(params["t_hold_s"][i] * 1e6, 1),
@@ -93,7 +93,7 @@ def measure(emu: Any, progress: Callable[[str], None]) -> dict[str, Any]:
                                     (LARGE, 7, "measured_ms", 1e3)):
         for t in TREES:
             progress(f"lab 3: {t}, {size} B on {HOSTS} hosts")
-            r = run_bcast(emu, BcastCall(t, size), hosts=HOSTS, iters=iters, flow=False,
+            r = run_bcast(emu, BcastCall(t, size), hosts=HOSTS, repetitions=iters, flow=False,
                           params=params, wait=WAIT)
             out[f"{key}.{t}"] = round(r.median_s * scale, 2)
     return out

@@ -36,14 +36,14 @@ def measure(emu: Any, progress: Callable[[str], None]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for a in FRAMED:
         progress(f"lab 4: frames of {a}, {SIZE} B")
-        r = run_bcast(emu, BcastCall(a, SIZE), iters=5, flow=False, frames=5)
+        r = run_bcast(emu, BcastCall(a, SIZE), repetitions=5, flow=False, frames=5)
         assert r.frames is not None  # counted: frames > 0
         out[f"frames_sent.{a}"] = round(r.frames["sent"], 1)
         if a == "nack":
             out["frames_delivered.nack"] = round(r.frames["delivered"], 1)
     for a in REPAIRED:
         progress(f"lab 4: {a} at {LOSS:g} loss, {LOSSY_SIZE} B")
-        r = run_bcast(emu, BcastCall(a, LOSSY_SIZE), iters=5, flow=False, loss=LOSS)
+        r = run_bcast(emu, BcastCall(a, LOSSY_SIZE), repetitions=5, flow=False, loss=LOSS)
         out[f"delivered_under_loss.{a}"] = "yes" if r.verified else "no"
         if a == "nack":  # two-stage repairs over MPI (the fragmented chain), not datagrams
             # how many varies tenfold from run to run (a lost NACK or repair is asked again)

@@ -305,7 +305,7 @@ def barrier_points(net: Any, hosts: int, take: int = 0) -> list[dict[str, Any]]:
         net.progress(f"reproduce: barriers' frames on {hosts} hosts{again}"
                      + (" (again: flagged)" if tries > 1 else ""))
         try:
-            rows = run_barriers(net.emu, BARRIER_ROWS, hosts=hosts, iters=BARRIER_TIMED,
+            rows = run_barriers(net.emu, BARRIER_ROWS, hosts=hosts, repetitions=BARRIER_TIMED,
                                 frames=BARRIER_FRAMES)
         except RunFailed as e:
             return [point(f"{a} barrier on {hosts} hosts{again}", None, verified=False, flags=[],

@@ -102,7 +102,7 @@ class Network:
         3 repeats of 1 MiB a size), once a run."""
         if sizes not in self.measured_params:
             self.progress(f"reproduce: t_hold/t_end at {', '.join(map(str, sizes))} B")
-            self.measured_params[sizes] = measure_params(self.emu, list(sizes), repeats=3,
+            self.measured_params[sizes] = measure_params(self.emu, list(sizes), repetitions=3,
                                                          dummy_max=0, budget_bytes=1 << 20)
         return self.measured_params[sizes]
 
@@ -141,7 +141,7 @@ class Network:
             else "")
         for tries in range(1, TRIES + 1):
             self.progress(f"reproduce: {label}" + (" (again: flagged)" if tries > 1 else ""))
-            r = flagged_bcast(self.emu, call, hosts=hosts, iters=iters, flow=False,
+            r = flagged_bcast(self.emu, call, hosts=hosts, repetitions=iters, flow=False,
                               frames=frames, timeout=POINT_TIMEOUT_S, **run_kwargs)
             if r.result is None or not r.flags:
                 break

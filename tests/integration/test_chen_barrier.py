@@ -16,7 +16,7 @@ HOSTS = 4  # pairwise 8 messages (K = 4: 4 log2 4), Chen's multicast barrier 4
 def test_pairwise_and_chens_multicast_barrier_send_the_papers_messages(caps, clean_after):
     rows = [("pairwise", {}), ("mcast", {"release": "multicast"}), ("mcast", {})]
     with Emulation(parse_spec(f"star:hosts={HOSTS},bw=100"), caps=caps) as emu:
-        pairwise, chen, safe = run_barriers(emu, rows, iters=5, warmup=2, frames=40)
+        pairwise, chen, safe = run_barriers(emu, rows, repetitions=5, warmup=2, frames=40)
     for r in (pairwise, chen, safe):
         assert r.released_early == 0 and r.frames is not None, r
         assert r.frames["acks"] is not None

@@ -17,7 +17,7 @@ HOSTS, SIZE = 4, 3000  # 3 scouts + 3 datagrams
 
 def test_scouts_without_completion_send_the_formulas_data_frames(caps, clean_after):
     with Emulation(parse_spec(f"star:hosts={HOSTS},bw=100"), caps=caps) as emu:
-        res = run_bcast(emu, BcastCall("scout-linear", SIZE, completion="none"), iters=5,
+        res = run_bcast(emu, BcastCall("scout-linear", SIZE, completion="none"), repetitions=5,
                         flow=False, frames=40)
     assert res.verified and res.call.completion == "none" and res.frames is not None
     frames = res.frames

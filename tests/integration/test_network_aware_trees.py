@@ -31,10 +31,10 @@ def test_link_counters_match_the_routes_of_each_tree(caps, clean_after):
         # the trees' shapes need t_hold/t_end, not their last digit, and the routes predicted
         # below come from the same figures: 256 KiB (4 messages) per timed run, Ping and
         # PingPong only (model_params times 1 MiB: 8 s here)
-        params = measure_params(emu, [65536], repeats=3, dummy_max=0, budget_bytes=256 << 10)
+        params = measure_params(emu, [65536], repetitions=3, dummy_max=0, budget_bytes=256 << 10)
         for alg in ("opt-mesh", "opt-tree"):
             row = run_bcast(emu, BcastCall(alg, 65536), hosts=[f"h{n}" for n in nodes],
-                            params=params, flow=False, iters=3, frames=2)
+                            params=params, flow=False, repetitions=3, frames=2)
             sends, _ = bc.placed_sends(topo, alg, nodes, 65536, params)
             routed = predicted_copies(topo, sends)
             assert row.verified

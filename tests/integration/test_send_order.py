@@ -24,9 +24,9 @@ def test_a_fifo_binomial_delivers_its_children_one_after_the_other(caps, clean_a
     the other waits, is the kernel's choice between two TCP flows in one queue (rank 2's
     median of 5 measured from 1.16 to 2 M/B), so only its bounds are asserted."""
     with Emulation(parse_spec(f"star:hosts=4,bw={MBIT}"), caps=caps) as emu:
-        fifo = run_bcast(emu, BcastCall("binomial", SIZE), iters=5, flow=False)
+        fifo = run_bcast(emu, BcastCall("binomial", SIZE), repetitions=5, flow=False)
         overlapped = run_bcast(emu, BcastCall("binomial", SIZE, send_order="overlapped"),
-                               iters=5, flow=False)
+                               repetitions=5, flow=False)
     assert fifo.call.send_order == "fifo" and overlapped.call.send_order == "overlapped"
     assert fifo.verified and overlapped.verified
     assert fifo.rank_done_s is not None and overlapped.rank_done_s is not None
@@ -45,7 +45,7 @@ def test_dyn_tree_at_zero_load_builds_opt_trees_tree(caps, clean_after):
     taken as the send call's return (a copy into the socket) it built a chain."""
     with Emulation(parse_spec("star:hosts=8,bw=20"), caps=caps) as emu:
         params = model_params(emu, SIZE)
-        res = run_bcast(emu, BcastCall("dyn-tree", SIZE), iters=5, flow=False, params=params)
+        res = run_bcast(emu, BcastCall("dyn-tree", SIZE), repetitions=5, flow=False, params=params)
     assert res.verified and res.dyn_tree is not None
     dyn = res.dyn_tree
     opt = dyn["opt_tree_parents"]
