@@ -171,7 +171,10 @@ def cleanup_run(rec: run_records.RunRecord, by_name: bool = True) -> None:
     never touched; `by_name` False (another run is alive, and every run names its switches
     and veths alike: s1, s1-eth2) removes only what carries this run's mark, not what its
     record names."""
-    run_records.kill_marked(rec.id)  # the controller too: it carries the run's mark
+    for _ in range(3):  # a process forked while the first round ran is found by the next
+        run_records.kill_marked(rec.id)  # the controller too: it carries the run's mark
+        if not run_records.marked_processes(rec.id):
+            break
     remove_nft_tables(tables_of(rec.id))
     bridges = ovs_bridges() | kernel_bridges()  # name -> the run id marked on it, or ''
     mine = {b for b, r in bridges.items() if r == rec.id}

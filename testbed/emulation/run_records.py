@@ -203,6 +203,9 @@ def start_time(pid: int) -> int | None:
         return None
 
 
+KILL_WAIT_S = 5.0  # how long a SIGKILLed process may take to end before teardown goes on
+
+
 def kill_marked(run_id: str | None = None, job_id: str | None = None,
                 where: Callable[[int], bool] | None = None, grace: float = 1.0) -> None:
     """End the processes that carry the run's mark (any run's when run_id is None) or the
@@ -235,6 +238,13 @@ def kill_marked(run_id: str | None = None, job_id: str | None = None,
         for fd in alive:
             with contextlib.suppress(ProcessLookupError):
                 signal.pidfd_send_signal(fd, signal.SIGKILL)
+        # a killed process takes a moment to end (one in the middle of a system call, or
+        # exiting with much to free): return once it has, so that nothing of the run is
+        # found after its teardown (a test saw a rank still there right after, once)
+        deadline = time.monotonic() + KILL_WAIT_S
+        while alive and (left := deadline - time.monotonic()) > 0:
+            select.select(alive, [], [], left)
+            alive = [fd for fd in alive if not select.select([fd], [], [], 0)[0]]
     finally:
         for fd in pinned:
             os.close(fd)
