@@ -62,6 +62,17 @@ def _exit_code(job_dir: Path, rank: int) -> int | None:
         return None
 
 
+def script_of_caller(argv: list[str]) -> list[str]:
+    """python's first argument is its script unless it is an option (-m, -c, ...): a relative
+    path to a script names the caller's file, so it is made absolute (the ranks start in
+    their host's working directory, not the caller's)."""
+    if argv and not argv[0].startswith("-"):
+        script = Path(argv[0])
+        if not script.is_absolute() and script.is_file():
+            return [str(script.resolve()), *argv[1:]]
+    return argv
+
+
 def run_mpi(emu: Any, argv: list[str], *, hosts: Sequence[str | int] | None = None,
             np: int | None = None, ppn: int = 1, timeout: float = 120.0,
             env: dict[str, str] | None = None, check: bool = True,
@@ -76,6 +87,7 @@ def run_mpi(emu: Any, argv: list[str], *, hosts: Sequence[str | int] | None = No
     file descriptor mpiexec reads and hands to rank 0, wherever it runs; `follow` is called
     with each line rank 0 prints, as it arrives (also the last ones of a job cut off): a
     job's way to talk to the launching server without a file system both share."""
+    argv = script_of_caller(argv)
     names = [emu.topo.host(h).name for h in hosts] if hosts else [h.name for h in emu.topo.hosts]
     np = np or len(names) * ppn
     if np < 1 or np > len(names) * ppn:
