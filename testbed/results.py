@@ -157,13 +157,20 @@ def append_line(path: Path, line: str) -> None:
                      os.O_CLOEXEC, 0o644)
         try:
             size = os.fstat(fd).st_size
+            done = 0
             try:
-                done = 0
                 while done < len(data):
                     done += os.write(fd, data[done:])
                 os.fsync(fd)
-            except BaseException:
-                with contextlib.suppress(OSError):
+            except BaseException as exc:
+                if done == len(data) and not isinstance(exc, OSError):
+                    # the whole line is in and Ctrl-C (or SIGTERM) came before its fsync
+                    # returned: it is a measured point, kept and made durable, never taken
+                    # back (a run interrupted there lost a point a reader had seen)
+                    with contextlib.suppress(OSError):
+                        os.fsync(fd)
+                    raise
+                with contextlib.suppress(OSError):  # a torn line, or one the disk refused
                     os.ftruncate(fd, size)
                 raise
         finally:

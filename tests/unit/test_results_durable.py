@@ -131,6 +131,34 @@ def test_a_full_disk_leaves_whole_lines_and_says_so(tmp_path: Path, monkeypatch)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["config.json", "records.jsonl"]
 
 
+def test_an_interrupt_after_a_whole_line_keeps_it(tmp_path: Path, monkeypatch) -> None:
+    """Ctrl-C while a whole record waits for its fsync (seen by a fresh-clone run: the
+    record was visible, then gone after the interrupt): the point stays, made durable; a
+    line the disk refused at fsync is still taken back."""
+    records = tmp_path / "records.jsonl"
+    real_fsync = os.fsync
+    calls = []
+
+    def interrupted(fd: int) -> None:
+        calls.append(fd)
+        if len(calls) == 1:
+            raise KeyboardInterrupt
+        real_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        results.append_line(records, '{"key": "a"}')
+    assert records.read_text() == '{"key": "a"}\n' and len(calls) == 2  # kept, then synced
+
+    def refused(_fd: int) -> None:
+        raise OSError(errno.EIO, os.strerror(errno.EIO))
+
+    monkeypatch.setattr(os, "fsync", refused)
+    with pytest.raises(OSError):
+        results.append_line(records, '{"key": "b"}')
+    assert records.read_text() == '{"key": "a"}\n'
+
+
 SPEC = """
 name = "arrivals"
 repetitions = 2
