@@ -105,12 +105,12 @@ def run_barriers(emu: Emulation, rows: Sequence[Row], *, hosts: int | list[str] 
     `frames`, over the counted ones (`counted_flags`, recorded: a count does not depend on
     keeping up, and a frame lost and sent again would show in it). RunFailed when the job
     printed no result."""
-    iters = renamed_keyword(iters, "iters", repetitions, "repetitions")
+    repetitions = renamed_keyword(iters, "iters", repetitions, "repetitions")
     names = (list(hosts) if isinstance(hosts, list)
              else [h.name for h in emu.topo.hosts][: hosts or len(emu.topo.hosts)])
     placed = next((p for a, _ in rows if (p := node_params(emu.topo, a, names, "barrier"))),
                   {})
-    args = barrier_bench.argv(algorithms=[row_spec(a, o) for a, o in rows], iters=iters,
+    args = barrier_bench.argv(algorithms=[row_spec(a, o) for a, o in rows], iters=repetitions,
                               warmup=warmup, nodes=placed.get("nodes"),
                               fattree=placed.get("fattree"))
     pids = [emu.host(n).pid for n in names]
@@ -138,7 +138,7 @@ def run_barriers(emu: Emulation, rows: Sequence[Row], *, hosts: int | list[str] 
         summary = r["t_barrier_s"]
         got.append(BarrierResult(
             algorithm=a, options=dict(opts), rank_hosts=tuple(names), topology=emu.topo.name,
-            wait=wait or DEFAULT_WAIT, iterations=iters,
+            wait=wait or DEFAULT_WAIT, iterations=repetitions,
             t_barrier=Times.of(summary) if summary else None,
             released_early=r["released_early"], p2p_releases=r["p2p_releases"],
             family=known(a, "barrier").family, release=r.get("release"),

@@ -47,12 +47,12 @@ def measure_params(emu: Emulation, sizes: list[int], *, repetitions: int = 5,
     broadcast's ranks do; t_hold is one message from the first host to each other host in
     turn, in `send_order`). `budget_bytes`: bytes per timed run of a size
     (collectives.programs.params' default 8 MiB takes a minute per size at 10 Mbit/s)."""
-    repeats = renamed_keyword(repeats, "repeats", repetitions, "repetitions")
+    repetitions = renamed_keyword(repeats, "repeats", repetitions, "repetitions")
     check_send_order(send_order)
     if hosts is None:
         pair = [h.name for h in emu.topo.diameter_pair()]
         hosts = pair + [h.name for h in emu.topo.hosts if h.name not in pair]
-    res = run_mpi(emu, params_program.argv(sizes=sizes, repeats=repeats, dummy_max=dummy_max,
+    res = run_mpi(emu, params_program.argv(sizes=sizes, repeats=repetitions, dummy_max=dummy_max,
                                            send_order=send_order,
                                            budget_bytes=budget_bytes or None),
                   hosts=hosts, timeout=900)
@@ -190,7 +190,7 @@ def run_bcast(emu: Emulation, call: BcastCall, *,
     `late` = (side, ms): "root" or "receivers" call every broadcast that much after the
     others (Siebert2006's root last and root first), and the record gets the final phase,
     from the last call to the last return (`final_phase_s`)."""
-    iters = renamed_keyword(iters, "iters", repetitions, "repetitions")
+    repetitions = renamed_keyword(iters, "iters", repetitions, "repetitions")
     env: dict[str, str] = {}
     algorithm, size = call.algorithm, call.size
     if wait is not None:
@@ -227,7 +227,7 @@ def run_bcast(emu: Emulation, call: BcastCall, *,
     pids = [emu.host(n).pid for n in names]
     counted = emu.controller is not None or emu.hub  # a hub's counters are the kernel's
     counter = FrameCounter(emu, pids) if frames > 0 and counted else None
-    args = bench_argv(ranked, iters=iters, flow=flow, naive_loop=naive, late=late,
+    args = bench_argv(ranked, iters=repetitions, flow=flow, naive_loop=naive, late=late,
                       mark_dir=str(counter.dir) if counter is not None else None,
                       frame_iters=frames)
     tcp_before = tcp_stats.counters(pids)
@@ -258,7 +258,7 @@ def run_bcast(emu: Emulation, call: BcastCall, *,
         t = Times.constant(res["flow"]["t_mcast_s"])
         done = back = None
     return BcastResult(
-        call=call, rank_hosts=tuple(names), iterations=iters, t_mcast=t, timing=timing,
+        call=call, rank_hosts=tuple(names), iterations=repetitions, t_mcast=t, timing=timing,
         verified=res["verified"], predicted_s=predicted, topology=emu.topo.name,
         switch=emu.switch.name, window=(res["window"][0], res["window"][1]),
         servers=tuple(servers), mpich_algorithm=mpich_algorithm, wait=wait or DEFAULT_WAIT,

@@ -29,7 +29,7 @@ def run(topo_spec: str | Topology = DEFAULT_TOPOLOGY, *, out_root: Path | None =
         reps: int | None = None) -> Path:
     """The ping-pong on `topo_spec` (text, or a topology the caller resolved, e.g. at the
     calibrated rate: `link_rate` is its LinkRate record, kept in config.json)."""
-    reps = renamed_keyword(reps, "reps", repetitions, "repetitions")
+    repetitions = renamed_keyword(reps, "reps", repetitions, "repetitions")
     topo: Topology = parse_spec(topo_spec) if isinstance(topo_spec, str) else topo_spec
     caps = detected()
     caps.require()
@@ -39,7 +39,7 @@ def run(topo_spec: str | Topology = DEFAULT_TOPOLOGY, *, out_root: Path | None =
         "topology_spec": topo_spec if isinstance(topo_spec, str) else topo.name,
         "link_rate": link_rate,
         "topology": topo.to_dict(),
-        "reps": reps, "lat_bytes": 1, "bw_bytes": bw_bytes,
+        "reps": repetitions, "lat_bytes": 1, "bw_bytes": bw_bytes,
         "capabilities": caps.to_dict(),
         "versions": results.versions(),
         "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
@@ -49,7 +49,7 @@ def run(topo_spec: str | Topology = DEFAULT_TOPOLOGY, *, out_root: Path | None =
     with Emulation(topo, caps=caps, progress=progress) as emu:
         config["network_start_s"] = round(emu.timings["ready_s"], 3)
         progress(f"running MPI ping-pong on {len(topo.hosts)} ranks")
-        job = run_mpi(emu, pingpong.argv(out=records_file.resolve(), reps=reps,
+        job = run_mpi(emu, pingpong.argv(out=records_file.resolve(), reps=repetitions,
                                           bw_bytes=bw_bytes), timeout=timeout)
         config["mpi_elapsed_s"] = round(job.elapsed_s, 3)
         (out / "controller.log").write_text(

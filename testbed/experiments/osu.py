@@ -130,13 +130,13 @@ def run_osu(emu: Emulation, bench: str, algorithm: str, *, hosts: int | None = N
     collectives.waiting; `spin` is MPICH's own busy waits, as OSU's C programs wait).
     An OsuResult: `lines` the OSU output, line by line; `rows` each row's numbers (µs), its
     window and its fidelity."""
-    iterations = renamed_keyword(iterations, "iterations", repetitions, "repetitions")
+    repetitions = renamed_keyword(iterations, "iterations", repetitions, "repetitions")
     say = progress or (lambda _msg: None)
     names, params = placed(emu.topo, bench, algorithm, hosts)
-    plan = rounds(bench, sizes, iterations, skip)
+    plan = rounds(bench, sizes, repetitions, skip)
     # iterations, skip None: OMB's own counts, small and large (the program's)
     args = osu_program.argv(bench=bench, algorithm=algorithm, records=True,
-                            iterations=iterations, warmup=skip, full=full,
+                            iterations=repetitions, warmup=skip, full=full,
                             message_size=f"{sizes[0]}:{sizes[1]}" if bench == "bcast" else None,
                             params=json.dumps(params) if params else None)
     timing: dict[str, Any] = {}
