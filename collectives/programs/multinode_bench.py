@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
 import sys
 import time
 import zlib
@@ -29,11 +28,15 @@ from ..partitioning.hotspot_sets import HOT_SPOT_FACTORS, hotspot_multicasts
 from ..partitioning.plans import CHOICES, MultinodePlan, direct_plan, partitioned_plan
 from ..partitioning.step_model import plan_cost
 from ..partitioning.torus import Partition, Torus
+from ..stats import summarize
 from ..timing import idle_barrier, sched_self, sched_since, wait_per_turn
 from . import command
 
 TAG = 0x4D4E  # + multicast index
 SCHEMES = ("direct", *CHOICES)  # direct: U-torus; random / balanced: partitioned
+# what each scheme is called in the rows, the command line and specs
+SCHEME_NAMES: dict[str, str] = {"direct": "u-torus",
+                                **{c: f"partitioned-{c}" for c in CHOICES}}
 
 
 def plan_for(scheme: str, torus: Torus, dilation: int, pairs: list, seed: int) -> MultinodePlan:
@@ -99,10 +102,9 @@ def run_point(comm: Any, plan: MultinodePlan, size: int, reps: int) -> dict[str,
     if node:
         return {}
     cost = plan_cost(plan)
-    return {"scheme": plan.scheme if plan.choice is None else f"partitioned-{plan.choice}",
+    return {"scheme": SCHEME_NAMES[plan.choice or "direct"],
             "size": size, "reps": reps, "correct": correct,
-            "t_s": {"median": statistics.median(times), "min": min(times),
-                    "max": max(times)},
+            "t_s": summarize(times), "samples_s": times,
             "steps": cost.steps, "sends": cost.sends, "link_crossings": cost.link_crossings,
             "max_contention": cost.max_contention, "contention": list(cost.contention),
             "window": [began or ended, ended],

@@ -17,51 +17,25 @@ many destinations, dilation 2 and 4, T_s = 300 us, T_c = 1 us per flit, 32 and 1
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from collectives.partitioning.hotspot_sets import HOT_SPOT_FACTORS, hotspot_multicasts
 from collectives.partitioning.report_scale import TSENG2001, tseng2001_model
 from collectives.partitioning.step_model import plan_cost
 from collectives.partitioning.torus import Torus
-from collectives.programs import multinode_bench
-from collectives.programs.multinode_bench import SCHEMES, plan_for
+from collectives.programs.multinode_bench import SCHEME_NAMES, SCHEMES, plan_for
 from topologies import parse_spec
 
 from ..emulation.environment import Capabilities
-from ..emulation.mpi import run_mpi
 from ..emulation.network import Emulation, Progress
+from ..errors import RunFailed
 from ..experiments.bcast import measure_params, point_to_point
-from ..fidelity.flags import Monitor
+from ..experiments.multinode_run import BY_NAME, DESTS, DILATION, SEED, SHAPE, measured_rows
 
 TOPO = "torus:rows=4,cols=4,bw=10"
-SHAPE, DILATION, DESTS, SEED = (4, 4), 2, 6, 0
 SOURCES = (4, 8)
 SIZES = (4096, 65536)
-WAIT = "sleep"  # 16 ranks on 2 cores: see bench.range_trees.WAIT
-NAMES = {"direct": "u-torus", "random": "partitioned-random",
-         "balanced": "partitioned-balanced"}
-
-
-def measured_rows(emu: Emulation, *, sources: int, sizes: Any, schemes: Any, factors: Any,
-                  reps: int, seed: int = SEED, torus: tuple[int, int] = SHAPE,
-                  dilation: int = DILATION, dests: int = DESTS, timeout: float = 1800.0,
-                  wait: str = WAIT) -> tuple[list[dict[str, Any]], Any]:
-    """One multinode_bench job on `emu` (one rank per torus node, rank i on node i) under
-    the fidelity monitor: its rows (collectives.programs.multinode_bench), each with the
-    monitor's verdict over the row's own window (`fidelity`: its flags and readings), and
-    the job's result (its output, for a job that printed no row). The job runner of
-    `mcastlab multinode` and of Tseng2001's measured claims (testbed.reproduce.tseng)."""
-    args = multinode_bench.argv(torus=torus, dilation=dilation, sources=sources, dests=dests,
-                                factors=factors, sizes=sizes, schemes=schemes, reps=reps,
-                                seed=seed)
-    with Monitor(emu.topo) as mon:
-        res = run_mpi(emu, args, timeout=timeout, env={"MCASTLAB_WAIT": wait}, check=False)
-    rows = [json.loads(ln) for ln in res.rank_output.get(0, "").splitlines()
-            if ln.startswith("{")]
-    for row in rows:
-        row["fidelity"] = mon.window(*row["window"], host_wait_s=row["cpu"]["wait_per_turn_s"])
-    return rows, res
+NAMES = SCHEME_NAMES
 
 
 def model_s(scheme: str, sources: int, p: float, size: int, t_s: float, t_c: float) -> float:
@@ -90,16 +64,14 @@ def run(caps: Capabilities, progress: Progress, quick: bool = False) -> dict[str
         for n in sources:
             progress(f"bench: {n} sources x {DESTS} destinations, p = "
                      f"{', '.join(map(str, factors))}")
-            res = run_mpi(emu, multinode_bench.argv(torus=SHAPE, dilation=DILATION, sources=n,
-                                                    dests=DESTS, factors=factors, sizes=sizes,
-                                                    reps=3 if quick else 8, seed=SEED),
-                          timeout=1800, env={"MCASTLAB_WAIT": WAIT})
-            for line in res.rank_output[0].splitlines():
-                if line.startswith("{"):
-                    row = json.loads(line)
-                    scheme = next(k for k, v in NAMES.items() if v == row["scheme"])
-                    row["model_s"] = model_s(scheme, n, row["factor"], row["size"], t_s, t_c)
-                    out["rows"].append(row)
+            rows, res = measured_rows(emu, sources=n, sizes=sizes, schemes=SCHEMES,
+                                      factors=factors, reps=3 if quick else 8)
+            if not rows:
+                raise RunFailed(f"multinode_bench printed no row: {res.stderr[-400:]}")
+            for row in rows:
+                scheme = BY_NAME[row["scheme"]]
+                row["model_s"] = model_s(scheme, n, row["factor"], row["size"], t_s, t_c)
+                out["rows"].append(row)
     return out
 
 
@@ -109,8 +81,8 @@ def markdown(res: dict[str, Any]) -> list[str]:
              f"Model: fitted startup {res['t_startup_s'] * 1e6:.0f} us, "
              f"{res['t_byte_s'] * 1e9:.0f} ns per byte.", "",
              "| sources | p | bytes | " + " | ".join(f"{NAMES[s]} ms" for s in SCHEMES)
-             + " | direct / partitioned (best) | model | all correct |",
-             "|---" * (len(SCHEMES) + 6) + "|"]
+             + " | direct / partitioned (best) | model | all correct | fidelity |",
+             "|---" * (len(SCHEMES) + 7) + "|"]
     keys = sorted({(r["sources"], r["factor"], r["size"]) for r in res["rows"]})
     for n, p, size in keys:
         rows = {r["scheme"]: r for r in res["rows"]
@@ -123,8 +95,18 @@ def markdown(res: dict[str, Any]) -> list[str]:
             f"| {n} | {p:g} | {size} | "
             + " | ".join(f"{t[s] * 1e3:.1f}" if s in t else "-" for s in SCHEMES)
             + f" | {t['direct'] / best:.2f} | {m['direct'] / mbest:.2f} | "
-            f"{'yes' if all(r['correct'] for r in rows.values()) else 'NO'} |")
+            f"{'yes' if all(r['correct'] for r in rows.values()) else 'NO'} | "
+            f"{_flags(rows.values())} |")
     return lines + (tseng2001_markdown(res["tseng2001_model"]) if "tseng2001_model" in res else [])
+
+
+def _flags(rows: Any) -> str:
+    """"kept up", or the flags of a row the emulator did not keep up with (not a result);
+    rows of runs before the monitor judged them have no verdict."""
+    flags = [f for r in rows for f in (r.get("fidelity") or {}).get("flags", [])]
+    if not any("fidelity" in r for r in rows):
+        return "not judged"
+    return "; ".join(dict.fromkeys(flags)) or "kept up"
 
 
 def tseng2001_markdown(model: dict[str, Any]) -> list[str]:

@@ -27,6 +27,15 @@ CURATED_BENCH = Path(__file__).resolve().parents[2] / "bench"  # the checkout's,
 
 def list_points(spec_path: str) -> int:
     spec = load(spec_path)
+    if spec.multinode is not None:
+        m = spec.multinode
+        print(f"{spec.name}: {len(spec.points())} points on {spec.topology.name} (one rank "
+              f"per node), {m.dests} destinations per source, dilation {m.dilation}, "
+              f"{spec.repetitions} runs each")
+        for p in spec.points():
+            print(f"  {p.index:4d}  {p.algorithm:<21} {size_text(p.size):>8}  "
+                  f"{p.sources} sources  p {p.factor:g}")
+        return 0
     print(f"{spec.name}: {len(spec.points())} points on {spec.topology.name} "
           f"({len(spec.topology.hosts)} hosts), {spec.repetitions} broadcasts each")
     for p in spec.points():

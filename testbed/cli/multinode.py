@@ -1,7 +1,7 @@
 """`mcastlab multinode`: Tseng2001's multi-node multicast measured on an emulated torus, as
 `mcastlab bcast` measures one broadcast: many sources at once, each to its own destination
 set, by U-torus trees used directly or by the partitioned scheme (random or balanced choice
-of DDN). The job runner is the benchmarks' (testbed.bench.multinode.measured_rows), so the
+of DDN). The job runner is the benchmarks' (testbed.experiments.multinode_run.measured_rows), so the
 command, `mcastlab bench --suite multinode` and `mcastlab reproduce` measure alike; every
 row carries the fidelity monitor's verdict over its own window and the link rate."""
 
@@ -11,17 +11,14 @@ import argparse
 import json
 from typing import Any
 
-from collectives.partitioning.hotspot_sets import hotspot_multicasts
-from collectives.partitioning.torus import Torus
-from collectives.programs.multinode_bench import SCHEMES, plan_for
+from collectives.programs.multinode_bench import SCHEME_NAMES, SCHEMES
 from collectives.waiting import DEFAULT as DEFAULT_WAIT
 from collectives.waiting import MODES as WAIT_MODES
-from topologies import TopologyError, split_spec
-from topologies.spec_file import is_topology_file
 
-from ..bench.multinode import DESTS, DILATION, NAMES, SEED, measured_rows
 from ..emulation.network import Emulation
-from ..errors import RunFailed, UsageError
+from ..errors import RunFailed
+from ..experiments.multinode_run import DESTS, DILATION, SEED, measured_rows
+from ..experiments.multinode_spec import check_plans, scheme_names, torus_of
 from ..results import text_table
 from .arguments import (
     BW_HELP,
@@ -36,63 +33,17 @@ from .arguments import (
 
 TOPO = "torus:rows=4,cols=4"
 SOURCES, FACTOR, SIZE, REPETITIONS = 4, 0.25, 65536, 8
+NAMES = SCHEME_NAMES
 DEFAULT_SCHEMES = ",".join(NAMES[s] for s in SCHEMES)
-TORUS_DEFAULTS = {"rows": 4, "cols": 4}  # topologies.grid.torus's
-
-
-def scheme_names(text: str) -> list[str]:
-    """--scheme: multinode_bench's schemes (direct, random, balanced), from their names
-    (u-torus, partitioned-random, partitioned-balanced) or the bench's own words."""
-    by_name = {v: k for k, v in NAMES.items()}
-    out = []
-    for word in (w.strip() for w in text.split(",") if w.strip()):
-        scheme = by_name.get(word, word)
-        if scheme not in SCHEMES:
-            raise UsageError(f"--scheme: unknown scheme {word!r}; choose from "
-                             f"{', '.join(NAMES.values())}")
-        if scheme not in out:
-            out.append(scheme)
-    if not out:
-        raise UsageError("--scheme: give at least one scheme")
-    return out
-
-
-def torus_of(spec: str) -> Torus:
-    """The torus --topo names (a torus shape: multinode_bench puts rank i on node i of it)."""
-    if is_topology_file(spec):
-        raise UsageError(f"--topo: Tseng2001's multicast runs on a torus shape, "
-                         f"torus:rows=R,cols=C, not the file {spec}")
-    try:
-        shape, params = split_spec(spec)
-    except TopologyError as exc:
-        raise UsageError(f"--topo: {exc}") from None
-    if shape != "torus":
-        raise UsageError(f"--topo: Tseng2001's multicast runs on a torus, not {shape} (e.g. "
-                         f"{TOPO})")
-    try:
-        return Torus(int(params.get("rows", TORUS_DEFAULTS["rows"])),
-                     int(params.get("cols", TORUS_DEFAULTS["cols"])))
-    except (TypeError, ValueError) as exc:
-        raise UsageError(f"--topo: {exc}") from None
-
-
-def check_plans(torus: Torus, args: argparse.Namespace, schemes: list[str]) -> None:
-    """Every plan built once, before any network: a workload or partition that cannot be
-    (too many sources or destinations, a dilation that does not divide the sides) is a
-    UsageError naming the option."""
-    try:
-        pairs = hotspot_multicasts(torus, args.sources, args.dests, args.factor, args.seed)
-        for scheme in schemes:
-            plan_for(scheme, torus, args.dilation, pairs, args.seed)
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None
 
 
 def cmd_multinode(args: argparse.Namespace) -> int:
-    schemes = scheme_names(args.scheme)
+    schemes = scheme_names((w.strip() for w in args.scheme.split(",") if w.strip()),
+                           "--scheme")
     sizes = int_list("--size", args.size)
-    torus = torus_of(args.topo)
-    check_plans(torus, args, schemes)
+    torus = torus_of(args.topo, "--topo")
+    check_plans(torus, schemes, args.sources, args.dests, args.factor, args.dilation,
+                args.seed)
     topo, link = network(args)
     with Emulation(topo, progress=progress) as emu:
         progress(f"multi-node multicast on {emu.topo.name}: {args.sources} sources x "

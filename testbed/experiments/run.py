@@ -54,6 +54,7 @@ from ..fidelity.wire_units import in_units
 from ..specs import cluster as cluster_spec
 from ..specs.cluster import ClusterSpec
 from ..specs.traffic_model import destination_shares
+from . import multinode_run
 from .bcast import algorithm_params, measure_params, prediction
 from .calibration import resolve
 from .rank_placement import geometry, node_params
@@ -270,6 +271,10 @@ def execute(run: Run, progress: Any = None, emu: Emulation | None = None) -> Non
                        cluster=across(spec.topology, spec.cluster))
     with up as emu:
         run.emu = emu
+        if spec.multinode is not None:
+            _multinode(run, todo, progress, task)
+            run.emu = None
+            return
         if spec.exclude:
             emu.fail_nodes(list(spec.exclude))
         run.params = run.config.get("params")
@@ -286,6 +291,22 @@ def execute(run: Run, progress: Any = None, emu: Emulation | None = None) -> Non
             for _, group in itertools.groupby(todo, key=lambda p: p.condition):
                 _condition(run, list(group), ticker)
         run.emu = None
+
+
+def _multinode(run: Run, todo: list[Point], progress: Any, task: Any) -> None:
+    """A [multinode] spec's points (testbed.experiments.multinode_run), each record written
+    as its job ends."""
+    def write(rec: dict[str, Any]) -> None:
+        run.add_record(rec)
+        if progress is not None:
+            progress.update(task, completed=len(run.done),
+                            description=f"{rec['config']['algorithm']} "
+                                        f"{results.size_text(rec['config']['size'])}")
+
+    multinode_run.measure(run.emu, run.spec, todo, write,
+                          {"link_rate": run.config.get("link_rate"),
+                           "run": {"spec": run.spec.name, "folder": str(run.out),
+                                   "versions": run.config["versions"]}}, run.log)
 
 
 # ---- one condition ---------------------------------------------------------------------------

@@ -24,7 +24,6 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
-import math
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -38,23 +37,26 @@ from collectives.algorithms import (
     SEND_ORDERS,
 )
 from collectives.executor import WAIT_MODES
+from collectives.programs.multinode_bench import SCHEME_NAMES
 from collectives.waiting import DEFAULT as DEFAULT_WAIT
 from topologies import Host, Topology, TopologyError, parse_spec
-from topologies.loss import loss_fraction
 
 from ..cluster.switch_placement import place
 from ..emulation import linkshape
 from ..emulation.switching import SWITCHES
-from ..errors import CapabilityError, RunFailed, UsageError
+from ..errors import CapabilityError, RunFailed
 from ..fidelity.link_rate import is_auto, nominal_topology
 from ..specs import cluster as cluster_spec
 from ..specs.cluster import ClusterSpec
 from ..specs.faults import FAULT_ACTIONS, FaultEvent
 from ..specs.traffic_model import TrafficSpec
+from . import multinode_spec
+from . import spec_values as sv
+from .multinode_spec import MultinodeSweep
 from .rank_placement import geometry
+from .spec_values import MAX_SIZE, SpecError
 
 NONE = "none"
-MAX_SIZE = 64 << 20
 SWITCHING = tuple(SWITCHES)  # testbed.emulation.switching
 MODES = ("igmp", "contiguous", "contiguous-strict")  # controller.config.MODES
 LOSS_SCOPES = ("all", "multicast", "multicast-in")  # testbed.emulation.linkshape
@@ -66,11 +68,6 @@ _TOP = {"name", "description", "seed", "repetitions", "warmup", "timeout", "budg
 _NETWORK = {"topology", "mode", "switching", "exclude", "loss_scope"}
 _SWEEP = {"algorithms", "sizes", "hosts", "traffic", "loss", "faults", "groups", "interval"}
 _PARAMS = {"sizes", "repeats", "budget_bytes"}
-
-
-class SpecError(UsageError):
-    """A spec that cannot run; the message starts with the offending key."""
-
 
 
 @dataclass(frozen=True)
@@ -86,11 +83,16 @@ class Point:
     fault: str
     groups: int
     interval: float
+    sources: int = 0  # a multi-node multicast's ([multinode]); 0: a broadcast's point
+    factor: float = 0.0
 
     @property
     def condition(self) -> tuple[Any, ...]:
-        """Everything but algorithm and size: points sharing it run in one MPI job."""
-        return (self.hosts, self.traffic, self.loss, self.fault, self.groups, self.interval)
+        """Everything but algorithm and size: points sharing it run in one MPI job (a
+        multi-node multicast's: its sources and hot-spot factor too; a broadcast's key is as
+        it always was)."""
+        base = (self.hosts, self.traffic, self.loss, self.fault, self.groups, self.interval)
+        return base + (self.sources, self.factor) if self.sources else base
 
     @property
     def key(self) -> str:
@@ -132,9 +134,15 @@ class ExperimentSpec:
     param_repeats: int = 5
     param_budget_bytes: int | None = None
     cluster: ClusterSpec | None = None
+    multinode: MultinodeSweep | None = None  # a [multinode] spec's, in place of the sweep
 
     def points(self) -> list[Point]:
         """The sweep, conditions outermost so that one MPI job runs a condition's points."""
+        if self.multinode is not None:
+            n = self.multinode.torus.size
+            return [Point(i, SCHEME_NAMES[scheme], size, n, NONE, 0.0, NONE, 1, 0.0, sources,
+                          factor) for i, (sources, factor, size, scheme)
+                    in enumerate(self.multinode.combos())]
         combos = itertools.product(self.hosts, self.traffic_names, self.losses,
                                    self.fault_names, self.groups, self.intervals,
                                    self.algorithms, self.sizes)
@@ -188,33 +196,35 @@ def load(path: str | Path) -> ExperimentSpec:
 
 
 def from_dict(raw: dict[str, Any], path: Path | None = None) -> ExperimentSpec:
-    _known(raw, _TOP, "")
-    net = _table(raw, "network")
-    _known(net, _NETWORK, "network.")
-    sweep = _table(raw, "sweep")
-    _known(sweep, _SWEEP, "sweep.")
+    if "multinode" in raw:
+        return _multinode(raw, path)
+    sv.known(raw, _TOP, "")
+    net = sv.table(raw, "network")
+    sv.known(net, _NETWORK, "network.")
+    sweep = sv.table(raw, "sweep")
+    sv.known(sweep, _SWEEP, "sweep.")
     topo_spec = net.get("topology", "star:hosts=8")
     topo = _topology(topo_spec, path)
     spec = ExperimentSpec(
-        name=_str(raw, "name", path.stem if path else "experiment"),
-        description=_str(raw, "description", ""),
+        name=sv.string(raw, "name", path.stem if path else "experiment"),
+        description=sv.string(raw, "description", ""),
         path=path, raw=raw, topology_spec=topo_spec, topology=topo,
-        seed=_int(raw, "seed", 1, 0), repetitions=_int(raw, "repetitions", 10, 1),
-        warmup=_int(raw, "warmup", 2, 0), timeout=_num(raw, "timeout", 120.0, 1.0),
-        budget=_num(raw, "budget", 0.0, 0.0) or None,
-        wait=_choice(raw, "wait", DEFAULT_WAIT, WAIT_MODES, ""),
-        send_order=_choice(raw, "send_order", DEFAULT_SEND_ORDER, tuple(SEND_ORDERS), ""),
-        completion=_choice(raw, "completion", DEFAULT_COMPLETION, tuple(COMPLETIONS), ""),
-        mode=_choice(net, "mode", "igmp", MODES, "network."),
-        switching=_choice(net, "switching", "controller", SWITCHING, "network."),
-        loss_scope=_choice(net, "loss_scope", "all", LOSS_SCOPES, "network."),
+        seed=sv.integer(raw, "seed", 1, 0), repetitions=sv.integer(raw, "repetitions", 10, 1),
+        warmup=sv.integer(raw, "warmup", 2, 0), timeout=sv.number(raw, "timeout", 120.0, 1.0),
+        budget=sv.number(raw, "budget", 0.0, 0.0) or None,
+        wait=sv.choice(raw, "wait", DEFAULT_WAIT, WAIT_MODES, ""),
+        send_order=sv.choice(raw, "send_order", DEFAULT_SEND_ORDER, tuple(SEND_ORDERS), ""),
+        completion=sv.choice(raw, "completion", DEFAULT_COMPLETION, tuple(COMPLETIONS), ""),
+        mode=sv.choice(net, "mode", "igmp", MODES, "network."),
+        switching=sv.choice(net, "switching", "controller", SWITCHING, "network."),
+        loss_scope=sv.choice(net, "loss_scope", "all", LOSS_SCOPES, "network."),
     )
-    spec.exclude = tuple(_int_list(net, "exclude", [], "network.", 0, max(
+    spec.exclude = tuple(sv.int_list(net, "exclude", [], "network.", 0, max(
         [h.node_id for h in topo.hosts], default=0), empty=True))
     n_hosts = len(spec.pool())
     if not n_hosts:
         raise SpecError("network.exclude: every host is excluded")
-    spec.algorithms = tuple(_str_list(sweep, "algorithms", None, "sweep."))
+    spec.algorithms = tuple(sv.str_list(sweep, "algorithms", None, "sweep."))
     for i, alg in enumerate(spec.algorithms):
         if alg not in BCASTS:
             raise SpecError(f"sweep.algorithms[{i}]: unknown algorithm '{alg}' "
@@ -223,12 +233,12 @@ def from_dict(raw: dict[str, Any], path: Path | None = None) -> ExperimentSpec:
             geometry(topo, alg)
         except RunFailed as e:
             raise SpecError(f"sweep.algorithms[{i}]: {e}") from None
-    spec.sizes = tuple(_int_list(sweep, "sizes", None, "sweep.", 0, MAX_SIZE))
-    spec.hosts = tuple(_int_list(sweep, "hosts", [n_hosts], "sweep.", 1, n_hosts))
-    spec.losses = tuple(_loss(v, f"sweep.loss[{i}]")
-                        for i, v in enumerate(_list(sweep, "loss", [0.0], "sweep.")))
-    spec.groups = tuple(_int_list(sweep, "groups", [1], "sweep.", 1, n_hosts))
-    spec.intervals = tuple(_num_list(sweep, "interval", [0.0], "sweep.", 0.0, 3600.0))
+    spec.sizes = tuple(sv.int_list(sweep, "sizes", None, "sweep.", 0, MAX_SIZE))
+    spec.hosts = tuple(sv.int_list(sweep, "hosts", [n_hosts], "sweep.", 1, n_hosts))
+    spec.losses = tuple(sv.loss(v, f"sweep.loss[{i}]")
+                        for i, v in enumerate(sv.items(sweep, "loss", [0.0], "sweep.")))
+    spec.groups = tuple(sv.int_list(sweep, "groups", [1], "sweep.", 1, n_hosts))
+    spec.intervals = tuple(sv.num_list(sweep, "interval", [0.0], "sweep.", 0.0, 3600.0))
     for g in spec.groups:
         for h in spec.hosts:
             if g * h > n_hosts:
@@ -240,27 +250,50 @@ def from_dict(raw: dict[str, Any], path: Path | None = None) -> ExperimentSpec:
                 raise SpecError(f"sweep.loss[{i}]: {loss:g} of every packet leaves TCP, and "
                                 f"so MPI, crawling; above {MAX_LOSS_ALL:g} set network."
                                 "loss_scope = \"multicast\"")
-    spec.traffic = _traffic_tables(_table(raw, "traffic"), topo)
+    spec.traffic = _traffic_tables(sv.table(raw, "traffic"), topo)
     spec.traffic_names = _names(sweep, "traffic", spec.traffic)
-    spec.faults = _fault_tables(_table(raw, "faults"), topo)
+    spec.faults = _fault_tables(sv.table(raw, "faults"), topo)
     spec.fault_names = _names(sweep, "faults", spec.faults)
     for name in spec.traffic_names:
         _check_traffic_hosts(name, spec)
-    params = _table(raw, "params")
-    _known(params, _PARAMS, "params.")
+    params = sv.table(raw, "params")
+    sv.known(params, _PARAMS, "params.")
     default_sizes = sorted({1, *spec.sizes, 1024, 65536})
-    spec.param_sizes = tuple(_int_list(params, "sizes", default_sizes, "params.", 1, MAX_SIZE))
-    spec.param_repeats = _int(params, "repeats", 5, 1, "params.")
-    spec.param_budget_bytes = _int(params, "budget_bytes", 8 << 20, 1, "params.")
+    spec.param_sizes = tuple(sv.int_list(params, "sizes", default_sizes, "params.", 1, MAX_SIZE))
+    spec.param_repeats = sv.integer(params, "repeats", 5, 1, "params.")
+    spec.param_budget_bytes = sv.integer(params, "budget_bytes", 8 << 20, 1, "params.")
     if not spec.points():
         raise SpecError("sweep: the sweep is empty")
     if "cluster" in raw:
         try:
-            cluster = cluster_spec.from_dict(_table(raw, "cluster"))
+            cluster = cluster_spec.from_dict(sv.table(raw, "cluster"))
         except ValueError as exc:
             raise SpecError(str(exc)) from None
         across_servers(spec, cluster, "cluster")
     return spec
+
+
+def _multinode(raw: dict[str, Any], path: Path | None) -> ExperimentSpec:
+    """A [multinode] spec: Tseng2001's multi-node multicast (testbed.experiments.
+    multinode_spec); what only a broadcast sweep reads is refused, naming the key."""
+    for key in raw:
+        if key not in multinode_spec.TOP_KEYS:
+            raise SpecError(f"{key}: a [multinode] spec measures multi-node multicasts and "
+                            f"reads only {', '.join(sorted(multinode_spec.TOP_KEYS))}")
+    net = sv.table(raw, "network")
+    sv.known(net, multinode_spec.NETWORK_KEYS, "network.")
+    topo_spec = net.get("topology", multinode_spec.EXAMPLE_TORUS)
+    topo = _topology(topo_spec, path)
+    seed = sv.integer(raw, "seed", 1, 0)
+    return ExperimentSpec(
+        name=sv.string(raw, "name", path.stem if path else "experiment"),
+        description=sv.string(raw, "description", ""),
+        path=path, raw=raw, topology_spec=topo_spec, topology=topo, seed=seed,
+        repetitions=sv.integer(raw, "repetitions", 10, 1),
+        timeout=sv.number(raw, "timeout", multinode_spec.JOB_TIMEOUT_S, 1.0),
+        wait=sv.choice(raw, "wait", DEFAULT_WAIT, WAIT_MODES, ""),
+        switching=sv.choice(net, "switching", "controller", SWITCHING, "network."),
+        multinode=multinode_spec.parse(sv.table(raw, "multinode"), topo_spec, seed))
 
 
 def across_servers(spec: ExperimentSpec, cluster: ClusterSpec, where: str) -> None:
@@ -295,107 +328,8 @@ def check_machine(spec: ExperimentSpec, caps: Any) -> None:
         raise SpecError("network.mode: contiguous mode needs switching = \"controller\"")
 
 
-# ---- helpers: each names the key it checks -----------------------------------------------
-def _known(table: dict[str, Any], known: set[str], prefix: str) -> None:
-    for key in table:
-        if key not in known:
-            raise SpecError(f"{prefix}{key}: unknown key (known: {', '.join(sorted(known))})")
-
-
-def _table(raw: dict[str, Any], key: str) -> dict[str, Any]:
-    value = raw.get(key, {})
-    if not isinstance(value, dict):
-        raise SpecError(f"{key}: must be a table ([{key}])")
-    return value
-
-
-def _str(t: dict[str, Any], key: str, default: str, prefix: str = "") -> str:
-    value = t.get(key, default)
-    if not isinstance(value, str):
-        raise SpecError(f"{prefix}{key}: must be a string, got {value!r}")
-    return value
-
-
-def _choice(t: dict[str, Any], key: str, default: str, choices: tuple[str, ...],
-            prefix: str) -> str:
-    value = _str(t, key, default, prefix)
-    if value not in choices:
-        raise SpecError(f"{prefix}{key}: unknown '{value}' (one of {', '.join(choices)})")
-    return value
-
-
-def _check_num(value: Any, where: str, lo: float, hi: float, integer: bool) -> None:
-    kind = "an integer" if integer else "a number"
-    ok_type = (isinstance(value, int) if integer else isinstance(value, int | float)) \
-        and not isinstance(value, bool)
-    if not ok_type or (not integer and not math.isfinite(value)):
-        raise SpecError(f"{where}: must be {kind}, got {value!r}")
-    if not lo <= value <= hi:
-        rng = f">= {lo:g}" if hi == math.inf else f"in [{lo:g}, {hi:g}]"
-        raise SpecError(f"{where}: must be {rng}, got {value!r}")
-
-
-def _loss(value: Any, where: str) -> float:
-    """A loss as everywhere: a fraction, or a percentage as text ("5%"): topologies.loss."""
-    if not isinstance(value, int | float | str) or isinstance(value, bool):
-        raise SpecError(f"{where}: must be a fraction (0.05) or a percentage (\"5%\"), "
-                        f"got {value!r}")
-    try:
-        return loss_fraction(value, where)
-    except ValueError as e:
-        raise SpecError(str(e)) from None
-
-
-def _int(t: dict[str, Any], key: str, default: int, lo: int, prefix: str = "") -> int:
-    value = t.get(key, default)
-    _check_num(value, prefix + key, lo, math.inf, True)
-    return value
-
-
-def _num(t: dict[str, Any], key: str, default: float, lo: float, prefix: str = "") -> float:
-    value = t.get(key, default)
-    _check_num(value, prefix + key, lo, math.inf, False)
-    return float(value)
-
-
-def _list(t: dict[str, Any], key: str, default: list[Any] | None, prefix: str,
-          empty: bool = False) -> list[Any]:
-    if key not in t:
-        if default is None:
-            raise SpecError(f"{prefix}{key}: missing (give a list)")
-        return list(default)
-    value = t[key]
-    if not isinstance(value, list) or not (value or empty):
-        raise SpecError(f"{prefix}{key}: must be a non-empty list, got {value!r}")
-    return value
-
-
-def _int_list(t: dict[str, Any], key: str, default: list[int] | None, prefix: str, lo: float,
-              hi: float, empty: bool = False) -> list[int]:
-    values = _list(t, key, default, prefix, empty)
-    for i, v in enumerate(values):
-        _check_num(v, f"{prefix}{key}[{i}]", lo, hi, True)
-    return values
-
-
-def _num_list(t: dict[str, Any], key: str, default: list[float] | None, prefix: str,
-              lo: float, hi: float) -> list[float]:
-    values = _list(t, key, default, prefix)
-    for i, v in enumerate(values):
-        _check_num(v, f"{prefix}{key}[{i}]", lo, hi, False)
-    return [float(v) for v in values]
-
-
-def _str_list(t: dict[str, Any], key: str, default: list[str] | None, prefix: str) -> list[str]:
-    values = _list(t, key, default, prefix)
-    for i, v in enumerate(values):
-        if not isinstance(v, str):
-            raise SpecError(f"{prefix}{key}[{i}]: must be a string, got {v!r}")
-    return values
-
-
 def _names(sweep: dict[str, Any], key: str, tables: dict[str, Any]) -> tuple[str, ...]:
-    names = _str_list(sweep, key, [NONE], "sweep.")
+    names = sv.str_list(sweep, key, [NONE], "sweep.")
     for i, name in enumerate(names):
         if name != NONE and name not in tables:
             raise SpecError(f"sweep.{key}[{i}]: no [{key}.{name}] table "
@@ -461,23 +395,23 @@ def _fault_tables(tables: dict[str, Any], topo: Topology) -> dict[str, tuple[Fau
             raise SpecError("faults.none: 'none' means no faults; pick another name")
         if not isinstance(table, dict):
             raise SpecError(f"{where}: must be a table")
-        _known(table, {"events"}, where + ".")
+        sv.known(table, {"events"}, where + ".")
         events = []
-        for i, ev in enumerate(_list(table, "events", None, where + ".")):
+        for i, ev in enumerate(sv.items(table, "events", None, where + ".")):
             at = f"{where}.events[{i}]"
             if not isinstance(ev, dict):
                 raise SpecError(f"{at}: must be a table like {{at = 1.0, down = \"h3\"}}")
-            _known(ev, {"at", *FAULT_ACTIONS, "on"}, at + ".")
+            sv.known(ev, {"at", *FAULT_ACTIONS, "on"}, at + ".")
             if "at" not in ev:
                 raise SpecError(f"{at}.at: missing (seconds into the run)")
-            when = _num(ev, "at", 0.0, 0.0, at + ".")
+            when = sv.number(ev, "at", 0.0, 0.0, at + ".")
             actions = [a for a in FAULT_ACTIONS if a in ev]
             if len(actions) != 1:
                 raise SpecError(f"{at}: give exactly one of {', '.join(FAULT_ACTIONS)}")
             action = actions[0]
             if action == "loss":
-                lost = _loss(ev["loss"], f"{at}.loss")
-                target = _str(ev, "on", "", at + ".")
+                lost = sv.loss(ev["loss"], f"{at}.loss")
+                target = sv.string(ev, "on", "", at + ".")
                 if target not in hosts:
                     raise SpecError(f"{at}.on: no host '{target}' in {topo.name}")
                 events.append(FaultEvent(when, action, target, lost))

@@ -1,4 +1,5 @@
-"""One experiment run folder -> summary.csv, plots/*.png, summary.txt and report.html.
+"""One experiment run folder -> summary.csv, plots/*.png, summary.txt and report.html
+(a [multinode] run's: testbed.report.multinode).
 
 A run is a few hundred JSON lines; what a person wants from it is who is fastest under which
 condition, the shape behind that (plots, and the trees themselves) and which numbers to
@@ -17,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ..results import read_jsonl
+from . import multinode
 from .findings import crossover, growth
 from .html import report_html
 from .plots import draw_plots
@@ -66,9 +68,12 @@ def write_report(run_dir: Path) -> str:
     config.json and records.jsonl; return the text of summary.txt (the headline)."""
     run_dir = Path(run_dir)
     config = _read_config(run_dir)
-    points = [point_of(r) for r in read_jsonl(run_dir / "records.jsonl") if isinstance(r, dict)]
-    report = run_dir / "report.html"
+    records = [r for r in read_jsonl(run_dir / "records.jsonl") if isinstance(r, dict)]
     title = run_title(config, run_dir)
+    if multinode.is_multinode(config):
+        return multinode.write(run_dir, config, records, title)
+    points = [point_of(r) for r in records]
+    report = run_dir / "report.html"
     counts = count_points(points, config)
     # no finish time and points missing: the run stopped early (or is still going)
     unfinished = bool(config.get("started")) and not config.get("finished") and \

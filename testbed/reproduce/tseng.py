@@ -17,8 +17,9 @@ from typing import Any
 
 from collectives.waiting import DEFAULT as DEFAULT_WAIT
 
-from ..bench.multinode import DESTS, NAMES, SEED, measured_rows, model_s
+from ..bench.multinode import NAMES, model_s
 from ..experiments.bcast import point_to_point
+from ..experiments.multinode_run import DESTS, SEED, measured_rows
 from .claims import Claim, Context, PaperFigure
 from .verdict import (
     NOT_APPLICABLE,

@@ -13,28 +13,6 @@ import pytest
 
 from testbed.cli import multinode
 from testbed.cli.main import main
-from testbed.errors import UsageError
-
-
-def test_schemes_by_either_name():
-    assert multinode.scheme_names("u-torus,balanced,partitioned-balanced") == ["direct",
-                                                                               "balanced"]
-    with pytest.raises(UsageError, match="unknown scheme 'x'; choose from u-torus, "):
-        multinode.scheme_names("x")
-    with pytest.raises(UsageError, match="at least one"):
-        multinode.scheme_names(",")
-
-
-def test_the_torus_of_topo():
-    t = multinode.torus_of("torus:rows=2,cols=4,bw=10")
-    assert (t.rows, t.cols) == (2, 4)
-    assert (multinode.torus_of("torus").rows, multinode.torus_of("torus").cols) == (4, 4)
-    for spec, needle in [("mesh:rows=2,cols=2", "runs on a torus, not mesh"),
-                         ("net.toml", "not the file net.toml"),
-                         ("torus:rows=x", "--topo: ")]:
-        with pytest.raises(UsageError, match=needle):
-            multinode.torus_of(spec)
-
 
 ROW = {"factor": 0.25, "sources": 3, "dests": 4, "torus": [2, 4], "dilation": 2, "seed": 0,
        "size": 4096, "reps": 2, "correct": True, "steps": 5, "sends": 12,

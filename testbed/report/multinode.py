@@ -1,0 +1,198 @@
+"""The report of a [multinode] run (Tseng2001's multi-node multicast): summary.csv,
+plots/multinode.{png,svg,pdf}, summary.txt and report.html, as a broadcast run has them.
+
+Its quantity is not a broadcast's t_mcast but the time of all sources' multicasts at once,
+from the first rank's start to the last rank's end (collectives.programs.multinode_bench),
+so it gets tables of its own: per sources count and hot-spot factor, every scheme's median
+with its p10-p90 spread, the plan's steps and worst link sharing, delivery and fidelity, and
+U-torus over the best partitioned scheme (> 1: partitioning faster) from unflagged rows only.
+"""
+
+from __future__ import annotations
+
+import csv
+import html
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from collectives.programs.multinode_bench import SCHEME_NAMES
+
+from ..results import size_text, text_table
+from .figures import Figure, caption_line, pyplot, rate_text, save_figure
+from .html import CSS, figure_html
+
+Rec = dict[str, Any]
+DIRECT = SCHEME_NAMES["direct"]
+ORDER = tuple(SCHEME_NAMES.values())
+CSV_FIELDS = ("index", "scheme", "size", "sources", "factor", "dests", "dilation", "status",
+              "median_ms", "p10_ms", "p90_ms", "min_ms", "max_ms", "n", "steps",
+              "max_contention", "correct", "flagged", "flags", "error")
+
+
+def is_multinode(config: Mapping[str, Any]) -> bool:
+    """A [multinode] run's config.json (its spec has the table)."""
+    spec = config.get("spec")
+    return isinstance(spec, dict) and "multinode" in spec
+
+
+def _cfg(r: Rec) -> Rec:
+    return r.get("config") or {}
+
+
+def flagged(r: Rec) -> bool:
+    return (r.get("fidelity") or {}).get("ok") is False
+
+
+def _ms(r: Rec, key: str) -> float | None:
+    value = (r.get("t_s") or {}).get(key)
+    return None if value is None else value * 1e3
+
+
+def _conditions(recs: Sequence[Rec]) -> list[tuple[int, float]]:
+    return sorted({(_cfg(r)["sources"], _cfg(r)["factor"]) for r in recs})
+
+
+def _scheme_key(name: str) -> int:
+    return ORDER.index(name) if name in ORDER else len(ORDER)
+
+
+def gains(recs: Sequence[Rec]) -> list[str]:
+    """U-torus over the best partitioned scheme, per condition and size, unflagged rows."""
+    out = []
+    good = [r for r in recs if r.get("status") == "ok" and not flagged(r)]
+    for n, p in _conditions(good):
+        for size in sorted({_cfg(r)["size"] for r in good}):
+            t = {_cfg(r)["algorithm"]: r["t_s"]["median"] for r in good
+                 if (_cfg(r)["sources"], _cfg(r)["factor"], _cfg(r)["size"]) == (n, p, size)}
+            parts = {k: v for k, v in t.items() if k != DIRECT}
+            if DIRECT in t and parts:
+                best = min(parts, key=lambda k: parts[k])
+                out.append(f"{n} sources, p {p:g}, {size_text(size)}: U-torus / {best} "
+                           f"{t[DIRECT] / parts[best]:.2f} (> 1: partitioning faster)")
+    return out
+
+
+def _table(recs: Sequence[Rec], n: int, p: float) -> str:
+    rows = sorted((r for r in recs if (_cfg(r)["sources"], _cfg(r)["factor"]) == (n, p)),
+                  key=lambda r: (_cfg(r)["size"], _scheme_key(_cfg(r)["algorithm"])))
+    body = []
+    for r in rows:
+        c, plan = _cfg(r), r.get("plan") or {}
+        ok = r.get("status") == "ok"
+        spread = f"{_ms(r, 'p10'):.2f}-{_ms(r, 'p90'):.2f}" if ok and _ms(r, "p10") is not None \
+            else "-"
+        fid = "; ".join((r.get("fidelity") or {}).get("flags") or []) or \
+            ("kept up" if r.get("fidelity") else "-")
+        body.append([c["algorithm"], size_text(c["size"]),
+                     f"{_ms(r, 'median'):.2f}" if ok else "failed", spread,
+                     plan.get("steps", "-"), plan.get("max_contention", "-"),
+                     _yes_no(r.get("correct")), fid])
+    return text_table(["scheme", "bytes", "median ms", "p10-p90 ms", "steps",
+                       "max contention", "correct", "fidelity"], body)
+
+
+def _yes_no(value: Any) -> str:
+    return "-" if value is None else "yes" if value else "NO"
+
+
+def summary(title: str, run_dir: Path, config: Mapping[str, Any], recs: Sequence[Rec]) -> str:
+    planned = config.get("points")
+    failed = sum(r.get("status") != "ok" for r in recs)
+    bad = sum(flagged(r) for r in recs)
+    spec = config.get("spec") or {}
+    table = spec.get("multinode") or {}
+    lines = [f"{title} ({run_dir.name})",
+             f"Tseng2001's multi-node multicast on {_topology(config)}, one rank per node, "
+             f"{table.get('dests', 6)} destinations per source; the time of all sources' "
+             "multicasts at once (first rank's start to last rank's end), medians of "
+             f"{spec.get('repetitions', 10)} runs. Links at {rate_text(config.get('link_rate'))}.",
+             f"{len(recs)} of {planned if planned is not None else '?'} points measured, "
+             f"{failed} failed, {bad} flagged (the emulator did not keep up: not a result)."]
+    for n, p in _conditions(recs):
+        lines += ["", f"{n} sources, hot-spot factor p {p:g}", _table(recs, n, p)]
+    found = gains(recs)
+    if found:
+        lines += ["", *found]
+    lines += ["", f"report: {run_dir / 'report.html'}"]
+    return "\n".join(lines) + "\n"
+
+
+def _topology(config: Mapping[str, Any]) -> str:
+    topo = config.get("topology")
+    return str(topo.get("name")) if isinstance(topo, dict) and topo.get("name") else "a torus"
+
+
+def write_csv(path: Path, recs: Sequence[Rec]) -> None:
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(CSV_FIELDS)
+        for r in sorted(recs, key=lambda r: r.get("index") or 0):
+            c, plan, t = _cfg(r), r.get("plan") or {}, r.get("t_s") or {}
+            w.writerow([r.get("index"), c.get("algorithm"), c.get("size"), c.get("sources"),
+                        c.get("factor"), c.get("dests"), c.get("dilation"), r.get("status"),
+                        *(_ms(r, k) for k in ("median", "p10", "p90", "min", "max")),
+                        t.get("n"), plan.get("steps"), plan.get("max_contention"),
+                        r.get("correct"), flagged(r),
+                        "; ".join((r.get("fidelity") or {}).get("flags") or []), r.get("error")])
+
+
+def plot(out: Path, config: Mapping[str, Any], recs: Sequence[Rec]) -> Figure | None:
+    """Grouped bars, one panel per message size: a group per (sources, p), a bar per
+    scheme, whiskers p10-p90; a flagged bar is hatched, a failed one absent."""
+    ok = [r for r in recs if r.get("status") == "ok" and r.get("t_s")]
+    if not ok:
+        return None
+    plt = pyplot()
+    sizes = sorted({_cfg(r)["size"] for r in ok})
+    conds = _conditions(ok)
+    schemes = sorted({_cfg(r)["algorithm"] for r in ok}, key=_scheme_key)
+    fig, axes = plt.subplots(1, len(sizes), figsize=(4.2 * len(sizes) + 1, 3.6), squeeze=False)
+    width = 0.8 / len(schemes)
+    for ax, size in zip(axes[0], sizes, strict=True):
+        for j, scheme in enumerate(schemes):
+            for i, (n, p) in enumerate(conds):
+                r = next((r for r in ok if (_cfg(r)["size"], _cfg(r)["algorithm"],
+                                            _cfg(r)["sources"], _cfg(r)["factor"])
+                          == (size, scheme, n, p)), None)
+                if r is None:
+                    continue
+                med, lo, hi = _ms(r, "median") or 0.0, _ms(r, "p10"), _ms(r, "p90")
+                err = [[med - lo], [hi - med]] if lo is not None and hi is not None else None
+                ax.bar(i + (j - (len(schemes) - 1) / 2) * width, med, width, yerr=err,
+                       capsize=2, color=f"C{j}", hatch="//" if flagged(r) else None,
+                       edgecolor="black", linewidth=0.4)
+        ax.set_xticks(range(len(conds)), [f"{n} src\np {p:g}" for n, p in conds])
+        ax.set_title(size_text(size), fontsize=10)
+        ax.set_ylim(bottom=0)
+    axes[0][0].set_ylabel("median time, all multicasts (ms)")
+    patch = plt.matplotlib.patches.Patch
+    handles = [patch(facecolor=f"C{j}", edgecolor="black", label=s)
+               for j, s in enumerate(schemes)]
+    if any(flagged(r) for r in ok):
+        handles.append(patch(facecolor="white", edgecolor="black", hatch="//",
+                             label="flagged: not a result"))
+    axes[0][0].legend(handles=handles, fontsize=8)
+    out.mkdir(exist_ok=True)
+    path = out / "multinode.png"
+    spec = config.get("spec") or {}
+    caption = caption_line(topology=_topology(config), rate=rate_text(config.get("link_rate")),
+                           repetitions=f"{spec.get('repetitions', 10)} repetitions per point",
+                           date=str(config.get("started") or "") or None,
+                           versions=config.get("versions"))
+    save_figure(plt, fig, path, caption)
+    return Figure(path, "Median time of all sources' multicasts at once, per scheme; whiskers "
+                        "p10-p90, hatched bars flagged (not a result). " + caption)
+
+
+def write(run_dir: Path, config: Mapping[str, Any], recs: Sequence[Rec], title: str) -> str:
+    """Write the four files; return summary.txt's text."""
+    write_csv(run_dir / "summary.csv", recs)
+    fig = plot(run_dir / "plots", config, recs)
+    text = summary(title, run_dir, config, recs)
+    (run_dir / "summary.txt").write_text(text)
+    page = (f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}"
+            f"</title><style>{CSS}</style></head><body><h1>{html.escape(title)}</h1>"
+            f"<pre>{html.escape(text)}</pre>{figure_html(fig) if fig else ''}</body></html>\n")
+    (run_dir / "report.html").write_text(page)
+    return text
