@@ -70,3 +70,19 @@ def output_dir(option: str, text: str) -> Path:
     _writable(option, existing)
     _nobody_elses(option, path)
     return path
+
+
+def output_tree(option: str, folder: Path) -> Path:
+    """An existing folder whose files are written again (a results folder re-rendered): the
+    folder as output_dir checks it, and, run as root, nothing inside that another user owns
+    (a link of theirs in place of summary.txt would take root's write elsewhere)."""
+    if not folder.is_dir():
+        raise UsageError(f"{option}: {folder} is not a folder")
+    output_dir(option, str(folder))
+    if os.geteuid() == 0:
+        trusted = trusted_owners()
+        for part in folder.rglob("*"):
+            if os.lstat(part).st_uid not in trusted:
+                raise UsageError(f"{option}: {part} belongs to another user "
+                                 f"(uid {os.lstat(part).st_uid}); root does not write there")
+    return folder

@@ -108,16 +108,60 @@ def run(out_dir: Path, *, quick: bool = False, progress: Progress = print,
                "datapath": caps.datapath, "quick": quick,
                **module.run(caps, progress, quick=quick)}
         (out_dir / f"{name}.json").write_text(json.dumps(res, indent=1) + "\n")
-        lines = [f"# mcastlab {title} bench, {time.strftime('%Y-%m-%d %H:%M')}",
-                 _machine_line(caps), *module.markdown(res)]
-        if files.write_csv(res, out_dir / f"{name}.csv"):
-            lines += ["", f"Every row: [{name}.csv]({name}.csv)."]
-        if hasattr(module, "plot"):
-            module.plot(res, out_dir / f"{name}.png")
-            lines += ["", f"![{name}]({name}.png) (also [SVG]({name}.svg), [PDF]({name}.pdf))"]
-        md = out_dir / f"{name}.md"
-        md.write_text("\n".join(lines) + "\n")
+        write_suite(out_dir, Suite(name, module, title), res, _machine_line(caps))
     return write_index(out_dir)
+
+
+def write_suite(out_dir: Path, suite: Suite, res: dict[str, Any], machine: str) -> Path:
+    """SUITE.md, SUITE.csv and the figure (PNG, SVG, PDF) from the suite's result `res`."""
+    name, module = suite.name, suite.module
+    body = module.markdown(res)  # first: a result it cannot read changes no file
+    lines = [f"# mcastlab {suite.title} bench, {res.get('date') or 'date not recorded'}",
+             machine, *body]
+    if files.write_csv(res, out_dir / f"{name}.csv"):
+        lines += ["", f"Every row: [{name}.csv]({name}.csv)."]
+    if hasattr(module, "plot"):
+        module.plot(res, out_dir / f"{name}.png")
+        lines += ["", f"![{name}]({name}.png) (also [SVG]({name}.svg), [PDF]({name}.pdf))"]
+    md = out_dir / f"{name}.md"
+    md.write_text("\n".join(lines) + "\n")
+    return md
+
+
+def render(out_dir: Path) -> tuple[list[str], dict[str, str]]:
+    """Write every suite's page, CSV and figure again from the SUITE.json a benchmark folder
+    holds (no network, nothing measured), then index.md. Returns the suites rendered and,
+    for each suite this version cannot read back (a result of an older shape), why: its
+    files stay as they were. A result of a run before results carried their date and
+    machine keeps what its page said of them."""
+    done, left = [], {}
+    if (out_dir / "results.json").is_file():
+        report = json.loads((out_dir / "results.json").read_text())
+        write_testbed_page(out_dir, report, _said(out_dir / "results.md", report)[1])
+        done.append("testbed")
+    for suite in SUITES:
+        path = out_dir / f"{suite.name}.json"
+        if not path.is_file():
+            continue
+        try:
+            res = json.loads(path.read_text())
+            date, machine = _said(out_dir / f"{suite.name}.md", res)
+            write_suite(out_dir, suite, {**res, "date": date}, machine)
+        except (KeyError, TypeError, ValueError, IndexError) as exc:
+            left[suite.name] = f"{type(exc).__name__}: {exc}"
+            continue
+        done.append(suite.name)
+    write_index(out_dir)
+    return done, left
+
+
+def _said(page: Path, res: dict[str, Any]) -> tuple[str | None, str]:
+    """The date and machine line its page's head gave a result (a page says when it was
+    written, its result when the run began), else the result's own."""
+    head = page.read_text().splitlines()[:2] if page.is_file() else []
+    date = head[0].rsplit(", ", 1)[1] if head and ", " in head[0] else res.get("date")
+    machine = head[1] if len(head) > 1 and head[1].startswith("machine:") else _machine_of(res)
+    return date, machine
 
 
 def write_index(out_dir: Path) -> Path:
@@ -131,9 +175,15 @@ def write_index(out_dir: Path) -> Path:
 
 
 def _machine_line(caps: Any) -> str:
-    v = results.versions()
-    return (f"machine: {v['machine']}, {v['cpus']} x {v['cpu_model']}, kernel {v['kernel']}, "
-            f"OVS datapath {caps.datapath}")
+    return _machine_of({"versions": results.versions(), "datapath": caps.datapath})
+
+
+def _machine_of(res: dict[str, Any]) -> str:
+    v = res.get("versions") or {}
+    if not v.get("machine"):
+        return "machine: not recorded"
+    return (f"machine: {v['machine']}, {v.get('cpus')} x {v.get('cpu_model')}, kernel "
+            f"{v.get('kernel')}, OVS datapath {res.get('datapath')}")
 
 
 def _testbed_suite(out_dir: Path, caps: Any, quick: bool, progress: Progress) -> Path:
@@ -157,8 +207,13 @@ def _testbed_suite(out_dir: Path, caps: Any, quick: bool, progress: Progress) ->
     report["pingpong"] = _pingpong(caps, 50 if quick else 200)
 
     results.write_json(out_dir / "results.json", report)
+    return write_testbed_page(out_dir, report, _machine_line(caps))
+
+
+def write_testbed_page(out_dir: Path, report: dict[str, Any], machine: str) -> Path:
+    """results.md and results.csv of the testbed suite from its result."""
     files.write_csv(report, out_dir / "results.csv")
-    lines = [f"# mcastlab bench, {report['date']}", _machine_line(caps), "",
+    lines = [f"# mcastlab bench, {report['date']}", machine, "",
              "| network | start (median s) | stop (median s) |", "|---|---|---|"]
     lines += [f"| {k} | {r['start_s_median']:.2f} | {r['stop_s_median']:.2f} |"
               for k, r in report["start"].items()]

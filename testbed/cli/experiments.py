@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import json
 import sys
 import time
 from pathlib import Path
@@ -17,7 +18,7 @@ from ..emulation.environment import detected
 from ..errors import DiskFull, UsageError
 from ..experiments.run import Log, Run, execute, point_config, prepare
 from ..experiments.spec import load
-from ..outputs import output_dir
+from ..outputs import output_dir, output_tree
 from ..results import DEFAULT_ROOT, new_results_dir, size_text
 from .arguments import add_cluster_choice, cluster_spec, progress
 
@@ -176,6 +177,39 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_report(args: argparse.Namespace) -> int:
+    """Write a results folder's report again from what it holds: nothing is measured."""
+    folder = output_tree("FOLDER", Path(args.folder))
+    try:
+        print(_render(folder))
+    except (ValueError, KeyError, TypeError) as exc:  # a file cut short, or of another shape
+        raise UsageError(f"{folder}: its results cannot be read back ({type(exc).__name__}: "
+                         f"{exc})") from None
+    return 0
+
+
+def _render(folder: Path) -> str:
+    if (folder / "records.jsonl").is_file() and (folder / "config.json").is_file():
+        # loaded when the command runs: keeps the start of `mcastlab` quick
+        from ..report import write_report
+
+        return write_report(folder)
+    if (folder / "reproduce.json").is_file():
+        # loaded when the command runs: keeps the start of `mcastlab` quick
+        from ..reproduce.report import write
+
+        write(folder, json.loads((folder / "reproduce.json").read_text()))
+        return f"report: {folder / 'report.html'}"
+    suites, left = bench.render(folder)
+    if not suites and not left:
+        raise UsageError(f"{folder} holds no results: no records.jsonl and config.json (an "
+                         "experiment), reproduce.json (reproduce) or SUITE.json (bench)")
+    lines = [f"rendered {', '.join(suites) or 'nothing'}: {folder / 'index.md'}"]
+    lines += [f"  {name}.json kept as it was: this version cannot read it back ({why})"
+              for name, why in left.items()]
+    return "\n".join(lines)
+
+
 def _experiment_arguments(p: argparse.ArgumentParser) -> None:
     p.description = ("Run an experiment spec: expand its sweep, measure every point, write a "
                      "results folder with records, CSV, plots and an HTML report.")
@@ -211,6 +245,14 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--suite", choices=("all", "testbed", *(suite.name for suite in SUITES)),
                    default="all", help="which benchmarks (default all)")
     p.set_defaults(func=cmd_bench)
+
+    p = sub.add_parser("report", help="write a results folder's report, tables and figures "
+                                      "again from its records (experiment, bench or "
+                                      "reproduce); nothing is measured, no root needed")
+    p.add_argument("folder", metavar="FOLDER",
+                   help="a results folder (results/<date>-exp-NAME, a bench or reproduce "
+                        "folder, or the curated bench/)")
+    p.set_defaults(func=cmd_report)
 
     p = sub.add_parser("reproduce", help="the papers' headline claims, paper beside testbed, "
                                          "each with a verdict, in a dated folder under "

@@ -529,6 +529,7 @@ BAD_INPUT = {
     "cleanup": [["cleanup", "now"]],
     "bench": [["bench", "--suite", "nosuchsuite"]],
     "reproduce": [["reproduce", "--only", "nosuchclaim"], ["reproduce", "--only"]],
+    "report": [["report"], ["report", "/nonexistent/results"], ["report", "/proc/self"]],
 }
 
 

@@ -33,3 +33,72 @@ def test_publish_writes_the_curated_folder_and_only_that(tmp_path: Path) -> None
     with pytest.raises(UsageError, match="of a checkout"):
         run_folder(args(publish=True), "bench", tmp_path / "nowhere" / "bench")
     assert CURATED_BENCH.name == "bench" and (CURATED_BENCH.parent / "Makefile").is_file()
+
+
+# ---- mcastlab report FOLDER: a results folder rendered again, nothing measured ---------------
+ROOT = Path(__file__).resolve().parents[4]
+
+
+def report(folder: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    from testbed.cli.main import main
+
+    code = main(["report", str(folder)])
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_report_renders_a_bench_folder_and_keeps_what_it_cannot_read(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import shutil
+
+    for name in ("uftp.json", "uftp.md", "ipmc.json", "ipmc.md"):  # the curated results
+        shutil.copy(ROOT / "bench" / name, tmp_path / name)
+    (tmp_path / "ipmc.json").write_text('{"topology": "star"}')  # a shape of long ago
+    before = (tmp_path / "uftp.md").read_text().splitlines()[:2]
+    code, out, _ = report(tmp_path, capsys)
+    assert code == 0
+    assert "rendered uftp" in out and "ipmc.json kept as it was" in out
+    page = (tmp_path / "uftp.md").read_text()
+    assert page.splitlines()[:2] == before  # its date and machine, as its run wrote them
+    assert (tmp_path / "uftp.csv").read_text().count("\n") > 2
+    assert "Every row: [uftp.csv](uftp.csv)." in page
+    assert (tmp_path / "ipmc.md").read_text() == (ROOT / "bench" / "ipmc.md").read_text()
+    assert "# mcastlab nack against UFTP bench" in (tmp_path / "index.md").read_text()
+
+
+def test_report_renders_a_reproduce_folder(tmp_path: Path,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    doc = json.loads((ROOT / "bench" / "reproduce" / "reproduce.json").read_text())
+    doc["claims"] = [c for c in doc["claims"] if c["key"] == "tseng.hot-spot"]
+    (tmp_path / "reproduce.json").write_text(json.dumps(doc))
+    code, out, _ = report(tmp_path, capsys)
+    assert code == 0 and "report.html" in out
+    for suffix in ("png", "svg", "pdf"):
+        assert (tmp_path / "plots" / f"tseng.hot-spot.{suffix}").is_file()
+    assert "tseng.hot-spot" in (tmp_path / "reproduce.md").read_text()
+    assert (tmp_path / "reproduce.csv").read_text().startswith("claim,")
+
+
+@pytest.mark.parametrize("make, needle", [
+    (lambda p: p / "missing", "is not a folder"),
+    (lambda p: p, "holds no results"),
+    (lambda p: (p / "reproduce.json").write_text("{cut") and p, "cannot be read back"),
+])
+def test_report_refuses_what_it_cannot_render(tmp_path: Path, capsys, make, needle) -> None:
+    code, _, err = report(make(tmp_path), capsys)
+    assert code == 2 and needle in err and "Traceback" not in err
+
+
+def test_report_as_root_writes_over_nothing_another_user_owns(tmp_path: Path, capsys) -> None:
+    import os
+
+    if os.geteuid() != 0:
+        pytest.fail("needs root (make test runs as root)")
+    link = tmp_path / "summary.txt"
+    link.symlink_to("/etc/hostname")
+    os.lchown(link, 12345, 12345)
+    (tmp_path / "reproduce.json").write_text("{}")
+    code, _, err = report(tmp_path, capsys)
+    assert code == 2 and "belongs to another user (uid 12345)" in err
