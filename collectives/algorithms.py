@@ -1,4 +1,4 @@
-"""Every broadcast and barrier the project runs, one record each: the one list the
+"""Every broadcast, barrier and allgather the project runs, one record each: the one list the
 executor, the command line, experiment specs, placement, reports and benchmarks read
 (as Mininet's `bin/mn` reads its choice dictionaries, and topologies.registry.SHAPES).
 
@@ -22,6 +22,7 @@ FAMILIES = {
     "dynamic": "a point-to-point tree that grows from who is free at run time",
     "multicast": "IP multicast through the controller's groups",
     "range": "a tree of hardware multicasts that each reach a range of nodes",
+    "exchange": "point-to-point exchanges among all ranks, as a schedule of steps",
 }
 
 
@@ -82,7 +83,7 @@ class Algorithm:
     family: str
     paper: str  # citation key (docs/references.md); "" for the MPI library's own
     summary: str
-    collective: str = "bcast"  # or "barrier"
+    collective: str = "bcast"  # or "barrier", "allgather" (COLLECTIVES)
     timing: bool = False  # takes the model's t_hold/t_end (OPT trees; the dynamic ones their six)
     geometry: str = ""  # the network's shape parameter it needs: mesh, torus, bmin, fattree
     scheduled: bool = False  # a point-to-point schedule (collectives.trees.schedules.build)
@@ -178,17 +179,32 @@ _ALL = (
     Algorithm("range-tree", "range", "Coll2003",
               "arrivals up a binary tree, released down a tree of range multicasts",
               collective="barrier", geometry="fattree"),
+    Algorithm(NATIVE, "mpi", "", "MPICH's MPI_Allgather (its own choice of algorithm)",
+              collective="allgather"),
+    Algorithm("ring", "exchange", "Thakur2005",
+              "p - 1 steps: every rank passes the block it received last to its right "
+              "neighbour", collective="allgather"),
+    Algorithm("recursive-doubling", "exchange", "Thakur2005",
+              "ceil(log2 p) steps: partners at distance 1, 2, 4, ... swap all they hold; "
+              "where a partner is missing (p not a power of two), a rank of its half sends",
+              collective="allgather"),
+    Algorithm("bruck", "exchange", "Bruck1997",
+              "ceil(log2 p) steps: rank r sends what it holds to r - 2^k and receives from "
+              "r + 2^k", collective="allgather"),
+    # the multicast allgather (collectives/ipmc/allgather.py, built apart) comes here as
+    # family "multicast", with its runner in collectives.executor.ALLGATHER_RUNNERS
 )
 
 # ---- the names users know: MPICH, Open MPI, SimGrid ----------------------------------------
 # library -> what its name selects and where the list of names comes from (docs/algorithms.md
 # cites them): MPICH 4's control variables, Open MPI's coll/tuned forced algorithm (its
 # ompi/mca/coll/tuned/coll_tuned_{bcast,barrier}_decision.c), SimGrid SMPI's --cfg options
-# (docs/source/app_smpi.rst, "Collective operations").
+# (docs/source/app_smpi.rst, "Collective operations"); allgather's likewise
+# (coll_tuned_allgather_decision.c).
 LIBRARIES = {
-    "mpich": "MPICH 4: MPIR_CVAR_BCAST_INTRA_ALGORITHM / MPIR_CVAR_BARRIER_INTRA_ALGORITHM",
-    "openmpi": "Open MPI coll/tuned: coll_tuned_bcast_algorithm / coll_tuned_barrier_algorithm",
-    "simgrid": "SimGrid SMPI: --cfg=smpi/bcast:NAME / --cfg=smpi/barrier:NAME",
+    "mpich": "MPICH 4: MPIR_CVAR_{BCAST,BARRIER,ALLGATHER}_INTRA_ALGORITHM",
+    "openmpi": "Open MPI coll/tuned: coll_tuned_{bcast,barrier,allgather}_algorithm",
+    "simgrid": "SimGrid SMPI: --cfg=smpi/{bcast,barrier,allgather}:NAME",
 }
 
 
@@ -257,16 +273,46 @@ ELSEWHERE: dict[tuple[str, str], dict[str, Elsewhere]] = {
                                                         "largest power of two pair in first"),
         "simgrid": Elsewhere("ompi_recursivedoubling", note="also mvapich2_pair"),
     },
+    ("allgather", NATIVE): {
+        "mpich": Elsewhere("auto", note="MPI_Allgather's own choice: this is MPICH's"),
+        "simgrid": _closest("mpich", "SimGrid's copy of MPICH's selection rules"),
+    },
+    ("allgather", "ring"): {
+        "mpich": Elsewhere("ring"),
+        "openmpi": Elsewhere("ring"),
+        "simgrid": Elsewhere("ring"),
+    },
+    ("allgather", "recursive-doubling"): {
+        "mpich": _closest("recursive_doubling", "a power of two only (MPICH 4 falls back "
+                                                "to another for other p)"),
+        "openmpi": _closest("recursive_doubling", "a power of two only (else its Bruck)"),
+        "simgrid": _closest("rdb", "for other p MPICH 2's (Thakur2005): the missing halves "
+                                   "sent on in extra steps, not by one rank of the half"),
+    },
+    ("allgather", "bruck"): {
+        "mpich": Elsewhere("brucks"),
+        "openmpi": Elsewhere("bruck"),
+        "simgrid": Elsewhere("bruck"),
+    },
 }
 
 BCASTS: dict[str, Algorithm] = {a.name: a for a in _ALL if a.collective == "bcast"}
 BARRIERS: dict[str, Algorithm] = {a.name: a for a in _ALL if a.collective == "barrier"}
+ALLGATHERS: dict[str, Algorithm] = {a.name: a for a in _ALL if a.collective == "allgather"}
+# collective -> its records, in the registry's order
+COLLECTIVES: dict[str, dict[str, Algorithm]] = {
+    "bcast": BCASTS, "barrier": BARRIERS, "allgather": ALLGATHERS}
+
+
+def records(collective: str) -> dict[str, Algorithm]:
+    """The records of `collective` (COLLECTIVES), or ValueError naming the collectives."""
+    return COLLECTIVES[check_choice("collective", collective, dict.fromkeys(COLLECTIVES, ""))]
 
 
 def names(*families: str, collective: str = "bcast") -> tuple[str, ...]:
     """The algorithms of these families (all without), in the registry's order."""
-    table = BCASTS if collective == "bcast" else BARRIERS
-    return tuple(n for n, a in table.items() if not families or a.family in families)
+    return tuple(n for n, a in records(collective).items()
+                 if not families or a.family in families)
 
 
 UNKNOWN = Algorithm("", "", "", "not in the registry")  # every need and family empty
@@ -275,7 +321,7 @@ UNKNOWN = Algorithm("", "", "", "not in the registry")  # every need and family 
 def known(name: str, collective: str = "bcast") -> Algorithm:
     """The record of `name`, or UNKNOWN (no family, needs nothing) for a name the registry
     lacks: for callers that pass such names on, to be refused where they run."""
-    return (BCASTS if collective == "bcast" else BARRIERS).get(name, UNKNOWN)
+    return records(collective).get(name, UNKNOWN)
 
 
 def bcast_algorithm(name: str) -> Algorithm:
@@ -285,6 +331,11 @@ def bcast_algorithm(name: str) -> Algorithm:
 
 def barrier_algorithm(name: str) -> Algorithm:
     return _lookup(BARRIERS, name, "barrier")
+
+
+def allgather_algorithm(name: str) -> Algorithm:
+    """The record of allgather `name`, or ValueError listing the choices."""
+    return _lookup(ALLGATHERS, name, "allgather")
 
 
 def _lookup(table: dict[str, Algorithm], name: str, what: str) -> Algorithm:

@@ -15,9 +15,8 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
+from .algorithms import COLLECTIVES as RECORDS
 from .algorithms import (
-    BARRIERS,
-    BCASTS,
     COMPLETIONS,
     DEFAULT_COMPLETION,
     DEFAULT_RELEASE,
@@ -34,7 +33,7 @@ from .ipmc.message import PACE, Options
 from .range_trees.bcast import RangeOptions
 from .trees.schedules import DEFAULT_FRAGMENT
 
-COLLECTIVES = ("bcast", "barrier")
+COLLECTIVES = tuple(RECORDS)  # bcast, barrier, allgather
 REQUIRED = "required"  # Option.default of an option without one
 
 
@@ -129,6 +128,8 @@ def _fields(cls: type, skip: tuple[str, ...] = ()) -> tuple[Option, ...]:
 
 def options(alg: Algorithm) -> tuple[Option, ...]:
     """The options `alg` takes, as its runner reads them."""
+    if alg.collective == "allgather":
+        return ()  # ring, recursive doubling, Bruck and MPI_Allgather take none
     if alg.collective == "barrier":
         if alg.release:
             return (Option("timeout", TIMEOUT_S, MULTICAST_MEANINGS["timeout"]),
@@ -170,12 +171,13 @@ def entry(alg: Algorithm) -> dict[str, Any]:
 
 
 def table(collective: str | None = None) -> list[Algorithm]:
-    """The registry's records, broadcasts first, each in the registry's order."""
+    """The registry's records, broadcasts, barriers, then allgathers, each in the registry's
+    order."""
     if collective not in (None, *COLLECTIVES):
         raise ValueError(f"collective must be one of {', '.join(COLLECTIVES)}, got "
                          f"{collective!r}")
-    return [a for c, records in (("bcast", BCASTS), ("barrier", BARRIERS))
-            if collective in (None, c) for a in records.values()]
+    return [a for c, records in RECORDS.items() if collective in (None, c)
+            for a in records.values()]
 
 
 def lookup(name: str, collective: str | None = None) -> list[Algorithm]:

@@ -1,6 +1,6 @@
-"""`mcastlab algorithms`: every broadcast and barrier of the registry with its family, paper,
-options and their defaults, and its names in MPICH, Open MPI and SimGrid (collectives.catalog
-says it all; this prints it). No root, no network."""
+"""`mcastlab algorithms`: every broadcast, barrier and allgather of the registry with its
+family, paper, options and their defaults, and its names in MPICH, Open MPI and SimGrid
+(collectives.catalog says it all; this prints it). No root, no network."""
 
 from __future__ import annotations
 
@@ -97,10 +97,10 @@ def cmd_algorithms(args: argparse.Namespace) -> int:
 
 
 def add_commands(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("algorithms", help="every broadcast and barrier: family, paper, "
+    p = sub.add_parser("algorithms", help="every broadcast, barrier and allgather: family, paper, "
                                           "options and defaults, MPICH/Open MPI/SimGrid names")
     p.add_argument("name", nargs="?", metavar="NAME", help="show this one in full")
     p.add_argument("--collective", choices=COLLECTIVES,
-                   help="only the broadcasts or only the barriers (default both)")
+                   help="only the broadcasts, the barriers or the allgathers (default all)")
     p.add_argument("--json", action="store_true", help="everything, as JSON")
     p.set_defaults(func=cmd_algorithms)

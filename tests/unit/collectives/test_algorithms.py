@@ -1,4 +1,5 @@
-"""collectives.algorithms, the one registry: every family runs through its runner, every
+"""collectives.algorithms, the one registry: every family runs through its runner (the
+allgathers' too), every
 scheduled algorithm builds with what it says it needs, names filter by family, an unknown
 name lists the choices, and every paper key is in the reference table. The options only some
 algorithms take (the multicast barrier's release, the scouts' completion) and their
@@ -12,6 +13,7 @@ import pytest
 
 from collectives import executor
 from collectives.algorithms import (
+    ALLGATHERS,
     BARRIERS,
     BCASTS,
     COMPLETIONS,
@@ -20,6 +22,7 @@ from collectives.algorithms import (
     FAMILIES,
     NATIVE,
     RELEASES,
+    allgather_algorithm,
     bcast_algorithm,
     check_completion,
     check_release,
@@ -83,22 +86,43 @@ def test_names_filter_by_family_in_the_registrys_order() -> None:
     assert names("multicast") == ("two-stage", "nack", "scout-linear", "scout-binary")
     assert names("mpi", "tree")[:3] == (NATIVE, "sequential", "binomial")
     assert names(collective="barrier") == tuple(BARRIERS)
+    assert names(collective="allgather") == ("mpich", "ring", "recursive-doubling", "bruck")
+    assert names("exchange", collective="allgather") == ("ring", "recursive-doubling", "bruck")
+    with pytest.raises(ValueError, match="collective must be one of bcast, barrier, allgather"):
+        names(collective="allreduce")
 
 
 def test_an_unknown_name_lists_the_choices() -> None:
     with pytest.raises(ValueError, match="unknown algorithm 'fast'; choose from mpich, "):
         bcast_algorithm("fast")
+    with pytest.raises(ValueError, match="unknown allgather 'fast'; choose from mpich, ring, "
+                                         "recursive-doubling, bruck"):
+        allgather_algorithm("fast")
+
+
+def test_the_allgathers_are_their_own_and_need_nothing() -> None:
+    """No allgather takes the broadcast's model, a network shape or a send order, and none
+    is a broadcast's or a barrier's record (names may repeat across collectives: mpich)."""
+    assert ALLGATHERS["mpich"] is not BCASTS["mpich"] and ALLGATHERS["mpich"].family == "mpi"
+    assert [a.paper for a in ALLGATHERS.values()] == ["", "Thakur2005", "Thakur2005",
+                                                      "Bruck1997"]
+    for a in ALLGATHERS.values():
+        assert not (a.timing or a.geometry or a.nodes or a.send_order or a.scheduled
+                    or a.completion or a.release or a.model_tree), a
 
 
 def test_every_paper_key_is_in_the_reference_table() -> None:
     from testbed.labs import labs
 
     table = (Path(__file__).resolve().parents[3] / "docs" / "references.md").read_text()
-    keys = {a.paper for a in (*BCASTS.values(), *BARRIERS.values()) if a.paper}
+    keys = {a.paper for a in (*BCASTS.values(), *BARRIERS.values(), *ALLGATHERS.values())
+            if a.paper}
     keys |= {word.strip(",()") for lab in labs().values() for word in lab.paper.split()
              if word[:1].isupper() and word[-4:].isdigit()}
     # Tseng2001 has no broadcast or lab of its own: its plans run as a benchmark
-    assert keys == {"Nupairoj1998", "Coll2003", "Siebert2006", "Chen2000"}
+    # Thakur2005 and Bruck1997: the point-to-point allgathers
+    assert keys == {"Nupairoj1998", "Coll2003", "Siebert2006", "Chen2000", "Thakur2005",
+                    "Bruck1997"}
     for key in (*keys, "Tseng2001"):
         assert f"| [{key}] |" in table
 
@@ -109,6 +133,8 @@ def test_known_gives_a_record_that_needs_nothing_for_an_unknown_name() -> None:
     assert known("opt-mesh") is BCASTS["opt-mesh"] and known("opt-mesh").nodes
     assert known("range-tree", "barrier") is BARRIERS["range-tree"]
     assert known("fast") is UNKNOWN
+    assert known("bruck", "allgather") is ALLGATHERS["bruck"]
+    assert known("bruck") is UNKNOWN  # not a broadcast
     assert not (UNKNOWN.family or UNKNOWN.timing or UNKNOWN.nodes or UNKNOWN.model_tree)
     assert [n for n, a in BCASTS.items() if a.model_tree] == [
         *names("tree"), "dyn-tree"]  # dyn-mesh is placed on a mesh, as opt-mesh is

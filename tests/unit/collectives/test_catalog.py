@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from collectives import catalog
-from collectives.algorithms import BARRIERS, BCASTS, ELSEWHERE, LIBRARIES
+from collectives.algorithms import ALLGATHERS, BARRIERS, BCASTS, COLLECTIVES, ELSEWHERE, LIBRARIES
 from collectives.executor import barrier_options, check_barrier, check_bcast
 from collectives.ipmc.message import Options
 from collectives.range_trees.bcast import RangeOptions
@@ -41,6 +41,17 @@ KNOWN = {
                              "ompi_basic_linear", "ompi_two_procs", "ompi_bruck",
                              "ompi_recursivedoubling", "ompi_tree", "ompi_doublering",
                              "mvapich2_pair", "mpich_smp"},
+    # MPICH 4's MPIR_CVAR_ALLGATHER_INTRA_ALGORITHM, Open MPI's coll_tuned_allgather_algorithm,
+    # SimGrid's smpi/allgather
+    ("allgather", "mpich"): {"auto", "brucks", "k_brucks", "nb", "recursive_doubling", "ring",
+                             "recexch_doubling", "recexch_halving"},
+    ("allgather", "openmpi"): {"linear", "bruck", "recursive_doubling", "ring", "neighbor",
+                               "two_proc", "sparbit", "direct_messaging"},
+    ("allgather", "simgrid"): {"default", "ompi", "mpich", "mvapich2", "impi", "automatic",
+                               "2dmesh", "3dmesh", "bruck", "GB", "loosely_lr", "NTSLR",
+                               "NTSLR_NB", "pair", "rdb", "rhv", "ring", "SMP_NTS",
+                               "smp_simple", "spreading_simple", "ompi_neighborexchange",
+                               "mvapich2_smp"},
 }
 
 # a value each option can take on 4 ranks (nodes 0..3), for those without a plain default
@@ -60,9 +71,11 @@ def given(option: catalog.Option) -> dict:
 
 def test_every_registry_entry_is_in_the_table_in_its_order():
     assert [(a.collective, a.name) for a in catalog.table()] == [
-        *(("bcast", n) for n in BCASTS), *(("barrier", n) for n in BARRIERS)]
+        *(("bcast", n) for n in BCASTS), *(("barrier", n) for n in BARRIERS),
+        *(("allgather", n) for n in ALLGATHERS)]
     assert [a.name for a in catalog.table("barrier")] == list(BARRIERS)
-    with pytest.raises(ValueError, match="collective must be one of bcast, barrier"):
+    assert [a.name for a in catalog.table("allgather")] == list(ALLGATHERS)
+    with pytest.raises(ValueError, match="collective must be one of bcast, barrier, allgather"):
         catalog.table("allreduce")
 
 
@@ -75,6 +88,8 @@ def test_every_option_listed_is_one_the_executor_takes(alg):
         values |= given(o)
     if alg.collective == "bcast":
         check_bcast(alg.name, 4, values)  # no ValueError: every option taken together
+    elif alg.collective == "allgather":
+        assert values == {}
     else:
         assert barrier_options(alg.name, values) == values  # none left out
         check_barrier(alg.name, values)
@@ -113,7 +128,7 @@ def test_entry_is_json_with_every_field():
 
 def test_the_foreign_names_refer_to_entries_and_names_that_exist():
     for (collective, name), there in ELSEWHERE.items():
-        assert name in (BCASTS if collective == "bcast" else BARRIERS), name
+        assert name in COLLECTIVES[collective], name
         for lib, e in there.items():
             assert lib in LIBRARIES
             assert e.name in KNOWN[(collective, lib)], (collective, name, lib, e.name)
@@ -130,6 +145,10 @@ def test_the_names_the_issue_gives():
     assert there("scatter-allgather", "mpich").name == "scatter_ring_allgather"
     assert there("scatter-allgather", "simgrid").name == "scatter_LR_allgather"
     assert there("pairwise", "openmpi", "barrier").name == "recursive_doubling"
+    assert [there(n, "mpich", "allgather").name for n in ("ring", "recursive-doubling",
+                                                          "bruck")] == [
+        "ring", "recursive_doubling", "brucks"]
+    assert there("recursive-doubling", "simgrid", "allgather").name == "rdb"
     # no library broadcasts over IP multicast or builds the model's trees
     assert not any((c, n) in ELSEWHERE for c, n in [("bcast", "nack"), ("bcast", "opt-tree"),
                                                      ("barrier", "mcast")])
@@ -138,6 +157,7 @@ def test_the_names_the_issue_gives():
 def test_lookup_by_name_finds_both_collectives():
     assert [a.collective for a in catalog.lookup("range-tree")] == ["bcast", "barrier"]
     assert [a.collective for a in catalog.lookup("mpich", "barrier")] == ["barrier"]
+    assert [a.collective for a in catalog.lookup("mpich")] == ["bcast", "barrier", "allgather"]
     with pytest.raises(ValueError, match="unknown algorithm 'binomial'; choose from mpich, "):
         catalog.lookup("binomial", "barrier")
 
@@ -150,7 +170,7 @@ def test_the_docs_table_of_foreign_names_agrees():
     for line in table:
         here, *cells = (c.strip() for c in line.strip("|").split("|"))
         name = re.search(r"`([^`]+)`", here).group(1)
-        collective = "barrier" if "(barrier)" in here else "bcast"
+        collective = next((c for c in ("barrier", "allgather") if f"({c})" in here), "bcast")
         said[(collective, name)] = {
             lib: (re.search(r"`([^`]+)`", cell).group(1), not cell.startswith("closest"))
             for lib, cell in zip(LIBRARIES, cells, strict=True) if cell}

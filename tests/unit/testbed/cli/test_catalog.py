@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 from collectives import catalog
-from collectives.algorithms import BARRIERS, BCASTS, LIBRARIES
+from collectives.algorithms import ALLGATHERS, BARRIERS, BCASTS, COLLECTIVES, LIBRARIES
 from testbed.cli.catalog import wrap
 from testbed.cli.main import main
 
@@ -33,9 +33,9 @@ def test_the_table_has_every_entry_with_its_options_defaults(capsys):
     out = capsys.readouterr().out
     assert out.splitlines()[0].split()[:4] == ["name", "collective", "family", "paper"]
     rows = rows_of(out)
-    assert set(rows) == {(n, "bcast") for n in BCASTS} | {(n, "barrier") for n in BARRIERS}
+    assert set(rows) == {(n, c) for c, records in COLLECTIVES.items() for n in records}
     for (name, collective), row in rows.items():
-        alg = (BCASTS if collective == "bcast" else BARRIERS)[name]
+        alg = COLLECTIVES[collective][name]
         assert alg.family in row.split()[2]
         for o in catalog.options(alg):
             assert f"{o.name}={o.short}" in row, (name, o.name, row)
@@ -49,6 +49,9 @@ def test_the_table_has_every_entry_with_its_options_defaults(capsys):
 def test_collective_keeps_to_one(capsys):
     assert main(["algorithms", "--collective", "barrier"]) == 0
     assert {c for _, c in rows_of(capsys.readouterr().out)} == {"barrier"}
+    assert main(["algorithms", "--collective", "allgather"]) == 0
+    assert [n for n, _ in rows_of(capsys.readouterr().out)] == [
+        "mpich", "ring", "recursive-doubling", "bruck"]
 
 
 def test_one_in_full(capsys):
@@ -69,7 +72,7 @@ def test_json_says_everything(capsys):
     assert main(["algorithms", "--json"]) == 0
     d = json.loads(capsys.readouterr().out)
     assert d["libraries"] == LIBRARIES
-    assert len(d["algorithms"]) == len(BCASTS) + len(BARRIERS)
+    assert len(d["algorithms"]) == sum(len(records) for records in COLLECTIVES.values())
     assert d["algorithms"] == [catalog.entry(a) for a in catalog.table()]
     assert main(["algorithms", "mcast", "--json"]) == 0
     (one,) = json.loads(capsys.readouterr().out)["algorithms"]
@@ -82,7 +85,7 @@ def test_an_unknown_name_is_one_error_line(capsys):
     out, err = capsys.readouterr()
     assert out == ""
     assert err.strip() == ("mcastlab: error: unknown algorithm 'fastest'; choose from "
-                           + ", ".join(dict.fromkeys([*BCASTS, *BARRIERS])))
+                           + ", ".join(dict.fromkeys([*BCASTS, *BARRIERS, *ALLGATHERS])))
     assert main(["algorithms", "binomial", "--collective", "barrier"]) == 2
     assert "unknown algorithm 'binomial'" in capsys.readouterr().err
 
