@@ -1,0 +1,21 @@
+"""collectives.exchanges.run's part that needs no MPI job: each rank's program is its own
+messages of the schedule, step by step, every step present (an idle one empty) so that
+the ranks keep in step. (It runs on real ranks in tests/integration/test_allgather.py.)"""
+
+from __future__ import annotations
+
+from collectives.exchanges.run import program
+from collectives.exchanges.schedules import build
+
+
+def test_a_ranks_program_is_its_messages_step_by_step():
+    s = build("recursive-doubling", 5)
+    steps = program(s, 4)
+    assert len(steps) == len(s.steps) == 3
+    (sends0, receives0), (sends1, receives1), (sends2, receives2) = steps
+    assert sends0 == receives0 == sends1 == receives1 == ()  # nobody to pair with
+    assert [m.dst for m in sends2] == [0, 1, 2, 3] and [m.src for m in receives2] == [0]
+    for rank in range(5):
+        mine = [m for sends, receives in program(s, rank) for m in (*sends, *receives)]
+        assert sorted(map(repr, mine)) == sorted(repr(m) for step in s.steps for m in step
+                                                 if rank in (m.src, m.dst))
