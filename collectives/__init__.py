@@ -1,10 +1,12 @@
-"""Code that runs inside MPI ranks: the broadcast and barrier algorithms, their models and
-the programs that measure them. This layer never imports ``testbed`` or ``controller``.
+"""Code that runs inside MPI ranks: the broadcast, barrier and allgather algorithms, their
+models and the programs that measure them. This layer never imports ``testbed`` or ``controller``.
 
     algorithms    the registry: one record per algorithm (family, paper, what it needs)
-    executor      bcast and barrier for mpi4py programs, one runner per family
+    executor      bcast, barrier and allgather for mpi4py programs, one runner per family
     trees/        point-to-point trees and their model [Nupairoj1998]
     contention/   contention-aware trees on meshes, tori, BMINs [Nupairoj1998 ch. 5]
+    exchanges/    point-to-point allgathers: ring, recursive doubling [Thakur2005], Bruck
+                  [Bruck1997]
     ipmc/         broadcast and barrier over IP multicast [Chen2000, Siebert2006], nack
     range_trees/  trees of hardware range multicasts [Coll2003]
     partitioning/ multi-node multicast on a partitioned torus [Tseng2001]
@@ -14,16 +16,17 @@ the programs that measure them. This layer never imports ``testbed`` or ``contro
     waiting, held, sent, timing, stats: how ranks wait, when they hold the message, when
                   their messages left (the root's sending queue), clocks, medians
 
-``bcast`` is the broadcast call for mpi4py programs (``collectives.executor.bcast``); it loads
-mpi4py only when called. ``Intracomm`` is the drop-in communicator (collectives.intracomm:
-an mpi4py communicator whose broadcasts and barriers are ours); naming it loads mpi4py.
+``bcast`` is the broadcast call for mpi4py programs (``collectives.executor.bcast``),
+``barrier`` and ``allgather`` likewise; they load mpi4py only when called. ``Intracomm`` is
+the drop-in communicator (collectives.intracomm: an mpi4py communicator whose broadcasts,
+barriers and allgathers are ours); naming it loads mpi4py.
 ``python -m collectives.use --bcast nack -- program.py`` runs a whole program with it.
 Citation keys: docs/references.md.
 """
 
-from .executor import barrier, bcast
+from .executor import allgather, barrier, bcast
 
-__all__ = ["Intracomm", "barrier", "bcast"]
+__all__ = ["Intracomm", "allgather", "barrier", "bcast"]
 
 
 def __getattr__(name: str):

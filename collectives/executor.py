@@ -1,8 +1,9 @@
-"""Broadcast and barrier for mpi4py programs: every algorithm of the registry
+"""Broadcast, barrier and allgather for mpi4py programs: every algorithm of the registry
 (collectives.algorithms) by its family's runner.
 
-    from collectives import bcast
+    from collectives import allgather, bcast
     bcast(buf, root=0, comm=MPI.COMM_WORLD, algorithm="opt-tree", t_hold=20e-6, t_end=55e-6)
+    allgather(mine, everyones, comm=MPI.COMM_WORLD, algorithm="bruck")
 """
 
 from __future__ import annotations
@@ -16,12 +17,16 @@ from .algorithms import (
     DEFAULT_COMPLETION,
     DEFAULT_RELEASE,
     DEFAULT_SEND_ORDER,
+    NATIVE,
+    allgather_algorithm,
     barrier_algorithm,
     bcast_algorithm,
     check_completion,
     check_release,
     check_send_order,
 )
+from .exchanges import run as exchange_run
+from .exchanges.schedules import build as exchange_schedule
 from .ipmc import bcast as mcast_bcast
 from .ipmc.barrier import barrier as mcast_barrier
 from .ipmc.channel import channel_for
@@ -166,6 +171,80 @@ BARRIER_RUNNERS: dict[str, Callable[[Any, str, dict], None]] = {
 }
 
 
+def allgather(sendbuf: Any, recvbuf: Any, comm: Any = None, algorithm: str = "ring",
+              **params: Any) -> None:
+    """Every rank's block into every rank's `recvbuf` over `comm` with `algorithm` (mpich:
+    MPI_Allgather; ring, recursive-doubling, bruck: collectives.exchanges). `sendbuf` is
+    this rank's block (any buffer, m bytes; None: it is already in place in `recvbuf`, as
+    MPI_IN_PLACE), `recvbuf` is writable and holds p blocks of m bytes, rank i's at i x m.
+    Every rank's block must be the same size: a rank whose receive buffer is not p times its
+    block raises ValueError before any message (the ranks do not compare their sizes: a
+    message that does not fit its block is MPI's error). No algorithm takes options yet.
+    Collective: every rank calls it with the same algorithm and block size."""
+    # importing mpi4py.MPI starts MPI: only inside the ranks
+    from mpi4py import MPI
+
+    comm = comm if comm is not None else MPI.COMM_WORLD
+    family = allgather_algorithm(algorithm).family
+    check_allgather(algorithm, params)
+    recv = memoryview(recvbuf).cast("B")
+    p, rank = comm.Get_size(), comm.Get_rank()
+    send = None if sendbuf is None else memoryview(sendbuf).cast("B")
+    block = block_size(len(recv), p, None if send is None else len(send))
+    if send is not None:
+        recv[rank * block:(rank + 1) * block] = send
+    ALLGATHER_RUNNERS[family](recv, block, comm, algorithm, params)
+
+
+def block_size(recv_bytes: int, size: int, send_bytes: int | None) -> int:
+    """The block every rank contributes, or ValueError: `recv_bytes` must be `size` equal
+    blocks of `send_bytes` (None: in place, any `size` equal blocks)."""
+    if send_bytes is None:
+        if recv_bytes % size:
+            raise ValueError(f"allgather: the receive buffer's {recv_bytes} bytes are not "
+                             f"{size} equal blocks (every rank's block must be the same size)")
+        return recv_bytes // size
+    if recv_bytes != size * send_bytes:
+        raise ValueError(f"allgather: the receive buffer holds {recv_bytes} bytes, not {size} "
+                         f"blocks of the {send_bytes} sent (every rank's block must be the "
+                         "same size)")
+    return send_bytes
+
+
+def _mpi_allgather(recv: memoryview, _block: int, comm: Any, _algorithm: str,
+                   _params: dict) -> None:
+    """MPI_Allgather in place (this rank's block is there); waiting as the others wait."""
+    # importing mpi4py.MPI starts MPI: only inside the ranks
+    from mpi4py import MPI
+
+    if waiting.MODE == "spin":
+        comm.Allgather(MPI.IN_PLACE, [recv, MPI.BYTE])
+    else:
+        waiting.wait([comm.Iallgather(MPI.IN_PLACE, [recv, MPI.BYTE])])
+
+
+def _exchange(recv: memoryview, _block: int, comm: Any, algorithm: str,
+              _params: dict) -> None:
+    exchange_run.execute(exchange_schedule(algorithm, comm.Get_size()), recv, comm)
+
+
+# family (collectives.algorithms.FAMILIES) -> how its allgathers run. The multicast
+# allgather (collectives/ipmc/allgather.py, built apart) comes in as "multicast", with its
+# record in the registry and its options in check_allgather.
+ALLGATHER_RUNNERS: dict[str, Callable[[memoryview, int, Any, str, dict], None]] = {
+    "mpi": _mpi_allgather, "exchange": _exchange,
+}
+
+
+def check_allgather(allgather: str, options: dict[str, Any]) -> None:
+    """ValueError, before any message, for an unknown allgather or any option (none takes
+    one yet)."""
+    allgather_algorithm(allgather)
+    if options:
+        raise ValueError(f"{allgather}: the allgathers take no options, got "
+                         f"{', '.join(sorted(options))}")
+
+
 # ---- options: which a barrier takes, and a check before any message ---------------------
 BARRIER_ONLY = ("release",)  # options no broadcast takes (bcast_options leaves them out)
 
@@ -201,13 +280,14 @@ def check_barrier(barrier: str, options: dict[str, Any]) -> None:
 
 
 def check(bcast: str, barrier: str, size: int, options: dict[str, Any],
-          measure: bool = False) -> None:
-    """ValueError, on every rank alike and before any message, for an unknown algorithm or
-    options the broadcast or the barrier cannot take (a missing t_hold, a layout that does
-    not fit, a release that is not one). `measure`: t_hold and t_end, where none of the
-    timing parameters is given, will be measured on first use (the drop-in communicator:
-    collectives.measured), so only the rest is checked."""
+          measure: bool = False, allgather: str = NATIVE) -> None:
+    """ValueError, on every rank alike and before any message, for an unknown algorithm
+    (the allgather's too) or options the broadcast or the barrier cannot take (a missing
+    t_hold, a layout that does not fit, a release that is not one). `measure`: t_hold and
+    t_end, where none of the timing parameters is given, will be measured on first use (the
+    drop-in communicator: collectives.measured), so only the rest is checked."""
     bcast_algorithm(bcast)
+    allgather_algorithm(allgather)  # its options: none yet, the broadcast's are not its
     check_barrier(barrier, options)
     given = bcast_options(options)
     check_bcast(bcast, size, measured.checkable(bcast, given) if measure else given)

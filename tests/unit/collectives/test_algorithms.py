@@ -58,6 +58,7 @@ def test_every_family_runs() -> None:
     assert {a.family for a in BCASTS.values()} <= FAMILIES.keys()
     assert {a.family for a in BCASTS.values()} == executor.RUNNERS.keys()
     assert {a.family for a in BARRIERS.values()} == executor.BARRIER_RUNNERS.keys()
+    assert {a.family for a in ALLGATHERS.values()} == executor.ALLGATHER_RUNNERS.keys()
 
 
 @pytest.mark.parametrize("name", [n for n, a in BCASTS.items() if a.scheduled])

@@ -1,6 +1,8 @@
 """collectives.executor.check: a barrier's release and a scout broadcast's completion are
 refused before any message where they are not one of the choices or the algorithm takes
-none, and taken where it does."""
+none, and taken where it does. The allgather's checks: an unknown name or any option, and
+blocks of different sizes, each one clear message (the call itself runs on real ranks in
+tests/integration/test_allgather.py)."""
 
 from __future__ import annotations
 
@@ -10,7 +12,7 @@ from collectives.algorithms import (
     COMPLETIONS,
     RELEASES,
 )
-from collectives.executor import check, check_barrier
+from collectives.executor import block_size, check, check_allgather, check_barrier
 
 
 @pytest.mark.parametrize(("bcast", "barrier", "options", "needle"), [
@@ -50,3 +52,23 @@ def test_the_executor_refuses_bad_completions_before_any_message(
 def test_the_executor_takes_both_completions_with_the_multicast_options() -> None:
     for c in COMPLETIONS:
         check("scout-binary", "mpich", 4, {"completion": c, "timeout": 5.0})
+
+
+def test_the_allgathers_are_checked_by_name_and_take_no_options() -> None:
+    check_allgather("bruck", {})
+    with pytest.raises(ValueError, match="unknown allgather 'fast'; choose from mpich, ring"):
+        check_allgather("fast", {})
+    with pytest.raises(ValueError, match="ring: the allgathers take no options, got timeout"):
+        check_allgather("ring", {"timeout": 1.0})
+    with pytest.raises(ValueError, match="unknown allgather 'x'"):
+        check("binomial", "mpich", 4, {}, allgather="x")
+
+
+def test_the_block_is_the_receive_buffer_split_evenly_or_a_clear_error() -> None:
+    assert block_size(20, 4, 5) == 5 and block_size(0, 4, 0) == 0
+    assert block_size(20, 4, None) == 5  # in place: the receive buffer says
+    with pytest.raises(ValueError, match="allgather: the receive buffer holds 20 bytes, not 4 "
+                                         r"blocks of the 6 sent \(every rank's block must"):
+        block_size(20, 4, 6)
+    with pytest.raises(ValueError, match="receive buffer's 21 bytes are not 4 equal blocks"):
+        block_size(21, 4, None)
