@@ -19,7 +19,18 @@ from topologies import TopologyError
 
 from ..errors import DiskFull, McastlabError
 from ..results import FULL
-from . import algorithms, bcast, catalog, controller, experiments, labs, measure, multinode, network
+from . import (
+    algorithms,
+    allgather,
+    bcast,
+    catalog,
+    controller,
+    experiments,
+    labs,
+    measure,
+    multinode,
+    network,
+)
 
 EPILOG = """examples:
   sudo mcastlab doctor                      what this machine offers
@@ -39,7 +50,8 @@ EPILOG = """examples:
 """
 
 # the order of --help
-AREAS = (network, experiments, measure, bcast, multinode, controller, catalog, algorithms, labs)
+AREAS = (network, experiments, measure, bcast, allgather, multinode, controller, catalog,
+         algorithms, labs)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,0 +1,116 @@
+"""Measure an Allgather (runs under mpiexec on every rank; rank 0 prints one JSON object per
+block size).
+
+The hosts of the testbed share one clock, so an Allgather's time is read straight off it:
+from the first rank's call to the last rank's return, every rank entering after a sleeping
+barrier (collectives.timing.idle_barrier). Every rank checks every block after every
+measured run (block i is rank i's own pattern). With --mark-dir, --frame-iters back-to-back
+Allgathers of each size are bracketed for the frame counter (collectives.programs.marks).
+
+    mpiexec -n N python -m collectives.programs.allgather_bench --algorithm ring \\
+        --sizes 1024,65536 --iters 10          (argv() builds it)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+import zlib
+from typing import Any
+
+from ..executor import allgather
+from ..stats import summarize
+from ..timing import idle_barrier, sched_self, sched_since, wait_per_turn
+from . import command
+from .marks import count_frames
+
+
+def pattern(rank: int, size: int) -> bytes:
+    """Rank `rank`'s block, unlike every other rank's: a block at the wrong offset fails."""
+    seed = zlib.crc32(f"allgather block {rank}".encode()).to_bytes(4, "little")
+    return (seed * (size // 4 + 1))[:size]
+
+
+def measure(comm: Any, algorithm: str, size: int, iters: int, warmup: int,
+            options: dict[str, Any]) -> dict[str, Any]:
+    """`iters` measured Allgathers of `size`-byte blocks after `warmup` unmeasured ones: the
+    samples (rank 0; empty elsewhere), whether every block arrived whole, when the measured
+    runs went (wall clock) and how long the ranks waited for a core each turn meanwhile."""
+    rank, p = comm.Get_rank(), comm.Get_size()
+    mine = pattern(rank, size)
+    want = b"".join(pattern(r, size) for r in range(p))
+    recv = bytearray(size * p)
+    samples, verified = [], True
+    began = sched0 = None
+    for i in range(warmup + iters):
+        recv[:] = bytes(len(recv))
+        idle_barrier(comm)
+        if i == warmup:
+            began, sched0 = time.time(), sched_self()
+        t0 = time.perf_counter()
+        allgather(mine, recv, comm, algorithm, **options)
+        t1 = time.perf_counter()
+        ok = recv == want
+        times = comm.gather((t0, t1, ok), root=0)
+        if rank == 0:
+            verified &= all(o for _, _, o in times)
+            if i >= warmup:
+                samples.append(max(e for _, e, _ in times) - min(s for s, _, _ in times))
+    ended = time.time()
+    waits = comm.gather(sched_since(sched0) if sched0 else (0, 0, 0), root=0)
+    return {"samples_s": samples, "verified": verified, "window": [began or ended, ended],
+            "cpu": {"wait_per_turn_s": wait_per_turn(waits) if rank == 0 else None}}
+
+
+def parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(prog="collectives.programs.allgather_bench")
+    ap.add_argument("--algorithm", default="ring")
+    ap.add_argument("--sizes", default="1024", help="block bytes per rank, comma-separated")
+    ap.add_argument("--iters", type=int, default=10)
+    ap.add_argument("--warmup", type=int, default=2)
+    ap.add_argument("--options", default="{}", help="the algorithm's options (JSON)")
+    ap.add_argument("--mark-dir", help="bracket --frame-iters Allgathers for the frame counter")
+    ap.add_argument("--frame-iters", type=int, default=0)
+    return ap
+
+
+def argv(**values: Any) -> list[str]:
+    """The python arguments that run this program (its parser reads them back)."""
+    return command("collectives.programs.allgather_bench", parser(), **values)
+
+
+def main(args_in: list[str] | None = None) -> int:
+    # importing mpi4py.MPI starts MPI: only inside the ranks
+    from mpi4py import MPI
+
+    args = parser().parse_args(args_in)
+    comm = MPI.COMM_WORLD
+    try:
+        sizes = [int(s) for s in args.sizes.split(",")]
+        options = json.loads(args.options)
+    except ValueError as e:
+        print(f"collectives.programs.allgather_bench: {e}", file=sys.stderr)
+        return 2
+    for size in sizes:
+        row = measure(comm, args.algorithm, size, args.iters, args.warmup, options)
+        frames = None
+        if args.mark_dir and args.frame_iters:
+            mine, recv = pattern(comm.Get_rank(), size), bytearray(size * comm.Get_size())
+
+            def once(mine: bytes = mine, recv: bytearray = recv) -> None:
+                allgather(mine, recv, comm, args.algorithm, **options)
+
+            frames = count_frames(comm, 0, args.mark_dir,
+                                  [(f"allgather-{size}", args.frame_iters, once)])
+        if comm.Get_rank() == 0:
+            print(json.dumps({"algorithm": args.algorithm, "size": size,
+                              "ranks": comm.Get_size(), **row,
+                              "t_s": summarize(row["samples_s"]) if row["samples_s"] else None,
+                              "frames_marked": frames}), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

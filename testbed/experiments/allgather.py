@@ -1,0 +1,112 @@
+"""Allgather experiments on the emulated network: one MPI job per algorithm measures every
+block size (collectives.programs.allgather_bench) under the fidelity monitor, each size's
+row judged over its own window, with the floor (p - 1) m / B, the exchanges' model from the
+measured t_end, and, when asked, the frames on the wire against the count the schedule
+gives (collectives.exchanges.model)."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from collectives.algorithms import allgather_algorithm
+from collectives.exchanges import model
+from collectives.exchanges.schedules import build
+from collectives.programs import allgather_bench
+
+from ..emulation.frame_count import FrameCounter
+from ..emulation.mpi import run_mpi
+from ..emulation.network import Emulation
+from ..errors import RunFailed
+from ..fidelity.flags import Monitor
+from .bcast import point_to_point
+from .bcast_result import Times
+
+
+@dataclass(frozen=True)
+class AllgatherResult:
+    """One algorithm at one block size: `t` from the first rank's call to the last rank's
+    return over `repetitions` runs; `floor_s` (p - 1) m / B; `predicted_s` the exchanges'
+    model (None: no schedule, or no measured t_end); `frames` the counter's per-Allgather
+    frames (sent, delivered, acks, data) and `frames_expected` the schedule's data frames."""
+
+    algorithm: str
+    block: int
+    ranks: int
+    repetitions: int
+    t: Times
+    verified: bool
+    floor_s: float | None
+    predicted_s: float | None
+    fidelity: dict[str, Any]
+    window: tuple[float, float]
+    loss: float = 0.0
+    frames: dict[str, float | None] | None = None
+    frames_expected: int | None = None
+
+    @property
+    def flagged(self) -> bool:
+        return bool(self.fidelity.get("flags"))
+
+    @property
+    def per_floor(self) -> float | None:
+        """The median in multiples of the floor."""
+        return self.t.median / self.floor_s if self.floor_s else None
+
+    def to_dict(self) -> dict[str, Any]:
+        out = asdict(self)
+        out["t_s"] = out.pop("t")
+        return out | {"per_floor": self.per_floor}
+
+
+def run_allgather(emu: Emulation, algorithm: str, blocks: Sequence[int], *,
+                  hosts: int | None = None, repetitions: int = 10,
+                  params: dict[str, Any] | None = None, loss: float = 0.0,
+                  frames: int = 0, wait: str | None = None,
+                  timeout: float = 600.0) -> list[AllgatherResult]:
+    """`algorithm` (a registry Allgather) at every size of `blocks` on the first `hosts`
+    hosts (default all), one job; `params` (testbed.experiments.bcast.model_params at the
+    block sizes) prices the model; `loss` is set on every host link for the job; `frames`
+    > 0 counts that many back-to-back Allgathers' frames per size."""
+    allgather_algorithm(algorithm)  # an unknown name: ValueError before any job
+    names = [h.name for h in emu.topo.hosts][: hosts or len(emu.topo.hosts)]
+    p, mbit = len(names), emu.topo.host_rate()
+    counted = frames > 0 and (emu.controller is not None or emu.hub)
+    counter = FrameCounter(emu, [emu.host(n).pid for n in names]) if counted else None
+    args = allgather_bench.argv(algorithm=algorithm, sizes=list(blocks), iters=repetitions,
+                                mark_dir=str(counter.dir) if counter is not None else None,
+                                frame_iters=frames if counter is not None else 0)
+    env = {"MCASTLAB_WAIT": wait} if wait else None
+    if loss:
+        emu.set_loss(loss)
+    try:
+        with Monitor(emu.topo, emu.spread) as mon, counter or contextlib.nullcontext():
+            res = run_mpi(emu, args, hosts=names, timeout=timeout, env=env, check=False)
+    finally:
+        if loss:
+            emu.set_loss(0)
+    rows = [json.loads(ln) for ln in res.rank_output.get(0, "").splitlines()
+            if ln.startswith("{")]
+    if len(rows) < len(blocks) or not all(r["t_s"] for r in rows):
+        tail = " ".join((res.stderr or res.stdout or "no output").split())[-400:]
+        raise RunFailed(f"{algorithm}: allgather_bench measured {len(rows)} of {len(blocks)} "
+                        f"sizes (exit {res.returncode}): {tail}")
+    schedule = build(algorithm, p) if allgather_algorithm(algorithm).family == "exchange" \
+        else None
+    t_end = point_to_point(params).t_end if params else None
+    out = []
+    for row in rows:
+        m = row["size"]
+        out.append(AllgatherResult(
+            algorithm=algorithm, block=m, ranks=p, repetitions=repetitions,
+            t=Times.of(row["t_s"]), verified=row["verified"],
+            floor_s=model.floor_s(p, m, mbit) if mbit and m else None,
+            predicted_s=model.predict_s(schedule, m, t_end) if schedule and t_end else None,
+            fidelity=mon.window(*row["window"], host_wait_s=row["cpu"]["wait_per_turn_s"]),
+            window=(row["window"][0], row["window"][1]), loss=loss,
+            frames=counter.per_iteration(frames, f"allgather-{m}") if counter else None,
+            frames_expected=model.data_frames(schedule, m) if schedule else None))
+    return out
