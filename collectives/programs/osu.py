@@ -1,5 +1,6 @@
-"""osu_bcast and osu_barrier of the OSU micro-benchmarks (OMB 7.4: their layout, their
-method) with any broadcast or barrier of the registry (runs under mpiexec; rank 0 prints).
+"""osu_bcast, osu_allgather and osu_barrier of the OSU micro-benchmarks (OMB 7.4: their
+layout, their method) with any broadcast, Allgather or barrier of the registry (runs under
+mpiexec; rank 0 prints).
 
 The method of OMB 7.4's osu_bcast.c: for size = min, 2 min, ... <= max (default 1 to
 1 MiB), iterations + skip rounds (1000 + 100 while size <= 8192, then 100 + 10 for the rest;
@@ -7,7 +8,9 @@ The method of OMB 7.4's osu_bcast.c: for size = min, 2 min, ... <= max (default 
 `size` bytes (MPI_CHAR, all 1) from rank 0, reads MPI_Wtime again, and enters an untimed
 MPI barrier; the rounds after the first `skip` are summed. One more barrier after the loop;
 each rank's latency = sum * 1e6 / iterations; rank 0 prints avg (the sum over the ranks /
-ranks), min and max of them. osu_barrier.c times the barrier itself, 1000 + 100 rounds,
+ranks), min and max of them. osu_allgather.c is osu_bcast.c's loop around MPI_Allgather of
+`size` bytes from every rank (MPI_CHAR, all 1) into a buffer of size x ranks, its timed
+call followed by a barrier each round. osu_barrier.c times the barrier itself, 1000 + 100 rounds,
 with no barrier between rounds. The untimed barriers here are MPICH's (the registry's
 `mpich`), waited for as every wait of the project (collectives.waiting); the timed call is
 `collectives.bcast` / `collectives.barrier` with the algorithm asked for.
@@ -33,32 +36,34 @@ from typing import Any
 import mpi4py
 
 from .. import waiting
-from ..algorithms import NATIVE, barrier_algorithm, bcast_algorithm
-from ..executor import barrier, bcast
+from ..algorithms import NATIVE, allgather_algorithm, barrier_algorithm, bcast_algorithm
+from ..executor import allgather, barrier, bcast
 from ..ipmc.channel import channel_for
 from ..range_trees.channel import range_channel_for
 from ..timing import sched_self, sched_since, wait_per_turn
 from . import command
 
 VERSION = "7.4"  # OMB 7.4 (2024): the newest sources at hand; 7.2's layout is the same
-BENCHMARKS = {"bcast": "Broadcast", "barrier": "Barrier"}
+BENCHMARKS = {"bcast": "Broadcast", "allgather": "Allgather", "barrier": "Barrier"}
 # OMB's osu_util.h and configure.ac (FIELD_WIDTH 18, FLOAT_PRECISION 2 there)
 MIN_MESSAGE_SIZE, MAX_MSG_SIZE_COLL, LARGE_MESSAGE_SIZE = 1, 1 << 20, 8192
 COLL_LOOP_SMALL, COLL_SKIP_SMALL, COLL_LOOP_LARGE, COLL_SKIP_LARGE = 1000, 100, 100, 10
 FIELD_WIDTH, FLOAT_PRECISION = 18, 2
+LOOKUP = {"bcast": bcast_algorithm, "allgather": allgather_algorithm,
+          "barrier": barrier_algorithm}  # each benchmark's registry
 
 
 def preamble(bench: str) -> list[str]:
-    """The lines before the header: print_preamble's blank line and title, and osu_bcast's
-    datatype line."""
+    """The lines before the header: print_preamble's blank line and title, and the datatype
+    line of the benchmarks that move data."""
     lines = ["", f"# OSU MPI {BENCHMARKS[bench]} Latency Test v{VERSION}"]
-    return lines + (["# Datatype: MPI_CHAR."] if bench == "bcast" else [])
+    return lines + (["# Datatype: MPI_CHAR."] if bench != "barrier" else [])
 
 
 def header(bench: str, full: bool = False) -> str:
-    """print_only_header: a size column for osu_bcast, none for osu_barrier; -f adds min,
-    max and iterations."""
-    text = (f"{'# Size':<10}{'Avg Latency(us)':>{FIELD_WIDTH}}" if bench == "bcast"
+    """print_only_header: a size column for osu_bcast and osu_allgather, none for
+    osu_barrier; -f adds min, max and iterations."""
+    text = (f"{'# Size':<10}{'Avg Latency(us)':>{FIELD_WIDTH}}" if bench != "barrier"
             else "# Avg Latency(us)")
     if full:
         text += (f"{'Min Latency(us)':>{FIELD_WIDTH}}{'Max Latency(us)':>{FIELD_WIDTH}}"
@@ -178,9 +183,11 @@ def parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="collectives.programs.osu")
     ap.add_argument("bench", choices=tuple(BENCHMARKS))
     ap.add_argument("--algorithm", default=NATIVE,
-                    help="a broadcast or barrier of collectives.algorithms (default mpich)")
+                    help="a broadcast, Allgather or barrier of collectives.algorithms (default "
+                         "mpich)")
     ap.add_argument("-m", "--message-size", default=None, metavar="[MIN:]MAX",
-                    help="bcast: sizes from MIN to MAX bytes, doubling (default 1:1048576)")
+                    help="bcast, allgather: sizes (allgather: per rank) from MIN to MAX bytes, "
+                         "doubling (default 1:1048576)")
     ap.add_argument("-i", "--iterations", type=int, help="measured rounds per size")
     ap.add_argument("-x", "--warmup", type=int, help="unmeasured rounds first")
     ap.add_argument("-f", "--full", action="store_true", help="min, max and iterations too")
@@ -208,8 +215,7 @@ def main(argv: list[str] | None = None) -> int:
             raise ValueError("-i must be >= 1 and -x >= 0")
         if args.bench == "barrier" and args.message_size is not None:
             raise ValueError("-m: osu_barrier has no message sizes")
-        record = (bcast_algorithm if args.bench == "bcast" else barrier_algorithm)(
-            args.algorithm)
+        record = LOOKUP[args.bench](args.algorithm)
     except ValueError as exc:
         ap.error(str(exc))
     # importing mpi4py.MPI starts MPI: only inside the ranks
@@ -236,6 +242,10 @@ def main(argv: list[str] | None = None) -> int:
     for size, iterations, skip in rounds:
         if size is None:
             call = functools.partial(barrier, comm, args.algorithm, **params)
+        elif args.bench == "allgather":  # osu_allgather's: send all 1, receive size x ranks
+            call = functools.partial(allgather, bytearray(b"\x01") * size,
+                                     bytearray(size * comm.Get_size()), comm, args.algorithm,
+                                     **params)
         else:  # a bytearray of `size` bytes, all 1 (osu_bcast's set_buffer)
             call = functools.partial(bcast, bytearray(b"\x01") * size, root=0, comm=comm,
                                      algorithm=args.algorithm,

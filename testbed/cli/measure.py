@@ -1,5 +1,5 @@
 """Commands that measure on an emulated network without a spec: mpirun (any mpi4py
-program), pingpong, params (t_hold/t_end), osu (osu_bcast / osu_barrier of the OSU
+program), pingpong, params (t_hold/t_end), osu (osu_bcast / osu_allgather / osu_barrier of the OSU
 micro-benchmarks with any algorithm). One measured broadcast, `bcast`, is cli/bcast.py."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from collectives.algorithms import BARRIERS, BCASTS
+from collectives.algorithms import ALLGATHERS, BARRIERS, BCASTS, COLLECTIVES
 from collectives.executor import WAIT_MODES, check
 from collectives.programs import osu
 from collectives.use import DEFAULT_BARRIER, DEFAULT_BCAST
@@ -48,6 +48,8 @@ from .arguments import (
     switch_of,
     topo_spec,
 )
+
+OSU_WHAT = {"bcast": "broadcast", "allgather": "Allgather", "barrier": "barrier"}  # osu's
 
 
 def cmd_mpirun(args: argparse.Namespace) -> int:
@@ -159,10 +161,10 @@ def cmd_params(args: argparse.Namespace) -> int:
 
 def cmd_osu(args: argparse.Namespace) -> int:
 
-    table = BCASTS if args.bench == "bcast" else BARRIERS
+    table = COLLECTIVES[args.bench]
     if args.algo not in table:
-        raise UsageError(f"unknown {'broadcast' if args.bench == 'bcast' else 'barrier'} "
-                         f"algorithm {args.algo!r}; choose from {', '.join(table)}")
+        raise UsageError(f"unknown {OSU_WHAT[args.bench]} algorithm {args.algo!r}; choose "
+                         f"from {', '.join(table)}")
     sizes = (osu.MIN_MESSAGE_SIZE, osu.MAX_MSG_SIZE_COLL)
     if args.message_size is not None:
         if args.bench == "barrier":
@@ -250,18 +252,20 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
                         "%(default)s)")
     p.set_defaults(func=cmd_params)
 
-    p = sub.add_parser("osu", help="osu_bcast or osu_barrier of the OSU micro-benchmarks "
-                                   "(7.4: its output and method) with any algorithm")
-    p.add_argument("bench", choices=("bcast", "barrier"),
-                   help="osu_bcast (a row per message size) or osu_barrier (one row)")
+    p = sub.add_parser("osu", help="osu_bcast, osu_allgather or osu_barrier of the OSU "
+                                   "micro-benchmarks (7.4: its output and method) with any "
+                                   "algorithm")
+    p.add_argument("bench", choices=tuple(OSU_WHAT),
+                   help="osu_bcast, osu_allgather (a row per message size) or osu_barrier "
+                        "(one row)")
     network_arguments(p, "number of ranks, one per host (with a bare 'star' also its size)",
                        servers=True)
     p.add_argument("--algo", required=True,
-                   help=f"bcast: one of {', '.join(BCASTS)}; barrier: one of "
-                        f"{', '.join(BARRIERS)}")
+                   help=f"bcast: one of {', '.join(BCASTS)}; allgather: one of "
+                        f"{', '.join(ALLGATHERS)}; barrier: one of {', '.join(BARRIERS)}")
     p.add_argument("-m", "--message-size", metavar="[MIN:]MAX",
-                   help="bcast: sizes MIN, 2 MIN, ... up to MAX bytes (MAX, MIN:MAX, MIN: "
-                        "or :MAX; default 1:1048576)")
+                   help="bcast, allgather (bytes per rank): sizes MIN, 2 MIN, ... up to MAX "
+                        "bytes (MAX, MIN:MAX, MIN: or :MAX; default 1:1048576)")
     p.add_argument("--repetitions", "-i", "--iterations", type=POSITIVE, metavar="N",
                    help="measured rounds of every size (default 1000, 100 above 8 KiB; -i "
                         "and --iterations are OSU's own spellings)")

@@ -122,7 +122,7 @@ def run_osu(emu: Emulation, bench: str, algorithm: str, *, hosts: int | None = N
             wait: str | None = None,
             progress: Callable[[str], None] | None = None,
             iterations: int | None = None) -> OsuResult:
-    """collectives.programs.osu `bench` (bcast or barrier) with `algorithm` on the first
+    """collectives.programs.osu `bench` (bcast, allgather or barrier) with `algorithm` on the first
     `hosts` hosts (default all). Broadcasts that take the model's t_hold/t_end get them
     measured at every size of the sweep (as `mcastlab bcast` does at its one size), those
     that follow the network's shape get nodes= and its shape (testbed.experiments.rank_placement,
@@ -137,7 +137,7 @@ def run_osu(emu: Emulation, bench: str, algorithm: str, *, hosts: int | None = N
     # iterations, skip None: OMB's own counts, small and large (the program's)
     args = osu_program.argv(bench=bench, algorithm=algorithm, records=True,
                             iterations=repetitions, warmup=skip, full=full,
-                            message_size=f"{sizes[0]}:{sizes[1]}" if bench == "bcast" else None,
+                            message_size=None if bench == "barrier" else f"{sizes[0]}:{sizes[1]}",
                             params=json.dumps(params) if params else None)
     timing: dict[str, Any] = {}
     if bench == "bcast" and known(algorithm).timing:
@@ -148,7 +148,8 @@ def run_osu(emu: Emulation, bench: str, algorithm: str, *, hosts: int | None = N
                   for size in bcast_sizes}
         args += ["--timing", json.dumps(timing)]
     say(f"osu_{bench} with {algorithm} on {len(names)} hosts of {emu.topo.name}"
-        + (f", {len(plan)} sizes {plan[0][0]} to {plan[-1][0]} B" if bench == "bcast" else ""))
+        + (f", {len(plan)} sizes {plan[0][0]} to {plan[-1][0]} B" if bench != "barrier"
+           else ""))
     with Monitor(emu.topo, emu.spread) as mon:
         res = run_mpi(emu, args, hosts=names,
                       timeout=timeout_s(plan, len(names), emu.topo.host_rate()),

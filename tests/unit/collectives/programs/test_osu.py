@@ -21,6 +21,13 @@ def test_bcast_preamble_and_header() -> None:
     assert osu.header("bcast", full=True) == BCAST_FULL_HEADER
 
 
+def test_allgather_preamble_and_header_as_osu_bcasts() -> None:
+    assert osu.preamble("allgather") == ["", "# OSU MPI Allgather Latency Test v7.4",
+                                         "# Datatype: MPI_CHAR."]
+    assert osu.header("allgather", full=True) == BCAST_FULL_HEADER
+    assert osu.LOOKUP["allgather"]("bruck").collective == "allgather"
+
+
 def test_barrier_preamble_and_header() -> None:
     assert osu.preamble("barrier") == ["", "# OSU MPI Barrier Latency Test v7.4"]
     assert osu.header("barrier") == "# Avg Latency(us)"
