@@ -15,7 +15,7 @@ from collectives.executor import WAIT_MODES
 
 from ..emulation.network import Emulation
 from ..errors import UsageError
-from ..experiments.allgather import AllgatherResult, run_allgather
+from ..experiments.allgather import AllgatherResult, model_sizes, run_allgather
 from ..experiments.bcast import model_params
 from ..fidelity.link_rate import LinkRate
 from ..results import size_text, text_table
@@ -58,9 +58,7 @@ def cmd_allgather(args: argparse.Namespace) -> int:
         params = None
         if args.model:
             progress(f"measuring t_end at {', '.join(map(size_text, blocks))} for the model")
-            # t_end at the blocks and at the largest message a step sends (half of the
-            # blocks, recursive doubling's last), interpolated between (latency_model)
-            params = model_params(emu, *blocks, max(blocks) * max(1, ranks // 2))
+            params = model_params(emu, *model_sizes(blocks, ranks))
         for algo in algos:
             progress(f"{algo}: {ranks} ranks, blocks of {', '.join(map(size_text, blocks))}")
             try:

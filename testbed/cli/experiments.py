@@ -37,6 +37,13 @@ def list_points(spec_path: str) -> int:
             print(f"  {p.index:4d}  {p.algorithm:<21} {size_text(p.size):>8}  "
                   f"{p.sources} sources  p {p.factor:g}")
         return 0
+    if spec.collective == "allgather":
+        print(f"{spec.name}: {len(spec.points())} points on {spec.topology.name} "
+              f"({len(spec.topology.hosts)} hosts), {spec.repetitions} Allgathers each")
+        for p in spec.points():
+            print(f"  {p.index:4d}  {p.algorithm:<19} {size_text(p.size):>8} blocks  "
+                  f"{p.hosts} ranks" + (f"  loss={p.loss:g}" if p.loss else ""))
+        return 0
     print(f"{spec.name}: {len(spec.points())} points on {spec.topology.name} "
           f"({len(spec.topology.hosts)} hosts), {spec.repetitions} broadcasts each")
     for p in spec.points():

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -24,6 +24,7 @@ from ..errors import RunFailed
 from ..fidelity.flags import Monitor
 from .bcast import point_to_point
 from .bcast_result import Times
+from .spec import ExperimentSpec, Point
 
 
 @dataclass(frozen=True)
@@ -46,6 +47,7 @@ class AllgatherResult:
     loss: float = 0.0
     frames: dict[str, float | None] | None = None
     frames_expected: int | None = None
+    samples: tuple[float, ...] = ()
 
     @property
     def flagged(self) -> bool:
@@ -65,7 +67,7 @@ class AllgatherResult:
 def run_allgather(emu: Emulation, algorithm: str, blocks: Sequence[int], *,
                   hosts: int | None = None, repetitions: int = 10,
                   params: dict[str, Any] | None = None, loss: float = 0.0,
-                  frames: int = 0, wait: str | None = None,
+                  frames: int = 0, wait: str | None = None, warmup: int = 2,
                   timeout: float = 600.0) -> list[AllgatherResult]:
     """`algorithm` (a registry Allgather) at every size of `blocks` on the first `hosts`
     hosts (default all), one job; `params` (testbed.experiments.bcast.model_params at the
@@ -77,6 +79,7 @@ def run_allgather(emu: Emulation, algorithm: str, blocks: Sequence[int], *,
     counted = frames > 0 and (emu.controller is not None or emu.hub)
     counter = FrameCounter(emu, [emu.host(n).pid for n in names]) if counted else None
     args = allgather_bench.argv(algorithm=algorithm, sizes=list(blocks), iters=repetitions,
+                                warmup=warmup,
                                 mark_dir=str(counter.dir) if counter is not None else None,
                                 frame_iters=frames if counter is not None else 0)
     env = {"MCASTLAB_WAIT": wait} if wait else None
@@ -108,5 +111,55 @@ def run_allgather(emu: Emulation, algorithm: str, blocks: Sequence[int], *,
             fidelity=mon.window(*row["window"], host_wait_s=row["cpu"]["wait_per_turn_s"]),
             window=(row["window"][0], row["window"][1]), loss=loss,
             frames=counter.per_iteration(frames, f"allgather-{m}") if counter else None,
-            frames_expected=model.data_frames(schedule, m) if schedule else None))
+            frames_expected=model.data_frames(schedule, m) if schedule else None,
+            samples=tuple(row["samples_s"])))
     return out
+
+
+def model_sizes(blocks: Sequence[int], ranks: int) -> list[int]:
+    """Where to measure t_end for the model: the blocks and the largest message a step
+    sends (half the blocks: recursive doubling's last), interpolated between."""
+    return sorted({max(b, 1) for b in blocks} | {max(1, max(blocks) * max(1, ranks // 2))})
+
+
+def measure_points(emu: Emulation, spec: ExperimentSpec, todo: Sequence[Point],
+                   write: Callable[[dict[str, Any]], None], context: dict[str, Any],
+                   params: dict[str, Any] | None, log: Callable[[str], None]) -> None:
+    """The points of an Allgather spec (collective = "allgather"): one job per condition
+    (hosts, loss) and algorithm over its sizes, each point's record written when its job
+    ends; a job that fails fails its points, and the run goes on."""
+    jobs: dict[tuple[int, float, str], list[Point]] = {}
+    for p in todo:
+        jobs.setdefault((p.hosts, p.loss, p.algorithm), []).append(p)
+    for (hosts, loss, algorithm), points in jobs.items():
+        log(f"{algorithm}: {hosts} ranks" + (f", loss {loss:.0%}" if loss else "")
+            + f", blocks of {', '.join(str(p.size) for p in points)} B")
+        try:
+            rows = {r.block: r for r in run_allgather(
+                emu, algorithm, [p.size for p in points], hosts=hosts,
+                repetitions=spec.repetitions, params=params, loss=loss, wait=spec.wait,
+                warmup=spec.warmup, timeout=spec.timeout)}
+            error = None
+        except RunFailed as exc:
+            rows, error = {}, str(exc)
+        for p in points:
+            write(point_record(spec, p, rows.get(p.size), error, context))
+
+
+def point_record(spec: ExperimentSpec, p: Point, row: AllgatherResult | None,
+                 error: str | None, context: dict[str, Any]) -> dict[str, Any]:
+    """An Allgather point's record: its configuration, and its row (None: failed, `error`)."""
+    config = {"collective": "allgather", "algorithm": p.algorithm, "size": p.size,
+              "hosts": p.hosts, "loss": p.loss, "topology": spec.topology.name,
+              "switching": spec.switching, "repetitions": spec.repetitions,
+              "warmup": spec.warmup, "wait": spec.wait, "link_mbit": spec.topology.host_rate()}
+    rec: dict[str, Any] = {"index": p.index, "key": p.key, "config": config,
+                           "status": "failed", "error": error or "no row", "t_s": None,
+                           "samples_s": [], "verified": None, **context}
+    if row is not None:
+        rec |= {k: v for k, v in row.to_dict().items() if k not in ("algorithm", "block",
+                                                                    "samples")}
+        rec |= {"status": "ok" if row.verified else "failed",
+                "error": None if row.verified else "a rank's blocks were wrong",
+                "samples_s": list(row.samples)}
+    return rec

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from collectives.algorithms import BCASTS
+from collectives.algorithms import ALLGATHERS, BCASTS
 from collectives.call import BcastCall
 from collectives.programs import sweep_bench
 from collectives.stats import summarize
@@ -54,8 +54,8 @@ from ..fidelity.wire_units import in_units
 from ..specs import cluster as cluster_spec
 from ..specs.cluster import ClusterSpec
 from ..specs.traffic_model import destination_shares
-from . import multinode_run
-from .bcast import algorithm_params, measure_params, prediction
+from . import allgather, multinode_run
+from .bcast import algorithm_params, measure_params, model_params, prediction
 from .calibration import resolve
 from .rank_placement import geometry, node_params
 from .relay import Relay
@@ -271,8 +271,8 @@ def execute(run: Run, progress: Any = None, emu: Emulation | None = None) -> Non
                        cluster=across(spec.topology, spec.cluster))
     with up as emu:
         run.emu = emu
-        if spec.multinode is not None:
-            _multinode(run, todo, progress, task)
+        if spec.multinode is not None or spec.collective == "allgather":
+            _other_kind(run, todo, progress, task)
             run.emu = None
             return
         if spec.exclude:
@@ -293,9 +293,9 @@ def execute(run: Run, progress: Any = None, emu: Emulation | None = None) -> Non
         run.emu = None
 
 
-def _multinode(run: Run, todo: list[Point], progress: Any, task: Any) -> None:
-    """A [multinode] spec's points (testbed.experiments.multinode_run), each record written
-    as its job ends."""
+def _other_kind(run: Run, todo: list[Point], progress: Any, task: Any) -> None:
+    """A [multinode] spec's points (testbed.experiments.multinode_run) or an Allgather
+    spec's (testbed.experiments.allgather), each record written as its job ends."""
     def write(rec: dict[str, Any]) -> None:
         run.add_record(rec)
         if progress is not None:
@@ -303,10 +303,19 @@ def _multinode(run: Run, todo: list[Point], progress: Any, task: Any) -> None:
                             description=f"{rec['config']['algorithm']} "
                                         f"{results.size_text(rec['config']['size'])}")
 
-    multinode_run.measure(run.emu, run.spec, todo, write,
-                          {"link_rate": run.config.get("link_rate"),
-                           "run": {"spec": run.spec.name, "folder": str(run.out),
-                                   "versions": run.config["versions"]}}, run.log)
+    context = {"link_rate": run.config.get("link_rate"),
+               "run": {"spec": run.spec.name, "folder": str(run.out),
+                       "versions": run.config["versions"]}}
+    if run.spec.multinode is not None:
+        multinode_run.measure(run.emu, run.spec, todo, write, context, run.log)
+        return
+    params = run.config.get("params")
+    if params is None and any(ALLGATHERS[a].family == "exchange" for a in run.spec.algorithms):
+        sizes = allgather.model_sizes(run.spec.sizes, max(run.spec.hosts))
+        run.log(f"measuring t_end at {len(sizes)} sizes for the exchanges' model")
+        params = run.config["params"] = model_params(run.emu, *sizes)
+        run.save_config()
+    allgather.measure_points(run.emu, run.spec, todo, write, context, params, run.log)
 
 
 # ---- one condition ---------------------------------------------------------------------------

@@ -1,5 +1,5 @@
 """One experiment run folder -> summary.csv, plots/*.png, summary.txt and report.html
-(a [multinode] run's: testbed.report.multinode).
+(a [multinode] run's: testbed.report.multinode; an Allgather run's: testbed.report.allgather).
 
 A run is a few hundred JSON lines; what a person wants from it is who is fastest under which
 condition, the shape behind that (plots, and the trees themselves) and which numbers to
@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ..results import read_jsonl
-from . import multinode
+from . import allgather, multinode
 from .findings import crossover, growth
 from .html import report_html
 from .plots import draw_plots
@@ -72,6 +72,8 @@ def write_report(run_dir: Path) -> str:
     title = run_title(config, run_dir)
     if multinode.is_multinode(config):
         return multinode.write(run_dir, config, records, title)
+    if allgather.is_allgather(config):
+        return allgather.write(run_dir, config, records, title)
     points = [point_of(r) for r in records]
     report = run_dir / "report.html"
     counts = count_points(points, config)

@@ -71,6 +71,14 @@ def figure_html(fig: Figure) -> str:
             f"<figcaption>{_e(fig.caption)}</figcaption></figure>")
 
 
+def text_page(title: str, text: str, figure: Figure | None) -> str:
+    """A report that is its summary's text and one figure (a [multinode] or an Allgather
+    run's): one self-contained page, as report_html's."""
+    return (f"<!doctype html><html><head><meta charset='utf-8'><title>{_e(title)}</title>"
+            f"<style>{CSS}</style></head><body><h1>{_e(title)}</h1><pre>{_e(text)}</pre>"
+            f"{figure_html(figure) if figure else ''}</body></html>\n")
+
+
 def _html_cell(c: Cell) -> str:
     classes = [n for n, on in (("best", c.best), ("flagged", c.flagged), ("failed", c.failed),
                                ("missing", c.value == "-")) if on]

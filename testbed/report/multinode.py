@@ -11,7 +11,6 @@ U-torus over the best partitioned scheme (> 1: partitioning faster) from unflagg
 from __future__ import annotations
 
 import csv
-import html
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -20,7 +19,8 @@ from collectives.programs.multinode_bench import SCHEME_NAMES
 
 from ..results import size_text, text_table
 from .figures import Figure, caption_line, pyplot, rate_text, save_figure
-from .html import CSS, figure_html
+from .html import text_page
+from .points import yes_no
 
 Rec = dict[str, Any]
 DIRECT = SCHEME_NAMES["direct"]
@@ -87,13 +87,9 @@ def _table(recs: Sequence[Rec], n: int, p: float) -> str:
         body.append([c["algorithm"], size_text(c["size"]),
                      f"{_ms(r, 'median'):.2f}" if ok else "failed", spread,
                      plan.get("steps", "-"), plan.get("max_contention", "-"),
-                     _yes_no(r.get("correct")), fid])
+                     yes_no(r.get("correct")), fid])
     return text_table(["scheme", "bytes", "median ms", "p10-p90 ms", "steps",
                        "max contention", "correct", "fidelity"], body)
-
-
-def _yes_no(value: Any) -> str:
-    return "-" if value is None else "yes" if value else "NO"
 
 
 def summary(title: str, run_dir: Path, config: Mapping[str, Any], recs: Sequence[Rec]) -> str:
@@ -191,8 +187,5 @@ def write(run_dir: Path, config: Mapping[str, Any], recs: Sequence[Rec], title: 
     fig = plot(run_dir / "plots", config, recs)
     text = summary(title, run_dir, config, recs)
     (run_dir / "summary.txt").write_text(text)
-    page = (f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}"
-            f"</title><style>{CSS}</style></head><body><h1>{html.escape(title)}</h1>"
-            f"<pre>{html.escape(text)}</pre>{figure_html(fig) if fig else ''}</body></html>\n")
-    (run_dir / "report.html").write_text(page)
+    (run_dir / "report.html").write_text(text_page(title, text, fig))
     return text

@@ -74,6 +74,11 @@ def _frozen(v: Any) -> Any:
     return json.dumps(v, sort_keys=True, default=str) if isinstance(v, list | dict) else v
 
 
+def yes_no(value: Any) -> str:
+    """A check's outcome in a table: yes, NO, or - where it was not made."""
+    return "-" if value is None else "yes" if value else "NO"
+
+
 def no_traffic(name: Any) -> bool:
     return name in (None, "none", "")
 

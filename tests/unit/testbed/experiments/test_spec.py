@@ -238,3 +238,37 @@ def test_loss_as_a_fraction_or_a_percentage() -> None:
     assert spec.losses == (0.0, 0.02, 0.01)
     raw = spec_with("faults.h3down.events", [{"at": 1, "loss": "3%", "on": "h1"}])
     assert [e.value for e in from_dict(raw).faults["h3down"]] == [0.03]
+
+
+# ---- collective = "allgather" ------------------------------------------------------------------
+AG = {"name": "ag", "collective": "allgather", "network": {"topology": "star:hosts=4"},
+      "sweep": {"algorithms": ["ring", "mpich"], "sizes": [0, 1024], "loss": [0, "5%"]}}
+
+
+def test_an_allgather_spec_and_its_points():
+    spec = from_dict(AG)
+    pts = spec.points()
+    assert spec.collective == "allgather" and not spec.needs_params and spec.timeout == 600.0
+    assert len(pts) == 2 * 2 * 2 and {p.collective for p in pts} == {"allgather"}
+    assert {p.hosts for p in pts} == {4} and {p.loss for p in pts} == {0.0, 0.05}
+    bcast_twin = from_dict({**AG, "collective": "bcast",
+                            "sweep": {**AG["sweep"], "algorithms": ["mpich"]}}).points()[0]
+    same = next(p for p in pts if (p.algorithm, p.size, p.loss) == ("mpich", 0, 0.0))
+    assert same.condition == bcast_twin.condition and same.key != bcast_twin.key
+
+
+@pytest.mark.parametrize("change, needle", [
+    ({"collective": "allreduce"}, "collective: unknown 'allreduce' \\(one of bcast, allgather\\)"),
+    ({"sweep": {"algorithms": ["binomial"], "sizes": [1]}},
+     "sweep.algorithms\\[0\\]: unknown Allgather 'binomial'"),
+    ({"sweep": {"algorithms": ["ring"], "sizes": [1], "traffic": ["none"]}},
+     "sweep.traffic: an Allgather spec .* reads only algorithms, hosts, loss, sizes"),
+    ({"faults": {}}, "faults: an Allgather spec"),
+    ({"sweep": {"algorithms": ["ring"], "sizes": [1], "hosts": [1]}},
+     "sweep.hosts\\[0\\]: must be in \\[2, 4\\]"),
+    ({"sweep": {"algorithms": ["ring"], "sizes": [1], "loss": [0.3]}}, "sweep.loss\\[0\\]: 0.3"),
+    ({"network": {"topology": "star:hosts=4", "mode": "contiguous"}}, "network.mode: an All"),
+])
+def test_allgather_spec_errors_name_the_key(change, needle):
+    with pytest.raises(SpecError, match=needle):
+        from_dict({**AG, **change})

@@ -1,0 +1,176 @@
+"""The report of an Allgather run (a spec with collective = "allgather"): summary.csv,
+plots/allgather.{png,svg,pdf}, summary.txt and report.html, as a broadcast run has them.
+
+Its quantity is an Allgather's time, from the first rank's call to the last rank's return
+(collectives.programs.allgather_bench), best read in multiples of the floor (p - 1) m / B
+that no Allgather beats where host links are the bottleneck (collectives.exchanges.model).
+Per condition (ranks, loss) and block size: every algorithm's median, p10-p90, multiple of
+the floor, the model, verification and fidelity, the fastest unflagged one marked.
+"""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from collectives.algorithms import ALLGATHERS
+
+from ..results import size_text, text_table
+from .figures import Figure, caption_line, pyplot, rate_text, save_figure
+from .html import text_page
+from .points import yes_no
+
+Rec = dict[str, Any]
+CSV_FIELDS = ("index", "algorithm", "size", "hosts", "loss", "status", "median_ms", "p10_ms",
+              "p90_ms", "floor_ms", "per_floor", "predicted_ms", "verified", "flagged",
+              "flags", "error")
+
+
+def is_allgather(config: Mapping[str, Any]) -> bool:
+    spec = config.get("spec")
+    return isinstance(spec, dict) and spec.get("collective") == "allgather"
+
+
+def _cfg(r: Rec) -> Rec:
+    return r.get("config") or {}
+
+
+def flagged(r: Rec) -> bool:
+    return (r.get("fidelity") or {}).get("ok") is False or bool(
+        (r.get("fidelity") or {}).get("flags"))
+
+
+def _ok(r: Rec) -> bool:
+    return r.get("status") == "ok" and bool(r.get("t_s"))
+
+
+def _ms(v: Any) -> float | None:
+    return None if v is None else v * 1e3
+
+
+def _conditions(recs: Sequence[Rec]) -> list[tuple[int, float]]:
+    return sorted({(_cfg(r)["hosts"], _cfg(r)["loss"]) for r in recs})
+
+
+def _order(name: str) -> int:
+    return list(ALLGATHERS).index(name) if name in ALLGATHERS else len(ALLGATHERS)
+
+
+def _table(rows: Sequence[Rec]) -> str:
+    good = [r for r in rows if _ok(r) and not flagged(r)]
+    best = min((r["t_s"]["median"] for r in good), default=None)
+    body = []
+    for r in sorted(rows, key=lambda r: _order(_cfg(r)["algorithm"])):
+        t = r.get("t_s") or {}
+        mark = " *" if _ok(r) and not flagged(r) and t["median"] == best else ""
+        fid = "; ".join((r.get("fidelity") or {}).get("flags") or []) or \
+            ("kept up" if r.get("fidelity") else "-")
+        body.append([_cfg(r)["algorithm"] + mark,
+                     f"{_ms(t['median']):.2f}" if _ok(r) else "failed",
+                     f"{_ms(t['p10']):.2f}-{_ms(t['p90']):.2f}" if _ok(r) else "-",
+                     f"{r['per_floor']:.2f}" if _ok(r) and r.get("per_floor") else "-",
+                     f"{_ms(r['predicted_s']):.2f}" if r.get("predicted_s") else "-",
+                     yes_no(r.get("verified")), fid])
+    return text_table(["algorithm", "median ms", "p10-p90 ms", "x floor", "model ms",
+                       "verified", "fidelity"], body)
+
+
+def summary(title: str, run_dir: Path, config: Mapping[str, Any], recs: Sequence[Rec]) -> str:
+    spec = config.get("spec") or {}
+    failed = sum(not _ok(r) for r in recs)
+    lines = [f"{title} ({run_dir.name})",
+             f"Allgather on {_topology(config)}: the time from the first rank's call to the "
+             f"last rank's return, medians of {spec.get('repetitions', 10)} runs, and in "
+             "multiples of the floor (p-1)m/B (every rank takes in the other blocks through "
+             f"its own link). Links at {rate_text(config.get('link_rate'))}.",
+             f"{len(recs)} of {config.get('points', '?')} points measured, {failed} failed, "
+             f"{sum(flagged(r) for r in recs)} flagged (the emulator did not keep up: not a "
+             "result). * fastest unflagged."]
+    for hosts, loss in _conditions(recs):
+        at = [r for r in recs if (_cfg(r)["hosts"], _cfg(r)["loss"]) == (hosts, loss)]
+        for size in sorted({_cfg(r)["size"] for r in at}):
+            floor = next((r.get("floor_s") for r in at if _cfg(r)["size"] == size
+                          and r.get("floor_s")), None)
+            lines += ["", f"{size_text(size)} blocks, {hosts} ranks"
+                      + (f", loss {loss:.0%}" if loss else "")
+                      + (f" (floor {floor * 1e3:.2f} ms)" if floor else ""),
+                      _table([r for r in at if _cfg(r)["size"] == size])]
+    lines += ["", f"report: {run_dir / 'report.html'}"]
+    return "\n".join(lines) + "\n"
+
+
+def _topology(config: Mapping[str, Any]) -> str:
+    topo = config.get("topology")
+    return str(topo.get("name")) if isinstance(topo, dict) and topo.get("name") else "?"
+
+
+def write_csv(path: Path, recs: Sequence[Rec]) -> None:
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(CSV_FIELDS)
+        for r in sorted(recs, key=lambda r: r.get("index") or 0):
+            c, t = _cfg(r), r.get("t_s") or {}
+            w.writerow([r.get("index"), c.get("algorithm"), c.get("size"), c.get("hosts"),
+                        c.get("loss"), r.get("status"), _ms(t.get("median")),
+                        _ms(t.get("p10")), _ms(t.get("p90")), _ms(r.get("floor_s")),
+                        r.get("per_floor"), _ms(r.get("predicted_s")), r.get("verified"),
+                        flagged(r), "; ".join((r.get("fidelity") or {}).get("flags") or []),
+                        r.get("error")])
+
+
+def plot(out: Path, config: Mapping[str, Any], recs: Sequence[Rec]) -> Figure | None:
+    """Multiples of the floor against the block size, a line per algorithm, a panel per
+    condition; whiskers p10-p90; flagged points hollow (not a result)."""
+    ok = [r for r in recs if _ok(r) and r.get("floor_s")]
+    if not ok:
+        return None
+    plt = pyplot()
+    conds = _conditions(ok)
+    fig, axes = plt.subplots(1, len(conds), figsize=(4.4 * len(conds) + 0.6, 3.6),
+                             squeeze=False)
+    algos = sorted({_cfg(r)["algorithm"] for r in ok}, key=_order)
+    for ax, (hosts, loss) in zip(axes[0], conds, strict=True):
+        for j, alg in enumerate(algos):
+            pts = sorted((r for r in ok if (_cfg(r)["hosts"], _cfg(r)["loss"],
+                                            _cfg(r)["algorithm"]) == (hosts, loss, alg)),
+                         key=lambda r: _cfg(r)["size"])
+            if not pts:
+                continue
+            xs = [_cfg(r)["size"] for r in pts]
+            ys = [r["t_s"]["median"] / r["floor_s"] for r in pts]
+            err = [[y - r["t_s"]["p10"] / r["floor_s"] for y, r in zip(ys, pts, strict=True)],
+                   [r["t_s"]["p90"] / r["floor_s"] - y for y, r in zip(ys, pts, strict=True)]]
+            ax.errorbar(xs, ys, yerr=err, color=f"C{j}", marker="o", capsize=2, label=alg,
+                        mfc="none" if any(flagged(r) for r in pts) else f"C{j}")
+        ax.axhline(1.0, color="black", linewidth=0.8, linestyle="--")
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")  # a loss's retransmission tail would flatten the rest
+        sizes = sorted({_cfg(r)["size"] for r in ok})
+        ax.set_xticks(sizes, [size_text(x) for x in sizes])
+        ax.minorticks_off()
+        ax.set_xlabel("block bytes per rank")
+        ax.set_title(f"{hosts} ranks" + (f", loss {loss:.0%}" if loss else ""), fontsize=10)
+    axes[0][0].set_ylabel("median / floor (p-1)m/B, log")
+    axes[0][0].legend(fontsize=8)
+    out.mkdir(exist_ok=True)
+    spec = config.get("spec") or {}
+    caption = caption_line(topology=_topology(config), rate=rate_text(config.get("link_rate")),
+                           repetitions=f"{spec.get('repetitions', 10)} repetitions per point",
+                           date=str(config.get("started") or "") or None,
+                           versions=config.get("versions"))
+    path = out / "allgather.png"
+    save_figure(plt, fig, path, caption)
+    return Figure(path, "Allgather time in multiples of the floor (p-1)m/B (dashed), per "
+                        "algorithm; whiskers p10-p90, hollow marks flagged. " + caption)
+
+
+def write(run_dir: Path, config: Mapping[str, Any], recs: Sequence[Rec], title: str) -> str:
+    """Write the four files; return summary.txt's text."""
+    write_csv(run_dir / "summary.csv", recs)
+    fig = plot(run_dir / "plots", config, recs)
+    text = summary(title, run_dir, config, recs)
+    (run_dir / "summary.txt").write_text(text)
+    (run_dir / "report.html").write_text(text_page(title, text, fig))
+    return text
