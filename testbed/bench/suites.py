@@ -20,6 +20,7 @@ from ..emulation.environment import detected
 from ..emulation.mpi import run_mpi
 from ..emulation.network import Emulation, Progress
 from . import (
+    allgather,
     bcast,
     cluster,
     contention,
@@ -80,6 +81,7 @@ SUITES = (Suite("forwarding", forwarding, "multicast forwarding"),
           Suite("range", range_trees, "hardware range-multicast trees"),
           Suite("contention", contention, "contention-aware trees"),
           Suite("multinode", multinode, "multi-node multicast"),
+          Suite("allgather", allgather, "Allgather"),
           Suite("fidelity", fidelity, "fidelity"),
           Suite("nack", nack, "nack at the physical limit"),
           Suite("uftp", uftp, "nack against UFTP"),
