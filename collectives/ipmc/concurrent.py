@@ -60,6 +60,30 @@ from .plans import bitmap_indexes
 BATCH_NAP_S = 5e-3
 
 
+def report_due(seen: int, reported: int, missing: bool, provable: bool) -> bool:
+    """A receiver's report is due for a sender whose last end marker seen is `seen` and
+    the last report named `reported` (-1: none yet): it sent an end marker since, and the
+    block is whole (tell it again: it has not heard the "complete") or its gap is
+    `provable`. The first end marker right after a report made at the last fragment adds
+    nothing (as in nack)."""
+    if seen <= reported:
+        return False
+    if not missing:
+        return True
+    return provable and (reported, seen) != (0, 1)
+
+
+def rescue_due(end_seq: int, since_end: float, duration: float, reported_at: int) -> bool:
+    """A sender sends an outstanding receiver what it lacks over MPI after END_ROBUST end
+    markers and as long as the block takes at the pace since the first (`since_end`), if
+    the receiver reported gaps at one of the last RESCUE_RECENT (`reported_at`: the end
+    marker its latest report named), or whatever it said once RESCUE_QUIET_S more passed
+    (ipmc.nack's rescue)."""
+    if end_seq <= END_ROBUST or since_end <= duration:
+        return False
+    return reported_at > end_seq - RESCUE_RECENT or since_end > duration + RESCUE_QUIET_S
+
+
 class Outgoing(Message):
     """This rank's own block: what nack's Repair sends of it is queued in the pacer."""
 
@@ -140,12 +164,9 @@ class Sender:
         as the block takes at the pace): one that reported at one of the last RESCUE_RECENT,
         or any outstanding one RESCUE_QUIET_S later (ipmc.nack's rescue)."""
         since_end = time.perf_counter() - self.end.first
-        if self.end.seq <= END_ROBUST or since_end <= self.duration:
-            return
-        quiet = since_end > self.duration + RESCUE_QUIET_S
         for r in sorted(self.out - self.rescued):
-            recent = self.reported_at.get(r, -RESCUE_RECENT) > self.end.seq - RESCUE_RECENT
-            if recent or quiet:
+            if rescue_due(self.end.seq, since_end, self.duration,
+                          self.reported_at.get(r, -RESCUE_RECENT)):
                 frags = self.msg.fragments(self.lacks.get(r, range(self.msg.count)))
                 self.ch.linger(self.ch.pcomm.isend((self.ch.bid, frags), dest=r,
                                                    tag=TAG_BATCH))
@@ -203,16 +224,9 @@ class Receiver:
         return len(self.whole) == self.ch.size
 
     def due(self, s: int) -> bool:
-        """A report is due for sender s: it sent an end marker since the last report named
-        it, and (if its block lacks something) the gap is provable. The first end marker
-        right after a report made at the last fragment adds nothing (as in nack)."""
         msg = self.msgs[s]
-        if self.seen[s] <= self.reported[s]:
-            return False
-        if not msg.missing:
-            return True  # tell it again: it has not heard the "complete"
-        provable = msg.end_seen or msg.have[-1]
-        return bool(provable) and (self.reported[s], self.seen[s]) != (0, 1)
+        return report_due(self.seen[s], self.reported[s], bool(msg.missing),
+                          bool(msg.end_seen or msg.have[-1]))
 
     def step(self) -> bool:
         """Note the blocks now whole (their "complete" goes over MPI at once) and send the
