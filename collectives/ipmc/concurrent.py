@@ -58,6 +58,7 @@ from .plans import bitmap_indexes
 # streams' datagrams leaves the cores to the switch and the other ranks (as nack's
 # receivers do, ipmc.rate.batch_nap). Its receive buffer holds far more than comes in it.
 BATCH_NAP_S = 5e-3
+REPORTS = "gap_reports"  # the channel's counter of reports sent (ipmc.channel.Stats)
 
 
 def report_due(seen: int, reported: int, missing: bool, provable: bool) -> bool:
@@ -250,6 +251,7 @@ class Receiver:
     def report(self, lacking: dict[int, tuple[int, bytearray]]) -> None:
         payload = gapreport.encode(self.ch.size, self.whole, lacking, self.ch.fragment)
         self.ch.send(dg.GAPS, 0, self.ch.size, payload)
+        self.ch.stats[REPORTS] = self.ch.stats.get(REPORTS, 0) + 1
         self.last_report = time.perf_counter()
         for s in self.msgs:  # every sender's end markers so far are answered
             self.reported[s] = self.seen[s]

@@ -24,9 +24,10 @@ from typing import Any
 
 from ..ipmc.allgather import ALGORITHMS, allgather
 from ..ipmc.channel import channel_for, peek_stats
+from ..ipmc.concurrent import REPORTS
 from . import command
 
-COUNTERS = ("sent", "delivered", "duplicate", "rejected", "repaired")
+COUNTERS = ("sent", "delivered", "duplicate", "rejected", "repaired", REPORTS)
 
 
 def block(size: int, rank: int, case: int) -> bytes:
