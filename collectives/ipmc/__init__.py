@@ -1,4 +1,4 @@
-"""Broadcast and barrier over IP multicast through the controller's groups.
+"""Broadcast, barrier and allgather over IP multicast through the controller's groups.
 
 - Hsiang Ann Chen, Yvette O. Carrasco, Amy W. Apon, "MPI Collective Operations over IP
   Multicast", IPDPS 2000 Workshops [Chen2000]: scout-linear, scout-binary, the multicast
@@ -7,6 +7,8 @@
   diploma thesis, Chemnitz University of Technology, 2006 [Siebert2006]: two-stage, the
   datagram's CRC, the group and port choice.
 - nack: ours (docs/reliable-multicast.md gives the source of each choice: NORM, UFTP, UCC).
+- the allgathers (issue 39, docs/allgather-multicast.md): p nack broadcasts in turn, or
+  every rank's block at once with nack's repair serving all senders (ours).
 
     [Chen2000]     3.1 scouts, binary and linear            bcast, plans (scout trees)
                    3.1 frames per broadcast                 plans (counts)
@@ -18,6 +20,9 @@
     nack           reports, repair, end markers             nack
                    parity repair (Reed-Solomon, zfec)       parity
                    the pace, the group round trip           rate, grtt
+    allgather      sequential, concurrent                   allgather, concurrent
+                   one report for all senders               gapreport
+                   a paced queue, never blocking            pacer
     all            a communicator's sockets and group       channel
                    a message assembled from datagrams       message
                    deadlines and naps                       deadline

@@ -272,7 +272,7 @@ def take_done(ch: Channel, out: set[int]) -> bool:
     """Take the "complete"s that came over MPI; those of this broadcast leave `out`. True
     if one of them did."""
     got = False
-    for src, bid in _arrived(ch, TAG_DONE):
+    for src, bid in arrived(ch, TAG_DONE):
         if bid == ch.bid and src in out:
             out.discard(src)
             got = True
@@ -282,7 +282,7 @@ def take_done(ch: Channel, out: set[int]) -> bool:
 def take_batch(ch: Channel, msg: Message) -> bool:
     """Take the root's point-to-point repairs (those of earlier broadcasts dropped)."""
     got = False
-    for _, (bid, frags) in _arrived(ch, TAG_BATCH):
+    for _, (bid, frags) in arrived(ch, TAG_BATCH):
         if bid != ch.bid:
             continue
         for i, data in frags:
@@ -292,7 +292,7 @@ def take_batch(ch: Channel, msg: Message) -> bool:
     return got
 
 
-def _arrived(ch: Channel, tag: int) -> Iterator[tuple[int, Any]]:
+def arrived(ch: Channel, tag: int) -> Iterator[tuple[int, Any]]:
     """(source, object) of every pickled message with this tag that has come, any source."""
     # importing mpi4py.MPI starts MPI: only inside the ranks
     from mpi4py import MPI

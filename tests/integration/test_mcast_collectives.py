@@ -24,6 +24,7 @@ from testbed.errors import RunFailed
 from testbed.hostprogs import command
 from topologies import parse_spec
 
+from .midjob import loss_once_ready
 from .shared import shared_network
 
 ALGOS = ",".join(names("multicast"))
@@ -117,30 +118,9 @@ sys.exit(main(sys.argv[3:]))
 def verify_under_loss(emu, loss: float, scope: str, *args: str, hosts, timeout) -> list[dict]:
     """`verify` (same arguments) with `loss` % on every host link (`scope` as set_loss),
     set once the job's ranks are up and connected; the caller restores the loss."""
-    ready, go = emu.run_dir / "ranks-ready", emu.run_dir / "loss-set"
-    stop, failed = threading.Event(), []
-
-    def arm() -> None:
-        try:
-            while not ready.exists():
-                if stop.wait(0.01):
-                    return
-            emu.set_loss(f"{loss}%", scope=scope)
-            go.write_text("set")
-        except Exception as e:  # raised in the test, below
-            failed.append(e)
-
-    t = threading.Thread(target=arm, daemon=True)
-    t.start()
-    try:
+    with loss_once_ready(emu, f"{loss}%", scope) as (ready, go):
         res = run_mpi(emu, ["-c", UNDER_LOSS, str(ready), str(go), "--algorithms", ALGOS,
                             *args], hosts=hosts, timeout=timeout)
-    finally:
-        stop.set()
-        t.join(30)
-        ready.unlink(missing_ok=True)
-        go.unlink(missing_ok=True)
-    assert not failed, failed
     got = records(res)
     assert not [r for r in got if "error" in r], got
     return got

@@ -1,7 +1,8 @@
 """collectives.ipmc.datagram: a round trip keeps every field; damaged datagrams, another key's
 and an index beyond the count are rejected; the payload fits the MTU without IP
 fragmentation, fragments cover the message, broadcast ids wrap, and wire_bits counts the
-whole Ethernet frame."""
+whole Ethernet frame; the allgather's aggregated report (GAPS) is a kind of its own, the
+older kinds keep their numbers."""
 
 from __future__ import annotations
 
@@ -69,3 +70,10 @@ def test_wire_bits_counts_the_whole_ethernet_frame():
 
     # the largest payload for a 1500-byte MTU fills a 1538-byte frame slot on the wire
     assert wire_bits(payload_for_mtu(1500)) == 1538 * 8
+
+
+def test_the_aggregated_report_kind_round_trips_and_the_older_kinds_keep_their_numbers():
+    c = dg.Codec(KEY)
+    d = c.decode(c.encode(dg.GAPS, 5, 9, 0, 16, b"\xff\xff"))
+    assert (d.kind, d.root, d.count, bytes(d.payload)) == (dg.GAPS, 5, 16, b"\xff\xff")
+    assert (dg.DATA, dg.END, dg.REPORT, dg.PARITY, dg.GAPS) == (1, 4, 5, 6, 7)
