@@ -191,8 +191,13 @@ _ALL = (
     Algorithm("bruck", "exchange", "Bruck1997",
               "ceil(log2 p) steps: rank r sends what it holds to r - 2^k and receives from "
               "r + 2^k", collective="allgather"),
-    # the multicast allgather (collectives/ipmc/allgather.py, built apart) comes here as
-    # family "multicast", with its runner in collectives.executor.ALLGATHER_RUNNERS
+    Algorithm("mcast-sequential", "multicast", "",
+              "every rank in turn broadcasts its block with nack (ours)",
+              collective="allgather"),
+    Algorithm("mcast-concurrent", "multicast", "",
+              "every rank multicasts its block at once on one group, each receiver "
+              "reporting the gaps of all senders in one datagram (ours; "
+              "docs/allgather-multicast.md)", collective="allgather"),
 )
 
 # ---- the names users know: MPICH, Open MPI, SimGrid ----------------------------------------

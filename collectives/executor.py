@@ -28,6 +28,7 @@ from .algorithms import (
 from .exchanges import run as exchange_run
 from .exchanges.schedules import build as exchange_schedule
 from .ipmc import bcast as mcast_bcast
+from .ipmc.allgather import allgather as mcast_allgather
 from .ipmc.barrier import barrier as mcast_barrier
 from .ipmc.channel import channel_for
 from .ipmc.message import Options
@@ -228,21 +229,31 @@ def _exchange(recv: memoryview, _block: int, comm: Any, algorithm: str,
     exchange_run.execute(exchange_schedule(algorithm, comm.Get_size()), recv, comm)
 
 
-# family (collectives.algorithms.FAMILIES) -> how its allgathers run. The multicast
-# allgather (collectives/ipmc/allgather.py, built apart) comes in as "multicast", with its
-# record in the registry and its options in check_allgather.
+def _mcast_allgather(recv: memoryview, block: int, comm: Any, algorithm: str,
+                     params: dict) -> None:
+    """The multicast allgathers (collectives.ipmc.allgather) over the communicator's channel;
+    this rank's block is already in place, so it is its own send buffer."""
+    rank = comm.Get_rank()
+    mcast_allgather(channel_for(comm, timeout=params.get("timeout")),
+                    recv[rank * block:(rank + 1) * block], recv, algorithm, **params)
+
+
+# family (collectives.algorithms.FAMILIES) -> how its allgathers run
 ALLGATHER_RUNNERS: dict[str, Callable[[memoryview, int, Any, str, dict], None]] = {
-    "mpi": _mpi_allgather, "exchange": _exchange,
+    "mpi": _mpi_allgather, "exchange": _exchange, "multicast": _mcast_allgather,
 }
+MCAST_ALLGATHER_OPTIONS = ("fragment", "rate", "timeout")  # ipmc.message.Options' that apply
 
 
 def check_allgather(allgather: str, options: dict[str, Any]) -> None:
-    """ValueError, before any message, for an unknown allgather or any option (none takes
-    one yet)."""
-    allgather_algorithm(allgather)
-    if options:
-        raise ValueError(f"{allgather}: the allgathers take no options, got "
-                         f"{', '.join(sorted(options))}")
+    """ValueError, before any message, for an unknown allgather or an option it does not
+    take (the multicast ones take fragment, rate and timeout; the others none)."""
+    takes = MCAST_ALLGATHER_OPTIONS \
+        if allgather_algorithm(allgather).family == "multicast" else ()
+    extra = sorted(set(options) - set(takes))
+    if extra:
+        what = "only " + ", ".join(takes) if takes else "no options"
+        raise ValueError(f"{allgather} takes {what}, got {', '.join(extra)}")
 
 
 # ---- options: which a barrier takes, and a check before any message ---------------------

@@ -54,12 +54,16 @@ def test_the_executor_takes_both_completions_with_the_multicast_options() -> Non
         check("scout-binary", "mpich", 4, {"completion": c, "timeout": 5.0})
 
 
-def test_the_allgathers_are_checked_by_name_and_take_no_options() -> None:
+def test_the_allgathers_are_checked_by_name_and_options() -> None:
     check_allgather("bruck", {})
+    check_allgather("mcast-concurrent", {"timeout": 5.0, "fragment": 1400})
     with pytest.raises(ValueError, match="unknown allgather 'fast'; choose from mpich, ring"):
         check_allgather("fast", {})
-    with pytest.raises(ValueError, match="ring: the allgathers take no options, got timeout"):
+    with pytest.raises(ValueError, match="ring takes no options, got timeout"):
         check_allgather("ring", {"timeout": 1.0})
+    with pytest.raises(ValueError, match="mcast-sequential takes only fragment, rate, timeout, "
+                                         "got release"):
+        check_allgather("mcast-sequential", {"release": "both"})
     with pytest.raises(ValueError, match="unknown allgather 'x'"):
         check("binomial", "mpich", 4, {}, allgather="x")
 

@@ -51,7 +51,7 @@ def test_collective_keeps_to_one(capsys):
     assert {c for _, c in rows_of(capsys.readouterr().out)} == {"barrier"}
     assert main(["algorithms", "--collective", "allgather"]) == 0
     assert [n for n, _ in rows_of(capsys.readouterr().out)] == [
-        "mpich", "ring", "recursive-doubling", "bruck"]
+        "mpich", "ring", "recursive-doubling", "bruck", "mcast-sequential", "mcast-concurrent"]
 
 
 def test_one_in_full(capsys):
