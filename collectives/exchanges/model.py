@@ -20,7 +20,8 @@ Frames: every message goes as TCP segments of at most `mss` payload bytes; the d
 hosts put on their links per Allgather are the sum over messages, what
 testbed.emulation.frame_count counts as `data`. MPICH puts a header of its own before a
 message's bytes (`header`, 0 by default: not measured here), so a message that ends just
-below a frame boundary may take one frame more than counted.
+below a frame boundary may take one frame more than counted. A multicast Allgather's
+senders each send their block once, in datagrams, whatever the number of receivers.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
+from ..ipmc.datagram import payload_for_mtu
 from .schedules import Schedule, Step
 
 MSS = 1448  # TCP payload per frame at a 1500-byte MTU with timestamps (Linux's default)
@@ -53,6 +55,14 @@ def predict_s(schedule: Schedule, block: int, t_end: Callable[[int], float]) -> 
     """The model's time of `schedule` with `block`-byte blocks: each step as long as one
     message of its busiest rank's bytes takes end to end."""
     return sum(t_end(step_bytes(step, block)) for step in schedule.steps)
+
+
+def multicast_frames(ranks: int, block: int, mtu: int = 1500) -> int:
+    """The data datagrams a multicast Allgather's senders put on their links when nothing is
+    lost: each rank's block once, in fragments of what one datagram carries at `mtu`
+    (collectives.ipmc.datagram); end markers, reports and completions come on top."""
+    fragment = payload_for_mtu(mtu)
+    return ranks * max(1, math.ceil(block / fragment))
 
 
 def data_frames(schedule: Schedule, block: int, mss: int = MSS,

@@ -46,7 +46,7 @@ class AllgatherResult:
     window: tuple[float, float]
     loss: float = 0.0
     frames: dict[str, float | None] | None = None
-    frames_expected: int | None = None
+    frames_expected: int | None = None  # data frames by the schedule; multicast: datagrams
     samples: tuple[float, ...] = ()
 
     @property
@@ -97,8 +97,8 @@ def run_allgather(emu: Emulation, algorithm: str, blocks: Sequence[int], *,
         tail = " ".join((res.stderr or res.stdout or "no output").split())[-400:]
         raise RunFailed(f"{algorithm}: allgather_bench measured {len(rows)} of {len(blocks)} "
                         f"sizes (exit {res.returncode}): {tail}")
-    schedule = build(algorithm, p) if allgather_algorithm(algorithm).family == "exchange" \
-        else None
+    family = allgather_algorithm(algorithm).family
+    schedule = build(algorithm, p) if family == "exchange" else None
     t_end = point_to_point(params).t_end if params else None
     out = []
     for row in rows:
@@ -111,7 +111,8 @@ def run_allgather(emu: Emulation, algorithm: str, blocks: Sequence[int], *,
             fidelity=mon.window(*row["window"], host_wait_s=row["cpu"]["wait_per_turn_s"]),
             window=(row["window"][0], row["window"][1]), loss=loss,
             frames=counter.per_iteration(frames, f"allgather-{m}") if counter else None,
-            frames_expected=model.data_frames(schedule, m) if schedule else None,
+            frames_expected=model.data_frames(schedule, m) if schedule else
+            model.multicast_frames(p, m) if family == "multicast" else None,
             samples=tuple(row["samples_s"])))
     return out
 

@@ -53,3 +53,13 @@ def test_a_large_block_takes_a_frame_per_mss():
     # a message that fills its last frame takes one more with a header before it
     assert data_frames(build("ring", 2), 1448) == 2
     assert data_frames(build("ring", 2), 1448, header=40) == 4
+
+
+def test_a_multicast_allgather_sends_each_block_once_in_datagrams():
+    from collectives.exchanges.model import multicast_frames
+    from collectives.ipmc.datagram import payload_for_mtu
+
+    per = payload_for_mtu(1500)
+    assert multicast_frames(5, 65536) == 5 * -(-65536 // per)
+    assert multicast_frames(16, 0) == 16 and multicast_frames(16, per) == 16
+    assert multicast_frames(16, per + 1) == 32
