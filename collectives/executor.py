@@ -179,8 +179,9 @@ def allgather(sendbuf: Any, recvbuf: Any, comm: Any = None, algorithm: str = "ri
     this rank's block (any buffer, m bytes; None: it is already in place in `recvbuf`, as
     MPI_IN_PLACE), `recvbuf` is writable and holds p blocks of m bytes, rank i's at i x m.
     Every rank's block must be the same size: a rank whose receive buffer is not p times its
-    block raises ValueError before any message (the ranks do not compare their sizes: a
-    message that does not fit its block is MPI's error). No algorithm takes options yet.
+    block raises ValueError before any message; blocks that differ between ranks, a
+    ValueError where an exchange receives one (collectives.exchanges.run), MPI's error for
+    mpich. No algorithm takes options yet.
     Collective: every rank calls it with the same algorithm and block size."""
     # importing mpi4py.MPI starts MPI: only inside the ranks
     from mpi4py import MPI

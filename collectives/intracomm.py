@@ -1,9 +1,10 @@
 """A drop-in communicator: ``collectives.Intracomm(comm, bcast="nack", barrier="mcast",
-**options)`` is an ``mpi4py.MPI.Intracomm`` (the same handle as `comm`, no copy) whose
-``Bcast``, ``bcast``, ``Barrier`` and ``barrier`` run algorithms of the registry
-(collectives.algorithms) with `options` (as ``collectives.bcast`` takes them); everything else
-is mpi4py's. ``Dup``, ``Clone``, ``Idup``, ``Split``, ``Split_type``, ``Create`` and
-``Create_group`` results keep the choice (``nodes=`` follows the ranks into the new group).
+allgather="mpich", **options)`` is an ``mpi4py.MPI.Intracomm`` (the same handle as `comm`, no
+copy) whose ``Bcast``, ``bcast``, ``Barrier``, ``barrier``, ``Allgather`` and ``allgather``
+run algorithms of the registry (collectives.algorithms) with `options` (as
+``collectives.bcast`` takes them; the allgathers take none); everything else is mpi4py's.
+``Dup``, ``Clone``, ``Idup``, ``Split``, ``Split_type``, ``Create`` and ``Create_group``
+results keep the choice (``nodes=`` follows the ranks into the new group).
 
 Why it is built as it is:
 
@@ -16,6 +17,13 @@ Why it is built as it is:
 - The algorithms run on a private duplicate: their tags never match the caller's receives,
   and their own set-up (the multicast channel calls ``comm.bcast``) does not come back here.
 - Messages become bytes in collectives.buffers; a pickled object is its length, then its bytes.
+- The allgather is MPICH's own unless one is chosen (``allgather="mpich"``, the default, calls
+  mpi4py's Allgather and allgather on the caller's communicator as before the drop-in). A
+  chosen one gathers the blocks as bytes (collectives.buffers, the receive buffer's bytes
+  split in p equal blocks); an object allgather gathers every rank's pickle length first,
+  then the pickles padded to the longest, both through the chosen algorithm (mpi4py's own
+  object allgather would call MPI_Allgatherv in C, past this class). ``Allgatherv`` stays
+  mpi4py's: no algorithm of the registry gathers blocks of different sizes.
 - An algorithm that takes the model's t_hold and t_end, given none, measures them on first
   use (collectives.measured: a few hold rounds and ping-pongs at grid sizes around the
   message, on the private duplicate, rank 0's figures broadcast so that every rank builds
@@ -32,13 +40,14 @@ from typing import Any, cast
 from mpi4py import MPI
 
 from . import executor
+from .algorithms import NATIVE
 from .buffers import message
 from .measured import Cache, measure, needs, send_order
 
-# (bcast, barrier, options): the latest. copy_fn=True: a Dup copies the value as it is, which
-# mpi4py takes though its stub lists only a function or None.
+# (bcast, barrier, options, allgather): the latest. copy_fn=True: a Dup copies the value as
+# it is, which mpi4py takes though its stub lists only a function or None.
 _CHOICE = MPI.Comm.Create_keyval(copy_fn=True)  # type: ignore[arg-type]
-Choice = tuple[str, str, dict[str, Any]]
+Choice = tuple[str, str, dict[str, Any], str]
 
 
 def _free_private(_comm: Any, _key: int, private: Any) -> None:
@@ -76,17 +85,19 @@ def _handing_on(dup: Any) -> Any:
 
 
 class Intracomm(MPI.Intracomm):
-    """`comm` with its broadcasts and barriers run by the registry's algorithms."""
+    """`comm` with its broadcasts, barriers and allgathers run by the registry's
+    algorithms."""
 
     def __new__(cls, comm: Any = None, *_args: Any, **_options: Any) -> Intracomm:
         return super().__new__(cls, comm)
 
     def __init__(self, comm: Any = None, bcast: str = "nack", barrier: str = "mcast",
-                 **options: Any) -> None:
+                 allgather: str = NATIVE, **options: Any) -> None:
         if self == MPI.COMM_NULL:  # Intracomm(), as mpi4py's: a null to be filled in
             return
-        executor.check(bcast, barrier, self.Get_size(), options, measure=True)
-        self._choice: Choice = (bcast, barrier, dict(options))
+        executor.check(bcast, barrier, self.Get_size(), options, measure=True,
+                       allgather=allgather)
+        self._choice: Choice = (bcast, barrier, dict(options), allgather)
         self.Set_attr(_CHOICE, self._choice)
 
     def _chosen(self) -> Choice:
@@ -95,9 +106,9 @@ class Intracomm(MPI.Intracomm):
 
     @property
     def algorithms(self) -> Choice:
-        """(broadcast, barrier, options) this communicator runs."""
-        bcast, barrier, options = self._chosen()
-        return bcast, barrier, dict(options)
+        """(broadcast, barrier, options, allgather) this communicator runs."""
+        bcast, barrier, options, allgather = self._chosen()
+        return bcast, barrier, dict(options), allgather
 
     @property
     def measured(self) -> list[dict[str, Any]]:
@@ -138,13 +149,51 @@ class Intracomm(MPI.Intracomm):
 
     def Barrier(self) -> None:  # noqa: N802
         if self.Get_size() > 1:
-            _bcast, barrier, options = self._chosen()
+            _bcast, barrier, options, _allgather = self._chosen()
             CALLS["barrier", barrier] += 1
             executor.barrier(self._private(), barrier,
                              **executor.barrier_options(barrier, options))
 
     def barrier(self) -> None:
         self.Barrier()
+
+    def Allgather(self, sendbuf: Any, recvbuf: Any) -> None:  # noqa: N802
+        allgather = self._chosen()[3]
+        if allgather == NATIVE:  # MPICH's, on this communicator: as without the drop-in
+            CALLS["allgather", allgather] += 1
+            MPI.Intracomm.Allgather(self, sendbuf, recvbuf)
+            return
+        into = message(recvbuf, sending=False)
+        try:
+            # None or IN_PLACE: this rank's block is in place (mpi4py takes None so)
+            own = None if sendbuf is None or sendbuf is MPI.IN_PLACE else \
+                message(sendbuf, sending=True).view
+            self._gather(own, into.view)
+        except BaseException:
+            into.abandon()
+            raise
+        into.finish()
+
+    def allgather(self, sendobj: Any) -> list[Any]:
+        allgather = self._chosen()[3]
+        if allgather == NATIVE:
+            CALLS["allgather", allgather] += 1
+            return MPI.Intracomm.allgather(self, sendobj)
+        size = self.Get_size()
+        data = MPI.pickle.dumps(sendobj)
+        lengths = bytearray(8 * size)
+        self._gather(memoryview(len(data).to_bytes(8, "little")), memoryview(lengths))
+        sizes = [int.from_bytes(lengths[8 * i:8 * i + 8], "little") for i in range(size)]
+        block = max(sizes)
+        blocks = bytearray(block * size)
+        self._gather(memoryview(data.ljust(block, b"\0")), memoryview(blocks))
+        return [MPI.pickle.loads(blocks[i * block:i * block + n]) for i, n in enumerate(sizes)]
+
+    def _gather(self, own: memoryview | None, into: memoryview) -> None:
+        """The chosen allgather of bytes, on the private duplicate."""
+        allgather = self._chosen()[3]
+        CALLS["allgather", allgather] += 1
+        executor.allgather(own, into, self._private(), allgather)
 
     def _root(self, root: Any) -> int:
         """`root` as an int (any integer, numpy's too); one outside the communicator is
@@ -160,7 +209,7 @@ class Intracomm(MPI.Intracomm):
 
     def _bytes(self, view: memoryview, root: int) -> None:
         if self.Get_size() > 1:
-            bcast, _barrier, options = self._chosen()
+            bcast, _barrier, options, _allgather = self._chosen()
             CALLS["bcast", bcast] += 1
             BYTES[bcast] += len(view)
             given = executor.bcast_options(options)
@@ -208,12 +257,12 @@ class Intracomm(MPI.Intracomm):
     def _keep(self, new: Any) -> Any:
         if new == MPI.COMM_NULL:
             return new
-        bcast, barrier, options = self._chosen()
+        bcast, barrier, options, allgather = self._chosen()
         if options.get("nodes") is not None:
             old = new.Get_group().Translate_ranks(list(range(new.Get_size())),
                                                   self.Get_group())
             options = {**options, "nodes": [options["nodes"][r] for r in old]}
-        return Intracomm(new, bcast, barrier, **options)
+        return Intracomm(new, bcast, barrier, allgather, **options)
 
     # ---- standing in for MPI.COMM_WORLD and MPI.COMM_SELF (collectives.use) ---------------
     def free(self) -> None:
@@ -239,9 +288,10 @@ class Intracomm(MPI.Intracomm):
 _INSTALLED: dict[str, Intracomm] = {}  # "COMM_WORLD" -> its stand-in (collectives.use)
 
 
-def install(name: str, bcast: str, barrier: str, **options: Any) -> Intracomm:
+def install(name: str, bcast: str, barrier: str, allgather: str = NATIVE,
+            **options: Any) -> Intracomm:
     """Replace MPI.<name> (COMM_WORLD or COMM_SELF) by a stand-in with this choice."""
-    comm = Intracomm(getattr(MPI, name), bcast, barrier, **options)
+    comm = Intracomm(getattr(MPI, name), bcast, barrier, allgather, **options)
     _INSTALLED[name] = comm
     setattr(MPI, name, comm)
     return comm

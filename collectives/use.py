@@ -1,15 +1,19 @@
-"""Run an unmodified mpi4py program with our broadcasts and barriers on ``MPI.COMM_WORLD``:
+"""Run an unmodified mpi4py program with our broadcasts, barriers and allgathers on
+``MPI.COMM_WORLD``:
 
     mpiexec -n 4 python -m mpi4py -m collectives.use --bcast nack --barrier mcast -- prog.py ARGS
     mcastlab mpirun -- -m collectives.use --bcast opt-tree -o t_hold=2e-5 -o t_end=5e-5 -- prog.py
     mcastlab mpirun -- -m collectives.use --bcast opt-tree --report -- prog.py  # measured
+    mcastlab mpirun -- -m collectives.use --allgather bruck -- prog.py
 
 ``MPI.COMM_WORLD`` becomes a ``collectives.Intracomm`` before the program starts, so its
-``Bcast``/``bcast``/``Barrier``/``barrier`` and those of communicators made from it (Dup,
-Split, ...) run the chosen algorithms. The program is a script (run as ``python prog.py``
+``Bcast``/``bcast``/``Barrier``/``barrier``/``Allgather``/``allgather`` and those of
+communicators made from it (Dup, Split, ...) run the chosen algorithms (the allgather is
+MPICH's own unless chosen). The program is a script (run as ``python prog.py``
 would: its directory first on sys.path) or ``-m module``. Without ``--bcast``/``--barrier``/
-``-o`` the environment decides: MCASTLAB_BCAST, MCASTLAB_BARRIER and MCASTLAB_OPTIONS (a JSON
-object), read when this module starts the program. OPT-Tree, DYN-Tree and the other
+``--allgather``/``-o`` the environment decides: MCASTLAB_BCAST, MCASTLAB_BARRIER,
+MCASTLAB_ALLGATHER and MCASTLAB_OPTIONS (a JSON object), read when this module starts the
+program. OPT-Tree, DYN-Tree and the other
 algorithms that take t_hold and t_end, given none, measure them on first use
 (collectives.measured); ``--report`` lists what was measured.
 """
@@ -24,8 +28,12 @@ import runpy
 import sys
 from typing import Any
 
+from .algorithms import NATIVE
+
 ENV_BCAST, ENV_BARRIER, ENV_OPTIONS = "MCASTLAB_BCAST", "MCASTLAB_BARRIER", "MCASTLAB_OPTIONS"
+ENV_ALLGATHER = "MCASTLAB_ALLGATHER"
 DEFAULT_BCAST, DEFAULT_BARRIER = "nack", "mcast"
+DEFAULT_ALLGATHER = NATIVE  # MPICH's own: a program's allgathers unchanged unless chosen
 
 
 def option(text: str) -> tuple[str, Any]:
@@ -49,13 +57,16 @@ def parse(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
                     help=f"broadcast algorithm (default ${ENV_BCAST} or {DEFAULT_BCAST})")
     ap.add_argument("--barrier", default=os.environ.get(ENV_BARRIER, DEFAULT_BARRIER),
                     help=f"barrier algorithm (default ${ENV_BARRIER} or {DEFAULT_BARRIER})")
+    ap.add_argument("--allgather", default=os.environ.get(ENV_ALLGATHER, DEFAULT_ALLGATHER),
+                    help=f"allgather algorithm (default ${ENV_ALLGATHER} or "
+                         f"{DEFAULT_ALLGATHER}: MPICH's own)")
     ap.add_argument("-o", "--option", type=option, action="append", default=[],
                     metavar="NAME=VALUE", help="an option of the algorithms (repeatable; "
                     f"default ${ENV_OPTIONS}, a JSON object)")
     ap.add_argument("--report", action="store_true",
-                    help="at exit, print one JSON line: how many broadcasts (and bytes) and "
-                         "barriers this rank ran by which algorithm, and the t_hold/t_end "
-                         "measured on first use")
+                    help="at exit, print one JSON line: how many broadcasts (and bytes), "
+                         "barriers and allgathers this rank ran by which algorithm, and the "
+                         "t_hold/t_end measured on first use")
     ap.add_argument("program", nargs=argparse.REMAINDER,
                     help="after '--': the script and its arguments, or -m MODULE ARGS")
     args = ap.parse_args(argv)
@@ -72,20 +83,21 @@ def parse(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
     return args, prog
 
 
-def install(bcast: str, barrier: str, **options: Any) -> None:
+def install(bcast: str, barrier: str, allgather: str = DEFAULT_ALLGATHER,
+            **options: Any) -> None:
     """Make MPI.COMM_WORLD (and MPI.COMM_SELF, whose collectives move nothing) a
     collectives.Intracomm with this choice."""
     # collectives.intracomm imports mpi4py.MPI, which starts MPI: in ranks only
     from .intracomm import install as stand_in
 
     for name in ("COMM_WORLD", "COMM_SELF"):
-        stand_in(name, bcast, barrier, **options)
+        stand_in(name, bcast, barrier, allgather, **options)
 
 
 def report() -> None:
-    """One JSON line: this rank's broadcasts (and bytes) and barriers by algorithm, and the
-    t_hold and t_end it measured on first use (collectives.measured; the same on every
-    rank), one record per message size of the grid."""
+    """One JSON line: this rank's broadcasts (and bytes), barriers and allgathers by
+    algorithm, and the t_hold and t_end it measured on first use (collectives.measured; the
+    same on every rank), one record per message size of the grid."""
     # collectives.intracomm imports mpi4py.MPI, which starts MPI: in ranks only
     from . import intracomm
 
@@ -97,7 +109,7 @@ def report() -> None:
 def main(argv: list[str] | None = None) -> int:
     args, prog = parse(sys.argv[1:] if argv is None else argv)
     try:
-        install(args.bcast, args.barrier, **args.options)
+        install(args.bcast, args.barrier, args.allgather, **args.options)
     except ValueError as e:
         print(f"collectives.use: {e}", file=sys.stderr)
         return 2

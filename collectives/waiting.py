@@ -195,18 +195,20 @@ def watch() -> SocketWatch:
     return _WATCH
 
 
-def wait(requests: list[Any], mode: str | None = None) -> None:
-    """Complete MPI requests the way `mode` (default MODE) says."""
+def wait(requests: list[Any], mode: str | None = None,
+         statuses: list[Any] | None = None) -> None:
+    """Complete MPI requests the way `mode` (default MODE) says; `statuses` (one
+    MPI.Status per request), when given, are filled in."""
     # importing mpi4py.MPI starts MPI: only inside the ranks
     from mpi4py import MPI
 
-    if MPI.Request.Testall(requests):
+    if MPI.Request.Testall(requests, statuses):
         return
     mode = mode or MODE
     if mode == "spin":
-        MPI.Request.Waitall(requests)
+        MPI.Request.Waitall(requests, statuses)
     else:
-        until(lambda: MPI.Request.Testall(requests), mode)
+        until(lambda: MPI.Request.Testall(requests, statuses), mode)
 
 
 def probe(comm: Any, source: int, tag: int, status: Any) -> None:

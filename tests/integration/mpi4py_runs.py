@@ -4,10 +4,12 @@ and MPI's own, once instead of once per algorithm).
 
     python -m mpi4py mpi4py_runs.py '[["binomial", "tree", {}], ...]' -- runtests.py ARGS
 
-For each [bcast, barrier, options]: `collectives.use.main`, the function behind
-``python -m collectives.use --bcast B --barrier R -o NAME=VALUE ... -- runtests.py ARGS``,
-runs the suite, its test modules imported afresh (their classes take MPI.COMM_WORLD, the
-choice's stand-in, when they are defined) and the calls counted from zero; then the calls
+For each [bcast, barrier, options] or [bcast, barrier, options, allgather]:
+`collectives.use.main`, the function behind ``python -m collectives.use --bcast B --barrier R
+-o NAME=VALUE ... -- runtests.py ARGS``, runs the suite (with an allgather: ``--allgather A``,
+and the suite's allgather tests selected too, ``-k Allgather -k allgather``), its test
+modules imported afresh (their classes take MPI.COMM_WORLD, the choice's stand-in, when they
+are defined) and the calls counted from zero; then the calls
 (and the t_hold/t_end the run measured on first use) are printed as ``--report`` prints
 them at exit. What was measured stays with MPI.COMM_WORLD's handle: a later run that needs
 the same sizes measures nothing. A line ``@@ mpi4py run B`` on stdout and on
@@ -30,7 +32,7 @@ def main() -> int:
     choices, program = json.loads(sys.argv[1]), sys.argv[cut + 1:]
     suite = Path(program[0]).resolve().parent
     failed = False
-    for bcast, barrier, options in choices:
+    for bcast, barrier, options, *allgather in choices:
         for out in (sys.stdout, sys.stderr):
             print(f"{MARK}{bcast}", file=out, flush=True)
         for name, module in list(sys.modules.items()):
@@ -42,8 +44,12 @@ def main() -> int:
         argv = ["--bcast", bcast, "--barrier", barrier]
         for name, value in options.items():
             argv += ["-o", f"{name}={json.dumps(value)}"]
+        extra = []
+        if allgather:
+            argv += ["--allgather", allgather[0]]
+            extra = ["-k", "Allgather", "-k", "allgather"]
         try:
-            code = use.main([*argv, "--", *program])
+            code = use.main([*argv, "--", *program, *extra])
         except SystemExit as e:  # the suite's runner exits with its verdict
             code = e.code
         failed |= bool(code)

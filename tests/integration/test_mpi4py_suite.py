@@ -1,5 +1,6 @@
 """mpi4py's own tests as the judge of the drop-in communicator (collectives.Intracomm): the
-broadcast and barrier tests of its buffer, object and zero-length collective modules (world,
+broadcast and barrier tests (and, in one run per point-to-point allgather, the allgather tests)
+of its buffer, object and zero-length collective modules (world,
 self and duplicated communicators; every backend, typecode and root; an indexed datatype
 with holes; pickled objects), from the vendored suite of the mpi4py version requirements.txt
 pins (third_party/mpi4py-tests), run unmodified under collectives.use (the function behind
@@ -9,8 +10,8 @@ per network, the suite's modules imported afresh for each (mpi4py_runs.py). Ever
 of the star runs with no options at all: OPT-Tree, DYN-Tree and the others that take t_hold
 and t_end measure them on first use (collectives.measured), the contention trees take the
 ranks as a line. Every rank must report, for every algorithm, the suite's tests run and
-passed, that the broadcasts went through the chosen algorithm (the calls collectives.use
---report prints), and what it measured: the same on every rank."""
+passed, that the broadcasts (and allgathers) went through the chosen algorithm (the calls
+collectives.use --report prints), and what it measured: the same on every rank."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ import json
 import re
 from pathlib import Path
 
-from collectives.algorithms import BARRIERS, BCASTS
+from collectives.algorithms import BARRIERS, BCASTS, names
 from collectives.measured import points
 from controller.config import ControllerConfig
 from testbed.emulation.mpi import run_mpi
@@ -36,6 +37,13 @@ TESTS = 24  # per rank: 3 buffer, 2 object and 1 zero-length test in each of 4 c
 # (self, world, and a Dup of each)
 # the world classes broadcast 288 + 576 buffers and 2 x 72 objects each (sizes 0-3 KiB)
 LEAST_BCASTS = 2000
+# with an allgather: 6 buffer tests (4 classes, and 2 in place) and 4 object tests more,
+# ~3400 allgathers a rank (an object's is two: the lengths, then the pickles); they cost
+# 4-5 s a run. Only the exchanges run them: mpich, the drop-in's default, is mpi4py's own
+# Allgather on the caller's communicator (the suite's own subject), and every other run
+# goes through it (test_msgzero's Allgather, counted below)
+ALLGATHERS = names("exchange", collective="allgather")
+ALLGATHER_TESTS, LEAST_ALLGATHERS = 10, 3000
 # the grid sizes the suite's broadcasts (8-byte lengths, messages of 0 to 3 KiB) may measure
 SUITE_SIZES = {p for m in range(3073) for p in points(m)}
 # dyn-mesh runs dyn-tree's executor on the mesh's order (test_bcast.py checks it on real
@@ -44,8 +52,9 @@ STAR = [a for a in BCASTS if a not in ("range-tree", "dyn-mesh")]
 STAR_BARRIERS = [b for b in BARRIERS if b != "range-tree"]
 
 
-def suites(emu, choices: list[tuple[str, str, dict]], hosts=None) -> dict[str, list[dict]]:
-    """Run the choices; assert every rank passed them. Returns what each run measured on
+def suites(emu, choices: list[tuple], hosts=None) -> dict[str, list[dict]]:
+    """Run the choices, (bcast, barrier, options) or (bcast, barrier, options, allgather);
+    assert every rank passed them. Returns what each run measured on
     first use (collectives.measured.Measured records, without each rank's own took_s),
     after asserting that every rank measured the same."""
     argv = [str(HERE / "mpi4py_runs.py"), json.dumps(choices), "--",
@@ -57,16 +66,22 @@ def suites(emu, choices: list[tuple[str, str, dict]], hosts=None) -> dict[str, l
         for part in text.split(MARK)[1:]:
             name, _, output = part.partition("\n")
             runs[name] = runs.get(name, "") + output
-        for bcast, barrier, _options in choices:
+        for bcast, barrier, _options, *allgather in choices:
             out = runs.get(bcast, "")
             ran = re.search(r"Ran (\d+) tests? in", out)
-            assert ran and int(ran.group(1)) == TESTS, f"{bcast} rank {rank}:\n{out[-3000:]}"
+            tests = TESTS + (ALLGATHER_TESTS if allgather else 0)
+            assert ran and int(ran.group(1)) == tests, f"{bcast} rank {rank}:\n{out[-3000:]}"
             assert re.search(r"^OK$", out, re.M), f"{bcast} rank {rank}:\n{out[-3000:]}"
             line = next(ln for ln in out.splitlines() if ln.startswith('{"collectives.use"'))
             report = json.loads(line)["collectives.use"]
             calls = report["calls"]
             assert calls.get(f"bcast {bcast}", 0) >= LEAST_BCASTS, (bcast, rank, calls)
             assert calls.get(f"barrier {barrier}", 0) >= 2, (barrier, rank, calls)
+            if allgather:
+                assert calls.get(f"allgather {allgather[0]}", 0) >= LEAST_ALLGATHERS, (
+                    allgather, rank, calls)
+            else:  # the default, MPICH's own, by way of the drop-in
+                assert calls.get("allgather mpich", 0) >= 1, (rank, calls)
             measured.setdefault(bcast, {})[rank] = [
                 {k: v for k, v in m.items() if k != "took_s"} for m in report["measured"]]
     assert res.returncode == 0, res.err[-2000:]
@@ -92,9 +107,13 @@ def test_every_star_algorithm_passes_mpi4pys_broadcast_and_barrier_tests(caps, c
     """Every star algorithm with no options at all, on 4 emulated hosts: among them
     ``collectives.Intracomm(comm, bcast="opt-tree")`` (issue 38's test: collectives.use
     makes MPI.COMM_WORLD one), which measures t_hold and t_end on first use. (A run of
-    opt-tree alone, which made the same point, took 10 s more of make test.)"""
+    opt-tree alone, which made the same point, took 10 s more of make test.) The first
+    runs also take an allgather each, ring, recursive doubling and Bruck, and run the
+    suite's allgather tests with it (issue 39) in the same job."""
+    allgathers = list(ALLGATHERS)
     with Emulation(parse_spec("star:hosts=4,bw=1000"), caps=caps) as emu:
-        measured = suites(emu, [(bcast, STAR_BARRIERS[i % len(STAR_BARRIERS)], {})
+        measured = suites(emu, [(bcast, STAR_BARRIERS[i % len(STAR_BARRIERS)], {},
+                                 *allgathers[i:i + 1])
                                 for i, bcast in enumerate(STAR)])
     assert_measured_once(measured, 4)
     first = next(b for b in STAR if BCASTS[b].timing)

@@ -20,13 +20,16 @@ def test_options_are_json_values_or_text():
 
 
 def test_the_command_line_names_the_program_and_the_choice(monkeypatch):
-    for var in (use.ENV_BCAST, use.ENV_BARRIER, use.ENV_OPTIONS):
+    for var in (use.ENV_BCAST, use.ENV_BARRIER, use.ENV_ALLGATHER, use.ENV_OPTIONS):
         monkeypatch.delenv(var, raising=False)
     args, prog = use.parse(["--bcast", "opt-tree", "-o", "t_hold=1e-5", "-o", "t_end=3e-5",
                             "--", "prog.py", "--bcast", "x"])
     assert (args.bcast, args.barrier) == ("opt-tree", use.DEFAULT_BARRIER)
+    assert args.allgather == use.DEFAULT_ALLGATHER == "mpich"  # MPICH's own unless chosen
     assert args.options == {"t_hold": 1e-5, "t_end": 3e-5}
     assert prog == ["prog.py", "--bcast", "x"]  # the program's own arguments stay its own
+    args, _ = use.parse(["--allgather", "bruck", "--", "prog.py"])
+    assert args.allgather == "bruck"
     _, prog = use.parse(["--", "-m", "pkg.mod", "-v"])
     assert prog == ["-m", "pkg.mod", "-v"]
 
@@ -35,8 +38,10 @@ def test_the_environment_decides_without_flags(monkeypatch):
     monkeypatch.setenv(use.ENV_BCAST, "two-stage")
     monkeypatch.setenv(use.ENV_BARRIER, "tree")
     monkeypatch.setenv(use.ENV_OPTIONS, '{"fragment": 1024}')
+    monkeypatch.setenv(use.ENV_ALLGATHER, "ring")
     args, _ = use.parse(["--", "prog.py"])
     assert (args.bcast, args.barrier, args.options) == ("two-stage", "tree", {"fragment": 1024})
+    assert args.allgather == "ring"
     args, _ = use.parse(["--bcast", "nack", "-o", "timeout=2", "--", "prog.py"])
     assert (args.bcast, args.options) == ("nack", {"timeout": 2})  # flags win
 

@@ -1,11 +1,14 @@
-"""collectives.exchanges.run's part that needs no MPI job: each rank's program is its own
+"""collectives.exchanges.run's parts that need no MPI job: each rank's program is its own
 messages of the schedule, step by step, every step present (an idle one empty) so that
-the ranks keep in step. (It runs on real ranks in tests/integration/test_allgather.py.)"""
+the ranks keep in step; a message shorter than its blocks names the rank whose block is
+smaller. (It runs on real ranks in tests/integration/test_allgather.py.)"""
 
 from __future__ import annotations
 
-from collectives.exchanges.run import program
-from collectives.exchanges.schedules import build
+import pytest
+
+from collectives.exchanges.run import check_received, program
+from collectives.exchanges.schedules import Message, build
 
 
 def test_a_ranks_program_is_its_messages_step_by_step():
@@ -19,3 +22,12 @@ def test_a_ranks_program_is_its_messages_step_by_step():
         mine = [m for sends, receives in program(s, rank) for m in (*sends, *receives)]
         assert sorted(map(repr, mine)) == sorted(repr(m) for step in s.steps for m in step
                                                  if rank in (m.src, m.dst))
+
+
+def test_a_short_message_names_the_rank_with_the_smaller_block():
+    got = (Message(3, 0, (3,)), Message(4, 0, (4, 0)))
+    check_received(got, [8, 16], 8)
+    check_received((), [], 8)
+    with pytest.raises(ValueError, match=r"allgather: rank 4's block is 4 bytes, this rank's 8 "
+                                         r"\(every rank's block must be the same size\)"):
+        check_received(got, [8, 8], 8)
