@@ -13,7 +13,12 @@ from pathlib import Path
 from typing import Any
 
 PNG_DPI = 150
-FORMATS = ("png", "svg", "pdf")
+# what save_figure writes, the PNG first (the unit tests narrow it to the PNG where no other
+# format is looked at: tests/unit/conftest.py)
+FORMATS: tuple[str, ...] = ("png", "svg", "pdf")
+# the vector formats' metadata, without the dates that would make equal figures differ
+VECTOR_METADATA: dict[str, dict[str, None]] = {"svg": {"Date": None},
+                                               "pdf": {"CreationDate": None, "ModDate": None}}
 CAPTION_FONT = 7
 
 
@@ -85,8 +90,9 @@ def _add_caption(fig: Any, caption: str) -> None:
 def save_figure(plt: Any, fig: Any, path: Path, caption: str | None = None) -> list[Path]:
     """`fig` written as `path` (PNG, PNG_DPI, in 256 colours: a quarter of the bytes, which
     matters once every plot is embedded in an HTML report) and as SVG and PDF beside it,
-    with `caption` on the figure; closes it. Returns the three paths. No Software or Date
-    tags: they carry a URL and a time that would make equal figures differ."""
+    with `caption` on the figure (each format of FORMATS); closes it. Returns their paths.
+    No Software or Date tags: they carry a URL and a time that would make equal figures
+    differ."""
     from PIL import Image  # Pillow (matplotlib's) loads only when a picture is written
 
     path = Path(path)
@@ -100,9 +106,9 @@ def save_figure(plt: Any, fig: Any, path: Path, caption: str | None = None) -> l
         with Image.open(buf) as img:
             img.convert("RGB").quantize(256, method=Image.Quantize.FASTOCTREE).save(
                 path, format="png", optimize=True)
-        fig.savefig(path.with_suffix(".svg"), format="svg", metadata={"Date": None}, **opts)
-        fig.savefig(path.with_suffix(".pdf"), format="pdf",
-                    metadata={"CreationDate": None, "ModDate": None}, **opts)
+        for fmt in FORMATS[1:]:
+            fig.savefig(path.with_suffix(f".{fmt}"), format=fmt,
+                        metadata=VECTOR_METADATA[fmt], **opts)
     finally:
         plt.close(fig)
     return [path.with_suffix(f".{f}") for f in FORMATS]

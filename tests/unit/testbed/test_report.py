@@ -177,6 +177,7 @@ def test_html_is_self_contained_and_lists_the_failure(run: Path) -> None:
     assert "the number is no result. What to do: fewer hosts, a lower link rate" in page
 
 
+@pytest.mark.every_figure_format  # reads the SVG or the PDF
 def test_plots_and_trees_are_written(run: Path) -> None:
     write_report(run)
     plots = run / "plots"

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from testbed.report.figures import (
     PNG_DPI,
     caption_line,
@@ -48,6 +50,7 @@ def test_the_caption_line_names_everything_given() -> None:
                         versions=None) == "commit not recorded"
 
 
+@pytest.mark.every_figure_format  # reads the SVG or the PDF
 def test_save_figure_writes_png_svg_and_pdf_with_the_caption(tmp_path: Path) -> None:
     from PIL import Image  # Pillow: reads the PNG's size back
 
@@ -66,6 +69,7 @@ def test_save_figure_writes_png_svg_and_pdf_with_the_caption(tmp_path: Path) -> 
     assert plt.get_fignums() == []  # closed
 
 
+@pytest.mark.every_figure_format  # reads the SVG or the PDF
 def test_a_long_caption_is_wrapped_not_cut(tmp_path: Path) -> None:
     plt = pyplot()
     fig, _ax = plt.subplots(figsize=(3, 2))
