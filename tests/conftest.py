@@ -63,7 +63,7 @@ def png_figures_only(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyP
     reads an SVG or a PDF: they took two thirds of every drawing test's time, and a test
     that looks at the PNG or the report around it proves nothing more with them. Marked:
     save_figure's own test that all three are written, the reports' tests of every format,
-    and the end-to-end experiment (test_small_spec_with_traffic_and_loss)."""
+    and one end-to-end experiment's report (test_auto_calibrates_records_and_reuses)."""
     from testbed.report.figures import FORMATS_ENV
 
     if request.node.get_closest_marker("every_figure_format") is None:

@@ -37,12 +37,15 @@ def bcast(cache: Path) -> tuple[dict, str, float]:
     return json.loads(out.stdout), out.stderr, time.monotonic() - t0
 
 
+@pytest.mark.every_figure_format  # the experiment's report: its plots in every format
 def test_auto_calibrates_records_and_reuses(cache_dir: Path, tmp_path: Path, caps,
                                            clean_after) -> None:
     """A bare 2-host star's broadcast calibrates it and records the rate with its dilation;
     the next run on that shape, an experiment spec's, takes the rate from the cache and
     records it in its config and in every record. (A second broadcast answered by the cache,
-    before the experiment, made the same point for another network's 4 s.)"""
+    before the experiment, made the same point for another network's 4 s.) The experiment's
+    report is the end-to-end run's whose plots are checked in every format (PNG, SVG, PDF):
+    its two plots cost 2 s of it; the small spec's six in test_experiment took 9 s."""
     res, err, _ = bcast(cache_dir)
     assert "calibrating star with 2 hosts" in err
     rate = res["link_rate"]
@@ -78,6 +81,9 @@ def test_auto_calibrates_records_and_reuses(cache_dir: Path, tmp_path: Path, cap
     assert rec["link_rate"] == again
     assert rec["config"]["link_mbit"] == again["mbit"]
     assert rec["t_mcast_units"]["per_wire_time"] > 0
+    pngs = list((folder / "plots").glob("*.png"))
+    assert pngs and all(p.with_suffix(f".{f}").stat().st_size > 0 for p in pngs
+                        for f in ("svg", "pdf"))  # every plot as SVG and PDF too
 
 
 def test_calibrate_refuses_what_it_cannot_do(cache_dir: Path) -> None:

@@ -13,8 +13,6 @@ import sys
 import time
 from pathlib import Path
 
-import pytest
-
 from .conftest import MCASTLAB, assert_clean
 
 # loss 2 % of every packet: nack has datagrams to repair (12-21 in a 64 KiB point), and the
@@ -125,7 +123,6 @@ def plant(where: Path, marks: Path) -> None:
             f"open({str(marks / name)!r}, 'w').close()\n")
 
 
-@pytest.mark.every_figure_format  # the one experiment here whose report has every format
 def test_small_spec_with_traffic_and_loss(caps, clean_after, tmp_path):
     """Run by the installed command from a directory holding planted packages: the
     controller, the MPI ranks, the traffic generators and the start-up probes (root, every
@@ -176,9 +173,7 @@ def test_small_spec_with_traffic_and_loss(caps, clean_after, tmp_path):
     assert len(rows) == 16
     html = (folder / "report.html").read_text()
     assert "data:image/png;base64," in html and "binomial" in html
-    pngs = list((folder / "plots").glob("*.png"))
-    assert pngs and all(p.with_suffix(f".{f}").stat().st_size > 0 for p in pngs
-                        for f in ("svg", "pdf"))  # every plot as SVG and PDF too
+    assert list((folder / "plots").glob("*.png"))
     assert "binomial" in out.stdout  # the headline table
 
 
