@@ -54,3 +54,19 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter,
                 f"{datetime.datetime.now():%Y-%m-%d %H:%M}, {platform.node()} "
                 f"({os.cpu_count()} cores, Python {platform.python_version()}).", ""]
         Path(path).write_text("\n".join(head + lines) + "\n")
+
+
+@pytest.fixture(autouse=True)
+def png_figures_only(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Figures as PNG alone ($MCASTLAB_FIGURE_FORMATS, testbed.report.figures), here and in
+    every command a test starts, unless the test is marked `every_figure_format` because it
+    reads an SVG or a PDF: they took two thirds of every drawing test's time, and a test
+    that looks at the PNG or the report around it proves nothing more with them. Marked:
+    save_figure's own test that all three are written, the reports' tests of every format,
+    and one end-to-end experiment's report (test_auto_calibrates_records_and_reuses)."""
+    from testbed.report.figures import FORMATS_ENV
+
+    if request.node.get_closest_marker("every_figure_format") is None:
+        monkeypatch.setenv(FORMATS_ENV, "png")
+    else:
+        monkeypatch.delenv(FORMATS_ENV, raising=False)

@@ -6,14 +6,23 @@ reader of a paper needs (topology, link rate and dilation, repetitions, date, co
 from __future__ import annotations
 
 import io
+import os
 import textwrap
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..errors import UsageError
+
 PNG_DPI = 150
-FORMATS = ("png", "svg", "pdf")
+FORMATS = ("png", "svg", "pdf")  # what save_figure writes, the PNG first
+# A quicker report: "png" writes the PNG alone (the SVG and PDF took two thirds of a report's
+# drawing time). The tests set it where nothing reads the SVG or PDF (tests/conftest.py).
+FORMATS_ENV = "MCASTLAB_FIGURE_FORMATS"
+# the vector formats' metadata, without the dates that would make equal figures differ
+VECTOR_METADATA: dict[str, dict[str, None]] = {"svg": {"Date": None},
+                                               "pdf": {"CreationDate": None, "ModDate": None}}
 CAPTION_FONT = 7
 
 
@@ -82,14 +91,30 @@ def _add_caption(fig: Any, caption: str) -> None:
              fontsize=CAPTION_FONT, color="#444444", gid="caption")
 
 
+def formats() -> tuple[str, ...]:
+    """The formats save_figure writes: FORMATS, or the PNG and those of them that
+    $MCASTLAB_FIGURE_FORMATS names (comma-separated)."""
+    given = os.environ.get(FORMATS_ENV, "").strip()
+    if not given:
+        return FORMATS
+    named = {f.strip().lower() for f in given.split(",")}
+    unknown = named - set(FORMATS)
+    if unknown:
+        raise UsageError(f"${FORMATS_ENV}: no figure format {', '.join(sorted(unknown))}; "
+                         f"the formats are {', '.join(FORMATS)}")
+    return tuple(f for f in FORMATS if f == "png" or f in named)
+
+
 def save_figure(plt: Any, fig: Any, path: Path, caption: str | None = None) -> list[Path]:
     """`fig` written as `path` (PNG, PNG_DPI, in 256 colours: a quarter of the bytes, which
     matters once every plot is embedded in an HTML report) and as SVG and PDF beside it,
-    with `caption` on the figure; closes it. Returns the three paths. No Software or Date
-    tags: they carry a URL and a time that would make equal figures differ."""
+    with `caption` on the figure (each format of formats()); closes it. Returns their paths.
+    No Software or Date tags: they carry a URL and a time that would make equal figures
+    differ."""
     from PIL import Image  # Pillow (matplotlib's) loads only when a picture is written
 
     path = Path(path)
+    written = formats()
     if caption:
         _add_caption(fig, caption)
     opts: dict[str, Any] = {"bbox_inches": "tight", "pad_inches": 0.08}
@@ -100,10 +125,10 @@ def save_figure(plt: Any, fig: Any, path: Path, caption: str | None = None) -> l
         with Image.open(buf) as img:
             img.convert("RGB").quantize(256, method=Image.Quantize.FASTOCTREE).save(
                 path, format="png", optimize=True)
-        fig.savefig(path.with_suffix(".svg"), format="svg", metadata={"Date": None}, **opts)
-        fig.savefig(path.with_suffix(".pdf"), format="pdf",
-                    metadata={"CreationDate": None, "ModDate": None}, **opts)
+        for fmt in written[1:]:
+            fig.savefig(path.with_suffix(f".{fmt}"), format=fmt,
+                        metadata=VECTOR_METADATA[fmt], **opts)
     finally:
         plt.close(fig)
-    return [path.with_suffix(f".{f}") for f in FORMATS]
+    return [path.with_suffix(f".{f}") for f in written]
 

@@ -37,7 +37,15 @@ def bcast(cache: Path) -> tuple[dict, str, float]:
     return json.loads(out.stdout), out.stderr, time.monotonic() - t0
 
 
-def test_auto_calibrates_records_and_reuses(cache_dir: Path, caps, clean_after) -> None:
+@pytest.mark.every_figure_format  # the experiment's report: its plots in every format
+def test_auto_calibrates_records_and_reuses(cache_dir: Path, tmp_path: Path, caps,
+                                           clean_after) -> None:
+    """A bare 2-host star's broadcast calibrates it and records the rate with its dilation;
+    the next run on that shape, an experiment spec's, takes the rate from the cache and
+    records it in its config and in every record. (A second broadcast answered by the cache,
+    before the experiment, made the same point for another network's 4 s.) The experiment's
+    report is the end-to-end run's whose plots are checked in every format (PNG, SVG, PDF):
+    its two plots cost 2 s of it; the small spec's six in test_experiment took 9 s."""
     res, err, _ = bcast(cache_dir)
     assert "calibrating star with 2 hosts" in err
     rate = res["link_rate"]
@@ -55,14 +63,6 @@ def test_auto_calibrates_records_and_reuses(cache_dir: Path, caps, clean_after) 
         assert v["figures"]["tree"]["ms"] > 0 and v["figures"]["mcast"]["lost"] == 0
         assert v["figures"]["worst_link_ratio"] >= calibration.LINK_MIN
 
-    again, err, _ = bcast(cache_dir)
-    assert "calibrating" not in err
-    assert again["link_rate"]["source"] == "calibration cache"
-    assert again["link_rate"]["mbit"] == rate["mbit"]
-
-
-def test_an_experiment_spec_runs_auto_and_records_it(cache_dir: Path, tmp_path: Path, caps,
-                                                     clean_after) -> None:
     spec = tmp_path / "auto.toml"
     spec.write_text('name = "auto"\nrepetitions = 2\nwarmup = 1\n[network]\n'
                     'topology = "star:hosts=2"\n[sweep]\nalgorithms = ["binomial"]\n'
@@ -71,13 +71,19 @@ def test_an_experiment_spec_runs_auto_and_records_it(cache_dir: Path, tmp_path: 
                          capture_output=True, text=True, timeout=600,
                          env={**os.environ, calibration.CACHE_ENV: str(cache_dir)})
     assert out.returncode == 0, out.stderr
+    assert "calibrating" not in out.stderr
     folder, = (tmp_path / "res").iterdir()
     config = json.loads((folder / "config.json").read_text())
-    assert config["link_rate"]["auto"]  # from the cache the tests above left, or measured now
+    again = config["link_rate"]
+    assert again["auto"] and again["source"] == "calibration cache", again
+    assert again["mbit"] == rate["mbit"]
     rec = json.loads((folder / "records.jsonl").read_text().splitlines()[0])
-    assert rec["link_rate"] == config["link_rate"]
-    assert rec["config"]["link_mbit"] == config["link_rate"]["mbit"]
+    assert rec["link_rate"] == again
+    assert rec["config"]["link_mbit"] == again["mbit"]
     assert rec["t_mcast_units"]["per_wire_time"] > 0
+    pngs = list((folder / "plots").glob("*.png"))
+    assert pngs and all(p.with_suffix(f".{f}").stat().st_size > 0 for p in pngs
+                        for f in ("svg", "pdf"))  # every plot as SVG and PDF too
 
 
 def test_calibrate_refuses_what_it_cannot_do(cache_dir: Path) -> None:

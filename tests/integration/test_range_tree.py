@@ -1,7 +1,8 @@
 """Broadcast and barrier as trees of hardware range multicasts (Coll2003) on real MPI ranks,
 through the contiguous-mode controller on an emulated fat tree with a failed node: right bytes
 from every root and on subsets, barriers that never release early, repairs under loss, and a
-clear failure when a range holds a failed node."""
+clear failure when a range holds a failed node; and mpi4py's own broadcast and barrier tests
+passed with range-tree."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from testbed.emulation.mpi import run_mpi
 from testbed.errors import RunFailed
 
 from .shared import shared_network
+from .test_mpi4py_suite import suites
 
 CONTIGUOUS = ControllerConfig(mode="contiguous")
 TOPO = "fattree:k=4,n=2,hosts=8"  # two 4-node level-0 switches under four level-1 ones
@@ -94,3 +96,12 @@ def test_a_range_holding_a_failed_node_fails_with_the_reason(emu):
                timeout=120)
     assert "range multicasts do not arrive" in str(err.value)
     assert "contiguous-mode controller" in str(err.value)
+
+
+def test_range_tree_passes_mpi4pys_broadcast_and_barrier_tests(emu):
+    """mpi4py's own broadcast and barrier tests (test_mpi4py_suite.suites: the vendored
+    suite, unmodified, under collectives.use) with range-tree for both, on ranks h0-h3 of
+    this fat tree, no node failed. (In test_mpi4py_suite.py it brought up this same network,
+    fat tree and contiguous-mode controller, of its own.)"""
+    suites(emu, [("range-tree", "range-tree", {"nodes": [0, 1, 2, 3], "fattree": [4, 8]})],
+           hosts=["h0", "h1", "h2", "h3"])

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from testbed.report import write_report
+from testbed.report.plots import Plots
 
 ERROR = "rank 3 timed out after 30 s waiting for fragment 7"
 FLAG = "cpu busy 97% > 90%"
@@ -82,6 +83,17 @@ def run(tmp_path: Path) -> Path:
     return _run_dir(tmp_path, records)
 
 
+@pytest.fixture
+def without_plots(monkeypatch: pytest.MonkeyPatch) -> None:
+    """write_report without drawing, for the tests of `run`'s summary.csv and summary.txt:
+    neither file is made from the plots, and `run`'s plots are drawn and checked by
+    test_html_is_self_contained_and_lists_the_failure and test_plots_and_trees_are_written
+    (drawing them again took two thirds of each of these two tests)."""
+    import testbed.report
+
+    monkeypatch.setattr(testbed.report, "draw_plots", lambda *_args: Plots())
+
+
 def _table_rows(text: str, title: str) -> dict[str, list[str]]:
     """The rows (algorithm -> cells) of the text table under `title`."""
     lines = text.splitlines()
@@ -96,7 +108,7 @@ def _table_rows(text: str, title: str) -> dict[str, list[str]]:
 
 
 # ---- summary.csv ------------------------------------------------------------------------
-def test_csv_has_one_row_per_record_with_its_median(run: Path) -> None:
+def test_csv_has_one_row_per_record_with_its_median(run: Path, without_plots: None) -> None:
     write_report(run)
     with (run / "summary.csv").open() as f:
         rows = list(csv.DictReader(f))
@@ -115,7 +127,7 @@ def test_csv_has_one_row_per_record_with_its_median(run: Path) -> None:
 
 
 # ---- summary.txt ------------------------------------------------------------------------
-def test_summary_marks_the_best_flagged_and_failed(run: Path) -> None:
+def test_summary_marks_the_best_flagged_and_failed(run: Path, without_plots: None) -> None:
     text = write_report(run)
     assert (run / "summary.txt").read_text() == text
     small = _table_rows(text, "1 KiB on 8 hosts")
@@ -177,6 +189,7 @@ def test_html_is_self_contained_and_lists_the_failure(run: Path) -> None:
     assert "the number is no result. What to do: fewer hosts, a lower link rate" in page
 
 
+@pytest.mark.every_figure_format  # reads the SVG or the PDF
 def test_plots_and_trees_are_written(run: Path) -> None:
     write_report(run)
     plots = run / "plots"

@@ -6,10 +6,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
+from testbed.errors import UsageError
 from testbed.report.figures import (
+    FORMATS,
+    FORMATS_ENV,
     PNG_DPI,
     caption_line,
     commit_text,
+    formats,
     pyplot,
     rate_text,
     save_figure,
@@ -48,6 +54,7 @@ def test_the_caption_line_names_everything_given() -> None:
                         versions=None) == "commit not recorded"
 
 
+@pytest.mark.every_figure_format  # reads the SVG or the PDF
 def test_save_figure_writes_png_svg_and_pdf_with_the_caption(tmp_path: Path) -> None:
     from PIL import Image  # Pillow: reads the PNG's size back
 
@@ -66,6 +73,7 @@ def test_save_figure_writes_png_svg_and_pdf_with_the_caption(tmp_path: Path) -> 
     assert plt.get_fignums() == []  # closed
 
 
+@pytest.mark.every_figure_format  # reads the SVG or the PDF
 def test_a_long_caption_is_wrapped_not_cut(tmp_path: Path) -> None:
     plt = pyplot()
     fig, _ax = plt.subplots(figsize=(3, 2))
@@ -73,3 +81,22 @@ def test_a_long_caption_is_wrapped_not_cut(tmp_path: Path) -> None:
     save_figure(plt, fig, tmp_path / "g.png", " ".join(words))
     svg = (tmp_path / "g.svg").read_text()
     assert all(w in svg for w in words)
+
+
+def test_the_formats_can_be_narrowed_to_the_png(tmp_path: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """$MCASTLAB_FIGURE_FORMATS: the PNG always, and only the formats it names beside it; a
+    format that does not exist is a usage error, not a silent PNG."""
+    monkeypatch.setenv(FORMATS_ENV, "png")
+    assert formats() == ("png",)
+    plt = pyplot()
+    fig, _ax = plt.subplots(figsize=(2, 2))
+    assert save_figure(plt, fig, tmp_path / "h.png") == [tmp_path / "h.png"]
+    assert [p.name for p in tmp_path.iterdir()] == ["h.png"]
+    monkeypatch.setenv(FORMATS_ENV, "PDF, png")
+    assert formats() == ("png", "pdf")
+    monkeypatch.setenv(FORMATS_ENV, "")
+    assert formats() == FORMATS == ("png", "svg", "pdf")
+    monkeypatch.setenv(FORMATS_ENV, "png,jpeg")
+    with pytest.raises(UsageError, match="no figure format jpeg"):
+        formats()

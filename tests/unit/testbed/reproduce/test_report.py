@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from testbed.reproduce.all_claims import CLAIMS
 from testbed.reproduce.run import run
 from testbed.reproduce.verdict import (
@@ -93,6 +95,7 @@ def _doc(claim: dict) -> dict:
             "claims": [claim], "summary": {v: 0 for v in VERDICTS}}
 
 
+@pytest.mark.every_figure_format  # reads the SVG or the PDF
 def test_a_categorical_axis_is_named_after_its_conditions(tmp_path: Path) -> None:
     import matplotlib.pyplot as plt  # the figure is read back before it is saved
 
@@ -168,6 +171,7 @@ def test_the_paper_is_drawn_beside_the_testbed_where_both_hold_a_number() -> Non
                                    ("fig 6.4 no contention", 3.0, 4.0)]
 
 
+@pytest.mark.every_figure_format  # reads the SVG or the PDF
 def test_a_run_writes_reproduce_csv_and_every_format(tmp_path: Path) -> None:
     run(tmp_path, only=["nupairoj.table-4.1"], progress=lambda _m: None)
     assert (tmp_path / "reproduce.csv").read_text().startswith("claim,verdict,network,")
