@@ -110,7 +110,8 @@ def test_every_star_algorithm_passes_mpi4pys_broadcast_and_barrier_tests(caps, c
     makes MPI.COMM_WORLD one), which measures t_hold and t_end on first use. (A run of
     opt-tree alone, which made the same point, took 10 s more of make test.) The first
     runs also take an allgather each, ring, recursive doubling and Bruck, and run the
-    suite's allgather tests with it (issue 39) in the same job."""
+    suite's allgather tests with it (issue 39) in the same job (the multicast allgathers,
+    about 14 s each here, are judged by test_mcast_allgather.py and test_allgather.py)."""
     allgathers = list(ALLGATHERS)
     with Emulation(parse_spec("star:hosts=4,bw=1000"), caps=caps) as emu:
         measured = suites(emu, [(bcast, STAR_BARRIERS[i % len(STAR_BARRIERS)], {},
