@@ -1,5 +1,6 @@
 """The allgather executor (collectives.allgather) on real MPI ranks in emulated hosts: every
-algorithm of the registry (MPICH's MPI_Allgather, ring, recursive doubling, Bruck) delivers
+algorithm of the registry (MPICH's MPI_Allgather, ring, recursive doubling, Bruck, and the
+multicast ones through the executor, on the communicator's channel) delivers
 every rank's block to every rank, byte for byte, at blocks of 0 B to 1 MiB, with a send
 buffer and in place, on 5 ranks (not a power of two: recursive doubling's stand-ins and
 Bruck's wrapped steps run); a receive buffer that is not p blocks is refused on every rank
