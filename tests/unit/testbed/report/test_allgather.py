@@ -44,7 +44,7 @@ def test_the_report_of_an_allgather_run(tmp_path: Path):
     assert any(ln.strip().startswith("ring *") and "1.40" in ln for ln in lines)
     assert any(ln.strip().startswith("bruck ") and "hosts waited" in ln for ln in lines)
     assert any("failed" in ln and "bruck" in ln for ln in lines)
-    for name in ("summary.csv", "report.html", "plots/allgather.png", "plots/allgather.pdf"):
+    for name in ("summary.csv", "report.html", "plots/allgather.png"):
         assert (tmp_path / name).is_file(), name
     with open(tmp_path / "summary.csv") as f:
         rows = list(csv.DictReader(f))
