@@ -10,7 +10,6 @@ the floor, the model, verification and fidelity, the fastest unflagged one marke
 
 from __future__ import annotations
 
-import csv
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -18,9 +17,17 @@ from typing import Any
 from collectives.algorithms import ALLGATHERS
 
 from ..results import size_text, text_table
-from .figures import Figure, caption_line, pyplot, rate_text, save_figure
-from .html import text_page
+from .figures import Figure, pyplot, rate_text
 from .points import yes_no
+from .text_report import (
+    by_index,
+    fidelity_text,
+    flagged,
+    rec_config,
+    save_run_figure,
+    topology_name,
+    write_files,
+)
 
 Rec = dict[str, Any]
 CSV_FIELDS = ("index", "algorithm", "size", "hosts", "loss", "status", "median_ms", "p10_ms",
@@ -33,13 +40,7 @@ def is_allgather(config: Mapping[str, Any]) -> bool:
     return isinstance(spec, dict) and spec.get("collective") == "allgather"
 
 
-def _cfg(r: Rec) -> Rec:
-    return r.get("config") or {}
-
-
-def flagged(r: Rec) -> bool:
-    return (r.get("fidelity") or {}).get("ok") is False or bool(
-        (r.get("fidelity") or {}).get("flags"))
+_cfg = rec_config
 
 
 def _ok(r: Rec) -> bool:
@@ -65,8 +66,7 @@ def _table(rows: Sequence[Rec]) -> str:
     for r in sorted(rows, key=lambda r: _order(_cfg(r)["algorithm"])):
         t = r.get("t_s") or {}
         mark = " *" if _ok(r) and not flagged(r) and t["median"] == best else ""
-        fid = "; ".join((r.get("fidelity") or {}).get("flags") or []) or \
-            ("kept up" if r.get("fidelity") else "-")
+        fid = fidelity_text(r)
         body.append([_cfg(r)["algorithm"] + mark,
                      f"{_ms(t['median']):.2f}" if _ok(r) else "failed",
                      f"{_ms(t['p10']):.2f}-{_ms(t['p90']):.2f}" if _ok(r) else "-",
@@ -81,7 +81,7 @@ def summary(title: str, run_dir: Path, config: Mapping[str, Any], recs: Sequence
     spec = config.get("spec") or {}
     failed = sum(not _ok(r) for r in recs)
     lines = [f"{title} ({run_dir.name})",
-             f"Allgather on {_topology(config)}: the time from the first rank's call to the "
+             f"Allgather on {topology_name(config)}: the time from the first rank's call to the "
              f"last rank's return, medians of {spec.get('repetitions', 10)} runs, and in "
              "multiples of the floor (p-1)m/B (every rank takes in the other blocks through "
              f"its own link). Links at {rate_text(config.get('link_rate'))}.",
@@ -101,23 +101,13 @@ def summary(title: str, run_dir: Path, config: Mapping[str, Any], recs: Sequence
     return "\n".join(lines) + "\n"
 
 
-def _topology(config: Mapping[str, Any]) -> str:
-    topo = config.get("topology")
-    return str(topo.get("name")) if isinstance(topo, dict) and topo.get("name") else "?"
-
-
-def write_csv(path: Path, recs: Sequence[Rec]) -> None:
-    with open(path, "w", newline="") as f:
-        w = csv.writer(f)
-        w.writerow(CSV_FIELDS)
-        for r in sorted(recs, key=lambda r: r.get("index") or 0):
-            c, t = _cfg(r), r.get("t_s") or {}
-            w.writerow([r.get("index"), c.get("algorithm"), c.get("size"), c.get("hosts"),
-                        c.get("loss"), r.get("status"), _ms(t.get("median")),
-                        _ms(t.get("p10")), _ms(t.get("p90")), _ms(r.get("floor_s")),
-                        r.get("per_floor"), _ms(r.get("predicted_s")), r.get("verified"),
-                        flagged(r), "; ".join((r.get("fidelity") or {}).get("flags") or []),
-                        r.get("error")])
+def csv_row(r: Rec) -> list[Any]:
+    c, t = _cfg(r), r.get("t_s") or {}
+    return [r.get("index"), c.get("algorithm"), c.get("size"), c.get("hosts"), c.get("loss"),
+            r.get("status"), _ms(t.get("median")), _ms(t.get("p10")), _ms(t.get("p90")),
+            _ms(r.get("floor_s")), r.get("per_floor"), _ms(r.get("predicted_s")),
+            r.get("verified"), flagged(r),
+            "; ".join((r.get("fidelity") or {}).get("flags") or []), r.get("error")]
 
 
 def plot(out: Path, config: Mapping[str, Any], recs: Sequence[Rec]) -> Figure | None:
@@ -154,23 +144,13 @@ def plot(out: Path, config: Mapping[str, Any], recs: Sequence[Rec]) -> Figure | 
         ax.set_title(f"{hosts} ranks" + (f", loss {loss:.0%}" if loss else ""), fontsize=10)
     axes[0][0].set_ylabel("median / floor (p-1)m/B, log")
     axes[0][0].legend(fontsize=8)
-    out.mkdir(exist_ok=True)
-    spec = config.get("spec") or {}
-    caption = caption_line(topology=_topology(config), rate=rate_text(config.get("link_rate")),
-                           repetitions=f"{spec.get('repetitions', 10)} repetitions per point",
-                           date=str(config.get("started") or "") or None,
-                           versions=config.get("versions"))
-    path = out / "allgather.png"
-    save_figure(plt, fig, path, caption)
-    return Figure(path, "Allgather time in multiples of the floor (p-1)m/B (dashed), per "
-                        "algorithm; whiskers p10-p90, hollow marks flagged. " + caption)
+    return save_run_figure(plt, fig, out / "allgather.png", config,
+                           "Allgather time in multiples of the floor (p-1)m/B (dashed), per "
+                           "algorithm; whiskers p10-p90, hollow marks flagged.")
 
 
 def write(run_dir: Path, config: Mapping[str, Any], recs: Sequence[Rec], title: str) -> str:
     """Write the four files; return summary.txt's text."""
-    write_csv(run_dir / "summary.csv", recs)
-    fig = plot(run_dir / "plots", config, recs)
-    text = summary(title, run_dir, config, recs)
-    (run_dir / "summary.txt").write_text(text)
-    (run_dir / "report.html").write_text(text_page(title, text, fig))
-    return text
+    return write_files(run_dir, title, CSV_FIELDS, map(csv_row, by_index(recs)),
+                       lambda plots: plot(plots, config, recs),
+                       summary(title, run_dir, config, recs))

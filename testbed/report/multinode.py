@@ -10,7 +10,6 @@ U-torus over the best partitioned scheme (> 1: partitioning faster) from unflagg
 
 from __future__ import annotations
 
-import csv
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -18,9 +17,17 @@ from typing import Any
 from collectives.programs.multinode_bench import SCHEME_NAMES
 
 from ..results import size_text, text_table
-from .figures import Figure, caption_line, pyplot, rate_text, save_figure
-from .html import text_page
+from .figures import Figure, pyplot, rate_text
 from .points import yes_no
+from .text_report import (
+    by_index,
+    fidelity_text,
+    flagged,
+    rec_config,
+    save_run_figure,
+    topology_name,
+    write_files,
+)
 
 Rec = dict[str, Any]
 DIRECT = SCHEME_NAMES["direct"]
@@ -36,12 +43,8 @@ def is_multinode(config: Mapping[str, Any]) -> bool:
     return isinstance(spec, dict) and "multinode" in spec
 
 
-def _cfg(r: Rec) -> Rec:
-    return r.get("config") or {}
-
-
-def flagged(r: Rec) -> bool:
-    return (r.get("fidelity") or {}).get("ok") is False
+_cfg = rec_config
+TORUS = "a torus"  # the topology's words where the config has none
 
 
 def _ms(r: Rec, key: str) -> float | None:
@@ -82,8 +85,7 @@ def _table(recs: Sequence[Rec], n: int, p: float) -> str:
         ok = r.get("status") == "ok"
         spread = f"{_ms(r, 'p10'):.2f}-{_ms(r, 'p90'):.2f}" if ok and _ms(r, "p10") is not None \
             else "-"
-        fid = "; ".join((r.get("fidelity") or {}).get("flags") or []) or \
-            ("kept up" if r.get("fidelity") else "-")
+        fid = fidelity_text(r)
         body.append([c["algorithm"], size_text(c["size"]),
                      f"{_ms(r, 'median'):.2f}" if ok else "failed", spread,
                      plan.get("steps", "-"), plan.get("max_contention", "-"),
@@ -99,9 +101,9 @@ def summary(title: str, run_dir: Path, config: Mapping[str, Any], recs: Sequence
     spec = config.get("spec") or {}
     table = spec.get("multinode") or {}
     lines = [f"{title} ({run_dir.name})",
-             f"Tseng2001's multi-node multicast on {_topology(config)}, one rank per node, "
-             f"{table.get('dests', 6)} destinations per source; the time of all sources' "
-             "multicasts at once (first rank's start to last rank's end), medians of "
+             f"Tseng2001's multi-node multicast on {topology_name(config, TORUS)}, one rank "
+             f"per node, {table.get('dests', 6)} destinations per source; the time of all "
+             "sources' multicasts at once (first rank's start to last rank's end), medians of "
              f"{spec.get('repetitions', 10)} runs. Links at {rate_text(config.get('link_rate'))}.",
              f"{len(recs)} of {planned if planned is not None else '?'} points measured, "
              f"{failed} failed, {bad} flagged (the emulator did not keep up: not a result)."]
@@ -114,23 +116,13 @@ def summary(title: str, run_dir: Path, config: Mapping[str, Any], recs: Sequence
     return "\n".join(lines) + "\n"
 
 
-def _topology(config: Mapping[str, Any]) -> str:
-    topo = config.get("topology")
-    return str(topo.get("name")) if isinstance(topo, dict) and topo.get("name") else "a torus"
-
-
-def write_csv(path: Path, recs: Sequence[Rec]) -> None:
-    with open(path, "w", newline="") as f:
-        w = csv.writer(f)
-        w.writerow(CSV_FIELDS)
-        for r in sorted(recs, key=lambda r: r.get("index") or 0):
-            c, plan, t = _cfg(r), r.get("plan") or {}, r.get("t_s") or {}
-            w.writerow([r.get("index"), c.get("algorithm"), c.get("size"), c.get("sources"),
-                        c.get("factor"), c.get("dests"), c.get("dilation"), r.get("status"),
-                        *(_ms(r, k) for k in ("median", "p10", "p90", "min", "max")),
-                        t.get("n"), plan.get("steps"), plan.get("max_contention"),
-                        r.get("correct"), flagged(r),
-                        "; ".join((r.get("fidelity") or {}).get("flags") or []), r.get("error")])
+def csv_row(r: Rec) -> list[Any]:
+    c, plan, t = _cfg(r), r.get("plan") or {}, r.get("t_s") or {}
+    return [r.get("index"), c.get("algorithm"), c.get("size"), c.get("sources"),
+            c.get("factor"), c.get("dests"), c.get("dilation"), r.get("status"),
+            *(_ms(r, k) for k in ("median", "p10", "p90", "min", "max")), t.get("n"),
+            plan.get("steps"), plan.get("max_contention"), r.get("correct"), flagged(r),
+            "; ".join((r.get("fidelity") or {}).get("flags") or []), r.get("error")]
 
 
 def plot(out: Path, config: Mapping[str, Any], recs: Sequence[Rec]) -> Figure | None:
@@ -169,23 +161,13 @@ def plot(out: Path, config: Mapping[str, Any], recs: Sequence[Rec]) -> Figure | 
         handles.append(patch(facecolor="white", edgecolor="black", hatch="//",
                              label="flagged: not a result"))
     axes[0][0].legend(handles=handles, fontsize=8)
-    out.mkdir(exist_ok=True)
-    path = out / "multinode.png"
-    spec = config.get("spec") or {}
-    caption = caption_line(topology=_topology(config), rate=rate_text(config.get("link_rate")),
-                           repetitions=f"{spec.get('repetitions', 10)} repetitions per point",
-                           date=str(config.get("started") or "") or None,
-                           versions=config.get("versions"))
-    save_figure(plt, fig, path, caption)
-    return Figure(path, "Median time of all sources' multicasts at once, per scheme; whiskers "
-                        "p10-p90, hatched bars flagged (not a result). " + caption)
+    return save_run_figure(plt, fig, out / "multinode.png", config,
+                           "Median time of all sources' multicasts at once, per scheme; "
+                           "whiskers p10-p90, hatched bars flagged (not a result).", TORUS)
 
 
 def write(run_dir: Path, config: Mapping[str, Any], recs: Sequence[Rec], title: str) -> str:
     """Write the four files; return summary.txt's text."""
-    write_csv(run_dir / "summary.csv", recs)
-    fig = plot(run_dir / "plots", config, recs)
-    text = summary(title, run_dir, config, recs)
-    (run_dir / "summary.txt").write_text(text)
-    (run_dir / "report.html").write_text(text_page(title, text, fig))
-    return text
+    return write_files(run_dir, title, CSV_FIELDS, map(csv_row, by_index(recs)),
+                       lambda plots: plot(plots, config, recs),
+                       summary(title, run_dir, config, recs))
