@@ -217,11 +217,7 @@ def from_dict(raw: dict[str, Any], path: Path | None = None) -> ExperimentSpec:
     topo_spec = net.get("topology", "star:hosts=8")
     topo = _topology(topo_spec, path)
     spec = ExperimentSpec(
-        name=sv.string(raw, "name", path.stem if path else "experiment"),
-        description=sv.string(raw, "description", ""),
-        path=path, raw=raw, topology_spec=topo_spec, topology=topo,
-        seed=sv.integer(raw, "seed", 1, 0), repetitions=sv.integer(raw, "repetitions", 10, 1),
-        warmup=sv.integer(raw, "warmup", 2, 0), timeout=sv.number(raw, "timeout", 120.0, 1.0),
+        **_read_alike(raw, path, topo_spec, topo, timeout=120.0),
         budget=sv.number(raw, "budget", 0.0, 0.0) or None,
         wait=sv.choice(raw, "wait", DEFAULT_WAIT, WAIT_MODES, ""),
         send_order=sv.choice(raw, "send_order", DEFAULT_SEND_ORDER, tuple(SEND_ORDERS), ""),
@@ -284,6 +280,20 @@ def from_dict(raw: dict[str, Any], path: Path | None = None) -> ExperimentSpec:
     return spec
 
 
+def _read_alike(raw: dict[str, Any], path: Path | None, topo_spec: str, topo: Topology, *,
+                timeout: float) -> dict[str, Any]:
+    """What every kind of spec reads alike, in the order its errors are found: its name and
+    description, where it came from, its network, seed, repetitions, warm-up and timeout
+    (`timeout` the kind's default). A [multinode] spec refuses `warmup` by name before."""
+    return {"name": sv.string(raw, "name", path.stem if path else "experiment"),
+            "description": sv.string(raw, "description", ""),
+            "path": path, "raw": raw, "topology_spec": topo_spec, "topology": topo,
+            "seed": sv.integer(raw, "seed", 1, 0),
+            "repetitions": sv.integer(raw, "repetitions", 10, 1),
+            "warmup": sv.integer(raw, "warmup", 2, 0),
+            "timeout": sv.number(raw, "timeout", timeout, 1.0)}
+
+
 def _only(raw: dict[str, Any], keys: set[str], what: str, prefix: str = "") -> None:
     """Refuse what a spec of another kind reads (a broadcast sweep's traffic, say), naming
     the key and the keys this kind reads."""
@@ -306,11 +316,7 @@ def _allgather(raw: dict[str, Any], path: Path | None) -> ExperimentSpec:
     topo = _topology(topo_spec, path)
     n_hosts = len(topo.hosts)
     spec = ExperimentSpec(
-        name=sv.string(raw, "name", path.stem if path else "experiment"),
-        description=sv.string(raw, "description", ""),
-        path=path, raw=raw, topology_spec=topo_spec, topology=topo,
-        seed=sv.integer(raw, "seed", 1, 0), repetitions=sv.integer(raw, "repetitions", 10, 1),
-        warmup=sv.integer(raw, "warmup", 2, 0), timeout=sv.number(raw, "timeout", 600.0, 1.0),
+        **_read_alike(raw, path, topo_spec, topo, timeout=600.0),
         wait=sv.choice(raw, "wait", DEFAULT_WAIT, WAIT_MODES, ""),
         switching=sv.choice(net, "switching", "controller", SWITCHING, "network."),
         collective="allgather")
@@ -338,16 +344,12 @@ def _multinode(raw: dict[str, Any], path: Path | None) -> ExperimentSpec:
     sv.known(net, multinode_spec.NETWORK_KEYS, "network.")
     topo_spec = net.get("topology", multinode_spec.EXAMPLE_TORUS)
     topo = _topology(topo_spec, path)
-    seed = sv.integer(raw, "seed", 1, 0)
+    alike = _read_alike(raw, path, topo_spec, topo, timeout=multinode_spec.JOB_TIMEOUT_S)
     return ExperimentSpec(
-        name=sv.string(raw, "name", path.stem if path else "experiment"),
-        description=sv.string(raw, "description", ""),
-        path=path, raw=raw, topology_spec=topo_spec, topology=topo, seed=seed,
-        repetitions=sv.integer(raw, "repetitions", 10, 1),
-        timeout=sv.number(raw, "timeout", multinode_spec.JOB_TIMEOUT_S, 1.0),
+        **alike,
         wait=sv.choice(raw, "wait", DEFAULT_WAIT, WAIT_MODES, ""),
         switching=sv.choice(net, "switching", "controller", SWITCHING, "network."),
-        multinode=multinode_spec.parse(sv.table(raw, "multinode"), topo_spec, seed))
+        multinode=multinode_spec.parse(sv.table(raw, "multinode"), topo_spec, alike["seed"]))
 
 
 def across_servers(spec: ExperimentSpec, cluster: ClusterSpec, where: str) -> None:
