@@ -13,11 +13,14 @@ install:
 testbed: install
 	$(BIN)/mcastlab testbed
 
+# The unit tests on every core (pytest-xdist), then the integration tests one at a time (one
+# emulated network runs at a time); a T that selects no test of one half is not a failure (5).
 test: install lint
-	$(PYTEST) -q $(T)
+	$(PYTEST) -q -n auto tests/unit $(T) || [ $$? -eq 5 ]
+	$(PYTEST) -q tests/integration $(T) || [ $$? -eq 5 ]
 
 unit: install
-	$(PYTEST) -q tests/unit $(T)
+	$(PYTEST) -q -n auto tests/unit $(T)
 
 integration: install
 	$(PYTEST) -q tests/integration $(T)
