@@ -2,7 +2,9 @@
 models and the programs that measure them. This layer never imports ``testbed`` or ``controller``.
 
     algorithms    the registry: one record per algorithm (family, paper, what it needs)
-    executor      bcast, barrier and allgather for mpi4py programs, one runner per family
+    executor      bcast, barrier, allgather and allgatherv for mpi4py programs, one runner
+                  per family
+    slots         where each rank's block lies in an allgather's receive buffer
     trees/        point-to-point trees and their model [Nupairoj1998]
     contention/   contention-aware trees on meshes, tori, BMINs [Nupairoj1998 ch. 5]
     exchanges/    point-to-point allgathers: ring, recursive doubling [Thakur2005], Bruck
@@ -17,16 +19,16 @@ models and the programs that measure them. This layer never imports ``testbed`` 
                   their messages left (the root's sending queue), clocks, medians
 
 ``bcast`` is the broadcast call for mpi4py programs (``collectives.executor.bcast``),
-``barrier`` and ``allgather`` likewise; they load mpi4py only when called. ``Intracomm`` is
-the drop-in communicator (collectives.intracomm: an mpi4py communicator whose broadcasts,
-barriers and allgathers are ours); naming it loads mpi4py.
+``barrier``, ``allgather`` and ``allgatherv`` likewise; they load mpi4py only when called.
+``Intracomm`` is the drop-in communicator (collectives.intracomm: an mpi4py communicator
+whose broadcasts, barriers and allgathers are ours); naming it loads mpi4py.
 ``python -m collectives.use --bcast nack -- program.py`` runs a whole program with it.
 Citation keys: docs/references.md.
 """
 
-from .executor import allgather, barrier, bcast
+from .executor import allgather, allgatherv, barrier, bcast
 
-__all__ = ["Intracomm", "allgather", "barrier", "bcast"]
+__all__ = ["Intracomm", "allgather", "allgatherv", "barrier", "bcast"]
 
 
 def __getattr__(name: str):

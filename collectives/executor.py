@@ -1,15 +1,16 @@
-"""Broadcast, barrier and allgather for mpi4py programs: every algorithm of the registry
-(collectives.algorithms) by its family's runner.
+"""Broadcast, barrier, allgather and allgatherv for mpi4py programs: every algorithm of the
+registry (collectives.algorithms) by its family's runner.
 
-    from collectives import allgather, bcast
+    from collectives import allgather, allgatherv, bcast
     bcast(buf, root=0, comm=MPI.COMM_WORLD, algorithm="opt-tree", t_hold=20e-6, t_end=55e-6)
     allgather(mine, everyones, comm=MPI.COMM_WORLD, algorithm="bruck")
+    allgatherv(mine, everyones, counts=[3, 0, 5], comm=MPI.COMM_WORLD, algorithm="ring")
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from . import held, measured, sent, waiting
@@ -28,7 +29,7 @@ from .algorithms import (
 from .exchanges import run as exchange_run
 from .exchanges.schedules import build as exchange_schedule
 from .ipmc import bcast as mcast_bcast
-from .ipmc.allgather import allgather as mcast_allgather
+from .ipmc.allgather import allgather_slots as mcast_allgather_slots
 from .ipmc.barrier import barrier as mcast_barrier
 from .ipmc.channel import channel_for
 from .ipmc.message import Options
@@ -38,6 +39,7 @@ from .range_trees import bcast as range_bcast
 from .range_trees.bcast import RangeOptions
 from .range_trees.bcast import barrier as range_barrier
 from .range_trees.channel import range_channel_for
+from .slots import Slots, equal, of_counts, uniform
 from .trees import dyn_bcast
 from .trees.dyn_bcast import chain, static_params
 from .trees.run import execute, schedule_for
@@ -181,21 +183,56 @@ def allgather(sendbuf: Any, recvbuf: Any, comm: Any = None, algorithm: str = "ri
     Every rank's block must be the same size: a rank whose receive buffer is not p times its
     block raises ValueError before any message; blocks that differ between ranks, a
     ValueError where an exchange receives one (collectives.exchanges.run), MPI's error for
-    mpich. No algorithm takes options yet.
+    mpich. The multicast ones take fragment, rate and timeout; the others no options.
     Collective: every rank calls it with the same algorithm and block size."""
+    comm = _world(comm)
+    check_allgather(algorithm, params)
+    recv = memoryview(recvbuf).cast("B")
+    send = None if sendbuf is None else memoryview(sendbuf).cast("B")
+    block = block_size(len(recv), comm.Get_size(), None if send is None else len(send))
+    _gather_slots(send, recv, equal(comm.Get_size(), block), comm, algorithm, params)
+
+
+def allgatherv(sendbuf: Any, recvbuf: Any, counts: Sequence[int],
+               displs: Sequence[int] | None = None, comm: Any = None,
+               algorithm: str = "ring", **params: Any) -> None:
+    """MPI_Allgatherv in bytes with `algorithm`: rank i's block, `counts[i]` bytes, into
+    `recvbuf` at `displs[i]` (None: the blocks end to end in rank order) on every rank.
+    `sendbuf` holds this rank's counts[rank] bytes (None: already in its slot). Every
+    algorithm of the registry takes blocks of different sizes (collectives.slots). A
+    layout MPI forbids (a count or displacement below zero, a slot past the buffer, two
+    slots over the same bytes) or a send buffer that is not this rank's count raises
+    ValueError before any message; counts that differ between ranks are caught where an
+    exchange receives (MPI's error for mpich). Collective: every rank passes the same
+    algorithm, counts and displacements."""
+    comm = _world(comm)
+    check_allgather(algorithm, params)
+    recv = memoryview(recvbuf).cast("B")
+    if recv.readonly:
+        raise ValueError("allgatherv: the receive buffer must be writable")
+    slots = of_counts(counts, displs, comm.Get_size(), len(recv))
+    send = None if sendbuf is None else memoryview(sendbuf).cast("B")
+    mine = slots[comm.Get_rank()][1]
+    if send is not None and len(send) != mine:
+        raise ValueError(f"allgatherv: this rank sends {len(send)} bytes, its count is {mine}")
+    _gather_slots(send, recv, slots, comm, algorithm, params)
+
+
+def _world(comm: Any) -> Any:
     # importing mpi4py.MPI starts MPI: only inside the ranks
     from mpi4py import MPI
 
-    comm = comm if comm is not None else MPI.COMM_WORLD
-    family = allgather_algorithm(algorithm).family
-    check_allgather(algorithm, params)
-    recv = memoryview(recvbuf).cast("B")
-    p, rank = comm.Get_size(), comm.Get_rank()
-    send = None if sendbuf is None else memoryview(sendbuf).cast("B")
-    block = block_size(len(recv), p, None if send is None else len(send))
+    return comm if comm is not None else MPI.COMM_WORLD
+
+
+def _gather_slots(send: memoryview | None, recv: memoryview, slots: Slots, comm: Any,
+                  algorithm: str, params: dict[str, Any]) -> None:
+    """This rank's block into its slot, then the algorithm's family runs."""
     if send is not None:
-        recv[rank * block:(rank + 1) * block] = send
-    ALLGATHER_RUNNERS[family](recv, block, comm, algorithm, params)
+        offset, length = slots[comm.Get_rank()]
+        recv[offset:offset + length] = send
+    ALLGATHER_RUNNERS[allgather_algorithm(algorithm).family](recv, slots, comm, algorithm,
+                                                             params)
 
 
 def block_size(recv_bytes: int, size: int, send_bytes: int | None) -> int:
@@ -213,34 +250,39 @@ def block_size(recv_bytes: int, size: int, send_bytes: int | None) -> int:
     return send_bytes
 
 
-def _mpi_allgather(recv: memoryview, _block: int, comm: Any, _algorithm: str,
+def _mpi_allgather(recv: memoryview, slots: Slots, comm: Any, _algorithm: str,
                    _params: dict) -> None:
-    """MPI_Allgather in place (this rank's block is there); waiting as the others wait."""
+    """MPI_Allgather (equal blocks) or MPI_Allgatherv in place (this rank's block is
+    there); waiting as the others wait."""
     # importing mpi4py.MPI starts MPI: only inside the ranks
     from mpi4py import MPI
 
-    if waiting.MODE == "spin":
-        comm.Allgather(MPI.IN_PLACE, [recv, MPI.BYTE])
+    if uniform(slots) is not None:
+        spin, start, spec = comm.Allgather, comm.Iallgather, [recv, MPI.BYTE]
     else:
-        waiting.wait([comm.Iallgather(MPI.IN_PLACE, [recv, MPI.BYTE])])
+        spin, start = comm.Allgatherv, comm.Iallgatherv
+        spec = [recv, ([n for _o, n in slots], [o for o, _n in slots]), MPI.BYTE]
+    if waiting.MODE == "spin":
+        spin(MPI.IN_PLACE, spec)
+    else:
+        waiting.wait([start(MPI.IN_PLACE, spec)])
 
 
-def _exchange(recv: memoryview, _block: int, comm: Any, algorithm: str,
+def _exchange(recv: memoryview, slots: Slots, comm: Any, algorithm: str,
               _params: dict) -> None:
-    exchange_run.execute(exchange_schedule(algorithm, comm.Get_size()), recv, comm)
+    exchange_run.execute(exchange_schedule(algorithm, comm.Get_size()), recv, comm, slots)
 
 
-def _mcast_allgather(recv: memoryview, block: int, comm: Any, algorithm: str,
+def _mcast_allgather(recv: memoryview, slots: Slots, comm: Any, algorithm: str,
                      params: dict) -> None:
     """The multicast allgathers (collectives.ipmc.allgather) over the communicator's channel;
-    this rank's block is already in place, so it is its own send buffer."""
-    rank = comm.Get_rank()
-    mcast_allgather(channel_for(comm, timeout=params.get("timeout")),
-                    recv[rank * block:(rank + 1) * block], recv, algorithm, **params)
+    this rank's block is already in its slot."""
+    mcast_allgather_slots(channel_for(comm, timeout=params.get("timeout")),
+                          [recv[o:o + n] for o, n in slots], algorithm, **params)
 
 
 # family (collectives.algorithms.FAMILIES) -> how its allgathers run
-ALLGATHER_RUNNERS: dict[str, Callable[[memoryview, int, Any, str, dict], None]] = {
+ALLGATHER_RUNNERS: dict[str, Callable[[memoryview, Slots, Any, str, dict], None]] = {
     "mpi": _mpi_allgather, "exchange": _exchange, "multicast": _mcast_allgather,
 }
 MCAST_ALLGATHER_OPTIONS = ("fragment", "rate", "timeout")  # ipmc.message.Options' that apply

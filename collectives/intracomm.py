@@ -1,7 +1,7 @@
 """A drop-in communicator: ``collectives.Intracomm(comm, bcast="nack", barrier="mcast",
 allgather="mpich", **options)`` is an ``mpi4py.MPI.Intracomm`` (the same handle as `comm`, no
-copy) whose ``Bcast``, ``bcast``, ``Barrier``, ``barrier``, ``Allgather`` and ``allgather``
-run algorithms of the registry (collectives.algorithms) with `options` (as
+copy) whose ``Bcast``, ``bcast``, ``Barrier``, ``barrier``, ``Allgather``, ``Allgatherv`` and
+``allgather`` run algorithms of the registry (collectives.algorithms) with `options` (as
 ``collectives.bcast`` takes them; the allgathers take none); everything else is mpi4py's.
 ``Dup``, ``Clone``, ``Idup``, ``Split``, ``Split_type``, ``Create`` and ``Create_group``
 results keep the choice (``nodes=`` follows the ranks into the new group).
@@ -18,12 +18,12 @@ Why it is built as it is:
   and their own set-up (the multicast channel calls ``comm.bcast``) does not come back here.
 - Messages become bytes in collectives.buffers; a pickled object is its length, then its bytes.
 - The allgather is MPICH's own unless one is chosen (``allgather="mpich"``, the default, calls
-  mpi4py's Allgather and allgather on the caller's communicator as before the drop-in). A
-  chosen one gathers the blocks as bytes (collectives.buffers, the receive buffer's bytes
-  split in p equal blocks); an object allgather gathers every rank's pickle length first,
-  then the pickles padded to the longest, both through the chosen algorithm (mpi4py's own
-  object allgather would call MPI_Allgatherv in C, past this class). ``Allgatherv`` stays
-  mpi4py's: no algorithm of the registry gathers blocks of different sizes.
+  mpi4py's Allgather, Allgatherv and allgather on the caller's communicator as before the
+  drop-in). A chosen one gathers the blocks as bytes (collectives.buffers: the receive
+  buffer's bytes split in p equal blocks, or an Allgatherv's counts at its displacements,
+  as mpi4py reads them); an object allgather gathers every rank's pickle length first, then
+  the pickles as an allgatherv, both through the chosen algorithm (mpi4py's own object
+  allgather would call MPI_Allgatherv in C, past this class).
 - An algorithm that takes the model's t_hold and t_end, given none, measures them on first
   use (collectives.measured: a few hold rounds and ping-pongs at grid sizes around the
   message, on the private duplicate, rank 0's figures broadcast so that every rank builds
@@ -41,7 +41,7 @@ from mpi4py import MPI
 
 from . import executor
 from .algorithms import NATIVE
-from .buffers import message
+from .buffers import message, vector
 from .measured import Cache, measure, needs, send_order
 
 # (bcast, barrier, options, allgather): the latest. copy_fn=True: a Dup copies the value as
@@ -174,6 +174,24 @@ class Intracomm(MPI.Intracomm):
             raise
         into.finish()
 
+    def Allgatherv(self, sendbuf: Any, recvbuf: Any) -> None:  # noqa: N802
+        allgather = self._chosen()[3]
+        if allgather == NATIVE:
+            CALLS["allgatherv", allgather] += 1
+            MPI.Intracomm.Allgatherv(self, sendbuf, recvbuf)
+            return
+        into = vector(recvbuf, self.Get_size())
+        try:
+            own = None if sendbuf is None or sendbuf is MPI.IN_PLACE else \
+                message(sendbuf, sending=True).view
+            CALLS["allgatherv", allgather] += 1
+            executor.allgatherv(own, into.view, [n for _o, n in into.slots],
+                                [o for o, _n in into.slots], self._private(), allgather)
+        except BaseException:
+            into.abandon()
+            raise
+        into.finish()
+
     def allgather(self, sendobj: Any) -> list[Any]:
         allgather = self._chosen()[3]
         if allgather == NATIVE:
@@ -184,10 +202,12 @@ class Intracomm(MPI.Intracomm):
         lengths = bytearray(8 * size)
         self._gather(memoryview(len(data).to_bytes(8, "little")), memoryview(lengths))
         sizes = [int.from_bytes(lengths[8 * i:8 * i + 8], "little") for i in range(size)]
-        block = max(sizes)
-        blocks = bytearray(block * size)
-        self._gather(memoryview(data.ljust(block, b"\0")), memoryview(blocks))
-        return [MPI.pickle.loads(blocks[i * block:i * block + n]) for i, n in enumerate(sizes)]
+        pickles = bytearray(sum(sizes))
+        CALLS["allgatherv", allgather] += 1
+        executor.allgatherv(data, pickles, sizes, None, self._private(), allgather)
+        starts = [sum(sizes[:i]) for i in range(size)]
+        return [MPI.pickle.loads(pickles[at:at + n]) for at, n in zip(starts, sizes,
+                                                                      strict=True)]
 
     def _gather(self, own: memoryview | None, into: memoryview) -> None:
         """The chosen allgather of bytes, on the private duplicate."""

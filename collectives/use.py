@@ -7,7 +7,7 @@
     mcastlab mpirun -- -m collectives.use --allgather bruck -- prog.py
 
 ``MPI.COMM_WORLD`` becomes a ``collectives.Intracomm`` before the program starts, so its
-``Bcast``/``bcast``/``Barrier``/``barrier``/``Allgather``/``allgather`` and those of
+``Bcast``/``bcast``/``Barrier``/``barrier``/``Allgather``/``Allgatherv``/``allgather`` and those of
 communicators made from it (Dup, Split, ...) run the chosen algorithms (the allgather is
 MPICH's own unless chosen). The program is a script (run as ``python prog.py``
 would: its directory first on sys.path) or ``-m module``. Without ``--bcast``/``--barrier``/

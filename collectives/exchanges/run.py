@@ -1,7 +1,9 @@
 """Run an allgather schedule (collectives.exchanges.schedules) with point-to-point MPI on a
-receive buffer of p equal blocks: step by step, every receive of the step posted, then
-every send, then all waited for as collectives.waiting says. A rank's own block must be in
-place before (collectives.executor.allgather puts it there).
+receive buffer of p slots (collectives.slots: an Allgather's equal blocks, an Allgatherv's
+counts at their displacements): step by step, every receive of the step posted, then every
+send, then all waited for as collectives.waiting says. A message is its blocks' slots as one
+MPI message: a slice where they lie end to end, an hindexed type over the buffer where
+not. A rank's own block must be in place before (collectives.executor puts it there).
 
 Blocks of different sizes on different ranks (which no rank can see alone) are caught
 without a message more: a receive that comes short, or that MPI refuses as too long, is a
@@ -13,7 +15,8 @@ from functools import lru_cache
 from typing import Any
 
 from .. import waiting
-from .schedules import Message, Schedule, runs
+from ..slots import Slots, equal, extents, total, uniform
+from .schedules import Message, Schedule
 
 TAG = 0x4D47  # one tag: MPI's per-pair order matches the schedule's (its steps in turn)
 
@@ -25,31 +28,33 @@ def program(schedule: Schedule, rank: int) -> tuple[tuple[tuple[Message, ...],
     return tuple(zip(schedule.sends(rank), schedule.receives(rank), strict=True))
 
 
-def execute(schedule: Schedule, recv: memoryview, comm: Any) -> None:
-    """Carry out this rank's part of `schedule` on `recv` (writable bytes, p blocks)."""
+def execute(schedule: Schedule, recv: memoryview, comm: Any,
+            slots: Slots | None = None) -> None:
+    """Carry out this rank's part of `schedule` on `recv` (writable bytes): block i in
+    `slots[i]` (None: p equal blocks filling `recv`)."""
     # importing mpi4py.MPI starts MPI: only inside the ranks
     from mpi4py import MPI
 
-    p, rank = schedule.size, comm.Get_rank()
+    p = schedule.size
     if comm.Get_size() != p:
         raise ValueError(f"the schedule is for {p} ranks, the communicator has "
                          f"{comm.Get_size()}")
-    block = len(recv) // p
+    slots = slots if slots is not None else equal(p, len(recv) // p)
     types: list[Any] = []  # derived datatypes made for this call: freed at its end
 
     def spec(m: Message) -> list[Any]:
-        """The message's blocks in `recv`: a slice, or an indexed type where they wrap."""
-        parts = runs(m.blocks)
-        if len(parts) == 1 or block == 0:
-            first, count = parts[0]
-            return [recv[first * block:(first + count) * block], MPI.BYTE]
-        kind = MPI.BYTE.Create_indexed([c * block for _f, c in parts],
-                                       [f * block for f, _c in parts]).Commit()
+        """The message's blocks in `recv`: a slice, or an hindexed type where they part."""
+        parts = extents(slots, m.blocks)
+        if len(parts) <= 1:
+            offset, length = parts[0] if parts else (0, 0)
+            return [recv[offset:offset + length], MPI.BYTE]
+        kind = MPI.BYTE.Create_hindexed([n for _o, n in parts],
+                                        [o for o, _n in parts]).Commit()
         types.append(kind)
         return [recv, 1, kind]
 
     try:
-        for sends, receives in program(schedule, rank):
+        for sends, receives in program(schedule, comm.Get_rank()):
             requests = [comm.Irecv(spec(m), source=m.src, tag=TAG) for m in receives]
             requests += [comm.Isend(spec(m), dest=m.dst, tag=TAG) for m in sends]
             if requests:
@@ -57,31 +62,42 @@ def execute(schedule: Schedule, recv: memoryview, comm: Any) -> None:
                 try:
                     waiting.wait(requests, statuses=statuses)
                 except MPI.Exception:
-                    _refuse_truncated(receives, statuses, block)
+                    _refuse_truncated(receives, statuses, slots)
                     raise
-                check_received(receives, [s.Get_count(MPI.BYTE) for s in statuses], block)
+                check_received(receives, [s.Get_count(MPI.BYTE) for s in statuses], slots)
     finally:
         for kind in types:
             kind.Free()
 
 
-def check_received(receives: tuple[Message, ...], counts: list[int], block: int) -> None:
-    """ValueError where a message came shorter than its blocks (`counts`: bytes received,
-    in the order of `receives`): a rank whose block is smaller than this rank's."""
+def check_received(receives: tuple[Message, ...], counts: list[int], slots: Slots) -> None:
+    """ValueError where a message came shorter than its blocks' slots (`counts`: bytes
+    received, in the order of `receives`): a rank whose block is smaller than this rank
+    counts it (an Allgather's: than this rank's own)."""
     for m, got in zip(receives, counts, strict=False):
-        if got != len(m.blocks) * block:
-            raise ValueError(f"allgather: rank {m.src}'s block is {got // len(m.blocks)} "
-                             f"bytes, this rank's {block} (every rank's block must be the "
-                             "same size)")
+        if got != total(slots, m.blocks):
+            raise ValueError(_differs(m, slots, got))
 
 
-def _refuse_truncated(receives: tuple[Message, ...], statuses: list[Any], block: int) -> None:
+def _differs(m: Message, slots: Slots, got: int | None) -> str:
+    """What is wrong with message `m` that came with `got` bytes (None: more than fit)."""
+    block = uniform(slots)
+    if block is not None:
+        size = "larger than" if got is None else f"{got // len(m.blocks)} bytes,"
+        return (f"allgather: rank {m.src}'s block is {size} this rank's {block}"
+                f"{' bytes' if got is None else ''} (every rank's block must be the same size)")
+    sent = "more" if got is None else f"{got} bytes"
+    return (f"allgatherv: rank {m.src} sent {sent} for the blocks of ranks "
+            f"{list(m.blocks)}, this rank's counts say {total(slots, m.blocks)} (every rank "
+            "must pass the same counts)")
+
+
+def _refuse_truncated(receives: tuple[Message, ...], statuses: list[Any],
+                      slots: Slots) -> None:
     """ValueError where MPI refused a message longer than its blocks (MPI_ERR_TRUNCATE)."""
     # importing mpi4py.MPI starts MPI: only inside the ranks
     from mpi4py import MPI
 
     for m, status in zip(receives, statuses, strict=False):
         if MPI.Get_error_class(status.Get_error()) == MPI.ERR_TRUNCATE:
-            raise ValueError(f"allgather: rank {m.src}'s block is larger than this rank's "
-                             f"{block} bytes (every rank's block must be the same size)") \
-                from None
+            raise ValueError(_differs(m, slots, None)) from None

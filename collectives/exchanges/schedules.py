@@ -2,8 +2,9 @@
 in it (source, destination, the indices of the blocks it carries). Pure: no MPI, no
 buffers; collectives.exchanges.run carries a schedule out, the unit tests simulate it.
 
-Block i is rank i's contribution; it sits at offset i x (block size) of every rank's
-receive buffer, so a message is a set of blocks (one or two runs of indices), never bytes.
+Block i is rank i's contribution; where it sits in every rank's receive buffer is its slot
+(collectives.slots: i x m for an Allgather's equal blocks, the counts and displacements for
+an Allgatherv), so a message is a set of blocks, never bytes, and one schedule serves both.
 In a step every rank first posts all its receives, then its sends: the messages of one
 step may go both ways between two ranks without deadlock.
 
@@ -94,18 +95,6 @@ def bruck(p: int) -> tuple[Step, ...]:
                            for r in range(p)))
         d *= 2
     return tuple(steps)
-
-
-def runs(blocks: tuple[int, ...]) -> tuple[tuple[int, int], ...]:
-    """`blocks` as runs of consecutive indices, (first, count) each, in their order: where
-    they lie in the receive buffer (a Bruck step that wraps around is two)."""
-    out: list[list[int]] = []
-    for b in blocks:
-        if out and out[-1][0] + out[-1][1] == b:
-            out[-1][1] += 1
-        else:
-            out.append([b, 1])
-    return tuple((first, count) for first, count in out)
 
 
 # the registry's family "exchange" (collectives.algorithms), one builder each

@@ -1,5 +1,6 @@
 """Allgather over IP multicast (issue 39): every rank's block to every rank, `recvbuf`
-holding p blocks of equal size, block i from rank i.
+holding p blocks of equal size, block i from rank i (`allgather`), or each rank's block in
+its own slot of any size (`allgather_slots`, an Allgatherv's layout).
 
 - mcast-sequential: ranks 0..p-1 in turn broadcast their block with `nack` (ipmc.nack), each
   into its slice of every rank's recvbuf: correct under any loss because nack is; p
@@ -13,6 +14,7 @@ MulticastError instead of hanging."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from . import datagram as dg
@@ -36,19 +38,34 @@ def blocks(sendbuf: Any, recvbuf: Any, size: int) -> tuple[memoryview, memoryvie
     return send, recv, len(send)
 
 
+def _known(algorithm: str) -> None:
+    if algorithm not in ALGORITHMS:
+        raise ValueError(f"unknown multicast allgather {algorithm!r}; choose from "
+                         f"{', '.join(ALGORITHMS)}")
+
+
 def allgather(ch: Channel, sendbuf: Any, recvbuf: Any, algorithm: str, **params: Any) -> None:
     """Every rank's `sendbuf` into slot (rank) of every rank's `recvbuf`. Collective: every
     rank calls it with the same algorithm, parameters and block size. `params` as in
     ipmc.message.Options (fragment, rate, timeout)."""
-    if algorithm not in ALGORITHMS:
-        raise ValueError(f"unknown multicast allgather {algorithm!r}; choose from "
-                         f"{', '.join(ALGORITHMS)}")
+    _known(algorithm)
     send, recv, m = blocks(sendbuf, recvbuf, ch.size)
-    recv[ch.rank * m:(ch.rank + 1) * m] = send
+    slots = [recv[r * m:(r + 1) * m] for r in range(ch.size)]
+    slots[ch.rank][:] = send
+    allgather_slots(ch, slots, algorithm, **params)
+
+
+def allgather_slots(ch: Channel, slots: Sequence[memoryview], algorithm: str,
+                    **params: Any) -> None:
+    """Every rank's block, already in `slots[rank]`, into `slots[rank]` of every rank:
+    writable views, one per rank, of any sizes that every rank agrees on."""
+    _known(algorithm)
+    if len(slots) != ch.size:
+        raise ValueError(f"{len(slots)} slots for {ch.size} ranks (one per rank)")
     if algorithm == "mcast-sequential":
         for root in range(ch.size):
-            bcast(ch, recv[root * m:(root + 1) * m], root, "nack", **params)
+            bcast(ch, slots[root], root, "nack", **params)
         return
     opts = Options(**{"fragment": ch.fragment, **params})
     dg.check_fragment(opts.fragment)
-    allgather_concurrent(ch, recv, m, opts)
+    allgather_concurrent(ch, slots, opts)

@@ -29,7 +29,7 @@ receiver holds its own."""
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from . import datagram as dg
 from . import gapreport
@@ -188,9 +188,9 @@ class Sender:
 class Receiver:
     """This rank as a receiver of every other block: reports all gaps in one datagram."""
 
-    def __init__(self, ch: Channel, recv: memoryview, m: int, o: Options):
+    def __init__(self, ch: Channel, slots: Sequence[memoryview], o: Options):
         self.ch = ch
-        self.msgs = {s: Message(ch, recv[s * m:(s + 1) * m], s, o.fragment)
+        self.msgs = {s: Message(ch, slots[s], s, o.fragment)
                      for s in range(ch.size) if s != ch.rank}
         self.seen = dict.fromkeys(self.msgs, 0)  # each sender's last end marker seen
         self.reported = dict.fromkeys(self.msgs, -1)  # ... that the last report named
@@ -266,8 +266,10 @@ class Receiver:
         return f"fragments missing of rank(s) {dict(list(lack.items())[:8])}"
 
 
-def allgather_concurrent(ch: Channel, recv: memoryview, m: int, o: Options) -> None:
-    """Every rank's block (its slot of `recv`, m bytes, already in place) to every rank."""
+def allgather_concurrent(ch: Channel, slots: Sequence[memoryview], o: Options) -> None:
+    """Every rank's block (`slots[rank]`, already in place) into its slot on every rank.
+    The slots may differ in size (an Allgatherv): every sender still paces at 1/(p-1) of
+    the rate, so the first pass lasts as long as the largest block takes at that pace."""
     ch.next_bid()
     if ch.size == 1:
         return
@@ -276,8 +278,8 @@ def allgather_concurrent(ch: Channel, recv: memoryview, m: int, o: Options) -> N
         pass
     rate = o.rate / (ch.size - 1) if o.rate else None
     clock = Clock(ch, o.timeout, f"concurrent allgather {ch.bid}")
-    receiver = Receiver(ch, recv, m, o)
-    sender = Sender(ch, recv[ch.rank * m:(ch.rank + 1) * m], o, rate)
+    receiver = Receiver(ch, slots, o)
+    sender = Sender(ch, slots[ch.rank], o, rate)
 
     def on_datagram(d: dg.Datagram) -> None:
         if d.root == ch.rank:

@@ -62,7 +62,7 @@ def test_the_vendored_suite_is_the_pinned_mpi4py_unmodified():
     assert pinned, "requirements.txt pins no mpi4py"
     assert f"mpi4py **{pinned.group(1)}**" in (SUITE / "README.md").read_text()
     sums = dict(reversed(ln.split()) for ln in (SUITE / "SHA256SUMS").read_text().splitlines())
-    assert {"runtests.py", "test_cco_buf.py", "test_cco_obj.py", "test_msgzero.py",
-            "LICENSE.rst"} <= set(sums)
+    assert {"runtests.py", "test_cco_buf.py", "test_cco_obj.py", "test_cco_vec.py",
+            "test_msgzero.py", "LICENSE.rst"} <= set(sums)
     for name, digest in sums.items():
         assert hashlib.sha256((SUITE / name).read_bytes()).hexdigest() == digest, name

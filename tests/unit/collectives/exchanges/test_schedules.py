@@ -12,7 +12,7 @@ import math
 import pytest
 
 from collectives.algorithms import names
-from collectives.exchanges.schedules import BUILDERS, Schedule, build, runs
+from collectives.exchanges.schedules import BUILDERS, Schedule, build
 
 SIZES = range(1, 18)
 
@@ -95,8 +95,6 @@ def test_bruck_sends_down_and_wraps():
     s = build("bruck", 5)
     assert [(m.dst, m.blocks) for m in s.steps[2] if m.src == 3] == [(4, (3,))]
     assert [(m.dst, m.blocks) for m in s.steps[1] if m.src == 4] == [(2, (4, 0))]
-    assert runs((4, 0)) == ((4, 1), (0, 1))
-    assert runs((1, 2, 3)) == ((1, 3),) and runs(()) == ()
 
 
 def test_one_rank_has_nothing_to_do():
