@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from collections import Counter
 
+from collectives.partitioning.grid import Torus
 from collectives.partitioning.plans import (
     direct_plan,
 )
 from collectives.partitioning.step_model import link_totals, plan_cost, step_link_loads
-from collectives.partitioning.torus import Torus
 
 from .tseng2001 import LARGE, SMALL, T_C, T_S
 
