@@ -53,13 +53,13 @@ def scheme_names(grid: Grid) -> dict[str, str]:
     return {s: scheme_name(s, grid) for s in SCHEMES}
 
 
-def plan_for(scheme: str, torus: Grid, dilation: int, pairs: list, seed: int) -> MultinodePlan:
+def plan_for(scheme: str, grid: Grid, dilation: int, pairs: list, seed: int) -> MultinodePlan:
     """`scheme`'s plan of `pairs`; the direct one needs no partition (any dilation will do)."""
     if scheme == "direct":
-        return direct_plan(torus, pairs)
+        return direct_plan(grid, pairs)
     if scheme not in CHOICES:
         raise ValueError(f"unknown scheme {scheme!r}; choose from {', '.join(SCHEMES)}")
-    return partitioned_plan(Partition(torus, dilation), pairs, scheme, seed)
+    return partitioned_plan(Partition(grid, dilation), pairs, scheme, seed)
 
 
 def payload(index: int, size: int) -> bytes:
@@ -164,9 +164,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         kind = "mesh" if args.mesh else "torus"
         rows, cols = (int(x) for x in (args.mesh or args.torus or "4,4").split(","))
-        torus = GRIDS[kind](rows, cols)
-        if comm.Get_size() != torus.size:
-            raise ValueError(f"run one rank per {kind} node: {torus.size} ranks, not "
+        grid = GRIDS[kind](rows, cols)
+        if comm.Get_size() != grid.size:
+            raise ValueError(f"run one rank per {kind} node: {grid.size} ranks, not "
                              f"{comm.Get_size()}")
         sizes = [int(s) for s in args.sizes.split(",")]
         schemes = args.schemes.split(",")
@@ -174,12 +174,12 @@ def main(argv: list[str] | None = None) -> int:
             if s not in SCHEMES:
                 raise ValueError(f"unknown scheme {s!r}; choose from {', '.join(SCHEMES)}")
         if set(schemes) & set(CHOICES):  # the direct scheme needs no partition
-            Partition(torus, args.dilation)
+            Partition(grid, args.dilation)
         workloads: dict[float | None, Pairs]
         if args.sets:
-            workloads = {None: parse_sets(args.sets, torus)}
+            workloads = {None: parse_sets(args.sets, grid)}
         else:
-            workloads = {p: hotspot_multicasts(torus, args.sources, args.dests, p, args.seed)
+            workloads = {p: hotspot_multicasts(grid, args.sources, args.dests, p, args.seed)
                          for p in _floats(args.factors)}
     except ValueError as e:  # every rank says it: whichever ends first is the one reported
         print(f"collectives.programs.multinode_bench: {e}", file=sys.stderr)
@@ -189,7 +189,7 @@ def main(argv: list[str] | None = None) -> int:
             "sources": args.sources, "dests": args.dests}
         for size in sizes:
             for scheme in schemes:
-                plan = plan_for(scheme, torus, args.dilation, pairs, args.seed)
+                plan = plan_for(scheme, grid, args.dilation, pairs, args.seed)
                 row = run_point(comm, plan, size, args.reps)
                 if row:
                     print(json.dumps({"factor": p, **given, kind: [rows, cols],

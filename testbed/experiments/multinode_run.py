@@ -62,7 +62,7 @@ def point_config(spec: ExperimentSpec, p: Point) -> dict[str, Any]:
     return {"kind": "multinode", "algorithm": p.algorithm, "size": p.size,
             "hosts": p.hosts, "sources": p.sources, "factor": p.factor, "dests": m.dests,
             "dilation": m.dilation, "seed": spec.seed,
-            m.torus.kind: [m.torus.rows, m.torus.cols],
+            m.grid.kind: [m.grid.rows, m.grid.cols],
             "topology": spec.topology.name, "switching": spec.switching,
             "repetitions": spec.repetitions, "wait": spec.wait,
             "link_mbit": spec.topology.host_rate()}
@@ -85,8 +85,8 @@ def measure(emu: Emulation, spec: ExperimentSpec, todo: Iterable[Point],
             emu, sources=sources, sizes=_ordered(p.size for p in points),
             schemes=_ordered(BY_NAME[p.algorithm] for p in points),
             factors=_ordered(p.factor for p in points), reps=spec.repetitions,
-            seed=spec.seed, torus=(m.torus.rows, m.torus.cols), dilation=m.dilation,
-            dests=m.dests, timeout=spec.timeout, wait=spec.wait, kind=m.torus.kind)
+            seed=spec.seed, torus=(m.grid.rows, m.grid.cols), dilation=m.dilation,
+            dests=m.dests, timeout=spec.timeout, wait=spec.wait, kind=m.grid.kind)
         got = {(r["factor"], r["size"], r["scheme"]): r for r in rows}
         failure = failure_text(res)
         for p in points:

@@ -55,7 +55,7 @@ JOB_TIMEOUT_S = 600.0  # a whole job (one sources count), unless the spec's time
 class MultinodeSweep:
     """What a [multinode] table asks for, checked: every plan can be built."""
 
-    torus: Grid  # a Torus or a Mesh
+    grid: Grid  # a Torus or a Mesh
     schemes: tuple[str, ...]  # multinode_bench's words: direct, random, balanced
     sources: tuple[int, ...]
     dests: int
@@ -123,20 +123,20 @@ def grid_of(spec: str, where: str) -> Grid:
         raise UsageError(f"{where}: {exc}") from None
 
 
-def check_plans(torus: Grid, schemes: Iterable[str], sources: int, dests: int, factor: float,
+def check_plans(grid: Grid, schemes: Iterable[str], sources: int, dests: int, factor: float,
                 dilation: int, seed: int, sets: Pairs | None = None) -> None:
     """Build every plan once, before any network, for the hot-spot draw or the `sets` given:
     a workload or partition that cannot be (too many sources or destinations, a dilation
     that does not divide the sides) is a UsageError."""
     try:
-        pairs = sets if sets is not None else hotspot_multicasts(torus, sources, dests,
-                                                                  factor, seed)
+        pairs = sets if sets is not None else hotspot_multicasts(grid, sources, dests,
+                                                                 factor, seed)
         for scheme in schemes:
-            plan_for(scheme, torus, dilation, pairs, seed)
+            plan_for(scheme, grid, dilation, pairs, seed)
     except ValueError as exc:
         hint = ("" if "divide" not in str(exc) else
                 f" (the partitioned schemes' h x h blocks); without a partition only the "
-                f"direct scheme, {scheme_names(torus)['direct']}, runs")
+                f"direct scheme, {scheme_names(grid)['direct']}, runs")
         raise UsageError(f"{exc}{hint}") from None
 
 
@@ -144,14 +144,14 @@ def parse(table: dict[str, Any], topology_spec: str, seed: int) -> MultinodeSwee
     """The [multinode] table, every key checked (errors name it: ``multinode.sources[1]``)."""
     sv.known(table, KEYS, "multinode.")
     try:  # the readers `mcastlab multinode` shares say UsageError; a spec's errors are its own
-        torus = grid_of(topology_spec, "network.topology")
-        words = sv.str_list(table, "schemes", list(scheme_names(torus).values()), "multinode.")
-        schemes = schemes_of(words, torus, "multinode.schemes")
+        grid = grid_of(topology_spec, "network.topology")
+        words = sv.str_list(table, "schemes", list(scheme_names(grid).values()), "multinode.")
+        schemes = schemes_of(words, grid, "multinode.schemes")
     except UsageError as exc:
         raise SpecError(str(exc)) from None
     sweep = MultinodeSweep(
-        torus=torus, schemes=tuple(schemes),
-        sources=_once(sv.int_list(table, "sources", [4], "multinode.", 1, torus.size)),
+        grid=grid, schemes=tuple(schemes),
+        sources=_once(sv.int_list(table, "sources", [4], "multinode.", 1, grid.size)),
         dests=sv.integer(table, "dests", 6, 1, "multinode."),
         factors=_once(sv.num_list(table, "factors", [0.25], "multinode.", 0.0, 1.0)),
         sizes=_once(sv.int_list(table, "sizes", [65536], "multinode.", 1, MAX_SIZE)),
@@ -159,7 +159,7 @@ def parse(table: dict[str, Any], topology_spec: str, seed: int) -> MultinodeSwee
     for n in sweep.sources:
         for p in sweep.factors:
             try:
-                check_plans(torus, sweep.schemes, n, sweep.dests, p, sweep.dilation, seed)
+                check_plans(grid, sweep.schemes, n, sweep.dests, p, sweep.dilation, seed)
             except UsageError as exc:
                 raise SpecError(f"multinode: {n} sources, p {p:g}: {exc}") from None
     return sweep

@@ -146,7 +146,7 @@ class ExperimentSpec:
     def points(self) -> list[Point]:
         """The sweep, conditions outermost so that one MPI job runs a condition's points."""
         if self.multinode is not None:
-            grid = self.multinode.torus
+            grid = self.multinode.grid
             n = grid.size
             return [Point(i, scheme_name(scheme, grid), size, n, NONE, 0.0, NONE, 1, 0.0, sources,
                           factor) for i, (sources, factor, size, scheme)

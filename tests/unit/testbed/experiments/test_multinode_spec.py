@@ -72,7 +72,7 @@ def test_a_mesh_spec_names_its_direct_scheme_u_mesh():
     spec = from_dict(SPEC | {"network": {"topology": "mesh:rows=2,cols=4,bw=100"},
                              "multinode": {"sources": [3], "dests": 4, "sizes": [4096],
                                            "dilation": 2}})
-    assert spec.multinode is not None and spec.multinode.torus == M24
+    assert spec.multinode is not None and spec.multinode.grid == M24
     assert [p.algorithm for p in spec.points()] == ["u-mesh", "partitioned-random",
                                                     "partitioned-balanced"]
     # the direct scheme alone needs no partition: a dilation that divides nothing is fine
