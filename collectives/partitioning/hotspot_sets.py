@@ -15,25 +15,25 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from .torus import Torus
+from .grid import Grid
 
 HOT_SPOT_FACTORS = (0.25, 0.5, 0.8, 1.0)  # Tseng2001's p
 
 
-def hot_set(torus: Torus, size: int, rng: random.Random, clustered: bool = False,
+def hot_set(grid: Grid, size: int, rng: random.Random, clustered: bool = False,
             ) -> frozenset[int]:
-    nodes = range(torus.size)
+    nodes = range(grid.size)
     if not clustered:
         return frozenset(rng.sample(nodes, size))
-    centre = rng.randrange(torus.size)
-    return frozenset(sorted(nodes, key=lambda n: (torus.distance(centre, n), n))[:size])
+    centre = rng.randrange(grid.size)
+    return frozenset(sorted(nodes, key=lambda n: (grid.distance(centre, n), n))[:size])
 
 
-def hotspot_multicasts(torus: Torus, count: int, k: int, p: float, seed: int = 0,
+def hotspot_multicasts(grid: Grid, count: int, k: int, p: float, seed: int = 0,
                        sources: Sequence[int] | None = None, clustered: bool = False,
                        ) -> list[tuple[int, tuple[int, ...]]]:
     """`count` (source, destinations) pairs with |D_i| = k, round(p * k) of them common."""
-    n = torus.size
+    n = grid.size
     if not 0 <= p <= 1:
         raise ValueError(f"hot-spot factor p must be in 0..1, got {p!r}")
     if not 1 <= k < n:
@@ -45,11 +45,11 @@ def hotspot_multicasts(torus: Torus, count: int, k: int, p: float, seed: int = 0
         sources = rng.sample(range(n), count)
     elif len(sources) != count:
         raise ValueError(f"{count} sources asked for, {len(sources)} given")
-    hot = hot_set(torus, round(p * k), rng, clustered)
+    hot = hot_set(grid, round(p * k), rng, clustered)
     cold = sorted(set(range(n)) - hot)
     out = []
     for s in sources:
-        common = hot - {torus.check(s)}
+        common = hot - {grid.check(s)}
         rest = rng.sample([c for c in cold if c != s], k - len(common))
         out.append((s, tuple(sorted(common | set(rest)))))
     return out

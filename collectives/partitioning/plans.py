@@ -1,22 +1,24 @@
-"""Multi-node multicast plans on a torus (pure): many sources, each with its own destination
-set, as timed point-to-point sends (Tseng2001).
+"""Multi-node multicast plans on a torus or mesh (pure): many sources, each with its own
+destination set, as timed point-to-point sends (Tseng2001).
 
 - `direct_plan`: every source multicasts with a U-torus tree over its destinations, the
-  baseline of Tseng2001.
+  baseline of Tseng2001 (on a mesh a U-mesh tree, named `u-mesh`: the scheme the report
+  names for meshes, and a U-torus order would route against the mesh's missing wrap links).
 - `partitioned_plan`: Tseng2001's three phases over a `Partition`: (1) the source unicasts to a
-  representative in its chosen DDN, (2) the representative multicasts on that DDN (U-torus)
-  to the DDN's node in every block holding a destination, (3) each of those multicasts inside
-  its block (U-mesh) to the block's destinations. The DDN is chosen at random (seeded) or
-  balanced (`choose_ddns`).
+  representative in its chosen DDN, (2) the representative multicasts on that DDN (U-torus
+  on a torus, U-mesh on a mesh: the DDN is a dilated copy of its grid) to the DDN's node in
+  every block holding a destination, (3) each of those multicasts inside its block (U-mesh)
+  to the block's destinations. The DDN is chosen at random (seeded) or balanced
+  (`choose_ddns`).
 
 Trees: U-torus sorts the nodes in dimension order (column, then row: the xy routing order)
 relative to the holder; U-mesh sorts them absolutely. Both halve recursively: the holder
 keeps the larger half (its own) and sends to the end of the other half nearest to it, and
 each half recurses; `contention.trees` builds them. (After McKinley et al. and Robinson et
 al., cited by Tseng2001 as [3], [5]; the report itself does not spell them out.) U-mesh is
-contention-free inside a block; U-torus is not always under the testbed's shortest-way xy
-routing (it relies on Robinson's virtual channels), and the model in `partitioning.step_model`
-counts what it shares.
+contention-free on a mesh, a block or a mesh's DDN; U-torus is not always under the
+testbed's shortest-way xy routing (it relies on Robinson's virtual channels), and the model
+in `partitioning.step_model` counts what it shares.
 
 Timing is one-port, as Tseng2001's network model: in one step a node sends at most one
 message and receives at most one. A list scheduler turns all trees into global steps: a node
@@ -34,12 +36,19 @@ from typing import Literal
 
 from ..contention import trees as ct
 from ..contention.trees import ContentionTree
-from .torus import Partition, Torus
+from .grid import Grid, Partition
 
 Choice = Literal["random", "balanced"]
 CHOICES: tuple[Choice, ...] = ("random", "balanced")
 DIRECT = "u-torus"
+DIRECT_MESH = "u-mesh"
+TITLES = {DIRECT: "U-torus", DIRECT_MESH: "U-mesh"}  # the direct schemes as prose names them
 PARTITIONED = "partitioned"
+
+
+def direct_name(grid: Grid) -> str:
+    """The direct scheme's name on `grid`: u-torus on a torus, u-mesh on a mesh."""
+    return DIRECT if grid.wrap else DIRECT_MESH
 
 
 @dataclass(frozen=True)
@@ -66,7 +75,7 @@ class Transfer:
 @dataclass(frozen=True)
 class MultinodePlan:
     scheme: str
-    torus: Torus
+    grid: Grid
     multicasts: tuple[Multicast, ...]
     transfers: tuple[Transfer, ...]  # sorted by step, then multicast
     dilation: int | None = None
@@ -85,12 +94,12 @@ class MultinodePlan:
         return tuple(sorted(mine, key=lambda t: (t.step, t.receiver == node)))
 
 
-def multicasts(torus: Torus, pairs: Iterable[tuple[int, Iterable[int]]]) -> tuple[Multicast, ...]:
+def multicasts(grid: Grid, pairs: Iterable[tuple[int, Iterable[int]]]) -> tuple[Multicast, ...]:
     """Checked (source, destinations) pairs; a source in its own set is dropped from it."""
     out = []
     for source, dests in pairs:
-        torus.check(source)
-        out.append(Multicast(source, tuple(sorted({torus.check(d) for d in dests} - {source}))))
+        grid.check(source)
+        out.append(Multicast(source, tuple(sorted({grid.check(d) for d in dests} - {source}))))
     return tuple(out)
 
 
@@ -105,19 +114,24 @@ def _tree(built: ContentionTree[int], depth: int) -> Tree:
                   key=lambda s: s[2])
 
 
-def u_torus(torus: Torus, root: int, destinations: Iterable[int], depth: int = 0) -> Tree:
+def u_torus(grid: Grid, root: int, destinations: Iterable[int], depth: int = 0) -> Tree:
     """U-torus multicast from `root`: dimension order relative to the root, which leads."""
-    return _tree(ct.u_torus(set(destinations) | {root}, root, torus.rows, torus.cols), depth)
+    return _tree(ct.u_torus(set(destinations) | {root}, root, grid.rows, grid.cols), depth)
 
 
-def u_mesh(torus: Torus, root: int, destinations: Iterable[int], depth: int = 0) -> Tree:
-    """U-mesh multicast from `root` (inside a block): absolute dimension order."""
-    return _tree(ct.u_mesh(set(destinations) | {root}, root, torus.rows, torus.cols), depth)
+def u_mesh(grid: Grid, root: int, destinations: Iterable[int], depth: int = 0) -> Tree:
+    """U-mesh multicast from `root` (a mesh, or inside a block): absolute dimension order."""
+    return _tree(ct.u_mesh(set(destinations) | {root}, root, grid.rows, grid.cols), depth)
+
+
+def u_grid(grid: Grid, root: int, destinations: Iterable[int], depth: int = 0) -> Tree:
+    """The grid's own multicast tree: U-torus on a torus, U-mesh on a mesh."""
+    return (u_torus if grid.wrap else u_mesh)(grid, root, destinations, depth)
 
 
 # ---- DDN choice (phase 1) -------------------------------------------------------------------
-def _nearest(torus: Torus, source: int, nodes: Iterable[int]) -> int:
-    return min(nodes, key=lambda n: (torus.distance(source, n), n))
+def _nearest(grid: Grid, source: int, nodes: Iterable[int]) -> int:
+    return min(nodes, key=lambda n: (grid.distance(source, n), n))
 
 
 def choose_ddns(partition: Partition, mcasts: Sequence[Multicast], choice: Choice = "random",
@@ -130,7 +144,7 @@ def choose_ddns(partition: Partition, mcasts: Sequence[Multicast], choice: Choic
     representatives the nearest to the source, so both counts differ by at most one."""
     if choice not in CHOICES:
         raise ValueError(f"unknown DDN choice {choice!r}; choose from {', '.join(CHOICES)}")
-    torus, h = partition.torus, partition.ddn_count
+    grid, h = partition.grid, partition.ddn_count
     nodes = [partition.ddn_nodes(a) for a in range(h)]
     ddns: list[int] = []
     reps: list[int] = []
@@ -139,15 +153,15 @@ def choose_ddns(partition: Partition, mcasts: Sequence[Multicast], choice: Choic
         for mc in mcasts:
             a = rng.randrange(h)
             ddns.append(a)
-            reps.append(_nearest(torus, mc.source, nodes[a]))
+            reps.append(_nearest(grid, mc.source, nodes[a]))
         return tuple(ddns), tuple(reps)
     used = [0] * h
     rep_used: dict[int, int] = {}
     for mc in mcasts:
-        a = min(range(h), key=lambda a: (used[a], min(torus.distance(mc.source, n)
-                                                      for n in nodes[a]), a))
+        a = min(range(h), key=lambda a: (used[a], min(grid.distance(mc.source, n)
+                                                     for n in nodes[a]), a))
         least = min(rep_used.get(n, 0) for n in nodes[a])
-        rep = _nearest(torus, mc.source, [n for n in nodes[a] if rep_used.get(n, 0) == least])
+        rep = _nearest(grid, mc.source, [n for n in nodes[a] if rep_used.get(n, 0) == least])
         used[a] += 1
         rep_used[rep] = rep_used.get(rep, 0) + 1
         ddns.append(a)
@@ -159,16 +173,17 @@ def choose_ddns(partition: Partition, mcasts: Sequence[Multicast], choice: Choic
 Logical = list[tuple[int, int, int, int]]  # (sender, receiver, depth, phase)
 
 
-def direct_plan(torus: Torus, pairs: Iterable[tuple[int, Iterable[int]]]) -> MultinodePlan:
-    """Every source multicasts with U-torus over its destinations, all at once."""
-    mcs = multicasts(torus, pairs)
-    trees = [[(s, r, d, 0) for s, r, d in u_torus(torus, mc.source, mc.destinations)]
+def direct_plan(grid: Grid, pairs: Iterable[tuple[int, Iterable[int]]]) -> MultinodePlan:
+    """Every source multicasts with U-torus (U-mesh on a mesh) over its destinations, all at
+    once."""
+    mcs = multicasts(grid, pairs)
+    trees = [[(s, r, d, 0) for s, r, d in u_grid(grid, mc.source, mc.destinations)]
              for mc in mcs]
-    return MultinodePlan(DIRECT, torus, mcs, _schedule(mcs, trees))
+    return MultinodePlan(direct_name(grid), grid, mcs, _schedule(mcs, trees))
 
 
 def _partitioned_tree(partition: Partition, mc: Multicast, ddn: int, rep: int) -> Logical:
-    torus = partition.torus
+    grid = partition.grid
     tree: Logical = []
     depth = 0
     if rep != mc.source:
@@ -180,8 +195,8 @@ def _partitioned_tree(partition: Partition, mc: Multicast, ddn: int, rep: int) -
     # Phase 2 to each block's DDN node; one that already holds (the source) needs no copy.
     heads = {b: partition.member(ddn, b) for b in blocks}
     holders = {mc.source, rep}
-    tree += [(s, r, d, 2) for s, r, d in u_torus(torus, rep, set(heads.values()) - holders,
-                                                 depth)]
+    tree += [(s, r, d, 2) for s, r, d in u_grid(grid, rep, set(heads.values()) - holders,
+                                                depth)]
     reached = {r: d + 1 for s, r, d, _ in tree}
     reached.setdefault(mc.source, 0)
     reached.setdefault(rep, depth)
@@ -191,18 +206,18 @@ def _partitioned_tree(partition: Partition, mc: Multicast, ddn: int, rep: int) -
     for b, dests in sorted(blocks.items()):
         head = heads[b]  # the source, the representative or a phase-2 receiver: it holds
         start = free[head]
-        tree += [(s, r, d, 3) for s, r, d in u_mesh(torus, head, dests, start)]
+        tree += [(s, r, d, 3) for s, r, d in u_mesh(grid, head, dests, start)]
     return tree
 
 
 def partitioned_plan(partition: Partition, pairs: Iterable[tuple[int, Iterable[int]]],
                      choice: Choice = "random", seed: int = 0) -> MultinodePlan:
     """Tseng2001's phases 1-3 on `partition`, DDNs chosen by `choice` (`choose_ddns`)."""
-    mcs = multicasts(partition.torus, pairs)
+    mcs = multicasts(partition.grid, pairs)
     ddns, reps = choose_ddns(partition, mcs, choice, seed)
     trees = [_partitioned_tree(partition, mc, a, r)
              for mc, a, r in zip(mcs, ddns, reps, strict=True)]
-    return MultinodePlan(PARTITIONED, partition.torus, mcs, _schedule(mcs, trees),
+    return MultinodePlan(PARTITIONED, partition.grid, mcs, _schedule(mcs, trees),
                          partition.dilation, choice, ddns, reps)
 
 

@@ -8,10 +8,10 @@ from __future__ import annotations
 import functools
 from typing import Any, TypedDict
 
+from .grid import Partition, Torus
 from .hotspot_sets import HOT_SPOT_FACTORS, hotspot_multicasts
 from .plans import direct_plan, partitioned_plan
 from .step_model import plan_cost
-from .torus import Partition, Torus
 
 
 class Scale(TypedDict):

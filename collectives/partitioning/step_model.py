@@ -13,15 +13,15 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
+from .grid import Link
 from .plans import MultinodePlan
-from .torus import Link
 
 
 def step_link_loads(plan: MultinodePlan) -> list[Counter[Link]]:
     """Per step, how many of its sends cross each directed link."""
     loads: list[Counter[Link]] = [Counter() for _ in range(plan.steps)]
     for t in plan.transfers:
-        loads[t.step].update(plan.torus.route(t.sender, t.receiver))
+        loads[t.step].update(plan.grid.route(t.sender, t.receiver))
     return loads
 
 
@@ -57,5 +57,5 @@ def link_totals(plan: MultinodePlan) -> Counter[Link]:
     """How many sends of the whole plan cross each directed link (the load balance of P1)."""
     total: Counter[Link] = Counter()
     for t in plan.transfers:
-        total.update(plan.torus.route(t.sender, t.receiver))
+        total.update(plan.grid.route(t.sender, t.receiver))
     return total

@@ -1,14 +1,17 @@
 """Multi-node multicast on real ranks (Tseng2001): every rank builds the same plans
-(`partitioning.plans`: U-torus direct, or partitioned with a random or balanced choice of
-DDN) for hot-spot workloads (`partitioning.hotspot_sets`) and carries out its part; run under
-MPI, one rank per torus node, rank i on node i::
+(`partitioning.plans`: U-torus direct, U-mesh on a mesh, or partitioned with a random or
+balanced choice of DDN) for hot-spot workloads (`partitioning.hotspot_sets`) or the sets
+given with --sets (`partitioning.sets`) and carries out its part; run under MPI, one rank per
+torus (--torus) or mesh (--mesh) node, rank i on node i::
 
     python -m collectives.programs.multinode_bench --torus 4,4 --sources 4 --dests 6 \\
         --factors 0.25,0.5,0.8,1 --sizes 4096,65536 --schemes direct,random,balanced
+    python -m collectives.programs.multinode_bench --mesh 4,4 --sets "0:1,2,5;3:4,6,7"
 
-One JSON line per (factor, size, scheme) on rank 0: median latency (first entry to last
-exit, the hosts share a clock) over --reps runs, whether every destination got the bytes of
-every multicast it is in, and the plan's steps and the model's link contention; with when
+One JSON line per (factor, size, scheme) on rank 0 (factor null for given sets): median
+latency (first entry to last exit, the hosts share a clock) over --reps runs, whether every
+destination got the bytes of every multicast it is in, the sets measured, and the plan's
+steps and the model's link contention; with when
 the measured runs went (`window`, wall clock of rank 0) and how long the ranks waited for a
 core each turn meanwhile (`cpu.wait_per_turn_s`): what testbed.fidelity.flags.Monitor judges
 a stretch of a run by, as for bcast_bench.
@@ -24,27 +27,39 @@ import zlib
 from typing import Any
 
 from .. import waiting
+from ..partitioning.grid import GRIDS, Grid, Partition
 from ..partitioning.hotspot_sets import HOT_SPOT_FACTORS, hotspot_multicasts
-from ..partitioning.plans import CHOICES, MultinodePlan, direct_plan, partitioned_plan
+from ..partitioning.plans import CHOICES, MultinodePlan, direct_name, direct_plan, partitioned_plan
+from ..partitioning.sets import Pairs, parse_sets
 from ..partitioning.step_model import plan_cost
-from ..partitioning.torus import Partition, Torus
 from ..stats import summarize
 from ..timing import idle_barrier, sched_self, sched_since, wait_per_turn
 from . import command
 
 TAG = 0x4D4E  # + multicast index
-SCHEMES = ("direct", *CHOICES)  # direct: U-torus; random / balanced: partitioned
-# what each scheme is called in the rows, the command line and specs
+SCHEMES = ("direct", *CHOICES)  # direct: U-torus (U-mesh on a mesh); random / balanced: partitioned
+# what each scheme is called in the rows, the command line and specs, on a torus
 SCHEME_NAMES: dict[str, str] = {"direct": "u-torus",
                                 **{c: f"partitioned-{c}" for c in CHOICES}}
 
 
-def plan_for(scheme: str, torus: Torus, dilation: int, pairs: list, seed: int) -> MultinodePlan:
+def scheme_name(scheme: str, grid: Grid) -> str:
+    """What `scheme` is called on `grid`: SCHEME_NAMES, but the direct one is u-mesh on a mesh."""
+    return direct_name(grid) if scheme == "direct" else SCHEME_NAMES[scheme]
+
+
+def scheme_names(grid: Grid) -> dict[str, str]:
+    """Every scheme's name on `grid`, in SCHEMES order."""
+    return {s: scheme_name(s, grid) for s in SCHEMES}
+
+
+def plan_for(scheme: str, grid: Grid, dilation: int, pairs: list, seed: int) -> MultinodePlan:
+    """`scheme`'s plan of `pairs`; the direct one needs no partition (any dilation will do)."""
     if scheme == "direct":
-        return direct_plan(torus, pairs)
+        return direct_plan(grid, pairs)
     if scheme not in CHOICES:
         raise ValueError(f"unknown scheme {scheme!r}; choose from {', '.join(SCHEMES)}")
-    return partitioned_plan(Partition(torus, dilation), pairs, scheme, seed)
+    return partitioned_plan(Partition(grid, dilation), pairs, scheme, seed)
 
 
 def payload(index: int, size: int) -> bytes:
@@ -102,7 +117,7 @@ def run_point(comm: Any, plan: MultinodePlan, size: int, reps: int) -> dict[str,
     if node:
         return {}
     cost = plan_cost(plan)
-    return {"scheme": SCHEME_NAMES[plan.choice or "direct"],
+    return {"scheme": scheme_name(plan.choice or "direct", plan.grid),
             "size": size, "reps": reps, "correct": correct,
             "t_s": summarize(times), "samples_s": times,
             "steps": cost.steps, "sends": cost.sends, "link_crossings": cost.link_crossings,
@@ -117,7 +132,9 @@ def _floats(text: str) -> list[float]:
 
 def parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="collectives.programs.multinode_bench")
-    ap.add_argument("--torus", default="4,4", help="rows,cols (default %(default)s)")
+    where = ap.add_mutually_exclusive_group()
+    where.add_argument("--torus", help="rows,cols of the torus (default 4,4)")
+    where.add_argument("--mesh", help="rows,cols of the mesh")
     ap.add_argument("--dilation", type=int, default=2)
     ap.add_argument("--sources", type=int, default=4)
     ap.add_argument("--dests", type=int, default=6, help="destinations per source")
@@ -127,6 +144,8 @@ def parser() -> argparse.ArgumentParser:
     ap.add_argument("--schemes", default=",".join(SCHEMES))
     ap.add_argument("--reps", type=int, default=10)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--sets", help="the sets by hand, 0:1,2,5;3:4,6,7, in place of the "
+                                   "hot-spot draw (--sources, --dests, --factors)")
     return ap
 
 
@@ -143,31 +162,39 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     comm = MPI.COMM_WORLD
     try:
-        rows, cols = (int(x) for x in args.torus.split(","))
-        torus = Torus(rows, cols)
-        if comm.Get_size() != torus.size:
-            raise ValueError(f"run one rank per torus node: {torus.size} ranks, not "
+        kind = "mesh" if args.mesh else "torus"
+        rows, cols = (int(x) for x in (args.mesh or args.torus or "4,4").split(","))
+        grid = GRIDS[kind](rows, cols)
+        if comm.Get_size() != grid.size:
+            raise ValueError(f"run one rank per {kind} node: {grid.size} ranks, not "
                              f"{comm.Get_size()}")
-        Partition(torus, args.dilation)
-        factors, sizes = _floats(args.factors), [int(s) for s in args.sizes.split(",")]
+        sizes = [int(s) for s in args.sizes.split(",")]
         schemes = args.schemes.split(",")
         for s in schemes:
             if s not in SCHEMES:
                 raise ValueError(f"unknown scheme {s!r}; choose from {', '.join(SCHEMES)}")
-        workloads = {p: hotspot_multicasts(torus, args.sources, args.dests, p, args.seed)
-                     for p in factors}
+        if set(schemes) & set(CHOICES):  # the direct scheme needs no partition
+            Partition(grid, args.dilation)
+        workloads: dict[float | None, Pairs]
+        if args.sets:
+            workloads = {None: parse_sets(args.sets, grid)}
+        else:
+            workloads = {p: hotspot_multicasts(grid, args.sources, args.dests, p, args.seed)
+                         for p in _floats(args.factors)}
     except ValueError as e:  # every rank says it: whichever ends first is the one reported
         print(f"collectives.programs.multinode_bench: {e}", file=sys.stderr)
         return 2
-    for p in factors:
+    for p, pairs in workloads.items():
+        given = {"sources": len(pairs), "dests": None} if p is None else {
+            "sources": args.sources, "dests": args.dests}
         for size in sizes:
             for scheme in schemes:
-                plan = plan_for(scheme, torus, args.dilation, workloads[p], args.seed)
+                plan = plan_for(scheme, grid, args.dilation, pairs, args.seed)
                 row = run_point(comm, plan, size, args.reps)
                 if row:
-                    print(json.dumps({"factor": p, "sources": args.sources,
-                                      "dests": args.dests, "torus": [rows, cols],
-                                      "dilation": args.dilation, "seed": args.seed, **row}),
+                    print(json.dumps({"factor": p, **given, kind: [rows, cols],
+                                      "dilation": args.dilation, "seed": args.seed,
+                                      "sets": [[s, list(d)] for s, d in pairs], **row}),
                           flush=True)
     return 0
 

@@ -1,7 +1,8 @@
-"""`mcastlab multinode`: Tseng2001's multi-node multicast measured on an emulated torus, as
-`mcastlab bcast` measures one broadcast: many sources at once, each to its own destination
-set, by U-torus trees used directly or by the partitioned scheme (random or balanced choice
-of DDN). The job runner is the benchmarks' (testbed.experiments.multinode_run.measured_rows), so the
+"""`mcastlab multinode`: Tseng2001's multi-node multicast measured on an emulated torus or
+mesh, as `mcastlab bcast` measures one broadcast: many sources at once, each to its own
+destination set (drawn by the hot-spot model, or given with --sets), by U-torus trees (U-mesh
+on a mesh) used directly or by the partitioned scheme (random or balanced choice of DDN). The
+job runner is the benchmarks' (testbed.experiments.multinode_run.measured_rows), so the
 command, `mcastlab bench --suite multinode` and `mcastlab reproduce` measure alike; every
 row carries the fidelity monitor's verdict over its own window and the link rate."""
 
@@ -9,16 +10,21 @@ from __future__ import annotations
 
 import argparse
 import json
+import tomllib
+from pathlib import Path
 from typing import Any
 
-from collectives.programs.multinode_bench import SCHEME_NAMES, SCHEMES
+from collectives.partitioning.grid import Grid
+from collectives.partitioning.plans import TITLES
+from collectives.partitioning.sets import FORM, Pairs, parse_sets, sets_of_mapping, sets_text
+from collectives.programs.multinode_bench import scheme_names
 from collectives.waiting import DEFAULT as DEFAULT_WAIT
 from collectives.waiting import MODES as WAIT_MODES
 
 from ..emulation.network import Emulation
-from ..errors import RunFailed
+from ..errors import RunFailed, UsageError
 from ..experiments.multinode_run import DESTS, DILATION, SEED, measured_rows
-from ..experiments.multinode_spec import check_plans, scheme_names, torus_of
+from ..experiments.multinode_spec import check_plans, grid_of, schemes_of
 from ..results import text_table
 from .arguments import (
     BW_HELP,
@@ -33,47 +39,59 @@ from .arguments import (
 
 TOPO = "torus:rows=4,cols=4"
 SOURCES, FACTOR, SIZE, REPETITIONS = 4, 0.25, 65536, 8
-NAMES = SCHEME_NAMES
-DEFAULT_SCHEMES = ",".join(NAMES[s] for s in SCHEMES)
+DRAW = ("sources", "dests", "factor")  # what --sets replaces
 
 
 def cmd_multinode(args: argparse.Namespace) -> int:
-    schemes = scheme_names((w.strip() for w in args.scheme.split(",") if w.strip()),
-                           "--scheme")
+    grid = grid_of(args.topo, "--topo")
+    names = scheme_names(grid)
+    words = args.scheme.split(",") if args.scheme is not None else list(names.values())
+    schemes = schemes_of((w.strip() for w in words if w.strip()), grid, "--scheme")
     sizes = int_list("--size", args.size)
-    torus = torus_of(args.topo, "--topo")
-    check_plans(torus, schemes, args.sources, args.dests, args.factor, args.dilation,
-                args.seed)
+    sets = given_sets(args, grid)
+    sources = len(sets) if sets is not None else args.sources or SOURCES
+    dests = None if sets is not None else args.dests or DESTS
+    factor = None if sets is not None else FACTOR if args.factor is None else args.factor
+    check_plans(grid, schemes, sources, dests or 0, factor or 0.0, args.dilation, args.seed,
+                sets)
     topo, link = network(args)
     with Emulation(topo, progress=progress) as emu:
-        progress(f"multi-node multicast on {emu.topo.name}: {args.sources} sources x "
-                 f"{args.dests} destinations, {', '.join(NAMES[s] for s in schemes)}")
-        rows, res = measured_rows(emu, sources=args.sources, sizes=sizes, schemes=schemes,
-                                  factors=args.factor, reps=args.repetitions, seed=args.seed,
-                                  torus=(torus.rows, torus.cols), dilation=args.dilation,
-                                  dests=args.dests, timeout=args.timeout, wait=args.wait)
+        what = f"{len(sets)} given sets" if sets is not None else \
+            f"{sources} sources x {dests} destinations"
+        progress(f"multi-node multicast on {emu.topo.name}: {what}, "
+                 f"{', '.join(names[s] for s in schemes)}")
+        rows, res = measured_rows(emu, sources=sources, sizes=sizes, schemes=schemes,
+                                  factors=factor, reps=args.repetitions, seed=args.seed,
+                                  torus=(grid.rows, grid.cols), dilation=args.dilation,
+                                  dests=dests, timeout=args.timeout, wait=args.wait,
+                                  kind=grid.kind, sets=sets)
         name = emu.topo.name
     if not rows:
         tail = " ".join((res.stderr or res.stdout or "no output").split())[-400:]
         raise RunFailed(f"multinode_bench printed no result: {tail}")
     correct = all(r["correct"] for r in rows)
+    used = rows[0].get("sets")
     if args.json:
-        print(json.dumps({"topology": name, "torus": [torus.rows, torus.cols],
-                          "sources": args.sources, "dests": args.dests, "factor": args.factor,
+        print(json.dumps({"topology": name, grid.kind: [grid.rows, grid.cols],
+                          "sources": sources, "dests": dests, "factor": factor,
+                          "sets": used, "given": sets is not None,
                           "dilation": args.dilation, "seed": args.seed,
                           "repetitions": args.repetitions, "wait": args.wait,
                           "link_rate": link.to_dict(), "rows": rows}))
         return 0 if correct else 4
-    print(f"multi-node multicast (Tseng2001) on {name}, one rank per node: {args.sources} "
-          f"sources x {args.dests} destinations, hot-spot factor p {args.factor:g}, dilation "
-          f"{args.dilation}, draw {args.seed}; medians of {args.repetitions} runs")
+    workload = (f"{len(sets)} sets given" if sets is not None else
+                f"{sources} sources x {dests} destinations, hot-spot factor p {factor:g}")
+    print(f"multi-node multicast (Tseng2001) on {name}, one rank per node: {workload}, "
+          f"dilation {args.dilation}, draw {args.seed}; medians of {args.repetitions} runs")
+    if used:
+        print(f"  sets (source:destinations): {sets_text(used)}")
     print(text_table(["scheme", "bytes", "median ms", "min ms", "max ms", "steps",
                       "max contention", "correct", "fidelity"],
                      [[r["scheme"], r["size"], f"{r['t_s']['median'] * 1e3:.2f}",
                        f"{r['t_s']['min'] * 1e3:.2f}", f"{r['t_s']['max'] * 1e3:.2f}",
                        r["steps"], r["max_contention"], "yes" if r["correct"] else "NO",
                        "; ".join(r["fidelity"]["flags"]) or "kept up"] for r in rows]))
-    for line in gains(rows):
+    for line in gains(rows, names["direct"]):
         print(line)
     if any(r["fidelity"]["flags"] for r in rows):
         print("  a flagged row is not a result: the emulator did not keep up")
@@ -81,15 +99,49 @@ def cmd_multinode(args: argparse.Namespace) -> int:
     return 0 if correct else 4
 
 
-def gains(rows: list[dict[str, Any]]) -> list[str]:
-    """U-torus over the best partitioned scheme, per size (> 1: partitioning faster)."""
+def given_sets(args: argparse.Namespace, grid: Grid) -> Pairs | None:
+    """--sets, as text or a TOML file, checked; None for the hot-spot draw. It replaces the
+    draw, so --sources, --dests and --factor beside it are refused rather than ignored."""
+    if args.sets is None:
+        return None
+    drawn = [f"--{k}" for k in DRAW if getattr(args, k) is not None]
+    if drawn:
+        raise UsageError(f"--sets gives the sets; {', '.join(drawn)} draw them: give one or "
+                         "the other")
+    try:
+        if args.sets.strip().endswith(".toml"):
+            return sets_of_mapping(_sets_table(Path(args.sets.strip())), grid)
+        return parse_sets(args.sets, grid)
+    except ValueError as exc:
+        raise UsageError(f"--sets: {exc}") from None
+
+
+def _sets_table(path: Path) -> dict[str, Any]:
+    """The [sets] table of a TOML file, source = [destinations, ...]."""
+    try:
+        raw = tomllib.loads(path.read_text())
+    except OSError as exc:
+        raise UsageError(f"--sets: cannot read {path}: {exc.strerror}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise UsageError(f"--sets: {path} is not TOML: {exc}") from None
+    table = raw.get("sets")
+    if set(raw) != {"sets"} or not isinstance(table, dict):
+        raise UsageError(f"--sets: {path} holds one table, [sets], with a line per source: "
+                         'h0 = ["h1", "h2"] or 3 = [4, 6, 7]')
+    return table
+
+
+def gains(rows: list[dict[str, Any]], direct: str = "u-torus") -> list[str]:
+    """The direct scheme (U-torus, or U-mesh on a mesh) over the best partitioned scheme, per
+    size (> 1: partitioning faster)."""
+    label = TITLES.get(direct, direct)
     out = []
     for size in dict.fromkeys(r["size"] for r in rows):
         t = {r["scheme"]: r["t_s"]["median"] for r in rows if r["size"] == size}
-        parts = [v for k, v in t.items() if k != NAMES["direct"]]
-        direct = t.get(NAMES["direct"])
-        if direct and parts:
-            out.append(f"  {size} B: U-torus / best partitioned {direct / min(parts):.2f} "
+        parts = [v for k, v in t.items() if k != direct]
+        first = t.get(direct)
+        if first and parts:
+            out.append(f"  {size} B: {label} / best partitioned {first / min(parts):.2f} "
                        "(> 1: partitioning faster)")
     return out
 
@@ -107,30 +159,36 @@ def probability(text: str) -> float:
 
 def add_commands(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("multinode", help="Tseng2001's multi-node multicast on an emulated "
-                                         "torus: U-torus against the partitioned scheme")
+                                         "torus or mesh: U-torus (U-mesh) against the "
+                                         "partitioned scheme")
     p.add_argument("--topo", default=TOPO,
-                   help="a torus, torus:rows=R,cols=C[,bw=...] (default %(default)s); one rank "
-                        "per node; without bw= at this machine's calibrated rate")
+                   help="a torus or mesh, torus:rows=R,cols=C[,bw=...] or mesh:rows=R,cols=C "
+                        "(default %(default)s); one rank per node; without bw= at this "
+                        "machine's calibrated rate")
     p.add_argument("--bw", type=rate, help=BW_HELP)
-    p.add_argument("--sources", type=POSITIVE, default=SOURCES,
-                   help="sources multicasting at once (default %(default)s)")
-    p.add_argument("--dests", type=POSITIVE, default=DESTS,
-                   help="destinations of each source (default %(default)s)")
-    p.add_argument("--factor", type=probability, default=FACTOR, metavar="P",
+    p.add_argument("--sources", type=POSITIVE,
+                   help=f"sources multicasting at once, drawn (default {SOURCES})")
+    p.add_argument("--dests", type=POSITIVE,
+                   help=f"destinations of each source, drawn (default {DESTS})")
+    p.add_argument("--factor", type=probability, metavar="P",
                    help="hot-spot factor: the share of every destination set common to all "
-                        "(default %(default)s)")
+                        f"(default {FACTOR})")
+    p.add_argument("--sets", metavar="TEXT|FILE.toml",
+                   help=f"the sets by hand in place of the draw: {FORM}, or a TOML file "
+                        'with a [sets] table, h0 = ["h1", "h2"]')
     p.add_argument("--dilation", type=POSITIVE, default=DILATION,
                    help="the partition's dilation h: DDNs of links h hops long, h x h blocks; "
                         "it divides both sides (default %(default)s)")
     p.add_argument("--size", default=str(SIZE), metavar="B,B,...",
                    help="message bytes of every multicast (default %(default)s)")
-    p.add_argument("--scheme", default=DEFAULT_SCHEMES, metavar="S,S,...",
-                   help="u-torus (direct), partitioned-random, partitioned-balanced "
-                        "(default %(default)s)")
+    p.add_argument("--scheme", metavar="S,S,...",
+                   help="u-torus (direct; u-mesh on a mesh), partitioned-random, "
+                        "partitioned-balanced (default: all three)")
     p.add_argument("--repetitions", type=POSITIVE, default=REPETITIONS, metavar="N",
                    help="measured runs of every scheme and size (default %(default)s)")
     p.add_argument("--seed", type=NON_NEGATIVE, default=SEED,
-                   help="draw of the sources and destination sets (default %(default)s)")
+                   help="draw of the sources and destination sets, and of the random DDN "
+                        "choice (default %(default)s)")
     p.add_argument("--wait", choices=WAIT_MODES, default=DEFAULT_WAIT,
                    help="how ranks wait for messages (default %(default)s)")
     p.add_argument("--timeout", type=seconds, default=600.0,

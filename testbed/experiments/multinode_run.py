@@ -1,12 +1,12 @@
-"""Tseng2001's multi-node multicast measured on a running torus: the job runner that
+"""Tseng2001's multi-node multicast measured on a running torus or mesh: the job runner that
 `mcastlab multinode`, `mcastlab bench --suite multinode`, `mcastlab reproduce` and a
 [multinode] experiment spec share (`measured_rows`), and the spec's points as records
 (`measure`).
 
-One job (collectives.programs.multinode_bench, one rank per torus node, rank i on node i)
-measures every factor, size and scheme of one sources count; each row it prints is judged by
-the fidelity monitor over the row's own window. A spec's records are written when their job
-ends, as a broadcast condition's are.
+One job (collectives.programs.multinode_bench, one rank per grid node, rank i on node i)
+measures every factor, size and scheme of one sources count (or of the sets given); each row
+it prints is judged by the fidelity monitor over the row's own window. A spec's records are
+written when their job ends, as a broadcast condition's are.
 """
 
 from __future__ import annotations
@@ -15,6 +15,8 @@ import json
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from collectives.partitioning.plans import DIRECT_MESH
+from collectives.partitioning.sets import Pairs, sets_text
 from collectives.programs import multinode_bench
 
 from ..emulation.mpi import MpiResult, run_mpi
@@ -26,20 +28,24 @@ from .spec import ExperimentSpec, Point
 # source, dilation 2, the draw of seed 0
 SHAPE, DILATION, DESTS, SEED = (4, 4), 2, 6, 0
 WAIT = "sleep"  # 16 ranks on 2 cores: see bench.range_trees.WAIT
-BY_NAME = {v: k for k, v in multinode_bench.SCHEME_NAMES.items()}
+# multinode_bench's scheme of every name a row or point has, the direct one on either grid
+BY_NAME = {v: k for k, v in multinode_bench.SCHEME_NAMES.items()} | {DIRECT_MESH: "direct"}
 Row = dict[str, Any]
 
 
 def measured_rows(emu: Emulation, *, sources: int, sizes: Any, schemes: Any, factors: Any,
                   reps: int, seed: int = SEED, torus: tuple[int, int] = SHAPE,
-                  dilation: int = DILATION, dests: int = DESTS, timeout: float = 1800.0,
-                  wait: str = WAIT) -> tuple[list[Row], MpiResult]:
+                  dilation: int = DILATION, dests: int | None = DESTS, timeout: float = 1800.0,
+                  wait: str = WAIT, kind: str = "torus", sets: Pairs | None = None,
+                  ) -> tuple[list[Row], MpiResult]:
     """One multinode_bench job on `emu` under the fidelity monitor: its rows, each with the
     monitor's verdict over the row's own window (`fidelity`: its flags and readings), and
-    the job's result (its output, for a job that printed no row)."""
-    args = multinode_bench.argv(torus=torus, dilation=dilation, sources=sources, dests=dests,
-                                factors=factors, sizes=sizes, schemes=schemes, reps=reps,
-                                seed=seed)
+    the job's result (its output, for a job that printed no row). `torus` is the grid's
+    shape, `kind` says which grid ("torus" or "mesh"); `sets` replace the hot-spot draw."""
+    args = multinode_bench.argv(**{kind: torus}, dilation=dilation, sources=sources,
+                                dests=dests, factors=factors, sizes=sizes, schemes=schemes,
+                                reps=reps, seed=seed,
+                                sets=None if sets is None else sets_text(sets))
     with Monitor(emu.topo) as mon:
         res = run_mpi(emu, args, timeout=timeout, env={"MCASTLAB_WAIT": wait}, check=False)
     rows = [json.loads(ln) for ln in res.rank_output.get(0, "").splitlines()
@@ -55,7 +61,8 @@ def point_config(spec: ExperimentSpec, p: Point) -> dict[str, Any]:
     m = spec.multinode
     return {"kind": "multinode", "algorithm": p.algorithm, "size": p.size,
             "hosts": p.hosts, "sources": p.sources, "factor": p.factor, "dests": m.dests,
-            "dilation": m.dilation, "seed": spec.seed, "torus": [m.torus.rows, m.torus.cols],
+            "dilation": m.dilation, "seed": spec.seed,
+            m.grid.kind: [m.grid.rows, m.grid.cols],
             "topology": spec.topology.name, "switching": spec.switching,
             "repetitions": spec.repetitions, "wait": spec.wait,
             "link_mbit": spec.topology.host_rate()}
@@ -78,8 +85,8 @@ def measure(emu: Emulation, spec: ExperimentSpec, todo: Iterable[Point],
             emu, sources=sources, sizes=_ordered(p.size for p in points),
             schemes=_ordered(BY_NAME[p.algorithm] for p in points),
             factors=_ordered(p.factor for p in points), reps=spec.repetitions,
-            seed=spec.seed, torus=(m.torus.rows, m.torus.cols), dilation=m.dilation,
-            dests=m.dests, timeout=spec.timeout, wait=spec.wait)
+            seed=spec.seed, torus=(m.grid.rows, m.grid.cols), dilation=m.dilation,
+            dests=m.dests, timeout=spec.timeout, wait=spec.wait, kind=m.grid.kind)
         got = {(r["factor"], r["size"], r["scheme"]): r for r in rows}
         failure = failure_text(res)
         for p in points:
@@ -93,7 +100,7 @@ def record(spec: ExperimentSpec, p: Point, row: Row | None, failure: str,
     rec: Row = {"index": p.index, "key": p.key, "config": point_config(spec, p),
                 "status": "failed", "error": failure, "t_s": None, "samples_s": [],
                 "correct": None, "plan": None, "fidelity": None, "cpu": None,
-                "window": None, **context}
+                "window": None, "sets": None, **context}
     if row is not None:
         correct = bool(row["correct"])
         rec |= {"status": "ok" if correct else "failed",
@@ -101,7 +108,8 @@ def record(spec: ExperimentSpec, p: Point, row: Row | None, failure: str,
                 "t_s": row["t_s"], "samples_s": row.get("samples_s", []), "correct": correct,
                 "plan": {k: row[k] for k in ("steps", "sends", "link_crossings",
                                              "max_contention", "contention")},
-                "fidelity": row["fidelity"], "cpu": row["cpu"], "window": row["window"]}
+                "fidelity": row["fidelity"], "cpu": row["cpu"], "window": row["window"],
+                "sets": row.get("sets")}
     return rec
 
 

@@ -38,7 +38,7 @@ from collectives.algorithms import (
     SEND_ORDERS,
 )
 from collectives.executor import WAIT_MODES
-from collectives.programs.multinode_bench import SCHEME_NAMES
+from collectives.programs.multinode_bench import scheme_name
 from collectives.waiting import DEFAULT as DEFAULT_WAIT
 from topologies import Host, Topology, TopologyError, parse_spec
 
@@ -146,8 +146,9 @@ class ExperimentSpec:
     def points(self) -> list[Point]:
         """The sweep, conditions outermost so that one MPI job runs a condition's points."""
         if self.multinode is not None:
-            n = self.multinode.torus.size
-            return [Point(i, SCHEME_NAMES[scheme], size, n, NONE, 0.0, NONE, 1, 0.0, sources,
+            grid = self.multinode.grid
+            n = grid.size
+            return [Point(i, scheme_name(scheme, grid), size, n, NONE, 0.0, NONE, 1, 0.0, sources,
                           factor) for i, (sources, factor, size, scheme)
                     in enumerate(self.multinode.combos())]
         combos = itertools.product(self.hosts, self.traffic_names, self.losses,

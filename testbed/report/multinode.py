@@ -3,9 +3,10 @@ plots/multinode.{png,svg,pdf}, summary.txt and report.html, as a broadcast run h
 
 Its quantity is not a broadcast's t_mcast but the time of all sources' multicasts at once,
 from the first rank's start to the last rank's end (collectives.programs.multinode_bench),
-so it gets tables of its own: per sources count and hot-spot factor, every scheme's median
-with its p10-p90 spread, the plan's steps and worst link sharing, delivery and fidelity, and
-U-torus over the best partitioned scheme (> 1: partitioning faster) from unflagged rows only.
+so it gets tables of its own: per sources count and hot-spot factor, the sets drawn (when the
+records carry them), every scheme's median with its p10-p90 spread, the plan's steps and worst
+link sharing, delivery and fidelity, and the direct scheme (U-torus, or U-mesh on a mesh) over
+the best partitioned scheme (> 1: partitioning faster) from unflagged rows only.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from collectives.partitioning.plans import DIRECT, DIRECT_MESH, TITLES
+from collectives.partitioning.sets import sets_text
 from collectives.programs.multinode_bench import SCHEME_NAMES
 
 from ..results import size_text, text_table
@@ -30,8 +33,8 @@ from .text_report import (
 )
 
 Rec = dict[str, Any]
-DIRECT = SCHEME_NAMES["direct"]
-ORDER = tuple(SCHEME_NAMES.values())
+DIRECTS = TITLES  # the direct scheme on a torus, on a mesh
+ORDER = (DIRECT, DIRECT_MESH, *(v for k, v in SCHEME_NAMES.items() if k != "direct"))
 CSV_FIELDS = ("index", "scheme", "size", "sources", "factor", "dests", "dilation", "status",
               "median_ms", "p10_ms", "p90_ms", "min_ms", "max_ms", "n", "steps",
               "max_contention", "correct", "flagged", "flags", "error")
@@ -44,7 +47,7 @@ def is_multinode(config: Mapping[str, Any]) -> bool:
 
 
 _cfg = rec_config
-TORUS = "a torus"  # the topology's words where the config has none
+TORUS = "a torus or mesh"  # the topology's words where the config has none
 
 
 def _ms(r: Rec, key: str) -> float | None:
@@ -61,18 +64,20 @@ def _scheme_key(name: str) -> int:
 
 
 def gains(recs: Sequence[Rec]) -> list[str]:
-    """U-torus over the best partitioned scheme, per condition and size, unflagged rows."""
+    """The direct scheme over the best partitioned one, per condition and size, unflagged
+    rows."""
     out = []
     good = [r for r in recs if r.get("status") == "ok" and not flagged(r)]
     for n, p in _conditions(good):
         for size in sorted({_cfg(r)["size"] for r in good}):
             t = {_cfg(r)["algorithm"]: r["t_s"]["median"] for r in good
                  if (_cfg(r)["sources"], _cfg(r)["factor"], _cfg(r)["size"]) == (n, p, size)}
-            parts = {k: v for k, v in t.items() if k != DIRECT}
-            if DIRECT in t and parts:
+            parts = {k: v for k, v in t.items() if k not in DIRECTS}
+            direct = next((k for k in DIRECTS if k in t), None)
+            if direct and parts:
                 best = min(parts, key=lambda k: parts[k])
-                out.append(f"{n} sources, p {p:g}, {size_text(size)}: U-torus / {best} "
-                           f"{t[DIRECT] / parts[best]:.2f} (> 1: partitioning faster)")
+                out.append(f"{n} sources, p {p:g}, {size_text(size)}: {DIRECTS[direct]} / "
+                           f"{best} {t[direct] / parts[best]:.2f} (> 1: partitioning faster)")
     return out
 
 
@@ -94,6 +99,14 @@ def _table(recs: Sequence[Rec], n: int, p: float) -> str:
                        "max contention", "correct", "fidelity"], body)
 
 
+def _sets(recs: Sequence[Rec], n: int, p: float) -> list[str]:
+    """The condition's sets as its records carry them (one draw per condition; records
+    written before they carried sets have none)."""
+    drawn = next((r["sets"] for r in recs if r.get("sets")
+                  and (_cfg(r)["sources"], _cfg(r)["factor"]) == (n, p)), None)
+    return [f"sets (source:destinations): {sets_text(drawn)}"] if drawn else []
+
+
 def summary(title: str, run_dir: Path, config: Mapping[str, Any], recs: Sequence[Rec]) -> str:
     planned = config.get("points")
     failed = sum(r.get("status") != "ok" for r in recs)
@@ -108,7 +121,8 @@ def summary(title: str, run_dir: Path, config: Mapping[str, Any], recs: Sequence
              f"{len(recs)} of {planned if planned is not None else '?'} points measured, "
              f"{failed} failed, {bad} flagged (the emulator did not keep up: not a result)."]
     for n, p in _conditions(recs):
-        lines += ["", f"{n} sources, hot-spot factor p {p:g}", _table(recs, n, p)]
+        lines += ["", f"{n} sources, hot-spot factor p {p:g}", *_sets(recs, n, p),
+                  _table(recs, n, p)]
     found = gains(recs)
     if found:
         lines += ["", *found]

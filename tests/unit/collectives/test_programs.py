@@ -18,6 +18,8 @@ CASES: list[tuple[str, dict[str, Any], dict[str, Any]]] = [
       "fattree": "4,16"}),
     ("multinode_bench", {"torus": (4, 4), "factors": 3.0, "sizes": [4096, 65536], "seed": 2},
      {"torus": "4,4", "factors": "3.0", "sizes": "4096,65536", "seed": 2}),
+    ("multinode_bench", {"mesh": (2, 4), "sets": "0:1,2;3:4", "torus": None},
+     {"mesh": "2,4", "sets": "0:1,2;3:4", "torus": None}),
     ("osu", {"bench": "bcast", "algorithm": "nack", "records": True, "iterations": None,
              "message_size": "1:1024", "full": False},
      {"bench": "bcast", "algorithm": "nack", "records": True, "iterations": None,

@@ -1,6 +1,6 @@
 """collectives.partitioning.hotspot_sets: Tseng2001's hot-spot destination sets on the 16x16
-torus: with factor p the sets share p*k destinations, the clustered hot set is an area, and
-bad arguments are refused."""
+torus: with factor p the sets share p*k destinations, the clustered hot set is an area (on a
+mesh one without wrap links), and bad arguments are refused."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from collections import Counter
 
 import pytest
 
+from collectives.partitioning.grid import Mesh, Torus
 from collectives.partitioning.hotspot_sets import HOT_SPOT_FACTORS, hot_set, hotspot_multicasts
 
 from .tseng2001 import SOURCES, T16
@@ -42,3 +43,12 @@ def test_hot_spot_clustered_set_is_an_area_and_arguments_are_checked():
         hotspot_multicasts(T16, 4, 4, 1.5)
     with pytest.raises(ValueError, match="destinations per source"):
         hotspot_multicasts(T16, 4, 256, 0.5)
+
+
+def test_on_a_mesh_the_clustered_hot_set_is_an_area_without_wrap():
+    """A corner's nearest nodes: on a mesh all on its own side, on a torus across the wraps."""
+    seed = next(s for s in range(100) if random.Random(s).randrange(16) == 0)  # centre 0
+    assert hot_set(Mesh(4, 4), 3, random.Random(seed), clustered=True) == {0, 1, 4}
+    assert hot_set(Torus(4, 4), 3, random.Random(seed), clustered=True) == {0, 1, 3}
+    pairs = hotspot_multicasts(Mesh(4, 4), 4, 6, 0.5, seed=1)
+    assert len(pairs) == 4 and all(len(d) == 6 and s not in d for s, d in pairs)

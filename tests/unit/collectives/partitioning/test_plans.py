@@ -1,5 +1,6 @@
 """collectives.partitioning.plans: U-torus and U-mesh, the partitioned (DDN/DCN) plans and
-their DDN choice, and the invariants of every plan; then Tseng2001's claims in the step
+their DDN choice on tori and meshes (where the direct scheme is U-mesh), and the invariants
+of every plan; then Tseng2001's claims in the step
 model (16x16 torus, 80 sources of 80 destinations), including where the model disagrees for
 small messages."""
 
@@ -12,19 +13,21 @@ from collections import Counter
 
 import pytest
 
+from collectives.partitioning.grid import Mesh, Partition, Torus
 from collectives.partitioning.hotspot_sets import HOT_SPOT_FACTORS, hotspot_multicasts
 from collectives.partitioning.plans import (
     MultinodePlan,
     Transfer,
     choose_ddns,
+    direct_name,
     direct_plan,
     multicasts,
     partitioned_plan,
+    u_grid,
     u_mesh,
     u_torus,
 )
 from collectives.partitioning.step_model import plan_cost
-from collectives.partitioning.torus import Partition, Torus
 
 from .tseng2001 import LARGE, SMALL, SOURCES, T16, T_C, T_S, T_S_SMALL
 
@@ -74,6 +77,38 @@ def test_u_mesh_inside_a_block_is_contention_free():
             assert max(links.values()) == 1
 
 
+def test_on_a_mesh_the_direct_scheme_is_u_mesh_and_contention_free_alone():
+    m, t = Mesh(4, 4), Torus(4, 4)
+    assert (direct_name(m), direct_name(t)) == ("u-mesh", "u-torus")
+    assert u_grid(m, 3, [0, 1, 2]) == u_mesh(m, 3, [0, 1, 2])
+    assert u_grid(t, 3, [0, 1, 2]) == u_torus(t, 3, [0, 1, 2])
+    # absolute order 0, 1, 2, 3 from root 3: 3 -> 1 first, not U-torus's 3 -> 1 over a wrap
+    assert sorted(u_mesh(m, 3, [0, 1, 2])) == [(1, 0, 1), (3, 1, 0), (3, 2, 1)]
+    for seed in range(20):
+        rng = random.Random(seed)
+        big = Mesh(8, 8)
+        root = rng.randrange(64)
+        plan = direct_plan(big, [(root, rng.sample(range(64), rng.randrange(1, 64)))])
+        assert plan_cost(plan).max_contention == 1  # McKinley: one multicast shares no link
+
+
+def test_a_mesh_ddn_multicast_is_u_mesh_on_the_ddn():
+    """Phase 2 on a mesh: U-mesh over DDN_a's nodes, whose sends stay on DDN_a's links and
+    share none within a step (a DDN of a mesh is a dilated mesh)."""
+    m = Mesh(8, 8)
+    part = Partition(m, 2)
+    for seed in range(20):
+        rng = random.Random(seed)
+        pairs = [(rng.randrange(64), rng.sample(range(64), rng.randrange(8, 40)))]
+        plan = partitioned_plan(part, pairs, "balanced", seed)
+        a = plan.ddns[0]
+        twos = [x for x in plan.transfers if x.phase == 2]
+        for step in {x.step for x in twos}:
+            links = Counter(itertools.chain(*(m.route(x.sender, x.receiver) for x in twos
+                                              if x.step == step)))
+            assert max(links.values()) == 1 and set(links) <= part.ddn_links(a)
+
+
 # ---- a worked partitioned plan ----------------------------------------------------------------
 def test_worked_example_on_8x8_with_dilation_4():
     """Source (1,2) to (0,0), (0,1), (5,6). Balanced choice: all DDNs unused, nearest node to
@@ -114,9 +149,28 @@ def _workloads():
         yield t, direct_plan(t, pairs)
         for choice in ("random", "balanced"):
             yield t, partitioned_plan(Partition(t, h), pairs, choice, seed)
+    for seed, (rows, cols, h) in enumerate([(8, 8, 2), (6, 9, 3), (4, 4, 4)], 10):
+        t = Mesh(rows, cols)
+        rng = random.Random(seed)
+        pairs = [(rng.randrange(t.size), rng.sample(range(t.size), rng.randrange(1, t.size)))
+                 for _ in range(rng.randrange(4, 20))]
+        yield t, direct_plan(t, pairs)
+        for choice in ("random", "balanced"):
+            yield t, partitioned_plan(Partition(t, h), pairs, choice, seed)
 
 
 PLANS = list(_workloads())
+
+
+@pytest.mark.parametrize("t,plan", PLANS, ids=lambda x: getattr(x, "scheme", None))
+def test_every_send_runs_on_the_grids_own_links(t, plan):
+    """A mesh plan never routes over a wrap link a mesh lacks; the direct scheme's name
+    says which tree it uses."""
+    links = t.links()
+    for x in plan.transfers:
+        assert set(t.route(x.sender, x.receiver)) <= links
+    if plan.scheme != "partitioned":
+        assert plan.scheme == ("u-torus" if isinstance(t, Torus) else "u-mesh")
 
 
 @pytest.mark.parametrize("t,plan", PLANS, ids=lambda x: getattr(x, "scheme", None))

@@ -5,7 +5,7 @@ destinations per set (16 to 240; Figs. 2-4 use 80), hot-spot factor p = 25, 50, 
 
 from __future__ import annotations
 
-from collectives.partitioning.torus import Torus
+from collectives.partitioning.grid import Torus
 
 SIDE, T_S, T_S_SMALL, T_C = 16, 300.0, 30.0, 1.0
 SMALL, LARGE = 32, 1024  # flits

@@ -45,3 +45,16 @@ def test_no_row_is_a_failed_point_with_the_jobs_words():
     rec = record(SPEC, p, None, failure_text(res), {})
     assert rec["status"] == "failed" and rec["t_s"] is None
     assert "exit 1" in rec["error"] and "rank 3: killed" in rec["error"]
+
+
+def test_a_mesh_points_record_names_its_grid_and_carries_the_sets_drawn():
+    spec = from_dict({"name": "mn", "repetitions": 2, "seed": 0,
+                      "network": {"topology": "mesh:rows=2,cols=4,bw=100"},
+                      "multinode": {"sources": [3], "dests": 4, "factors": [0.5],
+                                    "sizes": [4096], "schemes": ["u-mesh"]}})
+    (p,) = spec.points()
+    sets = [[0, [1, 2, 5, 6]], [3, [1, 2, 4, 7]], [5, [1, 2, 3, 4]]]
+    rec = record(spec, p, ROW | {"scheme": "u-mesh", "sets": sets}, "unused", {})
+    assert rec["config"]["algorithm"] == "u-mesh" and rec["config"]["mesh"] == [2, 4]
+    assert "torus" not in rec["config"] and rec["sets"] == sets
+    assert record(spec, p, None, "failed", {})["sets"] is None

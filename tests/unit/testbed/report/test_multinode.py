@@ -64,3 +64,13 @@ def test_nothing_measured_yet(tmp_path):
     text = write_report(_folder(tmp_path, []))
     assert "0 of 6 points measured" in text
     assert not (tmp_path / "plots" / "multinode.png").exists()
+
+
+def test_a_mesh_run_reports_u_mesh_and_the_sets_drawn(tmp_path):
+    sets = [[0, [1, 2]], [3, [4, 6]]]
+    recs = [_rec(0, "u-mesh", 0.040) | {"sets": sets},
+            _rec(1, "partitioned-balanced", 0.020) | {"sets": sets}]
+    text = write_report(_folder(tmp_path, recs))
+    assert "sets (source:destinations): 0:1,2;3:4,6" in text
+    assert "4 sources, p 0.25, 64 KiB: U-mesh / partitioned-balanced 2.00" in text
+    assert text.index("u-mesh") < text.index("partitioned-balanced")  # the direct one first
