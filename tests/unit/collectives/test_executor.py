@@ -7,12 +7,13 @@ tests/integration/test_allgather.py)."""
 from __future__ import annotations
 
 import pytest
+from mpi4py import MPI
 
 from collectives.algorithms import (
     COMPLETIONS,
     RELEASES,
 )
-from collectives.executor import block_size, check, check_allgather, check_barrier
+from collectives.executor import allgatherv, block_size, check, check_allgather, check_barrier
 
 
 @pytest.mark.parametrize(("bcast", "barrier", "options", "needle"), [
@@ -76,3 +77,17 @@ def test_the_block_is_the_receive_buffer_split_evenly_or_a_clear_error() -> None
         block_size(20, 4, 6)
     with pytest.raises(ValueError, match="receive buffer's 21 bytes are not 4 equal blocks"):
         block_size(21, 4, None)
+
+
+def test_an_allgatherv_on_one_rank_places_its_block_and_refuses_a_wrong_count() -> None:
+    """On COMM_SELF every algorithm's schedule is empty: the block lands in its slot; a send
+    buffer that is not this rank's count and a layout MPI forbids never reach a message."""
+    buf = bytearray(b"......")
+    allgatherv(b"abc", buf, [3], [2], MPI.COMM_SELF, "bruck")
+    assert buf == bytearray(b"..abc.")
+    with pytest.raises(ValueError, match="allgatherv: this rank sends 2 bytes, its count is 3"):
+        allgatherv(b"ab", buf, [3], None, MPI.COMM_SELF, "ring")
+    with pytest.raises(ValueError, match="rank 0's 3 bytes at 5 end past"):
+        allgatherv(b"abc", buf, [3], [5], MPI.COMM_SELF, "ring")
+    with pytest.raises(ValueError, match="receive buffer must be writable"):
+        allgatherv(b"abc", b"......", [3], None, MPI.COMM_SELF, "ring")
