@@ -19,6 +19,7 @@ from .. import results
 from ..emulation.environment import detected
 from ..emulation.mpi import run_mpi
 from ..emulation.network import Emulation, Progress
+from ..report.figures import formats as figure_formats
 from . import (
     allgather,
     bcast,
@@ -115,7 +116,8 @@ def run(out_dir: Path, *, quick: bool = False, progress: Progress = print,
 
 
 def write_suite(out_dir: Path, suite: Suite, res: dict[str, Any], machine: str) -> Path:
-    """SUITE.md, SUITE.csv and the figure (PNG, SVG, PDF) from the suite's result `res`."""
+    """SUITE.md, SUITE.csv and the figure (PNG, SVG, PDF) from the suite's result `res`; the
+    page links the formats written ($MCASTLAB_FIGURE_FORMATS may leave SVG and PDF out)."""
     name, module = suite.name, suite.module
     body = module.markdown(res)  # first: a result it cannot read changes no file
     lines = [f"# mcastlab {suite.title} bench, {res.get('date') or 'date not recorded'}",
@@ -124,7 +126,8 @@ def write_suite(out_dir: Path, suite: Suite, res: dict[str, Any], machine: str) 
         lines += ["", f"Every row: [{name}.csv]({name}.csv)."]
     if hasattr(module, "plot"):
         module.plot(res, out_dir / f"{name}.png")
-        lines += ["", f"![{name}]({name}.png) (also [SVG]({name}.svg), [PDF]({name}.pdf))"]
+        also = [f"[{fmt.upper()}]({name}.{fmt})" for fmt in figure_formats() if fmt != "png"]
+        lines += ["", f"![{name}]({name}.png)" + (f" (also {', '.join(also)})" if also else "")]
     md = out_dir / f"{name}.md"
     md.write_text("\n".join(lines) + "\n")
     return md
