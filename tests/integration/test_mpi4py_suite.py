@@ -1,7 +1,8 @@
 """mpi4py's own tests as the judge of the drop-in communicator (collectives.Intracomm): the
 broadcast and barrier tests (and, in one run per point-to-point allgather, the allgather tests)
 of its buffer, object and zero-length collective modules (world,
-self and duplicated communicators; every backend, typecode and root; an indexed datatype
+self and duplicated communicators, the duplicates and self where they reach something the
+other runs do not: see Run.classes; every backend, typecode and root; an indexed datatype
 with holes; pickled objects), from the vendored suite of the mpi4py version requirements.txt
 pins (third_party/mpi4py-tests), run unmodified under collectives.use (the function behind
 ``python -m collectives.use``) on four emulated hosts, once for every broadcast algorithm of
@@ -20,6 +21,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from typing import Any, NamedTuple
 
 from collectives.algorithms import BARRIERS, BCASTS, names
 from collectives.measured import points
@@ -34,17 +36,56 @@ SUITE = HERE.parents[1] / "third_party" / "mpi4py-tests"
 SELECT = ["--no-builddir", "-q", "-i", "test_cco_buf", "-i", "test_cco_obj",
           "-i", "test_msgzero", "-k", "Bcast", "-k", "bcast", "-k", "Barrier", "-k", "barrier",
           "-k", "Collectives"]
-TESTS = 24  # per rank: 3 buffer, 2 object and 1 zero-length test in each of 4 classes
-# (self, world, and a Dup of each)
-# the world classes broadcast 288 + 576 buffers and 2 x 72 objects each (sizes 0-3 KiB)
-LEAST_BCASTS = 2000
-# with an allgather: 6 buffer tests (4 classes, and 2 in place) and 4 object tests more,
-# ~3400 allgathers a rank (an object's is two: the lengths, then the pickles); they cost
-# 4-5 s a run. Only the exchanges run them: mpich, the drop-in's default, is mpi4py's own
-# Allgather on the caller's communicator (the suite's own subject), and every other run
-# goes through it (test_msgzero's Allgather, counted below)
+# The suite's classes, each one communicator: Self and World (MPI.COMM_SELF and
+# MPI.COMM_WORLD, the stand-ins) and a Dup of each. Per rank, the tests a class runs: of the
+# broadcasts and barriers (3 buffer, 2 object, and for Self and World 2 zero-length), and
+# of the allgathers (buffer, object, and for Self and World one in place).
+TESTS = {"Self": 7, "World": 7, "SelfDup": 5, "WorldDup": 5}
+ALLGATHER_TESTS = {"Self": 3, "World": 3, "SelfDup": 2, "WorldDup": 2}
+# a World class broadcasts 288 + 576 buffers and 2 x 72 objects (sizes 0-3 KiB): 1008
+LEAST_BCASTS = 1000  # per World class
+# with an allgather: 3466 allgathers a rank in a whole run, 3030 without the Dups (an
+# object's is two: the lengths, then the pickles); they cost 2.5-4 s a run. Only the
+# exchanges run them: mpich, the drop-in's default, is mpi4py's own Allgather on the
+# caller's communicator (the suite's own subject), and every other run goes through it
+# (test_msgzero's Allgather, counted below)
 ALLGATHERS = names("exchange", collective="allgather")
-ALLGATHER_TESTS, LEAST_ALLGATHERS = 10, 3000
+LEAST_ALLGATHERS = 3000
+
+
+class Run(NamedTuple):
+    """One run of the suite: its algorithms (allgather None: MPICH's, by way of the
+    drop-in), and whether every class of the suite runs (`classes`)."""
+    bcast: str
+    barrier: str
+    options: dict[str, Any]
+    allgather: str | None = None
+    whole: bool = False
+
+    def classes(self) -> tuple[str, ...]:
+        """Every class in a whole run. The others leave out what would repeat it, which
+        took this module from 67 s to 40 s: the Dups (their tests are World's: the same
+        calls for the algorithm, on another plain duplicate of the same four ranks; the
+        drop-in's Dup, which hands on the choice and what was measured, is judged in the
+        whole runs and in test_dropin.py) and, without an allgather, Self (size 1: its
+        broadcasts and barriers return before any algorithm; its allgathers do run the
+        chosen one). Every run keeps World: every algorithm is judged by all the suite's
+        tests that reach it."""
+        if self.whole:
+            return tuple(TESTS)
+        return ("Self", "World") if self.allgather else ("World",)
+
+    def runtests_args(self) -> list[str]:
+        """What runtests.py leaves out (-x: test names holding the text)."""
+        kept = self.classes()
+        return [a for c in ("Dup", "Self") if not any(c in k for k in kept)
+                for a in ("-x", c)]
+
+    def tests(self) -> int:
+        return sum(TESTS[c] + (ALLGATHER_TESTS[c] if self.allgather else 0)
+                   for c in self.classes())
+
+
 # the grid sizes the suite's broadcasts (8-byte lengths, messages of 0 to 3 KiB) may measure
 SUITE_SIZES = {p for m in range(3073) for p in points(m)}
 # dyn-mesh runs dyn-tree's executor on the mesh's order (test_bcast.py checks it on real
@@ -53,12 +94,12 @@ STAR = [a for a in BCASTS if a not in ("range-tree", "dyn-mesh")]
 STAR_BARRIERS = [b for b in BARRIERS if b != "range-tree"]
 
 
-def suites(emu, choices: list[tuple], hosts=None) -> dict[str, list[dict]]:
-    """Run the choices, (bcast, barrier, options) or (bcast, barrier, options, allgather);
-    assert every rank passed them. Returns what each run measured on
+def suites(emu, choices: list[Run], hosts=None) -> dict[str, list[dict]]:
+    """Run the choices; assert every rank passed them. Returns what each run measured on
     first use (collectives.measured.Measured records, without each rank's own took_s),
     after asserting that every rank measured the same."""
-    argv = [str(HERE / "mpi4py_runs.py"), json.dumps(choices), "--",
+    argv = [str(HERE / "mpi4py_runs.py"),
+            json.dumps([[*c[:4], c.runtests_args()] for c in choices]), "--",
             str(SUITE / "runtests.py"), *SELECT]
     res = run_mpi(emu, argv, hosts=hosts, timeout=180 * len(choices), check=False)
     measured: dict[str, dict[int, list[dict]]] = {}  # by run, by rank
@@ -67,19 +108,21 @@ def suites(emu, choices: list[tuple], hosts=None) -> dict[str, list[dict]]:
         for part in text.split(MARK)[1:]:
             name, _, output = part.partition("\n")
             runs[name] = runs.get(name, "") + output
-        for bcast, barrier, _options, *allgather in choices:
+        for run in choices:
+            bcast, barrier, allgather = run.bcast, run.barrier, run.allgather
             out = runs.get(bcast, "")
             ran = re.search(r"Ran (\d+) tests? in", out)
-            tests = TESTS + (ALLGATHER_TESTS if allgather else 0)
-            assert ran and int(ran.group(1)) == tests, f"{bcast} rank {rank}:\n{out[-3000:]}"
+            assert ran and int(ran.group(1)) == run.tests(), (
+                f"{bcast} rank {rank}:\n{out[-3000:]}")
             assert re.search(r"^OK$", out, re.M), f"{bcast} rank {rank}:\n{out[-3000:]}"
             line = next(ln for ln in out.splitlines() if ln.startswith('{"collectives.use"'))
             report = json.loads(line)["collectives.use"]
             calls = report["calls"]
-            assert calls.get(f"bcast {bcast}", 0) >= LEAST_BCASTS, (bcast, rank, calls)
+            least = LEAST_BCASTS * sum(c.startswith("World") for c in run.classes())
+            assert calls.get(f"bcast {bcast}", 0) >= least, (bcast, rank, calls)
             assert calls.get(f"barrier {barrier}", 0) >= 2, (barrier, rank, calls)
             if allgather:
-                assert calls.get(f"allgather {allgather[0]}", 0) >= LEAST_ALLGATHERS, (
+                assert calls.get(f"allgather {allgather}", 0) >= LEAST_ALLGATHERS, (
                     allgather, rank, calls)
             else:  # the default, MPICH's own, by way of the drop-in
                 assert calls.get("allgather mpich", 0) >= 1, (rank, calls)
@@ -111,13 +154,18 @@ def test_every_star_algorithm_passes_mpi4pys_broadcast_and_barrier_tests(caps, c
     opt-tree alone, which made the same point, took 10 s more of make test.) The first
     runs also take an allgather each, ring, recursive doubling and Bruck, and run the
     suite's allgather tests with it (issue 39) in the same job (the multicast allgathers,
-    about 14 s each here, are judged by test_mcast_allgather.py and test_allgather.py)."""
+    about 14 s each here, are judged by test_mcast_allgather.py and test_allgather.py).
+    The first run (mpich, with ring) and the first that measures run every class of the
+    suite, the Dups among them: a Dup must keep the choice and start from what its original
+    measured (no run measures twice); the others leave out the classes that would repeat
+    them (Run.classes)."""
     allgathers = list(ALLGATHERS)
+    first = next(b for b in STAR if BCASTS[b].timing)
     with Emulation(parse_spec("star:hosts=4,bw=1000"), caps=caps) as emu:
-        measured = suites(emu, [(bcast, STAR_BARRIERS[i % len(STAR_BARRIERS)], {},
-                                 *allgathers[i:i + 1])
+        measured = suites(emu, [Run(bcast, STAR_BARRIERS[i % len(STAR_BARRIERS)], {},
+                                    allgathers[i] if i < len(allgathers) else None,
+                                    whole=bcast in (STAR[0], first))
                                 for i, bcast in enumerate(STAR)])
     assert_measured_once(measured, 4)
-    first = next(b for b in STAR if BCASTS[b].timing)
     assert measured[first], measured  # the later ones use what it measured
 

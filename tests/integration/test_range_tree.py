@@ -18,7 +18,7 @@ from testbed.emulation.mpi import run_mpi
 from testbed.errors import RunFailed
 
 from .shared import shared_network
-from .test_mpi4py_suite import suites
+from .test_mpi4py_suite import Run, suites
 
 CONTIGUOUS = ControllerConfig(mode="contiguous")
 TOPO = "fattree:k=4,n=2,hosts=8"  # two 4-node level-0 switches under four level-1 ones
@@ -101,7 +101,10 @@ def test_a_range_holding_a_failed_node_fails_with_the_reason(emu):
 def test_range_tree_passes_mpi4pys_broadcast_and_barrier_tests(emu):
     """mpi4py's own broadcast and barrier tests (test_mpi4py_suite.suites: the vendored
     suite, unmodified, under collectives.use) with range-tree for both, on ranks h0-h3 of
-    this fat tree, no node failed. (In test_mpi4py_suite.py it brought up this same network,
-    fat tree and contiguous-mode controller, of its own.)"""
-    suites(emu, [("range-tree", "range-tree", {"nodes": [0, 1, 2, 3], "fattree": [4, 8]})],
+    this fat tree, no node failed: the world communicator's classes, as most algorithms
+    of the star run them (test_mpi4py_suite.Run.classes: the Dups and Self, which repeat them or
+    never reach the algorithm, are judged there). (In
+    test_mpi4py_suite.py it brought up this same network, fat tree and contiguous-mode
+    controller, of its own.)"""
+    suites(emu, [Run("range-tree", "range-tree", {"nodes": [0, 1, 2, 3], "fattree": [4, 8]})],
            hosts=["h0", "h1", "h2", "h3"])
