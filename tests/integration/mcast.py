@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from controller import igmp
-from testbed.emulation.controller_proc import group_members
+from testbed.emulation.controller_proc import api_get, group_members
 from testbed.hostprogs import command
 from testbed.hostprogs.mcast_sniff import QUIET_S
 
@@ -246,3 +246,25 @@ def until(done: Any, deadline: float) -> None:
 def members(api: Path, group: str) -> set[str]:
     """The group's members at the controller (those in their last-member time too)."""
     return set(group_members(api, group))
+
+
+def members_for(n: int) -> list[str]:
+    """Three members spread over the network, never h0 (the sender)."""
+    return sorted({f"h{i}" for i in (1, n // 2, n - 1)})
+
+
+def deliver_to_exactly_the_members(emu: Any, tmp_path: Any) -> None:
+    """Members spread over the network (sockets joined) get h0's datagrams, and only they:
+    on their wire and in their sockets; the controller's tree for h0 reaches them."""
+    members = members_for(len(emu.topo.hosts))
+    group = "239.1.2.3"
+    rx = {m: Receiver(emu.host(m), group, 4.0, tmp_path) for m in members}
+    for r in rx.values():
+        r.wait_ready()
+    wire = wire_counts(emu, "h0", group, tmp_path, also=rx.values())
+    got = {m: r["count"] for m, r in zip(rx, results(rx.values()), strict=True)}
+    state = api_get(emu.controller.api, "/groups")
+    assert got == {m: 5 for m in members}
+    assert wire == {h.name: (5 if h.name in members else 0) for h in emu.topo.hosts}, wire
+    src = state[group]["sources"]["h0"]
+    assert src["kind"] == "tree" and src["receivers"] == members

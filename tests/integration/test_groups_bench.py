@@ -21,11 +21,12 @@ def test_a_small_groups_run(name, caps, clean_after):
         if name == "linux-bridge" else {}
     with Emulation(parse_spec(groups.SPEC), caps=caps, **groups.SWITCHES[name], **quick) as emu:
         # a leave ends after 0.5 s without the group's datagrams (the bench: 1 s) on the
-        # prober's wire, where the stream sends one every 0.5 ms
-        r = groups.measure(emu, name, 40, 3, print, quiet=0.5)
+        # prober's wire, where the stream sends one every 0.5 ms. Two probes (about 1 s
+        # each): the timing of more than one join and leave, as three did
+        r = groups.measure(emu, name, 40, 2, print, quiet=0.5)
     assert r["memberships"] == 120 and r["joins_absorbed_s"] is not None
     assert r["delivered"] == r["expected"] and r["expected"]["h1"] == 0
-    assert r["join_ms"]["n"] == 3 and r["leave_ms"]["n"] == 3
+    assert r["join_ms"]["n"] == 2 and r["leave_ms"]["n"] == 2
     # fast leave and OVS: no last-member queries to wait for; the bridge waits its 0.6 s
     assert r["leave_ms"]["p99"] < (3000 if name == "linux-bridge" else 500)
     assert r["all_left_s"] is not None

@@ -1,5 +1,7 @@
 """Every topology shape at a small size, on the real stack: all-pairs ping with no loss and
-TCP between the two most distant hosts, along routes the controller installed."""
+TCP between the two most distant hosts, along routes the controller installed; on the fat
+tree and the torus, socket joins deliver a group to exactly its members too (test_multicast's
+check, on the networks brought up here)."""
 
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ import pytest
 from testbed.emulation.network import Emulation
 from topologies import parse_spec
 
+from .mcast import deliver_to_exactly_the_members
 from .netutil import all_pairs_ping, tcp_transfer
 
 TRAIN = Path(__file__).with_name("udp_train.py")
@@ -27,12 +30,16 @@ SHAPES = [
     "bmin:n=2",
     str(Path(__file__).parents[2] / "topologies/examples/dumbbell.toml"),
 ]
+# the shapes with many paths where test_multicast's delivery check runs too
+MULTICAST = {"fattree:k=2,n=3", "torus:rows=3,cols=3"}
 
 
 @pytest.mark.parametrize("spec", SHAPES)
-def test_all_pairs_ping_and_tcp_between_most_distant(spec, caps, clean_after):
+def test_all_pairs_ping_and_tcp_between_most_distant(spec, caps, clean_after, tmp_path):
     topo = parse_spec(spec)
     with Emulation(topo, caps=caps) as emu:
+        if spec in MULTICAST:
+            deliver_to_exactly_the_members(emu, tmp_path)
         reached = all_pairs_ping(emu)
         n = len(topo.hosts)
         assert len(reached) == n * (n - 1)
