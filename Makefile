@@ -5,7 +5,7 @@ PYTEST  := $(BIN)/pytest
 # Extra pytest arguments, e.g.  sudo make test T="-k mesh -x"
 T       ?=
 
-.PHONY: install testbed test unit integration lint lab bench reproduce docs clean clean-results distclean
+.PHONY: install testbed test unit unit-only integration lint lint-only lab bench reproduce docs clean clean-results distclean
 
 install:
 	@scripts/install.sh
@@ -13,11 +13,16 @@ install:
 testbed: install
 	$(BIN)/mcastlab testbed
 
-# The unit tests on every core (pytest-xdist), then the integration tests one at a time (one
-# emulated network runs at a time); a T that selects no test of one half is not a failure (5).
-test: install lint
-	$(PYTEST) -q -n auto tests/unit $(T) || [ $$? -eq 5 ]
+# ruff and mypy beside the unit tests (pytest-xdist on every core: mypy's one core of work
+# fits in the gaps), then the integration tests one at a time (one emulated network runs at
+# a time, and their timings need the cores); a T that selects no test of one half is not a
+# failure (pytest's 5).
+test: install
+	@$(MAKE) --no-print-directory -j2 --output-sync=target lint-only unit-only
 	$(PYTEST) -q tests/integration $(T) || [ $$? -eq 5 ]
+
+unit-only:
+	$(PYTEST) -q -n auto tests/unit $(T) || [ $$? -eq 5 ]
 
 unit: install
 	$(PYTEST) -q -n auto tests/unit $(T)
@@ -26,7 +31,9 @@ integration: install
 	$(PYTEST) -q tests/integration $(T)
 
 # ruff, then mypy on the files listed under [tool.mypy] in pyproject.toml
-lint: install
+lint: install lint-only
+
+lint-only:
 	$(BIN)/ruff check testbed controller collectives topologies tests
 	$(BIN)/mypy
 

@@ -51,6 +51,13 @@ LEAST_BCASTS = 1000  # per World class
 # (test_msgzero's Allgather, counted below)
 ALLGATHERS = names("exchange", collective="allgather")
 LEAST_ALLGATHERS = 3000
+# The Allgatherv tests of test_cco_vec (3 a class: counts and displacements given, integral
+# counts and strides, the buffer split by mpi4py's rule), in one run: Bruck's, whose
+# wrapped steps send two slots as one hindexed message. About 5200 allgathervs a rank,
+# 9 s. Every run's object allgathers are allgathervs too (the pickles), and test_msgzero's
+# testCollectivesVector calls Allgatherv with zero counts: the others are not without one.
+ALLGATHERV = "bruck"
+ALLGATHERV_TESTS, LEAST_ALLGATHERVS = 3, 5000
 
 
 class Run(NamedTuple):
@@ -76,14 +83,18 @@ class Run(NamedTuple):
         return ("Self", "World") if self.allgather else ("World",)
 
     def runtests_args(self) -> list[str]:
-        """What runtests.py leaves out (-x: test names holding the text)."""
+        """What runtests.py leaves out (-x: test names holding the text), and the
+        Allgatherv tests' module where the run takes them."""
         kept = self.classes()
         return [a for c in ("Dup", "Self") if not any(c in k for k in kept)
-                for a in ("-x", c)]
+                for a in ("-x", c)] + (["-i", "test_cco_vec"] if self.vector() else [])
+
+    def vector(self) -> bool:
+        return self.allgather == ALLGATHERV
 
     def tests(self) -> int:
         return sum(TESTS[c] + (ALLGATHER_TESTS[c] if self.allgather else 0)
-                   for c in self.classes())
+                   + (ALLGATHERV_TESTS if self.vector() else 0) for c in self.classes())
 
 
 # the grid sizes the suite's broadcasts (8-byte lengths, messages of 0 to 3 KiB) may measure
@@ -124,6 +135,9 @@ def suites(emu, choices: list[Run], hosts=None) -> dict[str, list[dict]]:
             if allgather:
                 assert calls.get(f"allgather {allgather}", 0) >= LEAST_ALLGATHERS, (
                     allgather, rank, calls)
+                least_v = LEAST_ALLGATHERVS if run.vector() else 1  # the pickles, at least
+                assert calls.get(f"allgatherv {allgather}", 0) >= least_v, (
+                    allgather, rank, calls)
             else:  # the default, MPICH's own, by way of the drop-in
                 assert calls.get("allgather mpich", 0) >= 1, (rank, calls)
             measured.setdefault(bcast, {})[rank] = [
@@ -153,8 +167,10 @@ def test_every_star_algorithm_passes_mpi4pys_broadcast_and_barrier_tests(caps, c
     makes MPI.COMM_WORLD one), which measures t_hold and t_end on first use. (A run of
     opt-tree alone, which made the same point, took 10 s more of make test.) The first
     runs also take an allgather each, ring, recursive doubling and Bruck, and run the
-    suite's allgather tests with it (issue 39) in the same job (the multicast allgathers,
-    about 14 s each here, are judged by test_mcast_allgather.py and test_allgather.py).
+    suite's allgather tests with it (issue 39) in the same job, Bruck's run the Allgatherv
+    tests too (the multicast allgathers, 85-100 s each here with the Allgatherv tests, are
+    judged by test_mcast_allgather.py and test_allgather.py; mpi4py's own tests passed for
+    them on 2026-11-27, docs/allgather.md).
     The first run (mpich, with ring) and the first that measures run every class of the
     suite, the Dups among them: a Dup must keep the choice and start from what its original
     measured (no run measures twice); the others leave out the classes that would repeat
