@@ -160,7 +160,7 @@ def run_bcast(emu: Emulation, call: BcastCall, *,
               wait: str | None = None, loss: float = 0.0, loss_scope: str = "all",
               frames: int = 0, timeout: float = 900, naive: int = 0,
               late: tuple[str, float] | None = None,
-              iters: int | None = None) -> BcastResult:
+              iters: int | None = None, warmup: int | None = None) -> BcastResult:
     """One measured broadcast experiment of `call` (collectives.call.BcastCall: algorithm,
     size, root, send order, completion, the algorithm's own options), with the model's
     prediction where one exists, as a BcastResult (the names below are its record's keys).
@@ -189,7 +189,9 @@ def run_bcast(emu: Emulation, call: BcastCall, *,
     each of its messages started leaving the host and had left (collectives.sent.summary).
     `late` = (side, ms): "root" or "receivers" call every broadcast that much after the
     others (Siebert2006's root last and root first), and the record gets the final phase,
-    from the last call to the last return (`final_phase_s`)."""
+    from the last call to the last return (`final_phase_s`). `warmup`: untimed broadcasts
+    before the `repetitions` (None: the benchmark's own, 3), as an experiment spec's
+    `warmup` sets them for its points."""
     repetitions = renamed_keyword(iters, "iters", repetitions, "repetitions")
     env: dict[str, str] = {}
     algorithm, size = call.algorithm, call.size
@@ -227,7 +229,8 @@ def run_bcast(emu: Emulation, call: BcastCall, *,
     pids = [emu.host(n).pid for n in names]
     counted = emu.controller is not None or emu.hub  # a hub's counters are the kernel's
     counter = FrameCounter(emu, pids) if frames > 0 and counted else None
-    args = bench_argv(ranked, iters=repetitions, flow=flow, naive_loop=naive, late=late,
+    args = bench_argv(ranked, iters=repetitions, warmup=warmup, flow=flow, naive_loop=naive,
+                      late=late,
                       mark_dir=str(counter.dir) if counter is not None else None,
                       frame_iters=frames)
     tcp_before = tcp_stats.counters(pids)

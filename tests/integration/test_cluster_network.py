@@ -170,7 +170,7 @@ def _only_the_servers_reach_the_tunnels_and_the_controller(emu: Emulation,
         assert emu.record.id in rig.remote.run(["ovs-vsctl", "get-ssl"]).stdout
         with socket.socket() as s, pytest.raises(TimeoutError):
             s.bind((STRANGER, 0))
-            s.settimeout(1.5)
+            s.settimeout(0.5)  # an answer takes well under 1 ms here (see the pings above)
             s.connect((rigmod.LOCAL_IP, port))  # its SYN dropped: never answered
         assert _dropped(table, f"tcp dport {port}") >= 1
     finally:
@@ -360,16 +360,15 @@ def test_an_experiment_across_servers(caps, rig, tmp_path):
     only through hydra's forwarded input and output; each group's ranks share a server's
     clock, so the direct timing stands. One group of all four spans the servers: timed by
     flow latency, and the report says so."""
-    split = _experiment(rig, tmp_path / "split", 2, 2, '"none", "lossy"')
+    split = _experiment(rig, tmp_path / "split", 2, 2, '"lossy"')
     spanning = _experiment(rig, tmp_path / "spanning", 4, 1, '"none"')
     there = _left_on(rig)
     assert not any(there.values()), there
-    assert len(split) == 4 and len(spanning) == 2
+    assert len(split) == 2 and len(spanning) == 2
     for r in split:
         assert r["timing"] == "direct" and len(r["samples_s"]) == 6, r
         assert [g["t_mcast_s"]["median"] > 0 for g in r["per_group"]] == [True, True]
-    lossy = [r for r in split if r["config"]["fault"] == "lossy"]
-    assert [r["faults"][0]["target"] for r in lossy] == ["h3", "h3"]
+        assert r["config"]["fault"] == "lossy" and r["faults"][0]["target"] == "h3", r
     for r in spanning:
         assert r["timing"] == "flow" and len(r["samples_s"]) == 1 and r["samples_s"][0] > 0
         assert len(r["direct_across_servers"]["samples_s"]) == 3
