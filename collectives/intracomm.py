@@ -43,6 +43,7 @@ from . import executor
 from .algorithms import NATIVE
 from .buffers import message, vector
 from .measured import Cache, measure, needs, send_order
+from .slots import of_counts
 
 # (bcast, barrier, options, allgather): the latest. copy_fn=True: a Dup copies the value as
 # it is, which mpi4py takes though its stub lists only a function or None.
@@ -205,9 +206,8 @@ class Intracomm(MPI.Intracomm):
         pickles = bytearray(sum(sizes))
         CALLS["allgatherv", allgather] += 1
         executor.allgatherv(data, pickles, sizes, None, self._private(), allgather)
-        starts = [sum(sizes[:i]) for i in range(size)]
-        return [MPI.pickle.loads(pickles[at:at + n]) for at, n in zip(starts, sizes,
-                                                                      strict=True)]
+        return [MPI.pickle.loads(pickles[at:at + n])
+                for at, n in of_counts(sizes, None, size, len(pickles))]
 
     def _gather(self, own: memoryview | None, into: memoryview) -> None:
         """The chosen allgather of bytes, on the private duplicate."""
