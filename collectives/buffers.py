@@ -147,9 +147,9 @@ def vector(spec: Any, size: int) -> Vector:
                                        [d * extent for d in displs], size, len(whole)))
     pending = [message([buf, (c, d), kind], sending=False)
                for c, d in zip(counts, displs, strict=True)]
-    slots = of_counts([len(m.view) for m in pending], None, size,
-                      sum(len(m.view) for m in pending))
-    view = memoryview(bytearray(slots[-1][0] + slots[-1][1] if slots else 0))
+    lengths = [len(m.view) for m in pending]
+    slots = of_counts(lengths, None, size, sum(lengths))  # end to end
+    view = memoryview(bytearray(sum(lengths)))
     for (offset, length), msg in zip(slots, pending, strict=True):
         view[offset:offset + length] = msg.view
     return Vector(view, slots, pending)
