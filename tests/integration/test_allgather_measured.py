@@ -39,6 +39,7 @@ SPEC = """
 name = "ag"
 collective = "allgather"
 repetitions = 2
+timeout = 60  # a job takes seconds: one that hangs fails its point, with its ranks' state
 [network]
 topology = "star:hosts=4,bw=100"
 [sweep]
