@@ -24,7 +24,7 @@ from typing import Any
 from ..errors import RunFailed, UsageError
 from ..interpreter import module
 from ..specs.cluster import LOCAL
-from . import run_records
+from . import rank_stacks, run_records
 
 LAUNCHER = Path(__file__).with_name("hydra_launcher.sh")
 VENV_BIN = Path(sys.executable).parent
@@ -125,7 +125,7 @@ def run_mpi(emu: Any, argv: list[str], *, hosts: Sequence[str | int] | None = No
     job_env = dict(os.environ, MCASTLAB_HOSTMAP=str(hostmap), MCASTLAB_JOB_DIR=str(job_dir),
                    MCASTLAB_ROOT_PID=str(os.getpid()),
                    **{run_records.ENV_JOB: job_id},
-                   PYTHONUNBUFFERED="1", **(env or {}))
+                   PYTHONUNBUFFERED="1", **rank_stacks.ENV, **(env or {}))
     t0 = time.perf_counter()
     with (job_dir / "mpiexec.out").open("w+") as fout, \
             (job_dir / "mpiexec.err").open("w+") as ferr:
@@ -135,6 +135,8 @@ def run_mpi(emu: Any, argv: list[str], *, hosts: Sequence[str | int] | None = No
         lines = _Follower(job_dir / "rank-0.out", follow) if follow else None
         try:
             failed = _watch(proc, job_dir, timeout, stall, lines)
+            if failed is None or failed == STALLED:
+                rank_stacks.ask(job_id, job_dir)
         finally:
             run_records.kill_marked(job_id=job_id)
             for server in servers:
@@ -147,15 +149,15 @@ def run_mpi(emu: Any, argv: list[str], *, hosts: Sequence[str | int] | None = No
         ferr.seek(0)
         out, err = fout.read(), ferr.read()
     rank_output = _rank_outputs(job_dir, np)
-    if failed is None:
+    if failed is None or failed == STALLED:
         stuck = _still_waiting(rank_output)
-        raise RunFailed(f"MPI job '{' '.join(argv)}' on {np} ranks exceeded its "
-                        f"{timeout:g} s timeout; all its processes were killed"
-                        + (f"; ranks still waiting:\n{stuck}" if stuck else ""))
-    if failed == STALLED:
-        assert stall is not None  # only a job with a stall file stalls
-        raise RunFailed(f"MPI job '{' '.join(argv)}' on {np} ranks made no progress for "
-                        f"{stall[1]:g} s; all its processes were killed")
+        where = rank_stacks.innermost(rank_output)
+        what = (f"exceeded its {timeout:g} s timeout" if failed is None or stall is None
+                else f"made no progress for {stall[1]:g} s")  # only a job with a stall file
+        raise RunFailed(
+            f"MPI job '{' '.join(argv)}' on {np} ranks {what}; all its processes were killed"
+            + (f"; ranks still waiting:\n{stuck}" if stuck else "")
+            + (f"\nwhere the ranks were (innermost call first):\n{where}" if where else ""))
     res = MpiResult(proc.returncode, time.perf_counter() - t0, out, err, job_dir=job_dir)
     if failed:
         res.returncode = res.returncode or 1
@@ -211,9 +213,10 @@ def _still_waiting(rank_output: dict[int, str], but: int | None = None) -> str:
 # error output: hydra brings that to this server (rank-N.err) wherever the rank ran. Hydra
 # does not end a job when a rank on another host dies (only ranks under the same proxy are
 # cleaned up), so `_watch` ends it as soon as any rank has failed. Across servers it also
-# gives the rank its server's part of the multicast group pool (hydra_launcher.sh).
+# gives the rank its server's part of the multicast group pool (hydra_launcher.sh). No core
+# files: a rank asked for its stack (rank_stacks) dies of SIGABRT.
 EXIT_SAID = "MCASTLAB-EXIT "
-_RANK_WRAPPER = ('[ -z "$MCASTLAB_SERVER_SLICE" ] || '
+_RANK_WRAPPER = ('ulimit -c 0; [ -z "$MCASTLAB_SERVER_SLICE" ] || '
                  'export MCASTLAB_GROUP_SLICE="$MCASTLAB_SERVER_SLICE"; '
                  '"$@"; rc=$?; echo "MCASTLAB-EXIT $rc" >&2; exit $rc')
 

@@ -42,9 +42,11 @@ def test_mpi_job_on_four_hosts_of_a_mesh(mesh, tmp_path):
 
 def test_timeout_and_dead_rank_end_the_job_cleanly(mesh):
     three = ["h0", "h1", "h2"]  # jobs of three ranks, rank i on hi
-    with pytest.raises(RunFailed, match="exceeded its 3 s timeout"):
+    with pytest.raises(RunFailed, match="exceeded its 3 s timeout") as timed_out:
         run_mpi(mesh, ["-c", "import time; from mpi4py import MPI; time.sleep(60)"],
                 hosts=three, timeout=3)
+    for rank in range(3):  # each rank's Python stack when the time ran out (rank_stacks)
+        assert f'rank {rank}: File "<string>", line 1 in <module>' in str(timed_out.value)
     assert not [p for p in run_records.marked_processes(mesh.record.id)
                 if run_records.job_of(p)], "processes of the timed-out job survived"
 

@@ -1,0 +1,41 @@
+"""testbed.emulation.rank_stacks on a real Python process: what faulthandler writes when a
+rank is asked (SIGABRT from outside, as run_mpi asks a job past its timeout), read back."""
+
+import os
+import resource
+import signal
+import subprocess
+import sys
+
+from testbed.emulation import rank_stacks
+
+RANK = """import threading, time
+def wait():
+    time.sleep(30)
+threading.Thread(target=time.sleep, args=(30,), daemon=True).start()
+print("ready", flush=True)
+wait()
+"""
+
+
+def test_an_asked_process_names_where_it_waited() -> None:
+    proc = subprocess.Popen(
+        [sys.executable, "-c", RANK], env=dict(os.environ, **rank_stacks.ENV),
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_CORE, (0, 0)))
+    assert proc.stdout is not None and proc.stdout.readline() == "ready\n"
+    proc.send_signal(signal.SIGABRT)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == -signal.SIGABRT and rank_stacks.SAID in err, err
+    where = rank_stacks.innermost({0: "its output before\n" + err, 1: "no stack here\n"})
+    assert where == 'rank 0: File "<string>", line 3 in wait < File "<string>", line 6 in <module>'
+
+
+def test_without_a_current_thread_the_main_thread_is_named() -> None:
+    """A thread of MPI's own (no Python thread) took the signal: no thread is marked
+    current, and the main thread is the one listed last."""
+    text = (f"{rank_stacks.SAID}\n\nThread 0x1 (most recent call first):\n"
+            '  File "t.py", line 1 in run\n\nThread 0x2 (most recent call first):\n'
+            '  File "m.py", line 9 in step\n  File "m.py", line 2 in <module>\n')
+    assert rank_stacks.innermost({3: text}, frames=1) == 'rank 3: File "m.py", line 9 in step'
+    assert rank_stacks.innermost({0: "MCASTLAB-EXIT 1\n"}) == ""
