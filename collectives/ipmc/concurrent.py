@@ -6,8 +6,10 @@ Each rank is the root of its own block (the datagram's root field names the send
 parity and end markers of every block share the group, told apart by it) and a receiver of
 the p - 1 others. A sender paces its block at 1/(p-1) of the link rate: the p - 1 streams
 together fill each receiver's link, so the first pass takes (p-1) m / B, the floor where
-host links are the bottleneck. Then, as in nack, an end marker, and a gap is provable once
-a receiver holds a sender's last fragment or saw its end marker.
+host links are the bottleneck. Blocks of different sizes (an Allgatherv) are paced in
+proportion to their sizes (`pace`), so that every first pass ends together. Then, as in
+nack, an end marker, and a gap is provable once a receiver holds a sender's last fragment
+or saw its end marker.
 
 A receiver reports the gaps of all senders in one datagram (ipmc.gapreport), multicast:
 every sender reads its own part. It reports when some sender's gap became provable or that
@@ -266,17 +268,28 @@ class Receiver:
         return f"fragments missing of rank(s) {dict(list(lack.items())[:8])}"
 
 
+def pace(rate: float, sizes: Sequence[int], rank: int) -> float:
+    """Rank `rank`'s pace when the p blocks have `sizes` bytes and the links `rate`: B m_i /
+    (M - m_min), M the sum of the sizes. Every first pass then takes (M - m_min) / B, and
+    receiver j's link carries B (M - m_j) / (M - m_min) <= B. Equal blocks: B / (p-1); an
+    empty block (only end markers to send), or all empty: B / (p-1) too."""
+    rest = sum(sizes) - min(sizes)
+    if not sizes[rank] or not rest:
+        return rate / (len(sizes) - 1)
+    return rate * sizes[rank] / rest
+
+
 def allgather_concurrent(ch: Channel, slots: Sequence[memoryview], o: Options) -> None:
     """Every rank's block (`slots[rank]`, already in place) into its slot on every rank.
-    The slots may differ in size (an Allgatherv): every sender still paces at 1/(p-1) of
-    the rate, so the first pass lasts as long as the largest block takes at that pace."""
+    The slots may differ in size (an Allgatherv): each sender paces its block in proportion
+    to its size (`pace`)."""
     ch.next_bid()
     if ch.size == 1:
         return
     take_done(ch, set())  # "complete"s of earlier collectives, no longer needed
     for _ in arrived(ch, TAG_BATCH):  # and rescues of earlier ones this rank did not need
         pass
-    rate = o.rate / (ch.size - 1) if o.rate else None
+    rate = pace(o.rate, [len(v) for v in slots], ch.rank) if o.rate else None
     clock = Clock(ch, o.timeout, f"concurrent allgather {ch.bid}")
     receiver = Receiver(ch, slots, o)
     sender = Sender(ch, slots[ch.rank], o, rate)

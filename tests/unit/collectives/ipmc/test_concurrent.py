@@ -2,7 +2,8 @@
 is due for a sender (a new end marker, and a provable gap or a whole block to confirm
 again), when a sender rescues a receiver over MPI, and that nack's Repair, reused for a
 sender's own block, queues its parity symbols in the pacer behind the data instead of
-sending them at once. The protocol on real ranks: tests/integration/test_mcast_allgather.py."""
+sending them at once, and each sender's pace. The protocol on real ranks:
+tests/integration/test_mcast_allgather.py."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from typing import Any
 import pytest
 
 from collectives.ipmc import datagram as dg
-from collectives.ipmc.concurrent import Outgoing, report_due, rescue_due
+from collectives.ipmc.concurrent import Outgoing, pace, report_due, rescue_due
 from collectives.ipmc.nack import END_ROBUST, RESCUE_QUIET_S, RESCUE_RECENT, Repair
 from collectives.ipmc.pacer import Pacer
 from collectives.ipmc.parity import Encoder
@@ -57,3 +58,18 @@ def test_the_repair_of_a_senders_block_is_queued_behind_its_data() -> None:
         pacer.pump()
     assert wire[:4] == [(dg.DATA, i) for i in range(4)]
     assert [k for k, _ in wire[4:]] == [dg.PARITY, dg.PARITY]  # two fresh symbols
+
+
+@pytest.mark.parametrize("sizes", [[1000] * 4, [8000, 10, 10, 10], [0, 5, 300, 7], [3, 9],
+                                   [0, 0, 4096], [12, 12, 0]])
+def test_every_first_pass_ends_together_and_no_link_gets_more_than_its_rate(
+        sizes: list[int]) -> None:
+    rates = [pace(100.0, sizes, r) for r in range(len(sizes))]
+    for j in range(len(sizes)):  # receiver j hears every other sender of data at once
+        assert sum(r for i, r in enumerate(rates) if i != j and sizes[i]) <= 100.0 + 1e-9
+    first_pass = {round(m / r, 9) for m, r in zip(sizes, rates, strict=True) if m}
+    assert len(first_pass) == 1  # the blocks that have data all end together
+    assert first_pass == {round((sum(sizes) - min(sizes)) / 100.0, 9)}
+    for m, r in zip(sizes, rates, strict=True):  # equal blocks, or an empty one: B/(p-1)
+        if len(set(sizes)) == 1 or not m:
+            assert r == pytest.approx(100.0 / (len(sizes) - 1))
