@@ -1,7 +1,9 @@
 """Check and time the multicast allgathers (runs under mpiexec): every algorithm at every
 block size, each case `--repeat` times after a barrier, every block of every rank compared
-byte for byte. Prints one JSON line per case from rank 0 (`correct`, the slowest rank's
-`seconds` per repetition, the datagram counters) and exits non-zero on any wrong byte.
+byte for byte. A size "vN" is an Allgatherv: rank r's block N r / (p-1) bytes (rank 0's
+empty, the last rank's N), each in its own slot. Prints one JSON line per case from rank 0
+(`correct`, the slowest rank's `seconds` per repetition, the datagram counters) and exits
+non-zero on any wrong byte.
 
 With `--ready FILE --go FILE` the cases run twice: once, then (rank 0 having written the
 first file) again once the second exists, with "phase": 2 (a test sets loss in between,
@@ -22,7 +24,7 @@ import sys
 import time
 from typing import Any
 
-from ..ipmc.allgather import ALGORITHMS, allgather
+from ..ipmc.allgather import ALGORITHMS, allgather, allgather_slots
 from ..ipmc.channel import channel_for, peek_stats
 from ..ipmc.concurrent import REPORTS
 from . import command
@@ -36,7 +38,8 @@ def block(size: int, rank: int, case: int) -> bytes:
 
 def parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="collectives.programs.mcast_allgather")
-    ap.add_argument("--sizes", default="0,1,1000,65536", help="block sizes, bytes")
+    ap.add_argument("--sizes", default="0,1,1000,65536",
+                    help="block sizes, bytes (vN: an Allgatherv of 0 to N bytes a rank)")
     ap.add_argument("--algorithms", default=",".join(ALGORITHMS))
     ap.add_argument("--repeat", type=int, default=1, help="runs of every case")
     ap.add_argument("--timeout", type=float, default=60.0, help="each allgather's deadline")
@@ -50,20 +53,41 @@ def argv(**values: Any) -> list[str]:
     return command("collectives.programs.mcast_allgather", parser(), **values)
 
 
+def counts_of(size: str, p: int) -> list[int]:
+    """Each rank's block in bytes: "N" N each, "vN" N r / (p-1) for rank r."""
+    if size.startswith("v"):
+        return [int(size[1:]) * r // max(1, p - 1) for r in range(p)]
+    return [int(size)] * p
+
+
+def gather_case(comm: Any, algorithm: str, size: str, counts: list[int], mine: bytes,
+                timeout: float) -> bytearray:
+    """One allgather of `mine` (an Allgatherv's slots for a "vN" size); the receive buffer."""
+    recv = bytearray(sum(counts))
+    if not size.startswith("v"):
+        allgather(channel_for(comm), mine, recv, algorithm, timeout=timeout)
+        return recv
+    view, ends = memoryview(recv), [sum(counts[:r]) for r in range(len(counts) + 1)]
+    slots = [view[ends[r]:ends[r + 1]] for r in range(len(counts))]
+    slots[comm.Get_rank()][:] = mine
+    allgather_slots(channel_for(comm), slots, algorithm, timeout=timeout)
+    return recv
+
+
 def run_cases(comm: Any, args: argparse.Namespace, phase: int) -> int:
     """Every (algorithm, size) case; the number that were wrong on some rank."""
     rank, p, wrong = comm.Get_rank(), comm.Get_size(), 0
-    for n, (algorithm, size) in enumerate((a, int(s)) for a in args.algorithms.split(",")
+    for n, (algorithm, size) in enumerate((a, s) for a in args.algorithms.split(",")
                                           for s in args.sizes.split(",")):
-        want = b"".join(block(size, r, n) for r in range(p))
+        counts = counts_of(size, p)
+        want = b"".join(block(counts[r], r, n) for r in range(p))
         before = dict(peek_stats(comm) or {})
         took, ok = [], True
         for _ in range(args.repeat):
-            recv = bytearray(p * size)
             comm.Barrier()
             t0 = time.perf_counter()
-            allgather(channel_for(comm), block(size, rank, n), recv, algorithm,
-                      timeout=args.timeout)
+            recv = gather_case(comm, algorithm, size, counts, block(counts[rank], rank, n),
+                               args.timeout)
             took.append(time.perf_counter() - t0)
             ok &= recv == want
         after = peek_stats(comm) or {}
@@ -74,8 +98,9 @@ def run_cases(comm: Any, args: argparse.Namespace, phase: int) -> int:
             assert every is not None  # gathered at rank 0
             bad = [r for r, (good, _, _) in enumerate(every) if not good]
             slowest = [max(ts) for ts in zip(*(t for _, t, _ in every), strict=True)]
-            print(json.dumps({"phase": phase, "algorithm": algorithm, "size": size,
-                              "ranks": p, "correct": not bad, "wrong_ranks": bad,
+            print(json.dumps({"phase": phase, "algorithm": algorithm,
+                              "size": int(size) if size.isdigit() else size,
+                              "counts": counts, "ranks": p, "correct": not bad, "wrong_ranks": bad,
                               "seconds": slowest, "median_s": statistics.median(slowest),
                               "datagrams": {k: sum(c[k] for _, _, c in every)
                                             for k in COUNTERS}}), flush=True)

@@ -1,8 +1,9 @@
 """The multicast allgathers (collectives.ipmc.allgather) on real MPI ranks through the
-controller's groups: every block on every rank byte-identical at block sizes 0 to 1 MiB,
-on a lossless star and then with 5 % loss of every packet on every host link, in one MPI
-job (its ranks up and connected before the loss is set: MPI's start-up under loss is not
-what this is about, tests/integration/test_mcast_collectives.py)."""
+controller's groups: every block on every rank byte-identical at block sizes 0 to 1 MiB
+and in an Allgatherv of blocks from 0 to 64 KiB (mcast-concurrent paces each sender by
+its block), on a lossless star and then with 5 % loss of every packet on every host link,
+in one MPI job (its ranks up and connected before the loss is set: MPI's start-up under
+loss is not what this is about, tests/integration/test_mcast_collectives.py)."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from topologies import parse_spec
 
 from .midjob import loss_once_ready
 
-SIZES = (0, 1, 1000, 65536, 1 << 20)
+SIZES = (0, 1, 1000, 65536, 1 << 20, "v65536")
 LOSS = 0.05
 
 

@@ -1,6 +1,6 @@
 """collectives.programs.mcast_allgather: its command line (argv round-trips through the
-parser) and the blocks it sends (each rank's differs, the same on every rank that computes
-them); running it needs mpiexec and a network."""
+parser), the blocks it sends (each rank's differs, the same on every rank that computes
+them) and their sizes; running it needs mpiexec and a network."""
 
 from __future__ import annotations
 
@@ -20,3 +20,9 @@ def test_blocks_differ_per_rank_and_case_and_are_reproducible() -> None:
     assert prog.block(100, 0, 0) != prog.block(100, 0, 1)
     assert prog.block(100, 2, 5) == prog.block(100, 2, 5)
     assert len(prog.block(1000, 3, 0)) == 1000 and prog.block(0, 1, 1) == b""
+
+
+def test_a_v_size_is_an_allgatherv_from_an_empty_block_to_n() -> None:
+    assert prog.counts_of("1000", 4) == [1000] * 4
+    assert prog.counts_of("v65536", 4) == [0, 21845, 43690, 65536]
+    assert prog.counts_of("v9", 1) == [0]
