@@ -79,14 +79,14 @@ def run_cases(comm: Any, args: argparse.Namespace, phase: int) -> int:
     rank, p, wrong = comm.Get_rank(), comm.Get_size(), 0
     for n, (algorithm, size) in enumerate((a, s) for a in args.algorithms.split(",")
                                           for s in args.sizes.split(",")):
-        counts = counts_of(size, p)
-        want = b"".join(block(counts[r], r, n) for r in range(p))
+        lengths = counts_of(size, p)
+        want = b"".join(block(lengths[r], r, n) for r in range(p))
         before = dict(peek_stats(comm) or {})
         took, ok = [], True
         for _ in range(args.repeat):
             comm.Barrier()
             t0 = time.perf_counter()
-            recv = gather_case(comm, algorithm, size, counts, block(counts[rank], rank, n),
+            recv = gather_case(comm, algorithm, size, lengths, block(lengths[rank], rank, n),
                                args.timeout)
             took.append(time.perf_counter() - t0)
             ok &= recv == want
@@ -100,7 +100,7 @@ def run_cases(comm: Any, args: argparse.Namespace, phase: int) -> int:
             slowest = [max(ts) for ts in zip(*(t for _, t, _ in every), strict=True)]
             print(json.dumps({"phase": phase, "algorithm": algorithm,
                               "size": int(size) if size.isdigit() else size,
-                              "counts": counts, "ranks": p, "correct": not bad, "wrong_ranks": bad,
+                              "counts": lengths, "ranks": p, "correct": not bad, "wrong_ranks": bad,
                               "seconds": slowest, "median_s": statistics.median(slowest),
                               "datagrams": {k: sum(c[k] for _, _, c in every)
                                             for k in COUNTERS}}), flush=True)

@@ -6,6 +6,8 @@ import resource
 import signal
 import subprocess
 import sys
+import time
+from pathlib import Path
 
 from testbed.emulation import rank_stacks
 
@@ -24,6 +26,10 @@ def test_an_asked_process_names_where_it_waited() -> None:
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_CORE, (0, 0)))
     assert proc.stdout is not None and proc.stdout.readline() == "ready\n"
+    deadline = time.monotonic() + 10  # asleep in wait(), not still on its way there
+    while Path(f"/proc/{proc.pid}/task/{proc.pid}/stat").read_text().rsplit(")", 1)[1].split()[0] \
+            != "S" and time.monotonic() < deadline:
+        time.sleep(0.01)
     proc.send_signal(signal.SIGABRT)
     _, err = proc.communicate(timeout=30)
     assert proc.returncode == -signal.SIGABRT and rank_stacks.SAID in err, err
