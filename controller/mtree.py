@@ -12,9 +12,11 @@ from the topology's own unicast routes, so multicast follows the same links as u
 - 'updown' (fat tree, BMIN, levelled trees) gets the hardware-multicast shape: a single
   trunk climbs from the source to the lowest switch on its route whose subtree holds the
   source and every member (the nearest common ancestor), and all further replication goes
-  downwards. A switch on the trunk may also send copies down to members in its own subtree:
-  in a k-ary n-tree the only down path from the top to them runs through that switch, which
-  must not receive the datagram twice.
+  downwards. Where the members' routes reach several such switches (the spines of a fat
+  tree), the source's node id picks one, so that one group's sources spread over them. A
+  switch on the trunk may also send copies down to members in its own subtree: in a k-ary
+  n-tree the only down path from the top to them runs through that switch, which must not
+  receive the datagram twice.
 """
 
 from __future__ import annotations
@@ -94,19 +96,30 @@ def _down_route(topo: Topology, levels: _Levels, top: str, member: str) -> list[
 
 
 def _trunk(topo: Topology, levels: _Levels, source: str, members: list[str]) -> list[str] | None:
-    """Switches from the source's switch up to the nearest common ancestor, or None.
+    """Switches from the source's switch up to a nearest common ancestor, or None.
 
-    Follows the route to the lowest-id member whose route passes such a switch: the route to
-    the lowest-id member alone may turn below the ancestor (e.g. a member on the source's own
-    leaf) and never reach it.
+    Each member's route that passes such a switch offers the route up to it (the route to
+    one member alone may turn below the ancestor, e.g. a member on the source's own leaf,
+    and never reach it). Where routes offer several (the top switches of a fat tree), the
+    source's node id picks one: the trees of a group's sources spread over them, as
+    destination-based unicast routing spreads routes, instead of all climbing to the top
+    switch on the route to the first member (an Allgather's 16 sources on a 2:1 fat tree
+    had crossed one spine, 12 blocks down each of its links).
     """
     need = {source, *members}
+    offers: dict[str, list[str]] = {}
     for member in members:
         route = topo.path(source, member)[1:-1]
         for i, switch in enumerate(route):
             if need <= levels.below[switch]:
-                return route[:i + 1]
-    return None  # a hand-written levelled topology without such a switch on any route
+                offers.setdefault(switch, route[:i + 1])
+                break
+    if not offers:
+        return None  # a hand-written levelled topology without such a switch on any route
+    lowest = min(map(len, offers.values()))
+    trunks = [offers[s.name] for s in topo.switches
+              if s.name in offers and len(offers[s.name]) == lowest]
+    return trunks[topo.host(source).node_id % len(trunks)]
 
 
 def _updown_routes(topo: Topology, source: str, members: list[str]) -> list[list[str]]:

@@ -3,6 +3,7 @@
 import functools
 import gc
 import random
+from collections import Counter
 from collections.abc import Callable
 
 import pytest
@@ -259,3 +260,21 @@ def test_level_cache_is_dropped_with_the_topology() -> None:
     del topo
     gc.collect()
     assert key not in mtree._LEVELS
+
+
+def test_the_sources_of_one_group_spread_over_the_spines() -> None:
+    """Every host of a 4-ary 2-tree multicasting to all (an Allgather's group): the trunks
+    end at all four spines, four sources each, and no spine-to-leaf link carries more than
+    the 3 blocks of the other leaves' sources on that spine (all 16 trees had climbed to one
+    spine, 12 blocks down each of its links)."""
+    topo = fattree(4, 2)
+    hosts = [h.name for h in topo.hosts]
+    level = {s.name: s.attrs["level"] for s in topo.switches}
+    tops: Counter[str] = Counter()
+    down: Counter[tuple[str, str]] = Counter()
+    for source in hosts:
+        edges = tree_edges(topo, distribution_tree(topo, source, hosts))
+        tops.update(b for a, b in edges if b in level and level[b] == 1)
+        down.update((a, b) for a, b in edges if a in level and level[a] == 1)
+    assert sorted(tops.values()) == [4, 4, 4, 4]
+    assert max(down.values()) == 3
