@@ -23,8 +23,8 @@ wait()
 def test_an_asked_process_names_where_it_waited() -> None:
     proc = subprocess.Popen(
         [sys.executable, "-c", RANK], env=dict(os.environ, **rank_stacks.ENV),
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_CORE, (0, 0)))
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    resource.prlimit(proc.pid, resource.RLIMIT_CORE, (0, 0))  # its abort writes no core
     assert proc.stdout is not None and proc.stdout.readline() == "ready\n"
     deadline = time.monotonic() + 10  # asleep in wait(), not still on its way there
     while Path(f"/proc/{proc.pid}/task/{proc.pid}/stat").read_text().rsplit(")", 1)[1].split()[0] \
