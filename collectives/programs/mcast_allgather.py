@@ -27,6 +27,7 @@ from typing import Any
 from ..ipmc.allgather import ALGORITHMS, allgather, allgather_slots
 from ..ipmc.channel import channel_for, peek_stats
 from ..ipmc.concurrent import REPORTS
+from ..slots import of_counts
 from . import command
 
 COUNTERS = ("sent", "delivered", "duplicate", "rejected", "repaired", REPORTS)
@@ -67,8 +68,8 @@ def gather_case(comm: Any, algorithm: str, size: str, counts: list[int], mine: b
     if not size.startswith("v"):
         allgather(channel_for(comm), mine, recv, algorithm, timeout=timeout)
         return recv
-    view, ends = memoryview(recv), [sum(counts[:r]) for r in range(len(counts) + 1)]
-    slots = [view[ends[r]:ends[r + 1]] for r in range(len(counts))]
+    view = memoryview(recv)
+    slots = [view[o:o + n] for o, n in of_counts(counts, None, len(counts), len(recv))]
     slots[comm.Get_rank()][:] = mine
     allgather_slots(channel_for(comm), slots, algorithm, timeout=timeout)
     return recv
