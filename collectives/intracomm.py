@@ -234,12 +234,13 @@ class Intracomm(MPI.Intracomm):
             BYTES[bcast] += len(view)
             given = executor.bcast_options(options)
             if needs(bcast, given):
-                given = {**given, **self._timing(len(view), send_order(given))}
+                given = {**given, **self._timing(len(view), send_order(given), bcast)}
             executor.bcast(view, root, self._private(), bcast, **given)
 
-    def _timing(self, nbytes: int, order: str) -> dict[str, float]:
-        """t_hold and t_end of an `nbytes` broadcast, measured first where they are not yet
-        (collective: every rank sees the same cache, so all measure alike)."""
+    def _timing(self, nbytes: int, order: str, bcast: str) -> dict[str, float]:
+        """What `bcast` is given for an `nbytes` broadcast (t_hold, t_end; t_hold at the
+        count of sends its tree settles at on this communicator), measured first where they
+        are not yet (collective: every rank sees the same cache, so all measure alike)."""
         cache = self._cache()
         if cache is None:
             cache = Cache()
@@ -248,7 +249,7 @@ class Intracomm(MPI.Intracomm):
             got = measure(self._private(), size, order)
             cache.add(got)
             MEASURED.append(got.record())
-        return cache.params(nbytes, order)
+        return cache.params(nbytes, order, bcast, self.Get_size())
 
     def _cache(self) -> Cache | None:
         # the attribute holds what Set_attr was given: a Cache

@@ -38,12 +38,13 @@ import struct
 import time
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, cast
 
 from . import outqueue
 from .algorithms import DEFAULT_SEND_ORDER, bcast_algorithm
 from .timing import busy_wait, idle_barrier
-from .trees.latency_model import MeasuredPointToPoint
+from .trees import inputs
+from .trees.inputs import HoldTable
 
 # Sends and receives wait as the broadcasts' own do (collectives.waiting): the model's
 # t_hold and t_end then hold the wake-up that a broadcast's ranks pay.
@@ -66,23 +67,45 @@ def hold_rounds(m: int, repeats: int) -> int:
     return repeats * max(1, min(10, (64 << 10) // max(m, 1)))
 
 
-def hold(comm: Any, buf: Any, sends: int, fifo: bool) -> float:
-    """Rank 0: the mean time per send of `sends` back-to-back messages to the other ranks in
-    turn, until the last has left the host (fifo) or its send returned (overlapped). The
-    other ranks receive theirs and return 0."""
+def departures(comm: Any, buf: Any, sends: int, fifo: bool) -> list[tuple[float, float]]:
+    """Rank 0: `sends` back-to-back messages to the other ranks in turn, from an idle start;
+    per message, (when its send call returned, when it had left the host (fifo) or its call
+    returned (overlapped)), both from the first send's start. The first S of them are a
+    round of S sends: one round gives t_hold at every count up to `sends` (a message's
+    departure does not depend on the sends after it). The other ranks receive theirs and
+    return []."""
     rank, n = comm.Get_rank(), comm.Get_size()
     peers = [1 + j % (n - 1) for j in range(sends)]
     idle_barrier(comm)
     if rank:
         for _ in range(peers.count(rank)):
             recv(comm, buf, 0, HOLD_TAG)
-        return 0.0
+        return []
+    out: list[tuple[float, float]] = []
     t0 = time.perf_counter()
     for peer in peers:
         send(comm, buf, peer, HOLD_TAG)
+        returned = time.perf_counter() - t0
         if fifo:  # the next send, and the clock's end after the last, once it has left
             outqueue.wait_sent()
-    return (time.perf_counter() - t0) / sends
+        out.append((returned, time.perf_counter() - t0))
+    return out
+
+
+def hold(comm: Any, buf: Any, sends: int, fifo: bool) -> float:
+    """Rank 0: the mean time per send of `sends` back-to-back messages to the other ranks in
+    turn, until the last has left the host (fifo) or its send returned (overlapped). The
+    other ranks receive theirs and return 0."""
+    got = departures(comm, buf, sends, fifo)
+    return got[-1][1] / sends if got else 0.0
+
+
+def software(got: list[tuple[float, float]]) -> float:
+    """The mean time a send call of a round (`departures`) held its caller: from its start
+    (the previous one's departure) to its return, Nupairoj1998's t_hs + m t_hd, what a send
+    costs before the network takes over (section 6.3)."""
+    starts = [0.0] + [left for _, left in got[:-1]]
+    return sum(r - s for (r, _), s in zip(got, starts, strict=True)) / len(got)
 
 
 def pingpong(comm: Any, buf: Any, k: int, dummy: float = 0.0) -> float:
@@ -119,7 +142,6 @@ def rounds(size: int) -> int:
     """Hold rounds timed at `size`: hold_rounds of one repeat (ten for small messages,
     whose rounds vary most), at least REPEATS."""
     return max(REPEATS, hold_rounds(size, 1))
-FIGURES = "=2d"  # t_hold, t_end as rank 0 broadcasts them
 
 
 def needs(algorithm: str, options: Mapping[str, Any]) -> bool:
@@ -152,7 +174,10 @@ def points(nbytes: int) -> tuple[int, ...]:
 @dataclass(frozen=True)
 class Measured:
     """One measurement: t_hold and t_end of `size`-byte messages among `ranks` ranks, sends
-    in `send_order`; `took_s`: how long the measurement took (every rank's own clock)."""
+    in `send_order`; t_hold at every count of back-to-back sends up to ranks - 1
+    (`t_hold_sends_s`, collectives.trees.inputs: t_hold_s is the last), how long a send's
+    call held the sender (`t_software_s`, DYN-Tree's holding terms); `took_s`: how long the
+    measurement took (every rank's own clock)."""
 
     size: int
     send_order: str
@@ -160,9 +185,15 @@ class Measured:
     t_hold_s: float
     t_end_s: float
     took_s: float
+    t_hold_sends_s: tuple[float, ...] = ()
+    t_software_s: float | None = None
 
     def record(self) -> dict[str, Any]:
         return asdict(self)
+
+    @property
+    def by_count(self) -> tuple[float, ...]:
+        return self.t_hold_sends_s or (self.t_hold_s,)
 
 
 class Cache:
@@ -183,14 +214,18 @@ class Cache:
     def add(self, m: Measured) -> None:
         self.entries[m.send_order, m.size] = m
 
-    def params(self, nbytes: int, send_order: str) -> dict[str, float]:
-        """t_hold and t_end of an `nbytes` broadcast, as the algorithm is given them
-        (KeyError while a point it needs is missing)."""
+    def params(self, nbytes: int, send_order: str, algorithm: str = "opt-tree",
+               k: int | None = None) -> dict[str, float]:
+        """What `algorithm` is given for an `nbytes` broadcast on `k` ranks (None: t_hold at
+        the most sends measured), as the testbed's model gives it
+        (collectives.trees.inputs.timing; KeyError while a point it needs is missing)."""
         got = [self.entries[send_order, p] for p in points(nbytes)]
-        p2p = MeasuredPointToPoint(tuple(m.size for m in got),
-                                   tuple(m.t_hold_s for m in got),
-                                   tuple(m.t_end_s for m in got))
-        return {"t_hold": p2p.t_hold(nbytes), "t_end": p2p.t_end(nbytes)}
+        most = min(len(m.by_count) for m in got)
+        table = HoldTable(tuple(m.size for m in got), tuple(m.by_count[:most] for m in got),
+                          tuple(m.t_end_s for m in got))
+        software = [m.t_software_s for m in got]
+        return inputs.timing(algorithm, nbytes, table, k, None,
+                             None if None in software else cast("list[float]", software))
 
     def records(self) -> list[dict[str, Any]]:
         return [self.entries[key].record() for key in sorted(self.entries)]
@@ -204,8 +239,9 @@ def measure(comm: Any, size: int, order: str = DEFAULT_SEND_ORDER) -> Measured:
     """t_hold and t_end of `size`-byte messages on `comm` (2 ranks or more), as
     collectives.programs.params measures them, shorter: collective, every rank gets rank
     0's figures. One untimed round of each kind first (connections, a protocol's set-up),
-    then `rounds(size)` hold rounds and REPEATS ping-pong runs of up to MOST_ROUND_TRIPS
-    round trips (BUDGET_BYTES worth), medians."""
+    then `rounds(size)` hold rounds of n - 1 sends (t_hold at every count up to it, from
+    the same rounds) and REPEATS ping-pong runs of up to MOST_ROUND_TRIPS round trips
+    (BUDGET_BYTES worth), medians."""
     # importing mpi4py.MPI starts MPI: only inside the ranks
     from mpi4py import MPI
 
@@ -215,15 +251,20 @@ def measure(comm: Any, size: int, order: str = DEFAULT_SEND_ORDER) -> Measured:
     view = memoryview(bytearray(size))
     pair = comm.Split(0 if rank < 2 else MPI.UNDEFINED, rank)  # ranks 0 and 1 keep theirs
     hold(comm, view, n - 1, fifo)
-    holds = [hold(comm, view, n - 1, fifo) for _ in range(rounds(size))]
+    rounds_ = [departures(comm, view, n - 1, fifo) for _ in range(rounds(size))]
     ends = [0.0]
     if pair != MPI.COMM_NULL:
         k = reps(size, BUDGET_BYTES, MOST_ROUND_TRIPS)
         pingpong(pair, view, 3)
         ends = [pingpong(pair, view, k) for _ in range(REPEATS)]
         pair.Free()
-    # rank 0's two medians, to every rank (the others asleep until they come)
-    figures = bytearray(struct.pack(FIGURES, statistics.median(holds), statistics.median(ends)))
+    # rank 0's medians, to every rank (the others asleep until they come)
+    by_count = [statistics.median(r[s - 1][1] / s for r in rounds_) if rank == 0 else 0.0
+                for s in range(1, n)]
+    soft = statistics.median(software(r) for r in rounds_) if rank == 0 else 0.0
+    fmt = f"={n + 1}d"
+    figures = bytearray(struct.pack(fmt, statistics.median(ends), soft, *by_count))
     wait([comm.Ibcast([figures, MPI.BYTE], root=0)], mode="block")
-    t_hold, t_end = struct.unpack(FIGURES, figures)
-    return Measured(size, order, n, t_hold, t_end, time.perf_counter() - t0)
+    t_end, soft, *by_count = struct.unpack(fmt, figures)
+    return Measured(size, order, n, by_count[-1], t_end, time.perf_counter() - t0,
+                    tuple(by_count), soft)

@@ -5,12 +5,17 @@ fitted to each. Rank 0 prints one JSON object. Medians of repeated runs (the pap
 minima on a reserved machine; here the machine is shared, and medians are what the testbed
 reports; minima are kept too).
 
-t_hold is what a tree node pays per send: rank 0 sends `--hold-sends` messages back to
-back, one to each other rank in turn (as a node sends to its children), in the broadcast's
-send order (fifo: each send starts once the previous message has left the host), from an
-idle start; t_hold is the time until the last has left, over their number. Ranks 0 and 1
-time PingPong and the dummy loop while every other rank waits in a receive, as a
-broadcast's ranks wait: t_end with all ranks present. The old streaming t_hold (up to 200
+t_hold is what a tree node pays per send: rank 0 (the broadcast's root: the testbed puts
+it first) sends `--hold-sends` messages back to back, one to each other rank in turn (as a
+node sends to its children), in the broadcast's send order (fifo: each send starts once the
+previous message has left the host), from an idle start; t_hold is the time until the last
+has left, over their number. On an emulated link a lone frame leaves at once and every
+later one after its predecessor's wire time, so t_hold depends on how many sends a node
+makes: it is kept for every count up to `--hold-sends` (t_hold_sends_s), and the model takes
+the count of the broadcast's busiest node (collectives.trees.inputs). Rank 0 and
+`--partner` (a rank at the hop count the broadcast's messages travel) time PingPong and the
+dummy loop while every other rank waits in a receive, as a broadcast's ranks wait: t_end
+with all ranks present. The old streaming t_hold (up to 200
 messages to one peer, timed to its acknowledgement) is kept as t_hold_stream_s.
 
     mpiexec -n 16 python -m collectives.programs.params --sizes 1,1024,65536
@@ -31,7 +36,7 @@ from ..algorithms import DEFAULT_SEND_ORDER, SEND_ORDERS
 # on first use: both measure the same t_hold and t_end. Their sends and receives wait as the
 # broadcasts' own do (collectives.waiting): the model's t_hold and t_end then hold the
 # wake-up that a broadcast's ranks pay.
-from ..measured import hold, hold_rounds, pingpong, reps
+from ..measured import departures, hold, hold_rounds, pingpong, reps, software
 from ..timing import fit_line, idle_barrier
 from ..waiting import recv, send
 from . import command
@@ -65,38 +70,53 @@ def _ping(comm, buf, k: int, t_ack: float) -> tuple[float, float]:
 
 def measure(comm, sizes: list[int], repeats: int, dummy_max: int,
             budget_bytes: int = 8 << 20, hold_sends: int | None = None,
-            send_order: str = DEFAULT_SEND_ORDER) -> dict:
-    """Every rank calls it; ranks 0 and 1 time the pair's figures (rank 0's result counts)."""
+            send_order: str = DEFAULT_SEND_ORDER, partner: int = 1) -> dict:
+    """Every rank calls it; rank 0 sends the hold rounds, ranks 0 and `partner` time the
+    pair's figures (rank 0's result counts). Per size: t_hold over `hold_sends` back-to-back
+    sends (t_hold_s) and over every count S up to it (t_hold_sends_s[i][S - 1], from the same
+    rounds: a round's first S sends are a round of S), the share of a send its call holds
+    the sender (t_hold_software_s, section 6.3's t_hs + m t_hd), t_end between 0 and
+    `partner`."""
     rank, n = comm.Get_rank(), comm.Get_size()
+    if not 0 < partner < n:
+        raise ValueError(f"the ping-pong partner must be a rank in 1..{n - 1}, got {partner}")
     sends = hold_sends or n - 1
     fifo = send_order == "fifo"
-    pair = comm.Split(0 if rank < 2 else 1, rank)  # ranks 0 and 1 keep their numbers
+    paired = rank in (0, partner)
+    pair = comm.Split(0 if paired else 1, 0 if rank == 0 else 1 if paired else rank)
     out: dict = {"sizes": sizes, "repeats": repeats, "ranks": n, "hold_sends": sends,
-                 "send_order": send_order, "t_hold_s": [], "t_end_s": [],
-                 "t_hold_min_s": [], "t_end_min_s": [], "t_hold_return_s": [],
+                 "send_order": send_order, "partner": partner, "t_hold_s": [],
+                 "t_end_s": [], "t_hold_min_s": [], "t_end_min_s": [],
+                 "t_hold_sends_s": [], "t_hold_software_s": [], "t_hold_return_s": [],
                  "t_hold_stream_s": [], "dummy": []}
     warm = bytearray(max(sizes) or 1)
     for m in sorted({1, *sizes}):  # first messages set up connections: not measured
         hold(comm, memoryview(warm)[:m], n - 1, fifo)
-        if rank < 2:
+        if paired:
             pingpong(pair, memoryview(warm)[:m], 3)
     t_ack = statistics.median(pingpong(pair, memoryview(warm)[:1], 20)
-                              for _ in range(5)) if rank < 2 else 0.0
+                              for _ in range(5)) if paired else 0.0
     out["t_ack_s"] = t_ack
     for m in sizes:
         buf = bytearray(max(m, 1))
         view = memoryview(buf)[:m] if m else memoryview(buf)[:0]
-        holds = [hold(comm, view, sends, fifo) for _ in range(hold_rounds(m, repeats))]
-        if rank >= 2:
+        rounds = [departures(comm, view, sends, fifo) for _ in range(hold_rounds(m, repeats))]
+        if not paired:
             continue
         k = reps(m, budget_bytes)
         pings = [_ping(pair, view, k, t_ack) for _ in range(repeats)]
+        ends = [pingpong(pair, view, k) for _ in range(repeats)]
+        if rank != 0:
+            continue
+        by_count = [statistics.median(r[s - 1][1] / s for r in rounds)
+                    for s in range(1, sends + 1)]
+        out["t_hold_sends_s"].append(by_count)
+        out["t_hold_s"].append(by_count[-1])
+        out["t_hold_min_s"].append(min(r[-1][1] / sends for r in rounds))
+        out["t_hold_software_s"].append(statistics.median(software(r) for r in rounds))
         out["t_hold_stream_s"].append(statistics.median(h for h, _ in pings))
         out["t_hold_return_s"].append(statistics.median(r for _, r in pings))
-        ends = [pingpong(pair, view, k) for _ in range(repeats)]
-        out["t_hold_s"].append(statistics.median(holds))
         out["t_end_s"].append(statistics.median(ends))
-        out["t_hold_min_s"].append(min(holds))
         out["t_end_min_s"].append(min(ends))
         if m <= dummy_max:
             out["dummy"].append(_dummy_sweep(pair, view, k, statistics.median(ends)))
@@ -156,6 +176,9 @@ def parser() -> argparse.ArgumentParser:
                          "in turn (default: one to each other rank)")
     ap.add_argument("--send-order", choices=SEND_ORDERS, default=DEFAULT_SEND_ORDER,
                     help="how those sends follow each other (as the trees' option)")
+    ap.add_argument("--partner", type=int, default=1,
+                    help="the rank that ping-pongs with rank 0 for t_end (default 1): one at "
+                         "the hop count the broadcast's messages travel")
     return ap
 
 
@@ -169,6 +192,8 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     if args.hold_sends is not None and args.hold_sends < 1:
         ap.error("--hold-sends must be at least 1")
+    if args.partner < 1:
+        ap.error("--partner must be a rank of 1 or more")
     # importing mpi4py.MPI starts MPI: only inside the ranks
     from mpi4py import MPI
 
@@ -176,8 +201,13 @@ def main(argv: list[str] | None = None) -> int:
     if comm.Get_size() < 2:
         print("collectives.programs.params needs at least 2 ranks", file=sys.stderr)
         return 2
+    if args.partner >= comm.Get_size():
+        print(f"collectives.programs.params: --partner {args.partner} is not a rank of "
+              f"{comm.Get_size()}", file=sys.stderr)
+        return 2
     meas = measure(comm, [int(s) for s in args.sizes.split(",")], args.repeats,
-                   args.dummy_max, args.budget_bytes, args.hold_sends, args.send_order)
+                   args.dummy_max, args.budget_bytes, args.hold_sends, args.send_order,
+                   args.partner)
     if comm.Get_rank() == 0:
         print(json.dumps({**meas, **derive(meas)}), flush=True)
     return 0

@@ -21,7 +21,7 @@ from .. import held, outqueue, sent, waiting
 from ..algorithms import BCASTS, DEFAULT_SEND_ORDER
 from ..contention.schedules import geometry, rank_nodes
 from ..contention.trees import mesh_chain
-from .dyntree import SendCost, StaticParams, chain_sends, estimates
+from .dyntree import SendCost, StaticParams, chain_sends, estimates, from_measured
 
 TAG_BASE = 0x4400  # + broadcast number mod TAG_SPAN: a header never matches a later one
 TAG_SPAN = 4096
@@ -38,16 +38,19 @@ def last_parent(comm: Any) -> int | None:
 
 
 def static_params(params: Mapping[str, Any], algorithm: str = "dyn-tree") -> StaticParams:
-    """StaticParams from t_hs..t_rd, or from t_hold and t_end of the broadcast's size: holding
-    is t_hold, the network's share is inside it (a fifo send's t_as runs until the message
-    has left, the link's serialization included, as t_hold is measured), and receiving is
-    the rest of t_end, so the split adds up to t_end (negative where t_end < t_hold)."""
+    """StaticParams from t_hs..t_rd (the testbed derives them from measured figures:
+    collectives.trees.dyntree.from_measured), or from t_hold and t_end of the broadcast's size
+    with t_software, how long a send's call held the sender (the same split at that size),
+    or without it: holding is then all of t_hold, the network's share inside it (a fifo
+    send's t_as runs until the message has left, the link's serialization included, as
+    t_hold is measured), and receiving the rest of t_end (negative where t_end < t_hold)."""
     names = ("t_hs", "t_hd", "t_ns", "t_nd", "t_rs", "t_rd")
     if all(n in params for n in names):
         return StaticParams(*(float(params[n]) for n in names))
     if "t_hold" in params and "t_end" in params:
         hold, end = float(params["t_hold"]), float(params["t_end"])
-        return StaticParams(hold, 0.0, 0.0, 0.0, end - hold, 0.0)
+        software = float(params.get("t_software", hold))
+        return from_measured([0], [min(software, hold)], [hold], [end], 0)
     raise ValueError(f"{algorithm} needs t_hs, t_hd, t_ns, t_nd, t_rs, t_rd (or t_hold and "
                      "t_end)")
 
@@ -121,8 +124,8 @@ def bcast(buf: Any, root: int, comm: Any, params: StaticParams,
         framed[HEADER:] = view
         _PARENT[key] = None
     cost = _COST.setdefault((key, algorithm), SendCost())
-    hold, end = estimates(params, n, cost.t_as, cost.n)
     fifo = send_order == "fifo"
+    hold, end = estimates(params, n, cost.t_as, cost.n, pipelined=not fifo)
     for child, child_far in forwards(order, me, lo, hi, hold, end):
         t0 = time.perf_counter()
         framed[:HEADER] = child_far.to_bytes(HEADER, "little")

@@ -2,20 +2,30 @@
 recent sends cost into t_hold and t_end estimates and splits the ranks it is responsible for
 with OPT-Tree under them.
 
-After a send of n bytes that took t_as at the sender (from the call until the message has
-left), with the static parameters t_hs, t_hd (holding), t_nd (network per byte), t_rs, t_rd
-(receiving):
+A send of n bytes holds its sender t_as, from the call until the message has left: the
+send's own software, t_hs + n t_hd, then the network's part, t_sq + t_ns + n t_nd + t_cont
+(its wait in the sending queue, the channel's start-up and per-byte time, the contention
+it met). With the receiving terms t_rs, t_rd:
 
     t'_hol = t_as - (t_hs + n t_hd) - n t_nd        t'_end = t_as - n t_hd - n t_nd + t_rs
     t^e_hol = t'_hol + m t_nd                       t^e_end = t'_end + m (t_hd + t_nd + t_rd)
 
 and the next broadcast of m bytes runs OPT-Tree with hold = max(t_hs + m t_hd, t^e_hol) and
-end = t^e_end. Without a measured send yet, the static t_hold and t_end are used, so at zero
-load DYN-Tree is OPT-Tree. t_as is a node's mean over its sends of one broadcast, smoothed
-over broadcasts (an EWMA; the paper does not say which send supplies it): the mean over
-back-to-back sends from an idle start is how t_hold is measured
-(collectives.programs.params), so at zero load the estimates are the static t_hold and
-t_end again.
+end = t^e_end. The max is the thesis's sender: its send returns once the message is in the
+sending buffer, and the channel drains it meanwhile, so a node is held by its software or by
+its channel, whichever is longer (send_order overlapped here). A fifo sender (the default
+here: the next send starts once the previous message has left the host) is held by both,
+one after the other: hold = t_hs + m t_hd + t^e_hol (`pipelined` False). t_sq and t_cont
+are waits: a send cheaper than the zero-load one (a lone frame that an emulated link lets
+out at once) is no negative wait, so t'_hol and t'_end never go below their zero-load
+values. Without a measured send yet, the zero-load t_as (t_hs + m t_hd + t_ns + m t_nd) is
+used, so at zero load DYN-Tree is OPT-Tree built from the t_hold the sender's order
+measures. t_as is a node's mean over its sends of one broadcast, smoothed over broadcasts
+(an EWMA; the paper does not say which send supplies it).
+
+The static terms come from measured figures (`from_measured`): t_hs, t_hd from how long a
+send's call held the sender (its return), t_ns, t_nd from the rest of its t_hold (until the
+message had left), t_rs, t_rd from the rest of t_end.
 
 DYN-Mesh (section 6.3, DYN-Tree on a mesh) splits the same way but in OPT-Mesh's order: the
 ranks chained in the mesh's routing order (collectives.contention.trees.mesh_chain), each
@@ -32,6 +42,7 @@ back-to-back sends (t_hold) pay (a token bucket lets that frame out at once)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..contention.trees import holder_sends, opt_split
@@ -51,7 +62,10 @@ class StaticParams:
         for name, value in vars(self).items():
             if name not in ("t_rs", "t_rd") and not value >= 0:
                 raise ValueError(f"{name} must be >= 0, got {value!r}")
-        if not (self.t_hs + self.t_ns + self.t_rs >= 0 and self.t_hd + self.t_nd + self.t_rd >= 0):
+        # a line through two measured sizes may start below zero (t_end grows faster than
+        # its start-up); t_end must not fall with the size, nor be negative at every size
+        start, per_byte = self.t_hs + self.t_ns + self.t_rs, self.t_hd + self.t_nd + self.t_rd
+        if per_byte < 0 or (start < 0 and per_byte == 0):
             raise ValueError(f"t_end would be negative: {self}")
 
     def static(self, m: int) -> tuple[float, float]:
@@ -64,17 +78,56 @@ class StaticParams:
 BASELINE = StaticParams(t_hs=1915, t_hd=2, t_ns=1390, t_nd=2, t_rs=2025, t_rd=3)
 
 
-def estimates(p: StaticParams, m: int, t_as: float | None = None,
-              n: int | None = None) -> tuple[float, float]:
-    """(hold, end) for the next m-byte broadcast, from the last send: t_as for n bytes."""
+def from_measured(sizes: Sequence[int], software: Sequence[float], holds: Sequence[float],
+                  ends: Sequence[float], m: int) -> StaticParams:
+    """Section 6.3's static terms from figures measured at `sizes` (s): holding (t_hs,
+    t_hd) from what a send's call held its sender (`software`), the network's (t_ns, t_nd)
+    from the rest of its t_hold (`holds`, until the message had left), receiving (t_rs,
+    t_rd) from the rest of t_end (`ends`). Each is a line through the two sizes measured
+    around m (extended along the nearest pair), so exact at m; a constant where one size
+    was measured, or where the line would start below zero or fall."""
+    if not sizes or not len(sizes) == len(software) == len(holds) == len(ends):
+        raise ValueError("need equally many sizes, software, t_hold and t_end figures")
+    order = sorted(range(len(sizes)), key=lambda i: sizes[i])
+    xs = [sizes[i] for i in order]
+    parts = {"hold": [software[i] for i in order],
+             "net": [max(0.0, holds[i] - software[i]) for i in order],
+             "recv": [ends[i] - max(holds[i], software[i]) for i in order]}
+
+    def line(ys: list[float], signed: bool = False) -> tuple[float, float]:
+        if len(xs) == 1:
+            return ys[0], 0.0
+        i = max(1, min(len(xs) - 1, next((i for i, x in enumerate(xs) if x >= m),
+                                         len(xs) - 1)))
+        slope = (ys[i] - ys[i - 1]) / (xs[i] - xs[i - 1])
+        start = ys[i - 1] - slope * xs[i - 1]
+        at_m = start + slope * m
+        if not signed and (slope < 0 or start < 0):
+            return max(0.0, at_m), 0.0
+        return start, slope
+
+    (hs, hd), (ns, nd), (rs, rd) = line(parts["hold"]), line(parts["net"]), \
+        line(parts["recv"], signed=True)
+    if hd + nd + rd < 0:  # t_end per byte negative: the receiving part as a constant at m
+        rs, rd = rs + rd * m, 0.0
+    return StaticParams(hs, hd, ns, nd, rs, rd)
+
+
+def estimates(p: StaticParams, m: int, t_as: float | None = None, n: int | None = None,
+              pipelined: bool = True) -> tuple[float, float]:
+    """(hold, end) for the next m-byte broadcast, from the last send: t_as for n bytes
+    (None: none measured yet, the zero-load send). `pipelined`: the thesis's sender, held
+    by the longer of its software and its channel; False: a fifo sender, held by both."""
     if t_as is None:
-        return p.static(m)
+        t_as, n = p.t_hs + m * p.t_hd + p.t_ns + m * p.t_nd, m
     n = m if n is None else n
-    hol_prime = t_as - (p.t_hs + n * p.t_hd) - n * p.t_nd
-    end_prime = t_as - n * p.t_hd - n * p.t_nd + p.t_rs
+    hol_prime = max(t_as - (p.t_hs + n * p.t_hd) - n * p.t_nd, p.t_ns)
+    end_prime = max(t_as - n * p.t_hd - n * p.t_nd + p.t_rs, p.t_hs + p.t_ns + p.t_rs)
     hol_e = hol_prime + m * p.t_nd
     end_e = end_prime + m * (p.t_hd + p.t_nd + p.t_rd)
-    return max(p.t_hs + m * p.t_hd, hol_e), max(end_e, 0.0)
+    software = p.t_hs + m * p.t_hd
+    hold = max(software, hol_e) if pipelined else software + hol_e
+    return hold, max(end_e, 0.0)
 
 
 def chain_sends(me: int, lo: int, hi: int, hold: float,

@@ -26,6 +26,7 @@ from ..emulation.frame_count import FrameCounter
 from ..emulation.mpi import run_mpi
 from ..emulation.network import Emulation
 from ..errors import RunFailed, renamed_keyword
+from . import model_inputs
 from .bcast_result import TIMES, BcastResult, Times
 from .rank_placement import node_params
 
@@ -41,22 +42,46 @@ def measure_params(emu: Emulation, sizes: list[int], *, repetitions: int = 5,
                    dummy_max: int = 65536, hosts: list[str] | None = None,
                    budget_bytes: int | None = None,
                    send_order: str = DEFAULT_SEND_ORDER,
-                   repeats: int | None = None) -> dict[str, Any]:
-    """Run collectives.programs.params on `hosts` (default: every host, the topology's most
-    distant pair first: that pair times t_end and the dummy loop while the others wait as a
-    broadcast's ranks do; t_hold is one message from the first host to each other host in
-    turn, in `send_order`). `budget_bytes`: bytes per timed run of a size
-    (collectives.programs.params' default 8 MiB takes a minute per size at 10 Mbit/s)."""
+                   repeats: int | None = None, partner: str | None = None) -> dict[str, Any]:
+    """Run collectives.programs.params on `hosts`, the broadcast's, its root first (default:
+    every host, the topology's most distant pair first). t_hold: the first host sends one
+    message to each other host in turn, back to back, in `send_order`, kept for every count
+    of sends up to theirs (the model takes its busiest node's: model_inputs); t_end: the
+    first host and `partner` (default: the host at the median hop count from the first,
+    the distance the broadcast's messages travel; the second host when given none of the
+    `hosts`' own) ping-pong while the others wait as a broadcast's ranks do.
+    `budget_bytes`: bytes per timed run of a size (collectives.programs.params' default 8
+    MiB takes a minute per size at 10 Mbit/s). The record names both and the partner's hop
+    count, and checks t_hold against the wire time (`wire_check`, model_inputs.check)."""
     repetitions = renamed_keyword(repeats, "repeats", repetitions, "repetitions")
     check_send_order(send_order)
     if hosts is None:
         pair = [h.name for h in emu.topo.diameter_pair()]
         hosts = pair + [h.name for h in emu.topo.hosts if h.name not in pair]
+        partner = partner or pair[1]
+    partner = partner or median_hop_host(emu, hosts)
+    if partner not in hosts[1:]:
+        raise RunFailed(f"the t_end partner {partner} is not one of the hosts after the "
+                        f"first ({', '.join(hosts)})")
     res = run_mpi(emu, params_program.argv(sizes=sizes, repeats=repetitions, dummy_max=dummy_max,
                                            send_order=send_order,
-                                           budget_bytes=budget_bytes or None),
+                                           budget_bytes=budget_bytes or None,
+                                           partner=hosts.index(partner)),
                   hosts=hosts, timeout=900)
-    return {**_last_json(res), "hosts": hosts}
+    out = {**_last_json(res), "hosts": hosts, "root": hosts[0], "partner_host": partner,
+           "partner_hops": emu.topo.hops(hosts[0], partner)}
+    out["wire_check"] = model_inputs.check(out, emu.topo.host_rate())
+    return out
+
+
+def median_hop_host(emu: Emulation, hosts: list[str]) -> str:
+    """Of `hosts` after the first (a broadcast's root), the one at the median hop count
+    from the first (the lower median; ties: the first in order)."""
+    others = hosts[1:]
+    if not others:
+        raise RunFailed("t_hold/t_end need at least two hosts")
+    by = sorted(others, key=lambda h: emu.topo.hops(hosts[0], h))
+    return by[(len(by) - 1) // 2]
 
 
 def model_params(emu: Emulation, *sizes: int) -> dict[str, Any]:
@@ -66,11 +91,10 @@ def model_params(emu: Emulation, *sizes: int) -> dict[str, Any]:
                           dummy_max=0, budget_bytes=1 << 20)
 
 
-def point_to_point(params: dict[str, Any]) -> MeasuredPointToPoint:
-    order = sorted(range(len(params["sizes"])), key=lambda i: params["sizes"][i])
-    return MeasuredPointToPoint(tuple(params["sizes"][i] for i in order),
-                                tuple(params["t_hold_s"][i] for i in order),
-                                tuple(params["t_end_s"][i] for i in order))
+def point_to_point(params: dict[str, Any], sends: int | None = None) -> MeasuredPointToPoint:
+    """t_hold(m) and t_end(m) from measure_params, t_hold at `sends` back-to-back sends
+    (None: the most measured; testbed.experiments.model_inputs)."""
+    return model_inputs.point_to_point(params, sends)
 
 
 # MPICH's own MPI_Bcast algorithms, chosen with its control variables (MPICH 4/5 names),
@@ -85,18 +109,19 @@ MPICH_IBCAST = {"auto": "auto", "binomial": "sched_binomial", "smp": "sched_smp"
                 "pipelined_tree": "tsp_tree", "tree": "tsp_tree", "nb": "auto"}
 
 
-def algorithm_params(algorithm: str, size: int,
-                     params: dict[str, Any] | None) -> dict[str, Any]:
+def algorithm_params(algorithm: str, size: int, params: dict[str, Any] | None,
+                     hosts: int | None = None,
+                     placement: dict[str, Any] | None = None) -> dict[str, Any]:
     """What `collectives.bcast` needs besides the algorithm's name and where the ranks sit:
     t_hold/t_end of this size for OPT-Tree, OPT-Mesh, OPT-Min and DYN-Tree (from
-    measure_params; DYN-Tree splits them into its static terms itself, so that they add up
-    to t_end: collectives.trees.dyn_bcast.static_params)."""
+    measure_params), t_hold at the count of back-to-back sends the tree settles at on
+    `hosts` ranks (testbed.experiments.model_inputs); DYN-Tree and DYN-Mesh get their six
+    static terms from the same figures (collectives.trees.dyntree.from_measured)."""
     if not known(algorithm).timing:
         return {}
     if not params:
         raise RunFailed(f"{algorithm} needs measured t_hold/t_end (measure them first)")
-    p2p = point_to_point(params)
-    return {"t_hold": p2p.t_hold(size), "t_end": p2p.t_end(size)}
+    return model_inputs.timing_options(algorithm, size, params, hosts, placement)
 
 
 def uses_params(algorithm: str) -> bool:
@@ -121,10 +146,12 @@ def prediction(algorithm: str, k: int, size: int, params: dict[str, Any] | None,
     placed = known(scheduled).family == "contention" and placement
     if not params or (not a.model_tree and not placed):
         return None
-    p2p = point_to_point(params)
     extra: dict[str, Any] = {"fragment": fragment} if fragment is not None else {}
     if placed:
         extra |= placement or {}
+    p2p = point_to_point(params, model_inputs.sends_for(scheduled, k, size, params,
+                                                        placement if placed else None,
+                                                        fragment))
     return predict(build(scheduled, k, 0, size, t_hold=p2p.t_hold(size),
                          t_end=p2p.t_end(size), **extra), p2p)
 
@@ -138,9 +165,8 @@ def _dyn_trees(parents: list[list[int | None]] | None, k: int, size: int,
         return None
     opt = None
     if params:
-        p2p = point_to_point(params)
-        opt = build("opt-tree", k, 0, size, t_hold=p2p.t_hold(size),
-                    t_end=p2p.t_end(size)).parents()
+        opt = build("opt-tree", k, 0, size,
+                    **model_inputs.timing_options("opt-tree", size, params, k)).parents()
     same = sum(p == opt for p in parents) / len(parents) if opt and parents else None
     return {"parents": parents, "opt_tree_parents": opt, "same_as_opt_tree": same}
 
@@ -210,7 +236,8 @@ def run_bcast(emu: Emulation, call: BcastCall, *,
     names = (list(hosts) if isinstance(hosts, list)
              else [h.name for h in emu.topo.hosts][: hosts or len(emu.topo.hosts)])
     placement = node_params(emu.topo, algorithm, names)
-    ranked = call.with_options(**algorithm_params(algorithm, size, params), **placement)
+    ranked = call.with_options(**algorithm_params(algorithm, size, params, len(names),
+                                                  placement), **placement)
     try:
         ranked.check(len(names))
     except ValueError as e:

@@ -279,10 +279,11 @@ def execute(run: Run, progress: Any = None, emu: Emulation | None = None) -> Non
             emu.fail_nodes(list(spec.exclude))
         run.params = run.config.get("params")
         if spec.needs_params and run.params is None:
-            run.log(f"measuring t_hold/t_end between {' and '.join(spec.param_pair())} for "
+            hosts = spec.param_hosts()
+            run.log(f"measuring t_hold/t_end from {hosts[0]} to {len(hosts) - 1} host(s) for "
                     f"{len(spec.param_sizes)} sizes (model, OPT-Tree, DYN-Tree)")
             run.params = measure_params(emu, list(spec.param_sizes),
-                                        repetitions=spec.param_repeats, hosts=spec.param_pair(),
+                                        repetitions=spec.param_repeats, hosts=hosts,
                                         budget_bytes=spec.param_budget_bytes)
             run.config["params"] = run.params
             run.save_config()
@@ -525,7 +526,8 @@ def _jobs(run: Run, batch: list[Point], groups: list[list[str]], ticker: _Ticker
 def _job_point(run: Run, p: Point) -> dict[str, Any]:
     """A point as sweep_bench takes it: its key and its broadcast call (the nodes the ranks
     sit on are each group's, added by the job: sweep_bench --nodes)."""
-    options = algorithm_params(p.algorithm, p.size, run.params)
+    placement = node_params(run.spec.topology, p.algorithm, run.spec.groups_of(p)[0])
+    options = algorithm_params(p.algorithm, p.size, run.params, p.hosts, placement)
     options |= geometry(run.spec.topology, p.algorithm)
     # give up (and say so) before the job stalls
     if BCASTS[p.algorithm].family in ("multicast", "range"):

@@ -174,11 +174,13 @@ class ExperimentSpec:
         names = [h.name for h in self.pool()]
         return [names[i * p.hosts:(i + 1) * p.hosts] for i in range(p.groups)]
 
-    def param_pair(self) -> list[str]:
-        """Where t_hold/t_end are measured: the most distant pair of the hosts that ever join a
-        broadcast (all of a 64-host mesh is not the broadcast's network when 16 broadcast)."""
-        used = self.pool()[:max(self.hosts) * max(self.groups)]
-        return [h.name for h in self.topology.diameter_pair(used)]
+    def param_hosts(self) -> list[str]:
+        """Where t_hold/t_end are measured: the hosts of the largest broadcast, in rank order
+        (its root first: t_hold from it to each other host in turn, t_end with the one at
+        the median hop count: testbed.experiments.bcast.measure_params). A broadcast's model
+        takes t_hold at its busiest node's count of sends, up to these hosts' number less
+        one."""
+        return [h.name for h in self.pool()[:max(self.hosts)]]
 
     @property
     def auto_rate(self) -> bool:

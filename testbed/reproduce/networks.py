@@ -33,47 +33,48 @@ CALL_FIELDS = ("send_order", "completion", "options")  # the call's; the rest ru
 @dataclass(frozen=True)
 class Kind:
     """A network the claims share: its topology spec, the share of the calibrated rate it
-    runs at (and at most `max_mbit`), and what else Emulation is told (controller mode,
-    flooding bridges)."""
+    runs at (and at most `max_mbit`), what else Emulation is told (controller mode,
+    flooding bridges), and `why` it runs there (the report shows it beside each claim)."""
 
     spec: str
     share: float = 1.0
     max_mbit: float | None = None
     options: dict[str, Any] = field(default_factory=dict)
+    why: str = ""
 
 
+CALIBRATED = ("the calibrated rate: the highest at which this machine keeps every fidelity "
+              "invariant for this topology (docs/fidelity.md); there the t_hold/t_end model "
+              "prices 1 KiB trees within 0.7-1.0 of what they take, at 100 Mbit/s about 3 x "
+              "(software the back-to-back figures do not price), and 1 Gbit/s is flagged")
 NETWORKS: dict[str, Kind] = {
-    "star16": Kind("star:hosts=16"),
-    # two-stage's second stage (a fragmented chain over TCP) keeps every rank busy at once,
-    # which the calibration's probes do not: on 16 hosts at 15 of a calibrated 30 Mbit/s the
-    # hosts waited 197 % of a frame time for a core (flagged), at 10 they kept up (64 KiB,
-    # 2026-11-25). Its claims run at a third of the calibrated rate.
-    "star16-busy": Kind("star:hosts=16", 1 / 3),
-    # Nupairoj1998's chapter 6 at this machine's scale: a 4x4 mesh whose other 8 hosts run
-    # the background generators; at most 10 Mbit/s, the rate up to which the Python
-    # generators offer the loads asked (docs/experiments.md)
-    "mesh16-load": Kind("mesh:rows=4,cols=4", max_mbit=10.0),
-    # Chen2000's 9 PCs on a switch and on a hub: the same star (one calibration, so one
-    # rate), its bridge once under the controller (snooping) and once a hub
-    # (testbed.emulation.hub): every frame, unicast too, to every port through one medium
-    # at the hub's rate; no collisions, and no cut-through. Both at half the calibrated
-    # rate: at the whole of it (50 Mbit/s) the scouts on the hub's 9 hosts were flagged in
-    # 3 of 3 jobs (hosts waited for a core 160-243 % of a frame time a turn, 2026-11-27):
-    # the medium's path (testbed.emulation.one_way) costs cores the calibration's probes
-    # do not see
-    "star9": Kind("star:hosts=9", 1 / 2),
-    "star9-hub": Kind("star:hosts=9", 1 / 2, options={"switch": "hub"}),
-    # Tseng2001's torus at this machine's scale: 4x4, one rank per node, the controller's
-    # shortest-way X-then-Y routing (testbed.reproduce.tseng)
-    "torus16": Kind("torus:rows=4,cols=4"),
-    # Coll2003's quaternary fat tree (16 nodes) whose switches multicast to contiguous node
-    # ranges only: around failed nodes a broadcast is a tree of range multicasts. Strict
-    # (contiguous-strict, controller.lane): as on Elite, range multicasts crossing one switch
-    # share one serialization at the link rate (each switch's range lane, which queues
-    # without loss: testbed.emulation.lane). Binomial and the barriers' point-to-point
-    # messages never enter a lane: all of Coll2003's claims share this network
+    "star16": Kind("star:hosts=16", why=CALIBRATED),
+    "star16-busy": Kind("star:hosts=16", 1 / 3, why=(
+        "a third of the calibrated rate: two-stage's second stage (a fragmented chain over "
+        "TCP) keeps every rank busy at once, which the calibration's probes do not: on 16 "
+        "hosts at 15 of a calibrated 30 Mbit/s the hosts waited 197 % of a frame time for a "
+        "core (flagged), at 10 they kept up (64 KiB, 2026-11-25)")),
+    "mesh16-load": Kind("mesh:rows=4,cols=4", max_mbit=10.0, why=(
+        "Nupairoj1998's chapter 6 at this machine's scale: a 4x4 mesh whose other 8 hosts "
+        "run the background generators; the calibrated rate, at most 10 Mbit/s, the rate up "
+        "to which the Python generators offer the loads asked (docs/experiments.md)")),
+    "star9": Kind("star:hosts=9", 1 / 2, why=(
+        "Chen2000's 9 PCs on a switch, at half the calibrated rate as its hub twin: at the "
+        "whole of it (50 Mbit/s) the scouts on the hub's 9 hosts were flagged in 3 of 3 jobs "
+        "(hosts waited for a core 160-243 % of a frame time a turn, 2026-11-27)")),
+    "star9-hub": Kind("star:hosts=9", 1 / 2, options={"switch": "hub"}, why=(
+        "the same star as a hub (testbed.emulation.hub): every frame, unicast too, to every "
+        "port through one medium at the hub's rate, no collisions, no cut-through; half the "
+        "calibrated rate: the medium's path costs cores the calibration's probes do not see")),
+    "torus16": Kind("torus:rows=4,cols=4", why=(
+        "Tseng2001's torus at this machine's scale: 4x4, one rank per node, the controller's "
+        "shortest-way X-then-Y routing, at " + CALIBRATED)),
     "fattree16-strict": Kind("fattree:k=4,n=2", options={
-        "controller_config": ControllerConfig(mode="contiguous-strict")}),
+        "controller_config": ControllerConfig(mode="contiguous-strict")}, why=(
+        "Coll2003's quaternary fat tree (16 nodes) whose switches multicast to contiguous "
+        "node ranges only, in strict mode (controller.lane: range multicasts serialized as "
+        "the Elite switches serialize them); binomial and the barriers' messages never enter "
+        "a lane, so all of Coll2003's claims share it; at " + CALIBRATED)),
 }
 TRIES = 2  # a flagged point is measured once more (labs.runner does the same)
 # broadcasts a point times (after bcast_bench's 3 warm-up ones): 10, or 6 from LONG bytes
@@ -95,16 +96,25 @@ class Network:
 
     def describe(self) -> dict[str, Any]:
         return {"topology": self.spec, "rate": self.rate.text(),
-                "link_rate": self.rate.to_dict()}
+                "link_rate": self.rate.to_dict(), "why": NETWORKS[self.name].why}
 
-    def params(self, sizes: tuple[int, ...]) -> dict[str, Any]:
-        """t_hold/t_end measured at `sizes` (Ping and PingPong on the most distant pair,
-        3 repeats of 1 MiB a size), once a run."""
-        if sizes not in self.measured_params:
-            self.progress(f"reproduce: t_hold/t_end at {', '.join(map(str, sizes))} B")
-            self.measured_params[sizes] = measure_params(self.emu, list(sizes), repetitions=3,
-                                                         dummy_max=0, budget_bytes=1 << 20)
-        return self.measured_params[sizes]
+    def params(self, sizes: tuple[int, ...], hosts: int | None = None) -> dict[str, Any]:
+        """t_hold/t_end measured at `sizes` as the broadcasts on the first `hosts` hosts
+        (default all) meet them, once a run: t_hold from the first host (every claim's root)
+        to each other in turn, kept for every count of back-to-back sends up to theirs (a
+        broadcast's model takes its busiest node's), t_end with the host at the median hop
+        count from it (testbed.experiments.bcast.measure_params); 3 repeats of 1 MiB a
+        size."""
+        count = hosts or len(self.emu.topo.hosts)
+        key = (sizes, count)
+        if key not in self.measured_params:
+            self.progress(f"reproduce: t_hold/t_end at {', '.join(map(str, sizes))} B on "
+                          f"{count} hosts")
+            names = [h.name for h in self.emu.topo.hosts][:count]
+            self.measured_params[key] = measure_params(self.emu, list(sizes), repetitions=3,
+                                                       dummy_max=0, budget_bytes=1 << 20,
+                                                       hosts=names)
+        return self.measured_params[key]
 
     def point(self, algorithm: str, size: int, hosts: int | list[str], frames: int = 0,
               iters: int | None = None, take: int = 0, **kwargs: Any) -> dict[str, Any]:

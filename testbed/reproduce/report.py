@@ -99,6 +99,17 @@ def _machine(doc: dict[str, Any]) -> str:
     return f"{m.get('machine')}, {m.get('cpus')} x {m.get('cpu_model')}, kernel {m.get('kernel')}"
 
 
+def operating_point(doc: dict[str, Any], claim: dict[str, Any]) -> str:
+    """Where a measured claim ran and why there: its network, the link rate, the reason
+    that network runs at it ('' for a computed claim)."""
+    name = claim.get("network")
+    net = doc.get("networks", {}).get(name or "", {})
+    if not name or not net:
+        return ""
+    return f"{name} ({net.get('topology')}) at {net.get('rate')}" + (
+        f": {net['why']}" if net.get("why") else "")
+
+
 def _rates(doc: dict[str, Any]) -> list[str]:
     return [f"{name}: {n.get('rate', '')}" for name, n in doc["networks"].items()]
 
@@ -381,6 +392,8 @@ def page(doc: dict[str, Any], figures: dict[str, Figure]) -> str:
                     else "")
                  + f"{e(c['why'])}</p>",
                  f"<p class='note'>Margin: {e(c['margin'])}</p>"]
+        if (point := operating_point(doc, c)):
+            body.append(f"<p class='note'>Operating point: {e(point)}</p>")
         if c["key"] in figures:
             body.append(figure_html(figures[c["key"]]))
         if c["points"]:

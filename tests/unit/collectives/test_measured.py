@@ -89,7 +89,8 @@ def test_the_cache_measures_each_grid_size_once_per_send_order():
     assert cache.missing(3000, "fifo") == cache.missing(2000, "fifo") == []
     assert [r["size"] for r in cache.records()] == [1024, 4096]
     assert cache.records()[0] == {"size": 1024, "send_order": "fifo", "ranks": 4,
-                                  "t_hold_s": 1e-4, "t_end_s": 2e-4, "took_s": 0.1}
+                                  "t_hold_s": 1e-4, "t_end_s": 2e-4, "took_s": 0.1,
+                                  "t_hold_sends_s": (), "t_software_s": None}
 
 
 def test_a_grid_size_is_taken_as_measured_and_others_interpolated():
@@ -128,9 +129,10 @@ def test_the_algorithm_gets_what_the_testbeds_model_gets_from_the_same_measureme
 
 
 def test_every_rank_keeps_the_figures_of_rank_0_as_sent():
-    """Rank 0's medians travel as two doubles: exactly what it measured."""
-    figures = (1.2345678901234567e-05, 6.5e-05)
-    assert struct.unpack(measured.FIGURES, struct.pack(measured.FIGURES, *figures)) == figures
+    """Rank 0's medians travel as doubles: exactly what it measured."""
+    figures = (1.2345678901234567e-05, 6.5e-05, 3e-6, 4e-6)
+    fmt = f"={len(figures)}d"  # t_end, the software share, t_hold by count: as measure packs
+    assert struct.unpack(fmt, struct.pack(fmt, *figures)) == figures
 
 
 def test_the_first_use_is_short_and_the_rounds_are_params():

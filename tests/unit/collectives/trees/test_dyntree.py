@@ -6,7 +6,14 @@ from __future__ import annotations
 
 import pytest
 
-from collectives.trees.dyntree import BASELINE, SendCost, StaticParams, estimates, split
+from collectives.trees.dyntree import (
+    BASELINE,
+    SendCost,
+    StaticParams,
+    estimates,
+    from_measured,
+    split,
+)
 from collectives.trees.opttree import opt_children, opt_table, tree_latency
 
 M = 1024
@@ -98,3 +105,43 @@ def test_bad_parameters_are_refused():
         split(3, 3, 1, 1)
     with pytest.raises(ValueError):
         SendCost(alpha=0)
+
+
+def test_the_static_terms_come_from_what_was_measured_as_section_6_3_splits_them():
+    """t_hs, t_hd from how long a send's call held the sender; t_ns, t_nd from the rest of
+    t_hold (until the message had left); t_rs, t_rd from the rest of t_end: lines through
+    the sizes measured, exact at each."""
+    sizes, soft = [1024, 65536], [40e-6, 700e-6]
+    holds, ends = [0.9e-3, 54e-3], [0.3e-3, 53e-3]
+    p = from_measured(sizes, soft, holds, ends, 1024)
+    for m, s, h, e in zip(sizes, soft, holds, ends, strict=True):
+        assert p.t_hs + m * p.t_hd == pytest.approx(s)
+        assert p.t_ns + m * p.t_nd == pytest.approx(h - s)
+        assert p.static(m)[1] == pytest.approx(e)
+    one = from_measured([1024], [40e-6], [0.9e-3], [0.3e-3], 1024)  # one size: constants
+    assert (one.t_hd, one.t_nd, one.t_rd) == (0, 0, 0)
+    assert (one.t_hs, one.t_ns, one.t_rs) == pytest.approx((40e-6, 0.86e-3, -0.6e-3))
+
+
+def test_the_thesis_sender_takes_the_longer_part_and_a_fifo_sender_both():
+    """Section 6.3's max(t_hs + m t_hd, t^e_hol) is a sender whose channel drains while it
+    computes (send_order overlapped); a fifo sender waits for each message to leave, so its
+    software and its channel add. Either way, at zero load DYN-Tree gets the t_hold that
+    send order measures."""
+    p = from_measured([1024], [40e-6], [0.9e-3], [0.3e-3], 1024)
+    assert estimates(p, 1024, pipelined=False) == pytest.approx((0.9e-3, 0.3e-3))
+    assert estimates(p, 1024, pipelined=True) == pytest.approx((0.86e-3, 0.3e-3))
+    assert estimates(BASELINE, M, pipelined=True) == BASELINE.static(M)  # the thesis's
+    loaded = estimates(p, 1024, 0.9e-3 + 0.5e-3, 1024, pipelined=False)  # t_sq + t_cont
+    assert loaded == pytest.approx((1.4e-3, 0.8e-3))
+
+
+def test_a_send_cheaper_than_at_zero_load_is_no_negative_wait():
+    """A lone frame an emulated link lets out at once makes a node's send cheaper than the
+    zero-load one measured back to back: t_sq and t_cont are waits, never below zero, so
+    the estimates stay the zero-load ones (DYN-Tree stays OPT-Tree)."""
+    p = from_measured([1024], [40e-6], [0.9e-3], [0.3e-3], 1024)
+    for pipelined in (True, False):
+        assert estimates(p, 1024, 0.14e-3, 1024, pipelined) == estimates(p, 1024,
+                                                                          None, None,
+                                                                          pipelined)

@@ -181,9 +181,11 @@ def test_params_are_measured_among_the_broadcasting_hosts() -> None:
     raw = spec_with("network.topology", "mesh:rows=8,cols=8,bw=10")
     raw["sweep"]["hosts"] = [8, 16]
     raw["traffic"]["bg"]["hosts"] = "others"
-    assert from_dict(raw).param_pair() == ["h0", "h15"]
-    raw["sweep"]["groups"] = [1, 2]
-    assert from_dict(raw).param_pair() == ["h0", "h31"]
+    # the largest broadcast's hosts in rank order, its root first (not the most distant pair
+    # of them: t_hold from the root to each in turn, t_end at their median hop count)
+    assert from_dict(raw).param_hosts() == [f"h{i}" for i in range(16)]
+    raw["sweep"]["groups"] = [1, 2]  # the first group's: every group's root alike
+    assert from_dict(raw).param_hosts() == [f"h{i}" for i in range(16)]
 
 
 def test_excluded_nodes_take_no_part_in_broadcasts() -> None:

@@ -22,12 +22,15 @@ from .stand_ins import Points, measured
 
 # ---- Nupairoj1998's measured tree order ---------------------------------------------------
 class ModelPoints(Points):
-    """A stand-in network that also measures t_hold/t_end (t_hold = 2 t_end at every size)
-    and gives each point the model's prediction (half the measured time)."""
+    """A stand-in network that also measures t_hold/t_end (t_hold = 2 t_end at every size
+    and count of sends) and gives each point the model's prediction (half the measured
+    time)."""
 
-    def params(self, sizes):
+    def params(self, sizes, hosts=None):
         return {"sizes": list(sizes), "t_hold_s": [2e-3] * len(sizes),
-                "t_end_s": [1e-3] * len(sizes)}
+                "t_end_s": [1e-3] * len(sizes),
+                "t_hold_sends_s": [[2e-3] * ((hosts or 16) - 1)] * len(sizes),
+                "root": "h0", "partner_host": "h4", "partner_hops": 2}
 
     def point(self, algorithm, size, hosts, frames=0, **kw):
         assert "params" in kw  # OPT-Tree is built from the measured t_hold/t_end
@@ -38,14 +41,18 @@ class ModelPoints(Points):
 def test_tree_order_judges_opt_tree_against_the_fastest_and_shows_the_model_error() -> None:
     times = {"sequential": 3.0, "binomial": 1.0, "opt-tree": 1.05}
     out = measured("nupairoj.tree-order", ModelPoints(lambda a, s, h: times[a] * h))
-    # quick: 8 hosts, 2 sizes, 2 jobs each
-    assert out.verdict == REPRODUCED and len(out.points) == 6 * 2
+    # quick: 8 hosts, 3 sizes (figure 4.6's 1 B too), 2 jobs each
+    assert out.verdict == REPRODUCED and len(out.points) == 9 * 2
     row = out.values["rows"][0]
     assert row["fastest"] == "binomial" and row["t_hold_over_t_end"] == 2.0
     assert row["measured_over_model"] == {a: 2.0 for a in times}
     assert out.values["intervals"]["OPT-Tree / fastest, 1 KiB on 8"]["interval"] == [1.05, 1.05]
+    # what the model priced each tree with: its busiest node's count of sends
+    used = out.values["model_inputs"][8]["1024"]
+    assert (used["sequential"]["sends"], used["binomial"]["sends"]) == (7, 3)
+    assert used["t_end_us"] == 1000 and used["opt-tree"]["t_hold_us"] == 2000
     assert len(measured("nupairoj.tree-order", ModelPoints(lambda a, s, h: times[a]),
-                        quick=False).points) == 12 * 3
+                        quick=False).points) == 18 * 3
     slow = measured("nupairoj.tree-order",
                     ModelPoints(lambda a, s, h: times[a] * (2 if a == "opt-tree" else 1)))
     assert slow.verdict == DIFFERS and "OPT-Tree / fastest, 1 KiB on 8 [2.10, 2.10] lies " \
@@ -82,7 +89,7 @@ def test_chapter_6_runs_both_dynamic_trees_and_their_rivals_in_one_experiment() 
     assert len(quick.points()) == 12 and set(quick.traffic) == {"uniform-20"}
     assert tuple(quick.param_sizes) == (1024,)  # the one size the broadcasts use
     full = from_dict(ch6_spec("mesh:rows=4,cols=4,bw=10", quick=False))
-    assert len(full.points()) == 18 and set(full.traffic) == {"uniform-20", "hot-1"}
+    assert len(full.points()) == 24 and set(full.traffic) == {"uniform-20", "hot-1", "hot-2"}
     assert {p.algorithm for p in full.points()} == {
         "binomial", "opt-tree", "dyn-tree", "u-mesh", "opt-mesh", "dyn-mesh"}
 
