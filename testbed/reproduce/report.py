@@ -181,7 +181,7 @@ def _plot(claim: dict[str, Any], folder: Path, foot: str = "") -> Figure | None:
     save_figure(plt, fig, path, foot)
     return Figure(path, f"{claim['key']}: {claim['statement']} Whiskers: p10 to p90 of the "
                         "repetitions (lowest p10 to highest p90 over a point's jobs) where a "
-                        "line is measured here; 95 % intervals over the jobs for the judged "
+                        "line is measured here; bootstrap intervals over the jobs for the judged "
                         "figures; the paper's figure as the claim holds it.")
 
 
@@ -264,7 +264,7 @@ def _series(ax: Any, spec: dict[str, Any], spreads: dict[str, tuple[float, float
 
 
 def _intervals(ax: Any, judged: dict[str, dict[str, Any]]) -> None:
-    """One row per judged figure, named: its value, its 95 % interval as an error bar,
+    """One row per judged figure, named: its value, its interval over the jobs as an error bar,
     and its margin's edges as ticks (green: reproduced, red: differs, orange: undecided)."""
     colour = {"reproduced": "tab:green", "differs": "tab:red"}
     for y, j in enumerate(judged.values()):
@@ -276,7 +276,10 @@ def _intervals(ax: Any, judged: dict[str, dict[str, Any]]) -> None:
                 ax.plot([edge, edge], [y - 0.3, y + 0.3], color="grey", lw=2)
     ax.set_yticks(range(len(judged)), list(judged))
     ax.set_ylim(-0.5, len(judged) - 0.5)
-    ax.set_xlabel("judged figure: median of the jobs, 95 % interval; grey: the margin")
+    jobs = sorted({j.get("jobs") for j in judged.values() if j.get("jobs")})
+    over = f" over {_span(jobs)} jobs" if jobs else ""
+    ax.set_xlabel(f"judged figure: median of the jobs, bootstrap interval{over}; grey: the "
+                  "margin")
     ax.grid(alpha=0.3, axis="x")
 
 

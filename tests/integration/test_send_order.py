@@ -55,6 +55,11 @@ def test_dyn_tree_at_zero_load_builds_opt_trees_tree(caps, clean_after):
                                 budget_bytes=4 * SIZE)
         runs = {size: run_bcast(emu, BcastCall("dyn-tree", size), repetitions=10, flow=False,
                                 params=params) for size in (1024, SIZE)}
+    # t_hold at every count of sends from the root to the 7 others, each count's sends held
+    # the root's link at least their wire time (all but the first waited for it)
+    assert [len(row) for row in params["t_hold_sends_s"]] == [7, 7]
+    assert params["root"] == "h0" and params["partner_host"] in {f"h{i}" for i in range(1, 8)}
+    assert [c["below_wire"] for c in params["wire_check"]] == [False, False], params
     for size, res in runs.items():
         assert res.verified and res.dyn_tree is not None
         dyn = res.dyn_tree

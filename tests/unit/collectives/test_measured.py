@@ -143,3 +143,52 @@ def test_the_first_use_is_short_and_the_rounds_are_params():
     assert measured.reps(1, measured.BUDGET_BYTES, measured.MOST_ROUND_TRIPS) == 20
     assert measured.reps(1 << 22, measured.BUDGET_BYTES, measured.MOST_ROUND_TRIPS) == 3
     assert measured.hold_rounds(1, 3) == 30  # params' own, unchanged
+
+
+class OneRank:
+    """Rank `rank` of a communicator of `size`, for the hold round's own logic (its sends
+    and receives recorded by the test, no MPI)."""
+
+    def __init__(self, rank: int, size: int):
+        self.rank, self.size = rank, size
+
+    def Get_rank(self) -> int:  # noqa: N802
+        return self.rank
+
+    def Get_size(self) -> int:  # noqa: N802
+        return self.size
+
+
+@pytest.mark.parametrize(("size", "sends"), [(8, 7), (8, 3), (4, 7), (2, 1)])
+def test_a_hold_round_sends_as_many_messages_as_asked_to_every_other_rank_in_turn(
+        monkeypatch, size, sends):
+    """t_hold over `sends` back-to-back sends from rank 0 (the broadcast's root), one to each
+    other rank in turn; each receiver takes exactly the messages meant for it; one departure
+    (call returned, message left) a send, in order, so t_hold at every count comes from the
+    one round."""
+    sent: list[int] = []
+    received: dict[int, int] = {}
+    monkeypatch.setattr(measured, "idle_barrier", lambda comm: None)
+    monkeypatch.setattr(measured.outqueue, "wait_sent", lambda: None)
+    monkeypatch.setattr(measured, "send", lambda comm, buf, peer, tag: sent.append(peer))
+
+    def recv(comm, buf, peer, tag):
+        assert peer == 0 and tag == measured.HOLD_TAG
+        received[comm.rank] = received.get(comm.rank, 0) + 1
+
+    monkeypatch.setattr(measured, "recv", recv)
+    got = measured.departures(OneRank(0, size), b"x", sends, fifo=True)
+    assert sent == [1 + j % (size - 1) for j in range(sends)]
+    assert len(got) == sends
+    assert all(r <= left for r, left in got)  # each call returned before its message left
+    assert [left for _, left in got] == sorted(left for _, left in got)
+    for rank in range(1, size):
+        assert measured.departures(OneRank(rank, size), b"x", sends, fifo=True) == []
+        assert received.get(rank, 0) == sent.count(rank)
+    assert measured.hold(OneRank(0, size), b"x", sends, fifo=True) >= 0
+
+
+def test_the_software_share_is_each_calls_time_from_the_last_departure():
+    # sends left at 1, 2.5, 4 (s); their calls returned 0.2, 1.3, 2.6 after the round began
+    got = [(0.2, 1.0), (1.3, 2.5), (2.6, 4.0)]
+    assert measured.software(got) == pytest.approx((0.2 + 0.3 + 0.1) / 3)

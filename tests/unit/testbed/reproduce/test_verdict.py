@@ -86,3 +86,21 @@ def test_a_point_carries_its_median_spread_and_whether_it_is_a_result():
     failed = point("y", None, verified=False, flags=[], error="timeout", tries=2)
     assert failed["ms"] is None and failed["p90_ms"] is None and not is_result(failed)
     assert not is_result(point("z", t, verified=True, flags=["cpu"]))
+
+
+def test_an_interval_over_few_jobs_says_how_often_it_holds_the_median():
+    """The bootstrap interval of one point over up to 6 jobs is the range of their medians,
+    which holds the jobs' median with 1 - 2^(1 - n): 75 % over 3 jobs (not 95 %), 94 % over
+    5; the judged parts and the claim's text carry it."""
+    from testbed.reproduce.verdict import Part, coverage, interval_note, judge, judged_outcome
+
+    assert [round(coverage(n), 4) for n in (2, 3, 5, 6)] == [0.5, 0.75, 0.9375, 0.9688]
+    jobs = {"a": [1.0, 1.2, 0.9, 1.1, 1.05], "b": [2.0, 2.1, 1.9, 2.2, 2.05]}
+    one = judge(jobs, [Part("a alone", lambda m: m["a"], keys=("a",))])[0]
+    assert one.interval == (0.9, 1.2) and one.jobs == 5  # the range of the five
+    out = judged_outcome(jobs, [Part("b / a", lambda m: m["b"] / m["a"], hi=3)], "t",
+                         values={}, points=[])
+    assert out.values["intervals"]["b / a"]["jobs"] == 5
+    assert out.values["intervals"]["b / a"]["coverage"] == 0.938
+    assert interval_note(5) in out.testbed and "94 %" in interval_note(5)
+    assert "75 %" in interval_note(3)
