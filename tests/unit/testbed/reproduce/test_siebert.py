@@ -161,9 +161,12 @@ def test_skew_on_9_and_13_hosts_over_jobs(monkeypatch) -> None:
                    quick=False)
     assert out.verdict == REPRODUCED, out.why
     assert out.values["model_skew"] == {"binomial": {9: 4.0, 13: 2.0}}
+    # binomial judged where the model is above the margin (9 hosts); on 13 the model's 2.0
+    # is the margin itself: shown with its interval, not judged
     assert sorted(out.values["intervals"]) == [
-        "binomial skew, 13 hosts", "binomial skew, 9 hosts", "two-stage skew, 13 hosts",
-        "two-stage skew, 9 hosts"]
+        "binomial skew, 9 hosts", "two-stage skew, 13 hosts", "two-stage skew, 9 hosts"]
+    assert "binomial skew, 13 hosts, shown (the model's 2.00 is the margin): 4.00 [4.00, " \
+        "4.00]" in out.testbed
     assert len(out.points) == 12 and len(out.context) == 2  # 3 jobs a point; MPI_Bcast once
     assert "9 hosts: two-stage 1.10, binomial 4.00, MPI_Bcast 1.80 (the model: binomial " \
         "4.00)" in out.testbed
@@ -182,10 +185,11 @@ def test_skew_on_9_and_13_hosts_over_jobs(monkeypatch) -> None:
     none = measured("siebert.skew", SkewPoints(
         flat_mcast, lambda a, t: None if a == "binomial" else back[a]))
     assert none.verdict == NO_RESULT and "no return times" in none.why
-    # where the model returns a binomial tree's receivers together there is nothing to judge
-    monkeypatch.setattr(siebert, "model_skew", lambda a, h: 1.0)
+    # where the model returns a binomial tree's receivers at most 2 x apart there is nothing
+    # to judge
+    monkeypatch.setattr(siebert, "model_skew", lambda a, h: 2.0)
     na = measured("siebert.skew", SkewPoints(flat_mcast, lambda a, t: back[a]))
-    assert na.verdict == NOT_APPLICABLE and na.kind == TRANSFER and "within 1.00x" in na.why
+    assert na.verdict == NOT_APPLICABLE and na.kind == TRANSFER and "within 2.00x" in na.why
 
 
 def test_siebert_as_the_thesis_states_it_64_kib_from_4_nodes_and_the_chain_at_1_mib() -> None:
