@@ -174,6 +174,7 @@ def test_skew_on_9_and_13_hosts_over_jobs(monkeypatch) -> None:
     late = measured("siebert.skew", SkewPoints(
         flat_mcast, lambda a, t: [0, 5.0, 10.0] if a == "two-stage" else back[a]))
     assert late.verdict == DIFFERS and late.kind == EMULATOR
+    assert len(late.points) == 4 and "13 hosts" not in late.testbed  # --quick: 9 hosts only
     assert "two-stage skew, 9 hosts [2.00, 2.00] lies outside at most 1.3" in late.why
     # jobs that straddle the margin settle nothing
     spread = (1.8, 2.2, 2.6)
