@@ -42,18 +42,18 @@ def chain_tree(k: int) -> Children:
 
 
 def binomial_tree(k: int) -> Children:
-    """The root keeps the first ceil(n/2) nodes and sends first to the root of the other
-    floor(n/2), recursively: largest subtree first (MPICH's and Siebert's order)."""
+    """MPICH's binomial tree (MPIR_Bcast_intra_binomial) and Siebert2006's (section 1.5.4):
+    a node's parent is its id with the lowest set bit cleared; it sends to its id plus each
+    power of two below that bit (below the first power of two >= k for the root) that is
+    still a node, highest first. The root of 9 sends to 8, 4, 2, 1. A child's subtree is
+    the contiguous range [c, min(c + lowest set bit of c, k))."""
     children: Children = {}
-
-    def build(lo: int, n: int) -> None:
-        while n > 1:
-            keep = (n + 1) // 2
-            children.setdefault(lo, []).append(lo + keep)
-            build(lo + keep, n - keep)
-            n = keep
-
-    build(0, k)
+    top = 1 << max(k - 1, 0).bit_length()  # the first power of two >= k: the root's "bit"
+    for r in range(k):
+        low = r & -r or top
+        kids = [r + m for m in (low >> s for s in range(1, low.bit_length())) if r + m < k]
+        if kids:
+            children[r] = kids
     return children
 
 

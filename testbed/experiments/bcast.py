@@ -109,6 +109,16 @@ MPICH_IBCAST = {"auto": "auto", "binomial": "sched_binomial", "smp": "sched_smp"
                 "pipelined_tree": "tsp_tree", "tree": "tsp_tree", "nb": "auto"}
 
 
+def mpich_env(mpich_algorithm: str) -> dict[str, str]:
+    """The control variables that make MPI_Bcast use `mpich_algorithm` (one of
+    MPICH_ALGORITHMS) and MPI_Ibcast its counterpart, with MPICH's device-level collectives
+    off so the choice is honoured."""
+    return {"MPIR_CVAR_BCAST_INTRA_ALGORITHM": mpich_algorithm,
+            "MPIR_CVAR_IBCAST_INTRA_ALGORITHM": MPICH_IBCAST[mpich_algorithm],
+            "MPIR_CVAR_BCAST_DEVICE_COLLECTIVE": "0",
+            "MPIR_CVAR_IBCAST_DEVICE_COLLECTIVE": "0"}
+
+
 def algorithm_params(algorithm: str, size: int, params: dict[str, Any] | None,
                      hosts: int | None = None,
                      placement: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -229,10 +239,7 @@ def run_bcast(emu: Emulation, call: BcastCall, *,
         if algorithm != NATIVE or mpich_algorithm not in MPICH_ALGORITHMS:
             raise RunFailed(f"an MPICH algorithm ({', '.join(MPICH_ALGORITHMS)}) applies to "
                             f"--algo {NATIVE} only")
-        env |= {"MPIR_CVAR_BCAST_INTRA_ALGORITHM": mpich_algorithm,
-                "MPIR_CVAR_IBCAST_INTRA_ALGORITHM": MPICH_IBCAST[mpich_algorithm],
-                "MPIR_CVAR_BCAST_DEVICE_COLLECTIVE": "0",
-                "MPIR_CVAR_IBCAST_DEVICE_COLLECTIVE": "0"}
+        env |= mpich_env(mpich_algorithm)
     names = (list(hosts) if isinstance(hosts, list)
              else [h.name for h in emu.topo.hosts][: hosts or len(emu.topo.hosts)])
     placement = node_params(emu.topo, algorithm, names)

@@ -31,8 +31,8 @@ MULTICAST_NOTES = {  # what the drawing of root -> all leaves out
 }
 TREE_NOTES = {
     "sequential": "the root sends the whole message to every rank in turn.",
-    "binomial": "a rank that has the message sends it to the root of the largest remaining "
-                "subtree first.",
+    "binomial": "MPICH's order: a rank sends to its id plus each power of two below its "
+                "id's lowest set bit, highest first (the root: 8, 4, 2, 1 of 9).",
     "chain": "each rank forwards the whole message to the next.",
     "binary": "each rank forwards the whole message to two children.",
     "scatter-allgather": "the binomial scatter of one chunk per rank is drawn; a ring "

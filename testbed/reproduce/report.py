@@ -276,7 +276,7 @@ def _intervals(ax: Any, judged: dict[str, dict[str, Any]]) -> None:
                 ax.plot([edge, edge], [y - 0.3, y + 0.3], color="grey", lw=2)
     ax.set_yticks(range(len(judged)), list(judged))
     ax.set_ylim(-0.5, len(judged) - 0.5)
-    jobs = sorted({j.get("jobs") for j in judged.values() if j.get("jobs")})
+    jobs = sorted({int(j["jobs"]) for j in judged.values() if j.get("jobs")})
     over = f" over {_span(jobs)} jobs" if jobs else ""
     ax.set_xlabel(f"judged figure: median of the jobs, bootstrap interval{over}; grey: the "
                   "margin")

@@ -30,6 +30,7 @@ from .verdict import (
     TRANSFER,
     Outcome,
     Part,
+    bootstrap,
     intervals,
     judge,
     judged_outcome,
@@ -195,6 +196,12 @@ def chain_1m(ctx: Context) -> Outcome:
 # ---- Siebert2006: process skew ------------------------------------------------------------
 SKEW = {"original": 3.18, "ipmc": 1.17}
 SKEW_MCAST, SKEW_TREE = 1.3, 2.0
+# the model's fifo binomial tree (MPICH's order) returns its receivers 4.0x apart on 9 hosts,
+# 2.0x on 13 (1.0 on 8 and 16, every receiver together). binomial is judged where the model
+# is above SKEW_TREE: on 13 it is the margin itself, which a figure that follows the model
+# straddles (measured 2.000-2.006 a job, 2026-12-06), so it is shown there, not judged
+SKEW_HOSTS = (9, 13)  # --quick: 9 only
+SKEW_JUDGED = ("two-stage", "binomial")
 
 
 def _skew(p: dict[str, Any]) -> float | None:
@@ -202,46 +209,71 @@ def _skew(p: dict[str, Any]) -> float | None:
     return max(back) / min(back) if back else None
 
 
+def _by_rank(ps: list[dict[str, Any]]) -> list[tuple[int, float]]:
+    """(rank, the median over the jobs of its median return, ms) for the receivers."""
+    backs = [p.get("rank_return_s") or [] for p in ps]
+    return [(r, statistics.median(b[r] for b in backs) * 1e3)
+            for r in range(1, min(map(len, backs), default=0))
+            if all(b[r] for b in backs)]
+
+
 def skew(ctx: Context) -> Outcome:
-    """How much later the last receiver's MPI_Bcast returns than the first's (rank 0 is the
-    root): max / min of the receivers' median return times, for every algorithm alike. The
-    thesis times each node until its broadcast call returns; a receiver that holds the
-    message but still forwards it or answers a repair has not returned."""
-    net = ctx.network
-    pts = {a: net.point(a, 65536, HOSTS[-1]) for a in ("two-stage", "binomial", "mpich")}
-    points = list(pts.values())
-    got = {a: _skew(p) for a, p in pts.items()}
-    text = "skew of return times on 16 hosts: " + ", ".join(
-        f"{NAMES[a]} {s:.2f}" for a, s in got.items() if s is not None)
-    model = model_skew("binomial", HOSTS[-1])
-    values = {"skew": got, "model_skew": {"binomial": model},
-              "plot": {"xlabel": "rank", "ylabel": "return from the broadcast, ms",
-                       "series": {NAMES[a]: [(r, t * 1e3) for r, t in
-                                             enumerate(p.get("rank_return_s") or []) if r and t]
-                                  for a, p in pts.items()}}}
-    text += f" (the model: binomial {model:.2f})"
+    """How much later the last receiver's broadcast call returns than the first's (rank 0 is
+    the root): max / min of the receivers' median return times, per job, on SKEW_HOSTS
+    hosts (the first with --quick), takes() jobs of two-stage and binomial (MPI_Bcast, one
+    job, shown beside). The
+    thesis times each node until its broadcast call returns (its ping-pong method); a
+    receiver that holds the message but still forwards it or answers a repair has not
+    returned. binomial is judged where the t_hold/t_end model (sends one after the other)
+    puts its skew above SKEW_TREE (shown with its interval elsewhere), two-stage
+    everywhere."""
+    net, n = ctx.network, takes(ctx.quick)
+    counts = SKEW_HOSTS[:1] if ctx.quick else SKEW_HOSTS
+    by = {(a, h): taken(net, a, 65536, h, n) for a in SKEW_JUDGED for h in counts}
+    shown = {h: net.point("mpich", 65536, h) for h in counts}
+    model = {h: model_skew("binomial", h) for h in counts}
+    points = [p for ps in by.values() for p in ps]
+    jobs = {k: [x for p in ps if (x := _skew(p)) is not None] for k, ps in by.items()}
+    med = {k: statistics.median(v) for k, v in jobs.items() if len(v) == len(by[k])}
+    beside = {h: _skew(p) for h, p in shown.items()}
+    text = f"skew of return times at 64 KiB (median of {n} jobs): " + "; ".join(
+        f"{h} hosts: " + ", ".join(f"{NAMES[a]} {med[(a, h)]:.2f}" for a in SKEW_JUDGED
+                                   if (a, h) in med)
+        + (f", MPI_Bcast {beside[h]:.2f}" if beside[h] is not None else "")
+        + f" (the model: binomial {model[h]:.2f})" for h in counts)
+    values: dict[str, Any] = {
+        "skew": {f"{a}, {h} hosts": jobs[(a, h)] for a, h in by},
+        "mpich_skew": beside, "model_skew": {"binomial": model},
+        "plot": {"xlabel": "rank", "ylabel": "return from the broadcast, ms (median of jobs)",
+                 "series": {f"{NAMES[a]}, {h} hosts": _by_rank(ps)
+                            for (a, h), ps in by.items()}}}
     bad = no_result(points, text)
     if bad is not None:
-        bad.values = values
+        bad.values, bad.context = values, list(shown.values())
         return bad
-    if model < SKEW_TREE:
-        return Outcome(NOT_APPLICABLE, text, f"with sends one after the other the t_hold/t_end "
-                       f"model returns every rank of a {HOSTS[-1]}-host binomial tree within "
-                       f"{model:.2f}x of the first: the thesis's 3.18x was measured at 342 "
-                       "nodes, a tree depth this machine cannot emulate, so the contrast has "
-                       "nothing to show here", values=values, points=points, kind=TRANSFER)
-    mcast, tree = got["two-stage"], got["binomial"]
-    if mcast is None or tree is None:
+    if len(med) < len(jobs):
         return Outcome(NO_RESULT, text, "a point carries no return times of its receivers",
-                       values=values, points=points)
-    if mcast <= SKEW_MCAST and tree >= SKEW_TREE:
-        return Outcome(REPRODUCED, text, values=values, points=points)
-    why = ([f"two-stage's receivers return up to {mcast:.2f}x apart (at most "
-            f"{SKEW_MCAST})"] if mcast > SKEW_MCAST else []) + \
-        ([f"binomial's only {tree:.2f}x (at least {SKEW_TREE}, the model "
-          f"{model:.2f}x)"] if tree < SKEW_TREE else [])
-    return Outcome(DIFFERS, text, "; ".join(why) + f" ({SOFTWARE})", values=values,
-                   points=points, kind=EMULATOR)
+                       values=values, points=points, context=list(shown.values()))
+    deep = [h for h in counts if model[h] > SKEW_TREE]
+    if not deep:
+        return Outcome(NOT_APPLICABLE, text, "with sends one after the other the t_hold/t_end "
+                       "model returns every receiver of a binomial tree on " + " and ".join(
+                           f"{h} hosts within {model[h]:.2f}x" for h in counts)
+                       + " of the first: the contrast has nothing to show there",
+                       values=values, points=points, context=list(shown.values()),
+                       kind=TRANSFER)
+    for h in counts:
+        if h not in deep:
+            k = ("binomial", h)
+            lo, hi = bootstrap({k: jobs[k]}, operator.itemgetter(k))
+            text += (f"; binomial skew, {h} hosts, shown (the model's {model[h]:.2f} is the "
+                     f"margin): {med[k]:.2f} [{lo:.2f}, {hi:.2f}]")
+    parts = [Part(f"two-stage skew, {h} hosts", operator.itemgetter(("two-stage", h)),
+                  hi=SKEW_MCAST, keys=(("two-stage", h),)) for h in counts]
+    parts += [Part(f"binomial skew, {h} hosts", operator.itemgetter(("binomial", h)),
+                   lo=SKEW_TREE, keys=(("binomial", h),)) for h in deep]
+    return judged_outcome(jobs, parts, text, values=values, points=points,
+                          context=list(shown.values()), differs=f" ({SOFTWARE})")
 
 
 # ---- Siebert2006: repair rounds under multicast loss ----------------------------------------
@@ -414,8 +446,11 @@ CLAIMS = (
           "multicast, far apart with the trees",
           PaperFigure("section 4.2.2", "342 nodes, 64 KiB: skew up to 3.18 x (original), up "
                       "to 1.17 x (ipmc)", SKEW),
-          f"two-stage's skew at most {SKEW_MCAST}, binomial's at least {SKEW_TREE} (16 hosts); "
-          "not applicable where the t_hold/t_end model gives binomial less than that",
+          f"the 95 % interval over the jobs of two-stage's skew at most {SKEW_MCAST} and of "
+          f"binomial's at least {SKEW_TREE}, on {' and '.join(map(str, SKEW_HOSTS))} hosts "
+          f"({SKEW_HOSTS[0]} with --quick) "
+          "(binomial where the t_hold/t_end model puts its skew above 2: on 9 hosts, 4.0; on "
+          "13 it gives 2.0, the margin itself: shown)",
           skew, network="star16-busy"),
     Claim("siebert.repair-rounds", S, "With at most half the multicast datagrams lost, a "
           "node waits at most one reliable round per fragment on average",

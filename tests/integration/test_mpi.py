@@ -1,23 +1,30 @@
-"""MPI across emulated hosts: ranks on chosen hosts of a mesh with their own hostnames, and
-jobs that time out or lose a rank end with a clear error and leave no process behind."""
+"""MPI across emulated hosts: ranks on chosen hosts of a mesh with their own hostnames, jobs
+that time out or lose a rank end with a clear error and leave no process behind, and the
+order in which MPICH's binomial MPI_Bcast sends, read off the wire, is binomial_tree's."""
 
 from __future__ import annotations
 
 import json
+import select
+import subprocess
 
 import pytest
 
+from collectives.trees.schedules import build
 from testbed.emulation import run_records
 from testbed.emulation.mpi import run_mpi
 from testbed.errors import RunFailed
+from testbed.experiments.bcast import mpich_env
+from topologies import HOST_PORT
 
+from .netutil import tcp_segments
 from .shared import shared_network
 
 HELLO = ("from mpi4py import MPI; import socket; c = MPI.COMM_WORLD; "
          "print(c.Get_rank(), c.Get_size(), socket.gethostname(), "
          "sum(c.allgather(c.Get_rank())))")
 
-# both tests run jobs on one 3x3 mesh (tests/integration/shared.py)
+# every test runs jobs on one 3x3 mesh (tests/integration/shared.py)
 mesh, mesh_network = shared_network("mesh", "mesh:rows=3,cols=3")
 
 
@@ -61,3 +68,80 @@ def test_timeout_and_dead_rank_end_the_job_cleanly(mesh):
     # The network still works for the next job.
     res = run_mpi(mesh, ["-c", HELLO], hosts=three, timeout=60)
     assert sorted(ln.split()[2] for ln in res.rank_output.values()) == ["h0", "h1", "h2"]
+
+
+# Each broadcast's payload is its own 16-byte tag repeated: a TCP segment that carries it
+# says which broadcast it belongs to. alltoall first connects every pair, so that no send
+# waits for its connection (which could reorder the first sends on the wire).
+ORDER_ROOTS = (0, 5)
+ORDER_PROGRAM = """
+from mpi4py import MPI
+c = MPI.COMM_WORLD
+c.alltoall([0] * c.Get_size())
+for call in ("Bcast", "Ibcast"):
+    for root in ROOTS:
+        tag = f"{call:-<6}-root{root}-".encode().ljust(16, b"=")
+        buf = bytearray(tag * 16 if c.Get_rank() == root else 256)
+        c.Barrier()
+        if call == "Bcast":
+            c.Bcast(buf, root=root)
+        else:
+            c.Ibcast(buf, root=root).Wait()
+        assert buf == tag * 16
+print("done")
+"""
+
+
+def _tags() -> dict[bytes, tuple[str, int]]:
+    return {f"{call:-<6}-root{root}-".encode().ljust(16, b"="): (call, root)
+            for call in ("Bcast", "Ibcast") for root in ORDER_ROOTS}
+
+
+def _capture(host, into):
+    """tcpdump of the TCP segments `host` sends, written to the open file `into`; returns
+    once it captures."""
+    proc = host.popen(["tcpdump", "-n", "-U", "--immediate-mode", "-i",
+                       f"{host.name}-eth{HOST_PORT}", "-w", "-", "tcp and src host " + host.IP()],
+                      stdout=into, stderr=subprocess.PIPE, text=True)
+    ready = select.select([proc.stderr], [], [], 10.0)[0]
+    assert ready and proc.poll() is None, proc.communicate()[1]
+    assert "listening on" in proc.stderr.readline()
+    return proc
+
+
+def test_mpich_binomial_bcast_sends_in_binomial_trees_order(mesh, tmp_path):
+    """MPICH's MPI_Bcast forced to its binomial algorithm (and MPI_Ibcast to sched_binomial,
+    what ranks that wait asleep run), 9 ranks, roots 0 and 5: every host's capture gives,
+    per broadcast, the ranks it sent the payload to in the order its first segment to each
+    left; each rank's order is the one collectives' binomial schedule gives it (the root of
+    0 sends to 8, 4, 2, 1: the range-halving builder sent to 5, 3, 2, 1)."""
+    names = [f"h{i}" for i in range(9)]
+    rank_of = {mesh.host(n).IP(): r for r, n in enumerate(names)}
+    dumps = {}
+    try:
+        for n in names:
+            out = (tmp_path / f"{n}.pcap").open("wb")
+            dumps[n] = (_capture(mesh.host(n), out), out)
+        program = ORDER_PROGRAM.replace("ROOTS", repr(ORDER_ROOTS))
+        res = run_mpi(mesh, ["-c", program], hosts=names, timeout=60,
+                      env=mpich_env("binomial"))
+        assert all("done" in res.rank_output[r] for r in range(9))
+    finally:
+        for proc, out in dumps.values():
+            proc.terminate()
+            proc.wait(timeout=10)
+            out.close()
+    sent: dict[tuple[str, int], dict[int, list[int]]] = {}
+    for sender, n in enumerate(names):
+        for to, data in tcp_segments(tmp_path / f"{n}.pcap"):
+            for tag, key in _tags().items():
+                order = sent.setdefault(key, {}).setdefault(sender, [])
+                dst = rank_of.get(to)
+                if tag in data and dst is not None and dst not in order:
+                    order.append(dst)
+    for (call, root), by_sender in sent.items():
+        want: dict[int, list[int]] = {r: [] for r in range(9)}
+        for src, dst, _lo, _hi in build("binomial", 9, root, 256).transfers():
+            want[src].append(dst)
+        assert by_sender == want, (call, root)
+    assert sent[("Bcast", 0)][0] == [8, 4, 2, 1]

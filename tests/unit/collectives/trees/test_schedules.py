@@ -1,5 +1,6 @@
 """collectives.trees.schedules: every schedule delivers every byte to every rank causally, for
-any root and size; the binomial tree's shape, bad input, scatter-allgather's sendrecv ring,
+any root and size; the binomial tree's shape and MPICH's order for 2-33 ranks from every root,
+its subtrees' contiguity, bad input, scatter-allgather's sendrecv ring,
 the send order every schedule records, and the parents read off a schedule."""
 
 from __future__ import annotations
@@ -9,7 +10,15 @@ import pytest
 from collectives.trees.latency_model import (
     PointToPoint,
 )
-from collectives.trees.schedules import ALGORITHMS, Recv, Send, SendRecv, binomial_tree, build
+from collectives.trees.schedules import (
+    ALGORITHMS,
+    Recv,
+    Send,
+    SendRecv,
+    binomial_tree,
+    build,
+    subtree_sizes,
+)
 
 PARAMS = {"t_hold": 20.0, "t_end": 55.0, "fragment": 7}
 
@@ -75,6 +84,61 @@ def test_every_rank_gets_every_byte_from_every_root(algorithm, k):
 def test_binomial_tree_shape():
     assert binomial_tree(4) == {0: [2, 1], 2: [3]}
     assert binomial_tree(8) == {0: [4, 2, 1], 4: [6, 5], 6: [7], 2: [3]}
+    # Siebert2006 section 1.5.4 and MPICH: the root of 9 sends to 8 first (not to 5)
+    assert binomial_tree(9) == {0: [8, 4, 2, 1], 4: [6, 5], 6: [7], 2: [3]}
+
+
+def mpich_binomial(rank: int, size: int, root: int) -> tuple[int | None, list[int]]:
+    """MPIR_Bcast_intra_binomial's two loops (MPICH src/mpi/coll/bcast/
+    bcast_intra_binomial.c), transcribed: whom `rank` receives from, whom it sends to, in
+    its order."""
+    relative_rank = rank - root if rank >= root else rank - root + size
+    src = None
+    mask = 0x1
+    while mask < size:
+        if relative_rank & mask:
+            src = rank - mask
+            if src < 0:
+                src += size
+            break
+        mask <<= 1
+    dsts = []
+    mask >>= 1
+    while mask > 0:
+        if relative_rank + mask < size:
+            dst = rank + mask
+            if dst >= size:
+                dst -= size
+            dsts.append(dst)
+        mask >>= 1
+    return src, dsts
+
+
+@pytest.mark.parametrize("size", range(2, 34))
+def test_binomial_sends_in_mpichs_order_from_every_root(size):
+    """Every rank's program is MPICH's: one receive from its MPICH parent, then a send to
+    each of its MPICH children in MPICH's order, for every root (rotation)."""
+    for root in range(size):
+        s = build("binomial", size, root, 8)
+        for rank in range(size):
+            src, dsts = mpich_binomial(rank, size, root)
+            want = ([Recv(src, 0, 8)] if src is not None else []) + [Send(d, 0, 8) for d in dsts]
+            assert list(s.programs[rank]) == want, (size, root, rank)
+
+
+@pytest.mark.parametrize("k", range(1, 34))
+def test_binomial_subtrees_are_contiguous_ranges(k):
+    """scatter-allgather's scatter gives child c the chunks c .. c + size[c] - 1: its
+    subtree must be exactly those relative ids (the lowest set bit of c wide, cut at k)."""
+    tree = binomial_tree(k)
+    size = subtree_sizes(tree, k)
+
+    def below(n):
+        return {n}.union(*(below(c) for c in tree.get(n, [])))
+
+    for c in range(1, k):
+        assert below(c) == set(range(c, c + size[c]))
+        assert size[c] == min(c & -c, k - c)
 
 
 @pytest.mark.parametrize(("args", "message"), [

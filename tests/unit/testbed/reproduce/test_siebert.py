@@ -135,26 +135,62 @@ def test_crossovers() -> None:
         ("binomial", None)}
 
 
-def test_skew_and_frames(monkeypatch) -> None:
+class SkewPoints(Points):
+    """Return times per algorithm and job: `returns(algorithm, take)`."""
+
+    def __init__(self, ms, returns):
+        super().__init__(ms)
+        self.returns = returns
+
+    def point(self, algorithm, size, hosts, frames=0, **kw):
+        p = super().point(algorithm, size, hosts, frames, **kw)
+        return p | {"rank_return_s": self.returns(algorithm, kw.get("take", 0))}
+
+
+def test_skew_on_9_and_13_hosts_over_jobs(monkeypatch) -> None:
     from testbed.reproduce import siebert
 
+    # sends one after the other, MPICH's order: the root of 9 sends to 8 first, which
+    # returns at once; rank 1 gets the message fourth (4.0); on 13 rank 12 returns at 2,
+    # the rest at 4; 8 and 16 return every receiver together
+    assert [siebert.model_skew("binomial", h) for h in (8, 9, 13, 16)] == [1.0, 4.0, 2.0, 1.0]
+    assert siebert.model_skew("sequential", 16) == 15.0
     back = {"two-stage": [0.0, 10.0, 11.0], "binomial": [0.0, 5.0, 20.0],
             "mpich": [0.0, 5.0, 9.0]}
-    # with sends one after the other the model returns a 16-host binomial tree's ranks
-    # together: the contrast cannot show, whatever was measured
-    assert siebert.model_skew("binomial", 16) == 1.0
-    assert siebert.model_skew("sequential", 16) == 15.0
-    na = measured("siebert.skew", Points(flat_mcast, back=back.get))
-    assert na.verdict == NOT_APPLICABLE and na.kind == TRANSFER and "within 1.00x" in na.why
-    assert na.values["skew"]["binomial"] == 4.0
-    monkeypatch.setattr(siebert, "model_skew", lambda a, h: 3.0)  # a deeper tree's
-    out = measured("siebert.skew", Points(flat_mcast, back=back.get))
-    assert out.verdict == REPRODUCED and out.values["model_skew"] == {"binomial": 3.0}
+    out = measured("siebert.skew", SkewPoints(flat_mcast, lambda a, t: back[a]),
+                   quick=False)
+    assert out.verdict == REPRODUCED, out.why
+    assert out.values["model_skew"] == {"binomial": {9: 4.0, 13: 2.0}}
+    # binomial judged where the model is above the margin (9 hosts); on 13 the model's 2.0
+    # is the margin itself: shown with its interval, not judged
+    assert sorted(out.values["intervals"]) == [
+        "binomial skew, 9 hosts", "two-stage skew, 13 hosts", "two-stage skew, 9 hosts"]
+    assert "binomial skew, 13 hosts, shown (the model's 2.00 is the margin): 4.00 [4.00, " \
+        "4.00]" in out.testbed
+    assert len(out.points) == 12 and len(out.context) == 2  # 3 jobs a point; MPI_Bcast once
+    assert "9 hosts: two-stage 1.10, binomial 4.00, MPI_Bcast 1.80 (the model: binomial " \
+        "4.00)" in out.testbed
     # judged on return times: two-stage's receivers returning 2 x apart differ
-    late = measured("siebert.skew", Points(flat_mcast, back={**back, "two-stage": [0, 5.0,
-                                                                                   10.0]}.get))
-    assert late.verdict == DIFFERS and "return up to 2.00x apart" in late.why
-    assert late.kind == EMULATOR
+    late = measured("siebert.skew", SkewPoints(
+        flat_mcast, lambda a, t: [0, 5.0, 10.0] if a == "two-stage" else back[a]))
+    assert late.verdict == DIFFERS and late.kind == EMULATOR
+    assert len(late.points) == 4 and "13 hosts" not in late.testbed  # --quick: 9 hosts only
+    assert "two-stage skew, 9 hosts [2.00, 2.00] lies outside at most 1.3" in late.why
+    # jobs that straddle the margin settle nothing
+    spread = (1.8, 2.2, 2.6)
+    torn = measured("siebert.skew", SkewPoints(
+        flat_mcast, lambda a, t: [0, 1.0, spread[t]] if a == "binomial" else back[a]),
+        quick=False)
+    assert torn.verdict == UNDECIDED and "binomial skew, 9 hosts" in torn.why
+    # a receiver without its return time: no result
+    none = measured("siebert.skew", SkewPoints(
+        flat_mcast, lambda a, t: None if a == "binomial" else back[a]))
+    assert none.verdict == NO_RESULT and "no return times" in none.why
+    # where the model returns a binomial tree's receivers at most 2 x apart there is nothing
+    # to judge
+    monkeypatch.setattr(siebert, "model_skew", lambda a, h: 2.0)
+    na = measured("siebert.skew", SkewPoints(flat_mcast, lambda a, t: back[a]))
+    assert na.verdict == NOT_APPLICABLE and na.kind == TRANSFER and "within 2.00x" in na.why
 
 
 def test_siebert_as_the_thesis_states_it_64_kib_from_4_nodes_and_the_chain_at_1_mib() -> None:
