@@ -25,9 +25,11 @@ class CapabilityError(McastlabError):
 
 
 class RunFailed(McastlabError):
-    """An experiment, MPI job or network start-up failed or timed out."""
+    """An experiment, MPI job or network start-up failed or timed out. `output`: what rank 0
+    of a failed MPI job had printed (a job that reports as it goes keeps what it reported)."""
 
     exit_code = 4
+    output = ""
 
 
 class NotKeptUp(McastlabError):

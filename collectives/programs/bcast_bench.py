@@ -246,13 +246,6 @@ def flow(comm, buf, root: int, iters: int, t_dummy: float, **alg) -> dict:
             "per_responder_s": {str(d): v for d, v in per.items()}}
 
 
-def frames(comm, buf, root: int, iters: int, mark_dir: str, **alg) -> bool:
-    """Bracket `iters` back-to-back broadcasts, and then an empty bracket, with marks (the
-    bracket "bcast": marks.count_frames); False if nobody answered a mark."""
-    return count_frames(comm, root, mark_dir, [
-        ("bcast", iters, lambda: bcast(buf, root=root, comm=comm, **alg))])
-
-
 def naive(comm, buf, root: int, iters: int, repeats: int, **alg) -> list[float]:
     """Per repeat: the root's wall time for `iters` back-to-back broadcasts / iters."""
     out = []
@@ -271,13 +264,20 @@ MODULE = "collectives.programs.bcast_bench"
 
 def parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="collectives.programs.bcast_bench")
-    ap.add_argument("--call", type=BcastCall.from_json, required=True,
-                    help="the broadcast: a collectives.call.BcastCall as one JSON line")
+    what = ap.add_mutually_exclusive_group(required=True)
+    what.add_argument("--call", type=BcastCall.from_json,
+                      help="the broadcast: a collectives.call.BcastCall as one JSON line")
+    what.add_argument("--calls", type=json.loads,
+                      help="several broadcasts measured one after the other in this job, a "
+                           "JSON list of {key, call, iters?, warmup?, naive_loop?, late?, "
+                           "frame_iters?} (call: a BcastCall's dict; late: [side, ms]); one "
+                           "JSON line each, with its key, as soon as it is measured")
     ap.add_argument("--iters", type=int, default=20)
     ap.add_argument("--warmup", type=int, default=3)
     ap.add_argument("--flow-iters", type=int, default=5)
     ap.add_argument("--no-flow", dest="flow", action="store_false")
-    ap.add_argument("--mark-dir", help="count frames: see frames()")
+    ap.add_argument("--mark-dir", help="count frames: the marks of collectives.programs.marks "
+                    "around --frame-iters back-to-back broadcasts")
     ap.add_argument("--frame-iters", type=int, default=10)
     ap.add_argument("--naive-loop", type=int, default=0,
                     help="also time Algorithm 3.3.1: broadcasts per back-to-back loop")
@@ -296,48 +296,86 @@ def argv(call: BcastCall, *, late: tuple[str, float] | None = None,
                    late_ms=late and float(late[1]), **values)
 
 
-def main(argv: list[str] | None = None) -> int:
-    args = parser().parse_args(argv)
-    call: BcastCall = args.call
-    # importing mpi4py.MPI starts MPI: only inside the ranks
-    from mpi4py import MPI
+def batch_argv(calls: list[dict[str, Any]], **values: Any) -> list[str]:
+    """The python arguments that measure several broadcasts in one job (--calls: each
+    {key, call: BcastCall dict, and optionally iters, warmup, naive_loop, late, frame_iters});
+    the rest by the parser's names (flow, flow_iters, mark_dir, ...)."""
+    return command(MODULE, parser(), calls=json.dumps(calls), **values)
 
-    comm = MPI.COMM_WORLD
-    waiting.connect_all(comm)
+
+def bracket(index: int) -> str:
+    """The frame-counting bracket of the `index`-th broadcast of a --calls job."""
+    return f"bcast.{index}"
+
+
+def measure(comm: Any, call: BcastCall, iters: int, warmup: int, *, late: str | None = None,
+            late_ms: float = 0.0, naive_loop: int = 0, naive_repeats: int = 3,
+            timed_flow: bool = True, flow_iters: int = 5, mark_dir: str | None = None,
+            frame_iters: int = 0, frame_bracket: str = "bcast") -> dict[str, Any]:
+    """One broadcast measured: the direct samples, Algorithm 3.3.1 (`naive_loop` > 0), the
+    flow latency (`timed_flow`) and the frames of `frame_iters` back-to-back broadcasts
+    between `frame_bracket`'s marks (`mark_dir`); the record (the root's is the one)."""
     alg = call.kwargs()
     root = call.root
     want = random.Random(call.size).randbytes(call.size)
     buf = bytearray(want)
     ranks: dict = {}
     began = time.time()
-    samples, verified, cpu = direct(comm, buf, want, root, args.iters, args.warmup,
-                                    rank_times=ranks, late=args.late,
-                                    late_s=args.late_ms / 1e3, **alg)
-    loops = (naive(comm, buf, root, args.naive_loop, args.naive_repeats, **alg)
-             if args.naive_loop > 0 else None)
+    samples, verified, cpu = direct(comm, buf, want, root, iters, warmup,
+                                    rank_times=ranks, late=late,
+                                    late_s=late_ms / 1e3, **alg)
+    loops = (naive(comm, buf, root, naive_loop, naive_repeats, **alg)
+             if naive_loop > 0 else None)
     ended = time.time()
     worst = comm.bcast(max(samples) if samples else 0.0, root=root)
     out = {"algorithm": call.algorithm, "size": call.size, "ranks": comm.Get_size(),
-           "root": root, "iterations": args.iters, "verified": verified,
+           "root": root, "iterations": iters, "verified": verified,
            "params": {k: v for k, v in alg.items() if k != "algorithm"},
            "datagrams": cpu.pop("datagrams"),
            "t_mcast_s": summarize(samples) if samples else None, "cpu": cpu,
            "window": [began, ended], **ranks}  # when the broadcasts ran (not the start-up)
     if loops is not None:
-        out |= {"naive_loop": args.naive_loop, "naive_loops_s": loops,
+        out |= {"naive_loop": naive_loop, "naive_loops_s": loops,
                 "naive_s": statistics.median(loops)}
-    if args.flow and comm.Get_size() > 1:
-        out["flow"] = flow(comm, buf, root, args.flow_iters, 1.5 * worst, **alg)
-    if args.mark_dir and args.frame_iters > 0:
-        out["frame_iters"] = args.frame_iters
-        out["frames_marked"] = frames(comm, buf, root, args.frame_iters, args.mark_dir,
-                                      **alg)
-    if comm.Get_rank() == root:
-        if out.get("flow") and out["t_mcast_s"]:
-            med = out["t_mcast_s"]["median"]
-            out["flow_vs_direct"] = out["flow"]["t_mcast_s"] / med - 1 if med else None
-        print(json.dumps(out), flush=True)
-    return 0 if verified else 1
+    if timed_flow and comm.Get_size() > 1:
+        out["flow"] = flow(comm, buf, root, flow_iters, 1.5 * worst, **alg)
+    if mark_dir and frame_iters > 0:
+        out["frame_iters"] = frame_iters
+        out["frames_marked"] = count_frames(comm, root, mark_dir, [
+            (frame_bracket, frame_iters, lambda: bcast(buf, root=root, comm=comm, **alg))])
+    if comm.Get_rank() == root and out.get("flow") and out["t_mcast_s"]:
+        med = out["t_mcast_s"]["median"]
+        out["flow_vs_direct"] = out["flow"]["t_mcast_s"] / med - 1 if med else None
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    # importing mpi4py.MPI starts MPI: only inside the ranks
+    from mpi4py import MPI
+
+    comm = MPI.COMM_WORLD
+    waiting.connect_all(comm)
+    common = {"naive_repeats": args.naive_repeats, "timed_flow": args.flow,
+              "flow_iters": args.flow_iters, "mark_dir": args.mark_dir}
+    if args.call is not None:
+        out = measure(comm, args.call, args.iters, args.warmup, late=args.late,
+                      late_ms=args.late_ms, naive_loop=args.naive_loop,
+                      frame_iters=args.frame_iters, **common)
+        if comm.Get_rank() == args.call.root:
+            print(json.dumps(out), flush=True)
+        return 0 if out["verified"] else 1
+    for i, entry in enumerate(args.calls):
+        call = BcastCall.from_dict(entry["call"])
+        late = entry.get("late") or (None, 0.0)
+        out = measure(comm, call, entry.get("iters", args.iters),
+                      entry.get("warmup", args.warmup), late=late[0], late_ms=late[1],
+                      naive_loop=entry.get("naive_loop", 0),
+                      frame_iters=entry.get("frame_iters", 0), frame_bracket=bracket(i),
+                      **common)
+        if comm.Get_rank() == call.root:
+            print(json.dumps({"key": entry["key"], **out}), flush=True)
+    return 0  # a wrong result is in its record (verified false), not a failed job
 
 
 if __name__ == "__main__":

@@ -5,6 +5,7 @@ comes from."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, TypeGuard
 
@@ -13,6 +14,7 @@ from collectives.call import BcastCall
 from ..emulation.network import Emulation
 from ..errors import RunFailed
 from ..experiments.bcast import run_bcast
+from ..experiments.bcast_batch import Batched, run_bcasts
 from ..experiments.bcast_result import BcastResult
 from ..fidelity.flags import Monitor
 from ..fidelity.wire_units import wire_time_s
@@ -46,6 +48,20 @@ def flagged_bcast(emu: Emulation, call: BcastCall, **kwargs: Any) -> Flagged:
     except RunFailed as exc:
         return Flagged(None, error=" ".join(str(exc).split()))
     return Flagged(r, mon.window(*r.window, host_wait_s=r.wait_per_turn_s))
+
+
+def flagged_bcasts(emu: Emulation, batch: Sequence[Batched], **kwargs: Any
+                   ) -> dict[str, Flagged]:
+    """run_bcasts (the same arguments: several broadcasts in one MPI job) under the fidelity
+    monitor, by key: each a Flagged judged over its own broadcasts' window."""
+    try:
+        with Monitor(emu.topo, emu.spread) as mon:
+            got = run_bcasts(emu, batch, **kwargs)
+    except RunFailed as exc:
+        return {b.key: Flagged(None, error=" ".join(str(exc).split())) for b in batch}
+    return {key: Flagged(None, error=" ".join(str(r).split())) if isinstance(r, RunFailed)
+            else Flagged(r, mon.window(*r.window, host_wait_s=r.wait_per_turn_s))
+            for key, r in got.items()}
 
 
 def is_result(p: dict[str, Any] | None) -> TypeGuard[dict[str, Any]]:

@@ -154,10 +154,12 @@ def run_mpi(emu: Any, argv: list[str], *, hosts: Sequence[str | int] | None = No
         where = rank_stacks.innermost(rank_output)
         what = (f"exceeded its {timeout:g} s timeout" if failed is None or stall is None
                 else f"made no progress for {stall[1]:g} s")  # only a job with a stall file
-        raise RunFailed(
+        timed_out = RunFailed(
             f"MPI job '{' '.join(argv)}' on {np} ranks {what}; all its processes were killed"
             + (f"; ranks still waiting:\n{stuck}" if stuck else "")
             + (f"\nwhere the ranks were (innermost call first):\n{where}" if where else ""))
+        timed_out.output = rank_output.get(0, "")
+        raise timed_out
     res = MpiResult(proc.returncode, time.perf_counter() - t0, out, err, job_dir=job_dir)
     if failed:
         res.returncode = res.returncode or 1
@@ -185,8 +187,10 @@ def run_mpi(emu: Any, argv: list[str], *, hosts: Sequence[str | int] | None = No
             if said:
                 who = f"rank {said[0]} ({names[said[0] // ppn]}) failed"
                 detail = _tail(res.rank_output[said[0]])
-        raise RunFailed(f"MPI job '{' '.join(argv)}' on {np} ranks: {who}"
-                        + (f":\n{detail}" if detail else ""))
+        broke = RunFailed(f"MPI job '{' '.join(argv)}' on {np} ranks: {who}"
+                          + (f":\n{detail}" if detail else ""))
+        broke.output = res.rank_output.get(0, "")
+        raise broke
     return res
 
 

@@ -31,7 +31,7 @@ from .bcast_result import TIMES, BcastResult, Times
 from .rank_placement import node_params
 
 
-def _last_json(res: Any) -> dict[str, Any]:
+def last_json(res: Any) -> dict[str, Any]:
     for line in reversed(res.rank_output.get(0, "").splitlines()):
         if line.startswith("{"):
             return json.loads(line)
@@ -68,7 +68,7 @@ def measure_params(emu: Emulation, sizes: list[int], *, repetitions: int = 5,
                                            budget_bytes=budget_bytes or None,
                                            partner=hosts.index(partner)),
                   hosts=hosts, timeout=900)
-    out = {**_last_json(res), "hosts": hosts, "root": hosts[0], "partner_host": partner,
+    out = {**last_json(res), "hosts": hosts, "root": hosts[0], "partner_host": partner,
            "partner_hops": emu.topo.hops(hosts[0], partner)}
     out["wire_check"] = model_inputs.check(out, emu.topo.host_rate())
     return out
@@ -181,7 +181,7 @@ def _dyn_trees(parents: list[list[int | None]] | None, k: int, size: int,
     return {"parents": parents, "opt_tree_parents": opt, "same_as_opt_tree": same}
 
 
-def _tcp_note(tcp: dict[str, int]) -> str:
+def tcp_note(tcp: dict[str, int]) -> str:
     """What TCP did meanwhile, for the message of a job that failed (its MPI messages go
     over TCP: under loss a stall may be TCP's backoff, not the algorithm)."""
     return (f"; meanwhile TCP on its hosts retransmitted {tcp['retrans_segs']} segment(s), "
@@ -229,35 +229,11 @@ def run_bcast(emu: Emulation, call: BcastCall, *,
     before the `repetitions` (None: the benchmark's own, 3), as an experiment spec's
     `warmup` sets them for its points."""
     repetitions = renamed_keyword(iters, "iters", repetitions, "repetitions")
-    env: dict[str, str] = {}
-    algorithm, size = call.algorithm, call.size
-    if wait is not None:
-        if wait not in WAIT_MODES:
-            raise RunFailed(f"unknown wait mode '{wait}' (one of {', '.join(WAIT_MODES)})")
-        env["MCASTLAB_WAIT"] = wait
-    if mpich_algorithm is not None:
-        if algorithm != NATIVE or mpich_algorithm not in MPICH_ALGORITHMS:
-            raise RunFailed(f"an MPICH algorithm ({', '.join(MPICH_ALGORITHMS)}) applies to "
-                            f"--algo {NATIVE} only")
-        env |= mpich_env(mpich_algorithm)
-    names = (list(hosts) if isinstance(hosts, list)
-             else [h.name for h in emu.topo.hosts][: hosts or len(emu.topo.hosts)])
-    placement = node_params(emu.topo, algorithm, names)
-    ranked = call.with_options(**algorithm_params(algorithm, size, params, len(names),
-                                                  placement), **placement)
-    try:
-        ranked.check(len(names))
-    except ValueError as e:
-        raise RunFailed(str(e)) from None
-    if late is not None:
-        side, ms = late
-        if side not in ("root", "receivers") or not 0 <= ms <= 10_000:
-            raise RunFailed(f"late is (root|receivers, 0-10000 ms), got {late!r}")
-    servers = emu.spread.servers_of(names)
-    across = len(servers) > 1  # the direct t_mcast reads one clock on every rank
-    if not flow and across:
-        raise RunFailed(f"ranks on {len(servers)} servers share no clock: the flow-latency "
-                        "benchmark is the measure there (flow=True)")
+    env = job_env(call.algorithm, wait, mpich_algorithm)
+    names = rank_hosts(emu, hosts)
+    ranked, placement = ranked_call(emu, call, names, params)
+    check_late(late)
+    servers = job_servers(emu, names, flow)
     if not 0 <= loss <= 1:
         raise RunFailed(f"loss is a fraction in [0, 1], got {loss!r}")
     pids = [emu.host(n).pid for n in names]
@@ -272,15 +248,82 @@ def run_bcast(emu: Emulation, call: BcastCall, *,
         emu.set_loss(loss, scope=loss_scope)
     try:
         with counter or contextlib.nullcontext():
-            res = _last_json(run_mpi(emu, args, hosts=names, timeout=timeout, env=env))
+            res = last_json(run_mpi(emu, args, hosts=names, timeout=timeout, env=env))
     except RunFailed as e:
-        raise RunFailed(f"{e}{_tcp_note(tcp_stats.since(tcp_before, pids))}") from e
+        raise RunFailed(f"{e}{tcp_note(tcp_stats.since(tcp_before, pids))}") from e
     finally:
         if loss:
             emu.set_loss(0)
-    tcp = tcp_stats.since(tcp_before, pids)
-    per_frame = counter.per_iteration(frames) if counter is not None else None
-    per_link = counter.link_bytes(frames) if counter is not None else None
+    return result_of(emu, call, res, names=names, servers=servers, params=params,
+                     placement=placement, repetitions=repetitions,
+                     mpich_algorithm=mpich_algorithm, wait=wait, late=late, loss=loss,
+                     loss_scope=loss_scope, tcp=tcp_stats.since(tcp_before, pids),
+                     counter=counter, frames=frames)
+
+
+def job_env(algorithm: str, wait: str | None, mpich_algorithm: str | None) -> dict[str, str]:
+    """The ranks' environment: how they wait (MCASTLAB_WAIT), MPI_Bcast's algorithm."""
+    env: dict[str, str] = {}
+    if wait is not None:
+        if wait not in WAIT_MODES:
+            raise RunFailed(f"unknown wait mode '{wait}' (one of {', '.join(WAIT_MODES)})")
+        env["MCASTLAB_WAIT"] = wait
+    if mpich_algorithm is not None:
+        if algorithm != NATIVE or mpich_algorithm not in MPICH_ALGORITHMS:
+            raise RunFailed(f"an MPICH algorithm ({', '.join(MPICH_ALGORITHMS)}) applies to "
+                            f"--algo {NATIVE} only")
+        env |= mpich_env(mpich_algorithm)
+    return env
+
+
+def rank_hosts(emu: Emulation, hosts: int | list[str] | None) -> list[str]:
+    """The host of every rank: the first `hosts` hosts, these names, or all."""
+    return (list(hosts) if isinstance(hosts, list)
+            else [h.name for h in emu.topo.hosts][: hosts or len(emu.topo.hosts)])
+
+
+def ranked_call(emu: Emulation, call: BcastCall, names: list[str],
+                params: dict[str, Any] | None) -> tuple[BcastCall, dict[str, Any]]:
+    """`call` with what its algorithm needs on these ranks (t_hold/t_end, where they sit),
+    checked; and the placement (RunFailed for a call the ranks cannot run)."""
+    placement = node_params(emu.topo, call.algorithm, names)
+    ranked = call.with_options(**algorithm_params(call.algorithm, call.size, params,
+                                                  len(names), placement), **placement)
+    try:
+        ranked.check(len(names))
+    except ValueError as e:
+        raise RunFailed(str(e)) from None
+    return ranked, placement
+
+
+def check_late(late: tuple[str, float] | None) -> None:
+    if late is not None:
+        side, ms = late
+        if side not in ("root", "receivers") or not 0 <= ms <= 10_000:
+            raise RunFailed(f"late is (root|receivers, 0-10000 ms), got {late!r}")
+
+
+def job_servers(emu: Emulation, names: list[str], flow: bool) -> list[str]:
+    """The servers the ranks run on; RunFailed where they span several without the
+    flow-latency benchmark (the direct t_mcast reads one clock on every rank)."""
+    servers = emu.spread.servers_of(names)
+    if not flow and len(servers) > 1:
+        raise RunFailed(f"ranks on {len(servers)} servers share no clock: the flow-latency "
+                        "benchmark is the measure there (flow=True)")
+    return servers
+
+
+def result_of(emu: Emulation, call: BcastCall, res: dict[str, Any], *, names: list[str],
+              servers: list[str], params: dict[str, Any] | None, placement: dict[str, Any],
+              repetitions: int, mpich_algorithm: str | None, wait: str | None,
+              late: tuple[str, float] | None, loss: float, loss_scope: str,
+              tcp: dict[str, int], counter: FrameCounter | None, frames: int,
+              bracket: str = "bcast") -> BcastResult:
+    """The BcastResult of one broadcast's record `res` (collectives.programs.bcast_bench);
+    its frames from `counter`'s `bracket`."""
+    algorithm, size = call.algorithm, call.size
+    per_frame = counter.per_iteration(frames, bracket) if counter is not None else None
+    per_link = counter.link_bytes(frames, bracket) if counter is not None else None
     predicted = prediction(algorithm, len(names), size, params, call.options.get("fragment"),
                            placement)
     t = Times.of({k: res["t_mcast_s"][k] for k in TIMES})  # the record's five, as ever
@@ -288,7 +331,7 @@ def run_bcast(emu: Emulation, call: BcastCall, *,
     direct = None
     done, back = (None if res.get(k) is None else tuple(res[k])
                   for k in ("rank_done_s", "rank_return_s"))
-    if across:  # no shared clock: the flow-latency figure is the measure (one mean)
+    if len(servers) > 1:  # no shared clock: the flow-latency figure is the measure (one mean)
         timing = "flow"
         direct = {"t_mcast_s": t.to_dict(), "rank_done_s": res.get("rank_done_s"),
                   "rank_return_s": res.get("rank_return_s")}

@@ -9,7 +9,7 @@ from __future__ import annotations
 import contextlib
 import json
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -18,9 +18,10 @@ from collectives.call import BcastCall
 from controller.config import ControllerConfig
 from topologies import parse_spec
 
-from ..bench.points import Flagged, flagged_bcast
+from ..bench.points import Flagged, flagged_bcast, flagged_bcasts
 from ..emulation.network import Emulation
 from ..experiments.bcast import measure_params
+from ..experiments.bcast_batch import Batched
 from ..experiments.calibration import resolve
 from ..experiments.run import execute, new_run
 from ..experiments.spec import from_dict
@@ -84,6 +85,72 @@ ITERS, LONG_ITERS, LONG = 10, 6, 65536
 POINT_TIMEOUT_S = 240.0
 
 
+@dataclass(frozen=True)
+class Tried:
+    flagged: Flagged
+    tries: int
+
+
+JOB_WIDE = ("params", "loss", "loss_scope", "mpich_algorithm", "wait")  # one job's, shared
+
+
+class Ask:
+    """One broadcast a claim asks of a network: what Network.point takes (`kwargs`: the
+    call's fields, run_bcast's, `params`), its key per take, its label, and how a batch
+    runs it."""
+
+    def __init__(self, algorithm: str, size: int, hosts: int | list[str], frames: int = 0,
+                 iters: int | None = None, kwargs: dict[str, Any] | None = None):
+        self.algorithm, self.size, self.hosts, self.frames = algorithm, size, hosts, frames
+        self.iters = iters if iters is not None else LONG_ITERS if size >= LONG else ITERS
+        self.kwargs = dict(kwargs or {})
+        # `hosts` may also be host names in rank order (failed nodes left out)
+        self.named = tuple(hosts) if isinstance(hosts, list) else hosts
+        self.count = len(hosts) if isinstance(hosts, list) else hosts
+
+    def key(self, take: int) -> tuple:
+        return (self.algorithm, self.size, self.named, self.frames, self.iters, take,
+                json.dumps(self.kwargs, sort_keys=True, default=str))
+
+    def call(self) -> BcastCall:
+        return BcastCall(self.algorithm, self.size, **{k: self.kwargs[k] for k in CALL_FIELDS
+                                                       if k in self.kwargs})
+
+    def run_kwargs(self) -> dict[str, Any]:
+        """run_bcast's arguments beside the call, hosts, repetitions and frames."""
+        return {k: v for k, v in self.kwargs.items() if k not in CALL_FIELDS}
+
+    def job_kwargs(self) -> dict[str, Any]:
+        return {k: v for k, v in self.run_kwargs().items() if k in JOB_WIDE}
+
+    def shared(self) -> str:
+        """What the asks of one job must share: the hosts and the job-wide settings."""
+        return json.dumps([self.named, self.job_kwargs()], sort_keys=True, default=str)
+
+    def batched(self, index: int) -> Batched:
+        rest = {k: v for k, v in self.run_kwargs().items() if k not in JOB_WIDE}
+        unknown = set(rest) - {"naive", "late", "warmup"}
+        if unknown:
+            raise ValueError(f"a batch cannot take {', '.join(sorted(unknown))}")
+        return Batched(str(index), self.call(), repetitions=self.iters, frames=self.frames,
+                       **rest)
+
+    def label(self, take: int) -> str:
+        kw = self.kwargs
+        return f"{self.algorithm} {self.size} B on {self.count} hosts" + "".join(
+            f", {k}={v}" for k, v in sorted(kw.get("options", {}).items())) + (
+            f", completion {kw['completion']}" if kw.get("completion") else "") + (
+            f", {kw['loss']:.0%} {kw.get('loss_scope', 'all')} lost"
+            if kw.get("loss") else "") + (
+            f", take {take + 1}" if take else "") + (
+            ", timed back to back too" if kw.get("naive") else "") + (
+            f", the {kw['late'][0]} {kw['late'][1]:g} ms late" if kw.get("late") else "")
+
+    def point(self, r: Flagged, tries: int, take: int) -> dict[str, Any]:
+        return claim_point(self.label(take), r, tries, algorithm=self.algorithm,
+                           size=self.size, hosts=self.count)
+
+
 @dataclass
 class Network:
     name: str
@@ -127,37 +194,57 @@ class Network:
         `take` > 0: another job of the same broadcast (a claim that takes the median over
         jobs); `completion=` a scout broadcast's, `loss=` and `loss_scope=` (run_bcast);
         two-stage's Siebert repair rounds (`repair_rounds`, collectives.ipmc.rounds); the
-        point-to-point trees' sending queue at the root (`root_queue`, collectives.sent)."""
-        # `hosts` may also be host names in rank order (failed nodes left out)
-        named = tuple(hosts) if isinstance(hosts, list) else hosts
-        if iters is None:
-            iters = LONG_ITERS if size >= LONG else ITERS
-        key = (algorithm, size, named, frames, iters, take,
-               json.dumps(kwargs, sort_keys=True))
+        point-to-point trees' sending queue at the root (`root_queue`, collectives.sent).
+        A point `batch` measured is taken from there."""
+        ask = Ask(algorithm, size, hosts, frames, iters, kwargs)
+        key = ask.key(take)
         if key in self.points:
             return self.points[key]
-        run_kwargs = dict(kwargs)
-        call = BcastCall(algorithm, size, **{k: run_kwargs.pop(k) for k in CALL_FIELDS
-                                             if k in run_kwargs})
-        count = len(hosts) if isinstance(hosts, list) else hosts
-        label = f"{algorithm} {size} B on {count} hosts" + "".join(
-            f", {k}={v}" for k, v in sorted(kwargs.get("options", {}).items())) + (
-            f", completion {kwargs['completion']}" if kwargs.get("completion") else "") + (
-            f", {kwargs['loss']:.0%} {kwargs.get('loss_scope', 'all')} lost"
-            if kwargs.get("loss") else "") + (
-            f", take {take + 1}" if take else "") + (
-            ", timed back to back too" if kwargs.get("naive") else "") + (
-            f", the {kwargs['late'][0]} {kwargs['late'][1]:g} ms late" if kwargs.get("late")
-            else "")
-        for tries in range(1, TRIES + 1):
-            self.progress(f"reproduce: {label}" + (" (again: flagged)" if tries > 1 else ""))
-            r = flagged_bcast(self.emu, call, hosts=hosts, repetitions=iters, flow=False,
-                              frames=frames, timeout=POINT_TIMEOUT_S, **run_kwargs)
+        r = self._again(ask, take, None)
+        self.points[key] = p = ask.point(r.flagged, r.tries, take)
+        return p
+
+    def batch(self, asks: Sequence[Ask], takes: int) -> None:
+        """Measure `asks` `takes` times each (the points that `point` then returns with
+        take 0..takes-1): one MPI job per take for every ask on the same hosts with the
+        same job-wide settings (params, loss), the asks one after the other in it, so each
+        job's start-up is paid once (testbed.experiments.bcast_batch). A flagged point is
+        measured once more in a job of its own, as `point` does."""
+        groups: dict[str, list[Ask]] = {}
+        for a in asks:
+            groups.setdefault(a.shared(), []).append(a)
+        for take in range(takes):
+            for group in groups.values():
+                todo = [a for a in group if a.key(take) not in self.points]
+                if not todo:
+                    continue
+                first = todo[0]
+                self.progress(f"reproduce: {len(todo)} broadcasts on {first.count} hosts in "
+                              f"one job" + (f", take {take + 1}" if take else ""))
+                got = flagged_bcasts(self.emu, [a.batched(i) for i, a in enumerate(todo)],
+                                     hosts=first.hosts, flow=False, timeout=POINT_TIMEOUT_S,
+                                     **first.job_kwargs())
+                for i, a in enumerate(todo):
+                    r = got[str(i)]
+                    again = self._again(a, take, r) if r.result is not None and r.flags \
+                        else Tried(r, 1)
+                    self.points[a.key(take)] = a.point(again.flagged, again.tries, take)
+
+    def _again(self, ask: Ask, take: int, first: Flagged | None) -> Tried:
+        """The ask measured alone until it is not flagged, TRIES in all (counting `first`,
+        an earlier try of it)."""
+        tries, r = (1, first) if first is not None else (0, None)
+        while tries < TRIES:
+            tries += 1
+            self.progress(f"reproduce: {ask.label(take)}" + (" (again: flagged)"
+                                                            if tries > 1 else ""))
+            r = flagged_bcast(self.emu, ask.call(), hosts=ask.hosts, repetitions=ask.iters,
+                              flow=False, frames=ask.frames, timeout=POINT_TIMEOUT_S,
+                              **ask.run_kwargs())
             if r.result is None or not r.flags:
                 break
-        self.points[key] = p = claim_point(label, r, tries, algorithm=algorithm,
-                                           size=size, hosts=count)
-        return p
+        assert r is not None
+        return Tried(r, tries)
 
     def experiment(self, raw: dict[str, Any]) -> list[dict[str, Any]]:
         """The records of an experiment spec (a parsed spec table; its network is this one,

@@ -24,6 +24,7 @@ from ..experiments.run import execute, new_run
 from ..experiments.spec import from_dict
 from .claims import Claim, Context, PaperFigure
 from .jobs import job_ms, medians, taken, takes
+from .networks import Ask
 from .verdict import (
     DIFFERS,
     EMULATOR,
@@ -83,7 +84,13 @@ def tree_order(ctx: Context) -> Outcome:
     p2p = point_to_point(params)
     # a small broadcast takes 1-4 ms here: 30 of them, so that the medians of trees a tenth
     # apart are told apart (10 left OPT-Tree and binomial swapping places from run to run)
-    by = {(a, s, h): taken(net, a, s, h, n, params=params, iters=30 if s < 65536 else None)
+    def iters(s: int) -> int | None:
+        return 30 if s < 65536 else None
+
+    # every tree and size of a host count side by side in one job, a job per take
+    net.batch([Ask(a, s, h, iters=iters(s), kwargs={"params": params})
+               for h in hosts for s in SIZES for a in TREES], n)
+    by = {(a, s, h): taken(net, a, s, h, n, params=params, iters=iters(s))
           for h in hosts for s in SIZES for a in TREES}
     points = [p for ps in by.values() for p in ps]
     med = medians(by)

@@ -10,7 +10,12 @@ from __future__ import annotations
 from collectives.call import BcastCall
 from testbed.emulation.network import Emulation
 from testbed.experiments.bcast import measure_params, run_bcast
+from testbed.experiments.bcast_batch import Batched, run_bcasts
 from topologies import parse_spec
+
+from .shared import shared_network
+
+star8, star8_network = shared_network("star8", "star:hosts=8,bw=20")
 
 MBIT, SIZE = 10, 65536
 WIRE_S = SIZE * 8 / (MBIT * 1e6)  # M/B: 52 ms of the root's link per message
@@ -38,7 +43,7 @@ def test_a_fifo_binomial_delivers_its_children_one_after_the_other(caps, clean_a
     assert sooner > 0.8 * WIRE_S and 1.7 * WIRE_S < later < 2.6 * WIRE_S, times
 
 
-def test_dyn_tree_at_zero_load_builds_opt_trees_tree(caps, clean_after):
+def test_dyn_tree_at_zero_load_builds_opt_trees_tree(star8):
     """8 ranks at 1 KiB and 64 KiB, nothing else on the network: every forwarding rank's
     estimates from its own sends (Nupairoj1998 section 6.3's terms from the measured figures:
     holding from the send's return, the network's part from the rest of t_hold; t_as until
@@ -50,11 +55,10 @@ def test_dyn_tree_at_zero_load_builds_opt_trees_tree(caps, clean_after):
     node sending once is cheaper than the back-to-back t_hold (its lone frame leaves at
     once): no negative wait, so its estimates stay the zero-load ones. t_hold and t_end from
     4 messages a size per timed ping-pong run."""
-    with Emulation(parse_spec("star:hosts=8,bw=20"), caps=caps) as emu:
-        params = measure_params(emu, [1024, SIZE], repetitions=3, dummy_max=0,
-                                budget_bytes=4 * SIZE)
-        runs = {size: run_bcast(emu, BcastCall("dyn-tree", size), repetitions=10, flow=False,
-                                params=params) for size in (1024, SIZE)}
+    params = measure_params(star8, [1024, SIZE], repetitions=3, dummy_max=0,
+                            budget_bytes=4 * SIZE)
+    runs = {size: run_bcast(star8, BcastCall("dyn-tree", size), repetitions=10, flow=False,
+                            params=params) for size in (1024, SIZE)}
     # t_hold at every count of sends from the root to the 7 others, each count's sends held
     # the root's link at least their wire time (all but the first waited for it)
     assert [len(row) for row in params["t_hold_sends_s"]] == [7, 7]
@@ -67,3 +71,25 @@ def test_dyn_tree_at_zero_load_builds_opt_trees_tree(caps, clean_after):
         assert len(dyn["parents"]) == 10 and opt[0] is None
         assert sum(p == 0 for p in opt) >= 2, (size, opt)  # a root with children, no chain
         assert dyn["same_as_opt_tree"] >= 0.8, (size, dyn["parents"], opt)
+
+
+def test_several_broadcasts_share_one_job_each_with_its_own_record(star8):
+    """run_bcasts: three broadcasts on the same 8 ranks in one MPI job, each measured as
+    run_bcast measures it (its own repetitions, its own window, one after the other), OPT-Tree
+    built from t_hold/t_end given once for the job; the frames of the one that counts them
+    are its own (a 7-message sequential broadcast: 7 data frames a host port would show
+    over TCP as 7 segments of 1 KiB and their ACKs)."""
+    params = measure_params(star8, [1024], repetitions=3, dummy_max=0, budget_bytes=1 << 16)
+    got = run_bcasts(star8, [Batched("a", BcastCall("binomial", 1024), repetitions=5),
+                             Batched("b", BcastCall("opt-tree", 1024), repetitions=7),
+                             Batched("c", BcastCall("sequential", 1024), repetitions=3,
+                                     frames=10)],
+                     hosts=8, flow=False, params=params)
+    a, b, c = (got[k] for k in "abc")
+    assert all(not isinstance(r, Exception) and r.verified for r in (a, b, c)), got
+    assert (a.iterations, b.iterations, c.iterations) == (5, 7, 3)
+    assert a.window[1] <= b.window[0] and b.window[1] <= c.window[0]
+    assert b.predicted_s is not None and b.call.algorithm == "opt-tree"
+    assert a.frames is None and b.frames is None and c.frames is not None
+    data = c.frames["data"]  # per broadcast: 7 messages of 1 KiB from the root
+    assert 6.5 <= data <= 7.5, c.frames

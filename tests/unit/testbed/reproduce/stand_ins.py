@@ -23,6 +23,10 @@ class Points:
     def __init__(self, ms, flag=(), frames=None, back=None, data=None):
         self.ms, self.flag, self.frames, self.back = ms, set(flag), frames, back
         self.data = data  # data frames from (algorithm, size, hosts, completion)
+        self.batches: list[tuple[list, int]] = []  # (asks, takes) a claim measured together
+
+    def batch(self, asks, takes):
+        self.batches.append((list(asks), takes))
 
     def point(self, algorithm, size, hosts, frames=0, **_kw):
         label = f"{algorithm} {size} B on {hosts} hosts"
