@@ -3,22 +3,22 @@ root's second child gets the message one wire time after the first, as Nupairoj1
 model has it; overlapped, the two messages share the root's link, in whatever order the
 kernel's queues take their packets.
 DYN-Tree, whose t_as runs until the message has left the host, builds OPT-Tree's tree at
-zero load."""
+zero load. Several broadcasts measured in one job (run_bcasts) each get their own record."""
 
 from __future__ import annotations
 
 from collectives.call import BcastCall
+from collectives.trees.schedules import build
 from testbed.emulation.network import Emulation
-from testbed.experiments.bcast import measure_params, run_bcast
+from testbed.experiments.bcast import algorithm_params, measure_params, run_bcast
 from testbed.experiments.bcast_batch import Batched, run_bcasts
 from topologies import parse_spec
 
 from .shared import shared_network
 
-star8, star8_network = shared_network("star8", "star:hosts=8,bw=20")
-
 MBIT, SIZE = 10, 65536
 WIRE_S = SIZE * 8 / (MBIT * 1e6)  # M/B: 52 ms of the root's link per message
+star8, star8_network = shared_network("star8", f"star:hosts=8,bw={MBIT}")
 
 
 def test_a_fifo_binomial_delivers_its_children_one_after_the_other(caps, clean_after):
@@ -70,7 +70,15 @@ def test_dyn_tree_at_zero_load_builds_opt_trees_tree(star8):
         opt = dyn["opt_tree_parents"]
         assert len(dyn["parents"]) == 10 and opt[0] is None
         assert sum(p == 0 for p in opt) >= 2, (size, opt)  # a root with children, no chain
-        assert dyn["same_as_opt_tree"] >= 0.8, (size, dyn["parents"], opt)
+        # OPT-Tree's tree changes at t_hold/t_end 0.67 and 1.5 (8 ranks): within 10 % of
+        # such an edge a rank's estimate, a mean of a few sends, lands on either side
+        given = algorithm_params("opt-tree", size, params, 8)
+        near = {tuple(build("opt-tree", 8, 0, size, t_hold=given["t_hold"] * f,
+                            t_end=given["t_end"]).parents()) for f in (0.9, 1.1)}
+        if len(near) == 1:
+            assert dyn["same_as_opt_tree"] >= 0.8, (size, dyn["parents"], opt)
+        else:
+            assert all(tuple(p) in near for p in dyn["parents"]), (size, given, dyn)
 
 
 def test_several_broadcasts_share_one_job_each_with_its_own_record(star8):
