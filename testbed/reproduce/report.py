@@ -19,7 +19,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ..report.figures import Figure, caption_line, pyplot, rate_text, save_figure
+from ..report.figures import (
+    Figure,
+    caption_line,
+    commit_text,
+    pyplot,
+    rate_text,
+    save_figure,
+)
 from ..report.html import CSS, figure_html
 from .verdict import KINDS
 
@@ -27,7 +34,7 @@ TAKE = re.compile(r", take \d+")
 MAX_LISTED = 24
 CSV_FIELDS = ("claim", "verdict", "network", "role", "label", "algorithm", "scheme", "size",
               "hosts", "traffic", "failed", "iterations", "ms", "p10_ms", "p90_ms", "min_ms",
-              "max_ms", "predicted_ms", "verified", "flags", "error", "tries")
+              "max_ms", "predicted_ms", "verified", "flags", "error", "tries", "commit")
 BADGE = {"reproduced": "ok", "differs": "failed", "undecided": "flagged",
          "no result": "flagged", "not applicable": "", "skipped": ""}
 
@@ -45,7 +52,9 @@ def write(out_dir: Path, doc: dict[str, Any]) -> None:
 
 def write_csv(path: Path, doc: dict[str, Any]) -> None:
     """reproduce.csv: one row per measured point of every claim (`role` judged: it decides
-    the verdict; context: shown beside it), in CSV_FIELDS' columns (flags joined by "; ")."""
+    the verdict; context: shown beside it), in CSV_FIELDS' columns (flags joined by "; "),
+    each with the commit of the code that measured it."""
+    commit = commit_text(doc.get("machine"))
     with path.open("w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=CSV_FIELDS, extrasaction="ignore")
         w.writeheader()
@@ -56,7 +65,8 @@ def write_csv(path: Path, doc: dict[str, Any]) -> None:
                     w.writerow({**{k: _csv_value(p.get(k)) for k in CSV_FIELDS},
                                 "claim": c["key"], "verdict": c["verdict"],
                                 "network": c.get("network") or "", "role": role,
-                                "flags": "; ".join(p.get("flags") or [])})
+                                "flags": "; ".join(p.get("flags") or []),
+                                "commit": commit})
 
 
 def _csv_value(v: Any) -> Any:
@@ -87,6 +97,21 @@ def claim_caption(doc: dict[str, Any], claim: dict[str, Any]) -> str:
     return caption_line(topology=topology, rate=rate,
                         repetitions=", ".join(r for r in reps if r) or None,
                         date=doc.get("started"), versions=doc.get("machine"))
+
+
+def cost(claim: dict[str, Any]) -> str:
+    """What a claim's run cost: its seconds, and for a measured one its points and jobs a
+    point ('' for a claim not run)."""
+    if claim.get("verdict") == "skipped" or claim.get("seconds") is None:
+        return ""
+    jobs: dict[str, int] = {}
+    for p in claim.get("points") or []:
+        key = _take_free(str(p.get("label", "")))
+        jobs[key] = jobs.get(key, 0) + 1
+    if not jobs:
+        return f"{claim['seconds']:g} s"
+    return (f"{claim['seconds']:g} s: {len(jobs)} point(s), "
+            f"{_span(sorted(set(jobs.values())))} job(s) each")
 
 
 def _span(values: list[int]) -> str:
@@ -121,13 +146,14 @@ def markdown(doc: dict[str, Any]) -> str:
            f"{' (--quick)' if doc['quick'] else ''}. "
            + ", ".join(f"{n} {v}" for v, n in s.items() if n) + ".", ""]
     out += [f"- network {r}" for r in _rates(doc)]
-    out += ["", "| claim | paper | where | paper's figure | testbed's figure | verdict |",
-            "|---|---|---|---|---|---|"]
+    out += [f"- code: {commit_text(doc.get('machine'))}"]
+    out += ["", "| claim | paper | where | paper's figure | testbed's figure | verdict | cost |",
+            "|---|---|---|---|---|---|---|"]
     for c in doc["claims"]:
         verdict = _verdict(c) + (f": {c['why']}" if c["why"] and c["verdict"] != "skipped"
                                  else "")
         out.append(f"| {c['key']} | {c['paper']} | {c['where']} | {_cell(c['paper_figure'])} "
-                   f"| {_cell(c['testbed_figure'])} | {_md(verdict)} |")
+                   f"| {_cell(c['testbed_figure'])} | {_md(verdict)} | {cost(c)} |")
     out += ["", "Verdicts: reproduced (within the claim's margin, on results only), differs, "
             "undecided (the interval over jobs straddles the margin), not applicable (an "
             "emulator cannot show it, or the model predicts no effect here); a difference "
@@ -374,15 +400,16 @@ def page(doc: dict[str, Any], figures: dict[str, Figure]) -> str:
             "<p>" + "".join(f"<span class='badge {BADGE[v]}'>{n} {e(v)}</span>"
                             for v, n in s.items() if n) + "</p>"]
     body += [f"<p class='meta'>network {e(r)}</p>" for r in _rates(doc)]
+    body.append(f"<p class='meta'>code: {e(commit_text(doc.get('machine')))}</p>")
     body += ["<table><tr><th>claim</th><th>paper</th><th>where</th><th>paper's figure</th>"
-             "<th>testbed's figure</th><th>verdict</th></tr>"]
+             "<th>testbed's figure</th><th>verdict</th><th>cost</th></tr>"]
     for c in doc["claims"]:
         body.append(f"<tr><td class='left'><a href='#{e(c['key'])}'>{e(c['key'])}</a></td>"
                     f"<td class='left'>{e(c['paper'])}</td><td class='left'>{e(c['where'])}</td>"
                     f"<td class='left'>{e(_cell(c['paper_figure']))}</td>"
                     f"<td class='left'>{e(c['testbed_figure']['text'])}</td>"
                     f"<td class='left'><span class='badge {BADGE[c['verdict']]}'>"
-                    f"{e(c['verdict'])}</span></td></tr>")
+                    f"{e(c['verdict'])}</span></td><td class='left'>{e(cost(c))}</td></tr>")
     body.append("</table>")
     for c in doc["claims"]:
         body += [f"<h2 id='{e(c['key'])}'>{e(c['key'])}: {e(c['statement'])}</h2>",

@@ -179,3 +179,24 @@ def test_a_run_writes_reproduce_csv_and_every_format(tmp_path: Path) -> None:
     assert {"commit", "dirty"} <= doc["machine"].keys()
     for ext in ("png", "svg", "pdf"):  # the paper's Table 4.1 beside the testbed's
         assert (tmp_path / "plots" / f"nupairoj.table-4.1.{ext}").is_file()
+
+
+def test_every_claim_says_what_its_jobs_cost_and_every_row_its_commit(tmp_path):
+    from testbed.reproduce.report import cost, markdown, write_csv
+
+    pts = [{"label": f"binomial 1024 B on 8 hosts{', take %d' % t if t else ''}", "ms": 1.0}
+           for t in range(5)] + [{"label": "chain 1024 B on 8 hosts", "ms": 2.0}]
+    claim = {"key": "k", "verdict": "reproduced", "seconds": 42.5, "points": pts}
+    assert cost(claim) == "42.5 s: 2 point(s), 1-5 job(s) each"
+    assert cost({"verdict": "reproduced", "seconds": 1.0, "points": []}) == "1 s"
+    assert cost({"verdict": "skipped", "seconds": None}) == ""
+    doc = {"machine": {"commit": "0123456789abcdef", "dirty": False}, "claims": [
+        {**claim, "paper": "P", "where": "w", "paper_figure": {"text": "x"},
+         "testbed_figure": {"text": "y"}, "why": "", "network": "star16", "context": []}],
+           "started": "now", "command": "mcastlab reproduce", "seconds": 50, "quick": False,
+           "summary": {"reproduced": 1}, "networks": {}}
+    doc["machine"] |= {"machine": "vm", "cpus": "2", "cpu_model": "x", "kernel": "k"}
+    assert "commit 0123456789" in markdown(doc) and "42.5 s: 2 point(s)" in markdown(doc)
+    write_csv(tmp_path / "r.csv", doc)
+    rows = (tmp_path / "r.csv").read_text().splitlines()
+    assert len(rows) == 7 and all(r.endswith("commit 0123456789") for r in rows[1:])
