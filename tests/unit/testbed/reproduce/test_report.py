@@ -184,8 +184,8 @@ def test_a_run_writes_reproduce_csv_and_every_format(tmp_path: Path) -> None:
 def test_every_claim_says_what_its_jobs_cost_and_every_row_its_commit(tmp_path):
     from testbed.reproduce.report import cost, markdown, write_csv
 
-    pts = [{"label": f"binomial 1024 B on 8 hosts{', take %d' % t if t else ''}", "ms": 1.0}
-           for t in range(5)] + [{"label": "chain 1024 B on 8 hosts", "ms": 2.0}]
+    pts = [{"label": "binomial 1024 B on 8 hosts" + (f", take {t + 1}" if t else ""),
+            "ms": 1.0} for t in range(5)] + [{"label": "chain 1024 B on 8 hosts", "ms": 2.0}]
     claim = {"key": "k", "verdict": "reproduced", "seconds": 42.5, "points": pts}
     assert cost(claim) == "42.5 s: 2 point(s), 1-5 job(s) each"
     assert cost({"verdict": "reproduced", "seconds": 1.0, "points": []}) == "1 s"
