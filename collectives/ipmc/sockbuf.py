@@ -22,7 +22,7 @@ algorithm, by default:
 - nack, mcast-sequential and mcast-concurrent (ours): LARGE. nack's receivers nap between
   reads while its root paces at the link rate (ipmc.rate.batch_nap), and in the concurrent
   allgather every rank's block comes at once; a large buffer is part of their design, as
-  UFTP's (-B, 256 KiB by default) and NORM's receive buffer options are of theirs.
+  UFTP's (-B, 256 KiB by default) and NORM's (NormSetRxSocketBuffer) are of theirs.
 - a range tree (Coll2003) keeps LARGE from set-up (range_trees.channel): the Elite's
   hardware broadcast writes into every receiver's memory, whether or not it is in the call.
 """
