@@ -28,6 +28,7 @@ from .algorithms import (
     SEND_ORDERS,
     Algorithm,
 )
+from .ipmc import sockbuf
 from .ipmc.deadline import TIMEOUT_S
 from .ipmc.message import PACE, Options
 from .range_trees.bcast import RangeOptions
@@ -95,6 +96,8 @@ MULTICAST_MEANINGS = {
     "rate": "the root's pace, bit/s (None: unpaced)",
     "timeout": "deadline of a wait, s (a MulticastError after it, never a hang)",
     "root_wait_us": "the root's pause before it multicasts, us",
+    "rcvbuf": "receive buffer asked for the group socket, bytes (the kernel doubles it; 0: "
+              "not set, the kernel's default)",
     "crossover_nodes": "up to this many ranks the two-stage broadcast is a linear one",
     "crossover_size": "above this many bytes it is the plain fragmented chain",
     "nodes": NODES.meaning,
@@ -114,16 +117,29 @@ DEFAULT_TEXTS = {
 TWO_STAGE_ONLY = ("crossover_nodes", "crossover_size")
 
 
-def _fields(cls: type, skip: tuple[str, ...] = ()) -> tuple[Option, ...]:
-    """One option per field of the options dataclass `cls`, its default read from it."""
+def _fields(cls: type, skip: tuple[str, ...] = (), algorithm: str = "") -> tuple[Option, ...]:
+    """One option per field of the options dataclass `cls`, its default read from it (the
+    receive buffer's from ipmc.sockbuf, per algorithm)."""
     out = []
     for f in dataclasses.fields(cls):
         if f.name in skip:
+            continue
+        if f.name == "rcvbuf":
+            out.append(_rcvbuf(algorithm))
             continue
         default = None if f.default is dataclasses.MISSING else f.default
         out.append(Option(f.name, default, MULTICAST_MEANINGS.get(f.name, ""),
                           DEFAULT_TEXTS.get(f.name, ""), BRIEF.get(f.name, "")))
     return tuple(out)
+
+
+def _rcvbuf(algorithm: str) -> Option:
+    value = sockbuf.default_for(algorithm)
+    text, brief = (("not set: the kernel's default (net.core.rmem_default), as the paper's "
+                    "sockets had", "kernel's") if value == sockbuf.KERNEL else
+                   (f"{value >> 20} MiB (ours: docs/ip-multicast.md#receive-buffers)",
+                    f"{value >> 20} MiB"))
+    return Option("rcvbuf", value, MULTICAST_MEANINGS["rcvbuf"], text, brief)
 
 
 def options(alg: Algorithm) -> tuple[Option, ...]:
@@ -149,7 +165,7 @@ def options(alg: Algorithm) -> tuple[Option, ...]:
         out.extend((GEOMETRY[alg.geometry], NODES))
     if alg.family == "multicast":
         skip = () if alg.name == "two-stage" else TWO_STAGE_ONLY
-        out.extend(_fields(Options, skip))
+        out.extend(_fields(Options, skip, alg.name))
         if alg.completion:
             out.append(Option("completion", DEFAULT_COMPLETION,
                               f"how the receivers end it: {_choices(COMPLETIONS)}"))

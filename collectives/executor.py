@@ -183,7 +183,7 @@ def allgather(sendbuf: Any, recvbuf: Any, comm: Any = None, algorithm: str = "ri
     Every rank's block must be the same size: a rank whose receive buffer is not p times its
     block raises ValueError before any message; blocks that differ between ranks, a
     ValueError where an exchange receives one (collectives.exchanges.run), MPI's error for
-    mpich. The multicast ones take fragment, rate and timeout; the others no options.
+    mpich. The multicast ones take fragment, rate, timeout and rcvbuf; the others no options.
     Collective: every rank calls it with the same algorithm and block size."""
     comm = _world(comm)
     check_allgather(algorithm, params)
@@ -285,12 +285,13 @@ def _mcast_allgather(recv: memoryview, slots: Slots, comm: Any, algorithm: str,
 ALLGATHER_RUNNERS: dict[str, Callable[[memoryview, Slots, Any, str, dict], None]] = {
     "mpi": _mpi_allgather, "exchange": _exchange, "multicast": _mcast_allgather,
 }
-MCAST_ALLGATHER_OPTIONS = ("fragment", "rate", "timeout")  # ipmc.message.Options' that apply
+# ipmc.message.Options' that apply
+MCAST_ALLGATHER_OPTIONS = ("fragment", "rate", "timeout", "rcvbuf")
 
 
 def check_allgather(allgather: str, options: dict[str, Any]) -> None:
     """ValueError, before any message, for an unknown allgather or an option it does not
-    take (the multicast ones take fragment, rate and timeout; the others none)."""
+    take (the multicast ones take fragment, rate, timeout and rcvbuf; the others none)."""
     takes = MCAST_ALLGATHER_OPTIONS \
         if allgather_algorithm(allgather).family == "multicast" else ()
     extra = sorted(set(options) - set(takes))

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from . import datagram as dg
+from . import sockbuf
 from .bcast import bcast
 from .channel import Channel
 from .concurrent import allgather_concurrent
@@ -47,7 +48,7 @@ def _known(algorithm: str) -> None:
 def allgather(ch: Channel, sendbuf: Any, recvbuf: Any, algorithm: str, **params: Any) -> None:
     """Every rank's `sendbuf` into slot (rank) of every rank's `recvbuf`. Collective: every
     rank calls it with the same algorithm, parameters and block size. `params` as in
-    ipmc.message.Options (fragment, rate, timeout)."""
+    ipmc.message.Options (fragment, rate, timeout, rcvbuf)."""
     _known(algorithm)
     send, recv, m = blocks(sendbuf, recvbuf, ch.size)
     slots = [recv[r * m:(r + 1) * m] for r in range(ch.size)]
@@ -68,4 +69,5 @@ def allgather_slots(ch: Channel, slots: Sequence[memoryview], algorithm: str,
         return
     opts = Options(**{"fragment": ch.fragment, **params})
     dg.check_fragment(opts.fragment)
+    ch.receive_buffer(sockbuf.resolve(algorithm, opts.rcvbuf))
     allgather_concurrent(ch, slots, opts)

@@ -23,6 +23,7 @@ from typing import Any
 from ..algorithms import DEFAULT_COMPLETION, check_completion
 from ..trees.run import execute, schedule_for
 from . import datagram as dg
+from . import sockbuf
 from .channel import Channel
 from .deadline import Clock, gather_zero
 from .gaps import receive_gaps, serve_gaps
@@ -42,6 +43,7 @@ def bcast(ch: Channel, buf: Any, root: int, algorithm: str, **params: Any) -> No
     view = memoryview(buf).cast("B")
     opts = Options(**{"fragment": ch.fragment, **params})
     dg.check_fragment(opts.fragment)
+    ch.receive_buffer(sockbuf.resolve(algorithm, opts.rcvbuf))
     ch.next_bid()
     if ch.size == 1:
         return

@@ -5,8 +5,10 @@ Rank 0 leases a (group, port) and draws a key; every rank learns both over MPI, 
 group on its data interface (the one the 224/4 route leaves by) and then the channel checks
 that datagrams actually reach every rank before the first collective: the switch must have
 seen the joins (IGMP) and installed the group. Datagrams are TTL 1, loopback off (unless two
-ranks share a host), and the receive buffer holds the largest burst, so a rank that enters a
-broadcast late finds the datagrams waiting for it in the kernel.
+ranks share a host). The group socket's receive buffer is the one the collective running, or
+the last one, asked for (`receive_buffer`, ipmc.sockbuf): a rank that enters a broadcast late
+finds the datagrams that fit in it waiting in the kernel, and the rest dropped (counted:
+`drops`).
 
 Collectives are numbered (bid) the same on every rank; a datagram of the current bid is
 delivered, one of a later bid (a fast root already in the next collective) is kept until
@@ -36,7 +38,7 @@ from typing import Any
 
 from .. import waiting
 from . import datagram as dg
-from . import rounds
+from . import rounds, sockbuf
 from .groups import GroupError, lease
 from .grtt import GroupRoundTrip
 from .grtt import measure as measure_grtt
@@ -50,7 +52,6 @@ SO_RCVBUFFORCE, SO_SNDBUFFORCE = 33, 32
 SO_TIMESTAMPNS = 35
 STAMP = struct.Struct("@qq")  # struct timespec
 STAMP_SPACE = socket.CMSG_SPACE(STAMP.size)
-RCVBUF = 32 << 20  # a 4 MiB broadcast is ~3000 datagrams of ~2.3 KiB truesize each
 SNDBUF = 4 << 20
 # Datagrams of later collectives kept until this rank gets there: at most STASH_MAX of them
 # and STASH_BYTES of payload, and only of the next EARLY_MAX collectives (a rank falls that
@@ -112,6 +113,8 @@ class Stats(dict):
 class Channel:
     """Set up collectively (every rank of `comm` constructs it); `close()` leaves."""
 
+    SETUP_RCVBUF = sockbuf.KERNEL  # the group socket's buffer until a collective asks
+
     def __init__(self, comm: Any, fragment: int | None = None,
                  setup_timeout: float = SETUP_TIMEOUT_S):
         self.comm, self.rank, self.size = comm, comm.Get_rank(), comm.Get_size()
@@ -123,6 +126,7 @@ class Channel:
         self._stashed = self._stash_bytes = 0
         self._lease = None
         self.recv_sock: socket.socket | None = None
+        self.rcvbuf_asked = sockbuf.KERNEL
         self.send_sock: socket.socket | None = None
         self.ucast_sock: socket.socket | None = None
         self.peers: list[tuple[str, int]] = []
@@ -182,10 +186,8 @@ class Channel:
         r = socket.socket(socket.AF_INET, socket.SOCK_DGRAM, socket.IPPROTO_UDP)
         self.recv_sock = r
         r.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            r.setsockopt(socket.SOL_SOCKET, SO_RCVBUFFORCE, RCVBUF)
-        except PermissionError:
-            r.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, RCVBUF)
+        self.rcvbuf_asked = sockbuf.KERNEL
+        self.receive_buffer(self.SETUP_RCVBUF)
         r.setsockopt(socket.SOL_SOCKET, SO_TIMESTAMPNS, 1)
         r.bind((bind, self.port))
         r.setblocking(False)
@@ -197,6 +199,33 @@ class Channel:
         with contextlib.suppress(PermissionError):
             s.setsockopt(socket.SOL_SOCKET, SO_SNDBUFFORCE, SNDBUF)
         s.bind((self.address, 0))
+
+    def receive_buffer(self, asked: int) -> None:
+        """Give the group socket the receive buffer `asked` (setsockopt's value: the kernel
+        doubles it), or with 0 the kernel's default, the size of a socket that never set
+        one (ipmc.sockbuf). Kept until asked otherwise: a rank not yet in a collective
+        holds what arrives in the buffer the last one asked for."""
+        r = self.recv_sock
+        if r is None or asked == self.rcvbuf_asked:
+            return
+        value = asked or sockbuf.kernel_default() // 2
+        try:
+            r.setsockopt(socket.SOL_SOCKET, SO_RCVBUFFORCE, value)
+        except PermissionError:
+            r.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, value)
+        self.rcvbuf_asked = asked
+
+    def receive_buffer_state(self) -> dict[str, int | None]:
+        """The group socket's buffer: asked (0: the kernel's default), got (getsockopt),
+        the kernel's default here, and the datagrams the socket dropped since it was made
+        (None where /proc/net/udp cannot be read)."""
+        r = self.recv_sock
+        if r is None:
+            return {"asked": self.rcvbuf_asked, "got": None, "kernel": None, "drops": None}
+        row = sockbuf.queue_and_drops(r)
+        return {"asked": self.rcvbuf_asked,
+                "got": r.getsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF),
+                "kernel": sockbuf.kernel_default(), "drops": row and row[1]}
 
     def _membership(self, option: int) -> None:
         mreq = socket.inet_aton(self.group) + socket.inet_aton(self.address)
@@ -489,7 +518,8 @@ def peek_stats(comm: Any) -> dict[str, Any] | None:
     return None if ch is None else {**ch.stats, "reasons": dict(ch.stats["reasons"]),
                                     "group": ch.group, "port": ch.port, "bid": ch.bid,
                                     "fragment": ch.fragment, "grtt_s": ch.grtt.value,
-                                    "pace_bps": ch.pace.rate if ch.pace else None}
+                                    "pace_bps": ch.pace.rate if ch.pace else None,
+                                    "rcvbuf": ch.receive_buffer_state()}
 
 
 def peek_arrivals(comm: Any, after_bid: int = 0) -> dict[int, bytes]:

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from .. import held
 from . import datagram as dg
+from . import sockbuf
 from .channel import Channel
 from .deadline import TIMEOUT_S
 from .parity import BLOCK, Decoder, block_range
@@ -44,6 +45,10 @@ class Options:
     root_wait_us: float = ROOT_WAIT_US
     crossover_nodes: int = CROSSOVER_NODES
     crossover_size: int = CROSSOVER_SIZE
+    rcvbuf: int | None = None  # bytes asked for the group socket; None: the algorithm's own
+
+    def __post_init__(self) -> None:
+        sockbuf.check(self.rcvbuf)
 
 
 class Message:

@@ -21,6 +21,8 @@ import zlib
 from typing import Any
 
 from ..executor import allgather
+from ..ipmc.channel import peek_stats
+from ..ipmc.sockbuf import summary as socket_buffers
 from ..stats import summarize
 from ..timing import idle_barrier, sched_self, sched_since, wait_per_turn
 from . import command
@@ -37,18 +39,20 @@ def measure(comm: Any, algorithm: str, size: int, iters: int, warmup: int,
             options: dict[str, Any]) -> dict[str, Any]:
     """`iters` measured Allgathers of `size`-byte blocks after `warmup` unmeasured ones: the
     samples (rank 0; empty elsewhere), whether every block arrived whole, when the measured
-    runs went (wall clock) and how long the ranks waited for a core each turn meanwhile."""
+    runs went (wall clock), how long the ranks waited for a core each turn meanwhile, and
+    for the multicast ones the group sockets' receive buffer and drops over the measured
+    runs (`rcvbuf`: ipmc.sockbuf.summary; None for the others)."""
     rank, p = comm.Get_rank(), comm.Get_size()
     mine = pattern(rank, size)
     want = b"".join(pattern(r, size) for r in range(p))
     recv = bytearray(size * p)
     samples, verified = [], True
-    began = sched0 = None
+    began = sched0 = buf0 = None
     for i in range(warmup + iters):
         recv[:] = bytes(len(recv))
         idle_barrier(comm)
         if i == warmup:
-            began, sched0 = time.time(), sched_self()
+            began, sched0, buf0 = time.time(), sched_self(), _buffer(comm)
         t0 = time.perf_counter()
         allgather(mine, recv, comm, algorithm, **options)
         t1 = time.perf_counter()
@@ -60,8 +64,16 @@ def measure(comm: Any, algorithm: str, size: int, iters: int, warmup: int,
                 samples.append(max(e for _, e, _ in times) - min(s for s, _, _ in times))
     ended = time.time()
     waits = comm.gather(sched_since(sched0) if sched0 else (0, 0, 0), root=0)
+    buffers = comm.gather((buf0, _buffer(comm)), root=0)
     return {"samples_s": samples, "verified": verified, "window": [began or ended, ended],
-            "cpu": {"wait_per_turn_s": wait_per_turn(waits) if rank == 0 else None}}
+            "cpu": {"wait_per_turn_s": wait_per_turn(waits) if rank == 0 else None},
+            "rcvbuf": socket_buffers([b for b, _ in buffers], [a for _, a in buffers])
+            if buffers else None}
+
+
+def _buffer(comm: Any) -> dict[str, Any] | None:
+    stats = peek_stats(comm)
+    return stats and stats["rcvbuf"]
 
 
 def parser() -> argparse.ArgumentParser:

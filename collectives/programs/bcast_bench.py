@@ -29,10 +29,12 @@ import time
 from typing import Any
 
 from .. import held, outqueue, sent, waiting
+from ..algorithms import bcast_algorithm
 from ..call import BcastCall
 from ..executor import bcast
-from ..ipmc.channel import peek_arrivals, peek_stats
+from ..ipmc.channel import channel_for, peek_arrivals, peek_stats
 from ..ipmc.rounds import summary as repair_summary
+from ..ipmc.sockbuf import summary as socket_buffers
 from ..stats import summarize
 from ..timing import (
     busy_fraction,
@@ -193,20 +195,24 @@ COUNTERS = ("sent", "received", "delivered", "duplicate", "stale", "early", "rej
 
 def _datagram_totals(comm, before: dict | None, after: dict | None, iters: int) -> dict | None:
     """Datagram counters of the multicast channel over the measured iterations, summed over
-    every rank (None for the point-to-point algorithms), and the root's pace and group round
-    trip at the end (`pace_bps`, `grtt_s`: nack's, ipmc.rate and ipmc.grtt)."""
+    every rank (None for the point-to-point algorithms), the root's pace and group round
+    trip at the end (`pace_bps`, `grtt_s`: nack's, ipmc.rate and ipmc.grtt), and the group
+    sockets' receive buffer, asked for and got, with the datagrams they dropped meanwhile
+    (`rcvbuf`: ipmc.sockbuf.summary)."""
     mine = None
     if after is not None:
-        before = before or dict.fromkeys(COUNTERS, 0)
-        mine = {key: after[key] - before[key] for key in COUNTERS}
+        before_counts = before or dict.fromkeys(COUNTERS, 0)
+        mine = {key: after[key] - before_counts[key] for key in COUNTERS}
     every = [m for m in comm.allgather(mine) if m is not None]
+    buffers = comm.allgather((before and before["rcvbuf"], after and after["rcvbuf"]))
     if not every:
         return None
     total = {key: sum(m[key] for m in every) for key in COUNTERS}
     root = comm.allgather(after and (after.get("pace_bps"), after["grtt_s"]))
     pace, grtt = next(((p, g) for p, g in filter(None, root) if p), (None, None))
     return {**total, "per_broadcast": {k: v / max(iters, 1) for k, v in total.items()},
-            "pace_bps": pace, "grtt_s": grtt}
+            "pace_bps": pace, "grtt_s": grtt,
+            "rcvbuf": socket_buffers([b for b, _ in buffers], [a for _, a in buffers])}
 
 
 def _repair_rounds(comm, root: int, before: dict | None) -> dict | None:
@@ -316,6 +322,10 @@ def measure(comm: Any, call: BcastCall, iters: int, warmup: int, *, late: str | 
     flow latency (`timed_flow`) and the frames of `frame_iters` back-to-back broadcasts
     between `frame_bracket`'s marks (`mark_dir`); the record (the root's is the one)."""
     alg = call.kwargs()
+    if bcast_algorithm(call.algorithm).family == "multicast":
+        # its set-up (collective) before any broadcast, so that no broadcast, not even the
+        # first with --warmup 0, has every rank meet in it (verify does the same)
+        channel_for(comm, timeout=alg.get("timeout"))
     root = call.root
     want = random.Random(call.size).randbytes(call.size)
     buf = bytearray(want)

@@ -2,7 +2,8 @@
 block size, each case `--repeat` times after a barrier, every block of every rank compared
 byte for byte. A size "vN" is an Allgatherv: rank r's block N r / (p-1) bytes (rank 0's
 empty, the last rank's N), each in its own slot. Prints one JSON line per case from rank 0
-(`correct`, the slowest rank's `seconds` per repetition, the datagram counters) and exits
+(`correct`, the slowest rank's `seconds` per repetition, the datagram counters, the group
+sockets' receive buffer and drops: `rcvbuf`, ipmc.sockbuf.summary) and exits
 non-zero on any wrong byte.
 
 With `--ready FILE --go FILE` the cases run twice: once, then (rank 0 having written the
@@ -27,6 +28,7 @@ from typing import Any
 from ..ipmc.allgather import ALGORITHMS, allgather, allgather_slots
 from ..ipmc.channel import channel_for, peek_stats
 from ..ipmc.concurrent import REPORTS
+from ..ipmc.sockbuf import summary as socket_buffers
 from ..slots import of_counts
 from . import command
 
@@ -94,9 +96,10 @@ def run_cases(comm: Any, args: argparse.Namespace, phase: int) -> int:
         after = peek_stats(comm) or {}
         counts = {k: after.get(k, 0) - before.get(k, 0) for k in COUNTERS}
         every = comm.gather((ok, took, counts), root=0)
+        buffers = comm.gather((before.get("rcvbuf"), after.get("rcvbuf")), root=0)
         bad: list[int] = []
         if rank == 0:
-            assert every is not None  # gathered at rank 0
+            assert every is not None and buffers is not None  # gathered at rank 0
             bad = [r for r, (good, _, _) in enumerate(every) if not good]
             slowest = [max(ts) for ts in zip(*(t for _, t, _ in every), strict=True)]
             print(json.dumps({"phase": phase, "algorithm": algorithm,
@@ -104,7 +107,9 @@ def run_cases(comm: Any, args: argparse.Namespace, phase: int) -> int:
                               "counts": lengths, "ranks": p, "correct": not bad, "wrong_ranks": bad,
                               "seconds": slowest, "median_s": statistics.median(slowest),
                               "datagrams": {k: sum(c[k] for _, _, c in every)
-                                            for k in COUNTERS}}), flush=True)
+                                            for k in COUNTERS},
+                              "rcvbuf": socket_buffers([b for b, _ in buffers],
+                                                       [a for _, a in buffers])}), flush=True)
         wrong += int(comm.bcast(bool(bad), root=0))
     return wrong
 

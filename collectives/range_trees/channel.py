@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..ipmc import sockbuf
 from ..ipmc.channel import SETUP_TIMEOUT_S, Channel, MulticastError, channel_for, data_interface
 from ..ipmc.datagram import PROBE
 from ..ipmc.grtt import GroupRoundTrip
@@ -89,7 +90,11 @@ class TreeUse:
 
 
 class RangeChannel(Channel):
-    """Set up collectively like :class:`Channel`; trees are built and joined on first use."""
+    """Set up collectively like :class:`Channel`; trees are built and joined on first use.
+    Its socket keeps a large receive buffer: Coll2003's hardware broadcast writes into
+    every receiver's memory whether or not the receiver is in the call (ipmc.sockbuf)."""
+
+    SETUP_RCVBUF = sockbuf.LARGE
 
     def __init__(self, comm: Any, fragment: int | None = None, **kwargs: Any) -> None:
         self._joined: OrderedDict[str, None] = OrderedDict()

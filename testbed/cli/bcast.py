@@ -10,6 +10,7 @@ from typing import Any
 from collectives.algorithms import BCASTS, COMPLETIONS, NATIVE, SEND_ORDERS
 from collectives.call import BcastCall
 from collectives.executor import WAIT_MODES
+from collectives.ipmc.sockbuf import describe as rcvbuf_line
 
 from ..cluster.spread import across
 from ..emulation.network import Emulation
@@ -184,6 +185,9 @@ def print_details(res: BcastResult) -> None:
         if rounds and rounds.get("mean") is not None:
             print(f"  repair rounds (Siebert2006): E(X) {rounds['mean']:.2f} chain hops a "
                   f"fragment, {rounds['multicast_first']:.0%} brought by the multicast first")
+        buf = res.datagrams.get("rcvbuf")
+        if buf:
+            print("  " + rcvbuf_line(buf, res.iterations))
         if res.datagrams.get("pace_bps"):
             print(f"  the root's pace after the last broadcast: "
                   f"{res.datagrams['pace_bps'] / 1e6:.1f} Mbit/s, its group round trip "

@@ -32,7 +32,8 @@ class AllgatherResult:
     """One algorithm at one block size: `t` from the first rank's call to the last rank's
     return over `repetitions` runs; `floor_s` (p - 1) m / B; `predicted_s` the exchanges'
     model (None: no schedule, or no measured t_end); `frames` the counter's per-Allgather
-    frames (sent, delivered, acks, data) and `frames_expected` the schedule's data frames."""
+    frames (sent, delivered, acks, data) and `frames_expected` the schedule's data frames;
+    `rcvbuf` the multicast ones' group sockets: receive buffer asked and got, drops."""
 
     algorithm: str
     block: int
@@ -48,6 +49,7 @@ class AllgatherResult:
     frames: dict[str, float | None] | None = None
     frames_expected: int | None = None  # data frames by the schedule; multicast: datagrams
     samples: tuple[float, ...] = ()
+    rcvbuf: dict[str, Any] | None = None  # the multicast ones' sockets (ipmc.sockbuf.summary)
 
     @property
     def flagged(self) -> bool:
@@ -113,7 +115,7 @@ def run_allgather(emu: Emulation, algorithm: str, blocks: Sequence[int], *,
             frames=counter.per_iteration(frames, f"allgather-{m}") if counter else None,
             frames_expected=model.data_frames(schedule, m) if schedule else
             model.multicast_frames(p, m) if family == "multicast" else None,
-            samples=tuple(row["samples_s"])))
+            samples=tuple(row["samples_s"]), rcvbuf=row.get("rcvbuf")))
     return out
 
 

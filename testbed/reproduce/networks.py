@@ -194,6 +194,8 @@ class Network:
         `take` > 0: another job of the same broadcast (a claim that takes the median over
         jobs); `completion=` a scout broadcast's, `loss=` and `loss_scope=` (run_bcast);
         two-stage's Siebert repair rounds (`repair_rounds`, collectives.ipmc.rounds); the
+        multicast algorithms' group sockets, their receive buffer and drops (`rcvbuf`,
+        collectives.ipmc.sockbuf.summary); the
         point-to-point trees' sending queue at the root (`root_queue`, collectives.sent).
         A point `batch` measured is taken from there."""
         ask = Ask(algorithm, size, hosts, frames, iters, kwargs)
@@ -276,7 +278,7 @@ def running(name: str, caps: Any, progress: Callable[[str], None]) -> Iterator[N
 
 UNMEASURED: dict[str, Any] = dict.fromkeys((
     "rank_done_s", "rank_return_s", "predicted_ms", "frames_sent", "frames_data",
-    "frames_acks", "frames_medium", "naive_ms", "root_queue", "repair_rounds",
+    "frames_acks", "frames_medium", "naive_ms", "root_queue", "repair_rounds", "rcvbuf",
     "final_phase_ms", "iterations"))
 
 
@@ -298,4 +300,5 @@ def claim_point(label: str, r: Flagged, tries: int, **extra: Any) -> dict[str, A
                  naive_ms=res.naive_s * 1e3 if res.naive_s else None,
                  root_queue=res.root_queue,
                  repair_rounds=(res.datagrams or {}).get("repair_rounds"),
+                 rcvbuf=(res.datagrams or {}).get("rcvbuf"),
                  final_phase_ms=res.final_phase_s * 1e3 if res.final_phase_s else None)

@@ -63,7 +63,7 @@ def test_the_allgathers_are_checked_by_name_and_options() -> None:
     with pytest.raises(ValueError, match="ring takes no options, got timeout"):
         check_allgather("ring", {"timeout": 1.0})
     with pytest.raises(ValueError, match="mcast-sequential takes only fragment, rate, timeout, "
-                                         "got release"):
+                                         "rcvbuf, got release"):
         check_allgather("mcast-sequential", {"release": "both"})
     with pytest.raises(ValueError, match="unknown allgather 'x'"):
         check("binomial", "mpich", 4, {}, allgather="x")

@@ -30,7 +30,9 @@ class LossyNet:
     """Stands in for a running network: a two-stage point's repair rounds come from 60
     broadcasts of 46 fragments on `hosts` ranks whose multicast fails with the point's loss,
     independently per receiver, or (`together`) for every receiver at once; `first` gives
-    the multicast's share by arrival order instead (late side -> share)."""
+    the multicast's share by arrival order instead (late side, + " waits" where the root
+    waits, + " 65536" for a 64 KiB point where given -> share), each receiver's full buffer
+    dropping the rest of 100 datagrams a broadcast."""
 
     def __init__(self, together: bool = False, first: dict[str, float] | None = None,
                  flag: bool = False):
@@ -49,11 +51,17 @@ class LossyNet:
                 bytes(shared if self.together else [rng.random() >= q for _ in range(46)])
                 for _ in range(hosts - 1)])
         rr = summary(draws, root=0) if algorithm == "two-stage" else None
+        iters, rcvbuf = kw.get("iters", 6), None
         if self.first is not None and rr is not None:
-            rr = {**rr, "multicast_first": self.first[kw["late"][0]]}
+            key = kw["late"][0] + (" waits" if kw.get("options", {}).get("root_wait_us")
+                                   else "")
+            share = self.first.get(f"{key} {size}", self.first[key])
+            rr = {**rr, "multicast_first": share}
+            rcvbuf = {"got": 212992, "drops": round((1 - share) * 100) * iters * (hosts - 1)}
         return {"label": f"{algorithm} take {take}", "ms": 100.0, "verified": True,
                 "error": None, "flags": ["hosts waited"] if self.flag else [],
-                "repair_rounds": rr, "final_phase_ms": 50.0}
+                "repair_rounds": rr, "final_phase_ms": 50.0, "rcvbuf": rcvbuf,
+                "iterations": iters}
 
 
 def run(key: str, net: LossyNet, quick: bool = False):
@@ -84,13 +92,28 @@ def test_repair_rounds_need_results():
     assert run("siebert.repair-rounds", LossyNet(flag=True)).verdict == NO_RESULT
 
 
-def test_arrival_order_judges_the_multicasts_share_by_who_comes_first():
-    lost = run("siebert.arrival-order", LossyNet(first={"root": 0.99, "receivers": 0.2}))
+def test_arrival_order_judges_the_multicasts_share_by_who_comes_first_and_the_wait():
+    lossy = {"root": 0.99, "receivers": 0.13, "receivers waits": 0.98, "receivers 65536": 1.0}
+    net = LossyNet(first=lossy)
+    lost = run("siebert.arrival-order", net)
     assert lost.verdict == REPRODUCED, lost.why
-    assert "one side 105 ms late" in lost.testbed  # 2 x 64 KiB at 10 Mbit/s
-    assert len(lost.points) == 6 and len(lost.context) == 2
-    kept = run("siebert.arrival-order", LossyNet(first={"root": 1.0, "receivers": 1.0}))
-    assert kept.verdict == DIFFERS and kept.kind == TRANSFER and "socket" in kept.why
+    assert "one side 1678 ms late" in lost.testbed  # 2 x 1 MiB at 10 Mbit/s
+    assert "root last 99%, root first 13%, root first, root waits 98%" in lost.testbed
+    assert "dropped a broadcast root last 1, root first 87" in lost.testbed
+    assert "64 KiB root first (fits the buffer): 100% by multicast, 0 dropped" in lost.testbed
+    assert lost.values["rcvbuf_got"] == 212992
+    assert len(lost.points) == 9 and len(lost.context) == 1  # 3 conditions x 3 jobs
+    waits = [a for a in net.asked if a.get("options")]
+    assert len(waits) == 3 and {a["options"]["root_wait_us"] for a in waits} == {1678e3}
+    assert {(a["iters"], a["warmup"]) for a in net.asked} == {(1, 0)}
+    assert len(run("siebert.arrival-order", LossyNet(first=lossy), quick=True).points) == 6
+    kept = run("siebert.arrival-order", LossyNet(first={"root": 1.0, "receivers": 1.0,
+                                                         "receivers waits": 1.0}))
+    assert kept.verdict == DIFFERS and kept.kind == EMULATOR and "receive buffer" in kept.why
+    assert "root first / root last [1.00, 1.00] lies outside" in kept.why
+    late = run("siebert.arrival-order", LossyNet(first={**lossy, "receivers waits": 0.3}))
+    assert late.verdict == DIFFERS
+    assert "root first with the wait / root last [0.30, 0.30] lies outside" in late.why
 
 
 def test_flat_64k_reproduced_differs_and_no_result() -> None:
