@@ -68,10 +68,11 @@ NETWORKS: dict[str, Kind] = {
     "torus16": Kind("torus:rows=4,cols=4"),
     # Coll2003's quaternary fat tree (16 nodes) whose switches multicast to contiguous node
     # ranges only: around failed nodes a broadcast is a tree of range multicasts. Strict
-    # (contiguous-strict, controller.lane): as on Elite, range multicasts crossing one switch
-    # share one serialization at the link rate (each switch's range lane, which queues
-    # without loss: testbed.emulation.lane). Binomial and the barriers' point-to-point
-    # messages never enter a lane: all of Coll2003's claims share this network
+    # (contiguous-strict, controller.lane): as on Elite, range multicasts that request one
+    # output port take turns there at its link rate, and go side by side otherwise (each
+    # switch's range lane, a class per port that queues without loss:
+    # testbed.emulation.lane). Binomial and the barriers' point-to-point messages never
+    # enter a lane: all of Coll2003's claims share this network
     "fattree16-strict": Kind("fattree:k=4,n=2", options={
         "controller_config": ControllerConfig(mode="contiguous-strict")}),
 }
