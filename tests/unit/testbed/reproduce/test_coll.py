@@ -130,6 +130,8 @@ def test_tree_faults_judges_the_range_trees_bandwidth_over_failed_counts() -> No
     assert out.verdict == REPRODUCED, out.why
     assert not net.failed  # every node restored after
     assert out.values["steps"] == {1: 2, 2: 2, 4: 2}
+    assert out.values["relayed"] == {1: 0, 2: 1, 4: 2}  # the root sends both steps at 1
+    assert "relayed at both, 16 KiB 4 failed / 2 1.00, 64 KiB 4 failed / 2 1.00" in out.testbed
     assert set(out.values["intervals"]) == {f"{s} KiB, {f} failed / 1" for s in (16, 64)
                                             for f in (2, 4)}
     assert len(out.points) == 3 * 2 * 3
@@ -144,6 +146,7 @@ def test_tree_faults_judges_the_range_trees_bandwidth_over_failed_counts() -> No
         lambda a, s, h: s / {15: 1.04, 14: 0.90, 12: 0.68}[h] / 1000), quick=False)
     assert lane.verdict == DIFFERS and lane.kind == EMULATOR
     assert "64 KiB, 4 failed / 1 [0.65, 0.65] lies outside at least 0.9" in lane.why
+    assert "around 2 and 4 a node relays" in lane.why
     assert measured("coll.tree-faults", CollPoints(lambda a, s, h: s / 1000,
                                                    flag={("range-tree", 14)})
                     ).verdict == NO_RESULT
