@@ -5,11 +5,13 @@ hosts share the machine's clock.
         {GROUP: [datagrams, first, last]} once every group has COUNT datagrams or nothing
         came for IDLE_S; first and last are the kernel's receive stamps (the frame reaching
         the host), so a receiver waiting for a core does not move them.
-    send GROUP PORT MY_IP COUNT SIZE        print "ready", wait for a line on stdin, then
-        write COUNT datagrams of SIZE bytes back to back (the host link's shaping paces
-        them) and print {"start": the time before the first}.
+    send GROUP PORT MY_IP COUNT SIZE        print "ready", read a start time on stdin, wait
+        for it, then write COUNT datagrams of SIZE bytes back to back (the host link's
+        shaping paces them) and print {"start": the time before the first}.
 
-Senders told to go at once start within a scheduler's wake-up of each other.
+Senders given one start time start together: each sleeps until just before it and spins
+the rest, so a loaded machine's wake-up latency does not set one apart (a sender woken by
+its input alone started 60 ms after the other once).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from pathlib import Path
 from testbed.hostprogs.mcast_burst import burst, sender
 
 IDLE_S = 1.0
+SPIN_S = 0.05  # a sender spins this long before its start
 SO_TIMESTAMPNS = 35  # Linux; socket has no name for it
 TIMESPEC = struct.Struct("qq")
 
@@ -60,8 +63,10 @@ def send(group: str, port: int, my_ip: str, count: int, size: int) -> None:
     s = sender(my_ip)
     payload = group.ljust(16).encode().ljust(size, b".")
     print("ready", flush=True)
-    sys.stdin.readline()
-    start = time.time()
+    at = float(sys.stdin.readline())
+    time.sleep(max(0.0, at - SPIN_S - time.time()))
+    while (start := time.time()) < at:
+        pass
     burst(s, payload, group, port, count)
     print(json.dumps({"start": start}), flush=True)
 
