@@ -30,8 +30,8 @@ with tempfile.TemporaryDirectory() as tmp, \
         d.mkdir()
         s, got, _ = bursts(emu, d, [("h0", g1)], {"h1": [g1]})
         alone = got["h1"][g1][2] - s[g1]
-        s, got, lane = bursts(emu, d, [("h0", g1), ("h2", g3)], {"h1": [g1], "h3": [g3]})
-        side = max(got["h1"][g1][2] - s[g1], got["h3"][g3][2] - s[g3])
+        sd, got, lane = bursts(emu, d, [("h0", g1), ("h2", g3)], {"h1": [g1], "h3": [g3]})
+        side = max(got["h1"][g1][2] - sd[g1], got["h3"][g3][2] - sd[g3])
         lost = 2 * COUNT - got["h1"][g1][0] - got["h3"][g3][0]
         s, got2, lane2 = bursts(emu, d, [("h0", g12), ("h3", g22)],
                                 {"h1": [g12], "h2": [g12, g22]})
@@ -41,9 +41,11 @@ with tempfile.TemporaryDirectory() as tmp, \
         alone_s.append(alone)
         for k, v in zip(rows, (side, shared, other), strict=True):
             rows[k].append(v / alone)
+        apart = max(abs(s[g12] - s[g22]), abs(sd[g1] - sd[g3]))
         print(f"trial {t}: alone {alone:.3f} s; disjoint {side / alone:.2f} x; sharing a port: "
-              f"h2 {shared / alone:.2f} x, h1 {other / alone:.2f} x; {lost} lost; s1's lane "
-              f"classes (sent, dropped): {lane} {lane2}", flush=True)
+              f"h2 {shared / alone:.2f} x, h1 {other / alone:.2f} x; {lost} lost; starts "
+              f"apart at most {apart * 1e3:.1f} ms; s1's lane classes (sent, dropped): "
+              f"{lane} {lane2}", flush=True)
 print(f"one alone: median {statistics.median(alone_s):.3f} s")
 for k, v in rows.items():
     print(f"{k}: median {statistics.median(v):.2f} x one alone ({min(v):.2f}-{max(v):.2f})")
