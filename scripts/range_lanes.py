@@ -16,9 +16,10 @@ from pathlib import Path
 from controller.config import ControllerConfig
 from controller.ranges import range_group
 from testbed.emulation.network import Emulation
-from tests.integration.test_contiguous import COUNT, bursts
+from tests.integration.test_contiguous import bursts
 from topologies import parse_spec
 
+COUNT = 300  # datagrams a burst
 spec, mode, trials = sys.argv[1], sys.argv[2], int(sys.argv[3])
 g1, g3, g12, g22 = (range_group(a, b) for a, b in ((1, 1), (3, 3), (1, 2), (2, 2)))
 rows: dict[str, list[float]] = {"disjoint": [], "shared port (h2)": [], "other port (h1)": []}
@@ -28,13 +29,14 @@ with tempfile.TemporaryDirectory() as tmp, \
     for t in range(trials):
         d = Path(tmp) / str(t)
         d.mkdir()
-        s, got, _ = bursts(emu, d, [("h0", g1)], {"h1": [g1]})
+        s, got, _ = bursts(emu, d, [("h0", g1)], {"h1": [g1]}, COUNT)
         alone = got["h1"][g1][2] - s[g1]
-        sd, got, lane = bursts(emu, d, [("h0", g1), ("h2", g3)], {"h1": [g1], "h3": [g3]})
+        sd, got, lane = bursts(emu, d, [("h0", g1), ("h2", g3)], {"h1": [g1], "h3": [g3]},
+                                COUNT)
         side = max(got["h1"][g1][2] - sd[g1], got["h3"][g3][2] - sd[g3])
         lost = 2 * COUNT - got["h1"][g1][0] - got["h3"][g3][0]
         s, got2, lane2 = bursts(emu, d, [("h0", g12), ("h3", g22)],
-                                {"h1": [g12], "h2": [g12, g22]})
+                                {"h1": [g12], "h2": [g12, g22]}, COUNT)
         shared = max(got2["h2"][g][2] - s[g] for g in (g12, g22))
         other = got2["h1"][g12][2] - s[g12]
         lost += 3 * COUNT - got2["h1"][g12][0] - got2["h2"][g12][0] - got2["h2"][g22][0]

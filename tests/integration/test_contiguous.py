@@ -137,9 +137,10 @@ def lane_classes(switch: str) -> dict[int, tuple[int, int]]:
         r"class htb 1:([0-9a-f]+) .*?\n Sent (\d+) bytes (\d+) pkt \(dropped (\d+)", out)}
 
 
-def bursts(emu, tmp_path: Path, sends: list[tuple[str, str]], receivers: dict[str, list[str]]
+def bursts(emu, tmp_path: Path, sends: list[tuple[str, str]], receivers: dict[str, list[str]],
+           count: int = COUNT
            ) -> tuple[dict[str, float], dict[str, dict], dict[int, tuple[int, int]]]:
-    """Each (sender, group) of `sends` bursts COUNT datagrams at once, after one datagram
+    """Each (sender, group) of `sends` bursts `count` datagrams at once, after one datagram
     each that sets the group's flows up (the controller has decided its tree before the
     burst: the first datagram of a key goes through the controller); `receivers` count
     theirs (tests/integration/range_bursts). Returns each group's start; per receiver and
@@ -155,7 +156,7 @@ def bursts(emu, tmp_path: Path, sends: list[tuple[str, str]], receivers: dict[st
     rx = {}
     for h, groups in receivers.items():
         ready = tmp_path / f"ready-{h}-{'-'.join(groups)}"
-        rx[h] = (emu.host(h).popen([sys.executable, str(BURSTS), "recv", str(PORT), str(COUNT),
+        rx[h] = (emu.host(h).popen([sys.executable, str(BURSTS), "recv", str(PORT), str(count),
                                     str(ready), *groups], stdout=subprocess.PIPE, text=True),
                  ready)
     deadline = time.monotonic() + 10
@@ -164,7 +165,7 @@ def bursts(emu, tmp_path: Path, sends: list[tuple[str, str]], receivers: dict[st
             assert proc.poll() is None and time.monotonic() < deadline, "receiver did not join"
             time.sleep(0.01)
     tx = [emu.host(s).popen([sys.executable, str(BURSTS), "send", g, str(PORT),
-                             emu.host(s).IP(), str(COUNT), str(SIZE)],
+                             emu.host(s).IP(), str(count), str(SIZE)],
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
           for s, g in sends]
     for proc in tx:
