@@ -39,6 +39,7 @@ from .forwarding import ETH_TYPE_ARP, ETH_TYPE_IPV4, unicast_entries
 from .membership import Membership
 from .multicast import Decision, MulticastPolicy
 from .ofutil import (
+    COOKIE_LANE,
     COOKIE_MASK,
     COOKIE_MCAST,
     COOKIE_UNICAST,
@@ -147,6 +148,7 @@ class McastlabController(DiscoveryMixin, CountersMixin, BaseApp):
         self.policy.routers = self.querier.router_hosts(time.monotonic())
         for dp in self.datapaths.values():  # every switch again from its unicast entries
             self._program_unicast(dp)
+            self._program_lane(dp)
         if not rename:
             return
         self.membership.rename(rename)
@@ -297,7 +299,8 @@ class McastlabController(DiscoveryMixin, CountersMixin, BaseApp):
             # IPv4 with no entry yet (its destination was just learnt): via the controller.
             self._flow(dp, 1, parser.OFPMatch(eth_type=ETH_TYPE_IPV4), to_ctrl)
         self._program_unicast(dp)
-        self.switches[dp.id]["flows"] = len(self.entries.get(dp.id, [])) + 3
+        lane_flows = self._program_lane(dp)
+        self.switches[dp.id]["flows"] = len(self.entries.get(dp.id, [])) + 3 + lane_flows
 
     def _program_unicast(self, dp: Any) -> None:
         """This switch's unicast entries (replacing any older set)."""
@@ -527,26 +530,19 @@ class McastlabController(DiscoveryMixin, CountersMixin, BaseApp):
             self.key_ids[key] = next(self._key_seq)
         return COOKIE_MCAST | self.key_ids[key]
 
-    def _entry_match(self, dp: Any, key: Key, entry: lane.Entry) -> Any:
-        if entry.in_port is None:
-            return self._match(dp, key)
-        return dp.ofproto_parser.OFPMatch(in_port=entry.in_port, eth_type=ETH_TYPE_IPV4,
-                                          ipv4_dst=key[0], ipv4_src=self.ip_of[key[1]])
-
     def _install_on(self, dp: Any, key: Key, ports: frozenset[int]) -> None:
-        """The key's entries on one switch (controller.lane): its group to `ports`, through
-        the range lane in strict mode, or a drop entry when `ports` is empty."""
+        """The key's entry on one switch: its group to `ports` (into the range lane, one
+        tagged copy per port, in strict mode: controller.lane), or a drop entry when `ports`
+        is empty."""
         ofp, parser = dp.ofproto, dp.ofproto_parser
-        strict = self.config.strict
-        for entry in lane.stale(strict, key[0], ports):
-            self._delete_entry(dp, key, entry)
         if not ports:
             gid = self.group_ids.pop((dp.id, key), None)
             self._flow(dp, PRIO_MCAST, self._match(dp, key), [], cookie=self._cookie(key))
             if gid is not None:
                 dp.send_msg(parser.OFPGroupMod(dp, command=ofp.OFPGC_DELETE, group_id=gid))
             return
-        buckets = [parser.OFPBucket(actions=[parser.OFPActionOutput(p)]) for p in sorted(ports)]
+        buckets = [parser.OFPBucket(actions=self._bucket_actions(dp, b))
+                   for b in lane.buckets(self.config.strict, key[0], ports)]
         gid = self.group_ids.get((dp.id, key))
         if gid is None:
             self._next_gid[dp.id] += 1
@@ -556,25 +552,47 @@ class McastlabController(DiscoveryMixin, CountersMixin, BaseApp):
         else:
             dp.send_msg(parser.OFPGroupMod(dp, command=ofp.OFPGC_MODIFY, type_=ofp.OFPGT_ALL,
                                            group_id=gid, buckets=buckets))
-        for entry in lane.entries(strict, key[0], ports):
-            actions = ([parser.OFPActionGroup(gid)] if entry.action == lane.GROUP
-                       else [parser.OFPActionOutput(lane.LANE_IN)])
-            self._flow(dp, entry.priority, self._entry_match(dp, key, entry), actions,
-                       cookie=self._cookie(key))
+        self._flow(dp, PRIO_MCAST, self._match(dp, key), [parser.OFPActionGroup(gid)],
+                   cookie=self._cookie(key))
 
-    def _delete_entry(self, dp: Any, key: Key, entry: lane.Entry) -> None:
+    @staticmethod
+    def _bucket_actions(dp: Any, bucket: lane.Bucket) -> list[Any]:
+        parser = dp.ofproto_parser
+        out = parser.OFPActionOutput(bucket.port)
+        if bucket.tag is None:
+            return [out]
+        return [parser.OFPActionPushVlan(lane.ETH_TYPE_VLAN),
+                parser.OFPActionSetField(vlan_vid=dp.ofproto.OFPVID_PRESENT | bucket.tag), out]
+
+    def _program_lane(self, dp: Any) -> int:
+        """In strict mode, the switch's lane exits (controller.lane), replacing older ones:
+        what leaves the lane tagged with a port goes to that port, anything else is
+        dropped. Returns the number of entries sent."""
+        name = self.name_of.get(dp.id)
+        if not self.config.strict or self.topo is None or name is None:
+            return 0
         ofp, parser = dp.ofproto, dp.ofproto_parser
-        dp.send_msg(parser.OFPFlowMod(dp, command=ofp.OFPFC_DELETE_STRICT,
-                                      priority=entry.priority,
-                                      match=self._entry_match(dp, key, entry),
+        dp.send_msg(parser.OFPFlowMod(dp, command=ofp.OFPFC_DELETE, table_id=ofp.OFPTT_ALL,
+                                      cookie=COOKIE_LANE, cookie_mask=COOKIE_MASK,
                                       out_port=ofp.OFPP_ANY, out_group=ofp.OFPG_ANY))
+        self._flow(dp, lane.PRIO_LANE, parser.OFPMatch(in_port=lane.LANE_OUT), [],
+                   cookie=COOKIE_LANE)
+        exits = lane.exits(self.topo.ports(name))
+        for e in exits:
+            self._flow(dp, lane.PRIO_EXIT,
+                       parser.OFPMatch(in_port=lane.LANE_OUT,
+                                       vlan_vid=ofp.OFPVID_PRESENT | e.tag),
+                       [parser.OFPActionPopVlan(), parser.OFPActionOutput(e.port)],
+                       cookie=COOKIE_LANE)
+        return len(exits) + 1
 
     def _uninstall_on(self, dp: Any, key: Key) -> None:
         if dp is None:
             return
         ofp, parser = dp.ofproto, dp.ofproto_parser
-        for entry in lane.all_entries(self.config.strict, key[0]):
-            self._delete_entry(dp, key, entry)
+        dp.send_msg(parser.OFPFlowMod(dp, command=ofp.OFPFC_DELETE_STRICT, priority=PRIO_MCAST,
+                                      match=self._match(dp, key),
+                                      out_port=ofp.OFPP_ANY, out_group=ofp.OFPG_ANY))
         gid = self.group_ids.pop((dp.id, key), None)
         if gid is not None:
             dp.send_msg(parser.OFPGroupMod(dp, command=ofp.OFPGC_DELETE, group_id=gid))

@@ -9,6 +9,7 @@ PRIO_MCAST = 200
 PRIO_MCAST_MISS = 10
 COOKIE_MCAST = 0x4D43 << 48  # "MC": every (group, source) flow carries it plus its key id
 COOKIE_UNICAST = 0x5543 << 48  # "UC": the unicast entries
+COOKIE_LANE = 0x524C << 48  # "RL": a switch's range-lane exits (controller.lane)
 COOKIE_MASK = 0xFFFF << 48
 PRIO_LLDP = 400
 PRIO_ARP = 75  # above the destination-MAC entries: all ARP reaches the controller

@@ -15,7 +15,7 @@ from ..specs.cluster import LOCAL
 from . import linkshape
 from .host_shell import run_in_host
 from .hub import medium_intfs
-from .lane import shaped_intf as lane_shaped_intf
+from .lane import classes as lane_classes
 from .one_way import switch_rate
 from .ports import host_links, intf_name
 
@@ -128,11 +128,13 @@ class LinkSetup:
                     server = emu.spread.server_of(node)
                     root_tc[server] = root_tc.get(server, "") + linkshape.htb_rate_change(
                         intf, lk.params.bw_mbit)
-        if emu.hub or emu.lanes:  # one machine's (no cluster)
-            shaped = (lambda s: medium_intfs(s)[2]) if emu.hub else lane_shaped_intf
+        if emu.hub:  # one machine's (no cluster), as the lanes
             root_tc[LOCAL] = root_tc.get(LOCAL, "") + "".join(
-                linkshape.htb_rate_change(shaped(sw.name), rate)
+                linkshape.htb_rate_change(medium_intfs(sw.name)[2], rate)
                 for sw in topo.switches if (rate := switch_rate(topo, sw.name)) is not None)
+        if emu.lanes:  # each port's class at its link's new rate
+            root_tc[LOCAL] = root_tc.get(LOCAL, "") + "".join(
+                lane_classes(topo, sw.name, "change") for sw in topo.switches)
         for server, lines in root_tc.items():
             if lines:
                 emu.spread.runners[server].run(["tc", "-batch", "-"], input=lines, timeout=60)

@@ -37,15 +37,17 @@ def htb_burst(mbit: float) -> int:
     return max(1, round(mbit * 1e6 / 8 * BURST_S))
 
 
-def _htb_class(verb: str, intf: str, mbit: float) -> str:
+def htb_class(verb: str, intf: str, mbit: float, minor: int = 1) -> str:
+    """A `tc -batch` line adding (`verb` add) or changing (change) the HTB class 1:`minor`
+    of an interface whose root is HTB 1: (tc_batch's holds class 1:1 alone)."""
     b = htb_burst(mbit)
-    return (f"class {verb} dev {intf} parent 1: classid 1:1 htb rate {mbit:g}mbit burst {b} "
-            f"cburst {b} overhead {WIRE_OVERHEAD} mpu {MIN_FRAME} quantum 1514\n")
+    return (f"class {verb} dev {intf} parent 1: classid 1:{minor:x} htb rate {mbit:g}mbit "
+            f"burst {b} cburst {b} overhead {WIRE_OVERHEAD} mpu {MIN_FRAME} quantum 1514\n")
 
 
 def htb_rate_change(intf: str, mbit: float) -> str:
     """A `tc -batch` line giving an interface's HTB class (made by tc_batch) a new rate."""
-    return _htb_class("change", intf, mbit)
+    return htb_class("change", intf, mbit)
 
 
 def _link_name(link: Link) -> str:
@@ -84,7 +86,7 @@ def tc_batch(intf: str, p: LinkParams, netem: bool) -> str:
     parent = "root"
     if p.bw_mbit is not None:
         lines += (f"qdisc add dev {intf} root handle 1: htb default 1\n"
-                  + _htb_class("add", intf, p.bw_mbit))
+                  + htb_class("add", intf, p.bw_mbit))
         parent = "parent 1:1"
     if netem and (p.delay_ms > 0 or p.loss_pct > 0):
         lines += f"qdisc add dev {intf} {parent} handle 10: netem {' '.join(netem_args)}\n"

@@ -35,6 +35,7 @@ from .controller_proc import ControllerProcess, api_post
 from .environment import Capabilities, detected
 from .hub import medium_intfs
 from .hub import setup as hub_setup
+from .lane import check as lane_check
 from .lane import lane_intfs
 from .lane import setup as lane_setup
 from .link_setup import LinkSetup
@@ -126,6 +127,8 @@ class Emulation:
         if self.hub and not self.caps.ingress_shaping:
             raise CapabilityError("a hub's medium needs an ingress qdisc with cls_u32 and "
                                   "act_mirred (testbed.emulation.one_way)")
+        if self.lanes:
+            lane_check(topo)
         if self.lanes and not self.caps.ingress_shaping:
             raise CapabilityError("strict contiguous mode's range lanes need an ingress qdisc "
                                   "with cls_u32 and act_mirred (testbed.emulation.lane)")

@@ -1,5 +1,6 @@
-"""A one-way path out of an OVS bridge and back into it, shaped by one HTB class: a hub's
-medium (testbed.emulation.hub) and a range lane (testbed.emulation.lane) are each one.
+"""A one-way path out of an OVS bridge and back into it, shaped by HTB: a hub's medium
+(testbed.emulation.hub, one class) and a range lane (testbed.emulation.lane, a class per
+port of the switch) are each one.
 
     OVS port in  p0 ~~ p1 --[ingress: mirred *mirror*]--> p2 ==[HTB]==> ~~ p3  OVS port out
 
@@ -46,8 +47,8 @@ def intfs(switch: str, tag: str) -> Intfs:
 def setup(switch: str, ends: Intfs, ofports: tuple[int, int], rate: float | None
           ) -> tuple[list[list[str]], str]:
     """The commands making the path and attaching its two OVS ends as OpenFlow ports
-    `ofports` (in, out), and its `tc -batch`: the mirror, and the shaping at `rate` (none
-    when None)."""
+    `ofports` (in, out), and its `tc -batch`: the mirror, and one HTB class at `rate` (none
+    when None: the range lanes shape the third end with a class per port)."""
     p0, p1, p2, p3 = ends
     port_in, port_out = ofports
     cmds = [

@@ -52,23 +52,33 @@ def receive(group: str, port: int, my_ip: str, bursts: int, count: int, ready: s
         json.dump({"bursts": got, "sched": list(sched_since(sched0))}, f)
 
 
-def send(group: str, port: int, my_ip: str, bursts: int, count: int, size: int, gap: float,
-         out: str) -> None:
+def sender(my_ip: str) -> socket.socket:
+    """A socket sending multicast from `my_ip` (no loopback), with room for a burst."""
     s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     s.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4 << 20)
     s.setsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_IF, socket.inet_aton(my_ip))
     s.setsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_LOOP, 0)
+    return s
+
+
+def burst(s: socket.socket, payload: bytes, group: str, port: int, count: int) -> None:
+    """`count` datagrams back to back (the link's shaping paces them)."""
+    for _ in range(count):
+        while True:
+            try:
+                s.sendto(payload, (group, port))
+                break
+            except OSError:  # ENOBUFS: the qdisc is full for a moment
+                time.sleep(0.0002)
+
+
+def send(group: str, port: int, my_ip: str, bursts: int, count: int, size: int, gap: float,
+         out: str) -> None:
+    s = sender(my_ip)
     starts = {}
     for b in range(bursts):
-        payload = f"{b:08d}".encode().ljust(size, b".")
         starts[b] = time.time()
-        for _ in range(count):
-            while True:
-                try:
-                    s.sendto(payload, (group, port))
-                    break
-                except OSError:  # ENOBUFS: the qdisc is full for a moment
-                    time.sleep(0.0002)
+        burst(s, f"{b:08d}".encode().ljust(size, b"."), group, port, count)
         time.sleep(gap)
     with open(out, "w") as f:
         json.dump(starts, f)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from testbed.reproduce.verdict import (
     DIFFERS,
+    EMULATOR,
     NO_RESULT,
     NOT_APPLICABLE,
     REPRODUCED,
@@ -119,3 +120,33 @@ def test_software_faults_judges_binomials_share_over_jobs(monkeypatch) -> None:
     wide = measured("coll.software-faults",
                     TakesPoints(lambda a, s, h: 100.0 if h == 16 else 95.0, (0.8, 1.0, 1.25)))
     assert wide.verdict == UNDECIDED
+
+
+def test_tree_faults_judges_the_range_trees_bandwidth_over_failed_counts() -> None:
+    """Coll's figure 10: the range tree's bandwidth with 2 and 4 failed nodes over its own
+    with 1, at 16 and 64 KiB, within 0.9-1.1 over 3 jobs, and 2 steps at every count."""
+    net = CollPoints(lambda a, s, h: s / 1000)  # the same time whatever fails
+    out = measured("coll.tree-faults", net, quick=False)
+    assert out.verdict == REPRODUCED, out.why
+    assert not net.failed  # every node restored after
+    assert out.values["steps"] == {1: 2, 2: 2, 4: 2}
+    assert out.values["relayed"] == {1: 0, 2: 1, 4: 2}  # the root sends both steps at 1
+    assert "relayed at both, 16 KiB 4 failed / 2 1.00, 64 KiB 4 failed / 2 1.00" in out.testbed
+    assert set(out.values["intervals"]) == {f"{s} KiB, {f} failed / 1" for s in (16, 64)
+                                            for f in (2, 4)}
+    assert len(out.points) == 3 * 2 * 3
+    assert {p["label"].rsplit(" on ", 1)[0] for p in out.points} == {
+        "range-tree 16384 B", "range-tree 65536 B"}
+    quick = measured("coll.tree-faults", CollPoints(lambda a, s, h: s / 1000))
+    assert quick.verdict == REPRODUCED and set(quick.values["intervals"]) == {
+        "16 KiB, 2 failed / 1", "64 KiB, 2 failed / 1"}
+    # one serialization per switch: every failed node slowed the tree (1.04, 0.90, 0.68
+    # MB/s at 64 KiB around 1, 2 and 4 failed, issue 50)
+    lane = measured("coll.tree-faults", CollPoints(
+        lambda a, s, h: s / {15: 1.04, 14: 0.90, 12: 0.68}[h] / 1000), quick=False)
+    assert lane.verdict == DIFFERS and lane.kind == EMULATOR
+    assert "64 KiB, 4 failed / 1 [0.65, 0.65] lies outside at least 0.9" in lane.why
+    assert "around 2 and 4 a node relays" in lane.why
+    assert measured("coll.tree-faults", CollPoints(lambda a, s, h: s / 1000,
+                                                   flag={("range-tree", 14)})
+                    ).verdict == NO_RESULT
