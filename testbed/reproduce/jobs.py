@@ -13,7 +13,7 @@ from typing import Any, TypeVar
 
 from .verdict import is_result
 
-TAKES, QUICK_TAKES = 3, 2  # --quick takes two: an interval still, the range of the two
+TAKES, QUICK_TAKES = 5, 3  # verdict.coverage: the range of 5 jobs holds a median 94 %, of 3 75 %
 NEVER = float("inf")  # a crossover figure (from which size, from how many hosts) not reached
 K = TypeVar("K", bound=Hashable)
 

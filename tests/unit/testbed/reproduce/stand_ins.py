@@ -49,7 +49,8 @@ def flat_mcast(alg: str, size: int, hosts: int) -> float:
 
 
 class TakesPoints(Points):
-    """A stand-in network whose jobs differ: take t scales every time by `spread[t]`."""
+    """A stand-in network whose jobs differ: take t scales every time by `spread[t]` (the
+    spread over again where a claim takes more jobs than it names)."""
 
     def __init__(self, ms, spread=(0.98, 1.0, 1.02), flag=()):
         super().__init__(ms, flag)
@@ -57,4 +58,4 @@ class TakesPoints(Points):
 
     def point(self, algorithm, size, hosts, frames=0, **kw):
         p = super().point(algorithm, size, len(hosts) if isinstance(hosts, list) else hosts)
-        return p | {"ms": p["ms"] * self.spread[kw.get("take", 0)]}
+        return p | {"ms": p["ms"] * self.spread[kw.get("take", 0) % len(self.spread)]}

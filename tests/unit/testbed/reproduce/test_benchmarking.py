@@ -19,7 +19,7 @@ from .stand_ins import Points, measured
 def test_benchmark_pitfall_judges_both_rankings_over_jobs() -> None:
     """Algorithm 3.3.1 (the root's back-to-back time) against t_mcast: chain/binomial below
     1 by the first, above 1 by the second, each by its interval over the jobs."""
-    from testbed.reproduce.jobs import QUICK_TAKES
+    from testbed.reproduce.jobs import QUICK_TAKES, TAKES
 
     class Net(Points):
         def __init__(self, root, mcast, flag=()):
@@ -41,12 +41,13 @@ def test_benchmark_pitfall_judges_both_rankings_over_jobs() -> None:
     net = Net(chain_fast_at_root, tree_ms)
     out = measured("nupairoj.benchmark-pitfall", net)
     assert out.verdict == REPRODUCED, out.why
-    assert sorted(set(net.takes)) == list(range(QUICK_TAKES)) and len(out.points) == 4
+    assert sorted(set(net.takes)) == list(range(QUICK_TAKES))
+    assert len(out.points) == 2 * QUICK_TAKES
     iv = out.values["intervals"]
     assert iv["t_root chain/binomial, 16 hosts"]["interval"] == [0.25, 0.25]
     assert iv["t_mcast chain/binomial, 16 hosts"]["figure"] == pytest.approx(105 / 32, 1e-3)
     full = measured("nupairoj.benchmark-pitfall", Net(chain_fast_at_root, tree_ms), False)
-    assert len(full.points) == 2 * 2 * 3 and "8 hosts" in full.testbed
+    assert len(full.points) == 2 * 2 * TAKES and "8 hosts" in full.testbed
     same = measured("nupairoj.benchmark-pitfall",
                     Net(lambda a, h: 20.0 if a == "chain" else 16.0, tree_ms))
     assert same.verdict == DIFFERS and same.kind == TRANSFER

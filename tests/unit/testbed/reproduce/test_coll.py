@@ -14,6 +14,8 @@ from testbed.reproduce.verdict import (
     UNDECIDED,
 )
 
+from testbed.reproduce.jobs import QUICK_TAKES, TAKES
+
 from .stand_ins import Points, TakesPoints, measured
 
 
@@ -53,16 +55,17 @@ def test_coll_bandwidth_reproduced_differs_and_no_result() -> None:
     # without (its share); shown: binomial without, MPI_Bcast
     assert {p["label"].rsplit(" on ", 1)[0] for p in out.points} == {
         "range-tree 65536 B", "binomial 65536 B"}
-    # 3 jobs of each judged point (2 with --quick); binomial without faults too (shown)
-    assert len(out.points) == 7 * 3 and len(out.context) == 3 + 4
+    # TAKES jobs of each judged point (QUICK_TAKES with --quick); binomial without faults
+    # too (shown)
+    assert len(out.points) == 7 * TAKES and len(out.context) == TAKES + 4
     iv = out.values["intervals"]
     assert iv["range tree / binomial, 4 failed, 64 KiB"]["interval"] == [2.5, 2.5]
     quick = measured("coll.bcast-bandwidth", CollPoints(coll_paper))
-    assert quick.verdict == REPRODUCED and len(quick.points) == 3 * 2
+    assert quick.verdict == REPRODUCED and len(quick.points) == 3 * QUICK_TAKES
     # the no-fault range multicast flagged: the share is not judged, the headline still is
     edge = measured("coll.bcast-bandwidth", CollPoints(coll_paper, flag={("range-tree", 16)}))
     assert edge.verdict == REPRODUCED and "its share is not judged" in edge.testbed
-    assert len(edge.points) == 2 * 2 and edge.values["faulty_share"] == {}
+    assert len(edge.points) == 2 * QUICK_TAKES and edge.values["faulty_share"] == {}
     slow = measured("coll.bcast-bandwidth", CollPoints(
         lambda a, s, h: coll_paper(a, s, h) * (3 if a == "range-tree" and h == 12 else 1)),
         quick=False)
@@ -111,12 +114,12 @@ def test_software_faults_judges_binomials_share_over_jobs(monkeypatch) -> None:
                                                                    if n not in failed])
     flat = measured("coll.software-faults", TakesPoints(lambda a, s, h: 100.0), quick=False)
     assert flat.verdict == REPRODUCED, flat.why
-    assert len(flat.points) == 12 and set(flat.values["intervals"]) == {
+    assert len(flat.points) == 4 * TAKES and set(flat.values["intervals"]) == {
         "1 failed / none", "2 failed / none", "4 failed / none"}
     # with fewer hosts, a tree whose time follows the host count: 4 failed is 1.33x faster
     fewer = measured("coll.software-faults", TakesPoints(lambda a, s, h: 10.0 * h), quick=False)
     assert fewer.verdict == DIFFERS and fewer.kind == TRANSFER
-    assert "4 failed / none [1.28, 1.39] lies outside" in fewer.why and "at most 1.15" in fewer.why
+    assert "4 failed / none [1.31, 1.36] lies outside" in fewer.why and "at most 1.15" in fewer.why
     wide = measured("coll.software-faults",
                     TakesPoints(lambda a, s, h: 100.0 if h == 16 else 95.0, (0.8, 1.0, 1.25)))
     assert wide.verdict == UNDECIDED
@@ -134,7 +137,7 @@ def test_tree_faults_judges_the_range_trees_bandwidth_over_failed_counts() -> No
     assert "relayed at both, 16 KiB 4 failed / 2 1.00, 64 KiB 4 failed / 2 1.00" in out.testbed
     assert set(out.values["intervals"]) == {f"{s} KiB, {f} failed / 1" for s in (16, 64)
                                             for f in (2, 4)}
-    assert len(out.points) == 3 * 2 * 3
+    assert len(out.points) == 3 * 2 * TAKES
     assert {p["label"].rsplit(" on ", 1)[0] for p in out.points} == {
         "range-tree 16384 B", "range-tree 65536 B"}
     quick = measured("coll.tree-faults", CollPoints(lambda a, s, h: s / 1000))

@@ -17,6 +17,8 @@ from testbed.reproduce.verdict import (
     UNDECIDED,
 )
 
+from testbed.reproduce.jobs import QUICK_TAKES, TAKES
+
 from .stand_ins import Points, measured
 
 
@@ -41,8 +43,8 @@ class ModelPoints(Points):
 def test_tree_order_judges_opt_tree_against_the_fastest_and_shows_the_model_error() -> None:
     times = {"sequential": 3.0, "binomial": 1.0, "opt-tree": 1.05}
     out = measured("nupairoj.tree-order", ModelPoints(lambda a, s, h: times[a] * h))
-    # quick: 8 hosts, 3 sizes (figure 4.6's 1 B too), 2 jobs each
-    assert out.verdict == REPRODUCED and len(out.points) == 9 * 2
+    # quick: 8 hosts, 3 sizes (figure 4.6's 1 B too), QUICK_TAKES jobs each
+    assert out.verdict == REPRODUCED and len(out.points) == 9 * QUICK_TAKES
     row = out.values["rows"][0]
     assert row["fastest"] == "binomial" and row["t_hold_over_t_end"] == 2.0
     assert row["measured_over_model"] == {a: 2.0 for a in times}
@@ -52,7 +54,7 @@ def test_tree_order_judges_opt_tree_against_the_fastest_and_shows_the_model_erro
     assert (used["sequential"]["sends"], used["binomial"]["sends"]) == (7, 3)
     assert used["t_end_us"] == 1000 and used["opt-tree"]["t_hold_us"] == 2000
     assert len(measured("nupairoj.tree-order", ModelPoints(lambda a, s, h: times[a]),
-                        quick=False).points) == 18 * 3
+                        quick=False).points) == 18 * TAKES
     slow = measured("nupairoj.tree-order",
                     ModelPoints(lambda a, s, h: times[a] * (2 if a == "opt-tree" else 1)))
     assert slow.verdict == DIFFERS and "OPT-Tree / fastest, 1 KiB on 8 [2.10, 2.10] lies " \
@@ -122,9 +124,9 @@ def test_the_two_dynamic_claims_share_the_jobs_of_one_experiment(monkeypatch) ->
     c = Context(True, lambda _msg: None, net)
     tree = BY_KEY["nupairoj.dyn-tree"].run(c)
     mesh = BY_KEY["nupairoj.dyn-mesh"].run(c)
-    assert len(runs) == 2  # --quick: 2 jobs, and both claims judged on them
+    assert len(runs) == QUICK_TAKES  # --quick's jobs, and both claims judged on them
     assert runs[1].config["params"] is runs[0].params  # job 2 on job 1's t_hold/t_end
-    assert len(tree.points) == len(mesh.points) == 2 * 2 * 3
+    assert len(tree.points) == len(mesh.points) == 2 * QUICK_TAKES * 3
     assert mesh.values["t_hold_t_end_us"] == {"t_hold": 100.0, "t_end": 600.0}
     assert tree.verdict == mesh.verdict == DIFFERS  # 1.40x binomial, 1.42x U-Mesh
     assert "DYN-Mesh / OPT-Mesh, uniform-20 0.62 [0.62, 0.62]" in mesh.testbed
