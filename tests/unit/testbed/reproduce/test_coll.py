@@ -4,6 +4,7 @@ around failed nodes judged over jobs (Coll2003's figure 9)."""
 
 from __future__ import annotations
 
+from testbed.reproduce.jobs import QUICK_TAKES, TAKES
 from testbed.reproduce.verdict import (
     DIFFERS,
     EMULATOR,
@@ -13,8 +14,6 @@ from testbed.reproduce.verdict import (
     TRANSFER,
     UNDECIDED,
 )
-
-from testbed.reproduce.jobs import QUICK_TAKES, TAKES
 
 from .stand_ins import Points, TakesPoints, measured
 

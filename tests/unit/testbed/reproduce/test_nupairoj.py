@@ -9,6 +9,7 @@ import json
 
 from testbed.reproduce.all_claims import BY_KEY
 from testbed.reproduce.claims import Context
+from testbed.reproduce.jobs import QUICK_TAKES, TAKES
 from testbed.reproduce.verdict import (
     DIFFERS,
     EMULATOR,
@@ -16,8 +17,6 @@ from testbed.reproduce.verdict import (
     REPRODUCED,
     UNDECIDED,
 )
-
-from testbed.reproduce.jobs import QUICK_TAKES, TAKES
 
 from .stand_ins import Points, measured
 
