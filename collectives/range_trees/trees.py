@@ -138,8 +138,11 @@ def _greedy_step(tree: KaryNTree, holders: frozenset[int], pending: Sequence[Ran
         if overlap is not None:
             _, combo = resolve_backward(tree, combo, overlap)  # the right alternative
             start = overlap[0]
-            if len(combo) > count:
-                combo, start = _best(tree, combo, count), 1
+            if len(combo) > count:  # the ranges before `start` have no overlap among them;
+                kept = _best(tree, combo, count)  # what stays of them still has none
+                same = next((i for i, (a, b) in enumerate(zip(kept, combo)) if a != b),
+                            len(kept))
+                combo, start = kept, max(1, min(start, same))
             continue
         # cutting at block boundaries adds no backward overlap: splits until none is short
         return _forward_splits(tree, c, combo, count, split)
@@ -224,7 +227,14 @@ class _Search:
             self.best = [*path, reached]
             return len(self.best) <= self.floor
         seen: set[tuple[Range, ...]] = set()
+        last = steps + 3 == len(self.best)  # the next step must be the last
         for reached in self._options(holders, c, list(pending), seen):
+            # A range lies within one group, so at least len(pending) - len(reached) groups
+            # stay, one multicast each, from at most this many holders: skip the hopeless
+            # without building the step (most first steps on thousands of nodes).
+            if last and len(pending) - len(reached) > len(holders) + sum(
+                    hi - lo + 1 for lo, hi in reached):
+                continue
             new_holders, left = after_step(self.tree, holders, pending, reached)
             if not left:
                 self.best = [*path, reached]
@@ -268,15 +278,16 @@ class _Search:
 
 
 def optimal_steps(tree: KaryNTree, source: int, destinations: Iterable[int],
-                  budget: int | None = None) -> list[list[Range]]:
+                  budget: int | None = None,
+                  first: list[list[Range]] | None = None) -> list[list[Range]]:
     """Algorithm 1: a minimum-depth sequence of steps over the paper's moves.
 
-    Starts from the greedy tree (the paper's "good first solution") and stops early when a
-    tree reaches the depth lower bound. ``budget`` caps the number of search states; beyond
-    it :class:`SearchLimitExceeded` is raised.
+    Starts from the greedy tree (the paper's "good first solution"; `first`, when the
+    caller has it) and stops early when a tree reaches the depth lower bound. ``budget``
+    caps the number of search states; beyond it :class:`SearchLimitExceeded` is raised.
     """
     groups = tuple(pending_groups(tree, source, destinations))
-    best = greedy_steps(tree, source, destinations)
+    best = first if first is not None else greedy_steps(tree, source, destinations)
     holders = frozenset([source])
     floor = depth_lower_bound(1, groups)
     if len(best) <= floor:

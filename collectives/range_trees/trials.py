@@ -99,11 +99,11 @@ def solve(tree: KaryNTree, budget: int | None,
           problem: tuple[int, list[int]]) -> tuple[int, int | None]:
     """One problem's greedy depth and optimal depth (None: the search exceeded `budget`)."""
     source, dests = problem
-    g = len(greedy_steps(tree, source, dests))
+    greedy = greedy_steps(tree, source, dests)
     try:
-        return g, len(optimal_steps(tree, source, dests, budget))
+        return len(greedy), len(optimal_steps(tree, source, dests, budget, greedy))
     except SearchLimitExceeded:
-        return g, None
+        return len(greedy), None
 
 
 @dataclass(frozen=True)
