@@ -140,8 +140,7 @@ def _greedy_step(tree: KaryNTree, holders: frozenset[int], pending: Sequence[Ran
             start = overlap[0]
             if len(combo) > count:  # the ranges before `start` have no overlap among them;
                 kept = _best(tree, combo, count)  # what stays of them still has none
-                same = next((i for i, (a, b) in enumerate(zip(kept, combo)) if a != b),
-                            len(kept))
+                same = next((i for i, r in enumerate(kept) if r != combo[i]), len(kept))
                 combo, start = kept, max(1, min(start, same))
             continue
         # cutting at block boundaries adds no backward overlap: splits until none is short
