@@ -26,7 +26,16 @@ from collectives.partitioning.report_scale import (
 
 from .claims import Claim, Context, PaperFigure
 from .seeds import judge_seeds
-from .verdict import DIFFERS, REPRODUCED, TRANSFER, Outcome, combined, intervals
+from .verdict import (
+    DIFFERS,
+    REPRODUCED,
+    TRANSFER,
+    UNDECIDED,
+    Judged,
+    Outcome,
+    combined,
+    intervals,
+)
 
 T = "Tseng2001"
 SEEDS = tuple(range(6))  # 6 random workloads: their minimum and maximum cover the median at 96.9 %
@@ -51,11 +60,26 @@ def workers() -> int:
     return os.cpu_count() or 1
 
 
-def _judged(parts: list, text: str, values: dict[str, Any], differs: str) -> Outcome:
+def _judged(parts: list[Judged], text: str, values: dict[str, Any], differs: str,
+            listed: int = 4) -> Outcome:
+    """The claim's verdict combined over its parts (testbed.reproduce.seeds); with more
+    than `listed` parts the words count them and name those not reproduced (every interval
+    is in values["intervals"])."""
     values["intervals"] = intervals(parts)
-    text += "; " + ", ".join(j.text() for j in parts)
     verdict = combined([j.verdict for j in parts])
-    why = "; ".join(j.why() for j in parts if j.why())
+    if len(parts) <= listed:
+        text += "; " + ", ".join(j.text() for j in parts)
+        why = "; ".join(j.why() for j in parts if j.why())
+    else:
+        count = {v: [j for j in parts if j.verdict == v] for v in (REPRODUCED, UNDECIDED,
+                                                                   DIFFERS)}
+        text += (f"; of {len(parts)} judged figures {len(count[REPRODUCED])} above the "
+                 f"margin in every seed, {len(count[DIFFERS])} below it in every seed, "
+                 f"{len(count[UNDECIDED])} mixed")
+        why = "; ".join([j.why() for j in count[DIFFERS]]
+                        + ([f"{len(count[UNDECIDED])} more straddle it ("
+                            + ", ".join(j.text() for j in count[UNDECIDED]) + ")"]
+                           if count[UNDECIDED] else []))
     if verdict == REPRODUCED:
         return Outcome(REPRODUCED, text, values=values)
     return Outcome(verdict, text, why + (differs if verdict == DIFFERS else ""),
@@ -153,8 +177,9 @@ def hot_spot(ctx: Context) -> Outcome:
                                        "ylabel": f"latency, ms ({FLITS} flits, median of seeds)",
                                        "series": curves}}
     return _judged(parts, text, values, ": the latency does not rise with p"
-                   + WHY_MODEL + "; in the one-port model a hot destination receives "
-                   "from every source whatever p, so the busiest receiver bounds the latency")
+                   + WHY_MODEL + "; in the one-port step model a hot destination "
+                   "receives one message from each source whatever p: a larger p adds hot "
+                   "destinations, not load on each")
 
 
 SCALE = "16x16 torus, T_s 300 us, T_c 1 us per flit"
