@@ -44,9 +44,10 @@ def collisions(ctx: Context) -> Outcome:
     values = {"percent": {n: float(p) for n, p in got.items()},
               "off_in_last_digit": {n: float(o / DIGIT) for n, o in off.items()},
               "plot": {"xlabel": "communicators", "ylabel": "collision probability, %",
-                       "logx": True, "series": {
-                           "birthday formula": [(n, float(p)) for n, p in got.items()],
-                           "Table 1": [(n, float(Fraction(v))) for n, v in TABLE_1.items()]}}}
+                       "logx": True, "logy": True, "series": {  # n = 1 (0 %) left out
+                           "birthday formula": [(n, float(p)) for n, p in got.items() if p],
+                           "Table 1": [(n, float(Fraction(v))) for n, v in TABLE_1.items()
+                                       if n > 1]}}}
     return agree(matches, text, values, "probabilities")
 
 
