@@ -171,8 +171,8 @@ def _why(row: dict[str, Any], first: dict[int, int]) -> str:
             "splits (its forward loop keeps earlier splits); its search space holds that "
             "tree, and the text's space (each split from the list as it was, ours) holds both. "
             f"So the optimum of either reading takes 3 steps in at most {deep / n:.1%} (95 % "
-            f"up to {hi:.1%}) of them: no search over the moves the paper defines, under eqs. "
-            "1-3 as its Figs 4-6 pin them, gives its share")
+            f"up to {hi:.1%}) of them: with eqs. 1-3 as its Figs 4-6 pin them and its moves "
+            "as read here (docs/range-trees.md), no search of Algorithm 1 gives its share")
 
 
 def _cell_values(s: HwTreeStats) -> dict[str, Any]:
