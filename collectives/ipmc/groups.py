@@ -1,5 +1,5 @@
 """Multicast group leases: one (group, port) per communicator, unique among all communicators
-and jobs running on this machine at once.
+and jobs running on this machine at once; and the birthday bound of a random choice.
 
 Siebert2006 drew a random (address, port) and relied on the birthday bound; here every emulated
 host shares one file system, so a lease is a file created with O_EXCL in a shared folder
@@ -18,6 +18,7 @@ import os
 import random
 import socket
 from dataclasses import dataclass
+from fractions import Fraction
 from pathlib import Path
 
 # Organisation-local scope (RFC 2365), away from the controller's 239.255.lo.hi range groups;
@@ -108,3 +109,23 @@ def leases(folder: Path | None = None) -> list[str]:
     """Groups currently leased (for cleanup and tests)."""
     folder = folder or group_dir()
     return sorted(p.name for p in folder.iterdir()) if folder.is_dir() else []
+
+
+# ---- Siebert2006, section 1.7.2: choosing the (address, port) pair at random ---------------
+SIEBERT_ADDRESSES = 200_540_160  # 225.0.1.0-231.255.255.255 and 234.0.1.0-238.255.255.255
+SIEBERT_PORTS = 27_769  # ports 5000 to 32768
+SIEBERT_PAIRS = SIEBERT_ADDRESSES * SIEBERT_PORTS  # "about 5.5 * 10^12"
+
+
+def collision_probability(n: int, m: int = SIEBERT_PAIRS) -> Fraction:
+    """The probability that n communicators drawing one of m (address, port) pairs each,
+    uniformly and independently, draw some pair twice: 1 - p(n, m) with the birthday
+    formula p(n, m) = m! / (m^n (m - n)!) of Siebert2006 (section 1.7.2), exactly."""
+    if n < 0 or m < 1:
+        raise ValueError(f"need n >= 0 communicators and m >= 1 pairs, got n={n}, m={m}")
+    if n > m:
+        return Fraction(1)
+    all_distinct = Fraction(1)
+    for i in range(n):
+        all_distinct *= Fraction(m - i, m)
+    return 1 - all_distinct

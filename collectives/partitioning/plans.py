@@ -29,6 +29,7 @@ order per multicast, and among ready sends the one at the smallest tree depth go
 
 from __future__ import annotations
 
+import functools
 import random
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -114,14 +115,29 @@ def _tree(built: ContentionTree[int], depth: int) -> Tree:
                   key=lambda s: s[2])
 
 
+@functools.lru_cache(maxsize=1 << 16)
+def _shape(kind: str, rows: int, cols: int, root: int,
+           nodes: frozenset[int]) -> tuple[tuple[int, int, int], ...]:
+    """A U-torus or U-mesh tree as (sender, receiver, depth from 0): the same block and
+    destinations recur in many multicasts (the hot spot), and in every plan of a run."""
+    build = ct.u_torus if kind == "torus" else ct.u_mesh
+    return tuple(_tree(build(set(nodes), root, rows, cols), 0))
+
+
+def _shifted(shape: tuple[tuple[int, int, int], ...], depth: int) -> Tree:
+    return [(s, r, depth + d) for s, r, d in shape]
+
+
 def u_torus(grid: Grid, root: int, destinations: Iterable[int], depth: int = 0) -> Tree:
     """U-torus multicast from `root`: dimension order relative to the root, which leads."""
-    return _tree(ct.u_torus(set(destinations) | {root}, root, grid.rows, grid.cols), depth)
+    nodes = frozenset(destinations) | {root}
+    return _shifted(_shape("torus", grid.rows, grid.cols, root, nodes), depth)
 
 
 def u_mesh(grid: Grid, root: int, destinations: Iterable[int], depth: int = 0) -> Tree:
     """U-mesh multicast from `root` (a mesh, or inside a block): absolute dimension order."""
-    return _tree(ct.u_mesh(set(destinations) | {root}, root, grid.rows, grid.cols), depth)
+    nodes = frozenset(destinations) | {root}
+    return _shifted(_shape("mesh", grid.rows, grid.cols, root, nodes), depth)
 
 
 def u_grid(grid: Grid, root: int, destinations: Iterable[int], depth: int = 0) -> Tree:

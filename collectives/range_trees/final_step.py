@@ -37,61 +37,62 @@ from .overlap import (
 __all__ = ["Budget", "SearchLimitExceeded", "final_step", "relaxation_rules_out", "search"]
 
 QUICK = 200  # lists the search may visit before the relaxations are tried
-Front = dict[tuple[int, ...], int]
-"""A relaxation's Pareto front: counts of ranges rooted at or above each of its key levels
--> the fewest ranges rooted at or above its value level."""
+Stair = tuple[tuple[int, int], ...]
+"""A relaxation's Pareto front: (ranges rooted at or above its level, ranges in all) pairs,
+the first increasing and the second decreasing: the fewest ranges for each count."""
 
 
 class SearchLimitExceeded(RuntimeError):
     """The optimal search used up its state budget before it could decide."""
 
 
-def _pareto(items: Iterable[tuple[tuple[int, ...], int]], cap: tuple[int, ...],
-            top: int) -> Front:
-    kept: Front = {}
-    for key, value in sorted(items, key=lambda kv: (kv[1], kv[0])):
-        if value > top or any(k > c for k, c in zip(key, cap, strict=True)):
-            continue
-        if key in kept or any(all(a <= b for a, b in zip(u, key, strict=True)) for u in kept):
-            continue
-        kept[key] = value
-    return kept
+def _stair(items: Iterable[tuple[int, int]], cap: int, top: int) -> Stair:
+    """The Pareto front of (count, total) pairs within count <= cap and total <= top."""
+    best: dict[int, int] = {}
+    for k, v in items:
+        if k <= cap and v <= top and v < best.get(k, top + 1):
+            best[k] = v
+    out = []
+    low = top + 1
+    for k in sorted(best):
+        if best[k] < low:
+            low = best[k]
+            out.append((k, low))
+    return tuple(out)
 
 
 class _Relaxation:
-    """The forward test at the ``keys`` levels and the ``value`` level only (the other D_l
-    ignored): if no resolution passes it, none passes the full test."""
+    """The forward test at one ``level`` and at level 0 only (the other D_l ignored): if no
+    resolution passes it, none passes the full test."""
 
-    def __init__(self, tree: KaryNTree, c: Sequence[int], keys: Sequence[int],
-                 value: int) -> None:
-        self.tree, self.keys, self.value = tree, tuple(keys), value
-        self.cap = tuple(sum(c[level:]) for level in self.keys)
-        self.top = sum(c[value:])
-        self.zero: Front = {(0,) * len(self.keys): 0}
-        self.shapes: dict[tuple[int, int, int], Front] = {}
-        self.lists: dict[tuple[Range, ...], Front] = {}
+    def __init__(self, tree: KaryNTree, c: Sequence[int], level: int,
+                 budget: Budget | None = None) -> None:
+        self.tree, self.level, self.budget = tree, level, budget or Budget(None)
+        self.cap, self.top = sum(c[level:]), sum(c)
+        self.zero: Stair = ((0, 0),)
+        self.shapes: dict[tuple[int, int, int], Stair] = {}
+        self.lists: dict[tuple[Range, ...], Stair] = {}
 
-    def add(self, a: Front, b: Front) -> Front:
+    def add(self, a: Stair, b: Stair) -> Stair:
         """Both lists together (Minkowski sum of the fronts)."""
-        return _pareto(((tuple(x + y for x, y in zip(u, v, strict=True)), p + q)
-                        for u, p in a.items() for v, q in b.items()), self.cap, self.top)
+        return _stair(((x + y, p + q) for x, p in a for y, q in b), self.cap, self.top)
 
-    def piece(self, rng: Range) -> Front:
+    def piece(self, rng: Range) -> Stair:
         lo, hi = rng
         level = self.tree.root_level(lo, hi)
         key = (level, lo % self.tree.arity ** (level + 1), hi - lo)
         front = self.shapes.get(key)
         if front is None:
-            options = [(tuple(int(level >= k) for k in self.keys), int(level >= self.value))]
+            options = [(int(level >= self.level), 1)]
             if level > 0:
                 split = self.zero
                 for part in split_down(self.tree, rng):
                     split = self.add(split, self.piece(part))
-                options += split.items()
-            front = self.shapes[key] = _pareto(options, self.cap, self.top)
+                options += split
+            front = self.shapes[key] = _stair(options, self.cap, self.top)
         return front
 
-    def ranges(self, ranges: Sequence[Range]) -> Front:
+    def ranges(self, ranges: Sequence[Range]) -> Stair:
         front = self.zero
         for rng in ranges:
             front = self.add(front, self.piece(rng))
@@ -99,11 +100,12 @@ class _Relaxation:
                 break
         return front
 
-    def resolve(self, ranges: tuple[Range, ...]) -> Front:
+    def resolve(self, ranges: tuple[Range, ...]) -> Stair:
         """The front over every backward resolution of ``ranges`` (address order)."""
         front = self.lists.get(ranges)
         if front is not None:
             return front
+        self.budget.spend()  # a list of ranges not seen before: one state
         overlap = first_backward_overlap(self.tree, ranges)
         if overlap is None:
             front = self.ranges(ranges)
@@ -113,8 +115,8 @@ class _Relaxation:
             j = overlap[0]
             settled = {r for r in ranges[:j] if not _reaches(self.tree, r, ranges[j][0])}
             either = [item for alt in resolve_backward(self.tree, ranges, overlap)
-                      for item in self.resolve(tuple(r for r in alt if r not in settled)).items()]
-            front = self.add(self.ranges(sorted(settled)), _pareto(either, self.cap, self.top))
+                      for item in self.resolve(tuple(r for r in alt if r not in settled))]
+            front = self.add(self.ranges(sorted(settled)), _stair(either, self.cap, self.top))
         self.lists[ranges] = front
         return front
 
@@ -129,11 +131,13 @@ def _reaches(tree: KaryNTree, rng: Range, start: int) -> bool:
     return False
 
 
-def relaxation_rules_out(tree: KaryNTree, c: Sequence[int], pending: Sequence[Range]) -> bool:
+def relaxation_rules_out(tree: KaryNTree, c: Sequence[int], pending: Sequence[Range],
+                         budget: Budget | None = None) -> bool:
     """True when for some level l no resolution of ``pending`` keeps both the ranges rooted
-    at or above l within D_l and all of them within D_0."""
+    at or above l within D_l and all of them within D_0. Every list of ranges a relaxation
+    resolves spends a state of ``budget`` (:class:`SearchLimitExceeded` when it runs out)."""
     ranges = tuple(sorted(pending))
-    return any(not _Relaxation(tree, c, (level,), 0).resolve(ranges)
+    return any(not _Relaxation(tree, c, level, budget).resolve(ranges)
                for level in range(tree.dims - 1, 0, -1))
 
 
@@ -191,6 +195,6 @@ def final_step(tree: KaryNTree, c: Sequence[int], pending: Sequence[Range],
     except SearchLimitExceeded:
         if budget.left is not None:
             budget.left -= QUICK
-    if relaxation_rules_out(tree, c, pending):
+    if relaxation_rules_out(tree, c, pending, budget):
         return None
     return next(search(tree, c, sorted(pending), set(), budget), None)

@@ -13,7 +13,7 @@ smallest k-ary n-tree holding them (QsNET's 32-node cluster is two 16-node subtr
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 __all__ = ["KaryNTree"]
 
@@ -25,6 +25,8 @@ class KaryNTree:
     arity: int
     dims: int
     nodes: int
+    _levels: dict[tuple[int, int], int] = field(default_factory=dict, init=False, repr=False,
+                                                compare=False)  # root_level's answers
 
     def __post_init__(self) -> None:
         if self.arity < 2:
@@ -63,6 +65,15 @@ class KaryNTree:
 
     def root_level(self, lo: int, hi: int) -> int:
         """Level of the root switch of the range [lo, hi]: 0 if one level-0 switch holds it."""
+        level = self._levels.get((lo, hi))
+        if level is None:
+            level = self._levels[(lo, hi)] = self._root_level(lo, hi)
+        return level
+
+    def _root_level(self, lo: int, hi: int) -> int:
+        bits = self.arity.bit_length() - 1
+        if self.arity == 1 << bits:  # a power of two: the highest differing bit tells
+            return max(0, -(-(lo ^ hi).bit_length() // bits) - 1)
         level, span = 0, self.arity
         while lo // span != hi // span:
             level += 1

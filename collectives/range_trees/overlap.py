@@ -32,6 +32,7 @@ __all__ = [
     "forward_overlap_level",
     "needs",
     "resolve_backward",
+    "short_level",
     "split_candidates",
     "split_down",
 ]
@@ -136,7 +137,12 @@ def differences(c: Sequence[int], n: Sequence[int]) -> tuple[int, ...]:
 def forward_overlap_level(tree: KaryNTree, c: Sequence[int],
                           ranges: Iterable[Range]) -> int | None:
     """Eq. 3: the highest level with d_l < 0 (the paper's limited_level), or None."""
-    d = differences(c, needs(tree, ranges))
+    return short_level(c, needs(tree, ranges))
+
+
+def short_level(c: Sequence[int], n: Sequence[int]) -> int | None:
+    """Eq. 3 on capabilities c and needs n: the highest level with d_l < 0, or None."""
+    d = differences(c, n)
     for level in range(len(d) - 1, -1, -1):
         if d[level] < 0:
             return level

@@ -10,11 +10,14 @@ overlap, :mod:`collectives.range_trees.overlap`). The cost of a tree is its numb
 * :func:`greedy_tree` is Algorithm 2: groups sorted by size then root level (both
   decreasing), each step takes as many groups as there are holders, a backward overlap keeps
   the paper's right alternative, a forward overlap splits one group at or above the short
-  level: the smallest (the paper leaves the choice open; on 4096 nodes with 1 % faulty
-  the smallest gives a 2-step tree in about 92 % of problems, the leftmost in 69 %).
+  level: the smallest (the paper leaves the choice open; on 4096 nodes with 41 faulty
+  the smallest gives a 2-step tree in 91.5 % of problems, the leftmost in 70 %: SPLITS).
 * :func:`optimal_tree` is Algorithm 1, the backtracking search over the same moves (every
-  combination, both backward alternatives, every forward split), started from the greedy
-  tree (the paper's "good first solution") and pruned by admissible bounds
+  combination, both backward alternatives, every forward split, each from the list as it
+  was: the text's "repeated for all the groups ... one by one"; the printed pseudo-code's
+  loop keeps earlier splits, a narrower space that always splits the first candidate and
+  holds the leftmost greedy tree), started from the greedy tree (the paper's "good first
+  solution") and pruned by admissible bounds
   (:mod:`collectives.range_trees.bounds`); its last step is decided by
   :mod:`collectives.range_trees.final_step`. The search is exponential: past a state budget it
   raises :class:`SearchLimitExceeded` rather than answer wrongly.
@@ -29,6 +32,7 @@ step's up-paths are disjoint (:func:`collectives.range_trees.schedule.assign_sen
 
 from __future__ import annotations
 
+import bisect
 import itertools
 from collections.abc import Iterable, Iterator, Sequence
 
@@ -41,12 +45,14 @@ from .overlap import (
     first_backward_overlap,
     forward_overlap_level,
     resolve_backward,
+    short_level,
     split_candidates,
     split_down,
 )
 from .schedule import RangeTree, build_tree
 
 __all__ = [
+    "SPLITS",
     "SearchLimitExceeded",
     "after_step",
     "destination_groups",
@@ -56,6 +62,12 @@ __all__ = [
     "optimal_tree",
     "pending_groups",
 ]
+
+SPLITS = ("smallest", "first")
+"""The range Algorithm 2 splits on a forward overlap (the paper: "select a group ... with
+level >= limited_level"): the smallest, then the leftmost (ours: 2 steps far more often);
+or the first in address order, the one the literal pseudo-code of Algorithm 1 always splits
+(its forward loop keeps the splits of earlier iterations)."""
 
 
 def destination_groups(destinations: Iterable[int]) -> list[Range]:
@@ -94,16 +106,17 @@ def pending_groups(tree: KaryNTree, source: int, destinations: Iterable[int]) ->
 
 
 def after_step(tree: KaryNTree, holders: frozenset[int], pending: Sequence[Range],
-                reached: Sequence[Range]) -> tuple[frozenset[int], tuple[Range, ...]]:
+               reached: Sequence[Range]) -> tuple[frozenset[int], tuple[Range, ...]]:
     """Holders and pending groups (priority order) once ``reached`` got the data."""
     new_holders = holders.union(*(range(lo, hi + 1) for lo, hi in reached))
     left: list[Range] = []
     cuts = sorted(reached)
+    ends = [hi for _, hi in cuts]
     for lo, hi in pending:
         at = lo
-        for rlo, rhi in cuts:
-            if rhi < lo or rlo > hi:
-                continue
+        for rlo, rhi in cuts[bisect.bisect_left(ends, lo):]:  # the first that may touch
+            if rlo > hi:
+                break
             if rlo > at:
                 left.append((at, rlo - 1))
             at = rhi + 1
@@ -113,8 +126,8 @@ def after_step(tree: KaryNTree, holders: frozenset[int], pending: Sequence[Range
 
 
 # ------------------------------------------------------------------------------- greedy
-def _greedy_step(tree: KaryNTree, holders: frozenset[int],
-                 pending: Sequence[Range]) -> list[Range]:
+def _greedy_step(tree: KaryNTree, holders: frozenset[int], pending: Sequence[Range],
+                 split: str = "smallest") -> list[Range]:
     """One step of Algorithm 2: the first |holders| groups, overlaps removed."""
     count = len(holders)
     c = capabilities(tree, holders)
@@ -125,25 +138,55 @@ def _greedy_step(tree: KaryNTree, holders: frozenset[int],
         if overlap is not None:
             _, combo = resolve_backward(tree, combo, overlap)  # the right alternative
             start = overlap[0]
-            if len(combo) > count:
-                combo, start = _best(tree, combo, count), 1
+            if len(combo) > count:  # the ranges before `start` have no overlap among them;
+                kept = _best(tree, combo, count)  # what stays of them still has none
+                same = next((i for i, r in enumerate(kept) if r != combo[i]), len(kept))
+                combo, start = kept, max(1, min(start, same))
             continue
-        limited = forward_overlap_level(tree, c, combo)
-        if limited is None:
-            return combo
-        k = split_candidates(tree, combo, limited)[0]
-        combo = [*combo[:k], *split_down(tree, combo[k]), *combo[k + 1:]]
-        combo = _best(tree, combo, count)
-        start = len(combo)  # cutting at block boundaries adds no backward overlap
+        # cutting at block boundaries adds no backward overlap: splits until none is short
+        return _forward_splits(tree, c, combo, count, split)
 
 
-def greedy_steps(tree: KaryNTree, source: int, destinations: Iterable[int]) -> list[list[Range]]:
-    """Algorithm 2: the ranges reached at each step (each step in address order)."""
+def _forward_splits(tree: KaryNTree, c: tuple[int, ...], combo: list[Range], count: int,
+                    split: str) -> list[Range]:
+    """Algorithm 2's forward step: while eq. 3 finds a level short, split a range rooted at
+    or above it (SPLITS), keeping the ``count`` best ranges (the needs kept up to date split
+    by split, not recounted)."""
+    first = split == "first"
+    levels = [tree.root_level(lo, hi) for lo, hi in combo]
+    n = [0] * tree.dims
+    for level in levels:
+        n[level] += 1
+    while (limited := short_level(c, n)) is not None:
+        k = min((i for i, level in enumerate(levels) if level >= limited),
+                key=lambda i: i if first else (combo[i][1] - combo[i][0], i))
+        pieces = split_down(tree, combo[k])
+        cut = [tree.root_level(lo, hi) for lo, hi in pieces]
+        n[levels[k]] -= 1
+        for level in cut:
+            n[level] += 1
+        combo[k:k + 1], levels[k:k + 1] = pieces, cut
+        if len(combo) > count:  # keep the best by _priority, in address order
+            best = sorted(range(len(combo)), key=lambda i: (combo[i][0] - combo[i][1],
+                                                            -levels[i], combo[i][0]))
+            for i in best[count:]:
+                n[levels[i]] -= 1
+            keep = sorted(best[:count])
+            combo, levels = [combo[i] for i in keep], [levels[i] for i in keep]
+    return combo
+
+
+def greedy_steps(tree: KaryNTree, source: int, destinations: Iterable[int],
+                 split: str = "smallest") -> list[list[Range]]:
+    """Algorithm 2: the ranges reached at each step (each step in address order); `split`
+    chooses the range a forward overlap splits (SPLITS)."""
+    if split not in SPLITS:
+        raise ValueError(f"unknown split rule {split!r}; choose from {', '.join(SPLITS)}")
     pending = tuple(pending_groups(tree, source, destinations))
     holders = frozenset([source])
     steps: list[list[Range]] = []
     while pending:
-        reached = _greedy_step(tree, holders, pending)
+        reached = _greedy_step(tree, holders, pending, split)
         steps.append(reached)
         holders, pending = after_step(tree, holders, pending, reached)
     return steps
@@ -183,7 +226,14 @@ class _Search:
             self.best = [*path, reached]
             return len(self.best) <= self.floor
         seen: set[tuple[Range, ...]] = set()
+        last = steps + 3 == len(self.best)  # the next step must be the last
         for reached in self._options(holders, c, list(pending), seen):
+            # A range lies within one group, so at least len(pending) - len(reached) groups
+            # stay, one multicast each, from at most this many holders: skip the hopeless
+            # without building the step (most first steps on thousands of nodes).
+            if last and len(pending) - len(reached) > len(holders) + sum(
+                    hi - lo + 1 for lo, hi in reached):
+                continue
             new_holders, left = after_step(self.tree, holders, pending, reached)
             if not left:
                 self.best = [*path, reached]
@@ -227,15 +277,16 @@ class _Search:
 
 
 def optimal_steps(tree: KaryNTree, source: int, destinations: Iterable[int],
-                  budget: int | None = None) -> list[list[Range]]:
+                  budget: int | None = None,
+                  first: list[list[Range]] | None = None) -> list[list[Range]]:
     """Algorithm 1: a minimum-depth sequence of steps over the paper's moves.
 
-    Starts from the greedy tree (the paper's "good first solution") and stops early when a
-    tree reaches the depth lower bound. ``budget`` caps the number of search states; beyond
-    it :class:`SearchLimitExceeded` is raised.
+    Starts from the greedy tree (the paper's "good first solution"; `first`, when the
+    caller has it) and stops early when a tree reaches the depth lower bound. ``budget``
+    caps the number of search states; beyond it :class:`SearchLimitExceeded` is raised.
     """
     groups = tuple(pending_groups(tree, source, destinations))
-    best = greedy_steps(tree, source, destinations)
+    best = first if first is not None else greedy_steps(tree, source, destinations)
     holders = frozenset([source])
     floor = depth_lower_bound(1, groups)
     if len(best) <= floor:

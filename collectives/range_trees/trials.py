@@ -10,15 +10,15 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field
 
 from .kary_tree import KaryNTree
 from .trees import SearchLimitExceeded, greedy_steps, optimal_steps
 
-__all__ = ["DEFAULT_BUDGET", "HwTreeStats", "check_config", "hwtree_trials", "random_problem",
-           "solve"]
+__all__ = ["DEFAULT_BUDGET", "Cell", "HwTreeStats", "check_config", "greedy_trials",
+           "hwtree_trials", "random_problem", "run_cells", "solve"]
 
 DEFAULT_BUDGET = 3000
 """Search states one optimal tree may visit before the trial is counted as undecided: on
@@ -71,6 +71,18 @@ def random_problem(rng: random.Random, nodes: int, faulty: int) -> tuple[int, li
     return rng.choice(healthy), healthy
 
 
+def greedy_trials(nodes: int, faulty_fraction: float, trials: int, seed: int = 0,
+                  arity: int = 4, split: str = "smallest") -> dict[int, int]:
+    """Greedy's depth counts over the problems :func:`hwtree_trials` draws (no optimum),
+    with `split` as its forward split rule (collectives.range_trees.trees.SPLITS)."""
+    tree = check_config(nodes, faulty_fraction, trials, arity)
+    rng = random.Random(seed)
+    faulty = round(faulty_fraction * nodes)
+    depths = Counter(len(greedy_steps(tree, *random_problem(rng, nodes, faulty), split=split))
+                     for _ in range(trials))
+    return dict(sorted(depths.items()))
+
+
 def check_config(nodes: int, faulty_fraction: float, trials: int, arity: int = 4) -> KaryNTree:
     """The network for these settings; ValueError with a readable message when they are bad."""
     if not 0 <= faulty_fraction < 1:
@@ -87,23 +99,83 @@ def solve(tree: KaryNTree, budget: int | None,
           problem: tuple[int, list[int]]) -> tuple[int, int | None]:
     """One problem's greedy depth and optimal depth (None: the search exceeded `budget`)."""
     source, dests = problem
-    g = len(greedy_steps(tree, source, dests))
+    greedy = greedy_steps(tree, source, dests)
     try:
-        return g, len(optimal_steps(tree, source, dests, budget))
+        return len(greedy), len(optimal_steps(tree, source, dests, budget, greedy))
     except SearchLimitExceeded:
-        return g, None
+        return len(greedy), None
 
 
-def _solved(tree: KaryNTree, budget: int | None, problems: list[tuple[int, list[int]]],
-            workers: int) -> Iterator[tuple[int, int | None]]:
-    """Each problem's depths, in order; with `workers` > 1 searched in that many processes
-    (a few problems a task: the hard ones, whose searches take seconds, spread out)."""
-    if workers <= 1:
-        yield from (solve(tree, budget, p) for p in problems)
-        return
-    with ProcessPoolExecutor(max_workers=workers) as pool:
-        yield from pool.map(solve, [tree] * len(problems), [budget] * len(problems),
-                            problems, chunksize=4)
+@dataclass(frozen=True)
+class Cell:
+    """One configuration of the experiment: ``trials`` random problems on ``nodes`` nodes
+    with ``round(faulty_fraction * nodes)`` faulty, each optimum searched within ``budget``
+    states (None: no limit; 0: only where greedy meets the depth lower bound)."""
+
+    nodes: int
+    faulty_fraction: float
+    trials: int
+    budget: int | None = DEFAULT_BUDGET
+
+
+Depths = tuple[int, int | None]
+_SOLVED: dict[tuple[int, int, int, int, int | None, int], Depths] = {}
+"""Problems solved in this process: (nodes, arity, faulty, seed, budget, index) -> depths,
+so that two claims of one run drawing the same cell solve it once."""
+
+
+def _solve_job(job: tuple[KaryNTree, int | None, tuple[int, list[int]]]) -> Depths:
+    return solve(*job)
+
+
+def run_cells(cells: Sequence[Cell], seed: int = 0, arity: int = 4, workers: int = 1,
+              progress: Callable[[Cell], None] | None = None) -> list[HwTreeStats]:
+    """Every cell's statistics, as :func:`hwtree_trials` gives them (each cell's problems
+    drawn from one generator seeded with `seed`), the problems not solved before in this
+    process searched in `workers` processes at once; ``progress(cell)`` before each cell's
+    problems are counted."""
+    plans = []
+    todo: dict[tuple[int, int, int, int, int | None, int], tuple] = {}
+    for cell in cells:
+        tree = check_config(cell.nodes, cell.faulty_fraction, cell.trials, arity)
+        faulty = round(cell.faulty_fraction * cell.nodes)
+        rng = random.Random(seed)
+        keys = []
+        for i in range(cell.trials):
+            problem = random_problem(rng, cell.nodes, faulty)
+            key = (cell.nodes, arity, faulty, seed, cell.budget, i)
+            if key not in _SOLVED:
+                todo[key] = (tree, cell.budget, problem)
+            keys.append(key)
+        plans.append((cell, faulty, keys))
+    jobs = list(todo.values())
+    if workers > 1 and len(jobs) > 1:
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            _SOLVED.update(zip(todo, pool.map(_solve_job, jobs, chunksize=4), strict=True))
+    else:
+        _SOLVED.update(zip(todo, map(_solve_job, jobs), strict=True))
+    out = []
+    for cell, faulty, keys in plans:
+        if progress is not None:
+            progress(cell)
+        out.append(_stats(cell, arity, faulty, seed, [_SOLVED[k] for k in keys]))
+    return out
+
+
+def _stats(cell: Cell, arity: int, faulty: int, seed: int,
+           depths: Iterable[Depths]) -> HwTreeStats:
+    greedy: Counter[int] = Counter()
+    optimal: Counter[int] = Counter()
+    same = undecided = 0
+    for g, o in depths:
+        greedy[g] += 1
+        if o is None:
+            undecided += 1
+        else:
+            optimal[o] += 1
+            same += g == o
+    return HwTreeStats(cell.nodes, arity, cell.faulty_fraction, faulty, cell.trials, seed,
+                       dict(greedy), dict(optimal), same, undecided)
 
 
 def hwtree_trials(nodes: int, faulty_fraction: float, trials: int, seed: int = 0,
@@ -122,17 +194,17 @@ def hwtree_trials(nodes: int, faulty_fraction: float, trials: int, seed: int = 0
     faulty = round(faulty_fraction * nodes)
     rng = random.Random(seed)
     problems = [random_problem(rng, nodes, faulty) for _ in range(trials)]
-    greedy: Counter[int] = Counter()
-    optimal: Counter[int] = Counter()
-    same = undecided = 0
-    for done, (g, o) in enumerate(_solved(tree, budget, problems, workers), start=1):
-        greedy[g] += 1
-        if o is None:
-            undecided += 1
-        else:
-            optimal[o] += 1
-            same += g == o
-        if progress is not None:
-            progress(done, trials)
-    return HwTreeStats(nodes, arity, faulty_fraction, faulty, trials, seed, dict(greedy),
-                       dict(optimal), same, undecided)
+    depths = []
+    if workers > 1:
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            solved = pool.map(solve, [tree] * trials, [budget] * trials, problems, chunksize=4)
+            for done, d in enumerate(solved, start=1):
+                depths.append(d)
+                if progress is not None:
+                    progress(done, trials)
+    else:
+        for done, p in enumerate(problems, start=1):
+            depths.append(solve(tree, budget, p))
+            if progress is not None:
+                progress(done, trials)
+    return _stats(Cell(nodes, faulty_fraction, trials, budget), arity, faulty, seed, depths)

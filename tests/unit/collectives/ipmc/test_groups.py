@@ -7,10 +7,19 @@ from __future__ import annotations
 import ipaddress
 import os
 import random
+from fractions import Fraction
 
 import pytest
 
-from collectives.ipmc.groups import POOL, GroupError, lease, leases, pool
+from collectives.ipmc.groups import (
+    POOL,
+    SIEBERT_PAIRS,
+    GroupError,
+    collision_probability,
+    lease,
+    leases,
+    pool,
+)
 
 
 def test_leases_are_unique_and_released(tmp_path):
@@ -47,3 +56,16 @@ def test_a_lease_of_a_dead_process_is_taken_over(tmp_path):
     again = lease(tmp_path, random.Random(7))  # same first draw: the stale lease goes
     assert leases(tmp_path) == [again.group] and again.group != first.group
     assert again.path.read_text().split()[0] == str(os.getpid())
+
+
+# ---- Siebert2006, section 1.7.2: the birthday formula -------------------------------------
+def test_collision_probability_is_the_birthday_formula():
+    """p(n, m) = m! / (m^n (m - n)!) exactly; Table 1's ends over m = 200,540,160 x 27,769:
+    2 communicators 1.79572e-11 %, 200 communicators 3.573481e-7 %."""
+    assert SIEBERT_PAIRS == 200_540_160 * 27_769
+    assert collision_probability(2) == Fraction(1, SIEBERT_PAIRS)
+    assert float(collision_probability(200)) * 100 == pytest.approx(3.573481e-7, rel=1e-6)
+    assert collision_probability(3, 3) == 1 - Fraction(2, 9)  # 3! / 3^3 all distinct
+    assert collision_probability(0) == 0 and collision_probability(5, 4) == 1
+    with pytest.raises(ValueError, match="communicators"):
+        collision_probability(-1)

@@ -6,8 +6,16 @@ from __future__ import annotations
 
 import random
 
+import pytest
+
 from collectives.range_trees.bounds import pieces_lower_bound
-from collectives.range_trees.final_step import Budget, final_step, relaxation_rules_out, search
+from collectives.range_trees.final_step import (
+    Budget,
+    SearchLimitExceeded,
+    final_step,
+    relaxation_rules_out,
+    search,
+)
 from collectives.range_trees.kary_tree import KaryNTree
 from collectives.range_trees.overlap import (
     capabilities,
@@ -39,3 +47,17 @@ def test_last_step_shortcuts_agree_with_the_full_search() -> None:
             assert (final_step(tree, c, pending) is None) == (exhaustive is None)
             checked += 1
     assert checked > 100
+
+
+def test_the_relaxation_spends_the_search_budget() -> None:
+    """Every list a relaxation resolves is a state: a small budget stops it (undecided, not
+    a wrong answer), none lets it finish."""
+    tree = KaryNTree.for_nodes(1024)
+    rng = random.Random(11)
+    source, dests = random_problem(rng, 1024, 31)
+    groups = tuple(pending_groups(tree, source, dests))
+    holders, pending = after_step(tree, frozenset([source]), groups, [groups[0]])
+    c = capabilities(tree, holders)
+    relaxation_rules_out(tree, c, pending)  # no budget: decides
+    with pytest.raises(SearchLimitExceeded):
+        relaxation_rules_out(tree, c, pending, Budget(2))

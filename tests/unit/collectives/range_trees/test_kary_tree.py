@@ -28,3 +28,16 @@ def test_network_sizes(nodes: int, arity: int, dims: int) -> None:
 def test_bad_network_sizes(nodes: int, arity: int) -> None:
     with pytest.raises(ValueError):
         KaryNTree.for_nodes(nodes, arity)
+
+
+@pytest.mark.parametrize("arity", [2, 3, 4, 5, 8])
+def test_root_level_fast_path_matches_the_definition(arity: int) -> None:
+    """The lowest l with lo // k^(l+1) == hi // k^(l+1), whether k is a power of two (the
+    highest differing bit) or not, and the same when asked again (remembered)."""
+    tree = KaryNTree(arity, 4, arity ** 4)
+    for lo in range(0, arity ** 4, max(1, arity ** 4 // 40)):
+        for hi in range(lo, arity ** 4, max(1, arity ** 4 // 37)):
+            level = 0
+            while lo // arity ** (level + 1) != hi // arity ** (level + 1):
+                level += 1
+            assert tree.root_level(lo, hi) == level == tree.root_level(lo, hi)

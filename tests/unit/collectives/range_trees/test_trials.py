@@ -10,10 +10,18 @@ import random
 import pytest
 
 from collectives.range_trees.kary_tree import KaryNTree
+from collectives.range_trees.schedule import build_tree, tree_problems
 from collectives.range_trees.trees import (
     greedy_steps,
 )
-from collectives.range_trees.trials import check_config, hwtree_trials, random_problem
+from collectives.range_trees.trials import (
+    Cell,
+    check_config,
+    greedy_trials,
+    hwtree_trials,
+    random_problem,
+    run_cells,
+)
 
 
 def test_greedy_is_optimal_in_about_99_percent() -> None:
@@ -65,3 +73,30 @@ def test_stats_are_seeded_and_summed() -> None:
 def test_bad_settings(nodes: int, fraction: float, trials: int) -> None:
     with pytest.raises(ValueError):
         check_config(nodes, fraction, trials)
+
+
+def test_cells_run_together_match_one_by_one() -> None:
+    """run_cells gives each cell hwtree_trials' statistics, in 1 or 2 processes, and a cell
+    asked again (another claim of the run) is read from what was solved."""
+    cells = [Cell(64, 0.05, 20, 300), Cell(256, 0.1, 12, 300), Cell(64, 0.1, 15, 0)]
+    one = [hwtree_trials(c.nodes, c.faulty_fraction, c.trials, seed=4, budget=c.budget)
+           for c in cells]
+    assert run_cells(cells, seed=4, workers=2) == one
+    seen: list[Cell] = []
+    assert run_cells(cells[:1], seed=4, progress=seen.append) == one[:1] and seen == cells[:1]
+
+
+def test_greedy_split_rules() -> None:
+    """Splitting the first group in address order (the literal pseudo-code's) needs 3 steps
+    more often than splitting the smallest; both are valid trees, and a bad rule is refused."""
+    smallest = greedy_trials(4096, 0.01, 40, seed=0)
+    first = greedy_trials(4096, 0.01, 40, seed=0, split="first")
+    assert sum(smallest.values()) == sum(first.values()) == 40
+    assert first.get(3, 0) > smallest.get(3, 0)
+    tree = KaryNTree.for_nodes(256)
+    source, dests = random_problem(random.Random(2), 256, 20)
+    for split in ("smallest", "first"):
+        rtree = build_tree(tree, source, greedy_steps(tree, source, dests, split=split))
+        assert tree_problems(tree, rtree, dests) == []
+    with pytest.raises(ValueError, match="split rule"):
+        greedy_steps(tree, source, dests, split="largest")

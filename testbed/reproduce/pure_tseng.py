@@ -1,0 +1,210 @@
+"""Tseng2001's claims in the step model at the report's scale (pure): a 16x16 torus, T_s 300 us,
+T_c 1 us per flit, U-torus against the partitioned schemes with dilation 2 and 4, random or
+balanced DDN choice (collectives.partitioning.report_scale). Each claim is shaped like its
+figure (section 4): Fig. 2 latency against message size, Fig. 3 against the number of
+sources at a fixed number of destinations, Fig. 4 against the hot-spot factor p. The report
+prints no numbers, so every figure here is the model's; Figs 3 and 4 are judged over SEEDS
+random workloads by the distribution-free interval of the median (testbed.reproduce.seeds).
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+from statistics import median
+from typing import Any
+
+from collectives.partitioning.hotspot_sets import HOT_SPOT_FACTORS
+from collectives.partitioning.report_scale import (
+    SCHEMES,
+    TSENG2001,
+    Workload,
+    costs,
+    latency_us,
+    tseng2001_model,
+)
+
+from .claims import Claim, Context, PaperFigure
+from .seeds import judge_seeds
+from .verdict import (
+    DIFFERS,
+    REPRODUCED,
+    TRANSFER,
+    UNDECIDED,
+    Judged,
+    Outcome,
+    combined,
+    intervals,
+)
+
+T = "Tseng2001"
+SEEDS = tuple(range(6))  # 6 random workloads: their minimum and maximum cover the median at 96.9 %
+FLITS = 32  # |M_d| of Figs 3 and 4
+# Fig. 3: (a) 80 and (b) 176 destinations; the sources vary over the study's 16-240 (section
+# 4: "m = |D_i| = 16 to 240"); the figure gives no hot-spot factor: the study's lowest (I)
+BALANCE_DESTS, QUICK_BALANCE_DESTS = (80, 176), (80,)
+BALANCE_SOURCES, QUICK_BALANCE_SOURCES = (16, 80, 160, 240), (16, 240)  # the judged ends
+BALANCE_FACTOR = 0.25
+# Fig. 4: (a) 80 and (b) 112 sources and destinations, p = 25, 50, 80, 100 %
+HOT_SOURCES, QUICK_HOT_SOURCES = (80, 112), (80,)
+# Fig. 2: (a) 80 and (b) 176 sources and destinations, 32 to 1024 flits
+SIZE_SOURCES, QUICK_SIZE_SOURCES = (80, 176), (80,)
+NAMES = {"u-torus": "U-torus", "2R": "2 random", "2B": "2 balanced", "4R": "4 random",
+         "4B": "4 balanced"}
+WHY_MODEL = (" in the step model (the report gives no numbers, and never describes its "
+             "partition types, so its partitions may differ from these)")
+
+
+def workers() -> int:
+    """The model's processes: every core (the pure claims run before any network)."""
+    return os.cpu_count() or 1
+
+
+def _judged(parts: list[Judged], text: str, values: dict[str, Any], differs: str,
+            listed: int = 4) -> Outcome:
+    """The claim's verdict combined over its parts (testbed.reproduce.seeds); with more
+    than `listed` parts the words count them and name those not reproduced (every interval
+    is in values["intervals"])."""
+    values["intervals"] = intervals(parts)
+    verdict = combined([j.verdict for j in parts])
+    if len(parts) <= listed:
+        text += "; " + ", ".join(j.text() for j in parts)
+        why = "; ".join(j.why() for j in parts if j.why())
+    else:
+        count = {v: [j for j in parts if j.verdict == v] for v in (REPRODUCED, UNDECIDED,
+                                                                   DIFFERS)}
+        text += (f"; of {len(parts)} judged figures {len(count[REPRODUCED])} above the "
+                 f"margin in every seed, {len(count[DIFFERS])} below it in every seed, "
+                 f"{len(count[UNDECIDED])} mixed")
+        why = "; ".join([j.why() for j in count[DIFFERS]]
+                        + ([f"{len(count[UNDECIDED])} more straddle it ("
+                            + ", ".join(j.text() for j in count[UNDECIDED]) + ")"]
+                           if count[UNDECIDED] else []))
+    if verdict == REPRODUCED:
+        return Outcome(REPRODUCED, text, values=values)
+    return Outcome(verdict, text, why + (differs if verdict == DIFFERS else ""),
+                   values=values, kind=TRANSFER if verdict == DIFFERS else "")
+
+
+# ---- Fig. 2: the gain over U-torus grows with message size --------------------------------
+def size_gain(ctx: Context) -> Outcome:
+    """U-torus over the best partitioned scheme at 32 and 1024 flits, per sources (Fig. 2's
+    panels; (a) only with --quick) and hot-spot factor, at the report's seed."""
+    sources = QUICK_SIZE_SOURCES if ctx.quick else SIZE_SOURCES
+    ctx.progress(f"reproduce: Tseng2001's step model, {', '.join(map(str, sources))} sources")
+    gains: dict[tuple[int, float], dict[int, float]] = {}
+    for r in tseng2001_model(workers(), sources):
+        lat = r["latency_us"]
+        best = min(v for k, v in lat.items() if k != "u-torus")
+        gains.setdefault((r["sources"], r["factor"]), {})[r["flits"]] = lat["u-torus"] / best
+    small, large = TSENG2001["flits"]
+    grows = {k: v[large] > v[small] for k, v in gains.items()}
+    text = f"gain over U-torus, {small} -> {large} flits: " + "; ".join(
+        f"{n} sources, p {p:g}: {v[small]:.2f} -> {v[large]:.2f}" for (n, p), v in gains.items())
+    values = {"gain": [[n, p, v[small], v[large]] for (n, p), v in gains.items()],
+              "plot": {"xlabel": "message size, flits", "ylabel": "U-torus / best partitioned",
+                       "series": {f"{n} sources, p {p:g}": sorted(v.items())
+                                  for (n, p), v in gains.items()}}}
+    if all(grows.values()):
+        return Outcome(REPRODUCED, text, values=values)
+    return Outcome(DIFFERS, text, "the gain does not grow for " + ", ".join(
+        f"{n} sources at p {p:g}" for (n, p), ok in grows.items() if not ok) + WHY_MODEL,
+        values=values, kind=TRANSFER)
+
+
+# ---- Fig. 3: balancing the DDN choice helps more with fewer sources --------------------------
+def balance(ctx: Context) -> Outcome:
+    """Per panel (destinations) and dilation h: the benefit of balancing, hR / hB at 32
+    flits, against the number of sources; judged per seed by the benefit with the fewest
+    sources over that with the most (above 1: it helps more with fewer)."""
+    dests = QUICK_BALANCE_DESTS if ctx.quick else BALANCE_DESTS
+    sources = QUICK_BALANCE_SOURCES if ctx.quick else BALANCE_SOURCES
+    ctx.progress(f"reproduce: Tseng2001's Fig. 3 in the step model, {len(SEEDS)} seeds")
+    loads = {(d, n, s): Workload(n, d, BALANCE_FACTOR, s) for d in dests
+             for n in sources for s in SEEDS}
+    schemes = [k for k in SCHEMES if k != "u-torus"]
+    got = costs(((w, k) for w in loads.values() for k in schemes), workers())
+
+    def benefit(d: int, n: int, s: int, h: str) -> float:
+        w = loads[(d, n, s)]
+        return latency_us(got[(w, f"{h}R")], FLITS) / latency_us(got[(w, f"{h}B")], FLITS)
+
+    few, many = sources[0], sources[-1]
+    parts = [judge_seeds(f"benefit with {few} over {many} sources, {d} destinations, "
+                         f"dilation {h}", [benefit(d, few, s, h) / benefit(d, many, s, h)
+                                           for s in SEEDS], lo=1.0)
+             for d in dests for h in "24"]
+    curves = {f"{d} destinations, dilation {h}": [
+        (n, median([benefit(d, n, s, h) for s in SEEDS])) for n in sources]
+        for d in dests for h in "24"}
+    text = (f"random / balanced DDN choice, {FLITS} flits, p {BALANCE_FACTOR:g}, median of "
+            f"{len(SEEDS)} seeds, at {', '.join(map(str, sources))} sources: "
+            + "; ".join(f"{k} " + ", ".join(f"{v:.3f}" for _, v in c)
+                        for k, c in curves.items()))
+    values: dict[str, Any] = {"benefit": curves, "seeds": list(SEEDS),
+                              "plot": {"xlabel": "sources",
+                                       "ylabel": "random / balanced latency (median of seeds)",
+                                       "series": curves}}
+    return _judged(parts, text, values, ": balancing does not help more with fewer sources"
+                   + WHY_MODEL)
+
+
+# ---- Fig. 4: a larger hot-spot factor raises the latency -------------------------------------
+def hot_spot(ctx: Context) -> Outcome:
+    """Every scheme's latency at 32 flits against p, per panel (sources = destinations):
+    judged per scheme and per step from one p to the next by the latency's rise per seed
+    (above 1: monotone over every p)."""
+    sources = QUICK_HOT_SOURCES if ctx.quick else HOT_SOURCES
+    ctx.progress(f"reproduce: Tseng2001's Fig. 4 in the step model, {len(SEEDS)} seeds")
+    ps = HOT_SPOT_FACTORS
+    loads = {(n, p, s): Workload(n, n, p, s) for n in sources for p in ps for s in SEEDS}
+    got = costs(((w, k) for w in loads.values() for k in SCHEMES), workers())
+
+    def lat(n: int, p: float, s: int, k: str) -> float:
+        return latency_us(got[(loads[(n, p, s)], k)], FLITS)
+
+    parts = [judge_seeds(f"{NAMES[k]}, {n} sources, p {a:g} -> {b:g}",
+                         [lat(n, b, s, k) / lat(n, a, s, k) for s in SEEDS], lo=1.0)
+             for n in sources for k in SCHEMES for a, b in itertools.pairwise(ps)]
+    curves = {f"{NAMES[k]}, {n} sources": [(p, median([lat(n, p, s, k) for s in SEEDS]) / 1e3)
+                                          for p in ps] for n in sources for k in SCHEMES}
+    text = (f"latency (ms, median of {len(SEEDS)} seeds), {FLITS} flits, at p "
+            + ", ".join(f"{p:g}" for p in ps) + ": "
+            + "; ".join(f"{k} " + " -> ".join(f"{v:.1f}" for _, v in c)
+                        for k, c in curves.items()))
+    values: dict[str, Any] = {"latency_ms": curves, "seeds": list(SEEDS),
+                              "plot": {"xlabel": "hot-spot factor p",
+                                       "ylabel": f"latency, ms ({FLITS} flits, median of seeds)",
+                                       "series": curves}}
+    return _judged(parts, text, values, ": the latency does not rise with p"
+                   + WHY_MODEL + "; in the one-port step model a hot destination "
+                   "receives one message from each source whatever p: a larger p adds hot "
+                   "destinations, not load on each")
+
+
+SCALE = "16x16 torus, T_s 300 us, T_c 1 us per flit"
+CLAIMS = (
+    Claim("tseng.size-gain", T, "Partitioned multi-node multicast gains more over U-torus "
+          "as messages grow", PaperFigure(
+              "section 4, figure 2", f"the gain over U-torus grows with message size ({SCALE}, "
+              "(a) 80 and (b) 176 sources and destinations)", {}),
+          "U-torus over the best partitioned scheme larger at 1024 flits than at 32, for "
+          "every number of sources and hot-spot factor (the step model at the report's "
+          "scale and seed; panel (a) only with --quick)", size_gain),
+    Claim("tseng.balance", T, "Balancing the DDN choice helps more when there are fewer "
+          "sources", PaperFigure("section 4, figure 3", "balancing helps more with fewer "
+                                 f"sources ({SCALE}, |M_d| 32; (a) 80 and (b) 176 "
+                                 "destinations)", {}),
+          f"per panel and dilation, random / balanced latency with {BALANCE_SOURCES[0]} "
+          f"sources over that with {BALANCE_SOURCES[-1]} (sources "
+          f"{', '.join(map(str, BALANCE_SOURCES))}, p {BALANCE_FACTOR:g}: the figure gives "
+          f"none), {len(SEEDS)} seeds: the 96.9 % interval of its median above 1 (the step "
+          "model; with --quick panel (a) and the two ends only)", balance),
+    Claim("tseng.hot-spot", T, "A larger hot-spot factor raises every scheme's latency",
+          PaperFigure("section 4, figure 4", "latency rises with the hot-spot factor p = 25, "
+                      f"50, 80, 100 % ({SCALE}, |M_d| 32; (a) 80 and (b) 112 sources and "
+                      "destinations)", {"p": list(HOT_SPOT_FACTORS)}),
+          f"every scheme's latency rising from each p to the next: per step the latency "
+          f"ratio over {len(SEEDS)} seeds, the 96.9 % interval of its median above 1 (the "
+          "step model; panel (a) only with --quick)", hot_spot),
+)
