@@ -90,7 +90,7 @@ def test_several_broadcasts_share_one_job_each_with_its_own_record(star8):
     # the dummy loop too, with t_end's partner not rank 1 (h4, the median of 7 equal hops):
     # both ranks of the pair run it (a partner that skipped it hung the job, 2026-12-06)
     params = measure_params(star8, [1024], repetitions=3, dummy_max=1024,
-                            budget_bytes=1 << 16)
+                            budget_bytes=1 << 16, hosts=[f"h{i}" for i in range(8)])
     assert params["partner_host"] == "h4" and params["dummy"], params
     got = run_bcasts(star8, [Batched("a", BcastCall("binomial", 1024), repetitions=5),
                              Batched("b", BcastCall("opt-tree", 1024), repetitions=7),
