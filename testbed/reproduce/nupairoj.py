@@ -309,7 +309,7 @@ def ch6_spec(topology: str, quick: bool) -> dict[str, Any]:
     to each other (TCP, exponential think time): DYN-Tree and its static rivals, DYN-Mesh and
     its (placed in the mesh's routing order); t_hold/t_end at 1 KiB only, the one size used."""
     loads = QUICK_LOADS if quick else JUDGED_LOADS
-    return {"name": "reproduce-ch6", "repetitions": 10, "warmup": 2, "timeout": 120,
+    return {"name": "reproduce-ch6", "repetitions": 8, "warmup": 3, "timeout": 120,
             "network": {"topology": topology},
             "sweep": {"algorithms": [*STATIC, "dyn-tree", *MESH_STATIC, "dyn-mesh"],
                       "sizes": [1024], "hosts": [8], "traffic": list(loads)},

@@ -13,9 +13,12 @@ from testbed.reproduce.networks import NETWORKS, Ask
 def test_a_batched_point_and_an_asked_one_have_one_key():
     a = Ask("binomial", 1024, 8, kwargs={"params": {"sizes": [1024]}})
     # Network.point(algorithm, size, hosts, frames, iters, take, **kwargs) builds the same
-    assert a.key(2) == Ask("binomial", 1024, 8, 0, 10, {"params": {"sizes": [1024]}}).key(2)
+    assert a.key(2) == Ask("binomial", 1024, 8, 0, 8, {"params": {"sizes": [1024]}}).key(2)
     assert a.key(0) != a.key(1)
-    assert Ask("binomial", 65536, 8).iters == 6 and a.iters == 10  # LONG_ITERS from 64 KiB
+    assert Ask("binomial", 65536, 8).iters == 4 and a.iters == 8  # LONG_ITERS from 64 KiB
+    # one warm-up broadcast, three where a broadcast learns from the ones before it
+    assert (a.warmup, Ask("dyn-tree", 1024, 8).warmup, Ask("nack", 1024, 8).warmup) == (1, 3, 3)
+    assert Ask("binomial", 1024, 8, kwargs={"warmup": 0}).warmup == 0
     named = Ask("binomial", 1024, ["h0", "h2"])
     assert named.count == 2 and named.key(0)[2] == ("h0", "h2")
 
@@ -27,8 +30,8 @@ def test_one_job_holds_the_asks_of_the_same_hosts_and_job_wide_settings():
     assert lossless.shared() == other.shared() != lossy.shared()
     assert Ask("binomial", 1024, 16).shared() != other.shared()
     b = other.batched(3)
-    assert (b.key, b.late, b.repetitions, b.call.algorithm) == ("3", ("root", 5.0), 10,
-                                                                 "binomial")
+    assert (b.key, b.late, b.repetitions, b.warmup, b.call.algorithm) == (
+        "3", ("root", 5.0), 8, 1, "binomial")
     assert lossy.job_kwargs() == {"loss": 0.1, "loss_scope": "multicast-in"}
     scout = Ask("scout-linear", 1000, 4, frames=40, kwargs={"completion": "none"})
     assert scout.call().completion == "none" and scout.batched(0).frames == 40
