@@ -13,6 +13,7 @@ from typing import Any
 
 from .claims import Claim, Context, PaperFigure
 from .jobs import QUICK_TAKES, TAKES, takes
+from .networks import Ask
 from .verdict import (
     NO_RESULT,
     TRANSFER,
@@ -45,6 +46,8 @@ def benchmark_pitfall(ctx: Context) -> Outcome:
     of them buffered on the way its t_root can be near 0 (16 hosts, 2026-11-26: 0.01-2.4
     ms a job): the pitfall at its plainest, not a fault of the measurement."""
     net, hosts = ctx.network, _hosts(ctx.quick)
+    net.batch([Ask(a, PITFALL_SIZE, h, kwargs={"naive": PITFALL_LOOP}) for h in hosts
+               for a in PITFALL_TREES], takes(ctx.quick))
     by = {(a, h, t): net.point(a, PITFALL_SIZE, h, take=t, naive=PITFALL_LOOP)
           for h in hosts for a in PITFALL_TREES for t in range(takes(ctx.quick))}
     points = list(by.values())

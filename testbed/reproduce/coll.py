@@ -25,6 +25,7 @@ from ..emulation.mpi import run_mpi
 from ..fidelity.flags import Monitor
 from .claims import Claim, Context, PaperFigure
 from .jobs import QUICK_TAKES, TAKES, job_ms, medians, taken, takes
+from .networks import Ask
 from .verdict import (
     DIFFERS,
     EMULATOR,
@@ -114,6 +115,8 @@ def bcast_bandwidth(ctx: Context) -> Outcome:
     try:
         for f in counts:
             hosts = set_failed(net, sets[f])
+            net.batch([Ask(alg, size, hosts, takes=None if alg in JUDGED else 1)
+                       for size in sizes for alg in BCASTS], n)
             for size in sizes:
                 for alg in BCASTS:
                     jobs = n if alg in JUDGED else 1
@@ -263,6 +266,7 @@ def tree_faults(ctx: Context) -> Outcome:
     try:
         for f in counts:
             hosts = set_failed(net, sets[f])
+            net.batch([Ask("range-tree", size, hosts) for size in TREE_SIZES], n)
             for size in TREE_SIZES:
                 by[(f, size)] = taken(net, "range-tree", size, hosts, n)
     finally:

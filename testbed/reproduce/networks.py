@@ -107,7 +107,8 @@ class Ask:
     runs it."""
 
     def __init__(self, algorithm: str, size: int, hosts: int | list[str], frames: int = 0,
-                 iters: int | None = None, kwargs: dict[str, Any] | None = None):
+                 iters: int | None = None, kwargs: dict[str, Any] | None = None,
+                 takes: int | None = None):
         self.algorithm, self.size, self.hosts, self.frames = algorithm, size, hosts, frames
         self.iters = iters if iters is not None else LONG_ITERS if size >= LONG else ITERS
         self.kwargs = dict(kwargs or {})
@@ -116,6 +117,7 @@ class Ask:
         # `hosts` may also be host names in rank order (failed nodes left out)
         self.named = tuple(hosts) if isinstance(hosts, list) else hosts
         self.count = len(hosts) if isinstance(hosts, list) else hosts
+        self.takes = takes  # at most this many jobs in a batch (None: the batch's)
 
     def key(self, take: int) -> tuple:
         return (self.algorithm, self.size, self.named, self.frames, self.iters, self.warmup,
@@ -216,8 +218,9 @@ class Network:
         return p
 
     def batch(self, asks: Sequence[Ask], takes: int) -> None:
-        """Measure `asks` `takes` times each (the points that `point` then returns with
-        take 0..takes-1): one MPI job per take for every ask on the same hosts with the
+        """Measure `asks` `takes` times each (an ask's own `takes` if fewer; the points that
+        `point` then returns with take 0..takes-1): one MPI job per take for every ask on the
+        same hosts with the
         same job-wide settings (params, loss), the asks one after the other in it, so each
         job's start-up is paid once (testbed.experiments.bcast_batch). A flagged point is
         measured once more in a job of its own, as `point` does."""
@@ -226,7 +229,8 @@ class Network:
             groups.setdefault(a.shared(), []).append(a)
         for take in range(takes):
             for group in groups.values():
-                todo = [a for a in group if a.key(take) not in self.points]
+                todo = [a for a in group if a.key(take) not in self.points
+                        and (a.takes is None or take < a.takes)]
                 if not todo:
                     continue
                 first = todo[0]
