@@ -26,14 +26,17 @@ def options(algorithm: str) -> dict[str, Any]:
 
 
 def measured(net: Any, specs: Iterable[Spec], n: int, frames: int = 0,
-             ask: type[Ask] = Ask) -> dict[Spec, list[dict[str, Any]]]:
+             ask: type[Ask] = Ask, iters: Callable[[int], int | None] = lambda _s: None
+             ) -> dict[Spec, list[dict[str, Any]]]:
     """`n` jobs of every (algorithm, hosts, size) of `specs`, measured together (Network.
     batch: one MPI job a take for all those on the same hosts), by spec: its points, take 0
     to n - 1. `frames` > 0: each counted over that many broadcasts; `ask`: the Ask (or a
-    subclass keeping more of each result) the batch measures them by."""
+    subclass keeping more of each result) the batch measures them by; `iters(size)`: the
+    broadcasts a point times (None: Network.point's default)."""
     todo = list(dict.fromkeys(specs))
-    net.batch([ask(a, s, h, frames=frames, kwargs=options(a)) for a, h, s in todo], n)
-    return {(a, h, s): taken(net, a, s, h, n, frames=frames, **options(a))
+    net.batch([ask(a, s, h, frames=frames, iters=iters(s), kwargs=options(a))
+               for a, h, s in todo], n)
+    return {(a, h, s): taken(net, a, s, h, n, frames=frames, iters=iters(s), **options(a))
             for a, h, s in todo}
 
 

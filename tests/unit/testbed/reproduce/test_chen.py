@@ -126,7 +126,14 @@ def test_crossover_on_the_hub_judges_each_scout_against_mpi_bcast_around_1000_by
         0.7 if a.startswith("scout") else 0.0), spread=0.0), switch=switch)
     assert early.verdict == DIFFERS and early.kind == EMULATOR
     assert "scout-linear / MPI_Bcast at 1000 B [0.57, 0.57] lies outside at least 1" in \
-        early.why
+        early.why and "time dilation" in early.why and "shared cores" not in early.why
+    # the scouts losing above 1000 B: their software's cost
+    late = judged("chen.crossover", Net(lambda a, s, h: hub_ms(a, s, h) + (
+        5.0 if a == "scout-binary" else 0.0), spread=0.0))
+    assert late.verdict == DIFFERS and "shared cores" in late.why and "dilation" not in late.why
+    # points up to 3000 B timed over more broadcasts (a few milliseconds each)
+    iters = {(a.size, a.iters) for asks, _n in net.batches for a in asks}
+    assert iters == {(1000, 30), (1500, 30), (3000, 30), (8192, 10)}
     # no switch measured: the hub is judged all the same
     assert judged("chen.crossover", Net(hub_ms)).verdict == REPRODUCED
     # a flagged binomial is shown, not judged; a flagged scout takes the verdict away
@@ -250,7 +257,7 @@ def barrier_stand_in(ms: Callable[[str, int, int], float | None],
 def test_hub_barrier_judges_mpich_over_the_multicast_and_its_growth(monkeypatch) -> None:
     def ms(k: str, h: int, take: int) -> float:
         """MPICH 1's barrier 1.1 x the multicast one on 3 hosts, 1.7 x on 9."""
-        return {"pairwise": 0.4 * h - 0.54, "chen": 0.2 * h, "mpich": 0.25 * h}[k]
+        return {"pairwise": 0.4 * h - 0.54, "chen": 0.2 * h}[k]
 
     seen: list[tuple[int, int, int]] = []
 
@@ -261,16 +268,17 @@ def test_hub_barrier_judges_mpich_over_the_multicast_and_its_growth(monkeypatch)
     monkeypatch.setattr(chen_barrier, "barrier_points", fake)
     out = judged("chen.hub-barrier", object())
     assert out.verdict == REPRODUCED, out.why
-    # --quick: 3 and 9 hosts, each take one job of the three barriers, timed, not counted
+    # --quick: 3 and 9 hosts, each take one job of the two barriers, timed, not counted
     assert seen == [(h, chen_barrier.HUB_BARRIER_TIMED, 0) for h in (3, 9)
                     for _t in range(takes(True))]
+    assert chen_barrier.HUB_BARRIER_ROWS == (("pairwise", {}), ("mcast", {"release":
+                                                                          "multicast"}))
     got = out.values["intervals"]
     assert got["3 hosts, pairwise / Chen's"]["figure"] == pytest.approx(1.1)
     assert got["its growth, 9 hosts over 3"]["figure"] == pytest.approx(1.7 / 1.1, abs=1e-3)
     assert got["its growth, 9 hosts over 3"]["margin"] == [1.1, None]
-    assert len(out.points) == 2 * 2 * takes(True) and len(out.context) == 2 * takes(True)
-    assert "9 hosts MPICH 1's pairwise 3.06, Chen's multicast 1.80, MPI_Barrier 2.25" in \
-        out.testbed
+    assert len(out.points) == 2 * 2 * takes(True) and out.context == []
+    assert "9 hosts MPICH 1's pairwise 3.06, Chen's multicast 1.80" in out.testbed
     # MPICH 1's barrier ahead of the multicast one: differs, with the missing mechanism
     monkeypatch.setattr(chen_barrier, "barrier_points", barrier_stand_in(
         lambda k, h, t: 1.0 * h if k == "pairwise" else 1.5 * h))
@@ -279,10 +287,6 @@ def test_hub_barrier_judges_mpich_over_the_multicast_and_its_growth(monkeypatch)
     assert "6 hosts, pairwise / Chen's [0.67, 0.67] lies outside at least 1" in slow.why
     assert {"3 hosts, pairwise / Chen's", "6 hosts, pairwise / Chen's"} < \
         set(slow.values["intervals"])
-    # MPI_Barrier (MPICH 4's) is shown: its flag does not take the verdict away
-    monkeypatch.setattr(chen_barrier, "barrier_points", barrier_stand_in(
-        lambda k, h, t: ms(k, h, t), flag=("mpich", 9)))
-    assert judged("chen.hub-barrier", object()).verdict == REPRODUCED
     monkeypatch.setattr(chen_barrier, "barrier_points", barrier_stand_in(
         lambda k, h, t: ms(k, h, t), flag=("chen", 9)))
     assert judged("chen.hub-barrier", object()).verdict == NO_RESULT
@@ -307,8 +311,7 @@ def test_barrier_points_runs_the_rows_in_one_job_and_measures_a_flagged_one_agai
     got = chen_barrier.barrier_points(net, 6, 1, chen_barrier.HUB_BARRIER_ROWS, 40, 0)
     assert [c["repetitions"] for c in calls] == [40, 40] and calls[0]["frames"] == 0
     assert [p["label"] for p in got] == ["pairwise barrier on 6 hosts, take 2",
-                                         "mcast barrier on 6 hosts, take 2",
-                                         "mpich barrier on 6 hosts, take 2"]
+                                         "mcast barrier on 6 hosts, take 2"]
     assert all(p["tries"] == 2 and p["flags"] == [] for p in got)
 
 
