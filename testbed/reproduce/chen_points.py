@@ -4,7 +4,6 @@ take, and reading counts and ratios off them."""
 
 from __future__ import annotations
 
-import math
 import statistics
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
@@ -54,11 +53,6 @@ def counted(jobs: Sequence[dict[str, Any]], key: str) -> float | None:
 def ratio(a: Any, b: Any) -> Callable[[Mapping[Any, float]], float]:
     """The figure m[a] / m[b]."""
     return lambda m: m[a] / m[b]
-
-
-def gmean(values: Iterable[float]) -> float:
-    got = list(values)
-    return math.prod(got) ** (1 / len(got))
 
 
 def fmt(x: float | None, f: str = ".1f") -> str:
