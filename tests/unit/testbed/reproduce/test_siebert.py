@@ -12,7 +12,6 @@ from typing import Any
 from collectives.ipmc.rounds import summary
 from testbed.reproduce.all_claims import BY_KEY
 from testbed.reproduce.claims import Context
-from testbed.reproduce.series import TREES
 from testbed.reproduce.verdict import (
     DIFFERS,
     EMULATOR,
@@ -138,24 +137,6 @@ def test_crossovers() -> None:
     late = measured("siebert.crossover-4k",
                     Points(lambda a, s, h: 100.0 if a == "two-stage" else 10.0 * h))
     assert late.verdict == DIFFERS and "from 16 hosts on" in late.testbed
-    never = measured("chen.crossover", Points(lambda a, s, h: 1.0 if a in TREES else 2.0))
-    assert never.verdict == DIFFERS and "never" in never.testbed
-    assert "first winning size (B), 4 hosts [inf, inf] lies outside at most 8192" in never.why
-
-    class Asked(Points):
-        def point(self, algorithm, size, hosts, frames=0, **kw):
-            self.asked.append((algorithm, kw.get("completion"), kw["take"]))
-            return super().point(algorithm, size, hosts, frames)
-
-    net = Asked(flat_mcast)
-    net.asked = []
-    out = measured("chen.crossover", net)
-    # --quick: 4 and 9 hosts, 2 jobs each (the full run: 4, 6 and 9 hosts, 3 jobs)
-    assert out.verdict == REPRODUCED and len(out.points) == 4 * 2 * 3 * 2
-    # Chen's scouts as Chen ran them: no positive completion; the trees have no such option
-    assert {(a, c) for a, c, _t in net.asked} == {
-        ("scout-linear", "none"), ("scout-binary", "none"), ("mpich", None),
-        ("binomial", None)}
 
 
 class SkewPoints(Points):
