@@ -6,7 +6,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..errors import UsageError
-from . import benchmarking, chen, coll, nupairoj, pure, siebert, source_contention, tseng
+from . import (
+    benchmarking,
+    chen,
+    coll,
+    nupairoj,
+    pure,
+    siebert,
+    siebert_basic,
+    source_contention,
+    tseng,
+)
 from .claims import Claim
 
 PAPERS = ("Nupairoj1998", "Coll2003", "Siebert2006", "Tseng2001", "Chen2000")
@@ -15,6 +25,7 @@ CLAIMS: tuple[Claim, ...] = tuple(sorted((*pure.CLAIMS, *nupairoj.CLAIMS,
                                                  *benchmarking.CLAIMS,
                                                  *source_contention.CLAIMS, *coll.CLAIMS,
                                                  *tseng.CLAIMS, *siebert.CLAIMS,
+                                                 *siebert_basic.CLAIMS,
                                                  *chen.CLAIMS),
                                          key=lambda c: PAPERS.index(c.paper)))
 BY_KEY = {c.key: c for c in CLAIMS}
