@@ -21,9 +21,9 @@ from collectives.trees.schedules import build
 
 from .claims import Claim, Context, PaperFigure
 from .jobs import NEVER, job_ms, medians, taken, takes
-from .networks import Ask
 from .series import HOSTS, NAMES, TREES, series
 from .siebert_libraries import LIBRARIES, Library
+from .siebert_points import Asked, batched
 from .verdict import (
     DIFFERS,
     EMULATOR,
@@ -127,23 +127,14 @@ class Crossing:
     iters: int | None = None
     warmup: int | None = None
 
-    def run(self, name: str, hosts: int) -> tuple[str, dict[str, Any]]:
+    def asked(self, name: str, hosts: int) -> Asked:
+        """The point of rival `name` on `hosts` hosts (siebert_points.batched)."""
         algorithm, kw = self.rivals[name](hosts) if name in self.rivals else (name, {})
-        return algorithm, kw | ({"warmup": self.warmup} if self.warmup is not None else {})
+        return algorithm, hosts, kw | ({"warmup": self.warmup} if self.warmup is not None
+                                       else {})
 
     def name(self, key: str) -> str:
         return self.names.get(key) or NAMES[key]
-
-
-def _crossing_points(net: Any, c: Crossing, n: int) -> dict[tuple[str, int], list]:
-    """Every rival's point at every host count, `n` jobs: one job a host count and take
-    for all of them (Network.batch)."""
-    algs = (*c.mcast, *c.against)
-    runs = {(a, h): c.run(a, h) for a in algs for h in c.hosts}
-    net.batch([Ask(alg, c.size, h, iters=c.iters, kwargs=kw)
-               for (_a, h), (alg, kw) in runs.items()], n)
-    return {(a, h): taken(net, alg, c.size, h, n, iters=c.iters, **kw)
-            for (a, h), (alg, kw) in runs.items()}
 
 
 def _crossover(ctx: Context, c: Crossing, what: str, limit: int,
@@ -151,8 +142,9 @@ def _crossover(ctx: Context, c: Crossing, what: str, limit: int,
     """From how many hosts on the best of `c.mcast` beats every one of `c.against` at every
     larger count, on the medians of takes() jobs a point, judged by its bootstrap interval
     over the jobs (at most `limit`); `values` are added to the outcome's."""
-    net, n = ctx.network, takes(ctx.quick)
-    by = _crossing_points(net, c, n)
+    n = takes(ctx.quick)
+    by = batched(ctx.network, {(a, h): c.asked(a, h) for a in (*c.mcast, *c.against)
+                               for h in c.hosts}, c.size, c.iters, n)
     points = [p for ps in by.values() for p in ps]
     med = medians(by)
     values = dict(values or {}) | {"plot": {
@@ -224,8 +216,8 @@ def beats_libraries_64k(ctx: Context) -> Outcome:
     out = _crossover(ctx, c, "two-stage at 64 KiB", BEATS_64K_FROM,
                      {"libraries": chose, "sources": {lib.name: lib.source
                                                       for lib in LIBRARIES}})
-    out.testbed += "; the libraries chose " + "; ".join(
-        f"{name}: " + ", ".join(f"{h} hosts {w}" for h, w in by.items())
+    out.testbed += "; the libraries chose (hosts: algorithm) " + "; ".join(
+        f"{name} " + ", ".join(f"{h}: {w}" for h, w in by.items())
         for name, by in chose.items())
     return out
 
@@ -234,17 +226,26 @@ def beats_libraries_64k(ctx: Context) -> Outcome:
 CHAIN = {"crossover_bytes": 1 << 20, "chain_s": 0.120, "binomial_s": 0.291}
 
 
+# one timed broadcast a job: at 1 MiB a point's broadcasts lie close, the jobs carry the
+# spread (jobs.py), and at a third of the calibrated rate a 1 MiB message holds a link for
+# 2.5 s (3.3 Mbit/s). Untimed before it: one of two-stage, whose first call sets up the
+# multicast channel (the group's join) and connects the chain's pairs; none of the
+# fragmented chain, after it in the same job on those pairs, nor of binomial (one job,
+# shown), whose first messages pay for their connections a few ms of a 2.5 s hop
+CHAIN_ITERS = 1
+CHAIN_ASKS: dict[str, dict[str, Any]] = {
+    "two-stage": {"options": {"crossover_size": 4 << 20}, "warmup": 1},
+    "fragmented-chain": {"warmup": 0}, "binomial": {"warmup": 0}}
+
+
 def chain_1m(ctx: Context) -> Outcome:
     """On 8 hosts at 1 MiB, the fragmented chain against two-stage made to multicast it (its
     crossover to the chain moved past 1 MiB) and binomial (shown, one job): two-stage over
     the chain must be above 1, by its bootstrap interval over the jobs, as the thesis finds
-    ipmc unsuited there."""
-    net, n = ctx.network, takes(ctx.quick)
-    keep = {"options": {"crossover_size": 4 << 20}}
-    size = 1 << 20
-    by = {a: taken(net, a, size, 8, n if a != "binomial" else 1, iters=2,
-                   **(keep if a == "two-stage" else {}))
-          for a in ("two-stage", "fragmented-chain", "binomial")}
+    ipmc unsuited there. Each take's two in one job (CHAIN_ASKS, CHAIN_ITERS)."""
+    n, size = takes(ctx.quick), 1 << 20
+    by = batched(ctx.network, {a: (a, 8, kw) for a, kw in CHAIN_ASKS.items()}, size,
+                 CHAIN_ITERS, n, once=["binomial"])
     points = by["two-stage"] + by["fragmented-chain"]
     shown = by["binomial"]
     ms = medians(by)

@@ -12,20 +12,19 @@ in the text: only the numbers the prose quotes."""
 from __future__ import annotations
 
 import statistics
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from collectives.trees.latency_model import PointToPoint, return_times
 from collectives.trees.schedules import build
 
 from .claims import Claim, Context, PaperFigure
-from .jobs import taken, takes
-from .networks import Ask
+from .jobs import takes
+from .siebert_points import batched
 from .verdict import NO_RESULT, Outcome, Part, bootstrap, judged_outcome, no_result
 
 S = "Siebert2006"
 WIRE = PointToPoint(0.0, 1.0, 0.0, 1.0)  # the model in bytes: t_hold = t_end = m / B
-RunKw = dict[str, Any]
 
 
 def per_node(p: dict[str, Any]) -> list[float] | None:
@@ -41,19 +40,6 @@ def model_per_node(algorithm: str, hosts: int, size: int, **params: Any) -> list
     """Every rank's return in the t_hold/t_end model with t_hold = t_end = m / B, in wire
     times of the whole message (sends one after the other)."""
     return [t / size for t in return_times(build(algorithm, hosts, 0, size, **params), WIRE)]
-
-
-def _measure(ctx: Context, asks: Mapping[Any, tuple[str, int, RunKw]], size: int,
-             iters: int, warmup: int, once: Sequence[Any] = ()) -> dict[Any, list]:
-    """The points of `asks` (key -> algorithm, hosts, Network.point's kwargs), takes()
-    jobs each, `once` (keys) one job; one MPI job a host count and take (Network.batch)."""
-    net, n = ctx.network, takes(ctx.quick)
-    kw = {k: {**extra, "warmup": warmup} for k, (_a, _h, extra) in asks.items()}
-    for count, keys in ((n, [k for k in asks if k not in once]), (1, list(once))):
-        net.batch([Ask(asks[k][0], size, asks[k][1], iters=iters, kwargs=kw[k])
-                   for k in keys], count)
-    return {k: taken(net, a, size, h, 1 if k in once else n, iters=iters, **kw[k])
-            for k, (a, h, _x) in asks.items()}
 
 
 def _averages(by: Mapping[Any, list]) -> dict[Any, list[float]] | None:
@@ -101,8 +87,9 @@ def fragments_1m(ctx: Context) -> Outcome:
     jobs each: every node's time until its broadcast call returns, and their average, the
     chain's over the fragmented chain's judged against the thesis's 3.67."""
     size, hosts = FRAGMENTS["bytes"], FRAGMENTS["nodes"]
-    by = _measure(ctx, {k: (a, hosts, kw) for k, (a, kw) in CHAINS.items()}, size,
-                  FRAGMENTS_ITERS, FRAGMENTS_WARMUP)
+    by = batched(ctx.network, {k: (a, hosts, kw | {"warmup": FRAGMENTS_WARMUP})
+                               for k, (a, kw) in CHAINS.items()}, size, FRAGMENTS_ITERS,
+                 takes(ctx.quick))
     points = [p for ps in by.values() for p in ps]
     wire = _wire_ms(ctx.network, size)
     model = {k: model_per_node(a, hosts, size, **kw.get("options", {}))
@@ -182,10 +169,10 @@ def basic_scaling(ctx: Context) -> Outcome:
     drawn = () if ctx.quick else DRAWN_ONCE
     hosts = sorted((GROWTH_FROM, GROWTH_TO, *drawn))
     # on 2 hosts every one of the four is the root's one send: measured once, as sequential
-    asks: dict[Any, tuple[str, int, RunKw]] = {
-        (a, h): (a, h, {}) for a in BASIC for h in hosts if h != 2 or a == BASIC[0]}
+    asks = {(a, h): (a, h, {"warmup": BASIC_WARMUP}) for a in BASIC for h in hosts
+            if h != 2 or a == BASIC[0]}
     once = [k for k in asks if k[1] in drawn]
-    by = _measure(ctx, asks, BASIC_SIZE, BASIC_ITERS, BASIC_WARMUP, once)
+    by = batched(ctx.network, asks, BASIC_SIZE, BASIC_ITERS, takes(ctx.quick), once)
     judged = {k: v for k, v in by.items() if k not in once}
     points = [p for ps in judged.values() for p in ps]
     shown = [p for k in once for p in by[k]]

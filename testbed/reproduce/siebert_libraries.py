@@ -91,7 +91,7 @@ MPICH2_SHORT, MPICH2_LONG, MPICH2_MIN_PROCS = 12288, 524288, 8
 def open_mpi_r11682(m: int, p: int) -> Stand:
     """ompi_coll_tuned_bcast_intra_dec_fixed at r11682 (see the module's docstring)."""
     linear = Stand("sequential", "basic_linear")
-    whole = Stand("binary", "bintree, whole")
+    whole = Stand("binary", "bintree whole")
     if p < 4:
         return linear
     if p == 4:
@@ -99,9 +99,9 @@ def open_mpi_r11682(m: int, p: int) -> Stand:
     if p <= 8 and m < OMPI_SMALL:
         return linear
     if p > 8 and OMPI_MEDIUM <= m < OMPI_LARGE:
-        return Stand("binary", f"bintree, {SEGMENT} B segments", {"fragment": SEGMENT})
+        return Stand("binary", f"bintree in {SEGMENT} B segments", {"fragment": SEGMENT})
     if m >= OMPI_LARGE:
-        return Stand("fragmented-chain", f"pipeline, {SEGMENT} B segments",
+        return Stand("fragmented-chain", f"pipeline in {SEGMENT} B segments",
                      {"fragment": SEGMENT})
     return whole
 
@@ -111,9 +111,9 @@ def mpich2_1_0(m: int, p: int) -> Stand:
     if m < MPICH2_SHORT or p < MPICH2_MIN_PROCS:
         return Stand("binomial", "binomial")
     if m < MPICH2_LONG and p & (p - 1) == 0:
-        return Stand("scatter-allgather", "scatter, recursive-doubling allgather",
+        return Stand("scatter-allgather", "scatter + recursive-doubling allgather",
                      {"allgather": "recursive-doubling"})
-    return Stand("scatter-allgather", "scatter, ring allgather", {"allgather": "ring"})
+    return Stand("scatter-allgather", "scatter + ring allgather", {"allgather": "ring"})
 
 
 OPEN_MPI = Library("openmpi", "Open MPI r11682",
