@@ -11,6 +11,8 @@ from types import SimpleNamespace
 from typing import Any
 
 from collectives.ipmc.rounds import summary
+from collectives.trees.latency_model import PointToPoint, completion_times
+from collectives.trees.schedules import build
 from testbed.reproduce.all_claims import BY_KEY
 from testbed.reproduce.claims import Context
 from testbed.reproduce.series import TREES
@@ -246,43 +248,50 @@ class LibraryPoints(Points):
 
 
 def test_beats_libraries_runs_each_library_as_it_chose_by_size_and_ranks() -> None:
-    """At 64 KiB on 4, 8 and 16 hosts: Open MPI r11682's bintree (whole up to 8 ranks, in
-    16384 B segments on 16) and MPICH2's binomial (4) or scatter and recursive-doubling
-    allgather (8, 16), both sending as soon as MPI took the previous send; two-stage as
-    ipmc dispatches; 2 timed broadcasts after 1 untimed, every point of a take in one job
-    a host count; judged from how many hosts two-stage beats both."""
+    """At 64 KiB, judged on 4 and 16 hosts (8 drawn from one job in the full run): Open MPI
+    r11682's bintree (whole up to 8 ranks, in 16384 B segments on 16) and MPICH2's binomial
+    (4) or scatter and recursive-doubling allgather (8, 16), both sending as soon as MPI
+    took the previous send; two-stage as ipmc dispatches; 1 timed broadcast after 1
+    untimed, every point of a take in one job a host count; judged from how many hosts
+    two-stage beats both."""
     def libs(alg, size, hosts):  # two-stage flat, the libraries growing with the hosts
         return 30.0 if alg == "two-stage" else 9.0 * hosts
 
     net = LibraryPoints(libs)
-    out = measured("siebert.beats-libraries-64k", net)
+    out = measured("siebert.beats-libraries-64k", net, quick=False)
     assert out.verdict == REPRODUCED, out.why
     assert out.testbed.startswith("multicast beats Open MPI r11682 and MPICH2 1.0 from 4 "
-                                  "hosts on (median of 2 jobs")
-    assert "the libraries chose (hosts: algorithm) Open MPI r11682 4: bintree whole, 8: " \
-        "bintree whole, 16: bintree in 16384 B segments; MPICH2 1.0 4: binomial, 8: scatter " \
-        "+ recursive-doubling allgather, 16: scatter + recursive-doubling allgather" in \
-        out.testbed
+                                  "hosts on (median of 3 jobs")
+    assert "judged on 4, 16 hosts, 8 drawn from one job; the libraries chose (hosts: " \
+        "algorithm) Open MPI r11682 4: bintree whole, 8: bintree whole, 16: bintree in " \
+        "16384 B segments; MPICH2 1.0 4: binomial, 8: scatter + recursive-doubling " \
+        "allgather, 16: scatter + recursive-doubling allgather" in out.testbed
     seg, rd = '{"fragment": 16384}', '{"allgather": "recursive-doubling"}'
     assert {a[:4] for a in net.asked} == {
         ("two-stage", h, None, "{}") for h in (4, 8, 16)} | {
         ("binary", 4, "overlapped", "{}"), ("binary", 8, "overlapped", "{}"),
         ("binary", 16, "overlapped", seg), ("binomial", 4, "overlapped", "{}"),
         ("scatter-allgather", 8, "overlapped", rd), ("scatter-allgather", 16, "overlapped", rd)}
-    assert {a[4:6] for a in net.asked} == {(1, 2)} and len(net.asked) == 9 * 2
-    ((asks, takes),) = net.batches  # every point of a take measured together
-    assert takes == 2 and len(asks) == 9
-    assert {(a.algorithm, a.count, a.iters, a.kwargs.get("warmup")) for a in asks} == {
-        (a[0], a[1], 2, 1) for a in net.asked}
+    assert {a[4:6] for a in net.asked} == {(1, 1)} and len(net.asked) == 6 * 3 + 3
+    (judged, takes), (drawn, once) = net.batches  # every point of a take measured together
+    assert takes == 3 and len(judged) == 6 and once == 1 and len(drawn) == 3
+    assert {(a.algorithm, a.count, a.iters, a.kwargs.get("warmup")) for a in judged} == {
+        (a[0], a[1], 1, 1) for a in net.asked if a[1] != 8}
+    assert len(out.points) == 6 * 3 and len(out.context) == 3
     assert set(out.values["sources"]) == {"Open MPI r11682", "MPICH2 1.0"}
-    assert set(out.values["plot"]["series"]) == {"two-stage", "Open MPI r11682", "MPICH2 1.0"}
+    assert out.values["plot"]["series"]["MPICH2 1.0"] == [(4, 36.0), (8, 72.0), (16, 144.0)]
+    quick = LibraryPoints(libs)  # --quick: 4 and 16 hosts only
+    assert measured("siebert.beats-libraries-64k", quick).verdict == REPRODUCED
+    assert {a[1] for a in quick.asked} == {4, 16} and len(quick.batches) == 1
     late = measured("siebert.beats-libraries-64k", Points(
         lambda a, s, h: 30.0 if a == "two-stage" else 4.0 * h))
-    assert late.verdict == DIFFERS and "from 8 hosts on" in late.testbed
+    assert late.verdict == DIFFERS and "from 16 hosts on" in late.testbed
     assert "not from 4 hosts or fewer on" in late.why
-    # a library's flagged point takes the verdict away
-    flagged = measured("siebert.beats-libraries-64k", Points(libs, flag={("binary", 16)}))
-    assert flagged.verdict == NO_RESULT
+    # a library's flagged point takes the verdict away; a drawn one's does not
+    assert measured("siebert.beats-libraries-64k", Points(libs, flag={("binary", 16)})
+                    ).verdict == NO_RESULT
+    assert measured("siebert.beats-libraries-64k", Points(libs, flag={("binary", 8)}),
+                    quick=False).verdict == REPRODUCED
 
 
 class ModelPoints(Points):
@@ -298,17 +307,18 @@ class ModelPoints(Points):
         self.asked: list[tuple] = []
 
     def point(self, algorithm, size, hosts, frames=0, **kw):
-        from testbed.reproduce.siebert_basic import model_per_node
-
         self.asked.append((algorithm, hosts, json.dumps(kw.get("options", {})),
                            kw.get("warmup"), kw.get("iters"), kw["take"]))
-        wire = size * 8 / 10e6 * self.slow.get(algorithm, 1.0)
-        back = [t * wire for t in model_per_node(algorithm, hosts, size,
-                                                 **kw.get("options", {}))]
+        wire = size * 8 / 10e6 * self.slow.get(algorithm, 1.0) / size
+        s = build(algorithm, hosts, 0, size, **kw.get("options", {}))
+        model = PointToPoint(0, wire, 0, wire)
+        # a sender's call returns when MPI has taken its last message: its last receive
+        back, done = completion_times(s, model), completion_times(s, model)
         if algorithm == self.drop:
-            back[-1] = None
+            done[-1] = None
         return super().point(algorithm, size, hosts, frames, **kw) | {
-            "ms": max(t or 0 for t in back) * 1e3, "rank_return_s": back}
+            "ms": max(t or 0 for t in back) * 1e3, "rank_return_s": back,
+            "rank_done_s": done}
 
 
 def test_fragments_1m_judges_the_average_per_node_against_3_67() -> None:
@@ -370,7 +380,8 @@ def test_basic_scaling_linear_against_logarithmic_growth() -> None:
     def point(algorithm, size, hosts, frames=0, **kw):
         p = base(algorithm, size, hosts, frames, **kw)
         if algorithm == "sequential" and hosts == 16:
-            p["rank_return_s"] = [t / 3.0 for t in p["rank_return_s"]]
+            for k in ("rank_return_s", "rank_done_s"):
+                p[k] = [t / 3.0 for t in p[k]]
         return p
 
     flat.point = point
@@ -392,3 +403,21 @@ def test_chain_1m_measures_a_take_in_one_job() -> None:
         ("two-stage", 1, 1), ("fragmented-chain", 0, 1)] and takes == 3
     assert [a.algorithm for a in alone] == ["binomial"] and once == 1
     assert {a[0]: a[3] for a in net.asked}["two-stage"] == '{"crossover_size": 4194304}'
+
+
+def test_a_nodes_time_is_its_return_or_its_last_messages_arrival() -> None:
+    """The thesis's per-node time: a node that sends is done when its last message has
+    reached its receiver (its MPI_Send of 1 MiB returned only then), if that is later than
+    its return from the call; a node that only receives, when it returns."""
+    from testbed.reproduce.siebert_basic import per_node
+
+    chain = build("chain", 4, 0, 100)
+    p = {"rank_return_s": [0.1, 1.1, 2.5, 3.0], "rank_done_s": [0.0, 1.0, 2.0, 3.0]}
+    assert per_node(p, chain) == [1000.0, 2000.0, 3000.0, 3000.0]
+    binomial = build("binomial", 4, 0, 100)  # the root sends to 2, then 1; 2 to 3
+    assert per_node(p, binomial) == [2000.0, 1100.0, 3000.0, 3000.0]
+    assert per_node(p | {"rank_done_s": [0.0, None, 2.0, 3.0]}, chain) is None
+    assert per_node({"rank_return_s": None, "rank_done_s": None}, chain) is None
+    out = measured("siebert.fragments-1m", ModelPoints())
+    assert "a hop chain 1.00 (1.23 in the thesis), fragmented chain 1.00 (1.24 in the " \
+        "thesis) wire times of what it carries" in out.testbed
