@@ -392,17 +392,20 @@ def test_basic_scaling_linear_against_logarithmic_growth() -> None:
 
 
 def test_chain_1m_measures_a_take_in_one_job() -> None:
-    """two-stage (one untimed broadcast first: its channel's set-up) and then the fragmented
-    chain (none) in one job a take, one timed broadcast each; binomial one job, shown."""
-    net = LibraryPoints(lambda a, s, h: {"two-stage": 2.0, "fragmented-chain": 1.0,
-                                         "binomial": 3.0}[a])
+    """A 4 KiB two-stage broadcast first in each job (its channel's and the chain's set-up,
+    not judged), then two-stage and the fragmented chain at 1 MiB, one timed broadcast each
+    and none untimed; binomial one job, shown."""
+    net = LibraryPoints(lambda a, s, h: 0.01 if s == 4096 else {
+        "two-stage": 2.0, "fragmented-chain": 1.0, "binomial": 3.0}[a])
     out = measured("siebert.chain-1m", net, quick=False)
     assert out.verdict == REPRODUCED, out.why
     (both, takes), (alone, once) = net.batches
-    assert [(a.algorithm, a.kwargs["warmup"], a.iters) for a in both] == [
-        ("two-stage", 1, 1), ("fragmented-chain", 0, 1)] and takes == 3
+    assert [(a.algorithm, a.size, a.kwargs["warmup"], a.iters) for a in both] == [
+        ("two-stage", 4096, 0, 1), ("two-stage", 1 << 20, 0, 1),
+        ("fragmented-chain", 1 << 20, 0, 1)] and takes == 3
     assert [a.algorithm for a in alone] == ["binomial"] and once == 1
-    assert {a[0]: a[3] for a in net.asked}["two-stage"] == '{"crossover_size": 4194304}'
+    assert len(out.points) == 6 and len(out.context) == 1  # the set-up neither
+    assert "two-stage / fragmented chain 2.00" in out.testbed
 
 
 def test_a_nodes_time_is_its_return_or_its_last_messages_arrival() -> None:
