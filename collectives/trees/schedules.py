@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from ..algorithms import DEFAULT_SEND_ORDER, NATIVE, check_send_order, names
+from ..algorithms import DEFAULT_SEND_ORDER, NATIVE, check_choice, check_send_order, names
 from ..contention import schedules as contention_schedules
 from . import opttree
 from .ops import Op, Recv, Schedule, Send, SendRecv
@@ -79,35 +79,41 @@ def _absolute(rel: int, root: int, k: int) -> int:
     return (rel + root) % k
 
 
-def _tree_programs(children: Children, k: int, root: int, n: int) -> list[list[Op]]:
-    progs: list[list[Op]] = [[] for _ in range(k)]
-    for parent, kids in children.items():
-        for c in kids:
-            progs[_absolute(c, root, k)].append(Recv(_absolute(parent, root, k), 0, n))
-    for parent, kids in children.items():
-        progs[_absolute(parent, root, k)] += [Send(_absolute(c, root, k), 0, n) for c in kids]
-    return progs
-
-
-def _pieces(n: int, fragment: int) -> list[tuple[int, int]]:
+def _pieces(n: int, fragment: int | None) -> list[tuple[int, int]]:
+    """The message's byte ranges: pieces of `fragment` bytes (None: the whole message)."""
+    if fragment is None:
+        return [(0, n)]
     return [(lo, min(n, lo + fragment)) for lo in range(0, n, fragment)] or [(0, 0)]
 
 
-def _fragmented_chain(k: int, root: int, n: int, fragment: int) -> list[list[Op]]:
+def _tree_programs(children: Children, k: int, root: int, n: int,
+                   fragment: int | None = None) -> list[list[Op]]:
+    """Every rank's program on the tree `children`: the message whole, or in pieces of
+    `fragment` bytes that go down the tree one after the other, a node receiving a piece
+    from its parent, then sending it to each child in turn (the fragmented chain; Open
+    MPI's segmented trees, ompi_coll_tuned_bcast_intra_bintree and _chain)."""
+    parent = {c: p for p, kids in children.items() for c in kids}
     progs: list[list[Op]] = [[] for _ in range(k)]
     for rel in range(k):
-        me, prev, nxt = (_absolute(r, root, k) for r in (rel, rel - 1, rel + 1))
+        me = _absolute(rel, root, k)
+        kids = [_absolute(c, root, k) for c in children.get(rel, [])]
         for lo, hi in _pieces(n, fragment):
-            if rel > 0:
-                progs[me].append(Recv(prev, lo, hi))
-            if rel < k - 1:
-                progs[me].append(Send(nxt, lo, hi))
+            if rel in parent:
+                progs[me].append(Recv(_absolute(parent[rel], root, k), lo, hi))
+            progs[me] += [Send(c, lo, hi) for c in kids]
     return progs
 
 
-def _scatter_allgather(k: int, root: int, n: int) -> list[list[Op]]:
-    """Binomial scatter of k chunks, then a ring allgather (van de Geijn)."""
-    bounds = [n * i // k for i in range(k + 1)]
+def _chunks(k: int, n: int) -> list[int]:
+    """Where scatter-allgather's k chunks start (and the end): n * i // k."""
+    return [n * i // k for i in range(k + 1)]
+
+
+def _scatter_allgather(k: int, root: int, n: int, allgather: str) -> list[list[Op]]:
+    """Binomial scatter of k chunks, then an allgather: a ring (van de Geijn), or recursive
+    doubling (MPICH2's for a power-of-two number of ranks below MPIR_BCAST_LONG_MSG:
+    src/mpi/coll/bcast.c, MPIR_Bcast)."""
+    bounds = _chunks(k, n)
     tree = binomial_tree(k)
     size = subtree_sizes(tree, k)
     progs: list[list[Op]] = [[] for _ in range(k)]
@@ -116,6 +122,9 @@ def _scatter_allgather(k: int, root: int, n: int) -> list[list[Op]]:
             lo, hi = bounds[c], bounds[c + size[c]]
             progs[_absolute(c, root, k)].insert(0, Recv(_absolute(parent, root, k), lo, hi))
             progs[_absolute(parent, root, k)].append(Send(_absolute(c, root, k), lo, hi))
+    if allgather == "recursive-doubling":
+        _recursive_doubling(progs, k, root, bounds)
+        return progs
     for step in range(k - 1):
         for rel in range(k):
             s_chunk, r_chunk = (rel - step) % k, (rel - step - 1) % k
@@ -123,6 +132,23 @@ def _scatter_allgather(k: int, root: int, n: int) -> list[list[Op]]:
                 Send(_absolute(rel + 1, root, k), bounds[s_chunk], bounds[s_chunk + 1]),
                 Recv(_absolute(rel - 1, root, k), bounds[r_chunk], bounds[r_chunk + 1])))
     return progs
+
+
+def _recursive_doubling(progs: list[list[Op]], k: int, root: int, bounds: list[int]) -> None:
+    """log2 k steps: at step i a rank swaps all it holds (its 2^i chunks) with the rank
+    whose relative id differs in bit i (MPIR_Bcast's pof2 allgather)."""
+    if k & (k - 1):
+        raise ValueError(f"scatter-allgather's recursive-doubling allgather needs a power "
+                         f"of two of ranks, got {k} (MPICH2 takes the ring there)")
+    mask = 1
+    while mask < k:
+        for rel in range(k):
+            dst = rel ^ mask
+            mine, theirs = rel & -mask, dst & -mask  # the roots of the two halves
+            progs[_absolute(rel, root, k)].append(SendRecv(
+                Send(_absolute(dst, root, k), bounds[mine], bounds[mine + mask]),
+                Recv(_absolute(dst, root, k), bounds[theirs], bounds[theirs + mask])))
+        mask <<= 1
 
 
 def _opt_children(k: int, params: Mapping[str, Any]) -> Children:
@@ -136,13 +162,33 @@ TREES: dict[str, Callable[[int], Children]] = {
     "sequential": sequential_tree, "binomial": binomial_tree, "chain": chain_tree,
     "binary": binary_tree,
 }
+# scatter-allgather's allgather (allgather=): MPICH2's two, chosen by MPIR_Bcast
+ALLGATHERS = {"ring": "p - 1 steps around the ring (van de Geijn)",
+              "recursive-doubling": "log2 p swaps of all a rank holds (a power of two of "
+                                    "ranks only)"}
+
+
+def _fragment(algorithm: str, params: Mapping[str, Any]) -> int | None:
+    """The pieces' size: fragmented-chain's (DEFAULT_FRAGMENT unless given), a plain tree's
+    if given (Open MPI's segsize), else None (the message whole)."""
+    given = params.get("fragment")
+    if algorithm == "fragmented-chain":
+        given = DEFAULT_FRAGMENT if given is None else given
+    elif given is None or algorithm not in TREES:
+        return None
+    fragment = int(given)
+    if fragment < 1:
+        raise ValueError(f"fragment size must be at least 1 byte, got {fragment}")
+    return fragment
 
 
 def build(algorithm: str, size: int, root: int = 0, nbytes: int = 0,
           **params: Any) -> Schedule:
     """The schedule of `algorithm` for `size` ranks, `root`, an `nbytes` message.
     Parameters: send_order (every tree: fifo, the default, or overlapped;
-    collectives.algorithms.SEND_ORDERS), fragment (fragmented-chain, bytes), t_hold and t_end
+    collectives.algorithms.SEND_ORDERS), fragment (bytes: fragmented-chain's pieces; a
+    plain tree's, sequential, binomial, chain or binary, pipelined in pieces as Open MPI's
+    segmented trees are), allgather (scatter-allgather's: ALLGATHERS), t_hold and t_end
     (opt-tree, opt-mesh, opt-min); for the TOPOLOGY_ALGORITHMS mesh=(rows, cols) (opt-mesh,
     u-mesh), torus=(rows, cols) (u-torus), bmin=(k, n) (opt-min) and nodes=(node of rank 0,
     ...) (default rank i on node i), node ids as topologies numbers hosts
@@ -160,17 +206,18 @@ def build(algorithm: str, size: int, root: int = 0, nbytes: int = 0,
     params["send_order"] = check_send_order(params.get("send_order", DEFAULT_SEND_ORDER))
     if algorithm in TOPOLOGY_ALGORITHMS:
         return contention_schedules.schedule(algorithm, size, root, nbytes, **params)
-    if algorithm == "fragmented-chain":
-        fragment = int(params.get("fragment", DEFAULT_FRAGMENT))
-        if fragment < 1:
-            raise ValueError(f"fragment size must be at least 1 byte, got {fragment}")
-        progs = _fragmented_chain(size, root, nbytes, fragment)
+    fragment = _fragment(algorithm, params)
+    if fragment is not None:
         params = {**params, "fragment": fragment}
+    if algorithm == "fragmented-chain":
+        progs = _tree_programs(chain_tree(size), size, root, nbytes, fragment)
     elif algorithm == "scatter-allgather":
-        progs = _scatter_allgather(size, root, nbytes)
+        allgather = check_choice("allgather", params.get("allgather", "ring"), ALLGATHERS)
+        params = {**params, "allgather": allgather}
+        progs = _scatter_allgather(size, root, nbytes, allgather)
     elif algorithm == "opt-tree":
         progs = _tree_programs(_opt_children(size, params), size, root, nbytes)
     else:
-        progs = _tree_programs(TREES[algorithm](size), size, root, nbytes)
+        progs = _tree_programs(TREES[algorithm](size), size, root, nbytes, fragment)
     return Schedule(algorithm, size, root, nbytes, tuple(tuple(p) for p in progs),
                     dict(params))

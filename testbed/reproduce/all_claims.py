@@ -16,6 +16,7 @@ from . import (
     pure_siebert,
     pure_tseng,
     siebert,
+    siebert_basic,
     source_contention,
     tseng,
 )
@@ -29,6 +30,7 @@ CLAIMS: tuple[Claim, ...] = tuple(sorted((*pure.CLAIMS, *pure_coll.CLAIMS,
                                                  *benchmarking.CLAIMS,
                                                  *source_contention.CLAIMS, *coll.CLAIMS,
                                                  *tseng.CLAIMS, *siebert.CLAIMS,
+                                                 *siebert_basic.CLAIMS,
                                                  *chen.CLAIMS),
                                          key=lambda c: PAPERS.index(c.paper)))
 BY_KEY = {c.key: c for c in CLAIMS}

@@ -1,7 +1,8 @@
 """collectives.trees.schedules: every schedule delivers every byte to every rank causally, for
 any root and size; the binomial tree's shape and MPICH's order for 2-33 ranks from every root,
-its subtrees' contiguity, bad input, scatter-allgather's sendrecv ring,
-the send order every schedule records, and the parents read off a schedule."""
+its subtrees' contiguity, bad input, scatter-allgather's sendrecv ring and MPICH2's
+recursive-doubling allgather, the plain trees whole and in pieces (Open MPI's segments), the
+send order every schedule records, and the parents read off a schedule."""
 
 from __future__ import annotations
 
@@ -184,3 +185,51 @@ def test_parents_read_the_tree_off_a_schedule():
     assert build("binomial", 8, 0, 8).parents() == [None, 0, 0, 2, 0, 4, 4, 6]
     assert build("sequential", 4, 2, 8).parents() == [2, 2, None, 2]
     assert build("chain", 3, 0, 8).parents() == [None, 0, 1]
+
+
+@pytest.mark.parametrize("algorithm", ["sequential", "binomial", "chain", "binary"])
+@pytest.mark.parametrize("k", [2, 3, 8, 9, 16])
+def test_plain_trees_whole_and_in_pieces(algorithm, k):
+    """Without fragment= a plain tree sends the message whole; with it (Open MPI's segsize)
+    each piece goes down the same tree, a node receiving a piece and sending it to each
+    child in turn before it receives the next: the whole tree's program once a piece."""
+    root, n = 1 % k, 37
+    whole = build(algorithm, k, root, n)
+    assert delivered(whole) == [set(range(n))] * k
+    assert {(op.lo, op.hi) for prog in whole.programs for op in prog} == {(0, n)}
+    assert "fragment" not in whole.params
+    pieces = build(algorithm, k, root, n, fragment=10)
+    assert delivered(pieces) == [set(range(n))] * k
+    assert pieces.params["fragment"] == 10 and pieces.parents() == whole.parents()
+    for w, p in zip(whole.programs, pieces.programs, strict=True):
+        assert list(p) == [type(op)(op.peer, lo, hi) for lo, hi in
+                           ((0, 10), (10, 20), (20, 30), (30, 37)) for op in w]
+    # the fragmented chain is the chain in pieces (DEFAULT_FRAGMENT unless told)
+    assert build("fragmented-chain", k, root, n, fragment=10).programs == \
+        build("chain", k, root, n, fragment=10).programs
+    with pytest.raises(ValueError, match="fragment size must be at least 1 byte"):
+        build(algorithm, k, root, n, fragment=0)
+
+
+@pytest.mark.parametrize("k", [1, 2, 4, 8, 16])
+def test_scatter_allgather_by_recursive_doubling(k):
+    """MPICH2's allgather for a power of two of ranks (MPIR_Bcast): log2 k swaps, each of
+    all a rank holds with the rank whose relative id differs in one bit, lowest bit first;
+    the scatter before it as the ring's."""
+    n = 64
+    for root in range(k):
+        s = build("scatter-allgather", k, root, n, allgather="recursive-doubling")
+        assert delivered(s) == [set(range(n))] * k
+        assert s.params["allgather"] == "recursive-doubling"
+        swaps = [op for op in s.programs[root] if isinstance(op, SendRecv)]
+        steps = k.bit_length() - 1
+        assert [op.send.peer for op in swaps] == [(root + (1 << i)) % k for i in range(steps)]
+        assert [op.send.hi - op.send.lo for op in swaps] == [n // k << i for i in range(steps)]
+        ring = build("scatter-allgather", k, root, n)
+        assert ring.params["allgather"] == "ring"
+        assert [op for op in s.programs[root] if not isinstance(op, SendRecv)] == \
+            [op for op in ring.programs[root] if not isinstance(op, SendRecv)]
+    with pytest.raises(ValueError, match="needs a power of two of ranks, got 6"):
+        build("scatter-allgather", 6, 0, n, allgather="recursive-doubling")
+    with pytest.raises(ValueError, match="allgather must be one of ring, recursive-doubling"):
+        build("scatter-allgather", 8, 0, n, allgather="bruck")

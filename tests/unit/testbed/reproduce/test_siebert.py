@@ -5,13 +5,17 @@ settle one), skew and frames."""
 
 from __future__ import annotations
 
+import json
 import random
 from types import SimpleNamespace
 from typing import Any
 
 from collectives.ipmc.rounds import summary
+from collectives.trees.latency_model import PointToPoint, completion_times
+from collectives.trees.schedules import build
 from testbed.reproduce.all_claims import BY_KEY
 from testbed.reproduce.claims import Context
+from testbed.reproduce.jobs import takes
 from testbed.reproduce.verdict import (
     DIFFERS,
     EMULATOR,
@@ -71,13 +75,13 @@ def test_repair_rounds_follow_the_model_and_stay_below_one_at_half_loss():
     net = LossyNet()
     out = run("siebert.repair-rounds", net)
     assert out.verdict == REPRODUCED, out.why
-    assert len(out.points) == 9  # 3 losses, 3 jobs
+    assert len(out.points) == 3 * takes(False)  # 3 losses
     assert {a["loss_scope"] for a in net.asked} == {"multicast-in"}
     assert set(out.values["intervals"]) == {"E(X) at 50% lost", "E(X) / model at 10%",
                                             "E(X) / model at 30%", "E(X) / model at 50%"}
     assert "50% lost 0.8" in out.testbed and "(model 0.86" in out.testbed
     quick = run("siebert.repair-rounds", LossyNet(), quick=True)
-    assert quick.verdict == REPRODUCED and len(quick.points) == 2
+    assert quick.verdict == REPRODUCED and len(quick.points) == takes(True)
 
 
 def test_repair_rounds_of_loss_shared_by_every_receiver_differ():
@@ -101,11 +105,11 @@ def test_arrival_order_judges_the_multicasts_share_by_who_comes_first_and_the_wa
     assert "dropped a broadcast root last 1, root first 87" in lost.testbed
     assert "64 KiB root first (fits the buffer): 100% by multicast, 0 dropped" in lost.testbed
     assert lost.values["rcvbuf_got"] == 212992
-    assert len(lost.points) == 9 and len(lost.context) == 1  # 3 conditions x 3 jobs
+    assert len(lost.points) == 3 * takes(False) and len(lost.context) == 1  # 3 conditions
     waits = [a for a in net.asked if a.get("options")]
-    assert len(waits) == 3 and {a["options"]["root_wait_us"] for a in waits} == {1678e3}
+    assert len(waits) == takes(False) and {a["options"]["root_wait_us"] for a in waits} == {1678e3}
     assert {(a["iters"], a["warmup"]) for a in net.asked} == {(1, 0)}
-    assert len(run("siebert.arrival-order", LossyNet(first=lossy), quick=True).points) == 6
+    assert len(run("siebert.arrival-order", LossyNet(first=lossy), quick=True).points) == 3 * takes(True)
     kept = run("siebert.arrival-order", LossyNet(first={"root": 1.0, "receivers": 1.0,
                                                          "receivers waits": 1.0}))
     assert kept.verdict == DIFFERS and kept.kind == EMULATOR and "receive buffer" in kept.why
@@ -121,8 +125,8 @@ def test_flat_64k_reproduced_differs_and_no_result() -> None:
     grows = measured("siebert.flat-64k", Points(lambda a, s, h: 10.0 * h))
     assert grows.verdict == DIFFERS and "two-stage T(16)/T(2) [8.00, 8.00] lies outside" in \
         grows.why and grows.kind == EMULATOR
-    # --quick: 2 jobs at 2 and 16 hosts only (the full run draws 4 and 8 hosts too)
-    assert len(out.points) == 8 and len(out.context) == 4
+    # --quick: 2 and 16 hosts only (the full run draws 4 and 8 hosts too)
+    assert len(out.points) == 4 * takes(True) and len(out.context) == 4
     flagged = measured("siebert.flat-64k", Points(flat_mcast, flag={("two-stage", 16)}))
     assert flagged.verdict == NO_RESULT and "hosts waited" in flagged.why
     # nack is shown, not judged: its flag alone does not take the verdict away
@@ -131,9 +135,9 @@ def test_flat_64k_reproduced_differs_and_no_result() -> None:
 
 
 def test_crossovers() -> None:
-    assert measured("siebert.crossover-4k", Points(flat_mcast)).testbed == \
-        "multicast beats MPI_Bcast and binomial from 4 hosts on (median of 2 jobs; 95 % " \
-        "interval over them: 4 hosts)"
+    assert measured("siebert.crossover-4k", Points(flat_mcast)).testbed.startswith(
+        f"multicast beats MPI_Bcast and binomial from 4 hosts on (median of {takes(True)} jobs; "
+        f"interval over them: 4 hosts; intervals: bootstrap over {takes(True)} job(s) a point")
     late = measured("siebert.crossover-4k",
                     Points(lambda a, s, h: 100.0 if a == "two-stage" else 10.0 * h))
     assert late.verdict == DIFFERS and "from 16 hosts on" in late.testbed
@@ -171,17 +175,17 @@ def test_skew_on_9_and_13_hosts_over_jobs(monkeypatch) -> None:
         "binomial skew, 9 hosts", "two-stage skew, 13 hosts", "two-stage skew, 9 hosts"]
     assert "binomial skew, 13 hosts, shown (the model's 2.00 is the margin): 4.00 [4.00, " \
         "4.00]" in out.testbed
-    assert len(out.points) == 12 and len(out.context) == 2  # 3 jobs a point; MPI_Bcast once
+    assert len(out.points) == 4 * takes(False) and len(out.context) == 2  # MPI_Bcast once
     assert "9 hosts: two-stage 1.10, binomial 4.00, MPI_Bcast 1.80 (the model: binomial " \
         "4.00)" in out.testbed
     # judged on return times: two-stage's receivers returning 2 x apart differ
     late = measured("siebert.skew", SkewPoints(
         flat_mcast, lambda a, t: [0, 5.0, 10.0] if a == "two-stage" else back[a]))
     assert late.verdict == DIFFERS and late.kind == EMULATOR
-    assert len(late.points) == 4 and "13 hosts" not in late.testbed  # --quick: 9 hosts only
+    assert len(late.points) == 2 * takes(True) and "13 hosts" not in late.testbed  # --quick: 9 hosts only
     assert "two-stage skew, 9 hosts [2.00, 2.00] lies outside at most 1.3" in late.why
     # jobs that straddle the margin settle nothing
-    spread = (1.8, 2.2, 2.6)
+    spread = (1.8, 2.2, 2.6, 1.8, 2.6)
     torn = measured("siebert.skew", SkewPoints(
         flat_mcast, lambda a, t: [0, 1.0, spread[t]] if a == "binomial" else back[a]),
         quick=False)
@@ -197,27 +201,13 @@ def test_skew_on_9_and_13_hosts_over_jobs(monkeypatch) -> None:
     assert na.verdict == NOT_APPLICABLE and na.kind == TRANSFER and "within 2.00x" in na.why
 
 
-def test_siebert_as_the_thesis_states_it_64_kib_from_4_nodes_and_the_chain_at_1_mib() -> None:
-    """At 64 KiB two-stage must beat the libraries' fragmenting broadcasts (the fragmented
-    chain, scatter-allgather) from 4 hosts on; at 1 MiB the chain must beat two-stage."""
-    def libs(alg, size, hosts):  # two-stage flat, the libraries growing with the hosts
-        return 30.0 if alg == "two-stage" else 9.0 * hosts
-
-    out = measured("siebert.beats-libraries-64k", Points(libs))
-    assert out.verdict == REPRODUCED, out.why
-    assert out.testbed.startswith("multicast beats fragmented chain and scatter-allgather "
-                                  "from 4 hosts on")
-    assert {p["label"].split()[0] for p in out.points} == {"two-stage", "fragmented-chain",
-                                                           "scatter-allgather"}
-    late = measured("siebert.beats-libraries-64k", Points(lambda a, s, h: 30.0 if a ==
-                                                          "two-stage" else 4.0 * h))
-    assert late.verdict == DIFFERS and "from 8 hosts on" in late.testbed
-
+def test_siebert_as_the_thesis_states_it_the_chain_at_1_mib() -> None:
+    """At 1 MiB the chain must beat two-stage."""
     def paper(alg, size, hosts):
         return {"two-stage": 2.0, "fragmented-chain": 1.0, "binomial": 3.0}[alg]
 
     chain = measured("siebert.chain-1m", Points(paper), quick=False)
-    assert chain.verdict == REPRODUCED and len(chain.points) == 6 and len(chain.context) == 1
+    assert chain.verdict == REPRODUCED and len(chain.points) == 2 * takes(False) and len(chain.context) == 1
     assert chain.values["intervals"]["two-stage / fragmented chain"]["interval"] == [2.0, 2.0]
     twice = measured("siebert.chain-1m", Points(
         lambda a, s, h: {"two-stage": 1.0, "fragmented-chain": 1.5, "binomial": 3.0}[a]),
@@ -237,7 +227,7 @@ def test_a_crossover_the_jobs_do_not_settle_is_undecided() -> None:
     class Jobs(Points):
         def point(self, algorithm, size, hosts, frames=0, **kw):
             p = super().point(algorithm, size, hosts, frames)
-            win = {0: (8, 16), 1: (16,)}[kw["take"]]
+            win = (16,) if kw["take"] % 2 else (8, 16)
             ms = 1.0 if algorithm == "two-stage" and hosts in win else 2.0 + (
                 algorithm == "two-stage")
             return p | {"ms": ms}
@@ -245,3 +235,197 @@ def test_a_crossover_the_jobs_do_not_settle_is_undecided() -> None:
     out = measured("siebert.crossover-4k", Jobs(lambda a, s, h: 1.0))
     assert out.verdict == UNDECIDED, out.why
     assert "8-16 hosts" in out.testbed and "not surely from 9 hosts" in out.why
+
+
+class LibraryPoints(Points):
+    """Records what every point was asked with: (algorithm, hosts, send order, options,
+    warmup, iters, take)."""
+
+    def __init__(self, ms):
+        super().__init__(ms)
+        self.asked: list[tuple] = []
+
+    def point(self, algorithm, size, hosts, frames=0, **kw):
+        self.asked.append((algorithm, hosts, kw.get("send_order"),
+                           json.dumps(kw.get("options", {}), sort_keys=True), kw.get("warmup"),
+                           kw.get("iters"), kw["take"]))
+        return super().point(algorithm, size, hosts, frames, **kw)
+
+
+def test_beats_libraries_runs_each_library_as_it_chose_by_size_and_ranks() -> None:
+    """At 64 KiB, judged on 4 and 16 hosts (8 drawn from one job in the full run): Open MPI
+    r11682's bintree (whole up to 8 ranks, in 16384 B segments on 16) and MPICH2's binomial
+    (4) or scatter and recursive-doubling allgather (8, 16), both sending as soon as MPI
+    took the previous send; two-stage as ipmc dispatches; 1 timed broadcast after 1
+    untimed, every point of a take in one job a host count; judged from how many hosts
+    two-stage beats both."""
+    def libs(alg, size, hosts):  # two-stage flat, the libraries growing with the hosts
+        return 30.0 if alg == "two-stage" else 9.0 * hosts
+
+    net = LibraryPoints(libs)
+    out = measured("siebert.beats-libraries-64k", net, quick=False)
+    assert out.verdict == REPRODUCED, out.why
+    assert out.testbed.startswith("multicast beats Open MPI r11682 and MPICH2 1.0 from 4 "
+                                  f"hosts on (median of {takes(False)} jobs")
+    assert "judged on 4, 16 hosts, 8 drawn from one job; the libraries chose (hosts: " \
+        "algorithm) Open MPI r11682 4: bintree whole, 8: bintree whole, 16: bintree in " \
+        "16384 B segments; MPICH2 1.0 4: binomial, 8: scatter + recursive-doubling " \
+        "allgather, 16: scatter + recursive-doubling allgather" in out.testbed
+    seg, rd = '{"fragment": 16384}', '{"allgather": "recursive-doubling"}'
+    assert {a[:4] for a in net.asked} == {
+        ("two-stage", h, None, "{}") for h in (4, 8, 16)} | {
+        ("binary", 4, "overlapped", "{}"), ("binary", 8, "overlapped", "{}"),
+        ("binary", 16, "overlapped", seg), ("binomial", 4, "overlapped", "{}"),
+        ("scatter-allgather", 8, "overlapped", rd), ("scatter-allgather", 16, "overlapped", rd)}
+    assert {a[4:6] for a in net.asked} == {(1, 1)} and len(net.asked) == 6 * takes(False) + 3
+    (judged, n), (drawn, once) = net.batches  # every point of a take measured together
+    assert n == takes(False) and len(judged) == 6 and once == 1 and len(drawn) == 3
+    assert {(a.algorithm, a.count, a.iters, a.warmup) for a in judged} == {
+        (a[0], a[1], 1, 1) for a in net.asked if a[1] != 8}
+    assert len(out.points) == 6 * takes(False) and len(out.context) == 3
+    assert set(out.values["sources"]) == {"Open MPI r11682", "MPICH2 1.0"}
+    assert out.values["plot"]["series"]["MPICH2 1.0"] == [(4, 36.0), (8, 72.0), (16, 144.0)]
+    quick = LibraryPoints(libs)  # --quick: 4 and 16 hosts only
+    assert measured("siebert.beats-libraries-64k", quick).verdict == REPRODUCED
+    assert {a[1] for a in quick.asked} == {4, 16} and len(quick.batches) == 1
+    late = measured("siebert.beats-libraries-64k", Points(
+        lambda a, s, h: 30.0 if a == "two-stage" else 4.0 * h))
+    assert late.verdict == DIFFERS and "from 16 hosts on" in late.testbed
+    assert "not from 4 hosts or fewer on" in late.why
+    # a library's flagged point takes the verdict away; a drawn one's does not
+    assert measured("siebert.beats-libraries-64k", Points(libs, flag={("binary", 16)})
+                    ).verdict == NO_RESULT
+    assert measured("siebert.beats-libraries-64k", Points(libs, flag={("binary", 8)}),
+                    quick=False).verdict == REPRODUCED
+
+
+class ModelPoints(Points):
+    """A network whose every rank returns as the t_hold/t_end model has it at 10 Mbit/s
+    (t_hold = t_end = m / B), scaled per algorithm by `slow` (default 1); `drop` names an
+    algorithm whose last rank has no return time."""
+
+    rate = SimpleNamespace(mbit=10.0)
+
+    def __init__(self, slow=None, drop=None):
+        super().__init__(lambda a, s, h: 1.0)
+        self.slow, self.drop = slow or {}, drop
+        self.asked: list[tuple] = []
+
+    def point(self, algorithm, size, hosts, frames=0, **kw):
+        self.asked.append((algorithm, hosts, json.dumps(kw.get("options", {})),
+                           kw.get("warmup"), kw.get("iters"), kw["take"]))
+        wire = size * 8 / 10e6 * self.slow.get(algorithm, 1.0) / size
+        s = build(algorithm, hosts, 0, size, **kw.get("options", {}))
+        model = PointToPoint(0, wire, 0, wire)
+        # a sender's call returns when MPI has taken its last message: its last receive
+        back, done = completion_times(s, model), completion_times(s, model)
+        if algorithm == self.drop:
+            done[-1] = None
+        return super().point(algorithm, size, hosts, frames, **kw) | {
+            "ms": max(t or 0 for t in back) * 1e3, "rank_return_s": back,
+            "rank_done_s": done}
+
+
+def test_fragments_1m_judges_the_average_per_node_against_3_67() -> None:
+    """The chain and the fragmented chain (64 KiB fragments) at 1 MiB on 8 hosts, one timed
+    broadcast a job and none untimed: every node's return averaged, chain over fragmented
+    chain within 20 % of the thesis's 3.67 (the model: 4.375 / 1.211 = 3.61)."""
+    net = ModelPoints()
+    out = measured("siebert.fragments-1m", net, quick=False)
+    assert out.verdict == REPRODUCED, out.why
+    assert [a[:5] for a in net.asked if a[5] == 0] == [
+        ("chain", 8, "{}", 0, 1), ("fragmented-chain", 8, '{"fragment": 65536}', 0, 1)]
+    ((asks, n),) = net.batches
+    assert n == takes(False) and [a.algorithm for a in asks] == ["chain", "fragmented-chain"]
+    assert "average per node chain 3670 ms (4.37 wire times), fragmented chain 1016 ms " \
+        "(1.21 wire times)" in out.testbed
+    assert "per node chain 839, 1678, 2517, 3355, 4194, 5033, 5872, 5872 ms" in out.testbed
+    assert "the thesis 0.440 and 0.120 s (5.25 and 1.43 wire times at 100 Mbit/s)" in \
+        out.testbed
+    assert out.values["intervals"]["chain / fragmented chain, average per node"][
+        "interval"] == [3.613, 3.613]
+    assert set(out.values["plot"]["series"]) == {
+        f"{k}, {w}" for k in ("chain", "fragmented chain")
+        for w in ("testbed", "the thesis", "the model")}
+    # the fragmented chain twice as slow: 1.8, outside 2.94-4.40
+    slow = measured("siebert.fragments-1m", ModelPoints({"fragmented-chain": 2.0}))
+    assert slow.verdict == DIFFERS and slow.kind == EMULATOR
+    assert "chain / fragmented chain, average per node [1.81, 1.81] lies outside at least " \
+        "2.936 and at most 4.404" in slow.why
+    assert measured("siebert.fragments-1m", ModelPoints(drop="chain")).verdict == NO_RESULT
+
+
+def test_basic_scaling_linear_against_logarithmic_growth() -> None:
+    """The four basic broadcasts at 64 KiB: the model's averages reproduce figure 10 (the
+    linear class 3.75 x from 4 to 16 hosts, binomial 2.0, binary 2.19, binomial / binary
+    0.91); on 2 hosts one point (sequential) stands for the four, drawn with 8 hosts from
+    one job in the full run; --quick measures 4 and 16 only."""
+    net = ModelPoints()
+    out = measured("siebert.basic-scaling", net, quick=False)
+    assert out.verdict == REPRODUCED, out.why
+    assert {i: v["figure"] for i, v in out.values["intervals"].items()} == {
+        "sequential T(16)/T(4)": 3.75, "chain T(16)/T(4)": 3.75, "binary T(16)/T(4)": 2.188,
+        "binomial T(16)/T(4)": 2.0, "binomial / binary, 16 hosts": 0.914}
+    assert {(a[0], a[1]) for a in net.asked if a[1] == 2} == {("sequential", 2)}
+    assert {a[5] for a in net.asked if a[1] in (2, 8)} == {0}  # one job, drawn
+    assert len(out.points) == 4 * 2 * takes(False) and len(out.context) == 1 + 4
+    assert {(a[3], a[4]) for a in net.asked} == {(1, 1)}
+    assert "shown: linear's gradient over chain's, 4 to 16 hosts, 1.00 [1.00, 1.00]" in \
+        out.testbed
+    assert out.values["plot"]["series"]["binary"][0] == (2, out.values["plot"]["series"][
+        "sequential"][0][1])  # the one 2-host point drawn for every algorithm
+    quick = ModelPoints()
+    assert measured("siebert.basic-scaling", quick).verdict == REPRODUCED
+    assert {a[1] for a in quick.asked} == {4, 16}
+    # sequential slowed to grow as a tree would not: 4 hosts at 3 x, 16 at 1 x the model's
+    flat = ModelPoints()
+    flat.slow = {"sequential": 3.0}
+    base = flat.point
+
+    def point(algorithm, size, hosts, frames=0, **kw):
+        p = base(algorithm, size, hosts, frames, **kw)
+        if algorithm == "sequential" and hosts == 16:
+            for k in ("rank_return_s", "rank_done_s"):
+                p[k] = [t / 3.0 for t in p[k]]
+        return p
+
+    flat.point = point
+    grows = measured("siebert.basic-scaling", flat)
+    assert grows.verdict == DIFFERS and "sequential T(16)/T(4) [1.25, 1.25] lies outside " \
+        "at least 2.9" in grows.why
+    assert measured("siebert.basic-scaling", ModelPoints(drop="binary")).verdict == NO_RESULT
+
+
+def test_chain_1m_measures_a_take_in_one_job() -> None:
+    """A 4 KiB two-stage broadcast first in each job (its channel's and the chain's set-up,
+    not judged), then two-stage and the fragmented chain at 1 MiB, one timed broadcast each
+    and none untimed; binomial one job, shown."""
+    net = LibraryPoints(lambda a, s, h: 0.01 if s == 4096 else {
+        "two-stage": 2.0, "fragmented-chain": 1.0, "binomial": 3.0}[a])
+    out = measured("siebert.chain-1m", net, quick=False)
+    assert out.verdict == REPRODUCED, out.why
+    (both, n), (alone, once) = net.batches
+    assert [(a.algorithm, a.size, a.warmup, a.iters) for a in both] == [
+        ("two-stage", 4096, 0, 1), ("two-stage", 1 << 20, 0, 1),
+        ("fragmented-chain", 1 << 20, 0, 1)] and n == takes(False)
+    assert [a.algorithm for a in alone] == ["binomial"] and once == 1
+    assert len(out.points) == 2 * takes(False) and len(out.context) == 1  # no set-up
+    assert "two-stage / fragmented chain 2.00" in out.testbed
+
+
+def test_a_nodes_time_is_its_return_or_its_last_messages_arrival() -> None:
+    """The thesis's per-node time: a node that sends is done when its last message has
+    reached its receiver (its MPI_Send of 1 MiB returned only then), if that is later than
+    its return from the call; a node that only receives, when it returns."""
+    from testbed.reproduce.siebert_basic import per_node
+
+    chain = build("chain", 4, 0, 100)
+    p = {"rank_return_s": [0.1, 1.1, 2.5, 3.0], "rank_done_s": [0.0, 1.0, 2.0, 3.0]}
+    assert per_node(p, chain) == [1000.0, 2000.0, 3000.0, 3000.0]
+    binomial = build("binomial", 4, 0, 100)  # the root sends to 2, then 1; 2 to 3
+    assert per_node(p, binomial) == [2000.0, 1100.0, 3000.0, 3000.0]
+    assert per_node(p | {"rank_done_s": [0.0, None, 2.0, 3.0]}, chain) is None
+    assert per_node({"rank_return_s": None, "rank_done_s": None}, chain) is None
+    out = measured("siebert.fragments-1m", ModelPoints())
+    assert "a hop chain 1.00 (1.23 in the thesis), fragmented chain 1.00 (1.24 in the " \
+        "thesis) wire times of what it carries" in out.testbed
