@@ -210,7 +210,8 @@ def test_siebert_as_the_thesis_states_it_the_chain_at_1_mib() -> None:
         return {"two-stage": 2.0, "fragmented-chain": 1.0, "binomial": 3.0}[alg]
 
     chain = measured("siebert.chain-1m", Points(paper), quick=False)
-    assert chain.verdict == REPRODUCED and len(chain.points) == 2 * takes(False) and len(chain.context) == 1
+    assert chain.verdict == REPRODUCED and len(chain.context) == 1
+    assert len(chain.points) == 2 * takes(False)
     assert chain.values["intervals"]["two-stage / fragmented chain"]["interval"] == [2.0, 2.0]
     twice = measured("siebert.chain-1m", Points(
         lambda a, s, h: {"two-stage": 1.0, "fragmented-chain": 1.5, "binomial": 3.0}[a]),
