@@ -491,8 +491,9 @@ CLAIMS: tuple[Claim, ...] = (
           "on the same ranks (OPT-Min, OPT-Mesh), each network in the shuffle where OPT-Tree "
           "meets the most contention in the model (the mesh's: nupairoj.mesh-contention's); "
           "the interval over the jobs of t_c mesh less t_c BMIN above 0; both networks at "
-          "the same link rate",
-          contention_rate, network=NET, before=(MESH,), measure=mesh_points),
+          "the same link rate; full run only (as nupairoj.mesh-contention, whose points it "
+          "shares)",
+          contention_rate, network=NET, before=(MESH,), measure=mesh_points, in_quick=False),
     Claim("nupairoj.bmin-load", N, "On a BMIN the parameterized trees beat the binomial ones "
           "even under heavy background traffic, the trees that meet contention do "
           "reasonably well, and dynamic multicast gains nothing significant",
