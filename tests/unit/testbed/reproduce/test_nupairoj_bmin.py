@@ -17,8 +17,8 @@ from topologies import parse_spec
 from .stand_ins import Points
 
 # t_hold/t_end as measured here (1 KiB, 4 KiB, 64 KiB at 10 Mbit/s): t_hold at or above t_end
-HOLD = {1024: 1.5e-3, 4096: 5e-3, 65536: 55e-3}
-END = {1024: 0.75e-3, 4096: 4e-3, 65536: 54e-3}
+HOLD = {1024: 1.5e-3, 65536: 55e-3}
+END = {1024: 0.75e-3, 65536: 54e-3}
 
 
 def measured_params(sizes, hosts=None):
@@ -114,6 +114,7 @@ def test_contention_rate_lower_on_the_bmin_than_on_the_mesh() -> None:
     out = run_rate(bmin, mesh)
     assert out.verdict == REPRODUCED, out.why
     assert out.values["contention_rate"] == {"bmin": 0.048, "mesh": 0.2}
+    assert "t_c mesh less t_c BMIN 0.15 [" in out.testbed
     # the mesh's points are nupairoj.mesh-contention's: its shuffle, 10 broadcasts a point
     from testbed.reproduce.nupairoj import MESH_ITERS
 
@@ -121,10 +122,12 @@ def test_contention_rate_lower_on_the_bmin_than_on_the_mesh() -> None:
     asks, n = mesh.batches[0]  # asked again when read: Network.batch then skips them
     assert n == takes(False) and {a.iters for a in asks} == {MESH_ITERS}
     assert out.values["mean_contended_pairs"]["mesh"] > 0
-    same, _ = rate_nets(1.25, 1.25)
-    _, mesh2 = rate_nets(1.25, 1.25)
-    flat = run_rate(same, mesh2)
-    assert flat.verdict in (UNDECIDED, DIFFERS)
+    # alike on both (as measured here, 2026-12-06: 0.29 and 0.29): less than the rate
+    # nupairoj.mesh-contention counts as contention apart, so the BMIN's is not lower
+    flat = run_rate(*rate_nets(1.4, 1.4))
+    assert flat.verdict == DIFFERS and "at least 0.05" in flat.why
+    near = run_rate(*rate_nets(1.25, 1.35))  # 0.06 apart, the jobs a few percent
+    assert near.verdict == UNDECIDED
     worse = run_rate(*rate_nets(1.4, 1.1))
     assert worse.verdict == DIFFERS and worse.kind == EMULATOR
     assert "one path a pair" in worse.why and "contended pairs a shuffle on the BMIN" in \
@@ -149,25 +152,37 @@ def ch6_jobs(ms, predicted=None, spread=(0.98, 1.0, 1.02, 0.99, 1.01)):
              for (a, t), v in ms.items()] for take, f in enumerate(spread)]
 
 
-LOADS = ["none", "uniform-20"]
+LOADS = ["uniform-20"]
 PAPER = {"binomial": 10.0, "u-min": 9.8, "opt-tree": 8.4, "opt-min": 8.0, "dyn-min": 8.1}
 
 
 def test_chapter_6_on_the_bmin_parameterized_beat_binomial_and_dyn_min_gains_nothing() -> None:
     from testbed.reproduce.nupairoj_bmin import judge_load
 
-    ms = {(a, t): v * (1.5 if t != "none" else 1) for t in LOADS for a, v in PAPER.items()}
+    ms = {(a, t): v * 1.5 for t in LOADS for a, v in PAPER.items()}
     out = judge_load(ch6_jobs(ms), LOADS)
     assert out.verdict == REPRODUCED, out.why
-    assert len(out.values["intervals"]) == 8 and len(out.points) == 5 * 2 * 5
+    assert len(out.values["intervals"]) == 4 and len(out.points) == 5 * 5
     assert "uniform-20: binomial 15.00 ms" in out.testbed
     # where the model prices the pair alike (one tree at this t_hold/t_end), not judged
     alike = judge_load(ch6_jobs(ms, predicted={a: 9.0 for a in PAPER}), LOADS)
-    assert "OPT-Min / U-Min, none" not in alike.values["intervals"]
-    assert "OPT-Min / U-Min at none: the model prices them 9.00 and 9.00 ms" in alike.testbed
+    assert "OPT-Min / U-Min, uniform-20" not in alike.values["intervals"]
+    assert "OPT-Min / U-Min at uniform-20: the model prices them 9.00 and 9.00 ms" in \
+        alike.testbed
     gains = judge_load(ch6_jobs({**ms, ("dyn-min", "uniform-20"): 8.0}), LOADS)
     assert gains.verdict == DIFFERS and gains.kind == EMULATOR
     assert "DYN-Min / OPT-Min, uniform-20 [0.6" in gains.why and "at least 0.9" in gains.why
+
+
+def test_chapter_6_ratios_are_each_jobs_own_so_groups_that_differ_do_not_blur_them() -> None:
+    """Each job's group of hosts makes every tree of it faster or slower alike: the ratio
+    within a job holds where a ratio of medians over the jobs would not."""
+    from testbed.reproduce.nupairoj_bmin import judge_load
+
+    ms = {(a, "uniform-20"): v for a, v in PAPER.items()}
+    out = judge_load(ch6_jobs(ms, spread=(0.6, 1.0, 1.5, 0.8, 1.3)), LOADS)
+    assert out.verdict == REPRODUCED, out.why
+    assert out.values["per_job"]["OPT-Min / U-Min, uniform-20"] == [0.816] * 5
 
 
 def test_chapter_6_jobs_each_place_the_group_and_share_chapter_5s_params(monkeypatch) -> None:
@@ -175,7 +190,7 @@ def test_chapter_6_jobs_each_place_the_group_and_share_chapter_5s_params(monkeyp
     from testbed.reproduce import nupairoj_bmin as nb
 
     spec = from_dict(nb.ch6_spec("bmin:n=4,bw=10", nb.group_order(0)))
-    assert len(spec.points()) == 10 and {p.algorithm for p in spec.points()} == {
+    assert len(spec.points()) == 5 and {p.algorithm for p in spec.points()} == {
         "binomial", "u-min", "opt-tree", "opt-min", "dyn-min"}
     group = spec.groups_of(spec.points()[0])[0]
     assert group == [f"h{n}" for n in nb.group_order(0)] and len(set(group)) == 8
@@ -188,7 +203,7 @@ def test_chapter_6_jobs_each_place_the_group_and_share_chapter_5s_params(monkeyp
         return runs[-1]
 
     def execute(run, emu):
-        assert run.config["params"]["sizes"] == [1024, 4096, 65536]  # not measured again
+        assert run.config["params"]["sizes"] == [1024, 65536]  # not measured again
         run.records_file.write_text("".join(
             json.dumps(ch6_record(p.algorithm, p.traffic, PAPER[p.algorithm])) + "\n"
             for p in run.spec.points()))
