@@ -1,11 +1,11 @@
 """The contention-free trees (:mod:`collectives.contention.trees`) as broadcast schedules.
 
-:func:`collectives.trees.schedules.build` hands "opt-mesh", "u-mesh", "u-torus" and "opt-min" here
-with its keyword parameters, which say where the ranks sit:
+:func:`collectives.trees.schedules.build` hands "opt-mesh", "u-mesh", "u-torus", "opt-min" and
+"u-min" here with its keyword parameters, which say where the ranks sit:
 
 * ``mesh=(rows, cols)`` (opt-mesh, u-mesh), ``torus=(rows, cols)`` (u-torus): the grid as
   topologies builds it, node ``row * cols + col``, XY routing;
-* ``bmin=(k, n)`` (opt-min): a k-ary n-stage BMIN, nodes ``0 .. k^n - 1``;
+* ``bmin=(k, n)`` (opt-min, u-min): a k-ary n-stage BMIN, nodes ``0 .. k^n - 1``;
 * ``nodes=(node of rank 0, node of rank 1, ...)``: default rank i on node i;
 * ``t_hold``, ``t_end`` (opt-mesh, opt-min), as for opt-tree.
 
@@ -82,7 +82,7 @@ def build_tree(algorithm: str, size: int, root: int, **params: Any) -> ct.Conten
             raise ValueError(f"{algorithm} needs t_hold and t_end (measured by 'mcastlab params')")
         times = {"t_hold": params["t_hold"], "t_end": params["t_end"]}
     build = {"opt-mesh": ct.opt_mesh, "u-mesh": ct.u_mesh, "u-torus": ct.u_torus,
-             "opt-min": ct.opt_min}[algorithm]
+             "opt-min": ct.opt_min, "u-min": ct.u_min}[algorithm]
     return build(nodes, nodes[root], a, b, **times)
 
 

@@ -1,7 +1,8 @@
-"""DYN-Tree's and DYN-Mesh's executor: the ranks are chained (DYN-Tree: in rank order from
-the root; DYN-Mesh: in the mesh's routing order, as OPT-Mesh chains them), the root owns the
-whole chain, and each rank that receives the message also receives the far end of the part
-of the chain it now owns (it is at the other end), splits that part under its own current
+"""DYN-Tree's, DYN-Mesh's and DYN-Min's executor: the ranks are chained (DYN-Tree: in rank
+order from the root; DYN-Mesh, DYN-Min: in the mesh's or BMIN's routing order, as OPT-Mesh and
+OPT-Min chain them), the root owns the whole chain, and each rank that receives the message
+also receives the far end of the part of the chain it now owns (it is at the other end),
+splits that part under its own current
 estimates (`trees.dyntree.chain_sends`, from what its own sends have cost) and forwards the
 message and a sub-part to each child. So the tree adapts at every forwarding node, from
 local information only, as in Nupairoj1998 section 6.4.5.
@@ -20,7 +21,7 @@ from typing import Any
 from .. import held, outqueue, sent, waiting
 from ..algorithms import BCASTS, DEFAULT_SEND_ORDER
 from ..contention.schedules import geometry, rank_nodes
-from ..contention.trees import mesh_chain
+from ..contention.trees import bmin_chain, mesh_chain
 from .dyntree import SendCost, StaticParams, chain_sends, estimates, from_measured
 
 TAG_BASE = 0x4400  # + broadcast number mod TAG_SPAN: a header never matches a later one
@@ -58,16 +59,19 @@ def static_params(params: Mapping[str, Any], algorithm: str = "dyn-tree") -> Sta
 def chain(algorithm: str, size: int, root: int, params: Mapping[str, Any]) -> tuple[int, ...]:
     """The ranks in the order `algorithm` splits them: dyn-tree's from the root in rank
     order; dyn-mesh's in the mesh's routing order (mesh=(rows, cols) and nodes=, the node of
-    every rank, as for opt-mesh; without mesh= a 1 x N line:
-    collectives.contention.schedules.geometry). ValueError for a layout that does not fit."""
+    every rank, as for opt-mesh; without mesh= a 1 x N line), dyn-min's in the BMIN's
+    (bmin=(k, n) and nodes=, as for opt-min; without bmin= the smallest 2-ary BMIN holding
+    the nodes: collectives.contention.schedules.geometry). ValueError for a layout that does
+    not fit."""
     if not 0 <= root < size:
         raise ValueError(f"root must be a rank in 0..{size - 1}, got {root!r}")
     if not BCASTS[algorithm].geometry:
         return tuple((root + i) % size for i in range(size))
     nodes = rank_nodes(size, params.get("nodes"))
-    rows, cols = geometry(algorithm, nodes, params)
+    a, b = geometry(algorithm, nodes, params)
+    ordered = (bmin_chain if BCASTS[algorithm].geometry == "bmin" else mesh_chain)(nodes, a, b)
     rank = {node: r for r, node in enumerate(nodes)}
-    return tuple(rank[node] for node in mesh_chain(nodes, rows, cols))
+    return tuple(rank[node] for node in ordered)
 
 
 def forwards(order: Sequence[int], me: int, lo: int, hi: int, hold: float,

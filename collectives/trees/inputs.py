@@ -86,7 +86,7 @@ def settled(build: Callable[[MeasuredPointToPoint], Schedule], table: HoldTable)
 
 # a network-aware tree without its placement counts sends as the tree it places does
 UNPLACED = {"opt-mesh": "opt-tree", "opt-min": "opt-tree", "u-mesh": "binomial",
-            "u-torus": "binomial"}
+            "u-min": "binomial", "u-torus": "binomial"}
 
 
 def sends_for(algorithm: str, k: int, size: int, table: HoldTable,

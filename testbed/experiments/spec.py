@@ -69,7 +69,7 @@ _TOP = {"name", "description", "seed", "repetitions", "warmup", "timeout", "budg
         "collective"}
 ALLGATHER_TOP = {"name", "description", "seed", "repetitions", "warmup", "timeout", "wait",
                  "collective", "network", "sweep"}
-_NETWORK = {"topology", "mode", "switching", "exclude", "loss_scope"}
+_NETWORK = {"topology", "mode", "switching", "exclude", "order", "loss_scope"}
 _SWEEP = {"algorithms", "sizes", "hosts", "traffic", "loss", "faults", "groups", "interval"}
 _PARAMS = {"sizes", "repeats", "budget_bytes"}
 
@@ -125,6 +125,7 @@ class ExperimentSpec:
     mode: str = "igmp"
     switching: str = "controller"
     exclude: tuple[int, ...] = ()
+    order: tuple[int, ...] = ()  # node ids the communicators take first, in this order
     loss_scope: str = "all"
     algorithms: tuple[str, ...] = ()
     sizes: tuple[int, ...] = ()
@@ -166,8 +167,12 @@ class ExperimentSpec:
 
     def pool(self) -> list[Host]:
         """The hosts that broadcasts are formed from, in order: all but the excluded nodes,
-        which are failed in the controller for the whole run and so out of every range."""
-        return [h for h in self.topology.hosts if h.node_id not in self.exclude]
+        which are failed in the controller for the whole run and so out of every range;
+        those of `order` first, in its order (a group placed across the network, as
+        Nupairoj1998 places its multicast group at random), then the rest in node order."""
+        first = {n: i for i, n in enumerate(self.order)}
+        return sorted((h for h in self.topology.hosts if h.node_id not in self.exclude),
+                      key=lambda h: (first.get(h.node_id, len(first)), h.node_id))
 
     def groups_of(self, p: Point) -> list[list[str]]:
         """The host names of each of the point's communicators (disjoint, from the pool)."""
@@ -229,8 +234,10 @@ def from_dict(raw: dict[str, Any], path: Path | None = None) -> ExperimentSpec:
         switching=sv.choice(net, "switching", "controller", SWITCHING, "network."),
         loss_scope=sv.choice(net, "loss_scope", "all", LOSS_SCOPES, "network."),
     )
-    spec.exclude = tuple(sv.int_list(net, "exclude", [], "network.", 0, max(
-        [h.node_id for h in topo.hosts], default=0), empty=True))
+    top = max([h.node_id for h in topo.hosts], default=0)
+    spec.exclude = tuple(sv.int_list(net, "exclude", [], "network.", 0, top, empty=True))
+    spec.order = tuple(sv.int_list(net, "order", [], "network.", 0, top, empty=True))
+    _check_order(spec, topo)
     n_hosts = len(spec.pool())
     if not n_hosts:
         raise SpecError("network.exclude: every host is excluded")
@@ -281,6 +288,18 @@ def from_dict(raw: dict[str, Any], path: Path | None = None) -> ExperimentSpec:
             raise SpecError(str(exc)) from None
         across_servers(spec, cluster, "cluster")
     return spec
+
+
+def _check_order(spec: ExperimentSpec, topo: Topology) -> None:
+    """network.order: distinct nodes of the topology, none of them excluded."""
+    ids = {h.node_id for h in topo.hosts}
+    for i, n in enumerate(spec.order):
+        if n not in ids:
+            raise SpecError(f"network.order[{i}]: {topo.name} has no node {n}")
+        if n in spec.exclude:
+            raise SpecError(f"network.order[{i}]: node {n} is excluded")
+        if n in spec.order[:i]:
+            raise SpecError(f"network.order[{i}]: node {n} is listed twice")
 
 
 def _read_alike(raw: dict[str, Any], path: Path | None, topo_spec: str, topo: Topology, *,

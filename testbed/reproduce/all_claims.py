@@ -11,6 +11,7 @@ from . import (
     chen,
     coll,
     nupairoj,
+    nupairoj_bmin,
     pure,
     pure_coll,
     pure_siebert,
@@ -26,7 +27,7 @@ PAPERS = ("Nupairoj1998", "Coll2003", "Siebert2006", "Tseng2001", "Chen2000")
 # paper by paper, each paper's pure claims before its measured ones
 CLAIMS: tuple[Claim, ...] = tuple(sorted((*pure.CLAIMS, *pure_coll.CLAIMS,
                                                  *pure_siebert.CLAIMS, *pure_tseng.CLAIMS,
-                                                 *nupairoj.CLAIMS,
+                                                 *nupairoj.CLAIMS, *nupairoj_bmin.CLAIMS,
                                                  *benchmarking.CLAIMS,
                                                  *source_contention.CLAIMS, *coll.CLAIMS,
                                                  *tseng.CLAIMS, *siebert.CLAIMS,

@@ -59,6 +59,11 @@ NETWORKS: dict[str, Kind] = {
         "Nupairoj1998's chapter 6 at this machine's scale: a 4x4 mesh whose other 8 hosts "
         "run the background generators; the calibrated rate, at most 10 Mbit/s, the rate up "
         "to which the Python generators offer the loads asked (docs/experiments.md)")),
+    "bmin16": Kind("bmin:n=4", max_mbit=10.0, why=(
+        "Nupairoj1998's BMIN (chapters 5 and 6) at this machine's scale: 16 hosts on 4 stages "
+        "of 2x2 switches, turnaround routing (up by the destination's digit, then down); the "
+        "calibrated rate, at most 10 Mbit/s, as the 4x4 mesh it is compared with "
+        "(mesh16-load) and for chapter 6's background generators")),
     "star9": Kind("star:hosts=9", 1 / 2, why=(
         "Chen2000's 9 PCs on a switch, at half the calibrated rate as its hub twin: at the "
         "whole of it (50 Mbit/s) the scouts on the hub's 9 hosts were flagged in 3 of 3 jobs "

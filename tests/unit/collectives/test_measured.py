@@ -26,7 +26,7 @@ def entry(size: int, hold: float, end: float, order: str = "fifo") -> Measured:
 
 def test_the_algorithms_that_take_t_hold_and_t_end_measure_them_given_none():
     timing = {name for name, a in BCASTS.items() if a.timing}
-    assert timing == {"opt-tree", "opt-mesh", "opt-min", "dyn-tree", "dyn-mesh"}
+    assert timing == {"opt-tree", "opt-mesh", "opt-min", "dyn-tree", "dyn-mesh", "dyn-min"}
     for name in BCASTS:
         assert needs(name, {}) == (name in timing), name
         assert needs(name, {"send_order": "overlapped", "mesh": [2, 2]}) == (name in timing)
@@ -42,7 +42,7 @@ def test_a_choice_to_be_measured_is_checked_for_everything_else_before_any_messa
     assert checkable("opt-tree", {}) == measured.STAND_IN
     assert checkable("opt-tree", {"t_hold": 2.0}) == {"t_hold": 2.0}
     assert checkable("binomial", {}) == {}
-    for name in ("opt-tree", "dyn-tree", "opt-mesh", "opt-min", "dyn-mesh"):
+    for name in ("opt-tree", "dyn-tree", "opt-mesh", "opt-min", "dyn-mesh", "dyn-min"):
         check(name, "tree", 4, {}, measure=True)
     with pytest.raises(ValueError, match="opt-tree needs t_hold and t_end"):
         check("opt-tree", "tree", 4, {})  # collectives.bcast's own callers give them

@@ -29,7 +29,7 @@ def test_names_agree_and_are_broadcast_algorithms() -> None:
 
 
 GEOMETRIES = {"opt-mesh": {"mesh": (4, 5)}, "u-mesh": {"mesh": (4, 5)},
-              "u-torus": {"torus": (4, 5)}, "opt-min": {"bmin": (2, 5)}}
+              "u-torus": {"torus": (4, 5)}, "opt-min": {"bmin": (2, 5)}, "u-min": {"bmin": (2, 5)}}
 
 
 @pytest.mark.parametrize("algorithm", TOPOLOGY_ALGORITHMS)

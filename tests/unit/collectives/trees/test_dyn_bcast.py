@@ -61,6 +61,23 @@ def test_at_equal_estimates_dyn_mesh_builds_opt_meshs_tree(nodes, root, hold, en
     assert dyn_parents(order, root, hold, end) == want
 
 
+@pytest.mark.parametrize("nodes", [list(range(16)), [9, 2, 14, 7, 0, 11, 4, 13]])
+@pytest.mark.parametrize("root", [0, 3, 5])
+@pytest.mark.parametrize(("hold", "end"), [(20, 55), (55, 20), (10, 10)])
+def test_at_equal_estimates_dyn_min_builds_opt_mins_tree(nodes, root, hold, end):
+    """DYN-Min (section 6.3 on a BMIN) is OPT-Min's construction under each node's own
+    estimates: at zero load OPT-Min send by send, on the BMIN's lexicographic chain."""
+    from collectives.contention.trees import opt_min
+    from collectives.trees.dyn_bcast import chain
+
+    order = chain("dyn-min", len(nodes), root, {"bmin": (2, 4), "nodes": nodes})
+    assert [nodes[r] for r in order] == sorted(nodes)
+    rank = {node: r for r, node in enumerate(nodes)}
+    want = {rank[s]: [rank[c] for c in cs] for s, cs in
+            opt_min(nodes, nodes[root], 2, 4, hold, end).children().items()}
+    assert dyn_parents(order, root, hold, end) == want
+
+
 @pytest.mark.parametrize("root", [0, 5])
 def test_dyn_tree_is_the_chain_from_the_root_in_rank_order(root):
     from collectives.trees.dyn_bcast import chain

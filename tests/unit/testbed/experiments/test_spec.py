@@ -204,6 +204,30 @@ def test_excluded_nodes_take_no_part_in_broadcasts() -> None:
         from_dict(raw)
 
 
+def test_an_order_places_the_communicators_and_leaves_the_rest_to_the_traffic() -> None:
+    from testbed.conditions.traffic import resolve_hosts
+
+    raw = spec_with("network.order", [6, 1, 3])
+    raw["sweep"] |= {"hosts": [4], "groups": [1, 2]}
+    spec = from_dict(raw)
+    two = next(p for p in spec.points() if p.groups == 2)
+    assert spec.groups_of(two) == [["h6", "h1", "h3", "h0"], ["h2", "h4", "h5", "h7"]]
+    assert spec.param_hosts() == ["h6", "h1", "h3", "h0"]  # the root first
+    raw["sweep"]["groups"] = [1]
+    raw["traffic"]["bg"]["hosts"] = "others"
+    spec = from_dict(raw)
+    one = spec.groups_of(spec.points()[0])[0]
+    assert resolve_hosts(spec.traffic["bg"], spec.topology, one) == ["h2", "h4", "h5", "h7"]
+    for order, why in (([1, 9], r"network.order\[1\]: must be"),
+                       ([2, 2], r"network.order\[1\]: node 2 is listed twice")):
+        with pytest.raises(SpecError, match=why):
+            from_dict(spec_with("network.order", order))
+    raw = spec_with("network.order", [4])
+    raw["network"]["exclude"] = [4]
+    with pytest.raises(SpecError, match=r"network.order\[0\]: node 4 is excluded"):
+        from_dict(raw)
+
+
 def test_a_cluster_table_spreads_the_network_and_refuses_what_needs_one_clock() -> None:
     raw = spec_with("cluster", {"servers": ["root@10.1.0.2"], "tunnel": "vxlan"})
     raw["network"]["topology"] = "tree:leaves=2,hosts_per_leaf=4,bw=100"
