@@ -6,12 +6,23 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..errors import UsageError
-from . import benchmarking, chen, coll, nupairoj, pure, siebert, source_contention, tseng
+from . import (
+    benchmarking,
+    chen,
+    coll,
+    nupairoj,
+    nupairoj_local,
+    pure,
+    siebert,
+    source_contention,
+    tseng,
+)
 from .claims import Claim
 
 PAPERS = ("Nupairoj1998", "Coll2003", "Siebert2006", "Tseng2001", "Chen2000")
 # paper by paper, each paper's pure claims before its measured ones
 CLAIMS: tuple[Claim, ...] = tuple(sorted((*pure.CLAIMS, *nupairoj.CLAIMS,
+                                                 *nupairoj_local.CLAIMS,
                                                  *benchmarking.CLAIMS,
                                                  *source_contention.CLAIMS, *coll.CLAIMS,
                                                  *tseng.CLAIMS, *siebert.CLAIMS,
