@@ -110,6 +110,9 @@ def measure(comm, sizes: list[int], repeats: int, dummy_max: int,
         k = reps(m, budget_bytes)
         pings = [_ping(pair, view, k, t_ack) for _ in range(repeats)]
         ends = [pingpong(pair, view, k) for _ in range(repeats)]
+        # both ranks of the pair loop (rank 0 spinning its dummy loop), rank 0's t_end counts
+        sweep = dummy_sweep(pair, view, k, statistics.median(ends), dummy_fractions) \
+            if m <= dummy_max else None
         if rank != 0:
             continue
         by_count = [statistics.median(r[s - 1][1] / s for r in rounds)
@@ -122,9 +125,8 @@ def measure(comm, sizes: list[int], repeats: int, dummy_max: int,
         out["t_hold_return_s"].append(statistics.median(r for _, r in pings))
         out["t_end_s"].append(statistics.median(ends))
         out["t_end_min_s"].append(min(ends))
-        if m <= dummy_max:
-            out["dummy"].append(dummy_sweep(pair, view, k, statistics.median(ends),
-                                            dummy_fractions))
+        if sweep is not None:
+            out["dummy"].append(sweep)
     pair.Free()
     return out
 

@@ -233,12 +233,11 @@ def block_model(params: dict[str, Any], size: int) -> list[float]:
     return [t * 1e3 for t in completion_times(sched, p2p)]
 
 
-def _latest_other(rank: int) -> Callable[[Mapping[Any, float]], float]:
-    """A size's figure: `rank`'s time over the latest of the other destinations'."""
+def _latest_other(size: int, rank: int) -> Callable[[Mapping[Any, float]], float]:
+    """`rank`'s time at `size` over the latest of the other destinations'."""
     def figure(m: Mapping[Any, float]) -> float:
-        size = next(k[1] for k in m)
-        others = [v for (_, s, r), v in m.items() if s == size and r not in (0, rank)]
-        return m[("done", size, rank)] / max(others)
+        return m[("done", size, rank)] / max(m[("done", size, r)]
+                                             for r in range(1, BLOCK_HOSTS) if r != rank)
     return figure
 
 
@@ -293,7 +292,7 @@ def judge_block(by: Mapping[tuple[str, int], Sequence[dict[str, Any]]],
            for r in range(1, BLOCK_HOSTS)):
         return Outcome(NO_RESULT, text, "a rank's time is missing", values=values,
                        points=points)
-    parts = [Part(f"P{CRITICAL} / the latest other, {s} B", _latest_other(CRITICAL), lo=1.0,
+    parts = [Part(f"P{CRITICAL} / the latest other, {s} B", _latest_other(s, CRITICAL), lo=1.0,
                   keys=tuple(("done", s, r) for r in range(1, BLOCK_HOSTS)))
              for s in BLOCK_SIZES]
     differing = [s for s, j in zip(BLOCK_SIZES, judge(done, parts), strict=True)
@@ -383,6 +382,7 @@ def ch6_point(rec: dict[str, Any], take: int, tries: int) -> dict[str, Any]:
           "label": f"{p['algorithm']} {p['size']} B on {p['hosts']} hosts, {cond}"
                    + (f", take {take + 1}" if take else ""),
           "interval_ms": (rec["config"].get("interval_s") or 0) * 1e3 or None,
+          "late_injections": rec.get("late_injections"),
           "per_group_ms": [g["t_mcast_s"]["median"] * 1e3 for g in rec.get("per_group") or []
                            if g.get("t_mcast_s")] or None}
     return p

@@ -121,6 +121,8 @@ def test_p8_is_judged_the_critical_destination_against_the_model() -> None:
     moved = nl.judge_block(block_points({1: model, 1024: wide}),
                            {1: [float(v) for v in model], 1024: [float(v) for v in wide]})
     assert moved.verdict == DIFFERS and moved.kind == TRANSFER
+    assert moved.values["intervals"]["P8 / the latest other, 1024 B"]["figure"] == \
+        pytest.approx(0.8, abs=1e-3)  # each size's figure on its own ranks' times
     assert "P6's 3 t_hold + t_end is not earlier" in moved.why
     here = nl.judge_block(block_points({1: model, 1024: wide}),
                           {1: [float(v) for v in model], 1024: [float(v) for v in model]})

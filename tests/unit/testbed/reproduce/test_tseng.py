@@ -13,8 +13,8 @@ from testbed.reproduce.verdict import (
     NO_RESULT,
     NOT_APPLICABLE,
     REPRODUCED,
-    UNDECIDED,
     TRANSFER,
+    UNDECIDED,
 )
 
 
