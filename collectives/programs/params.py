@@ -74,13 +74,15 @@ def _ping(comm, buf, k: int, t_ack: float) -> tuple[float, float]:
 def measure(comm, sizes: list[int], repeats: int, dummy_max: int,
             budget_bytes: int = 8 << 20, hold_sends: int | None = None,
             send_order: str = DEFAULT_SEND_ORDER, partner: int = 1,
-            dummy_fractions: tuple[float, ...] = DUMMY_FRACTIONS) -> dict:
+            dummy_fractions: tuple[float, ...] = DUMMY_FRACTIONS,
+            dummy_runs: int = 3) -> dict:
     """Every rank calls it; rank 0 sends the hold rounds, ranks 0 and `partner` time the
     pair's figures (rank 0's result counts). Per size: t_hold over `hold_sends` back-to-back
     sends (t_hold_s) and over every count S up to it (t_hold_sends_s[i][S - 1], from the same
     rounds: a round's first S sends are a round of S), the share of a send its call holds
     the sender (t_hold_software_s, section 6.3's t_hs + m t_hd), t_end between 0 and
-    `partner`; the dummy-loop sweep up to `dummy_max` bytes, at `dummy_fractions` of t_end."""
+    `partner`; the dummy-loop sweep up to `dummy_max` bytes, at `dummy_fractions` of t_end,
+    each point the median of `dummy_runs` runs."""
     rank, n = comm.Get_rank(), comm.Get_size()
     if not 0 < partner < n:
         raise ValueError(f"the ping-pong partner must be a rank in 1..{n - 1}, got {partner}")
@@ -111,8 +113,8 @@ def measure(comm, sizes: list[int], repeats: int, dummy_max: int,
         pings = [_ping(pair, view, k, t_ack) for _ in range(repeats)]
         ends = [pingpong(pair, view, k) for _ in range(repeats)]
         # both ranks of the pair loop (rank 0 spinning its dummy loop), rank 0's t_end counts
-        sweep = dummy_sweep(pair, view, k, statistics.median(ends), dummy_fractions) \
-            if m <= dummy_max else None
+        sweep = dummy_sweep(pair, view, k, statistics.median(ends), dummy_fractions,
+                            dummy_runs) if m <= dummy_max else None
         if rank != 0:
             continue
         by_count = [statistics.median(r[s - 1][1] / s for r in rounds)
@@ -132,16 +134,16 @@ def measure(comm, sizes: list[int], repeats: int, dummy_max: int,
 
 
 def dummy_sweep(comm, view, k: int, t_end: float,
-                fractions: tuple[float, ...] = DUMMY_FRACTIONS) -> dict:
+                fractions: tuple[float, ...] = DUMMY_FRACTIONS, runs: int = 3) -> dict:
     """t_est against t_dummy = each of `fractions` x t_end (Algorithm 2.3.3, ranks 0 and 1 of
-    `comm`: `points`, (t_dummy, t_est) in seconds, each the median of 3 runs of k / 4 round
-    trips); beyond the knee t_est = (t_send + t_dummy + t_recv) / 2, so the knee t_idle =
-    2 t_end - (t_send + t_recv) comes from the rising points' intercept."""
+    `comm`: `points`, (t_dummy, t_est) in seconds, each the median of `runs` runs of k / 4
+    round trips); beyond the knee t_est = (t_send + t_dummy + t_recv) / 2, so the knee
+    t_idle = 2 t_end - (t_send + t_recv) comes from the rising points' intercept."""
     points = []
     for f in fractions:
         d = f * t_end
         points.append((d, statistics.median(pingpong(comm, view, max(3, k // 4), d)
-                                            for _ in range(3))))
+                                            for _ in range(runs))))
     rising = [(d, t) for d, t in points if t > 1.25 * t_end and d > 0]
     if not rising:
         return {"m": len(view), "points": points, "t_idle_s": None}
@@ -180,6 +182,8 @@ def parser() -> argparse.ArgumentParser:
                     help="run the dummy-loop sweep for sizes up to this many bytes")
     ap.add_argument("--dummy-fractions", default=",".join(map(str, DUMMY_FRACTIONS)),
                     help="the dummy loop's lengths, in units of t_end, comma-separated")
+    ap.add_argument("--dummy-runs", type=int, default=3,
+                    help="runs of k / 4 round trips a dummy-loop point, their median taken")
     ap.add_argument("--budget-bytes", type=int, default=8 << 20,
                     help="bytes per timed run of each size (messages = this / size, 3 to "
                          "200): less on slow links")
@@ -212,6 +216,8 @@ def main(argv: list[str] | None = None) -> int:
         ap.error(f"--dummy-fractions: not numbers: {args.dummy_fractions!r}")
     if any(not 0 <= f <= 100 for f in fractions):
         ap.error("--dummy-fractions: each must be in 0..100 (units of t_end)")
+    if args.dummy_runs < 1:
+        ap.error("--dummy-runs must be at least 1")
     # importing mpi4py.MPI starts MPI: only inside the ranks
     from mpi4py import MPI
 
@@ -225,7 +231,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     meas = measure(comm, [int(s) for s in args.sizes.split(",")], args.repeats,
                    args.dummy_max, args.budget_bytes, args.hold_sends, args.send_order,
-                   args.partner, fractions)
+                   args.partner, fractions, args.dummy_runs)
     if comm.Get_rank() == 0:
         print(json.dumps({**meas, **derive(meas)}), flush=True)
     return 0

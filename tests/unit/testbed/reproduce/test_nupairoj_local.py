@@ -53,7 +53,7 @@ def test_the_knee_is_judged_in_units_of_each_jobs_t_end() -> None:
         out.values["t_net_us"] == pytest.approx(0.26 * 110)
     assert "knee / t_end 1.26 [1.26, 1.26]" in out.testbed
     assert out.values["plot"]["series"]["paper: IBM SP (figure 2.9)"][-1] == (
-        pytest.approx(3.2), pytest.approx(1 + 0.5 * (3.2 - 67.2 / 53.3)))
+        pytest.approx(4.0), pytest.approx(1 + 0.5 * (4.0 - 67.2 / 53.3)))
     steep = nl.judge_knee([knee_job(100.0, lambda x: shape(x, slope=1.0))] * 3)
     assert steep.verdict == DIFFERS and steep.kind == EMULATOR
     assert "slope past the knee [1.00, 1.00] lies outside" in steep.why
@@ -85,7 +85,7 @@ def test_the_dummy_loop_runs_its_jobs_on_two_hosts(monkeypatch) -> None:
     assert out.verdict == REPRODUCED and len(calls) == takes(True)
     sizes, kw = calls[0]
     assert sizes == [1] and kw["hosts"] == ["h0", "h1"] and kw["dummy_max"] == 1
-    assert kw["dummy_fractions"] == nl.KNEE_FRACTIONS
+    assert kw["dummy_fractions"] == nl.KNEE_FRACTIONS and kw["dummy_runs"] == nl.KNEE_RUNS
 
 
 # ---- figure 3.7: the block-based binomial tree ---------------------------------------------
@@ -197,7 +197,9 @@ def test_injection_judges_dyn_mesh_against_opt_mesh_and_the_faster_static_tree()
         pytest.approx(2.9 / 4.2, abs=1e-3)
     bad = conditions(injected={**ALONE_MS, "opt-mesh": 2.0, "dyn-mesh": 3.0})
     worse = nl.judge_injection(jobs(bad))
-    assert worse.verdict == DIFFERS and "DYN-Mesh / OPT-Mesh, injected [1.4" in worse.why
+    # each figure per job: the jobs' common drift (0.98, 1, 1.02) cancels
+    assert worse.verdict == DIFFERS and "DYN-Mesh / OPT-Mesh, injected [1.50, 1.50]" in \
+        worse.why and worse.kind == TRANSFER
     missing = nl.judge_injection(jobs(conditions()))  # no interval: injected never measured
     assert missing.verdict == NO_RESULT and "not measured" in missing.why
 
@@ -208,7 +210,8 @@ def test_local_traffic_judges_every_tree_slower_than_alone() -> None:
     assert out.verdict == REPRODUCED and len(out.values["intervals"]) == len(nl.CH6_TREES)
     same = conditions(local={**{a: v * 1.3 for a, v in ALONE_MS.items()}, "u-mesh": 2.4})
     flat = nl.judge_local(jobs(same))
-    assert flat.verdict == DIFFERS and "U-Mesh with local traffic / alone [0.9" in flat.why
+    assert flat.verdict == DIFFERS and "U-Mesh with local traffic / alone [0.96, 0.96]" in \
+        flat.why
     assert nl.judge_local(jobs(slower, flag=(nl.LOCAL, "binomial"))).verdict == NO_RESULT
 
 
@@ -225,8 +228,11 @@ def test_two_groups_judges_opt_mesh_slowest_and_dyn_mesh_ahead_of_u_mesh() -> No
 
 
 def test_the_three_chapter_6_claims_share_one_set_of_jobs(monkeypatch) -> None:
-    """Each job runs ALONE and LOCAL together, TWO, then INJECTED at twice the fastest
-    tree's time alone (the first job's); a flagged condition is run once more."""
+    """Each job runs ALONE, LOCAL (a member's message every time the fastest tree takes
+    alone), TWO and INJECTED (every twice that, under background load), each a run, on the
+    first run's t_hold/t_end; a flagged condition is run once more."""
+    from testbed.experiments.spec import from_dict
+
     runs = []
     times = conditions(local={a: v * 1.3 for a, v in ALONE_MS.items()},
                        two={a: v * 1.2 for a, v in ALONE_MS.items()},
@@ -234,8 +240,6 @@ def test_the_three_chapter_6_claims_share_one_set_of_jobs(monkeypatch) -> None:
     flag_once = {(nl.TWO, "opt-mesh")}
 
     def run_spec(net, raw, folder, params, progress):
-        from testbed.experiments.spec import from_dict
-
         spec = from_dict(raw)
         runs.append((spec, params))
         recs = []
@@ -256,17 +260,26 @@ def test_the_three_chapter_6_claims_share_one_set_of_jobs(monkeypatch) -> None:
     outs = [BY_KEY[k].run(c) for k in ("nupairoj.injection", "nupairoj.local-traffic",
                                        "nupairoj.two-groups")]
     n = takes(True)
-    assert len(runs) == 3 * n + 1  # the flagged two-group condition once more
-    first = runs[0][0]
-    assert {p.traffic for p in first.points()} == {"none", "local"}
-    assert first.traffic["local"].hosts == ["h1", "h2", "h3", "h4", "h5"]
-    assert first.traffic["local"].load == nl.LOCAL_LOAD
-    assert runs[2][0].points()[0].groups == 2 and runs[2][0] is not runs[1][0]
-    injected = runs[3][0].points()[0].interval
-    assert injected == pytest.approx(2 * 2.5e-3)  # twice U-Mesh's 2.5 ms alone
+    assert len(runs) == 4 * n + 1  # the flagged two-group condition once more
+    alone, local, two, again, injected = (runs[i][0] for i in range(5))
+    assert [p.traffic for p in alone.points()] == ["none"] * len(nl.CH6_TREES)
+    assert alone.repetitions == nl.CH6_REPS
+    assert local.traffic["local"].hosts == ["h1", "h2", "h3", "h4", "h5"]
+    # U-Mesh's 2.5 ms alone: a 1 KiB message every 2.5 ms is 0.33 of 10 Mbit/s
+    assert local.traffic["local"].load == pytest.approx(0.328)
+    assert two.points()[0].groups == 2 and two.traffic["background"].hosts == "others"
+    assert two.traffic["background"].load == nl.BACKGROUND
+    assert again.points()[0].groups == 2  # flagged: measured again
+    assert injected.points()[0].interval == pytest.approx(2 * 2.5e-3)
+    assert "background" in injected.traffic
     assert all(p is runs[0][1] or p == runs[1][1] for _, p in runs[2:])  # job 1's params
-    assert outs[1].verdict == REPRODUCED
+    assert outs[1].verdict == REPRODUCED and outs[1].values["local_load"] == \
+        pytest.approx(0.328)
     assert outs[0].values["interval_ms"] == pytest.approx(5.0)
+    assert outs[0].values["fanout"] == {"u-mesh": 3, "opt-mesh": 3}  # t_hold/t_end 0.64
     assert all(len(o.points) == 2 * len(nl.CH6_TREES) * n for o in outs)
     retaken = [p for p in outs[2].points if p["condition"] == nl.TWO and p["tries"] == 2]
     assert len(retaken) == len(nl.CH6_TREES)
+    assert outs[2].verdict == DIFFERS and outs[2].kind == TRANSFER  # DYN-Mesh behind U-Mesh
+    assert "OPT-Mesh's root sends 3 messages a broadcast here against U-Mesh's 3" in \
+        outs[2].why
