@@ -140,6 +140,9 @@ _ALL = (
               "binomial scatter of k chunks, then a ring allgather", scheduled=True),
     Algorithm("opt-tree", "tree", "Nupairoj1998",
               "the optimal tree for given t_hold and t_end", timing=True, scheduled=True),
+    Algorithm("block-binomial", "tree", "Nupairoj1998",
+              "MPI-F's MPI_Bcast: a binomial tree over block leaders, each serving its "
+              "block in turn (blocksize= nodes a block)", scheduled=True),
     Algorithm("opt-mesh", "contention", "Nupairoj1998",
               "OPT-Tree placed in a mesh's routing order", timing=True, geometry="mesh",
               scheduled=True),

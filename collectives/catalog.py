@@ -32,7 +32,7 @@ from .ipmc import sockbuf
 from .ipmc.deadline import TIMEOUT_S
 from .ipmc.message import PACE, Options
 from .range_trees.bcast import RangeOptions
-from .trees.schedules import DEFAULT_FRAGMENT
+from .trees.schedules import DEFAULT_BLOCKSIZE, DEFAULT_FRAGMENT
 
 COLLECTIVES = tuple(RECORDS)  # bcast, barrier, allgather
 REQUIRED = "required"  # Option.default of an option without one
@@ -157,6 +157,9 @@ def options(alg: Algorithm) -> tuple[Option, ...]:
         out.append(SEND_ORDER)
     if alg.name == "fragmented-chain":
         out.append(Option("fragment", DEFAULT_FRAGMENT, "bytes per piece of the pipeline"))
+    if alg.name == "block-binomial":
+        out.append(Option("blocksize", DEFAULT_BLOCKSIZE,
+                          "nodes a block (1: the binomial tree; the ranks: sequential)"))
     if alg.timing:
         out.extend(TIMING)
     if alg.family == "dynamic":

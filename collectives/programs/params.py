@@ -42,6 +42,9 @@ from ..waiting import recv, send
 from . import command
 
 DEFAULT_SIZES = "1,1024,16384,65536,262144,1048576"
+# t_dummy in units of t_end (Algorithm 2.3.3's sweep): enough past the knee t_idle = t_net +
+# t_end to fit the rising part's intercept
+DUMMY_FRACTIONS = (0.0, 0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 3.5, 4.0)
 
 
 def _ping(comm, buf, k: int, t_ack: float) -> tuple[float, float]:
@@ -70,13 +73,16 @@ def _ping(comm, buf, k: int, t_ack: float) -> tuple[float, float]:
 
 def measure(comm, sizes: list[int], repeats: int, dummy_max: int,
             budget_bytes: int = 8 << 20, hold_sends: int | None = None,
-            send_order: str = DEFAULT_SEND_ORDER, partner: int = 1) -> dict:
+            send_order: str = DEFAULT_SEND_ORDER, partner: int = 1,
+            dummy_fractions: tuple[float, ...] = DUMMY_FRACTIONS,
+            dummy_runs: int = 3) -> dict:
     """Every rank calls it; rank 0 sends the hold rounds, ranks 0 and `partner` time the
     pair's figures (rank 0's result counts). Per size: t_hold over `hold_sends` back-to-back
     sends (t_hold_s) and over every count S up to it (t_hold_sends_s[i][S - 1], from the same
     rounds: a round's first S sends are a round of S), the share of a send its call holds
     the sender (t_hold_software_s, section 6.3's t_hs + m t_hd), t_end between 0 and
-    `partner`."""
+    `partner`; the dummy-loop sweep up to `dummy_max` bytes, at `dummy_fractions` of t_end,
+    each point the median of `dummy_runs` runs."""
     rank, n = comm.Get_rank(), comm.Get_size()
     if not 0 < partner < n:
         raise ValueError(f"the ping-pong partner must be a rank in 1..{n - 1}, got {partner}")
@@ -106,9 +112,9 @@ def measure(comm, sizes: list[int], repeats: int, dummy_max: int,
         k = reps(m, budget_bytes)
         pings = [_ping(pair, view, k, t_ack) for _ in range(repeats)]
         ends = [pingpong(pair, view, k) for _ in range(repeats)]
-        # the pair's both ranks run the dummy loop; rank 0's figures are the record
-        dummy = (_dummy_sweep(pair, view, k, statistics.median(ends)) if m <= dummy_max
-                 else None)
+        # both ranks of the pair loop (rank 0 spinning its dummy loop), rank 0's t_end counts
+        sweep = dummy_sweep(pair, view, k, statistics.median(ends), dummy_fractions,
+                            dummy_runs) if m <= dummy_max else None
         if rank != 0:
             continue
         by_count = [statistics.median(r[s - 1][1] / s for r in rounds)
@@ -121,20 +127,23 @@ def measure(comm, sizes: list[int], repeats: int, dummy_max: int,
         out["t_hold_return_s"].append(statistics.median(r for _, r in pings))
         out["t_end_s"].append(statistics.median(ends))
         out["t_end_min_s"].append(min(ends))
-        if dummy is not None:
-            out["dummy"].append(dummy)
+        if sweep is not None:
+            out["dummy"].append(sweep)
     pair.Free()
     return out
 
 
-def _dummy_sweep(comm, view, k: int, t_end: float) -> dict:
-    """t_est against t_dummy; beyond the knee t_est = (t_send + t_dummy + t_recv) / 2, so the
-    knee t_idle = 2 t_end - (t_send + t_recv) comes from the rising points' intercept."""
+def dummy_sweep(comm, view, k: int, t_end: float,
+                fractions: tuple[float, ...] = DUMMY_FRACTIONS, runs: int = 3) -> dict:
+    """t_est against t_dummy = each of `fractions` x t_end (Algorithm 2.3.3, ranks 0 and 1 of
+    `comm`: `points`, (t_dummy, t_est) in seconds, each the median of `runs` runs of k / 4
+    round trips); beyond the knee t_est = (t_send + t_dummy + t_recv) / 2, so the knee
+    t_idle = 2 t_end - (t_send + t_recv) comes from the rising points' intercept."""
     points = []
-    for f in (0.0, 0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 3.5, 4.0):
+    for f in fractions:
         d = f * t_end
         points.append((d, statistics.median(pingpong(comm, view, max(3, k // 4), d)
-                                            for _ in range(3))))
+                                            for _ in range(runs))))
     rising = [(d, t) for d, t in points if t > 1.25 * t_end and d > 0]
     if not rising:
         return {"m": len(view), "points": points, "t_idle_s": None}
@@ -171,6 +180,10 @@ def parser() -> argparse.ArgumentParser:
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--dummy-max", type=int, default=65536,
                     help="run the dummy-loop sweep for sizes up to this many bytes")
+    ap.add_argument("--dummy-fractions", default=",".join(map(str, DUMMY_FRACTIONS)),
+                    help="the dummy loop's lengths, in units of t_end, comma-separated")
+    ap.add_argument("--dummy-runs", type=int, default=3,
+                    help="runs of k / 4 round trips a dummy-loop point, their median taken")
     ap.add_argument("--budget-bytes", type=int, default=8 << 20,
                     help="bytes per timed run of each size (messages = this / size, 3 to "
                          "200): less on slow links")
@@ -197,6 +210,14 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("--hold-sends must be at least 1")
     if args.partner < 1:
         ap.error("--partner must be a rank of 1 or more")
+    try:
+        fractions = tuple(float(f) for f in args.dummy_fractions.split(","))
+    except ValueError:
+        ap.error(f"--dummy-fractions: not numbers: {args.dummy_fractions!r}")
+    if any(not 0 <= f <= 100 for f in fractions):
+        ap.error("--dummy-fractions: each must be in 0..100 (units of t_end)")
+    if args.dummy_runs < 1:
+        ap.error("--dummy-runs must be at least 1")
     # importing mpi4py.MPI starts MPI: only inside the ranks
     from mpi4py import MPI
 
@@ -210,7 +231,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     meas = measure(comm, [int(s) for s in args.sizes.split(",")], args.repeats,
                    args.dummy_max, args.budget_bytes, args.hold_sends, args.send_order,
-                   args.partner)
+                   args.partner, fractions, args.dummy_runs)
     if comm.Get_rank() == 0:
         print(json.dumps({**meas, **derive(meas)}), flush=True)
     return 0

@@ -7,10 +7,10 @@ Trees are built in relative ids (root = 0) and mapped to ranks by rotation:
 rank = (relative + root) % size.
 
 Algorithms (collectives.algorithms, family "tree"): sequential, binomial, chain, binary,
-fragmented-chain, scatter-allgather, opt-tree (`mpich`, MPICH's own MPI_Bcast, has no
-schedule); and, family "contention", trees placed in the order of the network's routing so
-that their sends avoid each other (`collectives.contention.schedules`): opt-mesh, u-mesh,
-u-torus, opt-min.
+fragmented-chain, scatter-allgather, opt-tree, block-binomial (`mpich`, MPICH's own
+MPI_Bcast, has no schedule); and, family "contention", trees placed in the order of the
+network's routing so that their sends avoid each other (`collectives.contention.schedules`):
+opt-mesh, u-mesh, u-torus, opt-min.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ ALGORITHMS = names("tree")
 # told where the ranks sit (mesh=, torus=, bmin=, nodes=): collectives.contention.schedules
 TOPOLOGY_ALGORITHMS = contention_schedules.ALGORITHMS
 DEFAULT_FRAGMENT = 8192
+DEFAULT_BLOCKSIZE = 3  # Nupairoj1998 figure 3.7's (MPI-F's own is not given)
 
 
 # ---- trees in relative ids --------------------------------------------------------------------
@@ -55,6 +56,36 @@ def binomial_tree(k: int) -> Children:
         if kids:
             children[r] = kids
     return children
+
+
+def block_count(k: int, blocksize: int) -> int:
+    """MPI-F's number of blocks: the largest power of two of them that fits in k nodes."""
+    if k < 1:
+        raise ValueError(f"a tree needs at least one node, got {k}")
+    if not 1 <= blocksize <= k:
+        raise ValueError(f"blocksize must be in 1..{k}, got {blocksize}")
+    return 1 << ((k // blocksize).bit_length() - 1)
+
+
+def block_binomial_tree(k: int, blocksize: int) -> Children:
+    """MPI-F's block-based binomial tree (Nupairoj1998 section 3.4, figure 3.7): block_count
+    blocks of `blocksize` consecutive nodes; the root reaches the first node of every block
+    with a binomial tree, each block's first node then sends to the rest of its block in
+    turn, and node i < m serves the i-th of the m nodes left outside the blocks. A node
+    sends to its binomial children first, then its block, then the node it serves
+    (9 nodes, blocksize 3: 0 -> 3, 1, 2, 6; 3 -> 4, 5; 1 -> 7; 2 -> 8). Blocksize 1 is the
+    binomial tree, k the sequential one."""
+    blocks = block_count(k, blocksize)
+    inside = blocks * blocksize
+    children: Children = {}
+    for leader, kids in binomial_tree(blocks).items():
+        children[leader * blocksize] = [kid * blocksize for kid in kids]
+    for b in range(blocks):
+        first = b * blocksize
+        children.setdefault(first, []).extend(range(first + 1, first + blocksize))
+    for i in range(k - inside):
+        children.setdefault(i, []).append(inside + i)
+    return {node: kids for node, kids in children.items() if kids}
 
 
 def binary_tree(k: int) -> Children:
@@ -188,7 +219,8 @@ def build(algorithm: str, size: int, root: int = 0, nbytes: int = 0,
     Parameters: send_order (every tree: fifo, the default, or overlapped;
     collectives.algorithms.SEND_ORDERS), fragment (bytes: fragmented-chain's pieces; a
     plain tree's, sequential, binomial, chain or binary, pipelined in pieces as Open MPI's
-    segmented trees are), allgather (scatter-allgather's: ALLGATHERS), t_hold and t_end
+    segmented trees are), allgather (scatter-allgather's: ALLGATHERS), blocksize
+    (block-binomial, nodes a block; at most the ranks: the sequential tree), t_hold and t_end
     (opt-tree, opt-mesh, opt-min); for the TOPOLOGY_ALGORITHMS mesh=(rows, cols) (opt-mesh,
     u-mesh), torus=(rows, cols) (u-torus), bmin=(k, n) (opt-min) and nodes=(node of rank 0,
     ...) (default rank i on node i), node ids as topologies numbers hosts
@@ -217,6 +249,13 @@ def build(algorithm: str, size: int, root: int = 0, nbytes: int = 0,
         progs = _scatter_allgather(size, root, nbytes, allgather)
     elif algorithm == "opt-tree":
         progs = _tree_programs(_opt_children(size, params), size, root, nbytes)
+    elif algorithm == "block-binomial":
+        blocksize = int(params.get("blocksize", DEFAULT_BLOCKSIZE))
+        if blocksize < 1:
+            raise ValueError(f"blocksize must be at least 1, got {blocksize}")
+        progs = _tree_programs(block_binomial_tree(size, min(blocksize, size)), size, root,
+                               nbytes)
+        params = {**params, "blocksize": blocksize}
     else:
         progs = _tree_programs(TREES[algorithm](size), size, root, nbytes, fragment)
     return Schedule(algorithm, size, root, nbytes, tuple(tuple(p) for p in progs),

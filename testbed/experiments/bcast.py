@@ -42,7 +42,9 @@ def measure_params(emu: Emulation, sizes: list[int], *, repetitions: int = 5,
                    dummy_max: int = 65536, hosts: list[str] | None = None,
                    budget_bytes: int | None = None,
                    send_order: str = DEFAULT_SEND_ORDER,
-                   repeats: int | None = None, partner: str | None = None) -> dict[str, Any]:
+                   repeats: int | None = None, partner: str | None = None,
+                   dummy_fractions: tuple[float, ...] | None = None,
+                   dummy_runs: int | None = None) -> dict[str, Any]:
     """Run collectives.programs.params on `hosts`, the broadcast's, its root first (default:
     every host, the topology's most distant pair first). t_hold: the first host sends one
     message to each other host in turn, back to back, in `send_order`, kept for every count
@@ -51,8 +53,10 @@ def measure_params(emu: Emulation, sizes: list[int], *, repetitions: int = 5,
     the distance the broadcast's messages travel; the second host when given none of the
     `hosts`' own) ping-pong while the others wait as a broadcast's ranks do.
     `budget_bytes`: bytes per timed run of a size (collectives.programs.params' default 8
-    MiB takes a minute per size at 10 Mbit/s). The record names both and the partner's hop
-    count, and checks t_hold against the wire time (`wire_check`, model_inputs.check)."""
+    MiB takes a minute per size at 10 Mbit/s). `dummy_fractions`: the dummy loop's lengths in
+    units of t_end, `dummy_runs` the runs of each (default the program's). The record names
+    both hosts and the partner's hop count, and checks t_hold against the wire time
+    (`wire_check`, model_inputs.check)."""
     repetitions = renamed_keyword(repeats, "repeats", repetitions, "repetitions")
     check_send_order(send_order)
     if hosts is None:
@@ -66,7 +70,9 @@ def measure_params(emu: Emulation, sizes: list[int], *, repetitions: int = 5,
     res = run_mpi(emu, params_program.argv(sizes=sizes, repeats=repetitions, dummy_max=dummy_max,
                                            send_order=send_order,
                                            budget_bytes=budget_bytes or None,
-                                           partner=hosts.index(partner)),
+                                           partner=hosts.index(partner),
+                                           dummy_fractions=dummy_fractions,
+                                           dummy_runs=dummy_runs),
                   hosts=hosts, timeout=900)
     out = {**last_json(res), "hosts": hosts, "root": hosts[0], "partner_host": partner,
            "partner_hops": emu.topo.hops(hosts[0], partner)}

@@ -295,7 +295,10 @@ def _intervals(ax: Any, judged: dict[str, dict[str, Any]]) -> None:
     colour = {"reproduced": "tab:green", "differs": "tab:red"}
     for y, j in enumerate(judged.values()):
         lo, hi = j["interval"]
-        ax.errorbar([j["figure"]], [y], xerr=[[j["figure"] - lo], [hi - j["figure"]]],
+        # a figure of several medians (a fit, a ratio to a maximum) may lie just outside
+        # its bootstrap interval: the bar then stops at the figure
+        ax.errorbar([j["figure"]], [y], xerr=[[max(0.0, j["figure"] - lo)],
+                                              [max(0.0, hi - j["figure"])]],
                     fmt="o", capsize=4, color=colour.get(j["verdict"], "tab:orange"))
         for edge in j["margin"]:
             if edge is not None:

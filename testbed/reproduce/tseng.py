@@ -11,16 +11,30 @@ The judging (judge_size_gain, judge_balance) is pure: it takes the points."""
 
 from __future__ import annotations
 
+import functools
 import statistics
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
+from collectives.partitioning.grid import Torus
+from collectives.partitioning.hotspot_sets import HOT_SPOT_FACTORS, hotspot_multicasts
+from collectives.partitioning.step_model import plan_cost
+from collectives.programs.multinode_bench import plan_for
+from collectives.timing import fit_line
 from collectives.waiting import DEFAULT as DEFAULT_WAIT
 
-from ..bench.multinode import NAMES, model_s
+from ..bench.multinode import NAMES
 from ..experiments.bcast import point_to_point
-from ..experiments.multinode_run import DESTS, SEED, measured_rows
+from ..experiments.multinode_run import (
+    DESTS,
+    DILATION,
+    SEED,
+    SHAPE,
+    failure_text,
+    measured_rows,
+)
 from .claims import Claim, Context, PaperFigure
+from .jobs import QUICK_TAKES, TAKES, takes
 from .verdict import (
     NOT_APPLICABLE,
     TRANSFER,
@@ -138,9 +152,19 @@ def points(net: Any, sources: int, sizes: tuple[int, ...], schemes: tuple[str, .
         got |= {k: retake[k] for k in again if k in retake}
     t_s, t_c = fit(net)
     for (scheme, size), p in got.items():
-        p["model_ms"] = model_s(scheme, sources, FACTOR, size, t_s, t_c) * 1e3
+        p["model_ms"] = model_ms(scheme, sources, FACTOR, seed, size, t_s, t_c)
     net.points[key] = got
     return got
+
+
+def model_ms(scheme: str, sources: int, factor: float, seed: int, size: int, t_s: float,
+             t_c: float) -> float:
+    """The step model's latency (ms) of `scheme` on the draw `seed` of the 4x4 torus (the
+    sets multinode_bench draws with that seed)."""
+    torus = Torus(*SHAPE)
+    plan = plan_for(scheme, torus, DILATION,
+                    hotspot_multicasts(torus, sources, DESTS, factor, seed), seed)
+    return plan_cost(plan).latency(size, t_s, t_c) * 1e3
 
 
 def _best(ms: dict[str, float | None]) -> float | None:
@@ -274,6 +298,145 @@ def balance(ctx: Context) -> Outcome:
                                    for seed in DRAWS]), net)
 
 
+# ---- Fig 4: latency against the hot-spot factor ------------------------------------------
+HOT_SOURCES = 8
+# figure 4's |M| = 32 flits, the report's smallest message (32-1024 flits at T_s 300 us and
+# T_c 1 us a flit: startup-bound); here the smaller of the two sizes the other claims run
+HOT_SIZE = SMALL
+HOT_FACTORS = HOT_SPOT_FACTORS  # 25, 50, 80 and 100 % of every set common, as the figure
+HotJob = dict[tuple[str, float], dict[str, Any]]  # (scheme, p) -> point, one draw
+# a scheme is judged where the step model prices its rise with p at this or more on the
+# draws' own sets (the median over them): U-torus's 0.05 (2026-12-06) is less than what a
+# point's median moves by within a draw (its runs spread over 14-40 ms at 1 KiB)
+MODEL_RISE = 0.10
+# runs a point: with 8 one point's median stood out by a third (partitioned-balanced, draw 3,
+# p 0.8: 24.0 ms between 16.1 and 18.5, 2026-12-06)
+HOT_REPS = 24
+
+
+def hot_label(scheme: str, factor: float, seed: int) -> str:
+    return (f"{NAMES[scheme]} {HOT_SIZE} B, {HOT_SOURCES} sources x {DESTS}, p {factor:g}, "
+            f"draw {seed}")
+
+
+
+
+def hot_spot_job(net: Any, seed: int, schemes: Sequence[str], factors: Sequence[float],
+                 tries: int) -> HotJob:
+    """One multinode_bench job of the draw `seed` at HOT_SIZE: every factor of `factors`
+    and scheme of `schemes`, a point each (failed points where the job printed none)."""
+    net.progress(f"reproduce: hot spots, {HOT_SOURCES} sources (draw {seed}), p "
+                 f"{', '.join(f'{p:g}' for p in factors)}, {', '.join(schemes)}"
+                 + (" (again: flagged)" if tries > 1 else ""))
+    rows, res = measured_rows(net.emu, sources=HOT_SOURCES, sizes=(HOT_SIZE,), schemes=schemes,
+                              factors=factors, reps=HOT_REPS, seed=seed,
+                              timeout=JOB_TIMEOUT_S,
+                              wait=DEFAULT_WAIT)
+    out: HotJob = {}
+    for row in rows:
+        scheme = next(k for k, v in NAMES.items() if v == row["scheme"])
+        fid = row["fidelity"]
+        out[(scheme, row["factor"])] = point(
+            hot_label(scheme, row["factor"], seed), row.get("t_s"),
+            verified=bool(row.get("correct")), flags=fid["flags"], tries=tries,
+            spread=("min", "max"), scheme=scheme, factor=row["factor"], seed=seed,
+            size=HOT_SIZE, steps=row.get("steps"), max_contention=row.get("max_contention"))
+    failure = failure_text(res)
+    for scheme in schemes:
+        for factor in factors:
+            out.setdefault((scheme, factor), point(
+                hot_label(scheme, factor, seed), None, verified=False, flags=[], tries=tries,
+                error=failure, spread=("min", "max"), scheme=scheme, factor=factor,
+                seed=seed, size=HOT_SIZE))
+    return out
+
+
+def hot_spot_draw(net: Any, seed: int) -> HotJob:
+    """Every scheme at every factor of the draw `seed`, the flagged ones measured once more
+    (those schemes and factors in a second job), each priced by the step model."""
+    got = hot_spot_job(net, seed, SCHEMES, HOT_FACTORS, 1)
+    again = [k for k, p in got.items() if p["flags"]]
+    if again:
+        retake = hot_spot_job(net, seed, [s for s in SCHEMES if any(k[0] == s for k in again)],
+                              [f for f in HOT_FACTORS if any(k[1] == f for k in again)], 2)
+        got |= {k: retake[k] for k in again if k in retake}
+    t_s, t_c = fit(net)
+    for (scheme, factor), p in got.items():
+        p["model_ms"] = model_ms(scheme, HOT_SOURCES, factor, seed, HOT_SIZE, t_s, t_c)
+    return got
+
+
+def rise(by: HotJob, scheme: str, field: str = "ms") -> float | None:
+    """How latency grows with p on one draw: the least-squares slope of `scheme`'s latency
+    against p over HOT_FACTORS, over its mean (0.2: a fifth more from p = 0 to p = 1)."""
+    ys = [by[(scheme, p)].get(field) for p in HOT_FACTORS]
+    if any(y is None for y in ys):
+        return None
+    ok = [float(y) for y in ys if y is not None]
+    return fit_line(list(HOT_FACTORS), ok)[1] / statistics.fmean(ok)
+
+
+def judge_hot_spot(draws: Sequence[HotJob]) -> Outcome:
+    """`draws`: per random draw, (scheme, p) -> point, with `model_ms`. Per scheme and draw
+    the rise of its latency with p (`rise`), judged by the bootstrap interval of its
+    median over the draws: above 0 (figure 4: a larger p raises latency), for every scheme
+    whose rise the step model prices at MODEL_RISE or more on this instance (the median of
+    its own rises over the draws); the others are shown, not judged (not applicable where
+    none is judged: the instance is too small for the hot spot to tell)."""
+    points = [p for by in draws for p in by.values()]
+    med = {(s, f): _median([by[(s, f)]["ms"] for by in draws]) for s in SCHEMES
+           for f in HOT_FACTORS}
+    mod = {(s, f): _median([by[(s, f)].get("model_ms") for by in draws]) for s in SCHEMES
+           for f in HOT_FACTORS}
+    model_rise = {s: _median([rise(by, s, "model_ms") for by in draws]) for s in SCHEMES}
+    judged = [s for s in SCHEMES if (model_rise[s] or 0.0) >= MODEL_RISE]
+    text = (f"{HOT_SIZE} B, {HOT_SOURCES} sources x {DESTS}, median of {len(draws)} draws, ms "
+            "at p " + "/".join(f"{f:g}" for f in HOT_FACTORS) + ": " + "; ".join(
+                f"{NAMES[s]} " + "/".join(_r(med[(s, f)]) for f in HOT_FACTORS)
+                + f" (model {'/'.join(_r(mod[(s, f)]) for f in HOT_FACTORS)})"
+                for s in SCHEMES) + "; the step model's rise with p: " + ", ".join(
+                    f"{NAMES[s]} {_r(v)}" for s, v in model_rise.items()))
+    series: dict[str, list] = {}
+    for s in SCHEMES:
+        series[NAMES[s]] = [(f, med[(s, f)]) for f in HOT_FACTORS if med[(s, f)]]
+        series[f"{NAMES[s]}, step model"] = [(f, mod[(s, f)]) for f in HOT_FACTORS
+                                             if mod[(s, f)]]
+    values: dict[str, Any] = {
+        "median_ms": {f"{NAMES[s]} p {f:g}": v for (s, f), v in med.items()},
+        "model_rise": {NAMES[s]: v for s, v in model_rise.items()},
+        "judged": [NAMES[s] for s in judged],
+        "plot": {"xlabel": "hot-spot factor p", "ylabel": f"{HOT_SIZE} B multi-node "
+                 f"multicast, {HOT_SOURCES} sources, ms", "series": series}}
+    unjudged = [NAMES[s] for s in SCHEMES if s not in judged]
+    small = (f"the step model prices the rise of {', '.join(unjudged)} below {MODEL_RISE:g} "
+             f"on this 4x4 instance ({round(max(HOT_FACTORS) * DESTS)} common destinations "
+             f"among {SHAPE[0] * SHAPE[1]} nodes): too small to tell from the draws' spread")
+    if not judged:
+        return Outcome(NOT_APPLICABLE, text, small, values=values, points=points,
+                       kind=TRANSFER)
+    bad = no_result(points, text)
+    if bad is not None:
+        bad.values = values
+        return bad
+    if unjudged:
+        text += f" ({small}: shown, not judged)"
+    jobs = {s: [float(r) for by in draws if (r := rise(by, s)) is not None] for s in judged}
+    parts = [Part(f"{NAMES[s]}: rise with p", functools.partial(_get, s), lo=0.0, keys=(s,))
+             for s in judged]
+    return judged_outcome(jobs, parts, text, values=values, points=points,
+                          differs=STORE_AND_FORWARD)
+
+
+def _get(key: str, m: Mapping[str, float]) -> float:
+    return m[key]
+
+
+def hot_spot(ctx: Context) -> Outcome:
+    net = ctx.network
+    return with_fit(judge_hot_spot([hot_spot_draw(net, SEED + d)
+                                    for d in range(takes(ctx.quick))]), net)
+
+
 CLAIMS: tuple[Claim, ...] = (
     Claim("tseng.size-gain-measured", T, "Partitioned multi-node multicast gains more over "
           "U-torus as messages grow (measured)", PaperFigure(
@@ -291,4 +454,18 @@ CLAIMS: tuple[Claim, ...] = (
           f"({DESTS} destinations each, p {FACTOR:g}, the 4x4 torus), {len(DRAWS)} random "
           "draws: the 95 % interval of the median ratio over the draws above 1", balance,
           network=NETWORK, in_quick=False),
+    Claim("tseng.hot-spot-measured", T, "Multi-node multicast grows slower as the "
+          "destination sets share more nodes (a larger hot-spot factor p), for every scheme "
+          "(measured)", PaperFigure(
+              "section 4, figure 4", "a larger hot-spot factor p raises latency (figure 4: "
+              "p = 25, 50, 80 and 100 %, 80 and 112 sources, 32-flit messages)",
+              {"factors": list(HOT_SPOT_FACTORS)}),
+          f"per scheme (U-torus, partitioned random, partitioned balanced) the least-squares "
+          f"slope of its latency against p (25, 50, 80, 100 %) over its mean, per random draw "
+          f"of the sets ({HOT_REPS} runs a point): the bootstrap interval of its median over "
+          f"{TAKES} draws ({QUICK_TAKES} with --quick) above 0, for every scheme whose rise "
+          f"the step model, priced on this network, puts at {MODEL_RISE:g} or more on the "
+          f"draws' sets (the others shown; not applicable if none); {HOT_SOURCES} sources x "
+          f"{DESTS} destinations of {HOT_SIZE} B on the 4x4 torus", hot_spot,
+          network=NETWORK),
 )

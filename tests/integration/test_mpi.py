@@ -1,6 +1,7 @@
 """MPI across emulated hosts: ranks on chosen hosts of a mesh with their own hostnames, jobs
-that time out or lose a rank end with a clear error and leave no process behind, and the
-order in which MPICH's binomial MPI_Bcast sends, read off the wire, is binomial_tree's."""
+that time out or lose a rank end with a clear error and leave no process behind, the
+order in which MPICH's binomial MPI_Bcast sends, read off the wire, is binomial_tree's, and
+the dummy loop of Algorithm 2.3.3 run by both ranks of its pair."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from collectives.trees.schedules import build
 from testbed.emulation import run_records
 from testbed.emulation.mpi import run_mpi
 from testbed.errors import RunFailed
-from testbed.experiments.bcast import mpich_env
+from testbed.experiments.bcast import measure_params, mpich_env
 from topologies import HOST_PORT
 
 from .netutil import tcp_segments
@@ -145,3 +146,17 @@ def test_mpich_binomial_bcast_sends_in_binomial_trees_order(mesh, tmp_path):
             want[src].append(dst)
         assert by_sender == want, (call, root)
     assert sent[("Bcast", 0)][0] == [8, 4, 2, 1]
+
+
+def test_the_dummy_loop_sweeps_t_dummy_with_both_ranks_taking_part(mesh):
+    """Both ranks of the pair loop through the sweep (rank 1 once sat out, and the job
+    waited for it until its timeout): every fraction of t_end measured, t_est past the
+    knee longer than with no loop."""
+    fractions = (0.0, 1.0, 3.0, 6.0)
+    got = measure_params(mesh, [1], repetitions=1, dummy_max=1, hosts=["h0", "h1"],
+                         budget_bytes=1 << 12, dummy_fractions=fractions)
+    (sweep,) = got["dummy"]
+    t_end = got["t_end_s"][0]
+    assert [round(d / t_end, 6) for d, _ in sweep["points"]] == list(fractions)
+    assert sweep["points"][-1][1] > 2 * sweep["points"][0][1]  # 6 t_end of loop: t_est >= 3.5
+

@@ -13,6 +13,7 @@ from testbed.reproduce.verdict import (
     NO_RESULT,
     NOT_APPLICABLE,
     REPRODUCED,
+    TRANSFER,
     UNDECIDED,
 )
 
@@ -92,7 +93,8 @@ def test_tseng_measured_claims_are_full_run_only_on_torus16() -> None:
     assert NETWORKS["torus16"].spec == "torus:rows=4,cols=4"
     assert [c.key for c in select(["tseng"], quick=False)] == [
         "tseng.size-gain", "tseng.balance", "tseng.hot-spot", "tseng.size-gain-measured",
-        "tseng.balance-measured"]
+        "tseng.balance-measured", "tseng.hot-spot-measured"]
+    assert BY_KEY["tseng.hot-spot-measured"].in_quick  # 3 draws of 12 small points
 
 
 def test_tseng_measured_points_retake_the_flagged_rows_once_and_share_the_job(
@@ -120,3 +122,59 @@ def test_tseng_measured_points_retake_the_flagged_rows_once_and_share_the_job(
     assert got[("direct", 1024)]["tries"] == 1
     assert got[("direct", 65536)]["model_ms"] > got[("direct", 1024)]["model_ms"] > 0
     assert tseng.points(net, 8, (1024, 65536), tseng.SCHEMES) is got and len(calls) == 2
+
+
+def test_tseng_hot_spot_measured_judges_every_schemes_rise_with_p() -> None:
+    """Figure 4: per scheme the slope of its latency against p over its mean, judged by the
+    interval of its median over the draws, for the schemes whose rise the step model puts
+    at MODEL_RISE or more; not applicable where it puts none there."""
+    from testbed.reproduce.tseng import (
+        HOT_FACTORS,
+        MODEL_RISE,
+        SCHEMES,
+        judge_hot_spot,
+        rise,
+    )
+
+    def draw(ms, model, flags=()) -> dict:
+        return {(s, p): {"label": f"{s} p {p} ", "scheme": s, "factor": p,
+                         "ms": ms(s, p), "model_ms": model(s, p), "verified": True,
+                         "flags": list(flags) if (s, p) == ("random", 1.0) else []}
+                for s in SCHEMES for p in HOT_FACTORS}
+
+    def grows(s, p):
+        return 10.0 * (1 + p)
+
+    def flat(s, p):  # a hair lower at higher p
+        return 10.0 - 0.1 * p
+
+    def direct_flat(s, p):
+        return flat(s, p) if s == "direct" else grows(s, p)
+
+    assert rise(draw(grows, flat), "direct") == pytest.approx(1 / (1 + 0.6375))
+    assert rise(draw(grows, flat), "direct", "model_ms") < 0 < MODEL_RISE
+    out = judge_hot_spot([draw(lambda s, p, f=f: grows(s, p) * f, grows)
+                          for f in (0.98, 1.0, 1.02)])
+    assert out.verdict == REPRODUCED, out.why
+    assert set(out.values["intervals"]) == {"u-torus: rise with p",
+                                            "partitioned-random: rise with p",
+                                            "partitioned-balanced: rise with p"}
+    assert out.values["plot"]["series"]["u-torus"][0] == (0.25, pytest.approx(12.5))
+    # the model prices U-torus flat: shown, not judged; the others judged
+    some = judge_hot_spot([draw(grows, direct_flat)] * 3)
+    assert some.verdict == REPRODUCED and set(some.values["intervals"]) == {
+        "partitioned-random: rise with p", "partitioned-balanced: rise with p"}
+    assert "the step model prices the rise of u-torus below 0.1" in some.testbed
+    none = judge_hot_spot([draw(flat, flat)] * 3)
+    assert none.verdict == NOT_APPLICABLE and none.kind == TRANSFER
+    here = judge_hot_spot([draw(flat, grows)] * 3)
+    assert here.verdict == DIFFERS and here.kind == EMULATOR
+    assert "u-torus: rise with p [-0.01, -0.01] lies outside at least 0" in here.why
+    assert judge_hot_spot([draw(grows, grows, ["hosts waited"])] * 3).verdict == NO_RESULT
+
+
+def test_the_step_model_prices_each_draw_on_its_own_sets() -> None:
+    from testbed.reproduce.tseng import model_ms
+
+    assert model_ms("random", 8, 0.25, 0, 1024, 3e-4, 2.7e-7) != pytest.approx(
+        model_ms("random", 8, 0.25, 1, 1024, 3e-4, 2.7e-7))

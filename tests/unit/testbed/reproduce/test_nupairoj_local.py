@@ -1,0 +1,285 @@
+"""testbed.reproduce.nupairoj_local on stand-in points: the dummy loop's knee (figure 2.9)
+fitted as a hinge, the block-based binomial tree's critical destination (figure 3.7), and
+chapter 6's injection, local-traffic and two-group conditions on the mesh (figures 6.16,
+6.18, 6.20), whose jobs the three claims share; each judged by intervals over jobs."""
+
+from __future__ import annotations
+
+import json
+from types import SimpleNamespace
+
+import pytest
+
+from testbed.reproduce import nupairoj_local as nl
+from testbed.reproduce.all_claims import BY_KEY
+from testbed.reproduce.claims import Context
+from testbed.reproduce.jobs import takes
+from testbed.reproduce.verdict import DIFFERS, EMULATOR, NO_RESULT, REPRODUCED, TRANSFER
+
+from .stand_ins import Points
+
+
+# ---- figure 2.9: the dummy loop's knee ----------------------------------------------------
+def shape(x: float, knee: float = 1.26, slope: float = 0.5) -> float:
+    """t_est / t_end against t_dummy / t_end: flat at 1, then rising (the SP's knee)."""
+    return 1.0 + slope * max(0.0, x - knee)
+
+
+def knee_job(t_end_us: float, f=shape, flags=()) -> dict:
+    return nl.knee_point({"dummy": [{"points": [(x * t_end_us * 1e-6, f(x) * t_end_us * 1e-6)
+                                                for x in nl.KNEE_FRACTIONS]}],
+                          "t_end_s": [t_end_us * 1e-6], "t_hold_s": [30e-6]}, 0, list(flags))
+
+
+def test_a_hinge_finds_the_knee_the_level_and_both_slopes() -> None:
+    xs = list(nl.KNEE_FRACTIONS)
+    fit = nl.hinge(xs, [shape(x) for x in xs])
+    assert fit == pytest.approx({"knee": 1.26, "level": 1.0, "slope": 0.5, "flat": 0.0},
+                                abs=1e-6)
+    late = nl.hinge(xs, [1.0 + 0.4 * max(0.0, x - 2) for x in xs])
+    assert late["knee"] == pytest.approx(2.0) and late["slope"] == pytest.approx(0.4)
+    tilted = nl.hinge(xs, [1.0 + 0.1 * x + 0.5 * max(0.0, x - 1.6) for x in xs])
+    assert 0.05 < tilted["flat"] < 0.15  # the part below the knee, fitted apart
+    with pytest.raises(ValueError, match="at least four points"):
+        nl.hinge([0, 1, 2], [1, 1, 1])
+
+
+def test_the_knee_is_judged_in_units_of_each_jobs_t_end() -> None:
+    """Jobs with different t_end give the same curve in units of it; a slope of 1 (no
+    halving) differs, a flagged job is no result."""
+    out = nl.judge_knee([knee_job(100.0), knee_job(120.0), knee_job(110.0)])
+    assert out.verdict == REPRODUCED, out.why
+    assert out.values["knee_us"] == pytest.approx(1.26 * 110) and \
+        out.values["t_net_us"] == pytest.approx(0.26 * 110)
+    assert "knee / t_end 1.26 [1.26, 1.26]" in out.testbed
+    assert out.values["plot"]["series"]["paper: IBM SP (figure 2.9)"][-1] == (
+        pytest.approx(4.0), pytest.approx(1 + 0.5 * (4.0 - 67.2 / 53.3)))
+    steep = nl.judge_knee([knee_job(100.0, lambda x: shape(x, slope=1.0))] * 3)
+    assert steep.verdict == DIFFERS and steep.kind == EMULATOR
+    assert "slope past the knee [1.00, 1.00] lies outside" in steep.why
+    flagged = nl.judge_knee([knee_job(100.0), knee_job(100.0, flags=["switch waited"])])
+    assert flagged.verdict == NO_RESULT
+    failed = nl.judge_knee([knee_job(100.0), nl.knee_point(None, 1, [], "mpiexec died")])
+    assert failed.verdict == NO_RESULT and "mpiexec died" in failed.why
+
+
+def test_the_dummy_loop_runs_its_jobs_on_two_hosts(monkeypatch) -> None:
+    calls = []
+
+    def measure(emu, sizes, **kw):
+        calls.append((sizes, kw))
+        return {"dummy": [{"points": [(x * 1e-4, shape(x) * 1e-4) for x in
+                                      kw["dummy_fractions"]]}],
+                "t_end_s": [1e-4], "t_hold_s": [3e-5]}
+
+    class Watch:
+        def __init__(self, topo): pass
+        def __enter__(self): return self
+        def __exit__(self, *exc): pass
+        def window(self, t0, t1): return {"flags": []}
+
+    monkeypatch.setattr(nl, "measure_params", measure)
+    monkeypatch.setattr(nl, "Monitor", Watch)
+    net = SimpleNamespace(emu=SimpleNamespace(topo=None))
+    out = BY_KEY["nupairoj.dummy-knee"].run(Context(True, lambda _m: None, net))
+    assert out.verdict == REPRODUCED and len(calls) == takes(True)
+    sizes, kw = calls[0]
+    assert sizes == [1] and kw["hosts"] == ["h0", "h1"] and kw["dummy_max"] == 1
+    assert kw["dummy_fractions"] == nl.KNEE_FRACTIONS and kw["dummy_runs"] == nl.KNEE_RUNS
+
+
+# ---- figure 3.7: the block-based binomial tree ---------------------------------------------
+def block_points(done_ms: dict[int, list[float]], flag_take=None) -> dict:
+    """(tree, size) -> jobs: each job's ranks hold the message at `done_ms[size]` (ms)."""
+    by = {}
+    for a in nl.BLOCK_TREES:
+        for s in nl.BLOCK_SIZES:
+            by[(a, s)] = [{"label": f"{a} {s} take {t}", "ms": 2.0, "verified": True,
+                           "flags": ["hosts waited"] if t == flag_take else [],
+                           "rank_done_s": [v * f / 1e3 for v in done_ms[s]]}
+                          for t, f in enumerate((0.98, 1.0, 1.02))]
+    return by
+
+
+def test_the_block_binomial_tree_is_figure_3_7s() -> None:
+    from collectives.trees.schedules import block_binomial_tree
+
+    assert block_binomial_tree(9, 3) == {0: [3, 1, 2, 6], 3: [4, 5], 1: [7], 2: [8]}
+
+
+def test_p8_is_judged_the_critical_destination_against_the_model() -> None:
+    # in the model with t_hold 1 and t_end 3: P3 3, P1 4, P2 5, P6 6, P4 6, P5 7, P7 7, P8 8
+    model = [0, 4, 5, 3, 6, 7, 6, 7, 8]
+    out = nl.judge_block(block_points({1: model, 1024: model}),
+                         {1: [float(v) for v in model], 1024: [float(v) for v in model]})
+    assert out.verdict == REPRODUCED, out.why
+    assert out.values["order"]["1024"][-1] == "P8" and "(the model: P8 last)" in out.testbed
+    judged = out.values["intervals"]["P8 / the latest other, 1 B"]
+    assert judged["figure"] == pytest.approx(8 / 7, abs=1e-3) and judged["interval"][0] > 1
+    # t_hold above t_end (3 and 1): P6 (3 t_hold + t_end = 10) before P8 (2 t_hold + 2 t_end)
+    wide = [0, 4, 7, 1, 2, 5, 10, 5, 8]
+    moved = nl.judge_block(block_points({1: model, 1024: wide}),
+                           {1: [float(v) for v in model], 1024: [float(v) for v in wide]})
+    assert moved.verdict == DIFFERS and moved.kind == TRANSFER
+    assert moved.values["intervals"]["P8 / the latest other, 1024 B"]["figure"] == \
+        pytest.approx(0.8, abs=1e-3)  # each size's figure on its own ranks' times
+    assert "P6's 3 t_hold + t_end is not earlier" in moved.why
+    here = nl.judge_block(block_points({1: model, 1024: wide}),
+                          {1: [float(v) for v in model], 1024: [float(v) for v in model]})
+    assert here.verdict == DIFFERS and here.kind == EMULATOR
+    assert nl.judge_block(block_points({1: model, 1024: model}, flag_take=1)).verdict \
+        == NO_RESULT
+
+
+def test_the_block_binomial_claim_batches_its_trees_per_take() -> None:
+    model = [0, 4, 5, 3, 6, 7, 6, 7, 8]
+
+    class Block(Points):
+        def params(self, sizes, hosts=None):
+            return {"sizes": list(sizes), "t_hold_s": [1e-3] * len(sizes),
+                    "t_end_s": [3e-3] * len(sizes),
+                    "t_hold_sends_s": [[1e-3] * ((hosts or 16) - 1)] * len(sizes)}
+
+        def point(self, algorithm, size, hosts, frames=0, **kw):
+            return super().point(algorithm, size, hosts) | {
+                "rank_done_s": [v / 1e3 for v in model]}
+
+    net = Block(lambda a, s, h: 5.0)
+    out = BY_KEY["nupairoj.block-binomial-measured"].run(Context(True, lambda _m: None, net))
+    assert out.verdict == REPRODUCED, out.why
+    (asks, n), = net.batches
+    assert n == takes(True) and len(asks) == len(nl.BLOCK_TREES) * len(nl.BLOCK_SIZES)
+    assert {a.kwargs.get("options", {}).get("blocksize") for a in asks
+            if a.algorithm == "block-binomial"} == {3}
+    assert out.values["model_ms"]["1024"][8] == pytest.approx(8.0)  # 2 t_hold + 2 t_end
+
+
+# ---- chapter 6: injection, local traffic, two groups ------------------------------------
+def record(alg: str, cond: str, ms: float, flags=()) -> dict:
+    """An experiment record under one of the chapter-6 conditions."""
+    return {"config": {"algorithm": alg, "size": 1024, "hosts": 6,
+                       "traffic": "local" if cond == nl.LOCAL else "none",
+                       "groups": 2 if cond == nl.TWO else 1,
+                       "interval_s": 0.006 if cond == nl.INJECTED else 0.0},
+            "status": "ok", "t_mcast_s": {"median": ms / 1e3, "p10": 0, "p90": 0},
+            "verified": True, "fidelity": {"flags": list(flags)},
+            "traffic": None, "predicted_s": None,
+            "per_group": [{"group": g, "t_mcast_s": {"median": ms / 1e3}} for g in (0, 1)]
+            if cond == nl.TWO else None}
+
+
+ALONE_MS = {"binomial": 2.6, "opt-tree": 3.2, "u-mesh": 2.5, "opt-mesh": 3.0, "dyn-mesh": 2.7}
+
+
+def jobs(ms: dict, spread=(0.98, 1.0, 1.02), flag=None) -> list[dict]:
+    """Jobs of stand-in points, (condition, tree) -> point; `flag` flagged in the last."""
+    return [{(c, a): nl.ch6_point(record(a, c, v * f, ["switch waited"] if (c, a) == flag
+                                         and t == len(spread) - 1 else ()), t, 1)
+             for (c, a), v in ms.items()} for t, f in enumerate(spread)]
+
+
+def conditions(**by: dict) -> dict:
+    out = {(nl.ALONE, a): v for a, v in ALONE_MS.items()}
+    for cond, times in by.items():
+        out |= {({"local": nl.LOCAL, "two": nl.TWO, "injected": nl.INJECTED}[cond], a): v
+                for a, v in times.items()}
+    return out
+
+
+def test_injection_judges_dyn_mesh_against_opt_mesh_and_the_faster_static_tree() -> None:
+    good = conditions(injected={"binomial": 2.8, "opt-tree": 4.0, "u-mesh": 2.7,
+                                "opt-mesh": 4.2, "dyn-mesh": 2.9})
+    out = nl.judge_injection(jobs(good), interval_ms=5.0)
+    assert out.verdict == REPRODUCED, out.why
+    assert out.values["interval_ms"] == 5.0 and out.values["plot"]["categories"] == [
+        nl.ALONE, nl.INJECTED]
+    assert out.values["intervals"]["DYN-Mesh / OPT-Mesh, injected"]["figure"] == \
+        pytest.approx(2.9 / 4.2, abs=1e-3)
+    bad = conditions(injected={**ALONE_MS, "opt-mesh": 2.0, "dyn-mesh": 3.0})
+    worse = nl.judge_injection(jobs(bad))
+    # each figure per job: the jobs' common drift (0.98, 1, 1.02) cancels
+    assert worse.verdict == DIFFERS and "DYN-Mesh / OPT-Mesh, injected [1.50, 1.50]" in \
+        worse.why and worse.kind == TRANSFER
+    missing = nl.judge_injection(jobs(conditions()))  # no interval: injected never measured
+    assert missing.verdict == NO_RESULT and "not measured" in missing.why
+
+
+def test_local_traffic_judges_every_tree_slower_than_alone() -> None:
+    slower = conditions(local={a: v * 1.3 for a, v in ALONE_MS.items()})
+    out = nl.judge_local(jobs(slower))
+    assert out.verdict == REPRODUCED and len(out.values["intervals"]) == len(nl.CH6_TREES)
+    same = conditions(local={**{a: v * 1.3 for a, v in ALONE_MS.items()}, "u-mesh": 2.4})
+    flat = nl.judge_local(jobs(same))
+    assert flat.verdict == DIFFERS and "U-Mesh with local traffic / alone [0.96, 0.96]" in \
+        flat.why
+    assert nl.judge_local(jobs(slower, flag=(nl.LOCAL, "binomial"))).verdict == NO_RESULT
+
+
+def test_two_groups_judges_opt_mesh_slowest_and_dyn_mesh_ahead_of_u_mesh() -> None:
+    two = conditions(two={"binomial": 3.6, "opt-tree": 4.5, "u-mesh": 3.5, "opt-mesh": 4.4,
+                          "dyn-mesh": 3.2})
+    got = jobs(two)
+    assert got[0][(nl.TWO, "u-mesh")]["per_group_ms"] == pytest.approx([3.5 * 0.98] * 2)
+    out = nl.judge_two_groups(got)
+    assert out.verdict == REPRODUCED, out.why
+    behind = conditions(two={"binomial": 3.6, "opt-tree": 4.5, "u-mesh": 3.0,
+                             "opt-mesh": 4.4, "dyn-mesh": 3.2})
+    assert nl.judge_two_groups(jobs(behind)).verdict == DIFFERS
+
+
+def test_the_three_chapter_6_claims_share_one_set_of_jobs(monkeypatch) -> None:
+    """Each job runs ALONE, LOCAL (a member's message every time the fastest tree takes
+    alone), TWO and INJECTED (every twice that, under background load), each a run, on the
+    first run's t_hold/t_end; a flagged condition is run once more."""
+    from testbed.experiments.spec import from_dict
+
+    runs = []
+    times = conditions(local={a: v * 1.3 for a, v in ALONE_MS.items()},
+                       two={a: v * 1.2 for a, v in ALONE_MS.items()},
+                       injected={a: v * 1.1 for a, v in ALONE_MS.items()})
+    flag_once = {(nl.TWO, "opt-mesh")}
+
+    def run_spec(net, raw, folder, params, progress):
+        spec = from_dict(raw)
+        runs.append((spec, params))
+        recs = []
+        for p in spec.points():
+            cond = nl.INJECTED if p.interval else nl.TWO if p.groups > 1 else (
+                nl.LOCAL if p.traffic == "local" else nl.ALONE)
+            flags = ["hosts waited"] if (cond, p.algorithm) in flag_once else []
+            flag_once.discard((cond, p.algorithm))
+            rec = record(p.algorithm, cond, times[(cond, p.algorithm)], flags)
+            rec["config"]["interval_s"] = p.interval
+            recs.append(json.loads(json.dumps(rec)))
+        return recs, params or {"sizes": [1024], "t_hold_s": [9e-4], "t_end_s": [1.4e-3]}
+
+    monkeypatch.setattr(nl, "run_spec", run_spec)
+    net = SimpleNamespace(spec="mesh:rows=4,cols=4", rate=SimpleNamespace(mbit=10.0),
+                          emu=SimpleNamespace(topo=None, caps=None), points={})
+    c = Context(True, lambda _msg: None, net)
+    outs = [BY_KEY[k].run(c) for k in ("nupairoj.injection", "nupairoj.local-traffic",
+                                       "nupairoj.two-groups")]
+    n = takes(True)
+    assert len(runs) == 4 * n + 1  # the flagged two-group condition once more
+    alone, local, two, again, injected = (runs[i][0] for i in range(5))
+    assert [p.traffic for p in alone.points()] == ["none"] * len(nl.CH6_TREES)
+    assert alone.repetitions == nl.CH6_REPS
+    assert local.traffic["local"].hosts == ["h1", "h2", "h3", "h4", "h5"]
+    # U-Mesh's 2.5 ms alone: a 1 KiB message every 2.5 ms is 0.33 of 10 Mbit/s
+    assert local.traffic["local"].load == pytest.approx(0.328)
+    assert two.points()[0].groups == 2 and two.traffic["background"].hosts == "others"
+    assert two.traffic["background"].load == nl.BACKGROUND
+    assert again.points()[0].groups == 2  # flagged: measured again
+    assert injected.points()[0].interval == pytest.approx(2 * 2.5e-3)
+    assert "background" in injected.traffic
+    assert all(p is runs[0][1] or p == runs[1][1] for _, p in runs[2:])  # job 1's params
+    assert outs[1].verdict == REPRODUCED and outs[1].values["local_load"] == \
+        pytest.approx(0.328)
+    assert outs[0].values["interval_ms"] == pytest.approx(5.0)
+    assert outs[0].values["fanout"] == {"u-mesh": 3, "opt-mesh": 3}  # t_hold/t_end 0.64
+    assert all(len(o.points) == 2 * len(nl.CH6_TREES) * n for o in outs)
+    retaken = [p for p in outs[2].points if p["condition"] == nl.TWO and p["tries"] == 2]
+    assert len(retaken) == len(nl.CH6_TREES)
+    assert outs[2].verdict == DIFFERS and outs[2].kind == TRANSFER  # DYN-Mesh behind U-Mesh
+    assert "OPT-Mesh's root sends 3 messages a broadcast here against U-Mesh's 3" in \
+        outs[2].why
