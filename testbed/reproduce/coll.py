@@ -426,8 +426,8 @@ CLAIMS: tuple[Claim, ...] = (
                                       "broadcast is insensitive to a few faults; only 4 "
                                       "faulty nodes give a slight latency gain", {}),
           f"binomial (the software tree) at 64 KiB around 1, 2 and 4 failed nodes (2 with "
-          f"--quick), {TAKES} jobs each ({QUICK_TAKES} with --quick): the 95 % interval of "
-          "its bandwidth over the "
+          f"--quick), {TAKES} jobs each ({QUICK_TAKES} with --quick): the interval over the "
+          "jobs of its bandwidth over the "
           f"no-fault one within {SOFT_SHARE[0]} to {SOFT_SHARE[1]}",
           software_faults, network=NETWORK),
     Claim("coll.tree-faults", P, "The range tree's bandwidth does not change with the "
@@ -439,9 +439,9 @@ CLAIMS: tuple[Claim, ...] = (
                       {"faulty_mb_s": 124, "faulty_bytes": 65536, "steps": 2}),
           f"the range tree at {', '.join(f'{s // 1024}' for s in TREE_SIZES)} KiB around 1, "
           f"2 and 4 failed nodes (1 and 2 with --quick), {TAKES} jobs each ({QUICK_TAKES} "
-          "with --quick): the 95 % interval of its bandwidth with 2 and 4 failed over its "
-          f"bandwidth with 1 within {TREE_SHARE[0]} to {TREE_SHARE[1]} at each size, and a "
-          "tree of 2 steps at every count", tree_faults, network=NETWORK),
+          "with --quick): the interval over the jobs of its bandwidth with 2 and 4 failed "
+          f"over its bandwidth with 1 within {TREE_SHARE[0]} to {TREE_SHARE[1]} at each size, "
+          "and a tree of 2 steps at every count", tree_faults, network=NETWORK),
     Claim("coll.barrier", P, "With faulty nodes the range-multicast barrier is about half "
           "the software barrier",
           PaperFigure("section 6, figure 8", "32 nodes: software barrier about 17 us with "

@@ -23,7 +23,7 @@ from ..experiments.rank_placement import contended
 from ..experiments.run import execute, new_run
 from ..experiments.spec import from_dict
 from .claims import Claim, Context, PaperFigure
-from .jobs import TAKES, job_ms, medians, taken, takes
+from .jobs import QUICK_TAKES, TAKES, job_ms, medians, taken, takes
 from .networks import Ask
 from .verdict import (
     DIFFERS,
@@ -207,7 +207,7 @@ def mesh_contention(ctx: Context) -> Outcome:
 def judge_contention(by: dict[tuple[str, str], list[dict[str, Any]]],
                      pairs: dict[tuple[str, str], int], placements: list[str],
                      model: dict[tuple[str, str], float] | None = None) -> Outcome:
-    """Each figure with its 95 % bootstrap interval over the jobs of every tree and placement
+    """Each figure with its bootstrap interval over the jobs of every tree and placement
     (testbed.reproduce.verdict.bootstrap): OPT-Mesh must meet no contention in the model in
     either placement; where the shuffle makes OPT-Tree meet some, OPT-Tree's contention rate
     must be at least CONTENTION and OPT-Mesh's below it, OPT-Mesh at most MESH_NEAR x
@@ -453,8 +453,8 @@ CLAIMS: tuple[Claim, ...] = (
                       "binomial; on the IBM SP (t_hold 19.15 + 0.02m us, t_end 53.30 + 0.07m "
                       "us) OPT-Tree is best in all cases, binomial worst", IBM_SP),
           f"OPT-Tree within {NEAR_BEST} x the fastest of sequential, binomial and OPT-Tree "
-          "at 1 KiB and 64 KiB on 8 hosts (and 16 in the full run), by the 95 % interval "
-          "over 3 jobs a point (2 with --quick); the model's error "
+          "at 1 B, 1 KiB and 64 KiB on 8 hosts (and 16 in the full run), by the interval over "
+          f"{TAKES} jobs a point ({QUICK_TAKES} with --quick); the model's error "
           "shown, not judged. The regimes reachable here: t_hold about twice t_end (1 KiB) "
           "and about equal (64 KiB); t_hold well below t_end, where sequential should win, "
           "does not occur over MPI's TCP here",
@@ -465,7 +465,7 @@ CLAIMS: tuple[Claim, ...] = (
                       "OPT-Mesh meets its contention-free bound while OPT-Tree pays for "
                       "contention; contention rate t_c = (t_A - t'_A) / t_A",
                       {"opt_mesh_6x6": 130, "u_mesh_6x6": 165}),
-          f"in the shuffle where OPT-Tree meets contention in the model, each figure's 95 % "
+          f"in the shuffle where OPT-Tree meets contention in the model, each figure's "
           f"interval over 3 jobs a tree and placement: OPT-Tree's t_c at least {CONTENTION}, "
           f"OPT-Mesh's below it, OPT-Mesh at most {MESH_NEAR} x OPT-Tree and x U-Mesh (the "
           "latter not applicable where the model prices them alike); 64 KiB on the 16 hosts "
@@ -478,7 +478,7 @@ CLAIMS: tuple[Claim, ...] = (
                       "most cases and better when load is high; a 1 % hot spot has very "
                       "little impact (figures 6.13-6.14: 1 % and 2 %); sequential is very "
                       "bad at any load", {"saturation_load": 0.095, "hot_spots": [0.01, 0.02]}),
-          f"the 95 % interval over 3 jobs (2 with --quick) of DYN-Tree / the fastest static "
+          f"the interval over the jobs of DYN-Tree / the fastest static "
           f"tree (binomial, OPT-Tree) at most {DYN_NEAR} at every load: none, uniform 20 % "
           "and the 1 % and 2 % hot spots scaled to 8 generators (25 and 50 % of their "
           "messages to one node; --quick: none and uniform 20 %). 1 KiB from 8 hosts of a "
@@ -493,7 +493,7 @@ CLAIMS: tuple[Claim, ...] = (
                       "like OPT-Mesh at low load and moves toward a binomial-like tree as "
                       "load rises; with a 1 % hot spot DYN-Mesh clearly beats OPT-Mesh at "
                       "high load", {"nodes": 64, "hot_spot": 0.01}),
-          f"the 95 % interval over the same jobs as nupairoj.dyn-tree of DYN-Mesh / the "
+          f"the interval over the same jobs as nupairoj.dyn-tree of DYN-Mesh / the "
           f"faster of OPT-Mesh and U-Mesh at most {DYN_NEAR} at every load, and of DYN-Mesh "
           "/ OPT-Mesh below 1 under every load but none; OPT-Mesh / U-Mesh and how load "
           "moves each tree shown. The same 8 hosts, ranks in node order, X-then-Y routing",

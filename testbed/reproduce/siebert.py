@@ -579,7 +579,7 @@ CLAIMS = (
           "multicast, far apart with the trees",
           PaperFigure("section 4.2.2", "342 nodes, 64 KiB: skew up to 3.18 x (original), up "
                       "to 1.17 x (ipmc)", SKEW),
-          f"the 95 % interval over the jobs of two-stage's skew at most {SKEW_MCAST} and of "
+          f"the interval over the jobs of two-stage's skew at most {SKEW_MCAST} and of "
           f"binomial's at least {SKEW_TREE}, on {' and '.join(map(str, SKEW_HOSTS))} hosts "
           f"({SKEW_HOSTS[0]} with --quick) "
           "(binomial where the t_hold/t_end model puts its skew above 2: on 9 hosts, 4.0; on "

@@ -171,7 +171,7 @@ def model_here(by: Mapping[tuple[str, int, str], list[dict[str, Any]]], size: in
 
 def judge_source_contention(points: list[dict[str, Any]], loads: list[str],
                             sizes: list[int]) -> Outcome:
-    """Over the jobs (95 % bootstrap intervals, verdict.judge): (a) at every size the ratio
+    """Over the jobs (bootstrap intervals, verdict.judge): (a) at every size the ratio
     sequential/binomial at the highest load over the same at none at least GROWS (figure
     6.3: sequential much worse at high load); (b) under every load the root's queue delay
     of sequential over binomial's at least QUEUE_MORE (figure 6.5; at no load shown, not
@@ -277,8 +277,9 @@ CLAIMS: tuple[Claim, ...] = (
                       "give no numbers; the values are the chapter-6 model's (64 nodes, the "
                       "baseline at 1 KB, against t_cont)",
                       {"model_64_nodes": paper_model()}, marker="I"),
-          f"over {TAKES} jobs ({QUICK_TAKES} with --quick), 95 % intervals: sequential/binomial "
-          f"at the highest load at least {GROWS} x the same at none (1 KiB and 64 KiB; 1 KiB "
+          f"over {TAKES} jobs ({QUICK_TAKES} with --quick), bootstrap intervals: "
+          f"sequential/binomial at the highest load at least {GROWS} x the same at none (1 KiB "
+          f"and 64 KiB; 1 KiB "
           f"with --quick), and the root's queue delay of sequential at least {QUEUE_MORE} x "
           "binomial's under load; 8 hosts of the 4x4 mesh broadcast and send each other "
           "uniform background traffic at 40 % of a link",
