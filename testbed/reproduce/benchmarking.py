@@ -63,12 +63,11 @@ def benchmark_pitfall(ctx: Context) -> Outcome:
                      if all(k in med for k in _keys(h)))
     values: dict[str, Any] = {"median_ms": {"/".join(map(str, k)): v for k, v in med.items()},
                               "plot": _plot(med, hosts)}
-    bad = no_result(points, text or "-")
+    bad = no_result(points, text or "-", values)
     if bad is None and len(med) < len(jobs):
         bad = Outcome(NO_RESULT, text or "-", "the back-to-back loop gave no time",
-                      points=points)
+                      values=values, points=points)
     if bad is not None:
-        bad.values = values
         return bad
     parts = [p for h in hosts for p in (
         Part(f"t_root chain/binomial, {h} hosts", _ratio("root", h), hi=1.0),

@@ -97,9 +97,7 @@ def chen_scaling(ctx: Context) -> Outcome:
                                            (h, med[(a, h, s)]) for h in SCALE_HOSTS
                                            if (a, h, s) in med]
                                            for a in SCALE_ALGS for s in SCALE_SIZES}}}
-    bad = no_result(points, text)
-    if bad is not None:
-        bad.values = values
+    if (bad := no_result(points, text, values)) is not None:
         return bad
     growth = {a: _growth(a)(med) for a in SCALE_ALGS}
     text += "; growth from 1000 B to 8 KiB " + ", ".join(f"{NAMES[a]} {g:.2f}"

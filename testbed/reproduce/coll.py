@@ -230,9 +230,7 @@ def software_faults(ctx: Context) -> Outcome:
                               "plot": {"xlabel": "failed nodes",
                                        "ylabel": "binomial bandwidth, MB/s",
                                        "series": {"binomial": list(mb_s.items())}}}
-    bad = no_result(points, text)
-    if bad is not None:
-        bad.values = values
+    if (bad := no_result(points, text, values)) is not None:
         return bad
     faulty = [f for f in counts if f]
     return judged_outcome(job_ms(by), [Part(f"{f} failed / none", _share(f), *SOFT_SHARE)
@@ -294,9 +292,7 @@ def tree_faults(ctx: Context) -> Outcome:
         "plot": {"xlabel": "failed nodes", "ylabel": "range tree bandwidth, MB/s",
                  "series": {f"{s // 1024} KiB": [(f, s / med[(f, s)] / 1e3) for f in counts
                                                   if (f, s) in med] for s in TREE_SIZES}}}
-    bad = no_result(points, text)
-    if bad is not None:
-        bad.values = values
+    if (bad := no_result(points, text, values)) is not None:
         return bad
     deep = [f"{f} failed: a tree of {steps[f]} steps (the paper: 2)" for f in counts
             if steps[f] != 2]

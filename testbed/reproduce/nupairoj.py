@@ -127,9 +127,7 @@ def tree_order(ctx: Context) -> Outcome:
               "t_end_us": {s: p2p.t_end(s) * 1e6 for s in SIZES}, "model_inputs": used,
               "plot": {"xlabel": f"message bytes ({h} hosts)", "ylabel": "broadcast, ms",
                        "series": series, "logx": True, "logy": True}}
-    bad = no_result(points, text)
-    if bad is not None:
-        bad.values = values
+    if (bad := no_result(points, text, values)) is not None:
         return bad
 
     def near(s: int, h: int) -> Callable[[Mapping[Any, float]], float]:
@@ -232,9 +230,7 @@ def judge_contention(by: dict[tuple[str, str], list[dict[str, Any]]],
                                        "categories": [order, shuffle],
                                        "ylabel": "64 KiB broadcast on 16 hosts, ms",
                                        "series": series}}
-    bad = no_result(points, text)
-    if bad is not None:
-        bad.values = values
+    if (bad := no_result(points, text, values)) is not None:
         return bad
     jobs = {k: [p["ms"] for p in takes] for k, takes in by.items()}
 
@@ -425,9 +421,7 @@ def judge_dynamic(jobs: list[list[dict[str, Any]]], loads: list[str], dynamic: s
     values = {"rows": rows, "loads": loads,
               "plot": {"xlabel": "background traffic", "categories": list(loads),
                        "ylabel": "1 KiB broadcast on 8 hosts, ms", "series": series}}
-    bad = no_result(points, text or "-")
-    if bad is not None:
-        bad.values = values
+    if (bad := no_result(points, text or "-", values)) is not None:
         return bad
 
     def over_best(load: str) -> Callable[[Mapping[Any, float]], float]:

@@ -217,9 +217,7 @@ def judge_trees(cases: list[dict[str, Any]], by: dict[tuple, list[dict[str, Any]
         "xlabel": "message bytes (16 hosts)", "ylabel": "broadcast, ms", "logx": True,
         "series": {NAMES[a]: [(r["size"], r["ms"][a]) for r in big if r["ms"].get(a)]
                    for a in TREES}}}
-    bad = no_result(points, text)
-    if bad is not None:
-        bad.values = values
+    if (bad := no_result(points, text, values)) is not None:
         return bad
     if skipped:
         text += f" (not judged: {'; '.join(skipped)})"
@@ -345,9 +343,7 @@ def judge_rate(bmin: dict[tuple[str, str], list[dict[str, Any]]],
               "plot": {"xlabel": "network", "categories": list(rates),
                        "ylabel": "OPT-Tree's contention rate t_c",
                        "series": {"t_c": list(enumerate(rates.values()))}}}
-    bad = no_result(points, text or "-")
-    if bad is not None:
-        bad.values = values
+    if (bad := no_result(points, text or "-", values)) is not None:
         return bad
     if not mesh:
         return Outcome(NO_RESULT, text, "the mesh's points were not measured (its job "
@@ -459,9 +455,7 @@ def judge_load(jobs: list[list[dict[str, Any]]], loads: list[str]) -> Outcome:
                                        "categories": list(loads),
                                        "ylabel": "1 KiB broadcast on 8 hosts, ms",
                                        "series": series}}
-    bad = no_result(points, text or "-")
-    if bad is not None:
-        bad.values = values
+    if (bad := no_result(points, text or "-", values)) is not None:
         return bad
     parts, skipped = [], []
     for load in loads:

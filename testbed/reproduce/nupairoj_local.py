@@ -288,9 +288,7 @@ def judge_block(by: Mapping[tuple[str, int], Sequence[dict[str, Any]]],
         "model_ms": {str(s): v for s, v in (model or {}).items()},
         "plot": {"xlabel": "rank (figure 3.7's P1..P8)", "ylabel": "holds the message, ms "
                  "after the root's call", "series": series}}
-    bad = no_result(points, text)
-    if bad is not None:
-        bad.values = values
+    if (bad := no_result(points, text, values)) is not None:
         return bad
     if any(len(done.get(("done", s, r), [])) != len(blocks[s]) for s in BLOCK_SIZES
            for r in range(1, BLOCK_HOSTS)):
@@ -520,9 +518,7 @@ def ch6_outcome(jobs: Sequence[Ch6Job], conds: Sequence[str],
               "plot": {"xlabel": "condition", "categories": list(conds),
                        "ylabel": f"{CH6_SIZE // 1024} KiB broadcast on {CH6_HOSTS} hosts of "
                                  "the 4x4 mesh, ms", "series": series}}
-    bad = no_result(points, text or "-")
-    if bad is not None:
-        bad.values = values
+    if (bad := no_result(points, text or "-", values)) is not None:
         return bad
     whole = [j for j in jobs if all((c, a) in j for c in conds for a in CH6_TREES)]
     if not whole or len(whole) < len(jobs):

@@ -409,11 +409,10 @@ def repair_rounds(ctx: Context) -> Outcome:
                                       for q in losses],
                             "the thesis's bound": [(q * 100, ROUNDS["bound"])
                                                    for q in losses]}}}
-    bad = no_result(points, text) or (None if len(jobs) == 3 * len(losses) else Outcome(
+    bad = no_result(points, text, values) or (None if len(jobs) == 3 * len(losses) else Outcome(
         NO_RESULT, text, "a point carries no repair rounds (it did not run two-stage's "
         "multicast path)", values=values, points=points))
     if bad is not None:
-        bad.values = values
         return bad
     parts = [Part(f"E(X) at {ROUNDS['loss']:.0%} lost", lambda m: m[("x", ROUNDS["loss"])],
                   hi=ROUNDS["bound"])]

@@ -124,9 +124,7 @@ def fragments_1m(ctx: Context) -> Outcome:
                for k, v in thesis.items()},
             **{f"{k}, the model": list(enumerate(v)) for k, v in model.items()}}}}
     text = f"1 MiB on {hosts} hosts, the fragmented chain in 64 KiB fragments"
-    bad = no_result(points, text)
-    if bad is not None:
-        bad.values = values
+    if (bad := no_result(points, text, values)) is not None:
         return bad
     avg = _averages(by, scheds)
     if avg is None:

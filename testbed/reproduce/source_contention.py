@@ -196,9 +196,7 @@ def judge_source_contention(points: list[dict[str, Any]], loads: list[str],
         for s, load in full) + f" (median of {max(map(len, by.values()), default=0)} jobs)"
     values: dict[str, Any] = {"loads": {k: LOADS[k] for k in loads}, "accepted": accepted,
                               "plot": _plot(by, loads, sizes)}
-    bad = no_result(points, text)
-    if bad is not None:
-        bad.values = values
+    if (bad := no_result(points, text, values)) is not None:
         return bad
     jobs: dict[Key, list[float]] = {}
     for (a, s, load), ps in by.items():

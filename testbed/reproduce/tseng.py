@@ -231,9 +231,7 @@ def judge_size_gain(draws: Sequence[Job]) -> Outcome:
                        f"sees no growth (median over the draws {model_growth:.2f}): the "
                        "partition's relay steps save too few link crossings on 2x2 DDNs",
                        values=values, points=points, kind=TRANSFER)
-    bad = no_result(points, text)
-    if bad is not None:
-        bad.values = values
+    if (bad := no_result(points, text, values)) is not None:
         return bad
     off = {k: _median([by[(k, LARGE)]["ms"] / by[(k, LARGE)]["model_ms"] for by in draws
                        if by.get((k, LARGE), {}).get("model_ms")]) for k in SCHEMES}
@@ -421,9 +419,7 @@ def judge_hot_spot(draws: Sequence[HotJob]) -> Outcome:
     if not judged:
         return Outcome(NOT_APPLICABLE, text, small, values=values, points=points,
                        kind=TRANSFER)
-    bad = no_result(points, text)
-    if bad is not None:
-        bad.values = values
+    if (bad := no_result(points, text, values)) is not None:
         return bad
     if unjudged:
         text += f" ({small}: shown, not judged)"

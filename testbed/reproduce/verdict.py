@@ -88,15 +88,17 @@ def is_result(p: dict[str, Any]) -> bool:
     return p.get("ms") is not None and p.get("verified", True) and not p.get("flags")
 
 
-def no_result(points: list[dict[str, Any]], testbed: str) -> Outcome | None:
-    """The "no result" outcome when some point is not a result, else None."""
+def no_result(points: list[dict[str, Any]], testbed: str,
+              values: dict[str, Any] | None = None) -> Outcome | None:
+    """The "no result" outcome (with the claim's `values`) when some point is not a result,
+    else None."""
     bad = [p for p in points if not is_result(p)]
     if not bad:
         return None
     why = "; ".join(f"{p['label']}: " + (", ".join(p["flags"]) if p.get("flags") else
                                           p.get("error") or "bytes wrong") for p in bad[:3])
     return Outcome(NO_RESULT, testbed, f"{len(bad)} of {len(points)} point(s) are no result "
-                   f"({why})", points=points)
+                   f"({why})", values=values or {}, points=points)
 
 
 def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
