@@ -3,13 +3,17 @@ joined or not (a raw packet socket sees what the wire delivers): {"count": N, "b
 GROUP": N}}, the total and per source and group.
 
     python -m testbed.hostprogs.mcast_sniff IFACE PREFIX DURATION [READY_FILE | -] [--until-stop]
+        [--at-least=N]
 
 READY_FILE is created once the socket listens; with "-" the line "ready" on stdout says so
 instead (a host on another server of a cluster: its stdout comes back through ssh).
 With --until-stop the count also ends once a line arrives on standard input or the input
 ends (the caller's senders are done; through ssh too) and then QUIET_S pass without a
 frame of the prefix: what was still queued on the way is counted, and a caller need not
-sit out a DURATION chosen for the slowest case. DURATION stays the limit.
+sit out a DURATION chosen for the slowest case. DURATION stays the limit. With --at-least=N
+the quiet time starts only once N frames have come: a caller that knows N are on their way
+waits for them (the first frames of a new flow go through the controller, which a busy
+machine may keep for longer than QUIET_S), not for a time.
 """
 
 from __future__ import annotations
@@ -31,8 +35,10 @@ QUIET_S = 0.5
 
 
 def main() -> int:
-    args = [a for a in sys.argv[1:] if a != "--until-stop"]
-    until_stop = len(args) < len(sys.argv) - 1
+    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    until_stop = "--until-stop" in sys.argv[1:]
+    at_least = max([int(a.split("=", 1)[1]) for a in sys.argv[1:]
+                    if a.startswith("--at-least=")] or [0])
     iface, prefix, duration = args[0], ipaddress.IPv4Network(args[1]), float(args[2])
     s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(0x0003))
     s.bind((iface, 0))
@@ -45,7 +51,7 @@ def main() -> int:
     limit, quiet_from = time.monotonic() + duration, None  # quiet_from: told to stop
     while True:
         now = time.monotonic()
-        end = limit if quiet_from is None else min(limit, quiet_from + QUIET_S)
+        end = limit if quiet_from is None or n < at_least else min(limit, quiet_from + QUIET_S)
         if now >= end:
             break
         readable, _, _ = select.select(watched, [], [], min(0.2, end - now))

@@ -107,23 +107,33 @@ def receive_counts(emu: Any, sender: str, group: str, listeners: list[str], tmpd
 
 
 class Sniffer(Receiver):
-    """Counts the group's datagrams arriving on the host's interface, joined or not."""
+    """Counts the group's datagrams arriving on the host's interface, joined or not; told
+    to stop, it counts on until `at_least` have come (mcast_sniff --at-least)."""
 
-    def __init__(self, host: Any, group: str, seconds: float, tmpdir: Any):
+    def __init__(self, host: Any, group: str, seconds: float, tmpdir: Any, at_least: int = 0):
         self.ready = tmpdir / f"sniff-{host.name}-{group}"
         self.proc = host.popen(command("mcast_sniff", f"{host.name}-eth0", f"{group}/32",
-                                       seconds, self.ready, "--until-stop"),
+                                       seconds, self.ready, "--until-stop",
+                                       f"--at-least={at_least}"),
                                stdin=subprocess.PIPE, text=True)
         self.host = host
 
 
+DUE_S = 10.0  # how much longer than `seconds` a sniffer waits for datagrams due to it
+
+
 def wire_counts(emu: Any, sender: str, group: str, tmpdir: Any, count: int = 5,
                 settle: float = 0.3, seconds: float = 2.5,
-                also: Iterable[Receiver] = ()) -> dict[str, int]:
+                also: Iterable[Receiver] = (), due: Iterable[str] = ()) -> dict[str, int]:
     """`sender` sends `count` datagrams to `group`; returns how many arrived on the wire
-    at every host (the sender included). Receivers in `also` are told to stop with the
-    sniffers (their quiet times overlap; read them with `results` after)."""
-    sn = {h.name: Sniffer(h, group, seconds, tmpdir) for h in emu.hosts}
+    at every host (the sender included). At the hosts in `due` all `count` are due: their
+    sniffers count until they have them (DUE_S longer at most), so that a datagram a busy
+    controller forwards late (the first of a new flow, at a switch its entries have not
+    reached yet) is counted, not lost to the quiet time. Receivers in `also` are told to
+    stop with the sniffers (their quiet times overlap; read them with `results` after)."""
+    wanted = set(due)
+    sn = {h.name: (Sniffer(h, group, seconds + DUE_S, tmpdir, count) if h.name in wanted
+                   else Sniffer(h, group, seconds, tmpdir)) for h in emu.hosts}
     for s in sn.values():
         s.wait_ready()
     time.sleep(settle)

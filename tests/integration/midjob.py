@@ -1,24 +1,25 @@
-"""Loss set in the middle of an MPI job: once its ranks are up and connected (rank 0 writes
-a `ready` file), then the job is told to go on (a `go` file). MPI's start-up under loss is
-not what the loss tests are about, and it was much of their time and of its spread."""
+"""Something done in the middle of an MPI job: once its ranks are up (rank 0 writes a
+`ready` file), the test acts on the network (sets loss, starts an intruder, ...) and then
+tells the job to go on (a `go` file). MPI's start-up under loss is not what the loss tests
+are about, and it was much of their time and of its spread; an intruder started while the
+job runs may come after its collectives."""
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 
 @contextmanager
-def loss_once_ready(emu: Any, loss: float | str, scope: str = "all",
-                    name: str = "ranks-ready") -> Iterator[tuple[Path, Path]]:
-    """Yields (ready, go) under the run's directory: when the job writes `ready`, `loss`
-    is set on every host link (`scope` as Emulation.set_loss) and `go` written. The files
-    are removed afterwards; a failure to set the loss is raised then. The caller removes
-    the loss (or the network)."""
-    ready, go = emu.run_dir / name, emu.run_dir / "loss-set"
+def once_ready(emu: Any, act: Callable[[Path], None], name: str = "ranks-ready",
+               go_name: str = "go") -> Iterator[tuple[Path, Path]]:
+    """Yields (ready, go) under the run's directory: when the job writes `ready`,
+    `act(ready)` runs and then `go` is written. The files are removed afterwards; an
+    exception of `act` is raised then (and `go` never written)."""
+    ready, go = emu.run_dir / name, emu.run_dir / go_name
     stop, failed = threading.Event(), []
 
     def arm() -> None:
@@ -26,8 +27,8 @@ def loss_once_ready(emu: Any, loss: float | str, scope: str = "all",
             while not ready.exists():
                 if stop.wait(0.01):
                     return
-            emu.set_loss(loss, scope=scope)
-            go.write_text("set")
+            act(ready)
+            go.write_text("go")
         except Exception as e:  # raised in the caller, below
             failed.append(e)
 
@@ -41,3 +42,13 @@ def loss_once_ready(emu: Any, loss: float | str, scope: str = "all",
         ready.unlink(missing_ok=True)
         go.unlink(missing_ok=True)
     assert not failed, failed
+
+
+@contextmanager
+def loss_once_ready(emu: Any, loss: float | str, scope: str = "all",
+                    name: str = "ranks-ready") -> Iterator[tuple[Path, Path]]:
+    """once_ready that sets `loss` on every host link (`scope` as Emulation.set_loss); a
+    failure to set it is raised afterwards. The caller removes the loss (or the network)."""
+    with once_ready(emu, lambda _ready: emu.set_loss(loss, scope=scope), name,
+                    "loss-set") as files:
+        yield files

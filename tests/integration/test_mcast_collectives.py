@@ -27,7 +27,8 @@ from testbed.experiments.bcast import run_bcast
 from testbed.hostprogs import command
 from topologies import parse_spec
 
-from .midjob import loss_once_ready
+from .mcast import until
+from .midjob import loss_once_ready, once_ready
 from .shared import shared_network
 
 ALGOS = ",".join(names("multicast"))
@@ -100,6 +101,17 @@ def test_correct_under_loss_on_every_host_link(star, loss, scope):
 # and of its spread: hydra's and the ranks' connections, each lost SYN 1 s (at 10 %: a
 # 4-rank job took 4.5-5.5 s to start, the test 18-36 s, 10-18 s so; and hydra's launch
 # failed outright in 1 of 5 runs, "Launch proxy failed", 2026-11-27)
+# the rest of a job whose rank 0 wrote argv[1] ("ready"): every rank waits for argv[2]
+# ("go") and then runs verify with the arguments after them
+THEN_VERIFY = """
+go, end = pathlib.Path(sys.argv[2]), time.monotonic() + 60
+while not go.exists() and time.monotonic() < end:
+    time.sleep(0.01)
+if not go.exists():
+    raise SystemExit(f"{go} was not written within 60 s")
+from collectives.programs.verify import main
+sys.exit(main(sys.argv[3:]))
+"""
 UNDER_LOSS = """
 import pathlib, sys, time
 from mpi4py import MPI
@@ -108,14 +120,7 @@ comm.alltoall([b"x"] * comm.Get_size())
 comm.Barrier()
 if comm.Get_rank() == 0:
     pathlib.Path(sys.argv[1]).write_text("ready")
-go, end = pathlib.Path(sys.argv[2]), time.monotonic() + 60
-while not go.exists() and time.monotonic() < end:
-    time.sleep(0.01)
-if not go.exists():
-    raise SystemExit("the loss was not set within 60 s")
-from collectives.programs.verify import main
-sys.exit(main(sys.argv[3:]))
-"""
+""" + THEN_VERIFY
 
 
 def verify_under_loss(emu, loss: float, scope: str, *args: str, hosts, timeout) -> list[dict]:
@@ -152,40 +157,52 @@ def leave_again(emu) -> None:
         host.cmd(f"{sys.executable} -c '{JOIN_LEAVE}' {group} {host.IP()}")
 
 
+# verify, its world's multicast channel set up first (the group leased, joined by every rank
+# and delivery to every rank checked); rank 0 writes the group's address and port to argv[1]
+CHANNEL_FIRST = """
+import pathlib, sys, time
+from mpi4py import MPI
+from collectives.ipmc.channel import channel_for
+ch = channel_for(MPI.COMM_WORLD)
+if MPI.COMM_WORLD.Get_rank() == 0:
+    pathlib.Path(sys.argv[1]).write_text(f"{ch.group} {ch.port}")
+""" + THEN_VERIFY
+
+
 def test_datagrams_injected_by_a_non_member_change_nothing(star):
-    # h4 forges datagrams to the job's group from the moment its lease appears until the
-    # job has ended (then it is stopped and says how many it sent)
-    stop = threading.Event()
-    before = set(leases())
-    intruder = star.host("h4")
+    # Once the job's group is set up, h4 forges datagrams to it until the job has ended
+    # (then it is stopped and says how many it sent); the broadcasts start only when the
+    # controller forwards h4's datagrams to the four ranks, so forged datagrams arrive all
+    # through them. (Started when the group's lease appeared, the job going on, the forger
+    # sent its first datagram 0.2-0.3 s later on an idle machine, with 0.25-0.45 s of the
+    # job's 96 broadcasts left; on a busy one (2026-12-06) 4 runs of 6 rejected nothing.)
+    intruder, api = star.host("h4"), star.controller.api
     forgers: list[subprocess.Popen] = []
     forged: list[str] = []
 
-    def inject() -> None:
-        while not stop.is_set():
-            for group in set(leases()) - before:
-                try:  # a lease is created first, then written: wait for its fields
-                    port = (group_dir() / group).read_text().split()[2]
-                except (OSError, IndexError):
-                    continue
-                forgers.append(intruder.popen(command("mcast_forge", group, port, 300),
-                                              stderr=subprocess.STDOUT, text=True))
-                return
-            time.sleep(0.01)
+    def source_h4(group: str) -> dict:
+        return api_get(api, "/groups").get(group, {}).get("sources", {}).get("h4", {})
 
-    t = threading.Thread(target=inject, daemon=True)
-    t.start()
+    def inject(ready: Path) -> None:
+        group, port = ready.read_text().split()
+        forgers.append(intruder.popen(command("mcast_forge", group, port, 300),
+                                      stderr=subprocess.STDOUT, text=True))
+        until(lambda: source_h4(group).get("kind") == "tree", time.monotonic() + 30)
+        assert source_h4(group).get("receivers") == FOUR, source_h4(group)
+
     try:
-        got = verify(star, "--sizes", "1000,100000", "--roots", "0,1", "--repeat", "6",
-                     hosts=FOUR)
+        with once_ready(star, inject) as (ready, go):
+            res = run_mpi(star, ["-c", CHANNEL_FIRST, str(ready), str(go), "--algorithms",
+                                 ALGOS, "--sizes", "1000,100000", "--roots", "0,1",
+                                 "--repeat", "6"], hosts=FOUR, timeout=300)
     finally:
-        stop.set()
-        t.join(30)
         for p in forgers:
             p.terminate()
             forged.append(p.communicate(timeout=30)[0])
+    got = records(res)
+    assert not [r for r in got if "error" in r], got
     assert forged and "forged" in forged[0]
-    assert got[0]["all_correct"]
+    assert got[0]["all_correct"] and got[0]["broadcasts"] == 4 * 2 * 2 * 6
     assert got[0]["datagrams"]["rejected"] > 0
 
 
