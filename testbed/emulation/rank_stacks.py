@@ -33,20 +33,33 @@ def _is_rank(pid: int) -> bool:
     return os.path.basename(argv[0]).startswith(b"python") and b"mpi4py" in argv
 
 
-def ask(job_id: str, job_dir: Path, wait_s: float = 3.0) -> None:
+# Once some of the asked ranks have said, the others' lines follow within this long, or
+# they cannot come (a rank whose host is cut off, by a fault's link down or loss, has no way
+# to bring them home: waiting for it spent the whole wait_s, 3 s a failed job of a faulted
+# experiment).
+QUIET_S = 1.0
+
+
+def ask(job_id: str, job_dir: Path, wait_s: float = 3.0, quiet_s: float = QUIET_S) -> None:
     """SIGABRT to this server's ranks of job `job_id`; returns once each one's stack is in
-    its rank-N.err under `job_dir`, or after `wait_s`."""
+    its rank-N.err under `job_dir`, once no other stack came for `quiet_s` after the last
+    one, or after `wait_s`."""
     ranks = [p for p in run_records.marked_processes(job_id=job_id) if _is_rank(p)]
     for pid in ranks:
         with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGABRT)
     deadline = time.monotonic() + wait_s
+    said_before, last_said = 0, 0.0
     while ranks and time.monotonic() < deadline:
         said = sum(SAID in p.read_text(errors="replace") for p in job_dir.glob("rank-*.err"))
+        now = time.monotonic()
         if said >= len(ranks):
             return
+        if said > said_before:
+            said_before, last_said = said, now
+        elif said_before and now - last_said > quiet_s:
+            return
         time.sleep(0.1)
-
 
 def innermost(rank_output: dict[int, str], frames: int = FRAMES) -> str:
     """Per rank that wrote its stacks, the first `frames` frames (faulthandler lists the most

@@ -12,10 +12,12 @@ from typing import Any
 from collectives.call import BcastCall
 
 from ..conditions.traffic import Traffic
-from ..experiments.bcast import measure_params, run_bcast
+from ..experiments.bcast import measure_params
+from ..experiments.bcast_batch import Batched
 from ..specs.traffic_model import TrafficSpec
 from .answers import Question
 from .lab import Lab
+from .points import measure_together
 
 HOSTS, SIZE = 4, 65536
 MEMBERS = [f"h{i}" for i in range(HOSTS)]
@@ -53,15 +55,17 @@ def measure(emu: Any, progress: Callable[[str], None]) -> dict[str, Any]:
     params = measure_params(emu, [SIZE], repetitions=3, dummy_max=0, hosts=list(MEMBERS),
                             budget_bytes=BUDGET)
     out: dict[str, Any] = {}
-    # one traffic context per load, every algorithm of it under the same generators, as
-    # the experiment runs a condition's points
-    for load, algs in itertools.groupby(RUNS, key=lambda run: run[0]):
+    # one traffic context per load, every algorithm of it under the same generators and in
+    # one MPI job, as the experiment runs a condition's points
+    for load, runs in itertools.groupby(RUNS, key=lambda run: run[0]):
+        algs = [alg for _, alg in runs]
         with Traffic(emu, LOADS[load], MEMBERS, seed=1) if load in LOADS else nullcontext():
-            for _, alg in algs:
-                progress(f"lab 5: {alg} under traffic {load}")
-                r = run_bcast(emu, BcastCall(alg, SIZE), hosts=MEMBERS, repetitions=REPETITIONS,
-                              warmup=WARMUP, flow=False, params=params)
-                out[f"t_ms.{load}.{alg}"] = round(r.median_s * 1e3, 2)
+            progress(f"lab 5: {', '.join(algs)} under traffic {load}")
+            got = measure_together(emu, [Batched(alg, BcastCall(alg, SIZE),
+                                                 repetitions=REPETITIONS, warmup=WARMUP)
+                                         for alg in algs], hosts=list(MEMBERS), params=params)
+        for alg, r in got.items():
+            out[f"t_ms.{load}.{alg}"] = round(r.median_s * 1e3, 2)
     slow = out["t_ms.hotspot.binomial"] / out["t_ms.none.binomial"]
     out["hotspot_slower"] = "yes" if slow >= SLOWER else "no"
     return out

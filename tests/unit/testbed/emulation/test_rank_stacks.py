@@ -45,3 +45,19 @@ def test_without_a_current_thread_the_main_thread_is_named() -> None:
             '  File "m.py", line 9 in step\n  File "m.py", line 2 in <module>\n')
     assert rank_stacks.innermost({3: text}, frames=1) == 'rank 3: File "m.py", line 9 in step'
     assert rank_stacks.innermost({0: "MCASTLAB-EXIT 1\n"}) == ""
+
+
+def test_asking_stops_once_the_reachable_ranks_have_said(tmp_path, monkeypatch) -> None:
+    """Two ranks asked, one of them cut off (its stack never comes home): ask returns
+    `quiet_s` after the other's stack, not after the whole wait; with no stack at all it
+    waits the whole `wait_s`. (Pids above the kernel's maximum: no process gets the signal.)"""
+    gone = [4194304 + 1, 4194304 + 2]
+    monkeypatch.setattr(rank_stacks.run_records, "marked_processes", lambda job_id: gone)
+    monkeypatch.setattr(rank_stacks, "_is_rank", lambda pid: True)
+    t0 = time.monotonic()
+    rank_stacks.ask("job", tmp_path, wait_s=0.6, quiet_s=0.2)
+    assert time.monotonic() - t0 >= 0.6  # nobody said: the whole wait
+    (tmp_path / "rank-0.err").write_text(f"{rank_stacks.SAID}\n")
+    t0 = time.monotonic()
+    rank_stacks.ask("job", tmp_path, wait_s=20, quiet_s=0.2)
+    assert 0.2 <= time.monotonic() - t0 < 5
