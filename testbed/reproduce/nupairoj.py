@@ -318,7 +318,10 @@ def ch6_spec(topology: str, quick: bool) -> dict[str, Any]:
 
 
 def record_point(rec: dict[str, Any], take: int = 0) -> dict[str, Any]:
-    """An experiment record (testbed.experiments.run) as a reproduce point (of job `take`)."""
+    """An experiment record (testbed.experiments.run) as a reproduce point (of job `take`),
+    with the window its fidelity was read over and what each loaded link carried of what it
+    was expected to (the records themselves live in a temporary folder: a link flag can be
+    looked into from the report)."""
     cfg, t = rec["config"], rec.get("t_mcast_s")
     fid, traffic = rec.get("fidelity") or {}, rec.get("traffic") or {}
     return point(f"{cfg['algorithm']} {cfg['size']} B on {cfg['hosts']} hosts, traffic "
@@ -328,7 +331,9 @@ def record_point(rec: dict[str, Any], take: int = 0) -> dict[str, Any]:
                  error=rec.get("error"), algorithm=cfg["algorithm"], size=cfg["size"],
                  hosts=cfg["hosts"], traffic=cfg["traffic"],
                  accepted_load=traffic.get("accepted"),
-                 predicted_ms=rec["predicted_s"] * 1e3 if rec.get("predicted_s") else None)
+                 predicted_ms=rec["predicted_s"] * 1e3 if rec.get("predicted_s") else None,
+                 window_s=fid.get("window_s"),
+                 link_ratios={lk["link"]: round(lk["ratio"], 3) for lk in fid.get("links") or []})
 
 
 def ch6_jobs(ctx: Context) -> dict[str, Any]:

@@ -72,6 +72,21 @@ def ch6_record(alg, traffic, ms, flags=()):
             "traffic": {"accepted": 0.1}, "predicted_s": None}
 
 
+def test_a_chapter_6_point_keeps_its_fidelity_window_and_link_ratios() -> None:
+    """The window the monitor read and each loaded link's share of its expected rate come
+    with the point, so a link flag can be looked into from the report."""
+    from testbed.reproduce.nupairoj import record_point
+
+    rec = ch6_record("dyn-tree", "hot-2", 3.0, ["s14-eth1 carried 0.6 of 1.0 Mbit/s expected"])
+    rec["fidelity"] |= {"window_s": 0.21, "links": [
+        {"link": "s14-eth1", "ratio": 0.6042}, {"link": "s9-eth1", "ratio": 0.98}]}
+    p = record_point(rec, 2)
+    assert p["window_s"] == 0.21 and p["link_ratios"] == {"s14-eth1": 0.604, "s9-eth1": 0.98}
+    assert p["label"].endswith("take 3") and p["flags"]
+    bare = record_point(ch6_record("binomial", "none", 2.0))
+    assert bare["window_s"] is None and bare["link_ratios"] == {}
+
+
 def ch6_jobs(ms, spread=(0.98, 1.0, 1.02), flagged=()):
     """Jobs of stand-in points: every (algorithm, load) of `ms` in each job, a few percent
     apart; the (algorithm, load) in `flagged` flagged in the last job."""
