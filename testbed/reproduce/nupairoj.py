@@ -336,6 +336,21 @@ def record_point(rec: dict[str, Any], take: int = 0) -> dict[str, Any]:
                  link_ratios={lk["link"]: round(lk["ratio"], 3) for lk in fid.get("links") or []})
 
 
+def run_spec(net: Any, raw: dict[str, Any], folder: Path, params: dict[str, Any] | None,
+             progress: Callable[[str], None]) -> tuple[list[dict[str, Any]], Any]:
+    """The records of `raw` run on the network (testbed.experiments.run), on `params`
+    (t_hold/t_end measured by an earlier run) where given; and the run's params."""
+    spec = from_dict(raw)
+    spec.topology = net.emu.topo
+    folder.mkdir(parents=True)
+    run = new_run(spec, folder, net.rate, net.emu.caps, progress)
+    if params:
+        run.config["params"] = params
+    execute(run, emu=net.emu)
+    return ([json.loads(line) for line in run.records_file.read_text().splitlines()],
+            run.params)
+
+
 def ch6_jobs(ctx: Context) -> dict[str, Any]:
     """The chapter-6 experiment takes() times, each job a run of it (one MPI run per load,
     loads outermost, every job after the first on the first one's t_hold/t_end): the points
@@ -346,22 +361,14 @@ def ch6_jobs(ctx: Context) -> dict[str, Any]:
     if key in net.points:
         return net.points[key]
     raw = ch6_spec(f"{net.spec},bw={net.rate.mbit:g}", ctx.quick)
-    spec = from_dict(raw)
-    spec.topology = net.emu.topo
     params: dict[str, Any] | None = None
     jobs = []
     with tempfile.TemporaryDirectory(prefix="mcastlab-ch6-") as tmp:
         for take in range(n):
             ctx.progress(f"reproduce: chapter 6, job {take + 1} of {n}")
-            out = Path(tmp) / f"job-{take + 1}"
-            out.mkdir()
-            run = new_run(spec, out, net.rate, net.emu.caps, ctx.progress)
-            if params:
-                run.config["params"] = params
-            execute(run, emu=net.emu)
-            params = run.params
-            jobs.append([record_point(json.loads(line), take)
-                         for line in run.records_file.read_text().splitlines()])
+            recs, params = run_spec(net, raw, Path(tmp) / f"job-{take + 1}", params,
+                                    ctx.progress)
+            jobs.append([record_point(rec, take) for rec in recs])
     got = {"jobs": jobs, "loads": list(raw["sweep"]["traffic"]),
            # what the dynamic trees started from at 1 KiB, as measured for this run
            "t_hold_t_end_us": {k: round(v * 1e6, 1) for k, v in algorithm_params(

@@ -16,7 +16,6 @@ flits."""
 
 from __future__ import annotations
 
-import json
 import random
 import statistics
 import tempfile
@@ -29,12 +28,18 @@ from collectives.trees.run import schedule_for
 from ..bench.contention import placed_sends, worst_placement
 from ..experiments.bcast import algorithm_params
 from ..experiments.rank_placement import contended, node_params
-from ..experiments.run import execute, new_run
-from ..experiments.spec import from_dict
 from .claims import Claim, Context, PaperFigure
 from .jobs import medians, taken, takes
 from .networks import Ask
-from .nupairoj import CONTENTION, DYN_NEAR, LOADS, MESH_ITERS, MESH_SIZE, record_point
+from .nupairoj import (
+    CONTENTION,
+    DYN_NEAR,
+    LOADS,
+    MESH_ITERS,
+    MESH_SIZE,
+    record_point,
+    run_spec,
+)
 from .verdict import (
     DIFFERS,
     EMULATOR,
@@ -401,16 +406,10 @@ def ch6_jobs(ctx: Context) -> dict[str, Any]:
         for take in range(n):
             ctx.progress(f"reproduce: chapter 6 on the BMIN, job {take + 1} of {n}")
             order = group_order(take)
-            spec = from_dict(ch6_spec(f"{net.spec},bw={net.rate.mbit:g}", order))
-            spec.topology = net.emu.topo
-            out = Path(tmp) / f"job-{take + 1}"
-            out.mkdir()
-            run = new_run(spec, out, net.rate, net.emu.caps, ctx.progress)
-            run.config["params"] = params
-            execute(run, emu=net.emu)
+            recs, _ = run_spec(net, ch6_spec(f"{net.spec},bw={net.rate.mbit:g}", order),
+                               Path(tmp) / f"job-{take + 1}", params, ctx.progress)
             groups.append(order)
-            jobs.append([record_point(json.loads(line), take)
-                         for line in run.records_file.read_text().splitlines()])
+            jobs.append([record_point(rec, take) for rec in recs])
     return {"jobs": jobs, "groups": groups}
 
 

@@ -9,7 +9,6 @@ pure: it takes the points."""
 from __future__ import annotations
 
 import functools
-import json
 import statistics
 import tempfile
 import time
@@ -25,13 +24,11 @@ from collectives.trees.schedules import binomial_tree, block_binomial_tree, buil
 from ..errors import RunFailed
 from ..experiments import model_inputs
 from ..experiments.bcast import algorithm_params, measure_params
-from ..experiments.run import execute, new_run
-from ..experiments.spec import from_dict
 from ..fidelity.flags import Monitor
 from .claims import Claim, Context, PaperFigure
 from .jobs import QUICK_TAKES, TAKES, medians, takes
 from .networks import Ask
-from .nupairoj import DYN_NEAR, MESH_NAMES, NAMES, record_point
+from .nupairoj import DYN_NEAR, MESH_NAMES, NAMES, record_point, run_spec
 from .nupairoj import SIZES as TREE_SIZES
 from .verdict import (
     DIFFERS,
@@ -399,21 +396,6 @@ def ch6_point(rec: dict[str, Any], take: int, tries: int) -> dict[str, Any]:
           "per_group_ms": [g["t_mcast_s"]["median"] * 1e3 for g in rec.get("per_group") or []
                            if g.get("t_mcast_s")] or None}
     return p
-
-
-def run_spec(net: Any, raw: dict[str, Any], folder: Path, params: dict[str, Any] | None,
-             progress: Callable[[str], None]) -> tuple[list[dict[str, Any]], Any]:
-    """The records of `raw` run on the network (testbed.experiments.run), on `params`
-    (t_hold/t_end measured by an earlier run) where given; and the run's params."""
-    spec = from_dict(raw)
-    spec.topology = net.emu.topo
-    folder.mkdir(parents=True)
-    run = new_run(spec, folder, net.rate, net.emu.caps, progress)
-    if params:
-        run.config["params"] = params
-    execute(run, emu=net.emu)
-    return ([json.loads(line) for line in run.records_file.read_text().splitlines()],
-            run.params)
 
 
 def ch6_jobs(ctx: Context) -> dict[str, Any]:

@@ -225,8 +225,10 @@ def test_chapter_6_jobs_each_place_the_group_and_share_chapter_5s_params(monkeyp
             json.dumps(ch6_record(p.algorithm, p.traffic, PAPER[p.algorithm])) + "\n"
             for p in run.spec.points()))
 
-    monkeypatch.setattr(nb, "new_run", new_run)
-    monkeypatch.setattr(nb, "execute", execute)
+    from testbed.reproduce import nupairoj
+
+    monkeypatch.setattr(nupairoj, "new_run", new_run)  # run_spec's
+    monkeypatch.setattr(nupairoj, "execute", execute)
     net = Net(lambda a, s, h: 1.0)
     out = BY_KEY["nupairoj.bmin-load"].run(Context(True, lambda _m: None, net))
     assert len(runs) == takes(True) and out.verdict == REPRODUCED, out.why
