@@ -15,7 +15,7 @@ from .chen_points import Spec, counted, fmt, measured, options, ratio
 from .claims import Context
 from .jobs import takes
 from .networks import Ask
-from .verdict import NO_RESULT, TRANSFER, Outcome, Part, judged_outcome, no_result
+from .verdict import NO_RESULT, TRANSFER, Outcome, Part, judged_outcome, no_result, read
 
 FRAME = 1500
 CHEN_SIZES = (1000, 3000, 8192)
@@ -139,10 +139,6 @@ def against_counts(rows: list[dict[str, Any]], judged: Mapping[str, str], suffix
     return judged_outcome(jobs, parts, text, values=values, points=points, context=context,
                           lead="; over the jobs: ", differs=f" ({differs}): {why}",
                           kind=TRANSFER)
-
-
-def read(key: Any) -> Callable[[Mapping[Any, float]], float]:
-    return lambda m: m[key]
 
 
 # ---- Chen2000, section 3.1: "one-third of actual data frames" with 7 nodes ------------------

@@ -19,7 +19,7 @@ from __future__ import annotations
 import random
 import statistics
 import tempfile
-from collections.abc import Callable, Hashable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -49,6 +49,7 @@ from .verdict import (
     Part,
     judged_outcome,
     no_result,
+    read,
 )
 
 N = "Nupairoj1998"
@@ -484,10 +485,6 @@ def judge_load(jobs: list[list[dict[str, Any]]], loads: list[str]) -> Outcome:
     return judged_outcome(figures, judged, text, values=values, points=points,
                           differs=f" ({ROUTING}; {WORMHOLE}; 1 KiB messages here cost the "
                                   "hosts' software more than the wire)", kind=EMULATOR)
-
-
-def read(key: Hashable) -> Callable[[Mapping[Any, float]], float]:
-    return lambda m: m[key]
 
 
 CLAIMS: tuple[Claim, ...] = (

@@ -41,6 +41,7 @@ from .verdict import (
     judge,
     judged_outcome,
     no_result,
+    read,
 )
 
 N = "Nupairoj1998"
@@ -509,14 +510,10 @@ def ch6_outcome(jobs: Sequence[Ch6Job], conds: Sequence[str],
                        points=points)
     per_job = {name: [f({k: p["ms"] for k, p in j.items()}) for j in whole]
                for name, f, _, _ in figures}
-    parts = [Part(name, functools.partial(_get, name), lo, hi, keys=(name,))
+    parts = [Part(name, read(name), lo, hi, keys=(name,))
              for name, _, lo, hi in figures]
     return judged_outcome(per_job, parts, text, values=values, points=points,
                           differs=differs, kind=kind)
-
-
-def _get(key: str, m: Mapping[str, float]) -> float:
-    return m[key]
 
 
 def _ratio(a: Ch6Key, *below: Ch6Key) -> Figure:

@@ -11,9 +11,8 @@ The judging (judge_size_gain, judge_balance) is pure: it takes the points."""
 
 from __future__ import annotations
 
-import functools
 import statistics
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from collectives.partitioning.grid import Torus
@@ -43,6 +42,7 @@ from .verdict import (
     judged_outcome,
     no_result,
     point,
+    read,
 )
 
 T = "Tseng2001"
@@ -424,14 +424,10 @@ def judge_hot_spot(draws: Sequence[HotJob]) -> Outcome:
     if unjudged:
         text += f" ({small}: shown, not judged)"
     jobs = {s: [float(r) for by in draws if (r := rise(by, s)) is not None] for s in judged}
-    parts = [Part(f"{NAMES[s]}: rise with p", functools.partial(_get, s), lo=0.0, keys=(s,))
+    parts = [Part(f"{NAMES[s]}: rise with p", read(s), lo=0.0, keys=(s,))
              for s in judged]
     return judged_outcome(jobs, parts, text, values=values, points=points,
                           differs=STORE_AND_FORWARD)
-
-
-def _get(key: str, m: Mapping[str, float]) -> float:
-    return m[key]
 
 
 def hot_spot(ctx: Context) -> Outcome:

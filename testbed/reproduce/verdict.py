@@ -162,6 +162,11 @@ def combined(verdicts: Sequence[str]) -> str:
     return UNDECIDED if UNDECIDED in verdicts else REPRODUCED
 
 
+def read(key: Any) -> Callable[[Mapping[Any, float]], float]:
+    """A Part's figure that is one key of the medians (or of the per-job figures) as it is."""
+    return lambda m: m[key]
+
+
 @dataclass(frozen=True)
 class Part:
     """One judged part of a claim: `figure` computed from the points' medians (a mapping
