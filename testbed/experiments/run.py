@@ -53,7 +53,7 @@ from ..fidelity.link_rate import LinkRate
 from ..fidelity.wire_units import in_units
 from ..specs import cluster as cluster_spec
 from ..specs.cluster import ClusterSpec
-from ..specs.traffic_model import destination_shares
+from ..specs.traffic_model import burstiness, destination_shares, mean_size
 from . import allgather, multinode_run
 from .bcast import algorithm_params, measure_params, model_params, prediction
 from .calibration import resolve
@@ -567,6 +567,7 @@ def _record(run: Run, p: Point, raw: list[dict[str, Any]] | None, error: str | N
         "job": job,  # its raw records: raw/job-<job>-group<g>.jsonl
         "run": {"spec": spec.name, "folder": str(run.out), "versions": run.config["versions"]}}
     if raw:
+        tspec = spec.traffic.get(p.traffic)
         samples = [s for r in raw for s in r["samples_s"]]
         verified = all(r["verified"] for r in raw)
         flow = all("flow" in r for r in raw)  # across servers: no clock the ranks share
@@ -585,7 +586,9 @@ def _record(run: Run, p: Point, raw: list[dict[str, Any]] | None, error: str | N
                 "fidelity": monitor.window(min(r["start"] for r in raw),
                                            max(r["end"] for r in raw), expected,
                                            judge_links=not p.loss and p.fault == NONE,
-                                           host_wait_s=_worst_wait(raw))}
+                                           host_wait_s=_worst_wait(raw),
+                                           message_bytes=mean_size(tspec) if tspec else 0.0,
+                                           burstiness=burstiness(tspec) if tspec else 0.0)}
         if flags:
             rec["fidelity"]["flags"] += flags
             rec["fidelity"]["ok"] = False

@@ -123,6 +123,18 @@ def mean_size(spec: TrafficSpec) -> int:
     return spec.size
 
 
+def burstiness(spec: TrafficSpec) -> float:
+    """E[X^2] / E[X]^2 of the bytes X one message adds to a window: with exponential think
+    times the bytes in a window of n expected messages are a compound Poisson sum, whose
+    standard deviation is sqrt(burstiness / n) of its mean. Sizes are uniform on
+    1..2*size-1 (`MessageSource.next`); 0 for the paced bulk streams, whose bytes in a window
+    hardly vary."""
+    if spec.pattern in BULK:
+        return 0.0
+    top = 2 * spec.size - 1
+    return 1 + (top * top - 1) / 12 / spec.size**2
+
+
 def think_mean_s(spec: TrafficSpec, link_mbit: float) -> float:
     """Mean gap between sends so one generator offers load x link rate; inf for load 0.
     Bulk TCP at load >= 1 is unpaced (0)."""

@@ -49,7 +49,7 @@ from testbed.experiments.spec import ExperimentSpec, Point, SpecError, from_dict
 from testbed.fidelity.flags import judge
 from testbed.fidelity.wire_units import frame_time_s, in_units
 from testbed.specs.cluster import LOCAL
-from testbed.specs.traffic_model import TrafficSpec
+from testbed.specs.traffic_model import TrafficSpec, burstiness
 
 from ..emulation.machines import caps
 
@@ -112,13 +112,16 @@ class Readings:
     def __init__(self, reached: float = float("inf")) -> None:
         self.reached = reached
         self.windows: list[tuple[Any, ...]] = []
+        self.sources: list[tuple[float, float]] = []  # (message_bytes, burstiness) asked with
 
     def through(self, t: float) -> bool:
         return t <= self.reached
 
     def window(self, t0: float, t1: float, expected: dict[str, float] | None = None,
-               judge_links: bool = True, host_wait_s: float | None = None) -> dict[str, Any]:
+               judge_links: bool = True, host_wait_s: float | None = None,
+               message_bytes: float = 0.0, burstiness: float = 0.0) -> dict[str, Any]:
         self.windows.append((t0, t1, expected, judge_links, host_wait_s))
+        self.sources.append((message_bytes, burstiness))
         return judge(None, [], t1 - t0, judge_links, host_wait_s=host_wait_s,
                      frame_s=frame_time_s(100.0))
 
@@ -299,6 +302,7 @@ def test_a_measured_points_record_of_two_groups(tmp_path: Path) -> None:
     assert rec["cpu"] == raw[0]["cpu"] and rec["root_queue"] == {"max": 3}
     # judged over both groups' stretch, links judged, the worst wait of any rank
     assert mon.windows == [(99.0, 100.0, {"h5": 20.0}, True, 4e-5)]
+    assert mon.sources == [(0.0, 0.0)]  # no traffic: every link (none) a steady one
     assert rec["fidelity"]["ok"] is True and rec["fidelity"]["host_wait_s"] == 4e-5
     assert (rec["traffic"], rec["faults"], rec["job"]) == (traffic, faults, 4)
     assert rec["timing"] == "direct" and rec["servers"] == [LOCAL]
@@ -441,6 +445,19 @@ def test_the_traffic_so_far_goes_with_each_point_and_silent_generators_flag_it(
         "the traffic generators could not be read when the point ended "
         "(h5 gave no counts when asked)"]
     assert second["fidelity"]["ok"] is False
+
+
+def test_a_point_under_random_traffic_judges_its_links_by_that_source(tmp_path: Path) -> None:
+    """The window is told the traffic's mean message size and burstiness, from which each
+    link's floor follows (fidelity.flags.link_floor): a random source over a short window may
+    carry less than LINK_LIMIT by chance alone."""
+    hot = {"pattern": "hotspot", "load": 0.1, "hot_fraction": 0.5, "size": 1024}
+    spec = spec_of({"traffic": {"hot-2": hot}}, traffic=["hot-2"])
+    run = opened(spec, tmp_path / "r")
+    p = spec.points()[0]
+    mon = Readings()
+    _record(run, p, [raw_of(p.key, 0, [0.001])], None, {}, mon, {"h5": 1.0}, [], [], 1)
+    assert mon.sources == [(1024, burstiness(TrafficSpec.from_dict(hot)))]
 
 
 def test_a_loaded_link_is_expected_to_carry_what_its_destinations_take_in() -> None:

@@ -5,14 +5,20 @@ recorded, not judged."""
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from testbed.fidelity.flags import (
     HOST_WAIT_LIMIT,
+    LINK_LIMIT,
     SWITCH_WAIT_LIMIT,
+    Monitor,
     expected_rates,
     judge,
+    link_floor,
 )
+from testbed.specs.traffic_model import MessageSource, TrafficSpec, burstiness, plan
 
 
 def test_expected_rates_uniform_below_capacity() -> None:
@@ -49,6 +55,55 @@ def test_judge_flags_a_starved_switch_and_slow_links() -> None:
     fine = judge(0.5, [{"link": "s1-eth2", "expected_mbit": 50.0, "achieved_mbit": 48.0,
                         "ratio": 0.96}], 2.0)
     assert fine["ok"]
+
+
+def test_a_random_source_short_by_chance_is_no_flag_a_stalled_one_is() -> None:
+    """Chapter 6's hot-2 generator (1 KiB messages at 1 Mbit/s, exponential think times) over
+    windows as short as a point's: by chance alone it carries less than LINK_LIMIT of its
+    mean in some of them (which flagged the reproduce run's hot spots), never less than its
+    floor; a steady source's floor is LINK_LIMIT, and over a long window so is a random one's,
+    so a generator that carried half its rate there is flagged."""
+    spec = TrafficSpec("hotspot", load=0.1, size=1024, hot_fraction=0.5)
+    group = [f"h{i}" for i in range(8, 16)]
+    src = MessageSource.from_config(plan(spec, group, {}, 10.0, seed=1)["h13"])
+    rng, below_limit, below_floor, tries = random.Random(5), 0, 0, 2000
+    for i in range(tries):
+        window = 0.05 + 0.45 * i / tries  # 6 to 61 messages expected
+        t, got = 0.0, 0
+        while True:
+            think, _, size = src.next(rng)
+            t += think
+            if t >= window:
+                break
+            got += size
+        ratio = got / (1e6 / 8 * window)
+        messages = window / src.think_mean
+        below_limit += ratio < LINK_LIMIT
+        below_floor += ratio < link_floor(messages, burstiness(spec))
+    assert below_limit > 0.05 * tries and below_floor == 0
+    assert link_floor(61, 0.0) == link_floor(None, burstiness(spec)) == LINK_LIMIT
+    assert link_floor(250, burstiness(spec)) == LINK_LIMIT  # 2 s of this source
+    assert 0.3 < link_floor(61, burstiness(spec)) < 0.5 and link_floor(6, 4 / 3) == 0.0
+
+
+def test_the_window_judges_each_link_against_its_floor() -> None:
+    from topologies import parse_spec
+
+    topo = parse_spec("star:hosts=2,bw=10")
+    mon = Monitor(topo)
+    (a, b), _ = mon.reads["localhost"]
+    host_a, host_b = (h for h in mon.links if mon.links[h][0] in (a, b))
+    rx = {mon.links[host_a][0]: 125_000 * 0.3 * 0.6, mon.links[host_b][0]: 0}  # 0.6 Mbit/s
+    before = {"t": 0.0, "cpu": (0, 100), "sched": (0, 0), "tunnels": {},
+              "rx": dict.fromkeys(rx, 0)}
+    mon.samples = {"localhost": [before, before | {"t": 0.3, "rx": rx}]}
+    steady = mon.window(0.1, 0.2, {host_a: 1.0})
+    assert steady["flags"] == [f"{mon.links[host_a][0]} carried 0.6 of 1.0 Mbit/s expected"]
+    random_source = mon.window(0.1, 0.2, {host_a: 1.0, host_b: 1.0}, message_bytes=1024,
+                               burstiness=4 / 3)  # 37 messages expected: floor 0.24
+    assert random_source["links"][0]["floor"] == pytest.approx(0.24, abs=0.01)
+    assert random_source["flags"] == [f"{mon.links[host_b][0]} carried 0.0 of 1.0 Mbit/s "
+                                      f"expected"]
 
 
 def test_links_under_loss_are_recorded_not_judged() -> None:

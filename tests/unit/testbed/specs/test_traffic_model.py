@@ -20,6 +20,7 @@ from testbed.specs.traffic_model import (
     Pacer,
     TrafficSpec,
     accepted_load,
+    burstiness,
     plan,
     think_mean_s,
 )
@@ -67,6 +68,27 @@ def test_message_size_is_uniform_with_the_given_mean() -> None:
     assert statistics.fmean(sizes) == pytest.approx(500, rel=0.02)
     one = {m for _, _, m in draws(source(TrafficSpec("uniform", load=0.1, size=1)), 100)}
     assert one == {1}
+
+
+def test_burstiness_sets_how_much_a_window_of_messages_varies() -> None:
+    """The bytes in windows of n expected messages vary by sqrt(burstiness / n) of their
+    mean (what fidelity.link_floor allows a random source); a paced stream hardly at all."""
+    spec = TrafficSpec("hotspot", load=0.1, size=1024, hot_fraction=0.5)
+    sizes = range(1, 2 * 1024)  # every size a message can have, equally likely
+    exact = statistics.fmean(x * x for x in sizes) / statistics.fmean(sizes) ** 2
+    assert burstiness(spec) == pytest.approx(exact)
+    assert burstiness(spec) == pytest.approx(4 / 3, rel=1e-3)
+    src, n = source(spec, link_mbit=10.0), 50
+    window, t, sums = n * src.think_mean, 0.0, [0.0]
+    for think, _, size in draws(src):
+        t += think
+        while t >= window * len(sums):
+            sums.append(0.0)
+        sums[-1] += size
+    sums = sums[:-1]  # the last window is cut off
+    assert statistics.pstdev(sums) / statistics.fmean(sums) == pytest.approx(
+        math.sqrt(burstiness(spec) / n), rel=0.15)
+    assert burstiness(TrafficSpec("bulk-tcp", load=0.5)) == 0.0
 
 
 def test_uniform_destinations_are_even_and_never_self() -> None:
