@@ -18,7 +18,8 @@ def once_ready(emu: Any, act: Callable[[Path], None], name: str = "ranks-ready",
                go_name: str = "go") -> Iterator[tuple[Path, Path]]:
     """Yields (ready, go) under the run's directory: when the job writes `ready`,
     `act(ready)` runs and then `go` is written. The files are removed afterwards; an
-    exception of `act` is raised then (and `go` never written)."""
+    exception of `act` is raised then (and `go` never written), also in place of the job's
+    own failure (which waiting for `go` caused; it stays attached as the context)."""
     ready, go = emu.run_dir / name, emu.run_dir / go_name
     stop, failed = threading.Event(), []
 
@@ -41,7 +42,8 @@ def once_ready(emu: Any, act: Callable[[Path], None], name: str = "ranks-ready",
         t.join(30)
         ready.unlink(missing_ok=True)
         go.unlink(missing_ok=True)
-    assert not failed, failed
+        if failed:
+            raise failed[0]
 
 
 @contextmanager
