@@ -177,8 +177,9 @@ CLAIMS = (
           f"on the hub, {HUB_BARRIER_TIMED} timed barriers a job, {takes(False)} jobs a host "
           f"count ({takes(True)} with --quick, 3 and 9 hosts only): the interval of MPICH 1's "
           "barrier (pairwise) over Chen's multicast barrier (release multicast) on 9 hosts at "
-          "least 1, and of the milliseconds Chen's saves on 9 hosts less on 3 at least 0; the "
-          "ratio on 3 and 6 hosts shown", hub_barrier, network=HUB),
+          "least 1, and of the milliseconds Chen's saves on 9 hosts less on 3 at least 0, "
+          "each drawn by job (a job's two barriers together); the ratio on 3 and 6 hosts "
+          "shown", hub_barrier, network=HUB),
     Claim("chen.scaling", C, "With the linear multicast one more process costs about the "
           "same at every size; with MPICH's tree it costs more as messages grow",
           PaperFigure("section 4, figure 12", "3, 6 and 9 processes on the switch: linear "

@@ -307,6 +307,12 @@ def test_hub_barrier_judges_the_multicast_barrier_ahead_and_its_gain_growing(
     assert "9 hosts, pairwise / Chen's [0.67, 0.67] lies outside at least 1" in slow.why
     assert "ms saved, 9 hosts less 3 [-3.00, -3.00] lies outside at least 0" in slow.why
     assert len(slow.context) == 2 and "6 hosts 0.67" in slow.testbed  # one job
+    # about equal, each job's ratio on either side of 1: undecided, and it says why
+    monkeypatch.setattr(chen_barrier, "barrier_points", barrier_stand_in(
+        lambda k, h, t: h * (1.0 if k == "chen" else (0.9, 1.1, 0.95)[t % 3])))
+    even = judged("chen.hub-barrier", object())
+    assert even.verdict == UNDECIDED and "about equal" in even.why
+    assert "collisions" in even.why
     # a flagged point where judged takes the verdict away, on 6 hosts it does not
     monkeypatch.setattr(chen_barrier, "barrier_points", barrier_stand_in(
         lambda k, h, t: ms(k, h, t), flag=("chen", 9)))
@@ -314,6 +320,21 @@ def test_hub_barrier_judges_the_multicast_barrier_ahead_and_its_gain_growing(
     monkeypatch.setattr(chen_barrier, "barrier_points", barrier_stand_in(
         lambda k, h, t: ms(k, h, t), flag=("chen", 6)))
     assert judged("chen.hub-barrier", object(), quick=False).verdict == REPRODUCED
+
+
+def test_hub_barrier_draws_a_job_s_two_barriers_together(monkeypatch) -> None:
+    """A take's two barriers run in one job and move alike between jobs (the ranks'
+    placement on two cores): one job twice as slow for both leaves the ratio and the
+    milliseconds saved per job as they are (paired), where drawn apart its pairwise barrier
+    met another job's multicast one (1.2 x everywhere: drawn apart 0.6-2.4)."""
+    monkeypatch.setattr(chen_barrier, "barrier_points", barrier_stand_in(
+        lambda k, h, t: (2.0 if t == 1 else 1.0) * (1.2 if k == "pairwise" else 1.0) * h))
+    out = judged("chen.hub-barrier", object())
+    assert out.verdict == REPRODUCED, out.why
+    got = out.values["intervals"]
+    assert got["9 hosts, pairwise / Chen's"]["interval"] == [1.2, 1.2]
+    lo, hi = got["ms saved, 9 hosts less 3"]["interval"]
+    assert 0 < lo <= hi  # 0.2 x 6 ms, or twice that where the slow job is drawn
 
 
 def test_barrier_points_runs_the_rows_in_one_job_and_measures_a_flagged_one_again(
