@@ -154,41 +154,38 @@ def mpich_grows(a: str, s: int, h: int) -> float:
     return hub_ms(a, s, h) * (0.9 if s <= 1500 else 1.2 if s == 3000 else 1.5)
 
 
-def test_hub_mpich_is_judged_on_how_its_hub_switch_ratio_grows() -> None:
+def test_hub_mpich_is_judged_where_the_emulator_shows_it() -> None:
+    """Figure 11's MPICH judged on its hub/switch ratio above 3000 B; the ratio below and its
+    growth shown, not judged (no cut-through; the switch's lone frames, job by job)."""
     out = judged("chen.hub-mpich", Net(mpich_grows), switch=Net(hub_ms))
     assert out.verdict == REPRODUCED, out.why
     assert out.values["ratio"][4] == pytest.approx({1000: 0.9, 1500: 0.9, 3000: 1.2,
                                                     8192: 1.5})
     got = out.values["intervals"]
-    assert got["4 hosts, growth: above 3000 B over below"]["figure"] == pytest.approx(1.667,
-                                                                                     abs=1e-3)
-    assert got["4 hosts, above 3000 B"]["margin"] == [1.05, None]
+    assert set(got) == {"4 hosts, above 3000 B"} and got["4 hosts, above 3000 B"][
+        "margin"] == [1.05, None]
+    assert "below 3000 B 0.90 on 4 hosts" in out.testbed
+    assert "the growth above over below 1.67 (shown, not judged: no cut-through" in \
+        out.testbed and "without its wire time" in out.testbed
     assert all(p["label"].startswith("mpich") and "on 4 hosts" in p["label"]
                for p in out.points)
     assert len(out.points) == 2 * 4 * takes(True)  # both sides, 4 sizes (--quick)
-    # flat: the emulated hub as far behind at 1000 B as at 8 KiB (no cut-through)
+    # flat: the emulated hub as far behind at 1000 B as at 8 KiB: the growth (1.00) does
+    # not take the verdict
     flat = judged("chen.hub-mpich", Net(lambda a, s, h: 1.5 * hub_ms(a, s, h), spread=0.0),
                   switch=Net(hub_ms, spread=0.0))
-    assert flat.verdict == DIFFERS and flat.kind == EMULATOR and "cut-through" in flat.why
-    assert "growth: above 3000 B over below [1.00, 1.00] lies outside at least 1.1" in \
-        flat.why
-    assert "above 3000 B 1.50" in flat.testbed  # the ratio above holds: only the shape fails
-    # the median over the sizes: one job of one size running slow does not move it
-    class SlowJob(Net):
-        def point(self, algorithm, size, hosts, frames=0, take=0, **kw):
-            p = super().point(algorithm, size, hosts, frames, take, **kw)
-            return p | {"ms": p["ms"] * 3} if (size, take) == (500, 1) else p
+    assert flat.verdict == REPRODUCED and "growth above over below 1.00" in flat.testbed
+    # not slower above 3000 B: differs, with the mechanism
+    same = judged("chen.hub-mpich", Net(hub_ms, spread=0.0), switch=Net(hub_ms, spread=0.0))
+    assert same.verdict == DIFFERS and same.kind == EMULATOR and "collides" in same.why
+    assert "4 hosts, above 3000 B [1.00, 1.00] lies outside at least 1.05" in same.why
 
-    steady = judged("chen.hub-mpich", Net(mpich_grows, spread=0.0), quick=False,
-                    switch=SlowJob(hub_ms, spread=0.0))
-    assert steady.values["intervals"]["4 hosts, growth: above 3000 B over below"][
-        "interval"] == [1.667, 1.667]
-    # 9 hosts (full run) shown, not judged; a flagged scout is shown too
+    # 9 hosts (full run) shown, not judged; a flagged scout is shown too; a flagged point
+    # below 3000 B (shown) still takes the verdict away: every MPI_Bcast point on 4 hosts
+    # is a result or nothing is said
     full = judged("chen.hub-mpich", Net(mpich_grows, flag={("scout-linear", 9)}), quick=False,
                   switch=Net(hub_ms))
     assert full.verdict == REPRODUCED and set(full.values["ratio"]) == {4, 9}
-    assert set(full.values["intervals"]) == {"4 hosts, growth: above 3000 B over below",
-                                             "4 hosts, above 3000 B"}
     assert judged("chen.hub-mpich", Net(mpich_grows, flag={("mpich", 4)}),
                   switch=Net(hub_ms)).verdict == NO_RESULT
     missing = judged("chen.hub-mpich", Net(mpich_grows))

@@ -311,10 +311,25 @@ def test_beats_libraries_runs_each_library_as_it_chose_by_size_and_ranks() -> No
         lambda a, s, h: 90.0 if a in ("two-stage", "binomial", "scatter-allgather")
         else 120.0))
     assert even.verdict == UNDECIDED, even.why
-    assert "(about even: in wire times of the message, 4 hosts two-stage 1.1, Open MPI " \
+    assert "(time dilation: in wire times of the message, 4 hosts two-stage 1.1, Open MPI " \
         "r11682 1.5, MPICH2 1.0 1.1; 16 hosts two-stage 1.1" in even.why
     assert "the thesis's ipmc 2.56 wire times on 2 nodes" in even.why
     assert "the links run 15.6 x slower than the thesis's 100 Mbit/s" in even.why
+    # judged by job: a take's points on a host count ran in one job. MPICH2 ahead of
+    # two-stage on 16 hosts in every job, one job 1.4 x slow for all its points: drawn apart,
+    # that job's MPICH2 met another job's two-stage and the interval spanned "4 hosts or
+    # never"; by job it is never, a difference, and time dilation the mechanism
+    class SlowJob(Even):
+        def point(self, algorithm, size, hosts, frames=0, **kw):
+            p = Points.point(self, algorithm, size, hosts, frames, **kw)
+            return p | {"ms": p["ms"] * (1.4 if (kw["take"], hosts) == (0, 16) else 1.0)}
+
+    slow = measured("siebert.beats-libraries-64k", SlowJob(
+        lambda a, s, h: 186.0 if a == "two-stage" else 220.0 if h == 4 or a == "binary"
+        else 172.0), quick=False)
+    assert slow.verdict == DIFFERS and slow.kind == EMULATOR, slow.why
+    assert "not from 4 hosts or fewer on (the jobs give never)" in slow.why
+    assert "time dilation" in slow.why and "shared cores" not in slow.why
     # a library's flagged point takes the verdict away; a drawn one's does not
     assert measured("siebert.beats-libraries-64k", Points(libs, flag={("binary", 16)})
                     ).verdict == NO_RESULT
