@@ -267,8 +267,11 @@ def barrier_stand_in(ms: Callable[[str, int, int], float | None],
     return fake
 
 
-def test_hub_barrier_judges_the_multicast_barrier_ahead_and_its_gain_growing(
-        monkeypatch) -> None:
+def test_hub_barrier_is_not_applicable_and_shows_its_figures(monkeypatch) -> None:
+    """Figure 13 on the hub: the emulated hub neither collides nor charges a zero-byte frame
+    more than its medium time, so the barriers' times follow the hosts' load: not
+    applicable, whatever was measured; the figures shown with their intervals, each job's
+    two barriers drawn together."""
     def ms(k: str, h: int, take: int) -> float:
         """MPICH 1's barrier 1.1 x the multicast one on 3 hosts, 1.7 x on 9."""
         return {"pairwise": 0.4 * h - 0.54, "chen": 0.2 * h}[k]
@@ -281,7 +284,8 @@ def test_hub_barrier_judges_the_multicast_barrier_ahead_and_its_gain_growing(
 
     monkeypatch.setattr(chen_barrier, "barrier_points", fake)
     out = judged("chen.hub-barrier", object())
-    assert out.verdict == REPRODUCED, out.why
+    assert out.verdict == NOT_APPLICABLE and out.kind == EMULATOR, out.why
+    assert "collisions" in out.why and "follows what else loads them" in out.why
     # --quick: 3 and 9 hosts, each take one job of the two barriers, timed, not counted
     assert seen == [(h, chen_barrier.HUB_BARRIER_TIMED, 0) for h in (3, 9)
                     for _t in range(takes(True))]
@@ -291,32 +295,22 @@ def test_hub_barrier_judges_the_multicast_barrier_ahead_and_its_gain_growing(
     assert set(got) == {"9 hosts, pairwise / Chen's", "ms saved, 9 hosts less 3"}
     assert got["9 hosts, pairwise / Chen's"]["figure"] == pytest.approx(1.7)
     assert got["ms saved, 9 hosts less 3"]["figure"] == pytest.approx(1.26 - 0.06)
-    assert got["ms saved, 9 hosts less 3"]["margin"] == [0.0, None]
     assert len(out.points) == 2 * 2 * takes(True) and out.context == []
     assert "9 hosts MPICH 1's pairwise 3.06, Chen's multicast 1.80; pairwise / Chen's 3 " \
-        "hosts 1.10, 9 hosts 1.70" in out.testbed
-    # MPICH 1's barrier ahead of the multicast one: differs, with the missing mechanism;
-    # the full run's 6 hosts shown, not judged
+        "hosts 1.10, 9 hosts 1.70; shown, not judged: 9 hosts, pairwise / Chen's 1.70" in \
+        out.testbed
+    # MPICH 1's barrier ahead: not applicable all the same; the full run's 6 hosts shown
     monkeypatch.setattr(chen_barrier, "barrier_points", barrier_stand_in(
         lambda k, h, t: 1.0 * h if k == "pairwise" else 1.5 * h))
     slow = judged("chen.hub-barrier", object(), quick=False)
-    assert slow.verdict == DIFFERS and slow.kind == EMULATOR and "collisions" in slow.why
-    assert "9 hosts, pairwise / Chen's [0.67, 0.67] lies outside at least 1" in slow.why
-    assert "ms saved, 9 hosts less 3 [-3.00, -3.00] lies outside at least 0" in slow.why
-    assert len(slow.context) == 2 and "6 hosts 0.67" in slow.testbed  # one job
-    # about equal, each job's ratio on either side of 1: undecided, and it says why
-    monkeypatch.setattr(chen_barrier, "barrier_points", barrier_stand_in(
-        lambda k, h, t: h * (1.0 if k == "chen" else (0.9, 1.1, 0.95)[t % 3])))
-    even = judged("chen.hub-barrier", object())
-    assert even.verdict == UNDECIDED and "about equal" in even.why
-    assert "collisions" in even.why
-    # a flagged point where judged takes the verdict away, on 6 hosts it does not
+    assert slow.verdict == NOT_APPLICABLE and len(slow.context) == 2
+    assert "6 hosts 0.67" in slow.testbed  # one job
+    # a flagged point: no intervals from it, the reason says so
     monkeypatch.setattr(chen_barrier, "barrier_points", barrier_stand_in(
         lambda k, h, t: ms(k, h, t), flag=("chen", 9)))
-    assert judged("chen.hub-barrier", object()).verdict == NO_RESULT
-    monkeypatch.setattr(chen_barrier, "barrier_points", barrier_stand_in(
-        lambda k, h, t: ms(k, h, t), flag=("chen", 6)))
-    assert judged("chen.hub-barrier", object(), quick=False).verdict == REPRODUCED
+    flagged = judged("chen.hub-barrier", object())
+    assert flagged.verdict == NOT_APPLICABLE and "hosts waited" in flagged.why
+    assert "intervals" not in flagged.values
 
 
 def test_hub_barrier_draws_a_job_s_two_barriers_together(monkeypatch) -> None:
@@ -326,9 +320,7 @@ def test_hub_barrier_draws_a_job_s_two_barriers_together(monkeypatch) -> None:
     met another job's multicast one (1.2 x everywhere: drawn apart 0.6-2.4)."""
     monkeypatch.setattr(chen_barrier, "barrier_points", barrier_stand_in(
         lambda k, h, t: (2.0 if t == 1 else 1.0) * (1.2 if k == "pairwise" else 1.0) * h))
-    out = judged("chen.hub-barrier", object())
-    assert out.verdict == REPRODUCED, out.why
-    got = out.values["intervals"]
+    got = judged("chen.hub-barrier", object()).values["intervals"]
     assert got["9 hosts, pairwise / Chen's"]["interval"] == [1.2, 1.2]
     lo, hi = got["ms saved, 9 hosts less 3"]["interval"]
     assert 0 < lo <= hi  # 0.2 x 6 ms, or twice that where the slow job is drawn

@@ -409,6 +409,25 @@ def test_fragments_1m_draws_a_job_s_two_chains_together() -> None:
     assert j["interval"][0] == j["interval"][1] == 3.2
     apart = bootstrap(out.values["average_ms"], lambda m: m["chain"] / m["fragmented chain"])
     assert apart[0] < 2.936 < apart[1]
+    # at the margin's edge, the jobs on either side: undecided, and it says why
+    edge = measured("siebert.fragments-1m", ModelPoints({"fragmented-chain": 3.613 / 2.93}))
+    edge_jobs = EdgePoints({"fragmented-chain": 3.613 / 2.93})
+    out = measured("siebert.fragments-1m", edge_jobs)
+    assert edge.verdict == DIFFERS and out.verdict == UNDECIDED, out.why
+    assert "a fragment's hop more than its own" in out.why
+    assert "wire times of a fragment, the thesis's 1.24), which brings the ratio to its " \
+        "margin's edge" in out.why
+
+
+class EdgePoints(ModelPoints):
+    """ModelPoints whose fragmented chain runs 2 % faster in every other job."""
+
+    def point(self, algorithm, size, hosts, frames=0, **kw):
+        p = super().point(algorithm, size, hosts, frames, **kw)
+        if algorithm == "fragmented-chain" and kw["take"] % 2:
+            p["rank_return_s"] = [t * 0.98 for t in p["rank_return_s"]]
+            p["rank_done_s"] = [t * 0.98 for t in p["rank_done_s"]]
+        return p
 
 
 def test_basic_scaling_linear_against_logarithmic_growth() -> None:
