@@ -11,7 +11,7 @@ import statistics
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from .chen_points import GROWS, SCOUTS, Spec, fmt, measured, ratio
+from .chen_points import SCOUTS, Spec, fmt, measured, ratio
 from .claims import Context
 from .jobs import takes
 from .series import NAMES
@@ -52,6 +52,15 @@ NO_CUT_THROUGH = ("no cut-through: a hub repeats a frame's bits as they arrive, 
                   "again; the emulated hub (testbed.emulation.hub) stores and forwards each "
                   "frame, serialized on the sender's link and again on its medium, plus one "
                   "pass through it: it cannot show the hub's lower latency")
+# why the hub/switch ratio below ABOVE is not judged even for its growth: on the switch a
+# message of one or two frames crosses a link at once when its HTB bucket is full (a lone
+# frame after an idle spell: testbed.emulation.linkshape), and whether it is depends on the
+# job: MPI_Bcast at 1000 B on 4 hosts of the switch took 0.37-0.44 ms in one run's 5 jobs,
+# 0.91-1.17 in another's 3, 0.44, 1.29 and 0.48 in a third's (2026-12-06), the hub 0.80-0.90
+LONE_FRAME = ("on the emulated switch a message of one or two frames crosses a link "
+              "without its wire time when the link's bucket is full, as after an idle "
+              "spell (testbed.emulation.linkshape), which some jobs meet and others not: "
+              "the ratio at 1000 B was 0.85, 1.77 and 2.13 in three runs")
 Side = dict[Spec, list[dict[str, Any]]]
 
 
@@ -214,14 +223,16 @@ def missing_switch(points: list[dict[str, Any]]) -> Outcome:
 
 def hub_mpich(ctx: Context) -> Outcome:
     """Figure 11's MPICH: MPI_Bcast's time on the hub over the switch's, 4 hosts, takes()
-    jobs each, judged on its shape over size: the typical ratio (the median over the sizes)
-    above ABOVE (ABOVE_SIZES) over that below it (BELOW_SIZES) at least GROWS (the hub falls
-    behind as messages grow), and the typical ratio above at least SLOWER; both by their
-    intervals over the jobs. The median over the sizes, not their mean: a job whose
-    broadcasts at one small size all ran slow (the switch's MPI_Bcast at 500 B, 1.39 ms in one
-    job of five, 0.52-0.62 in the others, 2026-12-06) moves one size's ratio, not the
-    figure. Below ABOVE the paper's hub is faster, by its cut-through, which the emulated one
-    lacks (NO_CUT_THROUGH): shown, not judged, as are 9 hosts (full run)."""
+    jobs each, judged where the emulator shows it: the typical ratio (the median over the
+    sizes) above ABOVE (ABOVE_SIZES) at least SLOWER, by its interval over the jobs (the
+    median over the sizes, as below, where one slow job at one of three sizes moves one
+    size's ratio, not the figure). Shown, not judged: the ratio below ABOVE (the
+    paper's hub the faster there, by its cut-through, which the emulated one lacks:
+    NO_CUT_THROUGH) and its growth, the typical ratio above over that below (BELOW_SIZES),
+    which the switch's one- and two-frame messages make a toss of the job (LONE_FRAME); and
+    9 hosts (full run). Judged on the growth too until 2026-12-06, the claim differed in the
+    published run (0.90 [0.75, 1.06] against 1.1) and was reproduced and undecided in two
+    --quick runs of the same commit (1.53 [1.47, 1.68], 1.06 [0.93, 1.76])."""
     got = sides(ctx)
     judged = labelled(got, lambda k: k[0] == MPICH and k[1] == FOUR)
     shown = labelled(got, lambda k: k[0] != MPICH or k[1] != FOUR)
@@ -238,16 +249,20 @@ def hub_mpich(ctx: Context) -> Outcome:
     above = [s for s in sorted(r[FOUR]) if s in ABOVE_SIZES]
     jobs = {(side, s): [p["ms"] for p in by[(MPICH, FOUR, s)]]
             for side, by in got.items() for s in below + above}
-    parts = [Part(f"{FOUR} hosts, growth: above {ABOVE} B over below", lambda m:
-                  typical(above)(m) / typical(below)(m), lo=GROWS),
-             Part(f"{FOUR} hosts, above {ABOVE} B", typical(above), lo=SLOWER)]
-    text += (f"; below {ABOVE} B {typical(below)(statistics_of(jobs)):.2f} on {FOUR} hosts, "
-             "where the paper's hub is the faster by its cut-through (not judged: the "
-             "emulated hub has none)")
-    return judged_outcome(jobs, parts, text, values=values, points=judged,
-                          context=shown, lead="; medians over the sizes, ",
-                          differs=": " + NO_CUT_THROUGH + "; so the hub is as far behind at "
-                          "small sizes as at large ones, or further")
+    med = statistics_of(jobs)
+    if below:
+        low = typical(below)(med)
+        text += (f"; below {ABOVE} B {low:.2f} on {FOUR} hosts, where the paper's hub is the "
+                 f"faster by its cut-through, and the growth above over below "
+                 f"{typical(above)(med) / low:.2f} (shown, not judged: {NO_CUT_THROUGH}; "
+                 f"{LONE_FRAME})")
+    return judged_outcome({k: v for k, v in jobs.items() if k[1] in above},
+                          [Part(f"{FOUR} hosts, above {ABOVE} B", typical(above), lo=SLOWER)],
+                          text, values=values, points=judged, context=shown,
+                          lead="; median over the sizes, ",
+                          differs=": the emulated hub queues a frame that finds its medium "
+                          "busy and never collides (testbed.emulation.hub), so MPICH's "
+                          "concurrent sends cost it less than on the paper's hub")
 
 
 def typical(sizes: list[int]) -> Callable[[Mapping[Any, float]], float]:

@@ -113,15 +113,32 @@ def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
 
 def bootstrap(jobs: Mapping[Any, Sequence[float]],
               figure: Callable[[Mapping[Any, float]], float], *, draws: int = DRAWS,
-              level: float = LEVEL, seed: int = 0) -> tuple[float, float]:
+              level: float = LEVEL, seed: int = 0, paired: bool = False
+              ) -> tuple[float, float]:
     """The `level` percentile-bootstrap interval over jobs of a figure computed from several
     measured points: each draw resamples every point's job medians with replacement, takes
-    their median, and computes `figure` from those (a point with one job never varies)."""
+    their median, and computes `figure` from those (a point with one job never varies).
+    `paired`: the i-th value of every point came from the same job (or draw), so a draw
+    resamples the jobs, every point's i-th value together: what a slow job slows alike (the
+    two barriers of one job, the chain and the fragmented chain of one) then cancels in a
+    ratio of them instead of being drawn against another job's (ValueError unless every
+    point has as many jobs)."""
     if not jobs or any(not v for v in jobs.values()):
         raise ValueError("every point needs at least one job")
     rng = random.Random(seed)
-    got = sorted(figure({k: statistics.median(rng.choices(v, k=len(v)))
-                         for k, v in jobs.items()}) for _ in range(draws))
+    if paired:
+        n = {len(v) for v in jobs.values()}
+        if len(n) != 1:
+            raise ValueError(f"paired points need as many jobs each, got {sorted(n)}")
+        (count,) = n
+
+        def draw() -> dict[Any, float]:
+            idx = rng.choices(range(count), k=count)
+            return {k: statistics.median(v[i] for i in idx) for k, v in jobs.items()}
+    else:
+        def draw() -> dict[Any, float]:
+            return {k: statistics.median(rng.choices(v, k=len(v))) for k, v in jobs.items()}
+    got = sorted(figure(draw()) for _ in range(draws))
     tail = (1 - level) / 2
     return got[round(tail * (draws - 1))], got[round((1 - tail) * (draws - 1))]
 
@@ -179,6 +196,7 @@ class Part:
     fmt: str = ".2f"  # how the figure and its interval are written (":g" for sizes, say)
     keys: tuple[Any, ...] | None = None  # the points `figure` reads (None: any): the
     # bootstrap then resamples only those
+    paired: bool = False  # the points' i-th values come from one job: resampled together
 
 
 @dataclass(frozen=True)
@@ -213,7 +231,7 @@ def judge(jobs: Mapping[Any, Sequence[float]], parts: Sequence[Part]) -> list[Ju
     out = []
     for p in parts:
         read = jobs if p.keys is None else {k: jobs[k] for k in p.keys}
-        interval = bootstrap(read, p.figure)
+        interval = bootstrap(read, p.figure, paired=p.paired)
         out.append(Judged(p, p.figure(ms), interval, against(interval, p.lo, p.hi),
                           min(len(v) for v in read.values())))
     return out
@@ -232,10 +250,12 @@ def intervals(judged: Sequence[Judged]) -> dict[str, dict[str, Any]]:
 def judged_outcome(jobs: Mapping[Any, Sequence[float]], parts: Sequence[Part], text: str,
                    *, values: dict[str, Any], points: list[dict[str, Any]],
                    context: Sequence[dict[str, Any]] = (), lead: str = "; ",
-                   differs: str = "", kind: str = EMULATOR) -> Outcome:
+                   differs: str = "", kind: str = EMULATOR, undecided: str = "") -> Outcome:
     """The outcome of a claim judged wholly by its parts over the jobs: every part's figure
     and interval appended to `text` (after `lead`) and kept in values["intervals"]; the
-    combined verdict; a difference gets `differs` (": why", the mechanism) and `kind`."""
+    combined verdict; a difference gets `differs` (": why", the mechanism) and `kind`, an
+    undecided verdict `undecided` (": why" the jobs cannot settle it: the noise or the
+    mechanism that keeps the figure at its margin)."""
     judged = judge(jobs, parts)
     values["intervals"] = intervals(judged)
     text += lead + ", ".join(j.text() for j in judged)
@@ -246,5 +266,7 @@ def judged_outcome(jobs: Mapping[Any, Sequence[float]], parts: Sequence[Part], t
     why = "; ".join(j.why() for j in judged if j.why())
     if verdict == DIFFERS:
         why += differs
+    elif verdict == UNDECIDED:
+        why += undecided
     return Outcome(verdict, text, why, values=values, points=points, context=list(context),
                    kind=kind if verdict == DIFFERS else "")

@@ -52,6 +52,10 @@ def test_balance_undecided_when_seeds_disagree_differs_when_all_do(monkeypatch) 
     monkeypatch.setattr(pure_tseng, "costs", fake_costs(mixed))
     out = BY_KEY["tseng.balance"].run(ctx(quick=True))
     assert out.verdict == UNDECIDED and "straddles" in out.why
+    # it says why: the effect against the seeds' own spread, each panel's per seed
+    assert "an effect of a few percent against one random workload's difference from " \
+        "another's, 80 destinations, dilation 2: " in out.why
+    assert "more seeds than the claim's 6 would not settle it" in out.why
     monkeypatch.setattr(pure_tseng, "costs",
                         fake_costs(lambda w, k: 100 + (w.sources // 10 if k[1] == "R" else 0)))
     out = BY_KEY["tseng.balance"].run(ctx(quick=True))

@@ -49,6 +49,9 @@ def test_tseng_measured_size_gain_and_balance_judged_on_points() -> None:
     assert "lies outside at least 1" in flat.why and flat.kind == EMULATOR
     split = judge_size_gain(draws(7.0, 9.5, 9.6))  # one draw grows, two do not
     assert split.verdict == UNDECIDED, split.why
+    # undecided says how far the measured growth falls short of the model's, draw by draw
+    assert "per draw the measured growth is 0.83-1.14 of the step model's (1.12-1.12)" \
+        in split.why and "store and forward" in split.why
     flagged = draws(7.0, 7.0, 7.0)
     flagged[1][("balanced", LARGE)]["flags"] = ["hosts waited"]
     assert judge_size_gain(flagged).verdict == NO_RESULT
@@ -60,22 +63,44 @@ def test_tseng_measured_size_gain_and_balance_judged_on_points() -> None:
     na = judge_size_gain(draws(7.0, 7.0, 7.0, base=no_growth))
     assert na.verdict == NOT_APPLICABLE and "sees no growth (median over the draws 0.87)" \
         in na.why
+    # the model grows in the median but not in every draw (its own interval straddles 1):
+    # these draws cannot show it, whatever was measured
+    mixed = draws(7.0, 7.0, 7.0)
+    for d, direct in zip(mixed, (90.0, 70.0, 90.0), strict=True):
+        d[("direct", LARGE)]["model_ms"] = direct
+    na2 = judge_size_gain(mixed)
+    assert na2.verdict == NOT_APPLICABLE and na2.kind == TRANSFER
+    assert "the step model itself, on the same 3 draws, puts the growth at 1.12 [0.87, " \
+        "1.12] (per draw 1.12, 0.87, 1.12), not above 1" in na2.why
 
-    def bal(*pairs: tuple[float, float]) -> list[dict]:
+    def bal(*pairs: tuple[float, float], models: tuple[tuple[float, float], ...] = ()
+            ) -> list[dict]:
+        """Per draw random / balanced with 4 and 8 sources, measured (the step model's
+        the same, or `models`)."""
         out = []
-        for r4, r8 in pairs:
+        for (r4, r8), (m4, m8) in zip(pairs, models or pairs, strict=True):
             four = {("random", LARGE): 100.0 * r4, ("balanced", LARGE): 100.0}
             eight = {**model, ("random", LARGE): 100.0 * r8, ("balanced", LARGE): 100.0}
-            out.append({4: job(4, four, four), 8: job(8, eight, eight)})
+            out.append({4: job(4, four, {**four, ("random", LARGE): 100.0 * m4}),
+                        8: job(8, eight, {**eight, ("random", LARGE): 100.0 * m8})})
         return out
 
     helps = judge_balance(bal((1.2, 1.05), (1.25, 1.0), (1.15, 1.1)))
     assert helps.verdict == REPRODUCED and len(helps.points) == 12
     assert len(helps.context) == 12  # 8 sources: direct at 64 KiB and the three at 1 KiB
     assert helps.values["balance"] == {"4": pytest.approx(1.2), "8": pytest.approx(1.05)}
-    other = judge_balance(bal((1.0, 1.1), (1.0, 1.1), (1.0, 1.1)))
+    other = judge_balance(bal((1.0, 1.1), (1.0, 1.1), (1.0, 1.1),
+                              models=((1.2, 1.05),) * 3))
     assert other.verdict == DIFFERS and "random / balanced, 4 sources over 8 [0.91, 0.91] " \
         "lies outside" in other.why
+    # the step model on the draws' own sets does not put it above 1 in every draw (the
+    # published run's draws: 0.98, 1.56, 1.18, 0.69, 0.59): not applicable, whatever was
+    # measured
+    na = judge_balance(bal((1.2, 1.05), (1.25, 1.0), (1.15, 1.1),
+                           models=((1.1, 1.12), (1.4, 0.9), (1.0, 1.45))))
+    assert na.verdict == NOT_APPLICABLE and na.kind == TRANSFER
+    assert "puts random / balanced with 4 sources over 8 at 0.98 [0.69, 1.56]" in na.why
+    assert len(na.points) == 12 and "draws cannot show it" in na.why
     points = bal((1.2, 1.05))
     points[0][4][("random", LARGE)]["flags"] = ["hosts waited"]
     assert judge_balance(points).verdict == NO_RESULT
@@ -171,6 +196,22 @@ def test_tseng_hot_spot_measured_judges_every_schemes_rise_with_p() -> None:
     assert here.verdict == DIFFERS and here.kind == EMULATOR
     assert "u-torus: rise with p [-0.01, -0.01] lies outside at least 0" in here.why
     assert judge_hot_spot([draw(grows, grows, ["hosts waited"])] * 3).verdict == NO_RESULT
+    # the model's rise is 0.2 or more in the median but below 0 on one draw (its interval
+    # over the draws straddles 0): that scheme is shown, not judged; none judged: not
+    # applicable, in quick and full runs alike
+    def falls(s, p):
+        return 10.0 * (1.5 - 0.5 * p)
+
+    one_falls = [draw(grows, grows), draw(grows, falls), draw(grows, grows)]
+    na = judge_hot_spot(one_falls)
+    assert na.verdict == NOT_APPLICABLE and na.kind == TRANSFER
+    assert "the step model itself, on the same 3 draws, puts u-torus's rise at 0.61 " \
+        "[-0.42, 0.61]" in na.why and "not above 0" in na.why
+    mixed = [draw(grows, grows), draw(grows, lambda s, p: falls(s, p) if s == "direct"
+                                       else grows(s, p)), draw(grows, grows)]
+    some = judge_hot_spot(mixed)
+    assert some.verdict == REPRODUCED and "u-torus: rise with p" not in some.values[
+        "intervals"] and "puts u-torus's rise" in some.testbed
 
 
 def test_the_step_model_prices_each_draw_on_its_own_sets() -> None:

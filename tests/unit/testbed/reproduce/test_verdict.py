@@ -104,3 +104,21 @@ def test_an_interval_over_few_jobs_says_how_often_it_holds_the_median():
     assert out.values["intervals"]["b / a"]["coverage"] == 0.938
     assert interval_note(5) in out.testbed and "94 %" in interval_note(5)
     assert "75 %" in interval_note(3)
+
+
+def test_a_paired_bootstrap_resamples_whole_jobs():
+    """Two points measured in the same jobs, one job slow for both: drawn apart, a ratio
+    of them meets the slow job of one against a fast job of the other and spans the margin;
+    drawn by job (paired) the slowness cancels. The i-th values of every point must exist."""
+    from testbed.reproduce.verdict import Part, bootstrap, judge
+
+    jobs = {"a": [10.0, 10.2, 13.0], "b": [5.0, 5.1, 6.5]}  # job 3 slow for both
+    ratio = lambda m: m["a"] / m["b"]  # noqa: E731
+    assert bootstrap(jobs, ratio) == (10.0 / 6.5, 13.0 / 5.0)
+    lo, hi = bootstrap(jobs, ratio, paired=True)
+    assert 1.99 <= lo <= hi <= 2.01
+    (apart,), (paired,) = (judge(jobs, [Part("a / b", ratio, lo=1.9, paired=p)])
+                           for p in (False, True))
+    assert (apart.verdict, paired.verdict) == (UNDECIDED, REPRODUCED)
+    with pytest.raises(ValueError, match="as many jobs"):
+        bootstrap({"a": [1.0, 2.0], "b": [1.0]}, ratio, paired=True)
