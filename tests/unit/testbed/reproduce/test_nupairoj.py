@@ -193,11 +193,22 @@ def test_dyn_tree_against_the_best_static_tree_by_its_interval_over_jobs() -> No
     slow = judge_dynamic(ch6_jobs({**ms, ("dyn-tree", "hot-1"): 12}), loads, "dyn-tree",
                          statics)
     assert slow.verdict == DIFFERS and slow.kind == EMULATOR
-    assert "DYN-Tree / fastest static, hot-1 [1.4" in slow.why and "at most 1.2" in slow.why
-    # the same medians a fifth apart from job to job: the jobs settle neither way
-    wide = judge_dynamic(ch6_jobs({**ms, ("dyn-tree", "hot-1"): 10}, (0.8, 1.0, 1.2)),
-                         loads, "dyn-tree", statics)
+    assert "DYN-Tree / fastest static, hot-1 [1.50, 1.50]" in slow.why and "at most 1.2" in \
+        slow.why
+    # each job's own ratio: jobs a fifth apart as a whole move none (1.25 in each)
+    whole = judge_dynamic(ch6_jobs({**ms, ("dyn-tree", "hot-1"): 10}, (0.8, 1.0, 1.2)),
+                          loads, "dyn-tree", statics)
+    assert whole.verdict == DIFFERS and "hot-1 [1.25, 1.25]" in whole.why
+    assert whole.values["per_job"]["DYN-Tree / fastest static, hot-1"] == [1.25] * 3
+    # DYN-Tree alone a fifth apart from job to job: the jobs settle neither way, and say so
+    own = ch6_jobs({**ms, ("dyn-tree", "hot-1"): 10})
+    for job, f in zip(own, (0.8, 1.0, 1.2), strict=True):
+        p = next(p for p in job if (p["algorithm"], p["traffic"]) == ("dyn-tree", "hot-1"))
+        p["ms"] = 10 * f
+    wide = judge_dynamic(own, loads, "dyn-tree", statics)
     assert wide.verdict == UNDECIDED and "straddles" in wide.why
+    assert "DYN-Tree / fastest static, hot-1: 1 of 3 jobs inside (1.02), 2 outside " \
+        "(1.25, 1.47)" in wide.why and "take turns on the 2 cores" in wide.why
     flagged = judge_dynamic(ch6_jobs(ms, flagged={("dyn-tree", "hot-1")}), loads,
                             "dyn-tree", statics)
     assert flagged.verdict == NO_RESULT and "traffic hot-1, take 3" in flagged.why
@@ -226,7 +237,7 @@ def test_dyn_mesh_tracks_the_better_of_opt_mesh_and_u_mesh_and_beats_opt_mesh_un
                                                   ("dyn-mesh", 3.4))}
     flat = judge_dynamic(ch6_jobs(here), loads, "dyn-mesh", MESH_STATIC)
     assert flat.verdict == DIFFERS and flat.kind == EMULATOR
-    assert "DYN-Mesh / fastest static, none [1.3" in flat.why
+    assert "DYN-Mesh / fastest static, none [1.42, 1.42]" in flat.why
     assert "no broadcasting host's own link queues" in flat.why
     assert flat.values["intervals"]["DYN-Mesh / OPT-Mesh, hot-1"]["verdict"] == REPRODUCED
 
