@@ -177,6 +177,45 @@ def test_the_two_dynamic_claims_share_the_jobs_of_one_experiment(monkeypatch) ->
     assert mesh.values["t_hold_t_end_us"] == {"t_hold": 100.0, "t_end": 600.0}
     assert tree.verdict == mesh.verdict == DIFFERS  # 1.40x binomial, 1.42x U-Mesh
     assert "DYN-Mesh / OPT-Mesh, uniform-20 0.62 [0.62, 0.62]" in mesh.testbed
+    assert {p["tries"] for p in tree.points} == {1}
+
+
+def test_a_flagged_load_of_a_chapter_6_job_is_measured_once_more(monkeypatch) -> None:
+    """The first run of job 2 flags one point under uniform-20: that load alone is run again
+    in job 2 and its points replace the flagged run's (tries 2); an unflagged job runs
+    once."""
+    from types import SimpleNamespace
+
+    from testbed.reproduce import nupairoj
+
+    runs = []
+
+    def new_run(spec, out, rate, caps, log):
+        runs.append(SimpleNamespace(spec=spec, config={}, params=None, out=out,
+                                    records_file=out / "records.jsonl"))
+        return runs[-1]
+
+    def execute(run, emu):
+        run.params = run.config.get("params") or {"sizes": [1024], "t_hold_s": [1e-4],
+                                                  "t_end_s": [6e-4]}
+        bad = len(runs) == 2  # job 2's first run
+        run.records_file.write_text("".join(json.dumps(ch6_record(
+            p.algorithm, p.traffic, 3.0, ["s9-eth1 short"] if bad and p.traffic !=
+            "none" and p.algorithm == "binomial" else ())) + "\n"
+            for p in run.spec.points()))
+
+    monkeypatch.setattr(nupairoj, "new_run", new_run)
+    monkeypatch.setattr(nupairoj, "execute", execute)
+    net = SimpleNamespace(spec="mesh:rows=4,cols=4", rate=SimpleNamespace(mbit=10.0),
+                          emu=SimpleNamespace(topo=None, caps=None), points={})
+    got = nupairoj.ch6_jobs(Context(True, lambda _msg: None, net))
+    assert len(runs) == QUICK_TAKES + 1 and runs[2].out.name == "job-2-again"
+    assert set(runs[2].spec.traffic) == {"uniform-20"}
+    assert {p.traffic for p in runs[2].spec.points()} == {"uniform-20"}
+    second = got["jobs"][1]
+    assert len(second) == len(got["jobs"][0]) and not any(p["flags"] for p in second)
+    assert {p["traffic"] for p in second if p["tries"] == 2} == {"uniform-20"}
+    assert all(p["tries"] == 1 for p in got["jobs"][0] + got["jobs"][2])
 
 
 def test_dyn_tree_against_the_best_static_tree_by_its_interval_over_jobs() -> None:
