@@ -28,7 +28,7 @@ from ..fidelity.flags import Monitor
 from .claims import Claim, Context, PaperFigure
 from .jobs import QUICK_TAKES, TAKES, medians, takes
 from .networks import Ask
-from .nupairoj import DYN_NEAR, MESH_NAMES, NAMES, record_point, run_spec
+from .nupairoj import DYN_NEAR, MESH_NAMES, NAMES, record_point, run_spec, turns
 from .nupairoj import SIZES as TREE_SIZES
 from .verdict import (
     DIFFERS,
@@ -42,6 +42,7 @@ from .verdict import (
     judged_outcome,
     no_result,
     read,
+    undecided_because,
 )
 
 N = "Nupairoj1998"
@@ -193,10 +194,27 @@ def judge_knee(jobs: Sequence[dict[str, Any]]) -> Outcome:
     parts = [Part("slope past the knee", of("slope"), *SLOPE),
              Part("slope below the knee", of("flat"), -FLAT, FLAT),
              Part("knee / t_end", of("knee"), lo=1.0)]
-    return judged_outcome(grid, parts, text, values=values, points=jobs,
-                          differs=": the dummy loop spins on one of the two cores the "
-                          "emulated hosts share, so the partner's reply and the network's "
-                          "own work wait for a core while it spins", kind=EMULATOR)
+    spin = ("the dummy loop spins on one of the two cores the emulated hosts share, so the "
+            "partner's reply and the network's own work wait for a core while it spins")
+    out = judged_outcome(grid, parts, text, values=values, points=jobs,
+                         differs=f": {spin}", kind=EMULATOR)
+    own = [hinge(list(n), list(n.values())) for n in map(_normalised, good)
+           if len(n) >= 4]
+    start = ", ".join(f"{_normalised(j)[min(_normalised(j))]:.2f}" for j in good)
+
+    def level(a: float, b: float) -> float:
+        return statistics.median(y for x, y in med.items() if a <= x <= b)
+
+    return undecided_because(out, (
+        f": each job's curve is in units of the t_end measured just before its sweep, and "
+        f"the sweep's first t_est (t_dummy near 0, the same PingPong's time) was {start} of "
+        "it in the jobs, which stretches each job's curve its own way; and below the knee "
+        f"t_est / t_end is {level(0, 0.4):.2f} up to t_dummy 0.4 t_end and "
+        f"{level(0.8, 1.2):.2f} from 0.8 to 1.2 (the medians over the jobs): a step where "
+        f"the model has a flat line ({spin})"),
+        {"slope past the knee": [f["slope"] for f in own],
+         "slope below the knee": [f["flat"] for f in own],
+         "knee / t_end": [f["knee"] for f in own]})
 
 
 def _knee_plot(med: Mapping[float, float], fit: Mapping[str, float]) -> dict[str, Any]:
@@ -510,6 +528,7 @@ def ch6_outcome(jobs: Sequence[Ch6Job], conds: Sequence[str],
                        points=points)
     per_job = {name: [f({k: p["ms"] for k, p in j.items()}) for j in whole]
                for name, f, _, _ in figures}
+    values["per_job"] = {k: [round(v, 3) for v in vs] for k, vs in per_job.items()}
     parts = [Part(name, read(name), lo, hi, keys=(name,))
              for name, _, lo, hi in figures]
     return judged_outcome(per_job, parts, text, values=values, points=points,
@@ -554,13 +573,16 @@ def judge_two_groups(jobs: Sequence[Ch6Job], extra: Mapping[str, Any] = {},
     """Figure 6.20: with two groups broadcasting at once (and BACKGROUND load) OPT-Mesh is
     the slowest of the mesh trees (OPT-Mesh / the faster of U-Mesh and DYN-Mesh above 1)
     and DYN-Mesh beats U-Mesh (below 1)."""
-    return ch6_outcome(jobs, (ALONE, TWO), [
+    out = ch6_outcome(jobs, (ALONE, TWO), [
         ("OPT-Mesh / faster of U-Mesh and DYN-Mesh, two groups",
          _ratio((TWO, "opt-mesh"), (TWO, "u-mesh"), (TWO, "dyn-mesh")), 1.0, None),
         ("DYN-Mesh / U-Mesh, two groups", _ratio((TWO, "dyn-mesh"), (TWO, "u-mesh")), None,
          1.0)], {"background_load": BACKGROUND, **extra},
         why + (", too few more than U-Mesh's for a second group's traffic to tell them apart"
                if why else ""), TRANSFER)
+    per_job = out.values.get("per_job") or {}
+    return undecided_because(out, turns(min(map(len, per_job.values()), default=0)),
+                             per_job)
 
 
 def _extra(got: Mapping[str, Any]) -> dict[str, Any]:

@@ -270,3 +270,36 @@ def judged_outcome(jobs: Mapping[Any, Sequence[float]], parts: Sequence[Part], t
         why += undecided
     return Outcome(verdict, text, why, values=values, points=points, context=list(context),
                    kind=kind if verdict == DIFFERS else "")
+
+
+def jobs_inside(figures: Sequence[float], lo: float | None, hi: float | None,
+                fmt: str = ".2f") -> str:
+    """Where the jobs' own figures of a part lie against its margin [lo, hi]: how many
+    inside (their range), and each of the others (either side)."""
+    inside = [v for v in figures if (lo is None or v >= lo) and (hi is None or v <= hi)]
+    out = [v for v in figures if v not in inside]
+
+    def span(vs: Sequence[float]) -> str:
+        a, b = f"{min(vs):{fmt}}", f"{max(vs):{fmt}}"
+        return a if a == b else f"{a}{' to ' if min(vs) < 0 else '-'}{b}"
+
+    return (f"{len(inside)} of {len(figures)} jobs inside" + (f" ({span(inside)})" if inside
+                                                              else "")
+            + (f", {len(out)} outside ({', '.join(f'{v:{fmt}}' for v in sorted(out))})"
+               if out else ""))
+
+
+def undecided_because(out: Outcome, noise: str,
+                      per_job: Mapping[str, Sequence[float]] | None = None) -> Outcome:
+    """An undecided outcome says what keeps its jobs from settling it: `noise` (": why",
+    the mechanism) after, for each undecided part whose figure was computed job by job
+    (`per_job`, by the part's name), where the jobs' own figures lie (jobs_inside). Any
+    other verdict is left as it is."""
+    if out.verdict != UNDECIDED:
+        return out
+    parts = (out.values.get("intervals") or {}).items()
+    spread = [f"{what}: {jobs_inside(per_job[what], *i['margin'])}" for what, i in parts
+              if i["verdict"] == UNDECIDED and per_job and what in per_job]
+    out.why += (f" ({'; '.join(spread)})" if spread else "") + noise
+    return out
+

@@ -14,7 +14,14 @@ from testbed.reproduce import nupairoj_local as nl
 from testbed.reproduce.all_claims import BY_KEY
 from testbed.reproduce.claims import Context
 from testbed.reproduce.jobs import takes
-from testbed.reproduce.verdict import DIFFERS, EMULATOR, NO_RESULT, REPRODUCED, TRANSFER
+from testbed.reproduce.verdict import (
+    DIFFERS,
+    EMULATOR,
+    NO_RESULT,
+    REPRODUCED,
+    TRANSFER,
+    UNDECIDED,
+)
 
 from .stand_ins import Points
 
@@ -61,6 +68,29 @@ def test_the_knee_is_judged_in_units_of_each_jobs_t_end() -> None:
     assert flagged.verdict == NO_RESULT
     failed = nl.judge_knee([knee_job(100.0), nl.knee_point(None, 1, [], "mpiexec died")])
     assert failed.verdict == NO_RESULT and "mpiexec died" in failed.why
+
+
+def test_an_undecided_knee_says_how_the_jobs_t_end_and_a_step_below_it_move_it() -> None:
+    """As measured 2026-12-06: t_est steps up by a fifth below the knee instead of staying
+    flat, and a job's t_end, measured before its sweep, can be off the sweep's own first
+    t_est. The why gives the sweep's start in each job's t_end, the step's two levels, and
+    where each job's own fit lies (the jobs differ at one t_dummy only: few bootstrap
+    draws to fit)."""
+    def step(x: float) -> float:
+        return (1.0 if x < 0.6 else 1.2) + 0.5 * max(0.0, x - 1.7)
+
+    def high_start(x: float) -> float:
+        return 1.3 if x == 0 else step(x)
+
+    out = nl.judge_knee([knee_job(65.0, step), knee_job(65.0, step),
+                         knee_job(65.0, high_start)])
+    assert out.verdict == UNDECIDED, out.why
+    assert "the sweep's first t_est (t_dummy near 0, the same PingPong's time) was 1.00, " \
+        "1.00, 1.30 of it" in out.why
+    assert "t_est / t_end is 1.00 up to t_dummy 0.4 t_end and 1.20 from 0.8 to 1.2" in \
+        out.why
+    assert "slope below the knee: 1 of 3 jobs inside (0.05), 2 outside (0.18, 0.18)" in \
+        out.why
 
 
 def test_the_dummy_loop_runs_its_jobs_on_two_hosts(monkeypatch) -> None:
@@ -225,6 +255,15 @@ def test_two_groups_judges_opt_mesh_slowest_and_dyn_mesh_ahead_of_u_mesh() -> No
     behind = conditions(two={"binomial": 3.6, "opt-tree": 4.5, "u-mesh": 3.0,
                              "opt-mesh": 4.4, "dyn-mesh": 3.2})
     assert nl.judge_two_groups(jobs(behind)).verdict == DIFFERS
+    # published 2026-12-06: DYN-Mesh / U-Mesh 1.30, 1.19, 1.16, 0.98, 1.11: one job of five
+    # on the paper's side leaves it undecided, and the why says where the jobs lie
+    split = jobs(behind)
+    split[1][(nl.TWO, "dyn-mesh")]["ms"] = 2.9
+    out = nl.judge_two_groups(split)
+    assert out.verdict == UNDECIDED
+    assert "DYN-Mesh / U-Mesh, two groups: 1 of 3 jobs inside (0.97), 2 outside (1.07, " \
+        "1.07)" in out.why and "take turns on the 2 cores" in out.why
+    assert out.values["per_job"]["DYN-Mesh / U-Mesh, two groups"][1] == 0.967
 
 
 def test_the_three_chapter_6_claims_share_one_set_of_jobs(monkeypatch) -> None:

@@ -122,3 +122,30 @@ def test_a_paired_bootstrap_resamples_whole_jobs():
     assert (apart.verdict, paired.verdict) == (UNDECIDED, REPRODUCED)
     with pytest.raises(ValueError, match="as many jobs"):
         bootstrap({"a": [1.0, 2.0], "b": [1.0]}, ratio, paired=True)
+
+
+def test_an_undecided_outcome_says_what_keeps_the_jobs_from_settling_it():
+    """undecided_because gives the noise, and where each undecided part's jobs lie, to an
+    undecided verdict only."""
+    from testbed.reproduce.verdict import Part, jobs_inside, judged_outcome, undecided_because
+
+    assert jobs_inside([0.76, 0.79, 0.68, 1.006, 0.8], None, 1.0) == \
+        "4 of 5 jobs inside (0.68-0.80), 1 outside (1.01)"
+    assert jobs_inside([1.3, 1.2], 0.0, 1.0) == "0 of 2 jobs inside, 2 outside (1.20, 1.30)"
+    assert jobs_inside([-0.17, 0.08, 0.12, -0.07], -0.1, 0.1) == \
+        "2 of 4 jobs inside (-0.07 to 0.08), 2 outside (-0.17, 0.12)"
+    assert jobs_inside([0.5, 0.5], 0.0, 1.0, ".1f") == "2 of 2 jobs inside (0.5)"
+    noise = ": one job of five lies apart"
+
+    def out(hi: float):
+        jobs = {"r": [0.9, 1.1, 1.2, 0.95, 1.05]}
+        got = judged_outcome(jobs, [Part("r", lambda m: m["r"], hi=hi, keys=("r",))], "t",
+                             values={}, points=[], differs=": mechanism")
+        return undecided_because(got, noise, jobs)
+
+    straddles, outside, inside = out(1.0), out(0.5), out(2.0)
+    assert straddles.verdict == UNDECIDED
+    assert straddles.why.endswith("(r: 2 of 5 jobs inside (0.90-0.95), 3 outside "
+                                  "(1.05, 1.10, 1.20)): one job of five lies apart"), straddles.why
+    assert outside.verdict == DIFFERS and outside.why.endswith(": mechanism")
+    assert inside.verdict == REPRODUCED and inside.why == ""
