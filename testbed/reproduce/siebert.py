@@ -64,9 +64,10 @@ def flat_64k(ctx: Context) -> Outcome:
     ends = (HOSTS[0], HOSTS[-1])
     drawn = ends if ctx.quick else HOSTS  # --quick: the judged ends only
     opts = {"two-stage": TWO_STAGE_FROM_2}
-    by = {(a, h): taken(net, a, 65536, h, n if h in ends and a in FLAT_JUDGED else 1,
-                        **opts.get(a, {}))
-          for a in FLAT_ALGS for h in drawn}
+    # a take's broadcasts on the same hosts in one job (the shown ones in the first take's)
+    by = batched(net, {(a, h): (a, h, dict(opts.get(a, {}))) for a in FLAT_ALGS for h in drawn},
+                 65536, None, n, once=[(a, h) for a in FLAT_ALGS for h in drawn
+                                       if not (h in ends and a in FLAT_JUDGED)])
     med = medians(by)
     growth = {a: med[(a, ends[1])] / med[(a, ends[0])]
               for a in FLAT_ALGS if (a, ends[0]) in med and (a, ends[1]) in med}
@@ -311,8 +312,10 @@ def skew(ctx: Context) -> Outcome:
     everywhere."""
     net, n = ctx.network, takes(ctx.quick)
     counts = SKEW_HOSTS[:1] if ctx.quick else SKEW_HOSTS
-    by = {(a, h): taken(net, a, 65536, h, n) for a in SKEW_JUDGED for h in counts}
-    shown = {h: net.point("mpich", 65536, h) for h in counts}
+    got = batched(net, {(a, h): (a, h, {}) for a in (*SKEW_JUDGED, "mpich") for h in counts},
+                  65536, None, n, once=[("mpich", h) for h in counts])
+    by = {k: ps for k, ps in got.items() if k[0] in SKEW_JUDGED}
+    shown = {h: got[("mpich", h)][0] for h in counts}
     model = {h: model_skew("binomial", h) for h in counts}
     points = [p for ps in by.values() for p in ps]
     jobs = {k: [x for p in ps if (x := _skew(p)) is not None] for k, ps in by.items()}
