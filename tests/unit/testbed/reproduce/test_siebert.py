@@ -16,6 +16,7 @@ from collectives.trees.schedules import build
 from testbed.reproduce.all_claims import BY_KEY
 from testbed.reproduce.claims import Context
 from testbed.reproduce.jobs import takes
+from testbed.reproduce.networks import Ask
 from testbed.reproduce.verdict import (
     DIFFERS,
     EMULATOR,
@@ -114,6 +115,18 @@ def test_arrival_order_judges_the_multicasts_share_by_who_comes_first_and_the_wa
     assert len(waits) == takes(False)
     assert {a["options"]["root_wait_us"] for a in waits} == {1678e3}
     assert {(a["iters"], a["warmup"]) for a in net.asked} == {(1, 0)}
+    # the three orders and the 64 KiB point in one job a take (same hosts, nothing job-wide
+    # apart), the 64 KiB point in the first take's only
+    (asks, n), = net.batches
+    assert n == takes(False) and len({a.shared() for a in asks}) == 1
+    assert [(a.size, a.takes) for a in asks] == [(1 << 20, None)] * 3 + [(65536, 1)]
+    assert [a.key(0) for a in asks] == [
+        Ask("two-stage", s, 8, iters=1, kwargs=kw).key(0)
+        for s, kw in ((1 << 20, {"warmup": 0, "late": ("root", 1678)}),
+                      (1 << 20, {"warmup": 0, "late": ("receivers", 1678)}),
+                      (1 << 20, {"warmup": 0, "late": ("receivers", 1678),
+                                 "options": {"root_wait_us": 1678e3}}),
+                      (65536, {"warmup": 0, "late": ("receivers", 105)}))]
     quick = run("siebert.arrival-order", LossyNet(first=lossy), quick=True)
     assert len(quick.points) == 3 * takes(True)
     kept = run("siebert.arrival-order", LossyNet(first={"root": 1.0, "receivers": 1.0,
