@@ -15,3 +15,59 @@ def test_a_network_compared_with_comes_before_any_claim_on_the_other_network():
     order = network_order(claims)
     assert order.index("star9") < order.index("star9-hub")
     assert order == ["star9", "star16", "star9-hub"]
+
+
+def _claim(key: str, run):
+    """A pure claim that runs `run`."""
+    import dataclasses
+
+    from testbed.reproduce.all_claims import BY_KEY
+
+    return dataclasses.replace(BY_KEY["nupairoj.table-4.1"], key=key, run=run)
+
+
+def _where(_ctx):
+    """An outcome that says which process judged it."""
+    import os
+
+    from testbed.reproduce.verdict import REPRODUCED, Outcome
+
+    return Outcome(REPRODUCED, str(os.getpid()))
+
+
+def test_the_pure_claims_run_two_at_a_time_in_processes_of_their_own(monkeypatch):
+    """Before any network is up the cores are the pure claims': each runs in a forked
+    process (PURE_WORKERS at a time), its entry as a serial run gives it."""
+    import os
+
+    from testbed.reproduce import run as run_mod
+
+    claims = [_claim(f"x.pure-{i}", _where) for i in range(3)]
+    monkeypatch.setattr(run_mod, "CLAIMS", claims)
+    monkeypatch.setattr(run_mod, "PURE_WORKERS", 2)
+    said: list[str] = []
+    got = run_mod._pure(claims, False, said.append)
+    assert list(got) == [c.key for c in claims]
+    assert {e["verdict"] for e in got.values()} == {"reproduced"}
+    pids = {e["testbed_figure"]["text"] for e in got.values()}
+    assert str(os.getpid()) not in pids and 1 <= len(pids) <= 2
+    monkeypatch.setattr(run_mod, "PURE_WORKERS", 1)  # one core: in this process, in turn
+    alone = run_mod._pure(claims, False, said.append)
+    assert {e["testbed_figure"]["text"] for e in alone.values()} == {str(os.getpid())}
+    assert said[-3:] == [f"reproduce: x.pure-{i}" for i in range(3)]
+    assert [{k: v for k, v in e.items() if k not in ("seconds", "testbed_figure")}
+            for e in got.values()] == [
+        {k: v for k, v in e.items() if k not in ("seconds", "testbed_figure")}
+        for e in alone.values()]
+
+
+def test_a_claims_seconds_count_its_points_on_the_network_it_compares_with():
+    """A claim measured on another network first (Claim.before) is charged those seconds
+    too, and says how many of them were there."""
+    from testbed.reproduce.claims import Context
+    from testbed.reproduce.run import _one
+
+    entry = _one(_claim("x.compared", _where), Context(False, lambda _m: None), 12.34)
+    assert entry["seconds_before"] == 12.3 and 12.3 <= entry["seconds"] < 20
+    plain = _one(_claim("x.alone", _where), Context(False, lambda _m: None))
+    assert "seconds_before" not in plain and plain["seconds"] < 5
