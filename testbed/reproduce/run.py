@@ -4,11 +4,8 @@ each to the output folder, also when the run is interrupted."""
 
 from __future__ import annotations
 
-import multiprocessing
-import os
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -21,11 +18,6 @@ from .report import write, write_json
 from .verdict import NO_RESULT, SKIPPED, VERDICTS, Outcome
 
 SCHEMA = 1
-# the pure claims (no network) run this many at a time, each in a process of its own, before
-# any network is up: the machine's cores are theirs then (2 of them: 63 s of pure claims
-# in the full run of 2026-12-06 take about 32)
-PURE_WORKERS = min(2, os.cpu_count() or 1)
-_FORKED: dict[str, Any] = {}  # what a forked pure claim's process reads: quick, progress
 
 
 def run(out_dir: Path, *, quick: bool = False, only: Sequence[str] | None = None,
@@ -44,7 +36,10 @@ def run(out_dir: Path, *, quick: bool = False, only: Sequence[str] | None = None
     before_s: dict[str, float] = {}  # claim -> seconds of its points on those networks
     t0 = time.perf_counter()
     try:
-        done |= _pure([c for c in chosen if c.network is None], quick, progress)
+        # one after the other: their heavy parts (the step model's plans, the range-tree
+        # searches) already run in a process per core, and claims share cells in memory
+        for claim in [c for c in chosen if c.network is None]:
+            done[claim.key] = _one(claim, Context(quick, progress))
         doc["pure_seconds"] = round(time.perf_counter() - t0, 1)
         measured = [c for c in chosen if c.network is not None]
         for name in network_order(measured):
@@ -80,25 +75,6 @@ def run(out_dir: Path, *, quick: bool = False, only: Sequence[str] | None = None
         doc["report_seconds"] = round(time.perf_counter() - t_write, 1)
         write_json(out_dir, doc)
     return doc
-
-
-def _pure(claims: list[Claim], quick: bool, progress: Callable[[str], None]
-          ) -> dict[str, dict[str, Any]]:
-    """The pure claims' entries, PURE_WORKERS at a time in forked processes (each is CPU
-    alone: its tables, models and Monte Carlo runs)."""
-    if PURE_WORKERS < 2 or len(claims) < 2:
-        return {c.key: _one(c, Context(quick, progress)) for c in claims}
-    _FORKED.update(quick=quick, progress=progress)
-    with ProcessPoolExecutor(PURE_WORKERS, mp_context=multiprocessing.get_context("fork")
-                             ) as pool:
-        futures = {c.key: pool.submit(_pure_one, c.key) for c in claims}
-        return {k: f.result() for k, f in futures.items()}
-
-
-def _pure_one(key: str) -> dict[str, Any]:
-    """A pure claim's entry, in a forked process (_pure)."""
-    claim = next(c for c in CLAIMS if c.key == key)
-    return _one(claim, Context(_FORKED["quick"], _FORKED["progress"]))
 
 
 def network_order(claims: list[Claim]) -> list[str]:

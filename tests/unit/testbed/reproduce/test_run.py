@@ -35,32 +35,6 @@ def _where(_ctx):
     return Outcome(REPRODUCED, str(os.getpid()))
 
 
-def test_the_pure_claims_run_two_at_a_time_in_processes_of_their_own(monkeypatch):
-    """Before any network is up the cores are the pure claims': each runs in a forked
-    process (PURE_WORKERS at a time), its entry as a serial run gives it."""
-    import os
-
-    from testbed.reproduce import run as run_mod
-
-    claims = [_claim(f"x.pure-{i}", _where) for i in range(3)]
-    monkeypatch.setattr(run_mod, "CLAIMS", claims)
-    monkeypatch.setattr(run_mod, "PURE_WORKERS", 2)
-    said: list[str] = []
-    got = run_mod._pure(claims, False, said.append)
-    assert list(got) == [c.key for c in claims]
-    assert {e["verdict"] for e in got.values()} == {"reproduced"}
-    pids = {e["testbed_figure"]["text"] for e in got.values()}
-    assert str(os.getpid()) not in pids and 1 <= len(pids) <= 2
-    monkeypatch.setattr(run_mod, "PURE_WORKERS", 1)  # one core: in this process, in turn
-    alone = run_mod._pure(claims, False, said.append)
-    assert {e["testbed_figure"]["text"] for e in alone.values()} == {str(os.getpid())}
-    assert said[-3:] == [f"reproduce: x.pure-{i}" for i in range(3)]
-    assert [{k: v for k, v in e.items() if k not in ("seconds", "testbed_figure")}
-            for e in got.values()] == [
-        {k: v for k, v in e.items() if k not in ("seconds", "testbed_figure")}
-        for e in alone.values()]
-
-
 def test_a_claims_seconds_count_its_points_on_the_network_it_compares_with():
     """A claim measured on another network first (Claim.before) is charged those seconds
     too, and says how many of them were there."""
