@@ -14,7 +14,7 @@ from ..results import versions
 from . import networks
 from .all_claims import CLAIMS, select
 from .claims import Claim, Context
-from .report import write
+from .report import write, write_json
 from .verdict import NO_RESULT, SKIPPED, VERDICTS, Outcome
 
 SCHEMA = 1
@@ -33,20 +33,34 @@ def run(out_dir: Path, *, quick: bool = False, only: Sequence[str] | None = None
                            "machine": versions(), "networks": {}, "claims": []}
     done: dict[str, dict[str, Any]] = {}
     earlier: dict[str, dict[str, Any]] = {}  # claim -> networks measured for it before
+    before_s: dict[str, float] = {}  # claim -> seconds of its points on those networks
     t0 = time.perf_counter()
     try:
+        # one after the other: their heavy parts (the step model's plans, the range-tree
+        # searches) already run in a process per core, and claims share cells in memory
         for claim in [c for c in chosen if c.network is None]:
             done[claim.key] = _one(claim, Context(quick, progress))
+        doc["pure_seconds"] = round(time.perf_counter() - t0, 1)
         measured = [c for c in chosen if c.network is not None]
         for name in network_order(measured):
+            t_up = time.perf_counter()
             with networks.running(name, caps, progress) as net:
                 doc["networks"][name] = net.describe()
+                spent = {"up": round(time.perf_counter() - t_up, 1)}
                 for claim in [c for c in measured if name in c.before]:
+                    t_claim = time.perf_counter()
                     if _measure(claim, Context(quick, progress, net)):
                         earlier.setdefault(claim.key, {})[name] = net
+                    before_s[claim.key] = before_s.get(claim.key, 0.0) + \
+                        time.perf_counter() - t_claim
                 for claim in [c for c in measured if c.network == name]:
                     done[claim.key] = _one(claim, Context(quick, progress, net,
-                                                          earlier.get(claim.key, {})))
+                                                          earlier.get(claim.key, {})),
+                                           before_s.get(claim.key, 0.0))
+                t_down = time.perf_counter()
+            spent["down"] = round(time.perf_counter() - t_down, 1)
+            doc["networks"][name]["seconds"] = spent | {
+                "total": round(time.perf_counter() - t_up, 1)}
     finally:
         left = "interrupted before it ran" if len(done) < len(chosen) else ""
         doc["claims"] = [done.get(c.key) or _skipped(c, left if c in chosen else
@@ -54,7 +68,12 @@ def run(out_dir: Path, *, quick: bool = False, only: Sequence[str] | None = None
                          for c in CLAIMS]
         doc["seconds"] = round(time.perf_counter() - t0, 1)
         doc["summary"] = {v: sum(c["verdict"] == v for c in doc["claims"]) for v in VERDICTS}
+        t_write = time.perf_counter()
         write(out_dir, doc)
+        # what writing the report took (its plots: a minute of the run of 2026-12-06, not in
+        # `seconds`), in reproduce.json once more
+        doc["report_seconds"] = round(time.perf_counter() - t_write, 1)
+        write_json(out_dir, doc)
     return doc
 
 
@@ -79,14 +98,18 @@ def _measure(claim: Claim, ctx: Context) -> bool:
     return True
 
 
-def _one(claim: Claim, ctx: Context) -> dict[str, Any]:
+def _one(claim: Claim, ctx: Context, before_s: float = 0.0) -> dict[str, Any]:
+    """A claim's entry; its `seconds` count those of its points on the networks it compares
+    with (Claim.before, measured earlier: `before_s`, also apart as `seconds_before`)."""
     ctx.progress(f"reproduce: {claim.key}")
     t0 = time.perf_counter()
     try:
         out = claim.run(ctx)
     except RunFailed as e:  # an MPI job that failed: no result, and why
         out = Outcome(NO_RESULT, "-", " ".join(str(e).split())[:400])
-    return _entry(claim, out) | {"seconds": round(time.perf_counter() - t0, 1)}
+    spent = time.perf_counter() - t0 + before_s
+    return _entry(claim, out) | {"seconds": round(spent, 1)} | (
+        {"seconds_before": round(before_s, 1)} if before_s else {})
 
 
 def _skipped(claim: Claim, why: str) -> dict[str, Any]:

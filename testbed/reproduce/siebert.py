@@ -65,9 +65,10 @@ def flat_64k(ctx: Context) -> Outcome:
     ends = (HOSTS[0], HOSTS[-1])
     drawn = ends if ctx.quick else HOSTS  # --quick: the judged ends only
     opts = {"two-stage": TWO_STAGE_FROM_2}
-    by = {(a, h): taken(net, a, 65536, h, n if h in ends and a in FLAT_JUDGED else 1,
-                        **opts.get(a, {}))
-          for a in FLAT_ALGS for h in drawn}
+    # a take's broadcasts on the same hosts in one job (the shown ones in the first take's)
+    by = batched(net, {(a, h): (a, h, dict(opts.get(a, {}))) for a in FLAT_ALGS for h in drawn},
+                 65536, None, n, once=[(a, h) for a in FLAT_ALGS for h in drawn
+                                       if not (h in ends and a in FLAT_JUDGED)])
     med = medians(by)
     growth = {a: med[(a, ends[1])] / med[(a, ends[0])]
               for a in FLAT_ALGS if (a, ends[0]) in med and (a, ends[1]) in med}
@@ -341,8 +342,10 @@ def skew(ctx: Context) -> Outcome:
     everywhere."""
     net, n = ctx.network, takes(ctx.quick)
     counts = SKEW_HOSTS[:1] if ctx.quick else SKEW_HOSTS
-    by = {(a, h): taken(net, a, 65536, h, n) for a in SKEW_JUDGED for h in counts}
-    shown = {h: net.point("mpich", 65536, h) for h in counts}
+    got = batched(net, {(a, h): (a, h, {}) for a in (*SKEW_JUDGED, "mpich") for h in counts},
+                  65536, None, n, once=[("mpich", h) for h in counts])
+    by = {k: ps for k, ps in got.items() if k[0] in SKEW_JUDGED}
+    shown = {h: got[("mpich", h)][0] for h in counts}
     model = {h: model_skew("binomial", h) for h in counts}
     points = [p for ps in by.values() for p in ps]
     jobs = {k: [x for p in ps if (x := _skew(p)) is not None] for k, ps in by.items()}
@@ -494,14 +497,19 @@ def _late_ms(net: Any, size: int) -> int:
     return round(LATE_WIRES * size * 8 / (net.rate.mbit or 100) / 1e3)
 
 
-def _arrival_point(net: Any, side: str, size: int, n: int, wait: bool = False
-                   ) -> list[dict[str, Any]]:
-    """`n` jobs of two-stage on ROUNDS_HOSTS hosts with `side` LATE_WIRES x M/B late (and
-    the root waiting that long before it multicasts, if `wait`)."""
-    late = _late_ms(net, size)
-    extra = {"options": {"root_wait_us": late * 1e3}} if wait else {}
-    return taken(net, "two-stage", size, ROUNDS_HOSTS, n, iters=ARRIVAL_ITERS,
-                 warmup=ARRIVAL_WARMUP, late=(side, late), **extra)
+def _arrival_asks(net: Any) -> dict[str, Asked]:
+    """two-stage on ROUNDS_HOSTS hosts at ARRIVAL_SIZE for each of ARRIVAL_SIDES, one side
+    LATE_WIRES x M/B late (the root waiting that long before it multicasts where it
+    waits), and at FITS_SIZE with the receivers late ("fits", shown beside)."""
+    late, fits = _late_ms(net, ARRIVAL_SIZE), _late_ms(net, FITS_SIZE)
+    first = {"warmup": ARRIVAL_WARMUP, "late": ("receivers", late)}
+    return {"root last": ("two-stage", ROUNDS_HOSTS, {"warmup": ARRIVAL_WARMUP,
+                                                      "late": ("root", late)}),
+            "root first": ("two-stage", ROUNDS_HOSTS, first),
+            "root first, root waits": ("two-stage", ROUNDS_HOSTS,
+                                       first | {"options": {"root_wait_us": late * 1e3}}),
+            "fits": ("two-stage", ROUNDS_HOSTS, {"warmup": ARRIVAL_WARMUP,
+                                                 "late": ("receivers", fits)})}
 
 
 def arrival_order(ctx: Context) -> Outcome:
@@ -509,16 +517,16 @@ def arrival_order(ctx: Context) -> Outcome:
     calling every broadcast LATE_WIRES x M/B after the receivers (root last), the receivers
     that much after the root (root first), and root first with the root waiting that long
     before it multicasts (root_wait_us, the thesis's coll_ipmc_root_wait_time), jobs over
-    takes(): the share of the receivers' fragments the multicast brought before the chain
-    did (collectives.ipmc.rounds), and the datagrams their full buffers dropped (ipmc.
-    sockbuf). Root first at 64 KiB (one job) is shown beside: a default buffer holds it."""
+    takes(), the three in one job a take (each broadcast's record is its own: its bid's
+    fragments, the drops between its own socket readings): the share of the receivers'
+    fragments the multicast brought before the chain did (collectives.ipmc.rounds), and
+    the datagrams their full buffers dropped (ipmc.sockbuf). Root first at 64 KiB (in the
+    first take's job) is shown beside: a default buffer holds it."""
     net, n = ctx.network, takes(ctx.quick)
     late = _late_ms(net, ARRIVAL_SIZE)
-    by = {"root last": _arrival_point(net, "root", ARRIVAL_SIZE, n),
-          "root first": _arrival_point(net, "receivers", ARRIVAL_SIZE, n),
-          "root first, root waits": _arrival_point(net, "receivers", ARRIVAL_SIZE, n,
-                                                   wait=True)}
-    shown = _arrival_point(net, "receivers", FITS_SIZE, 1)
+    by = batched(net, _arrival_asks(net), ARRIVAL_SIZE, ARRIVAL_ITERS, n, once=["fits"],
+                 sizes={"fits": FITS_SIZE})
+    shown = by.pop("fits")
     points = [p for ps in by.values() for p in ps]
     shares = {s: _first_share(ps) for s, ps in by.items()}
     med = {s: statistics.median(v) for s, v in shares.items() if v}

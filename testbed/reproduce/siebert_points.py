@@ -19,12 +19,12 @@ def batched(net: Any, asks: Mapping[K, Asked], size: int, iters: int | None, n: 
             once: Sequence[K] = (), sizes: Mapping[K, int] | None = None
             ) -> dict[K, list[dict[str, Any]]]:
     """The points of `asks` at `size` bytes (`sizes`: another for some), `n` jobs each
-    (`once`: one job), `iters` timed broadcasts a point (None: the networks' default); the
-    asks of a take on the same hosts in one job, in the order given."""
+    (`once`: one job, the first take's), `iters` timed broadcasts a point (None: the
+    networks' default); the asks of a take on the same hosts in one job, in the order
+    given (a point asked once rides in the first take's job on its hosts: no job of its
+    own)."""
     at = {k: (sizes or {}).get(k, size) for k in asks}
-    for count, keys in ((n, [k for k in asks if k not in once]), (1, list(once))):
-        if keys:
-            net.batch([Ask(asks[k][0], at[k], asks[k][1], iters=iters, kwargs=asks[k][2])
-                       for k in keys], count)
+    net.batch([Ask(asks[k][0], at[k], asks[k][1], iters=iters, kwargs=asks[k][2],
+                   takes=1 if k in once else None) for k in asks], n)
     return {k: taken(net, a, at[k], h, 1 if k in once else n, iters=iters, **kw)
             for k, (a, h, kw) in asks.items()}

@@ -46,6 +46,10 @@ def test_one_pure_and_one_measured_claim(tmp_path, clean_after) -> None:
             assert all(p["ms"] is not None and p["verified"] and not p["flags"]
                        for p in c["points"]), c["key"]
     rate = doc["networks"]["star16-busy"]["link_rate"]
+    # where the run's time went: the network's bring-up and tear-down, the report
+    spent = doc["networks"]["star16-busy"]["seconds"]
+    assert 0 < spent["up"] < spent["total"] and 0 <= spent["down"] < spent["total"]
+    assert spent["total"] <= doc["seconds"] and doc["report_seconds"] > 0
     assert rate["auto"] is True and rate["mbit"] > 0 and "x 0.33" in rate["source"]
     page = (out / "report.html").read_text()
     assert f"id='{MEASURED}'" in page and "data:image/png;base64," in page

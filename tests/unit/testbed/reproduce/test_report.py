@@ -200,3 +200,23 @@ def test_every_claim_says_what_its_jobs_cost_and_every_row_its_commit(tmp_path):
     write_csv(tmp_path / "r.csv", doc)
     rows = (tmp_path / "r.csv").read_text().splitlines()
     assert len(rows) == 7 and all(r.endswith("commit 0123456789") for r in rows[1:])
+
+
+def test_the_plots_drawn_in_processes_of_their_own_are_those_drawn_in_turn(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """After the networks the cores are the report's: the plots are drawn PLOT_WORKERS at a
+    time in forked processes, the same pictures and page as one after the other."""
+    from testbed.reproduce import report
+
+    doc = run(tmp_path / "first", only=["nupairoj.table-4.3", "nupairoj.mesh-6x6"],
+              progress=lambda _m: None)
+    pages = []
+    for workers in (2, 1):
+        monkeypatch.setattr(report, "PLOT_WORKERS", workers)
+        monkeypatch.setattr(report, "PLOTS_APART", 2)
+        out = tmp_path / f"w{workers}"
+        report.write(out, doc)
+        pages.append((out / "report.html").read_text().replace(str(out), "OUT"))
+        assert sorted(p.name for p in (out / "plots").glob("*.png")) == [
+            "nupairoj.mesh-6x6.png", "nupairoj.table-4.3.png"]
+    assert pages[0] == pages[1]

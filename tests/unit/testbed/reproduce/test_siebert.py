@@ -16,6 +16,7 @@ from collectives.trees.schedules import build
 from testbed.reproduce.all_claims import BY_KEY
 from testbed.reproduce.claims import Context
 from testbed.reproduce.jobs import takes
+from testbed.reproduce.networks import Ask
 from testbed.reproduce.verdict import (
     DIFFERS,
     EMULATOR,
@@ -42,6 +43,10 @@ class LossyNet:
         self.together, self.first, self.flag = together, first, flag
         self.rate = SimpleNamespace(mbit=10.0)
         self.asked: list[dict[str, Any]] = []
+        self.batches: list[tuple[list[Any], int]] = []  # (asks, takes) measured together
+
+    def batch(self, asks: list[Any], takes: int) -> None:
+        self.batches.append((list(asks), takes))
 
     def point(self, algorithm: str, size: int, hosts: int, take: int = 0,
               **kw: Any) -> dict[str, Any]:
@@ -110,6 +115,18 @@ def test_arrival_order_judges_the_multicasts_share_by_who_comes_first_and_the_wa
     assert len(waits) == takes(False)
     assert {a["options"]["root_wait_us"] for a in waits} == {1678e3}
     assert {(a["iters"], a["warmup"]) for a in net.asked} == {(1, 0)}
+    # the three orders and the 64 KiB point in one job a take (same hosts, nothing job-wide
+    # apart), the 64 KiB point in the first take's only
+    (asks, n), = net.batches
+    assert n == takes(False) and len({a.shared() for a in asks}) == 1
+    assert [(a.size, a.takes) for a in asks] == [(1 << 20, None)] * 3 + [(65536, 1)]
+    assert [a.key(0) for a in asks] == [
+        Ask("two-stage", s, 8, iters=1, kwargs=kw).key(0)
+        for s, kw in ((1 << 20, {"warmup": 0, "late": ("root", 1678)}),
+                      (1 << 20, {"warmup": 0, "late": ("receivers", 1678)}),
+                      (1 << 20, {"warmup": 0, "late": ("receivers", 1678),
+                                 "options": {"root_wait_us": 1678e3}}),
+                      (65536, {"warmup": 0, "late": ("receivers", 105)}))]
     quick = run("siebert.arrival-order", LossyNet(first=lossy), quick=True)
     assert len(quick.points) == 3 * takes(True)
     kept = run("siebert.arrival-order", LossyNet(first={"root": 1.0, "receivers": 1.0,
@@ -129,6 +146,18 @@ def test_flat_64k_reproduced_differs_and_no_result() -> None:
         grows.why and grows.kind == EMULATOR
     # --quick: 2 and 16 hosts only (the full run draws 4 and 8 hosts too)
     assert len(out.points) == 4 * takes(True) and len(out.context) == 4
+    full = Points(flat_mcast)
+    assert measured("siebert.flat-64k", full, quick=False).verdict == REPRODUCED
+    # one batch: a take's broadcasts on the same hosts in one job; the judged ones (two-stage
+    # and binomial on 2 and 16 hosts) every take, the rest (MPI_Bcast, nack, 4 and 8 hosts)
+    # in the first take's job
+    (asks, n), = full.batches
+    assert n == takes(False)
+    assert {(a.algorithm, a.count, a.takes) for a in asks} == {
+        (a, h, None if h in (2, 16) and a in ("two-stage", "binomial") else 1)
+        for a in ("two-stage", "binomial", "mpich", "nack") for h in (2, 4, 8, 16)}
+    assert {a.kwargs.get("options", {}).get("crossover_nodes") for a in asks
+            if a.algorithm == "two-stage"} == {2}
     flagged = measured("siebert.flat-64k", Points(flat_mcast, flag={("two-stage", 16)}))
     assert flagged.verdict == NO_RESULT and "hosts waited" in flagged.why
     # nack is shown, not judged: its flag alone does not take the verdict away
@@ -167,8 +196,14 @@ def test_skew_on_9_and_13_hosts_over_jobs(monkeypatch) -> None:
     assert siebert.model_skew("sequential", 16) == 15.0
     back = {"two-stage": [0.0, 10.0, 11.0], "binomial": [0.0, 5.0, 20.0],
             "mpich": [0.0, 5.0, 9.0]}
-    out = measured("siebert.skew", SkewPoints(flat_mcast, lambda a, t: back[a]),
-                   quick=False)
+    net = SkewPoints(flat_mcast, lambda a, t: back[a])
+    out = measured("siebert.skew", net, quick=False)
+    # a take's broadcasts on 9 hosts in one job, on 13 in another; MPI_Bcast in the first's
+    (asks, n), = net.batches
+    assert n == takes(False) and len({a.shared() for a in asks}) == 2
+    assert sorted((a.algorithm, a.count, a.takes or n) for a in asks) == sorted(
+        [(a, h, n) for a in ("two-stage", "binomial") for h in (9, 13)]
+        + [("mpich", h, 1) for h in (9, 13)])
     assert out.verdict == REPRODUCED, out.why
     assert out.values["model_skew"] == {"binomial": {9: 4.0, 13: 2.0}}
     # binomial judged where the model is above the margin (9 hosts); on 13 the model's 2.0
@@ -282,8 +317,9 @@ def test_beats_libraries_runs_each_library_as_it_chose_by_size_and_ranks() -> No
         ("binary", 16, "overlapped", seg), ("binomial", 4, "overlapped", "{}"),
         ("scatter-allgather", 8, "overlapped", rd), ("scatter-allgather", 16, "overlapped", rd)}
     assert {a[4:6] for a in net.asked} == {(1, 1)} and len(net.asked) == 6 * takes(False) + 3
-    (judged, n), (drawn, once) = net.batches  # every point of a take measured together
-    assert n == takes(False) and len(judged) == 6 and once == 1 and len(drawn) == 3
+    (asks, n), = net.batches  # every point of a take measured together
+    judged, drawn = [a for a in asks if a.takes is None], [a for a in asks if a.takes == 1]
+    assert n == takes(False) and len(judged) == 6 and len(drawn) == 3 == len(asks) - 6
     assert {(a.algorithm, a.count, a.iters, a.warmup) for a in judged} == {
         (a[0], a[1], 1, 1) for a in net.asked if a[1] != 8}
     assert len(out.points) == 6 * takes(False) and len(out.context) == 3
@@ -479,11 +515,11 @@ def test_chain_1m_measures_a_take_in_one_job() -> None:
         "two-stage": 2.0, "fragmented-chain": 1.0, "binomial": 3.0}[a])
     out = measured("siebert.chain-1m", net, quick=False)
     assert out.verdict == REPRODUCED, out.why
-    (both, n), (alone, once) = net.batches
-    assert [(a.algorithm, a.size, a.warmup, a.iters) for a in both] == [
-        ("two-stage", 4096, 0, 1), ("two-stage", 1 << 20, 0, 1),
-        ("fragmented-chain", 1 << 20, 0, 1)] and n == takes(False)
-    assert [a.algorithm for a in alone] == ["binomial"] and once == 1
+    (asks, n), = net.batches  # binomial (shown) in the first take's job, not one of its own
+    assert [(a.algorithm, a.size, a.warmup, a.iters, a.takes) for a in asks] == [
+        ("two-stage", 4096, 0, 1, None), ("two-stage", 1 << 20, 0, 1, None),
+        ("fragmented-chain", 1 << 20, 0, 1, None), ("binomial", 1 << 20, 0, 1, 1)]
+    assert n == takes(False) and len({a.shared() for a in asks}) == 1
     assert len(out.points) == 2 * takes(False) and len(out.context) == 1  # no set-up
     assert "two-stage / fragmented chain 2.00" in out.testbed
 

@@ -41,6 +41,9 @@ def test_the_sweep_loads_the_broadcasts_own_hosts_and_is_a_valid_spec() -> None:
     assert {t["hosts"] for t in raw["traffic"].values()} == {"members"}
     spec = from_dict(raw | {"network": {"topology": "mesh:rows=4,cols=4,bw=10"}})
     assert len(spec.points()) == 2 * 2 * 2
+    # 10 broadcasts a point after 2 untimed, at most 2.5 s of them: the slowest 64 KiB
+    # point (sequential under load, 760 ms) keeps 4, a 1 KiB one (15 ms at most) all 10
+    assert (spec.repetitions, spec.warmup, spec.budget) == (10, 2, 2.5)
     quick = sc_spec(quick=True, seed=1, loads=["uniform-40"])
     assert quick["sweep"]["traffic"] == ["uniform-40"] and quick["sweep"]["sizes"] == [1024]
 
@@ -49,7 +52,7 @@ def record(queue: dict[str, Any] | None, status: str = "ok") -> dict[str, Any]:
     return {"config": {"algorithm": "sequential", "size": 1024, "hosts": 8,
                        "traffic": "uniform-40"},
             "status": status, "verified": True,
-            "t_mcast_s": {"median": 0.008, "p10": 0.0075, "p90": 0.009},
+            "t_mcast_s": {"median": 0.008, "p10": 0.0075, "p90": 0.009, "n": 10},
             "fidelity": {"flags": []}, "traffic": {"accepted": 0.18}, "root_queue": queue}
 
 
@@ -62,6 +65,7 @@ def test_a_record_becomes_a_point_with_the_roots_queue_in_ms() -> None:
     assert (p["queued_ms"], p["left_ms"], p["drained_ms"]) == pytest.approx((2.0, 3.0, 5.0))
     assert p["channel_ms"] == pytest.approx(0.95)  # the first message's burst left out
     assert p["handover_ms"] == pytest.approx(0.1)
+    assert p["iterations"] == 10  # the broadcasts it timed (fewer where the budget ran out)
     lost = queue_point(record(None), take=0)
     assert lost["ms"] is None and "no sending queue" in lost["error"]
 
