@@ -202,6 +202,10 @@ def test_every_claim_says_what_its_jobs_cost_and_every_row_its_commit(tmp_path):
     assert len(rows) == 7 and all(r.endswith("commit 0123456789") for r in rows[1:])
 
 
+# The report forks its plot workers; `mcastlab reproduce` never imports eventlet (it is the
+# controller's, another process), but a unit-test worker that ran the controller's tests has,
+# and eventlet warns about any fork after its import.
+@pytest.mark.filterwarnings("ignore:Using fork\\(\\) is a bad idea:DeprecationWarning")
 def test_the_plots_drawn_in_processes_of_their_own_are_those_drawn_in_turn(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """After the networks the cores are the report's: the plots are drawn PLOT_WORKERS at a
