@@ -17,3 +17,22 @@ def test_a_relative_script_is_the_callers(tmp_path: Path,
     for argv in (["-m", "collectives.programs.pingpong"], ["-c", "print(1)"], ["missing.py"],
                  ["/abs/prog.py"], []):
         assert script_of_caller(argv) == argv
+
+
+def test_a_job_whose_ranks_all_exited_is_done_though_mpiexec_waits_on(tmp_path, monkeypatch):
+    """Every rank said it exited 0, mpiexec (here a sleep) never ends: the watch ends the job
+    as done after the grace, and not while a rank has not said so."""
+    import subprocess
+
+    from testbed.emulation import mpi
+
+    monkeypatch.setattr(mpi, "RANKS_DONE_GRACE_S", 0.2)
+    for r in range(3):
+        (tmp_path / f"rank-{r}.err").write_text(f"some output\n{mpi.EXIT_SAID}0\n")
+    with subprocess.Popen(["sleep", "30"]) as proc:
+        try:
+            assert mpi._watch(proc, tmp_path, 10, np=3) == mpi.RANKS_DONE
+            (tmp_path / "rank-3.err").write_text("still running\n")
+            assert mpi._watch(proc, tmp_path, 0.6, np=4) is None  # rank 3 never said
+        finally:
+            proc.kill()
