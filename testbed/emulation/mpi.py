@@ -229,7 +229,8 @@ _RANK_WRAPPER = ('ulimit -c 0; [ -z "$MCASTLAB_SERVER_SLICE" ] || '
 STALLED = (-1,)
 # Every rank exited 0 and mpiexec did not follow within RANKS_DONE_GRACE_S: the job is done.
 # Under loss of every packet hydra's mpiexec can wait on for good after its proxies have gone
-# (a CI run of 2026-12-06: 4 ranks exited 0 at 10 % loss, mpiexec still waiting 10 min later).
+# (a CI run of 2026-12-06: 4 ranks exited 0 in a test of loss on every host link, mpiexec
+# still waiting 10 min later).
 RANKS_DONE = (-2,)
 RANKS_DONE_GRACE_S = 5.0
 
