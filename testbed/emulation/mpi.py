@@ -275,14 +275,14 @@ def _watch(proc: subprocess.Popen, job_dir: Path, timeout: float,
                 return STALLED
         with contextlib.suppress(subprocess.TimeoutExpired):
             proc.wait(timeout=0.1)
-        for f in job_dir.glob("rank-*.err"):
-            rank = int(f.name[5:-4])
-            code = _exit_code(job_dir, rank)
+        codes = {rank: _exit_code(job_dir, rank)
+                 for rank in (int(f.name[5:-4]) for f in job_dir.glob("rank-*.err"))}
+        for rank, code in codes.items():
             if code:
                 return rank, code
         if proc.returncode is not None:
             return ()
-        if np and done_at is None and all(_exit_code(job_dir, r) == 0 for r in range(np)):
+        if np and done_at is None and all(codes.get(r) == 0 for r in range(np)):
             done_at = time.monotonic()
         if done_at is not None and time.monotonic() - done_at > RANKS_DONE_GRACE_S:
             return RANKS_DONE
