@@ -10,6 +10,7 @@ from types import SimpleNamespace
 
 import pytest
 
+from testbed.experiments.bcast import algorithm_params
 from testbed.reproduce import nupairoj_local as nl
 from testbed.reproduce.all_claims import BY_KEY
 from testbed.reproduce.claims import Context
@@ -266,13 +267,44 @@ def test_two_groups_judges_opt_mesh_slowest_and_dyn_mesh_ahead_of_u_mesh() -> No
     assert out.values["per_job"]["DYN-Mesh / U-Mesh, two groups"][1] == 0.967
 
 
+PARAMS = {"sizes": [1024], "t_hold_s": [7.5e-4], "t_end_s": [1.4e-3],
+          "t_hold_sends_s": [[1.4e-4, 4.5e-4, 6e-4, 7e-4, 7.5e-4]]}
+
+
+def test_the_trees_are_built_at_the_thesis_end_hold_ratio_whatever_t_end_measured() -> None:
+    """OPT-Tree's split on 6 nodes turns at t_end/t_hold = 2: measured t_end of 0.56, 1.22
+    and 1.46 ms (runs of 2026-12-06) gave OPT-Mesh's root 2, 3 or 4 children; pinned, the
+    tree is the one the thesis's ratio (12498 / 3963) gives, with the measured t_hold."""
+    fans = set()
+    for t_end in (0.562e-3, 1.223e-3, 1.462e-3):
+        q = nl.pinned({**PARAMS, "t_end_s": [t_end]})
+        assert q["t_end_s"] == [pytest.approx(12498 / 3963 * 7.5e-4)]
+        assert q["t_end_measured_s"] == [t_end] and q["t_hold_sends_s"] == \
+            PARAMS["t_hold_sends_s"]
+        fans.add(tuple(nl.fanout(algorithm_params("opt-mesh", 1024, q, 6)).items()))
+    assert fans == {(("u-mesh", 3), ("opt-mesh", 4))}
+    unpinned = {nl.fanout(algorithm_params("opt-mesh", 1024, {**PARAMS, "t_end_s": [t]},
+                                           6))["opt-mesh"] for t in (0.562e-3, 1.462e-3)}
+    assert len(unpinned) == 2  # what moved the tree from run to run
+
+
+def test_the_operating_point_is_the_thesis_pace_against_three_wire_times() -> None:
+    # 3 rounds of (1024 + 90) bytes at 10 Mbit/s: 2.67 ms; members every 50,000 / 52,737 of
+    # it (2.53 ms: 1 KiB over it is 0.32 of the link), injections every 100,000 / 52,737
+    assert nl.reference_s(10.0) == pytest.approx(2.6736e-3)
+    assert nl.local_load(nl.LOCAL_THINK * nl.reference_s(10.0), 10.0) == 0.323
+    assert nl.INJECTION * nl.reference_s(10.0) == pytest.approx(5.07e-3, abs=1e-5)
+    assert nl.reference_s(100.0) == pytest.approx(nl.reference_s(10.0) / 10)
+
+
 def test_the_three_chapter_6_claims_share_one_set_of_jobs(monkeypatch) -> None:
-    """Each job runs ALONE, LOCAL (a member's message every time the fastest tree takes
-    alone), TWO and INJECTED (every twice that, under background load), each a run, on the
-    first run's t_hold/t_end; a flagged condition is run once more."""
+    """t_hold/t_end measured once before the jobs; each job runs ALONE, LOCAL (a member's
+    message every 0.95 x the no-contention latency), TWO and INJECTED (every 1.9 x it, under
+    background load), each a run, all at the same fixed operating point and pinned t_end;
+    a flagged condition is run once more."""
     from testbed.experiments.spec import from_dict
 
-    runs = []
+    runs, measured = [], []
     times = conditions(local={a: v * 1.3 for a, v in ALONE_MS.items()},
                        two={a: v * 1.2 for a, v in ALONE_MS.items()},
                        injected={a: v * 1.1 for a, v in ALONE_MS.items()})
@@ -290,35 +322,46 @@ def test_the_three_chapter_6_claims_share_one_set_of_jobs(monkeypatch) -> None:
             rec = record(p.algorithm, cond, times[(cond, p.algorithm)], flags)
             rec["config"]["interval_s"] = p.interval
             recs.append(json.loads(json.dumps(rec)))
-        return recs, params or {"sizes": [1024], "t_hold_s": [9e-4], "t_end_s": [1.4e-3]}
+        return recs, params
+
+    def measure_params(emu, sizes, **kw):
+        measured.append((sizes, kw))
+        return dict(PARAMS)
 
     monkeypatch.setattr(nl, "run_spec", run_spec)
+    monkeypatch.setattr(nl, "measure_params", measure_params)
     net = SimpleNamespace(spec="mesh:rows=4,cols=4", rate=SimpleNamespace(mbit=10.0),
                           emu=SimpleNamespace(topo=None, caps=None), points={})
     c = Context(True, lambda _msg: None, net)
     outs = [BY_KEY[k].run(c) for k in ("nupairoj.injection", "nupairoj.local-traffic",
                                        "nupairoj.two-groups")]
     n = takes(True)
+    assert measured == [([1024], {"repetitions": 3, "dummy_max": 0, "budget_bytes": 1 << 20,
+                                  "hosts": ["h0", "h1", "h2", "h3", "h4", "h5"]})]
     assert len(runs) == 4 * n + 1  # the flagged two-group condition once more
     alone, local, two, again, injected = (runs[i][0] for i in range(5))
     assert [p.traffic for p in alone.points()] == ["none"] * len(nl.CH6_TREES)
     assert alone.repetitions == nl.CH6_REPS
     assert local.traffic["local"].hosts == ["h1", "h2", "h3", "h4", "h5"]
-    # U-Mesh's 2.5 ms alone: a 1 KiB message every 2.5 ms is 0.33 of 10 Mbit/s
-    assert local.traffic["local"].load == pytest.approx(0.328)
+    assert {s.traffic["local"].load for s, _ in runs if "local" in s.traffic} == {0.323}
     assert two.points()[0].groups == 2 and two.traffic["background"].hosts == "others"
     assert two.traffic["background"].load == nl.BACKGROUND
     assert again.points()[0].groups == 2  # flagged: measured again
-    assert injected.points()[0].interval == pytest.approx(2 * 2.5e-3)
+    intervals = {s.points()[0].interval for s, _ in runs if "background" in s.traffic
+                 and s.points()[0].groups == 1}
+    assert len(intervals) == 1 and intervals.pop() == pytest.approx(5.07e-3, abs=1e-5)
     assert "background" in injected.traffic
-    assert all(p is runs[0][1] or p == runs[1][1] for _, p in runs[2:])  # job 1's params
-    assert outs[1].verdict == REPRODUCED and outs[1].values["local_load"] == \
-        pytest.approx(0.328)
-    assert outs[0].values["interval_ms"] == pytest.approx(5.0)
-    assert outs[0].values["fanout"] == {"u-mesh": 3, "opt-mesh": 3}  # t_hold/t_end 0.64
+    pinned = runs[0][1]  # every run on the one measurement, t_end pinned
+    assert all(p is pinned for _, p in runs) and pinned["t_end_measured_s"] == [1.4e-3]
+    assert outs[1].verdict == REPRODUCED and outs[1].values["local_load"] == 0.323
+    assert outs[0].values["interval_ms"] == pytest.approx(5.07, abs=0.01)
+    assert outs[1].values["reference_ms"] == 2.674
+    assert outs[1].values["t_end_measured_us"] == 1400.0
+    assert outs[0].values["fanout"] == {"u-mesh": 3, "opt-mesh": 4}
+    assert outs[1].values["t_hold_t_end_us"] == {"t_hold": 700.0, "t_end": 2365.3}
     assert all(len(o.points) == 2 * len(nl.CH6_TREES) * n for o in outs)
     retaken = [p for p in outs[2].points if p["condition"] == nl.TWO and p["tries"] == 2]
     assert len(retaken) == len(nl.CH6_TREES)
     assert outs[2].verdict == DIFFERS and outs[2].kind == TRANSFER  # DYN-Mesh behind U-Mesh
-    assert "OPT-Mesh's root sends 3 messages a broadcast here against U-Mesh's 3" in \
-        outs[2].why
+    assert "OPT-Mesh's root sends 4 messages a broadcast here against U-Mesh's 3" in \
+        outs[2].why and "t_end 2365 us, the thesis's 3.15 t_hold, measured 1400" in outs[2].why
