@@ -122,13 +122,15 @@ def knee_point(res: dict[str, Any] | None, take: int, flags: list[str],
             "error": None if ok else error or "the dummy loop gave no sweep",
             "sweep": [(d * 1e6, t * 1e6) for d, t in sweep[0]["points"]] if ok else [],
             "t_end_us": t_end[0] * 1e6 if ok else None,
-            "t_hold_us": res["t_hold_s"][0] * 1e6 if ok and res else None}
+            "t_hold_us": res["t_hold_s"][0] * 1e6 if ok and res else None,
+            "pinned": bool((res or {}).get("pinned"))}
 
 
 def knee_jobs(ctx: Context) -> list[dict[str, Any]]:
     """takes() jobs of the dummy loop at KNEE_SIZE between the two KNEE_HOSTS (each an MPI
     job of collectives.programs.params: t_hold, t_end, then the sweep at KNEE_FRACTIONS of
-    t_end), each judged by the fidelity monitor over its run."""
+    t_end, the two ranks each on a core of their own as the SP's nodes each had a processor),
+    each judged by the fidelity monitor over its run."""
     net, out = ctx.network, []
     for take in range(takes(ctx.quick)):
         ctx.progress(f"reproduce: the dummy loop at {KNEE_SIZE} B, job {take + 1}")
@@ -138,7 +140,8 @@ def knee_jobs(ctx: Context) -> list[dict[str, Any]]:
             try:
                 res = measure_params(net.emu, [KNEE_SIZE], repetitions=3, dummy_max=KNEE_SIZE,
                                      hosts=list(KNEE_HOSTS), budget_bytes=1 << 20,
-                                     dummy_fractions=KNEE_FRACTIONS, dummy_runs=KNEE_RUNS)
+                                     dummy_fractions=KNEE_FRACTIONS, dummy_runs=KNEE_RUNS,
+                                     pin_pair=True)
             except RunFailed as exc:
                 error = str(exc)[:400]
             t1 = time.time()

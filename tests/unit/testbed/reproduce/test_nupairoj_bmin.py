@@ -264,6 +264,7 @@ def test_chapter_6_jobs_each_place_the_group_and_share_chapter_5s_params(monkeyp
     spec = from_dict(nb.ch6_spec("bmin:n=4,bw=10", nb.group_order(0)))
     assert len(spec.points()) == 5 and {p.algorithm for p in spec.points()} == {
         "binomial", "u-min", "opt-tree", "opt-min", "dyn-min"}
+    assert spec.rounds == nb.CH6_ROUNDS > 1  # the trees take turns under one background
     group = spec.groups_of(spec.points()[0])[0]
     assert group == [f"h{n}" for n in nb.group_order(0)] and len(set(group)) == 8
     assert len({tuple(nb.group_order(t)) for t in range(5)}) == 5

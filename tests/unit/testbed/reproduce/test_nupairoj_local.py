@@ -116,6 +116,7 @@ def test_the_dummy_loop_runs_its_jobs_on_two_hosts(monkeypatch) -> None:
     sizes, kw = calls[0]
     assert sizes == [1] and kw["hosts"] == ["h0", "h1"] and kw["dummy_max"] == 1
     assert kw["dummy_fractions"] == nl.KNEE_FRACTIONS and kw["dummy_runs"] == nl.KNEE_RUNS
+    assert kw["pin_pair"]  # each rank of the pair on a core of its own, as the SP's nodes
 
 
 # ---- figure 3.7: the block-based binomial tree ---------------------------------------------
