@@ -166,18 +166,22 @@ def dummy_sweep(comm, view, k: int, t_end: float,
     t_idle = 2 t_end - (t_send + t_recv) comes from the rising points' intercept. The runs
     go round the fractions (each round one run of each): a stretch of time when the
     machine's other work slows the pair falls on one run of many points, which their
-    medians drop, not on every run of a few neighbouring points (a step in the curve)."""
+    medians drop, not on every run of a few neighbouring points (a step in the curve).
+    `least`: each point's fastest run (the paper's figure: section 2.4 took the minimum of
+    1000 measurements "to reduce the overhead due to network contention from other
+    programs")."""
     got: list[list[float]] = [[] for _ in fractions]
     for _ in range(runs):
         for i, f in enumerate(fractions):
             got[i].append(pingpong(comm, view, max(3, k // 4), f * t_end))
     points = [(f * t_end, statistics.median(ts)) for f, ts in zip(fractions, got, strict=True)]
+    least = [(f * t_end, min(ts)) for f, ts in zip(fractions, got, strict=True)]
     rising = [(d, t) for d, t in points if t > 1.25 * t_end and d > 0]
     if not rising:
-        return {"m": len(view), "points": points, "t_idle_s": None}
+        return {"m": len(view), "points": points, "least": least, "t_idle_s": None}
     half_sum = statistics.median(t - d / 2 for d, t in rising)  # (t_send + t_recv) / 2
     t_idle = max(t_end, 2 * t_end - 2 * half_sum)
-    return {"m": len(view), "points": points, "t_idle_s": t_idle}
+    return {"m": len(view), "points": points, "least": least, "t_idle_s": t_idle}
 
 
 def derive(meas: dict) -> dict:

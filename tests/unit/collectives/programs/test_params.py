@@ -46,3 +46,4 @@ def test_the_dummy_loops_runs_go_round_the_fractions(monkeypatch: pytest.MonkeyP
     out = params.dummy_sweep(None, b"x", 40, 1.0, (0.0, 2.0, 4.0), runs=5)
     assert calls == [0.0, 2.0, 4.0] * 5  # one run of each fraction a round
     assert out["points"] == [(0.0, 1.0), (2.0, 2.0), (4.0, 3.0)]  # the slow round dropped
+    assert out["least"] == out["points"]  # every other round took as long
