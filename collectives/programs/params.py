@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import sys
 import time
@@ -75,14 +76,16 @@ def measure(comm, sizes: list[int], repeats: int, dummy_max: int,
             budget_bytes: int = 8 << 20, hold_sends: int | None = None,
             send_order: str = DEFAULT_SEND_ORDER, partner: int = 1,
             dummy_fractions: tuple[float, ...] = DUMMY_FRACTIONS,
-            dummy_runs: int = 3) -> dict:
+            dummy_runs: int = 3, pin_pair: bool = False) -> dict:
     """Every rank calls it; rank 0 sends the hold rounds, ranks 0 and `partner` time the
     pair's figures (rank 0's result counts). Per size: t_hold over `hold_sends` back-to-back
     sends (t_hold_s) and over every count S up to it (t_hold_sends_s[i][S - 1], from the same
     rounds: a round's first S sends are a round of S), the share of a send its call holds
     the sender (t_hold_software_s, section 6.3's t_hs + m t_hd), t_end between 0 and
     `partner`; the dummy-loop sweep up to `dummy_max` bytes, at `dummy_fractions` of t_end,
-    each point the median of `dummy_runs` runs."""
+    each point the median of `dummy_runs` runs. With `pin_pair`, rank 0 and `partner` each
+    keep a core of their own while they time the pair's figures (own_core; `pinned` says
+    whether they could)."""
     rank, n = comm.Get_rank(), comm.Get_size()
     if not 0 < partner < n:
         raise ValueError(f"the ping-pong partner must be a rank in 1..{n - 1}, got {partner}")
@@ -100,6 +103,8 @@ def measure(comm, sizes: list[int], repeats: int, dummy_max: int,
         hold(comm, memoryview(warm)[:m], n - 1, fifo)
         if paired:
             pingpong(pair, memoryview(warm)[:m], 3)
+    mask = own_core(pair.Get_rank()) if paired and pin_pair else None
+    out["pinned"] = mask is not None
     t_ack = statistics.median(pingpong(pair, memoryview(warm)[:1], 20)
                               for _ in range(5)) if paired else 0.0
     out["t_ack_s"] = t_ack
@@ -129,8 +134,28 @@ def measure(comm, sizes: list[int], repeats: int, dummy_max: int,
         out["t_end_min_s"].append(min(ends))
         if sweep is not None:
             out["dummy"].append(sweep)
+    if mask is not None:
+        os.sched_setaffinity(0, mask)
     pair.Free()
     return out
+
+
+def own_core(index: int) -> set[int] | None:
+    """Run this process on the `index`-th of the CPUs it may use, alone of the pair: as the
+    paper's nodes each have a processor. Without it the kernel may wake the partner on the
+    core where rank 0 spins its dummy loop (the waker's), and the reply waits for that core:
+    unpinned, t_est rose a sixth over t_end for dummy loops of 0.8-1.4 t_end and fell back
+    past them, in all 5 jobs (1 B on the star, 2026-12-06 12:54); pinned, it stayed flat
+    there. The mask before (to restore), or None where there are fewer than two CPUs."""
+    before = os.sched_getaffinity(0)
+    cpus = sorted(before)
+    if len(cpus) < 2:
+        return None
+    try:
+        os.sched_setaffinity(0, {cpus[index % len(cpus)]})
+    except OSError:
+        return None
+    return before
 
 
 def dummy_sweep(comm, view, k: int, t_end: float,
@@ -138,18 +163,25 @@ def dummy_sweep(comm, view, k: int, t_end: float,
     """t_est against t_dummy = each of `fractions` x t_end (Algorithm 2.3.3, ranks 0 and 1 of
     `comm`: `points`, (t_dummy, t_est) in seconds, each the median of `runs` runs of k / 4
     round trips); beyond the knee t_est = (t_send + t_dummy + t_recv) / 2, so the knee
-    t_idle = 2 t_end - (t_send + t_recv) comes from the rising points' intercept."""
-    points = []
-    for f in fractions:
-        d = f * t_end
-        points.append((d, statistics.median(pingpong(comm, view, max(3, k // 4), d)
-                                            for _ in range(runs))))
+    t_idle = 2 t_end - (t_send + t_recv) comes from the rising points' intercept. The runs
+    go round the fractions (each round one run of each): a stretch of time when the
+    machine's other work slows the pair falls on one run of many points, which their
+    medians drop, not on every run of a few neighbouring points (a step in the curve).
+    `least`: each point's fastest run (the paper's figure: section 2.4 took the minimum of
+    1000 measurements "to reduce the overhead due to network contention from other
+    programs")."""
+    got: list[list[float]] = [[] for _ in fractions]
+    for _ in range(runs):
+        for i, f in enumerate(fractions):
+            got[i].append(pingpong(comm, view, max(3, k // 4), f * t_end))
+    points = [(f * t_end, statistics.median(ts)) for f, ts in zip(fractions, got, strict=True)]
+    least = [(f * t_end, min(ts)) for f, ts in zip(fractions, got, strict=True)]
     rising = [(d, t) for d, t in points if t > 1.25 * t_end and d > 0]
     if not rising:
-        return {"m": len(view), "points": points, "t_idle_s": None}
+        return {"m": len(view), "points": points, "least": least, "t_idle_s": None}
     half_sum = statistics.median(t - d / 2 for d, t in rising)  # (t_send + t_recv) / 2
     t_idle = max(t_end, 2 * t_end - 2 * half_sum)
-    return {"m": len(view), "points": points, "t_idle_s": t_idle}
+    return {"m": len(view), "points": points, "least": least, "t_idle_s": t_idle}
 
 
 def derive(meas: dict) -> dict:
@@ -184,6 +216,9 @@ def parser() -> argparse.ArgumentParser:
                     help="the dummy loop's lengths, in units of t_end, comma-separated")
     ap.add_argument("--dummy-runs", type=int, default=3,
                     help="runs of k / 4 round trips a dummy-loop point, their median taken")
+    ap.add_argument("--pin-pair", action="store_true",
+                    help="rank 0 and the partner each on a core of their own (the first two "
+                         "CPUs they may use) while they time PingPong and the dummy loop")
     ap.add_argument("--budget-bytes", type=int, default=8 << 20,
                     help="bytes per timed run of each size (messages = this / size, 3 to "
                          "200): less on slow links")
@@ -231,7 +266,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     meas = measure(comm, [int(s) for s in args.sizes.split(",")], args.repeats,
                    args.dummy_max, args.budget_bytes, args.hold_sends, args.send_order,
-                   args.partner, fractions, args.dummy_runs)
+                   args.partner, fractions, args.dummy_runs, args.pin_pair)
     if comm.Get_rank() == 0:
         print(json.dumps({**meas, **derive(meas)}), flush=True)
     return 0

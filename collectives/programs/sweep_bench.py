@@ -17,6 +17,9 @@ line) from its input, prints "MCASTLAB-POINT <key>" as each point starts and the
 (one JSON line) as soon as it is done; with --armed it reads a line from its input after each
 "MCASTLAB-POINT" (the launcher's faults due at time zero are in effect). With --flow every point
 is also timed with Nupairoj's flow latency (bcast_bench.flow), which needs no shared clock.
+With --rounds R the points take turns: R rounds, each point measuring its share of --iters
+in every round (its warm-up in the first), so points compared with each other meet the same
+stretches of a varying background; each point's record comes after the last round.
 
     mpiexec -n N python -m collectives.programs.sweep_bench --points points.json | grep '^{'
 """
@@ -116,6 +119,24 @@ def run_point(comm, point: dict[str, Any], root: int, iters: int, warmup: int,
             "start": t0, "end": time.time(), **extra}
 
 
+def shares(iters: int, rounds: int) -> list[int]:
+    """How many of a point's `iters` measured broadcasts each of `rounds` rounds takes (the
+    first ones one more where they do not divide; never a round of none)."""
+    rounds = max(1, min(rounds, iters))
+    return [iters // rounds + (r < iters % rounds) for r in range(rounds)]
+
+
+def merged(recs: list[dict[str, Any]]) -> dict[str, Any]:
+    """One point's records of several rounds as one: every sample, verified only if every
+    round was, from the first round's start to the last one's end; the rest (the CPU
+    figures, the root's queue) the last round's."""
+    samples = [s for r in recs for s in r["samples_s"]]
+    return {**recs[-1], "iterations": sum(r["iterations"] for r in recs),
+            "verified": all(r["verified"] for r in recs), "samples_s": samples,
+            "t_mcast_s": summarize(samples) if samples else None, "start": recs[0]["start"],
+            "rounds": len(recs)}
+
+
 def parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="collectives.programs.sweep_bench")
     ap.add_argument("--points", default="-",
@@ -132,6 +153,9 @@ def parser() -> argparse.ArgumentParser:
     ap.add_argument("--flow", type=int, default=0, metavar="ITERS",
                     help="also time each point by flow latency, ITERS broadcasts per "
                          "responder (interval 0)")
+    ap.add_argument("--rounds", type=int, default=1,
+                    help="the points take turns in this many rounds, each measuring its "
+                         "share of --iters a round (interval 0, not --armed, not --flow)")
     ap.add_argument("--label", default="", help="added to every record (e.g. the group)")
     ap.add_argument("--nodes", help="the network node of every rank, comma-separated (for "
                                     "the algorithms told where the ranks sit)")
@@ -156,6 +180,8 @@ def main(argv: list[str] | None = None) -> int:
     if is_root:
         text = sys.stdin.readline() if args.points == "-" else Path(args.points).read_text()
     points = json.loads(comm.bcast(text, root=root))
+    if args.rounds > 1 and not (args.armed or args.interval or args.flow):
+        return in_rounds(comm, points, root, args, nodes)
     for point in points:
         if is_root:
             print(POINT_SAID + point["key"], flush=True)
@@ -166,6 +192,23 @@ def main(argv: list[str] | None = None) -> int:
         if is_root:
             print(json.dumps({**rec, "label": args.label}), flush=True)
     return 0  # a wrong result is in the record (verified false), not a failed job
+
+
+def in_rounds(comm, points: list[dict[str, Any]], root: int, args: argparse.Namespace,
+               nodes: list[int] | None) -> int:
+    """main's loop with the points taking turns (--rounds)."""
+    got: dict[str, list[dict[str, Any]]] = {}
+    for r, share in enumerate(shares(args.iters, args.rounds)):
+        for point in points:
+            if comm.Get_rank() == root:
+                print(POINT_SAID + point["key"], flush=True)  # the heartbeat goes on
+            got.setdefault(point["key"], []).append(
+                run_point(comm, point, root, share, args.warmup if r == 0 else 0, 0.0,
+                          args.budget, nodes))
+    if comm.Get_rank() == root:
+        for point in points:
+            print(json.dumps({**merged(got[point["key"]]), "label": args.label}), flush=True)
+    return 0
 
 
 if __name__ == "__main__":

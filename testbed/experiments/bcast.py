@@ -44,7 +44,7 @@ def measure_params(emu: Emulation, sizes: list[int], *, repetitions: int = 5,
                    send_order: str = DEFAULT_SEND_ORDER,
                    repeats: int | None = None, partner: str | None = None,
                    dummy_fractions: tuple[float, ...] | None = None,
-                   dummy_runs: int | None = None) -> dict[str, Any]:
+                   dummy_runs: int | None = None, pin_pair: bool = False) -> dict[str, Any]:
     """Run collectives.programs.params on `hosts`, the broadcast's, its root first (default:
     every host, the topology's most distant pair first). t_hold: the first host sends one
     message to each other host in turn, back to back, in `send_order`, kept for every count
@@ -54,7 +54,8 @@ def measure_params(emu: Emulation, sizes: list[int], *, repetitions: int = 5,
     `hosts`' own) ping-pong while the others wait as a broadcast's ranks do.
     `budget_bytes`: bytes per timed run of a size (collectives.programs.params' default 8
     MiB takes a minute per size at 10 Mbit/s). `dummy_fractions`: the dummy loop's lengths in
-    units of t_end, `dummy_runs` the runs of each (default the program's). The record names
+    units of t_end, `dummy_runs` the runs of each (default the program's); `pin_pair`: the
+    first host's rank and the partner's each on a core of their own meanwhile. The record names
     both hosts and the partner's hop count, and checks t_hold against the wire time
     (`wire_check`, model_inputs.check)."""
     repetitions = renamed_keyword(repeats, "repeats", repetitions, "repetitions")
@@ -72,7 +73,8 @@ def measure_params(emu: Emulation, sizes: list[int], *, repetitions: int = 5,
                                            budget_bytes=budget_bytes or None,
                                            partner=hosts.index(partner),
                                            dummy_fractions=dummy_fractions,
-                                           dummy_runs=dummy_runs),
+                                           dummy_runs=dummy_runs,
+                                           pin_pair=pin_pair or None),
                   hosts=hosts, timeout=900)
     out = {**last_json(res), "hosts": hosts, "root": hosts[0], "partner_host": partner,
            "partner_hops": emu.topo.hops(hosts[0], partner)}

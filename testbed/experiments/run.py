@@ -480,6 +480,7 @@ def _jobs(run: Run, batch: list[Point], groups: list[list[str]], ticker: _Ticker
         args = sweep_bench.argv(
             iters=spec.repetitions, warmup=spec.warmup, interval=p0.interval, label=g,
             budget=spec.budget or None, armed=bool(events),
+            rounds=spec.rounds if spec.rounds > 1 else None,
             nodes=[run.emu.topo.host(h).node_id for h in groups[g]] if placed else None,
             flow=spec.repetitions if spans else None)  # spans: no clock the ranks share
         relay = relays[g]

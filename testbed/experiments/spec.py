@@ -64,9 +64,9 @@ LOSS_SCOPES = ("all", "multicast", "multicast-in")  # testbed.emulation.linkshap
 # Above this, loss of every packet leaves TCP (and so MPI's own start-up) crawling for minutes.
 MAX_LOSS_ALL = 0.2
 
-_TOP = {"name", "description", "seed", "repetitions", "warmup", "timeout", "budget", "wait",
-        "send_order", "completion", "network", "sweep", "traffic", "faults", "params", "cluster",
-        "collective"}
+_TOP = {"name", "description", "seed", "repetitions", "warmup", "rounds", "timeout", "budget",
+        "wait", "send_order", "completion", "network", "sweep", "traffic", "faults", "params",
+        "cluster", "collective"}
 ALLGATHER_TOP = {"name", "description", "seed", "repetitions", "warmup", "timeout", "wait",
                  "collective", "network", "sweep"}
 _NETWORK = {"topology", "mode", "switching", "exclude", "order", "loss_scope"}
@@ -117,6 +117,7 @@ class ExperimentSpec:
     seed: int = 1
     repetitions: int = 10
     warmup: int = 2
+    rounds: int = 1  # a condition's points take turns in this many rounds (sweep_bench)
     timeout: float = 120.0
     budget: float | None = None
     wait: str = DEFAULT_WAIT
@@ -227,6 +228,7 @@ def from_dict(raw: dict[str, Any], path: Path | None = None) -> ExperimentSpec:
     spec = ExperimentSpec(
         **_read_alike(raw, path, topo_spec, topo, timeout=120.0),
         budget=sv.number(raw, "budget", 0.0, 0.0) or None,
+        rounds=sv.integer(raw, "rounds", 1, 1),
         wait=sv.choice(raw, "wait", DEFAULT_WAIT, WAIT_MODES, ""),
         send_order=sv.choice(raw, "send_order", DEFAULT_SEND_ORDER, tuple(SEND_ORDERS), ""),
         completion=sv.choice(raw, "completion", DEFAULT_COMPLETION, tuple(COMPLETIONS), ""),

@@ -99,6 +99,7 @@ def test_expansion_conditions_outermost() -> None:
     ("network.mode", "hub", "network.mode: unknown 'hub'"),
     ("network.switching", "magic", "network.switching: unknown 'magic'"),
     ("repetitions", 0, "repetitions: must be >= 1"),
+    ("rounds", 0, "rounds: must be >= 1"),
     ("params.budget_bytes", 0, "params.budget_bytes: must be >= 1"),
     ("seed", "x", "seed: must be an integer"),
     ("wibble", 1, "wibble: unknown key"),
@@ -112,6 +113,11 @@ def test_bad_specs_name_the_key(path: str, value: object, needle: str) -> None:
         from_dict(spec_with(path, value))
     assert needle in str(exc.value)
     assert exc.value.exit_code == 2
+
+
+def test_the_points_of_a_condition_take_turns_in_rounds_when_asked() -> None:
+    assert from_dict(copy.deepcopy(BASE)).rounds == 1
+    assert from_dict(copy.deepcopy(BASE) | {"rounds": 5}).rounds == 5
 
 
 def test_network_aware_algorithms_need_their_network() -> None:

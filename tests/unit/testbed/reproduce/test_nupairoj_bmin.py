@@ -229,10 +229,10 @@ def test_chapter_6_on_the_bmin_parameterized_beat_binomial_and_dyn_min_gains_not
     assert behind.values["intervals"]["DYN-Min / OPT-Min, uniform-20"]["margin"] == [0.9, None]
 
 
-def test_a_group_that_ties_the_trees_leaves_bmin_load_undecided_and_says_so() -> None:
+def test_a_job_apart_leaves_bmin_load_undecided_and_says_so() -> None:
     """Published 2026-12-06: OPT-Tree / binomial 0.76, 0.79, 0.68, 1.01, 0.80 in the five
-    jobs' groups: undecided, and the why says where the jobs lie and that the groups are
-    drawn."""
+    jobs: undecided, and the why says where the jobs lie and what moves one job's trees
+    (the same group gave OPT-Min / U-Min 0.64-0.75 in three runs and 1.09 in a fourth)."""
     from testbed.reproduce.nupairoj_bmin import judge_load
 
     ms = {(a, t): v for t in LOADS for a, v in PAPER.items()}
@@ -243,7 +243,7 @@ def test_a_group_that_ties_the_trees_leaves_bmin_load_undecided_and_says_so() ->
     assert out.verdict == UNDECIDED
     assert "OPT-Tree / binomial, uniform-20: 4 of 5 jobs inside (0.84), 1 outside (1.01)" \
         in out.why
-    assert "each job draws its own group of 8" in out.why and "over 5 groups" in out.why
+    assert "take turns on the 2 cores" in out.why and "the interval over 5 jobs" in out.why
 
 
 def test_chapter_6_ratios_are_each_jobs_own_so_groups_that_differ_do_not_blur_them() -> None:
@@ -264,6 +264,7 @@ def test_chapter_6_jobs_each_place_the_group_and_share_chapter_5s_params(monkeyp
     spec = from_dict(nb.ch6_spec("bmin:n=4,bw=10", nb.group_order(0)))
     assert len(spec.points()) == 5 and {p.algorithm for p in spec.points()} == {
         "binomial", "u-min", "opt-tree", "opt-min", "dyn-min"}
+    assert spec.rounds == nb.CH6_ROUNDS > 1  # the trees take turns under one background
     group = spec.groups_of(spec.points()[0])[0]
     assert group == [f"h{n}" for n in nb.group_order(0)] and len(set(group)) == 8
     assert len({tuple(nb.group_order(t)) for t in range(5)}) == 5

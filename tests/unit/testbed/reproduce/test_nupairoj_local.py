@@ -52,6 +52,23 @@ def test_a_hinge_finds_the_knee_the_level_and_both_slopes() -> None:
         nl.hinge([0, 1, 2], [1, 1, 1])
 
 
+def test_the_knee_is_judged_on_each_points_fastest_run_as_the_paper_took_the_minimum() -> None:
+    """As measured 2026-12-06 15:17: a job whose rank shared its core with other work
+    rose from t_dummy 0.6 t_end on in its medians; its fastest runs keep the SP's shape."""
+    def busy(x: float) -> float:
+        return shape(x) + 0.4 * max(0.0, x - 0.6)
+
+    job = nl.knee_point({"dummy": [{
+        "points": [(x * 1e-4, busy(x) * 1e-4) for x in nl.KNEE_FRACTIONS],
+        "least": [(x * 1e-4, shape(x) * 1e-4) for x in nl.KNEE_FRACTIONS]}],
+        "t_end_s": [1e-4], "t_hold_s": [3e-5], "pinned": True}, 1, [])
+    assert job["sweep"][7] == pytest.approx((140.0, 100.0 * shape(1.4))) and job["pinned"]
+    assert job["sweep_median"][7] == pytest.approx((140.0, 100.0 * busy(1.4)))
+    assert nl.judge_knee([job, knee_job(100.0), knee_job(100.0)]).verdict == REPRODUCED
+    job["sweep"] = job["sweep_median"]  # judged on the medians, that job holds it undecided
+    assert nl.judge_knee([job, knee_job(100.0), knee_job(100.0)]).verdict == UNDECIDED
+
+
 def test_the_knee_is_judged_in_units_of_each_jobs_t_end() -> None:
     """Jobs with different t_end give the same curve in units of it; a slope of 1 (no
     halving) differs, a flagged job is no result."""
@@ -117,6 +134,7 @@ def test_the_dummy_loop_runs_its_jobs_on_two_hosts(monkeypatch) -> None:
     sizes, kw = calls[0]
     assert sizes == [1] and kw["hosts"] == ["h0", "h1"] and kw["dummy_max"] == 1
     assert kw["dummy_fractions"] == nl.KNEE_FRACTIONS and kw["dummy_runs"] == nl.KNEE_RUNS
+    assert kw["pin_pair"]  # each rank of the pair on a core of its own, as the SP's nodes
 
 
 # ---- figure 3.7: the block-based binomial tree ---------------------------------------------
