@@ -212,9 +212,15 @@ LIBRARY_HOSTS, LIBRARY_DRAWN = (4, 16), (8,)
 # a take's points on a host count side by side in one job, LIBRARY_JOBS jobs. One timed
 # broadcast a job, 5 jobs (2026-12-06, 41 s): MPICH2's scatter-allgather on 16 hosts took
 # 171-236 ms by job against two-stage's 184-187, its slow jobs a set of ranks some 40 ms
-# late at once (a stalled exchange, not the cores' share): a single broadcast drew that
-# stall or not, and the verdict with it. 3 jobs of 4 cost what 5 of 1 did (a job's start-up
-# about 2 s, a broadcast 0.2-0.3 s at 6.7 Mbit/s, where 64 KiB holds a link 78 ms)
+# late at once: a single broadcast drew that or not, and the verdict with it. 4 a job, 3
+# jobs, two runs the same day: MPICH2's binomial on 4 hosts 166-247 ms within a job (the
+# root's two overlapped sends sharing its link one after the other, 2.1 wire times, or
+# interleaved, 3), its scatter-allgather on 16 fast (160-177) or slow (208-238) mostly by
+# job, the median 162-234 by job; two-stage 173-188 in every job. Its fast mode, about the
+# 2 wire times a scatter and an allgather need, beats two-stage's 2.3 (it sends twice): the
+# verdict, differs in one run (16 hosts or never), undecided in the other (4 hosts or
+# never), turns on how many jobs drew it. 3 jobs of 4 cost about what 5 of 1 did (43-44 s
+# against 41: a job's start-up about 2 s, a broadcast 0.2-0.3 s at 6.7 Mbit/s)
 LIBRARY_ITERS, LIBRARY_WARMUP, LIBRARY_JOBS = 4, 1, 3
 
 
