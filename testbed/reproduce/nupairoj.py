@@ -170,13 +170,18 @@ def tree_order(ctx: Context) -> Outcome:
     crowd = {(s, h): crowded(by, s, h) for h in hosts for s in SIZES}
     values["concurrency"] = {f"{_bytes(s)} on {h}": round(c, 2) for (s, h), c in
                              crowd.items() if c is not None}
-    shown = [(s, h) for (s, h), c in crowd.items() if c is not None and c > CROWDED]
+    # a size where any host count's is crowded is shown at every host count: how far its
+    # fewer hosts show the same mechanism moves with how busy the cores are (1 KiB on 8
+    # hosts: 1.06 in one run, 1.43 in the next, 2026-12-06), no stable place to judge
+    many = {s for (s, h), c in crowd.items() if c is not None and c > CROWDED}
+    shown = [(s, h) for h in hosts for s in SIZES if s in many]
     parts = [Part(f"OPT-Tree / fastest, {_bytes(s)} on {h}", near(s, h), hi=NEAR_BEST)
              for h in hosts for s in SIZES if (s, h) not in shown]
     cores = (f"not judged at {', '.join(f'{_bytes(s)} on {h}' for s, h in shown)}: "
              "binomial's measured/model there is "
-             + ", ".join(f"{crowd[k]:.2f}" for k in shown) + f" x sequential's (over "
-             f"{CROWDED}): {CORES}") if shown else ""
+             + ", ".join(f"{crowd[k]:.2f}" if crowd[k] is not None else "-" for k in shown)
+             + f" x sequential's (over {CROWDED} at some host count of the size): {CORES}"
+             ) if shown else ""
     if not parts:
         values["per_job"] = {}
         return Outcome(NOT_APPLICABLE, text, cores, values=values, points=points,
@@ -579,8 +584,9 @@ CLAIMS: tuple[Claim, ...] = (
           "at 1 B, 1 KiB and 64 KiB on 8 hosts (and 16 in the full run), by the interval over "
           f"{TAKES} jobs ({QUICK_TAKES} with --quick) of each job's own OPT-Tree / fastest "
           "(its trees taking turns in it); the model's error "
-          "shown, not judged. A point where binomial's measured/model exceeds "
-          f"sequential's by more than {CROWDED} x is shown, not judged (concurrent "
+          "shown, not judged. A size where binomial's measured/model exceeds "
+          f"sequential's by more than {CROWDED} x at some host count is shown, not judged "
+          "(concurrent "
           "senders waiting for the 2 shared cores: the model's one processor per node "
           "missing). The regimes reachable here: t_hold 1.5-2 x t_end (1 B, 1 KiB) "
           "and about equal (64 KiB); t_hold well below t_end, where sequential should win, "
