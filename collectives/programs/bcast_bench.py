@@ -26,6 +26,8 @@ import random
 import statistics
 import sys
 import time
+from collections.abc import Generator, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from .. import held, outqueue, sent, waiting
@@ -69,7 +71,26 @@ def _one_byte_latency(comm, root: int, peer: int, reps: int = 20) -> float:
 def direct(comm, buf, want: bytes, root: int, iters: int, warmup: int,
            budget_s: float | None = None, rank_times: dict | None = None,
            late: str | None = None, late_s: float = 0.0, **alg) -> tuple:
-    """(t_mcast samples, verified, cpu): cpu holds the whole machine's busy share over the
+    """direct_steps run to its end: (t_mcast samples, verified, cpu)."""
+    return finished(direct_steps(comm, buf, want, root, iters, warmup, budget_s, rank_times,
+                                 late, late_s, **alg))
+
+
+def finished(steps: Generator[None, None, Any]) -> Any:
+    """What a generator of steps (direct_steps, turns) returns, its steps all taken."""
+    while True:
+        try:
+            next(steps)
+        except StopIteration as done:
+            return done.value
+
+
+def direct_steps(comm, buf, want: bytes, root: int, iters: int, warmup: int,
+                 budget_s: float | None = None, rank_times: dict | None = None,
+                 late: str | None = None, late_s: float = 0.0,
+                 **alg) -> Generator[None, None, tuple]:
+    """One broadcast a step (a generator: `interleaved` lets several calls take turns),
+    returning (t_mcast samples, verified, cpu): cpu holds the whole machine's busy share over the
     measured iterations (read at the root), `on_cpu`, the share of their time inside the
     broadcast that the ranks spent running (CPU time / wall time, over all ranks): with more
     ranks than cores, a rank that has work waits for a core that other ranks and the
@@ -132,6 +153,7 @@ def direct(comm, buf, want: bytes, root: int, iters: int, warmup: int,
             queues.append(sent.since_call())
             if dynamic:
                 parents.append(last_parent(comm))
+        yield
     stat1 = cpu_jiffies() if rank == root else None
     waits = comm.gather(sched_since(sched0) if sched0 else (0, 0, 0), root=root)
     every = comm.gather(mine, root=root)
@@ -280,6 +302,9 @@ def parser() -> argparse.ArgumentParser:
                            "frame_iters?} (call: a BcastCall's dict; late: [side, ms]); one "
                            "JSON line each, with its key, as soon as it is measured")
     ap.add_argument("--iters", type=int, default=20)
+    ap.add_argument("--rounds", type=int, default=1,
+                    help="--calls: their measured broadcasts in this many rounds, the calls "
+                         "taking turns in each (1: one call's all, then the next's)")
     ap.add_argument("--warmup", type=int, default=3)
     ap.add_argument("--flow-iters", type=int, default=5)
     ap.add_argument("--no-flow", dest="flow", action="store_false")
@@ -317,26 +342,89 @@ def bracket(index: int) -> str:
     return f"bcast.{index}"
 
 
-def measure(comm: Any, call: BcastCall, iters: int, warmup: int, *, late: str | None = None,
-            late_ms: float = 0.0, naive_loop: int = 0, naive_repeats: int = NAIVE_REPEATS,
-            timed_flow: bool = True, flow_iters: int = 5, mark_dir: str | None = None,
-            frame_iters: int = 0, frame_bracket: str = "bcast") -> dict[str, Any]:
-    """One broadcast measured: the direct samples, Algorithm 3.3.1 (`naive_loop` > 0), the
-    flow latency (`timed_flow`) and the frames of `frame_iters` back-to-back broadcasts
-    between `frame_bracket`'s marks (`mark_dir`); the record (the root's is the one)."""
+@dataclass
+class Taken:
+    """A call's direct iterations as measured (direct_steps), with its buffer and when it
+    began."""
+
+    samples: list[float]
+    verified: bool
+    cpu: dict[str, Any]
+    ranks: dict[str, Any]
+    buf: bytearray
+    began: float
+
+
+def turns(comm: Any, call: BcastCall, iters: int, warmup: int, late: str | None = None,
+          late_ms: float = 0.0) -> Generator[None, None, Taken]:
+    """`call`'s direct iterations, one broadcast a step, returning its Taken."""
     alg = call.kwargs()
     if bcast_algorithm(call.algorithm).family == "multicast":
         # its set-up (collective) before any broadcast, so that no broadcast, not even the
         # first with --warmup 0, has every rank meet in it (verify does the same)
         channel_for(comm, timeout=alg.get("timeout"))
-    root = call.root
     want = random.Random(call.size).randbytes(call.size)
     buf = bytearray(want)
     ranks: dict = {}
     began = time.time()
-    samples, verified, cpu = direct(comm, buf, want, root, iters, warmup,
-                                    rank_times=ranks, late=late,
-                                    late_s=late_ms / 1e3, **alg)
+    samples, verified, cpu = yield from direct_steps(comm, buf, want, call.root, iters,
+                                                     warmup, rank_times=ranks, late=late,
+                                                     late_s=late_ms / 1e3, **alg)
+    return Taken(samples, verified, cpu, ranks, buf, began)
+
+
+def shares(iters: int, rounds: int) -> list[int]:
+    """`iters` measured broadcasts over `rounds` rounds, as evenly as they go (the first
+    rounds one more where they do not divide)."""
+    return [iters // rounds + (r < iters % rounds) for r in range(rounds)]
+
+
+def steps(iters: int, warmup: int, rounds: int) -> list[int]:
+    """A call's steps (broadcasts) in each of `rounds` rounds: its warm-up and its share of
+    the `iters` measured ones in the first, its shares in the others."""
+    return [warmup * (r == 0) + n for r, n in enumerate(shares(iters, rounds))]
+
+
+def interleaved(steps: Sequence[Generator[None, None, Any]], counts: Sequence[list[int]]
+                ) -> list[Any]:
+    """Several calls' steps (turns) taking turns: in round r each call takes counts[i][r]
+    steps, call after call; then each is run to its end (its gathers, every rank in the
+    same order). A slow spell of the machine's 2 shared cores then falls on every call
+    alike instead of on the one whose block it met (binomial against OPT-Tree at 1 KiB on 16
+    hosts, blocks of 30 one after the other: their ratio 1.04-1.53 over 5 jobs, 2026-12-06).
+    Every rank drives them alike (the root's go of each step is collective)."""
+    rounds = {len(c) for c in counts}
+    if len(counts) != len(steps) or len(rounds) > 1:
+        raise ValueError("every call needs a count of steps for every round")
+    out: list[Any] = [None] * len(steps)
+    over = [False] * len(steps)
+    for r in range(rounds.pop() if rounds else 0):
+        for i, g in enumerate(steps):
+            for _ in range(counts[i][r]):
+                if over[i]:
+                    break
+                try:
+                    next(g)
+                except StopIteration as done:  # a budget ran out: it is over early
+                    out[i], over[i] = done.value, True
+    return [out[i] if over[i] else finished(g) for i, g in enumerate(steps)]
+
+
+def measure(comm: Any, call: BcastCall, iters: int, warmup: int, *, late: str | None = None,
+            late_ms: float = 0.0, naive_loop: int = 0, naive_repeats: int = NAIVE_REPEATS,
+            timed_flow: bool = True, flow_iters: int = 5, mark_dir: str | None = None,
+            frame_iters: int = 0, frame_bracket: str = "bcast",
+            taken: Taken | None = None) -> dict[str, Any]:
+    """One broadcast measured: the direct samples (`taken`: already measured, interleaved
+    with other calls'), Algorithm 3.3.1 (`naive_loop` > 0), the
+    flow latency (`timed_flow`) and the frames of `frame_iters` back-to-back broadcasts
+    between `frame_bracket`'s marks (`mark_dir`); the record (the root's is the one)."""
+    alg = call.kwargs()
+    root = call.root
+    got = taken if taken is not None else finished(turns(comm, call, iters, warmup, late,
+                                                         late_ms))
+    samples, verified, cpu, ranks, buf, began = (got.samples, got.verified, got.cpu,
+                                                 got.ranks, got.buf, got.began)
     loops = (naive(comm, buf, root, naive_loop, naive_repeats, **alg)
              if naive_loop > 0 else None)
     ended = time.time()
@@ -378,14 +466,22 @@ def main(argv: list[str] | None = None) -> int:
         if comm.Get_rank() == args.call.root:
             print(json.dumps(out), flush=True)
         return 0 if out["verified"] else 1
+    calls = [BcastCall.from_dict(entry["call"]) for entry in args.calls]
+    lates = [entry.get("late") or (None, 0.0) for entry in args.calls]
+    iters = [entry.get("iters", args.iters) for entry in args.calls]
+    warmups = [entry.get("warmup", args.warmup) for entry in args.calls]
+    taken: list[Taken | None] = [None] * len(calls)
+    if args.rounds > 1:  # the calls' broadcasts take turns, their warm-ups first
+        taken = interleaved(
+            [turns(comm, c, n, w, late[0], late[1])
+             for c, n, w, late in zip(calls, iters, warmups, lates, strict=True)],
+            [steps(n, w, args.rounds) for n, w in zip(iters, warmups, strict=True)])
     for i, entry in enumerate(args.calls):
-        call = BcastCall.from_dict(entry["call"])
-        late = entry.get("late") or (None, 0.0)
-        out = measure(comm, call, entry.get("iters", args.iters),
-                      entry.get("warmup", args.warmup), late=late[0], late_ms=late[1],
+        call, late = calls[i], lates[i]
+        out = measure(comm, call, iters[i], warmups[i], late=late[0], late_ms=late[1],
                       naive_loop=entry.get("naive_loop", 0),
                       frame_iters=entry.get("frame_iters", 0), frame_bracket=bracket(i),
-                      **common)
+                      taken=taken[i], **common)
         if comm.Get_rank() == call.root:
             print(json.dumps({"key": entry["key"], **out}), flush=True)
     return 0  # a wrong result is in its record (verified false), not a failed job

@@ -53,10 +53,12 @@ def run_bcasts(emu: Emulation, batch: Sequence[Batched], *,
                hosts: int | list[str] | None = None, flow: bool = True,
                params: dict[str, Any] | None = None, mpich_algorithm: str | None = None,
                wait: str | None = None, loss: float = 0.0, loss_scope: str = "all",
-               timeout: float = 900) -> dict[str, BcastResult | RunFailed]:
+               timeout: float = 900, rounds: int = 1) -> dict[str, BcastResult | RunFailed]:
     """Every broadcast of `batch` on the same ranks, in one MPI job (run_bcast's arguments
     for what they share), by key: its BcastResult, or the RunFailed of the job that
-    measured it alone after the shared one failed."""
+    measured it alone after the shared one failed. `rounds` > 1: their measured broadcasts
+    take turns, in that many rounds (bcast_bench --rounds: each record's window then spans
+    them all)."""
     if len({b.key for b in batch}) != len(batch):
         raise ValueError("the keys of a batch must differ")
     if not batch:
@@ -75,7 +77,7 @@ def run_bcasts(emu: Emulation, batch: Sequence[Batched], *,
                 **({"warmup": b.warmup} if b.warmup is not None else {}),
                 "naive_loop": b.naive, "late": list(b.late) if b.late else None,
                 "frame_iters": b.frames if counter is not None else 0} for b in batch]
-    args = batch_argv(entries, flow=flow,
+    args = batch_argv(entries, flow=flow, rounds=rounds,
                       mark_dir=str(counter.dir) if counter is not None else None)
     tcp_before = tcp_stats.counters(pids)
     if loss:

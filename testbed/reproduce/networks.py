@@ -222,12 +222,14 @@ class Network:
         self.points[key] = p = ask.point(r.flagged, r.tries, take)
         return p
 
-    def batch(self, asks: Sequence[Ask], takes: int) -> None:
+    def batch(self, asks: Sequence[Ask], takes: int, rounds: int = 1) -> None:
         """Measure `asks` `takes` times each (an ask's own `takes` if fewer; the points that
         `point` then returns with take 0..takes-1): one MPI job per take for every ask on the
         same hosts with the
         same job-wide settings (params, loss), the asks one after the other in it, so each
-        job's start-up is paid once (testbed.experiments.bcast_batch). A flagged point is
+        job's start-up is paid once (testbed.experiments.bcast_batch); `rounds` > 1: their
+        broadcasts taking turns in that many rounds (collectives.programs.bcast_bench
+        .interleaved). A flagged point is
         measured once more in a job of its own, as `point` does."""
         groups: dict[str, list[Ask]] = {}
         for a in asks:
@@ -243,7 +245,7 @@ class Network:
                               f"one job" + (f", take {take + 1}" if take else ""))
                 got = flagged_bcasts(self.emu, [a.batched(i) for i, a in enumerate(todo)],
                                      hosts=first.hosts, flow=False, timeout=POINT_TIMEOUT_S,
-                                     **first.job_kwargs())
+                                     rounds=rounds, **first.job_kwargs())
                 for i, a in enumerate(todo):
                     r = got[str(i)]
                     again = self._again(a, take, r) if r.result is not None and r.flags \

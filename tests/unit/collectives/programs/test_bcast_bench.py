@@ -4,6 +4,7 @@ broadcasts."""
 
 import pytest
 
+from collectives.programs import bcast_bench as bb
 from collectives.programs.bcast_bench import rank_completion
 
 
@@ -36,3 +37,42 @@ def test_rank_completion_without_measured_broadcasts() -> None:
     out = rank_completion([], [[], []], root=1)
     assert out == {"rank_done_s": [None, None], "rank_return_s": [None, None],
                    "rank_done_from": None}
+
+
+# ---- calls taking turns (--rounds) ------------------------------------------------------
+def test_a_calls_broadcasts_are_shared_evenly_over_the_rounds_warm_up_first() -> None:
+    assert bb.shares(30, 10) == [3] * 10
+    assert bb.shares(4, 10) == [1, 1, 1, 1] + [0] * 6
+    assert bb.shares(7, 3) == [3, 2, 2]
+    assert bb.steps(40, 1, 4) == [11, 10, 10, 10]
+    assert sum(bb.steps(7, 3, 3)) == 10
+
+
+def _calls(log: list[str], name: str, n: int, stop: int | None = None):
+    """A stand-in for turns(): n steps, each logged; returns its name (after `stop` steps
+    when given, as direct_steps does when a budget runs out)."""
+    for i in range(n):
+        if stop is not None and i == stop:
+            return f"{name} stopped"
+        log.append(name)
+        yield
+    log.append(f"{name} end")
+    return name
+
+
+def test_calls_take_turns_round_by_round_and_each_runs_to_its_end() -> None:
+    """In each round every call takes its share, call after call; a slow spell then falls on
+    every call alike. Each call's own end (its gathers) comes after every round, in call
+    order, on every rank alike; a call stopped early (a budget) is over from then on."""
+    log: list[str] = []
+    gens = [_calls(log, "a", 4), _calls(log, "b", 2), _calls(log, "c", 4, stop=1)]
+    got = bb.interleaved(gens, [[2, 2], [1, 1], [2, 2]])
+    assert got == ["a", "b", "c stopped"]
+    assert log == ["a", "a", "b", "c", "a", "a", "b", "a end", "b end"]
+    with pytest.raises(ValueError, match="a count of steps for every round"):
+        bb.interleaved([_calls([], "a", 1)], [[1], [1]])
+
+
+def test_the_batch_program_takes_the_rounds_from_its_arguments() -> None:
+    args = bb.parser().parse_args(bb.batch_argv([], rounds=10)[2:])
+    assert args.rounds == 10 and bb.parser().parse_args(["--calls", "[]"]).rounds == 1

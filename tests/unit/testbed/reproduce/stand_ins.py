@@ -24,9 +24,11 @@ class Points:
         self.ms, self.flag, self.frames, self.back = ms, set(flag), frames, back
         self.data = data  # data frames from (algorithm, size, hosts, completion)
         self.batches: list[tuple[list, int]] = []  # (asks, takes) a claim measured together
+        self.rounds: list[int] = []  # the rounds each batch's broadcasts took turns in
 
-    def batch(self, asks, takes):
+    def batch(self, asks, takes, rounds=1):
         self.batches.append((list(asks), takes))
+        self.rounds.append(rounds)
 
     def point(self, algorithm, size, hosts, frames=0, **_kw):
         label = f"{algorithm} {size} B on {hosts} hosts"

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 
+from testbed.reproduce import nupairoj
 from testbed.reproduce.all_claims import BY_KEY
 from testbed.reproduce.claims import Context
 from testbed.reproduce.jobs import QUICK_TAKES, TAKES
@@ -14,6 +15,7 @@ from testbed.reproduce.verdict import (
     DIFFERS,
     EMULATOR,
     NO_RESULT,
+    NOT_APPLICABLE,
     REPRODUCED,
     UNDECIDED,
 )
@@ -31,6 +33,7 @@ class ModelPoints(Points):
         return {"sizes": list(sizes), "t_hold_s": [2e-3] * len(sizes),
                 "t_end_s": [1e-3] * len(sizes),
                 "t_hold_sends_s": [[2e-3] * ((hosts or 16) - 1)] * len(sizes),
+                "t_end_pingpong_s": [0.5e-3] * len(sizes), "relay_hops": 2.0,
                 "root": "h0", "partner_host": "h4", "partner_hops": 2}
 
     def point(self, algorithm, size, hosts, frames=0, **kw):
@@ -41,7 +44,11 @@ class ModelPoints(Points):
 
 def test_tree_order_judges_opt_tree_against_the_fastest_and_shows_the_model_error() -> None:
     times = {"sequential": 3.0, "binomial": 1.0, "opt-tree": 1.05}
-    out = measured("nupairoj.tree-order", ModelPoints(lambda a, s, h: times[a] * h))
+    net = ModelPoints(lambda a, s, h: times[a] * h)
+    out = measured("nupairoj.tree-order", net)
+    # one batch: every tree and size of a job taking turns, 40 broadcasts each below 64 KiB
+    assert net.rounds == [nupairoj.ROUNDS] and nupairoj.ROUNDS > 1
+    assert {a.iters for a in net.batches[0][0] if a.size < 65536} == {nupairoj.SMALL_ITERS}
     # quick: 8 hosts, 3 sizes (figure 4.6's 1 B too), QUICK_TAKES jobs each
     assert out.verdict == REPRODUCED and len(out.points) == 9 * QUICK_TAKES
     row = out.values["rows"][0]
@@ -52,6 +59,9 @@ def test_tree_order_judges_opt_tree_against_the_fastest_and_shows_the_model_erro
     used = out.values["model_inputs"][8]["1024"]
     assert (used["sequential"]["sends"], used["binomial"]["sends"]) == (7, 3)
     assert used["t_end_us"] == 1000 and used["opt-tree"]["t_hold_us"] == 2000
+    # t_end a relay hop round the hosts; PingPong's shown beside it
+    assert used["t_end_pingpong_us"] == 500
+    assert out.values["model_inputs"][8]["t_end_relay_hops"] == 2.0
     assert len(measured("nupairoj.tree-order", ModelPoints(lambda a, s, h: times[a]),
                         quick=False).points) == 18 * TAKES
     slow = measured("nupairoj.tree-order",
@@ -332,3 +342,51 @@ def test_mesh_contention_judged_with_intervals_over_jobs() -> None:
     flagged = pts({k: 100.0 for k in pairs})
     flagged[("u-mesh", places[0])][1]["flags"] = ["switch waited"]
     assert judge_contention(flagged, pairs, places).verdict == NO_RESULT
+
+
+class CrowdedPoints(ModelPoints):
+    """ModelPoints whose model prices binomial `crowd` times worse than sequential at the
+    sizes in `at` (binomial's senders at once waiting for the shared cores)."""
+
+    def __init__(self, ms, crowd: float, at=(1,), on=(8, 16)):
+        super().__init__(ms)
+        self.crowd, self.at, self.on = crowd, set(at), set(on)
+
+    def point(self, algorithm, size, hosts, frames=0, **kw):
+        p = super().point(algorithm, size, hosts, frames, **kw)
+        if algorithm == "binomial" and size in self.at and hosts in self.on:
+            p = p | {"predicted_ms": p["predicted_ms"] / self.crowd}
+        return p
+
+
+def test_tree_order_shows_not_judges_a_point_where_concurrent_senders_wait_for_cores():
+    """Where binomial's measured/model exceeds sequential's by more than CROWDED, the
+    model does not describe the machine (one processor per node): OPT-Tree / fastest is
+    shown there, not judged, and the rest decides; with nothing left, not applicable."""
+    slow_opt = {"sequential": 3.0, "binomial": 1.0, "opt-tree": 1.5}
+    out = measured("nupairoj.tree-order", CrowdedPoints(lambda a, s, h: slow_opt[a]
+                                                        if s == 1 else
+                                                        {"opt-tree": 1.0}.get(a, 1.0), 2.0))
+    assert out.verdict == REPRODUCED
+    assert "OPT-Tree / fastest, 1 B on 8" not in out.values["intervals"]
+    assert out.values["concurrency"] == {"1 B on 8": 2.0, "1 KiB on 8": 1.0, "64 KiB on 8": 1.0}
+    assert "ot judged at 1 B on 8" in out.why and "2 cores" in out.why
+    near = measured("nupairoj.tree-order", CrowdedPoints(lambda a, s, h: slow_opt[a], 1.2))
+    assert near.verdict == DIFFERS  # within CROWDED: judged, OPT-Tree 1.5 x binomial
+    every = measured("nupairoj.tree-order",
+                     CrowdedPoints(lambda a, s, h: slow_opt[a], 2.0, at=(1, 1024, 65536)))
+    assert every.verdict == NOT_APPLICABLE and every.kind == "emulator"
+
+
+def test_a_size_crowded_on_16_hosts_is_shown_on_8_too():
+    """How far 8 hosts show what 16 show at a size moves with how busy the cores are
+    (1 KiB on 8: 1.06 in one run, 1.43 the next): the size is shown at every host count."""
+    times = {"sequential": 3.0, "binomial": 1.0, "opt-tree": 1.05}
+    out = measured("nupairoj.tree-order", CrowdedPoints(lambda a, s, h: times[a], 2.0,
+                                                        at=(1024,), on=(16,)), quick=False)
+    judged = set(out.values["intervals"])
+    assert "OPT-Tree / fastest, 1 KiB on 8" not in judged
+    assert "OPT-Tree / fastest, 1 KiB on 16" not in judged
+    assert {"OPT-Tree / fastest, 1 B on 8", "OPT-Tree / fastest, 64 KiB on 16"} <= judged
+    assert out.values["concurrency"]["1 KiB on 8"] == 1.0
+    assert "not judged at 1 KiB on 8, 1 KiB on 16" in out.testbed
