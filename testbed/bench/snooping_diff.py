@@ -154,15 +154,16 @@ def _sniffers(emu: Emulation) -> dict[str, subprocess.Popen[str]]:
 
 def _deliveries(emu: Emulation, sniffers: dict[str, subprocess.Popen[str]],
                 groups: tuple[str, ...], name_of: dict[str, str]) -> dict[str, list[str]]:
-    """Every sender sends COUNT datagrams to each group; per receiver the "sender group"
-    pairs that reached its wire as `sniffers` counted them (all COUNT of them; a partial
-    count is shown as such)."""
+    """Every sender sends COUNT datagrams to each group, all of them at once; per receiver
+    the "sender group" pairs that reached its wire as `sniffers` counted them (all COUNT of
+    them; a partial count is shown as such)."""
     for r, p in sniffers.items():
         wait_ready(p, f"the sniffer on {r}")
-    for s in SENDERS:
-        h = emu.host(s)
-        for g in groups:
-            h.popen(command("group_send", g, 5004, h.IP(), COUNT, 0.01, s)).wait(timeout=30)
+    # the senders side by side: each starts an interpreter, which cost as much as its sends
+    sends = [(h := emu.host(s)).popen(command("group_send", g, 5004, h.IP(), COUNT, 0.01, s))
+             for s in SENDERS for g in groups]
+    for sender in sends:
+        sender.wait(timeout=30)
     got: dict[str, list[str]] = {}
     for r, counted in sniffed(sniffers).items():
         if counted is None:

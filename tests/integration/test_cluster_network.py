@@ -145,6 +145,13 @@ def _dropped(table: str, port: str, remote: rigmod.Rig | None = None) -> int:
     return int(hit[1])
 
 
+def _vxlan_fate(rig: rigmod.Rig, dev: str, table: str, rx: int, dropped: int
+                ) -> tuple[int, int]:
+    """VXLAN datagrams the tunnel `dev` received and the run's guard dropped on server2
+    since the counts were `rx` and `dropped`."""
+    return (_rx_packets(rig, dev) - rx, _dropped(table, "udp dport 4789", rig) - dropped)
+
+
 def _only_the_servers_reach_the_tunnels_and_the_controller(emu: Emulation,
                                                              rig: rigmod.Rig) -> None:
     """Tunnels without learning; VXLAN from an address that is not a server dropped on
@@ -164,9 +171,13 @@ def _only_the_servers_reach_the_tunnels_and_the_controller(emu: Emulation,
                 s.bind((source, 0))
                 for _ in range(3):
                     s.sendto(_vxlan_datagram(vni), (rigmod.REMOTE_IP, VXLAN_PORT))
-            time.sleep(0.3)
-            assert _rx_packets(rig, dev) - before == delivered, source
-            assert _dropped(table, "udp dport 4789", rig) - dropped == 3 - delivered, source
+            # each datagram is either dropped by the guard (whose hook comes first) or
+            # received by the tunnel: wait until all 3 are counted on one side or the other
+            deadline = time.monotonic() + 5
+            while sum(got := _vxlan_fate(rig, dev, table, before, dropped)) < 3 \
+                    and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert got == (delivered, 3 - delivered), (source, got)
         port = emu.controller.ofp_port
         assert emu.controller.target == f"ssl:{rigmod.LOCAL_IP}:{port}"
         assert emu.record.id in rig.remote.run(["ovs-vsctl", "get-ssl"]).stdout
