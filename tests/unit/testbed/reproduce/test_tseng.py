@@ -59,7 +59,13 @@ def test_tseng_measured_size_gain_and_balance_judged_on_points() -> None:
     assert split.verdict == UNDECIDED, split.why
     # undecided says how far the measured growth falls short of the model's, draw by draw
     assert "per draw the measured growth is 0.83-1.14 of the step model's (1.12-1.12)" \
-        in split.why and "store and forward" in split.why
+        in split.why
+    # and, where the partitioned plans ran further below the model at the small size than
+    # U-torus, that the model's growth is its startup a step fading
+    assert "measured / model (median of draws) at 256 B: u-torus 1.19" in split.why
+    assert "at 256 B the partitioned plans took 1.00-1.00 of the model's time, U-torus 1.19" \
+        in split.why
+    assert "back-to-back" not in judge_size_gain(draws(9.5, 7.0, 7.3)).why  # U-torus 0.91
     flagged = draws(7.0, 7.0, 7.0)
     flagged[1][("balanced", GAIN_LARGE)]["flags"] = ["hosts waited"]
     assert judge_size_gain(flagged).verdict == NO_RESULT
