@@ -40,7 +40,10 @@ def test_balance_judges_each_panel_and_dilation_on_sources(monkeypatch) -> None:
     monkeypatch.setattr(pure_tseng, "costs", fake_costs(steps))
     full = BY_KEY["tseng.balance"].run(ctx(quick=False))
     assert full.verdict == REPRODUCED, full.why
-    assert len(full.values["intervals"]) == 4  # 2 panels x 2 dilations
+    assert list(full.values["intervals"]) == [  # per panel, the dilations pooled
+        f"benefit with 16 over 240 sources, {d} destinations, dilations 2 and 4"
+        for d in (80, 176)]
+    assert len(full.values["per_dilation"]) == 4  # 2 panels x 2 dilations, shown
     assert set(full.values["benefit"]) == {f"{d} destinations, dilation {h}"
                                            for d in (80, 176) for h in "24"}
     seeds = {n: {w.seed for w in asked if w.sources == n} for n in (16, 80, 240)}
@@ -48,7 +51,7 @@ def test_balance_judges_each_panel_and_dilation_on_sources(monkeypatch) -> None:
                      240: set(pure_tseng.SEEDS)}
     assert len(pure_tseng.FEW_SEEDS) > 4 * len(pure_tseng.SEEDS)
     quick = BY_KEY["tseng.balance"].run(ctx(quick=True))
-    assert len(quick.values["intervals"]) == 2
+    assert len(quick.values["intervals"]) == 1 and len(quick.values["per_dilation"]) == 2
 
 
 def test_balance_undecided_when_the_ends_overlap_differs_when_all_do(monkeypatch) -> None:
