@@ -266,3 +266,29 @@ def test_size_gain_runs_at_the_reports_operating_point(monkeypatch) -> None:
         assert here[size]["here"] == pytest.approx(paper, rel=0.06)  # the sizes' rounding
     assert "transmission / startup 256 B 0.11 (the report's 0.11)" in out.testbed
     assert out.verdict == REPRODUCED  # 1.0 -> 1.17 in every draw
+
+
+def test_size_gain_not_applicable_where_a_draws_runs_move_its_growth_more_than_the_model():
+    """The model's growth 1.2 on every draw; each point's runs around its median: spread
+    by +-2 %, the claim is judged; by +-40 %, one draw's growth moves by more than 0.2 within
+    its own job, and the claim is not applicable."""
+    from testbed.reproduce.tseng import GAIN_LARGE, GAIN_SMALL, judge_size_gain
+
+    ms = {("direct", GAIN_SMALL): 8.0, ("random", GAIN_SMALL): 10.0,
+          ("balanced", GAIN_SMALL): 11.0, ("direct", GAIN_LARGE): 96.0,
+          ("random", GAIN_LARGE): 100.0, ("balanced", GAIN_LARGE): 110.0}
+
+    def draws(spread: float) -> list[dict]:
+        return [{k: {"label": f"{k} {d}", "scheme": k[0], "size": k[1], "ms": v,
+                     "model_ms": v, "verified": True, "flags": [],
+                     "samples_ms": [v * (1 + spread * (i / 11 - 1)) for i in range(23)]}
+                 for k, v in ms.items()} for d in range(5)]
+
+    judged = judge_size_gain(draws(0.02))
+    assert judged.verdict == REPRODUCED, judged.why
+    assert judged.values["within_job_noise"] < 0.05
+    na = judge_size_gain(draws(0.4))
+    assert na.verdict == NOT_APPLICABLE and na.kind == TRANSFER, na.why
+    assert na.values["within_job_noise"] > 0.2
+    assert "the step model puts the growth on these draws at 1.20 (median), 0.20 above 1" \
+        in na.why and "smaller than what the jobs can resolve" in na.why
