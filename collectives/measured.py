@@ -7,22 +7,8 @@ that both measure the same quantities:
   node sends to its children), in the broadcast's send order (fifo: each send starts once
   the previous message has left the host), from an idle start; t_hold is the time until
   the last has left, over their number: the sender's time per message;
-- `relay`: a message goes round the ranks, 0 -> 1 -> ... -> n - 1 -> 0, each taking it in
-  and passing it on as a tree's relay does; t_end is the round's time over its n hops: one
-  message's end-to-end time, a relay's turn-around included (as PingPong's half round
-  trip holds the partner's);
-- `pingpong`: ranks 0 and 1 bounce a message; half a round trip, Algorithm 2.3.2's t_end
-  (the dummy loop's reference; kept beside the relay's).
-
-Both timed rounds start as a measured broadcast starts (`start`: a reduce to rank 0, so
-rank 0 goes on last and every other rank is on its way into its receive, then asleep there,
-as collectives.programs.bcast_bench starts each broadcast): on a machine whose cores the
-ranks share, a round started by a barrier that every rank leaves at once has all of them
-awake together, and rank 0's first sends wait for a core (a lone 1-byte send 0.65 ms, 0.19 ms
-in a broadcast), while in a back-to-back PingPong both ranks stay awake where a tree's relay
-has slept since the broadcast began (1 byte on 16 hosts at 20 Mbit/s, 2026-12-06: PingPong
-0.17 ms, a chain broadcast 0.26 ms a hop; OPT-Tree, built on the PingPong's figure, was a
-ten-hop chain that took 4.7 times its model).
+- `pingpong`: ranks 0 and 1 bounce a message; t_end is half a round trip: one message's
+  end-to-end time.
 
 The drop-in communicator (collectives.intracomm) measures them on first use. An algorithm
 that takes t_hold and t_end (`Algorithm.timing`: opt-tree, opt-mesh, opt-min, dyn-tree,
@@ -64,7 +50,7 @@ from .trees.inputs import HoldTable
 # t_hold and t_end then hold the wake-up that a broadcast's ranks pay.
 from .waiting import recv, send, wait
 
-HOLD_TAG, PINGPONG_TAG, RELAY_TAG = 10, 9, 11
+HOLD_TAG, PINGPONG_TAG = 10, 9
 
 
 # ---- the timed rounds (collectives.programs.params runs them too) ----------------------
@@ -81,18 +67,8 @@ def hold_rounds(m: int, repeats: int) -> int:
     return repeats * max(1, min(10, (64 << 10) // max(m, 1)))
 
 
-def start(comm: Any) -> None:
-    """Begin a timed round as a measured broadcast begins (bcast_bench.direct): a reduce to
-    rank 0, asleep, so that rank 0 goes on last, after every other rank has given its part
-    and gone on towards its receive."""
-    one = bytearray(1)
-    wait([comm.Ireduce(one, bytearray(1) if comm.Get_rank() == 0 else None, root=0)],
-         mode="block")
-
-
 def departures(comm: Any, buf: Any, sends: int, fifo: bool) -> list[tuple[float, float]]:
-    """Rank 0: `sends` back-to-back messages to the other ranks in turn, from an idle start
-    begun as a broadcast begins (`start`);
+    """Rank 0: `sends` back-to-back messages to the other ranks in turn, from an idle start;
     per message, (when its send call returned, when it had left the host (fifo) or its call
     returned (overlapped)), both from the first send's start. The first S of them are a
     round of S sends: one round gives t_hold at every count up to `sends` (a message's
@@ -100,7 +76,7 @@ def departures(comm: Any, buf: Any, sends: int, fifo: bool) -> list[tuple[float,
     return []."""
     rank, n = comm.Get_rank(), comm.Get_size()
     peers = [1 + j % (n - 1) for j in range(sends)]
-    start(comm)
+    idle_barrier(comm)
     if rank:
         for _ in range(peers.count(rank)):
             recv(comm, buf, 0, HOLD_TAG)
@@ -130,30 +106,6 @@ def software(got: list[tuple[float, float]]) -> float:
     costs before the network takes over (section 6.3)."""
     starts = [0.0] + [left for _, left in got[:-1]]
     return sum(r - s for (r, _), s in zip(got, starts, strict=True)) / len(got)
-
-
-def relay(comm: Any, buf: Any) -> float:
-    """Rank 0: one message's time round the ranks (0 -> 1 -> ... -> n - 1 -> 0, begun as a
-    broadcast begins, `start`) over its n hops: every rank but 0 has waited asleep in its
-    receive since the round began, takes the message in and sends it on, as a tree's relays
-    do; rank 0 times it on its own clock (no shared clock needed). With 2 ranks a round trip
-    over 2, PingPong's. The other ranks return 0."""
-    rank, n = comm.Get_rank(), comm.Get_size()
-    start(comm)
-    if rank:
-        recv(comm, buf, rank - 1, RELAY_TAG)
-        send(comm, buf, (rank + 1) % n, RELAY_TAG)
-        return 0.0
-    t0 = time.perf_counter()
-    send(comm, buf, 1 % n, RELAY_TAG)
-    recv(comm, buf, n - 1, RELAY_TAG)
-    return (time.perf_counter() - t0) / n
-
-
-def relay_rounds(m: int, ranks: int, budget_bytes: int = 8 << 20, most: int = 20) -> int:
-    """Rounds of `relay` timed for t_end at m bytes on `ranks` ranks: `budget_bytes` worth
-    of messages (a round carries one a rank), 5 to `most`."""
-    return max(5, min(most, budget_bytes // (max(m, 1) * max(ranks, 1))))
 
 
 def pingpong(comm: Any, buf: Any, k: int, dummy: float = 0.0) -> float:
@@ -288,8 +240,8 @@ def measure(comm: Any, size: int, order: str = DEFAULT_SEND_ORDER) -> Measured:
     collectives.programs.params measures them, shorter: collective, every rank gets rank
     0's figures. One untimed round of each kind first (connections, a protocol's set-up),
     then `rounds(size)` hold rounds of n - 1 sends (t_hold at every count up to it, from
-    the same rounds) and up to MOST_ROUND_TRIPS relay rounds (BUDGET_BYTES worth) for
-    t_end, medians."""
+    the same rounds) and REPEATS ping-pong runs of up to MOST_ROUND_TRIPS round trips
+    (BUDGET_BYTES worth), medians."""
     # importing mpi4py.MPI starts MPI: only inside the ranks
     from mpi4py import MPI
 
@@ -297,11 +249,15 @@ def measure(comm: Any, size: int, order: str = DEFAULT_SEND_ORDER) -> Measured:
     rank, n = comm.Get_rank(), comm.Get_size()
     fifo = order == "fifo"
     view = memoryview(bytearray(size))
+    pair = comm.Split(0 if rank < 2 else MPI.UNDEFINED, rank)  # ranks 0 and 1 keep theirs
     hold(comm, view, n - 1, fifo)
     rounds_ = [departures(comm, view, n - 1, fifo) for _ in range(rounds(size))]
-    relay(comm, view)
-    ends = [relay(comm, view) for _ in range(relay_rounds(size, n, BUDGET_BYTES,
-                                                          MOST_ROUND_TRIPS))]
+    ends = [0.0]
+    if pair != MPI.COMM_NULL:
+        k = reps(size, BUDGET_BYTES, MOST_ROUND_TRIPS)
+        pingpong(pair, view, 3)
+        ends = [pingpong(pair, view, k) for _ in range(REPEATS)]
+        pair.Free()
     # rank 0's medians, to every rank (the others asleep until they come)
     by_count = [statistics.median(r[s - 1][1] / s for r in rounds_) if rank == 0 else 0.0
                 for s in range(1, n)]

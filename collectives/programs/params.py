@@ -1,6 +1,5 @@
 """Measure the point-to-point parameters of Nupairoj1998, chapter 2, as a broadcast uses them
-(runs under mpiexec, 2 ranks or more): t_hold(m), t_end(m) as a broadcast's relays meet it,
-and t_send,
+(runs under mpiexec, 2 ranks or more): t_hold(m), t_end(m) with PingPong, and t_send,
 t_net, t_recv with the dummy-loop procedure (Algorithm 2.3.3); then start-up + per-byte lines
 fitted to each. Rank 0 prints one JSON object. Medians of repeated runs (the paper took
 minima on a reserved machine; here the machine is shared, and medians are what the testbed
@@ -38,16 +37,7 @@ from ..algorithms import DEFAULT_SEND_ORDER, SEND_ORDERS
 # on first use: both measure the same t_hold and t_end. Their sends and receives wait as the
 # broadcasts' own do (collectives.waiting): the model's t_hold and t_end then hold the
 # wake-up that a broadcast's ranks pay.
-from ..measured import (
-    departures,
-    hold,
-    hold_rounds,
-    pingpong,
-    relay,
-    relay_rounds,
-    reps,
-    software,
-)
+from ..measured import departures, hold, hold_rounds, pingpong, reps, software
 from ..timing import fit_line, idle_barrier
 from ..waiting import recv, send
 from . import command
@@ -91,11 +81,10 @@ def measure(comm, sizes: list[int], repeats: int, dummy_max: int,
     pair's figures (rank 0's result counts). Per size: t_hold over `hold_sends` back-to-back
     sends (t_hold_s) and over every count S up to it (t_hold_sends_s[i][S - 1], from the same
     rounds: a round's first S sends are a round of S), the share of a send its call holds
-    the sender (t_hold_software_s, section 6.3's t_hs + m t_hd), t_end a relay hop round
-    every rank (t_end_s) and half PingPong's round trip between 0 and `partner`
-    (t_end_pingpong_s); the dummy-loop sweep up to `dummy_max` bytes, at `dummy_fractions` of
-    t_end, each point the median of `dummy_runs` runs. With `pin_pair`, rank 0 and `partner`
-    each keep a core of their own while they time the pair's figures (own_core; `pinned` says
+    the sender (t_hold_software_s, section 6.3's t_hs + m t_hd), t_end between 0 and
+    `partner`; the dummy-loop sweep up to `dummy_max` bytes, at `dummy_fractions` of t_end,
+    each point the median of `dummy_runs` runs. With `pin_pair`, rank 0 and `partner` each
+    keep a core of their own while they time the pair's figures (own_core; `pinned` says
     whether they could)."""
     rank, n = comm.Get_rank(), comm.Get_size()
     if not 0 < partner < n:
@@ -108,7 +97,7 @@ def measure(comm, sizes: list[int], repeats: int, dummy_max: int,
                  "send_order": send_order, "partner": partner, "t_hold_s": [],
                  "t_end_s": [], "t_hold_min_s": [], "t_end_min_s": [],
                  "t_hold_sends_s": [], "t_hold_software_s": [], "t_hold_return_s": [],
-                 "t_hold_stream_s": [], "t_end_pingpong_s": [], "dummy": []}
+                 "t_hold_stream_s": [], "dummy": []}
     warm = bytearray(max(sizes) or 1)
     for m in sorted({1, *sizes}):  # first messages set up connections: not measured
         hold(comm, memoryview(warm)[:m], n - 1, fifo)
@@ -123,8 +112,6 @@ def measure(comm, sizes: list[int], repeats: int, dummy_max: int,
         buf = bytearray(max(m, 1))
         view = memoryview(buf)[:m] if m else memoryview(buf)[:0]
         rounds = [departures(comm, view, sends, fifo) for _ in range(hold_rounds(m, repeats))]
-        relay(comm, view)  # untimed: the ring's first message on each connection
-        relays = [relay(comm, view) for _ in range(relay_rounds(m, n, budget_bytes))]
         if not paired:
             continue
         k = reps(m, budget_bytes)
@@ -143,9 +130,8 @@ def measure(comm, sizes: list[int], repeats: int, dummy_max: int,
         out["t_hold_software_s"].append(statistics.median(software(r) for r in rounds))
         out["t_hold_stream_s"].append(statistics.median(h for h, _ in pings))
         out["t_hold_return_s"].append(statistics.median(r for _, r in pings))
-        out["t_end_s"].append(statistics.median(relays))
-        out["t_end_min_s"].append(min(relays))
-        out["t_end_pingpong_s"].append(statistics.median(ends))
+        out["t_end_s"].append(statistics.median(ends))
+        out["t_end_min_s"].append(min(ends))
         if sweep is not None:
             out["dummy"].append(sweep)
     if mask is not None:
@@ -200,11 +186,9 @@ def dummy_sweep(comm, view, k: int, t_end: float,
 
 def derive(meas: dict) -> dict:
     """t_net, t_send, t_recv per size where the dummy loop ran, and every fitted line."""
-    sizes, holds = meas["sizes"], meas["t_hold_s"]
+    sizes, holds, ends = meas["sizes"], meas["t_hold_s"], meas["t_end_s"]
     fits = {"t_hold": fit_line(sizes, holds, relative=True),
-            "t_end": fit_line(sizes, meas["t_end_s"], relative=True)}
-    # the dummy loop's knee is PingPong's (its sweep runs on the PingPong pair)
-    ends = meas.get("t_end_pingpong_s") or meas["t_end_s"]
+            "t_end": fit_line(sizes, ends, relative=True)}
     rows = []
     for d in meas["dummy"]:
         if d["t_idle_s"] is None:

@@ -55,9 +55,7 @@ def measure_params(emu: Emulation, sizes: list[int], *, repetitions: int = 5,
     `budget_bytes`: bytes per timed run of a size (collectives.programs.params' default 8
     MiB takes a minute per size at 10 Mbit/s). `dummy_fractions`: the dummy loop's lengths in
     units of t_end, `dummy_runs` the runs of each (default the program's); `pin_pair`: the
-    first host's rank and the partner's each on a core of their own meanwhile. t_end itself
-    is a relay hop round the `hosts` in order (collectives.measured.relay), the ring's mean
-    hop count `relay_hops`; the PingPong's is kept as t_end_pingpong_s. The record names
+    first host's rank and the partner's each on a core of their own meanwhile. The record names
     both hosts and the partner's hop count, and checks t_hold against the wire time
     (`wire_check`, model_inputs.check)."""
     repetitions = renamed_keyword(repeats, "repeats", repetitions, "repetitions")
@@ -79,10 +77,7 @@ def measure_params(emu: Emulation, sizes: list[int], *, repetitions: int = 5,
                                            pin_pair=pin_pair or None),
                   hosts=hosts, timeout=900)
     out = {**last_json(res), "hosts": hosts, "root": hosts[0], "partner_host": partner,
-           "partner_hops": emu.topo.hops(hosts[0], partner),
-           # t_end's relay ring: its hops' mean hop count
-           "relay_hops": sum(emu.topo.hops(a, b) for a, b in
-                             zip(hosts, hosts[1:] + hosts[:1], strict=True)) / len(hosts)}
+           "partner_hops": emu.topo.hops(hosts[0], partner)}
     out["wire_check"] = model_inputs.check(out, emu.topo.host_rate())
     return out
 

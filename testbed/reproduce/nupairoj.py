@@ -89,8 +89,8 @@ def model_inputs_used(params: dict[str, Any], sizes: Sequence[int], k: int,
     """What the model priced each tree with on `k` hosts: per size, the count of
     back-to-back sends of its busiest node and t_hold there, t_end, and the wire check
     (testbed.experiments.model_inputs): the operating point a tree claim runs at."""
-    out: dict[str, Any] = {"root": params.get("root"), "t_end_relay_hops": params.get(
-        "relay_hops"), "pingpong_partner": params.get("partner_host"),
+    out: dict[str, Any] = {"root": params.get("root"),
+                           "pingpong_partner": params.get("partner_host"),
                            "wire_check": params.get("wire_check") or []}
     for s in sizes:
         row = {}
@@ -98,9 +98,7 @@ def model_inputs_used(params: dict[str, Any], sizes: Sequence[int], k: int,
             n = model_inputs.sends_for(a, k, s, params)
             p2p = point_to_point(params, n)
             row[a] = {"sends": n, "t_hold_us": round(p2p.t_hold(s) * 1e6, 1)}
-        pp = dict(zip(params["sizes"], params.get("t_end_pingpong_s") or [], strict=False))
-        out[str(s)] = {"t_end_us": round(point_to_point(params).t_end(s) * 1e6, 1),
-                       "t_end_pingpong_us": round(pp[s] * 1e6, 1) if s in pp else None, **row}
+        out[str(s)] = {"t_end_us": round(point_to_point(params).t_end(s) * 1e6, 1), **row}
     return out
 
 

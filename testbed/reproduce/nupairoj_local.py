@@ -118,9 +118,7 @@ def knee_point(res: dict[str, Any] | None, take: int, flags: list[str],
     label = f"PingPong with the dummy loop, {KNEE_SIZE} B, {' - '.join(KNEE_HOSTS)}" + (
         f", take {take + 1}" if take else "")
     sweep = (res or {}).get("dummy") or []
-    # the sweep's own reference: PingPong's t_end (t_end_s is the relay's; a record before
-    # 2026-12-06 has PingPong's there)
-    t_end = (res or {}).get("t_end_pingpong_s") or (res or {}).get("t_end_s") or [None]
+    t_end = (res or {}).get("t_end_s") or [None]
     ok = bool(sweep) and t_end[0] is not None
     return {"label": label, "ms": t_end[0] * 1e3 if ok else None, "verified": True,
             "flags": flags, "tries": 1,

@@ -168,9 +168,7 @@ def test_a_hold_round_sends_as_many_messages_as_asked_to_every_other_rank_in_tur
     one round."""
     sent: list[int] = []
     received: dict[int, int] = {}
-    began: list[int] = []  # a round begins as a broadcast does (a reduce, rank 0 last)
-    monkeypatch.setattr(measured, "start", lambda comm: began.append(comm.rank))
-    monkeypatch.setattr(measured, "idle_barrier", lambda comm: pytest.fail("a barrier"))
+    monkeypatch.setattr(measured, "idle_barrier", lambda comm: None)
     monkeypatch.setattr(measured.outqueue, "wait_sent", lambda: None)
     monkeypatch.setattr(measured, "send", lambda comm, buf, peer, tag: sent.append(peer))
 
@@ -187,7 +185,6 @@ def test_a_hold_round_sends_as_many_messages_as_asked_to_every_other_rank_in_tur
     for rank in range(1, size):
         assert measured.departures(OneRank(rank, size), b"x", sends, fifo=True) == []
         assert received.get(rank, 0) == sent.count(rank)
-    assert sorted(began) == list(range(size))
     assert measured.hold(OneRank(0, size), b"x", sends, fifo=True) >= 0
 
 
@@ -195,54 +192,3 @@ def test_the_software_share_is_each_calls_time_from_the_last_departure():
     # sends left at 1, 2.5, 4 (s); their calls returned 0.2, 1.3, 2.6 after the round began
     got = [(0.2, 1.0), (1.3, 2.5), (2.6, 4.0)]
     assert measured.software(got) == pytest.approx((0.2 + 0.3 + 0.1) / 3)
-
-
-@pytest.mark.parametrize("size", [2, 3, 8, 16])
-def test_a_relay_round_passes_one_message_round_every_rank_and_times_it_over_its_hops(
-        monkeypatch, size):
-    """t_end as a tree's relays meet it: every rank but 0 receives from the one before it and
-    sends to the one after (the last back to 0), each once, after the round began as a
-    broadcast begins; rank 0 times the round over its `size` hops (with 2 ranks, PingPong's
-    half round trip)."""
-    began: list[int] = []
-    hops: list[tuple[int, int]] = []
-    clock = iter(range(1000))
-    monkeypatch.setattr(measured, "start", lambda comm: began.append(comm.rank))
-    monkeypatch.setattr(measured.time, "perf_counter", lambda: float(next(clock)))
-
-    def send(comm, buf, peer, tag):
-        assert tag == measured.RELAY_TAG
-        hops.append((comm.rank, peer))
-
-    def recv(comm, buf, peer, tag):
-        assert tag == measured.RELAY_TAG and peer == (comm.rank - 1) % size
-        next(clock)  # the round takes time: one tick a hop
-
-    monkeypatch.setattr(measured, "send", send)
-    monkeypatch.setattr(measured, "recv", recv)
-    for rank in range(1, size):
-        assert measured.relay(OneRank(rank, size), b"x") == 0.0
-    got = measured.relay(OneRank(0, size), b"x")
-    assert sorted(began) == list(range(size))  # every rank began the round as a broadcast
-    assert sorted(hops) == [(r, (r + 1) % size) for r in range(size)]
-    assert got == pytest.approx(2 / size)  # t0, recv's tick, end: 2 ticks over size hops
-
-
-def test_relay_rounds_are_a_budget_of_bytes_within_bounds():
-    assert measured.relay_rounds(1, 16) == 20
-    assert measured.relay_rounds(65536, 16, 1 << 20) == 5
-    assert measured.relay_rounds(1024, 16, 1 << 20, most=100) == 64
-
-
-def test_the_dummy_loops_system_figures_come_from_pingpongs_t_end():
-    """derive: t_net = the knee - t_end of the PingPong the sweep ran on; t_end's fitted
-    line is the relay's (t_end_s)."""
-    meas = {"sizes": [1, 1024], "t_hold_s": [10e-6, 20e-6], "t_end_s": [40e-6, 80e-6],
-            "t_end_pingpong_s": [30e-6, 60e-6],
-            "dummy": [{"m": 1, "t_idle_s": 50e-6, "points": []}]}
-    got = params.derive(meas)
-    (row,) = got["system"]
-    assert row["t_net_s"] == pytest.approx(20e-6)  # 50 - PingPong's 30, not the relay's 40
-    assert row["t_recv_s"] == pytest.approx(0.0)   # 30 - 10 - 20
-    start, per_byte = got["fits"]["t_end"]["start_s"], got["fits"]["t_end"]["per_byte_s"]
-    assert start + per_byte == pytest.approx(40e-6)  # the line at 1 byte: the relay

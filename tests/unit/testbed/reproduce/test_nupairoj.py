@@ -33,7 +33,6 @@ class ModelPoints(Points):
         return {"sizes": list(sizes), "t_hold_s": [2e-3] * len(sizes),
                 "t_end_s": [1e-3] * len(sizes),
                 "t_hold_sends_s": [[2e-3] * ((hosts or 16) - 1)] * len(sizes),
-                "t_end_pingpong_s": [0.5e-3] * len(sizes), "relay_hops": 2.0,
                 "root": "h0", "partner_host": "h4", "partner_hops": 2}
 
     def point(self, algorithm, size, hosts, frames=0, **kw):
@@ -59,9 +58,7 @@ def test_tree_order_judges_opt_tree_against_the_fastest_and_shows_the_model_erro
     used = out.values["model_inputs"][8]["1024"]
     assert (used["sequential"]["sends"], used["binomial"]["sends"]) == (7, 3)
     assert used["t_end_us"] == 1000 and used["opt-tree"]["t_hold_us"] == 2000
-    # t_end a relay hop round the hosts; PingPong's shown beside it
-    assert used["t_end_pingpong_us"] == 500
-    assert out.values["model_inputs"][8]["t_end_relay_hops"] == 2.0
+    assert out.values["model_inputs"][8]["pingpong_partner"] == "h4"
     assert len(measured("nupairoj.tree-order", ModelPoints(lambda a, s, h: times[a]),
                         quick=False).points) == 18 * TAKES
     slow = measured("nupairoj.tree-order",

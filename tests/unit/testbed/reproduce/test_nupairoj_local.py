@@ -39,17 +39,6 @@ def knee_job(t_end_us: float, f=shape, flags=()) -> dict:
                           "t_end_s": [t_end_us * 1e-6], "t_hold_s": [30e-6]}, 0, list(flags))
 
 
-def test_the_knee_is_read_in_units_of_pingpongs_t_end_not_the_relays() -> None:
-    """The dummy loop runs on the PingPong pair: its sweep's reference is PingPong's t_end
-    (t_end_s is a relay hop since 2026-12-06); a record without it keeps t_end_s."""
-    job = knee_job(100.0)
-    res = {"dummy": [{"points": job["sweep"]}], "t_end_s": [250e-6],
-           "t_end_pingpong_s": [100e-6], "t_hold_s": [30e-6]}
-    res["dummy"][0]["points"] = [(d * 1e-6, t * 1e-6) for d, t in job["sweep"]]
-    assert nl.knee_point(res, 0, [])["t_end_us"] == pytest.approx(100.0)
-    assert job["t_end_us"] == pytest.approx(100.0)
-
-
 def test_a_hinge_finds_the_knee_the_level_and_both_slopes() -> None:
     xs = list(nl.KNEE_FRACTIONS)
     fit = nl.hinge(xs, [shape(x) for x in xs])
