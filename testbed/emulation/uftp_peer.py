@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import RunFailed
+from .controller_proc import group_members
 from .ports import switch_side
 from .shell import stop_processes
 
@@ -62,6 +63,25 @@ def _wait_bound(receivers: list[Any]) -> None:
             time.sleep(0.05)
 
 
+PUBLIC_GROUP = "230.4.4.1"  # uftpd's default public address, where uftp announces
+
+
+def _wait_joined(emu: Any, receivers: list[Any]) -> None:
+    """Until the controller lists every receiver in uftpd's public group (their IGMP reports
+    reached it and its flows follow), at most BIND_TIMEOUT_S: a receiver still unknown there
+    when uftp announces misses the session (a fresh-clone run, 2026-12-06, had 1 of 3
+    receivers complete on a lossless network with every uftpd bound)."""
+    if getattr(emu, "controller", None) is None:
+        return
+    deadline = time.monotonic() + BIND_TIMEOUT_S
+    want = {h.name for h in receivers}
+    while not want <= set(group_members(emu.controller.api, PUBLIC_GROUP)):
+        if time.monotonic() > deadline:
+            raise RunFailed(f"the controller did not list {sorted(want)} in {PUBLIC_GROUP} "
+                            f"within {BIND_TIMEOUT_S:g} s")
+        time.sleep(0.05)
+
+
 def transfer(emu: Any, size: int, mbit: float, *, hosts: int | None = None,
              timeout: float = 300.0) -> dict[str, Any]:
     """Send `size` random bytes from the first host to the next hosts-1 with uftp; returns
@@ -82,6 +102,7 @@ def transfer(emu: Any, size: int, mbit: float, *, hosts: int | None = None,
                  "-D", str(work / h.name), "-B", "4194304", "-L", str(work / f"{h.name}.log")],
                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
         _wait_bound(receivers)
+        _wait_joined(emu, receivers)
         before = switch_frames(emu)
         proc = sender.popen(
             ["uftp", "-I", sender.defaultIntf().name, "-R", str(int(mbit * 1000)),
@@ -103,8 +124,13 @@ def transfer(emu: Any, size: int, mbit: float, *, hosts: int | None = None,
         raise RunFailed(f"uftp exited with {proc.returncode}: {out.strip()[-300:]}")
     want = src.read_bytes()
     copies = [p.read_bytes() for h in receivers if (p := work / h.name / src.name).exists()]
+    # what a receiver without the file logged, for whoever reads the record
+    logs = {h.name: (work / f"{h.name}.log").read_text(errors="replace")[-600:]
+            for h in receivers if not (work / h.name / src.name).exists()
+            and (work / f"{h.name}.log").exists()}
     shutil.rmtree(work, ignore_errors=True)
-    return {"seconds": float(m.group(1)), "receivers": len(receivers),
+    return {"missing_logs": logs, "uftp_tail": out.strip()[-600:] if logs else "",
+            "seconds": float(m.group(1)), "receivers": len(receivers),
             "complete": sum(c == want for c in copies),
             "all_correct": all(c == want for c in copies),
             "frames": {k: after[k] - before[k] for k in after}}
