@@ -48,7 +48,7 @@ from ..timing import (
     sched_since,
     wait_per_turn,
 )
-from . import command
+from . import bcast_bench, command
 from .bcast_bench import direct, flow
 
 POINT_SAID = "MCASTLAB-POINT "
@@ -121,9 +121,9 @@ def run_point(comm, point: dict[str, Any], root: int, iters: int, warmup: int,
 
 def shares(iters: int, rounds: int) -> list[int]:
     """How many of a point's `iters` measured broadcasts each of `rounds` rounds takes (the
-    first ones one more where they do not divide; never a round of none)."""
-    rounds = max(1, min(rounds, iters))
-    return [iters // rounds + (r < iters % rounds) for r in range(rounds)]
+    first ones one more where they do not divide; never a round of none): bcast_bench's
+    split over at most `iters` rounds."""
+    return bcast_bench.shares(iters, max(1, min(rounds, iters)))
 
 
 def merged(recs: list[dict[str, Any]]) -> dict[str, Any]:

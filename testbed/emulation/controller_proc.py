@@ -119,6 +119,22 @@ def group_members(api: str | Path, group: str) -> dict[str, Any]:
     return api_get(api, "/groups").get(group, {}).get("members", {})
 
 
+def wait_listed(api: str | Path, group: str, members: list[str], timeout: float) -> bool:
+    """Until the controller lists every one of `members` in `group` (their IGMP reports
+    reached it), at most `timeout` s; whether it did."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            listed = group_members(api, group)
+        except (OSError, ValueError):
+            listed = {}
+        if all(m in listed for m in members):
+            return True
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.02)
+
+
 def api_post(api: str | Path, path: str, body: dict[str, Any], timeout: float = 5.0) -> Any:
     """POST a JSON action to the controller's endpoint (its Unix socket `api`)."""
     return _request(api, "POST", path, json.dumps(body).encode(), timeout)

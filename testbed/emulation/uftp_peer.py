@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import RunFailed
-from .controller_proc import group_members
+from .controller_proc import wait_listed
 from .ports import switch_side
 from .shell import stop_processes
 
@@ -71,15 +71,11 @@ def _wait_joined(emu: Any, receivers: list[Any]) -> None:
     reached it and its flows follow), at most BIND_TIMEOUT_S: a receiver still unknown there
     when uftp announces misses the session (a fresh-clone run, 2026-12-06, had 1 of 3
     receivers complete on a lossless network with every uftpd bound)."""
-    if getattr(emu, "controller", None) is None:
-        return
-    deadline = time.monotonic() + BIND_TIMEOUT_S
-    want = {h.name for h in receivers}
-    while not want <= set(group_members(emu.controller.api, PUBLIC_GROUP)):
-        if time.monotonic() > deadline:
-            raise RunFailed(f"the controller did not list {sorted(want)} in {PUBLIC_GROUP} "
-                            f"within {BIND_TIMEOUT_S:g} s")
-        time.sleep(0.05)
+    names = [h.name for h in receivers]
+    if getattr(emu, "controller", None) is not None and not wait_listed(
+            emu.controller.api, PUBLIC_GROUP, names, BIND_TIMEOUT_S):
+        raise RunFailed(f"the controller did not list {sorted(names)} in {PUBLIC_GROUP} "
+                        f"within {BIND_TIMEOUT_S:g} s")
 
 
 def transfer(emu: Any, size: int, mbit: float, *, hosts: int | None = None,

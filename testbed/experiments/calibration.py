@@ -44,7 +44,7 @@ from collectives.call import BcastCall
 from collectives.timing import wait_per_turn
 from topologies import Topology, TopologyError
 
-from ..emulation.controller_proc import group_members, tcp_listening
+from ..emulation.controller_proc import tcp_listening, wait_listed
 from ..emulation.environment import detected
 from ..emulation.group_probe import wait_file
 from ..emulation.linkshape import check
@@ -172,22 +172,6 @@ def _listening(hosts: list[Any], port: int, timeout: float = 10.0) -> None:
             time.sleep(0.02)
 
 
-def _joined(emu: Emulation, group: str, members: list[str], timeout: float = 5.0) -> None:
-    """Until the controller lists every one of `members` in `group` (their reports reached
-    it), at most `timeout` s."""
-    if emu.controller is None:
-        return
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            listed = group_members(emu.controller.api, group)
-        except (OSError, ValueError):
-            listed = {}
-        if all(m in listed for m in members):
-            return
-        time.sleep(0.02)
-
-
 def load_links(emu: Emulation, monitor: Monitor, seconds: float = LOAD_S) -> dict[str, Any]:
     """Half the hosts send TCP at full rate to a neighbour for `seconds`; what each
     sender's link carried against its rate."""
@@ -246,7 +230,8 @@ def multicast_bursts(emu: Emulation, nbytes: int = PROBE_SIZE,
                                  stderr=subprocess.PIPE, text=True))
         for h, p in zip(members, procs, strict=True):
             wait_file(work / f"{h.name}.ready", p, f"burst receiver on {h.name}")
-        _joined(emu, group, [h.name for h in members])  # their reports reach the controller
+        if emu.controller is not None:  # their reports reach the controller (5 s at most)
+            wait_listed(emu.controller.api, group, [h.name for h in members], 5.0)
         gap = 3 * wire_s + 0.05
         send = sender.popen(command("mcast_burst", "send", group, BURST_PORT, sender.IP(),
                                     bursts, count, BURST_DATAGRAM, gap, work / "send.json"),
