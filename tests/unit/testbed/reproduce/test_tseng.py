@@ -292,3 +292,37 @@ def test_size_gain_not_applicable_where_a_draws_runs_move_its_growth_more_than_t
     assert na.values["within_job_noise"] > 0.2
     assert "the step model puts the growth on these draws at 1.20 (median), 0.20 above 1" \
         in na.why and "smaller than what the jobs can resolve" in na.why
+
+
+def test_balance_is_not_applicable_without_a_run_when_the_model_cannot_show_it(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The step model on the draws' own sets decides first: where it puts random /
+    balanced with 4 sources over 8 not above 1, no broadcast runs (the measured figure
+    could not change the verdict); where it does, the draws are measured."""
+    from testbed.reproduce import tseng
+    from testbed.reproduce.claims import Context
+
+    class Net:
+        def __init__(self) -> None:
+            self.asked: list[int] = []
+
+    def measured(net: Net, sources: int, *args: object) -> dict:
+        net.asked.append(sources)
+        return {(s, tseng.LARGE): {"label": f"{s} {sources}", "ms": 100.0, "verified": True,
+                                   "flags": [], "model_ms": 100.0} for s in tseng.BALANCE}
+
+    monkeypatch.setattr(tseng, "fit", lambda net: (1597e-6, 433e-9))  # published, 7248c45
+    monkeypatch.setattr(tseng, "points", measured)
+    model = tseng.model_balance(Net(), tseng.draws(False))
+    assert len(model) == 5 and all(set(g) == {4, 8} and all(g.values()) for g in model)
+    # the published run's draws: per draw 0.98, 1.56, 1.18, 0.69, 0.59
+    assert "over 8 at 0.98 [0.59, 1.56]" in tseng.balance_unsettled(model)
+    net = Net()
+    out = tseng.balance(Context(False, lambda _: None, net))
+    assert out.verdict == NOT_APPLICABLE and out.kind == TRANSFER and net.asked == []
+    assert out.testbed.startswith("not measured") and "were not run" in out.why
+    assert out.values["model_balance"]["4"] == pytest.approx(1.1428, abs=1e-3)
+    monkeypatch.setattr(tseng, "balance_unsettled", lambda model: "")
+    net = Net()
+    tseng.balance(Context(False, lambda _: None, net))
+    assert sorted(net.asked) == [4] * 5 + [8] * 5
