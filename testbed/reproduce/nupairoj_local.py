@@ -676,7 +676,7 @@ CLAIMS: tuple[Claim, ...] = (
           f"above 1 at 1 B and 1 KiB, by its bootstrap interval over {TAKES} jobs "
           f"({QUICK_TAKES} with --quick); the first {BLOCK_HOSTS} hosts of the 16-host star; "
           "binomial and sequential beside it (figures 3.8-3.9), the t_hold/t_end model's "
-          "times shown", block_binomial, network="star16"),
+          "times shown", block_binomial, network="star16", in_quick=False),
     Claim("nupairoj.dummy-knee", N, "With a dummy loop after the send, the PingPong time "
           "t_est stays at t_end until the loop outlasts the sender's idle time t_idle = "
           "t_net + t_end, then rises by half the loop's length (Algorithm 2.3.3)",

@@ -634,7 +634,7 @@ CLAIMS = (
           f"({SKEW_HOSTS[0]} with --quick) "
           "(binomial where the t_hold/t_end model puts its skew above 2: on 9 hosts, 4.0; on "
           "13 it gives 2.0, the margin itself: shown)",
-          skew, network="star16-busy"),
+          skew, network="star16-busy", in_quick=False),
     Claim("siebert.repair-rounds", S, "With at most half the multicast datagrams lost, a "
           "node waits at most one reliable round per fragment on average",
           PaperFigure("section 3.2.2", "E(X) = sum_{i=1}^{n} (i - 1) / 2^i, tending to 1.0: at "
@@ -644,7 +644,7 @@ CLAIMS = (
           f"two-stage on {ROUNDS_HOSTS} hosts at 64 KiB, each receiver losing 10, 30 and 50 % "
           "of the multicast datagrams (50 % with --quick): E(X) at 50 % at most 1, and E(X) "
           f"within {ROUNDS_MODEL[0]} to {ROUNDS_MODEL[1]} of the model's at the measured "
-          "failure rate", repair_rounds, network="star16-busy"),
+          "failure rate", repair_rounds, network="star16-busy", in_quick=False),
     Claim("siebert.arrival-order", S, "With the root last the multicast reaches nearly every "
           "receiver; with the root first it is mostly lost, and the root's delay wins it back",
           PaperFigure("sections 1.7, 2.3 and 3.5", "if a node is not ready to receive a "

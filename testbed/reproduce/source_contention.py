@@ -290,5 +290,5 @@ CLAIMS: tuple[Claim, ...] = (
           f"with --quick), and the root's queue delay of sequential at least {QUEUE_MORE} x "
           "binomial's under load; 8 hosts of the 4x4 mesh broadcast and send each other "
           "uniform background traffic at 40 % of a link",
-          source_contention, network="mesh16-load"),
+          source_contention, network="mesh16-load", in_quick=False),
 )

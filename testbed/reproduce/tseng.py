@@ -643,5 +643,5 @@ CLAIMS: tuple[Claim, ...] = (
           f"draws' sets and whose rise in the model, judged alike over the same draws, is "
           f"above 0 (the others shown; not applicable if none); {HOT_SOURCES} sources x "
           f"{DESTS} destinations of {HOT_SIZE} B on the 4x4 torus", hot_spot,
-          network=NETWORK),
+          network=NETWORK, in_quick=False),
 )

@@ -29,3 +29,16 @@ def test_select_by_key_by_paper_quick_and_unknown() -> None:
         select(["nope"], False)
 
 
+
+
+def test_quick_keeps_every_paper_and_network_but_the_torus_within_its_ten_minutes() -> None:
+    """--quick (goal: 10 minutes) runs every pure claim and each paper's headline measured
+    claims; the measured claims that repeat a mechanism another quick claim shows are full
+    run only, and so is the torus (its one quick claim was not applicable in 3 draws)."""
+    quick = select(None, True)
+    assert all(c in quick for c in CLAIMS if c.network is None)
+    assert {c.paper for c in quick if c.network} == {c.paper for c in CLAIMS} - {"Tseng2001"}
+    assert {c.network for c in quick if c.network} == {
+        c.network for c in CLAIMS if c.network} - {"torus16"}
+    assert {"nupairoj.source-contention", "nupairoj.bmin-load", "siebert.skew",
+            "siebert.repair-rounds", "siebert.basic-scaling"}.isdisjoint(c.key for c in quick)
