@@ -6,6 +6,7 @@ chapter 6's injection, local-traffic and two-group conditions on the mesh (figur
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from types import SimpleNamespace
 
 import pytest
@@ -383,3 +384,18 @@ def test_the_three_chapter_6_claims_share_one_set_of_jobs(monkeypatch) -> None:
     assert outs[2].verdict == DIFFERS and outs[2].kind == TRANSFER  # DYN-Mesh behind U-Mesh
     assert "OPT-Mesh's root sends 4 messages a broadcast here against U-Mesh's 3" in \
         outs[2].why and "t_end 2365 us, the thesis's 3.15 t_hold, measured 1400" in outs[2].why
+
+
+def test_the_knee_resamples_whole_jobs_not_each_dummy_length_apart() -> None:
+    """Each job's sweep an exact hinge at a level of its own (the sweep's start was 0.71-1.02
+    of the job's t_end, 7248c45): a draw of whole jobs keeps every curve flat below the knee;
+    drawn per t_dummy, the levels of different jobs stitch into a curve that bends where no
+    job's does (published 7248c45: [-0.18, 0.13] with every job's own within -0.10 to
+    0.05)."""
+    def level(at: float) -> Callable[[float], float]:
+        return lambda x: at - 1.0 + shape(x, knee=1.5)
+
+    out = nl.judge_knee([knee_job(100.0, level(at)) for at in (0.75, 0.85, 0.95, 1.0, 1.1)])
+    assert out.values["intervals"]["slope below the knee"]["interval"] == [0.0, 0.0]
+    assert out.values["intervals"]["knee / t_end"]["interval"] == [1.5, 1.5]
+    assert out.verdict == REPRODUCED, out.why
