@@ -181,6 +181,21 @@ def test_p8_is_judged_the_critical_destination_against_the_model() -> None:
         == NO_RESULT
 
 
+def test_p8_against_the_others_draws_whole_jobs() -> None:
+    """A job's ranks come from the same broadcasts, slow or fast together (the jobs here
+    0.6-1.4 x): P8 at 8/7 of the latest other in every job is judged so; drawn rank by
+    rank, P8's time would meet other jobs' ranks."""
+    model = [0, 4, 5, 3, 6, 7, 6, 7, 8]
+    by = block_points({1: model, 1024: model})
+    for jobs in by.values():
+        for job, f in zip(jobs, (0.6, 1.0, 1.4), strict=True):
+            job["rank_done_s"] = [v * f for v in job["rank_done_s"]]
+    out = nl.judge_block(by, {1: [float(v) for v in model], 1024: [float(v) for v in model]})
+    lo, hi = out.values["intervals"]["P8 / the latest other, 1 B"]["interval"]
+    assert lo == pytest.approx(8 / 7, abs=1e-3) and hi == pytest.approx(8 / 7, abs=1e-3)
+    assert out.verdict == REPRODUCED, out.why
+
+
 def test_the_block_binomial_claim_batches_its_trees_per_take() -> None:
     model = [0, 4, 5, 3, 6, 7, 6, 7, 8]
 
