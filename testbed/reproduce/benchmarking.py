@@ -69,9 +69,12 @@ def benchmark_pitfall(ctx: Context) -> Outcome:
                       values=values, points=points)
     if bad is not None:
         return bad
+    # paired: a take's chain and binomial on h hosts run in one job (the batch above)
     parts = [p for h in hosts for p in (
-        Part(f"t_root chain/binomial, {h} hosts", _ratio("root", h), hi=1.0),
-        Part(f"t_mcast chain/binomial, {h} hosts", _ratio("mcast", h), lo=1.0))]
+        Part(f"t_root chain/binomial, {h} hosts", _ratio("root", h), hi=1.0,
+             keys=(("root", "chain", h), ("root", "binomial", h)), paired=True),
+        Part(f"t_mcast chain/binomial, {h} hosts", _ratio("mcast", h), lo=1.0,
+             keys=(("mcast", "chain", h), ("mcast", "binomial", h)), paired=True))]
     return judged_outcome(jobs, parts, text, values=values, points=points, kind=TRANSFER,
                           differs=": the ranking the two benchmarks give does not part here "
                           "(a root that sends one message after the other waits for each "

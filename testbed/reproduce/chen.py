@@ -102,7 +102,10 @@ def chen_scaling(ctx: Context) -> Outcome:
     growth = {a: _growth(a)(med) for a in SCALE_ALGS}
     text += "; growth from 1000 B to 8 KiB " + ", ".join(f"{NAMES[a]} {g:.2f}"
                                                         for a, g in growth.items())
-    judged = [Part("scout-linear's growth / MPI_Bcast's", _growth_share, hi=SCALE_SHARE)]
+    # paired: a take's points on a host count run in one job, so each growth's two sizes
+    # on it cancel that job's pace; the take's 4- and 9-host jobs run back to back
+    judged = [Part("scout-linear's growth / MPI_Bcast's", _growth_share, hi=SCALE_SHARE,
+                   paired=True)]
     return judged_outcome(job_ms(by), judged, text, values=values, points=points,
                           differs=": a process's cost here is its software's on two shared "
                           "cores as much as its frames")

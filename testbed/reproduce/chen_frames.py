@@ -212,7 +212,8 @@ def one_third(ctx: Context) -> Outcome:
             for s in judged_sizes for a in (TREE, CHEN)}
     parts = [Part(f"{s} B, the root's bytes, scouts / tree", ratio((CHEN, s), (TREE, s)),
                   lo=THIRD - THIRD_MARGIN,
-                  hi=THIRD + THIRD_MARGIN, fmt=".3f", keys=((CHEN, s), (TREE, s)))
+                  hi=THIRD + THIRD_MARGIN, fmt=".3f", keys=((CHEN, s), (TREE, s)),
+                  paired=True)  # a take's scouts and tree run in one job (measured)
              for s in judged_sizes]
     return judged_outcome(jobs, parts, text, values=values, points=judged, context=context,
                           lead="; over the jobs: ", differs=THIRD_WHY)

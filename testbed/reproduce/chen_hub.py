@@ -167,9 +167,10 @@ def chen_crossover(ctx: Context) -> Outcome:
     if bad is not None:
         bad.values, bad.context = values, context
         return bad
+    # paired: a take's broadcasts on the 4 hosts run in one job (chen_points.measured)
     parts = [Part(f"{NAMES[a]} / MPI_Bcast at {s} B", ratio((a, s), (MPICH, s)),
                   lo=1.0 if s <= CROSS else None, hi=None if s <= CROSS else 1.0,
-                  keys=((a, s), (MPICH, s)))
+                  keys=((a, s), (MPICH, s)), paired=True)
              for s in judged_sizes for a in SCOUTS]
     jobs = {(a, s): [p["ms"] for p in hub[(a, FOUR, s)]] for s in judged_sizes
             for a in (MPICH, *SCOUTS)}

@@ -314,8 +314,9 @@ def chain_1m(ctx: Context) -> Outcome:
         return bad
     return judged_outcome(
         job_ms({a: by[a] for a in ("two-stage", "fragmented-chain")}),
+        # paired: a take's two run in one job (batched)
         [Part("two-stage / fragmented chain", lambda m: m["two-stage"] / m["fragmented-chain"],
-              lo=1.0)], text, values={}, points=points, context=shown,
+              lo=1.0, paired=True)], text, values={}, points=points, context=shown,
         differs=f": two-stage is not slower than the fragmented chain at 1 MiB ({SOFTWARE})")
 
 
@@ -571,12 +572,15 @@ def arrival_order(ctx: Context) -> Outcome:
         bad.values, bad.context = values, shown
         return bad
     jobs = {s: v for s, v in shares.items() if v}
+    last = "root last"
+    # paired: a take's three sides run in one job (batched)
     return judged_outcome(jobs, [
-        Part("share root last", lambda m: m["root last"], lo=LAST_KEPT, fmt=".0%"),
-        Part("root first / root last", lambda m: m["root first"] / m["root last"],
-             hi=FIRST_LOST),
+        Part("share root last", lambda m: m[last], lo=LAST_KEPT, fmt=".0%", keys=(last,)),
+        Part("root first / root last", lambda m: m["root first"] / m[last],
+             hi=FIRST_LOST, keys=("root first", last), paired=True),
         Part("root first with the wait / root last",
-             lambda m: m["root first, root waits"] / m["root last"], lo=WAIT_KEPT)],
+             lambda m: m["root first, root waits"] / m[last], lo=WAIT_KEPT,
+             keys=("root first, root waits", last), paired=True)],
         text, values=values, points=points, context=shown,
         differs=f" ({BUFFER}; {SOFTWARE})")
 

@@ -293,9 +293,12 @@ def basic_scaling(ctx: Context) -> Outcome:
              for a in LINEAR_CLASS]
     parts += [Part(f"{a} T({GROWTH_TO})/T({GROWTH_FROM})", _growth(a), hi=SPLIT)
               for a in TREE_CLASS]
+    # paired: a take's points on 16 hosts run in one job (the T(16)/T(4) above read two
+    # jobs a take, each host count's own, and are drawn point by point)
     parts.append(Part(f"binomial / binary, {GROWTH_TO} hosts",
                       lambda m: m[("binomial", GROWTH_TO)] / m[("binary", GROWTH_TO)],
-                      hi=1.0))
+                      hi=1.0, keys=(("binomial", GROWTH_TO), ("binary", GROWTH_TO)),
+                      paired=True))
     values["average_ms"] = {f"{a}, {h} hosts": v for (a, h), v in jobs.items()}
     return judged_outcome(jobs, parts, text, values=values, points=points, context=shown,
                           differs=": the hosts' software on two shared cores, which each "

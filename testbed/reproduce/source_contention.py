@@ -226,10 +226,13 @@ def judge_source_contention(points: list[dict[str, Any]], loads: list[str],
         f"{m['t_cont_ms']:.2f} under {hi}: sequential/binomial {m['ratio_none']:.2f} "
         f"(measured {m['measured_none']:.2f}) -> {m['ratio_loaded']:.2f}"
         for s, m in here.items())
-    parts = [Part(f"sequential/binomial, {hi} over none, {_kib(s)}", growth(s), lo=GROWS)
-             for s in sizes]
+    # paired: a take is one run of the sweep (both trees of a load in one MPI job, the loads
+    # back to back), so a draw takes whole takes, when every point has one in each take
+    paired = len({tuple(p["take"] for p in ps) for ps in by.values()}) == 1
+    parts = [Part(f"sequential/binomial, {hi} over none, {_kib(s)}", growth(s), lo=GROWS,
+                  paired=paired) for s in sizes]
     parts += [Part(f"root queue sequential/binomial, {load}, {_kib(s)}",
-                   ratio("queue", s, load), lo=QUEUE_MORE)
+                   ratio("queue", s, load), lo=QUEUE_MORE, paired=paired)
               for s in sizes for load in loads if load != "none"]
     return judged_outcome(jobs, parts, text, values=values, points=points,
                           differs=_mechanism(here, hi), kind=EMULATOR)

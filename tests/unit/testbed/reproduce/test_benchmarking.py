@@ -13,7 +13,7 @@ from testbed.reproduce.verdict import (
     TRANSFER,
 )
 
-from .stand_ins import Points, measured
+from .stand_ins import JOB_PACE, Points, measured
 
 
 def test_benchmark_pitfall_judges_both_rankings_over_jobs() -> None:
@@ -55,3 +55,23 @@ def test_benchmark_pitfall_judges_both_rankings_over_jobs() -> None:
     flagged = measured("nupairoj.benchmark-pitfall",
                        Net(chain_fast_at_root, tree_ms, flag={("chain", 16)}))
     assert flagged.verdict == NO_RESULT
+
+
+def test_the_pitfall_draws_a_takes_chain_and_binomial_together() -> None:
+    """A take's chain and binomial on a host count run in one job: a job-wide pace (the jobs
+    0.6, 1.0, 1.4 x) moves both, and each ratio is judged by job (its figure in every job),
+    not one job's chain against another job's binomial."""
+
+    class Net(Points):
+        def point(self, algorithm, size, hosts, frames=0, **kw):
+            f = JOB_PACE[kw["take"] % len(JOB_PACE)]
+            p = super().point(algorithm, size, hosts, frames)
+            return p | {"ms": p["ms"] * f,
+                        "naive_ms": (4.0 if algorithm == "chain" else 16.0) * f}
+
+    out = measured("nupairoj.benchmark-pitfall",
+                   Net(lambda a, s, h: (h - 1) * 7.0 if a == "chain" else 32.0))
+    iv = out.values["intervals"]
+    assert iv["t_root chain/binomial, 16 hosts"]["interval"] == [0.25, 0.25]
+    assert iv["t_mcast chain/binomial, 16 hosts"]["interval"] == [pytest.approx(105 / 32,
+                                                                                abs=1e-3)] * 2

@@ -38,6 +38,8 @@ from testbed.reproduce.verdict import (
     Outcome,
 )
 
+from .stand_ins import JOB_PACE
+
 Ms = Callable[[str, int, int], float]
 
 
@@ -72,6 +74,24 @@ class Net:
                 "frames_sent": data + 2.0 if frames else None,
                 "frames_medium": data + 2.0 if frames else None,
                 "root_link_bytes": self.root(algorithm, size) if self.root else None}
+
+
+class PacedNet(Net):
+    """A Net whose take t ran at JOB_PACE's pace as a whole: every time and count of the
+    job x that."""
+
+    def point(self, algorithm: str, size: int, hosts: int, frames: int = 0, take: int = 0,
+              **kw: Any) -> dict[str, Any]:
+        p = super().point(algorithm, size, hosts, frames, take, **kw)
+        f = JOB_PACE[take % len(JOB_PACE)]
+        return p | {k: p[k] * f for k in ("ms", "root_link_bytes") if p[k] is not None}
+
+
+def whole_jobs(out: Outcome) -> dict[str, list[float]]:
+    """Each judged part's interval, where every job's own figure is the part's figure."""
+    got = out.values["intervals"]
+    assert all(i["interval"] == [i["figure"]] * 2 for i in got.values()), got
+    return got
 
 
 def ctx(net: Any, quick: bool = True, earlier: dict[str, Any] | None = None) -> Context:
@@ -146,6 +166,13 @@ def test_crossover_on_the_hub_judges_each_scout_against_mpi_bcast_around_1000_by
     assert judged("chen.crossover", Net(hub_ms, flag={("binomial", 4)})).verdict == REPRODUCED
     flagged = judged("chen.crossover", Net(hub_ms, flag={("scout-binary", 4)}))
     assert flagged.verdict == NO_RESULT and "hosts waited" in flagged.why
+
+
+def test_the_crossover_draws_a_takes_broadcasts_together() -> None:
+    """A take's scouts and MPI_Bcast on the 4 hosts run in one job: a job-wide pace (0.6,
+    1.0, 1.4 x) moves them alike and each ratio is judged by job, not one job's scouts
+    against another's MPI_Bcast."""
+    assert len(whole_jobs(judged("chen.crossover", PacedNet(hub_ms, spread=0.0)))) == 6
 
 
 # ---- figure 11: MPICH's hub/switch ratio grows with size ------------------------------------
@@ -476,6 +503,14 @@ def test_one_third_judges_the_roots_bytes_and_shows_the_whole_broadcast() -> Non
                                         flag={("binomial", 7)})).verdict == NO_RESULT
 
 
+def test_one_third_draws_a_takes_scouts_and_tree_together() -> None:
+    """A take's scouts and tree on 7 hosts run in one job: the root's bytes of a job (here
+    0.6, 1.0, 1.4 x) are drawn together, the share judged by job."""
+    out = judged("chen.one-third", PacedNet(hub_ms, spread=0.0, root=root_bytes))
+    assert whole_jobs(out)["3000 B, the root's bytes, scouts / tree"]["figure"] == \
+        pytest.approx(3456 / 9180, abs=1e-3)
+
+
 def test_the_roots_bytes_are_read_off_the_links_from_the_roots_host() -> None:
     from types import SimpleNamespace
 
@@ -509,3 +544,14 @@ def test_chen_scaling_judges_how_the_cost_of_a_process_grows() -> None:
     assert "scout-linear's growth / MPI_Bcast's [" in same.why and "lies outside at most " \
         "0.5" in same.why
     assert BY_KEY["chen.scaling"].in_quick is False
+
+
+def test_chen_scaling_draws_whole_takes() -> None:
+    """A take's points on a host count run in one job (the 4- and 9-host jobs of a take
+    back to back): a take-wide pace (0.6, 1.0, 1.4 x) cancels in each growth, which is
+    judged by take, not one job's 8 KiB against another's 1000 B."""
+    def ms(a, s, h):
+        return 1.0 + 0.3 * h + (0.02 if a == "scout-linear" else 0.05) * h * s / 1000
+
+    out = judged("chen.scaling", PacedNet(ms, spread=0.0), quick=False)
+    assert whole_jobs(out)["scout-linear's growth / MPI_Bcast's"]["figure"] == 0.4

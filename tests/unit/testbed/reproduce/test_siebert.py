@@ -28,7 +28,7 @@ from testbed.reproduce.verdict import (
     UNDECIDED,
 )
 
-from .stand_ins import Points, flat_mcast, measured
+from .stand_ins import JOB_PACE, Points, TakesPoints, flat_mcast, measured
 
 
 class LossyNet:
@@ -137,6 +137,30 @@ def test_arrival_order_judges_the_multicasts_share_by_who_comes_first_and_the_wa
     late = run("siebert.arrival-order", LossyNet(first={**lossy, "receivers waits": 0.3}))
     assert late.verdict == DIFFERS
     assert "root first with the wait / root last [0.30, 0.30] lies outside" in late.why
+
+
+class PacedLossyNet(LossyNet):
+    """A LossyNet whose take t's shares are x JOB_PACE[t % 3] (a job whose receivers kept
+    up better or worse as a whole)."""
+
+    def point(self, algorithm: str, size: int, hosts: int, take: int = 0,
+              **kw: Any) -> dict[str, Any]:
+        p = super().point(algorithm, size, hosts, take, **kw)
+        rr = p["repair_rounds"]
+        f = JOB_PACE[take % len(JOB_PACE)]
+        return p | {"repair_rounds": {**rr, "multicast_first": rr["multicast_first"] * f}}
+
+
+def test_arrival_order_draws_a_takes_three_sides_together() -> None:
+    """A take's root last, root first and root first with the wait run in one job: a
+    job-wide pace of the shares (0.6, 1.0, 1.4 x) cancels in each ratio, judged by job, not
+    one job's root first against another's root last."""
+    out = run("siebert.arrival-order", PacedLossyNet(first={
+        "root": 0.7, "receivers": 0.07, "receivers waits": 0.7, "receivers 65536": 1.0}),
+        quick=True)
+    got = out.values["intervals"]
+    assert got["root first / root last"]["interval"] == [0.1, 0.1]
+    assert got["root first with the wait / root last"]["interval"] == [1.0, 1.0]
 
 
 def test_flat_64k_reproduced_differs_and_no_result() -> None:
@@ -540,6 +564,25 @@ def test_chain_1m_measures_a_take_in_one_job() -> None:
     assert n == takes(False) and len({a.shared() for a in asks}) == 1
     assert len(out.points) == 2 * takes(False) and len(out.context) == 1  # no set-up
     assert "two-stage / fragmented chain 2.00" in out.testbed
+
+
+def test_chain_1m_draws_a_takes_two_together() -> None:
+    """A take's two-stage and fragmented chain run in one job: a job-wide pace (0.6, 1.0,
+    1.4 x) cancels in the ratio, judged by job."""
+    out = measured("siebert.chain-1m", TakesPoints(lambda a, s, h: {
+        "two-stage": 2.0, "fragmented-chain": 1.0}.get(a, 0.01), spread=JOB_PACE))
+    assert out.values["intervals"]["two-stage / fragmented chain"]["interval"] == [2.0, 2.0]
+
+
+def test_basic_scaling_draws_a_takes_binomial_and_binary_together() -> None:
+    """A take's points on 16 hosts run in one job: binomial / binary is judged by job (the
+    jobs 0.6, 1.0, 1.4 x), where T(16)/T(4) reads two jobs a take and is drawn point by
+    point."""
+    out = measured("siebert.basic-scaling", ModelPoints(jobs=dict(enumerate(JOB_PACE))))
+    got = out.values["intervals"]
+    assert got["binomial / binary, 16 hosts"]["interval"] == [0.914, 0.914]
+    lo, hi = got["binary T(16)/T(4)"]["interval"]  # 2.188 in every take, two jobs apart
+    assert lo < 2.188 < hi
 
 
 def test_a_nodes_time_is_its_return_or_its_last_messages_arrival() -> None:

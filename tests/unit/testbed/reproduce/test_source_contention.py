@@ -20,6 +20,8 @@ from testbed.reproduce.source_contention import (
 )
 from testbed.reproduce.verdict import DIFFERS, EMULATOR, NO_RESULT, REPRODUCED
 
+from .stand_ins import JOB_PACE
+
 LOADED = ["none", "uniform-20", "uniform-40"]
 
 
@@ -121,6 +123,28 @@ def test_a_ratio_that_does_not_grow_differs_and_says_the_missing_mechanism() -> 
     assert "blocked worm" in out.why
     model = out.values["model_here"][1024]
     assert model["t_out_ms"] == pytest.approx(1.0) and model["t_cont_ms"] == pytest.approx(0.4)
+
+
+def test_a_take_of_the_sweep_is_drawn_whole() -> None:
+    """A take is one run of the sweep (a load's trees in one MPI job, the loads back to
+    back): a take-wide pace (0.6, 1.0, 1.4 x) moves all its points, and each figure is
+    judged by take (its figure in every take), not one take's sequential against another
+    take's binomial; a point missing from a take leaves the takes unaligned: drawn point by
+    point then."""
+    seq = {"none": 7.0, "uniform-20": 10.0, "uniform-40": 14.0}
+    tree = {"none": 3.5, "uniform-20": 3.6, "uniform-40": 3.8}
+    points = [pt(t, 1024, load, ms[load] * f, (4.0 if t == "sequential" else 1.0) * f, take,
+                 channel=1.0 + LOADS[load])
+              for take, f in enumerate(JOB_PACE) for load in LOADED
+              for t, ms in (("sequential", seq), ("binomial", tree))]
+    figures = judge_source_contention(points, LOADED, [1024]).values["intervals"]
+    growth = figures["sequential/binomial, uniform-40 over none, 1 KiB"]
+    assert growth["interval"] == [pytest.approx(14 / 3.8 / 2, abs=1e-3)] * 2
+    queue = figures["root queue sequential/binomial, uniform-40, 1 KiB"]
+    assert queue["interval"] == [4.0, 4.0]
+    short = judge_source_contention(points[1:], LOADED, [1024])  # take 0's sequential, none
+    assert short.values["intervals"]["root queue sequential/binomial, uniform-40, 1 KiB"][
+        "interval"][0] < 4.0
 
 
 def test_a_queue_no_longer_than_binomials_differs() -> None:
