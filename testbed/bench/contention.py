@@ -53,9 +53,9 @@ def placed_sends(topo: Topology, algorithm: str, nodes: list[int], size: int,
     """The sends of the tree the ranks on `nodes` (rank i on nodes[i]) build, from the
     options run_bcast gives them (rank_options), timed by the model at the t_hold it prices
     that broadcast with (model_inputs.sends_for, as bcast.prediction); and that t_hold.
-    Not t_hold at the most sends measured: at 64 KiB on 10 Mbit/s t_hold is within 1 % of
-    t_end, and where the two counts' figures fell on either side of it, OPT-Mesh's tree here
-    was not the ranks' (a fresh-clone CI at 076e271)."""
+    Not t_hold at the most sends measured: at 64 KiB on 10 Mbit/s t_hold is close to t_end,
+    where the trees' split turns, and where the two counts' figures fell on either side of
+    it, OPT-Mesh's tree here was not the ranks' (a fresh-clone CI at 076e271)."""
     names = [f"h{n}" for n in nodes]
     timing, placement = rank_options(topo, algorithm, size, names, params)
     p2p = point_to_point(params, model_inputs.sends_for(algorithm, len(nodes), size, params,

@@ -297,8 +297,9 @@ def rank_options(topo: Topology, algorithm: str, size: int, names: list[str],
     bytes: its timing options (algorithm_params: t_hold at the count of sends its tree
     settles at on these ranks, and t_end) and where they sit (node_params). Whoever
     predicts the tree the ranks build takes both from here (bench.contention.placed_sends):
-    at 64 KiB on 10 Mbit/s links t_hold is within 1 % of t_end, where OPT-Tree's and
-    OPT-Mesh's split turns, so t_hold at another count can build another tree."""
+    at 64 KiB on 10 Mbit/s links t_hold is close to t_end, where OPT-Tree's and OPT-Mesh's
+    split turns (t_hold passing t_end), so t_hold at another count can build another
+    tree."""
     placement = node_params(topo, algorithm, names)
     return algorithm_params(algorithm, size, params, len(names), placement), placement
 
