@@ -20,6 +20,7 @@ from collectives.programs.bcast_bench import argv as bench_argv
 from collectives.trees.latency_model import MeasuredPointToPoint, predict
 from collectives.trees.schedules import build
 from collectives.waiting import DEFAULT as DEFAULT_WAIT
+from topologies import Topology
 
 from ..emulation import tcp_stats
 from ..emulation.frame_count import FrameCounter
@@ -290,13 +291,26 @@ def rank_hosts(emu: Emulation, hosts: int | list[str] | None) -> list[str]:
             else [h.name for h in emu.topo.hosts][: hosts or len(emu.topo.hosts)])
 
 
+def rank_options(topo: Topology, algorithm: str, size: int, names: list[str],
+                 params: dict[str, Any] | None) -> tuple[dict[str, Any], dict[str, Any]]:
+    """What a job's ranks on `names` (in rank order) are given for `algorithm` at `size`
+    bytes: its timing options (algorithm_params: t_hold at the count of sends its tree
+    settles at on these ranks, and t_end) and where they sit (node_params). Whoever
+    predicts the tree the ranks build takes both from here (bench.contention.placed_sends):
+    at 64 KiB on 10 Mbit/s links t_hold is close to t_end, where OPT-Tree's and OPT-Mesh's
+    split turns (t_hold passing t_end), so t_hold at another count can build another
+    tree."""
+    placement = node_params(topo, algorithm, names)
+    return algorithm_params(algorithm, size, params, len(names), placement), placement
+
+
 def ranked_call(emu: Emulation, call: BcastCall, names: list[str],
                 params: dict[str, Any] | None) -> tuple[BcastCall, dict[str, Any]]:
-    """`call` with what its algorithm needs on these ranks (t_hold/t_end, where they sit),
-    checked; and the placement (RunFailed for a call the ranks cannot run)."""
-    placement = node_params(emu.topo, call.algorithm, names)
-    ranked = call.with_options(**algorithm_params(call.algorithm, call.size, params,
-                                                  len(names), placement), **placement)
+    """`call` with what its algorithm needs on these ranks (rank_options: t_hold/t_end,
+    where they sit), checked; and the placement (RunFailed for a call the ranks cannot
+    run)."""
+    timing, placement = rank_options(emu.topo, call.algorithm, call.size, names, params)
+    ranked = call.with_options(**timing, **placement)
     try:
         ranked.check(len(names))
     except ValueError as e:

@@ -23,11 +23,8 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from collectives.trees.run import schedule_for
-
 from ..bench.contention import placed_sends, worst_placement
-from ..experiments.bcast import algorithm_params
-from ..experiments.rank_placement import contended, node_params
+from ..experiments.rank_placement import contended
 from .claims import Claim, Context, PaperFigure
 from .jobs import medians, per_take, taken, takes
 from .networks import Ask
@@ -79,12 +76,9 @@ def bmin_params(net: Any) -> dict[str, Any]:
 def run_schedule(topo: Any, algorithm: str, nodes: Sequence[int], size: int,
                  params: dict[str, Any]) -> list[tuple[int, int]]:
     """The sends (sender node, receiver node) of the tree a job builds for ranks on `nodes`:
-    the options run_bcast gives it (testbed.experiments.bcast)."""
-    names = [f"h{n}" for n in nodes]
-    placement = node_params(topo, algorithm, names)
-    opts = algorithm_params(algorithm, size, params, len(names), placement)
-    s = schedule_for(algorithm, len(names), 0, size, **opts, **placement)
-    return sorted((nodes[a], nodes[b]) for a, b, _, _ in s.transfers())
+    the options run_bcast gives it (testbed.bench.contention.placed_sends)."""
+    sends, _ = placed_sends(topo, algorithm, list(nodes), size, params)
+    return sorted((s.sender, s.receiver) for s in sends)
 
 
 def contended_pairs(topo: Any, algorithm: str, nodes: list[int], size: int,
