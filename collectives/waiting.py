@@ -211,20 +211,15 @@ def wait(requests: list[Any], mode: str | None = None,
         until(lambda: MPI.Request.Testall(requests, statuses), mode)
 
 
-def recv_any(comm: Any, buf: Any, tag: int, status: Any) -> None:
-    """MPI_Recv from any source (`status` filled in: its sender), waiting as MODE says: a
-    receiver that does not know its sender (DYN-Tree's relay). Spin: a bare MPI_Test loop
-    (a blocking MPI_Recv from any source never saw a first message from a new peer here,
-    MPICH 5 ch4:ucx, 2026-11-21; its tests do)."""
-    # importing mpi4py.MPI starts MPI: only inside the ranks
-    from mpi4py import MPI
-
-    request = comm.Irecv(buf, source=MPI.ANY_SOURCE, tag=tag)
+def probe(comm: Any, source: int, tag: int, status: Any) -> None:
+    """MPI_Probe (`status` filled in), waiting as MODE says. A receiver that does not know
+    its sender (DYN-Tree's) probes for any source. Spin: a bare MPI_Iprobe loop (a
+    blocking MPI_Recv from any source never saw a first message from a new peer here)."""
     if MODE == "spin":
-        while not request.Test(status):
+        while not comm.Iprobe(source=source, tag=tag, status=status):
             pass
     else:
-        wait([request], statuses=[status])
+        until(lambda: comm.Iprobe(source=source, tag=tag, status=status))
 
 
 def until(test: Callable[[], bool], mode: str | None = None) -> None:

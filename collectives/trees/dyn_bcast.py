@@ -111,15 +111,24 @@ def bcast(buf: Any, root: int, comm: Any, params: StaticParams,
     # 1.65 ms against OPT-Tree's 0.69, 2026-11-25)
     framed = bytearray(HEADER + n)
     if rank != root:
-        # the parent is not known in advance: one receive from any source, posted as the
-        # broadcast starts (bcast_bench has the root enter last, so it is posted before any
-        # parent sends), completed as every other executor's receives are (waiting.wait,
-        # asleep in epoll), the parent read from its status: one wake-up a hop, as a static
-        # tree's relay has. Until 2026-12-06 a relay probed for the message and then received
-        # it (a blocking MPI_Recv from ANY_SOURCE had not seen a first message from a rank
-        # it had not talked to, 2026-11-21): two wake-ups a hop
+        # the parent is not known in advance: probe for a message from any source, then
+        # receive it from its sender. A receive posted from any source lost messages here
+        # (MPICH 5, ch4:ucx over TCP): on 5 ranks with plain mpi4py (MPIR_CVAR_NOLOCAL=1, a
+        # root's MPI_Send to each of the others, each of them testing its MPI_Irecv from
+        # MPI_ANY_SOURCE in a loop) 1 or 2 of the 4 messages never arrived in 4 runs of 6,
+        # and connecting every pair first (waiting.connect_all) did not help; cancelled, the
+        # receives were unmatched and no probe saw the messages, where probing for them
+        # found every one (2026-12-06; first seen 2026-11-21 as a blocking MPI_Recv from
+        # any source that missed a new peer's message). So a hop costs a relay a probe and
+        # then a receive from the sender the probe found.
+        # Asleep between probes (collectives.waiting.probe): with more ranks than cores a
+        # bare polling loop kept the sender off the CPU (1 KiB on 8 hosts of 2 cores: 24 ms
+        # against OPT-Tree's 1.2 ms), and a fixed nap between probes missed the message that
+        # MPI had read off the socket but not yet matched, a whole nap per level (1 KiB on 8
+        # hosts of a 4x4 mesh: 70 ms against OPT-Tree's 2.0, 2026-11-25)
         status = MPI.Status()
-        waiting.recv_any(comm, [framed, MPI.BYTE], tag, status)
+        waiting.probe(comm, MPI.ANY_SOURCE, tag, status)
+        waiting.recv(comm, [framed, MPI.BYTE], status.Get_source(), tag)
         far = int.from_bytes(framed[:HEADER], "little")
         lo, hi = min(me, far), max(me, far)
         view[:] = framed[HEADER:]
