@@ -10,7 +10,9 @@ local information only, as in Nupairoj1998 section 6.4.5.
 t_as is what this rank can see of a send: with send_order fifo (the default) the time from
 its send of the message (the part's far end in front of the data) until the message has left
 the host (collectives.outqueue), as the paper defines it; overlapped, the time the send took
-to complete, which for an eager send is a copy into the socket buffer."""
+to complete, which for an eager send is a copy into the socket buffer. Either way less the
+time the rank waited for a core meanwhile (collectives.timing.core_wait_s): the paper's
+node has a processor of its own, so its t_as holds the network's waits, not the emulation's."""
 
 from __future__ import annotations
 
@@ -22,6 +24,7 @@ from .. import held, outqueue, sent, waiting
 from ..algorithms import BCASTS, DEFAULT_SEND_ORDER
 from ..contention.schedules import geometry, rank_nodes
 from ..contention.trees import bmin_chain, mesh_chain
+from ..timing import core_wait_s
 from .dyntree import SendCost, StaticParams, chain_sends, estimates, from_measured
 
 TAG_BASE = 0x4400  # + broadcast number mod TAG_SPAN: a header never matches a later one
@@ -108,13 +111,21 @@ def bcast(buf: Any, root: int, comm: Any, params: StaticParams,
     # 1.65 ms against OPT-Tree's 0.69, 2026-11-25)
     framed = bytearray(HEADER + n)
     if rank != root:
-        # the parent is not known in advance. A blocking Recv from ANY_SOURCE never saw a
-        # message from a rank this one had not talked to before (MPICH 5, ch4:ucx, TCP):
-        # probing does. Asleep between probes (collectives.waiting.probe): with more ranks
-        # than cores a bare polling loop kept the sender off the CPU (1 KiB on 8 hosts of 2
-        # cores: 24 ms against OPT-Tree's 1.2 ms), and a fixed nap between probes missed
-        # the message that MPI had read off the socket but not yet matched, a whole nap per
-        # level (1 KiB on 8 hosts of a 4x4 mesh: 70 ms against OPT-Tree's 2.0, 2026-11-25)
+        # the parent is not known in advance: probe for a message from any source, then
+        # receive it from its sender. A receive posted from any source lost messages here
+        # (MPICH 5, ch4:ucx over TCP): on 5 ranks with plain mpi4py (MPIR_CVAR_NOLOCAL=1, a
+        # root's MPI_Send to each of the others, each of them testing its MPI_Irecv from
+        # MPI_ANY_SOURCE in a loop) 1 or 2 of the 4 messages never arrived in 4 runs of 6,
+        # and connecting every pair first (waiting.connect_all) did not help; cancelled, the
+        # receives were unmatched and no probe saw the messages, where probing for them
+        # found every one (2026-12-06; first seen 2026-11-21 as a blocking MPI_Recv from
+        # any source that missed a new peer's message). So a hop costs a relay a probe and
+        # then a receive from the sender the probe found.
+        # Asleep between probes (collectives.waiting.probe): with more ranks than cores a
+        # bare polling loop kept the sender off the CPU (1 KiB on 8 hosts of 2 cores: 24 ms
+        # against OPT-Tree's 1.2 ms), and a fixed nap between probes missed the message that
+        # MPI had read off the socket but not yet matched, a whole nap per level (1 KiB on 8
+        # hosts of a 4x4 mesh: 70 ms against OPT-Tree's 2.0, 2026-11-25)
         status = MPI.Status()
         waiting.probe(comm, MPI.ANY_SOURCE, tag, status)
         waiting.recv(comm, [framed, MPI.BYTE], status.Get_source(), tag)
@@ -131,12 +142,16 @@ def bcast(buf: Any, root: int, comm: Any, params: StaticParams,
     fifo = send_order == "fifo"
     hold, end = estimates(params, n, cost.t_as, cost.n, pipelined=not fifo)
     for child, child_far in forwards(order, me, lo, hi, hold, end):
-        t0 = time.perf_counter()
+        t0, waited = time.perf_counter(), core_wait_s()
         framed[:HEADER] = child_far.to_bytes(HEADER, "little")
         sent.started()
         waiting.send(comm, [framed, MPI.BYTE], child, tag)
         if fifo:  # t_as until the message has left the host, and only then the next send
             outqueue.wait_sent()
             sent.left()
-        cost.record(time.perf_counter() - t0, n)
+        # less the time this rank waited for a core: each of the paper's nodes has its own
+        # processor, where the emulated hosts share the machine's 2 with the switches. A
+        # send measured 1.3-14 ms, 1.2-13.9 of it waiting for a core, moved the root's
+        # estimate across OPT-Tree's split on 8 ranks at zero load (1 KiB, 2026-12-06)
+        cost.record(max(0.0, time.perf_counter() - t0 - (core_wait_s() - waited)), n)
     cost.close()

@@ -53,8 +53,12 @@ def test_dyn_tree_at_zero_load_builds_opt_trees_tree(star8):
     built a chain; with section 6.3's holding estimate made of t_hold alone, max(t_hold,
     t_as - t_hold), DYN-Tree took 2.35 x OPT-Tree's time at 1 KiB (2026-12). At 1 KiB a
     node sending once is cheaper than the back-to-back t_hold (its lone frame leaves at
-    once): no negative wait, so its estimates stay the zero-load ones. t_hold and t_end from
-    4 messages a size per timed ping-pong run."""
+    once): no negative wait, so its estimates stay the zero-load ones. A send's t_as leaves
+    out the time its rank waited for a core (the ranks share 2): counted in, a root send now
+    and then took 1.3-14 ms and moved the root across the split at t_hold/t_end 1.5 for
+    several broadcasts (1 and 2 of 10 built OPT-Tree's tree in two of three runs near the
+    split, a failure in 8 runs away from it, 2026-12-06). t_hold and t_end from 4 messages a
+    size per timed ping-pong run."""
     params = measure_params(star8, [1024, SIZE], repetitions=3, dummy_max=0,
                             budget_bytes=4 * SIZE)
     runs = {size: run_bcast(star8, BcastCall("dyn-tree", size), repetitions=10, flow=False,
