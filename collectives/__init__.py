@@ -3,7 +3,7 @@ models and the programs that measure them. This layer never imports ``testbed`` 
 
     algorithms    the registry: one record per algorithm (family, paper, what it needs)
     executor      bcast, barrier, allgather and allgatherv for mpi4py programs, one runner
-                  per family
+                  per family (each imports its family's modules when first called)
     slots         where each rank's block lies in an allgather's receive buffer
     trees/        point-to-point trees and their model [Nupairoj1998]
     contention/   contention-aware trees on meshes, tori, BMINs [Nupairoj1998 ch. 5]

@@ -13,7 +13,7 @@ import dataclasses
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from . import held, measured, sent, waiting
+from . import held, sent, waiting
 from .algorithms import (
     DEFAULT_COMPLETION,
     DEFAULT_RELEASE,
@@ -26,23 +26,13 @@ from .algorithms import (
     check_release,
     check_send_order,
 )
-from .exchanges import run as exchange_run
-from .exchanges.schedules import build as exchange_schedule
-from .ipmc import bcast as mcast_bcast
-from .ipmc.allgather import allgather_slots as mcast_allgather_slots
-from .ipmc.barrier import barrier as mcast_barrier
-from .ipmc.channel import channel_for
-from .ipmc.message import Options
-from .ipmc.plans import parents, scout_binary_tree
-from .pairwise import barrier as pairwise_barrier
-from .range_trees import bcast as range_bcast
-from .range_trees.bcast import RangeOptions
-from .range_trees.bcast import barrier as range_barrier
-from .range_trees.channel import range_channel_for
 from .slots import Slots, equal, of_counts, uniform
-from .trees import dyn_bcast
-from .trees.dyn_bcast import chain, static_params
-from .trees.run import execute, schedule_for
+
+# Each family's runner below imports its family's modules when first called, not here: a
+# rank imports only what its algorithm needs. Every family imported here made each rank's
+# start-up ~75 ms longer (bcast_bench: 117 against 41 ms, python -X importtime, no bytecode
+# cache, as the ranks run here) and a 16-host job on 2 cores ~1.1 s longer (3.5 against
+# 2.4 s; 2026-12-06). The checks (check_bcast, barrier_options) import what they check so.
 
 WAIT_MODES = waiting.MODES  # how ranks wait for messages (MCASTLAB_WAIT; collectives.waiting)
 
@@ -81,22 +71,36 @@ def _mpi_bcast(buf: Any, root: int, comm: Any, _algorithm: str, _params: dict) -
 
 
 def _scheduled(buf: Any, root: int, comm: Any, algorithm: str, params: dict) -> None:
+    # imported on first use (why: top of module)
+    from .trees.run import execute, schedule_for
+
     nbytes = memoryview(buf).nbytes
     execute(schedule_for(algorithm, comm.Get_size(), root, nbytes, **params), buf, comm)
 
 
 def _dynamic(buf: Any, root: int, comm: Any, algorithm: str, params: dict) -> None:
+    # imported on first use (why: top of module)
+    from .trees import dyn_bcast
+
     dyn_bcast.bcast(buf, root, comm, dyn_bcast.static_params(params, algorithm),
                     check_send_order(params.get("send_order", DEFAULT_SEND_ORDER)),
                     dyn_bcast.chain(algorithm, comm.Get_size(), root, params), algorithm)
 
 
 def _multicast(buf: Any, root: int, comm: Any, algorithm: str, params: dict) -> None:
+    # imported on first use (why: top of module)
+    from .ipmc import bcast as mcast_bcast
+    from .ipmc.channel import channel_for
+
     mcast_bcast.bcast(channel_for(comm, timeout=params.get("timeout")), buf, root, algorithm,
                       **params)
 
 
 def _range(buf: Any, root: int, comm: Any, _algorithm: str, params: dict) -> None:
+    # imported on first use (why: top of module)
+    from .range_trees import bcast as range_bcast
+    from .range_trees.channel import range_channel_for
+
     range_bcast.bcast(range_channel_for(comm), buf, root, **params)
 
 
@@ -133,10 +137,18 @@ def _mpi_barrier(comm: Any, _algorithm: str, _params: dict) -> None:
 
 
 def _mcast_barrier(comm: Any, _algorithm: str, params: dict) -> None:
+    # imported on first use (why: top of module)
+    from .ipmc.barrier import barrier as mcast_barrier
+    from .ipmc.channel import channel_for
+
     mcast_barrier(channel_for(comm, timeout=params.get("timeout")), **params)
 
 
 def _range_barrier(comm: Any, _algorithm: str, params: dict) -> None:
+    # imported on first use (why: top of module)
+    from .range_trees.bcast import barrier as range_barrier
+    from .range_trees.channel import range_channel_for
+
     range_barrier(range_channel_for(comm), **params)
 
 
@@ -148,6 +160,9 @@ def tree_barrier(comm: Any) -> None:
     the range-tree barrier is compared with: the same arrivals, a point-to-point release)."""
     # importing mpi4py.MPI starts MPI: only inside the ranks
     from mpi4py import MPI
+
+    # imported on first use (why: top of module)
+    from .ipmc.plans import parents, scout_binary_tree
 
     rank, tree = comm.Get_rank(), scout_binary_tree(comm.Get_size())
     kids, parent = tree.get(rank, []), parents(tree).get(rank)
@@ -162,6 +177,9 @@ def tree_barrier(comm: Any) -> None:
 def _p2p_barrier(comm: Any, algorithm: str, _params: dict) -> None:
     """The point-to-point barriers, by name: Chen2000's binary tree, MPICH 1's pairwise."""
     if algorithm == "pairwise":
+        # imported on first use (why: top of module)
+        from .pairwise import barrier as pairwise_barrier
+
         pairwise_barrier(comm)
     else:
         tree_barrier(comm)
@@ -270,6 +288,10 @@ def _mpi_allgather(recv: memoryview, slots: Slots, comm: Any, _algorithm: str,
 
 def _exchange(recv: memoryview, slots: Slots, comm: Any, algorithm: str,
               _params: dict) -> None:
+    # imported on first use (why: top of module)
+    from .exchanges import run as exchange_run
+    from .exchanges.schedules import build as exchange_schedule
+
     exchange_run.execute(exchange_schedule(algorithm, comm.Get_size()), recv, comm, slots)
 
 
@@ -277,6 +299,10 @@ def _mcast_allgather(recv: memoryview, slots: Slots, comm: Any, algorithm: str,
                      params: dict) -> None:
     """The multicast allgathers (collectives.ipmc.allgather) over the communicator's channel;
     this rank's block is already in its slot."""
+    # imported on first use (why: top of module)
+    from .ipmc.allgather import allgather_slots as mcast_allgather_slots
+    from .ipmc.channel import channel_for
+
     mcast_allgather_slots(channel_for(comm, timeout=params.get("timeout")),
                           [recv[o:o + n] for o, n in slots], algorithm, **params)
 
@@ -311,6 +337,8 @@ def barrier_options(barrier: str, options: dict[str, Any]) -> dict[str, Any]:
     if family == "multicast":
         takes = {"timeout", "release"}
     elif family == "range":
+        # imported on first use (why: top of module)
+        from .range_trees.bcast import RangeOptions
 
         takes = {f.name for f in dataclasses.fields(RangeOptions)}
     else:
@@ -345,7 +373,12 @@ def check(bcast: str, barrier: str, size: int, options: dict[str, Any],
     allgather_algorithm(allgather)  # its options: none yet, the broadcast's are not its
     check_barrier(barrier, options)
     given = bcast_options(options)
-    check_bcast(bcast, size, measured.checkable(bcast, given) if measure else given)
+    if measure:
+        # imported on first use (why: top of module)
+        from .measured import checkable
+
+        given = checkable(bcast, given)
+    check_bcast(bcast, size, given)
 
 
 def check_bcast(bcast: str, size: int, options: dict[str, Any]) -> None:
@@ -353,12 +386,21 @@ def check_bcast(bcast: str, size: int, options: dict[str, Any]) -> None:
     family = bcast_algorithm(bcast).family
     try:
         if bcast_algorithm(bcast).scheduled:
+            # imported on first use (why: top of module)
+            from .trees.run import schedule_for
+
             schedule_for(bcast, size, 0, 0, **options)
         elif family == "dynamic":
+            # imported on first use (why: top of module)
+            from .trees.dyn_bcast import chain, static_params
+
             static_params(options, bcast)
             chain(bcast, size, 0, options)
             check_send_order(options.get("send_order", DEFAULT_SEND_ORDER))
         elif family == "multicast":
+            # imported on first use (why: top of module)
+            from .ipmc.message import Options
+
             rest = dict(options)
             if bcast_algorithm(bcast).completion:
                 check_completion(rest.pop("completion", DEFAULT_COMPLETION))
@@ -367,6 +409,9 @@ def check_bcast(bcast: str, size: int, options: dict[str, Any]) -> None:
                                  "only")
             Options(**{"fragment": 1, **rest})
         elif family == "range":
+            # imported on first use (why: top of module)
+            from .range_trees.bcast import RangeOptions
+
             RangeOptions(**options)
     except TypeError as e:  # an option the algorithm does not take
         raise ValueError(f"{bcast}: {e}") from None

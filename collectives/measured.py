@@ -43,8 +43,6 @@ from typing import Any, cast
 from . import outqueue
 from .algorithms import DEFAULT_SEND_ORDER, bcast_algorithm
 from .timing import busy_wait, idle_barrier
-from .trees import inputs
-from .trees.inputs import HoldTable
 
 # Sends and receives wait as the broadcasts' own do (collectives.waiting): the model's
 # t_hold and t_end then hold the wake-up that a broadcast's ranks pay.
@@ -219,13 +217,17 @@ class Cache:
         """What `algorithm` is given for an `nbytes` broadcast on `k` ranks (None: t_hold at
         the most sends measured), as the testbed's model gives it
         (collectives.trees.inputs.timing; KeyError while a point it needs is missing)."""
+        # imported here: the model (trees, schedules) costs a rank's start-up ~25 ms, and
+        # only the drop-in uses it (collectives.executor says why start-up matters)
+        from .trees.inputs import HoldTable, timing
+
         got = [self.entries[send_order, p] for p in points(nbytes)]
         most = min(len(m.by_count) for m in got)
         table = HoldTable(tuple(m.size for m in got), tuple(m.by_count[:most] for m in got),
                           tuple(m.t_end_s for m in got))
         software = [m.t_software_s for m in got]
-        return inputs.timing(algorithm, nbytes, table, k, None,
-                             None if None in software else cast("list[float]", software))
+        return timing(algorithm, nbytes, table, k, None,
+                      None if None in software else cast("list[float]", software))
 
     def records(self) -> list[dict[str, Any]]:
         return [self.entries[key].record() for key in sorted(self.entries)]

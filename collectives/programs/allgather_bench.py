@@ -21,11 +21,10 @@ import zlib
 from typing import Any
 
 from ..executor import allgather
-from ..ipmc.channel import peek_stats
 from ..ipmc.sockbuf import summary as socket_buffers
 from ..stats import summarize
 from ..timing import idle_barrier, sched_self, sched_since, wait_per_turn
-from . import command
+from . import command, peek_stats
 from .marks import count_frames
 
 

@@ -28,12 +28,10 @@ from typing import Any
 
 from ..algorithms import DEFAULT_RELEASE, barrier_algorithm
 from ..executor import barrier, barrier_options, check_barrier
-from ..ipmc.channel import peek_stats
-from ..range_trees.channel import add_layout_arguments, layout_arguments
 from ..stats import summarize
 from ..timing import idle_barrier, sched_self, sched_since, wait_per_turn
 from ..use import option
-from . import command
+from . import add_layout_arguments, command, layout_arguments, peek_stats
 from .marks import count_frames
 
 

@@ -34,7 +34,6 @@ from .. import held, outqueue, sent, waiting
 from ..algorithms import bcast_algorithm
 from ..call import BcastCall
 from ..executor import bcast
-from ..ipmc.channel import channel_for, peek_arrivals, peek_stats
 from ..ipmc.rounds import summary as repair_summary
 from ..ipmc.sockbuf import summary as socket_buffers
 from ..stats import summarize
@@ -47,8 +46,7 @@ from ..timing import (
     sched_since,
     wait_per_turn,
 )
-from ..trees.dyn_bcast import last_parent
-from . import command
+from . import command, peek_arrivals, peek_stats
 from .marks import count_frames, root_says
 
 
@@ -152,6 +150,9 @@ def direct_steps(comm, buf, want: bytes, root: int, iters: int, warmup: int,
             mine.append((t1, c1 - c0, t1 - t0, held.at()))
             queues.append(sent.since_call())
             if dynamic:
+                # only in this branch (a rank's start-up: collectives.programs)
+                from ..trees.dyn_bcast import last_parent
+
                 parents.append(last_parent(comm))
         yield
     stat1 = cpu_jiffies() if rank == root else None
@@ -360,6 +361,9 @@ def turns(comm: Any, call: BcastCall, iters: int, warmup: int, late: str | None 
     """`call`'s direct iterations, one broadcast a step, returning its Taken."""
     alg = call.kwargs()
     if bcast_algorithm(call.algorithm).family == "multicast":
+        # only in this branch (a rank's start-up: collectives.programs)
+        from ..ipmc.channel import channel_for
+
         # its set-up (collective) before any broadcast, so that no broadcast, not even the
         # first with --warmup 0, has every rank meet in it (verify does the same)
         channel_for(comm, timeout=alg.get("timeout"))

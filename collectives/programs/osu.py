@@ -38,8 +38,6 @@ import mpi4py
 from .. import waiting
 from ..algorithms import NATIVE, allgather_algorithm, barrier_algorithm, bcast_algorithm
 from ..executor import allgather, barrier, bcast
-from ..ipmc.channel import channel_for
-from ..range_trees.channel import range_channel_for
 from ..timing import sched_self, sched_since, wait_per_turn
 from . import command
 
@@ -128,8 +126,14 @@ def _set_up(comm: Any, family: str) -> None:
     (waiting.connect_all) and a multicast or range channel (joined collectively)."""
     waiting.connect_all(comm)
     if family == "multicast":
+        # only in this branch (a rank's start-up: collectives.programs)
+        from ..ipmc.channel import channel_for
+
         channel_for(comm)
     elif family == "range":
+        # only in this branch (a rank's start-up: collectives.programs)
+        from ..range_trees.channel import range_channel_for
+
         range_channel_for(comm)
 
 

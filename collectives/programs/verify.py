@@ -18,9 +18,7 @@ from typing import Any
 
 from ..algorithms import BARRIERS, BCASTS, known
 from ..executor import barrier, bcast
-from ..ipmc.channel import channel_for, peek_stats
-from ..range_trees.channel import add_layout_arguments, layout_arguments
-from . import command
+from . import add_layout_arguments, command, layout_arguments, peek_stats
 
 
 def payload(n: int, seed: int) -> bytes:
@@ -80,6 +78,9 @@ def main(argv: list[str] | None = None) -> int:
         cases = [(a, int(n), r) for _ in range(args.repeat) for a in args.algorithms.split(",")
                  for n in args.sizes.split(",") for r in roots]
         if any(known(a).family == "multicast" for a in args.algorithms.split(",")):
+            # only in this branch (a rank's start-up: collectives.programs)
+            from ..ipmc.channel import channel_for
+
             channel_for(comm)  # its set-up (collective) outside the timed broadcasts
         # back to back: no synchronisation between broadcasts, results compared at the end
         mine, took = [], []

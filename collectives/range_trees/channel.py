@@ -29,8 +29,7 @@ from .kary_tree import KaryNTree
 from .schedule import Multicast, RangeTree
 from .trees import greedy_tree, optimal_tree
 
-__all__ = ["RangeChannel", "TreeUse", "add_layout_arguments", "layout_arguments",
-           "range_address", "range_channel_for", "tree_layout"]
+__all__ = ["RangeChannel", "TreeUse", "range_address", "range_channel_for", "tree_layout"]
 
 MAX_JOINED = 16  # Linux allows 20 memberships per socket (net.ipv4.igmp_max_memberships)
 TREE_KINDS = ("greedy", "optimal")
@@ -193,19 +192,6 @@ class RangeChannel(Channel):
             f"range multicasts do not arrive within {timeout:g} s: {'; '.join(missing)}: the "
             "switches must be run by a contiguous-mode controller, and no range may hold a "
             "failed node (give the ranks' nodes with nodes=)")
-
-
-def add_layout_arguments(ap: Any) -> None:
-    """--nodes and --fattree of a benchmark's command line (see `layout_arguments`)."""
-    ap.add_argument("--nodes", help="range-tree: the network node of every (world) rank, "
-                                    "comma-separated (default: rank i on node i)")
-    ap.add_argument("--fattree", help="range-tree: K,N: arity and node count of the fat tree")
-
-
-def layout_arguments(args: Any) -> dict[str, list[int]]:
-    """nodes= and fattree= as given on the command line (each only if given)."""
-    return {key: [int(x) for x in value.split(",")] for key in ("nodes", "fattree")
-            if (value := getattr(args, key))}
 
 
 def range_channel_for(comm: Any, fragment: int | None = None) -> RangeChannel:

@@ -19,13 +19,13 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from ..algorithms import DEFAULT_SEND_ORDER, NATIVE, check_choice, check_send_order, names
-from ..contention import schedules as contention_schedules
 from . import opttree
 from .ops import Op, Recv, Schedule, Send, SendRecv
 
 ALGORITHMS = names("tree")
-# told where the ranks sit (mesh=, torus=, bmin=, nodes=): collectives.contention.schedules
-TOPOLOGY_ALGORITHMS = contention_schedules.ALGORITHMS
+# told where the ranks sit (mesh=, torus=, bmin=, nodes=): collectives.contention.schedules,
+# imported only when one is built (a rank's start-up: collectives.executor)
+TOPOLOGY_ALGORITHMS = names("contention")
 DEFAULT_FRAGMENT = 8192
 DEFAULT_BLOCKSIZE = 3  # Nupairoj1998 figure 3.7's (MPI-F's own is not given)
 
@@ -237,6 +237,9 @@ def build(algorithm: str, size: int, root: int = 0, nbytes: int = 0,
         raise ValueError(f"message size must be a non-negative byte count, got {nbytes!r}")
     params["send_order"] = check_send_order(params.get("send_order", DEFAULT_SEND_ORDER))
     if algorithm in TOPOLOGY_ALGORITHMS:
+        # imported on first use (a rank's start-up: collectives.executor)
+        from ..contention import schedules as contention_schedules
+
         return contention_schedules.schedule(algorithm, size, root, nbytes, **params)
     fragment = _fragment(algorithm, params)
     if fragment is not None:
