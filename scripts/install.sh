@@ -65,9 +65,7 @@ stamp="$VENV/.mcastlab-installed"
 want=$(cat requirements.txt pyproject.toml | sha256sum | cut -d' ' -f1)
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
     echo "install: Python packages (pinned in requirements.txt)"
-    # --no-compile: pip byte-compiling every installed module took 17 of 35 s here (a fresh
-    # clone's `make test`); Python compiles the modules a run imports, once, as it meets them
-    pip=("$VENV/bin/pip" install -q --disable-pip-version-check --no-compile)
+    pip=("$VENV/bin/pip" install -q --disable-pip-version-check)
     # (the filter hides this machine's notes about absent local package mirrors)
     "${pip[@]}" -r requirements.txt 2> >(grep -v 'is ignored: it is neither' >&2)
     "${pip[@]}" --no-deps --no-build-isolation -e . 2> >(grep -v 'is ignored: it is neither' >&2)
