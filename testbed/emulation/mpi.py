@@ -122,7 +122,11 @@ def run_mpi(emu: Any, argv: list[str], *, hosts: Sequence[str | int] | None = No
         env = {"MCASTLAB_SSH": shlex.join(spread.runners[servers[0]].ssh()[:-1]), **(env or {})}
     if spread.cluster:  # ranks that hydra starts without the launcher run where mpiexec does
         env = {"MCASTLAB_GROUP_SLICE": spread.group_slice(first.name), **(env or {})}
-    job_env = dict(os.environ, MCASTLAB_HOSTMAP=str(hostmap), MCASTLAB_JOB_DIR=str(job_dir),
+    # the ranks keep their bytecode (a caller's PYTHONDONTWRITEBYTECODE, as this machine's
+    # environment sets, made each of 16 ranks compile every module of ours it imports at every
+    # start: a 16-host binomial job 2.86 s against 2.20 s with the bytecode kept, 2026-12-06)
+    job_env = dict({k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"},
+                   MCASTLAB_HOSTMAP=str(hostmap), MCASTLAB_JOB_DIR=str(job_dir),
                    MCASTLAB_ROOT_PID=str(os.getpid()),
                    **{run_records.ENV_JOB: job_id},
                    PYTHONUNBUFFERED="1", **rank_stacks.ENV, **(env or {}))

@@ -21,16 +21,17 @@ from topologies import HOST_PORT
 from .netutil import tcp_segments
 from .shared import shared_network
 
-HELLO = ("from mpi4py import MPI; import socket; c = MPI.COMM_WORLD; "
+HELLO = ("from mpi4py import MPI; import socket, sys; c = MPI.COMM_WORLD; "
          "print(c.Get_rank(), c.Get_size(), socket.gethostname(), "
-         "sum(c.allgather(c.Get_rank())))")
+         "sum(c.allgather(c.Get_rank())), sys.dont_write_bytecode)")
 
 # every test runs jobs on one 3x3 mesh (tests/integration/shared.py)
 mesh, mesh_network = shared_network("mesh", "mesh:rows=3,cols=3")
 
 
-def test_mpi_job_on_four_hosts_of_a_mesh(mesh, tmp_path):
+def test_mpi_job_on_four_hosts_of_a_mesh(mesh, tmp_path, monkeypatch):
     chosen = ["h0", "h2", "h6", "h8"]  # the four corners: routes cross the mesh
+    monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")  # as this machine's environment
     res = run_mpi(mesh, ["-c", HELLO], hosts=chosen, timeout=60)
     assert res.returncode == 0
     lines = {r: res.rank_output[r].split() for r in range(4)}
@@ -38,6 +39,7 @@ def test_mpi_job_on_four_hosts_of_a_mesh(mesh, tmp_path):
     assert [lines[r][2] for r in range(4)] == chosen
     assert all(lines[r][:2] == [str(r), "4"] for r in range(4))
     assert all(lines[r][3] == "6" for r in range(4))  # allgather went through
+    assert all(lines[r][4] == "False" for r in range(4))  # the ranks keep their bytecode
 
     out = tmp_path / "pp.jsonl"
     run_mpi(mesh, ["-m", "collectives.programs.pingpong", "--out", str(out), "--reps", "10",
