@@ -265,7 +265,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
                                          "each with a verdict, in a dated folder under "
                                          "results/")
     p.add_argument("--quick", action="store_true",
-                   help="a subset at small scale (goal: within 10 minutes)")
+                   help="a subset at small scale (about 9 minutes on 2 cores)")
     p.add_argument("--only", nargs="+", metavar="KEY",
                    help="these claims (keys, or a paper: nupairoj, coll, siebert, tseng, chen)")
     p.add_argument("--out", help=f"results root: a dated folder is made in it (default "
