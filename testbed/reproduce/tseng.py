@@ -386,6 +386,11 @@ def size_gain(ctx: Context) -> Outcome:
 
 
 # ---- Fig 3: balancing the DDN choice helps more with fewer sources ------------------------
+def by_sources(ratios: dict[int, float | None]) -> str:
+    """A draw's (or the median's) random / balanced per sources count, in words."""
+    return ", ".join(f"{n} sources {_r(ratios[n])}" for n in SOURCES)
+
+
 def judge_balance(draws: Sequence[dict[int, Job]]) -> Outcome:
     """`draws`: per random draw, sources -> (scheme, size) -> point; random and balanced at
     LARGE judged (any other point shown beside). Per draw, random / balanced with 4
@@ -404,8 +409,7 @@ def judge_balance(draws: Sequence[dict[int, Job]]) -> Outcome:
     med = {n: _median([g[n] for g in got]) for n in SOURCES}
     mod = {n: _median([g[n] for g in model]) for n in SOURCES}
     text = (f"random / balanced, {LARGE // 1024} KiB, p {FACTOR:g}, {len(draws)} draws: "
-            + "; ".join(", ".join(f"{n} sources {_r(g[n])}" for n in SOURCES) for g in got)
-            + " (model, median: " + ", ".join(f"{n} sources {_r(mod[n])}" for n in SOURCES)
+            + "; ".join(map(by_sources, got)) + " (model, median: " + by_sources(mod)
             + ")")
     values = measured_and_model("balance", med, mod, "sources", "random / balanced")
     few, many = SOURCES[0], SOURCES[-1]
@@ -452,9 +456,8 @@ def balance(ctx: Context) -> Outcome:
     if unsettled := balance_unsettled(model):
         mod = {n: _median([g[n] for g in model]) for n in SOURCES}
         text = (f"not measured: the step model's random / balanced, {LARGE // 1024} KiB, p "
-                f"{FACTOR:g}, {len(seeds)} draws: " + "; ".join(
-                    ", ".join(f"{n} sources {_r(g[n])}" for n in SOURCES) for g in model)
-                + " (median: " + ", ".join(f"{n} sources {_r(mod[n])}" for n in SOURCES)
+                f"{FACTOR:g}, {len(seeds)} draws: " + "; ".join(map(by_sources, model))
+                + " (median: " + by_sources(mod)
                 + ")")
         values = measured_and_model("balance", {n: None for n in SOURCES}, mod, "sources",
                                     "random / balanced")
