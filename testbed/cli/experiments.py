@@ -16,7 +16,8 @@ from ..bench import suites as bench
 from ..bench.suites import SUITES
 from ..emulation.environment import detected
 from ..errors import DiskFull, UsageError
-from ..experiments.run import Log, Run, execute, point_config, prepare
+from ..experiments.operating_point import execute_at_operating_point, listing
+from ..experiments.run import Log, Run, point_config, prepare
 from ..experiments.spec import load
 from ..outputs import output_dir, output_tree
 from ..results import DEFAULT_ROOT, new_results_dir, size_text
@@ -43,9 +44,13 @@ def list_points(spec_path: str) -> int:
         for p in spec.points():
             print(f"  {p.index:4d}  {p.algorithm:<19} {size_text(p.size):>8} blocks  "
                   f"{p.hosts} ranks" + (f"  loss={p.loss:g}" if p.loss else ""))
+        for line in listing(spec):
+            print(line)
         return 0
     print(f"{spec.name}: {len(spec.points())} points on {spec.topology.name} "
           f"({len(spec.topology.hosts)} hosts), {spec.repetitions} broadcasts each")
+    for line in listing(spec):
+        print(line)
     for p in spec.points():
         c = point_config(spec, p)
         extra = [f"{k}={c[k]}" for k in ("traffic", "fault") if c[k] != "none"]
@@ -80,15 +85,17 @@ def run_spec(args: argparse.Namespace, log: Log) -> int:
     log(f"{run.spec.name}: {len(run.spec.points())} points "
         f"({len(run.done)} already done), results in {run.out}")
     try:
-        return _measure(run)
+        return _measure(run, reprobe=getattr(args, "reprobe", False))
     except DiskFull as exc:  # every point written so far is whole, and stays
         raise DiskFull(f"{exc}; {len(run.done)} of {len(run.spec.points())} points measured "
                        f"and kept; make room, then finish with: mcastlab experiment --resume "
                        f"{run.out}") from None
 
 
-def _measure(run: Run) -> int:
-    """Measure what `run` has left, then write its report (a full disk: only what can be)."""
+def _measure(run: Run, *, reprobe: bool = False) -> int:
+    """Measure what `run` has left (at the operating point of its work, where its rate is
+    automatic: testbed.experiments.operating_point), then write its report (a full disk:
+    only what can be). `reprobe`: probe again where the cache answers."""
     # loaded when the command runs: keeps the start of `mcastlab` quick
     from ..report import write_report
 
@@ -96,7 +103,7 @@ def _measure(run: Run) -> int:
     full: DiskFull | None = None
     try:
         with _progress_bar() as bar:
-            execute(run, bar)
+            execute_at_operating_point(run, bar, reprobe=reprobe)
     except KeyboardInterrupt:
         interrupted = True
     except DiskFull as exc:
@@ -225,6 +232,9 @@ def _experiment_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--resume", metavar="FOLDER", help="measure what an interrupted run left")
     p.add_argument("--list", action="store_true",
                    help="check the spec and list its points; run nothing (no root needed)")
+    p.add_argument("--reprobe", action="store_true",
+                   help="bw=auto: probe the heaviest points again for the operating point, "
+                        "where the cache of an earlier probe would answer")
     add_cluster_choice(p)
     p.set_defaults(func=cmd_experiment)
 

@@ -55,7 +55,7 @@ from ..fidelity.flags import Monitor, expected_rates
 from ..fidelity.link_rate import NOMINAL_MBIT, LinkRate, is_auto, nominal_topology
 from ..fidelity.wire_units import FRAME_BYTES, frame_time_s
 from ..hostprogs import command
-from ..results import versions
+from ..results import versions, write_json
 from .bcast import model_params, run_bcast
 
 LADDER_MBIT = (5, 10, 20, 30, 50, 70, 100, 150, 200, 300, 500, 700, 1000)
@@ -108,13 +108,16 @@ def machine(host_ports: str) -> dict[str, Any]:
 
 
 # ---- the cache ---------------------------------------------------------------------------
-def cache_file() -> Path:
-    return Path(os.environ.get(CACHE_ENV) or DEFAULT_CACHE_DIR) / "calibration.json"
+def cache_file(name: str = "calibration.json") -> Path:
+    """A file of the cache folder: the calibrations', or another cache kept beside it (the
+    operating points of experiments' work: testbed.experiments.operating_point)."""
+    return Path(os.environ.get(CACHE_ENV) or DEFAULT_CACHE_DIR) / name
 
 
-def _load_cache() -> dict[str, Any]:
+def load_cache(path: Path | None = None) -> dict[str, Any]:
+    """A cache file's data ({} when it is missing or not a JSON object)."""
     try:
-        data = json.loads(cache_file().read_text())
+        data = json.loads((path or cache_file()).read_text())
     except (OSError, ValueError):
         return {}
     return data if isinstance(data, dict) else {}
@@ -124,7 +127,7 @@ def cached(key: str, here: dict[str, Any], cap: float) -> dict[str, Any] | None:
     """The cached calibration of `key` on this machine that answers for rates up to
     `cap`, or None. An entry answers when it searched up to at least `cap`, or when a rate
     below its own cap already failed (so every higher one would)."""
-    data = _load_cache()
+    data = load_cache()
     if data.get("machine") != here:
         return None
     entry = (data.get("entries") or {}).get(key)
@@ -135,18 +138,19 @@ def cached(key: str, here: dict[str, Any], cap: float) -> dict[str, Any] | None:
     return None
 
 
-def store(key: str, here: dict[str, Any], entry: dict[str, Any]) -> Path:
-    """Write an entry; entries of another machine are dropped."""
-    data = _load_cache()
+def store(key: str, here: dict[str, Any], entry: dict[str, Any],
+          path: Path | None = None) -> Path:
+    """Write an entry into the cache file `path` (default the calibrations'); entries of
+    another machine are dropped. Written atomically, never through a link
+    (results.write_json)."""
+    path = path or cache_file()
+    data = load_cache(path)
     if data.get("machine") != here:
         data = {"machine": here, "entries": {}}
     data.setdefault("entries", {})[key] = entry
-    path = cache_file()
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
-        tmp.replace(path)
+        write_json(path, data)
     except OSError as exc:
         raise UsageError(f"cannot write the calibration cache {path}: {exc.strerror} "
                          f"(set {CACHE_ENV} to a writable folder)") from None

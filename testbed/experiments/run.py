@@ -253,6 +253,15 @@ def new_run(spec: ExperimentSpec, out: Path, rate: LinkRate, caps: Any, log: Log
     return _opened(spec, out, config, log)
 
 
+def network(run: Run) -> Emulation:
+    """The run's network, to bring up (`with network(run) as emu`): its spec's topology,
+    switching and controller mode, over its cluster's servers if it has any."""
+    spec = run.spec
+    return Emulation(spec.topology, controller_config=ControllerConfig(mode=spec.mode),
+                     caps=run.caps, progress=run.log, switch=spec.switching,
+                     cluster=across(spec.topology, spec.cluster))
+
+
 def execute(run: Run, progress: Any = None, emu: Emulation | None = None) -> None:
     """Measure every point not yet done. `progress` is a rich Progress (or None). `emu`:
     a network already up with the spec's topology and switching to measure on (default:
@@ -266,9 +275,7 @@ def execute(run: Run, progress: Any = None, emu: Emulation | None = None) -> Non
     if not todo:
         return
     up: contextlib.AbstractContextManager[Emulation] = contextlib.nullcontext(emu) if emu \
-        else Emulation(spec.topology, controller_config=ControllerConfig(mode=spec.mode),
-                       caps=run.caps, progress=run.log, switch=spec.switching,
-                       cluster=across(spec.topology, spec.cluster))
+        else network(run)
     with up as emu:
         run.emu = emu
         if spec.multinode is not None or spec.collective == "allgather":

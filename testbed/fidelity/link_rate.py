@@ -69,3 +69,21 @@ def nominal_topology(text: str, **given: Any) -> Topology:
     if params.get("bw", AUTO) == AUTO:
         params["bw"] = NOMINAL_MBIT
     return build(shape, **params)
+
+
+def operating_point_text(op: dict[str, Any]) -> str:
+    """One sentence of a run's `operating_point` record (testbed.experiments.operating_point):
+    the rate its work ran at and what set it (the progress line, the report's note)."""
+    mbit, cal = op["mbit"], op["calibrated_mbit"]
+    how = " (from the cache of an earlier probe)" if op.get("cached") else ""
+    if not op["keeps_up"]:
+        still = "; ".join(f"{f['text']}: {f['why']}" for f in op["still_failing"])
+        return (f"operating point {mbit:g} Mbit/s, the lowest rung{how}: even there these "
+                f"heaviest points do not keep up, and their points carry flags: {still}")
+    if not op["set_by"]:
+        return (f"operating point {mbit:g} Mbit/s, the calibrated rate{how}: the sweep's "
+                f"{len(op['points'])} heaviest point(s) keep up there")
+    above = op["set_by"][0]["mbit"]
+    setters = "; ".join(f"{f['text']}: {f['why']}" for f in op["set_by"])
+    return (f"operating point {mbit:g} Mbit/s{how}, below the calibrated {cal:g}: the "
+            f"heaviest points keep up there, not at {above:g} Mbit/s ({setters})")

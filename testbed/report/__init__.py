@@ -17,6 +17,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from ..fidelity.link_rate import operating_point_text
 from ..results import read_jsonl
 from . import allgather, multinode
 from .findings import crossover, growth
@@ -43,10 +44,17 @@ def rate_notes(config: dict[str, Any]) -> list[str]:
         return []
     if not r.get("auto"):
         return [f"Host links at {r['mbit']:g} Mbit/s."]
+    slower = (f"the nominal {r['nominal_mbit']:g} Mbit/s network runs {r['dilation']:.3g} "
+              "times slower. Times as multiples of M/B (the message's own time on one link) "
+              "carry over to other rates: see summary.csv.")
+    op = config.get("operating_point")
+    if isinstance(op, dict):
+        return [f"Host links at {r['mbit']:g} Mbit/s for the whole sweep, chosen for this "
+                f"spec's work by probing its heaviest points before it measured "
+                f"({r.get('source')}): {operating_point_text(op)}. {slower[0].upper()}"
+                f"{slower[1:]}"]
     return [f"Host links at {r['mbit']:g} Mbit/s, the highest rate this machine keeps up with "
-            f"for this network ({r.get('source')}); the nominal {r['nominal_mbit']:g} Mbit/s "
-            f"network runs {r['dilation']:.3g} times slower. Times as multiples of M/B (the "
-            "message's own time on one link) carry over to other rates: see summary.csv."]
+            f"for this network ({r.get('source')}); {slower}"]
 
 
 def timing_notes(config: dict[str, Any], points: list[Point]) -> list[str]:

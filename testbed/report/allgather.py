@@ -16,6 +16,7 @@ from typing import Any
 
 from collectives.algorithms import ALLGATHERS
 
+from ..fidelity.link_rate import operating_point_text
 from ..results import size_text, text_table
 from .figures import Figure, pyplot, rate_text
 from .points import yes_no
@@ -85,6 +86,8 @@ def summary(title: str, run_dir: Path, config: Mapping[str, Any], recs: Sequence
              f"last rank's return, medians of {spec.get('repetitions', 10)} runs, and in "
              "multiples of the floor (p-1)m/B (every rank takes in the other blocks through "
              f"its own link). Links at {rate_text(config.get('link_rate'))}.",
+             *([f"The whole sweep ran at the {operating_point_text(op)}."]
+               if isinstance(op := config.get("operating_point"), dict) else []),
              f"{len(recs)} of {config.get('points', '?')} points measured, {failed} failed, "
              f"{sum(flagged(r) for r in recs)} flagged (the emulator did not keep up: not a "
              "result). * fastest unflagged."]

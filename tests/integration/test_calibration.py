@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from testbed.experiments import calibration
+from testbed.fidelity.link_rate import nominal_topology
 
 from .conftest import MCASTLAB
 
@@ -37,15 +38,36 @@ def bcast(cache: Path) -> tuple[dict, str, float]:
     return json.loads(out.stdout), out.stderr, time.monotonic() - t0
 
 
+# A spec whose heaviest algorithm does not keep up at the rate its calibration says: two-stage's
+# chain at 30 % multicast loss keeps every rank busy at once; at 100 Mbit/s on a 4-host star
+# its ranks waited for a core 2-8 frame times per turn (64 KiB, 4 runs of 4, 2026-12-06), at
+# 20 Mbit/s under ... (calibration keeps 4 hosts at 50 Mbit/s; 100 is planted in the cache)
+HEAVY = """
+name = "heavy"
+repetitions = 2
+warmup = 1
+[network]
+topology = "star:hosts=4"
+loss_scope = "multicast"
+[sweep]
+algorithms = ["binomial", "two-stage"]
+sizes = [1024, 65536]
+loss = [0.3]
+"""
+
+
 @pytest.mark.every_figure_format  # the experiment's report: its plots in every format
 def test_auto_calibrates_records_and_reuses(cache_dir: Path, tmp_path: Path, caps,
-                                           clean_after) -> None:
-    """A bare 2-host star's broadcast calibrates it and records the rate with its dilation;
-    the next run on that shape, an experiment spec's, takes the rate from the cache and
-    records it in its config and in every record. (A second broadcast answered by the cache,
-    before the experiment, made the same point for another network's 4 s.) The experiment's
-    report is the end-to-end run's whose plots are checked in every format (PNG, SVG, PDF):
-    its two plots cost 2 s of it; the small spec's six in test_experiment took 9 s."""
+                                           clean_after, monkeypatch) -> None:
+    """A bare 2-host star's broadcast calibrates it and records the rate with its dilation.
+    An experiment spec of a bare shape takes its calibrated rate from the cache (planted at
+    100 Mbit/s for a 4-host star, as if calibration had found this machine keeping up
+    there), probes its heaviest points on its network before it measures, finds two-stage
+    not keeping up there and runs the whole sweep at a lower rung: its config, its records
+    and its report say which rate, and which point set it; then `--list` says the cache of
+    that probe answers the same spec. (A second broadcast answered by the cache, before the
+    experiment, made the same point for another network's 4 s.) The experiment's report is
+    the end-to-end run's whose plots are checked in every format (PNG, SVG, PDF)."""
     res, err, _ = bcast(cache_dir)
     assert "calibrating star with 2 hosts" in err
     rate = res["link_rate"]
@@ -63,27 +85,54 @@ def test_auto_calibrates_records_and_reuses(cache_dir: Path, tmp_path: Path, cap
         assert v["figures"]["tree"]["ms"] > 0 and v["figures"]["mcast"]["lost"] == 0
         assert v["figures"]["worst_link_ratio"] >= calibration.LINK_MIN
 
-    spec = tmp_path / "auto.toml"
-    spec.write_text('name = "auto"\nrepetitions = 2\nwarmup = 1\n[network]\n'
-                    'topology = "star:hosts=2"\n[sweep]\nalgorithms = ["binomial"]\n'
-                    'sizes = [1024]\n')
+    monkeypatch.setenv(calibration.CACHE_ENV, str(cache_dir))
+    calibration.store(calibration.topology_key(nominal_topology("star:hosts=4")),
+                      entry["machine"], {"mbit": 100.0, "cap": 100.0, "tried": []})
+    spec = tmp_path / "heavy.toml"
+    spec.write_text(HEAVY)
+    env = {**os.environ, calibration.CACHE_ENV: str(cache_dir)}
     out = subprocess.run([*MCASTLAB, "experiment", str(spec), "--out", str(tmp_path / "res")],
-                         capture_output=True, text=True, timeout=600,
-                         env={**os.environ, calibration.CACHE_ENV: str(cache_dir)})
+                         capture_output=True, text=True, timeout=600, env=env)
     assert out.returncode == 0, out.stderr
     assert "calibrating" not in out.stderr
+    assert "probing the heaviest points at 100 Mbit/s: binomial 64 KiB, 4 hosts, loss 30% " \
+        "(multicast); two-stage 64 KiB" in out.stderr, out.stderr
     folder, = (tmp_path / "res").iterdir()
     config = json.loads((folder / "config.json").read_text())
-    again = config["link_rate"]
-    assert again["auto"] and again["source"] == "calibration cache", again
-    assert again["mbit"] == rate["mbit"]
-    rec = json.loads((folder / "records.jsonl").read_text().splitlines()[0])
-    assert rec["link_rate"] == again
-    assert rec["config"]["link_mbit"] == again["mbit"]
-    assert rec["t_mcast_units"]["per_wire_time"] > 0
+    chosen, op = config["link_rate"], config["operating_point"]
+    assert chosen["auto"] and chosen["source"] == "work probe", chosen
+    assert op["calibration"] == "calibration cache" and op["calibrated_mbit"] == 100
+    assert chosen["mbit"] == op["mbit"] < 100 and op["keeps_up"] and not op["cached"]
+    setter = op["set_by"][0]  # what failed the rung above the chosen one
+    assert (setter["algorithm"], setter["size"], setter["hosts"], setter["loss"],
+            setter["scope"]) in {(a, 65536, 4, 0.3, "multicast") for a in ("binomial",
+                                                                            "two-stage")}
+    assert "hosts waited for a core" in setter["why"], setter
+    rungs = op["rungs"]
+    assert rungs[0]["mbit"] == 100 and not rungs[0]["ok"] and rungs[-1]["ok"]
+    assert [r["mbit"] for r in rungs] == sorted((r["mbit"] for r in rungs), reverse=True)
+    assert rungs[-1]["mbit"] == chosen["mbit"] and op["probe_s"] > 0
+    for r in rungs:  # each rung's probe is a run of its own, its records kept apart
+        probed = [json.loads(ln) for ln in
+                  (folder / r["folder"] / "records.jsonl").read_text().splitlines()]
+        assert len(probed) == r["probed"] and {p["config"]["size"] for p in probed} == {65536}
+        assert all(p["link_rate"]["mbit"] == r["mbit"] for p in probed)
+    recs = [json.loads(ln) for ln in (folder / "records.jsonl").read_text().splitlines()]
+    assert len(recs) == 4 and all(r["status"] == "ok" for r in recs)
+    for rec in recs:  # every point at the one chosen rate
+        assert rec["link_rate"] == chosen and rec["config"]["link_mbit"] == chosen["mbit"]
+        assert rec["t_mcast_units"]["per_wire_time"] > 0
+    summary = (folder / "summary.txt").read_text()
+    assert f"operating point {chosen['mbit']:g} Mbit/s" in summary
+    assert f"{setter['algorithm']} 64 KiB, 4 hosts, loss 30% (multicast)" in summary
     pngs = list((folder / "plots").glob("*.png"))
     assert pngs and all(p.with_suffix(f".{f}").stat().st_size > 0 for p in pngs
                         for f in ("svg", "pdf"))  # every plot as SVG and PDF too
+    listed = subprocess.run([*MCASTLAB, "experiment", str(spec), "--list"],
+                            capture_output=True, text=True, timeout=60, env=env)
+    assert listed.returncode == 0, listed.stderr
+    assert f"the cache answers, no probe runs: operating point {chosen['mbit']:g} Mbit/s" \
+        in listed.stdout, listed.stdout
 
 
 def test_calibrate_refuses_what_it_cannot_do(cache_dir: Path) -> None:
