@@ -16,12 +16,14 @@ folder, its records kept apart from the run's.
 A rate passes when every probed point completed, was verified, was not flagged, and stayed
 inside calibration's margin: the hosts waited for a core at most calibration.HOST_WAIT_MAX
 frame times per turn (the flag is at fidelity.HOST_WAIT_LIMIT), the switch at most
-calibration.SWITCH_WAIT_MAX of its time; the margin because fidelity is noisy and the run
-should have no flagged point. The calibrated rate is tried first; where it fails, the rungs
-of calibration.LADDER_MBIT below it in turn, each probing the points that failed the rung
-above (a point that keeps up at a rate keeps up below it: calibration's assumption), until
-one passes. Where none does, the run goes on at the lowest rung and says which points still
-do not keep up: their records carry their flags.
+calibration.SWITCH_WAIT_MAX of its time, and did so in CONFIRM probes in a row: the margin
+and the repeat because fidelity is noisy (two-stage's 64 KiB on 4 hosts at 50 Mbit/s waited
+1.0-3.1 frame times in 20 windows) and the run should have no flagged point. The calibrated
+rate is tried first; where it fails, the rungs of calibration.LADDER_MBIT below it in turn,
+each probing the points that failed the rung above (a point that keeps up at a rate keeps
+up below it: calibration's assumption), until one passes. Where none does, the run goes on
+at the lowest rung and says which points still do not keep up: their records carry their
+flags.
 
 The choice is cached beside the calibrations (cache_file(CACHE_NAME)) per machine and per
 everything it depends on (`workload`): a second run of the same work on the same machine
@@ -72,6 +74,7 @@ CACHE_NAME = "operating_points.json"
 PROBE_REPETITIONS = 3
 PROBE_WARMUP = 1
 PROBE_BUDGET_S = 5.0
+CONFIRM = 2  # probes in a row a rate's points must keep up in
 WORK_PROBE = "work probe"
 WORK_PROBE_CACHE = "work probe cache"
 
@@ -198,21 +201,27 @@ class Rung:
     failed: dict[str, str]  # point key -> its shortfall
     seconds: float = 0.0
     folder: str = ""
+    attempt: int = 0  # the how-manieth probe at this rate (CONFIRM)
 
 
-Trial = Callable[[float, list[Point]], Rung]
+Trial = Callable[[float, list[Point], int], Rung]  # rate, points, attempt at that rate
 
 
 def walk(calibrated: float, points: list[Point], trial: Trial,
          ladder: tuple[float, ...] = LADDER_MBIT) -> list[Rung]:
     """The calibrated rate, then the ladder's rungs below it in turn, each trying the
     points that failed the rung above, until one passes (or none is left): the rungs
-    tried. The operating point is the last one's rate."""
+    tried. A rung passes when its points keep up in CONFIRM probes in a row (one short
+    probe that keeps up by chance is not enough: fidelity is noisy). The operating point
+    is the last one's rate."""
     rungs = [calibrated] + sorted((r for r in ladder if r < calibrated), reverse=True)
     tried: list[Rung] = []
     todo = points
     for mbit in rungs:
-        tried.append(trial(mbit, todo))
+        for attempt in range(CONFIRM):
+            tried.append(trial(mbit, todo, attempt))
+            if tried[-1].failed:
+                break
         if not tried[-1].failed:
             break
         todo = [p for p in todo if p.key in tried[-1].failed]
@@ -233,9 +242,11 @@ def verdict(spec: ExperimentSpec, tried: list[Rung], calibrated: float,
             "keeps_up": not last.failed,
             "points": [describe(spec, p) | {"text": point_text(spec, p)}
                        for p in tried[0].probed],
-            "set_by": failures(tried[-2]) if len(tried) > 1 and not last.failed else [],
+            "set_by": next((failures(r) for r in reversed(tried) if r.failed), [])
+            if not last.failed else [],
             "still_failing": failures(last),
-            "rungs": [{"mbit": r.mbit, "ok": not r.failed, "probed": len(r.probed),
+            "rungs": [{"mbit": r.mbit, "attempt": r.attempt + 1, "ok": not r.failed,
+                       "probed": len(r.probed),
                        "failed": failures(r), "seconds": round(r.seconds, 1),
                        "folder": r.folder} for r in tried],
             "probe_s": round(seconds, 1), "cached": False}
@@ -265,16 +276,17 @@ def _retune(emu: Emulation, topo: Any) -> None:
 
 def trial(run: Run, emu: Emulation, base: ProbeSpec) -> Trial:
     """Probe points at a rate on `emu`: a run of their own in probe/<rate>/."""
-    def at(mbit: float, points: list[Point]) -> Rung:
+    def at(mbit: float, points: list[Point], attempt: int) -> Rung:
         topo = at_rate(run.spec, mbit)
         _retune(emu, topo)
         spec = dataclasses.replace(base, topology=topo,
                                    keys=frozenset(p.key for p in points))
-        folder = run.out / "probe" / f"{mbit:g}"
+        folder = run.out / "probe" / (f"{mbit:g}" + (f"-{attempt + 1}" if attempt else ""))
         if folder.exists():  # an interrupted probe's: measured again
             shutil.rmtree(folder)
         folder.mkdir(parents=True)
-        run.log(f"probing the heaviest points at {mbit:g} Mbit/s: "
+        again = f" again ({attempt + 1} of {CONFIRM} in a row)" if attempt else ""
+        run.log(f"probing the heaviest points at {mbit:g} Mbit/s{again}: "
                 + "; ".join(point_text(run.spec, p) for p in points))
         probe = new_run(spec, folder, LinkRate(NOMINAL_MBIT, mbit, True, WORK_PROBE),
                         run.caps, run.log)
@@ -285,7 +297,7 @@ def trial(run: Run, emu: Emulation, base: ProbeSpec) -> Trial:
         recs = {r.get("key"): r for r in read_jsonl(probe.records_file)}
         failed = {p.key: why for p in points if (why := shortfall(recs.get(p.key)))}
         rung = Rung(mbit, points, failed, time.monotonic() - t0,
-                    str(folder.relative_to(run.out)))
+                    str(folder.relative_to(run.out)), attempt)
         run.log(f"  {mbit:g} Mbit/s: " + ("keeps up" if not failed else "no: " + "; ".join(
             f"{point_text(run.spec, p)}: {failed[p.key]}" for p in points if p.key in failed)))
         return rung

@@ -112,6 +112,7 @@ def test_auto_calibrates_records_and_reuses(cache_dir: Path, tmp_path: Path, cap
     assert rungs[0]["mbit"] == 100 and not rungs[0]["ok"] and rungs[-1]["ok"]
     assert [r["mbit"] for r in rungs] == sorted((r["mbit"] for r in rungs), reverse=True)
     assert rungs[-1]["mbit"] == chosen["mbit"] and op["probe_s"] > 0
+    assert [r["ok"] for r in rungs if r["mbit"] == chosen["mbit"]] == [True, True]  # twice
     for r in rungs:  # each rung's probe is a run of its own, its records kept apart
         probed = [json.loads(ln) for ln in
                   (folder / r["folder"] / "records.jsonl").read_text().splitlines()]

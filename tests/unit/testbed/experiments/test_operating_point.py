@@ -137,13 +137,15 @@ def test_a_probed_point_keeps_up_only_inside_calibrations_margin() -> None:
 
 
 # ---- down the ladder ------------------------------------------------------------------------
-def fake_trial(limits: dict[str, float], calls: list[tuple[float, list[str]]]) -> op.Trial:
-    """Each point keeps up at and below its limit (by algorithm)."""
-    def trial(mbit: float, points: list[Point]) -> op.Rung:
+def fake_trial(limits: dict[str, float], calls: list[tuple[float, list[str]]],
+               flukes: frozenset[tuple[int, float]] = frozenset()) -> op.Trial:
+    """Each point keeps up at and below its limit (by algorithm), but not in the probes
+    (attempt, rate) of `flukes`."""
+    def trial(mbit: float, points: list[Point], attempt: int) -> op.Rung:
         calls.append((mbit, [p.algorithm for p in points]))
         failed = {p.key: f"hosts waited at {mbit:g}" for p in points
-                  if mbit > limits[p.algorithm]}
-        return op.Rung(mbit, points, failed, 1.0, f"probe/{mbit:g}")
+                  if mbit > limits[p.algorithm] or (attempt, mbit) in flukes}
+        return op.Rung(mbit, points, failed, 1.0, f"probe/{mbit:g}", attempt)
     return trial
 
 
@@ -154,14 +156,14 @@ def test_the_walk_steps_down_probing_only_what_failed_and_names_what_set_the_rat
     tried = op.walk(50, points, fake_trial({"binomial": 100, "two-stage": 20, "nack": 30},
                                            calls))
     assert calls == [(50, ["binomial", "two-stage", "nack"]), (30, ["two-stage", "nack"]),
-                     (20, ["two-stage"])]
+                     (20, ["two-stage"]), (20, ["two-stage"])]  # kept up twice in a row
     v = op.verdict(spec, tried, 50, 3.0)
     assert v["mbit"] == 20 and v["keeps_up"] and v["calibrated_mbit"] == 50
     assert [(f["algorithm"], f["mbit"], f["why"]) for f in v["set_by"]] == \
         [("two-stage", 30, "hosts waited at 30")]
     assert v["set_by"][0]["loss"] == 0.3 and v["set_by"][0]["scope"] == "multicast"
-    assert [(r["mbit"], r["ok"], r["probed"]) for r in v["rungs"]] == \
-        [(50, False, 3), (30, False, 2), (20, True, 1)]
+    assert [(r["mbit"], r["attempt"], r["ok"], r["probed"]) for r in v["rungs"]] == \
+        [(50, 1, False, 3), (30, 1, False, 2), (20, 1, True, 1), (20, 2, True, 1)]
     assert v["still_failing"] == [] and len(v["points"]) == 3
     text = operating_point_text(v)
     assert text.startswith("operating point 20 Mbit/s, below the calibrated 50")
@@ -174,10 +176,27 @@ def test_the_calibrated_rate_stands_where_the_heaviest_points_keep_up_there() ->
     calls: list[tuple[float, list[str]]] = []
     tried = op.walk(50, op.heaviest(spec), fake_trial(
         {"binomial": 100, "two-stage": 100, "nack": 100}, calls))
-    assert [c[0] for c in calls] == [50]
+    assert [c[0] for c in calls] == [50, 50]
     v = op.verdict(spec, tried, 50, 1.0)
     assert (v["mbit"], v["keeps_up"], v["set_by"]) == (50, True, [])
     assert "the calibrated rate" in operating_point_text(v)
+
+
+def test_a_rate_that_keeps_up_once_by_chance_is_not_taken() -> None:
+    """The second probe at 30 Mbit/s fails: 30 is not the operating point, and what failed
+    there (in the second probe) set the rate."""
+    spec = spec_of()
+    calls: list[tuple[float, list[str]]] = []
+    points = [p for p in op.heaviest(spec) if p.traffic == "none"]
+    tried = op.walk(50, points, fake_trial({"binomial": 100, "two-stage": 30, "nack": 100},
+                                           calls, frozenset([(1, 30)])))
+    assert calls == [(50, ["binomial", "two-stage", "nack"]), (30, ["two-stage"]),
+                     (30, ["two-stage"]), (20, ["two-stage"]), (20, ["two-stage"])]
+    v = op.verdict(spec, tried, 50, 1.0)
+    assert v["mbit"] == 20
+    assert [(f["algorithm"], f["mbit"]) for f in v["set_by"]] == [("two-stage", 30)]
+    assert [(r["mbit"], r["attempt"], r["ok"]) for r in v["rungs"]][1:3] == \
+        [(30, 1, True), (30, 2, False)]
 
 
 def test_where_no_rung_keeps_up_the_lowest_runs_and_says_what_does_not() -> None:
