@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from testbed.experiments import calibration
 from testbed.experiments import operating_point as op
 from testbed.experiments.run import new_run
 from testbed.experiments.spec import ExperimentSpec, Point, from_dict
@@ -339,3 +340,28 @@ def test_only_a_new_automatic_run_on_one_machine_is_probed(tmp_path: Path) -> No
     path.write_text(LOSS.replace("star:hosts=18", "star:hosts=18,bw=100"))
     spec = spec_of(path.read_text(), path=path)
     assert not spec.auto_rate and op.listing(spec) == []
+
+
+def test_list_says_whether_a_probe_will_run_or_the_cache_answers(
+        cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(op.os, "geteuid", lambda: 0)
+    monkeypatch.setattr(op, "detected", lambda: None)
+    monkeypatch.setattr(op, "host_port_type", lambda _caps, _ports: "afxdp-nonpmd")
+    monkeypatch.setattr(op, "machine", lambda ports: HERE | {"host_ports": ports})
+    spec = spec_of()
+    first, = op.listing(spec)
+    assert first.startswith("link rate auto: not calibrated for this network yet")
+    assert "the 6 heaviest point(s) are probed" in first
+    assert "nack 1 MiB, 8 hosts, 2 groups, traffic bg, loss 30% (multicast)" in first
+    calibration.store(calibration.topology_key(spec.topology), HERE, {"mbit": 50, "cap": 100})
+    probed, = op.listing(spec)
+    assert probed.startswith("link rate auto: calibrated 50 Mbit/s (cache); before measuring")
+    tried = op.walk(50, op.heaviest(spec), fake_trial(
+        {"binomial": 100, "two-stage": 20, "nack": 100}, []))
+    op.remember(HERE, op.workload(spec, op.heaviest(spec), 50),
+                op.verdict(spec, tried, 50, 9.0))
+    answered, = op.listing(spec)
+    assert answered.startswith("link rate auto: the cache answers, no probe runs: operating "
+                               "point 20 Mbit/s (from the cache of an earlier probe)")
+    monkeypatch.setattr(op.os, "geteuid", lambda: 1000)
+    assert "unless the cache of an earlier probe answers" in op.listing(spec)[0]
