@@ -281,8 +281,10 @@ def trial(run: Run, emu: Emulation, base: ProbeSpec) -> Trial:
     def at(mbit: float, points: list[Point], attempt: int) -> Rung:
         topo = at_rate(run.spec, mbit)
         _retune(emu, topo)
-        spec = dataclasses.replace(base, topology=topo,
-                                   keys=frozenset(p.key for p in points))
+        # its algorithms those of its points: no model measured for an algorithm not probed
+        spec = dataclasses.replace(base, topology=topo, keys=frozenset(p.key for p in points),
+                                   algorithms=tuple(dict.fromkeys(p.algorithm
+                                                                  for p in points)))
         folder = run.out / "probe" / (f"{mbit:g}" + (f"-{attempt + 1}" if attempt else ""))
         if folder.exists():  # an interrupted probe's: measured again
             shutil.rmtree(folder)
