@@ -1,8 +1,11 @@
 """Link rate `auto` on the real stack: a bare shape is calibrated on this machine (probes on
-a real network), the rate is recorded with its dilation, the cache answers the next run.
+a real network), the rate is recorded with its dilation, the cache answers the next run; an
+experiment probes its heaviest points before it measures and runs its sweep at a lower rung
+where they do not keep up at the calibrated rate (testbed.experiments.operating_point).
 (That a cache made on another machine is redone is the cache's rule, tested without a
 network in tests/unit/testbed/experiments/test_calibration.py; its run here took 10 s of
-make test.)"""
+make test. The operating point's walk and cache without a network:
+tests/unit/testbed/experiments/test_operating_point.py.)"""
 
 from __future__ import annotations
 
@@ -38,10 +41,13 @@ def bcast(cache: Path) -> tuple[dict, str, float]:
     return json.loads(out.stdout), out.stderr, time.monotonic() - t0
 
 
-# A spec whose heaviest algorithm does not keep up at the rate its calibration says: two-stage's
-# chain at 30 % multicast loss keeps every rank busy at once; at 100 Mbit/s on a 4-host star
-# its ranks waited for a core 2-8 frame times per turn (64 KiB, 4 runs of 4, 2026-12-06), at
-# 20 Mbit/s under ... (calibration keeps 4 hosts at 50 Mbit/s; 100 is planted in the cache)
+# A spec whose heaviest algorithm does not keep up at the rate its calibration gives:
+# two-stage's chain at 30 % multicast loss keeps every rank busy at once. On a 4-host star
+# at 100 Mbit/s (planted in the cache: calibration keeps 4 hosts at 50) its ranks waited
+# for a core 2.0-8.2 frame times per turn at 64 KiB in 25 runs, every one flagged. In 20
+# runs of this experiment the probe chose 30 Mbit/s 17 times, 20 once and 50 twice (both
+# before a rate had to keep up twice in a row; one of those flagged two-stage in the
+# run); the 10 runs since then chose 30 nine times and 20 once, none flagged (2026-12-06).
 HEAVY = """
 name = "heavy"
 repetitions = 2

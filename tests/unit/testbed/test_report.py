@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from testbed.report import write_report
+from testbed.report import rate_notes, write_report
 from testbed.report.plots import Plots
 
 ERROR = "rank 3 timed out after 30 s waiting for fragment 7"
@@ -325,3 +325,50 @@ def test_the_send_order_is_not_a_condition(tmp_path: Path) -> None:
     table = text.split("report:")[0]
     assert "send_order" not in table, table
     assert "fastest: quiet: nack 23.0 ms" in table, table
+
+
+# ---- the link-rate note: a given rate, a calibrated one, the operating point of the work --
+SETTER = {"algorithm": "two-stage", "size": 1048576, "hosts": 8, "groups": 1, "loss": 0.3,
+          "scope": "multicast", "traffic": "none", "interval_s": 0.0, "mbit": 10,
+          "text": "two-stage 1 MiB, 8 hosts, loss 30% (multicast)",
+          "why": "hosts waited for a core 115% of a frame time each turn"}
+
+
+def rate_config(mbit: float, source: str, op: dict[str, Any] | None = None) -> dict[str, Any]:
+    rate = {"nominal_mbit": 100.0, "mbit": mbit, "auto": True, "source": source,
+            "dilation": 100.0 / mbit}
+    return {"link_rate": rate, "topology": {"name": "star-8"}, "spec": {"repetitions": 5},
+            **({"operating_point": op} if op else {})}
+
+
+def operating_point(**over: Any) -> dict[str, Any]:
+    return {"calibrated_mbit": 50.0, "mbit": 5, "keeps_up": True, "points": [SETTER],
+            "set_by": [SETTER], "still_failing": [], "rungs": [], "probe_s": 61.8,
+            "cached": False} | over
+
+
+def test_given_and_calibrated_rates_are_said_as_before() -> None:
+    assert rate_notes({"link_rate": {"mbit": 20.0, "auto": False}}) == \
+        ["Host links at 20 Mbit/s."]
+    note, = rate_notes(rate_config(50.0, "calibration cache"))
+    assert note.startswith("Host links at 50 Mbit/s, the highest rate this machine keeps up "
+                           "with for this network (calibration cache); the nominal 100")
+
+
+def test_the_operating_point_names_the_rate_and_the_point_that_set_it() -> None:
+    note, = rate_notes(rate_config(5, "work probe", operating_point()))
+    assert note.startswith("Host links at 5 Mbit/s for the whole sweep, chosen for this "
+                           "spec's work by probing its heaviest points before it measured "
+                           "(work probe): operating point 5 Mbit/s, below the calibrated 50")
+    assert "not at 10 Mbit/s (two-stage 1 MiB, 8 hosts, loss 30% (multicast): hosts waited" \
+        in note
+    assert "The nominal 100 Mbit/s network runs 20 times slower" in note
+    cached, = rate_notes(rate_config(5, "work probe cache", operating_point(cached=True)))
+    assert "(from the cache of an earlier probe)" in cached
+    stands, = rate_notes(rate_config(50, "work probe", operating_point(mbit=50, set_by=[])))
+    assert "operating point 50 Mbit/s, the calibrated rate: the sweep's 1 heaviest point(s) " \
+        "keep up there" in stands
+    short, = rate_notes(rate_config(5, "work probe", operating_point(
+        keeps_up=False, set_by=[], still_failing=[SETTER | {"mbit": 5}])))
+    assert "the lowest rung: even there these heaviest points do not keep up, and their " \
+        "points carry flags: two-stage 1 MiB" in short

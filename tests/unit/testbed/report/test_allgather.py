@@ -8,7 +8,7 @@ import csv
 import json
 from pathlib import Path
 
-from testbed.report import write_report
+from testbed.report import allgather, write_report
 
 
 def _rec(i, algo, median, *, size=65536, loss=0.0, flags=(), status="ok"):
@@ -51,3 +51,22 @@ def test_the_report_of_an_allgather_run(tmp_path: Path):
     assert [r["algorithm"] for r in rows] == ["mpich", "ring", "bruck", "ring", "bruck"]
     assert rows[2]["flagged"] == "True" and rows[4]["status"] == "failed"
     assert float(rows[1]["per_floor"]) == 0.022 / (3 * 65536 * 8 / 100e6)
+
+
+def test_an_allgather_runs_summary_says_its_operating_point(tmp_path: Path) -> None:
+    """A bw=auto run's sweep ran at the operating point of its work
+    (testbed.experiments.operating_point): the summary says the rate and what set it."""
+    def config(source: str, op: dict | None = None) -> dict:
+        return {"link_rate": {"nominal_mbit": 100.0, "mbit": 10, "auto": True,
+                              "source": source, "dilation": 10.0},
+                "topology": {"name": "star-4"}, **({"operating_point": op} if op else {})}
+
+    setter = {"text": "mcast-concurrent 16 KiB, 4 hosts, loss 5% (all)", "mbit": 20,
+              "why": "hosts waited for a core 187% of a frame time each turn (limit 150%)"}
+    op = {"calibrated_mbit": 50.0, "mbit": 10, "keeps_up": True, "points": [setter],
+          "set_by": [setter], "still_failing": [], "cached": False}
+    text = allgather.summary("ag", tmp_path, config("work probe", op), [])
+    assert "The whole sweep ran at the operating point 10 Mbit/s, below the calibrated 50: " \
+        "the heaviest points keep up there, not at 20 Mbit/s (mcast-concurrent 16 KiB" in text
+    assert "operating point" not in allgather.summary("ag", tmp_path,
+                                                      config("calibration cache"), [])
