@@ -16,6 +16,7 @@ from collectives.algorithms import allgather_algorithm
 from collectives.exchanges import model
 from collectives.exchanges.schedules import build
 from collectives.programs import allgather_bench
+from collectives.stats import tails
 
 from ..emulation.frame_count import FrameCounter
 from ..emulation.mpi import run_mpi
@@ -165,4 +166,6 @@ def point_record(spec: ExperimentSpec, p: Point, row: AllgatherResult | None,
         rec |= {"status": "ok" if row.verified else "failed",
                 "error": None if row.verified else "a rank's blocks were wrong",
                 "samples_s": list(row.samples)}
+    # the tail: p50-p99.9, each stated where the samples bear it (collectives.stats.tails)
+    rec["tails_s"] = tails(rec["samples_s"]) if rec["samples_s"] else None
     return rec

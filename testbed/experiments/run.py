@@ -35,7 +35,7 @@ from typing import Any
 from collectives.algorithms import ALLGATHERS, BCASTS
 from collectives.call import BcastCall
 from collectives.programs import sweep_bench
-from collectives.stats import summarize
+from collectives.stats import summarize, tails
 from controller.config import ControllerConfig
 
 from .. import results
@@ -597,6 +597,8 @@ def _record(run: Run, p: Point, raw: list[dict[str, Any]] | None, error: str | N
             rec["per_group"] = [{"group": i, "t_mcast_s": summarize([r["flow"]["t_mcast_s"]])
                                  if flow else r["t_mcast_s"]}
                                 for i, r in enumerate(raw)]
+    # the tail: p50-p99.9, each stated where the samples bear it (collectives.stats.tails)
+    rec["tails_s"] = tails(rec["samples_s"]) if rec["samples_s"] else None
     return rec
 
 

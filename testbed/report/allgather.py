@@ -19,6 +19,10 @@ from collectives.algorithms import ALLGATHERS
 from ..results import size_text, text_table
 from .figures import Figure, pyplot, rate_text
 from .points import yes_no
+from .tails import HEADER as TAIL_HEADER
+from .tails import INTRO as TAIL_INTRO
+from .tails import LEGEND as TAIL_LEGEND
+from .tails import lowest, of, shows, text_row, values, why_unstated
 from .text_report import (
     by_index,
     fidelity_text,
@@ -77,6 +81,18 @@ def _table(rows: Sequence[Rec]) -> str:
                        "verified", "fidelity"], body)
 
 
+def _tails(rows: Sequence[Rec]) -> list[str]:
+    """The tail of the rows that show one (testbed.report.tails), the lowest unflagged
+    value of each level marked."""
+    shown = sorted((r for r in rows if _ok(r) and shows(_cfg(r))),
+                   key=lambda r: _order(_cfg(r)["algorithm"]))
+    if not shown:
+        return []
+    best = lowest((values(of(r)), flagged(r)) for r in shown)
+    return ["tail (ms; below)", text_table(TAIL_HEADER, [
+        [_cfg(r)["algorithm"], *text_row(of(r), best, flagged(r))] for r in shown])]
+
+
 def summary(title: str, run_dir: Path, config: Mapping[str, Any], recs: Sequence[Rec]) -> str:
     spec = config.get("spec") or {}
     failed = sum(not _ok(r) for r in recs)
@@ -97,6 +113,10 @@ def summary(title: str, run_dir: Path, config: Mapping[str, Any], recs: Sequence
                       + (f", loss {loss:.0%}" if loss else "")
                       + (f" (floor {floor * 1e3:.2f} ms)" if floor else ""),
                       _table([r for r in at if _cfg(r)["size"] == size])]
+            lines += _tails([r for r in at if _cfg(r)["size"] == size])
+    tailed = [r for r in recs if _ok(r) and shows(_cfg(r))]
+    if tailed:
+        lines += ["", f"The tail: {TAIL_INTRO} {TAIL_LEGEND}", *why_unstated(tailed)]
     lines += ["", f"report: {run_dir / 'report.html'}"]
     return "\n".join(lines) + "\n"
 

@@ -7,7 +7,7 @@ import csv
 import json
 import re
 from collections import Counter, defaultdict
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -79,6 +79,8 @@ class Table:
     rows: list[tuple[str, list[Cell]]]
     fastest: str
     units: str = ""  # M/B and the frame time at the run's rate, to read the times by
+    what: str = "median ms"  # what the cells are (testbed.report.tails': every level, ms)
+    marks: str = "fastest"  # what `fastest` names (the tails': the lowest of a column)
 
 
 def units_note(group: list[Point]) -> str:
@@ -230,9 +232,11 @@ FLAGGED_ADVICE = ("Flagged points are not results: the emulator did not keep up 
 
 def summary_text(title: str, run_dir: Path, points: list[Point], tables: list[Table],
                  counts: Counts, report: Path, unfinished: bool,
-                 notes: list[str] | None = None, findings: list[str] | None = None) -> str:
+                 notes: list[str] | None = None, findings: list[str] | None = None,
+                 tails: Sequence[str] = ()) -> str:
     """`notes`: lines under the title (the link rate); `findings`: the papers' claims as
-    this run shows them (testbed.report.findings)."""
+    this run shows them (testbed.report.findings); `tails`: the tail tables' lines
+    (testbed.report.tails), after the headline's."""
     lines = [f"{title} ({run_dir.name})", *(notes or [])]
     if not points:
         planned = f" ({counts.planned} planned)" if counts.planned else ""
@@ -243,9 +247,10 @@ def summary_text(title: str, run_dir: Path, points: list[Point], tables: list[Ta
     if counts.flagged:
         lines.append(FLAGGED_ADVICE)
     for t in tables:
-        lines += ["", f"{t.title} (median ms)",
+        lines += ["", f"{t.title} ({t.what})",
                   text_table(t.header, [[alg, *(c.text for c in cells)] for alg, cells in t.rows]),
                   f"fastest: {t.fastest}", *([f"({t.units})"] if t.units else [])]
+    lines += tails
     if findings:
         lines += ["", "What this run shows (unflagged points only):", *(f"  {f}" for f in findings)]
     lines += ["", "* fastest in its column, ! flagged (the emulator could not keep up, the "
