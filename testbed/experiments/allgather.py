@@ -136,7 +136,7 @@ def measure_points(emu: Emulation, spec: ExperimentSpec, todo: Sequence[Point],
     for p in todo:
         jobs.setdefault((p.hosts, p.loss, p.algorithm), []).append(p)
     for (hosts, loss, algorithm), points in jobs.items():
-        log(f"{algorithm}: {hosts} ranks" + (f", loss {loss:.0%}" if loss else "")
+        log(f"{algorithm}: {hosts} ranks" + (f", loss {loss * 100:g}%" if loss else "")
             + f", blocks of {', '.join(str(p.size) for p in points)} B")
         try:
             rows = {r.block: r for r in run_allgather(

@@ -617,7 +617,7 @@ def condition_text(p: Point) -> str:
     if p.traffic != NONE:
         parts.append(f"traffic {p.traffic}")
     if p.loss:
-        parts.append(f"loss {p.loss:.0%}")
+        parts.append(f"loss {p.loss * 100:g}%")  # 0.1 %, not "0%"
     if p.fault != NONE:
         parts.append(f"fault {p.fault}")
     if p.interval:

@@ -89,7 +89,7 @@ def _tails(rows: Sequence[Rec]) -> list[str]:
     if not shown:
         return []
     best = lowest((values(of(r)), flagged(r)) for r in shown)
-    return ["tail (ms; below)", text_table(TAIL_HEADER, [
+    return ["", "its tail (ms; n/s: below)", text_table(TAIL_HEADER, [
         [_cfg(r)["algorithm"], *text_row(of(r), best, flagged(r))] for r in shown])]
 
 
@@ -110,7 +110,7 @@ def summary(title: str, run_dir: Path, config: Mapping[str, Any], recs: Sequence
             floor = next((r.get("floor_s") for r in at if _cfg(r)["size"] == size
                           and r.get("floor_s")), None)
             lines += ["", f"{size_text(size)} blocks, {hosts} ranks"
-                      + (f", loss {loss:.0%}" if loss else "")
+                      + (f", loss {loss * 100:g}%" if loss else "")
                       + (f" (floor {floor * 1e3:.2f} ms)" if floor else ""),
                       _table([r for r in at if _cfg(r)["size"] == size])]
             lines += _tails([r for r in at if _cfg(r)["size"] == size])
@@ -161,7 +161,7 @@ def plot(out: Path, config: Mapping[str, Any], recs: Sequence[Rec]) -> Figure | 
         ax.set_xticks(sizes, [size_text(x) for x in sizes])
         ax.minorticks_off()
         ax.set_xlabel("block bytes per rank")
-        ax.set_title(f"{hosts} ranks" + (f", loss {loss:.0%}" if loss else ""), fontsize=10)
+        ax.set_title(f"{hosts} ranks" + (f", loss {loss * 100:g}%" if loss else ""), fontsize=10)
     axes[0][0].set_ylabel("median / floor (p-1)m/B, log")
     axes[0][0].legend(fontsize=8)
     return save_run_figure(plt, fig, out / "allgather.png", config,
