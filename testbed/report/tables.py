@@ -46,6 +46,7 @@ def write_csv(path: Path, points: list[Point]) -> None:
     keys = {k for p in points for k in p.config()}
     fields = [*CONFIG_FIELDS, *sorted(keys - set(CONFIG_FIELDS))]
     header = ["index", "status", "flagged", *fields, "median_ms", "p10_ms", "p90_ms",
+              "p99_ms", "p99.9_ms",  # the tail, empty where the samples cannot state it
               "median_per_wire_time", "median_per_frame_time",
               "predicted_ms", "accepted_load", "cpu_busy", "samples", "flags", "error"]
     with path.open("w", newline="") as f:
@@ -54,8 +55,10 @@ def write_csv(path: Path, points: list[Point]) -> None:
         for p in points:
             cfg = p.config()
             units = p.rec.get("t_mcast_units") or {}
+            tail = p.rec.get("tails_s") or {}
             row = [p.index, p.status, p.flagged, *(cfg.get(k) for k in fields), p.median_ms,
-                   p.p10_ms, p.p90_ms, units.get("per_wire_time"),
+                   p.p10_ms, p.p90_ms, *(None if tail.get(k) is None else tail[k] * 1e3
+                                         for k in ("p99", "p99.9")), units.get("per_wire_time"),
                    units.get("per_frame_time"), p.predicted_ms, p.accepted, p.cpu_busy,
                    p.samples, "; ".join(p.flags), p.error]
             w.writerow([_csv_value(v) for v in row])

@@ -5,6 +5,7 @@ Allgather runs, synthetic folders)."""
 
 from __future__ import annotations
 
+import csv
 import json
 import random
 from pathlib import Path
@@ -139,6 +140,10 @@ def test_the_tail_of_a_loss_sweep(tmp_path: Path) -> None:
            "ran out." in text
     html = (tmp_path / "report.html").read_text()
     assert "<h2>The tail</h2>" in html and "p99.9: needs 1000 samples, has 20" in html
+    with open(tmp_path / "summary.csv") as f:
+        csv_rows = {r["index"]: r for r in csv.DictReader(f)}
+    assert float(csv_rows["3"]["p99.9_ms"]) == pytest.approx(recs[3]["tails_s"]["p99.9"] * 1e3)
+    assert csv_rows["2"]["p99_ms"] == csv_rows["2"]["p99.9_ms"] == ""  # 20 samples: unstated
 
 
 def test_no_tail_without_loss_or_enough_repetitions(tmp_path: Path) -> None:
