@@ -19,7 +19,7 @@ from typing import Any
 
 from ..results import read_jsonl
 from . import allgather, multinode
-from .findings import crossover, growth
+from .findings import crossover, growth, loss_cost
 from .html import report_html
 from .plots import draw_plots
 from .points import Point, point_of, varying_fields
@@ -85,7 +85,7 @@ def write_report(run_dir: Path) -> str:
     tables = headline_tables(points, varying)
     write_csv(run_dir / "summary.csv", points)
     plots = draw_plots(run_dir / "plots", points, varying, config)
-    findings = growth(points) + crossover(points)
+    findings = growth(points) + crossover(points) + loss_cost(points)
     notes = rate_notes(config) + timing_notes(config, points)
     tails = tail_tables(points, varying)
     text = summary_text(title, run_dir, points, tables, counts, report, unfinished, notes,

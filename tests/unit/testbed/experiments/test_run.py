@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import copy
 import io
+import itertools
 import json
 import tomllib
 from pathlib import Path
@@ -156,6 +157,50 @@ def test_a_condition_is_said_with_only_what_is_not_the_default() -> None:
                                      "injection every 2.5 ms")
     low = Point(2, "nack", 1024, 8, "none", 0.001, "none", 1, 0.0)
     assert condition_text(low) == "8 hosts, loss 0.1%"  # not rounded to "loss 0%"
+    assert "loss 5% of multicast datagrams, fault" in condition_text(every, "multicast")
+
+
+class Quiet(Readings):
+    """A monitor for a whole condition whose readings cover every point at once."""
+
+    def __init__(self, *_args: Any) -> None:
+        super().__init__()
+
+    def __enter__(self) -> Quiet:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+
+def test_each_condition_sets_its_loss_with_its_own_scope(tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """sweep.loss_scope: each condition's loss drops the packets of its scope, for its job
+    only; each record says the scope (none without loss), and so does the progress line."""
+    spec = spec_of(loss=[0.0, 0.05], loss_scope=["multicast", "all"])
+    said: list[str] = []
+    run = opened(spec, tmp_path / "r", said=said)
+    losses: list[tuple[float, str]] = []
+    run.emu.set_loss = lambda loss, hosts=None, scope="all": losses.append((loss, scope))
+    during: list[tuple[str | None, list[tuple[float, str]]]] = []
+
+    def jobs(run: Run, batch: list[Point], groups: Any, ticker: Any,
+             arrivals: _Arrivals) -> tuple[None, list[Any]]:
+        during.append((batch[0].loss_scope, list(losses)))
+        for p in batch:
+            arrivals.got(0, raw_of(p.key, 0, [0.001]))
+        return None, []
+
+    monkeypatch.setattr(runmod, "Monitor", Quiet)
+    monkeypatch.setattr(runmod, "_jobs", jobs)
+    for _, points in itertools.groupby(spec.points(), key=lambda p: p.condition):
+        runmod._condition(run, list(points), None)
+    assert during == [(None, []), ("multicast", [(0.05, "multicast")]),
+                      ("all", [(0.05, "multicast"), (0, "all"), (0.05, "all")])]
+    assert losses[-1] == (0, "all")  # the network whole again after the last
+    assert [(r["config"]["loss"], r["config"]["loss_scope"]) for r in records(run)] == [
+        (0.0, None)] * 2 + [(0.05, "multicast")] * 2 + [(0.05, "all")] * 2
+    assert "2 point(s): 2 hosts, loss 5% of every packet" in said
 
 
 def test_each_algorithm_family_gets_its_own_job_parameters(tmp_path: Path) -> None:

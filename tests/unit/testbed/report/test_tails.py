@@ -122,7 +122,7 @@ def test_the_tail_of_a_loss_sweep(tmp_path: Path) -> None:
     text = _write(tmp_path, recs)
     quiet = _block(text, "1 KiB on 8 hosts, quiet (ms)")
     assert quiet[1].split() == ["algorithm", "samples", "p50", "p90", "p99", "p99.9"]
-    lossy = _block(text, "1 KiB on 8 hosts, loss 1% (ms)")
+    lossy = _block(text, "1 KiB on 8 hosts, loss 1% of every packet (ms)")
     algs = ("binomial", "two-stage", "nack", "scout-linear")
     rows = {ln.split()[0]: ln.split()[1:] for ln in lossy[3:] if ln.split()[0] in algs}
     assert list(rows) == list(algs)
