@@ -156,7 +156,13 @@ def direct_steps(comm, buf, want: bytes, root: int, iters: int, warmup: int,
                 parents.append(last_parent(comm))
         yield
     stat1 = cpu_jiffies() if rank == root else None
-    waits = comm.gather(sched_since(sched0) if sched0 else (0, 0, 0), root=root)
+    waited = sched_since(sched0) if sched0 else (0, 0, 0)
+    # asleep until the last broadcast is over everywhere: a rank back from it early would
+    # spin in the gathers below (MPICH polls) while the others still work, and the last
+    # sample was a point's largest (nack, 1 KiB on 8 hosts: 30-36 ms against a p99.9 of
+    # 6-11, 2026-12-06; a loop that a budget ended had said so asleep: root_says)
+    idle_barrier(comm)
+    waits = comm.gather(waited, root=root)
     every = comm.gather(mine, root=root)
     trees = comm.gather(parents, root=root) if dynamic else None
     samples, rank_cpu = [], []

@@ -92,10 +92,9 @@ class ProbeSpec(ExperimentSpec):
         return [p for p in super().points() if p.key in self.keys]
 
 
-def scope(spec: ExperimentSpec, p: Point) -> str:
-    """The loss scope a point runs under (its own where points carry one, else the
-    spec's)."""
-    return str(getattr(p, "scope", None) or spec.loss_scope)
+def scope(spec: ExperimentSpec, p: Point) -> str | None:
+    """Which packets a point's loss drops (None: it loses nothing)."""
+    return spec.scope_of(p) if p.loss else None
 
 
 def probe_spec(spec: ExperimentSpec) -> ProbeSpec:
@@ -116,13 +115,15 @@ def probe_spec(spec: ExperimentSpec) -> ProbeSpec:
 def heaviest(spec: ExperimentSpec) -> list[Point]:
     """The points the probe measures: for every algorithm, traffic table, injection interval
     and loss scope, the largest size at the most hosts and groups, at the highest loss of
-    that scope, without faults."""
+    that scope, without faults (without loss where the sweep has none)."""
     best: dict[tuple[Any, ...], Point] = {}
     for p in probe_spec(spec).points():
         k = (p.algorithm, p.traffic, p.interval, scope(spec, p))
         if k not in best or p.loss > best[k].loss:
             best[k] = p
-    return sorted(best.values(), key=lambda p: p.index)
+    lossy = {k[:3] for k, p in best.items() if p.loss}
+    return sorted((p for k, p in best.items() if p.loss or k[:3] not in lossy),
+                  key=lambda p: p.index)
 
 
 def describe(spec: ExperimentSpec, p: Point) -> dict[str, Any]:
@@ -133,9 +134,8 @@ def describe(spec: ExperimentSpec, p: Point) -> dict[str, Any]:
 
 
 def point_text(spec: ExperimentSpec, p: Point) -> str:
-    """"two-stage 1 MiB, 8 hosts, loss 30% (multicast)"."""
-    return (f"{p.algorithm} {size_text(p.size)}, {condition_text(p)}"
-            + (f" ({scope(spec, p)})" if p.loss else ""))
+    """"two-stage 1 MiB, 8 hosts, loss 30% of multicast datagrams"."""
+    return f"{p.algorithm} {size_text(p.size)}, {condition_text(p, scope(spec, p))}"
 
 
 # ---- the cache ---------------------------------------------------------------------------

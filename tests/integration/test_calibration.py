@@ -101,8 +101,8 @@ def test_auto_calibrates_records_and_reuses(cache_dir: Path, tmp_path: Path, cap
                          capture_output=True, text=True, timeout=600, env=env)
     assert out.returncode == 0, out.stderr
     assert "calibrating" not in out.stderr
-    assert "probing the heaviest points at 100 Mbit/s: binomial 64 KiB, 4 hosts, loss 30% " \
-        "(multicast); two-stage 64 KiB" in out.stderr, out.stderr
+    assert "probing the heaviest points at 100 Mbit/s: binomial 64 KiB, 4 hosts, loss 30% of " \
+        "multicast datagrams; two-stage 64 KiB" in out.stderr, out.stderr
     folder, = (tmp_path / "res").iterdir()
     config = json.loads((folder / "config.json").read_text())
     chosen, op = config["link_rate"], config["operating_point"]
@@ -131,7 +131,7 @@ def test_auto_calibrates_records_and_reuses(cache_dir: Path, tmp_path: Path, cap
         assert rec["t_mcast_units"]["per_wire_time"] > 0
     summary = (folder / "summary.txt").read_text()
     assert f"operating point {chosen['mbit']:g} Mbit/s" in summary
-    assert f"{setter['algorithm']} 64 KiB, 4 hosts, loss 30% (multicast)" in summary
+    assert f"{setter['algorithm']} 64 KiB, 4 hosts, loss 30% of multicast datagrams" in summary
     pngs = list((folder / "plots").glob("*.png"))
     assert pngs and all(p.with_suffix(f".{f}").stat().st_size > 0 for p in pngs
                         for f in ("svg", "pdf"))  # every plot as SVG and PDF too

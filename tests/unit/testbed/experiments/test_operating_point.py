@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import tomllib
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -73,7 +72,7 @@ def test_the_probe_measures_every_algorithm_and_traffic_at_the_heaviest_of_the_r
     keys = {p.key for p in spec.points()}
     assert {p.key for p in points} <= keys  # the run's own points, measured as it would
     assert op.point_text(spec, points[4]) == \
-        "two-stage 1 MiB, 8 hosts, 2 groups, traffic bg, loss 30% (multicast)"
+        "two-stage 1 MiB, 8 hosts, 2 groups, traffic bg, loss 30% of multicast datagrams"
 
 
 def test_the_probe_is_short_and_runs_without_faults_where_the_sweep_has_only_faults() -> None:
@@ -91,19 +90,20 @@ def test_the_probe_is_short_and_runs_without_faults_where_the_sweep_has_only_fau
     assert [p.key for p in one.points()] == [op.heaviest(spec)[0].key]
 
 
-def test_the_heaviest_loss_is_taken_per_loss_scope(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Points that carry a scope of their own (a sweep over scopes) are probed at the
-    highest loss of each."""
-    spec = spec_of()
-    cut = op.probe_spec(spec)
-    scoped = [SimpleNamespace(**vars(p) | {"scope": s, "key": f"{p.key}-{s}"})
-              for p in cut.points()
-              for s, top in (("multicast", 0.3), ("all", 0.05)) if p.loss <= top]
-    monkeypatch.setattr(op, "probe_spec", lambda _s: SimpleNamespace(points=lambda: scoped))
-    got = {(p.algorithm, p.traffic, p.scope): p.loss for p in op.heaviest(spec)}
-    assert len(got) == 12
-    assert {loss for (_, _, s), loss in got.items() if s == "multicast"} == {0.3}
-    assert {loss for (_, _, s), loss in got.items() if s == "all"} == {0.05}
+def test_the_heaviest_loss_is_taken_per_loss_scope() -> None:
+    """A sweep over loss scopes is probed at the highest loss under each scope; a sweep
+    without loss at its lossless points."""
+    spec = spec_of(LOSS.replace('loss_scope = "multicast"\n', "").replace(
+        "loss = [0.0, 0.3, 0.05]", 'loss = [0.0, 0.2, 0.05]\nloss_scope = ["multicast", "all"]'))
+    points = op.heaviest(spec)
+    got = {(p.algorithm, p.traffic, spec.scope_of(p)): p.loss for p in points}
+    assert len(points) == len(got) == 12 and set(got.values()) == {0.2}
+    assert {s for _, _, s in got} == {"multicast", "all"}
+    assert op.point_text(spec, points[0]) == \
+        "binomial 1 MiB, 8 hosts, 2 groups, loss 20% of multicast datagrams"
+    quiet = spec_of(LOSS.replace("loss = [0.0, 0.3, 0.05]", "loss = [0.0]"))
+    assert [(p.loss, op.scope(quiet, p)) for p in op.heaviest(quiet)] == [(0.0, None)] * 6
+    assert op.describe(quiet, op.heaviest(quiet)[0])["scope"] is None
 
 
 def test_an_allgather_spec_is_probed_at_its_largest_block_and_loss() -> None:
@@ -168,8 +168,8 @@ def test_the_walk_steps_down_probing_only_what_failed_and_names_what_set_the_rat
     assert v["still_failing"] == [] and len(v["points"]) == 3
     text = operating_point_text(v)
     assert text.startswith("operating point 20 Mbit/s, below the calibrated 50")
-    assert "two-stage 1 MiB, 8 hosts, 2 groups, loss 30% (multicast): hosts waited at 30" \
-        in text
+    assert "two-stage 1 MiB, 8 hosts, 2 groups, loss 30% of multicast datagrams: hosts " \
+        "waited at 30" in text
 
 
 def test_the_calibrated_rate_stands_where_the_heaviest_points_keep_up_there() -> None:
@@ -352,7 +352,7 @@ def test_list_says_whether_a_probe_will_run_or_the_cache_answers(
     first, = op.listing(spec)
     assert first.startswith("link rate auto: not calibrated for this network yet")
     assert "the 6 heaviest point(s) are probed" in first
-    assert "nack 1 MiB, 8 hosts, 2 groups, traffic bg, loss 30% (multicast)" in first
+    assert "nack 1 MiB, 8 hosts, 2 groups, traffic bg, loss 30% of multicast datagrams" in first
     calibration.store(calibration.topology_key(spec.topology), HERE, {"mbit": 50, "cap": 100})
     probed, = op.listing(spec)
     assert probed.startswith("link rate auto: calibrated 50 Mbit/s (cache); before measuring")
