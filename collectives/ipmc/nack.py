@@ -37,6 +37,7 @@ from dataclasses import astuple
 from typing import Any
 
 from . import datagram as dg
+from .accounting import RepairAccount
 from .channel import Channel
 from .deadline import Clock, taking
 from .message import Message, Options
@@ -106,7 +107,8 @@ class EndMarker:
 
 def serve(ch: Channel, msg: Message, o: Options, clock: Clock) -> None:
     """The root: multicast the message, repair what is reported, return when every
-    receiver holds it all."""
+    receiver holds it all (what the repair cost: `ch.repairs`, ipmc.accounting)."""
+    called = time.perf_counter()
     take_done(ch, set())  # the MPI "complete"s of earlier broadcasts, no longer needed
     take_batch(ch, msg)  # and repairs of earlier ones this rank did not need (all stale)
     out = {r for r in range(ch.size) if r != ch.rank}
@@ -116,6 +118,7 @@ def serve(ch: Channel, msg: Message, o: Options, clock: Clock) -> None:
     reports: list[tuple[int, list[int]]] = []
     rescued: set[int] = set()
     heard = {"gaps": False, "last_done": 0.0}
+    first_gap: list[float] = []  # when the first gap report reached the host (time.time())
     trips: list[float] = []  # end marker -> the report it prompted
     timed: set[int] = set()  # receivers whose first pass's timing came (ipmc.rate)
     if ch.pace is None or ch.pace.link != o.rate:
@@ -142,6 +145,8 @@ def serve(ch: Channel, msg: Message, o: Options, clock: Clock) -> None:
             lacks.pop(d.root, None)
             heard["last_done"] = time.perf_counter()
             return
+        if not first_gap:
+            first_gap.append(d.at or time.time())
         if seq in end.sent_at:  # a report at an end marker goes out when it comes
             trips.append(time.perf_counter() - end.sent_at[seq])
         lacks[d.root] = bitmap_indexes(d.index, d.payload[REPORT_INFO.size:], msg.count)
@@ -153,16 +158,21 @@ def serve(ch: Channel, msg: Message, o: Options, clock: Clock) -> None:
         ch.grtt.floor = dg.wire_bits(o.fragment) / pace.rate
     end = EndMarker(ch, msg.count, ch.grtt.value)
     msg.send_all(o, pace.rate)
+    sent_wall = time.time()
     end.send()
     by_mpi = False
+    rounds = mpi_done = 0
     while out:
         progressed = taking(ch, on_datagram)
+        waiting_for = len(out)
         if take_done(ch, out):
             progressed = by_mpi = True
+            mpi_done += waiting_for - len(out)
         if reports:
             sent = repair.send(reports, pace.rate)
             reports.clear()
             if sent:
+                rounds += 1
                 end.send()
                 repair.sent(end.seq)
         elif out:
@@ -183,6 +193,9 @@ def serve(ch: Channel, msg: Message, o: Options, clock: Clock) -> None:
                 rescued.add(r)
         clock.wait(progressed, f"no report from rank(s) {sorted(out)[:8]}",
                    limit=end.due - time.perf_counter())
+    ch.repairs.append((ch.bid, RepairAccount(
+        rounds, first_gap[0] - sent_wall if first_gap else None, end.grtt,
+        end.first - called, time.perf_counter() - called, end.seq, mpi_done, len(rescued))))
     if not heard["gaps"] and not by_mpi:  # a clean sample of the report round trip
         ch.grtt.update(heard["last_done"] - end.first)
     elif trips:

@@ -173,6 +173,13 @@ def test_small_spec_with_traffic_and_loss(caps, clean_after, tmp_path):
     assert len(links) == 4 and all(lk["expected_mbit"] > 0 for lk in links), links
     # under loss the multicast broadcast repaired what was lost
     assert by["nack", 65536, "none", 0.02]["datagrams"]["repaired"] > 0
+    # ... and said, per broadcast, what the repair cost its root (ipmc.accounting): a
+    # repair round wherever a gap report came, none without
+    acc = by["nack", 65536, "none", 0.02]["repairs"]
+    assert len(acc["rounds"]) == 3, acc
+    assert all((r > 0) == (d is not None) for r, d in zip(acc["rounds"], acc["detect_s"],
+                                                          strict=True)), acc
+    assert by["binomial", 65536, "none", 0.02]["repairs"] is None
     assert by["binomial", 1024, "none", 0.0]["predicted_s"] is None  # no params measured
     rows = list(csv.DictReader((folder / "summary.csv").open()))
     assert len(rows) == 16
@@ -180,6 +187,8 @@ def test_small_spec_with_traffic_and_loss(caps, clean_after, tmp_path):
     assert "data:image/png;base64," in html and "binomial" in html
     assert list((folder / "plots").glob("*.png"))
     assert "binomial" in out.stdout  # the headline table
+    if any(acc["rounds"]):  # the cost of one loss, or why it cannot be stated
+        assert "nack 64 KiB, loss 2% multicast: " in (folder / "summary.txt").read_text()
 
 
 def test_two_groups_injection_and_an_excluded_node(caps, clean_after, tmp_path):
