@@ -163,6 +163,11 @@ def direct_steps(comm, buf, want: bytes, root: int, iters: int, warmup: int,
 
                 parents.append(last_parent(comm))
         yield
+    # asleep until every rank has returned from the last broadcast: the gathers below are
+    # MPICH's, which poll, and ranks spinning in them took the cores from the ranks still in
+    # the last broadcast (nack's last of 1000 at 1 KiB on 8 hosts: 23.5 ms, the next
+    # slowest 7.3; issue 51)
+    idle_barrier(comm)
     stat1 = cpu_jiffies() if rank == root else None
     waits = comm.gather(sched_since(sched0) if sched0 else (0, 0, 0), root=root)
     every = comm.gather(mine, root=root)

@@ -75,6 +75,7 @@ def injected(comm, buf, want: bytes, root: int, iters: int, warmup: int, interva
         bcast(buf, root=root, comm=comm, **alg)
         ends.append(time.time())
         ok &= bytes(buf) == want
+    idle_barrier(comm)  # no rank polls in the gathers while others finish (direct_steps)
     busy = busy_fraction(stat0, cpu_jiffies()) if rank == root else None
     waits = comm.gather(sched_since(sched0), root=root)
     every = comm.gather(ends, root=root)
