@@ -21,6 +21,9 @@ class RepairAccount:
 
     rounds: int  # repairs multicast (each a batch of reports answered, then an end marker)
     detect_s: float | None  # end of sending -> the first gap report's arrival (None: none)
+    detect_at: int | None  # the end marker that report named (0: none yet, it came at the
+    # last fragment; 2 or more: an end marker was repeated first, the first one or the
+    # receiver's first report lost, or the receiver slow)
     grtt_s: float  # the group round trip the broadcast's end markers were timed by
     sent_s: float  # the root's call -> the end of its sending (the first end marker)
     root_s: float  # the root's call -> its return (every receiver complete)

@@ -118,7 +118,8 @@ def serve(ch: Channel, msg: Message, o: Options, clock: Clock) -> None:
     reports: list[tuple[int, list[int]]] = []
     rescued: set[int] = set()
     heard = {"gaps": False, "last_done": 0.0}
-    first_gap: list[float] = []  # when the first gap report reached the host (time.time())
+    first_gap: list[tuple[float, int]] = []  # the first gap report: arrival (time.time()),
+    # the end marker it named
     trips: list[float] = []  # end marker -> the report it prompted
     timed: set[int] = set()  # receivers whose first pass's timing came (ipmc.rate)
     if ch.pace is None or ch.pace.link != o.rate:
@@ -146,7 +147,7 @@ def serve(ch: Channel, msg: Message, o: Options, clock: Clock) -> None:
             heard["last_done"] = time.perf_counter()
             return
         if not first_gap:
-            first_gap.append(d.at or time.time())
+            first_gap.append((d.at or time.time(), seq))
         if seq in end.sent_at:  # a report at an end marker goes out when it comes
             trips.append(time.perf_counter() - end.sent_at[seq])
         lacks[d.root] = bitmap_indexes(d.index, d.payload[REPORT_INFO.size:], msg.count)
@@ -193,8 +194,9 @@ def serve(ch: Channel, msg: Message, o: Options, clock: Clock) -> None:
                 rescued.add(r)
         clock.wait(progressed, f"no report from rank(s) {sorted(out)[:8]}",
                    limit=end.due - time.perf_counter())
+    gap_at, gap_seq = first_gap[0] if first_gap else (None, None)
     ch.repairs.append((ch.bid, RepairAccount(
-        rounds, first_gap[0] - sent_wall if first_gap else None, end.grtt,
+        rounds, None if gap_at is None else gap_at - sent_wall, gap_seq, end.grtt,
         end.first - called, time.perf_counter() - called, end.seq, mpi_done, len(rescued))))
     if not heard["gaps"] and not by_mpi:  # a clean sample of the report round trip
         ch.grtt.update(heard["last_done"] - end.first)

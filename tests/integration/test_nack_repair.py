@@ -99,7 +99,7 @@ def test_lost_end_marker_and_last_fragment_cost_a_few_round_trips(emu):
     assert got["seconds"][0] < BOUND_S + 2 * got["grtt_s"], got
     acc = account(got)
     # h2 learnt of its gap from the second end marker, 2 GRTT after the first
-    assert acc["rounds"] >= 1 and acc["end_markers"] >= 3, acc
+    assert acc["rounds"] >= 1 and acc["end_markers"] >= 3 and acc["detect_at"] == 2, acc
     assert 2 * acc["grtt_s"] < acc["detect_s"] < got["seconds"][0], acc
 
 
@@ -112,6 +112,7 @@ def test_a_lost_only_fragment_is_repaired_at_once(emu):
     lost, clean = account(got, 0), account(got, 1)
     # h1 reported at the first end marker: one repair, detected within the broadcast
     assert lost["rounds"] == 1 and 0 < lost["detect_s"] < got["seconds"][0], lost
+    assert lost["detect_at"] == 1, lost
     assert clean["rounds"] == 0 and clean["detect_s"] is None, clean
     assert clean["end_markers"] == 1 and clean["rescued"] == 0, clean
 
@@ -138,6 +139,7 @@ def test_loss_on_the_roots_own_link_is_repaired_by_multicast(emu):
     assert got["seconds"][0] < BOUND_S, got
     acc = account(got)
     assert acc["rounds"] >= 1 and acc["detect_s"] is not None and acc["rescued"] == 0, acc
+    assert acc["detect_at"] in (0, 1), acc  # at the last fragment, or the end marker with it
 
 
 def test_a_receiver_whose_reports_are_all_lost_completes_over_mpi(emu):

@@ -9,7 +9,8 @@ from collectives.ipmc.accounting import FIELDS, RepairAccount, columns, joined
 
 
 def account(rounds: int, detect: float | None = None) -> RepairAccount:
-    return RepairAccount(rounds, detect, 1e-3, 2e-4, 3e-3, 1 + rounds, 0, 0)
+    return RepairAccount(rounds, detect, None if detect is None else 1, 1e-3, 2e-4, 3e-3,
+                         1 + rounds, 0, 0)
 
 
 def test_accounts_become_one_list_per_field_in_broadcast_order() -> None:

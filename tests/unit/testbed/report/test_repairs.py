@@ -15,7 +15,7 @@ from testbed.report.repairs import OneLoss, one_loss, one_loss_text, repair_cost
 def repairs(rounds: list[int], detect: list[float | None], grtt: float = 1e-3
             ) -> dict[str, list[Any]]:
     n = len(rounds)
-    return {"rounds": rounds, "detect_s": detect, "grtt_s": [grtt] * n,
+    return {"rounds": rounds, "detect_s": detect, "detect_at": [1] * n, "grtt_s": [grtt] * n,
             "sent_s": [1e-4] * n, "root_s": [2e-3] * n, "end_markers": [1] * n,
             "by_mpi": [0] * n, "rescued": [0] * n}
 
