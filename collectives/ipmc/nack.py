@@ -25,7 +25,16 @@ over MPI: the broadcast completes whatever the loss, and no rank waits for one t
 left. A receiver that has gone quiet is sent nothing until RESCUE_QUIET_S later: almost
 always it has returned, its "complete"s were lost and its MPI copy is on the way (a rescue
 of everything it once lacked, 1 MiB at 10 % loss of every packet, took TCP minutes and held
-up every later MPI message between the two ranks behind it: bench/nack.md, 2026-11-25)."""
+up every later MPI message between the two ranks behind it: bench/nack.md, 2026-11-25).
+
+Timers: the one timer between a lost datagram and its repair is the end marker's repeat,
+2 GRTT, the GRTT measured (ipmc.grtt), as NORM scales its flush and Aeron its NAK delay to
+their round trips; it is in the path only where a second datagram is lost too (the first end
+marker, or the receiver's first report). A gap is reported at evidence, and the repair's
+hold-off counts end markers, not time. The fixed times left are safety nets that no single
+loss reaches (RESCUE_QUIET_S) or waits that any datagram or MPI message ends (the naps of
+ipmc.deadline). What one loss costs, measured, and every timer: docs/reliable-multicast.md,
+"What one loss costs"; each broadcast's account: `Channel.repairs` (ipmc.accounting)."""
 
 from __future__ import annotations
 
