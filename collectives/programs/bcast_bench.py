@@ -163,13 +163,14 @@ def direct_steps(comm, buf, want: bytes, root: int, iters: int, warmup: int,
 
                 parents.append(last_parent(comm))
         yield
-    # asleep until every rank has returned from the last broadcast: the gathers below are
-    # MPICH's, which poll, and ranks spinning in them took the cores from the ranks still in
-    # the last broadcast (nack's last of 1000 at 1 KiB on 8 hosts: 23.5 ms, the next
-    # slowest 7.3; issue 51)
-    idle_barrier(comm)
     stat1 = cpu_jiffies() if rank == root else None
-    waits = comm.gather(sched_since(sched0) if sched0 else (0, 0, 0), root=root)
+    waited = sched_since(sched0) if sched0 else (0, 0, 0)
+    # asleep until the last broadcast is over everywhere: a rank back from it early would
+    # spin in the gathers below (MPICH polls) while the others still work, and the last
+    # sample was a point's largest (nack, 1 KiB on 8 hosts: 30-36 ms against a p99.9 of
+    # 6-11, 2026-12-06; a loop that a budget ended had said so asleep: root_says)
+    idle_barrier(comm)
+    waits = comm.gather(waited, root=root)
     every = comm.gather(mine, root=root)
     trees = comm.gather(parents, root=root) if dynamic else None
     samples, rank_cpu = [], []

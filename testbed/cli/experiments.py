@@ -20,6 +20,7 @@ from ..experiments.run import Log, Run, execute, point_config, prepare
 from ..experiments.spec import load
 from ..outputs import output_dir, output_tree
 from ..results import DEFAULT_ROOT, new_results_dir, size_text
+from ..specs.loss_scope import WHAT
 from .arguments import add_cluster_choice, cluster_spec, progress
 
 DEFAULT_SPEC = Path(__file__).resolve().parents[2] / "experiments" / "default.toml"
@@ -42,19 +43,24 @@ def list_points(spec_path: str) -> int:
               f"({len(spec.topology.hosts)} hosts), {spec.repetitions} Allgathers each")
         for p in spec.points():
             print(f"  {p.index:4d}  {p.algorithm:<19} {size_text(p.size):>8} blocks  "
-                  f"{p.hosts} ranks" + (f"  loss={p.loss:g}" if p.loss else ""))
+                  f"{p.hosts} ranks" + (f"  {_loss(p.loss, spec.scope_of(p))}" if p.loss else ""))
         return 0
     print(f"{spec.name}: {len(spec.points())} points on {spec.topology.name} "
           f"({len(spec.topology.hosts)} hosts), {spec.repetitions} broadcasts each")
     for p in spec.points():
         c = point_config(spec, p)
         extra = [f"{k}={c[k]}" for k in ("traffic", "fault") if c[k] != "none"]
-        extra += [f"loss={c['loss']:g}"] if c["loss"] else []
+        extra += [_loss(c["loss"], c["loss_scope"])] if c["loss"] else []
         extra += [f"groups={c['groups']}"] if c["groups"] > 1 else []
         extra += [f"interval={c['interval_s']:g}s"] if c["interval_s"] else []
         print(f"  {p.index:4d}  {p.algorithm:<17} {size_text(p.size):>8}  "
               f"{p.hosts} hosts  {' '.join(extra)}")
     return 0
+
+
+def _loss(loss: float, scope: str | None) -> str:
+    """A listed point's loss and which packets it drops: "loss=0.05 (every packet)"."""
+    return f"loss={loss:g}" + (f" ({WHAT[scope]})" if scope else "")
 
 
 def _progress_bar() -> Any:

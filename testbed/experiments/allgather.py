@@ -16,12 +16,14 @@ from collectives.algorithms import allgather_algorithm
 from collectives.exchanges import model
 from collectives.exchanges.schedules import build
 from collectives.programs import allgather_bench
+from collectives.stats import tails
 
 from ..emulation.frame_count import FrameCounter
 from ..emulation.mpi import run_mpi
 from ..emulation.network import Emulation
 from ..errors import RunFailed
 from ..fidelity.flags import Monitor
+from ..specs.loss_scope import loss_text
 from .bcast import point_to_point
 from .bcast_result import Times
 from .spec import ExperimentSpec, Point
@@ -69,12 +71,13 @@ class AllgatherResult:
 def run_allgather(emu: Emulation, algorithm: str, blocks: Sequence[int], *,
                   hosts: int | None = None, repetitions: int = 10,
                   params: dict[str, Any] | None = None, loss: float = 0.0,
-                  frames: int = 0, wait: str | None = None, warmup: int = 2,
-                  timeout: float = 600.0) -> list[AllgatherResult]:
+                  loss_scope: str = "all", frames: int = 0, wait: str | None = None,
+                  warmup: int = 2, timeout: float = 600.0) -> list[AllgatherResult]:
     """`algorithm` (a registry Allgather) at every size of `blocks` on the first `hosts`
     hosts (default all), one job; `params` (testbed.experiments.bcast.model_params at the
-    block sizes) prices the model; `loss` is set on every host link for the job; `frames`
-    > 0 counts that many back-to-back Allgathers' frames per size."""
+    block sizes) prices the model; `loss` is set on every host link for the job, dropping
+    the packets of `loss_scope` (testbed.specs.loss_scope); `frames` > 0 counts that many
+    back-to-back Allgathers' frames per size."""
     allgather_algorithm(algorithm)  # an unknown name: ValueError before any job
     names = [h.name for h in emu.topo.hosts][: hosts or len(emu.topo.hosts)]
     p, mbit = len(names), emu.topo.host_rate()
@@ -86,7 +89,7 @@ def run_allgather(emu: Emulation, algorithm: str, blocks: Sequence[int], *,
                                 frame_iters=frames if counter is not None else 0)
     env = {"MCASTLAB_WAIT": wait} if wait else None
     if loss:
-        emu.set_loss(loss)
+        emu.set_loss(loss, scope=loss_scope)
     try:
         with Monitor(emu.topo, emu.spread) as mon, counter or contextlib.nullcontext():
             res = run_mpi(emu, args, hosts=names, timeout=timeout, env=env, check=False)
@@ -129,19 +132,20 @@ def measure_points(emu: Emulation, spec: ExperimentSpec, todo: Sequence[Point],
                    write: Callable[[dict[str, Any]], None], context: dict[str, Any],
                    params: dict[str, Any] | None, log: Callable[[str], None]) -> None:
     """The points of an Allgather spec (collective = "allgather"): one job per condition
-    (hosts, loss) and algorithm over its sizes, each point's record written when its job
-    ends; a job that fails fails its points, and the run goes on."""
-    jobs: dict[tuple[int, float, str], list[Point]] = {}
+    (hosts, loss, loss scope) and algorithm over its sizes, each point's record written when
+    its job ends; a job that fails fails its points, and the run goes on."""
+    jobs: dict[tuple[int, float, str | None, str], list[Point]] = {}
     for p in todo:
-        jobs.setdefault((p.hosts, p.loss, p.algorithm), []).append(p)
-    for (hosts, loss, algorithm), points in jobs.items():
-        log(f"{algorithm}: {hosts} ranks" + (f", loss {loss:.0%}" if loss else "")
+        jobs.setdefault((p.hosts, p.loss, spec.scope_of(p), p.algorithm), []).append(p)
+    for (hosts, loss, scope, algorithm), points in jobs.items():
+        log(f"{algorithm}: {hosts} ranks" + (f", {loss_text(loss, scope)}" if loss else "")
             + f", blocks of {', '.join(str(p.size) for p in points)} B")
         try:
             rows = {r.block: r for r in run_allgather(
                 emu, algorithm, [p.size for p in points], hosts=hosts,
-                repetitions=spec.repetitions, params=params, loss=loss, wait=spec.wait,
-                warmup=spec.warmup, timeout=spec.timeout)}
+                repetitions=spec.repetitions, params=params, loss=loss,
+                loss_scope=scope or spec.loss_scope, wait=spec.wait, warmup=spec.warmup,
+                timeout=spec.timeout)}
             error = None
         except RunFailed as exc:
             rows, error = {}, str(exc)
@@ -153,7 +157,8 @@ def point_record(spec: ExperimentSpec, p: Point, row: AllgatherResult | None,
                  error: str | None, context: dict[str, Any]) -> dict[str, Any]:
     """An Allgather point's record: its configuration, and its row (None: failed, `error`)."""
     config = {"collective": "allgather", "algorithm": p.algorithm, "size": p.size,
-              "hosts": p.hosts, "loss": p.loss, "topology": spec.topology.name,
+              "hosts": p.hosts, "loss": p.loss, "loss_scope": spec.scope_of(p),
+              "topology": spec.topology.name,
               "switching": spec.switching, "repetitions": spec.repetitions,
               "warmup": spec.warmup, "wait": spec.wait, "link_mbit": spec.topology.host_rate()}
     rec: dict[str, Any] = {"index": p.index, "key": p.key, "config": config,
@@ -165,4 +170,6 @@ def point_record(spec: ExperimentSpec, p: Point, row: AllgatherResult | None,
         rec |= {"status": "ok" if row.verified else "failed",
                 "error": None if row.verified else "a rank's blocks were wrong",
                 "samples_s": list(row.samples)}
+    # the tail: p50-p99.9, each stated where the samples bear it (collectives.stats.tails)
+    rec["tails_s"] = tails(rec["samples_s"]) if rec["samples_s"] else None
     return rec

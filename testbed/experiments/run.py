@@ -35,7 +35,7 @@ from typing import Any
 from collectives.algorithms import ALLGATHERS, BCASTS
 from collectives.call import BcastCall
 from collectives.programs import sweep_bench
-from collectives.stats import summarize
+from collectives.stats import summarize, tails
 from controller.config import ControllerConfig
 
 from .. import results
@@ -53,6 +53,7 @@ from ..fidelity.link_rate import LinkRate
 from ..fidelity.wire_units import in_units
 from ..specs import cluster as cluster_spec
 from ..specs.cluster import ClusterSpec
+from ..specs.loss_scope import loss_text
 from ..specs.traffic_model import burstiness, destination_shares, mean_size
 from . import allgather, multinode_run
 from .bcast import algorithm_params, measure_params, model_params, prediction
@@ -69,7 +70,7 @@ def point_config(spec: ExperimentSpec, p: Point) -> dict[str, Any]:
     t = spec.traffic.get(p.traffic)
     return {"algorithm": p.algorithm, "size": p.size, "hosts": p.hosts,
             "traffic": p.traffic, "pattern": t.pattern if t else None,
-            "load": t.load if t else None, "loss": p.loss, "loss_scope": spec.loss_scope,
+            "load": t.load if t else None, "loss": p.loss, "loss_scope": spec.scope_of(p),
             "fault": p.fault, "groups": p.groups, "interval_s": p.interval,
             "members": spec.groups_of(p), "exclude": list(spec.exclude),
             "topology": spec.topology.name, "mode": spec.mode, "switching": spec.switching,
@@ -326,14 +327,14 @@ def _condition(run: Run, points: list[Point], ticker: _Ticker | None) -> None:
     groups = spec.groups_of(p0)
     members = [h for g in groups for h in g]
     tspec = spec.traffic.get(p0.traffic)
-    run.log(f"{len(points)} point(s): {condition_text(p0)}")
+    run.log(f"{len(points)} point(s): {condition_text(p0, spec.scope_of(p0))}")
     traffic = None
     expected: dict[str, float] = {}
     if tspec is not None:
         traffic = Traffic(emu, tspec, members, seed=spec.seed)
         expected = _expected(spec, traffic)
     if p0.loss:
-        emu.set_loss(p0.loss, scope=spec.loss_scope)
+        emu.set_loss(p0.loss, scope=spec.scope_of(p0) or spec.loss_scope)
     monitor = Monitor(spec.topology, emu.spread)
     arrivals = _Arrivals(run, points, len(groups), monitor, traffic, expected)
     try:
@@ -501,7 +502,7 @@ def _jobs(run: Run, batch: list[Point], groups: list[list[str]], ticker: _Ticker
             relay.say("armed")
 
     timeline = FaultTimeline(run.emu, events, relays[0].beat.exists,
-                             loss_scope=spec.loss_scope, base_loss=p0.loss,
+                             loss_scope=spec.scope_of(p0) or spec.loss_scope, base_loss=p0.loss,
                              keep_failed=spec.exclude, armed=armed)
     arrivals.faults = lambda: list(timeline.applied)
     try:
@@ -600,6 +601,8 @@ def _record(run: Run, p: Point, raw: list[dict[str, Any]] | None, error: str | N
             rec["per_group"] = [{"group": i, "t_mcast_s": summarize([r["flow"]["t_mcast_s"]])
                                  if flow else r["t_mcast_s"]}
                                 for i, r in enumerate(raw)]
+    # the tail: p50-p99.9, each stated where the samples bear it (collectives.stats.tails)
+    rec["tails_s"] = tails(rec["samples_s"]) if rec["samples_s"] else None
     return rec
 
 
@@ -610,15 +613,16 @@ def _worst_wait(raw: list[dict[str, Any]]) -> float | None:
     return max(waits) if waits else None
 
 
-def condition_text(p: Point) -> str:
-    """What a point runs under, for progress lines and listings: "8 hosts, loss 5%"."""
+def condition_text(p: Point, scope: str | None = None) -> str:
+    """What a point runs under, for progress lines and listings: "8 hosts, loss 5% of
+    every packet" (`scope`: which packets its loss drops, ExperimentSpec.scope_of)."""
     parts = [f"{p.hosts} hosts"]
     if p.groups > 1:
         parts.append(f"{p.groups} groups")
     if p.traffic != NONE:
         parts.append(f"traffic {p.traffic}")
     if p.loss:
-        parts.append(f"loss {p.loss:.0%}")
+        parts.append(loss_text(p.loss, scope))
     if p.fault != NONE:
         parts.append(f"fault {p.fault}")
     if p.interval:
@@ -658,7 +662,8 @@ class _Ticker:
             key = self.beat.read_text().strip()
             p = next((q for q in self.batch if q.key == key), None)
             if p is not None:
-                label = f"{p.algorithm} {results.size_text(p.size)} | {condition_text(p)}"
+                where = condition_text(p, self.run.spec.scope_of(p))
+                label = f"{p.algorithm} {results.size_text(p.size)} | {where}"
         total = len(self.run.spec.points())
         self.progress.update(self.task, completed=min(done, total), description=label)
         if self.plain and done > self.logged:

@@ -9,6 +9,7 @@
     sizes = [1024, 65536]
     traffic = ["none", "uniform"]           # "none" or names of [traffic.NAME] tables
     loss = [0.0, 0.05]
+    loss_scope = ["multicast", "all"]       # optional: each loss under each scope
     [traffic.uniform]
     pattern = "uniform"
     load = 0.2
@@ -50,6 +51,7 @@ from ..fidelity.link_rate import is_auto, nominal_topology
 from ..specs import cluster as cluster_spec
 from ..specs.cluster import ClusterSpec
 from ..specs.faults import FAULT_ACTIONS, FaultEvent
+from ..specs.loss_scope import SCOPES
 from ..specs.traffic_model import TrafficSpec
 from . import multinode_spec
 from . import spec_values as sv
@@ -60,7 +62,7 @@ from .spec_values import MAX_SIZE, SpecError
 NONE = "none"
 SWITCHING = tuple(SWITCHES)  # testbed.emulation.switching
 MODES = ("igmp", "contiguous", "contiguous-strict")  # controller.config.MODES
-LOSS_SCOPES = ("all", "multicast", "multicast-in")  # testbed.emulation.linkshape
+LOSS_SCOPES = SCOPES  # testbed.specs.loss_scope, carried out by testbed.emulation.linkshape
 # Above this, loss of every packet leaves TCP (and so MPI's own start-up) crawling for minutes.
 MAX_LOSS_ALL = 0.2
 
@@ -70,7 +72,8 @@ _TOP = {"name", "description", "seed", "repetitions", "warmup", "rounds", "timeo
 ALLGATHER_TOP = {"name", "description", "seed", "repetitions", "warmup", "timeout", "wait",
                  "collective", "network", "sweep"}
 _NETWORK = {"topology", "mode", "switching", "exclude", "order", "loss_scope"}
-_SWEEP = {"algorithms", "sizes", "hosts", "traffic", "loss", "faults", "groups", "interval"}
+_SWEEP = {"algorithms", "sizes", "hosts", "traffic", "loss", "loss_scope", "faults", "groups",
+          "interval"}
 _PARAMS = {"sizes", "repeats", "budget_bytes"}
 
 
@@ -90,14 +93,19 @@ class Point:
     sources: int = 0  # a multi-node multicast's ([multinode]); 0: a broadcast's point
     factor: float = 0.0
     collective: str = "bcast"  # or "allgather" (size: each rank's block)
+    # sweep.loss_scope's, on a point that loses packets; None: no loss, or network.loss_scope's
+    loss_scope: str | None = None
 
     @property
     def condition(self) -> tuple[Any, ...]:
         """Everything but algorithm and size: points sharing it run in one MPI job (a
-        multi-node multicast's: its sources and hot-spot factor too; a broadcast's key is as
-        it always was)."""
-        base = (self.hosts, self.traffic, self.loss, self.fault, self.groups, self.interval)
-        return base + (self.sources, self.factor) if self.sources else base
+        multi-node multicast's: its sources and hot-spot factor too; a point of a swept loss
+        scope: its scope too; any other point's key is as it always was)."""
+        base: tuple[Any, ...] = (self.hosts, self.traffic, self.loss, self.fault, self.groups,
+                                 self.interval)
+        if self.sources:
+            base += (self.sources, self.factor)
+        return base + (self.loss_scope,) if self.loss_scope else base
 
     @property
     def key(self) -> str:
@@ -127,7 +135,8 @@ class ExperimentSpec:
     switching: str = "controller"
     exclude: tuple[int, ...] = ()
     order: tuple[int, ...] = ()  # node ids the communicators take first, in this order
-    loss_scope: str = "all"
+    loss_scope: str = "all"  # network.loss_scope: every lossy point's, unless swept
+    loss_scopes: tuple[str, ...] = ()  # sweep.loss_scope: each lossy point under each
     algorithms: tuple[str, ...] = ()
     sizes: tuple[int, ...] = ()
     hosts: tuple[int, ...] = ()
@@ -153,13 +162,28 @@ class ExperimentSpec:
             return [Point(i, scheme_name(scheme, grid), size, n, NONE, 0.0, NONE, 1, 0.0, sources,
                           factor) for i, (sources, factor, size, scheme)
                     in enumerate(self.multinode.combos())]
-        combos = itertools.product(self.hosts, self.traffic_names, self.losses,
+        scopes: tuple[str | None, ...] = self.loss_scopes or (None,)
+        combos = itertools.product(self.hosts, self.traffic_names, self.losses, scopes,
                                    self.fault_names, self.groups, self.intervals,
                                    self.algorithms, self.sizes)
-        return [Point(i, alg, size, hosts, traffic, loss, fault, groups, interval,
-                      collective=self.collective)
-                for i, (hosts, traffic, loss, fault, groups, interval, alg, size)
-                in enumerate(combos)]
+        out: list[Point] = []
+        for hosts, traffic, loss, scope, fault, groups, interval, alg, size in combos:
+            if scope is not None and not self.loses(loss, fault):
+                if scope != scopes[0]:
+                    continue  # a point that loses nothing has no scope: one, not one a scope
+                scope = None
+            out.append(Point(len(out), alg, size, hosts, traffic, loss, fault, groups,
+                             interval, collective=self.collective, loss_scope=scope))
+        return out
+
+    def loses(self, loss: float, fault: str) -> bool:
+        """Whether a point drops packets at a rate: its loss, or a loss its fault sets."""
+        return loss > 0 or any(e.action == "loss" for e in self.faults.get(fault, ()))
+
+    def scope_of(self, p: Point) -> str | None:
+        """Which packets point `p`'s loss drops (testbed.specs.loss_scope): its own where
+        the sweep varies the scope (None: it loses nothing), else network.loss_scope."""
+        return p.loss_scope if self.loss_scopes else self.loss_scope
 
     @property
     def needs_params(self) -> bool:
@@ -234,7 +258,6 @@ def from_dict(raw: dict[str, Any], path: Path | None = None) -> ExperimentSpec:
         completion=sv.choice(raw, "completion", DEFAULT_COMPLETION, tuple(COMPLETIONS), ""),
         mode=sv.choice(net, "mode", "igmp", MODES, "network."),
         switching=sv.choice(net, "switching", "controller", SWITCHING, "network."),
-        loss_scope=sv.choice(net, "loss_scope", "all", LOSS_SCOPES, "network."),
     )
     top = max([h.node_id for h in topo.hosts], default=0)
     spec.exclude = tuple(sv.int_list(net, "exclude", [], "network.", 0, top, empty=True))
@@ -254,8 +277,7 @@ def from_dict(raw: dict[str, Any], path: Path | None = None) -> ExperimentSpec:
             raise SpecError(f"sweep.algorithms[{i}]: {e}") from None
     spec.sizes = tuple(sv.int_list(sweep, "sizes", None, "sweep.", 0, MAX_SIZE))
     spec.hosts = tuple(sv.int_list(sweep, "hosts", [n_hosts], "sweep.", 1, n_hosts))
-    spec.losses = tuple(sv.loss(v, f"sweep.loss[{i}]")
-                        for i, v in enumerate(sv.items(sweep, "loss", [0.0], "sweep.")))
+    _loss_sweep(net, sweep, spec)
     spec.groups = tuple(sv.int_list(sweep, "groups", [1], "sweep.", 1, n_hosts))
     spec.intervals = tuple(sv.num_list(sweep, "interval", [0.0], "sweep.", 0.0, 3600.0))
     for g in spec.groups:
@@ -263,12 +285,6 @@ def from_dict(raw: dict[str, Any], path: Path | None = None) -> ExperimentSpec:
             if g * h > n_hosts:
                 raise SpecError(f"sweep.groups: {g} groups of {h} hosts need {g * h} hosts; "
                                 f"{topo.name} has {n_hosts} not excluded")
-    if spec.loss_scope == "all":
-        for i, loss in enumerate(spec.losses):
-            if loss > MAX_LOSS_ALL:
-                raise SpecError(f"sweep.loss[{i}]: {loss:g} of every packet leaves TCP, and "
-                                f"so MPI, crawling; above {MAX_LOSS_ALL:g} set network."
-                                "loss_scope = \"multicast\"")
     spec.traffic = _traffic_tables(sv.table(raw, "traffic"), topo)
     spec.traffic_names = _names(sweep, "traffic", spec.traffic)
     spec.faults = _fault_tables(sv.table(raw, "faults"), topo)
@@ -334,8 +350,8 @@ def _allgather(raw: dict[str, Any], path: Path | None) -> ExperimentSpec:
     what = "an Allgather spec (collective = \"allgather\")"
     _only(raw, ALLGATHER_TOP, what)
     net, sweep = sv.table(raw, "network"), sv.table(raw, "sweep")
-    _only(net, {"topology", "switching"}, what, "network.")
-    _only(sweep, {"algorithms", "sizes", "hosts", "loss"}, what, "sweep.")
+    _only(net, {"topology", "switching", "loss_scope"}, what, "network.")
+    _only(sweep, {"algorithms", "sizes", "hosts", "loss", "loss_scope"}, what, "sweep.")
     topo_spec = net.get("topology", "star:hosts=8")
     topo = _topology(topo_spec, path)
     n_hosts = len(topo.hosts)
@@ -351,13 +367,40 @@ def _allgather(raw: dict[str, Any], path: Path | None) -> ExperimentSpec:
                             f"(one of {', '.join(ALLGATHERS)})")
     spec.sizes = tuple(sv.int_list(sweep, "sizes", None, "sweep.", 0, MAX_SIZE))
     spec.hosts = tuple(sv.int_list(sweep, "hosts", [n_hosts], "sweep.", 2, n_hosts))
+    _loss_sweep(net, sweep, spec)
+    return spec
+
+
+def _loss_sweep(net: dict[str, Any], sweep: dict[str, Any], spec: ExperimentSpec) -> None:
+    """The sweep's losses and which packets they drop: network.loss_scope (one scope for
+    all, default "all") or sweep.loss_scope (each loss under each scope, side by side),
+    never both. Loss of every packet above MAX_LOSS_ALL is refused for each (loss, scope)
+    that would run."""
     spec.losses = tuple(sv.loss(v, f"sweep.loss[{i}]")
                         for i, v in enumerate(sv.items(sweep, "loss", [0.0], "sweep.")))
+    if "loss_scope" in sweep and "loss_scope" in net:
+        raise SpecError("network.loss_scope, sweep.loss_scope: give one (network.loss_scope: "
+                        "one scope for every loss; sweep.loss_scope: each loss under each)")
+    if "loss_scope" in sweep:
+        scopes = sv.str_list(sweep, "loss_scope", None, "sweep.")
+        for i, scope in enumerate(scopes):
+            if scope not in LOSS_SCOPES:
+                raise SpecError(f"sweep.loss_scope[{i}]: unknown '{scope}' "
+                                f"(one of {', '.join(LOSS_SCOPES)})")
+            if scope in scopes[:i]:
+                raise SpecError(f"sweep.loss_scope[{i}]: '{scope}' is listed twice")
+        spec.loss_scopes = tuple(scopes)
+        every = [f", sweep.loss_scope[{scopes.index('all')}]"] if "all" in scopes else []
+        advice = (f"at most {MAX_LOSS_ALL:g} under \"all\" (higher losses of multicast "
+                  "datagrams alone in a spec of their own: network.loss_scope = \"multicast\")")
+    else:
+        spec.loss_scope = sv.choice(net, "loss_scope", "all", LOSS_SCOPES, "network.")
+        every = [""] if spec.loss_scope == "all" else []
+        advice = f"above {MAX_LOSS_ALL:g} set network.loss_scope = \"multicast\""
     for i, loss in enumerate(spec.losses):
-        if loss > MAX_LOSS_ALL:
-            raise SpecError(f"sweep.loss[{i}]: {loss:g} of every packet leaves TCP, and so "
-                            f"MPI, crawling; at most {MAX_LOSS_ALL:g}")
-    return spec
+        if every and loss > MAX_LOSS_ALL:
+            raise SpecError(f"sweep.loss[{i}]{every[0]}: {loss:g} of every packet leaves TCP, "
+                            f"and so MPI, crawling; {advice}")
 
 
 def _multinode(raw: dict[str, Any], path: Path | None) -> ExperimentSpec:

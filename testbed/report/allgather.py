@@ -4,8 +4,9 @@ plots/allgather.{png,svg,pdf}, summary.txt and report.html, as a broadcast run h
 Its quantity is an Allgather's time, from the first rank's call to the last rank's return
 (collectives.programs.allgather_bench), best read in multiples of the floor (p - 1) m / B
 that no Allgather beats where host links are the bottleneck (collectives.exchanges.model).
-Per condition (ranks, loss) and block size: every algorithm's median, p10-p90, multiple of
-the floor, the model, verification and fidelity, the fastest unflagged one marked.
+Per condition (ranks, loss and which packets it drops) and block size: every algorithm's
+median, p10-p90, multiple of the floor, the model, verification and fidelity, the fastest
+unflagged one marked.
 """
 
 from __future__ import annotations
@@ -17,8 +18,13 @@ from typing import Any
 from collectives.algorithms import ALLGATHERS
 
 from ..results import size_text, text_table
+from ..specs.loss_scope import loss_text
 from .figures import Figure, pyplot, rate_text
 from .points import yes_no
+from .tails import HEADER as TAIL_HEADER
+from .tails import INTRO as TAIL_INTRO
+from .tails import LEGEND as TAIL_LEGEND
+from .tails import lowest, of, shows, text_row, values, why_unstated
 from .text_report import (
     by_index,
     fidelity_text,
@@ -30,9 +36,9 @@ from .text_report import (
 )
 
 Rec = dict[str, Any]
-CSV_FIELDS = ("index", "algorithm", "size", "hosts", "loss", "status", "median_ms", "p10_ms",
-              "p90_ms", "floor_ms", "per_floor", "predicted_ms", "verified", "flagged",
-              "flags", "error")
+CSV_FIELDS = ("index", "algorithm", "size", "hosts", "loss", "loss_scope", "status",
+              "median_ms", "p10_ms", "p90_ms", "floor_ms", "per_floor", "predicted_ms",
+              "verified", "flagged", "flags", "error")
 
 
 def is_allgather(config: Mapping[str, Any]) -> bool:
@@ -51,8 +57,27 @@ def _ms(v: Any) -> float | None:
     return None if v is None else v * 1e3
 
 
-def _conditions(recs: Sequence[Rec]) -> list[tuple[int, float]]:
-    return sorted({(_cfg(r)["hosts"], _cfg(r)["loss"]) for r in recs})
+Cond = tuple[int, float, str]  # ranks, loss, its scope ("" without loss)
+
+
+def _scope(r: Rec) -> str:
+    """Which packets a record's loss drops: "all" for a run before the scope was recorded
+    (loss of every packet was all it had); "" without loss."""
+    return (_cfg(r).get("loss_scope") or "all") if _cfg(r)["loss"] else ""
+
+
+def _cond(r: Rec) -> Cond:
+    return _cfg(r)["hosts"], _cfg(r)["loss"], _scope(r)
+
+
+def _conditions(recs: Sequence[Rec]) -> list[Cond]:
+    return sorted({_cond(r) for r in recs})
+
+
+def _cond_text(cond: Cond) -> str:
+    """"8 ranks, loss 5% of every packet"."""
+    hosts, loss, scope = cond
+    return f"{hosts} ranks" + (f", {loss_text(loss, scope)}" if loss else "")
 
 
 def _order(name: str) -> int:
@@ -77,6 +102,18 @@ def _table(rows: Sequence[Rec]) -> str:
                        "verified", "fidelity"], body)
 
 
+def _tails(rows: Sequence[Rec]) -> list[str]:
+    """The tail of the rows that show one (testbed.report.tails), the lowest unflagged
+    value of each level marked."""
+    shown = sorted((r for r in rows if _ok(r) and shows(_cfg(r))),
+                   key=lambda r: _order(_cfg(r)["algorithm"]))
+    if not shown:
+        return []
+    best = lowest((values(of(r)), flagged(r)) for r in shown)
+    return ["", "its tail (ms; n/s: below)", text_table(TAIL_HEADER, [
+        [_cfg(r)["algorithm"], *text_row(of(r), best, flagged(r))] for r in shown])]
+
+
 def summary(title: str, run_dir: Path, config: Mapping[str, Any], recs: Sequence[Rec]) -> str:
     spec = config.get("spec") or {}
     failed = sum(not _ok(r) for r in recs)
@@ -88,15 +125,18 @@ def summary(title: str, run_dir: Path, config: Mapping[str, Any], recs: Sequence
              f"{len(recs)} of {config.get('points', '?')} points measured, {failed} failed, "
              f"{sum(flagged(r) for r in recs)} flagged (the emulator did not keep up: not a "
              "result). * fastest unflagged."]
-    for hosts, loss in _conditions(recs):
-        at = [r for r in recs if (_cfg(r)["hosts"], _cfg(r)["loss"]) == (hosts, loss)]
+    for cond in _conditions(recs):
+        at = [r for r in recs if _cond(r) == cond]
         for size in sorted({_cfg(r)["size"] for r in at}):
             floor = next((r.get("floor_s") for r in at if _cfg(r)["size"] == size
                           and r.get("floor_s")), None)
-            lines += ["", f"{size_text(size)} blocks, {hosts} ranks"
-                      + (f", loss {loss:.0%}" if loss else "")
+            lines += ["", f"{size_text(size)} blocks, {_cond_text(cond)}"
                       + (f" (floor {floor * 1e3:.2f} ms)" if floor else ""),
                       _table([r for r in at if _cfg(r)["size"] == size])]
+            lines += _tails([r for r in at if _cfg(r)["size"] == size])
+    tailed = [r for r in recs if _ok(r) and shows(_cfg(r))]
+    if tailed:
+        lines += ["", f"The tail: {TAIL_INTRO} {TAIL_LEGEND}", *why_unstated(tailed)]
     lines += ["", f"report: {run_dir / 'report.html'}"]
     return "\n".join(lines) + "\n"
 
@@ -104,7 +144,8 @@ def summary(title: str, run_dir: Path, config: Mapping[str, Any], recs: Sequence
 def csv_row(r: Rec) -> list[Any]:
     c, t = _cfg(r), r.get("t_s") or {}
     return [r.get("index"), c.get("algorithm"), c.get("size"), c.get("hosts"), c.get("loss"),
-            r.get("status"), _ms(t.get("median")), _ms(t.get("p10")), _ms(t.get("p90")),
+            _scope(r) or None, r.get("status"), _ms(t.get("median")), _ms(t.get("p10")),
+            _ms(t.get("p90")),
             _ms(r.get("floor_s")), r.get("per_floor"), _ms(r.get("predicted_s")),
             r.get("verified"), flagged(r),
             "; ".join((r.get("fidelity") or {}).get("flags") or []), r.get("error")]
@@ -121,10 +162,9 @@ def plot(out: Path, config: Mapping[str, Any], recs: Sequence[Rec]) -> Figure | 
     fig, axes = plt.subplots(1, len(conds), figsize=(4.4 * len(conds) + 0.6, 3.6),
                              squeeze=False)
     algos = sorted({_cfg(r)["algorithm"] for r in ok}, key=_order)
-    for ax, (hosts, loss) in zip(axes[0], conds, strict=True):
+    for ax, cond in zip(axes[0], conds, strict=True):
         for j, alg in enumerate(algos):
-            pts = sorted((r for r in ok if (_cfg(r)["hosts"], _cfg(r)["loss"],
-                                            _cfg(r)["algorithm"]) == (hosts, loss, alg)),
+            pts = sorted((r for r in ok if _cond(r) == cond and _cfg(r)["algorithm"] == alg),
                          key=lambda r: _cfg(r)["size"])
             if not pts:
                 continue
@@ -141,7 +181,7 @@ def plot(out: Path, config: Mapping[str, Any], recs: Sequence[Rec]) -> Figure | 
         ax.set_xticks(sizes, [size_text(x) for x in sizes])
         ax.minorticks_off()
         ax.set_xlabel("block bytes per rank")
-        ax.set_title(f"{hosts} ranks" + (f", loss {loss:.0%}" if loss else ""), fontsize=10)
+        ax.set_title(_cond_text(cond), fontsize=10)
     axes[0][0].set_ylabel("median / floor (p-1)m/B, log")
     axes[0][0].legend(fontsize=8)
     return save_run_figure(plt, fig, out / "allgather.png", config,

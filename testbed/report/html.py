@@ -24,6 +24,7 @@ from .points import (
     without,
 )
 from .tables import Cell, Counts, Table
+from .tails import HTML_LEGEND, INTRO, Tails
 
 FIDELITY_MEANING = ("A point is flagged when the emulator could not keep up with it: the "
                     "software switch waited for a CPU core at least 75 % of the time it had "
@@ -90,8 +91,9 @@ def _html_table(t: Table) -> str:
     head = "".join(f"<th>{_e(h)}</th>" for h in t.header)
     body = "".join(f'<tr><td class="alg">{_e(alg)}</td>{"".join(map(_html_cell, cells))}</tr>'
                    for alg, cells in t.rows)
-    return (f"<h3>{_e(t.title)} <span class='note'>(median ms)</span></h3>"
-            f"<table><tr>{head}</tr>{body}</table><p class='note'>Fastest: {_e(t.fastest)}"
+    return (f"<h3>{_e(t.title)} <span class='note'>({_e(t.what)})</span></h3>"
+            f"<table><tr>{head}</tr>{body}</table><p class='note'>"
+            f"{_e(t.marks.capitalize())}: {_e(t.fastest)}"
             + (f". Read the times by {_e(t.units)}." if t.units else "") + "</p>")
 
 
@@ -202,7 +204,8 @@ def _configuration(config: Mapping[str, Any]) -> str:
 
 def report_html(title: str, run_dir: Path, config: Mapping[str, Any], points: list[Point],
                 tables: list[Table], plots: Plots, counts: Counts, varying: set[str],
-                unfinished: bool, notes: Sequence[str] = (), findings: Sequence[str] = ()) -> str:
+                unfinished: bool, notes: Sequence[str] = (), findings: Sequence[str] = (),
+                tails: Tails | None = None) -> str:
     spec = config.get("spec") or {}
     meta = f"run folder {run_dir.name}"
     if config.get("started"):
@@ -223,6 +226,10 @@ def report_html(title: str, run_dir: Path, config: Mapping[str, Any], points: li
                  _what_was_run(points, config, varying, counts, unfinished),
                  *(f"<p>{_e(n)}</p>" for n in notes),
                  "<h2>Headline</h2>", _headline(tables)]
+        if tails is not None and tails.tables:
+            body += ["<h2>The tail</h2>", f"<p class='note'>{_e(INTRO)} {_e(HTML_LEGEND)}</p>",
+                     *map(_html_table, tails.tables),
+                     *(f"<p class='note'>{_e(n)}</p>" for n in tails.notes)]
         if findings:
             body += ["<h2>What this run shows</h2><p class='note'>From unflagged points only."
                      "</p><ul>", *(f"<li>{_e(f)}</li>" for f in findings), "</ul>"]

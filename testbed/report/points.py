@@ -13,6 +13,7 @@ from typing import Any
 from collectives.algorithms import BCASTS
 
 from ..results import size_text
+from ..specs.loss_scope import loss_text
 
 # every algorithm the testbed runs, in the order tables and legends list them
 ALGORITHM_ORDER = tuple(BCASTS)
@@ -132,7 +133,16 @@ def without(cond: Cond, *fields: str) -> Cond:
     return tuple((k, v) for k, v in cond if k not in fields)
 
 
-def _env_parts(c: Mapping[str, Any]) -> list[str]:
+def lost_scope(cond: Cond) -> str | None:
+    """Which packets a condition's loss drops ("all" where a record of a lossy point names
+    none); None: it has no loss."""
+    c = dict(cond)
+    return (c.get("loss_scope") or "all") if as_float(c.get("loss")) else None
+
+
+def _env_parts(c: Mapping[str, Any], scoped: bool = True) -> list[str]:
+    """The environment's words; `scoped`: a loss says which packets it drops ("loss 5% of
+    every packet"), else where a title says it ("loss 5%")."""
     parts = []
     if not no_traffic(c.get("traffic")):
         name = str(c["traffic"])  # "uniform-02 (load 0.02)", "hot-1 (hotspot, load 0.1)"
@@ -142,9 +152,7 @@ def _env_parts(c: Mapping[str, Any]) -> list[str]:
         parts.append(f"{name} ({', '.join(detail)})" if detail else f"traffic {name}")
     loss = as_float(c.get("loss"))
     if loss:
-        scope = {"multicast": " multicast", "multicast-in": " multicast received"}.get(
-            c.get("loss_scope") or "", "")
-        parts.append(f"loss {loss * 100:g}%{scope}")
+        parts.append(loss_text(loss, (c.get("loss_scope") or "all") if scoped else None))
     if c.get("fault") not in (None, "none", ""):
         parts.append(f"fault {c['fault']}")
     return parts
@@ -182,15 +190,17 @@ def varying_fields(conds: Iterable[Cond]) -> set[str]:
 
 def cond_labels(conds: Iterable[Cond], varying: Collection[str],
                 omit: Collection[str] = ()) -> dict[Cond, str]:
-    """Short condition names ("quiet", "bg (uniform, load 0.2) + loss 5%", "..., 16 hosts"):
-    the environment always, the shape of the run only where it varies; names that would
-    collide get the differing fields appended."""
+    """Short condition names ("quiet", "bg (uniform, load 0.2) + loss 5% of every packet",
+    "..., 16 hosts"): the environment always (a loss's scope unless `omit` names
+    loss_scope), the shape of the run only where it varies; names that would collide get
+    the differing fields appended."""
     out: dict[Cond, str] = {}
     for cond in conds:
         c = dict(cond)
         shape = [_shape_label(k, c.get(k)) for k, _ in cond
                  if k in varying and k not in ENV_FIELDS and k not in omit]
-        out[cond] = ", ".join([" + ".join(_env_parts(c)) or "quiet", *shape])
+        env = _env_parts(c, scoped="loss_scope" not in omit)
+        out[cond] = ", ".join([" + ".join(env) or "quiet", *shape])
     same: dict[str, list[Cond]] = defaultdict(list)
     for cond, label in out.items():
         same[label].append(cond)

@@ -7,13 +7,14 @@ import csv
 import json
 import re
 from collections import Counter, defaultdict
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..fidelity.wire_units import frame_time_s, wire_time_s
 from ..results import text_table
+from ..specs.loss_scope import WHAT
 from .points import (
     Cond,
     Point,
@@ -23,9 +24,11 @@ from .points import (
     cond_order,
     fmt_ms,
     fmt_size,
+    lost_scope,
     pick,
     plural,
     sortable,
+    varying_fields,
     without,
 )
 
@@ -43,9 +46,14 @@ def _csv_value(v: Any) -> Any:
 
 
 def write_csv(path: Path, points: list[Point]) -> None:
+    """One row per point: its condition as the report names it ("loss 5% of every
+    packet"), its configuration, and its figures."""
     keys = {k for p in points for k in p.config()}
     fields = [*CONFIG_FIELDS, *sorted(keys - set(CONFIG_FIELDS))]
-    header = ["index", "status", "flagged", *fields, "median_ms", "p10_ms", "p90_ms",
+    conds = {p.cond for p in points}
+    labels = cond_labels(conds, varying_fields(conds))
+    header = ["index", "status", "flagged", "condition", *fields, "median_ms", "p10_ms",
+              "p90_ms", "p99_ms", "p99.9_ms",  # the tail, empty where the samples cannot state it
               "median_per_wire_time", "median_per_frame_time",
               "predicted_ms", "accepted_load", "cpu_busy", "samples", "flags", "error"]
     with path.open("w", newline="") as f:
@@ -54,8 +62,11 @@ def write_csv(path: Path, points: list[Point]) -> None:
         for p in points:
             cfg = p.config()
             units = p.rec.get("t_mcast_units") or {}
-            row = [p.index, p.status, p.flagged, *(cfg.get(k) for k in fields), p.median_ms,
-                   p.p10_ms, p.p90_ms, units.get("per_wire_time"),
+            tail = p.rec.get("tails_s") or {}
+            row = [p.index, p.status, p.flagged, labels[p.cond], *(cfg.get(k) for k in fields),
+                   p.median_ms, p.p10_ms, p.p90_ms,
+                   *(None if tail.get(k) is None else tail[k] * 1e3 for k in ("p99", "p99.9")),
+                   units.get("per_wire_time"),
                    units.get("per_frame_time"), p.predicted_ms, p.accepted, p.cpu_busy,
                    p.samples, "; ".join(p.flags), p.error]
             w.writerow([_csv_value(v) for v in row])
@@ -79,6 +90,8 @@ class Table:
     rows: list[tuple[str, list[Cell]]]
     fastest: str
     units: str = ""  # M/B and the frame time at the run's rate, to read the times by
+    what: str = "median ms"  # what the cells are (testbed.report.tails': every level, ms)
+    marks: str = "fastest"  # what `fastest` names (the tails': the lowest of a column)
 
 
 def units_note(group: list[Point]) -> str:
@@ -119,9 +132,11 @@ def _cell(points: list[Point], best_ms: float | None) -> Cell:
     return Cell(text, value, best, p.flagged, False, tip)
 
 
-def _table(title: str, group: list[Point], varying: set[str]) -> Table:
+def _table(title: str, group: list[Point], varying: set[str], scope: str | None) -> Table:
+    """Algorithms against the conditions; `scope`: the one its losses share, which the
+    title names (the columns then say "loss 5%")."""
     conds = sorted({without(p.cond, "hosts") for p in group}, key=cond_order)
-    labels = cond_labels(conds, varying, omit=("hosts",))
+    labels = cond_labels(conds, varying, omit=("hosts", "loss_scope") if scope else ("hosts",))
     algs = sorted({p.algorithm for p in group}, key=alg_order)
     by: dict[tuple[str, Cond], list[Point]] = defaultdict(list)
     for p in group:
@@ -177,21 +192,40 @@ def _scaling_table(title: str, group: list[Point]) -> Table:
                  rows, "; ".join(fastest) or "no point succeeded", units_note(group))
 
 
+def by_scope(group: list[Point]) -> list[tuple[str | None, list[Point]]]:
+    """A table's points by which packets their loss drops: one part per scope the run lost
+    packets in, each with the points that lose none (the reference every part shares); the
+    group whole, None, where no point loses any. Trees and multicast under the same loss
+    then stand in one table, the scopes in tables alike one under the other."""
+    scopes = sorted({s for p in group if (s := lost_scope(p.cond))})
+    if not scopes:
+        return [(None, group)]
+    return [(s, [p for p in group if lost_scope(p.cond) == s or (
+        lost_scope(p.cond) is None and dict(p.cond).get("loss_scope") in (None, s))])
+        for s in scopes]
+
+
+def _scope_title(scope: str | None) -> str:
+    return f", loss of {WHAT.get(scope, scope)}" if scope else ""
+
+
 def headline_tables(points: list[Point], varying: set[str]) -> list[Table]:
     """One table per message size (and per communicator size when the run varied it; when
-    only the communicator size varied, one table per message size with a column each)."""
+    only the communicator size varied, one table per message size with a column each), and
+    per loss scope where the run lost packets (by_scope: its title names the scope)."""
     hosts_all = sorted({p.hosts for p in points}, key=sortable)
     split = len(hosts_all) > 1
     if split and not varying - {"hosts"} and None not in hosts_all:
-        return [_scaling_table(fmt_size(size), [p for p in points if p.size == size])
-                for size in sorted({p.size for p in points}, key=sortable)]
+        return [_scaling_table(fmt_size(size) + _scope_title(scope), part)
+                for size in sorted({p.size for p in points}, key=sortable)
+                for scope, part in by_scope([p for p in points if p.size == size])]
     out = []
     for size in sorted({p.size for p in points}, key=sortable):
         for hosts in hosts_all:
             group = [p for p in points if p.size == size and (not split or p.hosts == hosts)]
-            if group:
-                where = f" on {hosts} hosts" if hosts is not None else ""
-                out.append(_table(f"{fmt_size(size)}{where}", group, varying))
+            where = f" on {hosts} hosts" if hosts is not None else ""
+            out += [_table(f"{fmt_size(size)}{where}{_scope_title(scope)}", part, varying,
+                           scope) for scope, part in (by_scope(group) if group else [])]
             if not split:
                 break
     return out
@@ -230,9 +264,11 @@ FLAGGED_ADVICE = ("Flagged points are not results: the emulator did not keep up 
 
 def summary_text(title: str, run_dir: Path, points: list[Point], tables: list[Table],
                  counts: Counts, report: Path, unfinished: bool,
-                 notes: list[str] | None = None, findings: list[str] | None = None) -> str:
+                 notes: list[str] | None = None, findings: list[str] | None = None,
+                 tails: Sequence[str] = ()) -> str:
     """`notes`: lines under the title (the link rate); `findings`: the papers' claims as
-    this run shows them (testbed.report.findings)."""
+    this run shows them (testbed.report.findings); `tails`: the tail tables' lines
+    (testbed.report.tails), after the headline's."""
     lines = [f"{title} ({run_dir.name})", *(notes or [])]
     if not points:
         planned = f" ({counts.planned} planned)" if counts.planned else ""
@@ -243,9 +279,10 @@ def summary_text(title: str, run_dir: Path, points: list[Point], tables: list[Ta
     if counts.flagged:
         lines.append(FLAGGED_ADVICE)
     for t in tables:
-        lines += ["", f"{t.title} (median ms)",
+        lines += ["", f"{t.title} ({t.what})",
                   text_table(t.header, [[alg, *(c.text for c in cells)] for alg, cells in t.rows]),
                   f"fastest: {t.fastest}", *([f"({t.units})"] if t.units else [])]
+    lines += tails
     if findings:
         lines += ["", "What this run shows (unflagged points only):", *(f"  {f}" for f in findings)]
     lines += ["", "* fastest in its column, ! flagged (the emulator could not keep up, the "

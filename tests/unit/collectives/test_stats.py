@@ -1,11 +1,12 @@
-"""collectives.stats.summarize: median and spread by linear interpolation between ranks."""
+"""collectives.stats: median and spread by linear interpolation between ranks; the tail
+percentiles and the rule for which of them a sample states."""
 
 import random
 import statistics
 
 import pytest
 
-from collectives.stats import summarize
+from collectives.stats import TAIL_LEVELS, level_name, needed, quantile, summarize, tails
 
 
 def test_one_to_ten() -> None:
@@ -65,3 +66,60 @@ def test_empty_is_an_error() -> None:
         summarize([])
     with pytest.raises(ValueError):
         summarize(())
+
+
+# ---- tails: the percentiles a sample can state -----------------------------------------------
+def test_levels_and_the_samples_each_needs() -> None:
+    assert [level_name(q) for q in TAIL_LEVELS] == ["p50", "p90", "p99", "p99.9"]
+    # n (1 - q) >= 1: at least one sample expected at or beyond the percentile
+    assert [needed(q) for q in TAIL_LEVELS] == [2, 10, 100, 1000]
+    assert needed(0.9999) == 10000  # exact, though 1 / (1 - 0.9999) is 10000.000000000827
+    for bad in (0.0, 1.0, -0.5, 1.5):
+        with pytest.raises(ValueError, match="between 0 and 1"):
+            needed(bad)
+
+
+def test_cannot_state_p99_9_from_20_samples() -> None:
+    t = tails([float(x) for x in range(1, 21)])
+    assert t["n"] == 20
+    assert t["p99"] is None and t["p99.9"] is None
+    assert t["needs"] == {"p99": 100, "p99.9": 1000}
+    assert t["p50"] == pytest.approx(10.5) and t["p90"] == pytest.approx(18.1)
+
+
+@pytest.mark.parametrize(("n", "stated"), [
+    (1, []), (2, ["p50"]), (9, ["p50"]), (10, ["p50", "p90"]), (99, ["p50", "p90"]),
+    (100, ["p50", "p90", "p99"]), (999, ["p50", "p90", "p99"]),
+    (1000, ["p50", "p90", "p99", "p99.9"])])
+def test_boundaries(n: int, stated: list[str]) -> None:
+    t = tails([float(x) for x in range(n)])
+    assert [k for k in ("p50", "p90", "p99", "p99.9") if t[k] is not None] == stated
+    assert sorted(t["needs"]) == sorted({"p50", "p90", "p99", "p99.9"} - set(stated))
+    assert all(t["needs"][k] > n for k in t["needs"])
+
+
+def test_at_the_least_count_the_percentile_lies_below_the_largest_sample() -> None:
+    """What the rule buys: a stated percentile is never the sample's maximum alone."""
+    rng = random.Random(3)
+    for q, n in ((0.9, 10), (0.99, 100), (0.999, 1000)):
+        xs = sorted(rng.expovariate(1.0) for _ in range(n))
+        value = tails(xs)[level_name(q)]
+        assert xs[-2] <= value < xs[-1]
+
+
+def test_tails_read_the_quantiles_as_summarize_does() -> None:
+    """One interpolation for both: a point's p50 is its median, its p90 the summary's."""
+    rng = random.Random(11)
+    samples = [rng.lognormvariate(0.0, 1.0) for _ in range(1000)]
+    t, s = tails(samples), summarize(samples)
+    assert t["p50"] == s["median"] and t["p90"] == s["p90"]
+    assert s["p90"] <= t["p99"] <= t["p99.9"] <= s["max"]
+    assert t["p99"] == pytest.approx(statistics.quantiles(samples, n=100,
+                                                          method="inclusive")[-1])
+    assert t["p99.9"] == pytest.approx(quantile(sorted(samples), 0.999))
+    assert t["needs"] == {}
+
+
+def test_tails_of_nothing_is_an_error() -> None:
+    with pytest.raises(ValueError, match="no samples"):
+        tails([])

@@ -325,3 +325,38 @@ def test_the_send_order_is_not_a_condition(tmp_path: Path) -> None:
     table = text.split("report:")[0]
     assert "send_order" not in table, table
     assert "fastest: quiet: nack 23.0 ms" in table, table
+
+
+# ---- loss scopes ------------------------------------------------------------------------
+# (algorithm, loss, scope) -> median ms: a sweep of both scopes (sweep.loss_scope), whose
+# points without loss have none; binomial rides on TCP, untouched by multicast-only loss
+SCOPED = {("binomial", 0.0, None): 12.0, ("nack", 0.0, None): 9.0,
+          ("binomial", 0.05, "multicast"): 12.1, ("nack", 0.05, "multicast"): 14.0,
+          ("binomial", 0.05, "all"): 30.0, ("nack", 0.05, "all"): 20.0}
+
+
+def test_each_scope_has_its_table_and_is_named_everywhere(tmp_path: Path,
+                                                           without_plots: None) -> None:
+    records = [_record(i, {**_config(alg, 65536, loss), "loss_scope": scope}, ms * 1e-3)
+               for i, ((alg, loss, scope), ms) in enumerate(SCOPED.items())]
+    run = _run_dir(tmp_path, records)
+    text = write_report(run)
+    # one table a scope, the points without loss the reference in each
+    assert _table_rows(text, "64 KiB on 8 hosts, loss of every packet") == {
+        "binomial": ["12.0", "30.0"], "nack": ["9.00*", "20.0*"]}
+    assert _table_rows(text, "64 KiB on 8 hosts, loss of multicast datagrams") == {
+        "binomial": ["12.0", "12.1*"], "nack": ["9.00*", "14.0"]}
+    assert len(re.findall(r"^algorithm +quiet +loss 5%$", text, re.M)) == 2
+    # the findings: the crossover per condition, and what the loss costs under each scope
+    assert "64 KiB (loss 5% of multicast datagrams): no multicast broadcast beat" in text
+    assert "64 KiB (loss 5% of every packet): nack beats every point-to-point" in text
+    assert ("64 KiB, loss 5%: of every packet binomial x2.50, nack x2.22; of multicast "
+            "datagrams binomial x1.01, nack x1.56") in text
+    with (run / "summary.csv").open() as f:
+        rows = list(csv.DictReader(f))
+    assert [(r["condition"], r["loss_scope"]) for r in rows[::2]] == [
+        ("quiet", ""), ("loss 5% of multicast datagrams", "multicast"),
+        ("loss 5% of every packet", "all")]
+    page = (run / "report.html").read_text()
+    assert "64 KiB on 8 hosts, loss of every packet" in page
+    assert "conditions quiet, loss 5% of every packet, loss 5% of multicast datagrams" in page

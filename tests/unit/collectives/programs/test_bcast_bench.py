@@ -1,6 +1,9 @@
-"""collectives.programs.bcast_bench.rank_completion: each rank's median completion from the
+"""collectives.programs.bcast_bench: rank_completion, each rank's median completion from the
 root's start, the return time where a receiver does not say, and nothing without measured
-broadcasts."""
+broadcasts; calls taking turns; and every rank asleep before the gathers that end a point
+(COMM_SELF, real mpi4py)."""
+
+from typing import Any
 
 import pytest
 
@@ -76,3 +79,40 @@ def test_calls_take_turns_round_by_round_and_each_runs_to_its_end() -> None:
 def test_the_batch_program_takes_the_rounds_from_its_arguments() -> None:
     args = bb.parser().parse_args(bb.batch_argv([], rounds=10)[2:])
     assert args.rounds == 10 and bb.parser().parse_args(["--calls", "[]"]).rounds == 1
+
+
+# ---- the end of a point's broadcasts ----------------------------------------------------------
+class _Recording:
+    """A communicator that logs its collective calls and passes them on."""
+
+    def __init__(self, comm: Any, log: list[str]) -> None:
+        self._comm, self._log = comm, log
+
+    def __getattr__(self, name: str) -> Any:
+        attr = getattr(self._comm, name)
+        if name not in ("gather", "allgather", "Ibarrier", "Ibcast", "Ireduce"):
+            return attr
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            self._log.append(name)
+            return attr(*args, **kwargs)
+        return call
+
+
+@pytest.mark.parametrize("budget", [None, 0.0])
+def test_no_rank_spins_in_the_gathers_while_the_last_broadcast_ends(budget: float | None
+                                                                    ) -> None:
+    """After the last broadcast every rank waits asleep (an Ibarrier) before the gathers:
+    a rank back from it early spun in them (MPICH polls) while the last ranks still
+    worked, and the last sample was the point's largest. A budget that ran out has said
+    so by the root's asleep `root_says` (an Ibcast) first."""
+    from mpi4py import MPI
+
+    log: list[str] = []
+    samples, ok, _ = bb.direct(_Recording(MPI.COMM_SELF, log), bytearray(b"ab"), b"ab", 0,
+                               3, 1, budget_s=budget, algorithm="binomial")
+    assert ok and len(samples) == (3 if budget is None else 1)
+    first = log.index("gather")
+    assert log[first - 1] == "Ibarrier" and "gather" not in log[:first]
+    assert log[:first - 1] == ["Ibcast", "Ireduce"] * (len(samples) + 1) + (
+        ["Ibcast"] if budget is not None else [])

@@ -100,6 +100,25 @@ def test_run_with_a_spec_is_an_experiment(capsys) -> None:
     assert "dyn-tree" in out and "1 MiB" in out and "traffic=background" in out
 
 
+def test_the_listing_says_which_packets_each_points_loss_drops(
+        tmp_path, capsys: pytest.CaptureFixture[str]) -> None:
+    spec = tmp_path / "scopes.toml"
+    sweep = ('algorithms = ["binomial"]\nsizes = [1024]\nloss = [0.0, 0.05]\n'
+             'loss_scope = ["multicast", "all"]\n')
+    spec.write_text(f'name = "s"\n[network]\ntopology = "star:hosts=4"\n[sweep]\n{sweep}')
+    assert main(["experiment", str(spec), "--list"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("s: 3 points on star-4")
+    assert lines[1].rstrip().endswith("4 hosts") and "loss" not in lines[1]  # no scope
+    assert lines[2].endswith("loss=0.05 (multicast datagrams)")
+    assert lines[3].endswith("loss=0.05 (every packet)")
+    allgather = tmp_path / "ag.toml"
+    allgather.write_text(f'name = "a"\ncollective = "allgather"\n[network]\n'
+                         f'topology = "star:hosts=4"\n[sweep]\n{sweep.replace("binomial", "ring")}')
+    assert main(["experiment", str(allgather), "--list"]) == 0
+    assert capsys.readouterr().out.splitlines()[3].endswith("loss=0.05 (every packet)")
+
+
 # ---- run: only errors raised before any network starts ----------------------------------
 # The topology is deliberately invalid as well: should the program check ever move after
 # parse_spec, these tests fail on the message instead of bringing a network up.

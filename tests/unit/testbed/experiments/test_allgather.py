@@ -1,20 +1,23 @@
 """testbed.experiments.allgather's result without a network: its record, the median in
-multiples of the floor, and a flagged row known as one."""
+multiples of the floor, a flagged row known as one, and a point's record with its tail."""
 
 from __future__ import annotations
 
 import pytest
 
-from testbed.experiments.allgather import AllgatherResult
+from collectives.stats import tails
+from testbed.experiments.allgather import AllgatherResult, point_record
 from testbed.experiments.bcast_result import Times
+from testbed.experiments.spec import from_dict
 
 
-def result(flags=(), floor=0.1):
+def result(flags=(), floor=0.1, samples=()):
     return AllgatherResult(algorithm="ring", block=65536, ranks=5, repetitions=4,
                            t=Times(0.14, 0.13, 0.15, 0.12, 0.16, n=4, mean=0.14),
                            verified=True, floor_s=floor, predicted_s=0.11,
                            fidelity={"ok": not flags, "flags": list(flags)},
-                           window=(1.0, 2.0), frames={"data": 918.0}, frames_expected=920)
+                           window=(1.0, 2.0), frames={"data": 918.0}, frames_expected=920,
+                           samples=tuple(samples))
 
 
 def test_the_record_and_the_floor_multiple():
@@ -29,3 +32,17 @@ def test_the_record_and_the_floor_multiple():
 
 def test_no_floor_for_empty_blocks():
     assert result(floor=None).per_floor is None
+
+
+def test_a_points_record_carries_its_tail():
+    spec = from_dict({"name": "ag", "collective": "allgather", "repetitions": 12,
+                  "network": {"topology": "star:hosts=5,bw=100"},
+                  "sweep": {"algorithms": ["ring"], "sizes": [65536], "loss": [0.01]}})
+    p = spec.points()[0]
+    samples = [0.1 + 0.001 * i for i in range(12)]
+    rec = point_record(spec, p, result(samples=samples), None, {"run": {}})
+    assert rec["samples_s"] == samples and rec["tails_s"] == tails(samples)
+    assert rec["tails_s"]["p90"] is not None and rec["tails_s"]["needs"] == {
+        "p99": 100, "p99.9": 1000}
+    failed = point_record(spec, p, None, "allgather_bench measured 0 of 1 sizes", {})
+    assert failed["status"] == "failed" and failed["tails_s"] is None

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import copy
 import io
+import itertools
 import json
 import tomllib
 from pathlib import Path
@@ -25,7 +26,7 @@ from rich.progress import Progress
 
 from collectives.call import BcastCall
 from collectives.ipmc.accounting import FIELDS
-from collectives.stats import summarize
+from collectives.stats import summarize, tails
 from testbed import results
 from testbed.cluster.spread import Spread
 from testbed.conditions.traffic import Traffic
@@ -155,6 +156,52 @@ def test_a_condition_is_said_with_only_what_is_not_the_default() -> None:
     every = Point(1, "nack", 1024, 4, "uniform", 0.05, "cut", 2, 0.0025)
     assert condition_text(every) == ("4 hosts, 2 groups, traffic uniform, loss 5%, fault cut, "
                                      "injection every 2.5 ms")
+    low = Point(2, "nack", 1024, 8, "none", 0.001, "none", 1, 0.0)
+    assert condition_text(low) == "8 hosts, loss 0.1%"  # not rounded to "loss 0%"
+    assert "loss 5% of multicast datagrams, fault" in condition_text(every, "multicast")
+
+
+class Quiet(Readings):
+    """A monitor for a whole condition whose readings cover every point at once."""
+
+    def __init__(self, *_args: Any) -> None:
+        super().__init__()
+
+    def __enter__(self) -> Quiet:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+
+def test_each_condition_sets_its_loss_with_its_own_scope(tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """sweep.loss_scope: each condition's loss drops the packets of its scope, for its job
+    only; each record says the scope (none without loss), and so does the progress line."""
+    spec = spec_of(loss=[0.0, 0.05], loss_scope=["multicast", "all"])
+    said: list[str] = []
+    run = opened(spec, tmp_path / "r", said=said)
+    losses: list[tuple[float, str]] = []
+    run.emu.set_loss = lambda loss, hosts=None, scope="all": losses.append((loss, scope))
+    during: list[tuple[str | None, list[tuple[float, str]]]] = []
+
+    def jobs(run: Run, batch: list[Point], groups: Any, ticker: Any,
+             arrivals: _Arrivals) -> tuple[None, list[Any]]:
+        during.append((batch[0].loss_scope, list(losses)))
+        for p in batch:
+            arrivals.got(0, raw_of(p.key, 0, [0.001]))
+        return None, []
+
+    monkeypatch.setattr(runmod, "Monitor", Quiet)
+    monkeypatch.setattr(runmod, "_jobs", jobs)
+    for _, points in itertools.groupby(spec.points(), key=lambda p: p.condition):
+        runmod._condition(run, list(points), None)
+    assert during == [(None, []), ("multicast", [(0.05, "multicast")]),
+                      ("all", [(0.05, "multicast"), (0, "all"), (0.05, "all")])]
+    assert losses[-1] == (0, "all")  # the network whole again after the last
+    assert [(r["config"]["loss"], r["config"]["loss_scope"]) for r in records(run)] == [
+        (0.0, None)] * 2 + [(0.05, "multicast")] * 2 + [(0.05, "all")] * 2
+    assert "2 point(s): 2 hosts, loss 5% of every packet" in said
 
 
 def test_each_algorithm_family_gets_its_own_job_parameters(tmp_path: Path) -> None:
@@ -296,6 +343,9 @@ def test_a_measured_points_record_of_two_groups(tmp_path: Path) -> None:
     samples = [0.001, 0.003, 0.002, 0.004]
     assert rec["status"] == "ok" and rec["error"] is None and rec["verified"] is True
     assert rec["samples_s"] == samples and rec["t_mcast_s"] == summarize(samples)
+    # the tail of every group's samples: 4 state p50, not p90 (10), p99 (100), p99.9 (1000)
+    assert rec["tails_s"] == tails(samples) and rec["tails_s"]["p50"] == pytest.approx(0.0025)
+    assert rec["tails_s"]["needs"] == {"p90": 10, "p99": 100, "p99.9": 1000}
     assert rec["t_mcast_units"] == in_units(summarize(samples)["median"], 1024, 100.0)
     assert rec["per_group"] == [{"group": 0, "t_mcast_s": summarize([0.001, 0.003])},
                                 {"group": 1, "t_mcast_s": summarize([0.002, 0.004])}]
@@ -351,6 +401,7 @@ def test_wrong_bytes_loss_and_failures_are_recorded_as_such(tmp_path: Path) -> N
                      faults, ["ignored: nothing was measured"], 2)
     assert failed["status"] == "failed" and failed["error"] == "the job made no progress for 6 s"
     assert failed["samples_s"] == [] and failed["t_mcast_s"] is None
+    assert failed["tails_s"] is None
     assert failed["fidelity"] is None and failed["verified"] is None
     assert failed["faults"] == faults and failed["job"] == 2 and len(mon.windows) == 2
 
@@ -364,6 +415,7 @@ def test_groups_across_servers_are_timed_by_flow_latency(tmp_path: Path) -> None
     rec = _record(run, p, raw, None, None, Readings(), {}, [], [], 1)
     assert rec["timing"] == "flow" and rec["samples_s"] == [0.010, 0.030]
     assert rec["t_mcast_s"] == summarize([0.010, 0.030])
+    assert rec["tails_s"] == tails([0.010, 0.030])  # of the figures the point stands by
     assert rec["direct_across_servers"] == {"samples_s": [0.001, 0.002, 0.003, 0.004]}
     assert [g["t_mcast_s"] for g in rec["per_group"]] == [summarize([0.010]),
                                                           summarize([0.030])]

@@ -6,13 +6,16 @@ The shipped specs are valid, the default one as `make testbed` promises."""
 from __future__ import annotations
 
 import copy
+import hashlib
+import itertools
+import json
 import tomllib
 from pathlib import Path
 
 import pytest
 
 from testbed.emulation.environment import Capabilities
-from testbed.experiments.spec import SpecError, check_machine, from_dict, load
+from testbed.experiments.spec import Point, SpecError, check_machine, from_dict, load
 
 SPEC = {"name": "t", "network": {"topology": "star:hosts=4,bw=100"},
         "sweep": {"algorithms": ["scout-linear", "nack", "binomial"], "sizes": [1024]}}
@@ -294,13 +297,117 @@ def test_an_allgather_spec_and_its_points():
     ({"sweep": {"algorithms": ["binomial"], "sizes": [1]}},
      "sweep.algorithms\\[0\\]: unknown Allgather 'binomial'"),
     ({"sweep": {"algorithms": ["ring"], "sizes": [1], "traffic": ["none"]}},
-     "sweep.traffic: an Allgather spec .* reads only algorithms, hosts, loss, sizes"),
+     "sweep.traffic: an Allgather spec .* reads only algorithms, hosts, loss, loss_scope, "
+     "sizes"),
     ({"faults": {}}, "faults: an Allgather spec"),
     ({"sweep": {"algorithms": ["ring"], "sizes": [1], "hosts": [1]}},
      "sweep.hosts\\[0\\]: must be in \\[2, 4\\]"),
     ({"sweep": {"algorithms": ["ring"], "sizes": [1], "loss": [0.3]}}, "sweep.loss\\[0\\]: 0.3"),
     ({"network": {"topology": "star:hosts=4", "mode": "contiguous"}}, "network.mode: an All"),
+    ({"sweep": {"algorithms": ["ring"], "sizes": [1], "loss": [0.3],
+                "loss_scope": ["multicast", "all"]}},
+     "sweep.loss\\[0\\], sweep.loss_scope\\[1\\]: 0.3 of every packet"),
 ])
 def test_allgather_spec_errors_name_the_key(change, needle):
     with pytest.raises(SpecError, match=needle):
         from_dict({**AG, **change})
+
+
+def test_an_allgather_spec_sweeps_the_loss_scope_as_a_broadcasts_does():
+    spec = from_dict({**AG, "sweep": {**AG["sweep"], "loss_scope": ["multicast", "all"]}})
+    pts = spec.points()
+    # loss 0 once per algorithm and size; 5 % under each scope
+    assert len(pts) == 2 * 2 * 3
+    assert [(p.loss, p.loss_scope) for p in pts[::4]] == [
+        (0.0, None), (0.05, "multicast"), (0.05, "all")]
+    assert from_dict({**AG, "network": {**AG["network"], "loss_scope": "multicast"}}
+                     ).loss_scope == "multicast"
+
+
+# ---- loss scopes ---------------------------------------------------------------------------
+# every axis a broadcast sweep has, with network.loss_scope: its points' keys as the code
+# before sweep.loss_scope made them (a results folder of then must --resume now)
+PINNED = {"name": "pin", "network": {"topology": "star:hosts=8,bw=100", "loss_scope": "multicast"},
+          "sweep": {"algorithms": ["binomial", "nack"], "sizes": [1024, 65536], "hosts": [4, 8],
+                    "traffic": ["none", "bg"], "loss": [0.0, 0.05], "faults": ["none", "lossy"],
+                    "interval": [0.0, 0.01]},
+          "traffic": {"bg": {"pattern": "uniform", "load": 0.1, "hosts": "all"}},
+          "faults": {"lossy": {"events": [{"at": 0.1, "loss": 0.1, "on": "h1"}]}}}
+
+
+def _keys_digest(points: list[Point]) -> str:
+    return hashlib.sha1(json.dumps([(p.index, p.key) for p in points]).encode()).hexdigest()[:16]
+
+
+def test_the_keys_of_a_spec_without_sweep_loss_scope_are_as_they_were():
+    assert Point(0, "binomial", 65536, 8, "none", 0.05, "none", 1, 0.0).key == "38910e5e1bd9"
+    assert Point(0, "ring", 4096, 8, "none", 0.01, "none", 1, 0.0,
+                 collective="allgather").key == "66afa718dd79"
+    points = from_dict(copy.deepcopy(PINNED)).points()
+    assert len(points) == 128 and _keys_digest(points) == "c0d86d51cf17c713"
+    ag = {**AG, "network": {"topology": "star:hosts=4,bw=100"},
+          "sweep": {"algorithms": ["ring", "mcast-concurrent"], "sizes": [1024],
+                    "loss": [0.0, 0.01]}}
+    assert _keys_digest(from_dict(ag).points()) == "1517bcd224338383"
+
+
+def test_sweep_loss_scope_runs_each_loss_under_each_scope_and_no_loss_once():
+    spec = from_dict(spec_with("sweep.loss_scope", ["multicast", "all"]))
+    points = spec.points()
+    # per traffic: loss 0 one condition (no scope), 5 % one per scope; 2 x 2 points each
+    assert len(points) == 2 * 3 * 4 and [p.index for p in points] == list(range(24))
+    conds = [c for c, _ in itertools.groupby(points, key=lambda p: p.condition)]
+    assert len(conds) == len(set(conds)) == 6  # a condition's points together: one job
+    assert [(p.traffic, p.loss, p.loss_scope) for p in points[::4]] == [
+        ("none", 0.0, None), ("none", 0.05, "multicast"), ("none", 0.05, "all"),
+        ("bg", 0.0, None), ("bg", 0.05, "multicast"), ("bg", 0.05, "all")]
+    assert [spec.scope_of(p) for p in points[::4]] == [None, "multicast", "all"] * 2
+    assert len({p.key for p in points}) == 24
+    # a point without loss is the same point, and key, as without the sweep's scopes
+    plain = from_dict(copy.deepcopy(BASE))
+    assert {p.key for p in points if not p.loss} == {p.key for p in plain.points() if not p.loss}
+    assert {plain.scope_of(p) for p in plain.points()} == {"all"}  # network.loss_scope's
+
+
+def test_a_point_whose_fault_sets_a_loss_runs_under_each_scope():
+    raw = spec_with("sweep.loss_scope", ["multicast-in", "all"])
+    raw["sweep"] |= {"traffic": ["none"], "loss": [0.0], "faults": ["none", "lossy"],
+                     "algorithms": ["nack"], "sizes": [1024]}
+    raw["faults"]["lossy"] = {"events": [{"at": 0.1, "loss": 0.1, "on": "h1"}]}
+    spec = from_dict(raw)
+    assert [(p.fault, p.loss_scope) for p in spec.points()] == [
+        ("none", None), ("lossy", "multicast-in"), ("lossy", "all")]
+    assert spec.loses(0.0, "lossy") and not spec.loses(0.0, "h3down")
+
+
+@pytest.mark.parametrize("network, sweep, needle", [
+    ({"loss_scope": "all"}, {"loss_scope": ["all"]},
+     "network.loss_scope, sweep.loss_scope: give one"),
+    ({}, {"loss_scope": ["multicast", "some"]},
+     "sweep.loss_scope[1]: unknown 'some' (one of all, multicast, multicast-in)"),
+    ({}, {"loss_scope": ["all", "all"]}, "sweep.loss_scope[1]: 'all' is listed twice"),
+    ({}, {"loss_scope": []}, "sweep.loss_scope: must be a non-empty list"),
+    # the cap on loss of every packet: each (loss, scope) that would run, both keys named
+    ({}, {"loss": [0.0, 0.3], "loss_scope": ["multicast", "all"]},
+     "sweep.loss[1], sweep.loss_scope[1]: 0.3 of every packet leaves TCP, and so MPI, "
+     "crawling; at most 0.2 under \"all\""),
+    ({}, {"loss": [0.0, 0.3]}, "sweep.loss[1]: 0.3 of every packet leaves TCP, and so MPI, "
+     "crawling; above 0.2 set network.loss_scope = \"multicast\""),
+])
+def test_loss_scope_errors_name_the_keys(network: dict, sweep: dict, needle: str) -> None:
+    raw = copy.deepcopy(BASE)
+    raw["network"] |= network
+    raw["sweep"] |= sweep
+    with pytest.raises(SpecError) as exc:
+        from_dict(raw)
+    assert needle in str(exc.value)
+
+
+def test_the_cap_spares_losses_of_multicast_datagrams_alone():
+    for scopes in (["multicast", "multicast-in"], None):
+        raw = spec_with("sweep.loss", [0.0, 0.3])
+        if scopes:
+            raw["sweep"]["loss_scope"] = scopes
+        else:
+            raw["network"]["loss_scope"] = "multicast"
+        assert {p.loss for p in from_dict(raw).points()} == {0.0, 0.3}

@@ -65,6 +65,6 @@ def test_one_line_per_point_with_rounds_and_none_for_a_flagged_one() -> None:
                flagged=True)]]
     lines = repair_costs(points)
     assert lines == [
-        "nack 1 KiB, loss 1%: " + one_loss_text(one_loss([0.002, 0.004],
+        "nack 1 KiB, loss 1% of every packet: " + one_loss_text(one_loss([0.002, 0.004],
                                                          repairs([0, 1], [None, 1e-3]))),
-        "scout-linear 1 KiB, loss 1%: flagged, the cost of one loss not stated"]
+        "scout-linear 1 KiB, loss 1% of every packet: flagged, the cost of one loss not stated"]
