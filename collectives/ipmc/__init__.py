@@ -20,6 +20,7 @@
     nack           reports, repair, end markers             nack
                    parity repair (Reed-Solomon, zfec)       parity
                    the pace, the group round trip           rate, grtt
+                   what a broadcast's repair cost           accounting
     allgather      sequential, concurrent                   allgather, concurrent
                    one report for all senders               gapreport
                    a paced queue, never blocking            pacer

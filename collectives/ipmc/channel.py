@@ -39,6 +39,7 @@ from typing import Any
 from .. import waiting
 from . import datagram as dg
 from . import rounds, sockbuf
+from .accounting import RepairAccount
 from .groups import GroupError, lease
 from .grtt import GroupRoundTrip
 from .grtt import measure as measure_grtt
@@ -122,6 +123,8 @@ class Channel:
         self.bid = 0
         # two-stage: per broadcast (bid), the fragments the multicast brought first (ipmc.rounds)
         self.arrivals: deque[tuple[int, bytes]] = deque(maxlen=rounds.KEPT)
+        # nack and the report scouts, as a root: per broadcast (bid), what its repair cost
+        self.repairs: deque[tuple[int, RepairAccount]] = deque(maxlen=rounds.KEPT)
         self._stash: dict[int, list[dg.Datagram]] = {}
         self._stashed = self._stash_bytes = 0
         self._lease = None
@@ -177,6 +180,7 @@ class Channel:
         self._dest = (self.group, self.port)
         u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM, socket.IPPROTO_UDP)
         self.ucast_sock = u
+        u.setsockopt(socket.SOL_SOCKET, SO_TIMESTAMPNS, 1)  # a report's arrival (accounting)
         u.bind((self.address, 0))
         u.setblocking(False)
         self.peers = self.comm.allgather(u.getsockname())
@@ -520,6 +524,15 @@ def peek_stats(comm: Any) -> dict[str, Any] | None:
                                     "fragment": ch.fragment, "grtt_s": ch.grtt.value,
                                     "pace_bps": ch.pace.rate if ch.pace else None,
                                     "rcvbuf": ch.receive_buffer_state()}
+
+
+def peek_repair(comm: Any) -> RepairAccount | None:
+    """The repair account of the channel's latest broadcast if this rank rooted it with
+    completion reports (ipmc.accounting), else None."""
+    ch = _channel_of(comm)
+    if ch is None or not ch.repairs or ch.repairs[-1][0] != ch.bid:
+        return None
+    return ch.repairs[-1][1]
 
 
 def peek_arrivals(comm: Any, after_bid: int = 0) -> dict[int, bytes]:

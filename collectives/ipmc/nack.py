@@ -25,7 +25,16 @@ over MPI: the broadcast completes whatever the loss, and no rank waits for one t
 left. A receiver that has gone quiet is sent nothing until RESCUE_QUIET_S later: almost
 always it has returned, its "complete"s were lost and its MPI copy is on the way (a rescue
 of everything it once lacked, 1 MiB at 10 % loss of every packet, took TCP minutes and held
-up every later MPI message between the two ranks behind it: bench/nack.md, 2026-11-25)."""
+up every later MPI message between the two ranks behind it: bench/nack.md, 2026-11-25).
+
+Timers: the one timer between a lost datagram and its repair is the end marker's repeat,
+2 GRTT, the GRTT measured (ipmc.grtt), as NORM scales its flush and Aeron its NAK delay to
+their round trips; it is in the path only where a second datagram is lost too (the first end
+marker, or the receiver's first report). A gap is reported at evidence, and the repair's
+hold-off counts end markers, not time. The fixed times left are safety nets that no single
+loss reaches (RESCUE_QUIET_S) or waits that any datagram or MPI message ends (the naps of
+ipmc.deadline). What one loss costs, measured, and every timer: docs/reliable-multicast.md,
+"What one loss costs"; each broadcast's account: `Channel.repairs` (ipmc.accounting)."""
 
 from __future__ import annotations
 
@@ -37,6 +46,7 @@ from dataclasses import astuple
 from typing import Any
 
 from . import datagram as dg
+from .accounting import RepairAccount
 from .channel import Channel
 from .deadline import Clock, taking
 from .message import Message, Options
@@ -106,7 +116,8 @@ class EndMarker:
 
 def serve(ch: Channel, msg: Message, o: Options, clock: Clock) -> None:
     """The root: multicast the message, repair what is reported, return when every
-    receiver holds it all."""
+    receiver holds it all (what the repair cost: `ch.repairs`, ipmc.accounting)."""
+    called = time.perf_counter()
     take_done(ch, set())  # the MPI "complete"s of earlier broadcasts, no longer needed
     take_batch(ch, msg)  # and repairs of earlier ones this rank did not need (all stale)
     out = {r for r in range(ch.size) if r != ch.rank}
@@ -116,6 +127,8 @@ def serve(ch: Channel, msg: Message, o: Options, clock: Clock) -> None:
     reports: list[tuple[int, list[int]]] = []
     rescued: set[int] = set()
     heard = {"gaps": False, "last_done": 0.0}
+    first_gap: list[tuple[float, int]] = []  # the first gap report: arrival (time.time()),
+    # the end marker it named
     trips: list[float] = []  # end marker -> the report it prompted
     timed: set[int] = set()  # receivers whose first pass's timing came (ipmc.rate)
     if ch.pace is None or ch.pace.link != o.rate:
@@ -142,6 +155,8 @@ def serve(ch: Channel, msg: Message, o: Options, clock: Clock) -> None:
             lacks.pop(d.root, None)
             heard["last_done"] = time.perf_counter()
             return
+        if not first_gap:
+            first_gap.append((d.at or time.time(), seq))
         if seq in end.sent_at:  # a report at an end marker goes out when it comes
             trips.append(time.perf_counter() - end.sent_at[seq])
         lacks[d.root] = bitmap_indexes(d.index, d.payload[REPORT_INFO.size:], msg.count)
@@ -153,16 +168,21 @@ def serve(ch: Channel, msg: Message, o: Options, clock: Clock) -> None:
         ch.grtt.floor = dg.wire_bits(o.fragment) / pace.rate
     end = EndMarker(ch, msg.count, ch.grtt.value)
     msg.send_all(o, pace.rate)
+    sent_wall = time.time()
     end.send()
     by_mpi = False
+    rounds = mpi_done = 0
     while out:
         progressed = taking(ch, on_datagram)
+        waiting_for = len(out)
         if take_done(ch, out):
             progressed = by_mpi = True
+            mpi_done += waiting_for - len(out)
         if reports:
             sent = repair.send(reports, pace.rate)
             reports.clear()
             if sent:
+                rounds += 1
                 end.send()
                 repair.sent(end.seq)
         elif out:
@@ -183,6 +203,10 @@ def serve(ch: Channel, msg: Message, o: Options, clock: Clock) -> None:
                 rescued.add(r)
         clock.wait(progressed, f"no report from rank(s) {sorted(out)[:8]}",
                    limit=end.due - time.perf_counter())
+    gap_at, gap_seq = first_gap[0] if first_gap else (None, None)
+    ch.repairs.append((ch.bid, RepairAccount(
+        rounds, None if gap_at is None else gap_at - sent_wall, gap_seq, end.grtt,
+        end.first - called, time.perf_counter() - called, end.seq, mpi_done, len(rescued))))
     if not heard["gaps"] and not by_mpi:  # a clean sample of the report round trip
         ch.grtt.update(heard["last_done"] - end.first)
     elif trips:

@@ -56,6 +56,13 @@ def peek_stats(comm: Any) -> dict[str, Any] | None:
     return None if channel is None else channel.peek_stats(comm)
 
 
+def peek_repair(comm: Any) -> Any:
+    """ipmc.channel.peek_repair (the repair account of the broadcast this rank just rooted)
+    where the channel's module is loaded (peek_stats), else None."""
+    channel = sys.modules.get(CHANNEL)
+    return None if channel is None else channel.peek_repair(comm)
+
+
 def peek_arrivals(comm: Any, after_bid: int = 0) -> dict[int, bytes]:
     """ipmc.channel.peek_arrivals where the channel's module is loaded (peek_stats), else
     none."""

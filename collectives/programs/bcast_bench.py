@@ -34,6 +34,7 @@ from .. import held, outqueue, sent, waiting
 from ..algorithms import bcast_algorithm
 from ..call import BcastCall
 from ..executor import bcast
+from ..ipmc.accounting import columns as repair_columns
 from ..ipmc.rounds import summary as repair_summary
 from ..ipmc.sockbuf import summary as socket_buffers
 from ..stats import summarize
@@ -46,7 +47,7 @@ from ..timing import (
     sched_since,
     wait_per_turn,
 )
-from . import command, peek_arrivals, peek_stats
+from . import command, peek_arrivals, peek_repair, peek_stats
 from .marks import count_frames, root_says
 
 
@@ -102,9 +103,11 @@ def direct_steps(comm, buf, want: bytes, root: int, iters: int, warmup: int,
     broadcast at least): the record says how many it got. The root fills `rank_times` (if
     given) with every rank's completion times (rank_completion) and, for DYN-Tree, the tree
     of every measured broadcast (`dyn_parents`: per broadcast, each rank's parent, None at
-    the root), and for the point-to-point trees the root's sending queue (`root_queue`:
+    the root), for the point-to-point trees the root's sending queue (`root_queue`:
     collectives.sent.summary; the root looks when its last message has left once it has
-    returned, outside the times measured).
+    returned, outside the times measured), and for the broadcasts with completion reports
+    (nack, the report scouts) what each measured broadcast's repair cost the root
+    (`repairs`: ipmc.accounting.columns, in the order of the samples).
 
     `late` ("root" or "receivers") makes that side call the broadcast `late_s` after the
     others (Siebert2006's root last and root first); the root then also reports the final
@@ -119,6 +122,9 @@ def direct_steps(comm, buf, want: bytes, root: int, iters: int, warmup: int,
     parents: list[int | None] = []
     queues: list[list[tuple[float, float | None]]] = []  # its sends, per broadcast
     dynamic = alg.get("algorithm") == "dyn-tree"
+    accounts: list[Any] = []  # the root's repair account of each measured broadcast
+    accounted = rank == root and bcast_algorithm(alg.get("algorithm", "binomial")).family \
+        == "multicast"
     t_first = None
     for i in range(warmup + iters):
         over = (budget_s is not None and t_first is not None and i > warmup
@@ -149,6 +155,8 @@ def direct_steps(comm, buf, want: bytes, root: int, iters: int, warmup: int,
             starts.append(t0)
             mine.append((t1, c1 - c0, t1 - t0, held.at()))
             queues.append(sent.since_call())
+            if accounted:
+                accounts.append(peek_repair(comm))
             if dynamic:
                 # only in this branch (a rank's start-up: collectives.programs)
                 from ..trees.dyn_bcast import last_parent
@@ -174,6 +182,7 @@ def direct_steps(comm, buf, want: bytes, root: int, iters: int, warmup: int,
         if rank_times is not None:
             rank_times.update(rank_completion(starts, every, root))
             rank_times["root_queue"] = sent.summary(queues)
+            rank_times["repairs"] = repair_columns(accounts)
             if late:
                 rank_times["final_phase_s"] = statistics.median(
                     max(m[i][0] for m in every) - max(m[i][0] - m[i][2] for m in every)

@@ -39,6 +39,7 @@ from .. import waiting
 from ..algorithms import BCASTS
 from ..call import BcastCall
 from ..executor import bcast
+from ..ipmc.accounting import joined
 from ..stats import summarize
 from ..timing import (
     busy_fraction,
@@ -74,6 +75,7 @@ def injected(comm, buf, want: bytes, root: int, iters: int, warmup: int, interva
         bcast(buf, root=root, comm=comm, **alg)
         ends.append(time.time())
         ok &= bytes(buf) == want
+    idle_barrier(comm)  # no rank polls in the gathers while others finish (direct_steps)
     busy = busy_fraction(stat0, cpu_jiffies()) if rank == root else None
     waits = comm.gather(sched_since(sched0), root=root)
     every = comm.gather(ends, root=root)
@@ -109,7 +111,7 @@ def run_point(comm, point: dict[str, Any], root: int, iters: int, warmup: int,
         samples, verified, cpu = direct(comm, buf, want, root, iters, warmup,
                                         budget_s=budget_s, rank_times=ranks, **alg)
         extra = {"datagrams": cpu.pop("datagrams"), "cpu": cpu,
-                 "root_queue": ranks.get("root_queue")}
+                 "root_queue": ranks.get("root_queue"), "repairs": ranks.get("repairs")}
     if flow_iters and comm.Get_size() > 1:  # the dummy wait outlasts the worst broadcast
         worst = comm.bcast(max(samples, default=0.0), root=root)
         extra["flow"] = flow(comm, buf, root, flow_iters, 1.5 * worst, **alg)
@@ -127,11 +129,12 @@ def shares(iters: int, rounds: int) -> list[int]:
 
 
 def merged(recs: list[dict[str, Any]]) -> dict[str, Any]:
-    """One point's records of several rounds as one: every sample, verified only if every
-    round was, from the first round's start to the last one's end; the rest (the CPU
-    figures, the root's queue) the last round's."""
+    """One point's records of several rounds as one: every sample (and its repair account),
+    verified only if every round was, from the first round's start to the last one's end;
+    the rest (the CPU figures, the root's queue) the last round's."""
     samples = [s for r in recs for s in r["samples_s"]]
-    return {**recs[-1], "iterations": sum(r["iterations"] for r in recs),
+    repairs = joined([r.get("repairs") for r in recs], [len(r["samples_s"]) for r in recs])
+    return {**recs[-1], "iterations": sum(r["iterations"] for r in recs), "repairs": repairs,
             "verified": all(r["verified"] for r in recs), "samples_s": samples,
             "t_mcast_s": summarize(samples) if samples else None, "start": recs[0]["start"],
             "rounds": len(recs)}

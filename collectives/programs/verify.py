@@ -18,7 +18,8 @@ from typing import Any
 
 from ..algorithms import BARRIERS, BCASTS, known
 from ..executor import barrier, bcast
-from . import add_layout_arguments, command, layout_arguments, peek_stats
+from ..ipmc.accounting import columns as repair_columns
+from . import add_layout_arguments, command, layout_arguments, peek_repair, peek_stats
 
 
 def payload(n: int, seed: int) -> bytes:
@@ -83,7 +84,7 @@ def main(argv: list[str] | None = None) -> int:
 
             channel_for(comm)  # its set-up (collective) outside the timed broadcasts
         # back to back: no synchronisation between broadcasts, results compared at the end
-        mine, took = [], []
+        mine, took, accounts = [], [], []
         for algorithm, n, root in cases:
             want = payload(n, zlib.crc32(f"{algorithm}/{n}/{root}/{name}".encode()))
             buf = bytearray(want) if comm.Get_rank() == root else bytearray(n)
@@ -93,6 +94,9 @@ def main(argv: list[str] | None = None) -> int:
             bcast(buf, root=root, comm=comm, algorithm=algorithm, **_params(algorithm, args, where))
             took.append(time.perf_counter() - t0)
             mine.append(bytes(buf) == want)
+            # the root's repair account (ipmc.accounting), read outside the timed call
+            accounts.append(peek_repair(comm) if comm.Get_rank() == root
+                            and known(algorithm).family == "multicast" else None)
         checked = len(cases)
         every = comm.allgather(mine)
         for i, (algorithm, n, root) in enumerate(cases):
@@ -110,11 +114,14 @@ def main(argv: list[str] | None = None) -> int:
                                   where if known(algorithm, "barrier").nodes else {},
                                   args.barrier_rounds)
         stats = comm.gather(peek_stats(comm), root=0)
+        rooted = comm.gather(accounts, root=0)
         slowest = [max(ts) for ts in zip(*comm.allgather(took), strict=True)]
         if comm.Get_rank() == 0:
-            assert stats is not None  # gathered at rank 0
+            assert stats is not None and rooted is not None  # gathered at rank 0
             out = {"comm": name, "size": k, "broadcasts": checked, "all_correct": bad == 0,
-                   "seconds": slowest}  # per case, the slowest rank's time in it
+                   "seconds": slowest,  # per case, the slowest rank's time in it
+                   "repairs": repair_columns([rooted[r][i]
+                                              for i, (_a, _n, r) in enumerate(cases)])}
             if any(stats):
                 out["datagrams"] = {key: sum(s[key] for s in stats if s)
                                     for key in ("sent", "delivered", "duplicate", "stale",

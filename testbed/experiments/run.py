@@ -60,6 +60,7 @@ from .bcast import algorithm_params, measure_params, model_params, prediction
 from .calibration import resolve
 from .rank_placement import geometry, node_params
 from .relay import Relay
+from .repairs import point_repairs
 from .spec import NONE, ExperimentSpec, Point, across_servers, check_machine, load
 
 Log = Callable[[str], None]
@@ -583,6 +584,8 @@ def _record(run: Run, p: Point, raw: list[dict[str, Any]] | None, error: str | N
         if flow:  # one figure per group, each the mean of `repetitions` broadcasts
             rec |= {"timing": "flow", "direct_across_servers": {"samples_s": samples}}
             samples = [r["flow"]["t_mcast_s"] for r in raw]
+        # what each broadcast's repair cost its root, aligned with samples_s (direct only)
+        rec["repairs"] = None if flow else point_repairs(raw)
         rec |= {"status": "ok" if verified and samples else "failed",
                 "error": None if verified else "a rank received wrong bytes",
                 "verified": verified, "samples_s": samples,

@@ -24,6 +24,7 @@ from .findings import crossover, growth, loss_cost
 from .html import report_html
 from .plots import draw_plots
 from .points import Point, point_of, varying_fields
+from .repairs import repair_costs
 from .tables import count_points, headline_tables, run_title, summary_text, write_csv
 from .tails import tail_tables
 
@@ -93,7 +94,7 @@ def write_report(run_dir: Path) -> str:
     tables = headline_tables(points, varying)
     write_csv(run_dir / "summary.csv", points)
     plots = draw_plots(run_dir / "plots", points, varying, config)
-    findings = growth(points) + crossover(points) + loss_cost(points)
+    findings = growth(points) + crossover(points) + loss_cost(points) + repair_costs(points)
     notes = rate_notes(config) + timing_notes(config, points)
     tails = tail_tables(points, varying)
     text = summary_text(title, run_dir, points, tables, counts, report, unfinished, notes,

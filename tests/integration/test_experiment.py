@@ -13,6 +13,9 @@ import sys
 import time
 from pathlib import Path
 
+from testbed.report.points import point_of
+from testbed.report.repairs import repair_costs
+
 from .conftest import MCASTLAB, assert_clean
 
 # loss 2 % of the multicast datagrams: nack has datagrams to repair (12-21 in a 64 KiB
@@ -177,6 +180,13 @@ def test_small_spec_with_traffic_and_loss(caps, clean_after, tmp_path):
     assert len(links) == 4 and all(lk["expected_mbit"] > 0 for lk in links), links
     # under loss the multicast broadcast repaired what was lost
     assert by["nack", 65536, "none", 0.02]["datagrams"]["repaired"] > 0
+    # ... and said, per broadcast, what the repair cost its root (ipmc.accounting): a
+    # repair round wherever a gap report came, none without
+    acc = by["nack", 65536, "none", 0.02]["repairs"]
+    assert len(acc["rounds"]) == 3, acc
+    assert all((r > 0) == (d is not None) for r, d in zip(acc["rounds"], acc["detect_s"],
+                                                          strict=True)), acc
+    assert by["binomial", 65536, "none", 0.02]["repairs"] is None
     assert by["binomial", 1024, "none", 0.0]["predicted_s"] is None  # no params measured
     rows = list(csv.DictReader((folder / "summary.csv").open()))
     assert len(rows) == 16
@@ -184,6 +194,10 @@ def test_small_spec_with_traffic_and_loss(caps, clean_after, tmp_path):
     assert "data:image/png;base64," in html and "binomial" in html
     assert list((folder / "plots").glob("*.png"))
     assert "binomial" in out.stdout  # the headline table
+    # the cost of one loss (or why it cannot be stated), for each point with repair rounds
+    costs = repair_costs([point_of(r) for r in recs])
+    assert all(line in (folder / "summary.txt").read_text() for line in costs), costs
+    assert costs or not any(acc["rounds"]), costs
 
 
 def test_two_groups_injection_and_an_excluded_node(caps, clean_after, tmp_path):

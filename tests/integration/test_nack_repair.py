@@ -2,7 +2,9 @@
 netfilter rules in the hosts (the end marker, the only fragment, everything a receiver
 should hear, fragments on the root's own link), every broadcast completes, every rank's
 bytes are right, and it takes a few group round trips, where the fixed timers it replaces
-took 100 ms at least.
+took 100 ms at least. The root's account of each broadcast (collectives.ipmc.accounting:
+repair rounds, detection, the GRTT it used, end markers, completions over MPI, rescues) says
+what the loss cost it.
 
 Datagram layout (collectives.ipmc.datagram): after the 8-byte UDP header, version (1 byte), kind
 (1: data, 4: end), root (2), bid (4), index (4). nft's `@th,OFFSET,LEN` reads bits from the
@@ -80,6 +82,11 @@ def nack(emu, size: int, *extra: str, env: dict[str, str] | None = None) -> dict
     return got
 
 
+def account(got: dict, case: int = 0) -> dict:
+    """The root's repair account of one broadcast (collectives.ipmc.accounting)."""
+    return {k: column[case] for k, column in got["repairs"].items()}
+
+
 def test_lost_end_marker_and_last_fragment_cost_a_few_round_trips(emu):
     # h2 loses the first copy of the end marker and of the last of 16 fragments: only
     # the repeated end marker tells it the broadcast is over
@@ -90,14 +97,24 @@ def test_lost_end_marker_and_last_fragment_cost_a_few_round_trips(emu):
         assert dropped(emu, "h2") == 2  # the first end marker and the last fragment
     assert got["datagrams"]["repaired"] >= 1
     assert got["seconds"][0] < BOUND_S + 2 * got["grtt_s"], got
+    acc = account(got)
+    # h2 learnt of its gap from the second end marker, 2 GRTT after the first
+    assert acc["rounds"] >= 1 and acc["end_markers"] >= 3 and acc["detect_at"] == 2, acc
+    assert 2 * acc["grtt_s"] < acc["detect_s"] < got["seconds"][0], acc
 
 
 def test_a_lost_only_fragment_is_repaired_at_once(emu):
     with dropping(emu, "h1", "input", f"{KIND} {DATA} {first(1024)}"):
-        got = nack(emu, 1024)
+        got = nack(emu, 1024, "--repeat", "2")  # the second broadcast loses nothing
         assert dropped(emu, "h1") == 1
     assert got["datagrams"]["repaired"] >= 1
     assert got["seconds"][0] < BOUND_S, got
+    lost, clean = account(got, 0), account(got, 1)
+    # h1 reported at the first end marker: one repair, detected within the broadcast
+    assert lost["rounds"] == 1 and 0 < lost["detect_s"] < got["seconds"][0], lost
+    assert lost["detect_at"] == 1, lost
+    assert clean["rounds"] == 0 and clean["detect_s"] is None, clean
+    assert clean["end_markers"] == 1 and clean["rescued"] == 0, clean
 
 
 def test_a_receiver_that_hears_nothing_at_first(emu):
@@ -108,6 +125,8 @@ def test_a_receiver_that_hears_nothing_at_first(emu):
         got = nack(emu, 8 * 1400, "--mcast-fragment", "1400")
         assert dropped(emu, "h3") == 8 + 3
     assert got["datagrams"]["repaired"] >= 8
+    acc = account(got)
+    assert acc["rounds"] >= 1 and acc["end_markers"] >= 4 + acc["rounds"], acc
     assert got["seconds"][0] < BOUND_S + 8 * got["grtt_s"], got
 
 
@@ -118,6 +137,9 @@ def test_loss_on_the_roots_own_link_is_repaired_by_multicast(emu):
         got = nack(emu, 16 * 1400, "--mcast-fragment", "1400")
     assert got["datagrams"]["repaired"] >= 3 * 3  # three receivers, three fragments each
     assert got["seconds"][0] < BOUND_S, got
+    acc = account(got)
+    assert acc["rounds"] >= 1 and acc["detect_s"] is not None and acc["rescued"] == 0, acc
+    assert acc["detect_at"] in (0, 1), acc  # at the last fragment, or the end marker with it
 
 
 def test_a_receiver_whose_reports_are_all_lost_completes_over_mpi(emu):
@@ -127,6 +149,8 @@ def test_a_receiver_whose_reports_are_all_lost_completes_over_mpi(emu):
         got = nack(emu, 4 * 1400, "--mcast-fragment", "1400")
         assert dropped(emu, "h2") >= 3  # its "complete" went out, three times, and was lost
     assert got["seconds"][0] < BOUND_S, got
+    acc = account(got)
+    assert (acc["rounds"], acc["detect_s"]) == (0, None) and acc["by_mpi"] >= 1, acc
 
 
 def test_a_receiver_that_hears_no_multicast_is_sent_the_message_over_mpi(emu):
@@ -140,6 +164,8 @@ def test_a_receiver_that_hears_no_multicast_is_sent_the_message_over_mpi(emu):
         got = nack(emu, 8 * 1400, "--mcast-fragment", "1400")
         assert dropped(emu, "h3") >= 8 + 20  # every fragment, the robust end markers
     assert RESCUE_QUIET_S < got["seconds"][0] < RESCUE_QUIET_S + 5, got
+    acc = account(got)
+    assert acc["rescued"] == 1 and acc["rounds"] == 0 and acc["detect_s"] is None, acc
 
 
 SLOW_LINK = """

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from collectives.ipmc.accounting import FIELDS
 from collectives.programs import sweep_bench
 from collectives.programs.sweep_bench import POINT_SAID, merged, shares
 
@@ -33,6 +34,17 @@ def test_a_points_rounds_merge_into_one_record() -> None:
     assert out["t_mcast_s"]["median"] == pytest.approx(0.003)
     assert (out["start"], out["end"], out["verified"], out["rounds"]) == (1.0, 6.0, False, 2)
     assert out["cpu"] == {"busy": 5.0}  # the last round's
+    assert out["repairs"] is None  # no broadcast had completion reports
+
+
+def test_a_points_rounds_merge_their_repair_accounts_in_sample_order() -> None:
+    one = {k: [0, 1] if k == "rounds" else [None, None] for k in FIELDS}
+    other = {k: [2] if k == "rounds" else [None] for k in FIELDS}
+    out = merged([{**_rec("a", [0.002, 0.004], 1.0, 2.0), "repairs": one},
+                  _rec("a", [0.003], 3.0, 4.0),
+                  {**_rec("a", [0.009], 5.0, 6.0), "repairs": other}])
+    assert out["samples_s"] == [0.002, 0.004, 0.003, 0.009]
+    assert out["repairs"]["rounds"] == [0, 1, None, 2]
 
 
 class _Comm:

@@ -25,6 +25,7 @@ from rich.console import Console
 from rich.progress import Progress
 
 from collectives.call import BcastCall
+from collectives.ipmc.accounting import FIELDS
 from collectives.stats import summarize, tails
 from testbed import results
 from testbed.cluster.spread import Spread
@@ -360,6 +361,13 @@ def test_a_measured_points_record_of_two_groups(tmp_path: Path) -> None:
     assert rec["predicted_s"] is None  # no measured t_hold/t_end
     assert rec["run"] == {"spec": "unit", "folder": str(run.out), "versions": VERSIONS}
     assert rec["link_rate"] == {"mbit": 100.0}
+    assert rec["repairs"] is None  # no broadcast with completion reports
+    # nack's accounts (collectives.ipmc.accounting) aligned with the samples, a group
+    # without them padded
+    raw[1]["repairs"] = {k: [0, 1] if k == "rounds" else [None, 2e-3] for k in FIELDS}
+    nack = _record(run, p, raw, None, traffic, mon, {}, faults, [], 4)
+    assert nack["repairs"]["rounds"] == [None, None, 0, 1]
+    assert nack["repairs"]["detect_s"] == [None, None, None, 2e-3]
 
     flagged = _record(run, p, raw, None, None, mon, {}, [], ["generators silent"], 4)
     assert flagged["status"] == "ok"  # a result, but not one to trust
