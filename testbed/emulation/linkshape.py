@@ -139,16 +139,31 @@ EGRESS_SCOPES = {"all": "meta protocol ip ",
                  "multicast": "meta protocol ip ip daddr 224.0.0.0/4 meta l4proto udp ",
                  "multicast-in": None}
 HOST_LOSS_TABLE = "mcastlab_loss"
+# Where a host's outgoing loss goes: an IFB device of the host's own, left down, which frees
+# whatever it is given. The egress chain hands it the packets it picks (nft `fwd`: the packet
+# is taken, the sender hears "sent"), as a wire loses a packet. A `drop` in that chain is the
+# host's own stack dropping, which it tells the sender of (NET_XMIT_DROP, as for a full
+# qdisc): TCP then keeps the segment unsent, outside its loss recovery, and tries it again
+# when its zero-window probe timer fires (200 ms at least, doubling) or an ACK or a later
+# write on that connection comes. Measured (1 KiB after the host's outgoing loss went to
+# 100 %): with `drop`, 1024 bytes unsent under a probe timer of 200, then 400 ms; with `fwd`,
+# nothing unsent and TCP's retransmission timer running. At 1 % loss of every packet a
+# point-to-point tree that waits for its bytes to leave the host (send order fifo) waited
+# for that probe timer in 4 % of its broadcasts (1 KiB on 8 hosts: p99 209 ms) and MPI_Bcast,
+# whose root writes its next message at once, hardly ever (docs/experiments.md, loss-tail).
+# An iptables OUTPUT drop is no better: sendto fails with EPERM, which real tools such as
+# uftp do not take for loss.
+LOSS_SINK = "mcastlab-loss"
 
 
 def netfilter_set_loss(intf: str, pct: float, scope: str = "all") -> list[str]:
     """Shell commands (in the host's namespace) that make the host's link drop `pct` % of
     the packets each way from now on: calling it again replaces the rate; 100 drops
     everything, 0 nothing. Incoming: an iptables chain on INPUT. Outgoing: an nft chain on
-    the interface's egress hook, below IP, so a drop is silent as on a wire (an iptables
-    OUTPUT drop makes sendto fail with EPERM, which real tools such as uftp do not take for
-    loss). `scope` "multicast" drops only multicast UDP datagrams: TCP (and so MPI itself)
-    crawls at high loss rates; "multicast-in" only those the host receives."""
+    the interface's egress hook, below IP, that sends the packets it picks to LOSS_SINK
+    (see there), so that the sender cannot tell them from packets lost on the wire.
+    `scope` "multicast" drops only multicast UDP datagrams: TCP (and so MPI itself) crawls
+    at high loss rates; "multicast-in" only those the host receives."""
     if not 0 <= pct <= 100:
         raise ValueError(f"loss must be in [0, 100] percent, got {pct!r}")
     if scope not in LOSS_SCOPES:
@@ -161,6 +176,7 @@ def netfilter_set_loss(intf: str, pct: float, scope: str = "all") -> list[str]:
             f"{{ iptables -w -C {jump} 2>/dev/null || iptables -w -A {jump}; }}"]
     threshold = round(pct / 100 * NFT_SCALE)
     t, c = HOST_LOSS_TABLE, f"out-{intf}"
+    lost = f'fwd to "{LOSS_SINK}"'
     egress = [f"add table netdev {t}",
               f'add chain netdev {t} {c} {{ type filter hook egress device "{intf}" '
               "priority 0 ; policy accept ; }", f"flush chain netdev {t} {c}"]
@@ -168,14 +184,17 @@ def netfilter_set_loss(intf: str, pct: float, scope: str = "all") -> list[str]:
     if pct >= 100:
         cmds.append(f"iptables -w -A {LOSS_CHAIN} {match}-j DROP")
         if out is not None:
-            egress.append(f"add rule netdev {t} {c} {out}drop")
+            egress.append(f"add rule netdev {t} {c} {out}{lost}")
     elif pct > 0:
         prob = f"{pct / 100:.10g}"
         cmds.append(f"iptables -w -A {LOSS_CHAIN} {match}-m statistic --mode random "
                     f"--probability {prob} -j DROP")
         if out is not None:
             egress.append(f"add rule netdev {t} {c} {out}"
-                          f"numgen random mod {NFT_SCALE} < {threshold} drop")
+                          f"numgen random mod {NFT_SCALE} < {threshold} {lost}")
+    if lost in egress[-1]:  # the sink first: nft looks the device up as it reads the rule
+        cmds.append(f"{{ ip link show {LOSS_SINK} >/dev/null 2>&1 || "
+                    f"ip link add {LOSS_SINK} type ifb; }}")
     cmds.append("nft '" + " ; ".join(egress) + "'")
     return cmds
 

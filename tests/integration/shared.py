@@ -29,6 +29,7 @@ import pytest
 from collectives.ipmc.groups import leases
 from testbed.emulation import run_records
 from testbed.emulation.controller_proc import api_get
+from testbed.emulation.linkshape import LOSS_SINK
 from testbed.emulation.network import Emulation
 from topologies import HOST_PORT, parse_spec
 
@@ -64,7 +65,8 @@ def _host_state(emu: Emulation, host: Any) -> dict[str, Any]:
     return {
         "processes": sorted(c for c in procs if c),
         "dropping rules": sorted(ln.strip() for ln in (rules + ruleset).splitlines()
-                                 if re.search(r"\bdrop\b|DROP", ln) and ":INPUT" not in ln
+                                 if re.search(rf"\bdrop\b|DROP|{LOSS_SINK}", ln)
+                                 and ":INPUT" not in ln
                                  and "policy" not in ln),
         "groups joined": sorted(re.findall(r"inet (\d+\.\d+\.\d+\.\d+)", maddr)),
         "shaping": re.sub(r"\s+", " ", tc).strip(),

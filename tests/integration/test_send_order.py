@@ -7,6 +7,9 @@ zero load. Several broadcasts measured in one job (run_bcasts) each get their ow
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 from collectives.call import BcastCall
 from collectives.trees.schedules import build
 from testbed.emulation.network import Emulation
@@ -14,6 +17,7 @@ from testbed.experiments.bcast import algorithm_params, measure_params, run_bcas
 from testbed.experiments.bcast_batch import Batched, run_bcasts
 from topologies import parse_spec
 
+from .netutil import wait_listening
 from .shared import shared_network
 
 MBIT, SIZE = 10, 65536
@@ -109,3 +113,67 @@ def test_several_broadcasts_share_one_job_each_with_its_own_record(star8):
     assert a.frames is None and b.frames is None and c.frames is not None
     data = c.frames["data"]  # per broadcast: 7 messages of 1 KiB from the root
     assert 6.5 <= data <= 7.5, c.frames
+
+
+# h0: connect, wait for a line (the test cuts h0's link off), write 1 KiB, wait as a fifo
+# tree node waits before its next send (collectives.outqueue), print how long and what TCP
+# still holds unsent, wait for a line, close
+CLIENT = r"""
+import socket, sys, time
+from collectives import outqueue
+s = socket.create_connection((sys.argv[1], int(sys.argv[2])))
+s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+print("connected", flush=True)
+sys.stdin.readline()
+s.sendall(b"x" * 1024)
+t = time.perf_counter()
+outqueue.wait_sent(stall=1.0)
+print(time.perf_counter() - t, outqueue.unsent(s.fileno()), flush=True)
+sys.stdin.readline()
+s.close()
+"""
+SERVER = r"""
+import socket, sys
+c, _ = socket.create_server((sys.argv[1], int(sys.argv[2]))).accept()
+got = b"x"
+while got:
+    got = c.recv(4096)
+    print(len(got), flush=True)
+"""
+PORT = 5301
+
+
+def test_a_segment_lost_on_the_way_out_has_left_the_host(star8):
+    """Loss on a host's link takes what the host sends as a wire would: TCP counts the
+    segment sent (nothing unsent), so a fifo tree node's wait for its bytes to leave ends at
+    once, and TCP's own loss recovery brings the segment over once the link is back. (The
+    loss chain's `drop` was reported to TCP as a local drop: the segment stayed unsent until
+    TCP's probe timer, 200 ms and more, and the wait ran into its stall: 4 % of a binomial's
+    broadcasts 200 ms late at 1 % loss, linkshape.LOSS_SINK.)"""
+    h0, h1 = star8.host("h0"), star8.host("h1")
+    srv = h1.popen([sys.executable, "-c", SERVER, h1.IP(), str(PORT)], stdout=subprocess.PIPE,
+                   text=True)
+    cli = None
+    try:
+        wait_listening(h1, PORT, srv)
+        cli = h0.popen([sys.executable, "-c", CLIENT, h1.IP(), str(PORT)],
+                       stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        assert cli.stdin is not None and cli.stdout is not None and srv.stdout is not None
+        assert cli.stdout.readline().strip() == "connected"
+        star8.set_loss(1.0, ["h0"])  # every packet h0 sends or receives is lost
+        cli.stdin.write("\n")
+        cli.stdin.flush()
+        took, unsent = cli.stdout.readline().split()
+        star8.set_loss(0)
+        assert int(unsent) == 0 and float(took) < 0.1, (took, unsent)
+        assert srv.stdout.readline().strip() == "1024"  # retransmitted, the link back
+        cli.stdin.write("\n")
+        cli.stdin.flush()
+        assert cli.wait(timeout=10) == 0
+        assert srv.wait(timeout=10) == 0
+    finally:
+        star8.set_loss(0)
+        for proc in (cli, srv):
+            if proc is not None and proc.poll() is None:
+                proc.kill()
+                proc.wait()

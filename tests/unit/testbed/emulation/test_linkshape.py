@@ -6,6 +6,7 @@ import re
 import pytest
 
 from testbed.emulation.linkshape import (
+    LOSS_SINK,
     check,
     htb_burst,
     htb_rate_change,
@@ -134,10 +135,15 @@ def test_loss_rules_drop_both_ways_with_the_probability(loss: float, prob: str,
     assert rules[2] == (f"iptables -w -A {chain} -m statistic --mode random "
                         f"--probability {prob} -j DROP")
     assert float(prob) == pytest.approx(loss / 100)
-    out = rules[3]
+    # outgoing: taken to the host's sink device, made first, as a wire loses a packet (a
+    # drop there is reported to TCP, which then holds the segment unsent: LOSS_SINK)
+    assert rules[3] == (f"{{ ip link show {LOSS_SINK} >/dev/null 2>&1 || "
+                        f"ip link add {LOSS_SINK} type ifb; }}")
+    out = rules[4]
     assert out.startswith("nft '") and 'hook egress device "h1-eth0"' in out
-    assert ("meta protocol ip numgen random mod 1000000 < "
-            f"{threshold} drop'") in out if threshold else out.endswith("drop'")
+    assert out.endswith(f"meta protocol ip numgen random mod 1000000 < {threshold} "
+                        f'fwd to "{LOSS_SINK}"\'')
+    assert "drop" not in out
 
 
 def test_run_time_loss_replaces_the_rate_and_cuts_off_at_100() -> None:
@@ -146,16 +152,18 @@ def test_run_time_loss_replaces_the_rate_and_cuts_off_at_100() -> None:
     assert "iptables -w -F MCASTLAB_LOSS" in off[0] and len(off) == 3
     assert off[-1].endswith("flush chain netdev mcastlab_loss out-h1-eth0'")  # no rule
     cut = netfilter_set_loss("h1-eth0", 100)
-    assert cut[-2] == "iptables -w -A MCASTLAB_LOSS -j DROP"
-    assert cut[-1].endswith("out-h1-eth0 meta protocol ip drop'")
+    assert cut[-3] == "iptables -w -A MCASTLAB_LOSS -j DROP"
+    assert LOSS_SINK in cut[-2]
+    assert cut[-1].endswith(f'out-h1-eth0 meta protocol ip fwd to "{LOSS_SINK}"\'')
     with pytest.raises(ValueError):
         netfilter_set_loss("h1-eth0", 101)
     multicast = netfilter_set_loss("h", 30, "multicast")
-    assert "-p udp -d 224.0.0.0/4 -m statistic" in multicast[-2]
+    assert "-p udp -d 224.0.0.0/4 -m statistic" in multicast[-3]
     assert "ip daddr 224.0.0.0/4 meta l4proto udp numgen" in multicast[-1]
     incoming = netfilter_set_loss("h", 50, "multicast-in")  # each receiver its own share
     assert "-p udp -d 224.0.0.0/4 -m statistic --mode random --probability 0.5" in incoming[-2]
     assert incoming[-1].endswith("flush chain netdev mcastlab_loss out-h'")  # sends whole
+    assert not any(LOSS_SINK in c for c in incoming)  # no sink where nothing goes out lost
     with pytest.raises(ValueError):
         netfilter_set_loss("h1-eth0", 5, "tcp")
 
