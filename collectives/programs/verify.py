@@ -119,9 +119,10 @@ def main(argv: list[str] | None = None) -> int:
         if comm.Get_rank() == 0:
             assert stats is not None and rooted is not None  # gathered at rank 0
             out = {"comm": name, "size": k, "broadcasts": checked, "all_correct": bad == 0,
-                   "seconds": slowest,  # per case, the slowest rank's time in it
-                   "repairs": repair_columns([rooted[r][i]
-                                              for i, (_a, _n, r) in enumerate(cases)])}
+                   "seconds": slowest}  # per case, the slowest rank's time in it
+            repairs = repair_columns([rooted[r][i] for i, (_a, _n, r) in enumerate(cases)])
+            if repairs is not None:  # only broadcasts with completion reports keep one
+                out["repairs"] = repairs
             if any(stats):
                 out["datagrams"] = {key: sum(s[key] for s in stats if s)
                                     for key in ("sent", "delivered", "duplicate", "stale",
