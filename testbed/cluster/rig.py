@@ -16,6 +16,8 @@ the kernel ends every process in it, and the namespace with the veth goes with t
 
 from __future__ import annotations
 
+import pwd
+import shlex
 import shutil
 import subprocess
 import tempfile
@@ -60,13 +62,16 @@ Host {name}
     BatchMode yes
 """
 
-# server2's PID 1: its own /run and /sys, its name; once the veth has arrived, its
-# address, an Open vSwitch on the private /run (ovs-ctl would share /etc's database) and sshd
+# server2's PID 1: its own /run and /sys, its name, not this machine's root ~/.bashrc (sshd
+# runs every remote command with root's bash, which reads it: on the VM here pyenv's set-up,
+# a session 0.2 s instead of 0.015 s); once the veth has arrived, its address, an Open
+# vSwitch on the private /run (ovs-ctl would share /etc's database) and sshd
 _INIT = """\
 set -e
 mount -t tmpfs tmpfs /run
 mount -t sysfs sysfs /sys
 hostname {name}
+[ ! -f {bashrc} ] || mount --bind /dev/null {bashrc}
 mkdir -p /run/sshd /run/openvswitch
 ip link set lo up
 touch {dir}/ready
@@ -122,7 +127,8 @@ class Rig:
                                   "(sudo make install)")
         self.dir = Path(tempfile.mkdtemp(prefix="mcastlab-rig-", dir="/var/tmp"))
         self._keys()
-        fill = {"dir": self.dir, "ip": REMOTE_IP, "name": NAME, "dev": REMOTE_DEV, "sshd": SSHD}
+        fill = {"dir": self.dir, "ip": REMOTE_IP, "name": NAME, "dev": REMOTE_DEV, "sshd": SSHD,
+                "bashrc": shlex.quote(str(Path(pwd.getpwuid(0).pw_dir) / ".bashrc"))}
         (self.dir / "sshd_config").write_text(_SSHD_CONFIG.format(**fill))
         (self.dir / "ssh_config").write_text(_SSH_CONFIG.format(**fill))
         (self.dir / "init.sh").write_text(_INIT.format(**fill))
