@@ -3,8 +3,9 @@ block size).
 
 The hosts of the testbed share one clock, so an Allgather's time is read straight off it:
 from the first rank's call to the last rank's return, every rank entering after a sleeping
-barrier (collectives.timing.idle_barrier). Every rank checks every block after every
-measured run (block i is rank i's own pattern). With --mark-dir, --frame-iters back-to-back
+barrier (collectives.timing.idle_barrier) and, back from it, asleep in another until every
+rank is back (`measure`). Every rank checks every block after every measured run (block i is
+rank i's own pattern). With --mark-dir, --frame-iters back-to-back
 Allgathers of each size are bracketed for the frame counter (collectives.programs.marks).
 
     mpiexec -n N python -m collectives.programs.allgather_bench --algorithm ring \\
@@ -20,6 +21,8 @@ import time
 import zlib
 from typing import Any
 
+from .. import waiting
+from ..algorithms import allgather_algorithm
 from ..executor import allgather
 from ..ipmc.sockbuf import summary as socket_buffers
 from ..stats import summarize
@@ -40,34 +43,51 @@ def measure(comm: Any, algorithm: str, size: int, iters: int, warmup: int,
     samples (rank 0; empty elsewhere), whether every block arrived whole, when the measured
     runs went (wall clock), how long the ranks waited for a core each turn meanwhile, and
     for the multicast ones the group sockets' receive buffer and drops over the measured
-    runs (`rcvbuf`: ipmc.sockbuf.summary; None for the others)."""
+    runs (`rcvbuf`: ipmc.sockbuf.summary; None for the others).
+
+    Each run starts alike: every rank asleep in a barrier (idle_barrier), nothing between
+    its wake-up and its call. A rank back from the Allgather does nothing until every rank
+    is (asleep in a second barrier): a rank that checked its blocks or sent its times on
+    (MPICH's gather polls, 100 % of a core) while the last ranks still worked took their
+    cores, 8 ranks sharing 2. The blocks are checked after that barrier; the times gathered
+    once, after the last run."""
     rank, p = comm.Get_rank(), comm.Get_size()
     mine = pattern(rank, size)
     want = b"".join(pattern(r, size) for r in range(p))
     recv = bytearray(size * p)
-    samples, verified = [], True
+    spans: list[tuple[float, float]] = []
+    verified = True
     began = sched0 = buf0 = None
     for i in range(warmup + iters):
         recv[:] = bytes(len(recv))
-        idle_barrier(comm)
         if i == warmup:
             began, sched0, buf0 = time.time(), sched_self(), _buffer(comm)
+        idle_barrier(comm)
         t0 = time.perf_counter()
         allgather(mine, recv, comm, algorithm, **options)
         t1 = time.perf_counter()
-        ok = recv == want
-        times = comm.gather((t0, t1, ok), root=0)
-        if rank == 0:
-            verified &= all(o for _, _, o in times)
-            if i >= warmup:
-                samples.append(max(e for _, e, _ in times) - min(s for s, _, _ in times))
+        idle_barrier(comm)  # every rank is back before any does anything
+        verified &= recv == want
+        if i >= warmup:
+            spans.append((t0, t1))
     ended = time.time()
     waits = comm.gather(sched_since(sched0) if sched0 else (0, 0, 0), root=0)
     buffers = comm.gather((buf0, _buffer(comm)), root=0)
-    return {"samples_s": samples, "verified": verified, "window": [began or ended, ended],
+    every = comm.gather((spans, verified), root=0)
+    return {"samples_s": samples(every) if rank == 0 else [],
+            "verified": all(ok for _, ok in every) if every else verified,
+            "window": [began or ended, ended],
             "cpu": {"wait_per_turn_s": wait_per_turn(waits) if rank == 0 else None},
             "rcvbuf": socket_buffers([b for b, _ in buffers], [a for _, a in buffers])
             if buffers else None}
+
+
+def samples(every: list[tuple[list[tuple[float, float]], bool]]) -> list[float]:
+    """Each run's time from every rank's (call, return) of it (`every[r][0][i]`: rank r's
+    of run i; the hosts share one clock): the last rank's return less the first rank's
+    call."""
+    runs = zip(*(spans for spans, _ in every), strict=True)
+    return [max(e for _, e in run) - min(s for s, _ in run) for run in runs]
 
 
 def _buffer(comm: Any) -> dict[str, Any] | None:
@@ -104,6 +124,13 @@ def main(args_in: list[str] | None = None) -> int:
     except ValueError as e:
         print(f"collectives.programs.allgather_bench: {e}", file=sys.stderr)
         return 2
+    waiting.connect_all(comm)  # no measured run pays for MPI's first contacts
+    if allgather_algorithm(args.algorithm).family == "multicast":
+        # only in this branch (a rank's start-up: collectives.programs)
+        from ..ipmc.channel import channel_for
+
+        # its set-up (collective) before any Allgather, even with --warmup 0
+        channel_for(comm, timeout=options.get("timeout"))
     for size in sizes:
         row = measure(comm, args.algorithm, size, args.iters, args.warmup, options)
         frames = None

@@ -1,9 +1,15 @@
-"""collectives.programs.allgather_bench without MPI: every rank's block is its own (a block
-landing at another rank's offset fails the check), and argv() is what its parser reads
-back."""
+"""collectives.programs.allgather_bench: every rank's block is its own (a block landing at
+another rank's offset fails the check), argv() is what its parser reads back, a run's time
+is the last rank's return less the first rank's call, and nothing runs between a rank's
+return and every rank's (COMM_SELF, real mpi4py)."""
 
 from __future__ import annotations
 
+from typing import Any
+
+import pytest
+
+from collectives.programs import allgather_bench as ab
 from collectives.programs.allgather_bench import argv, parser, pattern
 
 
@@ -18,3 +24,63 @@ def test_argv_reads_back():
     ns = parser().parse_args(args[2:])
     assert (ns.algorithm, ns.sizes, ns.iters, ns.mark_dir, ns.frame_iters) == \
         ("bruck", "0,1024", 3, "/tmp/m", 2)
+
+
+def test_a_runs_time_is_the_last_return_less_the_first_call():
+    every = [([(10.0, 10.5), (20.0, 20.2)], True),
+             ([(10.1, 10.9), (19.9, 20.1)], True),
+             ([(10.2, 10.4), (20.3, 20.4)], False)]
+    assert ab.samples(every) == pytest.approx([0.9, 0.5])
+    assert ab.samples([([], True), ([], True)]) == []
+
+
+class _Recording:
+    """A communicator that logs its collective calls and passes them on."""
+
+    def __init__(self, comm: Any, log: list[str]) -> None:
+        self._comm, self._log = comm, log
+
+    def __getattr__(self, name: str) -> Any:
+        attr = getattr(self._comm, name)
+        if name not in ("gather", "allgather", "Ibarrier", "Barrier", "bcast"):
+            return attr
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            self._log.append(name)
+            return attr(*args, **kwargs)
+        return call
+
+
+def test_every_run_starts_and_ends_asleep_with_nothing_between(monkeypatch):
+    """Each Allgather comes right after a sleeping barrier (every rank enters alike) and is
+    followed by another before anything else: a rank back early that checked its blocks
+    or sent its times on (MPICH's gather polls) took the cores of the ranks still working,
+    8 ranks on 2 cores. The times go to rank 0 once, after the last run; a wrong block in
+    any run makes the point unverified."""
+    from mpi4py import MPI
+
+    log: list[str] = []
+    real = ab.allgather
+
+    def logged(mine: bytes, recv: bytearray, comm: Any, algorithm: str, **kw: Any) -> None:
+        log.append("ALLGATHER")
+        real(mine, recv, comm, algorithm, **kw)
+        if log.count("ALLGATHER") == 3:
+            recv[0] ^= 1  # the third run (the second measured) delivers a wrong byte
+
+    monkeypatch.setattr(ab, "allgather", logged)
+    out = ab.measure(_Recording(MPI.COMM_SELF, log), "ring", 16, iters=3, warmup=1,
+                     options={})
+    assert len(out["samples_s"]) == 3 and all(s >= 0 for s in out["samples_s"])
+    assert out["verified"] is False
+    runs = [i for i, name in enumerate(log) if name == "ALLGATHER"]
+    assert len(runs) == 4
+    assert all(log[i - 1] == "Ibarrier" and log[i + 1] == "Ibarrier" for i in runs)
+    assert "gather" not in log[:runs[-1] + 2]
+
+
+def test_a_point_whose_blocks_all_arrived_is_verified(monkeypatch):
+    from mpi4py import MPI
+
+    out = ab.measure(MPI.COMM_SELF, "ring", 16, iters=2, warmup=0, options={})
+    assert out["verified"] is True and len(out["samples_s"]) == 2
