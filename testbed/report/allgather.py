@@ -15,11 +15,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from collectives.algorithms import ALLGATHERS
-
 from ..fidelity.link_rate import operating_point_text
 from ..results import size_text, text_table
 from ..specs.loss_scope import loss_text
+from .allgather_loss import ok, order, scope_of, scope_tables
 from .figures import Figure, pyplot, rate_text
 from .points import yes_no
 from .tails import HEADER as TAIL_HEADER
@@ -38,8 +37,8 @@ from .text_report import (
 
 Rec = dict[str, Any]
 CSV_FIELDS = ("index", "algorithm", "size", "hosts", "loss", "loss_scope", "status",
-              "median_ms", "p10_ms", "p90_ms", "floor_ms", "per_floor", "predicted_ms",
-              "verified", "flagged", "flags", "error")
+              "median_ms", "p10_ms", "p90_ms", "p99_ms", "p99.9_ms", "floor_ms", "per_floor",
+              "predicted_ms", "verified", "flagged", "flags", "error")
 
 
 def is_allgather(config: Mapping[str, Any]) -> bool:
@@ -50,10 +49,6 @@ def is_allgather(config: Mapping[str, Any]) -> bool:
 _cfg = rec_config
 
 
-def _ok(r: Rec) -> bool:
-    return r.get("status") == "ok" and bool(r.get("t_s"))
-
-
 def _ms(v: Any) -> float | None:
     return None if v is None else v * 1e3
 
@@ -61,14 +56,8 @@ def _ms(v: Any) -> float | None:
 Cond = tuple[int, float, str]  # ranks, loss, its scope ("" without loss)
 
 
-def _scope(r: Rec) -> str:
-    """Which packets a record's loss drops: "all" for a run before the scope was recorded
-    (loss of every packet was all it had); "" without loss."""
-    return (_cfg(r).get("loss_scope") or "all") if _cfg(r)["loss"] else ""
-
-
 def _cond(r: Rec) -> Cond:
-    return _cfg(r)["hosts"], _cfg(r)["loss"], _scope(r)
+    return _cfg(r)["hosts"], _cfg(r)["loss"], scope_of(r)
 
 
 def _conditions(recs: Sequence[Rec]) -> list[Cond]:
@@ -81,22 +70,18 @@ def _cond_text(cond: Cond) -> str:
     return f"{hosts} ranks" + (f", {loss_text(loss, scope)}" if loss else "")
 
 
-def _order(name: str) -> int:
-    return list(ALLGATHERS).index(name) if name in ALLGATHERS else len(ALLGATHERS)
-
-
 def _table(rows: Sequence[Rec]) -> str:
-    good = [r for r in rows if _ok(r) and not flagged(r)]
+    good = [r for r in rows if ok(r) and not flagged(r)]
     best = min((r["t_s"]["median"] for r in good), default=None)
     body = []
-    for r in sorted(rows, key=lambda r: _order(_cfg(r)["algorithm"])):
+    for r in sorted(rows, key=lambda r: order(_cfg(r)["algorithm"])):
         t = r.get("t_s") or {}
-        mark = " *" if _ok(r) and not flagged(r) and t["median"] == best else ""
+        mark = " *" if ok(r) and not flagged(r) and t["median"] == best else ""
         fid = fidelity_text(r)
         body.append([_cfg(r)["algorithm"] + mark,
-                     f"{_ms(t['median']):.2f}" if _ok(r) else "failed",
-                     f"{_ms(t['p10']):.2f}-{_ms(t['p90']):.2f}" if _ok(r) else "-",
-                     f"{r['per_floor']:.2f}" if _ok(r) and r.get("per_floor") else "-",
+                     f"{_ms(t['median']):.2f}" if ok(r) else "failed",
+                     f"{_ms(t['p10']):.2f}-{_ms(t['p90']):.2f}" if ok(r) else "-",
+                     f"{r['per_floor']:.2f}" if ok(r) and r.get("per_floor") else "-",
                      f"{_ms(r['predicted_s']):.2f}" if r.get("predicted_s") else "-",
                      yes_no(r.get("verified")), fid])
     return text_table(["algorithm", "median ms", "p10-p90 ms", "x floor", "model ms",
@@ -106,8 +91,8 @@ def _table(rows: Sequence[Rec]) -> str:
 def _tails(rows: Sequence[Rec]) -> list[str]:
     """The tail of the rows that show one (testbed.report.tails), the lowest unflagged
     value of each level marked."""
-    shown = sorted((r for r in rows if _ok(r) and shows(_cfg(r))),
-                   key=lambda r: _order(_cfg(r)["algorithm"]))
+    shown = sorted((r for r in rows if ok(r) and shows(_cfg(r))),
+                   key=lambda r: order(_cfg(r)["algorithm"]))
     if not shown:
         return []
     best = lowest((values(of(r)), flagged(r)) for r in shown)
@@ -117,7 +102,7 @@ def _tails(rows: Sequence[Rec]) -> list[str]:
 
 def summary(title: str, run_dir: Path, config: Mapping[str, Any], recs: Sequence[Rec]) -> str:
     spec = config.get("spec") or {}
-    failed = sum(not _ok(r) for r in recs)
+    failed = sum(not ok(r) for r in recs)
     lines = [f"{title} ({run_dir.name})",
              f"Allgather on {topology_name(config)}: the time from the first rank's call to the "
              f"last rank's return, medians of {spec.get('repetitions', 10)} runs, and in "
@@ -128,6 +113,7 @@ def summary(title: str, run_dir: Path, config: Mapping[str, Any], recs: Sequence
              f"{len(recs)} of {config.get('points', '?')} points measured, {failed} failed, "
              f"{sum(flagged(r) for r in recs)} flagged (the emulator did not keep up: not a "
              "result). * fastest unflagged."]
+    lines += scope_tables(recs)
     for cond in _conditions(recs):
         at = [r for r in recs if _cond(r) == cond]
         for size in sorted({_cfg(r)["size"] for r in at}):
@@ -137,7 +123,7 @@ def summary(title: str, run_dir: Path, config: Mapping[str, Any], recs: Sequence
                       + (f" (floor {floor * 1e3:.2f} ms)" if floor else ""),
                       _table([r for r in at if _cfg(r)["size"] == size])]
             lines += _tails([r for r in at if _cfg(r)["size"] == size])
-    tailed = [r for r in recs if _ok(r) and shows(_cfg(r))]
+    tailed = [r for r in recs if ok(r) and shows(_cfg(r))]
     if tailed:
         lines += ["", f"The tail: {TAIL_INTRO} {TAIL_LEGEND}", *why_unstated(tailed)]
     lines += ["", f"report: {run_dir / 'report.html'}"]
@@ -145,10 +131,10 @@ def summary(title: str, run_dir: Path, config: Mapping[str, Any], recs: Sequence
 
 
 def csv_row(r: Rec) -> list[Any]:
-    c, t = _cfg(r), r.get("t_s") or {}
+    c, t, tail = _cfg(r), r.get("t_s") or {}, of(r) or {}
     return [r.get("index"), c.get("algorithm"), c.get("size"), c.get("hosts"), c.get("loss"),
-            _scope(r) or None, r.get("status"), _ms(t.get("median")), _ms(t.get("p10")),
-            _ms(t.get("p90")),
+            scope_of(r) or None, r.get("status"), _ms(t.get("median")), _ms(t.get("p10")),
+            _ms(t.get("p90")), *(_ms(tail.get(k)) for k in ("p99", "p99.9")),
             _ms(r.get("floor_s")), r.get("per_floor"), _ms(r.get("predicted_s")),
             r.get("verified"), flagged(r),
             "; ".join((r.get("fidelity") or {}).get("flags") or []), r.get("error")]
@@ -157,17 +143,17 @@ def csv_row(r: Rec) -> list[Any]:
 def plot(out: Path, config: Mapping[str, Any], recs: Sequence[Rec]) -> Figure | None:
     """Multiples of the floor against the block size, a line per algorithm, a panel per
     condition; whiskers p10-p90; flagged points hollow (not a result)."""
-    ok = [r for r in recs if _ok(r) and r.get("floor_s")]
-    if not ok:
+    done = [r for r in recs if ok(r) and r.get("floor_s")]
+    if not done:
         return None
     plt = pyplot()
-    conds = _conditions(ok)
+    conds = _conditions(done)
     fig, axes = plt.subplots(1, len(conds), figsize=(4.4 * len(conds) + 0.6, 3.6),
                              squeeze=False)
-    algos = sorted({_cfg(r)["algorithm"] for r in ok}, key=_order)
+    algos = sorted({_cfg(r)["algorithm"] for r in done}, key=order)
     for ax, cond in zip(axes[0], conds, strict=True):
         for j, alg in enumerate(algos):
-            pts = sorted((r for r in ok if _cond(r) == cond and _cfg(r)["algorithm"] == alg),
+            pts = sorted((r for r in done if _cond(r) == cond and _cfg(r)["algorithm"] == alg),
                          key=lambda r: _cfg(r)["size"])
             if not pts:
                 continue
@@ -180,7 +166,7 @@ def plot(out: Path, config: Mapping[str, Any], recs: Sequence[Rec]) -> Figure | 
         ax.axhline(1.0, color="black", linewidth=0.8, linestyle="--")
         ax.set_xscale("log", base=2)
         ax.set_yscale("log")  # a loss's retransmission tail would flatten the rest
-        sizes = sorted({_cfg(r)["size"] for r in ok})
+        sizes = sorted({_cfg(r)["size"] for r in done})
         ax.set_xticks(sizes, [size_text(x) for x in sizes])
         ax.minorticks_off()
         ax.set_xlabel("block bytes per rank")

@@ -74,3 +74,72 @@ def test_an_allgather_runs_summary_says_its_operating_point(tmp_path: Path) -> N
         "the heaviest points keep up there, not at 20 Mbit/s (mcast-concurrent 16 KiB" in text
     assert "operating point" not in allgather.summary("ag", tmp_path,
                                                       config("calibration cache"), [])
+
+
+def _tailed(i, algo, median, loss, scope=None, *, n=100, flags=()):
+    """A record with `n` samples, all `median` but the two largest, 2 and 3 times it (its
+    p99 2.01 times), and its tails, as allgather.point_record writes them."""
+    from collectives.stats import summarize, tails
+
+    xs = [median] * (n - 2) + [2 * median, 3 * median]
+    rec = _rec(i, algo, median, loss=loss, scope=scope, flags=flags, size=1024)
+    t = summarize(xs)
+    return rec | {"t_s": t, "samples_s": xs, "tails_s": tails(xs)}
+
+
+def test_an_allgather_runs_loss_side_by_side_per_scope(tmp_path: Path) -> None:
+    """Per block size and scope: the medians, the p99 and each algorithm's median over its
+    own without loss, a column per loss (the lossless one shared by both scopes); the
+    fastest unflagged of a column marked *, a flagged point ! and in no ratio; the CSV
+    carries p99 and p99.9 (empty where 100 samples cannot state it)."""
+    recs = [_tailed(0, "mcast-concurrent", 0.010, 0.0), _tailed(1, "ring", 0.004, 0.0),
+            _tailed(2, "mcast-concurrent", 0.012, 0.01, "multicast"),
+            _tailed(3, "ring", 0.004, 0.01, "multicast"),
+            _tailed(4, "mcast-concurrent", 0.020, 0.01, "all"),
+            _tailed(5, "ring", 0.030, 0.01, "all", flags=["hosts waited for a core"])]
+    config = {"points": 6, "spec": {"name": "ag", "collective": "allgather",
+                                    "repetitions": 100},
+              "topology": {"name": "star-4"}, "link_rate": {"mbit": 100.0}}
+    (tmp_path / "config.json").write_text(json.dumps(config))
+    (tmp_path / "records.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
+    lines = write_report(tmp_path).splitlines()
+
+    def table(title: str) -> list[list[str]]:
+        at = lines.index(title)
+        assert lines[at + 1].split() == ["algorithm", "quiet", "loss", "1%"]
+        return [ln.split() for ln in lines[at + 3:at + 5]]
+
+    every = "1 KiB blocks on 4 ranks, loss of every packet"
+    assert table(f"{every} (median ms)") == [["ring", "4.00*", "30.0!"],
+                                             ["mcast-concurrent", "10.0", "20.0*"]]
+    assert table(f"{every} (p99 ms)") == [["ring", "8.04*", "60.3!"],
+                                          ["mcast-concurrent", "20.1", "40.2*"]]
+    assert table(f"{every} (median over its own without loss)") == [
+        ["ring", "x1.00", "-"], ["mcast-concurrent", "x1.00", "x2.00"]]
+    mcast = "1 KiB blocks on 4 ranks, loss of multicast datagrams"
+    assert table(f"{mcast} (median ms)") == [["ring", "4.00*", "4.00*"],
+                                             ["mcast-concurrent", "10.0", "12.0"]]
+    assert table(f"{mcast} (median over its own without loss)")[1] == [
+        "mcast-concurrent", "x1.00", "x1.20"]
+    with open(tmp_path / "summary.csv") as f:
+        rows = list(csv.DictReader(f))
+    assert float(rows[0]["p99_ms"]) == recs[0]["tails_s"]["p99"] * 1e3
+    assert rows[0]["p99.9_ms"] == ""
+
+
+def test_a_run_without_loss_has_no_loss_tables() -> None:
+    from testbed.report.allgather_loss import scope_tables
+
+    assert scope_tables([_tailed(0, "ring", 0.004, 0.0)]) == []
+
+
+def test_a_p99_that_20_samples_cannot_state_is_said_so_and_marks_none() -> None:
+    from testbed.report.allgather_loss import scope_tables
+
+    lines = "\n".join(scope_tables([_tailed(0, "ring", 0.004, 0.0, n=20),
+                                     _tailed(1, "ring", 0.005, 0.05, "all", n=20),
+                                     _tailed(2, "mpich", 0.006, 0.05, "all", n=200)])
+                       ).splitlines()
+    at = lines.index("1 KiB blocks on 4 ranks, loss of every packet (p99 ms)")
+    assert [ln.split() for ln in lines[at + 3:at + 5]] == [["mpich", "-", "6.06"],
+                                                            ["ring", "n/s", "n/s"]]
