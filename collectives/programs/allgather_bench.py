@@ -2,11 +2,18 @@
 block size).
 
 The hosts of the testbed share one clock, so an Allgather's time is read straight off it:
-from the first rank's call to the last rank's return, every rank entering after a sleeping
-barrier (collectives.timing.idle_barrier) and, back from it, asleep in another until every
-rank is back (`measure`). Every rank checks every block after every measured run (block i is
-rank i's own pattern). With --mark-dir, --frame-iters back-to-back
-Allgathers of each size are bracketed for the frame counter (collectives.programs.marks).
+from the moment every rank is in (the last rank's call) to the last rank's return, every
+rank entering after a sleeping barrier (collectives.timing.idle_barrier) and, back from it,
+asleep in another until every rank is back (`measure`). The start is the broadcast's
+(bcast_bench: the root enters last, once every rank has finished the last one): under loss
+of every packet a barrier message lost on its way to one rank keeps that rank asleep for a
+TCP retransmission timeout (200 ms at least) while the others start, and timed from the
+first rank's call that wait was the sample (mcast-concurrent's median at 5 % loss 256 ms,
+7.2 times its lossless one, 2026-12-07). How far apart the calls were is kept
+(`entry_spread_s`, each run's): the time from the first call is the sample plus it. Every
+rank checks every block after every measured run (block i is rank i's own pattern). With
+--mark-dir, --frame-iters back-to-back Allgathers of each size are bracketed for the frame
+counter (collectives.programs.marks).
 
     mpiexec -n N python -m collectives.programs.allgather_bench --algorithm ring \\
         --sizes 1024,65536 --iters 10          (argv() builds it)
@@ -75,6 +82,7 @@ def measure(comm: Any, algorithm: str, size: int, iters: int, warmup: int,
     buffers = comm.gather((buf0, _buffer(comm)), root=0)
     every = comm.gather((spans, verified), root=0)
     return {"samples_s": samples(every) if rank == 0 else [],
+            "entry_spread_s": spreads(every) if rank == 0 else [],
             "verified": all(ok for _, ok in every) if every else verified,
             "window": [began or ended, ended],
             "cpu": {"wait_per_turn_s": wait_per_turn(waits) if rank == 0 else None},
@@ -82,12 +90,21 @@ def measure(comm: Any, algorithm: str, size: int, iters: int, warmup: int,
             if buffers else None}
 
 
-def samples(every: list[tuple[list[tuple[float, float]], bool]]) -> list[float]:
+Spans = list[tuple[list[tuple[float, float]], bool]]  # per rank: its (call, return) per run
+
+
+def samples(every: Spans) -> list[float]:
     """Each run's time from every rank's (call, return) of it (`every[r][0][i]`: rank r's
-    of run i; the hosts share one clock): the last rank's return less the first rank's
+    of run i; the hosts share one clock): the last rank's return less the last rank's
     call."""
     runs = zip(*(spans for spans, _ in every), strict=True)
-    return [max(e for _, e in run) - min(s for s, _ in run) for run in runs]
+    return [max(e for _, e in run) - max(s for s, _ in run) for run in runs]
+
+
+def spreads(every: Spans) -> list[float]:
+    """Each run's spread of the calls: the last rank's call less the first's."""
+    runs = zip(*(spans for spans, _ in every), strict=True)
+    return [max(s for s, _ in run) - min(s for s, _ in run) for run in runs]
 
 
 def _buffer(comm: Any) -> dict[str, Any] | None:

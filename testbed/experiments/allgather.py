@@ -31,11 +31,13 @@ from .spec import ExperimentSpec, Point
 
 @dataclass(frozen=True)
 class AllgatherResult:
-    """One algorithm at one block size: `t` from the first rank's call to the last rank's
-    return over `repetitions` runs; `floor_s` (p - 1) m / B; `predicted_s` the exchanges'
-    model (None: no schedule, or no measured t_end); `frames` the counter's per-Allgather
-    frames (sent, delivered, acks, data) and `frames_expected` the schedule's data frames;
-    `rcvbuf` the multicast ones' group sockets: receive buffer asked and got, drops."""
+    """One algorithm at one block size: `t` from the last rank's call (every rank in) to the
+    last rank's return over `repetitions` runs (`entry_spread_s`: each run's, how long after
+    the first rank's call the last came: collectives.programs.allgather_bench); `floor_s`
+    (p - 1) m / B; `predicted_s` the exchanges' model (None: no schedule, or no measured
+    t_end); `frames` the counter's per-Allgather frames (sent, delivered, acks, data) and
+    `frames_expected` the schedule's data frames; `rcvbuf` the multicast ones' group
+    sockets: receive buffer asked and got, drops."""
 
     algorithm: str
     block: int
@@ -52,6 +54,7 @@ class AllgatherResult:
     frames_expected: int | None = None  # data frames by the schedule; multicast: datagrams
     samples: tuple[float, ...] = ()
     rcvbuf: dict[str, Any] | None = None  # the multicast ones' sockets (ipmc.sockbuf.summary)
+    entry_spread_s: tuple[float, ...] = ()
 
     @property
     def flagged(self) -> bool:
@@ -118,7 +121,8 @@ def run_allgather(emu: Emulation, algorithm: str, blocks: Sequence[int], *,
             frames=counter.per_iteration(frames, f"allgather-{m}") if counter else None,
             frames_expected=model.data_frames(schedule, m) if schedule else
             model.multicast_frames(p, m) if family == "multicast" else None,
-            samples=tuple(row["samples_s"]), rcvbuf=row.get("rcvbuf")))
+            samples=tuple(row["samples_s"]), rcvbuf=row.get("rcvbuf"),
+            entry_spread_s=tuple(row.get("entry_spread_s") or ())))
     return out
 
 

@@ -1,9 +1,10 @@
 """The report of an Allgather run (a spec with collective = "allgather"): summary.csv,
 plots/allgather.{png,svg,pdf}, summary.txt and report.html, as a broadcast run has them.
 
-Its quantity is an Allgather's time, from the first rank's call to the last rank's return
-(collectives.programs.allgather_bench), best read in multiples of the floor (p - 1) m / B
-that no Allgather beats where host links are the bottleneck (collectives.exchanges.model).
+Its quantity is an Allgather's time, from the last rank's call (every rank in) to the last
+rank's return (collectives.programs.allgather_bench), best read in multiples of the floor
+(p - 1) m / B that no Allgather beats where host links are the bottleneck
+(collectives.exchanges.model).
 Per condition (ranks, loss and which packets it drops) and block size: every algorithm's
 median, p10-p90, multiple of the floor, the model, verification and fidelity, the fastest
 unflagged one marked.
@@ -104,10 +105,11 @@ def summary(title: str, run_dir: Path, config: Mapping[str, Any], recs: Sequence
     spec = config.get("spec") or {}
     failed = sum(not ok(r) for r in recs)
     lines = [f"{title} ({run_dir.name})",
-             f"Allgather on {topology_name(config)}: the time from the first rank's call to the "
-             f"last rank's return, medians of {spec.get('repetitions', 10)} runs, and in "
-             "multiples of the floor (p-1)m/B (every rank takes in the other blocks through "
-             f"its own link). Links at {rate_text(config.get('link_rate'))}.",
+             f"Allgather on {topology_name(config)}: the time from the last rank's call "
+             "(every rank in) to the last rank's return, medians of "
+             f"{spec.get('repetitions', 10)} runs, and in multiples of the floor (p-1)m/B "
+             "(every rank takes in the other blocks through its own link). "
+             f"Links at {rate_text(config.get('link_rate'))}.",
              *([f"The whole sweep ran at the {operating_point_text(op)}."]
                if isinstance(op := config.get("operating_point"), dict) else []),
              f"{len(recs)} of {config.get('points', '?')} points measured, {failed} failed, "

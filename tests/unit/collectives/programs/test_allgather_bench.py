@@ -1,6 +1,6 @@
 """collectives.programs.allgather_bench: every rank's block is its own (a block landing at
 another rank's offset fails the check), argv() is what its parser reads back, a run's time
-is the last rank's return less the first rank's call, and nothing runs between a rank's
+is from the last rank's call to the last rank's return, and nothing runs between a rank's
 return and every rank's (COMM_SELF, real mpi4py)."""
 
 from __future__ import annotations
@@ -26,12 +26,15 @@ def test_argv_reads_back():
         ("bruck", "0,1024", 3, "/tmp/m", 2)
 
 
-def test_a_runs_time_is_the_last_return_less_the_first_call():
+def test_a_runs_time_is_from_every_rank_in_to_the_last_return():
+    """From the last rank's call (every rank in: a rank kept asleep by a lost barrier
+    message does not count its wait) to the last return; the calls' spread kept apart."""
     every = [([(10.0, 10.5), (20.0, 20.2)], True),
              ([(10.1, 10.9), (19.9, 20.1)], True),
              ([(10.2, 10.4), (20.3, 20.4)], False)]
-    assert ab.samples(every) == pytest.approx([0.9, 0.5])
-    assert ab.samples([([], True), ([], True)]) == []
+    assert ab.samples(every) == pytest.approx([0.7, 0.1])
+    assert ab.spreads(every) == pytest.approx([0.2, 0.4])
+    assert ab.samples([([], True), ([], True)]) == [] == ab.spreads([([], True)])
 
 
 class _Recording:
@@ -72,6 +75,7 @@ def test_every_run_starts_and_ends_asleep_with_nothing_between(monkeypatch):
     out = ab.measure(_Recording(MPI.COMM_SELF, log), "ring", 16, iters=3, warmup=1,
                      options={})
     assert len(out["samples_s"]) == 3 and all(s >= 0 for s in out["samples_s"])
+    assert out["entry_spread_s"] == [0.0, 0.0, 0.0]  # one rank
     assert out["verified"] is False
     runs = [i for i, name in enumerate(log) if name == "ALLGATHER"]
     assert len(runs) == 4

@@ -46,3 +46,20 @@ def test_a_points_record_carries_its_tail():
         "p99": 100, "p99.9": 1000}
     failed = point_record(spec, p, None, "allgather_bench measured 0 of 1 sizes", {})
     assert failed["status"] == "failed" and failed["tails_s"] is None
+
+
+def test_a_lossy_points_record_says_its_scope_verification_and_flags():
+    """Each loss under each scope (sweep.loss_scope): a point's record names its scope (none
+    without loss), whether every block arrived, and the fidelity monitor's flags."""
+    spec = from_dict({"name": "ag", "collective": "allgather", "repetitions": 12,
+                      "network": {"topology": "star:hosts=5,bw=100"},
+                      "sweep": {"algorithms": ["ring"], "sizes": [1024], "loss": [0, 0.01],
+                                "loss_scope": ["multicast", "all"]}})
+    points = spec.points()
+    recs = [point_record(spec, p, result(flags=["hosts waited"] * (i == 2),
+                                         samples=[0.1] * 12), None, {})
+            for i, p in enumerate(points)]
+    assert [(r["config"]["loss"], r["config"]["loss_scope"]) for r in recs] == [
+        (0.0, None), (0.01, "multicast"), (0.01, "all")]
+    assert all(r["verified"] is True and r["status"] == "ok" for r in recs)
+    assert [r["fidelity"]["flags"] for r in recs] == [[], [], ["hosts waited"]]
