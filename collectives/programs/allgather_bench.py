@@ -2,18 +2,20 @@
 block size).
 
 The hosts of the testbed share one clock, so an Allgather's time is read straight off it:
-from the moment every rank is in (the last rank's call) to the last rank's return, every
-rank entering after a sleeping barrier (collectives.timing.idle_barrier) and, back from it,
-asleep in another until every rank is back (`measure`). The start is the broadcast's
-(bcast_bench: the root enters last, once every rank has finished the last one): under loss
-of every packet a barrier message lost on its way to one rank keeps that rank asleep for a
-TCP retransmission timeout (200 ms at least) while the others start, and timed from the
-first rank's call that wait was the sample (mcast-concurrent's median at 5 % loss 256 ms,
-7.2 times its lossless one, 2026-12-07). How far apart the calls were is kept
-(`entry_spread_s`, each run's): the time from the first call is the sample plus it. Every
-rank checks every block after every measured run (block i is rank i's own pattern). With
---mark-dir, --frame-iters back-to-back Allgathers of each size are bracketed for the frame
-counter (collectives.programs.marks).
+from the instant every rank, idle until then, goes (a start gun outside the emulated
+network: start_gun) to the last rank's return; back from it, every rank waits asleep until
+every rank is back (`measure`). Every start alike, as a broadcast's (bcast_bench: the root
+calls once every rank is in). Timed from the first rank's call after a barrier over MPI, as
+before 2026-12-07, a run under loss of every packet measured the barrier: a message of it
+lost on its way to one rank kept that rank asleep a TCP retransmission timeout (200 ms at
+least) while the others went (mcast-concurrent, 1 KiB on 8 hosts, 5 % of every packet: a
+median of 256 ms, 7.2 times its lossless one; the calls 224 ms apart at the median);
+timed from the last rank's call it gave the early ranks a head start (13 ms of
+mcast-concurrent's 21 ms lossless: 8 ranks waking on 2 cores). How long after the start
+each run's last rank called is kept (`entry_spread_s`). Every rank checks every block after
+every measured run (block i is rank i's own pattern). With --mark-dir, --frame-iters
+back-to-back Allgathers of each size are bracketed for the frame counter
+(collectives.programs.marks).
 
     mpiexec -n N python -m collectives.programs.allgather_bench --algorithm ring \\
         --sizes 1024,65536 --iters 10          (argv() builds it)
@@ -36,6 +38,7 @@ from ..stats import summarize
 from ..timing import idle_barrier, sched_self, sched_since, wait_per_turn
 from . import command, peek_stats
 from .marks import count_frames
+from .start_gun import StartGun, sleep_until
 
 
 def pattern(rank: int, size: int) -> bytes:
@@ -45,44 +48,49 @@ def pattern(rank: int, size: int) -> bytes:
 
 
 def measure(comm: Any, algorithm: str, size: int, iters: int, warmup: int,
-            options: dict[str, Any]) -> dict[str, Any]:
+            options: dict[str, Any], gun: StartGun | None = None) -> dict[str, Any]:
     """`iters` measured Allgathers of `size`-byte blocks after `warmup` unmeasured ones: the
     samples (rank 0; empty elsewhere), whether every block arrived whole, when the measured
     runs went (wall clock), how long the ranks waited for a core each turn meanwhile, and
     for the multicast ones the group sockets' receive buffer and drops over the measured
     runs (`rcvbuf`: ipmc.sockbuf.summary; None for the others).
 
-    Each run starts alike: every rank asleep in a barrier (idle_barrier), nothing between
-    its wake-up and its call. A rank back from the Allgather does nothing until every rank
-    is (asleep in a second barrier): a rank that checked its blocks or sent its times on
-    (MPICH's gather polls, 100 % of a core) while the last ranks still worked took their
-    cores, 8 ranks sharing 2. The blocks are checked after that barrier; the times gathered
-    once, after the last run."""
+    Each run starts alike: every rank idle, then all at one instant (`gun`'s, start_gun),
+    nothing between a rank's start and its call. A rank back from the Allgather does
+    nothing until every rank is (asleep in the gun's join): a rank that checked its blocks
+    or sent its times on (MPICH's gather polls, 100 % of a core) while the last ranks still
+    worked took their cores, 8 ranks sharing 2. The blocks are checked after that; the
+    times gathered once, after the last run. Without a gun, sleeping barriers over MPI
+    (idle_barrier) stand in and a run starts at the first rank's call."""
     rank, p = comm.Get_rank(), comm.Get_size()
     mine = pattern(rank, size)
     want = b"".join(pattern(r, size) for r in range(p))
     recv = bytearray(size * p)
-    spans: list[tuple[float, float]] = []
+    spans: list[tuple[float, float, float]] = []
     verified = True
     began = sched0 = buf0 = None
     for i in range(warmup + iters):
         recv[:] = bytes(len(recv))
         if i == warmup:
             began, sched0, buf0 = time.time(), sched_self(), _buffer(comm)
-        idle_barrier(comm)
+        at = _go(comm, gun)
         t0 = time.perf_counter()
         allgather(mine, recv, comm, algorithm, **options)
         t1 = time.perf_counter()
-        idle_barrier(comm)  # every rank is back before any does anything
+        if gun is not None:  # every rank is back before any does anything
+            gun.join()
+        else:
+            idle_barrier(comm)
         verified &= recv == want
         if i >= warmup:
-            spans.append((t0, t1))
+            spans.append((t0 if at is None else at, t0, t1))
     ended = time.time()
     waits = comm.gather(sched_since(sched0) if sched0 else (0, 0, 0), root=0)
     buffers = comm.gather((buf0, _buffer(comm)), root=0)
     every = comm.gather((spans, verified), root=0)
     return {"samples_s": samples(every) if rank == 0 else [],
             "entry_spread_s": spreads(every) if rank == 0 else [],
+            "start": "start gun" if gun is not None else "first call",
             "verified": all(ok for _, ok in every) if every else verified,
             "window": [began or ended, ended],
             "cpu": {"wait_per_turn_s": wait_per_turn(waits) if rank == 0 else None},
@@ -90,21 +98,31 @@ def measure(comm: Any, algorithm: str, size: int, iters: int, warmup: int,
             if buffers else None}
 
 
-Spans = list[tuple[list[tuple[float, float]], bool]]  # per rank: its (call, return) per run
+def _go(comm: Any, gun: StartGun | None) -> float | None:
+    """Every rank idle, then go: the gun's instant (slept until), or None after a barrier."""
+    if gun is None:
+        idle_barrier(comm)
+        return None
+    at = gun.start()
+    sleep_until(at)
+    return at
+
+
+Spans = list[tuple[list[tuple[float, float, float]], bool]]  # per rank: (start, call, return)
 
 
 def samples(every: Spans) -> list[float]:
-    """Each run's time from every rank's (call, return) of it (`every[r][0][i]`: rank r's
-    of run i; the hosts share one clock): the last rank's return less the last rank's
-    call."""
+    """Each run's time from every rank's (start, call, return) of it (`every[r][0][i]`:
+    rank r's of run i; the hosts share one clock): the last rank's return less the start
+    (the gun's instant, the same on every rank; without a gun the first rank's call)."""
     runs = zip(*(spans for spans, _ in every), strict=True)
-    return [max(e for _, e in run) - max(s for s, _ in run) for run in runs]
+    return [max(e for _, _, e in run) - min(s for s, _, _ in run) for run in runs]
 
 
 def spreads(every: Spans) -> list[float]:
-    """Each run's spread of the calls: the last rank's call less the first's."""
+    """Each run's last call less its start: how long after it the last rank called."""
     runs = zip(*(spans for spans, _ in every), strict=True)
-    return [max(s for s, _ in run) - min(s for s, _ in run) for run in runs]
+    return [max(c for _, c, _ in run) - min(s for s, _, _ in run) for run in runs]
 
 
 def _buffer(comm: Any) -> dict[str, Any] | None:
@@ -148,8 +166,9 @@ def main(args_in: list[str] | None = None) -> int:
 
         # its set-up (collective) before any Allgather, even with --warmup 0
         channel_for(comm, timeout=options.get("timeout"))
+    gun = StartGun.open(comm)
     for size in sizes:
-        row = measure(comm, args.algorithm, size, args.iters, args.warmup, options)
+        row = measure(comm, args.algorithm, size, args.iters, args.warmup, options, gun)
         frames = None
         if args.mark_dir and args.frame_iters:
             mine, recv = pattern(comm.Get_rank(), size), bytearray(size * comm.Get_size())

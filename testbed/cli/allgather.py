@@ -1,6 +1,6 @@
 """`mcastlab allgather`: Allgather algorithms side by side on one network at one link rate:
-per block size, each algorithm's time (last rank's call to last rank's return), in
-multiples of the floor (p - 1) m / B, beside the model and, counted on the switch ports,
+per block size, each algorithm's time (every rank going at one instant to the last rank's
+return), in multiples of the floor (p - 1) m / B, beside the model and, counted on the switch ports,
 the frames with data against the schedule's count; every block verified on every rank;
 every row with the fidelity monitor's verdict (testbed.experiments.allgather)."""
 

@@ -31,9 +31,10 @@ from .spec import ExperimentSpec, Point
 
 @dataclass(frozen=True)
 class AllgatherResult:
-    """One algorithm at one block size: `t` from the last rank's call (every rank in) to the
-    last rank's return over `repetitions` runs (`entry_spread_s`: each run's, how long after
-    the first rank's call the last came: collectives.programs.allgather_bench); `floor_s`
+    """One algorithm at one block size: `t` from the start (every rank, idle until then,
+    going at one instant: `start` "start gun", else "first call") to the last rank's return
+    over `repetitions` runs (`entry_spread_s`: each run's, how long after the start the last
+    rank called: collectives.programs.allgather_bench); `floor_s`
     (p - 1) m / B; `predicted_s` the exchanges' model (None: no schedule, or no measured
     t_end); `frames` the counter's per-Allgather frames (sent, delivered, acks, data) and
     `frames_expected` the schedule's data frames; `rcvbuf` the multicast ones' group
@@ -55,6 +56,7 @@ class AllgatherResult:
     samples: tuple[float, ...] = ()
     rcvbuf: dict[str, Any] | None = None  # the multicast ones' sockets (ipmc.sockbuf.summary)
     entry_spread_s: tuple[float, ...] = ()
+    start: str | None = None
 
     @property
     def flagged(self) -> bool:
@@ -122,7 +124,7 @@ def run_allgather(emu: Emulation, algorithm: str, blocks: Sequence[int], *,
             frames_expected=model.data_frames(schedule, m) if schedule else
             model.multicast_frames(p, m) if family == "multicast" else None,
             samples=tuple(row["samples_s"]), rcvbuf=row.get("rcvbuf"),
-            entry_spread_s=tuple(row.get("entry_spread_s") or ())))
+            entry_spread_s=tuple(row.get("entry_spread_s") or ()), start=row.get("start")))
     return out
 
 

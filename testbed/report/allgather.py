@@ -1,10 +1,10 @@
 """The report of an Allgather run (a spec with collective = "allgather"): summary.csv,
 plots/allgather.{png,svg,pdf}, summary.txt and report.html, as a broadcast run has them.
 
-Its quantity is an Allgather's time, from the last rank's call (every rank in) to the last
-rank's return (collectives.programs.allgather_bench), best read in multiples of the floor
-(p - 1) m / B that no Allgather beats where host links are the bottleneck
-(collectives.exchanges.model).
+Its quantity is an Allgather's time, from the start (every rank, idle until then, going at
+one instant) to the last rank's return (collectives.programs.allgather_bench), best read
+in multiples of the floor (p - 1) m / B that no Allgather beats where host links are the
+bottleneck (collectives.exchanges.model).
 Per condition (ranks, loss and which packets it drops) and block size: every algorithm's
 median, p10-p90, multiple of the floor, the model, verification and fidelity, the fastest
 unflagged one marked.
@@ -105,8 +105,8 @@ def summary(title: str, run_dir: Path, config: Mapping[str, Any], recs: Sequence
     spec = config.get("spec") or {}
     failed = sum(not ok(r) for r in recs)
     lines = [f"{title} ({run_dir.name})",
-             f"Allgather on {topology_name(config)}: the time from the last rank's call "
-             "(every rank in) to the last rank's return, medians of "
+             f"Allgather on {topology_name(config)}: the time from the start "
+             "(every rank going at one instant) to the last rank's return, medians of "
              f"{spec.get('repetitions', 10)} runs, and in multiples of the floor (p-1)m/B "
              "(every rank takes in the other blocks through its own link). "
              f"Links at {rate_text(config.get('link_rate'))}.",

@@ -11,6 +11,7 @@ import pytest
 
 from collectives.programs import allgather_bench as ab
 from collectives.programs.allgather_bench import argv, parser, pattern
+from collectives.programs.start_gun import StartGun
 
 
 def test_blocks_differ_from_rank_to_rank():
@@ -26,14 +27,18 @@ def test_argv_reads_back():
         ("bruck", "0,1024", 3, "/tmp/m", 2)
 
 
-def test_a_runs_time_is_from_every_rank_in_to_the_last_return():
-    """From the last rank's call (every rank in: a rank kept asleep by a lost barrier
-    message does not count its wait) to the last return; the calls' spread kept apart."""
-    every = [([(10.0, 10.5), (20.0, 20.2)], True),
-             ([(10.1, 10.9), (19.9, 20.1)], True),
-             ([(10.2, 10.4), (20.3, 20.4)], False)]
-    assert ab.samples(every) == pytest.approx([0.7, 0.1])
-    assert ab.spreads(every) == pytest.approx([0.2, 0.4])
+def test_a_runs_time_is_from_its_start_to_the_last_return():
+    """From the start (the gun's instant, the same on every rank) to the last return; how
+    long after it the last rank called kept apart. Without a gun a rank's start is its
+    call: the run starts at the first rank's."""
+    every = [([(10.0, 10.0, 10.5), (20.0, 20.1, 20.2)], True),
+             ([(10.0, 10.1, 10.9), (20.0, 20.0, 20.1)], True),
+             ([(10.0, 10.2, 10.4), (20.0, 20.3, 20.4)], False)]
+    assert ab.samples(every) == pytest.approx([0.9, 0.4])
+    assert ab.spreads(every) == pytest.approx([0.2, 0.3])
+    first = [([(10.1, 10.1, 10.5)], True), ([(10.3, 10.3, 10.6)], True)]
+    assert ab.samples(first) == pytest.approx([0.5]) and ab.spreads(first) == \
+        pytest.approx([0.2])
     assert ab.samples([([], True), ([], True)]) == [] == ab.spreads([([], True)])
 
 
@@ -54,12 +59,12 @@ class _Recording:
         return call
 
 
-def test_every_run_starts_and_ends_asleep_with_nothing_between(monkeypatch):
-    """Each Allgather comes right after a sleeping barrier (every rank enters alike) and is
-    followed by another before anything else: a rank back early that checked its blocks
-    or sent its times on (MPICH's gather polls) took the cores of the ranks still working,
-    8 ranks on 2 cores. The times go to rank 0 once, after the last run; a wrong block in
-    any run makes the point unverified."""
+def test_without_a_gun_every_run_starts_and_ends_asleep_with_nothing_between(monkeypatch):
+    """Without a start gun each Allgather comes right after a sleeping barrier (every rank
+    enters alike) and is followed by another before anything else: a rank back early that
+    checked its blocks or sent its times on (MPICH's gather polls) took the cores of the
+    ranks still working, 8 ranks on 2 cores. The times go to rank 0 once, after the last
+    run; a wrong block in any run makes the point unverified."""
     from mpi4py import MPI
 
     log: list[str] = []
@@ -75,7 +80,8 @@ def test_every_run_starts_and_ends_asleep_with_nothing_between(monkeypatch):
     out = ab.measure(_Recording(MPI.COMM_SELF, log), "ring", 16, iters=3, warmup=1,
                      options={})
     assert len(out["samples_s"]) == 3 and all(s >= 0 for s in out["samples_s"])
-    assert out["entry_spread_s"] == [0.0, 0.0, 0.0]  # one rank
+    assert out["entry_spread_s"] == [0.0, 0.0, 0.0]  # one rank: its call is the start
+    assert out["start"] == "first call"
     assert out["verified"] is False
     runs = [i for i, name in enumerate(log) if name == "ALLGATHER"]
     assert len(runs) == 4
@@ -83,8 +89,26 @@ def test_every_run_starts_and_ends_asleep_with_nothing_between(monkeypatch):
     assert "gather" not in log[:runs[-1] + 2]
 
 
-def test_a_point_whose_blocks_all_arrived_is_verified(monkeypatch):
+def test_with_a_gun_every_run_is_timed_from_its_instant(monkeypatch):
+    """A gun's run: started at its instant (slept until), the rank's call after it, the
+    gun's join before the blocks are checked; the point verified where every block
+    arrived."""
     from mpi4py import MPI
 
-    out = ab.measure(MPI.COMM_SELF, "ring", 16, iters=2, warmup=0, options={})
-    assert out["verified"] is True and len(out["samples_s"]) == 2
+    gun = StartGun.open(MPI.COMM_SELF)
+    assert gun is not None
+    log: list[str] = []
+    monkeypatch.setattr(gun, "join", lambda: log.append("join"))
+    real = ab.allgather
+
+    def logged(*args: Any, **kw: Any) -> None:
+        log.append("ALLGATHER")
+        real(*args, **kw)
+
+    monkeypatch.setattr(ab, "allgather", logged)
+    out = ab.measure(MPI.COMM_SELF, "ring", 16, iters=2, warmup=1, options={}, gun=gun)
+    assert out["verified"] is True and out["start"] == "start gun"
+    assert len(out["samples_s"]) == 2 and log == ["ALLGATHER", "join"] * 3
+    assert all(0 <= c <= s for c, s in zip(out["entry_spread_s"], out["samples_s"],
+                                           strict=True))
+    gun.close()
