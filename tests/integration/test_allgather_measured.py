@@ -63,6 +63,11 @@ def test_an_allgather_spec_measures_and_reports(caps, clean_after, tmp_path):
         assert r["status"] == "ok" and r["verified"] and len(r["samples_s"]) == 2, r
         assert r["config"]["collective"] == "allgather" and r["config"]["hosts"] == 4
         assert r["per_floor"] > 0.9 and isinstance(r["fidelity"]["flags"], list)
+        # every run went at the start gun's instant (a socket every emulated host reaches),
+        # the last rank's call after it
+        assert r["start"] == "start gun" and len(r["entry_spread_s"]) == 2
+        assert all(0 <= c <= s for c, s in zip(r["entry_spread_s"], r["samples_s"],
+                                               strict=True))
     assert all(r["predicted_s"] is not None for r in recs)  # t_end measured for the model
     assert "params" in json.loads((folder / "config.json").read_text())
     assert "1000 B blocks, 4 ranks, loss 5%" in out.stdout
