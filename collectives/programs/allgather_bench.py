@@ -53,7 +53,9 @@ def measure(comm: Any, algorithm: str, size: int, iters: int, warmup: int,
     samples (rank 0; empty elsewhere), whether every block arrived whole, when the measured
     runs went (wall clock), how long the ranks waited for a core each turn meanwhile, and
     for the multicast ones the group sockets' receive buffer and drops over the measured
-    runs (`rcvbuf`: ipmc.sockbuf.summary; None for the others).
+    runs (`rcvbuf`: ipmc.sockbuf.summary; None for the others) and the group round trip
+    their end markers repeat by (`grtt_s`, ipmc.grtt: measured when the channel was set
+    up; None for the others).
 
     Each run starts alike: every rank idle, then all at one instant (`gun`'s, start_gun),
     nothing between a rank's start and its call. A rank back from the Allgather does
@@ -93,6 +95,7 @@ def measure(comm: Any, algorithm: str, size: int, iters: int, warmup: int,
             "start": "start gun" if gun is not None else "first call",
             "verified": all(ok for _, ok in every) if every else verified,
             "window": [began or ended, ended],
+            "grtt_s": (peek_stats(comm) or {}).get("grtt_s"),
             "cpu": {"wait_per_turn_s": wait_per_turn(waits) if rank == 0 else None},
             "rcvbuf": socket_buffers([b for b, _ in buffers], [a for _, a in buffers])
             if buffers else None}

@@ -57,6 +57,7 @@ class AllgatherResult:
     rcvbuf: dict[str, Any] | None = None  # the multicast ones' sockets (ipmc.sockbuf.summary)
     entry_spread_s: tuple[float, ...] = ()
     start: str | None = None
+    grtt_s: float | None = None  # the multicast ones' group round trip (ipmc.grtt)
 
     @property
     def flagged(self) -> bool:
@@ -124,7 +125,8 @@ def run_allgather(emu: Emulation, algorithm: str, blocks: Sequence[int], *,
             frames_expected=model.data_frames(schedule, m) if schedule else
             model.multicast_frames(p, m) if family == "multicast" else None,
             samples=tuple(row["samples_s"]), rcvbuf=row.get("rcvbuf"),
-            entry_spread_s=tuple(row.get("entry_spread_s") or ()), start=row.get("start")))
+            entry_spread_s=tuple(row.get("entry_spread_s") or ()), start=row.get("start"),
+            grtt_s=row.get("grtt_s")))
     return out
 
 
