@@ -92,12 +92,22 @@ def remove_nft_tables(tables: list[str]) -> None:
             check=False, timeout=30)
 
 
+def live_runs() -> set[str]:
+    """The ids of the runs whose testbed process is alive, read now. A run writes its record
+    before it makes anything that carries its id (processes, bridges, folders, nftables
+    tables), so what was found before this call and is of no run named here is no live
+    run's. Read it after looking, never before: cleanup does not hold the run lock, and a
+    run that started between the reading and the look would be taken for an ended one."""
+    return {r.id for r in run_records.records() if r.alive()}
+
+
 def remove_ended_nft_tables() -> int:
     """Delete the tables of runs that are no longer alive (an ended run's loss chain binds
     again to the next interface of its name: a later run's switch link would lose packets);
     returns how many."""
-    live = {nft_table(r.id) for r in run_records.records() if r.alive()}
-    stray = [t for t in nft_tables() if t.split()[1] not in live]
+    tables = nft_tables()
+    live = {nft_table(r) for r in live_runs()}
+    stray = [t for t in tables if t.split()[1] not in live]
     remove_nft_tables(stray)
     return len(stray)
 
@@ -193,11 +203,29 @@ def cleanup_run(rec: run_records.RunRecord, by_name: bool = True) -> None:
     rec.remove()
 
 
+def kill_orphans() -> int:
+    """End the marked processes whose run is not alive (e.g. its record was never written
+    before a SIGKILL); returns how many. Each is judged once pinned, against the records as
+    they are then: a run that started meanwhile keeps its processes."""
+    killed: list[int] = []
+
+    def orphan(pid: int) -> bool:
+        if run_records.run_of(pid) in live_runs():
+            return False
+        killed.append(pid)
+        return True
+
+    run_records.kill_marked(where=orphan)
+    return len(killed)
+
+
 def cleanup_stale() -> list[str]:
-    """Clean every run whose testbed process is gone; returns a line per action."""
+    """Clean every run whose testbed process is gone; returns a line per action. Whether a
+    run is alive is read after what would be removed was found (live_runs): a run may start
+    while this runs."""
     done = []
-    live = {r.id for r in run_records.records() if r.alive()}
     for rec in run_records.records():
+        live = live_runs()
         if rec.id in live:
             done.append(f"run {rec.id} is still active (pid {rec.pid}); left alone")
             continue
@@ -205,30 +233,34 @@ def cleanup_stale() -> list[str]:
         done.append(f"removed run {rec.id}" + (
             "; its unmarked interfaces are left while a run is active (they may be that "
             "run's, named alike): run cleanup again after it ends" if live else ""))
-    # Marks whose record is gone (e.g. the record was never written before a SIGKILL).
-    orphans = [p for p in run_records.marked_processes() if run_records.run_of(p) not in live]
+    orphans = kill_orphans()
     if orphans:
-        run_records.kill_marked(where=lambda p: run_records.run_of(p) not in live)
-        done.append(f"killed {len(orphans)} orphaned process(es)")
+        done.append(f"killed {orphans} orphaned process(es)")
 
     leases = group_dir()  # shared by every run's jobs: kept while one is alive
-    for d in run_records.STATE_DIR.glob("*"):
-        if d.is_dir() and d.name not in live and not (live and d == leases):
+    folders = [d for d in run_records.STATE_DIR.glob("*") if d.is_dir()]
+    live = live_runs()
+    for d in folders:
+        if d.name not in live and not (live and d == leases):
             shutil.rmtree(d, ignore_errors=True)
             done.append(f"removed leftover folder {d}")
-    for d in run_records.OVS_RUNDIR.glob(f"{run_records.SOCKETS_PREFIX}*"):
-        if d.is_dir() and not d.is_symlink() and \
-                d.name.removeprefix(run_records.SOCKETS_PREFIX) not in live:
+    folders = [d for d in run_records.OVS_RUNDIR.glob(f"{run_records.SOCKETS_PREFIX}*")
+               if d.is_dir() and not d.is_symlink()]
+    live = live_runs()
+    for d in folders:
+        if d.name.removeprefix(run_records.SOCKETS_PREFIX) not in live:
             shutil.rmtree(d, ignore_errors=True)
             done.append(f"removed leftover folder {d}")
-    stray = [b for b, r in (ovs_bridges() | kernel_bridges()).items() if r and r not in live]
+    bridges = ovs_bridges() | kernel_bridges()
+    live = live_runs()
+    stray = [b for b, r in bridges.items() if r and r not in live]
     if stray:
         remove_network(stray, [])
         done.append(f"deleted {len(stray)} orphaned bridge(s)")
     tables = remove_ended_nft_tables()
     if tables:
         done.append(f"deleted {tables} nftables table(s) of ended runs (switch link loss)")
-    if not live and priority.note_exists():
+    if priority.note_exists() and not live_runs():  # a run raises it after its record
         priority.restore_switch()
         done.append("restored the switch's CPU priority")
     return done

@@ -82,8 +82,11 @@ class LinkSetup:
             if params.bw_mbit is not None:
                 # One frame per packet through the link's HTB: TCP's segmentation offload
                 # hands the qdisc packets of many frames, which leave together and are paid
-                # for afterwards (see linkshape).
+                # for afterwards (see linkshape). `gso off` alone no longer does it: this
+                # kernel's TCP still builds packets of up to a dozen frames and segments
+                # them after the qdisc; gso_max_segs 1 caps TCP's packets at one frame.
                 cmds.append(f"ethtool -K {intf} tso off gso off >/dev/null")
+                cmds.append(f"ip link set {intf} gso_max_segs 1")
             tc = linkshape.tc_batch(intf, params, caps.sch_netem)
             if switch_ends[h.name] in xdp and not emu.hub:
                 ifb_cmds, ifb_tc = linkshape.ingress_shaping(intf, params, caps.sch_netem)

@@ -210,18 +210,18 @@ def kill_marked(run_id: str | None = None, job_id: str | None = None,
                 where: Callable[[int], bool] | None = None, grace: float = 1.0) -> None:
     """End the processes that carry the run's mark (any run's when run_id is None) or the
     job's, and pass `where`: SIGTERM and SIGHUP (interactive shells ignore SIGTERM), then
-    SIGKILL whatever is left after `grace` seconds. Each is pinned with a pidfd and its mark
-    read again through it before any signal: a PID that ended and was given to another
-    process between the scan and the signal is never signalled (signals go to the pidfd)."""
+    SIGKILL whatever is left after `grace` seconds. Each is pinned with a pidfd, then its
+    mark read again and `where` asked, before any signal: a PID that ended and was given to
+    another process between the scan and the signal is never signalled (signals go to the
+    pidfd), and `where` judges the process as it is once pinned (cleanup reads then whether
+    its run is alive)."""
     pinned: list[int] = []
     for pid in marked_processes(run_id, job_id):
-        if where is not None and not where(pid):
-            continue
         try:
             fd = os.pidfd_open(pid)
         except OSError:  # gone
             continue
-        if _marked(_environ(pid), run_id, job_id):
+        if _marked(_environ(pid), run_id, job_id) and (where is None or where(pid)):
             pinned.append(fd)
         else:
             os.close(fd)

@@ -67,8 +67,9 @@ SWITCH_WAIT_MAX = 0.5
 HOST_WAIT_MAX = 1.0  # fidelity.HOST_WAIT_LIMIT is 1.5: a calibrated run stays inside it
 LOAD_S = 3.0
 ITERS = 5
-VERSION = 2  # raise when the probes, thresholds or shaping change: cached envelopes are redone
-# (2: per-frame HTB buckets with the wire overhead, testbed.emulation.linkshape)
+VERSION = 3  # raise when the probes, thresholds or shaping change: cached envelopes are redone
+# (2: per-frame HTB buckets with the wire overhead, testbed.emulation.linkshape; 3: TCP's
+# packets capped at one frame on shaped host links, testbed.emulation.link_setup)
 CACHE_ENV = "MCASTLAB_CACHE_DIR"
 DEFAULT_CACHE_DIR = Path("/var/cache/mcastlab")
 

@@ -71,7 +71,7 @@ from .calibration import (
 from .run import Run, condition_text, execute, network, new_run
 from .spec import NONE, ExperimentSpec, Point
 
-VERSION = 1  # raise when the probe set, its repetitions or its margin change: redone
+VERSION = 2  # raise when the probe set, its repetitions, its margin or the shaping change: redone
 CACHE_NAME = "operating_points.json"
 PROBE_REPETITIONS = 3
 PROBE_WARMUP = 1

@@ -6,6 +6,7 @@ check, on the networks brought up here)."""
 from __future__ import annotations
 
 import json
+import re
 import statistics
 import sys
 import time
@@ -75,8 +76,20 @@ def _train(emu, trains: int, count: int, size: int, gap: float) -> list[list[flo
 
 def test_link_rate_is_enforced_and_a_frame_behind_another_waits_its_wire_time(caps, clean_after):
     with Emulation(parse_spec("star:hosts=2,bw=10"), caps=caps) as emu:
+        # the sender's link queue, sampled while TCP fills it: every packet in it is one
+        # frame (1514 bytes at most), or a packet of many frames would leave at once and pay
+        # afterwards (this kernel's TCP built them of 6-10 frames with `gso off`: a message
+        # counted as gone while its last frames were still to be sent)
+        queue = emu.host("h0").popen(
+            ["sh", "-c", "for i in $(seq 40); do tc -s qdisc show dev h0-eth0 root; "
+                         "sleep 0.04; done"], text=True)
         got = tcp_transfer(emu, "h0", "h1", nbytes=3_000_000)
         assert 6e6 < got["received"]["bits_per_second"] < 10.5e6, got
+        backlog = [(int(b), int(p)) for b, p in
+                   re.findall(r"backlog (\d+)b (\d+)p", queue.communicate(timeout=30)[0])]
+        busy = [(b, p) for b, p in backlog if p]
+        assert len(busy) >= 10, backlog
+        assert max(b / p for b, p in busy) <= 1514, busy
         # Pairs of 1 KiB datagrams, 50 ms apart: the first of a pair leaves at once (a token
         # bucket cannot delay a lone frame), the second waits the first's wire time (1090
         # bytes with headers, 24 of preamble, gap and FCS: 0.89 ms at 10 Mbit/s). tc's

@@ -6,7 +6,6 @@ only one machine has, and AF_XDP ports go only where they can be opened."""
 from __future__ import annotations
 
 import os
-import shutil
 import ssl
 import subprocess
 from pathlib import Path
@@ -17,6 +16,7 @@ from controller.config import ControllerConfig
 from testbed.cluster.nodes import TunnelLink
 from testbed.cluster.server import RemoteServer
 from testbed.cluster.spread import Spread
+from testbed.emulation import run_records
 from testbed.emulation.network import Emulation
 from testbed.emulation.run_records import sockets_dir
 from testbed.emulation.servers import LocalServer, OneMachine
@@ -68,26 +68,28 @@ def test_nodes_go_to_their_servers_and_cut_links_become_tunnels():
     assert s.node_params("h15", switch=False)["runner"] is s.runners["b"]
 
 
-def test_the_controller_listens_on_the_cluster_and_admits_its_servers_only():
+def test_the_controller_listens_on_the_cluster_and_admits_its_servers_only(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The run's sockets folder in a folder of this test's: in Open vSwitch's own, it would be
+    # a leftover of an ended run to any `mcastlab cleanup` beside the tests (removed then)
+    monkeypatch.setattr(run_records, "OVS_RUNDIR", tmp_path)
     run_id = f"unit-{os.getpid()}"
-    try:
-        cfg = _spread().controller_config(ControllerConfig(), run_id)
-        assert cfg.listen == "10.9.0.1" and set(cfg.allow) == {"10.9.0.1", "10.9.0.2"}
-        assert cfg.admits(("10.9.0.2", 5000)) and not cfg.admits(("10.9.0.3", 5000))
-        # over TLS, with certificates of the run's own CA, whose key is gone
-        folder = sockets_dir(run_id)
-        assert cfg.tls and Path(cfg.tls_ca) == folder / "ca.pem"
-        assert (folder.stat().st_mode & 0o777) == 0o700 and not (folder / "ca.key").exists()
-        for who in ("controller", "switch"):
-            out = subprocess.run(["openssl", "verify", "-CAfile", cfg.tls_ca,
-                                  str(folder / f"{who}.pem")], capture_output=True, text=True)
-            assert out.returncode == 0, out.stderr
-        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)  # as os-ken loads them
-        ctx.load_cert_chain(cfg.tls_cert, cfg.tls_key)
-        ctx.load_verify_locations(cfg.tls_ca)
-        assert "--tls-ca" in cfg.to_args()
-    finally:
-        shutil.rmtree(sockets_dir(run_id), ignore_errors=True)
+    cfg = _spread().controller_config(ControllerConfig(), run_id)
+    assert cfg.listen == "10.9.0.1" and set(cfg.allow) == {"10.9.0.1", "10.9.0.2"}
+    assert cfg.admits(("10.9.0.2", 5000)) and not cfg.admits(("10.9.0.3", 5000))
+    # over TLS, with certificates of the run's own CA, whose key is gone
+    folder = sockets_dir(run_id)
+    assert folder.parent == tmp_path
+    assert cfg.tls and Path(cfg.tls_ca) == folder / "ca.pem"
+    assert (folder.stat().st_mode & 0o777) == 0o700 and not (folder / "ca.key").exists()
+    for who in ("controller", "switch"):
+        out = subprocess.run(["openssl", "verify", "-CAfile", cfg.tls_ca,
+                              str(folder / f"{who}.pem")], capture_output=True, text=True)
+        assert out.returncode == 0, out.stderr
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)  # as os-ken loads them
+    ctx.load_cert_chain(cfg.tls_cert, cfg.tls_key)
+    ctx.load_verify_locations(cfg.tls_ca)
+    assert "--tls-ca" in cfg.to_args()
 
 
 @pytest.mark.parametrize("kw", [{"switch": "linux-bridge"}, {"switch": "hub"}, {"host_cpu": 0.1}])

@@ -1,6 +1,7 @@
 """testbed.emulation.run_records: run records on disk and processes found by their environment mark.
 
-STATE_DIR is redirected to a temporary folder; the processes are real children of this test.
+STATE_DIR is redirected to a temporary folder; the processes are real children of this test,
+marked under names of this test process's (processes.py: no real run's cleanup sees them).
 """
 
 import json
@@ -10,14 +11,17 @@ import subprocess
 import sys
 import time
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from testbed.emulation import run_records
-from testbed.emulation.run_records import ENV_JOB, ENV_RUN, RunRecord
+from testbed.emulation.run_records import RunRecord
 from testbed.errors import McastlabError
+
+from .processes import JOB_MARK, RUN_MARK, dead_pid, environment, sleeper, spawn
+
+pytestmark = pytest.mark.usefixtures("marks")
 
 
 @pytest.fixture(autouse=True)
@@ -25,41 +29,6 @@ def state_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     path = tmp_path / "state"
     monkeypatch.setattr(run_records, "STATE_DIR", path)
     return path
-
-
-@pytest.fixture
-def children() -> Iterator[list[subprocess.Popen]]:
-    """Processes started by a test; whatever is left is killed and reaped afterwards."""
-    procs: list[subprocess.Popen] = []
-    yield procs
-    for proc in procs:
-        if proc.poll() is None:
-            proc.kill()
-        proc.wait(timeout=5)
-
-
-def _spawn(children: list[subprocess.Popen], cmd: list[str], **marks: str) -> subprocess.Popen:
-    proc = subprocess.Popen(cmd, env={**os.environ, **marks}, stdin=subprocess.DEVNULL,
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-    children.append(proc)
-    return proc
-
-
-def _sleeper(children: list[subprocess.Popen], **marks: str) -> subprocess.Popen:
-    proc = _spawn(children, ["sleep", "30"], **marks)
-    # Until exec, /proc/<pid>/environ still shows this process's environment.
-    deadline = time.monotonic() + 5
-    while Path(f"/proc/{proc.pid}/cmdline").read_bytes().split(b"\0")[0] != b"sleep":
-        assert time.monotonic() < deadline, "sleep did not start"
-        time.sleep(0.005)
-    return proc
-
-
-def _dead_pid() -> int:
-    proc = subprocess.Popen(["true"])
-    proc.wait(timeout=5)
-    assert not run_records.pid_alive(proc.pid)
-    return proc.pid
 
 
 def _record(run_id: str, pid: int, **extra: object) -> RunRecord:
@@ -119,10 +88,10 @@ def test_unreadable_records_are_dropped(state_dir: Path, content: str) -> None:
 # ---- one run at a time ------------------------------------------------------------------
 def test_active_run_ignores_dead_pids_and_this_process(
         children: list[subprocess.Popen]) -> None:
-    _record("dead", _dead_pid()).save()
+    _record("dead", dead_pid()).save()
     _record("me", os.getpid()).save()
     assert run_records.active_run() is None
-    live = _sleeper(children)
+    live = sleeper(children)
     _record("live", live.pid).save()
     active = run_records.active_run()
     assert active is not None and (active.id, active.pid) == ("live", live.pid)
@@ -141,7 +110,7 @@ def test_new_run_registers_this_process(state_dir: Path) -> None:
 
 def test_new_run_refuses_while_another_run_is_alive(
         children: list[subprocess.Popen]) -> None:
-    other = _sleeper(children)
+    other = sleeper(children)
     _record("other-run", other.pid).save()
     with pytest.raises(McastlabError) as err:
         run_records.new_run("/tmp/results", "star-8")
@@ -155,7 +124,7 @@ def test_new_run_refuses_while_another_run_is_alive(
 
 
 def test_new_run_ignores_stale_records_of_dead_runs() -> None:
-    _record("crashed", _dead_pid()).save()
+    _record("crashed", dead_pid()).save()
     rec = run_records.new_run("/tmp/r", "mesh-2x2")
     assert {r.id for r in run_records.records()} == {"crashed", rec.id}
 
@@ -167,23 +136,23 @@ def test_a_killed_run_whose_network_is_still_here_is_named(
     one (the loopback interface stands for a name still here)."""
     from testbed.emulation.cleanup import killed_runs
 
-    _record("killed", _dead_pid(), interfaces=["lo"]).save()
-    _record("gone", _dead_pid(), interfaces=["no-such-eth0"], bridges=["no-such-br"]).save()
-    _record("live", _sleeper(children).pid, interfaces=["lo"]).save()
+    _record("killed", dead_pid(), interfaces=["lo"]).save()
+    _record("gone", dead_pid(), interfaces=["no-such-eth0"], bridges=["no-such-br"]).save()
+    _record("live", sleeper(children).pid, interfaces=["lo"]).save()
     assert [r.id for r in killed_runs()] == ["killed"]
 
 
 def test_pid_alive() -> None:
     assert run_records.pid_alive(os.getpid())
-    assert not run_records.pid_alive(_dead_pid())
+    assert not run_records.pid_alive(dead_pid())
 
 
 # ---- marked processes -------------------------------------------------------------------
 def test_marked_processes_finds_a_run_by_its_id(children: list[subprocess.Popen]) -> None:
     run_id = f"unit-{uuid.uuid4().hex}"
-    marked = _sleeper(children, **{ENV_RUN: run_id})
-    unmarked = _sleeper(children)
-    other_run = _sleeper(children, **{ENV_RUN: run_id + "-other"})
+    marked = sleeper(children, **{RUN_MARK: run_id})
+    unmarked = sleeper(children)
+    other_run = sleeper(children, **{RUN_MARK: run_id + "-other"})
 
     assert run_records.marked_processes(run_id) == [marked.pid]
     anyone = run_records.marked_processes()
@@ -197,9 +166,9 @@ def test_marked_processes_leaves_another_pid_namespace_alone(
     """A second server of a cluster on this kernel (the rig) runs in a PID namespace of its
     own: its processes are its cleanup's, not this machine's."""
     run_id = f"unit-{uuid.uuid4().hex}"
-    here = _sleeper(children, **{ENV_RUN: run_id})
-    there = _spawn(children, ["unshare", "--pid", "--fork", "--kill-child", "sh", "-c",
-                              "echo up; exec sleep 30"], **{ENV_RUN: run_id})
+    here = sleeper(children, **{RUN_MARK: run_id})
+    there = spawn(children, ["unshare", "--pid", "--fork", "--kill-child", "sh", "-c",
+                              "echo up; exec sleep 30"], **{RUN_MARK: run_id})
     assert there.stdout is not None and there.stdout.readline() == b"up\n"
     found = run_records.marked_processes(run_id)
     assert here.pid in found and there.pid in found  # unshare itself stays in ours
@@ -217,13 +186,13 @@ def _parent(pid: int) -> int | None:
 
 def test_marked_processes_finds_a_job(children: list[subprocess.Popen]) -> None:
     run_id, job_id = f"unit-{uuid.uuid4().hex}", f"job-{uuid.uuid4().hex}"
-    in_job = _sleeper(children, **{ENV_RUN: run_id, ENV_JOB: job_id})
-    not_in_job = _sleeper(children, **{ENV_RUN: run_id})
+    in_job = sleeper(children, **{RUN_MARK: run_id, JOB_MARK: job_id})
+    not_in_job = sleeper(children, **{RUN_MARK: run_id})
     assert run_records.marked_processes(job_id=job_id) == [in_job.pid]
     assert run_records.marked_processes(run_id) == sorted([in_job.pid, not_in_job.pid])
     assert run_records.job_of(in_job.pid) == job_id
     assert run_records.job_of(not_in_job.pid) is None
-    assert run_records.job_of(_dead_pid()) is None
+    assert run_records.job_of(dead_pid()) is None
 
 
 def test_marked_processes_skips_the_caller_and_its_ancestors(
@@ -232,10 +201,11 @@ def test_marked_processes_skips_the_caller_and_its_ancestors(
     run_id = f"unit-{uuid.uuid4().hex}"
     code = ("import sys\n"
             "from testbed.emulation import run_records\n"
+            "run_records.ENV_RUN = sys.argv[2]  # the test's mark\n"
             "print(run_records.marked_processes(sys.argv[1]), flush=True)\n"
             "sys.stdin.read()\n")
-    proc = subprocess.Popen([sys.executable, "-c", code, run_id],
-                            env={**os.environ, ENV_RUN: run_id}, stdin=subprocess.PIPE,
+    proc = subprocess.Popen([sys.executable, "-c", code, run_id, RUN_MARK],
+                            env=environment(**{RUN_MARK: run_id}), stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, text=True,
                             cwd=Path(run_records.__file__).parents[1])
     children.append(proc)
@@ -248,8 +218,8 @@ def test_marked_processes_skips_the_caller_and_its_ancestors(
 
 def test_kill_marked_terminates_a_marked_process(children: list[subprocess.Popen]) -> None:
     run_id = f"unit-{uuid.uuid4().hex}"
-    proc = _sleeper(children, **{ENV_RUN: run_id})
-    other = _sleeper(children, **{ENV_RUN: run_id + "-other"})
+    proc = sleeper(children, **{RUN_MARK: run_id})
+    other = sleeper(children, **{RUN_MARK: run_id + "-other"})
     assert run_records.marked_processes(run_id) == [proc.pid]
     run_records.kill_marked(run_id)
     assert proc.wait(timeout=5) == -signal.SIGTERM
@@ -261,7 +231,7 @@ def test_kill_marked_reads_the_mark_again_once_the_process_is_pinned(
     """A PID whose process ended after the scan and went to another (here: the mark reads
     differently the second time, through the pinned pidfd) is not signalled."""
     run_id = f"unit-{uuid.uuid4().hex}"
-    proc = _sleeper(children, **{ENV_RUN: run_id})
+    proc = sleeper(children, **{RUN_MARK: run_id})
     reads: list[int] = []
     real = run_records._environ
 
@@ -279,7 +249,7 @@ def test_a_record_whose_pid_went_to_another_process_is_not_alive() -> None:
     assert rec.pid_start == run_records.start_time(os.getpid()) and rec.alive()
     rec.pid_start += 1  # the same PID, another process
     assert not rec.alive() and run_records.active_run() is None
-    assert run_records.start_time(_dead_pid()) is None
+    assert run_records.start_time(dead_pid()) is None
 
 
 def test_kill_marked_uses_sigkill_after_the_grace_time(
@@ -290,10 +260,10 @@ def test_kill_marked_uses_sigkill_after_the_grace_time(
             "signal.signal(signal.SIGHUP, signal.SIG_IGN)\n"
             "print('ready', flush=True)\n"
             "time.sleep(30)\n")
-    stubborn = _spawn(children, [sys.executable, "-c", code], **{ENV_RUN: run_id})
+    stubborn = spawn(children, [sys.executable, "-c", code], **{RUN_MARK: run_id})
     assert stubborn.stdout is not None
     assert stubborn.stdout.readline() == b"ready\n"
-    polite = _sleeper(children, **{ENV_RUN: run_id})
+    polite = sleeper(children, **{RUN_MARK: run_id})
 
     start = time.monotonic()
     run_records.kill_marked(run_id, grace=0.3)
@@ -304,7 +274,7 @@ def test_kill_marked_uses_sigkill_after_the_grace_time(
 
 def test_kill_marked_does_not_wait_for_zombies(children: list[subprocess.Popen]) -> None:
     job_id = f"job-{uuid.uuid4().hex}"
-    proc = _spawn(children, ["true"], **{ENV_JOB: job_id})
+    proc = spawn(children, ["true"], **{JOB_MARK: job_id})
     deadline = time.monotonic() + 5
     while Path(f"/proc/{proc.pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z":
         assert time.monotonic() < deadline, "true did not exit"
