@@ -1,9 +1,11 @@
 """An MPI program (run by test_dropin.py on emulated hosts) putting every message form to
 collectives.Intracomm's Bcast from every root, next to a Dup used side by side with the
 original, Split and Create results, and a root outside the communicator. Every rank prints
-one JSON line: the checks that failed (none expected) and what its communicators run.
+one JSON line per algorithm: the checks that failed (none expected) and what its
+communicators run. Several algorithms run one after the other in one job (a job's start-up
+once), each with its own communicators and its calls counted from zero.
 
-    python -m mpi4py dropin_forms.py ALGORITHM [NAME=JSON ...]
+    python -m mpi4py dropin_forms.py '[["binomial", {}], ["u-mesh", {"mesh": [2, 2]}]]'
 """
 
 from __future__ import annotations
@@ -68,8 +70,12 @@ def forms(c, root: int, bad: list[str]) -> None:
 
 
 def main() -> None:
-    bcast, opts = sys.argv[1], dict(a.split("=", 1) for a in sys.argv[2:])
-    opts = {k: json.loads(v) for k, v in opts.items()}
+    for bcast, opts in json.loads(sys.argv[1]):
+        intracomm.CALLS.clear()
+        run(bcast, opts)
+
+
+def run(bcast: str, opts: dict) -> None:
     world = collectives.Intracomm(MPI.COMM_WORLD, bcast=bcast, barrier="tree", **opts)
     other = collectives.Intracomm(MPI.COMM_WORLD, bcast="chain", barrier="mpich")
     r, bad = world.Get_rank(), []
@@ -100,8 +106,8 @@ def main() -> None:
             "own calls": calls.get(f"bcast {bcast}", 0)}
     dup.Free()
     half.Free()
-    print(json.dumps({"rank": r, "bad": bad, "kinds": kinds, "err_root": roots, "side": side}),
-          flush=True)
+    print(json.dumps({"rank": r, "algorithm": bcast, "bad": bad, "kinds": kinds,
+                      "err_root": roots, "side": side}), flush=True)
 
 
 if __name__ == "__main__":

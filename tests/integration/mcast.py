@@ -94,18 +94,6 @@ def send(host: Any, group: str, count: int = 5, gap: float = 0.02, port: int = 5
     assert out.returncode == 0, err
 
 
-def receive_counts(emu: Any, sender: str, group: str, listeners: list[str], tmpdir: Any,
-                   count: int = 5, settle: float = 0.5, seconds: float = 3.0) -> dict[str, int]:
-    """Every listener runs a receiver of `group` (joining it); `sender` sends `count`
-    datagrams after `settle` s; returns datagrams received per listener."""
-    rx = {h: Receiver(emu.host(h), group, seconds, tmpdir) for h in listeners}
-    for r in rx.values():
-        r.wait_ready()
-    time.sleep(settle)
-    send(emu.host(sender), group, count)
-    return {h: got["count"] for h, got in zip(rx, results(rx.values()), strict=True)}
-
-
 class Sniffer(Receiver):
     """Counts the group's datagrams arriving on the host's interface, joined or not; told
     to stop, it counts on until `at_least` have come (mcast_sniff --at-least)."""
@@ -266,15 +254,18 @@ def members_for(n: int) -> list[str]:
 def deliver_to_exactly_the_members(emu: Any, tmp_path: Any) -> None:
     """Members spread over the network (sockets joined) get h0's datagrams, and only they:
     on their wire and in their sockets; the controller's tree for h0 reaches them."""
-    members = members_for(len(emu.topo.hosts))
+    joined = members_for(len(emu.topo.hosts))
     group = "239.1.2.3"
-    rx = {m: Receiver(emu.host(m), group, 4.0, tmp_path) for m in members}
+    rx = {m: Receiver(emu.host(m), group, 4.0, tmp_path) for m in joined}
     for r in rx.values():
         r.wait_ready()
-    wire = wire_counts(emu, "h0", group, tmp_path, also=rx.values())
+    # h0 sends once the controller has every join (its first datagram asks for the tree),
+    # not a settling time after the sockets joined
+    until(lambda: members(emu.controller.api, group) == set(joined), time.monotonic() + 10)
+    wire = wire_counts(emu, "h0", group, tmp_path, settle=0, also=rx.values())
     got = {m: r["count"] for m, r in zip(rx, results(rx.values()), strict=True)}
     state = api_get(emu.controller.api, "/groups")
-    assert got == {m: 5 for m in members}
-    assert wire == {h.name: (5 if h.name in members else 0) for h in emu.topo.hosts}, wire
+    assert got == {m: 5 for m in joined}
+    assert wire == {h.name: (5 if h.name in joined else 0) for h in emu.topo.hosts}, wire
     src = state[group]["sources"]["h0"]
-    assert src["kind"] == "tree" and src["receivers"] == members
+    assert src["kind"] == "tree" and src["receivers"] == joined

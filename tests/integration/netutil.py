@@ -33,11 +33,14 @@ def all_pairs_ping(emu: Any, count: int = 1) -> dict[tuple[str, str], bool]:
     return result
 
 
+IPERF_PORT = 5201  # iperf3's default
+
+
 def tcp_transfer(emu: Any, src: str, dst: str, nbytes: int = 4_000_000) -> dict[str, Any]:
     """iperf3 from src to dst moving nbytes; returns the sender's and receiver's summaries."""
     server, client = emu.host(dst), emu.host(src)
     srv = server.popen(["iperf3", "-s", "-1", "-B", server.IP()], text=True)
-    time.sleep(0.3)
+    wait_listening(server, IPERF_PORT, srv)
     out = client.cmd(f"iperf3 -c {server.IP()} -n {nbytes} -J")
     srv.communicate(timeout=30)
     end = json.loads(out)["end"]

@@ -13,6 +13,7 @@ import json
 import os
 import subprocess
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -144,12 +145,15 @@ def test_auto_calibrates_records_and_reuses(cache_dir: Path, tmp_path: Path, cap
 
 def test_calibrate_refuses_what_it_cannot_do(cache_dir: Path) -> None:
     env = {**os.environ, calibration.CACHE_ENV: str(cache_dir)}
-    for args, needle in ((["--host-counts", "4", "--topo", "mesh:rows=2,cols=2"],
-                          "--host-counts is a list"),
-                         (["--topo", "star:hosts=1"], "at least 2 hosts"),
-                         (["--topo", "star:bw=none"], "shaped host links"),
-                         (["--max", "0"], "--max must be > 0")):
-        out = subprocess.run([*MCASTLAB, "calibrate", *args], capture_output=True, text=True,
-                             timeout=120, env=env)
+    cases = ((["--host-counts", "4", "--topo", "mesh:rows=2,cols=2"], "--host-counts is a list"),
+             (["--topo", "star:hosts=1"], "at least 2 hosts"),
+             (["--topo", "star:bw=none"], "shaped host links"),
+             (["--max", "0"], "--max must be > 0"))
+    # each refused before any network comes up: all at once (each is mostly its start)
+    with ThreadPoolExecutor(len(cases)) as pool:
+        outs = list(pool.map(lambda c: subprocess.run(
+            [*MCASTLAB, "calibrate", *c[0]], capture_output=True, text=True, timeout=120,
+            env=env), cases))
+    for (args, needle), out in zip(cases, outs, strict=True):
         assert out.returncode != 0 and needle in out.stderr, (args, out.stderr)
         assert "Traceback" not in out.stderr

@@ -102,7 +102,8 @@ def test_delay_needs_netem(caps, clean_after):
     topo = parse_spec("star:hosts=2,delay_ms=5")
     if caps.sch_netem:
         with Emulation(topo, caps=caps) as emu:
-            rtt = emu.host(0).cmd(f"ping -c3 -q {emu.host(1).IP()} | tail -1")
+            # three round trips 0.1 s apart (ping's default second apart took 2 s)
+            rtt = emu.host(0).cmd(f"ping -c3 -i 0.1 -q {emu.host(1).IP()} | tail -1")
             avg_ms = float(rtt.split("=")[1].split("/")[1])
             assert avg_ms >= 4 * 5 * 0.9  # four delayed link traversals per round trip
     else:
@@ -125,23 +126,40 @@ def _wait_listening(tcpdump: subprocess.Popen, timeout: float = 10.0) -> None:
     assert "listening on" in said, said
 
 
+def _printed(tcpdump: subprocess.Popen, line: str, timeout: float = 10.0) -> str:
+    """What tcpdump printed (-l: a line at a time) up to and including `line`, or within
+    `timeout` if it never prints it."""
+    said = ""
+    deadline = time.monotonic() + timeout
+    while line not in said and time.monotonic() < deadline:
+        if select.select([tcpdump.stdout], [], [], 0.1)[0]:
+            got = os.read(tcpdump.stdout.fileno(), 4096).decode(errors="replace")
+            if not got:
+                break
+            said += got
+    return said
+
+
 def test_arp_reaches_only_its_target(caps, clean_after):
     """ARP is routed to the target by the controller, not flooded: a third host hears none
     of another pair's ARP requests."""
     with Emulation(parse_spec("mesh:rows=2,cols=2"), caps=caps) as emu:
         h3 = emu.host(3)
-        cap = h3.popen(["tcpdump", "-l", "-n", "-i", "h3-eth0", "arp"], text=True)
+        cap = h3.popen(["tcpdump", "-l", "-n", "-i", "h3-eth0", "arp"],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        own = "who-has 10.0.0.3 tell 10.0.0.4"
         try:
             _wait_listening(cap)
-            out = emu.host(0).cmd(f"ping -c2 -W2 {emu.host(1).IP()}")
+            out = emu.host(0).cmd(f"ping -c2 -i 0.1 -W2 {emu.host(1).IP()}")
             assert " 0% packet loss" in out
-            # h3's own ARP exchange shows the capture works
+            # h3's own ARP exchange shows the capture works; once tcpdump has printed its
+            # request, it has printed whatever it heard before it too
             assert " 0% packet loss" in h3.cmd(f"ping -c1 -W2 {emu.host(2).IP()}")
-            time.sleep(0.5)
+            heard = _printed(cap, own)
         finally:
             cap.terminate()
-        heard, _ = cap.communicate(timeout=10)
-        assert "who-has 10.0.0.3 tell 10.0.0.4" in heard, heard
+        heard += cap.communicate(timeout=10)[0]
+        assert own in heard, heard
         assert "10.0.0.2" not in heard, heard
         # and everyone still reaches everyone
         assert all(all_pairs_ping(emu).values())

@@ -43,7 +43,7 @@ def test_server2_is_a_machine_of_its_own_reached_by_ssh_and_doctor_finds_it_read
         assert theirs.strip() and theirs != mine  # an Open vSwitch of its own
         pids = remote.run(["sh", "-c", "ls /proc | grep -c '^[0-9]'"]).stdout
         assert int(pids) < 30  # its own PID namespace: a handful of processes
-        ping = subprocess.run(["ping", "-c", "2", "-W", "2", rigmod.REMOTE_IP],
+        ping = subprocess.run(["ping", "-c", "2", "-i", "0.05", "-W", "2", rigmod.REMOTE_IP],
                               capture_output=True, text=True)
         assert ping.returncode == 0, ping.stdout
         with pytest.raises(RunFailed, match=f"on {rigmod.NAME}: 'false' failed"):

@@ -1,4 +1,4 @@
-"""Hostile input: ten thousand malformed or hostile IGMP and multicast frames sent with scapy
+"""Hostile input: five thousand malformed or hostile IGMP and multicast frames sent with scapy
 from a host (not controller.igmp, which builds only well-formed messages: scapy is an
 implementation of its own and makes what ours refuses to). The controller ignores and
 counts them, keeps running, and a normal join still works, delivered exactly where RFC 4541
@@ -93,13 +93,19 @@ sendp(frames, iface=iface, verbose=False)
 """
 
 
+FRAMES = 5000
+
+
 def test_fuzzed_igmp_and_multicast_then_a_normal_join_works(caps, clean_after, tmp_path):
     with Emulation(parse_spec("star:hosts=3"), caps=caps) as emu:
         h2 = emu.host(2)
         # two senders on h2, half the frames each: one scapy process took 12 s of a core to
-        # build and send them (the flood reaches the controller from h2 either way)
-        fuzz = [h2.popen([sys.executable, "-c", FUZZ, "h2-eth0", h2.IP(), "10000", str(part),
-                          "2"], text=True) for part in range(2)]
+        # build and send 10000 (the flood reaches the controller from h2 either way). 5000
+        # frames: every kind 450 times, far beyond the controller's IGMP rate (200 a second
+        # from a host, a burst of 400), and the bound on what it ignored halved with them
+        # (each kind's counter is what the assertions read; 10000 took 3 s more)
+        fuzz = [h2.popen([sys.executable, "-c", FUZZ, "h2-eth0", h2.IP(), str(FRAMES),
+                          str(part), "2"], text=True) for part in range(2)]
         for out in fuzz:
             _o, err = out.communicate(timeout=300)
             assert out.returncode == 0, err
@@ -109,7 +115,7 @@ def test_fuzzed_igmp_and_multicast_then_a_normal_join_works(caps, clean_after, t
                                                                 "igmp_truncated",
                                                                 "igmp_rate_limited",
                                                                 "mcast_spoofed")))
-        assert ignored >= 3000, c
+        assert ignored >= 0.3 * FRAMES, c
         assert c.get("igmp_rate_limited", 0) > 0  # the flood was cut
         assert c.get("igmp_unknown_type", 0) > 0 and c.get("igmp_foreign_query", 0) > 0
         assert state["ready"]

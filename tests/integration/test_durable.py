@@ -22,8 +22,10 @@ from .conftest import assert_clean
 
 MCASTLAB = str(Path(sys.executable).with_name("mcastlab"))  # as a user runs it
 
-# Six points in one condition, so one MPI job: a root injecting every 50 ms makes each
-# point last about half a second, long enough to stop the run between two of them.
+# Six points in one condition, so one MPI job: a root injecting every 25 ms makes each
+# point last about a quarter of a second (9 broadcasts), long enough to stop the run between
+# two of them (the test looks for records every 20 ms; at 50 ms a point, as it was, the
+# runs and resumes took 2-3 s longer)
 SPEC = """
 name = "durable"
 repetitions = 8
@@ -34,7 +36,7 @@ topology = "star:hosts=3,bw=100"
 [sweep]
 algorithms = ["binomial", "chain"]
 sizes = [1024, 16384, 65536]
-interval = [0.05]
+interval = [0.025]
 """
 POINTS = 6
 

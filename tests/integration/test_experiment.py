@@ -11,6 +11,7 @@ import signal
 import subprocess
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from testbed.report.points import point_of
@@ -312,13 +313,14 @@ def test_interrupt_and_resume(caps, clean_after, tmp_path):
 def test_bad_spec_stops_before_anything_starts(caps, tmp_path):
     spec = tmp_path / "bad.toml"
     spec.write_text(SMALL.replace('"nack"]', '"nack", "telepathy"]'))
-    out = subprocess.run([*MCASTLAB, "experiment", str(spec), "--out", str(tmp_path / "r")],
-                         capture_output=True, text=True, timeout=60)
+    # both refused before any network comes up: at once (each is mostly its start)
+    with ThreadPoolExecutor(2) as pool:
+        out, listed = pool.map(lambda args: subprocess.run(
+            [*MCASTLAB, "experiment", *args], capture_output=True, text=True, timeout=60),
+            [(str(spec), "--out", str(tmp_path / "r")), (str(tmp_path / "nope.toml"), "--list")])
     assert out.returncode == 2
     assert out.stderr.strip().splitlines() == [
         "mcastlab: error: sweep.algorithms[2]: unknown algorithm 'telepathy' (one of "
         + out.stderr.split("(one of ", 1)[1].strip()]
     assert not (tmp_path / "r").exists()
-    listed = subprocess.run([*MCASTLAB, "experiment", str(tmp_path / "nope.toml"), "--list"],
-                            capture_output=True, text=True, timeout=60)
     assert listed.returncode == 2 and "no spec file" in listed.stderr

@@ -41,7 +41,7 @@ def test_hub_floods_unicast_and_shares_one_medium(caps, clean_after):
         assert f"rate {RATE}Mbit" in medium_class()
 
         # Unicast between h0 and h1 (MACs long learned by a switch) is on h2's wire too.
-        h0.cmd(f"ping -c2 -W1 {h1.IP()}")
+        h0.cmd(f"ping -c2 -i 0.05 -W1 {h1.IP()}")  # 50 ms apart, not a second
         before = rx_packets(h2)
         out = h0.cmd(f"ping -c5 -i 0.05 -W1 -q {h1.IP()}")
         assert " 0% packet loss" in out, out

@@ -30,11 +30,37 @@ FAST = ControllerConfig(timers=IgmpTimers(query_interval=2.0, query_response_int
                                           last_member_interval=0.3))
 
 
-def test_socket_joins_deliver_to_exactly_themembers_on_a_mesh(caps, clean_after, tmp_path):
+# the mesh's two tests leave it as they found it: one network (tests/integration/shared.py)
+mesh, mesh_network = shared_network("mesh", "mesh:rows=3,cols=3", controller_config=FAST)
+
+
+def test_socket_joins_deliver_to_exactly_themembers_on_a_mesh(mesh, tmp_path):
     """On a 3x3 mesh; test_shapes checks the same on the fat tree and the torus it brings
     up (a network each, saved here)."""
-    with Emulation(parse_spec("mesh:rows=3,cols=3"), caps=caps, controller_config=FAST) as emu:
-        deliver_to_exactly_the_members(emu, tmp_path)
+    deliver_to_exactly_the_members(mesh, tmp_path)
+
+
+def test_two_groups_and_link_local(mesh, tmp_path):
+    """Two groups with a member in common, each sent to from a host of its own, on the
+    mesh's first two rows (on a 2x3 mesh of its own, as it was, the test brought up a
+    network more); link-local multicast from a host in the middle of the mesh."""
+    groups = {"239.1.1.1": {"h1", "h2"}, "239.2.2.2": {"h2", "h5"}}
+    # told to stop with the last count (also=rx): their time is only an upper bound
+    rx = [Receiver(mesh.host(h), g, 30.0, tmp_path) for g, hs in groups.items()
+          for h in sorted(hs)]
+    for r in rx:
+        r.wait_ready()
+    until(lambda: all(members(mesh.controller.api, g) == hs for g, hs in groups.items()),
+          time.monotonic() + 5)  # the joins arrived: each sender's first datagram asks for
+    w1 = wire_counts(mesh, "h0", "239.1.1.1", tmp_path, settle=0)  # its tree then
+    w2 = wire_counts(mesh, "h3", "239.2.2.2", tmp_path, settle=0)
+    # Link-local multicast (not IGMP) reaches every host, as on a snooping switch.
+    ll = wire_counts(mesh, "h4", "224.0.0.123", tmp_path, settle=0, also=rx)
+    results(rx)
+    hosts = [h.name for h in mesh.topo.hosts]
+    assert w1 == {h: 5 if h in groups["239.1.1.1"] else 0 for h in hosts}, w1
+    assert w2 == {h: 5 if h in groups["239.2.2.2"] else 0 for h in hosts}, w2
+    assert ll == {h: 0 if h == "h4" else 5 for h in hosts}, ll
 
 
 # the star's tests that leave it as they found it (their members gone, no group joined)
@@ -150,21 +176,3 @@ def test_forced_igmp_versions_and_socket_leave(caps, clean_after, tmp_path):
         assert {h: r["count"] for h, r in zip(long, results(long.values()), strict=True)} \
             == {"h1": 7, "h3": 7}
     assert wire == {"h0": 0, "h1": 4, "h2": 0, "h3": 4}
-
-
-def test_two_groups_and_link_local(caps, clean_after, tmp_path):
-    with Emulation(parse_spec("mesh:rows=2,cols=3"), caps=caps, controller_config=FAST) as emu:
-        rx = [Receiver(emu.host(h), g, 4.0, tmp_path)
-              for g, hs in (("239.1.1.1", ("h1", "h2")), ("239.2.2.2", ("h2", "h5")))
-              for h in hs]
-        for r in rx:
-            r.wait_ready()
-        time.sleep(0.3)
-        w1 = wire_counts(emu, "h0", "239.1.1.1", tmp_path)
-        w2 = wire_counts(emu, "h3", "239.2.2.2", tmp_path)
-        # Link-local multicast (not IGMP) reaches every host, as on a snooping switch.
-        ll = wire_counts(emu, "h4", "224.0.0.123", tmp_path, also=rx)
-        results(rx)
-    assert w1 == {"h0": 0, "h1": 5, "h2": 5, "h3": 0, "h4": 0, "h5": 0}
-    assert w2 == {"h0": 0, "h1": 0, "h2": 5, "h3": 0, "h4": 0, "h5": 5}
-    assert ll == {"h0": 5, "h1": 5, "h2": 5, "h3": 5, "h4": 0, "h5": 5}

@@ -7,18 +7,17 @@ passed with range-tree."""
 from __future__ import annotations
 
 import contextlib
-import json
 from collections.abc import Iterator
 
 import pytest
 
 from controller.config import ControllerConfig
 from testbed.emulation.controller_proc import api_get
-from testbed.emulation.mpi import run_mpi
 from testbed.errors import RunFailed
 
 from .shared import shared_network
 from .test_mpi4py_suite import Run, suites
+from .verify_runs import verify_runs
 
 CONTIGUOUS = ControllerConfig(mode="contiguous")
 TOPO = "fattree:k=4,n=2,hosts=8"  # two 4-node level-0 switches under four level-1 ones
@@ -38,23 +37,28 @@ def node_3_failed(emu) -> Iterator[None]:
         emu.fail_nodes([3], failed=False)
 
 
+def range_tree(nodes: list[int]) -> list[str]:
+    """verify's arguments for range-tree on ranks at these nodes of the fat tree."""
+    return ["--algorithms", "range-tree", "--nodes", ",".join(map(str, nodes)),
+            "--fattree", "4,8"]
+
+
 def verify(emu, nodes: list[int], *args: str, timeout: float = 300) -> list[dict]:
-    res = run_mpi(emu, ["-m", "collectives.programs.verify", "--algorithms", "range-tree",
-                        "--nodes", ",".join(map(str, nodes)), "--fattree", "4,8", *args],
-                  hosts=[f"h{n}" for n in nodes], timeout=timeout)
-    got = [json.loads(ln) for out in res.rank_output.values() for ln in out.splitlines()
-           if ln.startswith("{")]
-    assert not [r for r in got if "error" in r], got
+    (got,) = verify_runs(emu, [[*range_tree(nodes), *args]],
+                         hosts=[f"h{n}" for n in nodes], timeout=timeout)
     return got
 
 
 def test_every_root_size_subset_and_both_barriers_around_a_failed_node(emu):
     with node_3_failed(emu):
-        got = verify(emu, UP, "--sizes", "0,1,1000,65539", "--subsets")
-        # separately: a barrier's point-to-point safety net may beat its multicast release
-        # and is then counted as repaired, which the broadcasts' check below must not see
-        barriers = verify(emu, UP, "--sizes", "0", "--roots", "0", "--subsets",
-                          "--barriers", "tree,range-tree")
+        # the barriers in a run of their own after the broadcasts' (one MPI job: verify_runs):
+        # a barrier's point-to-point safety net may beat its multicast release and is then
+        # counted as repaired, which the broadcasts' check below must not see (the
+        # broadcasts' run says its counts before the barriers run)
+        got, barriers = verify_runs(emu, [
+            [*range_tree(UP), "--sizes", "0,1,1000,65539", "--subsets"],
+            [*range_tree(UP), "--sizes", "0", "--roots", "0", "--subsets",
+             "--barriers", "tree,range-tree"]], hosts=[f"h{n}" for n in UP], timeout=600)
         state = api_get(emu.controller.api, "/groups")
     by = {r["comm"]: r for r in got}
     assert by["world"] == {**by["world"], "size": 7, "broadcasts": 4 * 7, "all_correct": True}

@@ -18,7 +18,7 @@ from testbed.emulation.network import Emulation
 from topologies import parse_spec
 
 from .mcast import Receiver, results, send
-from .netutil import tcp_transfer, wait_listening
+from .netutil import IPERF_PORT, tcp_transfer, wait_listening
 
 
 def iface_types() -> dict[str, str]:
@@ -104,7 +104,7 @@ def test_frames_an_overrun_switch_drops_at_its_ports_flag_the_window(caps, clean
         got = {}
         for rate in ("20M", "1000M"):
             server = h1.popen(["iperf3", "-s", "-1", "-B", h1.IP()])
-            wait_listening(h1, 5201, server)
+            wait_listening(h1, IPERF_PORT, server)
             with Monitor(emu.topo) as mon:
                 t0 = time.time()
                 out = h0.cmd(f"iperf3 -c {h1.IP()} -u -b {rate} -l 1400 -t 2 -J")
