@@ -164,10 +164,8 @@ def run_mpi(emu: Any, argv: list[str], *, hosts: Sequence[str | int] | None = No
             + (f"\nwhere the ranks were (innermost call first):\n{where}" if where else ""))
         timed_out.output = rank_output.get(0, "")
         raise timed_out
-    code = 0 if failed == RANKS_DONE else proc.returncode
-    res = MpiResult(code, time.perf_counter() - t0, out, err, job_dir=job_dir)
-    if failed:
-        res.returncode = res.returncode or 1
+    res = MpiResult(job_returncode(failed, proc.returncode), time.perf_counter() - t0, out,
+                    err, job_dir=job_dir)
     res.rank_output = rank_output
     if check and res.returncode != 0:
         # an uncaught exception in a rank aborts the whole job (python -m mpi4py), and the
@@ -237,6 +235,16 @@ STALLED = (-1,)
 # still waiting 10 min later).
 RANKS_DONE = (-2,)
 RANKS_DONE_GRACE_S = 5.0
+
+
+def job_returncode(failed: tuple[int, ...], returncode: int | None) -> int:
+    """A finished job's code from what `_watch` saw: 0 when every rank exited 0 (RANKS_DONE,
+    mpiexec still waiting: it once read as a failure and run_mpi raised a ValueError
+    unpacking it as a rank's), mpiexec's code, and at least 1 when a rank failed."""
+    if failed == RANKS_DONE:
+        return 0
+    code = returncode or 0
+    return (code or 1) if failed else code
 
 
 class _Follower:

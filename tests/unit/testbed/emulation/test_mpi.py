@@ -36,3 +36,11 @@ def test_a_job_whose_ranks_all_exited_is_done_though_mpiexec_waits_on(tmp_path, 
             assert mpi._watch(proc, tmp_path, 0.6, np=4) is None  # rank 3 never said
         finally:
             proc.kill()
+
+
+def test_a_job_done_by_its_ranks_is_a_success_and_a_failed_rank_a_failure():
+    from testbed.emulation import mpi
+
+    assert mpi.job_returncode(mpi.RANKS_DONE, None) == 0  # mpiexec still waiting
+    assert mpi.job_returncode((), 0) == 0 and mpi.job_returncode((), 3) == 3
+    assert mpi.job_returncode((2, 7), None) == 1 and mpi.job_returncode((2, 7), 9) == 9
