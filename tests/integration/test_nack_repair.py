@@ -118,8 +118,11 @@ def test_a_lost_only_fragment_is_repaired_at_once(emu):
     # detected within the broadcast
     assert lost["rounds"] == 1 and 0 < lost["detect_s"] < got["seconds"][0], lost
     assert 1 <= lost["detect_at"] <= lost["end_markers"], lost
+    # the clean one: no repair, no rescue. Its end markers repeat by the group round trip
+    # (1.3 ms here) until every "complete" is in: a receiver woken late on a loaded machine
+    # costs repeats (3 in a CI run of 2026-12-07), never a repair
     assert clean["rounds"] == 0 and clean["detect_s"] is None, clean
-    assert clean["end_markers"] == 1 and clean["rescued"] == 0, clean
+    assert clean["end_markers"] >= 1 and clean["rescued"] == 0, clean
 
 
 def test_a_receiver_that_hears_nothing_at_first(emu):
