@@ -13,6 +13,8 @@ from collectives.programs import allgather_bench as ab
 from collectives.programs.allgather_bench import argv, parser, pattern
 from collectives.programs.start_gun import StartGun
 
+from .recording import Recording
+
 
 def test_blocks_differ_from_rank_to_rank():
     blocks = [pattern(r, 64) for r in range(32)]
@@ -42,21 +44,8 @@ def test_a_runs_time_is_from_its_start_to_the_last_return():
     assert ab.samples([([], True), ([], True)]) == [] == ab.spreads([([], True)])
 
 
-class _Recording:
-    """A communicator that logs its collective calls and passes them on."""
-
-    def __init__(self, comm: Any, log: list[str]) -> None:
-        self._comm, self._log = comm, log
-
-    def __getattr__(self, name: str) -> Any:
-        attr = getattr(self._comm, name)
-        if name not in ("gather", "allgather", "Ibarrier", "Barrier", "bcast"):
-            return attr
-
-        def call(*args: Any, **kwargs: Any) -> Any:
-            self._log.append(name)
-            return attr(*args, **kwargs)
-        return call
+# the collective calls the tests below log
+LOGGED = ("gather", "allgather", "Ibarrier", "Barrier", "bcast")
 
 
 def test_without_a_gun_every_run_starts_and_ends_asleep_with_nothing_between(monkeypatch):
@@ -77,7 +66,7 @@ def test_without_a_gun_every_run_starts_and_ends_asleep_with_nothing_between(mon
             recv[0] ^= 1  # the third run (the second measured) delivers a wrong byte
 
     monkeypatch.setattr(ab, "allgather", logged)
-    out = ab.measure(_Recording(MPI.COMM_SELF, log), "ring", 16, iters=3, warmup=1,
+    out = ab.measure(Recording(MPI.COMM_SELF, log, LOGGED), "ring", 16, iters=3, warmup=1,
                      options={})
     assert len(out["samples_s"]) == 3 and all(s >= 0 for s in out["samples_s"])
     assert out["entry_spread_s"] == [0.0, 0.0, 0.0]  # one rank: its call is the start

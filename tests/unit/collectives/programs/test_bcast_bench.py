@@ -3,12 +3,13 @@ root's start, the return time where a receiver does not say, and nothing without
 broadcasts; calls taking turns; and every rank asleep before the gathers that end a point
 (COMM_SELF, real mpi4py)."""
 
-from typing import Any
 
 import pytest
 
 from collectives.programs import bcast_bench as bb
 from collectives.programs.bcast_bench import rank_completion
+
+from .recording import Recording
 
 
 def _it(ret: float, held_at: float | None) -> tuple:
@@ -82,21 +83,8 @@ def test_the_batch_program_takes_the_rounds_from_its_arguments() -> None:
 
 
 # ---- the end of a point's broadcasts ----------------------------------------------------------
-class _Recording:
-    """A communicator that logs its collective calls and passes them on."""
-
-    def __init__(self, comm: Any, log: list[str]) -> None:
-        self._comm, self._log = comm, log
-
-    def __getattr__(self, name: str) -> Any:
-        attr = getattr(self._comm, name)
-        if name not in ("gather", "allgather", "Ibarrier", "Ibcast", "Ireduce"):
-            return attr
-
-        def call(*args: Any, **kwargs: Any) -> Any:
-            self._log.append(name)
-            return attr(*args, **kwargs)
-        return call
+# the collective calls the tests below log
+LOGGED = ("gather", "allgather", "Ibarrier", "Ibcast", "Ireduce")
 
 
 @pytest.mark.parametrize("budget", [None, 0.0])
@@ -109,7 +97,7 @@ def test_no_rank_spins_in_the_gathers_while_the_last_broadcast_ends(budget: floa
     from mpi4py import MPI
 
     log: list[str] = []
-    samples, ok, _ = bb.direct(_Recording(MPI.COMM_SELF, log), bytearray(b"ab"), b"ab", 0,
+    samples, ok, _ = bb.direct(Recording(MPI.COMM_SELF, log, LOGGED), bytearray(b"ab"), b"ab", 0,
                                3, 1, budget_s=budget, algorithm="binomial")
     assert ok and len(samples) == (3 if budget is None else 1)
     first = log.index("gather")
