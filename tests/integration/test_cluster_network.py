@@ -51,14 +51,17 @@ s.setsockopt(socket.IPPROTO_IP, socket.IP_ADD_MEMBERSHIP,
              socket.inet_aton(group) + socket.inet_aton(me))
 print("joined", flush=True)
 s.settimeout(20)  # for the first datagram (the test waits for the controller first)
-sizes = []
+got = {}
 try:
-    while len(sizes) < count:
-        sizes.append(len(s.recv(65536)))
+    while len(got) < count:
+        data = s.recv(65536)
+        got[int(data[:4])] = len(data)
         s.settimeout(3)
 except socket.timeout:
     pass
-print(sum(1 for n in sizes if n < 1000), sum(1 for n in sizes if n >= 1000), flush=True)
+lost = sorted(set(range(count)) - set(got))  # datagram i is large when i is even
+print("lost", lost, sum(1 for n in got.values() if n < 1000),
+      sum(1 for n in got.values() if n >= 1000), flush=True)
 """
 
 SEND = """\
@@ -66,7 +69,7 @@ import socket, sys, time
 group, port, count = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 for i in range(count):
-    s.sendto(b"x" * (100 if i % 2 else 3000), (group, port))
+    s.sendto(b"%04d" % i + b"x" * (100 if i % 2 else 3000), (group, port))
     time.sleep(0.02)
 """
 
@@ -107,6 +110,22 @@ def rig(shared_rig: rigmod.Rig, clean_after) -> Iterator[rigmod.Rig]:
     the test (also after one that failed before its own check)."""
     yield shared_rig
     assert _left_on(shared_rig) == SERVER2_CLEAN, "the test left something on server2"
+
+
+def _ovs_counts(rig: rigmod.Rig) -> dict[str, dict[str, int]]:
+    """Open vSwitch's drop and upcall counters on each server (their growth over a round goes
+    into a failure's message: where a datagram the hosts missed was lost)."""
+    cmd = ["ovs-appctl", "coverage/show"]
+    outs = {"localhost": subprocess.run(cmd, capture_output=True, text=True).stdout,
+            rigmod.NAME: rig.remote.run(cmd, check=False).stdout}
+    return {server: {ln.split()[0]: int(ln.split("total:")[-1]) for ln in out.splitlines()
+                     if "total:" in ln and re.search(r"drop|upcall|packet_in|frag", ln)}
+            for server, out in outs.items()}
+
+
+def _grown(before: dict[str, dict[str, int]], after: dict[str, dict[str, int]]) -> dict:
+    return {server: {k: v - before[server].get(k, 0) for k, v in counts.items()
+                     if v != before[server].get(k, 0)} for server, counts in after.items()}
 
 
 def _members(emu: Emulation, names: list[str]) -> dict[str, object]:
@@ -223,13 +242,15 @@ def test_a_fat_tree_across_two_servers_delivers_unicast_and_groups(caps, rig):
             procs = _members(emu, members)
             until(lambda want=set(members): want <= controller_members(
                 emu.controller.api, GROUP), time.monotonic() + 10)  # it has the reports
+            counted = _ovs_counts(rig)
             sent = emu.host(sender).popen([sys.executable, "-c", SEND, GROUP, str(PORT),
                                            str(COUNT)], text=True)
             assert sent.wait(timeout=30) == 0, sent.stderr.read()
             got = {name: p.communicate(timeout=60) for name, p in procs.items()}
             state = api_get(emu.controller.api, "/state")
             assert all(out.split()[-2:] == [str(COUNT // 2)] * 2 for out, _ in got.values()), (
-                sender, got, state["groups"].get(GROUP), state["counters"])
+                sender, got, state["groups"].get(GROUP), state["counters"],
+                _grown(counted, _ovs_counts(rig)))
 
         # loss on a host link there, loss on a link between the servers (an nftables
         # table on each end's server), background traffic from hosts on both
