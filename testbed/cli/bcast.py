@@ -1,5 +1,8 @@
 """`mcastlab bcast`: one measured broadcast experiment, or the same broadcast on several
-host counts (--hosts 2,4,8,16) on one network at one link rate, side by side."""
+host counts (--hosts 2,4,8,16) side by side: on one network of the largest count at one link
+rate (--networks one), or each count on a star of its own at that star's own calibrated
+rate (--networks each: 64 hosts keep up only at a rate that would slow 2 hosts for
+nothing; the counts then compare in multiples of M/B at their own rates)."""
 
 from __future__ import annotations
 
@@ -66,15 +69,47 @@ def cmd_bcast(args: argparse.Namespace) -> int:
     if cluster is not None and args.flow is False:
         raise UsageError("--no-flow: across servers the flow-latency benchmark is the measure "
                          "(the servers share no clock)")
-    switch = switch_of(args)
     counts: tuple[int, ...] = args.hosts or ()
-    # several counts: one network, the largest, so every count runs at one link rate
-    topo, rate = network(args, ranks=max(counts) if counts else None)
+    if args.networks == "each" and (args.topo.strip() != "star" or len(counts) < 2):
+        raise UsageError("--networks each: a bare --topo star sized by each of several "
+                         "--hosts counts (N,N,...)")
     flow = args.flow if args.flow is not None else (not args.loss or cluster is not None)
     if args.flow is None and args.loss and cluster is None:
         progress("flow-latency benchmark skipped under --loss (pass --flow to run it)")
-    runs: list[tuple[BcastResult, dict[str, Any]]] = []
-    with Emulation(topo, progress=progress, switch=switch, cluster=across(topo, cluster)) as emu:
+    runs = []
+    if args.networks == "each":  # a star of each size, each at its own rate
+        for n in counts:
+            topo, rate = network(args, star_size=n)
+            runs += _measure(args, call, topo, rate, (n,), flow)
+    else:  # one network, the largest, so every count runs at one link rate
+        topo, rate = network(args, ranks=max(counts) if counts else None)
+        runs = _measure(args, call, topo, rate, counts, flow)
+
+    verified = all(res.verified for res, _, _ in runs)
+    records = [res.to_dict() | {"fidelity": fidelity, "link_rate": rate.to_dict(),
+                                "t_mcast_units": in_units(res.median_s, args.size, rate.mbit)}
+               for res, fidelity, rate in runs]
+    if args.json:
+        print(json.dumps(records[0] if len(records) == 1 else
+                         {"runs": records, "hosts": list(counts), "networks": args.networks}
+                         | ({"link_rate": runs[0][2].to_dict()} if args.networks == "one"
+                            else {})))
+        return 0 if verified else 4
+    for (res, fidelity, rate), record in zip(runs, records, strict=True):
+        print_run(res, fidelity, rate, record["t_mcast_units"])
+    if len(runs) > 1:
+        print_sweep(records, runs[0][2] if args.networks == "one" else None)
+    return 0 if verified else 4
+
+
+def _measure(args: argparse.Namespace, call: BcastCall, topo: Any, rate: LinkRate,
+             counts: tuple[int, ...], flow: bool
+             ) -> list[tuple[BcastResult, dict[str, Any], LinkRate]]:
+    """The broadcast on `counts` ranks of one network (all its hosts when none), each with
+    its fidelity window and the network's link rate."""
+    runs = []
+    with Emulation(topo, progress=progress, switch=switch_of(args),
+                   cluster=across(topo, cluster_spec(args))) as emu:
         params = None
         if uses_params(args.algo):  # MPI_Bcast and the multicast broadcasts need none
             progress(f"measuring t_hold/t_end at {args.size} B for the model")
@@ -88,21 +123,8 @@ def cmd_bcast(args: argparse.Namespace) -> int:
                                 mpich_algorithm=args.mpich_algorithm, wait=args.wait,
                                 loss=args.loss, loss_scope=args.loss_scope,
                                 frames=args.frames, late=args.late)
-            runs.append((res, mon.window(*res.window, host_wait_s=res.wait_per_turn_s)))
-
-    verified = all(res.verified for res, _ in runs)
-    records = [res.to_dict() | {"fidelity": fidelity, "link_rate": rate.to_dict(),
-                                "t_mcast_units": in_units(res.median_s, args.size, rate.mbit)}
-               for res, fidelity in runs]
-    if args.json:
-        print(json.dumps(records[0] if len(records) == 1 else
-                         {"runs": records, "hosts": list(counts), "link_rate": rate.to_dict()}))
-        return 0 if verified else 4
-    for (res, fidelity), record in zip(runs, records, strict=True):
-        print_run(res, fidelity, rate, record["t_mcast_units"])
-    if len(runs) > 1:
-        print_sweep(records, rate)
-    return 0 if verified else 4
+            runs.append((res, mon.window(*res.window, host_wait_s=res.wait_per_turn_s), rate))
+    return runs
 
 
 def print_run(res: BcastResult, fidelity: dict[str, Any], rate: LinkRate,
@@ -132,22 +154,39 @@ def print_run(res: BcastResult, fidelity: dict[str, Any], rate: LinkRate,
     print_details(res)
 
 
-def print_sweep(records: list[dict[str, Any]], rate: LinkRate) -> None:
-    """Several host counts side by side, all on one network at one link rate (the largest
-    count's), so their times compare; a flagged run shows '!' and feeds no ratio."""
+def print_sweep(records: list[dict[str, Any]], rate: LinkRate | None) -> None:
+    """Several host counts side by side; a flagged run shows '!' and feeds no ratio. On one
+    network (`rate`: the largest count's) the times compare as they are; on a network each
+    (`rate` None: each its own rate) they compare in multiples of M/B at their rates."""
     first = records[0]
+
+    def time_of(r: dict[str, Any]) -> float | None:
+        return (r["t_mcast_s"]["median"] if rate is not None
+                else r["t_mcast_units"]["per_wire_time"])
+
     rows = []
     for r in records:
         flagged = bool(r["fidelity"]["flags"])
         ms = r["t_mcast_s"]["median"] * 1e3
-        ratio = ("-" if flagged or first["fidelity"]["flags"]
-                 else f"{ms / (first['t_mcast_s']['median'] * 1e3):.2f}")
+        t, t0 = time_of(r), time_of(first)
+        ratio = ("-" if flagged or first["fidelity"]["flags"] or not t or not t0
+                 else f"{t / t0:.2f}")
         pred = r["predicted_s"]
-        rows.append([r["hosts"], f"{ms:.2f}{' !' if flagged else ''}",
-                     "-" if pred is None else f"{pred * 1e3:.2f}", ratio])
-    print(f"\n{first['algorithm']} {first['size']} B by host count, on one network at "
-          f"{rate.text()} (one rate for every count: the largest network's):")
-    print(text_table(["hosts", "t_mcast ms", "model ms", f"/ T({first['hosts']})"], rows))
+        row = [r["hosts"], f"{ms:.2f}{' !' if flagged else ''}",
+               "-" if pred is None else f"{pred * 1e3:.2f}", ratio]
+        if rate is None:
+            units = r["t_mcast_units"]["per_wire_time"]
+            row[1:1] = [f"{r['link_rate']['mbit']:g}", "-" if units is None else f"{units:.2f}"]
+        rows.append(row)
+    head = ["hosts", "t_mcast ms", "model ms", f"/ T({first['hosts']})"]
+    if rate is None:
+        head[1:1] = ["Mbit/s", "x M/B"]
+        print(f"\n{first['algorithm']} {first['size']} B by host count, each on a star of its "
+              f"own at its own calibrated rate (the ratio in multiples of M/B):")
+    else:
+        print(f"\n{first['algorithm']} {first['size']} B by host count, on one network at "
+              f"{rate.text()} (one rate for every count: the largest network's):")
+    print(text_table(head, rows))
 
 
 def print_details(res: BcastResult) -> None:
@@ -211,6 +250,10 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     network_arguments(p, "number of ranks (with a bare 'star' also its size), or counts "
                          "N,N,...: the same broadcast on each, on one network of the largest "
                          "count at one link rate", servers=True, hosts_type=host_counts)
+    p.add_argument("--networks", choices=("one", "each"), default="one",
+                   help="with several --hosts counts on a bare star: one network of the "
+                        "largest count at its rate (default), or a star of each count at "
+                        "its own calibrated rate (compared in multiples of M/B)")
     p.add_argument("--algo", required=True, help=f"one of {', '.join(BCASTS)}")
     p.add_argument("--size", type=NON_NEGATIVE, required=True, help="message bytes")
     p.add_argument("--repetitions", type=POSITIVE, default=20, metavar="N",

@@ -58,7 +58,7 @@ from ..hostprogs import command
 from ..results import versions, write_json
 from .bcast import model_params, run_bcast
 
-LADDER_MBIT = (5, 10, 20, 30, 50, 70, 100, 150, 200, 300, 500, 700, 1000)
+LADDER_MBIT = (1, 2, 3, 5, 10, 20, 30, 50, 70, 100, 150, 200, 300, 500, 700, 1000)
 PROBE_SIZE = 65536
 LINK_MIN = 0.85
 TREE_MAX = 1.3

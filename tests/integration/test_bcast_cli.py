@@ -75,6 +75,13 @@ def test_bcast_reports_measured_predicted_and_verified(caps, clean_after):
         assert native["verified"] is True and native["predicted_s"] is None
         assert native["topology"] == "star-4" and native["link_rate"] == swept["link_rate"]
         assert isinstance(native["fidelity"]["flags"], list)
+    # or a star of each count, each with its own record of its rate
+    each = run_json("bcast", "--topo", "star", "--hosts", "2,3", "--bw", "100", "--networks",
+                    "each", "--algo", "mpich", "--size", "1000", "--repetitions", "3",
+                    "--no-flow", "--frames", "0")
+    assert each["networks"] == "each" and "link_rate" not in each
+    assert [(r["hosts"], r["topology"]) for r in each["runs"]] == [(2, "star-2"), (3, "star-3")]
+    assert all(r["verified"] and r["link_rate"]["mbit"] == 100 for r in each["runs"])
 
 
 def test_multicast_bcast_under_loss_reports_frames_and_datagrams(caps, clean_after):

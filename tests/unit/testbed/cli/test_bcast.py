@@ -31,3 +31,21 @@ def test_a_sweep_compares_counts_at_one_rate(capsys: pytest.CaptureFixture[str])
     rows = [ln.split() for ln in out[4:]]
     assert rows == [["2", "10.00", "-", "1.00"], ["4", "20.00", "-", "2.00"],
                     ["16", "41.00", "!", "-", "-"]]
+
+
+def test_a_sweep_of_networks_each_at_its_rate_compares_in_wire_times(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    def at(hosts: int, ms: float, mbit: float, units: float, *flags: str) -> dict:
+        return record(hosts, ms, *flags) | {"link_rate": {"mbit": mbit},
+                                            "t_mcast_units": {"per_wire_time": units}}
+
+    print_sweep([at(2, 5.0, 100, 1.2), at(32, 90.0, 5, 1.5), at(64, 300, 2, 1.8, "late")],
+                None)
+    out = capsys.readouterr().out.splitlines()
+    assert "each on a star of its own at its own calibrated rate" in out[1]
+    assert out[2].split()[:4] == ["hosts", "Mbit/s", "x", "M/B"]
+    rows = [ln.split() for ln in out[4:]]
+    # the ratio of the M/B multiples (1.5 / 1.2), not of the milliseconds (90 / 5)
+    assert rows == [["2", "100", "1.20", "5.00", "-", "1.00"],
+                    ["32", "5", "1.50", "90.00", "-", "1.25"],
+                    ["64", "2", "1.80", "300.00", "!", "-", "-"]]

@@ -204,11 +204,11 @@ def test_where_no_rung_keeps_up_the_lowest_runs_and_says_what_does_not() -> None
     spec = spec_of()
     calls: list[tuple[float, list[str]]] = []
     points = [p for p in op.heaviest(spec) if p.traffic == "none"]
-    tried = op.walk(20, points, fake_trial({"binomial": 100, "two-stage": 1, "nack": 10},
+    tried = op.walk(20, points, fake_trial({"binomial": 100, "two-stage": 0.5, "nack": 10},
                                            calls))
-    assert [c[0] for c in calls] == [20, 10, 5]
+    assert [c[0] for c in calls] == [20, 10, 5, 3, 2, 1]  # down to the ladder's 1 Mbit/s
     v = op.verdict(spec, tried, 20, 1.0)
-    assert (v["mbit"], v["keeps_up"], v["set_by"]) == (5, False, [])
+    assert (v["mbit"], v["keeps_up"], v["set_by"]) == (1, False, [])
     assert [f["algorithm"] for f in v["still_failing"]] == ["two-stage"]
     text = operating_point_text(v)
     assert "the lowest rung" in text and "two-stage 1 MiB" in text and "carry flags" in text
