@@ -1,4 +1,5 @@
-"""Line plots of latency against message size, communicator size and load, bars of each
+"""Line plots of latency against message size, communicator size and load, of its growth
+with the communicator (T(N)/T(fewest), with the model's), bars of each
 condition's effect, and draw_plots: every plot and tree of a run (one that cannot be drawn
 costs a note, never the report)."""
 
@@ -30,7 +31,9 @@ from .trees import tree_plots
 
 PALETTE = ("#444444", "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b",
            "#e377c2", "#bcbd22", "#17becf", "#393b79", "#ad494a", "#637939", "#7b4173",
-           "#31a354", "#6b6ecf")
+           "#31a354", "#6b6ecf", "#e7ba52", "#843c39", "#9c9ede", "#8ca252", "#d6616b",
+           "#ce6dbd", "#de9ed6", "#a55194")  # a colour for each of the 22 broadcasts (with 16,
+# nack drew in binomial's and two-stage in sequential's)
 CONDITION_COLORS = ("#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948",
                     "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac")
 TRAFFIC_FIELDS = ("traffic", "pattern", "load")
@@ -183,11 +186,9 @@ def _size_plot(plt: Any, out: Path, points: list[Point], varying: set[str],
         xlabels=lambda v: fmt_size(round(v)) if v >= 0 else "")
 
 
-def _hosts_plot(plt: Any, out: Path, points: list[Point], varying: set[str],
-                foot: str) -> list[Figure]:
+def _host_panels(points: list[Point], varying: set[str]) -> list[Panel]:
+    """One panel per message size and condition (hosts aside) measured on several counts."""
     ok = [p for p in points if p.ok and p.hosts is not None]
-    if len({p.hosts for p in ok}) < 2:
-        return []
     keys = sorted({(p.size, without(p.cond, "hosts")) for p in ok},
                   key=lambda k: (sortable(k[0]), cond_order(k[1])))
     labels = cond_labels({c for _, c in keys}, varying, omit=("hosts",))
@@ -196,6 +197,12 @@ def _hosts_plot(plt: Any, out: Path, points: list[Point], varying: set[str],
         pts = [p for p in ok if p.size == size and without(p.cond, "hosts") == c]
         if len({p.hosts for p in pts}) > 1:
             panels.append((f"{fmt_size(size)}, {labels[c]}", pts))
+    return panels
+
+
+def _hosts_plot(plt: Any, out: Path, points: list[Point], varying: set[str],
+                foot: str) -> list[Figure]:
+    panels = _host_panels(points, varying)
     if not panels:
         return []
     return _line_figures(
@@ -204,6 +211,60 @@ def _hosts_plot(plt: Any, out: Path, points: list[Point], varying: set[str],
         "Median latency against communicator size, one panel per message size and condition; "
         "whiskers span p10 to p90, hollow markers are flagged points.", sharey=False, foot=foot,
         xlabels=lambda v: f"{v:g}")
+
+
+def relative_growth(pts: list[Point], value: Callable[[Point], float | None]
+            ) -> list[tuple[int, float]]:
+    """(hosts, value / value at the fewest hosts) over unflagged points with a value."""
+    by_hosts = sorted((h, q) for h in {p.hosts for p in pts if p.hosts is not None}
+                      if (q := pick(p for p in pts if p.hosts == h)) is not None)
+    good = [(h, v) for h, q in by_hosts if not q.flagged and (v := value(q))]
+    return [(h, v / good[0][1]) for h, v in good] if len(good) > 1 else []
+
+
+def _growth_plot(plt: Any, out: Path, points: list[Point], varying: set[str],
+                 foot: str) -> list[Figure]:
+    """T(N)/T(fewest) against N per algorithm, the model's growth dotted where the run
+    predicts one (the trees' t_hold/t_end model), and the flat line y = 1 that a switch's
+    replication offers a multicast broadcast (Siebert2006's 0.0134 s on 2 nodes, 0.0136 s
+    on 332). Flagged points are not drawn, nor taken as the base."""
+    panels = _host_panels(points, varying)
+    if not panels:
+        return []
+    fig, axes = _grid(plt, len(panels[:MAX_PANELS]), sharey=False)
+    drawn: set[str] = set()
+    model = False
+    for ax, (title, pts) in zip(axes, panels[:MAX_PANELS], strict=True):
+        for alg in sorted({p.algorithm for p in pts}, key=alg_order):
+            mine = [p for p in pts if p.algorithm == alg]
+            measured = relative_growth(mine, lambda q: q.median_ms)
+            if measured:
+                ax.plot(*zip(*measured, strict=True), "o-", color=_color(alg), lw=1.5, ms=5)
+                drawn.add(alg)
+            predicted = relative_growth(mine, lambda q: q.predicted_ms)
+            if predicted:
+                ax.plot(*zip(*predicted, strict=True), ":", color=_color(alg), lw=1.2)
+                model = True
+        ax.axhline(1.0, color="grey", lw=0.8, ls="--")
+        ax.set_xscale("log", base=2)
+        _x_ticks(ax, sorted({float(p.hosts) for p in pts if p.hosts is not None}),
+                 lambda v: f"{v:g}")
+        ax.set_title(title, fontsize=9)
+        ax.set_xlabel("communicator size (ranks)", fontsize=8)
+        ax.grid(True, which="major", alpha=0.3)
+    axes[0].set_ylabel("T(N) / T(fewest ranks)")
+    if not drawn:
+        plt.close(fig)
+        return []
+    _legend(fig, sorted(drawn, key=alg_order), False, model)
+    path = out / "growth-vs-hosts.png"
+    save_figure(plt, fig, path, foot)
+    more = (f" (the first {MAX_PANELS} of {len(panels)} panels)"
+            if len(panels) > MAX_PANELS else "")
+    return [Figure(path, "How each broadcast's time grows with the communicator: the median "
+                   "at N ranks over the median at the fewest, one panel per message size "
+                   "and condition; dotted lines are the model's growth, the dashed line is "
+                   "flat (1), flagged points are left out" + more + ".")]
 
 
 def _load_plot(plt: Any, out: Path, points: list[Point], varying: set[str],
@@ -323,7 +384,8 @@ def draw_plots(out: Path, points: list[Point], varying: set[str],
     plt = pyplot()
     foot = run_caption(config, points)
     for what, fn in (("message size", _size_plot), ("communicator size", _hosts_plot),
-                     ("load", _load_plot), ("condition effect", _effect_plots)):
+                     ("growth", _growth_plot), ("load", _load_plot),
+                     ("condition effect", _effect_plots)):
         _attempt(plots, plt, what, functools.partial(fn, plt, out, points, varying, foot))
     plots.trees, plots.tree_notes = tree_plots(plt, out, points, config, foot)
     return plots

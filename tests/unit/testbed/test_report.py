@@ -16,7 +16,8 @@ from typing import Any
 import pytest
 
 from testbed.report import rate_notes, write_report
-from testbed.report.plots import Plots
+from testbed.report.plots import Plots, relative_growth
+from testbed.report.points import point_of
 
 ERROR = "rank 3 timed out after 30 s waiting for fragment 7"
 FLAG = "cpu busy 97% > 90%"
@@ -157,6 +158,19 @@ def test_summary_has_a_column_per_host_count_when_only_hosts_vary(tmp_path: Path
     assert "1 KiB: nack beats every point-to-point broadcast from 8 hosts (5.20 ms against " \
         "binomial 8.00 ms)" in text
     assert (run / "plots" / "latency-vs-hosts.png").exists()
+    assert (run / "plots" / "growth-vs-hosts.png").exists()
+
+
+def test_growth_is_relative_to_the_fewest_unflagged_hosts() -> None:
+    recs = [_record(i, _config("binomial", 1024, 0.0, hosts), ms * 1e-3, flagged=flagged)
+            for i, (hosts, ms, flagged) in enumerate(((2, 9.0, True), (4, 4.0, False),
+                                                      (8, 6.0, False), (16, 8.0, True)))]
+    pts = [point_of(r) for r in recs]
+    # the flagged 2 hosts is no base and the flagged 16 no point: 4 hosts is the base
+    assert relative_growth(pts, lambda q: q.median_ms) == [(4, 1.0), (8, 1.5)]
+    # the model's growth (predicted 0.8 x the median here) from the same base
+    assert relative_growth(pts, lambda q: q.predicted_ms) == [(4, 1.0), (8, pytest.approx(1.5))]
+    assert relative_growth(pts[:2], lambda q: q.median_ms) == []  # one good point: no growth
 
 
 def test_findings_never_rest_on_a_flagged_point(tmp_path: Path) -> None:
@@ -204,6 +218,7 @@ def test_plots_and_trees_are_written(run: Path) -> None:
                      "commit not recorded"):
             assert part in words, (name, part)
     assert not (plots / "latency-vs-hosts.png").exists()  # one communicator size only
+    assert not (plots / "growth-vs-hosts.png").exists()
     assert not (plots / "latency-vs-load.png").exists()   # no traffic
 
 
