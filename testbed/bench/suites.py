@@ -35,6 +35,7 @@ from . import (
     nack,
     osu,
     range_trees,
+    scale,
     snooping_diff,
     uftp,
 )
@@ -88,7 +89,8 @@ SUITES = (Suite("forwarding", forwarding, "multicast forwarding"),
           Suite("uftp", uftp, "nack against UFTP"),
           Suite("osu", osu, "OSU micro-benchmarks"),
           Suite("cluster", cluster, "across servers"),
-          Suite("labs", labs, "teaching labs' measurements"))
+          Suite("labs", labs, "teaching labs' measurements"),
+          Suite("scale", scale, "what limits the host count"))
 
 
 def run(out_dir: Path, *, quick: bool = False, progress: Progress = print,
