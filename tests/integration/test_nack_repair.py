@@ -160,7 +160,8 @@ def test_a_receiver_whose_reports_are_all_lost_completes_over_mpi(emu):
     with dropping(emu, "h2", "output", f"{KIND} {{ {REPORT}, {ACK} }}",
                   match="meta l4proto udp"):
         got = nack(emu, 4 * 1400, "--mcast-fragment", "1400")
-        assert dropped(emu, "h2") >= 3  # its "complete" went out, three times, and was lost
+        # its "complete" went out (once: it saw no loss, ipmc.acktree.copies) and was lost
+        assert dropped(emu, "h2") >= 1
     assert got["seconds"][0] < BOUND_S, got
     acc = account(got)
     assert (acc["rounds"], acc["detect_s"]) == (0, None) and acc["by_mpi"] >= 1, acc
