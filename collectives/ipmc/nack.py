@@ -11,14 +11,18 @@ fresh parity symbols, per block as many as the neediest report lacks beyond thos
 after the end marker it had seen (ipmc.parity; data again once a block's symbols are
 spent), then sends an end marker: no timer decides what is lost. Reports also time the
 receiver's first pass, and the root's next pace follows a receiver that could not keep up
-(ipmc.rate). An empty report says "complete"; the root returns once
-every receiver has said so. End markers repeat every two GRTT while a receiver is
-outstanding (NORM's flush: a receiver that lost everything, end markers included, still
-learns there was a broadcast), at doubling intervals after END_ROBUST of them, and a
-receiver answers them even after it returned (Channel.finished).
+(ipmc.rate). An empty report says "complete"; the root returns once every receiver has said
+so: each to the root (acks="direct"), or up a k-ary tree of acknowledgements (acks="tree",
+the default: an inner rank sends one ACK for its subtree once its children's have come, so
+the root's link carries `ack_fanout` of them, not N - 1: ipmc.acktree); gap reports always
+go straight to the root. End markers repeat every two GRTT while a receiver is outstanding
+(NORM's flush: a receiver that lost everything, end markers included, still learns there
+was a broadcast), at doubling intervals after END_ROBUST of them, and a receiver answers
+them even after it returned (Channel.finished).
 
 Datagrams can all be lost; MPI's TCP cannot. So every receiver sends its "complete" a few
-times (DONE_COPIES) and also over MPI (the root takes it when no datagram came), and one
+times (DONE_COPIES; in the tree once unless it saw loss lately) and also over MPI, to whom
+the datagram went (the root, or the parent, takes it when no datagram came), and one
 outstanding after END_ROBUST end markers (and as long again as the message took) that
 still reports gaps (at one of the last RESCUE_RECENT end markers) is sent what it lacks
 over MPI: the broadcast completes whatever the loss, and no rank waits for one that has
