@@ -137,4 +137,4 @@ def _with_repair(ch: Channel, view: memoryview, root: int, o: Options,
     elif vr == 0:
         serve(ch, msg, o, clock)
     else:
-        receive(ch, msg, clock)
+        receive(ch, msg, o, clock)

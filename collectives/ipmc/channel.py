@@ -133,7 +133,9 @@ class Channel:
         self.send_sock: socket.socket | None = None
         self.ucast_sock: socket.socket | None = None
         self.peers: list[tuple[str, int]] = []
-        self._finished: dict[int, tuple[int, int, bytes]] = {}  # bid -> (root, count, answer)
+        # bid -> (root, count, answer, its kind)
+        self._finished: dict[int, tuple[int, int, bytes, int]] = {}
+        self.last_loss: int | None = None  # the last broadcast this rank saw a loss in
         self._kept: tuple[int, Callable[[dg.Datagram], None]] | None = None  # (bid, NACKs to)
         self.pcomm: Any = None
         self._parked: list[Any] = []
@@ -381,11 +383,12 @@ class Channel:
         self._send(self.codec.encode(kind, self.rank, self.bid if bid is None else bid,
                                      index, count, payload), self.peers[rank])
 
-    def finished(self, root: int, count: int, answer: bytes = b"") -> None:
+    def finished(self, root: int, count: int, answer: bytes = b"",
+                 kind: int = dg.REPORT) -> None:
         """This rank holds the whole of the current broadcast (of `count` fragments): it
-        answers the root's end markers of it from now on (see deliver), with a report of
-        this payload."""
-        self._finished[self.bid] = (root, count, answer)
+        answers the root's end markers of it from now on (see deliver), with a datagram of
+        this kind and payload (a report; nack's ACK in a tree of acknowledgements)."""
+        self._finished[self.bid] = (root, count, answer, kind)
         while len(self._finished) > FINISHED_MAX:
             del self._finished[next(iter(self._finished))]
 
@@ -401,10 +404,14 @@ class Channel:
         if d.kind == dg.REPORT and self._kept is not None and self._kept[0] == d.bid:
             self._kept[1](d)
             return True
-        root, count, answer = self._finished.get(d.bid, (None, None, b""))
+        root, count, answer, kind = self._finished.get(d.bid, (None, None, b"", dg.REPORT))
         if d.kind != dg.END or (root, count) != (d.root, d.count):
             return False
-        self.send_to(d.root, dg.REPORT, 0, d.count, answer, bid=d.bid)
+        # a repeated end marker (its number, nack.END_INFO, past 1): a "complete" (this
+        # rank's or another's) was lost or is late; the first one crossed this rank's
+        if len(d.payload) >= 4 and int.from_bytes(d.payload[:4], "big") > 1:
+            self.last_loss = d.bid
+        self.send_to(d.root, kind, 0, d.count, answer, bid=d.bid)
         return True
 
     def wait_readable(self, timeout: float) -> bool:

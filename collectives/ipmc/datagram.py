@@ -8,7 +8,9 @@ root is the rank that sent the datagram, for data, parity and end markers the ra
 message it carries: in the concurrent allgather every rank is a root at once, and root
 tells the p blocks on the one group apart (ipmc.concurrent). GAPS (kind 7) is that
 allgather's aggregated report (ipmc.gapreport), root its reporter, count the ranks; a
-decoder before it rejects the kind ("kind"), the other kinds are as they were.
+decoder before it rejects the kind ("kind"), the other kinds are as they were. ACK (kind 8)
+is nack's aggregated "complete" (ipmc.acktree), root its sender, covering its subtree of
+the tree of acknowledgements.
 The CRC (Siebert2006) covers header and payload; the tag is a keyed
 BLAKE2b of everything before it, with a key only the communicator's ranks hold, so a
 datagram sent by any other host, or by another communicator that happens to share the group,
@@ -24,8 +26,8 @@ import zlib
 from dataclasses import dataclass
 
 VERSION = 1
-DATA, PROBE, RELEASE, END, REPORT, PARITY, GAPS = 1, 2, 3, 4, 5, 6, 7
-KINDS = (DATA, PROBE, RELEASE, END, REPORT, PARITY, GAPS)
+DATA, PROBE, RELEASE, END, REPORT, PARITY, GAPS, ACK = 1, 2, 3, 4, 5, 6, 7, 8
+KINDS = (DATA, PROBE, RELEASE, END, REPORT, PARITY, GAPS, ACK)
 
 HEADER = struct.Struct("!BBHIII")
 CRC = struct.Struct("!I")

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from .. import held
 from . import datagram as dg
 from . import sockbuf
+from .acktree import DEFAULT_ACKS, DEFAULT_FANOUT, check_acks
 from .channel import Channel
 from .deadline import TIMEOUT_S
 from .parity import BLOCK, Decoder, block_range
@@ -46,9 +47,15 @@ class Options:
     crossover_nodes: int = CROSSOVER_NODES
     crossover_size: int = CROSSOVER_SIZE
     rcvbuf: int | None = None  # bytes asked for the group socket; None: the algorithm's own
+    # nack's (and the report scouts') completion: every receiver's "complete" to the root
+    # ("direct"), or up a tree of this fanout (ipmc.acktree); two-stage and completion
+    # "none" have none
+    acks: str = DEFAULT_ACKS
+    ack_fanout: int = DEFAULT_FANOUT
 
     def __post_init__(self) -> None:
         sockbuf.check(self.rcvbuf)
+        check_acks(self.acks, self.ack_fanout)
 
 
 class Message:

@@ -11,14 +11,18 @@ fresh parity symbols, per block as many as the neediest report lacks beyond thos
 after the end marker it had seen (ipmc.parity; data again once a block's symbols are
 spent), then sends an end marker: no timer decides what is lost. Reports also time the
 receiver's first pass, and the root's next pace follows a receiver that could not keep up
-(ipmc.rate). An empty report says "complete"; the root returns once
-every receiver has said so. End markers repeat every two GRTT while a receiver is
-outstanding (NORM's flush: a receiver that lost everything, end markers included, still
-learns there was a broadcast), at doubling intervals after END_ROBUST of them, and a
-receiver answers them even after it returned (Channel.finished).
+(ipmc.rate). An empty report says "complete"; the root returns once every receiver has said
+so: each to the root (acks="direct"), or up a k-ary tree of acknowledgements (acks="tree",
+the default: an inner rank sends one ACK for its subtree once its children's have come, so
+the root's link carries `ack_fanout` of them, not N - 1: ipmc.acktree); gap reports always
+go straight to the root. End markers repeat every two GRTT while a receiver is outstanding
+(NORM's flush: a receiver that lost everything, end markers included, still learns there
+was a broadcast), at doubling intervals after END_ROBUST of them, and a receiver answers
+them even after it returned (Channel.finished).
 
 Datagrams can all be lost; MPI's TCP cannot. So every receiver sends its "complete" a few
-times (DONE_COPIES) and also over MPI (the root takes it when no datagram came), and one
+times (DONE_COPIES; in the tree once unless it saw loss lately) and also over MPI, to whom
+the datagram went (the root, or the parent, takes it when no datagram came), and one
 outstanding after END_ROBUST end markers (and as long again as the message took) that
 still reports gaps (at one of the last RESCUE_RECENT end markers) is sent what it lacks
 over MPI: the broadcast completes whatever the loss, and no rank waits for one that has
@@ -41,12 +45,14 @@ from __future__ import annotations
 import statistics
 import struct
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import astuple
 from typing import Any
 
+from . import acktree
 from . import datagram as dg
 from .accounting import RepairAccount
+from .acktree import AckTree, Cover
 from .channel import Channel
 from .deadline import Clock, taking
 from .message import Message, Options
@@ -120,7 +126,10 @@ def serve(ch: Channel, msg: Message, o: Options, clock: Clock) -> None:
     called = time.perf_counter()
     take_done(ch, set())  # the MPI "complete"s of earlier broadcasts, no longer needed
     take_batch(ch, msg)  # and repairs of earlier ones this rank did not need (all stale)
-    out = {r for r in range(ch.size) if r != ch.rank}
+    cover = Cover(AckTree(ch.size, ch.rank, o.ack_fanout), ch.rank)
+    out = cover.waiting  # every receiver, until its report or an ACK above it covers it
+    # an MPI "complete" covers its sender (direct) or its sender's subtree (a child's)
+    by_mpi_copy = cover.direct if o.acks == "direct" else cover.subtree
     lacks: dict[int, list[int]] = {}  # each receiver's latest report
     reported_at: dict[int, int] = {}  # the end marker each receiver's latest report named
     repair = Repair(msg, Encoder(msg.view, msg.count, o.fragment))
@@ -135,7 +144,26 @@ def serve(ch: Channel, msg: Message, o: Options, clock: Clock) -> None:
         ch.pace = Pace(o.rate)
     pace = ch.pace
 
+    def on_ack(d: dg.Datagram) -> None:
+        a = acktree.decode(d.payload)
+        if a is None:
+            ch.stats.reject("length")
+        elif not cover.fits(d.root, a):
+            ch.stats.reject("shape")
+        elif cover.ack(d.root, a):
+            end.answered = True
+            if a.slowest not in timed:
+                timed.add(a.slowest)
+                t = a.timing
+                pace.observe(a.slowest, t, o.fragment, msg.sent_span(t.first, t.last))
+            for r in set(lacks) - out:
+                del lacks[r]
+            heard["last_done"] = time.perf_counter()
+
     def on_datagram(d: dg.Datagram) -> None:
+        if d.kind == dg.ACK and d.count == msg.count:
+            on_ack(d)
+            return
         if d.kind != dg.REPORT or d.count != msg.count:
             ch.stats.reject("shape")
             return
@@ -175,7 +203,7 @@ def serve(ch: Channel, msg: Message, o: Options, clock: Clock) -> None:
     while out:
         progressed = taking(ch, on_datagram)
         waiting_for = len(out)
-        if take_done(ch, out):
+        if take_done_by(ch, by_mpi_copy):
             progressed = by_mpi = True
             mpi_done += waiting_for - len(out)
         if reports:
@@ -254,15 +282,27 @@ class Repair:
         self.pending = ([], [])
 
 
-def receive(ch: Channel, msg: Message, clock: Clock) -> None:
+def receive(ch: Channel, msg: Message, o: Options, clock: Clock) -> None:
     """A receiver: take the multicast, report gaps at the evidence, return once complete
-    (after telling the root, by datagram and over MPI)."""
+    (after telling the root, by datagram and over MPI), in a tree of acknowledgements once
+    its subtree is complete too (after telling its parent)."""
     root = msg.root
-    take_done(ch, set())
+    tree = AckTree(ch.size, root, o.ack_fanout) if o.acks == "tree" else None
+    cover = None if tree is None else Cover(tree, ch.rank)
+    take_done_by(ch, (lambda _: False) if cover is None else cover.subtree)
     seen = [0]  # the last end marker seen
     reported = -1  # the end marker the last report named (-1: none yet)
 
     def on_datagram(d: dg.Datagram) -> None:
+        if d.kind == dg.ACK and cover is not None and d.count == msg.count:
+            a = acktree.decode(d.payload)
+            if a is None:
+                ch.stats.reject("length")
+            elif not cover.fits(d.root, a):
+                ch.stats.reject("shape")
+            else:
+                cover.ack(d.root, a)
+            return
         if d.kind == dg.END and d.root == root and len(d.payload) == END_INFO.size:
             seen[0] = max(seen[0], END_INFO.unpack(d.payload)[0])
         msg.on_datagram(d)
@@ -279,26 +319,56 @@ def receive(ch: Channel, msg: Message, clock: Clock) -> None:
             start, bits = missing_bitmap(msg.needs(), ch.fragment - REPORT_INFO.size)
             ch.send_to(root, dg.REPORT, start, msg.count, head() + bits)
             reported = seen[0]
+            ch.last_loss = ch.bid
         nap = msg.batch_nap() if progressed else 0.0
         if nap:
             time.sleep(nap)
             continue
         clock.wait(progressed, f"{msg.missing} of {msg.count} fragment(s) missing, "
                                f"{'reported' if reported >= 0 else 'no end marker yet'}")
-    done = head()
-    for _ in range(DONE_COPIES):
-        ch.send_to(root, dg.REPORT, 0, msg.count, done)
-    ch.park(ch.pcomm.isend(ch.bid, dest=root, tag=TAG_DONE))
-    ch.finished(root, msg.count, done)
+    if tree is None or cover is None:
+        done = head()
+        for _ in range(DONE_COPIES):
+            ch.send_to(root, dg.REPORT, 0, msg.count, done)
+        ch.park(ch.pcomm.isend(ch.bid, dest=root, tag=TAG_DONE))
+        ch.finished(root, msg.count, done)
+        return
+    cover.timing(ch.rank, msg.timing)
+    while cover.waiting:
+        progressed = taking(ch, on_datagram) | take_done_by(ch, cover.subtree)
+        clock.wait(progressed, f"holds the message, no completion from the subtree(s) of "
+                               f"rank(s) {cover.missing_children()}")
+    assert cover.slowest is not None  # its own timing at least
+    slowest, timing = cover.slowest
+    ack = acktree.encode(acktree.Ack(seen[0], timing, o.ack_fanout,
+                                     len(tree.subtree(ch.rank)), slowest))
+    parent = tree.parent(ch.rank)
+    assert parent is not None  # a receiver is never the tree's root
+    for _ in range(acktree.copies(ch.last_loss, ch.bid, DONE_COPIES)):
+        ch.send_to(parent, dg.ACK, 0, msg.count, ack)
+    ch.park(ch.pcomm.isend(ch.bid, dest=parent, tag=TAG_DONE))
+    ch.finished(root, msg.count, ack, dg.ACK)  # later end markers: answered to the root
 
 
 def take_done(ch: Channel, out: set[int]) -> bool:
     """Take the "complete"s that came over MPI; those of this broadcast leave `out`. True
     if one of them did."""
+    def covers(src: int) -> bool:
+        if src not in out:
+            return False
+        out.discard(src)
+        return True
+
+    return take_done_by(ch, covers)
+
+
+def take_done_by(ch: Channel, covers: Callable[[int], bool]) -> bool:
+    """Take the "complete"s that came over MPI; those of this broadcast go to `covers`
+    (by their sender: True if it covered a rank still awaited), those of earlier ones are
+    dropped. True if one covered something."""
     got = False
     for src, bid in arrived(ch, TAG_DONE):
-        if bid == ch.bid and src in out:
-            out.discard(src)
+        if bid == ch.bid and covers(src):
             got = True
     return got
 

@@ -19,6 +19,7 @@ from typing import Any
 from ..algorithms import BARRIERS, BCASTS, known
 from ..executor import barrier, bcast
 from ..ipmc.accounting import columns as repair_columns
+from ..ipmc.acktree import ACKS
 from . import add_layout_arguments, command, layout_arguments, peek_repair, peek_stats
 
 
@@ -36,6 +37,9 @@ def parser() -> argparse.ArgumentParser:
     ap.add_argument("--fragment", type=int, default=4096)
     ap.add_argument("--mcast-fragment", type=int,
                     help="datagram payload of the multicast algorithms (default: fits the MTU)")
+    ap.add_argument("--acks", choices=ACKS,
+                    help="nack's completion: direct or up a tree (ipmc.acktree; default tree)")
+    ap.add_argument("--ack-fanout", type=int, help="children per rank in the tree of acks")
     ap.add_argument("--skew", type=float, default=0.0,
                     help="rank 1 enters every broadcast this many seconds late")
     ap.add_argument("--repeat", type=int, default=1, help="run every case this many times")
@@ -155,7 +159,9 @@ def _params(algorithm: str, args: argparse.Namespace, where: dict) -> dict:
     if family == "range":
         return dict(where, **({"fragment": args.mcast_fragment} if args.mcast_fragment else {}))
     if family == "multicast":
-        return {"fragment": args.mcast_fragment} if args.mcast_fragment else {}
+        given = {"fragment": args.mcast_fragment, "acks": args.acks,
+                 "ack_fanout": args.ack_fanout}
+        return {k: v for k, v in given.items() if v is not None}
     return {"t_hold": args.t_hold, "t_end": args.t_end, "fragment": args.fragment}
 
 

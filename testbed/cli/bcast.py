@@ -13,6 +13,8 @@ from typing import Any
 from collectives.algorithms import BCASTS, COMPLETIONS, NATIVE, SEND_ORDERS
 from collectives.call import BcastCall
 from collectives.executor import WAIT_MODES
+from collectives.ipmc.acktree import ACKS, DEFAULT_FANOUT
+from collectives.ipmc.plans import SCOUT_TREES
 from collectives.ipmc.sockbuf import describe as rcvbuf_line
 
 from ..cluster.spread import across
@@ -52,12 +54,26 @@ def late_side(text: str) -> tuple[str, float]:
     return side, value
 
 
+ACK_ALGORITHMS = ("nack", *SCOUT_TREES)  # the broadcasts with completion reports
+
+
+def call_options(args: argparse.Namespace) -> dict[str, object]:
+    """The call's options from the command line: --fragment, and nack's completion (--acks,
+    --ack-fanout), which only a multicast broadcast with completion reports takes."""
+    options: dict[str, object] = {} if args.fragment is None else {"fragment": args.fragment}
+    acks = {k: v for k, v in (("acks", args.acks), ("ack_fanout", args.ack_fanout))
+            if v is not None}
+    if acks and (args.algo not in ACK_ALGORITHMS or args.completion == "none"):
+        raise ValueError("--acks and --ack-fanout are options of a broadcast with completion "
+                         f"reports ({', '.join(ACK_ALGORITHMS)}; not --completion none)")
+    return {**options, **acks}
+
+
 def cmd_bcast(args: argparse.Namespace) -> int:
 
     try:  # the one check of the call: collectives.call
         call = BcastCall(args.algo, args.size, send_order=args.send_order,
-                         completion=args.completion,
-                         options={} if args.fragment is None else {"fragment": args.fragment})
+                         completion=args.completion, options=call_options(args))
     except ValueError as exc:
         raise UsageError(str(exc)) from None
 
@@ -278,6 +294,13 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
                    help="a scout broadcast's end: report (default: every receiver says "
                         "'complete', lost fragments repaired) or none (Chen2000's: a "
                         "receiver speaks only of a gap)")
+    p.add_argument("--acks", choices=ACKS,
+                   help="nack's (and the report scouts') completion: tree (default: up a "
+                        "tree of acknowledgements, the root hearing its children only) or "
+                        "direct (every receiver reports to the root, as before)")
+    p.add_argument("--ack-fanout", type=POSITIVE, metavar="K",
+                   help=f"children per rank in the tree of acknowledgements (default "
+                        f"{DEFAULT_FANOUT})")
     p.add_argument("--wait", choices=WAIT_MODES,
                    help="how ranks wait for messages: block (default: asleep until "
                         "a socket wakes them), spin (MPI's own busy waits), yield, "

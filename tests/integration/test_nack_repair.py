@@ -26,7 +26,7 @@ from .shared import shared_network
 
 KIND = "@th,72,8"
 INDEX = "@th,128,32"
-DATA, END, REPORT, PARITY = 1, 4, 5, 6
+DATA, END, REPORT, PARITY, ACK = 1, 4, 5, 6, 8
 HEADERS = 20 + 8 + 16 + 12  # IP, UDP, our header, CRC and tag
 END_PAYLOAD = 12  # an end marker's sequence number and the root's GRTT (ipmc.nack)
 
@@ -44,32 +44,33 @@ emu, emu_network = shared_network("emu", "star:hosts=4,bw=100")
 
 
 @contextlib.contextmanager
-def dropping(emu, name: str, hook: str, *rules: str,
-             match: str = "ip daddr 224.0.0.0/4") -> Iterator[None]:
+def dropping(emu, name: str, hook: str, *rules: str, match: str = "ip daddr 224.0.0.0/4",
+             table: str = "mcastlab_test") -> Iterator[None]:
     """nft rules dropping datagrams (multicast ones unless `match` says otherwise) in one
     host while the block runs (the shared network is left without them)."""
-    drop(emu, name, hook, *rules, match=match)
+    drop(emu, name, hook, *rules, match=match, table=table)
     try:
         yield
     finally:
-        emu.host(name).cmd("nft delete table inet mcastlab_test")
+        emu.host(name).cmd(f"nft delete table inet {table}")
 
 
-def drop(emu, name: str, hook: str, *rules: str, match: str = "ip daddr 224.0.0.0/4") -> None:
+def drop(emu, name: str, hook: str, *rules: str, match: str = "ip daddr 224.0.0.0/4",
+         table: str = "mcastlab_test") -> None:
     """nft rules dropping datagrams (multicast ones unless `match` says otherwise) in one
-    host."""
-    script = ["add table inet mcastlab_test",
-              f"add chain inet mcastlab_test c {{ type filter hook {hook} priority 0 ; }}"]
-    script += [f"add rule inet mcastlab_test c {match} {r} counter drop" for r in rules]
-    path = emu.run_dir / f"drop-{name}.nft"
+    host (in their own table: one per hook)."""
+    script = [f"add table inet {table}",
+              f"add chain inet {table} c {{ type filter hook {hook} priority 0 ; }}"]
+    script += [f"add rule inet {table} c {match} {r} counter drop" for r in rules]
+    path = emu.run_dir / f"drop-{name}-{table}.nft"
     path.write_text("\n".join(script) + "\n")
     out = emu.host(name).cmd(f"nft -f {path}; echo rc=$?")
     assert out.strip().endswith("rc=0"), out
 
 
-def dropped(emu, name: str) -> int:
-    """Packets the rules in this host dropped so far."""
-    out = emu.host(name).cmd("nft list table inet mcastlab_test")
+def dropped(emu, name: str, table: str = "mcastlab_test") -> int:
+    """Packets the rules in this host's table dropped so far."""
+    out = emu.host(name).cmd(f"nft list table inet {table}")
     return sum(int(n) for n in re.findall(r"counter packets (\d+)", out))
 
 
@@ -153,11 +154,14 @@ def test_loss_on_the_roots_own_link_is_repaired_by_multicast(emu):
 
 
 def test_a_receiver_whose_reports_are_all_lost_completes_over_mpi(emu):
-    # nothing h2 reports (its "complete"s, its answers to end markers) reaches the
-    # root: the copy of its "complete" sent over MPI ends the broadcast
-    with dropping(emu, "h2", "output", f"{KIND} {REPORT}", match="meta l4proto udp"):
+    # nothing h2 reports (its "complete"s, its answers to end markers: reports, or ACKs
+    # in the tree of acknowledgements) reaches the root: the copy of its "complete" sent
+    # over MPI ends the broadcast
+    with dropping(emu, "h2", "output", f"{KIND} {{ {REPORT}, {ACK} }}",
+                  match="meta l4proto udp"):
         got = nack(emu, 4 * 1400, "--mcast-fragment", "1400")
-        assert dropped(emu, "h2") >= 3  # its "complete" went out, three times, and was lost
+        # its "complete" went out (once: it saw no loss, ipmc.acktree.copies) and was lost
+        assert dropped(emu, "h2") >= 1
     assert got["seconds"][0] < BOUND_S, got
     acc = account(got)
     assert (acc["rounds"], acc["detect_s"]) == (0, None) and acc["by_mpi"] >= 1, acc
@@ -176,6 +180,26 @@ def test_a_receiver_that_hears_no_multicast_is_sent_the_message_over_mpi(emu):
     assert RESCUE_QUIET_S < got["seconds"][0] < RESCUE_QUIET_S + 5, got
     acc = account(got)
     assert acc["rescued"] == 1 and acc["rounds"] == 0 and acc["detect_s"] is None, acc
+
+
+def test_up_a_tree_of_acks_loss_is_repaired_and_lost_acks_are_made_good(emu):
+    # acks up a binary tree (0 <- 1, 2; 1 <- 3): h3 misses the first copy of fragment 2
+    # (repaired by the root as ever: its gap report goes to the root) and every ACK it
+    # sends is lost (to its parent h1 and, later, to the root): its MPI copy to h1 covers it
+    with dropping(emu, "h3", "input", f"{KIND} {DATA} {INDEX} 2 {first(1400)}"), \
+            dropping(emu, "h3", "output", f"{KIND} {ACK}", match="meta l4proto udp",
+                     table="mcastlab_test_out"):
+        got = nack(emu, 8 * 1400, "--mcast-fragment", "1400", "--acks", "tree",
+                   "--ack-fanout", "2", "--repeat", "2")
+        assert dropped(emu, "h3") == 1  # the first copy of fragment 2
+        assert dropped(emu, "h3", "mcastlab_test_out") >= 2  # an ACK in each broadcast
+    assert got["datagrams"]["repaired"] >= 1
+    lost, clean = account(got, 0), account(got, 1)
+    assert lost["rounds"] >= 1 and lost["detect_s"] is not None and lost["rescued"] == 0
+    # the root hears h3 through h1's ACK (h1 took h3's MPI copy), never over MPI itself
+    assert lost["by_mpi"] == 0 and clean["by_mpi"] == 0, (lost, clean)
+    assert clean["rounds"] == 0 and clean["rescued"] == 0, clean
+    assert max(got["seconds"]) < BOUND_S, got
 
 
 SLOW_LINK = """

@@ -6,7 +6,7 @@ import argparse
 import pytest
 
 from testbed.cli.arguments import host_counts
-from testbed.cli.bcast import print_sweep
+from testbed.cli.bcast import call_options, print_sweep
 from testbed.fidelity.link_rate import LinkRate
 
 
@@ -49,3 +49,25 @@ def test_a_sweep_of_networks_each_at_its_rate_compares_in_wire_times(
     assert rows == [["2", "100", "1.20", "5.00", "-", "1.00"],
                     ["32", "5", "1.50", "90.00", "-", "1.25"],
                     ["64", "2", "1.80", "300.00", "!", "-", "-"]]
+
+
+def args(algo: str, completion: str | None = None, **given: object) -> argparse.Namespace:
+    return argparse.Namespace(algo=algo, completion=completion,
+                              **{"fragment": None, "acks": None, "ack_fanout": None, **given})
+
+
+def test_nack_takes_its_completion_options_from_the_command_line() -> None:
+    assert call_options(args("nack")) == {}
+    assert call_options(args("nack", acks="direct")) == {"acks": "direct"}
+    assert call_options(args("scout-binary", "report", acks="tree", ack_fanout=8,
+                             fragment=1000)) == {"acks": "tree", "ack_fanout": 8,
+                                                 "fragment": 1000}
+
+
+@pytest.mark.parametrize(("algo", "completion"), [("binomial", None), ("two-stage", None),
+                                                  ("scout-linear", "none")])
+def test_completion_options_without_completion_reports_are_refused(
+        algo: str, completion: str | None) -> None:
+    with pytest.raises(ValueError, match="--acks and --ack-fanout are options of a broadcast "
+                                         "with completion reports"):
+        call_options(args(algo, completion, ack_fanout=8))
