@@ -13,6 +13,23 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+# The rank side of once_all_done, for a `python -c` program: `finish(code)` writes this
+# rank's done file (argv[1] + "-RANK"), waits for argv[2] (the test's go-ahead, written once
+# every rank is done) and exits with `code`. The program's own arguments follow argv[2].
+FINISH = """
+import pathlib, sys, time
+from mpi4py import MPI
+def finish(code):
+    done, go = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2])
+    pathlib.Path(f"{done}-{MPI.COMM_WORLD.Get_rank()}").write_text(str(code))
+    end = time.monotonic() + 60
+    while not go.exists() and time.monotonic() < end:
+        time.sleep(0.01)
+    if not go.exists():
+        raise SystemExit(f"{go} was not written within 60 s")
+    sys.exit(code)
+"""
+
 
 @contextmanager
 def _armed(waited: list[Path], act: Callable[[], None], go: Path) -> Iterator[None]:
