@@ -19,7 +19,12 @@ PNG_DPI = 150
 FORMATS = ("png", "svg", "pdf")  # what save_figure writes, the PNG first
 # A quicker report: "png" writes the PNG alone (the SVG and PDF took two thirds of a report's
 # drawing time). The tests set it where nothing reads the SVG or PDF (tests/conftest.py).
+# "none": an experiment run's report draws no plots and no trees (it says so where they
+# would be; the rest of it, tables and findings, as always) and every other figure is a
+# PNG alone: matplotlib's import and the drawing were 2-4 s of a 16-point run's report,
+# paid by the integration tests that read only its records and text.
 FORMATS_ENV = "MCASTLAB_FIGURE_FORMATS"
+NO_RUN_PLOTS = "none"
 # the vector formats' metadata, without the dates that would make equal figures differ
 VECTOR_METADATA: dict[str, dict[str, None]] = {"svg": {"Date": None},
                                                "pdf": {"CreationDate": None, "ModDate": None}}
@@ -91,17 +96,27 @@ def _add_caption(fig: Any, caption: str) -> None:
              fontsize=CAPTION_FONT, color="#444444", gid="caption")
 
 
+def run_plots_drawn() -> bool:
+    """Whether an experiment run's report draws its plots and trees: not where
+    $MCASTLAB_FIGURE_FORMATS is "none" (NO_RUN_PLOTS)."""
+    return os.environ.get(FORMATS_ENV, "").strip().lower() != NO_RUN_PLOTS
+
+
 def formats() -> tuple[str, ...]:
     """The formats save_figure writes: FORMATS, or the PNG and those of them that
-    $MCASTLAB_FIGURE_FORMATS names (comma-separated)."""
+    $MCASTLAB_FIGURE_FORMATS names (comma-separated; "none", the PNG alone: see
+    run_plots_drawn)."""
     given = os.environ.get(FORMATS_ENV, "").strip()
     if not given:
         return FORMATS
+    if given.lower() == NO_RUN_PLOTS:
+        return ("png",)
     named = {f.strip().lower() for f in given.split(",")}
     unknown = named - set(FORMATS)
     if unknown:
         raise UsageError(f"${FORMATS_ENV}: no figure format {', '.join(sorted(unknown))}; "
-                         f"the formats are {', '.join(FORMATS)}")
+                         f"the formats are {', '.join(FORMATS)} (or {NO_RUN_PLOTS}: a run's report "
+                         "without plots)")
     return tuple(f for f in FORMATS if f == "png" or f in named)
 
 

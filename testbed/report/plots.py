@@ -13,7 +13,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .figures import Figure, caption_line, pyplot, rate_text, save_figure
+from .figures import (
+    FORMATS_ENV,
+    NO_RUN_PLOTS,
+    Figure,
+    caption_line,
+    pyplot,
+    rate_text,
+    run_plots_drawn,
+    save_figure,
+)
 from .points import (
     ALGORITHM_ORDER,
     Cond,
@@ -379,6 +388,10 @@ def draw_plots(out: Path, points: list[Point], varying: set[str],
                config: Mapping[str, Any]) -> Plots:
     plots = Plots()
     if not points:
+        return plots
+    if not run_plots_drawn():
+        plots.problems.append(f"No plots and no trees drawn: ${FORMATS_ENV} was "
+                              f"{NO_RUN_PLOTS} (`mcastlab report FOLDER` without it draws them).")
         return plots
     out.mkdir(exist_ok=True)
     plt = pyplot()

@@ -95,3 +95,16 @@ def clean_after(caps: Capabilities):
         for line in cleanup_stale():
             print("after the test:", line)
         raise
+
+
+@pytest.fixture
+def no_run_plots(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The experiments this test runs write their reports without plots or trees
+    ($MCASTLAB_FIGURE_FORMATS=none, testbed.report.figures): for tests that read a run's
+    records and text, never its figures (matplotlib's import and the drawing were 1-4 s of
+    each report). A run's plots are drawn and looked at end to end by
+    test_experiment.test_small_spec_with_traffic_and_loss and test_calibration (every
+    format), and in tests/unit/testbed/test_report.py."""
+    from testbed.report.figures import FORMATS_ENV, NO_RUN_PLOTS
+
+    monkeypatch.setenv(FORMATS_ENV, NO_RUN_PLOTS)

@@ -91,7 +91,7 @@ def _check_resumed(folder: Path, first: list[str], first_jobs: int) -> list[dict
     return recs
 
 
-def test_kill_9_mid_condition_then_resume(caps, clean_after, tmp_path):
+def test_kill_9_mid_condition_then_resume(caps, clean_after, tmp_path, no_run_plots):
     """SIGKILL after two of the condition's six points: both are in records.jsonl (written
     as each was measured, not when the condition ends). The kill leaves the network up; a
     resume before `mcastlab cleanup` says so in one line and changes nothing, after it

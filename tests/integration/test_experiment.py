@@ -201,7 +201,8 @@ def test_small_spec_with_traffic_and_loss(caps, clean_after, tmp_path):
     assert costs or not any(acc["rounds"]), costs
 
 
-def test_two_groups_injection_and_an_excluded_node(caps, clean_after, tmp_path):
+def test_two_groups_injection_and_an_excluded_node(caps, clean_after, tmp_path,
+                                                   no_run_plots):
     """Two communicators broadcast at once with their own groups; a root injects every 10 ms
     without waiting; in contiguous mode with node 6 excluded, the groups are formed from the
     other hosts and their ranges (0-2, 3-5) are served."""
@@ -229,7 +230,8 @@ def test_two_groups_injection_and_an_excluded_node(caps, clean_after, tmp_path):
     assert recs["nack", 2, 0.0]["datagrams"]["delivered"] > 0
 
 
-def test_an_excluded_node_inside_a_group_is_measured_not_a_hang(caps, clean_after, tmp_path):
+def test_an_excluded_node_inside_a_group_is_measured_not_a_hang(caps, clean_after, tmp_path,
+                                                                 no_run_plots):
     """Contiguous hardware cannot serve h0, h2, h3 with node 1 failed: the multicast
     broadcast fails with the reason, quickly; point-to-point binomial runs."""
     spec = tmp_path / "gap.toml"
@@ -250,7 +252,8 @@ def test_an_excluded_node_inside_a_group_is_measured_not_a_hang(caps, clean_afte
     assert time.monotonic() - t0 < 240
 
 
-def test_fault_that_never_heals_is_measured_not_a_hang(caps, clean_after, tmp_path):
+def test_fault_that_never_heals_is_measured_not_a_hang(caps, clean_after, tmp_path,
+                                                        no_run_plots):
     spec = tmp_path / "fault.toml"
     spec.write_text(FAULT)
     t0 = time.monotonic()
@@ -268,7 +271,7 @@ def test_fault_that_never_heals_is_measured_not_a_hang(caps, clean_after, tmp_pa
     assert time.monotonic() - t0 < 300
 
 
-def test_interrupt_and_resume(caps, clean_after, tmp_path):
+def test_interrupt_and_resume(caps, clean_after, tmp_path, no_run_plots):
     spec = tmp_path / "resumable.toml"
     spec.write_text(RESUMABLE)
     proc = subprocess.Popen([*MCASTLAB, "experiment", str(spec), "--out", str(tmp_path)],

@@ -28,7 +28,7 @@ from testbed.hostprogs import command
 from topologies import parse_spec
 
 from .mcast import until
-from .midjob import loss_once_ready, once_ready
+from .midjob import FINISH, loss_once_ready, once_all_done, once_ready
 from .shared import shared_network
 from .verify_runs import verify_runs
 
@@ -106,13 +106,6 @@ def test_correct_under_loss_on_every_host_link(star, loss, scope):
         assert world["datagrams"]["repaired"] > 0
 
 
-# verify, its ranks started on the lossless network and connected to each other (every pair:
-# the alltoall); then the loss is set, and the multicast channel's set-up (its IGMP joins
-# too), every broadcast, the barriers and verify's own collectives run under it. MPI's
-# start-up is not what the loss tests are about, and under loss it was much of their time
-# and of its spread: hydra's and the ranks' connections, each lost SYN 1 s (at 10 %: a
-# 4-rank job took 4.5-5.5 s to start, the test 18-36 s, 10-18 s so; and hydra's launch
-# failed outright in 1 of 5 runs, "Launch proxy failed", 2026-11-27)
 # the rest of a job whose rank 0 wrote argv[1] ("ready"): every rank waits for argv[2]
 # ("go") and then runs verify with the arguments after them
 THEN_VERIFY = """
@@ -124,23 +117,42 @@ if not go.exists():
 from collectives.programs.verify import main
 sys.exit(main(sys.argv[3:]))
 """
-UNDER_LOSS = """
-import pathlib, sys, time
-from mpi4py import MPI
+# verify, its ranks started on the lossless network and connected to each other (every pair:
+# the alltoall); then the loss is set (rank 0 writes argv[3], "ready"; every rank waits for
+# argv[4], "loss-set"), and the multicast channel's set-up (its IGMP joins too), every
+# broadcast, the barriers and verify's own collectives (the arguments after argv[4]) run
+# under it. MPI's start-up is not what the loss tests are about, and under loss it was much
+# of their time and of its spread: hydra's and the ranks' connections, each lost SYN 1 s (at
+# 10 %: a 4-rank job took 4.5-5.5 s to start, the test 18-36 s, 10-18 s so; and hydra's
+# launch failed outright in 1 of 5 runs, "Launch proxy failed", 2026-11-27). Nor is its end:
+# the loss is lifted once every rank has run verify, before they leave (midjob.FINISH,
+# argv[1] and argv[2]), so MPI_Finalize and hydra's exit cross lossless links (each lost
+# segment a TCP retransmission timeout; a CI run's [10-all] job hung to its 600 s timeout).
+UNDER_LOSS = FINISH + """
 comm = MPI.COMM_WORLD
 comm.alltoall([b"x"] * comm.Get_size())
 comm.Barrier()
 if comm.Get_rank() == 0:
-    pathlib.Path(sys.argv[1]).write_text("ready")
-""" + THEN_VERIFY
+    pathlib.Path(sys.argv[3]).write_text("ready")
+go, end = pathlib.Path(sys.argv[4]), time.monotonic() + 60
+while not go.exists() and time.monotonic() < end:
+    time.sleep(0.01)
+if not go.exists():
+    raise SystemExit(f"{go} was not written within 60 s")
+from collectives.programs.verify import main
+finish(main(sys.argv[5:]))
+"""
 
 
 def verify_under_loss(emu, loss: float, scope: str, *args: str, hosts, timeout) -> list[dict]:
     """`verify` (same arguments) with `loss` % on every host link (`scope` as set_loss),
-    set once the job's ranks are up and connected; the caller restores the loss."""
-    with loss_once_ready(emu, f"{loss}%", scope) as (ready, go):
-        res = run_mpi(emu, ["-c", UNDER_LOSS, str(ready), str(go), "--algorithms", ALGOS,
-                            *args], hosts=hosts, timeout=timeout)
+    set once the job's ranks are up and connected and lifted once every rank has run
+    verify; the caller restores the loss (also when the job fails before that)."""
+    with loss_once_ready(emu, f"{loss}%", scope) as (ready, go), \
+            once_all_done(emu, len(hosts), lambda: emu.set_loss(0, scope=scope)) as (done,
+                                                                                     lifted):
+        res = run_mpi(emu, ["-c", UNDER_LOSS, str(done), str(lifted), str(ready), str(go),
+                            "--algorithms", ALGOS, *args], hosts=hosts, timeout=timeout)
     got = records(res)
     assert not [r for r in got if "error" in r], got
     return got

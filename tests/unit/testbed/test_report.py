@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from testbed.report import rate_notes, write_report
+from testbed.report.figures import FORMATS_ENV
 from testbed.report.plots import Plots, relative_growth
 from testbed.report.points import point_of
 
@@ -220,6 +221,18 @@ def test_plots_and_trees_are_written(run: Path) -> None:
     assert not (plots / "latency-vs-hosts.png").exists()  # one communicator size only
     assert not (plots / "growth-vs-hosts.png").exists()
     assert not (plots / "latency-vs-load.png").exists()   # no traffic
+
+
+def test_a_run_without_plots_says_so(run: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """$MCASTLAB_FIGURE_FORMATS=none: the report, its tables and CSV, without a plot or a
+    tree (no plots folder), and a note in their place naming the setting."""
+    monkeypatch.setenv(FORMATS_ENV, "none")
+    write_report(run)
+    assert not (run / "plots").exists()
+    page = (run / "report.html").read_text()
+    assert "No plots and no trees drawn: $MCASTLAB_FIGURE_FORMATS was none" in page
+    assert "data:image/png" not in page
+    assert len(list(csv.DictReader((run / "summary.csv").open()))) == len(MEDIANS)
 
 
 def test_trees_for_every_kind_of_algorithm(tmp_path: Path) -> None:

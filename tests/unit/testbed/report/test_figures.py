@@ -18,6 +18,7 @@ from testbed.report.figures import (
     formats,
     pyplot,
     rate_text,
+    run_plots_drawn,
     save_figure,
 )
 
@@ -86,7 +87,8 @@ def test_a_long_caption_is_wrapped_not_cut(tmp_path: Path) -> None:
 def test_the_formats_can_be_narrowed_to_the_png(tmp_path: Path,
                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     """$MCASTLAB_FIGURE_FORMATS: the PNG always, and only the formats it names beside it; a
-    format that does not exist is a usage error, not a silent PNG."""
+    format that does not exist is a usage error, not a silent PNG; "none" leaves a run's
+    plots out."""
     monkeypatch.setenv(FORMATS_ENV, "png")
     assert formats() == ("png",)
     plt = pyplot()
@@ -97,6 +99,10 @@ def test_the_formats_can_be_narrowed_to_the_png(tmp_path: Path,
     assert formats() == ("png", "pdf")
     monkeypatch.setenv(FORMATS_ENV, "")
     assert formats() == FORMATS == ("png", "svg", "pdf")
+    assert run_plots_drawn()
     monkeypatch.setenv(FORMATS_ENV, "png,jpeg")
     with pytest.raises(UsageError, match="no figure format jpeg"):
         formats()
+    # none: a run's report draws no plots (test_report.py), any other figure a PNG alone
+    monkeypatch.setenv(FORMATS_ENV, "None")
+    assert formats() == ("png",) and not run_plots_drawn()
