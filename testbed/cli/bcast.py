@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import Any
+import time
+from typing import Any, NamedTuple
 
 from collectives.algorithms import BCASTS, COMPLETIONS, NATIVE, SEND_ORDERS
 from collectives.call import BcastCall
@@ -101,45 +102,91 @@ def cmd_bcast(args: argparse.Namespace) -> int:
         topo, rate = network(args, ranks=max(counts) if counts else None)
         runs = _measure(args, call, topo, rate, counts, flow)
 
-    verified = all(res.verified for res, _, _ in runs)
-    records = [res.to_dict() | {"fidelity": fidelity, "link_rate": rate.to_dict(),
-                                "t_mcast_units": in_units(res.median_s, args.size, rate.mbit)}
-               for res, fidelity, rate in runs]
+    verified = all(r.res.verified for r in runs)
+    records = [r.res.to_dict() | {"fidelity": r.fidelity, "link_rate": r.rate.to_dict(),
+                                  "t_mcast_units": in_units(r.res.median_s, args.size,
+                                                            r.rate.mbit),
+                                  "time_to_result": r.phases}
+               for r in runs]
     if args.json:
         print(json.dumps(records[0] if len(records) == 1 else
                          {"runs": records, "hosts": list(counts), "networks": args.networks}
-                         | ({"link_rate": runs[0][2].to_dict()} if args.networks == "one"
+                         | ({"link_rate": runs[0].rate.to_dict()} if args.networks == "one"
                             else {})))
         return 0 if verified else 4
-    for (res, fidelity, rate), record in zip(runs, records, strict=True):
-        print_run(res, fidelity, rate, record["t_mcast_units"])
+    for r, record in zip(runs, records, strict=True):
+        print_run(r.res, r.fidelity, r.rate, record["t_mcast_units"])
+        print("  " + phases_line(r.phases))
     if len(runs) > 1:
-        print_sweep(records, runs[0][2] if args.networks == "one" else None)
+        print_sweep(records, runs[0].rate if args.networks == "one" else None)
     return 0 if verified else 4
 
 
+class Run(NamedTuple):
+    """One count's broadcast: its result, fidelity window, the network's link rate, and
+    where the wall time went (network up, the job's start, measuring, the job's end, the
+    network's teardown: issue 52's time to a result)."""
+
+    res: BcastResult
+    fidelity: dict[str, Any]
+    rate: LinkRate
+    phases: dict[str, float | None]
+
+
+def phases_line(p: dict[str, float | None]) -> str:
+    """Where a run's wall time went, as `mcastlab bcast` prints it."""
+    def s(key: str) -> str:
+        v = p.get(key)
+        return "-" if v is None else f"{v:.1f} s"
+
+    return (f"time to result: network up {s('network_up_s')}, the model's t_hold/t_end "
+            f"{s('params_s')}, the job's start {s('job_start_s')}, measuring "
+            f"{s('measuring_s')}, the rest of the job (frame counts, flow latency, its end) "
+            f"{s('job_end_s')}, teardown "
+            f"{s('teardown_s')} (the network's up, parameters and teardown are shared by "
+            "its counts)")
+
+
 def _measure(args: argparse.Namespace, call: BcastCall, topo: Any, rate: LinkRate,
-             counts: tuple[int, ...], flow: bool
-             ) -> list[tuple[BcastResult, dict[str, Any], LinkRate]]:
+             counts: tuple[int, ...], flow: bool) -> list[Run]:
     """The broadcast on `counts` ranks of one network (all its hosts when none), each with
-    its fidelity window and the network's link rate."""
+    its fidelity window, the network's link rate and where the wall time went."""
     runs = []
     with Emulation(topo, progress=progress, switch=switch_of(args),
                    cluster=across(topo, cluster_spec(args))) as emu:
+        shared: dict[str, float | None] = {"network_up_s": emu.timings.get("ready_s"),
+                                           "params_s": None}
         params = None
         if uses_params(args.algo):  # MPI_Bcast and the multicast broadcasts need none
             progress(f"measuring t_hold/t_end at {args.size} B for the model")
+            t0 = time.time()
             params = model_params(emu, args.size)
+            shared["params_s"] = time.time() - t0
         for n in counts or (None,):
             progress(f"broadcasting {args.size} B with {args.algo} on "
                      f"{n or len(topo.hosts)} hosts")
             with Monitor(emu.topo, emu.spread) as mon:
+                began = time.time()
                 res = run_bcast(emu, call, hosts=n, repetitions=args.repetitions,
                                 flow=flow, params=params,
                                 mpich_algorithm=args.mpich_algorithm, wait=args.wait,
                                 loss=args.loss, loss_scope=args.loss_scope,
                                 frames=args.frames, late=args.late)
-            runs.append((res, mon.window(*res.window, host_wait_s=res.wait_per_turn_s), rate))
+                ended = time.time()
+            # the window: when the broadcasts ran (testbed clocks are the hosts' one clock;
+            # across servers the job's own ends are all this server knows)
+            start, end = res.window
+            local = began <= start <= end <= ended
+            runs.append(Run(res, mon.window(*res.window, host_wait_s=res.wait_per_turn_s),
+                            rate, shared | {
+                                "job_start_s": start - began if local else None,
+                                "measuring_s": end - start if local else None,
+                                "job_end_s": ended - end if local else None,
+                                "job_s": ended - began}))
+        closing = time.time()
+    teardown = time.time() - closing
+    for run in runs:
+        run.phases["teardown_s"] = teardown
     return runs
 
 

@@ -6,6 +6,8 @@ import json
 import os
 import subprocess
 
+import pytest
+
 from .conftest import MCASTLAB
 
 
@@ -75,6 +77,13 @@ def test_bcast_reports_measured_predicted_and_verified(caps, clean_after):
         assert native["verified"] is True and native["predicted_s"] is None
         assert native["topology"] == "star-4" and native["link_rate"] == swept["link_rate"]
         assert isinstance(native["fidelity"]["flags"], list)
+        # where the wall time went: the network's up and teardown are shared by the counts
+        ttr = native["time_to_result"]
+        assert ttr["network_up_s"] > 0 and ttr["teardown_s"] > 0 and ttr["params_s"] is None
+        assert 0 < ttr["job_start_s"] < ttr["job_s"] and 0 < ttr["measuring_s"] < ttr["job_s"]
+        assert ttr["job_start_s"] + ttr["measuring_s"] + ttr["job_end_s"] == \
+            pytest.approx(ttr["job_s"])
+    assert len({r["time_to_result"]["network_up_s"] for r in swept["runs"]}) == 1
     # or a star of each count, each with its own record of its rate
     each = run_json("bcast", "--topo", "star", "--hosts", "2,3", "--bw", "100", "--networks",
                     "each", "--algo", "mpich", "--size", "1000", "--repetitions", "3",

@@ -6,7 +6,7 @@ import argparse
 import pytest
 
 from testbed.cli.arguments import host_counts
-from testbed.cli.bcast import call_options, print_sweep
+from testbed.cli.bcast import call_options, phases_line, print_sweep
 from testbed.fidelity.link_rate import LinkRate
 
 
@@ -71,3 +71,12 @@ def test_completion_options_without_completion_reports_are_refused(
     with pytest.raises(ValueError, match="--acks and --ack-fanout are options of a broadcast "
                                          "with completion reports"):
         call_options(args(algo, completion, ack_fanout=8))
+
+
+def test_the_time_to_a_result_names_every_phase() -> None:
+    line = phases_line({"network_up_s": 14.8, "params_s": None, "job_start_s": 65.04,
+                        "measuring_s": 12.3, "job_end_s": 1.2, "job_s": 78.5,
+                        "teardown_s": 1.5})
+    assert line.startswith("time to result: network up 14.8 s, the model's t_hold/t_end -, "
+                           "the job's start 65.0 s, measuring 12.3 s, the rest of the job")
+    assert "1.2 s, teardown 1.5 s" in line
