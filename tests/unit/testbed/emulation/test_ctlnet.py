@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ipaddress
 import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -56,8 +57,8 @@ def test_the_bridge_is_marked_and_has_no_address() -> None:
 
 def test_ranks_use_their_hosts_data_interface_whatever_the_caller_set() -> None:
     """The wrapper names UCX's device from the host's hostname (its name)."""
-    out = subprocess.run(["sh", "-c", _RANK_WRAPPER + "", "sh", "sh", "-c",
+    out = subprocess.run(["sh", "-c", _RANK_WRAPPER, "sh", "sh", "-c",
                           'echo "$UCX_NET_DEVICES"'], capture_output=True, text=True,
                          env={"UCX_NET_DEVICES": "all", "PATH": "/usr/bin:/bin"})
-    host = open("/proc/sys/kernel/hostname").read().strip()
+    host = Path("/proc/sys/kernel/hostname").read_text().strip()
     assert out.stdout == f"{host}-eth0\n"
