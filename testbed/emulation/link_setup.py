@@ -12,7 +12,7 @@ from topologies import HOST_PORT, Topology
 
 from ..errors import UsageError
 from ..specs.cluster import LOCAL
-from . import linkshape
+from . import ctlnet, linkshape
 from .host_shell import run_in_host
 from .hub import medium_intfs
 from .lane import classes as lane_classes
@@ -63,7 +63,7 @@ class LinkSetup:
         host_params = {n: lk.params for lk in topo.links for n in (lk.node1, lk.node2)
                        if topo.is_host(n)}
         switch_ends = {h: end for h, (end, _lk) in host_links(topo).items()}
-        for h in topo.hosts:
+        for index, h in enumerate(topo.hosts):
             intf = intf_name(h.name, HOST_PORT)
             params = host_params[h.name]
             cmds = [
@@ -72,6 +72,8 @@ class LinkSetup:
                 "sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1",
                 f"ip route add 224.0.0.0/4 dev {intf}",
             ]
+            if emu.control:  # its control interface (testbed.emulation.ctlnet)
+                cmds += ctlnet.host_cmds(h.name, index)
             if spread.host_mtu:  # frames a tunnel can carry (see testbed.cluster.nodes)
                 cmds.append(f"ip link set {intf} mtu {spread.host_mtu}")
             if RTO_MAX_SYSCTL.exists():

@@ -21,10 +21,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from topologies import HOST_PORT
+
 from ..errors import RunFailed, UsageError
 from ..interpreter import module
 from ..specs.cluster import LOCAL
 from . import rank_stacks, run_records
+from .ports import intf_name
 
 LAUNCHER = Path(__file__).with_name("hydra_launcher.sh")
 VENV_BIN = Path(sys.executable).parent
@@ -109,8 +112,12 @@ def run_mpi(emu: Any, argv: list[str], *, hosts: Sequence[str | int] | None = No
     first = emu.net.get(next((n for n in [*names, *(h.name for h in emu.topo.hosts)]
                               if spread.local(n)), names[0]))
     servers = [s for s in spread.servers_of(names) if s != LOCAL]
+    # hydra's proxies reach mpiexec at -localhost: the first host's control address
+    # (testbed.emulation.ctlnet), so the PMI exchange of every rank's business card with
+    # every proxy stays off its shaped data link; across servers, its data address
     cmd = [str(VENV_BIN / "mpiexec"), "-launcher", "ssh", "-launcher-exec", str(LAUNCHER),
-           "-localhost", first.IP(), "-hosts", ",".join(f"{n}:{ppn}" for n in names),
+           "-localhost", emu.control_address(first.name) or first.IP(),
+           "-hosts", ",".join(f"{n}:{ppn}" for n in names),
            "-n", str(np), "-genv", "UCX_TLS", "tcp,self",
            "-outfile-pattern", str(job_dir / "rank-%r.out"),
            "-errfile-pattern", str(job_dir / "rank-%r.err"),
@@ -221,10 +228,14 @@ def _still_waiting(rank_output: dict[int, str], but: int | None = None) -> str:
 # does not end a job when a rank on another host dies (only ranks under the same proxy are
 # cleaned up), so `_watch` ends it as soon as any rank has failed. Across servers it also
 # gives the rank its server's part of the multicast group pool (hydra_launcher.sh). No core
-# files: a rank asked for its stack (rank_stacks) dies of SIGABRT.
+# files: a rank asked for its stack (rank_stacks) dies of SIGABRT. The rank's UCX uses its
+# host's data interface alone (UCX_NET_DEVICES, named from the host's hostname, which is the
+# host's name: testbed.emulation.hosts), whatever the caller set: never the control network.
 EXIT_SAID = "MCASTLAB-EXIT "
 _RANK_WRAPPER = ('ulimit -c 0; [ -z "$MCASTLAB_SERVER_SLICE" ] || '
                  'export MCASTLAB_GROUP_SLICE="$MCASTLAB_SERVER_SLICE"; '
+                 'read -r host < /proc/sys/kernel/hostname; '
+                 f'export UCX_NET_DEVICES="{intf_name("$host", HOST_PORT)}"; '
                  '"$@"; rc=$?; echo "MCASTLAB-EXIT $rc" >&2; exit $rc')
 
 

@@ -29,8 +29,8 @@ from topologies import Topology
 
 from ..errors import CapabilityError, RunFailed, UsageError
 from ..specs.cluster import LOCAL
-from . import linkshape, priority, run_records
-from .cleanup import cleanup_run, killed_runs, remove_ended_nft_tables
+from . import ctlnet, linkshape, priority, run_records
+from .cleanup import BRIDGE_MARK, cleanup_run, killed_runs, remove_ended_nft_tables
 from .controller_proc import ControllerProcess, api_post
 from .environment import Capabilities, detected
 from .hub import medium_intfs
@@ -113,6 +113,8 @@ class Emulation:
         self.caps = caps or detected()
         self.host_cpu = _check_host_cpu(host_cpu)
         self.spread = cluster or OneMachine()
+        # the control network (testbed.emulation.ctlnet): one machine's runs only
+        self.control = not self.spread.cluster
         self.port_plan = PortPlan(ports, kernel_bridges=self.linux_bridge, caps=self.caps,
                                   spread=self.spread)
         self.loss = LossControl(self)
@@ -310,8 +312,16 @@ class Emulation:
         return {str(self.run_dir / "hosts"): "\n".join(lines) + "\n",
                 str(self.run_dir / "resolv.conf"): "# mcastlab: no DNS inside the testbed\n"}
 
+    def control_address(self, name: str) -> str | None:
+        """A host's address on the control network (testbed.emulation.ctlnet), None where the
+        run has none (across servers)."""
+        if not self.control:
+            return None
+        return ctlnet.address(next(i for i, h in enumerate(self.topo.hosts) if h.name == name))
+
     def network_on(self, server: str) -> tuple[list[str], list[str]]:
-        """The bridges and root-namespace interfaces (switch ends, tunnels) on a server."""
+        """The bridges and root-namespace interfaces (switch ends, tunnels, the control
+        network's bridge and veth ends) on a server."""
         bridges = [s.name for s in self.topo.switches if self.spread.server_of(s.name) == server]
         intfs = [intf_name(n, p) for link in self.topo.links
                  for n, p in ((link.node1, link.port1), (link.node2, link.port2))
@@ -320,6 +330,9 @@ class Emulation:
             intfs += [i for b in bridges for i in medium_intfs(b)]
         if self.lanes:
             intfs += [i for b in bridges for i in lane_intfs(b)]
+        if self.control and server == LOCAL:
+            bridges = [*bridges, ctlnet.BRIDGE]
+            intfs += ctlnet.interfaces([h.name for h in self.topo.hosts])
         return bridges, intfs
 
     def _order(self, server: str, files: dict[str, str]) -> dict[str, Any]:
@@ -373,6 +386,8 @@ class Emulation:
                         intfName2=intf_name(link.node2, link.port2),
                         **self.spread.link_params(link.node1, link.node2, key))
         net.build()
+        if self.control:
+            self._make_control_network()
         for h in self.topo.hosts:  # (a host on another server starts its own in its run)
             if isinstance(node := net.get(h.name), HostShell):
                 node.workdir = str(self.run_dir)
@@ -393,6 +408,18 @@ class Emulation:
             self._make_hubs()
         if self.lanes:
             self._make_lanes()
+
+    def _make_control_network(self) -> None:
+        """The control network's bridge and a veth into every host (their addresses come
+        with the hosts' configuration, LinkSetup.configure)."""
+        assert self.record is not None
+        self.spread.runners[LOCAL].run(
+            ["ip", "-batch", "-"], timeout=60,
+            input=ctlnet.bridge_batch(self.record.id, [(h.name, self.net.get(h.name).pid)
+                                                       for h in self.topo.hosts], BRIDGE_MARK))
+        ipv6 = Path(f"/proc/sys/net/ipv6/conf/{ctlnet.BRIDGE}/disable_ipv6")
+        if ipv6.exists():
+            ipv6.write_text("1")
 
     def _connect_switches(self, target: str) -> None:
         """Every switch to its controller, one ovs-vsctl per server. (Mininet's own

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from testbed.emulation import run_records
+from testbed.emulation import ctlnet, run_records
 from testbed.emulation.cleanup import cleanup_stale, kernel_bridges, leftovers
 from testbed.emulation.environment import Capabilities, detect
 
@@ -80,6 +80,8 @@ def assert_clean(before_ns: set[int] | None = None) -> None:
     assert not kernel, f"kernel bridges left: {kernel}"
     links = subprocess.run(["ip", "-br", "link"], capture_output=True, text=True).stdout
     assert "-eth" not in links, f"veths left: {links}"
+    # the control network's bridge and veth ends (testbed.emulation.ctlnet)
+    assert not re.search(rf"^({ctlnet.BRIDGE}|{ctlnet.ROOT_PREFIX})", links, re.M), links
 
 
 @pytest.fixture

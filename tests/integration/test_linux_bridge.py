@@ -10,6 +10,7 @@ import subprocess
 import sys
 import time
 
+from testbed.emulation import ctlnet
 from testbed.emulation.cleanup import kernel_bridges, leftovers
 from testbed.emulation.network import Emulation
 from topologies import parse_spec
@@ -41,7 +42,8 @@ def test_kernel_bridge_snoops_joins_and_leaves(caps, clean_after, tmp_path):
     quick = {**QUICK_BRIDGE, "mcast_last_member_interval": "30"}
     with Emulation(topo, caps=caps, switch="linux-bridge", bridge_options=quick) as emu:
         assert emu.controller is None
-        assert kernel_bridges() == {"s1": emu.record.id}
+        # the switch, and the control network's bridge (testbed.emulation.ctlnet)
+        assert kernel_bridges() == {"s1": emu.record.id, ctlnet.BRIDGE: emu.record.id}
         shown = subprocess.run(["ip", "-d", "link", "show", "s1"], capture_output=True,
                                text=True, check=True).stdout
         assert "mcast_snooping 1" in shown and "mcast_querier 1" in shown, shown
@@ -102,12 +104,13 @@ def test_sigkill_then_cleanup_removes_the_kernel_bridges(caps):
         line = proc.stdout.readline()  # the run lock may make it wait for another network
         assert line.strip() == "up", proc.communicate(timeout=60)
         run_id = kernel_bridges()["s1"]
-        assert kernel_bridges() == {s: run_id for s in ("s1", "s2", "s3")}
+        assert kernel_bridges() == {s: run_id for s in ("s1", "s2", "s3", ctlnet.BRIDGE)}
     finally:
         proc.kill()
         proc.wait()
     # The kill left the bridges (and the rest) behind: the cleanup below is not vacuous.
-    assert leftovers()["bridges"] == ["s1", "s2", "s3"]
+    assert leftovers()["bridges"] == sorted(["s1", "s2", "s3", ctlnet.BRIDGE])
+    assert ctlnet.root_intf("h0") in leftovers()["interfaces"]
     out = subprocess.run([*MCASTLAB, "cleanup"], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     assert "removed run" in out.stdout

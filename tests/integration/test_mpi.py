@@ -6,14 +6,19 @@ the dummy loop of Algorithm 2.3.3 run by both ranks of its pair."""
 from __future__ import annotations
 
 import json
+import re
 import select
+import shlex
 import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
 from collectives.trees.schedules import build
-from testbed.emulation import run_records
+from testbed.emulation import ctlnet, run_records
 from testbed.emulation.mpi import run_mpi
+from testbed.emulation.ports import switch_side
 from testbed.errors import RunFailed
 from testbed.experiments.bcast import measure_params, mpich_env
 from topologies import HOST_PORT
@@ -162,3 +167,45 @@ def test_the_dummy_loop_sweeps_t_dummy_with_both_ranks_taking_part(mesh):
     assert [round(d / t_end, 6) for d, _ in sweep["points"]] == list(fractions)
     assert sweep["points"][-1][1] > 2 * sweep["points"][0][1]  # 6 t_end of loop: t_est >= 3.5
 
+
+
+def _bytes(intf: str) -> tuple[int, int]:
+    """(rx, tx) bytes of a root-namespace interface."""
+    stats = Path("/sys/class/net", intf, "statistics")
+    return int((stats / "rx_bytes").read_text()), int((stats / "tx_bytes").read_text())
+
+
+BCAST_MIB = ("from mpi4py import MPI; c = MPI.COMM_WORLD; "
+             "b = bytearray(1 << 20) if c.Get_rank() else bytearray(b'x' * (1 << 20)); "
+             "c.Bcast(b); assert b == b'x' * (1 << 20)")
+
+
+def test_mpi_data_crosses_the_data_links_and_start_up_the_control_network(mesh):
+    """A 1 MiB MPI_Bcast from h0 to h8: its bytes on both hosts' data links (switch ends),
+    only start-up's on their control veths (testbed.emulation.ctlnet), and some there (the
+    proxies reach mpiexec over it). Every host: no default route, multicast routed on the
+    data interface, a group joined there and not on the control interface."""
+    ends = switch_side(mesh.topo)
+    data0, data8 = ends["h0"][0], ends["h8"][0]
+    before = {i: _bytes(i) for i in (data0, data8, ctlnet.root_intf("h0"), ctlnet.root_intf("h8"))}
+    run_mpi(mesh, ["-c", BCAST_MIB], hosts=["h0", "h8"], timeout=60)
+    moved = {i: [a - b for a, b in zip(_bytes(i), before[i], strict=True)] for i in before}
+    mib = 1 << 20
+    # switch end rx: what the host sent; tx: what it was sent
+    assert moved[data0][0] >= mib and moved[data8][1] >= mib, moved
+    ctl0, ctl8 = moved[ctlnet.root_intf("h0")], moved[ctlnet.root_intf("h8")]
+    assert 0 < ctl8[1] < mib // 8 and 0 < ctl0[0] < mib // 8, moved
+    join = ("import socket; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); "
+            "s.setsockopt(socket.IPPROTO_IP, socket.IP_ADD_MEMBERSHIP, "
+            "socket.inet_aton('239.1.2.3') + socket.inet_aton('0.0.0.0')); "
+            "print(open('/proc/net/igmp').read())")
+    for h in mesh.hosts:
+        routes = h.cmd("ip -o route show").split("\n")
+        assert sorted(r.split()[:3] for r in routes if r.strip()) == [
+            ["10.0.0.0/16", "dev", f"{h.name}-eth{HOST_PORT}"],
+            ["198.18.128.0/17", "dev", ctlnet.host_intf(h.name)],
+            ["224.0.0.0/4", "dev", f"{h.name}-eth{HOST_PORT}"]], routes
+        igmp = h.cmd(f"{sys.executable} -c {shlex.quote(join)}")
+        joined = [block.split()[1].rstrip(":") for block in re.split(r"\n(?=\d)", igmp)
+                  if "030201EF" in block]
+        assert joined == [f"{h.name}-eth{HOST_PORT}"], igmp
