@@ -98,6 +98,7 @@ class McastlabController(DiscoveryMixin, CountersMixin, BaseApp):
         self.key_ids: dict[Key, int] = {}
         self._key_seq = itertools.count(1)
         self.counters: Counter[str] = Counter()
+        self.unconfirmed: set[tuple[int, int]] = set()  # (dpid, barrier xid) not yet answered
         self.igmp_handling: deque[float] = deque(maxlen=2000)  # s per IGMP message, latest
         self.refusals: deque[dict[str, Any]] = deque(maxlen=REFUSALS_KEPT)
         self._buckets: dict[str, tuple[float, float]] = {}  # IGMP, per host
@@ -181,6 +182,7 @@ class McastlabController(DiscoveryMixin, CountersMixin, BaseApp):
             "uptime_s": round(time.time() - self.started, 3),
             "switches": {str(dpid): dict(s) for dpid, s in sorted(self.switches.items())},
             "groups": self.groups_state(live=False),
+            "unconfirmed": len(self.unconfirmed),
             "failed": sorted(self.failed),
             "querier": self.querier.state(time.monotonic()),
             "refusals": list(self.refusals),
@@ -263,6 +265,7 @@ class McastlabController(DiscoveryMixin, CountersMixin, BaseApp):
 
     @set_ev_cls(ofp_event.EventOFPBarrierReply, MAIN_DISPATCHER)
     def on_barrier(self, ev: Any) -> None:
+        self.unconfirmed.discard((ev.msg.datapath.id, ev.msg.xid))
         info = self.switches.get(ev.msg.datapath.id)
         if info is not None and info["connected"] and not info["ready"]:
             info["ready"] = True
@@ -275,6 +278,8 @@ class McastlabController(DiscoveryMixin, CountersMixin, BaseApp):
         if ev.state == DEAD_DISPATCHER and self.datapaths.get(dpid) is dp:
             self.switches[dpid].update(connected=False, ready=False)
             del self.datapaths[dpid]
+            # a gone switch answers no barrier: its reconnection reprograms it whole
+            self.unconfirmed = {u for u in self.unconfirmed if u[0] != dpid}
 
     def _program_base(self, dp: Any) -> None:
         ofp, parser = dp.ofproto, dp.ofproto_parser
@@ -511,12 +516,27 @@ class McastlabController(DiscoveryMixin, CountersMixin, BaseApp):
         else:  # a drop entry at the source's switch, so it is counted and not asked again
             want = {self.port_of[source][0]: frozenset()}
         have = self.installed.get(key, {})
+        touched = set()
         for dpid in set(have) - set(want):
             self._uninstall_on(self.datapaths.get(dpid), key)
+            touched.add(dpid)
         for dpid, ports in want.items():
             if have.get(dpid) != ports and dpid in self.datapaths:
                 self._install_on(self.datapaths[dpid], key, ports)
+                touched.add(dpid)
         self.installed[key] = want
+        self._confirm(touched)
+
+    def _confirm(self, dpids: set[int]) -> None:
+        """A barrier after a change to these switches: /state's `unconfirmed` counts the
+        changes a switch has not yet said it applied, so that a client can wait for the
+        forwarding itself (not only the controller's decision) before it sends."""
+        for dpid in dpids:
+            dp = self.datapaths.get(dpid)
+            if dp is not None:
+                req = dp.ofproto_parser.OFPBarrierRequest(dp)
+                dp.send_msg(req)  # sets req.xid
+                self.unconfirmed.add((dpid, req.xid))
 
     def _match(self, dp: Any, key: Key) -> Any:
         match = self._matches.get(key)

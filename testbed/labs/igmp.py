@@ -43,12 +43,20 @@ def _members(emu: Any) -> dict[str, Any]:
 
 def _wait_members(emu: Any, want: Callable[[set[str]], bool], what: str,
                   timeout: float) -> float:
+    """Seconds until the controller's members are as wanted; then (not counted) until every
+    switch has confirmed the flows that follow, so that what is sent next meets them."""
     t0 = time.monotonic()
     while not want({str(m) for m in _members(emu)}):
         if time.monotonic() - t0 > timeout:
             raise McastlabError(f"lab 1: {what} did not happen within {timeout:g} s")
         time.sleep(0.05)
-    return time.monotonic() - t0
+    took = time.monotonic() - t0
+    while api_get(emu.controller.api, "/state")["unconfirmed"]:
+        if time.monotonic() - t0 > timeout:
+            raise McastlabError(f"lab 1: the switches did not confirm {what} within "
+                                f"{timeout:g} s")
+        time.sleep(0.05)
+    return took
 
 
 def _is(emu: Any, name: str) -> set[str]:

@@ -74,6 +74,8 @@ class Switch:
         self.flows: list[Any] = []
 
     def send_msg(self, msg: Any) -> None:
+        if msg.xid is None:  # as os-ken's Datapath.send_msg numbers a message
+            self.set_xid(msg)
         self.sent.append(msg)
         if isinstance(msg, ofproto_v1_3_parser.OFPFlowStatsRequest):
             reply = SimpleNamespace(xid=msg.xid, body=self.flows, flags=0, datapath=self)
@@ -103,11 +105,19 @@ def dead(app: Any, dp: Switch) -> None:
     app.on_state_change(SimpleNamespace(datapath=dp, state=DEAD_DISPATCHER))
 
 
+def barriers(app: Any, dp: Switch) -> None:
+    """The switch answers every barrier request it was sent (os-ken's reply carries the
+    request's xid)."""
+    for m in dp.sent:
+        if isinstance(m, ofproto_v1_3_parser.OFPBarrierRequest):
+            app.on_barrier(SimpleNamespace(msg=SimpleNamespace(datapath=dp, xid=m.xid)))
+
+
 def connect(app: Any, dpid: int) -> Switch:
     """A switch connected, programmed and ready (its barrier answered)."""
     dp = Switch(dpid, app=app)
     features(app, dp)
-    app.on_barrier(SimpleNamespace(msg=SimpleNamespace(datapath=dp)))
+    barriers(app, dp)
     return dp
 
 
@@ -190,7 +200,7 @@ def call(spawned: dict[str, tuple], method: str, path: str,
 # ---- built from its environment, and its state -------------------------------------------
 STATE_KEYS = {"ready", "framework", "topology", "discovered", "hosts", "routing", "mode",
               "config", "uptime_s", "switches", "groups", "failed", "querier", "refusals",
-              "counters", "igmp_handling_ms"}
+              "counters", "igmp_handling_ms", "unconfirmed"}
 
 
 def test_the_app_is_built_from_its_environment(build) -> None:
@@ -233,8 +243,8 @@ def test_a_switch_is_programmed_and_ready_at_its_barrier(build) -> None:
     adds = [m for m in s2.sent if isinstance(m, ofproto_v1_3_parser.OFPFlowMod)
             and m.command == ofproto_v1_3.OFPFC_ADD]
     assert len(adds) == 3 + len(app.entries[2]) == app.switches[2]["flows"]
-    app.on_barrier(SimpleNamespace(msg=SimpleNamespace(datapath=s2)))
-    app.on_barrier(SimpleNamespace(msg=SimpleNamespace(datapath=Switch(99))))  # not ours
+    barriers(app, s2)
+    app.on_barrier(SimpleNamespace(msg=SimpleNamespace(datapath=Switch(99), xid=1)))  # not ours
     assert app.switches[2]["ready"] and not app.state()["ready"]
     connect(app, 1)
     connect(app, 3)
@@ -328,6 +338,22 @@ def test_groups_state_and_a_reconnecting_switch_gets_its_trees(build, clock) -> 
 # ---- failed nodes through the API -------------------------------------------------------
 BAD_BODIES = [{}, {"nodes": 2}, {"nodes": "2"}, {"nodes": [4]}, {"nodes": [-1]},
               {"nodes": [1.0]}, {"nodes": [True]}, {"nodes": None}, {"node": [1]}]
+
+
+def test_a_change_is_unconfirmed_until_every_switch_it_touched_answers(build, clock) -> None:
+    app, _ = build()
+    s = {d: connect(app, d) for d in (1, 2, 3)}
+    assert app.state()["unconfirmed"] == 0
+    for host in ("h1", "h2"):
+        says(app, host, igmp.join(G, TOPO.host(host).ip))
+    sends(app, "h0", G)  # a new source: its tree on the switches to h1 and h2
+    touched = set(app.installed[(G, "h0")])  # every switch of the tree got its entry
+    assert app.state()["unconfirmed"] == len(touched) == 3
+    for d in sorted(touched)[:-1]:
+        barriers(app, s[d])
+    assert app.state()["unconfirmed"] == 1  # one switch has not said it applied its part
+    dead(app, s[max(touched)])  # gone: it answers nothing, its reconnection reprograms it
+    assert app.state()["unconfirmed"] == 0
 
 
 def test_nodes_fail_and_restore_and_bad_bodies_are_refused(build, clock) -> None:
