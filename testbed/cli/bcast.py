@@ -97,10 +97,10 @@ def cmd_bcast(args: argparse.Namespace) -> int:
     if args.networks == "each":  # a star of each size, each at its own rate
         for n in counts:
             topo, rate = network(args, star_size=n)
-            runs += _measure(args, call, topo, rate, (n,), flow)
+            runs += _measure(args, call, topo, rate, (n,), flow, cluster)
     else:  # one network, the largest, so every count runs at one link rate
         topo, rate = network(args, ranks=max(counts) if counts else None)
-        runs = _measure(args, call, topo, rate, counts, flow)
+        runs = _measure(args, call, topo, rate, counts, flow, cluster)
 
     verified = all(r.res.verified for r in runs)
     records = [r.res.to_dict() | {"fidelity": r.fidelity, "link_rate": r.rate.to_dict(),
@@ -148,12 +148,13 @@ def phases_line(p: dict[str, float | None]) -> str:
 
 
 def _measure(args: argparse.Namespace, call: BcastCall, topo: Any, rate: LinkRate,
-             counts: tuple[int, ...], flow: bool) -> list[Run]:
-    """The broadcast on `counts` ranks of one network (all its hosts when none), each with
-    its fidelity window, the network's link rate and where the wall time went."""
+             counts: tuple[int, ...], flow: bool, cluster: Any) -> list[Run]:
+    """The broadcast on `counts` ranks of one network (all its hosts when none; across
+    `cluster`'s servers when given), each with its fidelity window, the network's link rate
+    and where the wall time went."""
     runs = []
     with Emulation(topo, progress=progress, switch=switch_of(args),
-                   cluster=across(topo, cluster_spec(args))) as emu:
+                   cluster=across(topo, cluster)) as emu:
         shared: dict[str, float | None] = {"network_up_s": emu.timings.get("ready_s"),
                                            "params_s": None}
         params = None

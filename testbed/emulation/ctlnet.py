@@ -42,12 +42,13 @@ def root_intf(host: str) -> str:
     return f"{ROOT_PREFIX}{host}"
 
 
-def address(index: int) -> str:
-    """The control address of the host at `index` of the topology's order (from .1 up)."""
-    if not 0 <= index < SUBNET.num_addresses - 2:
+def address(node_id: int) -> str:
+    """The control address of the host of this node id (from .1 up, as its data address
+    is derived from the id: topologies.model.host_ip)."""
+    if not 0 <= node_id < SUBNET.num_addresses - 2:
         raise UsageError(f"the control network {SUBNET} has room for "
                          f"{SUBNET.num_addresses - 2} hosts")
-    return str(SUBNET.network_address + index + 1)
+    return str(SUBNET.network_address + node_id + 1)
 
 
 def interfaces(hosts: Sequence[str]) -> list[str]:
@@ -71,8 +72,8 @@ def bridge_batch(run_id: str, hosts: Sequence[tuple[str, int]], mark: str) -> st
     return "".join(lines)
 
 
-def host_cmds(host: str, index: int) -> list[str]:
+def host_cmds(host: str, node_id: int) -> list[str]:
     """Shell commands, in the host, giving its control interface its address (a /17 route
     on it, nothing else: multicast and every other address stay on the data interface)."""
-    return [f"ip addr add {address(index)}/{SUBNET.prefixlen} dev {host_intf(host)}",
+    return [f"ip addr add {address(node_id)}/{SUBNET.prefixlen} dev {host_intf(host)}",
             f"ip link set {host_intf(host)} up"]

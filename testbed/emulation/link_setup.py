@@ -63,7 +63,7 @@ class LinkSetup:
         host_params = {n: lk.params for lk in topo.links for n in (lk.node1, lk.node2)
                        if topo.is_host(n)}
         switch_ends = {h: end for h, (end, _lk) in host_links(topo).items()}
-        for index, h in enumerate(topo.hosts):
+        for h in topo.hosts:
             intf = intf_name(h.name, HOST_PORT)
             params = host_params[h.name]
             cmds = [
@@ -73,7 +73,7 @@ class LinkSetup:
                 f"ip route add 224.0.0.0/4 dev {intf}",
             ]
             if emu.control:  # its control interface (testbed.emulation.ctlnet)
-                cmds += ctlnet.host_cmds(h.name, index)
+                cmds += ctlnet.host_cmds(h.name, h.node_id)
             if spread.host_mtu:  # frames a tunnel can carry (see testbed.cluster.nodes)
                 cmds.append(f"ip link set {intf} mtu {spread.host_mtu}")
             if RTO_MAX_SYSCTL.exists():

@@ -317,7 +317,7 @@ class Emulation:
         run has none (across servers)."""
         if not self.control:
             return None
-        return ctlnet.address(next(i for i, h in enumerate(self.topo.hosts) if h.name == name))
+        return ctlnet.address(self.topo.host(name).node_id)
 
     def network_on(self, server: str) -> tuple[list[str], list[str]]:
         """The bridges and root-namespace interfaces (switch ends, tunnels, the control
