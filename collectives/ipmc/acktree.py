@@ -35,7 +35,7 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass
 
-from .rate import MIN_SPAN, REPORT_INFO, PassTiming
+from .rate import REPORT_INFO, PassTiming
 
 ACKS = ("direct", "tree")
 DEFAULT_ACKS = "tree"
@@ -77,19 +77,19 @@ class AckTree:
         v = self._v(rank)
         return None if v == 0 else self._abs((v - 1) // self.fanout)
 
-    def children(self, rank: int) -> list[int]:
-        v = self._v(rank)
+    def _kids(self, v: int) -> range:
         lo = self.fanout * v + 1
-        return [self._abs(c) for c in range(lo, min(lo + self.fanout, self.size))]
+        return range(lo, min(lo + self.fanout, self.size))
+
+    def children(self, rank: int) -> list[int]:
+        return [self._abs(c) for c in self._kids(self._v(rank))]
 
     def subtree(self, rank: int) -> list[int]:
         """`rank` and every rank below it, level by level."""
         out, level = [], [self._v(rank)]
         while level:
             out += level
-            level = [c for v in level
-                     for c in range(self.fanout * v + 1,
-                                    min(self.fanout * v + 1 + self.fanout, self.size))]
+            level = [c for v in level for c in self._kids(v)]
         return [self._abs(v) for v in out]
 
     def depth(self) -> int:
@@ -174,16 +174,9 @@ def decode(payload: bytes | memoryview) -> Ack | None:
     return Ack(seq, PassTiming(first, last, took, span), fanout, covered, slowest)
 
 
-def rate_taken(t: PassTiming) -> float | None:
-    """Fragments a second a first pass took in, None if too short to say (ipmc.rate)."""
-    if t.last - t.first < MIN_SPAN or t.span <= 0 or t.took < 2:
-        return None
-    return (t.took - 1) / t.span
-
-
 def slower(a: PassTiming, b: PassTiming) -> bool:
     """`a` took data in more slowly than `b` (a timing that says nothing is never slower)."""
-    ra, rb = rate_taken(a), rate_taken(b)
+    ra, rb = a.fragments_per_s(), b.fragments_per_s()
     return ra is not None and (rb is None or ra < rb)
 
 

@@ -145,12 +145,8 @@ def serve(ch: Channel, msg: Message, o: Options, clock: Clock) -> None:
     pace = ch.pace
 
     def on_ack(d: dg.Datagram) -> None:
-        a = acktree.decode(d.payload)
-        if a is None:
-            ch.stats.reject("length")
-        elif not cover.fits(d.root, a):
-            ch.stats.reject("shape")
-        elif cover.ack(d.root, a):
+        a = ack_of(ch, cover, d)
+        if a is not None and cover.ack(d.root, a):
             end.answered = True
             if a.slowest not in timed:
                 timed.add(a.slowest)
@@ -295,12 +291,8 @@ def receive(ch: Channel, msg: Message, o: Options, clock: Clock) -> None:
 
     def on_datagram(d: dg.Datagram) -> None:
         if d.kind == dg.ACK and cover is not None and d.count == msg.count:
-            a = acktree.decode(d.payload)
-            if a is None:
-                ch.stats.reject("length")
-            elif not cover.fits(d.root, a):
-                ch.stats.reject("shape")
-            else:
+            a = ack_of(ch, cover, d)
+            if a is not None:
                 cover.ack(d.root, a)
             return
         if d.kind == dg.END and d.root == root and len(d.payload) == END_INFO.size:
@@ -348,6 +340,19 @@ def receive(ch: Channel, msg: Message, o: Options, clock: Clock) -> None:
         ch.send_to(parent, dg.ACK, 0, msg.count, ack)
     ch.park(ch.pcomm.isend(ch.bid, dest=parent, tag=TAG_DONE))
     ch.finished(root, msg.count, ack, dg.ACK)  # later end markers: answered to the root
+
+
+def ack_of(ch: Channel, cover: Cover, d: dg.Datagram) -> acktree.Ack | None:
+    """The ACK datagram `d` carries if it is one of `cover`'s tree (the root's and an inner
+    rank's alike); otherwise None, counted rejected ("length", "shape")."""
+    a = acktree.decode(d.payload)
+    if a is None:
+        ch.stats.reject("length")
+    elif not cover.fits(d.root, a):
+        ch.stats.reject("shape")
+    else:
+        return a
+    return None
 
 
 def take_done(ch: Channel, out: set[int]) -> bool:

@@ -47,6 +47,13 @@ class PassTiming:
     took: int = 0
     span: float = 0.0
 
+    def fragments_per_s(self) -> float | None:
+        """The rate the pass took fragments in, None if it spans too little to say (fewer
+        than MIN_SPAN fragments between first and last, or no time)."""
+        if self.last - self.first < MIN_SPAN or self.span <= 0 or self.took < 2:
+            return None
+        return (self.took - 1) / self.span
+
 
 class Pace:
     """One root's sending rate in bit/s (None: unpaced), kept across its broadcasts. Within
@@ -64,15 +71,15 @@ class Pace:
         """A receiver's timing of the current broadcast's first pass; `sent`: the seconds
         the root took from sending its first fragment to its last (a root that waited for
         a core sent later than its pace says; default: their wire time at the pace)."""
-        if self.rate is None or self.link is None or t.last - t.first < MIN_SPAN \
-                or t.span <= 0:
+        per_s = t.fragments_per_s()
+        if self.rate is None or self.link is None or per_s is None:
             return
         self._evidence = True
         wire = (t.last - t.first) * dg.wire_bits(fragment) / self.rate
         sent = wire if sent is None else max(wire, sent)
         if t.span - sent <= max(JITTER_S, SLOW_SHARE * sent):
             return
-        taken = (t.took - 1) * dg.wire_bits(fragment) / t.span
+        taken = per_s * dg.wire_bits(fragment)
         if taken < self.rate:
             self.rate = max(self.link * FLOOR_SHARE, taken)
             self.slow = [rank] if not self._slowed else [*self.slow, rank]

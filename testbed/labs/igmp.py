@@ -46,16 +46,17 @@ def _wait_members(emu: Any, want: Callable[[set[str]], bool], what: str,
     """Seconds until the controller's members are as wanted; then (not counted) until every
     switch has confirmed the flows that follow, so that what is sent next meets them."""
     t0 = time.monotonic()
-    while not want({str(m) for m in _members(emu)}):
-        if time.monotonic() - t0 > timeout:
-            raise McastlabError(f"lab 1: {what} did not happen within {timeout:g} s")
-        time.sleep(0.05)
+
+    def until(done: Callable[[], bool], failed: str) -> None:
+        while not done():
+            if time.monotonic() - t0 > timeout:
+                raise McastlabError(f"lab 1: {failed} within {timeout:g} s")
+            time.sleep(0.05)
+
+    until(lambda: want({str(m) for m in _members(emu)}), f"{what} did not happen")
     took = time.monotonic() - t0
-    while api_get(emu.controller.api, "/state")["unconfirmed"]:
-        if time.monotonic() - t0 > timeout:
-            raise McastlabError(f"lab 1: the switches did not confirm {what} within "
-                                f"{timeout:g} s")
-        time.sleep(0.05)
+    until(lambda: not api_get(emu.controller.api, "/state")["unconfirmed"],
+          f"the switches did not confirm {what}")
     return took
 
 

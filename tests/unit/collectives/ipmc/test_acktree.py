@@ -19,7 +19,6 @@ from collectives.ipmc.acktree import (
     copies,
     decode,
     encode,
-    rate_taken,
     slower,
 )
 from collectives.ipmc.message import Options
@@ -191,8 +190,8 @@ def test_the_ack_round_trips_and_names_how_many_it_covers() -> None:
 def test_the_slowest_first_pass_is_the_lowest_rate_taken_in() -> None:
     fast, slow = PassTiming(0, 40, 41, 0.01), PassTiming(0, 40, 41, 0.05)
     short = PassTiming(0, 3, 4, 0.001)  # too few fragments to say
-    assert rate_taken(fast) == pytest.approx(4000)
-    assert rate_taken(short) is None and rate_taken(PassTiming()) is None
+    assert fast.fragments_per_s() == pytest.approx(4000)
+    assert short.fragments_per_s() is None and PassTiming().fragments_per_s() is None
     assert slower(slow, fast) and not slower(fast, slow)
     assert slower(fast, short) and not slower(short, fast)
     c = Cover(AckTree(8, 0, 2), 1)
