@@ -48,6 +48,26 @@ def _tail(text: str, n: int = 8) -> str:
     return "\n".join(lines[-n:])
 
 
+def _whole_traceback(text: str) -> bool:
+    """Whether the last traceback in `text` reached its exception line (the first line after
+    it that is not indented)."""
+    after = text.rpartition("Traceback (most recent call last):")[2]
+    return any(ln and not ln[0].isspace() for ln in after.splitlines()[1:])
+
+
+def _settle(proc: subprocess.Popen, job_dir: Path, np: int) -> None:
+    """A rank failed: wait (ABORT_GRACE_S at most) until mpiexec ended or every rank that
+    began a traceback has finished it or exited, so that hydra has handed on what it printed
+    before the job is killed."""
+    deadline = time.monotonic() + ABORT_GRACE_S
+    while proc.poll() is None and time.monotonic() < deadline:
+        if not any("Traceback" in text and not _whole_traceback(text)
+                   and _exit_code(job_dir, r) is None
+                   for r, text in _rank_outputs(job_dir, np).items()):
+            return
+        time.sleep(0.05)
+
+
 def _exit_code(job_dir: Path, rank: int) -> int | None:
     """The code rank `rank` exited with (said by _RANK_WRAPPER), None if not said."""
     try:
@@ -148,6 +168,8 @@ def run_mpi(emu: Any, argv: list[str], *, hosts: Sequence[str | int] | None = No
             failed = _watch(proc, job_dir, timeout, stall, lines, np)
             if failed is None or failed == STALLED:
                 rank_stacks.ask(job_id, job_dir)
+            elif failed and failed != RANKS_DONE:
+                _settle(proc, job_dir, np)
         finally:
             run_records.kill_marked(job_id=job_id)
             for server in servers:
@@ -178,6 +200,9 @@ def run_mpi(emu: Any, argv: list[str], *, hosts: Sequence[str | int] | None = No
         # an uncaught exception in a rank aborts the whole job (python -m mpi4py), and the
         # rank noticed first may be one the abort killed: name the rank that raised it
         raised = [r for r in range(np) if "Traceback" in res.rank_output.get(r, "")]
+        # ranks that raise together (a collective's error) kill one another mid-traceback
+        # with their aborts: name one whose traceback came out whole, if one did
+        raised.sort(key=lambda r: not _whole_traceback(res.rank_output[r]))
         if raised:
             who = f"rank {raised[0]} ({names[raised[0] // ppn]}) raised an exception"
             detail = _tail(res.rank_output[raised[0]])
@@ -246,6 +271,8 @@ STALLED = (-1,)
 # still waiting 10 min later).
 RANKS_DONE = (-2,)
 RANKS_DONE_GRACE_S = 5.0
+# A rank failed: how long `_settle` waits for the ranks' tracebacks before the job is killed.
+ABORT_GRACE_S = 3.0
 
 
 def job_returncode(failed: tuple[int, ...], returncode: int | None) -> int:

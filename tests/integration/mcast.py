@@ -4,6 +4,7 @@ group and counts datagrams, and a sender."""
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import subprocess
 import sys
@@ -16,6 +17,15 @@ from controller import igmp
 from testbed.emulation.controller_proc import api_get, group_members
 from testbed.hostprogs import command
 from testbed.hostprogs.mcast_sniff import QUIET_S
+
+_READY = itertools.count()
+
+
+def ready_file(tmpdir: Path, *parts: object) -> Path:
+    """A file a host program creates once it listens: a new name for every program, so that
+    a second program on the same host never finds the first one's file and seems ready."""
+    return tmpdir / "-".join(map(str, ("ready", *parts, next(_READY))))
+
 
 RECEIVER = r"""
 import json, os, select, socket, struct, sys, time
@@ -51,7 +61,7 @@ class Receiver:
     counted) and reads what it got."""
 
     def __init__(self, host: Any, group: str, seconds: float, tmpdir: Any, port: int = 5000):
-        self.ready = tmpdir / f"ready-{host.name}-{group}-{port}"
+        self.ready = ready_file(tmpdir, host.name, group, port)
         self.proc = host.popen([sys.executable, "-c", RECEIVER, group, str(port), host.IP(),
                                 str(seconds), str(self.ready)], stdin=subprocess.PIPE,
                                text=True)
@@ -99,7 +109,7 @@ class Sniffer(Receiver):
     to stop, it counts on until `at_least` have come (mcast_sniff --at-least)."""
 
     def __init__(self, host: Any, group: str, seconds: float, tmpdir: Any, at_least: int = 0):
-        self.ready = tmpdir / f"sniff-{host.name}-{group}"
+        self.ready = ready_file(tmpdir, "sniff", host.name, group)
         self.proc = host.popen(command("mcast_sniff", f"{host.name}-eth0", f"{group}/32",
                                        seconds, self.ready, "--until-stop",
                                        f"--at-least={at_least}"),
@@ -164,7 +174,7 @@ class FilteredMember(Receiver):
     IP_ADD_MEMBERSHIP then IP_BLOCK_SOURCE): the host's own IGMPv3 reports say so."""
 
     def __init__(self, host: Any, group: str, mode: str, sources: list[str], tmpdir: Any):
-        self.ready = tmpdir / f"filter-{host.name}-{group}"
+        self.ready = ready_file(tmpdir, "filter", host.name, group)
         self.proc = host.popen(command("source_member", group, host.IP(), mode, self.ready,
                                        *sources), text=True)
         self.host = host
@@ -194,7 +204,7 @@ class IgmpSniffer(Receiver):
     """The IGMP frames arriving on a host's interface: [type, source address] each."""
 
     def __init__(self, host: Any, seconds: float, tmpdir: Any):
-        self.ready = tmpdir / f"igmp-{host.name}"
+        self.ready = ready_file(tmpdir, "igmp", host.name)
         self.proc = host.popen([sys.executable, "-c", IGMP_SNIFF, f"{host.name}-eth0",
                                 str(seconds), str(self.ready)], text=True)
         self.host = host
@@ -224,7 +234,7 @@ class SourceSniffer(Receiver):
     """UDP datagrams to groups in `prefix` arriving on a host's wire, per (source, group)."""
 
     def __init__(self, host: Any, prefix: str, seconds: float, tmpdir: Any):
-        self.ready = tmpdir / f"udp-{host.name}-{prefix.replace('/', '_')}"
+        self.ready = ready_file(tmpdir, "udp", host.name, prefix.replace('/', '_'))
         self.proc = host.popen(command("mcast_sniff", f"{host.name}-eth0", prefix, seconds,
                                        self.ready, "--until-stop"),
                                stdin=subprocess.PIPE, text=True)

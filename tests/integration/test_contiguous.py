@@ -22,7 +22,7 @@ from testbed.emulation.network import Emulation
 from topologies import parse_spec
 
 from .conftest import MCASTLAB
-from .mcast import Receiver, members, results, send, until, wire_counts
+from .mcast import Receiver, members, ready_file, results, send, until, wire_counts
 from .shared import shared_network
 
 CONTIGUOUS = ControllerConfig(mode="contiguous")
@@ -172,7 +172,7 @@ def bursts(emu, tmp_path: Path, sends: list[tuple[str, str]], receivers: dict[st
             time.sleep(0.02)
     rx = {}
     for h, groups in receivers.items():
-        ready = tmp_path / f"ready-{h}-{'-'.join(groups)}"
+        ready = ready_file(tmp_path, h, *groups)
         rx[h] = (emu.host(h).popen([sys.executable, str(BURSTS), "recv", str(PORT), str(count),
                                     str(ready), *groups], stdout=subprocess.PIPE, text=True),
                  ready)

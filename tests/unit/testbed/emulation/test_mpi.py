@@ -44,3 +44,42 @@ def test_a_job_done_by_its_ranks_is_a_success_and_a_failed_rank_a_failure():
     assert mpi.job_returncode(mpi.RANKS_DONE, None) == 0  # mpiexec still waiting
     assert mpi.job_returncode((), 0) == 0 and mpi.job_returncode((), 3) == 3
     assert mpi.job_returncode((2, 7), None) == 1 and mpi.job_returncode((2, 7), 9) == 9
+
+
+CUT = "@@ verify run 0\nTraceback (most recent call last):\n"
+WHOLE = CUT + '  File "x.py", line 1, in <module>\n    f()\nMulticastError: do not arrive\n'
+
+
+def test_a_traceback_is_whole_once_its_exception_line_came():
+    from testbed.emulation import mpi
+
+    assert not mpi._whole_traceback(CUT)
+    assert not mpi._whole_traceback(CUT + '  File "x.py", line 1, in <module>\n')
+    assert mpi._whole_traceback(WHOLE)
+    assert not mpi._whole_traceback(WHOLE + CUT)  # the last traceback counts
+    assert not mpi._whole_traceback("no traceback at all\n")
+
+
+def test_a_failed_job_waits_for_a_traceback_being_printed_but_not_for_ever(tmp_path,
+                                                                          monkeypatch):
+    """A rank killed by another's abort mid-traceback: the wait ends when it said its exit
+    (here at once), or after ABORT_GRACE_S while its traceback is still cut."""
+    import subprocess
+    import time
+
+    from testbed.emulation import mpi
+
+    monkeypatch.setattr(mpi, "ABORT_GRACE_S", 0.5)
+    (tmp_path / "rank-0.err").write_text(CUT)
+    (tmp_path / "rank-1.err").write_text(WHOLE + f"{mpi.EXIT_SAID}1\n")
+    with subprocess.Popen(["sleep", "30"]) as proc:
+        try:
+            t0 = time.monotonic()
+            mpi._settle(proc, tmp_path, 2)
+            assert time.monotonic() - t0 >= 0.5  # rank 0's traceback never came whole
+            (tmp_path / "rank-0.err").write_text(CUT + f"{mpi.EXIT_SAID}137\n")
+            t0 = time.monotonic()
+            mpi._settle(proc, tmp_path, 2)
+            assert time.monotonic() - t0 < 0.3  # it exited: nothing more will come
+        finally:
+            proc.kill()
