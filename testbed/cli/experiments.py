@@ -306,7 +306,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
                                          "results/")
     p.add_argument("--quick", action="store_true",
                    help="a subset at small scale (about 9 minutes on 2 cores; with --scale "
-                        "about 8)")
+                        "about 7)")
     p.add_argument("--scale", action="store_true",
                    help="instead of the ordinary claims, the scale tier: the claims about "
                         "growth with the number of nodes judged again on 64 hosts (32 where "

@@ -29,7 +29,7 @@ LIBRARY_HOSTS, LIBRARY_DRAWN = (4, 64), (8, 16, 32)
 BASIC_DRAWN = {32: (2, 8, 16), 64: (2, 8, 16, 32)}
 
 BUDGET = ("about 25 minutes on the 2-core VM with 32 and 64 hosts calibrated (--quick: "
-          "about 8); where they are not, the run calibrates them first, about 10 and 14 "
+          "about 7); where they are not, the run calibrates them first, about 10 and 14 "
           "minutes more (mcastlab calibrate --host-counts 32 64)")
 
 _BASE = {c.key: c for c in (*siebert.CLAIMS, *siebert_basic.CLAIMS)}
