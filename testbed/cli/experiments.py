@@ -207,6 +207,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
 def scale_header() -> str:
     """What `reproduce --scale --list` says before the tier's claims: what it is and its
     budget."""
+    # loaded when the command runs: keeps the start of `mcastlab` quick
     from ..reproduce.scale_tier import BUDGET
 
     return ("the scale tier: the claims about growth with the number of nodes, judged again "
@@ -216,6 +217,7 @@ def scale_header() -> str:
 
 def scale_footer() -> str:
     """What `reproduce --scale --list` says after them: the growth claims left out, why."""
+    # loaded when the command runs: keeps the start of `mcastlab` quick
     from ..reproduce.scale_tier import LEFT_OUT
 
     return "\n".join(["not in the tier:", *(f"  {k}: {why}" for k, why in LEFT_OUT.items())])
