@@ -51,7 +51,7 @@ bench: install
 	$(BIN)/mcastlab bench $(if $(PUBLISH),--publish)
 
 # The papers' headline claims, paper beside testbed (docs/reproduce.md); Q=1 for --quick;
-# SCALE=1 for the scale tier (--scale: the growth claims on 32 and 64 hosts, about 25 min);
+# SCALE=1 for the scale tier (--scale: the growth claims on 32 and 64 hosts, about 31 min);
 # PUBLISH=1 writes the curated report in bench/reproduce (bench/reproduce-scale) instead of
 # a dated results folder
 reproduce: install

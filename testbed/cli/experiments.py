@@ -313,7 +313,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
                    help="instead of the ordinary claims, the scale tier: the claims about "
                         "growth with the number of nodes judged again on 64 hosts (32 where "
                         "the paper stops there), each at its host count's calibrated rate "
-                        "(about 25 minutes on 2 cores; 10-14 more a host count not yet "
+                        "(about 31 minutes on 2 cores; 10-14 more a host count not yet "
                         "calibrated); --list names them and the growth claims left out; "
                         "--publish writes bench/reproduce-scale")
     p.add_argument("--only", nargs="+", metavar="KEY",

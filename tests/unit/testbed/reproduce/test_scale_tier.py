@@ -45,9 +45,10 @@ def test_every_variant_scales_an_ordinary_claim_onto_a_star_of_its_host_count() 
         assert f"{hosts} hosts" in c.margin or f"T({hosts})" in c.margin, c.margin
         assert NETWORKS[c.network].spec == f"star:hosts={hosts}"
     # two-stage's claims at a third of 64 hosts' calibrated rate, as star16-busy is of 16's
-    assert {c.network for c in scale_tier.CLAIMS} == {"star64-busy", "star32", "star64"}
+    assert {c.network for c in scale_tier.CLAIMS} == {"star64-busy", "star32", "star64-trees"}
     assert NETWORKS["star64-busy"].share == NETWORKS["star16-busy"].share == 1 / 3
-    assert NETWORKS["star64"].share == NETWORKS["star32"].share == 1.0
+    # the point-to-point trees on 64 hosts at two thirds of 64's rate, on 32 at the whole
+    assert (NETWORKS["star64-trees"].share, NETWORKS["star32"].share) == (2 / 3, 1.0)
     # the ordinary claims are unchanged
     assert siebert.flat_margin() == all_claims.BY_KEY["siebert.flat-64k"].margin
     assert "binomial's at least 2 (half" in siebert.flat_margin()
