@@ -33,9 +33,10 @@ SWITCH_WAIT_LIMIT = 0.75  # the switch waited for a core this share of the time 
 # The switch's forwarding thread (switch_load) had work, on a core or waiting for one, this
 # share of the window: it never slept, so at every hop a frame waited for the thread's pass
 # over every port of every bridge, and the switch, not the links, set the pace. Measured
-# (docs/fidelity.md, "A busy switch"; 64 KiB, 2026-12-07): a 16-host star at its calibrated
-# 20 Mbit/s about 0.4; the 8 x 8 mesh at 2 Mbit/s with 2 ranks 0.81 (nack) and 0.92
-# (binomial), their times within 3-5 % of the star's; with 64 ranks 1.00 and 0.99.
+# (docs/fidelity.md, "A busy switch"; 64 KiB, 2026-12-07): stars of 16 and 64 hosts at
+# their calibrated rates 0.06-0.61; the 8 x 8 mesh at 2 Mbit/s with 2 ranks 0.57-0.92, their
+# times within 2-5 % of a star's; with 64 ranks 0.97-0.99, nack 1.7-2.5 x M/B against the
+# star's 1.4.
 SWITCH_WORK_LIMIT = 0.95
 MAX_LINK_FLAGS = 3  # more short links than this are flagged as one
 LINK_LIMIT = 0.7    # a loaded link carrying less than this share of its expected rate
@@ -124,7 +125,8 @@ class Monitor:
     def window(self, t0: float, t1: float, expected_mbit: Mapping[str, float] | None = None,
                *, judge_links: bool = True, host_wait_s: float | None = None,
                message_bytes: float = 0.0, burstiness: float = 0.0) -> dict[str, Any]:
-        """Fidelity over [t0, t1] (widened to the enclosing samples). `expected_mbit`: what
+        """Fidelity over [t0, t1] (widened to the enclosing samples; the switch's figures
+        over the part of each interval between readings inside it). `expected_mbit`: what
         each loaded host link should have carried (e.g. its traffic's offered rate, capped
         by the links), in messages of `message_bytes` on average whose `burstiness`
         (traffic_model.burstiness; 0: a steady source) sets each link's floor (link_floor).
@@ -166,7 +168,7 @@ class Monitor:
                 lost = n - a.get("dropped", {}).get(intf, n)
                 if lost > 0:
                     port_drops.append({"port": intf, "server": server, "frames": lost})
-            load = switch_load(a.get("switch"), b.get("switch"), here)
+            load = switch_load([(r["t"], r.get("switch")) for r in samples], t0, t1)
             per[server] = {"cpu_busy": busy_fraction(a["cpu"], b["cpu"]),
                            "switch_waited": load["waited"], "switch_busy": load["busy"],
                            "switch_had_work": load["had_work"]}
