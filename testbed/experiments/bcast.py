@@ -257,7 +257,8 @@ def run_bcast(emu: Emulation, call: BcastCall, *,
         emu.set_loss(loss, scope=loss_scope)
     try:
         with counter or contextlib.nullcontext():
-            res = last_json(run_mpi(emu, args, hosts=names, timeout=timeout, env=env))
+            res = last_json(run_mpi(emu, args, hosts=names, timeout=timeout, env=env,
+                                    together=True))
     except RunFailed as e:
         raise RunFailed(f"{e}{tcp_note(tcp_stats.since(tcp_before, pids))}") from e
     finally:

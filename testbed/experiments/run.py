@@ -496,7 +496,7 @@ def _jobs(run: Run, batch: list[Point], groups: list[list[str]], ticker: _Ticker
         try:
             run_mpi(run.emu, args, hosts=groups[g], timeout=len(batch) * spec.timeout + 120,
                     stall=(relay.beat, spec.timeout), env={"MCASTLAB_WAIT": spec.wait},
-                    stdin=relay.stdin, follow=relay.line)
+                    stdin=relay.stdin, follow=relay.line, together=True)
         except RunFailed as exc:
             errors.append(str(exc))
         except BaseException as exc:
