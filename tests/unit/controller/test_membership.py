@@ -24,6 +24,27 @@ def test_a_port_holds_at_most_its_groups_and_sources() -> None:
     assert m.record(GROUP, "h2", "allow", {"10.9.9.9"}, 0.0).ignored == "sources_cap"
     assert m.members("239.0.0.9", 0.0) == {"h2"}
 
+
+def test_the_group_cap_counts_the_groups_a_port_holds_now() -> None:
+    """The cap's count (kept per port, not counted per record) follows every way a port
+    joins or leaves a group: expiry, a fast leave, a port going down, renaming."""
+    m = Membership(IgmpTimers(query_interval=2, query_response_interval=1), max_groups=2)
+    m.record("239.0.0.1", "h1", "is_ex", set(), 0.0)
+    m.record("239.0.0.2", "h1", "is_ex", set(), 4.0)
+    assert m.record("239.0.0.3", "h1", "is_ex", set(), 4.0).ignored == "groups_cap"
+    assert m.expire(5.0) == [("239.0.0.1", "h1")]  # GMI 5 s: h1 holds one group now
+    assert not m.record("239.0.0.3", "h1", "is_ex", set(), 5.0).ignored
+    m.record("239.0.0.2", "h1", "to_in", set(), 5.0, fast=True)  # gone at once
+    assert not m.record("239.0.0.4", "h1", "is_ex", set(), 5.0).ignored
+    assert m.record("239.0.0.5", "h1", "is_ex", set(), 5.0).ignored == "groups_cap"
+    m.rename({"h1": "h9"})
+    assert m.record("239.0.0.5", "h9", "is_ex", set(), 5.0).ignored == "groups_cap"
+    assert not m.record("239.0.0.5", "h1", "is_ex", set(), 5.0).ignored  # a new h1
+    assert m.remove_member("h9") == ["239.0.0.3", "239.0.0.4"]
+    assert not m.record("239.0.0.6", "h9", "is_ex", set(), 5.0).ignored
+    assert not m.record("239.0.0.7", "h9", "is_ex", set(), 5.0).ignored
+
+
 G = "239.1.1.1"
 
 
