@@ -1,7 +1,7 @@
 """testbed.trust: a path another user owns, or one writable by group or others, is named (a
 sticky folder above it passes); a worktree's git folders are its own and the common one; and
-results.checkout runs no git in a checkout another user can change, nor a core.fsmonitor
-hook its config names."""
+results.checkout (and the servers' facts) run no git in a checkout another user can change,
+nor a core.fsmonitor hook its config names."""
 
 from __future__ import annotations
 
@@ -9,7 +9,10 @@ import os
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from testbed import results, trust
+from testbed.cluster import facts
 
 NOBODY = 65534
 ROOT_ONLY = {0}
@@ -27,6 +30,15 @@ def repository(path: Path) -> Path:
     git(path, "add", "a.py")
     git(path, "commit", "-q", "-m", "one")
     return path
+
+
+def fsmonitor_hook(repo: Path) -> Path:
+    """A core.fsmonitor hook in `repo`'s config; the file it makes when run."""
+    mark, hook = repo.parent / "ran", repo.parent / "hook"
+    hook.write_text(f"#!/bin/sh\ntouch {mark}\n")
+    hook.chmod(0o755)
+    git(repo, "config", "core.fsmonitor", str(hook))
+    return mark
 
 
 def test_the_first_part_another_user_can_change_is_named(tmp_path: Path) -> None:
@@ -75,14 +87,22 @@ def test_no_git_runs_in_a_checkout_another_user_can_change(tmp_path: Path) -> No
 
 def test_a_core_fsmonitor_hook_is_not_run(tmp_path: Path) -> None:
     repo = repository(tmp_path / "repo")
-    mark = tmp_path / "ran"
-    hook = tmp_path / "hook"
-    hook.write_text(f"#!/bin/sh\ntouch {mark}\n")
-    hook.chmod(0o755)
-    git(repo, "config", "core.fsmonitor", str(hook))
+    mark = fsmonitor_hook(repo)
     git(repo, "status", "--porcelain")
     assert mark.exists()  # git itself runs it: the test can tell
     mark.unlink()
     got = results.checkout(repo)
     assert got["commit"] is not None and got["dirty"] is False
     assert not mark.exists()
+
+
+def test_the_servers_facts_run_no_git_there_either(tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """`mcastlab doctor --servers` runs testbed.cluster.facts as root on every server."""
+    repo = repository(tmp_path / "repo")
+    mark = fsmonitor_hook(repo)
+    monkeypatch.setattr(facts, "ROOT", repo)
+    assert len(facts.checkout()) == 40 and not mark.exists()
+    os.chown(repo, NOBODY, NOBODY)
+    assert facts.checkout() == \
+        f"unknown: git not run ({repo} belongs to another user (uid {NOBODY}))"
