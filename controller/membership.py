@@ -67,6 +67,7 @@ class Membership:
             return Outcome(ignored="sources_cap")
         members = self._groups.setdefault(group, {})
         state = known or SourceFilter()
+        queued = state.deadlines()  # each has its entry in _deadlines already (_settle)
         state.expire(now)
         plain = translate(record, set(sources), version, state.compat(now))
         if plain is None:
@@ -82,7 +83,7 @@ class Membership:
         if known is None:
             self._held[member] = self._held.get(member, 0) + 1
         members[member] = state
-        self._settle(group, member, now)
+        self._settle(group, member, now, queued)
         return Outcome(tuple(queries), changed=state.view(now) != before)
 
     def report(self, group: str, member: str, now: float, version: int = 2) -> bool:
@@ -104,18 +105,23 @@ class Membership:
         group's timers (or the listed sources' timers) on every port go down to LMQT."""
         query = Query(frozenset(sources))
         for member, state in list(self._groups.get(group, {}).items()):
+            queued = state.deadlines()
             state.expire(now)
             state.lower(query, now + self.timers.last_member_time)
-            self._settle(group, member, now)
+            self._settle(group, member, now, queued)
 
     # ---- timers -------------------------------------------------------------------------------
-    def _settle(self, group: str, member: str, now: float) -> None:
-        """Drop a state with nothing left; schedule the times its forwarding may change."""
+    def _settle(self, group: str, member: str, now: float,
+                queued: set[float] | frozenset[float] = frozenset()) -> None:
+        """Drop a state with nothing left; schedule the times its forwarding may change,
+        those not `queued` before: a record that sets one timer adds one entry, not one per
+        source (a port refreshing one of 1024 sources added 1024 entries a record, which
+        stayed for the membership interval)."""
         state = self._groups[group][member]
         if state.empty(now):
             self._remove(group, member)
             return
-        for t in state.deadlines():
+        for t in state.deadlines() - queued:
             if t > now:
                 heapq.heappush(self._deadlines, (t, group, member))
 

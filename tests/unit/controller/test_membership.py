@@ -245,3 +245,24 @@ def admitting_cost(blocked: int) -> float:
 def test_whether_a_source_is_admitted_costs_the_same_at_4_and_1024_blocked_sources() -> None:
     few, many = admitting_cost(4), admitting_cost(1024)
     assert many <= FACTOR * few, f"{many * 1e6:.1f} us at 1024 blocked, {few * 1e6:.1f} at 4"
+
+
+def test_a_record_queues_the_timers_it_set_not_every_timer_of_the_state() -> None:
+    """A port holding 1024 sources with their own deadlines, refreshing one of them 1000
+    times: 1000 entries more in the timer queue, where every record queued all 1024 again
+    (a million entries, for the membership interval)."""
+    m = Membership(IgmpTimers())
+    held = sources(1024)
+    for i, s in enumerate(held):  # 10 ms apart: 1024 deadlines
+        m.record(GROUP, "h1", "allow", {s}, i * 0.01)
+    queued = len(m._deadlines)  # the queue itself: nothing public tells its length
+    assert queued == 1024
+    for k in range(1000):
+        m.record(GROUP, "h1", "allow", {held[0]}, 11.0 + k * 0.001)
+    assert len(m._deadlines) == queued + 1000
+    gmi = IgmpTimers().membership_interval
+    assert m.expire(gmi + 0.005) == []  # held[0]'s first deadline: it was refreshed
+    assert m.expire(gmi + 0.015) == [(GROUP, "h1")]  # held[1] runs out
+    assert m.admitting(GROUP, held[0], gmi + 0.015) == {"h1"}
+    assert m.admitting(GROUP, held[1], gmi + 0.015) == frozenset()
+    assert m.admitting(GROUP, held[2], gmi + 0.015) == {"h1"}
