@@ -34,15 +34,16 @@ def changeable(path: Path, owners: set[int]) -> str | None:
 def git_folders(root: Path) -> list[Path]:
     """What git reads its config from in checkout `root` (worktrees too): `root`, its git
     folder (`.git`, or the folder a `.git` file names), the common git folder of a worktree,
-    and the config files in them."""
+    and the config files in them; each that is a link, with what it leads to."""
     dot = root / ".git"
-    gitdir = dot
-    if dot.is_file() and not dot.is_symlink():
-        line = dot.read_text(errors="replace").strip()
-        if line.startswith("gitdir:"):
-            gitdir = (root / line.removeprefix("gitdir:").strip()).resolve()
+    gitdir = dot.resolve()
+    if gitdir.is_file():
+        line = gitdir.read_text(errors="replace").strip()
+        gitdir = (root / line.removeprefix("gitdir:").strip()).resolve() \
+            if line.startswith("gitdir:") else gitdir
     common = gitdir
     if (gitdir / "commondir").is_file():
         common = (gitdir / (gitdir / "commondir").read_text(errors="replace").strip()).resolve()
     found = [root, dot, gitdir, common, common / "config", gitdir / "config.worktree"]
+    found += [p.resolve() for p in found if p.is_symlink()]
     return list(dict.fromkeys(p for p in found if p.exists() or p.is_symlink()))

@@ -106,3 +106,16 @@ def test_the_servers_facts_run_no_git_there_either(tmp_path: Path,
     os.chown(repo, NOBODY, NOBODY)
     assert facts.checkout() == \
         f"unknown: git not run ({repo} belongs to another user (uid {NOBODY}))"
+
+
+def test_a_git_folder_behind_a_link_is_checked_where_it_leads(tmp_path: Path) -> None:
+    repo = repository(tmp_path / "repo")
+    elsewhere = tmp_path / "theirs"
+    elsewhere.mkdir(mode=0o755)
+    (repo / ".git").rename(elsewhere / "git")
+    (repo / ".git").symlink_to(elsewhere / "git")
+    assert results.checkout(repo)["commit"] is not None
+    os.chown(elsewhere, NOBODY, NOBODY)
+    assert results.checkout(repo)["checkout"] == \
+        f"{repo}: git not run there ({elsewhere} belongs to another user (uid {NOBODY})): " \
+        "the commit is unknown"
