@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import heapq
 import ipaddress
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -46,6 +47,9 @@ class Membership:
     max_sources: int = MAX_SOURCES  # sources a member's state of a group may hold
     _groups: dict[str, dict[str, SourceFilter]] = field(default_factory=dict)
     _deadlines: list[tuple[float, str, str]] = field(default_factory=list)  # a heap
+    # member -> how many groups it holds a state in, kept with _groups: the cap's check on
+    # every record costs the same at any number of groups
+    _held: dict[str, int] = field(default_factory=dict)
 
     # ---- what hosts say -----------------------------------------------------------------------
     def record(self, group: str, member: str, record: str, sources: frozenset[str] | set[str],
@@ -56,13 +60,14 @@ class Membership:
         if is_ssm(group) and (version < 3 or record in ("is_ex", "to_ex")):
             return Outcome(ignored="ssm_exclude")
         known = self._groups.get(group, {}).get(member)
-        if known is None and sum(member in ms for ms in self._groups.values()) \
-                >= self.max_groups:
+        if known is None and self._held.get(member, 0) >= self.max_groups:
             return Outcome(ignored="groups_cap")
-        if len(set(sources) | (set(known.timers) if known else set())) > self.max_sources:
+        have = known.timers if known else {}  # the union's size: the record's sources looked up
+        if len(have) + sum(s not in have for s in set(sources)) > self.max_sources:
             return Outcome(ignored="sources_cap")
         members = self._groups.setdefault(group, {})
         state = known or SourceFilter()
+        queued = state.deadlines()  # each has its entry in _deadlines already (_settle)
         state.expire(now)
         plain = translate(record, set(sources), version, state.compat(now))
         if plain is None:
@@ -75,8 +80,10 @@ class Membership:
         if fast and queries:
             state.run_out(queries, now)
             queries = []
+        if known is None:
+            self._held[member] = self._held.get(member, 0) + 1
         members[member] = state
-        self._settle(group, member, now)
+        self._settle(group, member, now, queued)
         return Outcome(tuple(queries), changed=state.view(now) != before)
 
     def report(self, group: str, member: str, now: float, version: int = 2) -> bool:
@@ -98,18 +105,23 @@ class Membership:
         group's timers (or the listed sources' timers) on every port go down to LMQT."""
         query = Query(frozenset(sources))
         for member, state in list(self._groups.get(group, {}).items()):
+            queued = state.deadlines()
             state.expire(now)
             state.lower(query, now + self.timers.last_member_time)
-            self._settle(group, member, now)
+            self._settle(group, member, now, queued)
 
     # ---- timers -------------------------------------------------------------------------------
-    def _settle(self, group: str, member: str, now: float) -> None:
-        """Drop a state with nothing left; schedule the times its forwarding may change."""
+    def _settle(self, group: str, member: str, now: float,
+                queued: set[float] | frozenset[float] = frozenset()) -> None:
+        """Drop a state with nothing left; schedule the times its forwarding may change,
+        those not `queued` before: a record that sets one timer adds one entry, not one per
+        source (a port refreshing one of 1024 sources added 1024 entries a record, which
+        stayed for the membership interval)."""
         state = self._groups[group][member]
         if state.empty(now):
             self._remove(group, member)
             return
-        for t in state.deadlines():
+        for t in state.deadlines() - queued:
             if t > now:
                 heapq.heappush(self._deadlines, (t, group, member))
 
@@ -145,7 +157,10 @@ class Membership:
     # ---- members ------------------------------------------------------------------------------
     def _remove(self, group: str, member: str) -> None:
         members = self._groups.get(group, {})
-        members.pop(member, None)
+        if members.pop(member, None) is not None:
+            held = self._held.pop(member) - 1
+            if held:
+                self._held[member] = held
         if not members:
             self._groups.pop(group, None)
 
@@ -165,6 +180,7 @@ class Membership:
                 self._groups[g] = ms
             else:
                 del self._groups[g]
+        self._held = dict(Counter(m for ms in self._groups.values() for m in ms))
         self._deadlines = [(t, g, new) for t, g, m in self._deadlines
                            if (new := mapping.get(m, m)) is not None]
         heapq.heapify(self._deadlines)

@@ -44,6 +44,7 @@ messages as the RFC's table says:
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -107,10 +108,10 @@ class SourceFilter:
         """Whether traffic from `source` is forwarded to this port (section 6.3)."""
         if self.mode == INCLUDE:
             return self.timers.get(source, now) > now
-        return source not in self.stopped(now)
+        return self.timers.get(source, math.inf) > now  # not stopped (one look, not a set)
 
     def has_members(self, now: float) -> bool:
-        return self.mode == EXCLUDE or bool(self.running(now))
+        return self.mode == EXCLUDE or any(t > now for t in self.timers.values())
 
     def querying(self) -> bool:
         """Whether retransmissions of a group or group-and-source-specific query are due."""

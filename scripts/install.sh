@@ -73,24 +73,10 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
 fi
 
 # `mcastlab` on root's PATH (/usr/local/sbin is in sudo's secure_path): a wrapper that runs
-# this checkout's venv. The checkout installed last is the one it runs; a file there that is
-# not our wrapper (or a link) is left alone. Written beside and renamed: never through a link.
-WRAPPER=/usr/local/sbin/mcastlab
-here=$(pwd -P)
-wrapper=$(printf '#!/bin/sh\n# mcastlab: installed by %s/scripts/install.sh (make install)\nexec "%s/%s/bin/mcastlab" "$@"' \
-    "$here" "$here" "$VENV")
-if [ -L "$WRAPPER" ] || { [ -e "$WRAPPER" ] && ! grep -q '^# mcastlab: installed by' "$WRAPPER"; }; then
-    echo "install: $WRAPPER is not mcastlab's wrapper: left alone (run $VENV/bin/mcastlab)"
-elif [ ! -f "$WRAPPER" ] || [ "$(cat "$WRAPPER")" != "$wrapper" ]; then
-    if [ -f "$WRAPPER" ]; then
-        echo "install: $WRAPPER now runs this checkout ($here), not $(sed -n 's|^# mcastlab: installed by \(.*\)/scripts/.*|\1|p' "$WRAPPER")"
-    else
-        echo "install: $WRAPPER (sudo mcastlab ...) runs this checkout ($here)"
-    fi
-    mkdir -p "$(dirname "$WRAPPER")"
-    tmp=$(mktemp "$WRAPPER.XXXXXX")
-    printf '%s\n' "$wrapper" > "$tmp" && chmod 755 "$tmp" && mv -f "$tmp" "$WRAPPER"
-fi
+# this checkout's venv, the checkout installed last, and only a checkout no other user can
+# change (scripts/wrapper.sh: it checks at every start, and here before it installs). A
+# file there that is not our wrapper (or a link) is left alone.
+sh scripts/wrapper.sh install "$(pwd -P)" /usr/local/sbin/mcastlab
 
 # 3. Open vSwitch -----------------------------------------------------------------------
 if ! ovs-vsctl --timeout=2 show >/dev/null 2>&1; then

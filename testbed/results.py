@@ -17,6 +17,7 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
+from . import trust
 from .errors import DiskFull
 
 DEFAULT_ROOT = Path("results")
@@ -58,12 +59,25 @@ def _pkg(name: str) -> str:
         return "not installed"
 
 
-def _git(root: Path, *args: str) -> str | None:
-    """`git args` in `root`, its output; None where git is missing or refuses. The testbed
-    runs as root, often in a checkout another user owns: safe.directory for this one call
-    keeps git from refusing it as of "dubious ownership"."""
+def git_refused(root: Path) -> str | None:
+    """Why git must not run in checkout `root`: a user other than root and this one can
+    change its folder, its git folders or config, or a folder above them (git runs what a
+    repository's config names); None when it may."""
+    owners = {0, os.geteuid()}
+    return next(filter(None, (trust.changeable(p, owners) for p in trust.git_folders(root))),
+                None)
+
+
+def git_output(root: Path, *args: str) -> str | None:
+    """`git args` in `root`, its output; None where git is missing or refuses. Call it only
+    where git_refused(root) is None. The testbed runs as root, and git as root in a folder
+    root does not own refuses ("dubious ownership"): safe.directory is lifted for this one
+    call; core.fsmonitor (a command git would run) is off all the same, and status takes no
+    optional lock (root writes no index there)."""
     try:
-        out = subprocess.run(["git", "-c", f"safe.directory={root}", "-C", str(root), *args],
+        out = subprocess.run(["git", "-c", f"safe.directory={root}",
+                              "-c", "core.fsmonitor=false", "--no-optional-locks",
+                              "-C", str(root), *args],
                              capture_output=True, text=True, timeout=10)
     except (OSError, subprocess.TimeoutExpired):
         return None
@@ -73,10 +87,16 @@ def _git(root: Path, *args: str) -> str | None:
 def checkout(root: Path | None = None) -> dict[str, Any]:
     """The git commit the code runs from (full hash) and `dirty` (git status --porcelain
     shows changes, untracked files too); both None, and `checkout` says why, where `root`
-    (the project's root by default) is not a git checkout."""
+    (the project's root by default) is not a git checkout, or is one that a user other
+    than this one and root can change (its folder, its git folders or config, or a folder
+    above them): git runs what a repository's config names, so it is not run there."""
     root = (root or PROJECT_ROOT).resolve()
-    head = _git(root, "rev-parse", "--verify", "HEAD")
-    status = _git(root, "status", "--porcelain") if head else None
+    why = git_refused(root)
+    if why:
+        return {"commit": None, "dirty": None,
+                "checkout": f"{root}: git not run there ({why}): the commit is unknown"}
+    head = git_output(root, "rev-parse", "--verify", "HEAD")
+    status = git_output(root, "status", "--porcelain") if head else None
     if not head or status is None:
         return {"commit": None, "dirty": None,
                 "checkout": f"{root}: not a git checkout (or git could not read it)"}

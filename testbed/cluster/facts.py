@@ -9,27 +9,26 @@ it on every server through ssh:
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 import time
 from pathlib import Path
 
 from ..emulation.environment import detect
-from ..results import versions
+from ..results import git_output, git_refused, versions
 from .agent import gretap_works
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def checkout() -> str:
-    """The commit the checkout is at, and whether files differ from it."""
-    def git(*args: str) -> str:
-        out = subprocess.run(["git", "-C", str(ROOT), *args], capture_output=True, text=True)
-        return out.stdout.strip() if out.returncode == 0 else ""
-
-    head = git("rev-parse", "HEAD") or "not a git checkout"
-    return head + (" (modified)" if git("status", "--porcelain", "--untracked-files=no")
-                   else "")
+    """The commit the checkout is at, and whether files differ from it; git is not run
+    where another user could change what it runs (testbed.results.git_refused)."""
+    why = git_refused(ROOT)
+    if why:
+        return f"unknown: git not run ({why})"
+    head = (git_output(ROOT, "rev-parse", "HEAD") or "").strip() or "not a git checkout"
+    status = git_output(ROOT, "status", "--porcelain", "--untracked-files=no")
+    return head + (" (modified)" if status and status.strip() else "")
 
 
 def facts() -> dict:

@@ -10,4 +10,5 @@ At this top level stand only the tests of rules that cut across modules:
     test_makefile.py        make clean keeps every measured result; clean-results removes them
     test_api_reference.py   the API reference (make docs) builds and names every public function
     test_tutorial.py        docs/tutorial.md's commands parse with today's options, no old spelling
+    test_wrapper.py         sudo mcastlab runs only a checkout no other user can change
 """

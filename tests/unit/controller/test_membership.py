@@ -1,9 +1,21 @@
 """controller.membership: v2 reports and leaves as RFC 3376 7.3.2 maps them, last-member
 queries and their retransmissions, fast leave and fast block, expiry by deadline,
 compatibility modes and the SSM range. A port's groups and sources are capped, and another
-querier's queries lower the timers."""
+querier's queries lower the timers.
+
+What one packet makes it check costs the same at any number of groups and sources (issue
+53): a record refused for a port's group cap at 4096 groups no more than at 4, one refused
+for its source cap at 1024 sources no more than at 4, and whether a source is admitted (a
+new (S,G)'s packet-in) at 1024 blocked sources no more than at 4. Each cost is the fastest
+of several timed batches of many calls (the one least disturbed by other work on the
+machine); the factor allowed is generous (3), where a cost linear in the groups or sources
+is 10 to 100 times more."""
 
 from __future__ import annotations
+
+import gc
+import time
+from collections.abc import Callable
 
 from controller.membership import Membership
 from controller.source_filter import Query
@@ -23,6 +35,27 @@ def test_a_port_holds_at_most_its_groups_and_sources() -> None:
     assert not m.record(GROUP, "h2", "allow", set(sources(4)), 0.0).ignored
     assert m.record(GROUP, "h2", "allow", {"10.9.9.9"}, 0.0).ignored == "sources_cap"
     assert m.members("239.0.0.9", 0.0) == {"h2"}
+
+
+def test_the_group_cap_counts_the_groups_a_port_holds_now() -> None:
+    """The cap's count (kept per port, not counted per record) follows every way a port
+    joins or leaves a group: expiry, a fast leave, a port going down, renaming."""
+    m = Membership(IgmpTimers(query_interval=2, query_response_interval=1), max_groups=2)
+    m.record("239.0.0.1", "h1", "is_ex", set(), 0.0)
+    m.record("239.0.0.2", "h1", "is_ex", set(), 4.0)
+    assert m.record("239.0.0.3", "h1", "is_ex", set(), 4.0).ignored == "groups_cap"
+    assert m.expire(5.0) == [("239.0.0.1", "h1")]  # GMI 5 s: h1 holds one group now
+    assert not m.record("239.0.0.3", "h1", "is_ex", set(), 5.0).ignored
+    m.record("239.0.0.2", "h1", "to_in", set(), 5.0, fast=True)  # gone at once
+    assert not m.record("239.0.0.4", "h1", "is_ex", set(), 5.0).ignored
+    assert m.record("239.0.0.5", "h1", "is_ex", set(), 5.0).ignored == "groups_cap"
+    m.rename({"h1": "h9"})
+    assert m.record("239.0.0.5", "h9", "is_ex", set(), 5.0).ignored == "groups_cap"
+    assert not m.record("239.0.0.5", "h1", "is_ex", set(), 5.0).ignored  # a new h1
+    assert m.remove_member("h9") == ["239.0.0.3", "239.0.0.4"]
+    assert not m.record("239.0.0.6", "h9", "is_ex", set(), 5.0).ignored
+    assert not m.record("239.0.0.7", "h9", "is_ex", set(), 5.0).ignored
+
 
 G = "239.1.1.1"
 
@@ -148,3 +181,88 @@ def test_another_queriers_group_and_source_queries_lower_the_timers():
     assert snap["h2"]["sources"] == {"10.0.0.1": 1.0, "10.0.0.2": 250.0}
     assert m.expire(11.0) == [(G, "h1"), (G, "h2")]
     assert m.members(G, 11.0) == {"h2"} and m.admitting(G, "10.0.0.1", 11.0) == set()
+
+
+CALLS, BATCHES, FACTOR = 2000, 7, 3.0
+NEW_GROUP, NEW_SOURCE = "239.200.0.1", "10.250.0.1"
+
+
+def cost(call: Callable[[], object]) -> float:
+    """Seconds per call: the fastest of BATCHES batches of CALLS calls."""
+    best = float("inf")
+    gc.disable()
+    try:
+        for _ in range(BATCHES):
+            t0 = time.perf_counter()
+            for _ in range(CALLS):
+                call()
+            best = min(best, (time.perf_counter() - t0) / CALLS)
+    finally:
+        gc.enable()
+    return best
+
+
+def joined(groups: int) -> Membership:
+    """h1 in `groups` groups, its cap reached."""
+    m = Membership(IgmpTimers(), max_groups=groups)
+    for g in range(groups):
+        assert not m.record(f"239.1.{g >> 8}.{g & 255}", "h1", "is_ex", set(), 0.0).ignored
+    return m
+
+
+def refused_join_cost(groups: int) -> float:
+    m = joined(groups)
+    assert m.record(NEW_GROUP, "h1", "is_ex", set(), 1.0).ignored == "groups_cap"
+    return cost(lambda: m.record(NEW_GROUP, "h1", "is_ex", set(), 1.0))
+
+
+def test_a_record_refused_for_the_group_cap_costs_the_same_at_4_and_4096_groups() -> None:
+    few, many = refused_join_cost(4), refused_join_cost(4096)
+    assert many <= FACTOR * few, f"{many * 1e6:.1f} us at 4096 groups, {few * 1e6:.1f} at 4"
+
+
+def refused_source_cost(n: int) -> float:
+    m = Membership(IgmpTimers(), max_sources=n)
+    assert not m.record(GROUP, "h1", "allow", set(sources(n)), 0.0).ignored
+    assert m.record(GROUP, "h1", "allow", {NEW_SOURCE}, 1.0).ignored == "sources_cap"
+    return cost(lambda: m.record(GROUP, "h1", "allow", {NEW_SOURCE}, 1.0))
+
+
+def test_a_record_refused_for_the_source_cap_costs_the_same_at_4_and_1024_sources() -> None:
+    few, many = refused_source_cost(4), refused_source_cost(1024)
+    assert many <= FACTOR * few, f"{many * 1e6:.1f} us at 1024 sources, {few * 1e6:.1f} at 4"
+
+
+def admitting_cost(blocked: int) -> float:
+    """h1 takes GROUP from every source but `blocked` ones (EXCLUDE mode)."""
+    m = Membership(IgmpTimers())
+    assert not m.record(GROUP, "h1", "is_ex", set(sources(blocked)), 0.0).ignored
+    assert m.admitting(GROUP, NEW_SOURCE, 1.0) == {"h1"}
+    assert m.admitting(GROUP, sources(blocked)[-1], 1.0) == frozenset()
+    return cost(lambda: m.admitting(GROUP, NEW_SOURCE, 1.0))
+
+
+def test_whether_a_source_is_admitted_costs_the_same_at_4_and_1024_blocked_sources() -> None:
+    few, many = admitting_cost(4), admitting_cost(1024)
+    assert many <= FACTOR * few, f"{many * 1e6:.1f} us at 1024 blocked, {few * 1e6:.1f} at 4"
+
+
+def test_a_record_queues_the_timers_it_set_not_every_timer_of_the_state() -> None:
+    """A port holding 1024 sources with their own deadlines, refreshing one of them 1000
+    times: 1000 entries more in the timer queue, where every record queued all 1024 again
+    (a million entries, for the membership interval)."""
+    m = Membership(IgmpTimers())
+    held = sources(1024)
+    for i, s in enumerate(held):  # 10 ms apart: 1024 deadlines
+        m.record(GROUP, "h1", "allow", {s}, i * 0.01)
+    queued = len(m._deadlines)  # the queue itself: nothing public tells its length
+    assert queued == 1024
+    for k in range(1000):
+        m.record(GROUP, "h1", "allow", {held[0]}, 11.0 + k * 0.001)
+    assert len(m._deadlines) == queued + 1000
+    gmi = IgmpTimers().membership_interval
+    assert m.expire(gmi + 0.005) == []  # held[0]'s first deadline: it was refreshed
+    assert m.expire(gmi + 0.015) == [(GROUP, "h1")]  # held[1] runs out
+    assert m.admitting(GROUP, held[0], gmi + 0.015) == {"h1"}
+    assert m.admitting(GROUP, held[1], gmi + 0.015) == frozenset()
+    assert m.admitting(GROUP, held[2], gmi + 0.015) == {"h1"}
