@@ -51,9 +51,11 @@ bench: install
 	$(BIN)/mcastlab bench $(if $(PUBLISH),--publish)
 
 # The papers' headline claims, paper beside testbed (docs/reproduce.md); Q=1 for --quick;
-# PUBLISH=1 writes the curated report in bench/reproduce instead of a dated results folder
+# SCALE=1 for the scale tier (--scale: the growth claims on 32 and 64 hosts, about 31 min);
+# PUBLISH=1 writes the curated report in bench/reproduce (bench/reproduce-scale) instead of
+# a dated results folder
 reproduce: install
-	$(BIN)/mcastlab reproduce $(if $(Q),--quick) $(if $(PUBLISH),--publish)
+	$(BIN)/mcastlab reproduce $(if $(Q),--quick) $(if $(SCALE),--scale) $(if $(PUBLISH),--publish)
 
 # The API reference (docs/api.md), made by pdoc from the docstrings into build/api/
 # (not kept in git: tests/unit/test_api_reference.py builds and checks it on every test run)

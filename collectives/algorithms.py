@@ -11,7 +11,7 @@ Plain data: importing it imports no algorithm."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 # family -> what it is (the executor has one runner per family)
@@ -63,6 +63,22 @@ def check_completion(value: object) -> str:
     return check_choice("completion", value, COMPLETIONS)
 
 
+# how completion reports reach the root (collectives.ipmc.acktree): options of a broadcast
+# whose receivers report (Algorithm.reports)
+ACK_OPTIONS = ("acks", "ack_fanout")
+
+
+def check_ack_options(algorithm: Algorithm, completion: str | None,
+                      options: Iterable[str]) -> None:
+    """ValueError for ACK_OPTIONS given to a broadcast whose receivers do not report."""
+    given = [o for o in ACK_OPTIONS if o in options]
+    if given and (not algorithm.reports or completion == "none"):
+        takers = [a.name for a in _ALL if a.reports]
+        raise ValueError(f"{algorithm.name}: {' and '.join(given)} are options of a broadcast "
+                         f"with completion reports ({', '.join(takers)}; not completion "
+                         "none)")
+
+
 # how the multicast barrier releases the ranks (Algorithm.release)
 RELEASES = {
     "both": "one multicast, and a zero-byte release down the arrival tree point to point: "
@@ -109,6 +125,12 @@ class Algorithm:
     def completion(self) -> bool:
         """A scout broadcast, whose receivers end it in a completion (COMPLETIONS)."""
         return self.family == "multicast" and self.name.startswith("scout-")
+
+    @property
+    def reports(self) -> bool:
+        """A multicast broadcast whose receivers report their completion (nack; a scout
+        broadcast unless its completion is "none"): it takes ACK_OPTIONS."""
+        return self.family == "multicast" and (self.name == "nack" or self.completion)
 
     @property
     def release(self) -> bool:

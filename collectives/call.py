@@ -21,6 +21,7 @@ from .algorithms import (
     DEFAULT_COMPLETION,
     DEFAULT_SEND_ORDER,
     bcast_algorithm,
+    check_ack_options,
     check_completion,
     check_send_order,
 )
@@ -61,6 +62,7 @@ class BcastCall:
         taken = {"algorithm", "send_order", "completion"} & set(self.options)
         if taken:
             raise ValueError(f"{', '.join(sorted(taken))}: a field of the call, not an option")
+        check_ack_options(alg, self.completion, self.options)
         try:  # as the ranks will read them: JSON values (tuples become lists)
             options = json.loads(json.dumps(dict(self.options)))
         except (TypeError, ValueError) as exc:

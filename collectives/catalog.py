@@ -15,8 +15,8 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
-from .algorithms import COLLECTIVES as RECORDS
 from .algorithms import (
+    ACK_OPTIONS,
     COMPLETIONS,
     DEFAULT_COMPLETION,
     DEFAULT_RELEASE,
@@ -28,6 +28,7 @@ from .algorithms import (
     SEND_ORDERS,
     Algorithm,
 )
+from .algorithms import COLLECTIVES as RECORDS
 from .ipmc import sockbuf
 from .ipmc.deadline import TIMEOUT_S
 from .ipmc.message import PACE, Options
@@ -167,7 +168,8 @@ def options(alg: Algorithm) -> tuple[Option, ...]:
     if alg.geometry in GEOMETRY:
         out.extend((GEOMETRY[alg.geometry], NODES))
     if alg.family == "multicast":
-        skip = () if alg.name == "two-stage" else TWO_STAGE_ONLY
+        skip = (() if alg.name == "two-stage" else TWO_STAGE_ONLY) + (
+            () if alg.reports else ACK_OPTIONS)
         out.extend(_fields(Options, skip, alg.name))
         if alg.completion:
             out.append(Option("completion", DEFAULT_COMPLETION,

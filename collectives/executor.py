@@ -22,6 +22,7 @@ from .algorithms import (
     allgather_algorithm,
     barrier_algorithm,
     bcast_algorithm,
+    check_ack_options,
     check_completion,
     check_release,
     check_send_order,
@@ -384,6 +385,7 @@ def check(bcast: str, barrier: str, size: int, options: dict[str, Any],
 def check_bcast(bcast: str, size: int, options: dict[str, Any]) -> None:
     """ValueError for options broadcast `bcast` on `size` ranks cannot take."""
     family = bcast_algorithm(bcast).family
+    check_ack_options(bcast_algorithm(bcast), options.get("completion"), options)
     try:
         if bcast_algorithm(bcast).scheduled:
             # imported on first use (why: top of module)

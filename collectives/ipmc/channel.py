@@ -285,7 +285,7 @@ class Channel:
             end = time.perf_counter() + ROUND_S
             while not got and time.perf_counter() < end:
                 self.wait_readable(end - time.perf_counter())
-                got = any(d.kind == dg.PROBE and heard(d) for d in self.read())
+                got = any([heard(d) for d in self.probes()])
             now = time.perf_counter()
             every = self.comm.allgather((got, now > deadline))
             if all(g for g, _ in every):
@@ -436,23 +436,44 @@ class Channel:
             for d in kept:
                 handler(d)
         for d in self.read():
+            if d.kind != dg.PROBE:
+                self._sort(d, handler)
+
+    def probes(self) -> list[dg.Datagram]:
+        """The probes waiting (set-up's, ipmc.grtt's). Every other datagram is sorted as
+        `deliver` sorts it: a rank still measuring when a fast root has begun the first
+        broadcast keeps that broadcast's datagrams for it."""
+        out = []
+        for d in self.read():
             if d.kind == dg.PROBE:
-                continue
-            if d.bid == self.bid:
-                handler(d)
-            elif 0 < dg.ahead(self.bid, d.bid) <= EARLY_MAX:
-                if (self._stashed < STASH_MAX
-                        and self._stash_bytes + len(d.payload) <= STASH_BYTES):
-                    self.stats["early"] += 1
-                    self._stash.setdefault(d.bid, []).append(d)  # checked already
-                    self._stashed += 1
-                    self._stash_bytes += len(d.payload)
-                else:
-                    self.stats.reject("stash full")
-            elif dg.ahead(d.bid, self.bid) > FINISHED_MAX and d.kind != dg.REPORT:
-                self.stats.reject("window")
-            elif not self._answer(d):
-                self.stats["stale"] += 1
+                out.append(d)
+            else:
+                self._sort(d, self._unawaited)
+        return out
+
+    def _unawaited(self, d: dg.Datagram) -> None:
+        """A datagram of the current collective read while none waits for it."""
+        if not self._answer(d):
+            self.stats["stale"] += 1
+
+    def _sort(self, d: dg.Datagram, handler: Callable[[dg.Datagram], None]) -> None:
+        """One datagram read: to `handler` if of the current collective, kept if of one of
+        the next EARLY_MAX, answered or counted if of an earlier one."""
+        if d.bid == self.bid:
+            handler(d)
+        elif 0 < dg.ahead(self.bid, d.bid) <= EARLY_MAX:
+            if (self._stashed < STASH_MAX
+                    and self._stash_bytes + len(d.payload) <= STASH_BYTES):
+                self.stats["early"] += 1
+                self._stash.setdefault(d.bid, []).append(d)  # checked already
+                self._stashed += 1
+                self._stash_bytes += len(d.payload)
+            else:
+                self.stats.reject("stash full")
+        elif dg.ahead(d.bid, self.bid) > FINISHED_MAX and d.kind != dg.REPORT:
+            self.stats.reject("window")
+        elif not self._answer(d):
+            self.stats["stale"] += 1
 
     def close(self) -> None:
         """Leave the group (closing the socket sends the IGMP leave) and give up the lease."""

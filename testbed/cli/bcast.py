@@ -15,7 +15,6 @@ from collectives.algorithms import BCASTS, COMPLETIONS, NATIVE, SEND_ORDERS
 from collectives.call import BcastCall
 from collectives.executor import WAIT_MODES
 from collectives.ipmc.acktree import ACKS, DEFAULT_FANOUT
-from collectives.ipmc.plans import SCOUT_TREES
 from collectives.ipmc.sockbuf import describe as rcvbuf_line
 
 from ..cluster.spread import across
@@ -55,19 +54,12 @@ def late_side(text: str) -> tuple[str, float]:
     return side, value
 
 
-ACK_ALGORITHMS = ("nack", *SCOUT_TREES)  # the broadcasts with completion reports
-
-
 def call_options(args: argparse.Namespace) -> dict[str, object]:
     """The call's options from the command line: --fragment, and nack's completion (--acks,
-    --ack-fanout), which only a multicast broadcast with completion reports takes."""
+    --ack-fanout; the call refuses them for a broadcast whose receivers do not report)."""
     options: dict[str, object] = {} if args.fragment is None else {"fragment": args.fragment}
-    acks = {k: v for k, v in (("acks", args.acks), ("ack_fanout", args.ack_fanout))
-            if v is not None}
-    if acks and (args.algo not in ACK_ALGORITHMS or args.completion == "none"):
-        raise ValueError("--acks and --ack-fanout are options of a broadcast with completion "
-                         f"reports ({', '.join(ACK_ALGORITHMS)}; not --completion none)")
-    return {**options, **acks}
+    return options | {k: v for k, v in (("acks", args.acks), ("ack_fanout", args.ack_fanout))
+                      if v is not None}
 
 
 def cmd_bcast(args: argparse.Namespace) -> int:

@@ -172,13 +172,20 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     # loaded when the command runs: keeps the start of `mcastlab` quick
     from ..reproduce.all_claims import select
 
-    claims = select(args.only, args.quick)
+    claims = select(args.only, args.quick, args.scale)
     if args.list:
+        if args.scale:
+            print(scale_header())
+        width = max((len(c.key) for c in claims), default=0)
         for c in claims:
-            print(f"{c.key:<26} {c.paper:<13} {c.kind:<9} {c.figure.where}: {c.statement}")
+            where = f"{c.network}: " if args.scale else ""
+            print(f"{c.key:<{width}} {c.paper:<13} {c.kind:<9} {where}{c.figure.where}: "
+                  f"{c.statement}")
+        if args.scale:
+            print(scale_footer())
         return 0
-    out = run_folder(args, "reproduce" + ("-quick" if args.quick else ""),
-                     CURATED_BENCH / "reproduce")
+    name = "reproduce" + ("-scale" if args.scale else "")
+    out = run_folder(args, name + ("-quick" if args.quick else ""), CURATED_BENCH / name)
     caps = None
     if any(c.network is not None for c in claims):
         caps = detected()
@@ -188,13 +195,32 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
 
     command = " ".join(["mcastlab reproduce", *sys.argv[2:]])
     doc = run(out, quick=args.quick, only=args.only, progress=progress, command=command,
-              caps=caps)
+              caps=caps, scale=args.scale)
     for c in doc["claims"]:
         if c["verdict"] != "skipped":
             why = f" ({c['why']})" if c["why"] else ""
             print(f"{c['verdict']:<15} {c['key']}: {c['testbed_figure']['text']}{why}")
     print(f"report: {out / 'report.html'}")
     return 0
+
+
+def scale_header() -> str:
+    """What `reproduce --scale --list` says before the tier's claims: what it is and its
+    budget."""
+    # loaded when the command runs: keeps the start of `mcastlab` quick
+    from ..reproduce.scale_tier import BUDGET
+
+    return ("the scale tier: the claims about growth with the number of nodes, judged again "
+            "on 64 hosts (32 where the paper's figure stops there), each on a star of its "
+            f"host count at the rate calibrated for it; {BUDGET}")
+
+
+def scale_footer() -> str:
+    """What `reproduce --scale --list` says after them: the growth claims left out, why."""
+    # loaded when the command runs: keeps the start of `mcastlab` quick
+    from ..reproduce.scale_tier import LEFT_OUT
+
+    return "\n".join(["not in the tier:", *(f"  {k}: {why}" for k, why in LEFT_OUT.items())])
 
 
 def cmd_report(args: argparse.Namespace) -> int:
@@ -281,9 +307,18 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
                                          "each with a verdict, in a dated folder under "
                                          "results/")
     p.add_argument("--quick", action="store_true",
-                   help="a subset at small scale (about 9 minutes on 2 cores)")
+                   help="a subset at small scale (about 9 minutes on 2 cores; with --scale "
+                        "about 7)")
+    p.add_argument("--scale", action="store_true",
+                   help="instead of the ordinary claims, the scale tier: the claims about "
+                        "growth with the number of nodes judged again on 64 hosts (32 where "
+                        "the paper stops there), each at its host count's calibrated rate "
+                        "(about 31 minutes on 2 cores; 10-14 more a host count not yet "
+                        "calibrated); --list names them and the growth claims left out; "
+                        "--publish writes bench/reproduce-scale")
     p.add_argument("--only", nargs="+", metavar="KEY",
-                   help="these claims (keys, or a paper: nupairoj, coll, siebert, tseng, chen)")
+                   help="these claims (keys, or a paper: nupairoj, coll, siebert, tseng, chen; "
+                        "with --scale a variant's key CLAIM@HOSTS, its claim's key or a paper)")
     p.add_argument("--out", help=f"results root: a dated folder is made in it (default "
                                  f"{DEFAULT_ROOT})")
     p.add_argument("--publish", action="store_true",

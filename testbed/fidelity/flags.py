@@ -1,6 +1,7 @@
 """Did the emulator keep up? CPU load, how long the software switch waited for a core, how
-long the ranks waited for one each time they had work (against the time a frame takes on
-their link; the ranks measure it), frames the switch's host ports dropped because the switch
+much of the time its forwarding thread had work (switch_load), how long the ranks waited for
+one each time they had work (against the time a frame takes on their link; the ranks
+measure it), frames the switch's host ports dropped because the switch
 did not take them in time, and every loaded host link's achieved rate against what it
 should have carried, sampled during a run, so that results taken while the machine
 could not keep up are flagged instead of silently mixed in.
@@ -25,9 +26,18 @@ from ..errors import RunFailed
 from ..interpreter import module
 from ..specs.cluster import LOCAL
 from .reading import reading
+from .switch_load import switch_load
 from .wire_units import frame_time_s
 
 SWITCH_WAIT_LIMIT = 0.75  # the switch waited for a core this share of the time it had work
+# The switch's forwarding thread (switch_load) had work, on a core or waiting for one, this
+# share of the window: it never slept, so at every hop a frame waited for the thread's pass
+# over every port of every bridge, and the switch, not the links, set the pace. Measured
+# (docs/fidelity.md, "A busy switch"; 64 KiB, 2026-12-07): stars of 16 and 64 hosts at
+# their calibrated rates 0.06-0.61; the 8 x 8 mesh at 2 Mbit/s with 2 ranks 0.57-0.92, their
+# times within 2-5 % of a star's; with 64 ranks 0.97-0.99, nack 1.7-2.5 x M/B against the
+# star's 1.4.
+SWITCH_WORK_LIMIT = 0.95
 MAX_LINK_FLAGS = 3  # more short links than this are flagged as one
 LINK_LIMIT = 0.7    # a loaded link carrying less than this share of its expected rate
 # ...or, where its source is random (exponential think times), this many standard deviations
@@ -115,7 +125,8 @@ class Monitor:
     def window(self, t0: float, t1: float, expected_mbit: Mapping[str, float] | None = None,
                *, judge_links: bool = True, host_wait_s: float | None = None,
                message_bytes: float = 0.0, burstiness: float = 0.0) -> dict[str, Any]:
-        """Fidelity over [t0, t1] (widened to the enclosing samples). `expected_mbit`: what
+        """Fidelity over [t0, t1] (widened to the enclosing samples; the switch's figures
+        over the part of each interval between readings inside it). `expected_mbit`: what
         each loaded host link should have carried (e.g. its traffic's offered rate, capped
         by the links), in messages of `message_bytes` on average whose `burstiness`
         (traffic_model.burstiness; 0: a steady source) sets each link's floor (link_floor).
@@ -157,20 +168,21 @@ class Monitor:
                 lost = n - a.get("dropped", {}).get(intf, n)
                 if lost > 0:
                     port_drops.append({"port": intf, "server": server, "frames": lost})
-            waited = None
-            if a["sched"] is not None and b["sched"] is not None:
-                ran, wait = b["sched"][0] - a["sched"][0], b["sched"][1] - a["sched"][1]
-                waited = wait / (ran + wait) if ran + wait > 0 else 0.0
+            load = switch_load([(r["t"], r.get("switch")) for r in samples], t0, t1)
             per[server] = {"cpu_busy": busy_fraction(a["cpu"], b["cpu"]),
-                           "switch_waited": waited}
+                           "switch_waited": load["waited"], "switch_busy": load["busy"],
+                           "switch_had_work": load["had_work"]}
         if not per:
             return judge(None, [], 0.0, host_wait_s=host_wait_s, frame_s=self.frame_s)
         worst = max(per, key=lambda s: per[s]["switch_waited"] or 0.0)
+        fullest = max(per, key=lambda s: per[s]["switch_had_work"] or 0.0)
         busy = [v["cpu_busy"] for v in per.values() if v["cpu_busy"] is not None]
         out = judge(max(busy) if busy else None, links, span, judge_links,
                     per[worst]["switch_waited"], host_wait_s, self.frame_s,
                     where=f" on {worst}" if self.spread else "", tunnels=tunnels,
-                    dropped=port_drops)
+                    dropped=port_drops, switch_busy=per[fullest]["switch_busy"],
+                    switch_had_work=per[fullest]["switch_had_work"],
+                    where_busy=f" on {fullest}" if self.spread else "")
         if self.spread:
             out["servers"] = per
         return out
@@ -180,10 +192,13 @@ def judge(cpu_busy: float | None, links: list[dict[str, Any]], span: float,
           judge_links: bool = True, switch_waited: float | None = None,
           host_wait_s: float | None = None, frame_s: float | None = None, *,
           where: str = "", tunnels: list[dict[str, Any]] | None = None,
-          dropped: list[dict[str, Any]] | None = None) -> dict[str, Any]:
-    """Flags: the software switch (`where`: on which server) starved of CPU, the hosts'
-    processes waiting longer for a core each turn (`host_wait_s`) than a frame takes on
-    their link (`frame_s`), a loaded link short of its rate, host ports of the switch that
+          dropped: list[dict[str, Any]] | None = None, switch_busy: float | None = None,
+          switch_had_work: float | None = None, where_busy: str = "") -> dict[str, Any]:
+    """Flags: the software switch (`where`: on which server) starved of CPU, its forwarding
+    thread (`where_busy`) with work, on a core or waiting for one, through `switch_had_work`
+    of the window (`switch_busy`: on a core; recorded), the hosts' processes waiting longer
+    for a core each turn (`host_wait_s`) than a frame takes on their link (`frame_s`), a
+    loaded link short of its rate, host ports of the switch that
     dropped frames on arrival (`dropped`: the switch did not take them in time; see
     reading.reading), a tunnel between servers that dropped frames (the servers' own link
     could not carry the emulated one: no emulated loss ever drops there). The machine's
@@ -192,6 +207,9 @@ def judge(cpu_busy: float | None, links: list[dict[str, Any]], span: float,
     if switch_waited is not None and switch_waited >= SWITCH_WAIT_LIMIT:
         flags.append(f"switch{where} waited for a core {switch_waited:.0%} of its time "
                      f"(limit {SWITCH_WAIT_LIMIT:.0%})")
+    if switch_had_work is not None and switch_had_work >= SWITCH_WORK_LIMIT:
+        flags.append(f"switch's forwarding thread{where_busy} had work {switch_had_work:.0%} "
+                     f"of the time (limit {SWITCH_WORK_LIMIT:.0%})")
     host_frames = host_wait_s / frame_s if host_wait_s is not None and frame_s else None
     if host_frames is not None and host_frames > HOST_WAIT_LIMIT:
         flags.append(f"hosts waited for a core {host_frames:.0%} of a frame time each turn "
@@ -215,6 +233,7 @@ def judge(cpu_busy: float | None, links: list[dict[str, Any]], span: float,
                      f"frames ({where_lost})")
     out_tunnels = {"tunnels": tunnels} if tunnels is not None else {}
     return {**out_tunnels, "cpu_busy": cpu_busy, "switch_waited": switch_waited,
+            "switch_busy": switch_busy, "switch_had_work": switch_had_work,
             "host_wait_s": host_wait_s, "host_wait_frames": host_frames, "links": links,
             "port_drops": dropped or [],
             "links_judged": judge_links,

@@ -1,7 +1,7 @@
 """One reading of a server for the fidelity monitor (testbed.fidelity.flags.Monitor): its
-cores' busy time, how long its software switch waited for a core, the bytes the hosts put on
-the links of its switches and the frames those switch ends dropped on arrival, and the bytes
-and drops of its tunnel ends. Taken where it runs:
+cores' busy time, each of its software switch's threads' time on a core and waiting for
+one, the bytes the hosts put on the links of its switches and the frames those switch ends
+dropped on arrival, and the bytes and drops of its tunnel ends. Taken where it runs:
 on this server directly, on another server of a cluster through its agent
 (`python -m testbed.cluster.agent sample`), since /proc and /sys are each server's own."""
 
@@ -16,22 +16,24 @@ from collectives.timing import cpu_jiffies
 from ..emulation.priority import switch_pid, threads
 
 
-def switch_sched() -> tuple[int, int] | None:
-    """(ns on a core, ns runnable but waiting for one) of every ovs-vswitchd thread, from
-    /proc/<pid>/task/*/schedstat: with MPICH ranks polling busily the machine is always
-    busy, so its load says little; time the software switch wanted a core and had none is
-    what delays the emulated network."""
+def switch_threads() -> dict[str, Any] | None:
+    """{"pid": ovs-vswitchd's pid, "threads": {tid: [ns on a core, ns runnable but waiting
+    for one]}} of every thread of the switch, from /proc/<pid>/task/*/schedstat (None where
+    no switch runs): with the ranks busy the machine is always busy, so its load says
+    little; time the software switch wanted a core and had none, and time its forwarding
+    thread had work at all, is what delays the emulated network (switch_load). A thread
+    that ends while it is read is left out."""
     pid = switch_pid()
     if pid is None:
         return None
-    try:
-        run = wait = 0
-        for tid in threads(pid):
+    out: dict[str, list[int]] = {}
+    for tid in threads(pid):
+        try:
             fields = Path(f"/proc/{pid}/task/{tid}/schedstat").read_text().split()
-            run, wait = run + int(fields[0]), wait + int(fields[1])
-        return run, wait
-    except (OSError, ValueError, IndexError):
-        return None
+            out[str(tid)] = [int(fields[0]), int(fields[1])]
+        except (OSError, ValueError, IndexError):
+            continue
+    return {"pid": pid, "threads": out} if out else None
 
 
 def counter(intf: str, name: str) -> int:
@@ -42,16 +44,16 @@ def counter(intf: str, name: str) -> int:
 
 
 def reading(intfs: list[str], tunnels: list[str]) -> dict[str, Any]:
-    """{"t", "cpu": (busy, total) jiffies, "sched": (run, wait) ns of the switch, "rx":
-    {switch end of a host link: bytes the host sent}, "dropped": {the same end: frames it
-    dropped on arrival}, "tunnels": {end: (bytes sent, frames dropped either way)}}.
+    """{"t", "cpu": (busy, total) jiffies, "switch": the switch's threads (switch_threads),
+    "rx": {switch end of a host link: bytes the host sent}, "dropped": {the same end: frames
+    it dropped on arrival}, "tunnels": {end: (bytes sent, frames dropped either way)}}.
 
     A switch end's rx_dropped counts frames the kernel could not hand to the switch: on an
     AF_XDP port, frames that found the socket's receive ring full because the software
     switch had not emptied it in time (emulated loss is dropped on the host's side, and an
     emulated queue on the egress side, so neither counts here). Measured with a 300 Mbit/s
     UDP stream through two switches on this 2-core VM: 24,572 dropped here, 25,007 lost."""
-    return {"t": time.time(), "cpu": cpu_jiffies(), "sched": switch_sched(),
+    return {"t": time.time(), "cpu": cpu_jiffies(), "switch": switch_threads(),
             "rx": {i: counter(i, "rx_bytes") for i in intfs},
             "dropped": {i: counter(i, "rx_dropped") for i in intfs},
             "tunnels": {t: (counter(t, "tx_bytes"),

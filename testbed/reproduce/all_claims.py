@@ -1,5 +1,6 @@
 """Every claim `mcastlab reproduce` runs, in report order (paper by paper), and the choice of
-which to run."""
+which to run: of these, or (--scale) of the scale tier's variants (testbed.reproduce
+.scale_tier)."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from . import (
     pure_coll,
     pure_siebert,
     pure_tseng,
+    scale_tier,
     siebert,
     siebert_basic,
     source_contention,
@@ -39,10 +41,18 @@ CLAIMS: tuple[Claim, ...] = tuple(sorted((*pure.CLAIMS, *pure_coll.CLAIMS,
 BY_KEY = {c.key: c for c in CLAIMS}
 
 
-def select(only: Sequence[str] | None, quick: bool) -> list[Claim]:
+def tier(scale: bool) -> tuple[Claim, ...]:
+    """Every claim of a run, chosen or not: the ordinary ones, or the scale tier's."""
+    return scale_tier.CLAIMS if scale else CLAIMS
+
+
+def select(only: Sequence[str] | None, quick: bool, scale: bool = False) -> list[Claim]:
     """The claims to run: those named (`only`: keys, or a paper's key prefix such as
     `nupairoj`), else all; with `quick`, only those marked for --quick (a named one runs
-    in any case). An unknown name is a UsageError naming the known ones."""
+    in any case); with `scale`, of the scale tier (scale_tier.select). An unknown name is
+    a UsageError naming the known ones."""
+    if scale:
+        return scale_tier.select(only, quick, BY_KEY)
     if not only:
         return [c for c in CLAIMS if c.in_quick or not quick]
     chosen: dict[str, Claim] = {}

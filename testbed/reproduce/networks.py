@@ -82,6 +82,23 @@ NETWORKS: dict[str, Kind] = {
         "that request one output port take turns there at its link rate, and go side by "
         "side otherwise); binomial and the barriers' messages never enter a lane, so all of "
         "Coll2003's claims share it; at " + CALIBRATED)),
+    # the --scale tier's (testbed.reproduce.scale_tier): each star at its own host count's
+    # calibrated rate (mcastlab calibrate --host-counts 32 64: 5 and 3 Mbit/s here)
+    "star32": Kind("star:hosts=32", why=(
+        "Siebert2006's figure 10 at its own largest count (2 to 32 processes): 32 hosts at "
+        "the rate calibrated for 32 (5 Mbit/s on the 2-core VM: the hosts waited for a core "
+        "124 % of a frame time a turn at 10)")),
+    "star64-trees": Kind("star:hosts=64", 2 / 3, why=(
+        "64 hosts at two thirds of the rate calibrated for 64 (3 Mbit/s on the 2-core VM: "
+        "5 failed at 126 % of a frame time waited): at the whole of it the binary and "
+        "binomial trees' 64 KiB broadcasts on 64 hosts, many ranks sending at once, needed "
+        "a second try in 6 of 10 jobs and stayed flagged in 2 (the hosts waited 160-178 % "
+        "of a frame time, 2026-12-07); at 2 Mbit/s binomial kept up")),
+    "star64-busy": Kind("star:hosts=64", 1 / 3, why=(
+        "64 hosts at a third of the rate calibrated for 64, as star16-busy is of 16's: "
+        "two-stage's second stage keeps every rank busy at once; on 64 hosts at 2 Mbit/s "
+        "its 64 KiB broadcast was flagged (the hosts waited 210 % of a frame time), at 1 "
+        "it kept up (2026-12-07)")),
 }
 TRIES = 2  # a flagged point is measured once more (labs.runner does the same)
 # broadcasts a point times: 8, or 4 from LONG bytes on, where each lasts tens of

@@ -163,9 +163,16 @@ def _rates(doc: dict[str, Any]) -> list[str]:
     return [f"{name}: {n.get('rate', '')}" for name, n in doc["networks"].items()]
 
 
+def title(doc: dict[str, Any]) -> str:
+    """The report's title: the ordinary claims, or (--scale) the growth claims past 16
+    hosts."""
+    return ("The papers' growth claims at 32 and 64 hosts on this testbed"
+            if doc.get("scale") else "The papers' claims on this testbed")
+
+
 def markdown(doc: dict[str, Any]) -> str:
     s = doc["summary"]
-    out = [f"# The papers' claims on this testbed ({doc['started']})", "",
+    out = [f"# {title(doc)} ({doc['started']})", "",
            f"`{doc['command']}` on {_machine(doc)}, {doc['seconds']:g} s"
            f"{' (--quick)' if doc['quick'] else ''}. "
            + ", ".join(f"{n} {v}" for v, n in s.items() if n) + ".", ""]
@@ -422,7 +429,7 @@ def _paper_text(ax: Any, text: str, values: dict[str, float]) -> None:
 def page(doc: dict[str, Any], figures: dict[str, Figure]) -> str:
     e = html.escape
     s = doc["summary"]
-    body = [f"<h1>The papers' claims on this testbed</h1><p class='meta'>{e(doc['started'])}, "
+    body = [f"<h1>{e(title(doc))}</h1><p class='meta'>{e(doc['started'])}, "
             f"<code>{e(doc['command'])}</code>, {doc['seconds']:g} s, {e(_machine(doc))}</p>",
             "<p>" + "".join(f"<span class='badge {BADGE[v]}'>{n} {e(v)}</span>"
                             for v, n in s.items() if n) + "</p>"]

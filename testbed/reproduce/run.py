@@ -12,7 +12,7 @@ from typing import Any
 from ..errors import RunFailed
 from ..results import versions
 from . import networks
-from .all_claims import CLAIMS, select
+from .all_claims import select, tier
 from .claims import Claim, Context
 from .report import write, write_json
 from .verdict import NO_RESULT, SKIPPED, VERDICTS, Outcome
@@ -22,13 +22,14 @@ SCHEMA = 1
 
 def run(out_dir: Path, *, quick: bool = False, only: Sequence[str] | None = None,
         progress: Callable[[str], None] = print, command: str = "mcastlab reproduce",
-        caps: Any = None) -> dict[str, Any]:
-    """Run the claims and write reproduce.json, reproduce.md, reproduce.csv, report.html and
-    plots/ (PNG, SVG, PDF) in `out_dir`;
+        caps: Any = None, scale: bool = False) -> dict[str, Any]:
+    """Run the claims (`scale`: the scale tier's) and write reproduce.json, reproduce.md,
+    reproduce.csv, report.html and plots/ (PNG, SVG, PDF) in `out_dir`;
     returns the JSON document. `caps` (testbed.emulation.environment.Capabilities) is
     needed only for measured claims."""
-    chosen = select(only, quick)
+    chosen = select(only, quick, scale)
     doc: dict[str, Any] = {"schema": SCHEMA, "command": command, "quick": quick,
+                           "scale": scale,
                            "only": list(only or []), "started": time.strftime("%Y-%m-%d %H:%M"),
                            "machine": versions(), "networks": {}, "claims": []}
     done: dict[str, dict[str, Any]] = {}
@@ -65,7 +66,7 @@ def run(out_dir: Path, *, quick: bool = False, only: Sequence[str] | None = None
         left = "interrupted before it ran" if len(done) < len(chosen) else ""
         doc["claims"] = [done.get(c.key) or _skipped(c, left if c in chosen else
                                                      "not chosen this run (--quick or --only)")
-                         for c in CLAIMS]
+                         for c in tier(scale)]
         doc["seconds"] = round(time.perf_counter() - t0, 1)
         doc["summary"] = {v: sum(c["verdict"] == v for c in doc["claims"]) for v in VERDICTS}
         t_write = time.perf_counter()

@@ -1,5 +1,6 @@
 """How Siebert2006's measured claims ask for their points: every point of a take in one MPI
-job a host count (Network.batch), then read back take by take (jobs.taken)."""
+job a host count (Network.batch), then read back take by take (jobs.taken); and M/B, the
+unit their times are also given in (a message's time on one link at the network's rate)."""
 
 from __future__ import annotations
 
@@ -28,3 +29,10 @@ def batched(net: Any, asks: Mapping[K, Asked], size: int, iters: int | None, n: 
                    takes=1 if k in once else None) for k in asks], n)
     return {k: taken(net, a, at[k], h, 1 if k in once else n, iters=iters, **kw)
             for k, (a, h, kw) in asks.items()}
+
+
+def wire_ms(net: Any, size: int) -> float | None:
+    """M/B: `size` bytes' time on one link at the network's rate (ms; None where the
+    network states no rate)."""
+    mbit = getattr(getattr(net, "rate", None), "mbit", None)
+    return size * 8 / (mbit * 1e3) if mbit else None

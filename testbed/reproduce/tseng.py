@@ -142,8 +142,8 @@ def run_job(net: Any, sources: int, sizes: Sequence[int], schemes: Sequence[str]
         scheme = next(k for k, v in NAMES.items() if v == row["scheme"])
         fid = row["fidelity"]
         p = to_point(row, scheme, sources, fid["flags"], tries, None, seed)
-        p["fidelity"] = {k: fid.get(k) for k in ("switch_waited", "host_wait_frames",
-                                                  "window_s")}
+        p["fidelity"] = {k: fid.get(k) for k in ("switch_waited", "switch_had_work",
+                                                  "host_wait_frames", "window_s")}
         out[(scheme, row["size"])] = p
     error = " ".join((res.stderr or res.stdout or "no output").split())[-400:]
     for scheme in schemes:

@@ -8,6 +8,8 @@ import subprocess
 
 import pytest
 
+from testbed.fidelity.flags import SWITCH_WORK_LIMIT
+
 from .conftest import MCASTLAB
 
 
@@ -68,6 +70,9 @@ def test_bcast_reports_measured_predicted_and_verified(caps, clean_after):
     fid = res["fidelity"]
     assert isinstance(fid["flags"], list) and fid["ok"] == (not fid["flags"])
     assert fid["window_s"] > 0
+    # the switch's forwarding thread was read over that window: a 4-host star's broadcasts
+    # of 1000 B leave it asleep most of the time, so the busy-switch flag does not fire
+    assert fid["switch_busy"] >= 0 and fid["switch_had_work"] < SWITCH_WORK_LIMIT, fid
     dyn = run_json("bcast", "--topo", "star", "--hosts", "4", "--bw", "100", "--algo", "dyn-tree",
                    "--size", "1000", "--repetitions", "5", "--no-flow", "--frames", "0")
     assert dyn["verified"] is True and dyn["predicted_s"] > 0  # OPT-Tree's, at zero load

@@ -534,7 +534,8 @@ BAD_INPUT = {
     "calibrate": [["calibrate", "--max", "0"], ["calibrate", "--hosts", "two"]],
     "cleanup": [["cleanup", "now"]],
     "bench": [["bench", "--suite", "nosuchsuite"]],
-    "reproduce": [["reproduce", "--only", "nosuchclaim"], ["reproduce", "--only"]],
+    "reproduce": [["reproduce", "--only", "nosuchclaim"], ["reproduce", "--only"],
+                  ["reproduce", "--scale", "--only", "siebert.skew"]],
     "report": [["report"], ["report", "/nonexistent/results"], ["report", "/proc/self"]],
 }
 

@@ -127,3 +127,20 @@ def _stamping_on(r: socket.socket, s: socket.socket) -> None:
 
 def test_no_receive_time_without_the_option() -> None:
     assert receive_time([]) == 0.0
+
+
+def test_reading_probes_keeps_the_next_collectives_datagrams(chan) -> None:
+    """A receiver still measuring the group round trip (ipmc.grtt) when a fast root has begun
+    the first broadcast: the probes are read, the broadcast's data kept for it (it was
+    thrown away, and that broadcast needed a repair round: 10 of 60 jobs, 2026-12-07)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        for kind, bid, index in ((dg.PROBE, 0, 7), (dg.DATA, NOW + 1, 0), (dg.DATA, NOW + 1, 1),
+                                 (dg.PROBE, 0, 8)):
+            s.sendto(chan.codec.encode(kind, 0, bid, index, 9, b"x"), chan.recv_sock.getsockname())
+    time.sleep(0.05)
+    assert [d.index for d in chan.probes()] == [7, 8]
+    assert chan.stats["early"] == 2
+    chan.bid = NOW + 1
+    got: list[int] = []
+    chan.deliver(lambda d: got.append(d.index))
+    assert got == [0, 1]

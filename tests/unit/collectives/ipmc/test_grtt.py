@@ -31,7 +31,7 @@ def test_it_never_falls_below_its_floor():
 
 
 class _Reader:
-    """Rank 1 of 2's channel: each read() hands over the next batch of rank 0's probes;
+    """Rank 1 of 2's channel: each probes() hands over the next batch of rank 0's probes;
     rank 0's result (the Ibcast) arrives once every batch is read."""
 
     rank, size = 1, 2
@@ -46,7 +46,7 @@ class _Reader:
     def wait_readable(self, _seconds: float) -> None:
         pass
 
-    def read(self) -> list[Any]:
+    def probes(self) -> list[Any]:
         return [SimpleNamespace(kind=dg.PROBE, count=MARK, root=0, index=i)
                 for i in self.batches.pop(0)] if self.batches else []
 

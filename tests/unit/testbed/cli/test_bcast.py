@@ -68,9 +68,19 @@ def test_nack_takes_its_completion_options_from_the_command_line() -> None:
                                                   ("scout-linear", "none")])
 def test_completion_options_without_completion_reports_are_refused(
         algo: str, completion: str | None) -> None:
-    with pytest.raises(ValueError, match="--acks and --ack-fanout are options of a broadcast "
-                                         "with completion reports"):
-        call_options(args(algo, completion, ack_fanout=8))
+    """By the call (the registry's Algorithm.reports), so the library refuses them too."""
+    from collectives.call import BcastCall
+    from collectives.executor import check_bcast
+
+    given = call_options(args(algo, completion, ack_fanout=8))
+    with pytest.raises(ValueError, match=f"{algo}: ack_fanout are options of a broadcast "
+                                         "with completion reports .nack, scout-linear, "
+                                         "scout-binary; not completion none."):
+        BcastCall(algo, 1024, completion=completion, options=given)
+    options = {**given, **({"completion": completion} if completion else {})}
+    with pytest.raises(ValueError, match="with completion reports"):
+        check_bcast(algo, 8, options)
+    BcastCall("scout-linear", 1024, completion="report", options=given).check(8)
 
 
 def test_the_time_to_a_result_names_every_phase() -> None:

@@ -13,12 +13,18 @@ from testbed.fidelity.flags import (
     HOST_WAIT_LIMIT,
     LINK_LIMIT,
     SWITCH_WAIT_LIMIT,
+    SWITCH_WORK_LIMIT,
     Monitor,
     expected_rates,
     judge,
     link_floor,
 )
 from testbed.specs.traffic_model import MessageSource, TrafficSpec, burstiness, plan
+
+
+def switch(run_ns: int, wait_ns: int, pid: int = 1) -> dict[str, object]:
+    """A reading of a switch whose one (main) thread ran and waited this long."""
+    return {"pid": pid, "threads": {str(pid): [run_ns, wait_ns]}}
 
 
 def test_expected_rates_uniform_below_capacity() -> None:
@@ -94,7 +100,7 @@ def test_the_window_judges_each_link_against_its_floor() -> None:
     (a, b), _ = mon.reads["localhost"]
     host_a, host_b = (h for h in mon.links if mon.links[h][0] in (a, b))
     rx = {mon.links[host_a][0]: 125_000 * 0.3 * 0.6, mon.links[host_b][0]: 0}  # 0.6 Mbit/s
-    before = {"t": 0.0, "cpu": (0, 100), "sched": (0, 0), "tunnels": {},
+    before = {"t": 0.0, "cpu": (0, 100), "switch": switch(0, 0), "tunnels": {},
               "rx": dict.fromkeys(rx, 0)}
     mon.samples = {"localhost": [before, before | {"t": 0.3, "rx": rx}]}
     steady = mon.window(0.1, 0.2, {host_a: 1.0})
@@ -150,7 +156,7 @@ def test_across_servers_each_server_is_judged_on_its_own_readings() -> None:
     assert far_link in intfs_b and len(tunnels_a) == len(tunnels_b) == len(spread.placement.cut)
 
     def reading(t, busy, sched, rx, sent, dropped, tunnels):
-        return {"t": t, "cpu": (busy, 100 * t), "sched": sched, "rx": rx,
+        return {"t": t, "cpu": (busy, 100 * t), "switch": switch(*sched), "rx": rx,
                 "tunnels": {e: (sent, dropped) for e in tunnels}}
 
     mon.samples = {
@@ -179,9 +185,9 @@ def test_frames_a_switch_port_dropped_on_arrival_flag_the_point() -> None:
     topo = parse_spec("star:hosts=3,bw=100")
     mon = Monitor(topo)
     (a, b, c), _ = mon.reads["localhost"]
-    before = {"t": 0, "cpu": (0, 100), "sched": (0, 0), "rx": {}, "tunnels": {},
+    before = {"t": 0, "cpu": (0, 100), "switch": switch(0, 0), "rx": {}, "tunnels": {},
               "dropped": {a: 5, b: 0, c: 2}}
-    after = before | {"t": 2, "cpu": (50, 300), "sched": (10, 0),
+    after = before | {"t": 2, "cpu": (50, 300), "switch": switch(10, 0),
                       "dropped": {a: 5, b: 40, c: 3}}
     mon.samples = {"localhost": [before, after]}
     got = mon.window(0.5, 1.5)
@@ -191,3 +197,62 @@ def test_frames_a_switch_port_dropped_on_arrival_flag_the_point() -> None:
                             f"not take in time ({b}, {c})"] and not got["ok"]
     mon.samples = {"localhost": [before, before | {"t": 2}]}
     assert mon.window(0.5, 1.5)["ok"]
+
+
+def test_a_switch_whose_forwarding_thread_never_slept_flags_the_point() -> None:
+    """The 8 x 8 mesh at 64 hosts: the switch's one forwarding thread ran 72 % of the window
+    and waited for a core the rest (28 % of its time: no flag of its own); a 16-host star's
+    switch had work 41 % of its window."""
+    mesh = judge(1.0, [], 14.5, switch_waited=0.28, switch_busy=0.72, switch_had_work=1.0)
+    assert mesh["flags"] == [f"switch's forwarding thread had work 100% of the time "
+                             f"(limit {SWITCH_WORK_LIMIT:.0%})"] and not mesh["ok"]
+    assert mesh["switch_busy"] == 0.72 and mesh["switch_had_work"] == 1.0
+    star = judge(0.96, [], 1.3, switch_waited=0.26, switch_busy=0.30, switch_had_work=0.41)
+    assert star["ok"] and star["switch_had_work"] == 0.41
+    edge = judge(1.0, [], 2.0, switch_had_work=SWITCH_WORK_LIMIT - 0.01)
+    assert edge["ok"]
+    assert not judge(1.0, [], 2.0, switch_had_work=SWITCH_WORK_LIMIT)["ok"]
+    assert judge(1.0, [], 2.0)["switch_had_work"] is None  # no reading: no judgement
+
+
+def test_the_window_judges_the_forwarding_thread_over_its_readings() -> None:
+    from topologies import parse_spec
+
+    mon = Monitor(parse_spec("star:hosts=2,bw=10"))
+    s = 1_000_000_000
+    before = {"t": 0.0, "cpu": (0, 200), "rx": {}, "tunnels": {},
+              "switch": {"pid": 5, "threads": {"5": [0, 0], "6": [0, 0]}}}
+    busy = before | {"t": 2.0, "cpu": (400, 600),
+                     "switch": {"pid": 5, "threads": {"5": [int(1.5 * s), int(0.5 * s)],
+                                                      "6": [int(0.1 * s), 0]}}}
+    mon.samples = {"localhost": [before, busy]}
+    got = mon.window(0.5, 1.5)
+    assert got["switch_busy"] == pytest.approx(0.75) and got["switch_had_work"] == 1.0
+    assert got["switch_waited"] == pytest.approx(0.5 / 2.1)
+    assert got["flags"] == [f"switch's forwarding thread had work 100% of the time "
+                            f"(limit {SWITCH_WORK_LIMIT:.0%})"]
+    calm = busy | {"switch": {"pid": 5, "threads": {"5": [int(0.6 * s), int(0.2 * s)]}}}
+    mon.samples = {"localhost": [before, calm]}
+    assert mon.window(0.5, 1.5)["switch_had_work"] == pytest.approx(0.4)
+    assert mon.window(0.5, 1.5)["ok"]
+
+
+def test_across_servers_the_busiest_forwarding_thread_is_named_with_its_server() -> None:
+    from testbed.cluster.spread import Spread
+    from testbed.specs.cluster import ClusterSpec, Server
+    from topologies import parse_spec
+
+    topo = parse_spec("fattree:k=4,n=2,hosts=16,bw=10")
+    mon = Monitor(topo, Spread(topo, ClusterSpec((Server("localhost"), Server("b")))))
+
+    def reading(t: float, run_s: float) -> dict[str, object]:
+        return {"t": t, "cpu": (0, 100 * (t + 1)), "rx": {}, "tunnels": {},
+                "switch": switch(int(run_s * 1e9), 0)}
+
+    mon.samples = {"localhost": [reading(0, 0), reading(2, 0.4)],
+                   "b": [reading(0, 0), reading(2, 1.96)]}
+    got = mon.window(0.5, 1.5)
+    assert got["servers"]["localhost"]["switch_had_work"] == pytest.approx(0.2)
+    assert got["switch_had_work"] == pytest.approx(0.98)
+    assert got["flags"] == [f"switch's forwarding thread on b had work 98% of the time "
+                            f"(limit {SWITCH_WORK_LIMIT:.0%})"]
