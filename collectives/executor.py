@@ -384,10 +384,11 @@ def check(bcast: str, barrier: str, size: int, options: dict[str, Any],
 
 def check_bcast(bcast: str, size: int, options: dict[str, Any]) -> None:
     """ValueError for options broadcast `bcast` on `size` ranks cannot take."""
-    family = bcast_algorithm(bcast).family
-    check_ack_options(bcast_algorithm(bcast), options.get("completion"), options)
+    alg = bcast_algorithm(bcast)
+    family = alg.family
+    check_ack_options(alg, options.get("completion"), options)
     try:
-        if bcast_algorithm(bcast).scheduled:
+        if alg.scheduled:
             # imported on first use (why: top of module)
             from .trees.run import schedule_for
 
@@ -404,7 +405,7 @@ def check_bcast(bcast: str, size: int, options: dict[str, Any]) -> None:
             from .ipmc.message import Options
 
             rest = dict(options)
-            if bcast_algorithm(bcast).completion:
+            if alg.completion:
                 check_completion(rest.pop("completion", DEFAULT_COMPLETION))
             elif "completion" in rest:
                 raise ValueError(f"{bcast}: completion is an option of the scout broadcasts "

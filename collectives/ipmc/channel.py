@@ -285,7 +285,7 @@ class Channel:
             end = time.perf_counter() + ROUND_S
             while not got and time.perf_counter() < end:
                 self.wait_readable(end - time.perf_counter())
-                got = any([heard(d) for d in self.probes()])
+                got = any(heard(d) for d in self.probes())  # all read
             now = time.perf_counter()
             every = self.comm.allgather((got, now > deadline))
             if all(g for g, _ in every):
@@ -448,18 +448,14 @@ class Channel:
             if d.kind == dg.PROBE:
                 out.append(d)
             else:
-                self._sort(d, self._unawaited)
+                self._sort(d, None)
         return out
 
-    def _unawaited(self, d: dg.Datagram) -> None:
-        """A datagram of the current collective read while none waits for it."""
-        if not self._answer(d):
-            self.stats["stale"] += 1
-
-    def _sort(self, d: dg.Datagram, handler: Callable[[dg.Datagram], None]) -> None:
+    def _sort(self, d: dg.Datagram, handler: Callable[[dg.Datagram], None] | None) -> None:
         """One datagram read: to `handler` if of the current collective, kept if of one of
-        the next EARLY_MAX, answered or counted if of an earlier one."""
-        if d.bid == self.bid:
+        the next EARLY_MAX, answered or counted if of an earlier one (or of the current one
+        when no handler waits for it)."""
+        if d.bid == self.bid and handler is not None:
             handler(d)
         elif 0 < dg.ahead(self.bid, d.bid) <= EARLY_MAX:
             if (self._stashed < STASH_MAX
