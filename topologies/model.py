@@ -214,7 +214,7 @@ class Topology:
         self._ports = check_links(self._hosts_by_name, self._switches_by_name, self.links)
         self._port_to = {(node, nb): port
                          for node, ports in self._ports.items() for port, nb in ports.items()}
-        self._graph: nx.Graph[str] | None = None  # built by graph(), on first use
+        self._graph: nx.Graph | None = None  # built by graph(), on first use
         check_connected(name, self._ports, [*self._hosts_by_name, *self._switches_by_name])
         self._next_hops = routing_rules.compute_next_hops(self)
         self._hops = routing_rules.hop_counts(self, self._next_hops)
