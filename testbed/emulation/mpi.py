@@ -100,7 +100,7 @@ def run_mpi(emu: Any, argv: list[str], *, hosts: Sequence[str | int] | None = No
             np: int | None = None, ppn: int = 1, timeout: float = 120.0,
             env: dict[str, str] | None = None, check: bool = True,
             stall: tuple[Path, float] | None = None, stdin: int | None = None,
-            follow: Callable[[str], None] | None = None) -> MpiResult:
+            follow: Callable[[str], None] | None = None, together: bool = False) -> MpiResult:
     """Run `argv` (e.g. ``["-m", "collectives.programs.pingpong"]``, given to the venv's python) on
     `np` ranks, `ppn` per host, over `hosts` (names or node ids; default all). Ranks run
     under ``python -m mpi4py``, so an uncaught exception aborts the job at once instead of
@@ -109,7 +109,11 @@ def run_mpi(emu: Any, argv: list[str], *, hosts: Sequence[str | int] | None = No
     long: a hung step is cut off without waiting for the whole job's timeout. `stdin`: a
     file descriptor mpiexec reads and hands to rank 0, wherever it runs; `follow` is called
     with each line rank 0 prints, as it arrives (also the last ones of a job cut off): a
-    job's way to talk to the launching server without a file system both share."""
+    job's way to talk to the launching server without a file system both share.
+    `together`: every rank works until the job's end (a collective's benchmark), so a few
+    ranks still running long after all the others exited 0 hang (`laggards`): the job ends
+    then, with their stacks, not at its timeout. Not for a job whose idle ranks may leave
+    early (collectives.programs.params: only its pair measures to the end)."""
     argv = script_of_caller(argv)
     names = [emu.topo.host(h).name for h in hosts] if hosts else [h.name for h in emu.topo.hosts]
     np = np or len(names) * ppn
@@ -165,8 +169,11 @@ def run_mpi(emu: Any, argv: list[str], *, hosts: Sequence[str | int] | None = No
                            **given)
         lines = _Follower(job_dir / "rank-0.out", follow) if follow else None
         try:
-            failed = _watch(proc, job_dir, timeout, stall, lines, np)
-            if failed is None or failed == STALLED:
+            failed = _watch(proc, job_dir, timeout, stall, lines, np, together)
+            # the laggards before their stacks are asked for (asking ends them)
+            late = laggards(np, {r: _exit_code(job_dir, r) for r in range(np)}) \
+                if failed == LAGGING else []
+            if failed is None or failed in (STALLED, LAGGING):
                 rank_stacks.ask(job_id, job_dir)
             elif failed and failed != RANKS_DONE:
                 _settle(proc, job_dir, np)
@@ -182,10 +189,13 @@ def run_mpi(emu: Any, argv: list[str], *, hosts: Sequence[str | int] | None = No
         ferr.seek(0)
         out, err = fout.read(), ferr.read()
     rank_output = _rank_outputs(job_dir, np)
-    if failed is None or failed == STALLED:
+    if failed is None or failed in (STALLED, LAGGING):
         stuck = _still_waiting(rank_output)
         where = rank_stacks.innermost(rank_output)
-        what = (f"exceeded its {timeout:g} s timeout" if failed is None or stall is None
+        what = (f"had rank(s) {', '.join(f'{r} ({names[r // ppn]})' for r in late)} still "
+                f"running long after the other {np - len(late)} had exited 0 (hung)"
+                if late else
+                f"exceeded its {timeout:g} s timeout" if failed is None or stall is None
                 else f"made no progress for {stall[1]:g} s")  # only a job with a stall file
         timed_out = RunFailed(
             f"MPI job '{' '.join(argv)}' on {np} ranks {what}; all its processes were killed"
@@ -271,8 +281,25 @@ STALLED = (-1,)
 # still waiting 10 min later).
 RANKS_DONE = (-2,)
 RANKS_DONE_GRACE_S = 5.0
+# A few ranks still ran long after all the others had exited 0: the job's work is over and
+# they hang (on the 8 x 8 mesh at 64 ranks, whose saturated switch made TCP retransmit tens
+# of thousands of segments, one rank of two jobs in seven spun after every other had exited,
+# until the job's 900 s timeout, 2026-12-07). At most LAGGARDS_SHARE of the ranks (one at
+# least), LAGGARD_S or half the job's time until the others were done, whichever is longer.
+LAGGING = (-3,)
+LAGGARD_S = 60.0
+LAGGARDS_SHARE = 1 / 8
 # A rank failed: how long `_settle` waits for the ranks' tracebacks before the job is killed.
 ABORT_GRACE_S = 3.0
+
+
+def laggards(np: int, codes: dict[int, int | None]) -> list[int]:
+    """The ranks of `np` still running (no exit code said) where every other one exited 0
+    and they are at most LAGGARDS_SHARE of the job (one at least); else none."""
+    running = [r for r in range(np) if codes.get(r) is None]
+    if not running or len(running) == np or any(codes.get(r) for r in range(np)):
+        return []
+    return running if len(running) <= max(1, int(np * LAGGARDS_SHARE)) else []
 
 
 def job_returncode(failed: tuple[int, ...], returncode: int | None) -> int:
@@ -307,13 +334,17 @@ class _Follower:
 
 def _watch(proc: subprocess.Popen, job_dir: Path, timeout: float,
            stall: tuple[Path, float] | None = None,
-           lines: _Follower | None = None, np: int = 0) -> tuple[int, ...] | None:
+           lines: _Follower | None = None, np: int = 0,
+           together: bool = False) -> tuple[int, ...] | None:
     """Wait for mpiexec. Returns () when it ended, (rank, code) as soon as a rank failed,
     STALLED when the stall file stopped changing, RANKS_DONE when all `np` ranks exited 0
-    and mpiexec had not ended RANKS_DONE_GRACE_S later, None on timeout."""
-    deadline = time.monotonic() + timeout
+    and mpiexec had not ended RANKS_DONE_GRACE_S later, LAGGING (only `together`) when the
+    ranks still running were `laggards` for longer than their grace, None on timeout."""
+    begun = time.monotonic()
+    deadline = begun + timeout
     started = time.time()
     done_at: float | None = None
+    lagging_at: float | None = None
     while time.monotonic() < deadline:
         if lines is not None:
             lines.poll()
@@ -334,6 +365,13 @@ def _watch(proc: subprocess.Popen, job_dir: Path, timeout: float,
             return ()
         if np and done_at is None and all(codes.get(r) == 0 for r in range(np)):
             done_at = time.monotonic()
+        now = time.monotonic()
+        if not together or not laggards(np, codes):
+            lagging_at = None
+        elif lagging_at is None:
+            lagging_at = now
+        elif now - lagging_at > max(LAGGARD_S, (lagging_at - begun) / 2):
+            return LAGGING
         if done_at is not None and time.monotonic() - done_at > RANKS_DONE_GRACE_S:
             return RANKS_DONE
     return None

@@ -98,7 +98,8 @@ def run_allgather(emu: Emulation, algorithm: str, blocks: Sequence[int], *,
         emu.set_loss(loss, scope=loss_scope)
     try:
         with Monitor(emu.topo, emu.spread) as mon, counter or contextlib.nullcontext():
-            res = run_mpi(emu, args, hosts=names, timeout=timeout, env=env, check=False)
+            res = run_mpi(emu, args, hosts=names, timeout=timeout, env=env, check=False,
+                          together=True)
     finally:
         if loss:
             emu.set_loss(0)

@@ -120,7 +120,7 @@ def run_barriers(emu: Emulation, rows: Sequence[Row], *, hosts: int | list[str] 
         args += ["--mark-dir", str(counter.dir), "--frame-iters", str(frames)]
     with Monitor(emu.topo, emu.spread) as mon, counter or contextlib.nullcontext():
         res = run_mpi(emu, args, hosts=names, timeout=timeout,
-                      env={"MCASTLAB_WAIT": wait or DEFAULT_WAIT}, check=False)
+                      env={"MCASTLAB_WAIT": wait or DEFAULT_WAIT}, check=False, together=True)
     lines = [ln for ln in res.rank_output.get(0, "").splitlines() if ln.startswith("{")]
     if not lines:
         error = " ".join((res.stderr or res.stdout or "no output").split())[-400:]

@@ -7,6 +7,7 @@ import contextlib
 import json
 from typing import Any, Literal
 
+from collectives import measured
 from collectives.algorithms import (
     DEFAULT_SEND_ORDER,
     NATIVE,
@@ -45,7 +46,8 @@ def measure_params(emu: Emulation, sizes: list[int], *, repetitions: int = 5,
                    send_order: str = DEFAULT_SEND_ORDER,
                    repeats: int | None = None, partner: str | None = None,
                    dummy_fractions: tuple[float, ...] | None = None,
-                   dummy_runs: int | None = None, pin_pair: bool = False) -> dict[str, Any]:
+                   dummy_runs: int | None = None, pin_pair: bool = False,
+                   hold_sends: int | None = None) -> dict[str, Any]:
     """Run collectives.programs.params on `hosts`, the broadcast's, its root first (default:
     every host, the topology's most distant pair first). t_hold: the first host sends one
     message to each other host in turn, back to back, in `send_order`, kept for every count
@@ -56,7 +58,9 @@ def measure_params(emu: Emulation, sizes: list[int], *, repetitions: int = 5,
     `budget_bytes`: bytes per timed run of a size (collectives.programs.params' default 8
     MiB takes a minute per size at 10 Mbit/s). `dummy_fractions`: the dummy loop's lengths in
     units of t_end, `dummy_runs` the runs of each (default the program's); `pin_pair`: the
-    first host's rank and the partner's each on a core of their own meanwhile. The record names
+    first host's rank and the partner's each on a core of their own meanwhile; `hold_sends`:
+    t_hold's back-to-back sends (default one to each other host). The job's timeout grows
+    with the bytes it puts on the first host's link (`params_timeout`). The record names
     both hosts and the partner's hop count, and checks t_hold against the wire time
     (`wire_check`, model_inputs.check)."""
     repetitions = renamed_keyword(repeats, "repeats", repetitions, "repetitions")
@@ -75,12 +79,39 @@ def measure_params(emu: Emulation, sizes: list[int], *, repetitions: int = 5,
                                            partner=hosts.index(partner),
                                            dummy_fractions=dummy_fractions,
                                            dummy_runs=dummy_runs,
-                                           pin_pair=pin_pair or None),
-                  hosts=hosts, timeout=900)
+                                           pin_pair=pin_pair or None,
+                                           hold_sends=hold_sends),
+                  hosts=hosts,
+                  timeout=params_timeout(sizes, repetitions, len(hosts), budget_bytes,
+                                         hold_sends, dummy_max, emu.topo.host_rate()))
     out = {**last_json(res), "hosts": hosts, "root": hosts[0], "partner_host": partner,
            "partner_hops": emu.topo.hops(hosts[0], partner)}
     out["wire_check"] = model_inputs.check(out, emu.topo.host_rate())
     return out
+
+
+PARAMS_TIMEOUT_S = 900.0  # at least; more where the bytes to send take longer (below)
+
+
+def params_timeout(sizes: list[int], repetitions: int, hosts: int, budget_bytes: int | None,
+                   hold_sends: int | None, dummy_max: int, mbit: float | None) -> float:
+    """The t_hold/t_end job's timeout: PARAMS_TIMEOUT_S, or four times the time its bytes
+    take on the first host's link where that is longer. Per size m: t_hold's rounds of
+    `hold_sends` messages (collectives.measured.hold_rounds), 2 x `repetitions` timed
+    ping-pong runs of reps(m) round trips, and the dummy loop's sweep up to `dummy_max`.
+    64 hosts at 3 Mbit/s, 1 B to 1 MiB, took longer than 900 s (63 sends of 1 MiB are 176 s
+    a round; 2026-12-07)."""
+    if not mbit:
+        return PARAMS_TIMEOUT_S
+    sends = hold_sends or hosts - 1
+    total = 0
+    for m in sizes:
+        k = measured.reps(m, budget_bytes or 8 << 20)
+        trips = 2 * repetitions * k
+        if m <= dummy_max:  # runs of k / 4 round trips, each with a dummy loop of 2 t_end
+            trips += 2 * len(params_program.DUMMY_FRACTIONS) * 3 * -(-k // 4)  # on average
+        total += measured.hold_rounds(m, repetitions) * sends * m + trips * 2 * m
+    return max(PARAMS_TIMEOUT_S, 4 * total * 8 / (mbit * 1e6))
 
 
 def median_hop_host(emu: Emulation, hosts: list[str]) -> str:
@@ -257,7 +288,8 @@ def run_bcast(emu: Emulation, call: BcastCall, *,
         emu.set_loss(loss, scope=loss_scope)
     try:
         with counter or contextlib.nullcontext():
-            res = last_json(run_mpi(emu, args, hosts=names, timeout=timeout, env=env))
+            res = last_json(run_mpi(emu, args, hosts=names, timeout=timeout, env=env,
+                                    together=True))
     except RunFailed as e:
         raise RunFailed(f"{e}{tcp_note(tcp_stats.since(tcp_before, pids))}") from e
     finally:

@@ -86,7 +86,7 @@ def run_bcasts(emu: Emulation, batch: Sequence[Batched], *,
     try:
         with counter or contextlib.nullcontext():
             try:
-                job = run_mpi(emu, args, hosts=names, timeout=timeout, env=env)
+                job = run_mpi(emu, args, hosts=names, timeout=timeout, env=env, together=True)
                 output = job.rank_output.get(0, "")
             except RunFailed as e:
                 failed = RunFailed(f"{e}{tcp_note(tcp_stats.since(tcp_before, pids))}")

@@ -16,7 +16,8 @@ folder, its records kept apart from the run's.
 A rate passes when every probed point completed, was verified, was not flagged, and stayed
 inside calibration's margin: the hosts waited for a core at most calibration.HOST_WAIT_MAX
 frame times per turn (the flag is at fidelity.HOST_WAIT_LIMIT), the switch at most
-calibration.SWITCH_WAIT_MAX of its time, and did so in CONFIRM probes in a row: the margin
+calibration.SWITCH_WAIT_MAX of its time, its forwarding thread had work at most
+calibration.SWITCH_WORK_MAX of it, and did so in CONFIRM probes in a row: the margin
 and the repeat because fidelity is noisy (two-stage's 64 KiB on 4 hosts at 50 Mbit/s waited
 0.8-3.1 frame times in 17 windows; one probe kept up there in 2 runs of 10, and one of those
 runs flagged the point) and the run should have no flagged point. The calibrated
@@ -49,7 +50,7 @@ from ..emulation.environment import detected
 from ..emulation.network import Emulation
 from ..emulation.ports import host_port_type
 from ..errors import McastlabError
-from ..fidelity.flags import HOST_WAIT_LIMIT, SWITCH_WAIT_LIMIT
+from ..fidelity.flags import HOST_WAIT_LIMIT, SWITCH_WAIT_LIMIT, SWITCH_WORK_LIMIT
 from ..fidelity.link_rate import (
     NOMINAL_MBIT,
     LinkRate,
@@ -61,6 +62,7 @@ from .calibration import (
     HOST_WAIT_MAX,
     LADDER_MBIT,
     SWITCH_WAIT_MAX,
+    SWITCH_WORK_MAX,
     cache_file,
     cached,
     load_cache,
@@ -191,6 +193,10 @@ def shortfall(rec: dict[str, Any] | None) -> str | None:
     if switch is not None and switch > SWITCH_WAIT_MAX:
         return (f"switch waited for a core {switch:.0%} of its time (the probe's margin "
                 f"{SWITCH_WAIT_MAX:.0%}, the flag's {SWITCH_WAIT_LIMIT:.0%})")
+    work = fid.get("switch_had_work")
+    if work is not None and work > SWITCH_WORK_MAX:
+        return (f"switch's forwarding thread had work {work:.0%} of the time (the probe's "
+                f"margin {SWITCH_WORK_MAX:.0%}, the flag's {SWITCH_WORK_LIMIT:.0%})")
     return None
 
 

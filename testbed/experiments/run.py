@@ -293,7 +293,8 @@ def execute(run: Run, progress: Any = None, emu: Emulation | None = None) -> Non
                     f"{len(spec.param_sizes)} sizes (model, OPT-Tree, DYN-Tree)")
             run.params = measure_params(emu, list(spec.param_sizes),
                                         repetitions=spec.param_repeats, hosts=hosts,
-                                        budget_bytes=spec.param_budget_bytes)
+                                        budget_bytes=spec.param_budget_bytes,
+                                        hold_sends=spec.param_hold_sends)
             run.config["params"] = run.params
             run.save_config()
         ticker = _Ticker(run, progress, task) if progress is not None else None
@@ -496,7 +497,7 @@ def _jobs(run: Run, batch: list[Point], groups: list[list[str]], ticker: _Ticker
         try:
             run_mpi(run.emu, args, hosts=groups[g], timeout=len(batch) * spec.timeout + 120,
                     stall=(relay.beat, spec.timeout), env={"MCASTLAB_WAIT": spec.wait},
-                    stdin=relay.stdin, follow=relay.line)
+                    stdin=relay.stdin, follow=relay.line, together=True)
         except RunFailed as exc:
             errors.append(str(exc))
         except BaseException as exc:

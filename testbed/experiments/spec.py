@@ -74,7 +74,7 @@ ALLGATHER_TOP = {"name", "description", "seed", "repetitions", "warmup", "timeou
 _NETWORK = {"topology", "mode", "switching", "exclude", "order", "loss_scope"}
 _SWEEP = {"algorithms", "sizes", "hosts", "traffic", "loss", "loss_scope", "faults", "groups",
           "interval"}
-_PARAMS = {"sizes", "repeats", "budget_bytes"}
+_PARAMS = {"sizes", "repeats", "budget_bytes", "hold_sends"}
 
 
 @dataclass(frozen=True)
@@ -150,6 +150,7 @@ class ExperimentSpec:
     param_sizes: tuple[int, ...] = ()
     param_repeats: int = 5
     param_budget_bytes: int | None = None
+    param_hold_sends: int | None = None  # None: one to every other host of the measurement
     cluster: ClusterSpec | None = None
     multinode: MultinodeSweep | None = None  # a [multinode] spec's, in place of the sweep
     collective: str = "bcast"  # what the sweep's algorithms are: "bcast" or "allgather"
@@ -297,6 +298,8 @@ def from_dict(raw: dict[str, Any], path: Path | None = None) -> ExperimentSpec:
     spec.param_sizes = tuple(sv.int_list(params, "sizes", default_sizes, "params.", 1, MAX_SIZE))
     spec.param_repeats = sv.integer(params, "repeats", 5, 1, "params.")
     spec.param_budget_bytes = sv.integer(params, "budget_bytes", 8 << 20, 1, "params.")
+    if "hold_sends" in params:
+        spec.param_hold_sends = sv.integer(params, "hold_sends", 1, 1, "params.")
     if not spec.points():
         raise SpecError("sweep: the sweep is empty")
     if "cluster" in raw:

@@ -234,3 +234,30 @@ def test_the_default_is_the_tree() -> None:
     o = Options(fragment=1000)
     assert (o.acks, o.ack_fanout) == (acktree.DEFAULT_ACKS, acktree.DEFAULT_FANOUT)
     assert o.acks == "tree"
+
+
+@pytest.mark.parametrize(("size", "root", "fanout", "dead"),
+                         [(64, 0, 4, 58), (64, 0, 4, 1), (32, 7, 4, 30), (17, 3, 3, 16)])
+def test_a_receiver_that_dies_is_named_by_its_parent(size: int, root: int, fanout: int,
+                                                     dead: int) -> None:
+    """`dead` never sends an ACK (nor its MPI copy): its parent names it alone as what it
+    waits for, the ranks above name the child on the way down to it, and the root is left
+    waiting for the subtree of its child above `dead` and nothing else. Every rank's wait
+    says what it names (collectives.ipmc.nack: "no completion from the subtree(s) of
+    rank(s) ...", among the ranks still waiting when the deadline ends the job)."""
+    t = AckTree(size, root, fanout)
+    covers = {r: Cover(t, r) for r in range(size)}
+    for r in sorted((r for r in range(size) if r != root), key=lambda r: -depth_of(t, r)):
+        if r != dead and not covers[r].waiting:
+            p = t.parent(r)
+            assert p is not None
+            covers[p].ack(r, Ack(1, PassTiming(), fanout, len(t.subtree(r)), r))
+    path = [dead]
+    while (p := t.parent(path[-1])) is not None:
+        path.append(p)
+    for below, above in zip(path, path[1:], strict=False):
+        assert covers[above].missing_children() == [below]
+    top = path[-2]  # the root's child above dead
+    assert covers[root].waiting == set(t.subtree(top))
+    silent = {r for r in range(size) if r != root and covers[r].waiting}
+    assert silent == set(path[1:-1])  # only the ranks above dead wait, and they name it

@@ -83,3 +83,39 @@ def test_a_failed_job_waits_for_a_traceback_being_printed_but_not_for_ever(tmp_p
             assert time.monotonic() - t0 < 0.3  # it exited: nothing more will come
         finally:
             proc.kill()
+
+
+def test_the_few_ranks_left_long_after_the_others_exited_are_laggards():
+    from testbed.emulation import mpi
+
+    codes = {r: 0 for r in range(64)} | {58: None}
+    assert mpi.laggards(64, codes) == [58]
+    assert mpi.laggards(64, codes | {3: None}) == [3, 58]
+    assert mpi.laggards(64, {r: 0 for r in range(55)}) == []  # 9 running: more than 64 / 8
+    assert mpi.laggards(64, codes | {7: 1}) == []  # a failure is not lagging
+    assert mpi.laggards(64, {r: 0 for r in range(64)}) == []  # all done
+    assert mpi.laggards(2, {0: 0}) == [1]
+    assert mpi.laggards(2, {}) == []  # none has exited
+
+
+def test_a_together_job_with_a_hung_rank_ends_before_its_timeout(tmp_path, monkeypatch):
+    """Rank 3 of 4 never says it exited while the others did: a job whose ranks work to the
+    end (`together`) ends as LAGGING after the grace, another waits for its timeout (the
+    pair of collectives.programs.params measures on after the others left)."""
+    import subprocess
+    import time
+
+    from testbed.emulation import mpi
+
+    monkeypatch.setattr(mpi, "LAGGARD_S", 0.3)
+    for r in range(3):
+        (tmp_path / f"rank-{r}.err").write_text(f"{mpi.EXIT_SAID}0\n")
+    (tmp_path / "rank-3.err").write_text("still running\n")
+    with subprocess.Popen(["sleep", "30"]) as proc:
+        try:
+            t0 = time.monotonic()
+            assert mpi._watch(proc, tmp_path, 20, np=4, together=True) == mpi.LAGGING
+            assert time.monotonic() - t0 < 5
+            assert mpi._watch(proc, tmp_path, 0.8, np=4) is None  # not together: timeout
+        finally:
+            proc.kill()

@@ -1,6 +1,7 @@
 """testbed.experiments.calibration: the calibration cache (per machine, answering only up to
 the rate its search covered, one clear error where it cannot be written), the search for the
-highest passing rung, and the topology key, which ignores rates."""
+highest passing rung, what fails a rung's figures, and the topology key, which ignores
+rates."""
 
 from __future__ import annotations
 
@@ -73,3 +74,32 @@ def test_topology_key_ignores_rates() -> None:
     a, b = nominal_topology("star:hosts=8"), nominal_topology("star:hosts=8,bw=10")
     assert calibration.topology_key(a) == calibration.topology_key(b)
     assert calibration.topology_key(a) != calibration.topology_key(nominal_topology("star:hosts=9"))
+
+
+# ---- what fails a rung ---------------------------------------------------------------------
+def figures(**over: object) -> dict:
+    """A rung's figures that keep up (a 64-host star at 3 Mbit/s, 2026-12-07), with `over`."""
+    return {"worst_link_ratio": 0.97, "switch_waited": 0.27, "host_wait_frames": 0.65,
+            "cpu_busy": 0.66, "switch_had_work": 0.4,
+            "tree": {"algorithm": "sequential", "hosts": 64, "ms": 11804.7, "model_ms": 11828.9,
+                     "ratio": 0.998},
+            "mcast": {"members": 63, "bytes": 65536, "datagrams": 45, "bursts": 5, "lost": 0,
+                      "ms": 182.7, "wire_ms": 184.6, "ratio": 0.99}} | over
+
+
+def test_a_rung_fails_for_each_figure_out_of_its_margin() -> None:
+    assert calibration.shortfalls(figures(), 64) == []
+    assert calibration.shortfalls(figures(switch_had_work=None), 64) == []  # not read
+    # the 8 x 8 mesh's switch with 64 ranks (docs/fidelity.md, "A busy switch")
+    assert calibration.shortfalls(figures(switch_had_work=0.97), 64) == [
+        "the switch's forwarding thread had work 97% of the time (at most 90%): the switch, "
+        "not the links, set the pace"]
+    assert calibration.shortfalls(figures(worst_link_ratio=0.45, host_wait_frames=4.5), 64) == [
+        "a loaded link carried 45% of its rate (at least 85%)",
+        "the hosts waited for a core 450% of a frame time each turn (at most 100%)"]
+    lost = figures(mcast={**figures()["mcast"], "lost": 3})
+    assert calibration.shortfalls(lost, 64) == [
+        "a 64 KiB multicast burst to 63 hosts lost 3 of 14175 datagrams"]
+    slow = figures(tree={**figures()["tree"], "ms": 20000.0, "ratio": 1.69})
+    assert calibration.shortfalls(slow, 64) == [
+        "sequential 64 KiB on 64 hosts took 20000.0 ms, model 11828.9 ms (at most x1.3)"]

@@ -117,9 +117,10 @@ def test_an_allgather_spec_is_probed_at_its_largest_block_and_loss() -> None:
 
 
 # ---- judging a probed point ----------------------------------------------------------------
-def record(frames: float = 0.5, switch: float = 0.1, **over: Any) -> dict[str, Any]:
+def record(frames: float = 0.5, switch: float = 0.1, work: float | None = None,
+           **over: Any) -> dict[str, Any]:
     frame = frame_time_s(50.0)
-    fid = judge(0.5, [], 1.0, True, switch, frames * frame, frame)
+    fid = judge(0.5, [], 1.0, True, switch, frames * frame, frame, switch_had_work=work)
     return {"status": "ok", "verified": True, "error": None, "fidelity": fid} | over
 
 
@@ -131,6 +132,11 @@ def test_a_probed_point_keeps_up_only_inside_calibrations_margin() -> None:
     assert "hosts waited for a core 300% of a frame time each turn (limit 150%)" in \
         op.shortfall(record(frames=3.0))  # the flag itself
     assert op.shortfall(record(switch=0.6)).startswith("switch waited for a core 60%")
+    assert op.shortfall(record(work=0.6)) is None  # a star of 64 hosts at its rate
+    assert op.shortfall(record(work=0.92)) == (
+        "switch's forwarding thread had work 92% of the time (the probe's margin 90%, the "
+        "flag's 95%)")
+    assert "had work 98%" in op.shortfall(record(work=0.98))  # the flag itself
     assert op.shortfall(record(status="failed", error="nack gave up")) == \
         "failed (nack gave up)"
     assert op.shortfall(record(verified=False)).startswith("failed")

@@ -104,6 +104,7 @@ def test_expansion_conditions_outermost() -> None:
     ("repetitions", 0, "repetitions: must be >= 1"),
     ("rounds", 0, "rounds: must be >= 1"),
     ("params.budget_bytes", 0, "params.budget_bytes: must be >= 1"),
+    ("params.hold_sends", 0, "params.hold_sends: must be >= 1"),
     ("seed", "x", "seed: must be an integer"),
     ("wibble", 1, "wibble: unknown key"),
     ("send_order", "lifo", "send_order: unknown 'lifo' (one of fifo, overlapped)"),
@@ -116,6 +117,11 @@ def test_bad_specs_name_the_key(path: str, value: object, needle: str) -> None:
         from_dict(spec_with(path, value))
     assert needle in str(exc.value)
     assert exc.value.exit_code == 2
+
+
+def test_t_holds_sends_are_every_other_host_unless_the_spec_says() -> None:
+    assert from_dict(copy.deepcopy(BASE)).param_hold_sends is None
+    assert from_dict(spec_with("params.hold_sends", 16)).param_hold_sends == 16
 
 
 def test_the_points_of_a_condition_take_turns_in_rounds_when_asked() -> None:
