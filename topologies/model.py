@@ -17,13 +17,20 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any
-
-import networkx as nx
+from typing import TYPE_CHECKING, Any
 
 from topologies import routing as routing_rules
 from topologies.errors import TopologyError
-from topologies.validation import HOST_PORT, check_connected, check_links, check_nodes
+from topologies.validation import (
+    HOST_PORT,
+    check_connected,
+    check_links,
+    check_nodes,
+    distances,
+)
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 __all__ = ["FORMAT", "HOST_PORT", "Host", "Link", "LinkParams", "Switch", "Topology",
            "TopologyError"]
@@ -207,12 +214,14 @@ class Topology:
         self._ports = check_links(self._hosts_by_name, self._switches_by_name, self.links)
         self._port_to = {(node, nb): port
                          for node, ports in self._ports.items() for port, nb in ports.items()}
-        self._graph = self._build_graph()
-        check_connected(name, self._graph, [*self._hosts_by_name, *self._switches_by_name])
+        self._graph: nx.Graph | None = None  # built by graph(), on first use
+        check_connected(name, self._ports, [*self._hosts_by_name, *self._switches_by_name])
         self._next_hops = routing_rules.compute_next_hops(self)
         self._hops = routing_rules.hop_counts(self, self._next_hops)
 
     def _build_graph(self) -> nx.Graph[str]:
+        import networkx as nx  # a quarter second: only where a graph is drawn or placed
+
         g: nx.Graph[str] = nx.Graph()
         g.add_nodes_from(self._hosts_by_name, kind="host")
         g.add_nodes_from(self._switches_by_name, kind="switch")
@@ -254,8 +263,17 @@ class Topology:
         return [*self._hosts_by_name, *self._switches_by_name]
 
     def graph(self) -> nx.Graph:
-        """Frozen graph: nodes carry kind="host"/"switch"; edges carry "link" and "ports"."""
+        """Frozen graph: nodes carry kind="host"/"switch"; edges carry "link" and "ports".
+        (Made on first use: routing and the checks need only `distances`.)"""
+        if self._graph is None:
+            self._graph = self._build_graph()
         return self._graph
+
+    def distances(self, source: str) -> dict[str, int]:
+        """Hops from node `source` to every node."""
+        if source not in self._ports:
+            raise TopologyError(f"topology {self.name!r} has no node {source!r}")
+        return distances(self._ports, source)
 
     def ports(self, node: str) -> dict[int, str]:
         """Port number -> neighbour name for one node."""

@@ -20,8 +20,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-import networkx as nx
-
 from topologies.errors import TopologyError
 
 if TYPE_CHECKING:
@@ -31,11 +29,10 @@ Table = dict[str, dict[str, int]]
 
 
 def shortest(topo: Topology) -> Table:
-    graph = topo.graph()
     ports = {s.name: sorted(topo.ports(s.name).items()) for s in topo.switches}
     table: Table = {name: {} for name in ports}
     for host in topo.hosts:
-        dist = nx.single_source_shortest_path_length(graph, host.name)
+        dist = topo.distances(host.name)
         for switch, entries in table.items():
             # Another host is never one hop closer: hosts are leaves, so only `host` can be.
             entries[host.name] = next(port for port, nb in ports[switch]

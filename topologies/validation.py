@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
-
-import networkx as nx
 
 from topologies.errors import TopologyError
 
@@ -90,9 +89,26 @@ def check_links(hosts: Mapping[str, Host], switches: Mapping[str, Switch],
     return {node: dict(sorted(p.items())) for node, p in ports.items()}
 
 
-def check_connected(name: str, graph: nx.Graph, order: Sequence[str]) -> None:
+def distances(ports: Mapping[str, Mapping[int, str]], source: str) -> dict[str, int]:
+    """Hops from `source` to every node it reaches, breadth first over `ports` (node ->
+    port -> neighbour, both ends of every link). Plain Python: networkx, which Topology.graph
+    gives for drawing and placement, took a quarter second to import at every command's
+    start and at the controller's."""
+    dist = {source: 0}
+    todo = deque([source])
+    while todo:
+        node = todo.popleft()
+        for nb in ports[node].values():
+            if nb not in dist:
+                dist[nb] = dist[node] + 1
+                todo.append(nb)
+    return dist
+
+
+def check_connected(name: str, ports: Mapping[str, Mapping[int, str]],
+                    order: Sequence[str]) -> None:
     """Every node reachable from the first in `order`; names the first that is not."""
-    reached = nx.node_connected_component(graph, order[0])
+    reached = distances(ports, order[0])
     for node in order:
         if node not in reached:
             raise TopologyError(

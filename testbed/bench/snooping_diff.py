@@ -15,7 +15,7 @@ from typing import Any, NamedTuple
 
 from topologies import parse_spec
 
-from ..emulation.controller_proc import group_members
+from ..emulation.controller_proc import api_get, group_members
 from ..emulation.environment import Capabilities
 from ..emulation.group_probe import sniffed, wait_ready
 from ..emulation.network import Emulation, Progress
@@ -31,7 +31,7 @@ LEAVE_WAIT_S = 3.0  # after a leave: past every switch's last-member time (RFC d
 # gone, then sends its flow and group changes): the sends wait this much longer (a
 # fresh-clone run of 2026-11-27 saw h1 still get a group at once after the controller had
 # dropped it, once in many)
-SETTLE_S = 0.2
+SETTLE_S = 0.2  # Open vSwitch's snooping and the bridge; the controller says when (`_settle`)
 SWITCHES: dict[str, dict[str, Any]] = {
     "controller": {},
     "ovs-snooping": {"switch": "ovs-snooping"},
@@ -76,6 +76,7 @@ def run_script(emu: Emulation, progress: Callable[[str], None]) -> list[dict[str
             # (nothing is sent before the step's sends, and they count from then on)
             sniffers = _sniffers(emu)
             changes = []  # (group, whether the switch should now list it)
+            ignored = _ignored(emu)
             for m in step.members:
                 if m[0] == "-":
                     p = held.pop((m[1], m[2]))
@@ -94,7 +95,7 @@ def run_script(emu: Emulation, progress: Callable[[str], None]) -> list[dict[str
                                                       ready, *(ip[s] for s in sources)))
                 _wait_file(ready)
                 changes.append((group, True))
-            _wait_listed(emu, changes, step.wait_s)
+            _wait_listed(emu, changes, step.wait_s, ignored)
             got = _deliveries(emu, sniffers, step.groups, name_of)
             out.append({"step": step.name, "got": got,
                         "expect": {r: sorted(step.expect.get(r, ())) for r in RECEIVERS}})
@@ -122,18 +123,42 @@ def listed(emu: Emulation, group: str) -> bool:
     return any(line.split()[2:3] == [group] for line in out.splitlines())
 
 
-def _wait_listed(emu: Emulation, changes: list[tuple[str, bool]], most_s: float) -> None:
-    """Wait until the switch's table shows the step's joins and leaves, or `most_s` passed
-    (a switch that ignores a join, as the controller does an any-source join in the SSM
-    range, never shows it: then the step waits the whole time, as every step did before),
-    then SETTLE_S for the forwarding to follow; a step that changes no membership does not
-    wait."""
+def _ignored(emu: Emulation) -> int:
+    """The IGMP records the controller took in and ignored so far (its igmp_ignored_*
+    counters, e.g. an any-source join in the SSM range); 0 without a controller."""
+    if emu.controller is None:
+        return 0
+    counters = api_get(emu.controller.api, "/state")["counters"]
+    return sum(n for k, n in counters.items() if k.startswith("igmp_ignored_"))
+
+
+def _wait_listed(emu: Emulation, changes: list[tuple[str, bool]], most_s: float,
+                 ignored: int) -> None:
+    """Wait until the switch's table shows the step's joins and leaves, or `most_s` passed,
+    then for the forwarding to follow (`_settle`); a step that changes no membership does
+    not wait. A join the switch ignores never shows: the controller's counters say it took
+    it in (more ignored records than `ignored`, the count before the step); Open vSwitch
+    and the bridge ignore none, and a join they never showed would wait the whole time."""
     deadline = time.monotonic() + most_s
     while changes and time.monotonic() < deadline:
-        if all(listed(emu, g) == want for g, want in changes):
-            time.sleep(SETTLE_S)
+        taken_in = _ignored(emu) > ignored
+        if all(listed(emu, g) == want or (want and taken_in) for g, want in changes):
+            _settle(emu, most_s)
             return
         time.sleep(0.05)
+
+
+def _settle(emu: Emulation, most_s: float) -> None:
+    """The forwarding follows the table a moment later: the controller's once every switch
+    has confirmed the changes it sent (its barriers: /state's `unconfirmed`, at most
+    `most_s`); Open vSwitch's snooping and the bridge say no such thing: SETTLE_S."""
+    if emu.controller is None:
+        time.sleep(SETTLE_S)
+        return
+    deadline = time.monotonic() + most_s
+    while api_get(emu.controller.api, "/state")["unconfirmed"] and \
+            time.monotonic() < deadline:
+        time.sleep(0.02)
 
 
 def _wait_file(path: Any, timeout: float = 10.0) -> None:

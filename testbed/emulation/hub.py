@@ -23,8 +23,6 @@ arrive: one serialization from sender to receivers).
 
 from __future__ import annotations
 
-import networkx as nx
-
 from topologies import Topology
 
 from . import one_way
@@ -40,6 +38,8 @@ def medium_intfs(switch: str) -> one_way.Intfs:
 
 def flows(topo: Topology, switch: str) -> str:
     """`ovs-ofctl add-flows` lines turning one bridge into a hub (OpenFlow 1.3)."""
+    import networkx as nx  # a quarter second, paid where a hub is built
+
     m0, m1 = MEDIUM_PORTS
     ports = sorted(topo.ports(switch))
     lines = [f"priority=10,in_port={p},actions=output:{m0}" for p in ports]

@@ -7,9 +7,7 @@ import math
 from collections import defaultdict
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
-
-import networkx as nx
+from typing import TYPE_CHECKING, Any
 
 from collectives.algorithms import known
 from collectives.trees.latency_model import MeasuredPointToPoint
@@ -18,6 +16,9 @@ from collectives.trees.schedules import DEFAULT_FRAGMENT, build
 
 from .figures import Figure, save_figure
 from .points import Point, alg_order, as_int, fmt_size, plural
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 MULTICAST_NOTES = {  # what the drawing of root -> all leaves out
     "two-stage": "fragments go out without synchronising, then a fragmented chain over "
@@ -140,6 +141,9 @@ def _tree_layout(k: int, edges: list[tuple[int, int, str]]) -> dict[int, tuple[f
 
 def _draw_tree(plt: Any, path: Path, title: str, k: int, edges: list[tuple[int, int, str]],
                multicast: bool, foot: str = "") -> None:
+    # a quarter second, paid where a tree is drawn (every command loads this module)
+    import networkx as nx
+
     pos = _tree_layout(k, edges)
     width = len({x for x, _ in pos.values()})
     depth = -min(y for _, y in pos.values())

@@ -52,9 +52,11 @@ def test_all_pairs_ping_and_tcp_between_most_distant(spec, caps, clean_after, tm
             topo.hops(x.name, y.name) for x in topo.hosts for y in topo.hosts)
         # iperf3's receiver counts what arrived by the end of the test: up to a queue's worth
         # (HTB's 1000 frames, 1.5 MB) can still be in flight then, so the transfer is larger
-        got = tcp_transfer(emu, a.name, b.name, nbytes=8_000_000)
-        assert got["sent"]["bytes"] >= 8_000_000
-        assert got["received"]["bytes"] > 4_000_000
+        # (4 MB: 0.32 s on the wire at 100 Mbit/s; 8 MB, as it was, took 2.2 s more of the
+        # module's seven shapes, and the bounds below hold the same for either)
+        got = tcp_transfer(emu, a.name, b.name, nbytes=4_000_000)
+        assert got["sent"]["bytes"] >= 4_000_000
+        assert got["received"]["bytes"] > 2_000_000
         # Links are 100 Mbit/s: TCP gets through, and no faster than the shaped rate.
         assert 5e6 < got["received"]["bits_per_second"] < 105e6
 
