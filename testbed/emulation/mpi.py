@@ -242,6 +242,14 @@ def run_mpi(emu: Any, argv: list[str], *, hosts: Sequence[str | int] | None = No
     return res
 
 
+def _said_at(job_dir: Path, rank: int) -> int:
+    """When rank `rank`'s error output was last written (its exit code is its last line)."""
+    try:
+        return (job_dir / f"rank-{rank}.err").stat().st_mtime_ns
+    except OSError:
+        return 0
+
+
 def _killed_first(failed: tuple[int, ...] | None, job_dir: Path, np: int) -> bool:
     """The job's first failure is a rank killed by a signal (its exit code, as the wrapper's
     shell says it, 128 + the signal's number: a kill, a crash; not SIGABRT, which
@@ -356,9 +364,9 @@ def _watch(proc: subprocess.Popen, job_dir: Path, timeout: float,
             proc.wait(timeout=0.1)
         codes = {rank: _exit_code(job_dir, rank)
                  for rank in (int(f.name[5:-4]) for f in job_dir.glob("rank-*.err"))}
-        for rank, code in codes.items():
-            if code:
-                return rank, code
+        failed = [(rank, code) for rank, code in codes.items() if code]
+        if failed:  # several seen in one poll (a kill, then what it took down): the first
+            return min(failed, key=lambda rc: _said_at(job_dir, rc[0]))
         if proc.returncode is not None:
             return ()
         if np and done_at is None and all(codes.get(r) == 0 for r in range(np)):

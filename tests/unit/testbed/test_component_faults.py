@@ -98,6 +98,22 @@ def test_a_rank_killed_first_is_the_cause_not_what_the_others_raised(tmp_path: P
     assert not mpi._killed_first((1, 137), tmp_path, 2)
 
 
+def test_of_ranks_failed_in_one_poll_the_first_is_the_jobs_failure(tmp_path: Path) -> None:
+    """Rank 1 killed, then rank 0 taken down with it, both said before the watch looked:
+    the failure is rank 1's, whose exit was said first."""
+    import os
+
+    for rank, at in ((0, 2_000_000_000), (1, 1_000_000_000), (2, 3_000_000_000)):
+        err = tmp_path / f"rank-{rank}.err"
+        err.write_text(f"{mpi.EXIT_SAID}137\n" if rank < 2 else "running\n")
+        os.utime(err, ns=(at, at))
+    with subprocess.Popen(["sleep", "30"]) as proc:
+        try:
+            assert mpi._watch(proc, tmp_path, 10, np=3) == (1, 137)
+        finally:
+            proc.kill()
+
+
 def _args(spec: str, out: Path) -> argparse.Namespace:
     return argparse.Namespace(list=None, spec=spec, resume=None, out=str(out), reprobe=False)
 
