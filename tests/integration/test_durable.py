@@ -298,7 +298,7 @@ def _rank_pid(rank: int, proc: subprocess.Popen[str]) -> int:
 
 def test_a_rank_killed_mid_broadcast_fails_its_point_and_the_run_goes_on(
         caps, clean_after, tmp_path, no_run_plots):
-    """SIGKILL to rank 1 (h2) after the first point: within the spec's timeout its job ends
+    """SIGKILL to rank 1 (h1) after the first point: within the spec's timeout its job ends
     and the point it was in is recorded as failed, naming the rank, its host and the signal
     (it has no stack of its own to give: where the others were follows); the other points
     are measured by a job of their own, every point is there once, the run exits 0 and
@@ -321,6 +321,8 @@ def test_a_rank_killed_mid_broadcast_fails_its_point_and_the_run_goes_on(
     assert sorted(r["index"] for r in recs) == list(range(POINTS))
     failed = [r for r in recs if r["status"] != "ok"]
     assert len(failed) == 1, [r["error"] for r in recs]
-    assert "rank 1 (h2) was killed by signal 9 (SIGKILL)" in failed[0]["error"], failed[0]
+    error = failed[0]["error"]
+    assert "on 3 ranks: rank 1 (h1) was killed by signal 9 (SIGKILL):\n" in error, error
+    assert "where the other ranks were" in error, error
     assert {r["job"] for r in recs if r["status"] == "ok" and r["index"] > failed[0]["index"]} \
         == {failed[0]["job"] + 1}
