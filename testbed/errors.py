@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 import warnings
 from typing import Any
 
@@ -32,6 +33,15 @@ class RunFailed(McastlabError):
     output = ""
 
 
+class ComponentDied(McastlabError):
+    """A process the whole run depends on (its controller) died during the run: the job
+    that was running is ended, every point written before stays, the network is torn down
+    and the run stops there (`mcastlab experiment --resume` finishes it). Not a RunFailed:
+    a failed point is recorded and the run goes on, a dead component ends it."""
+
+    exit_code = 4
+
+
 class NotKeptUp(McastlabError):
     """The emulator did not keep up with a measurement that must be a result (a lab's)."""
 
@@ -53,3 +63,18 @@ def renamed_keyword(old_value: Any, old: str, value: Any, new: str) -> Any:
         return value
     warnings.warn(f"{old}= is now {new}=", DeprecationWarning, stacklevel=3)
     return old_value
+
+
+def ended_text(returncode: int) -> str:
+    """How a process ended, from its return code as Popen gives it (a signal negative):
+    "killed by signal 9 (SIGKILL)", "exit code 3"."""
+    return signal_text(-returncode) if returncode < 0 else f"exit code {returncode}"
+
+
+def signal_text(signum: int) -> str:
+    """"killed by signal 9 (SIGKILL)" (the number alone for one Python does not name)."""
+    try:
+        name = f" ({signal.Signals(signum).name})"
+    except ValueError:
+        name = ""
+    return f"killed by signal {signum}{name}"

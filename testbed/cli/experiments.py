@@ -1,6 +1,7 @@
 """Experiments and benchmarks: `mcastlab experiment SPEC.toml` and `mcastlab testbed` (a
-progress bar while the experiment runs, the report's headline at the end, and on Ctrl-C a
-folder that `--resume` finishes), `mcastlab bench`, `mcastlab reproduce`."""
+progress bar while the experiment runs, the report's headline at the end, and on Ctrl-C, a
+full disk or a dead controller a folder that `--resume` finishes), `mcastlab bench`,
+`mcastlab reproduce`."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from typing import Any
 from ..bench import suites as bench
 from ..bench.suites import SUITES
 from ..emulation.environment import detected
-from ..errors import DiskFull, UsageError
+from ..errors import ComponentDied, DiskFull, UsageError
 from ..experiments.operating_point import execute_at_operating_point, listing
 from ..experiments.run import Log, Run, point_config, prepare
 from ..experiments.spec import load
@@ -92,39 +93,41 @@ def run_spec(args: argparse.Namespace, log: Log) -> int:
         f"({len(run.done)} already done), results in {run.out}")
     try:
         return _measure(run, reprobe=getattr(args, "reprobe", False))
-    except DiskFull as exc:  # every point written so far is whole, and stays
-        raise DiskFull(f"{exc}; {len(run.done)} of {len(run.spec.points())} points measured "
-                       f"and kept; make room, then finish with: mcastlab experiment --resume "
-                       f"{run.out}") from None
+    except (DiskFull, ComponentDied) as exc:  # every point written so far is whole, and stays
+        then = "make room, then " if isinstance(exc, DiskFull) else ""
+        raise type(exc)(f"{exc}; {len(run.done)} of {len(run.spec.points())} points measured "
+                        f"and kept, the network torn down; {then}finish with: mcastlab "
+                        f"experiment --resume {run.out}") from None
 
 
 def _measure(run: Run, *, reprobe: bool = False) -> int:
     """Measure what `run` has left (at the operating point of its work, where its rate is
-    automatic: testbed.experiments.operating_point), then write its report (a full disk:
-    only what can be). `reprobe`: probe again where the cache answers."""
+    automatic: testbed.experiments.operating_point), then write its report (a full disk or a
+    dead controller: no report, config.json saved where it can be, the folder left for
+    --resume). `reprobe`: probe again where the cache answers."""
     # loaded when the command runs: keeps the start of `mcastlab` quick
     from ..report import write_report
 
     interrupted = False
-    full: DiskFull | None = None
+    stopped: DiskFull | ComponentDied | None = None
     try:
         with _progress_bar() as bar:
             execute_at_operating_point(run, bar, reprobe=reprobe)
     except KeyboardInterrupt:
         interrupted = True
-    except DiskFull as exc:
-        full = exc
+    except (DiskFull, ComponentDied) as exc:
+        stopped = exc
     finally:
         stamp = time.strftime("%Y-%m-%dT%H:%M:%S%z")
-        run.config["interrupted" if interrupted or full else "finished"] = stamp
-        if full is None:
+        run.config["interrupted" if interrupted or stopped else "finished"] = stamp
+        if stopped is None:
             run.save_config()
             headline = write_report(run.out)
         else:  # no report: config.json stays whole, the old one or the new
             with contextlib.suppress(DiskFull):
                 run.save_config()
-    if full is not None:
-        raise full
+    if stopped is not None:
+        raise stopped
     print(headline)
     if interrupted:
         print(f"interrupted: {len(run.done)} of {len(run.spec.points())} points measured; "

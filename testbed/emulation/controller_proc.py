@@ -1,5 +1,6 @@
 """The controller as its own process: started before the switches, polled until every switch
-is programmed, stopped at teardown."""
+is programmed, watched while the run goes on (`check_alive`: run_mpi asks it while a job
+runs), stopped at teardown."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from typing import Any
 
 from controller.config import ControllerConfig
 
-from ..errors import RunFailed
+from ..errors import ComponentDied, RunFailed, ended_text
 from ..interpreter import module
 from .priority import set_autogroup
 
@@ -216,6 +217,17 @@ class ControllerProcess:
             time.sleep(0.1)
         raise RunFailed(f"the controller did not answer and listen for switches within "
                         f"{timeout:g} s; see {self.log_file}")
+
+    def check_alive(self) -> None:
+        """ComponentDied once the launched controller has exited (a crash, a kill) while the
+        run needs it: the message says how it ended and its log's last line (the log goes
+        with the run's folder at teardown)."""
+        if self.proc is None or self.proc.poll() is None:
+            return
+        last = self._last_words()
+        raise ComponentDied(f"the controller (pid {self.proc.pid}) died during the run, "
+                            f"{ended_text(self.proc.returncode)}"
+                            + (f" (its log's last line{last})" if last else ""))
 
     @property
     def pid(self) -> int | None:

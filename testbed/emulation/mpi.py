@@ -4,7 +4,9 @@
 network; hydra starts its proxies in the other hosts through `hydra_launcher.sh`, which
 enters each host's namespaces. Rank i runs on the i-th chosen host (default: host i of the
 topology order). A job that exceeds its timeout, or a rank that dies, ends the whole job with
-a clear error; every process of the job is killed either way.
+a clear error (a rank killed by a signal is named, with where the others were); every
+process of the job is killed either way. A job also ends as soon as the network's
+controller has died (`Emulation.check_alive`): ComponentDied, not RunFailed.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import os
 import shlex
+import signal
 import subprocess
 import sys
 import time
@@ -23,7 +26,7 @@ from typing import Any
 
 from topologies import HOST_PORT
 
-from ..errors import RunFailed, UsageError
+from ..errors import RunFailed, UsageError, signal_text
 from ..interpreter import module
 from ..specs.cluster import LOCAL
 from . import rank_stacks, run_records
@@ -168,13 +171,16 @@ def run_mpi(emu: Any, argv: list[str], *, hosts: Sequence[str | int] | None = No
         proc = first.popen(cmd, env=job_env, stdout=fout, stderr=ferr, start_new_session=True,
                            **given)
         lines = _Follower(job_dir / "rank-0.out", follow) if follow else None
+        # the network's own processes (its controller) are watched as the job runs
+        alive = getattr(emu, "check_alive", None)  # (a stand-in network may have none)
         try:
-            failed = _watch(proc, job_dir, timeout, stall, lines, np, together)
+            failed = _watch(proc, job_dir, timeout, stall, lines, np, alive, together)
             # the laggards before their stacks are asked for (asking ends them)
             late = laggards(np, {r: _exit_code(job_dir, r) for r in range(np)}) \
                 if failed == LAGGING else []
-            if failed is None or failed in (STALLED, LAGGING):
-                rank_stacks.ask(job_id, job_dir)
+            killed = _killed_first(failed, job_dir, np)
+            if failed is None or failed in (STALLED, LAGGING) or killed:
+                rank_stacks.ask(job_id, job_dir)  # where the ranks (the others) were
             elif failed and failed != RANKS_DONE:
                 _settle(proc, job_dir, np)
         finally:
@@ -213,7 +219,14 @@ def run_mpi(emu: Any, argv: list[str], *, hosts: Sequence[str | int] | None = No
         # ranks that raise together (a collective's error) kill one another mid-traceback
         # with their aborts: name one whose traceback came out whole, if one did
         raised.sort(key=lambda r: not _whole_traceback(res.rank_output[r]))
-        if raised:
+        if killed:  # the others may raise after it (their peer gone): it is the cause
+            assert failed is not None  # (killed: a rank's failure)
+            rank, code = failed
+            who = f"rank {rank} ({names[rank // ppn]}) was {signal_text(code - 128)}"
+            where = rank_stacks.innermost(res.rank_output)
+            detail = f"where the other ranks were (innermost call first):\n{where}" \
+                if where else ""
+        elif raised:
             who = f"rank {raised[0]} ({names[raised[0] // ppn]}) raised an exception"
             detail = _tail(res.rank_output[raised[0]])
             stuck = _still_waiting(res.rank_output, but=raised[0])
@@ -237,6 +250,26 @@ def run_mpi(emu: Any, argv: list[str], *, hosts: Sequence[str | int] | None = No
         broke.output = res.rank_output.get(0, "")
         raise broke
     return res
+
+
+def _said_at(job_dir: Path, rank: int) -> int:
+    """When rank `rank`'s error output was last written (its exit code is its last line)."""
+    try:
+        return (job_dir / f"rank-{rank}.err").stat().st_mtime_ns
+    except OSError:
+        return 0
+
+
+def _killed_first(failed: tuple[int, ...] | None, job_dir: Path, np: int) -> bool:
+    """The job's first failure is a rank killed by a signal (its exit code, as the wrapper's
+    shell says it, 128 + the signal's number: a kill, a crash; not SIGABRT, which
+    rank_stacks asks with), before any rank printed a traceback: the kill is the cause,
+    whatever the others raise once their peer is gone."""
+    if not failed or failed in (STALLED, RANKS_DONE) or len(failed) != 2:
+        return False
+    code = failed[1]
+    return code > 128 and code != 128 + signal.SIGABRT and not any(
+        "Traceback" in text for text in _rank_outputs(job_dir, np).values())
 
 
 def _rank_outputs(job_dir: Path, np: int) -> dict[int, str]:
@@ -335,11 +368,13 @@ class _Follower:
 def _watch(proc: subprocess.Popen, job_dir: Path, timeout: float,
            stall: tuple[Path, float] | None = None,
            lines: _Follower | None = None, np: int = 0,
+           alive: Callable[[], None] | None = None,
            together: bool = False) -> tuple[int, ...] | None:
     """Wait for mpiexec. Returns () when it ended, (rank, code) as soon as a rank failed,
     STALLED when the stall file stopped changing, RANKS_DONE when all `np` ranks exited 0
     and mpiexec had not ended RANKS_DONE_GRACE_S later, LAGGING (only `together`) when the
-    ranks still running were `laggards` for longer than their grace, None on timeout."""
+    ranks still running were `laggards` for longer than their grace, None on timeout.
+    `alive` is called at every poll: what it raises (a dead controller) ends the wait."""
     begun = time.monotonic()
     deadline = begun + timeout
     started = time.time()
@@ -348,6 +383,8 @@ def _watch(proc: subprocess.Popen, job_dir: Path, timeout: float,
     while time.monotonic() < deadline:
         if lines is not None:
             lines.poll()
+        if alive is not None:
+            alive()
         if stall is not None:
             last = started  # a job that has not touched the file yet counts from its start
             with contextlib.suppress(OSError):
@@ -358,9 +395,9 @@ def _watch(proc: subprocess.Popen, job_dir: Path, timeout: float,
             proc.wait(timeout=0.1)
         codes = {rank: _exit_code(job_dir, rank)
                  for rank in (int(f.name[5:-4]) for f in job_dir.glob("rank-*.err"))}
-        for rank, code in codes.items():
-            if code:
-                return rank, code
+        failed = [(rank, code) for rank, code in codes.items() if code]
+        if failed:  # several seen in one poll (a kill, then what it took down): the first
+            return min(failed, key=lambda rc: _said_at(job_dir, rc[0]))
         if proc.returncode is not None:
             return ()
         if np and done_at is None and all(codes.get(r) == 0 for r in range(np)):

@@ -175,6 +175,12 @@ class Emulation:
     def hosts(self) -> list[Any]:
         return [self.net.get(h.name) for h in self.topo.hosts]
 
+    def check_alive(self) -> None:
+        """ComponentDied when a process the whole run depends on (the controller) has died:
+        run_mpi asks this while a job runs, so the job ends as soon as it has."""
+        if self.controller is not None:
+            self.controller.check_alive()
+
     def fail_nodes(self, node_ids: list[int], failed: bool = True) -> list[int]:
         """Mark nodes failed/excluded in the controller (or clear the mark); returns the
         failed set. Contiguous mode refuses ranges that hold a failed node."""

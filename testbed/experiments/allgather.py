@@ -1,13 +1,12 @@
 """Allgather experiments on the emulated network: one MPI job per algorithm measures every
 block size (collectives.programs.allgather_bench) under the fidelity monitor, each size's
-row judged over its own window, with the floor (p - 1) m / B, the exchanges' model from the
-measured t_end, and, when asked, the frames on the wire against the count the schedule
-gives (collectives.exchanges.model)."""
+row judged over its own window (as it comes: testbed.experiments.row_stream), with the
+floor (p - 1) m / B, the exchanges' model from the measured t_end, and, when asked, the
+frames on the wire against the count the schedule gives (collectives.exchanges.model)."""
 
 from __future__ import annotations
 
 import contextlib
-import json
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -26,6 +25,7 @@ from ..fidelity.flags import Monitor
 from ..specs.loss_scope import loss_text
 from .bcast import point_to_point
 from .bcast_result import Times
+from .row_stream import Once, RowStream
 from .spec import ExperimentSpec, Point
 
 
@@ -78,12 +78,17 @@ def run_allgather(emu: Emulation, algorithm: str, blocks: Sequence[int], *,
                   hosts: int | None = None, repetitions: int = 10,
                   params: dict[str, Any] | None = None, loss: float = 0.0,
                   loss_scope: str = "all", frames: int = 0, wait: str | None = None,
-                  warmup: int = 2, timeout: float = 600.0) -> list[AllgatherResult]:
+                  warmup: int = 2, timeout: float = 600.0,
+                  each: Callable[[AllgatherResult], None] | None = None
+                  ) -> list[AllgatherResult]:
     """`algorithm` (a registry Allgather) at every size of `blocks` on the first `hosts`
     hosts (default all), one job; `params` (testbed.experiments.bcast.model_params at the
     block sizes) prices the model; `loss` is set on every host link for the job, dropping
     the packets of `loss_scope` (testbed.specs.loss_scope); `frames` > 0 counts that many
-    back-to-back Allgathers' frames per size."""
+    back-to-back Allgathers' frames per size. `each(result)`: a size's result as soon as it
+    is measured and judged, while the job runs (not with `frames`: the counts are read
+    once it ends); a size it is not called for is in the list returned (a job that
+    measured some sizes and then failed: RunFailed, after `each` had the ones it did)."""
     allgather_algorithm(algorithm)  # an unknown name: ValueError before any job
     names = [h.name for h in emu.topo.hosts][: hosts or len(emu.topo.hosts)]
     p, mbit = len(names), emu.topo.host_rate()
@@ -94,41 +99,46 @@ def run_allgather(emu: Emulation, algorithm: str, blocks: Sequence[int], *,
                                 mark_dir=str(counter.dir) if counter is not None else None,
                                 frame_iters=frames if counter is not None else 0)
     env = {"MCASTLAB_WAIT": wait} if wait else None
-    if loss:
-        emu.set_loss(loss, scope=loss_scope)
-    try:
-        with Monitor(emu.topo, emu.spread) as mon, counter or contextlib.nullcontext():
-            res = run_mpi(emu, args, hosts=names, timeout=timeout, env=env, check=False,
-                          together=True)
-    finally:
-        if loss:
-            emu.set_loss(0)
-    rows = [json.loads(ln) for ln in res.rank_output.get(0, "").splitlines()
-            if ln.startswith("{")]
-    if len(rows) < len(blocks) or not all(r["t_s"] for r in rows):
-        tail = " ".join((res.stderr or res.stdout or "no output").split())[-400:]
-        raise RunFailed(f"{algorithm}: allgather_bench measured {len(rows)} of {len(blocks)} "
-                        f"sizes (exit {res.returncode}): {tail}")
     family = allgather_algorithm(algorithm).family
     schedule = build(algorithm, p) if family == "exchange" else None
     t_end = point_to_point(params).t_end if params else None
-    out = []
-    for row in rows:
+
+    def result(row: dict[str, Any]) -> AllgatherResult:
         m = row["size"]
-        out.append(AllgatherResult(
+        return AllgatherResult(
             algorithm=algorithm, block=m, ranks=p, repetitions=repetitions,
             t=Times.of(row["t_s"]), verified=row["verified"],
             floor_s=model.floor_s(p, m, mbit) if mbit and m else None,
             predicted_s=model.predict_s(schedule, m, t_end) if schedule and t_end else None,
-            fidelity=mon.window(*row["window"], host_wait_s=row["cpu"]["wait_per_turn_s"]),
-            window=(row["window"][0], row["window"][1]), loss=loss,
+            fidelity=row["fidelity"], window=(row["window"][0], row["window"][1]), loss=loss,
             frames=counter.per_iteration(frames, f"allgather-{m}") if counter else None,
             frames_expected=model.data_frames(schedule, m) if schedule else
             model.multicast_frames(p, m) if family == "multicast" else None,
             samples=tuple(row["samples_s"]), rcvbuf=row.get("rcvbuf"),
             entry_spread_s=tuple(row.get("entry_spread_s") or ()), start=row.get("start"),
-            grtt_s=row.get("grtt_s")))
-    return out
+            grtt_s=row.get("grtt_s"))
+
+    def measured(row: dict[str, Any]) -> None:
+        if each is not None and row.get("t_s"):
+            each(result(row))
+
+    if loss:
+        emu.set_loss(loss, scope=loss_scope)
+    try:
+        with Monitor(emu.topo, emu.spread) as mon, counter or contextlib.nullcontext():
+            stream = RowStream(mon, measured if each is not None and counter is None
+                               else None)
+            res = run_mpi(emu, args, hosts=names, timeout=timeout, env=env, check=False,
+                          follow=stream.line, together=True)
+        rows = stream.judge_rest()
+    finally:
+        if loss:
+            emu.set_loss(0)
+    if len(rows) < len(blocks) or not all(r["t_s"] for r in rows):
+        tail = " ".join((res.stderr or res.stdout or "no output").split())[-400:]
+        raise RunFailed(f"{algorithm}: allgather_bench measured {len(rows)} of {len(blocks)} "
+                        f"sizes (exit {res.returncode}): {tail}")
+    return [result(row) for row in rows]
 
 
 def model_sizes(blocks: Sequence[int], ranks: int) -> list[int]:
@@ -141,25 +151,27 @@ def measure_points(emu: Emulation, spec: ExperimentSpec, todo: Sequence[Point],
                    write: Callable[[dict[str, Any]], None], context: dict[str, Any],
                    params: dict[str, Any] | None, log: Callable[[str], None]) -> None:
     """The points of an Allgather spec (collective = "allgather"): one job per condition
-    (hosts, loss, loss scope) and algorithm over its sizes, each point's record written when
-    its job ends; a job that fails fails its points, and the run goes on."""
+    (hosts, loss, loss scope) and algorithm over its sizes, each point's record written as
+    soon as its size is measured (run_allgather's `each`), the rest when the job ends; a
+    job that fails fails the points it had not measured, and the run goes on."""
     jobs: dict[tuple[int, float, str | None, str], list[Point]] = {}
     for p in todo:
         jobs.setdefault((p.hosts, p.loss, spec.scope_of(p), p.algorithm), []).append(p)
     for (hosts, loss, scope, algorithm), points in jobs.items():
         log(f"{algorithm}: {hosts} ranks" + (f", {loss_text(loss, scope)}" if loss else "")
             + f", blocks of {', '.join(str(p.size) for p in points)} B")
+        once = Once({p.size: p for p in points}, lambda row: row.block,
+                    lambda p, row, error: write(point_record(spec, p, row, error, context)))
         try:
             rows = {r.block: r for r in run_allgather(
                 emu, algorithm, [p.size for p in points], hosts=hosts,
                 repetitions=spec.repetitions, params=params, loss=loss,
                 loss_scope=scope or spec.loss_scope, wait=spec.wait, warmup=spec.warmup,
-                timeout=spec.timeout)}
+                timeout=spec.timeout, each=once.take)}
             error = None
         except RunFailed as exc:
             rows, error = {}, str(exc)
-        for p in points:
-            write(point_record(spec, p, rows.get(p.size), error, context))
+        once.rest(rows, error)
 
 
 def point_record(spec: ExperimentSpec, p: Point, row: AllgatherResult | None,

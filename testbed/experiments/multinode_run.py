@@ -6,12 +6,12 @@
 One job (collectives.programs.multinode_bench, one rank per grid node, rank i on node i)
 measures every factor, size and scheme of one sources count (or of the sets given); each row
 it prints is judged by the fidelity monitor over the row's own window. A spec's records are
-written when their job ends, as a broadcast condition's are.
+written as their rows come (testbed.experiments.row_stream), in the middle of the job, as a
+broadcast condition's are; a point its job printed no row for when it ended, then.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -22,6 +22,7 @@ from collectives.programs import multinode_bench
 from ..emulation.mpi import MpiResult, run_mpi
 from ..emulation.network import Emulation
 from ..fidelity.flags import Monitor
+from .row_stream import Once, RowStream
 from .spec import ExperimentSpec, Point
 
 # Tseng2001 on this testbed (testbed.bench.multinode): a 4x4 torus, 6 destinations per
@@ -37,22 +38,22 @@ def measured_rows(emu: Emulation, *, sources: int, sizes: Any, schemes: Any, fac
                   reps: int, seed: int = SEED, torus: tuple[int, int] = SHAPE,
                   dilation: int = DILATION, dests: int | None = DESTS, timeout: float = 1800.0,
                   wait: str = WAIT, kind: str = "torus", sets: Pairs | None = None,
-                  ) -> tuple[list[Row], MpiResult]:
+                  each: Callable[[Row], None] | None = None) -> tuple[list[Row], MpiResult]:
     """One multinode_bench job on `emu` under the fidelity monitor: its rows, each with the
     monitor's verdict over the row's own window (`fidelity`: its flags and readings), and
     the job's result (its output, for a job that printed no row). `torus` is the grid's
-    shape, `kind` says which grid ("torus" or "mesh"); `sets` replace the hot-spot draw."""
+    shape, `kind` says which grid ("torus" or "mesh"); `sets` replace the hot-spot draw.
+    `each(row)`: a row as soon as it is printed and judged, while the job runs (the rows
+    returned are all of them, those too)."""
     args = multinode_bench.argv(**{kind: torus}, dilation=dilation, sources=sources,
                                 dests=dests, factors=factors, sizes=sizes, schemes=schemes,
                                 reps=reps, seed=seed,
                                 sets=None if sets is None else sets_text(sets))
     with Monitor(emu.topo) as mon:
-        res = run_mpi(emu, args, timeout=timeout, env={"MCASTLAB_WAIT": wait}, check=False)
-    rows = [json.loads(ln) for ln in res.rank_output.get(0, "").splitlines()
-            if ln.startswith("{")]
-    for row in rows:
-        row["fidelity"] = mon.window(*row["window"], host_wait_s=row["cpu"]["wait_per_turn_s"])
-    return rows, res
+        stream = RowStream(mon, each)
+        res = run_mpi(emu, args, timeout=timeout, env={"MCASTLAB_WAIT": wait}, check=False,
+                      follow=stream.line)
+    return stream.judge_rest(), res
 
 
 def point_config(spec: ExperimentSpec, p: Point) -> dict[str, Any]:
@@ -71,8 +72,9 @@ def point_config(spec: ExperimentSpec, p: Point) -> dict[str, Any]:
 def measure(emu: Emulation, spec: ExperimentSpec, todo: Iterable[Point],
             write: Callable[[Row], None], context: Row, log: Callable[[str], None]) -> None:
     """Measure `todo` (points of a [multinode] spec), one job per sources count, and
-    `write` each point's record (`context`: what every record carries besides, e.g. the
-    link rate and the run). A point its job printed no row for is recorded as failed."""
+    `write` each point's record as its row comes (`context`: what every record carries
+    besides, e.g. the link rate and the run). A point its job printed no row for is
+    recorded as failed when the job ends."""
     m = spec.multinode
     assert m is not None
     by_sources: dict[int, list[Point]] = {}
@@ -81,17 +83,29 @@ def measure(emu: Emulation, spec: ExperimentSpec, todo: Iterable[Point],
     for job, (sources, points) in enumerate(by_sources.items(), 1):
         log(f"{len(points)} point(s): {sources} sources x {m.dests} destinations on "
             f"{spec.topology.name}")
+        once = Once({(p.factor, p.size, p.algorithm): p for p in points}, _name,
+                    _writer(spec, write, context | {"job": job}))
         rows, res = measured_rows(
             emu, sources=sources, sizes=_ordered(p.size for p in points),
             schemes=_ordered(BY_NAME[p.algorithm] for p in points),
             factors=_ordered(p.factor for p in points), reps=spec.repetitions,
             seed=spec.seed, torus=(m.grid.rows, m.grid.cols), dilation=m.dilation,
-            dests=m.dests, timeout=spec.timeout, wait=spec.wait, kind=m.grid.kind)
-        got = {(r["factor"], r["size"], r["scheme"]): r for r in rows}
-        failure = failure_text(res)
-        for p in points:
-            row = got.get((p.factor, p.size, p.algorithm))
-            write(record(spec, p, row, failure, context | {"job": job}))
+            dests=m.dests, timeout=spec.timeout, wait=spec.wait, kind=m.grid.kind,
+            each=once.take)
+        once.rest({_name(r): r for r in rows}, failure_text(res))
+
+
+def _name(row: Row) -> tuple[float, int, str]:
+    """What names a row's point: its factor, size and scheme."""
+    return row["factor"], row["size"], row["scheme"]
+
+
+def _writer(spec: ExperimentSpec, write: Callable[[Row], None], context: Row
+            ) -> Callable[[Point, Row | None, str | None], None]:
+    """`write` of a point's record from its row (or, None, its job's failure)."""
+    def point(p: Point, row: Row | None, error: str | None) -> None:
+        write(record(spec, p, row, error or "", context))
+    return point
 
 
 def record(spec: ExperimentSpec, p: Point, row: Row | None, failure: str,

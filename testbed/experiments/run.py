@@ -306,7 +306,8 @@ def execute(run: Run, progress: Any = None, emu: Emulation | None = None) -> Non
 
 def _other_kind(run: Run, todo: list[Point], progress: Any, task: Any) -> None:
     """A [multinode] spec's points (testbed.experiments.multinode_run) or an Allgather
-    spec's (testbed.experiments.allgather), each record written as its job ends."""
+    spec's (testbed.experiments.allgather), each record written as its row comes, in the
+    middle of its job (testbed.experiments.row_stream)."""
     def write(rec: dict[str, Any]) -> None:
         run.add_record(rec)
         if progress is not None:

@@ -1,0 +1,121 @@
+"""Rows written as they come, without a network: a row the monitor is past is judged and
+handed on at once, one it is not waits for the job's end; an Allgather or [multinode] spec
+writes a point's record while its job still runs (before the job's call returns), and a job
+that fails after it fails only the points it had not measured."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from testbed.errors import RunFailed
+from testbed.experiments import allgather, multinode_run
+from testbed.experiments.row_stream import RowStream
+from testbed.experiments.spec import from_dict
+
+from .test_allgather import result
+from .test_multinode_run import ROW
+
+
+class Readings:
+    """A stand-in for the fidelity monitor: readings up to `now`; a window is judged by
+    whether the readings enclose it."""
+
+    def __init__(self, now: float) -> None:
+        self.now = now
+
+    def through(self, t: float) -> bool:
+        return self.now >= t
+
+    def window(self, t0: float, t1: float, host_wait_s: float | None = None
+               ) -> dict[str, Any]:
+        return {"ok": self.now >= t1, "flags": [], "judged_at": self.now}
+
+
+def _row(size: int, end: float) -> str:
+    return f'{{"size": {size}, "window": [0.5, {end}], "cpu": {{"wait_per_turn_s": 0.0}}}}'
+
+
+def test_a_row_is_handed_on_once_the_monitor_is_past_its_end() -> None:
+    mon = Readings(now=1.0)
+    handed: list[dict[str, Any]] = []
+    stream = RowStream(mon, handed.append)  # type: ignore[arg-type]
+    for text in ["warming up", _row(1, 0.9), "{not json", "[1]", _row(2, 1.5)]:
+        stream.line(text)
+    assert [r["size"] for r in handed] == [1]  # the second ends after the last reading
+    assert handed[0]["fidelity"] == {"ok": True, "flags": [], "judged_at": 1.0}
+    mon.now = 2.0  # the job over, the monitor's last reading in
+    rows = stream.judge_rest()
+    assert [r["size"] for r in rows] == [1, 2]
+    assert rows[0]["fidelity"]["judged_at"] == 1.0  # judged once, not again
+    assert rows[1]["fidelity"] == {"ok": True, "flags": [], "judged_at": 2.0}
+    quiet = RowStream(mon)  # type: ignore[arg-type]  # no `each`: every row at the end
+    quiet.line(_row(1, 0.9))
+    assert "fidelity" not in quiet.rows[0] and quiet.judge_rest()[0]["fidelity"]
+
+
+AG = from_dict({"name": "ag", "collective": "allgather", "repetitions": 4,
+                "network": {"topology": "star:hosts=5,bw=100"},
+                "sweep": {"algorithms": ["ring"], "sizes": [1024, 65536]}})
+
+
+def test_an_allgather_point_is_written_while_its_job_runs(monkeypatch) -> None:
+    """The job measures 1024 and then fails: 1024's record was written before the job's
+    call returned, as measured; 65536 is failed with the job's error."""
+    written: list[dict[str, Any]] = []
+    returned: list[int] = []
+
+    def job(_emu: Any, _alg: str, blocks: list[int], *, each: Any, **_kw: Any) -> list[Any]:
+        each(dataclasses.replace(result(samples=[0.1] * 4), block=blocks[0]))
+        assert [r["config"]["size"] for r in written] == [1024]  # before the job ends
+        returned.append(len(written))
+        raise RunFailed("ring: allgather_bench measured 1 of 2 sizes (exit 137): killed")
+
+    monkeypatch.setattr(allgather, "run_allgather", job)
+    allgather.measure_points(None, AG, AG.points(), written.append,  # type: ignore[arg-type]
+                             {"run": {}}, None, lambda _m: None)
+    assert returned == [1]
+    assert [(r["config"]["size"], r["status"]) for r in written] == \
+        [(1024, "ok"), (65536, "failed")]
+    assert "measured 1 of 2 sizes" in written[1]["error"]
+
+
+MN = from_dict({"name": "mn", "repetitions": 2, "seed": 0,
+                "network": {"topology": "torus:rows=2,cols=4,bw=100"},
+                "multinode": {"sources": [3], "dests": 4, "factors": [0.5],
+                              "sizes": [4096, 8192], "schemes": ["u-torus"]}})
+
+
+def test_a_multinode_point_is_written_while_its_job_runs(monkeypatch) -> None:
+    """The row of 4096 comes while the job runs: written then, with its job; 8192 had no
+    row when the job ended: failed with the job's words."""
+    from types import SimpleNamespace
+
+    written: list[dict[str, Any]] = []
+
+    def job(_emu: Any, *, each: Any, **_kw: Any) -> tuple[list[Any], Any]:
+        each(ROW)
+        assert [r["config"]["size"] for r in written] == [4096]  # before the job ends
+        return [ROW], SimpleNamespace(stderr="rank 3: killed", stdout="", returncode=1)
+
+    monkeypatch.setattr(multinode_run, "measured_rows", job)
+    multinode_run.measure(None, MN, MN.points(), written.append,  # type: ignore[arg-type]
+                          {"link_rate": None}, lambda _m: None)
+    assert [(r["config"]["size"], r["status"], r["job"]) for r in written] == \
+        [(4096, "ok", 1), (8192, "failed", 1)]
+    assert "rank 3: killed" in written[1]["error"]
+
+
+def test_a_row_printed_twice_is_written_once(monkeypatch) -> None:
+    written: list[dict[str, Any]] = []
+
+    def job(_emu: Any, *, each: Any, **_kw: Any) -> tuple[list[Any], Any]:
+        each(ROW)
+        each(ROW)
+        return [ROW], None
+
+    monkeypatch.setattr(multinode_run, "measured_rows", job)
+    monkeypatch.setattr(multinode_run, "failure_text", lambda _res: "no row")
+    multinode_run.measure(None, MN, MN.points(), written.append,  # type: ignore[arg-type]
+                          {}, lambda _m: None)
+    assert [r["config"]["size"] for r in written] == [4096, 8192]
