@@ -62,7 +62,11 @@ def test_nodes_go_to_their_servers_and_cut_links_become_tunnels():
                                                             "b": ["h15", "h8"]}
     a, b = s.placement.cut[0]
     params = s.link_params(a, b, 7)
-    assert params["cls"] is TunnelLink and params["key"] == 7 and params["kind"] == "vxlan"
+    assert params["cls"] is TunnelLink and params["kind"] == "vxlan"
+    # its VNI drawn for the run (not the link's number), the same when asked again, and
+    # in the run's record
+    assert params["key"] == s.tunnel_ids.of(7) == s.link_params(a, b, 7)["key"]
+    assert s.tunnel_record() == {"7": params["key"]}
     assert (params["ip1"], params["ip2"]) == (s.addresses[s.server_of(a)],
                                               s.addresses[s.server_of(b)])
     assert s.node_params("h15", switch=False)["runner"] is s.runners["b"]
