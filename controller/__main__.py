@@ -180,7 +180,7 @@ def start(args: argparse.Namespace, config: ControllerConfig) -> int:
     os.environ[ENV_CONFIG] = config.to_json()
 
     # os-ken loads when the controller starts, not where its options are (testbed.cli)
-    from .compat import FRAMEWORK, serve_unix_switches
+    from .compat import FRAMEWORK, end_switches_that_hang_up, serve_unix_switches
 
     if FRAMEWORK != "os-ken":  # pragma: no cover
         print("controller: os-ken is not installed; under Ryu run "
@@ -191,6 +191,7 @@ def start(args: argparse.Namespace, config: ControllerConfig) -> int:
     from os_ken import log as oslog
 
     os.umask(0o077)  # its sockets and files: this user's alone
+    end_switches_that_hang_up()
     if config.unix:
         serve_unix_switches()
     else:  # a TCP address: accept loop, TLS handshakes and caps of the testbed's own

@@ -290,13 +290,13 @@ class Listener:
             _close(tls)
 
     def _drop(self, tls: Any, why: str) -> None:
-        self._count(why)
         self.pending.remove(tls)
         with contextlib.suppress(KeyError, ValueError):  # (not registered yet)
             self._selector.unregister(tls)
         self._addresses.pop(tls, None)
         _close(tls)
         self._release()
+        self._count(why)  # (once closed: a count seen is a connection ended)
 
     # ---- ending -----------------------------------------------------------------------------
     def close(self) -> None:
