@@ -29,6 +29,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import queue
+import resource
 import selectors
 import socket
 import ssl
@@ -42,6 +43,7 @@ from typing import Any
 LOG = logging.getLogger("mcastlab.controller.listener")
 ACCEPT_BACKOFF_S = 0.1  # after accept() failed (no file descriptor left, say)
 BACKLOG = 128
+FD_RESERVE = 256  # files the controller opens besides its switches' connections
 STATS: Counter[str] = Counter()  # this process's listener's counts
 _STATS_LOCK = threading.Lock()
 
@@ -116,6 +118,18 @@ def tls_context(key: str, cert: str, ca: str) -> ssl.SSLContext:
     ctx.verify_mode = ssl.CERT_REQUIRED
     ctx.load_verify_locations(ca)
     return ctx
+
+
+def raise_fd_limit(limits: Limits, reserve: int = FD_RESERVE) -> int:
+    """Raise this process's open-file limit (the soft one, up to the hard one) so that
+    `limits.max_connections` connections fit beside `reserve` other files; the soft limit
+    now. (Past it accept() fails, which the loop survives, but no switch gets in.)"""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    want = limits.max_connections + reserve
+    if soft != resource.RLIM_INFINITY and soft < want:
+        soft = want if hard == resource.RLIM_INFINITY else min(hard, want)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+    return soft
 
 
 def listen(host: str, port: int) -> socket.socket:
@@ -335,6 +349,7 @@ def install(listen_host: str, limits: Limits, ctx: ssl.SSLContext | None,
         def handle(sock: Any, address: Any) -> Any:  # looked up at each connection
             return controller.datapath_connection_factory(sock, address)
 
+        raise_fd_limit(limits)
         Listener(listen(listen_host, port), handle, limits, ctx, admits).serve_forever()
 
     controller.OpenFlowController.server_loop = server_loop

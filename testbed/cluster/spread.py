@@ -108,14 +108,16 @@ class Spread(OneMachine):
         sockets folder (which only root enters). Across servers it listens on the cluster's
         address, over TLS with the run's own certificates (testbed.cluster.tls), and admits
         the servers' switches only (every server's address, this one's included: its own
-        switches connect to that address too)."""
+        switches connect to that address too), all of them within its connection cap."""
         if not self.cluster:
             return super().controller_config(config, run_id)
 
         assert self.spec is not None
         self.pki = make_pki(run_id)
         listen = self.spec.listen or self.addresses[LOCAL]
-        return dataclasses.replace(config, listen=listen,
+        # every switch connects over TCP: the cap must not keep one out
+        cap = max(config.max_connections, len(self.topo.switches) + config.max_handshakes)
+        return dataclasses.replace(config, listen=listen, max_connections=cap,
                                    allow=tuple(sorted(set(self.addresses.values()))),
                                    tls_key=str(self.pki.key("controller")),
                                    tls_cert=str(self.pki.cert("controller")),

@@ -14,6 +14,8 @@ import os
 import select
 import socket
 import ssl
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -60,6 +62,19 @@ def test_the_limits_travel_with_the_configuration():
     ap = argparse.ArgumentParser()
     add_arguments(ap)
     assert config_from(ap.parse_args(cfg.to_args())).limits == Limits(2.5, 3, 7)
+
+
+def test_the_open_file_limit_is_raised_to_fit_the_cap():
+    """In a child process (the limit is the process's): a soft limit of 300 is raised to
+    fit 1024 connections and 256 other files, within the hard limit."""
+    code = ("import resource; from controller.listener import Limits, raise_fd_limit\n"
+            "hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]\n"
+            "resource.setrlimit(resource.RLIMIT_NOFILE, (300, hard))\n"
+            "print(raise_fd_limit(Limits(max_connections=1024)),"
+            " resource.getrlimit(resource.RLIMIT_NOFILE)[0], min(hard, 1280))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.split()
+    assert out[0] == out[1] == out[2], out
 
 
 @pytest.fixture(scope="module")

@@ -81,6 +81,10 @@ def test_the_controller_listens_on_the_cluster_and_admits_its_servers_only(
     cfg = _spread().controller_config(ControllerConfig(), run_id)
     assert cfg.listen == "10.9.0.1" and set(cfg.allow) == {"10.9.0.1", "10.9.0.2"}
     assert cfg.admits(("10.9.0.2", 5000)) and not cfg.admits(("10.9.0.3", 5000))
+    assert cfg.max_connections == 1024  # (the default fits these 8 switches)
+    many = Spread(parse_spec("fattree:k=8,n=4"), SPEC)  # 2048 switches: the cap fits them
+    many.addresses = {"localhost": "10.9.0.1", "b": "10.9.0.2"}
+    assert many.controller_config(ControllerConfig(), run_id).max_connections == 2048 + 64
     # over TLS, with certificates of the run's own CA, whose key is gone
     folder = sockets_dir(run_id)
     assert folder.parent == tmp_path
