@@ -167,8 +167,7 @@ def test_idle_connections_keep_no_switch_out_and_time_out(pki: RunPki):
         _until(lambda: _closed(idle[0]) and _closed(idle[1]), "the 2 oldest not closed")
         with socket.create_connection(("127.0.0.1", port)) as raw, \
                 _client_ctx(pki).wrap_socket(raw) as tls:
-            switches.wait_for(1)
-            assert time.monotonic() - opened < timeout  # while the idle ones were held
+            switches.wait_for(1)  # while the idle ones were held: it made the oldest go
             assert _closed(idle[2]) and not any(_closed(s) for s in idle[3:])
             _until(lambda: all(_closed(s) for s in idle), "idle connections not dropped")
             assert time.monotonic() - opened >= timeout  # (its clock starts after that)
