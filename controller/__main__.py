@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import os
 import socket
+import ssl
 import sys
 
 from topologies import Topology
@@ -19,6 +20,7 @@ from .config import (
     UNREGISTERED,
     ControllerConfig,
 )
+from .listener import Limits, install, tls_context
 from .sockets import default_socket, private_dir
 from .timers import IgmpTimers
 
@@ -51,6 +53,16 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--tls-cert", default="", metavar="FILE", help="its certificate")
     ap.add_argument("--tls-ca", default="", metavar="FILE",
                     help="the CA a switch's certificate must be signed by (mutual TLS)")
+    lim = Limits()
+    ap.add_argument("--handshake-timeout", type=float, default=lim.handshake_timeout,
+                    metavar="S", help="on a TCP address: a switch's TLS handshake must end "
+                    "this many seconds after it connected, or it is dropped (default %(default)g)")
+    ap.add_argument("--max-handshakes", type=int, default=lim.max_handshakes, metavar="N",
+                    help="TLS handshakes under way at once; one more drops the oldest "
+                         "(default %(default)s)")
+    ap.add_argument("--max-connections", type=int, default=lim.max_connections, metavar="N",
+                    help="OpenFlow connections open at once on a TCP address; one more is "
+                         "closed (default %(default)s)")
     ap.add_argument("--api-socket", default=None, metavar="PATH",
                     help="the JSON endpoint's Unix socket, for root and this user only "
                          f"(default {default_socket()})")
@@ -96,6 +108,8 @@ def config_from(args: argparse.Namespace) -> ControllerConfig:
         querier=args.querier, igmp_rate=args.igmp_rate, data_rate=args.data_rate,
         max_groups=args.max_groups, max_sources=args.max_sources, listen=args.listen,
         allow=args.allow, tls_key=args.tls_key, tls_cert=args.tls_cert, tls_ca=args.tls_ca,
+        handshake_timeout=args.handshake_timeout, max_handshakes=args.max_handshakes,
+        max_connections=args.max_connections,
         timers=IgmpTimers(robustness=args.robustness, query_interval=args.query_interval,
                           query_response_interval=args.query_response,
                           last_member_interval=args.last_member_interval))
@@ -166,7 +180,7 @@ def start(args: argparse.Namespace, config: ControllerConfig) -> int:
     os.environ[ENV_CONFIG] = config.to_json()
 
     # os-ken loads when the controller starts, not where its options are (testbed.cli)
-    from .compat import FRAMEWORK, serve_unix_switches
+    from .compat import FRAMEWORK, end_switches_that_hang_up, serve_unix_switches
 
     if FRAMEWORK != "os-ken":  # pragma: no cover
         print("controller: os-ken is not installed; under Ryu run "
@@ -177,8 +191,18 @@ def start(args: argparse.Namespace, config: ControllerConfig) -> int:
     from os_ken import log as oslog
 
     os.umask(0o077)  # its sockets and files: this user's alone
+    end_switches_that_hang_up()
     if config.unix:
         serve_unix_switches()
+    else:  # a TCP address: accept loop, TLS handshakes and caps of the testbed's own
+        try:
+            ctx = tls_context(config.tls_key, config.tls_cert, config.tls_ca) \
+                if config.tls else None
+        except (ssl.SSLError, OSError) as exc:
+            print(f"controller: the TLS key, certificate or CA will not load: {exc}",
+                  file=sys.stderr)
+            return 2
+        install(config.listen, config.limits, ctx, config.admits)
     # os-ken loads when the controller starts, not where its options are (testbed.cli)
     from os_ken.base.app_manager import AppManager
 

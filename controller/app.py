@@ -19,7 +19,7 @@ from typing import Any
 
 from topologies import Topology
 
-from . import api, igmp, lane, lldp
+from . import api, igmp, lane, listener, lldp
 from .compat import (
     CONFIG_DISPATCHER,
     DEAD_DISPATCHER,
@@ -187,6 +187,7 @@ class McastlabController(DiscoveryMixin, CountersMixin, BaseApp):
             "querier": self.querier.state(time.monotonic()),
             "refusals": list(self.refusals),
             "counters": dict(sorted(self.counters.items())),
+            "listener": dict(sorted(listener.STATS.items())),
             "igmp_handling_ms": self._handling(),
         }
 

@@ -76,6 +76,31 @@ def serve_unix_switches() -> None:
     controller.datapath_connection_factory = unix_factory
 
 
+def end_switches_that_hang_up() -> None:
+    """Let a switch's connection end when the switch hangs up. os-ken's Datapath.serve, once
+    its receive loop has ended, waits for its send loop, which (under os-ken's native hub,
+    where killing a thread does nothing) waits for a message to send: the connection is
+    marked gone only when the controller next sends the switch something, and until then
+    the switch, connecting again, is refused as a second connection for its dpid. Here the
+    end of the receive loop queues one last empty send that closes the send loop."""
+    # os-ken's alone (this module also loads under Ryu)
+    from os_ken.controller import controller
+
+    receive = controller.Datapath._recv_loop
+    if getattr(receive, "ends_sends", False):
+        return
+
+    def recv_loop(self: Any) -> None:
+        try:
+            receive(self)
+        finally:
+            if self.send_q is not None:
+                self.send(b"", close_socket=True)  # (refused when the loop already ended)
+
+    recv_loop.ends_sends = True  # type: ignore[attr-defined]
+    controller.Datapath._recv_loop = recv_loop
+
+
 def framework_version() -> str:
     """Name and version of the framework in use, for results records."""
     try:
@@ -91,6 +116,7 @@ __all__ = [
     "FRAMEWORK",
     "MAIN_DISPATCHER",
     "app_manager",
+    "end_switches_that_hang_up",
     "framework_version",
     "hub",
     "ofp_event",

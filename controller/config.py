@@ -9,6 +9,7 @@ import os
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from .listener import Limits
 from .membership import MAX_GROUPS, MAX_SOURCES
 from .timers import IgmpTimers
 
@@ -43,6 +44,12 @@ class ControllerConfig:
     tls_key: str = ""              # OpenFlow over TLS: the controller's key and certificate,
     tls_cert: str = ""             # and the CA the switches' certificates must be signed by
     tls_ca: str = ""
+    # the OpenFlow listener on a TCP address (controller.listener): a TLS handshake's time
+    # from accept, the handshakes under way at once (one more drops the oldest), the
+    # connections open at once (one more is closed)
+    handshake_timeout: float = Limits.handshake_timeout
+    max_handshakes: int = Limits.max_handshakes
+    max_connections: int = Limits.max_connections
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
@@ -66,6 +73,12 @@ class ControllerConfig:
             raise ValueError("OpenFlow over TLS needs --tls-key, --tls-cert and --tls-ca")
         if self.tls and self.unix:
             raise ValueError("TLS is for OpenFlow over TCP, not on a Unix socket")
+        Limits(self.handshake_timeout, self.max_handshakes, self.max_connections)  # checked
+
+    @property
+    def limits(self) -> Limits:
+        """The OpenFlow listener's limits (on a TCP address)."""
+        return Limits(self.handshake_timeout, self.max_handshakes, self.max_connections)
 
     @property
     def contiguous(self) -> bool:
@@ -110,6 +123,9 @@ class ControllerConfig:
         if self.tls:
             args += ["--tls-key", self.tls_key, "--tls-cert", self.tls_cert,
                      "--tls-ca", self.tls_ca]
+        args += ["--handshake-timeout", f"{self.handshake_timeout:g}",
+                 "--max-handshakes", str(self.max_handshakes),
+                 "--max-connections", str(self.max_connections)]
         return args + ["--fast-leave"] * self.fast_leave + ["--no-querier"] * (not self.querier)
 
     def to_json(self) -> str:

@@ -27,6 +27,7 @@ from .hold import Hold
 from .server import RemoteServer, servers
 from .switch_placement import Placement
 from .tls import RunPki, make_pki, set_switch_tls
+from .tunnel_ids import TunnelIds
 
 
 class Spread(OneMachine):
@@ -40,6 +41,7 @@ class Spread(OneMachine):
             self.runners = {r.name: r for r in servers(spec)}
         self.holds: list[Hold] = []
         self.pki: RunPki | None = None  # OpenFlow over TLS (with a controller)
+        self.tunnel_ids = TunnelIds()  # the tunnels' VNIs (gretap keys), random per link
 
     # ---- where things are -------------------------------------------------------------------
     @property
@@ -106,14 +108,16 @@ class Spread(OneMachine):
         sockets folder (which only root enters). Across servers it listens on the cluster's
         address, over TLS with the run's own certificates (testbed.cluster.tls), and admits
         the servers' switches only (every server's address, this one's included: its own
-        switches connect to that address too)."""
+        switches connect to that address too), all of them within its connection cap."""
         if not self.cluster:
             return super().controller_config(config, run_id)
 
         assert self.spec is not None
         self.pki = make_pki(run_id)
         listen = self.spec.listen or self.addresses[LOCAL]
-        return dataclasses.replace(config, listen=listen,
+        # every switch connects over TCP: the cap must not keep one out
+        cap = max(config.max_connections, len(self.topo.switches) + config.max_handshakes)
+        return dataclasses.replace(config, listen=listen, max_connections=cap,
                                    allow=tuple(sorted(set(self.addresses.values()))),
                                    tls_key=str(self.pki.key("controller")),
                                    tls_cert=str(self.pki.cert("controller")),
@@ -140,20 +144,24 @@ class Spread(OneMachine):
 
     def secure(self, run_id: str, openflow_port: int | None) -> None:
         """Before any switch or tunnel exists: the run's tunnel guard on every server
-        (testbed.cluster.guard: VXLAN only from the servers, and the controller's OpenFlow
-        port, on this one, too), and every server's switches given the run's TLS
-        certificate (with a controller)."""
+        (testbed.cluster.guard: the tunnels and the controller's OpenFlow port reached only
+        from the servers, and there only from root's sockets or the kernel), and every
+        server's switches given the run's TLS certificate (with a controller)."""
         peers = sorted(set(self.addresses.values()))
         for name, runner in self.runners.items():
-            port = openflow_port if name == LOCAL else None
-            script = guard_script(run_id, peers, self.tunnel == "vxlan", port)
+            script = guard_script(run_id, peers, self.tunnel, openflow_port,
+                                  controller_here=name == LOCAL)
             res = runner.run(["nft", "-f", "-"], input=script, check=False)
             if res.returncode != 0:
                 why = " ".join((res.stderr or res.stdout).split())[:300]
                 raise CapabilityError(f"nftables refused the tunnel guard on {name} (the "
-                                      f"inet family's input hook; Debian's nftables): {why}")
+                                      "inet family's input and output hooks, meta skuid; "
+                                      f"Debian's nftables): {why}")
             if self.pki is not None:
                 set_switch_tls(runner, self.pki, remote=name != LOCAL)
+
+    def tunnel_record(self) -> dict[str, int]:
+        return self.tunnel_ids.record()
 
     def lacking_afxdp(self) -> list[str]:
         """The other servers that cannot open AF_XDP ports (their holds say so)."""
@@ -173,14 +181,15 @@ class Spread(OneMachine):
         return {"cls": ClusterSwitch if switch else ClusterHost, "runner": self.runner(name)}
 
     def link_params(self, node1: str, node2: str, key: int) -> dict[str, Any]:
-        """A link's Mininet parameters: a tunnel (numbered `key`) when it crosses servers."""
+        """A link's Mininet parameters: a tunnel when it crosses servers, its VNI (or gretap
+        key) drawn at random for link number `key` (testbed.cluster.tunnel_ids)."""
         s1, s2 = self.server_of(node1), self.server_of(node2)
         if s1 == s2:
             return {}
         # testbed.cluster.nodes loads Mininet: only where a network is built
         from .nodes import TunnelLink
 
-        return {"cls": TunnelLink, "kind": self.tunnel, "key": key,
+        return {"cls": TunnelLink, "kind": self.tunnel, "key": self.tunnel_ids.of(key),
                 "ip1": self.addresses[s1], "ip2": self.addresses[s2]}
 
 

@@ -285,6 +285,9 @@ class Emulation:
                       f"switches ({kind})")
         self._build_mininet(xdp)
         bridges_up = time.monotonic()
+        if self.spread.cluster:
+            rec.tunnels = self.spread.tunnel_record()
+            rec.save()
         for server, intfs in self.spread.by_server(sorted(xdp), lambda i: i.split("-")[0]).items():
             check_xdp_ports(set(intfs), self.spread.runners[server])
         self.timings["mininet_s"] = time.perf_counter() - t0

@@ -47,6 +47,8 @@ class RunRecord:
     # when the testbed process started (clock ticks after boot): a PID the kernel has given
     # to another process since is not this run's (None: a record of before 2026-11-27)
     pid_start: int | None = None
+    # across servers: each tunnel's VNI (gretap key) by link number, drawn for the run
+    tunnels: dict[str, int] = field(default_factory=dict)
 
     @property
     def path(self) -> Path:

@@ -127,6 +127,10 @@ class OneMachine:
     def secure(self, run_id: str, openflow_port: int | None) -> None:
         """Guard the tunnels between servers before any exists (none here)."""
 
+    def tunnel_record(self) -> dict[str, int]:
+        """The tunnels' identifiers by link number, for the run's record (none here)."""
+        return {}
+
     def lacking_afxdp(self) -> list[str]:
         """The other servers that cannot open AF_XDP ports."""
         return []

@@ -4,7 +4,9 @@ controller reached from both servers' switches; hosts on both sides ping each ot
 receive a group's datagrams (large ones too: MTU 1450 inside the tunnels); MPI jobs span
 both (a tree and the multicast nack broadcast verify; a rank dying on server2 ends its job;
 a measured broadcast is timed by flow latency, with every server's fidelity sampled;
-only the servers reach the tunnels and the controller, which speaks OpenFlow over TLS);
+only the servers reach the tunnels and the controller, which speaks OpenFlow over TLS, and
+on them only root's sockets: a non-root process delivers no frame; 200 idle connections to
+the controller keep no switch out, and are dropped at the handshake timeout);
 an experiment spec with a [cluster] table runs two groups, one with its rank 0 on server2,
 under a fault there; and when it ends nothing of the run is left on either server."""
 
@@ -12,6 +14,7 @@ from __future__ import annotations
 
 import json
 import re
+import select
 import socket
 import struct
 import subprocess
@@ -38,6 +41,7 @@ from testbed.fidelity.flags import Monitor
 from testbed.specs.traffic_model import TrafficSpec
 from topologies import fattree
 
+from .guard_probe import probe
 from .mcast import members as controller_members
 from .mcast import until
 
@@ -164,6 +168,26 @@ def _dropped(table: str, port: str, remote: rigmod.Rig | None = None) -> int:
     return int(hit[1])
 
 
+def _dropped_out(table: str, match: str, remote: rigmod.Rig | None = None) -> int:
+    """Packets the run's guard dropped on their way out of a server (`remote`'s, else this
+    one) because a non-root socket sent them (`match`: "udp dport 4789", "tcp dport N")."""
+    cmd = ["nft", "list", "chain", "inet", table, "guard_out"]
+    text = remote.remote.run(cmd).stdout if remote else subprocess.run(
+        cmd, capture_output=True, text=True, check=True).stdout
+    hit = re.search(rf"{match} meta skuid != 0 counter packets (\d+)", text)
+    assert hit, text
+    return int(hit[1])
+
+
+def _nobody_sends(rig: rigmod.Rig | None, kind: str, src: str, dst: str, port: int,
+                  vni: int = 0) -> list[str]:
+    """What each of 3 sends by user nobody (setpriv) came to, on server2 (`rig`) or here."""
+    argv = probe(kind, src, dst, port, vni)
+    out = rig.remote.run(argv).stdout if rig else subprocess.run(
+        argv, capture_output=True, text=True, check=True).stdout
+    return out.split()
+
+
 def _vxlan_fate(rig: rigmod.Rig, dev: str, table: str, rx: int, dropped: int
                 ) -> tuple[int, int]:
     """VXLAN datagrams the tunnel `dev` received and the run's guard dropped on server2
@@ -197,7 +221,32 @@ def _only_the_servers_reach_the_tunnels_and_the_controller(emu: Emulation,
                     and time.monotonic() < deadline:
                 time.sleep(0.05)
             assert got == (delivered, 3 - delivered), (source, got)
+        # a user other than root, on either server, from a server's address (which the
+        # input rules admit): dropped on its way out (EPERM), counted; the tunnel received
+        # none of it (root's 3 below arrive, and only they: they were sent after)
+        rx = _rx_packets(rig, dev)
+        udp = f"udp dport {VXLAN_PORT}"
+        out_here, out_there = _dropped_out(table, udp), _dropped_out(table, udp, rig)
+        assert _nobody_sends(None, "udp", rigmod.LOCAL_IP, rigmod.REMOTE_IP, VXLAN_PORT,
+                             vni) == ["PermissionError"] * 3
+        assert _nobody_sends(rig, "udp", rigmod.REMOTE_IP, rigmod.REMOTE_IP, VXLAN_PORT,
+                             vni) == ["PermissionError"] * 3
+        assert (_dropped_out(table, udp) - out_here,
+                _dropped_out(table, udp, rig) - out_there) == (3, 3)
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+            s.bind((rigmod.LOCAL_IP, 0))
+            for _ in range(3):
+                s.sendto(_vxlan_datagram(vni), (rigmod.REMOTE_IP, VXLAN_PORT))
+        deadline = time.monotonic() + 5
+        while _rx_packets(rig, dev) < rx + 3 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert _rx_packets(rig, dev) == rx + 3
         port = emu.controller.ofp_port
+        tcp = f"tcp dport {port}"
+        for remote, src in ((None, rigmod.LOCAL_IP), (rig, rigmod.REMOTE_IP)):
+            before = _dropped_out(table, tcp, remote)
+            got = _nobody_sends(remote, "tcp", src, rigmod.LOCAL_IP, port)
+            assert "sent" not in got and _dropped_out(table, tcp, remote) - before >= 3, got
         assert emu.controller.target == f"ssl:{rigmod.LOCAL_IP}:{port}"
         assert emu.record.id in rig.remote.run(["ovs-vsctl", "get-ssl"]).stdout
         with socket.socket() as s, pytest.raises(TimeoutError):
@@ -208,6 +257,65 @@ def _only_the_servers_reach_the_tunnels_and_the_controller(emu: Emulation,
     finally:
         rig.remote.run(["ip", "route", "del", f"{STRANGER}/32"], check=False)
         subprocess.run(["ip", "addr", "del", f"{STRANGER}/32", "dev", rigmod.LOCAL_DEV])
+
+
+IDLE = 200  # connections that never begin a TLS handshake
+
+
+def _open(socks: list[socket.socket]) -> list[socket.socket]:
+    """The connections the controller has not closed (it sends nothing on one that never
+    began a handshake: a readable one holds its end)."""
+    ended = set(select.select(socks, [], [], 0)[0])
+    return [s for s in socks if s not in ended]
+
+
+def _switch_state(emu: Emulation, name: str) -> tuple[dict, dict]:
+    """The controller's view of switch `name`, and its listener's counts (one reading)."""
+    state = api_get(emu.controller.api, "/state")
+    (sw,) = [v for v in state["switches"].values() if v["name"] == name]
+    return sw, state["listener"]
+
+
+def _idle_connections_keep_no_switch_out(emu: Emulation, rig: rigmod.Rig, name: str) -> None:
+    """200 connections to the controller's TLS port (root's, from a server's address: the
+    guard admits them) that never begin a handshake. Switch `name` on server2, cut off
+    first, connects again while they are held (its handshake makes the oldest idle one give
+    way, so fewer than the 64 kept wait out their timeout), and is programmed; every idle
+    connection is closed by the controller: all but 64 at once, the rest at the handshake
+    timeout, not before."""
+    cfg = emu.controller_config
+    rig.remote.run(["ovs-vsctl", "del-controller", name])
+    until(lambda: not _switch_state(emu, name)[0]["connected"], time.monotonic() + 10)
+    sw, before = _switch_state(emu, name)
+    assert not sw["connected"], sw
+    opened = time.monotonic()
+    idle = [socket.create_connection((rigmod.LOCAL_IP, emu.controller.ofp_port))
+            for _ in range(IDLE)]
+    try:
+        evicted = before.get("handshake_evicted", 0) + IDLE - cfg.max_handshakes
+        until(lambda: len(_open(idle)) <= cfg.max_handshakes,
+              time.monotonic() + 10)  # all taken, the oldest beyond the cap closed
+        assert len(_open(idle)) == cfg.max_handshakes
+        assert _switch_state(emu, name)[1]["handshake_evicted"] == evicted
+        rig.remote.run(["ovs-vsctl", "set-controller", name, emu.controller.target])
+        deadline = time.monotonic() + cfg.handshake_timeout + 10
+        while not (now := _switch_state(emu, name))[0]["ready"]:
+            assert time.monotonic() < deadline, now
+            time.sleep(0.05)
+        assert now[0]["connects"] > sw["connects"]
+        while _open(idle):
+            assert time.monotonic() < deadline, len(_open(idle))
+            time.sleep(0.05)
+        assert time.monotonic() - opened >= cfg.handshake_timeout
+        after = _switch_state(emu, name)[1]
+        grown = {k: v - before.get(k, 0) for k, v in after.items()}
+        # the switch's arrival made an idle one give way: it came while they were held
+        assert grown.get("handshake_timeout", 0) < cfg.max_handshakes, grown
+        assert grown["handshake_evicted"] + grown.get("handshake_timeout", 0) >= IDLE, grown
+        assert grown["connections"] >= 1 and not grown.get("accept_errors"), grown
+    finally:
+        for s in idle:
+            s.close()
 
 
 def test_a_fat_tree_across_two_servers_delivers_unicast_and_groups(caps, rig):
@@ -235,6 +343,11 @@ def test_a_fat_tree_across_two_servers_delivers_unicast_and_groups(caps, rig):
             assert out.split().count("ok") == len(dsts), (src, out)
 
         _only_the_servers_reach_the_tunnels_and_the_controller(emu, rig)
+        _idle_connections_keep_no_switch_out(emu, rig, sorted(theirs)[0])
+        assert set(emu.record.tunnels.values()) == {  # the run's own VNIs, one per tunnel
+            i["linkinfo"]["info_data"]["id"] for i in json.loads(rig.remote.run(
+                ["ip", "-d", "-j", "link", "show", "type", "vxlan"]).stdout)}
+        assert len(emu.record.tunnels) == len(place.cut)
 
         # a group with members on both servers, sent from each side
         for sender, members in ((near[0], [near[3], far[0], far[5]]),

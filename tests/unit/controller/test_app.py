@@ -200,7 +200,7 @@ def call(spawned: dict[str, tuple], method: str, path: str,
 # ---- built from its environment, and its state -------------------------------------------
 STATE_KEYS = {"ready", "framework", "topology", "discovered", "hosts", "routing", "mode",
               "config", "uptime_s", "switches", "groups", "failed", "querier", "refusals",
-              "counters", "igmp_handling_ms", "unconfirmed"}
+              "counters", "listener", "igmp_handling_ms", "unconfirmed"}
 
 
 def test_the_app_is_built_from_its_environment(build) -> None:

@@ -62,7 +62,11 @@ def test_nodes_go_to_their_servers_and_cut_links_become_tunnels():
                                                             "b": ["h15", "h8"]}
     a, b = s.placement.cut[0]
     params = s.link_params(a, b, 7)
-    assert params["cls"] is TunnelLink and params["key"] == 7 and params["kind"] == "vxlan"
+    assert params["cls"] is TunnelLink and params["kind"] == "vxlan"
+    # its VNI drawn for the run (not the link's number), the same when asked again, and
+    # in the run's record
+    assert params["key"] == s.tunnel_ids.of(7) == s.link_params(a, b, 7)["key"]
+    assert s.tunnel_record() == {"7": params["key"]}
     assert (params["ip1"], params["ip2"]) == (s.addresses[s.server_of(a)],
                                               s.addresses[s.server_of(b)])
     assert s.node_params("h15", switch=False)["runner"] is s.runners["b"]
@@ -77,6 +81,10 @@ def test_the_controller_listens_on_the_cluster_and_admits_its_servers_only(
     cfg = _spread().controller_config(ControllerConfig(), run_id)
     assert cfg.listen == "10.9.0.1" and set(cfg.allow) == {"10.9.0.1", "10.9.0.2"}
     assert cfg.admits(("10.9.0.2", 5000)) and not cfg.admits(("10.9.0.3", 5000))
+    assert cfg.max_connections == 1024  # (the default fits these 8 switches)
+    many = Spread(parse_spec("fattree:k=8,n=4"), SPEC)  # 2048 switches: the cap fits them
+    many.addresses = {"localhost": "10.9.0.1", "b": "10.9.0.2"}
+    assert many.controller_config(ControllerConfig(), run_id).max_connections == 2048 + 64
     # over TLS, with certificates of the run's own CA, whose key is gone
     folder = sockets_dir(run_id)
     assert folder.parent == tmp_path
