@@ -23,7 +23,7 @@ from testbed.emulation.controller_proc import ControllerProcess
 from testbed.errors import ComponentDied, ended_text, signal_text
 from testbed.experiments.run import _opened
 
-from .experiments.test_run import VERSIONS, spec_of
+from .testbed.experiments.test_run import VERSIONS, spec_of
 
 
 def test_how_a_process_ended_is_said_in_words() -> None:

@@ -1,4 +1,4 @@
-"""testbed.experiments.bcast.params_timeout: the t_hold/t_end job's timeout grows with the
+"""testbed.experiments.bcast: params_timeout, the t_hold/t_end job's timeout grows with the
 bytes it sends on the first host's link, never below PARAMS_TIMEOUT_S."""
 
 from __future__ import annotations
