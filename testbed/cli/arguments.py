@@ -18,6 +18,7 @@ from topologies.spec_file import is_topology_file
 from ..emulation.switching import DEFAULT, SWITCHES, choices_help
 from ..errors import UsageError
 from ..fidelity.link_rate import nominal_topology
+from ..safepath import trusted_config
 from ..specs.cluster import METHODS, TUNNELS, from_servers
 
 TOPO_HELP = ("topology: shape[:key=val,...] or a .toml/.json file (default %(default)s); "
@@ -91,8 +92,8 @@ def cluster_spec(args: argparse.Namespace):
             raise UsageError(f"{', '.join(extra)}: for a network across servers; give "
                              "--servers too")
         return None
-    if given["ssh_config"] and not Path(given["ssh_config"]).is_file():
-        raise UsageError(f"--ssh-config: no such file {given['ssh_config']}")
+    if given["ssh_config"]:  # ssh runs its ProxyCommand as root: root's file alone
+        given["ssh_config"] = str(trusted_config("--ssh-config", given["ssh_config"]))
     try:
         return from_servers(servers, **given)
     except ValueError as exc:

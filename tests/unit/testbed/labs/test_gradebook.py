@@ -6,14 +6,13 @@ is judged."""
 
 from __future__ import annotations
 
-import csv
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from testbed.cli.main import main
-from testbed.labs import labs, secret
+from testbed.labs import gradebook, labs, secret
 from testbed.labs.answers import Question, check, to_toml
 from testbed.labs.gradebook import COLUMNS, Submission, append, rows
 
@@ -45,8 +44,7 @@ def write(path: Path, answers: dict[str, Any], head: str = "lab = 1\n") -> Path:
 
 
 def read(path: Path) -> list[dict[str, str]]:
-    with path.open(newline="") as f:
-        return list(csv.DictReader(f))
+    return gradebook.read(path)
 
 
 @pytest.fixture
