@@ -5,6 +5,7 @@ new rates in place when the emulation is retuned."""
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -67,8 +68,9 @@ class LinkSetup:
             intf = intf_name(h.name, HOST_PORT)
             params = host_params[h.name]
             cmds = [
-                f"mount --bind {emu.run_dir}/hosts /etc/hosts",
-                f"mount --bind {emu.run_dir}/resolv.conf /etc/resolv.conf",
+                f"mount --bind {shlex.quote(str(emu.run_dir / 'hosts'))} /etc/hosts",
+                f"mount --bind {shlex.quote(str(emu.run_dir / 'resolv.conf'))} "
+                "/etc/resolv.conf",
                 "sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1",
                 f"ip route add 224.0.0.0/4 dev {intf}",
             ]
@@ -97,7 +99,7 @@ class LinkSetup:
             if tc:
                 batch = emu.run_dir / f"tc-{h.name}.batch"
                 spread.runner(h.name).put(batch, tc)
-                cmds.append(f"tc -batch {batch}")
+                cmds.append(f"tc -batch {shlex.quote(str(batch))}")
             if not caps.sch_netem:
                 cmds += linkshape.netfilter_loss(intf, params)
             run_in_host(emu.net.get(h.name), cmds, f"configuring host {h.name}")
@@ -146,4 +148,5 @@ class LinkSetup:
         for name, lines in host_tc.items():
             batch = emu.run_dir / f"tc-{name}-retune.batch"
             emu.spread.runner(name).put(batch, lines)
-            run_in_host(emu.net.get(name), [f"tc -batch {batch}"], f"retuning {name}'s link")
+            run_in_host(emu.net.get(name), [f"tc -batch {shlex.quote(str(batch))}"],
+                        f"retuning {name}'s link")
