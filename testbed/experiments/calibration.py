@@ -151,7 +151,8 @@ def store(key: str, here: dict[str, Any], entry: dict[str, Any],
         data = {"machine": here, "entries": {}}
     data.setdefault("entries", {})[key] = entry
     try:
-        make_folder("calibration cache", path.parent)
+        make_folder(f"cannot write the calibration cache (set {CACHE_ENV} to another "
+                    "folder)", path.parent)
         write_json(path, data)
     except OSError as exc:
         raise UsageError(f"cannot write the calibration cache {path}: {exc.strerror} "
