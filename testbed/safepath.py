@@ -17,7 +17,9 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import grp
 import os
+import pwd
 import stat
 from collections import deque
 from collections.abc import Iterator
@@ -48,12 +50,32 @@ def _as_root() -> bool:
     return os.geteuid() == 0
 
 
-def _others_write(st: os.stat_result) -> bool:
-    """Someone beside the owner may change names in it: group (not root's) or world write,
-    without the sticky bit that keeps others from moving names that are not theirs."""
-    if st.st_mode & stat.S_ISVTX:
+def _private_group(gid: int) -> bool:
+    """Nobody but trusted users is in group `gid`: root's, or the own group of a trusted
+    user (their primary group, with no other member listed: a user private group, which a
+    umask of 002 makes writable on every folder of theirs)."""
+    if gid == 0:
+        return True
+    try:
+        if grp.getgrgid(gid).gr_mem:
+            return False
+    except KeyError:
         return False
-    return bool(st.st_mode & stat.S_IWOTH or (st.st_mode & stat.S_IWGRP and st.st_gid != 0))
+    for uid in trusted_owners():
+        with contextlib.suppress(KeyError):
+            if pwd.getpwuid(uid).pw_gid == gid:
+                return True
+    return False
+
+
+def _others_write(st: os.stat_result, *, sticky_ok: bool = True) -> bool:
+    """Someone beside the owner may write it: world write, or group write of a group not
+    private to trusted users; in a folder, not where the sticky bit keeps others from moving
+    names that are not theirs (`sticky_ok`)."""
+    if sticky_ok and st.st_mode & stat.S_ISVTX and stat.S_ISDIR(st.st_mode):
+        return False
+    return bool(st.st_mode & stat.S_IWOTH or
+                (st.st_mode & stat.S_IWGRP and not _private_group(st.st_gid)))
 
 
 def _check_owner(option: str, where: str, st: os.stat_result, *, mode: bool = True) -> None:
@@ -324,19 +346,19 @@ def tree_of_ours(option: str, path: str | os.PathLike[str]) -> Path:
                     st = os.stat(name, dir_fd=dfd, follow_symlinks=False)
                     where = os.path.normpath(os.path.join(str(path), top, name))
                     _check_owner(option, where, st, mode=False)
-                    if not stat.S_ISLNK(st.st_mode) and (
-                            st.st_mode & stat.S_IWOTH or
-                            st.st_mode & stat.S_IWGRP and st.st_gid != 0):
+                    if not stat.S_ISLNK(st.st_mode) and _others_write(st, sticky_ok=False):
                         raise UsageError(f"{option}: {where} may be written by others "
                                          f"(mode {stat.S_IMODE(st.st_mode):o}); root does "
                                          "not read or write it")
     return Path(os.path.abspath(path))
 
 
-def trusted_config(option: str, path: str | os.PathLike[str]) -> Path:
-    """A file whose contents root acts on (an ssh_config: its ProxyCommand and
-    LocalCommand run as root): run as root, a regular file root owns, nobody else may
-    write, in folders checked as for a write. Its absolute path, resolved."""
+def trusted_config(option: str, path: str | os.PathLike[str], *,
+                   root_only: bool = True) -> Path:
+    """A file whose contents root acts on (an ssh_config: its ProxyCommand and LocalCommand
+    run as root; the prompt's --script: its commands run in the hosts as root): run as
+    root, a regular file root owns (`root_only`; else root, this user or SUDO_UID) that
+    nobody else may write, in folders checked as for a write. Its absolute path, resolved."""
     path = Path(path)
     with opened_folder(option, path.parent) as fd:
         try:
@@ -346,8 +368,10 @@ def trusted_config(option: str, path: str | os.PathLike[str]) -> Path:
         if not stat.S_ISREG(st.st_mode):
             raise UsageError(f"{option}: {path} is not a regular file (a link?); give the "
                              "file itself")
-        if _as_root() and (st.st_uid != 0 or st.st_mode & (stat.S_IWGRP | stat.S_IWOTH)):
-            raise UsageError(f"{option}: {path} must belong to root and be writable by root "
-                             f"alone (it is uid {st.st_uid}, mode {stat.S_IMODE(st.st_mode):o})"
-                             ": its commands would run as root")
+        owners = {0} if root_only else trusted_owners()
+        if _as_root() and (st.st_uid not in owners or _others_write(st)):
+            who = "root" if root_only else "root or you"
+            raise UsageError(f"{option}: {path} must belong to {who} and be writable by its "
+                             f"owner alone (it is uid {st.st_uid}, mode "
+                             f"{stat.S_IMODE(st.st_mode):o}): its commands would run as root")
     return path.resolve()

@@ -33,13 +33,14 @@ def nothing_starts(monkeypatch: pytest.MonkeyPatch) -> None:
     (or reach the servers) instead of measuring."""
     from testbed.bench import suites
     from testbed.cli import measure, network
+    from testbed.emulation import network as emulation
     from testbed.experiments import run
 
     def past_the_checks(*_args: object, **_kwargs: object) -> None:
         raise AssertionError("the command got past its path checks")
 
     for module, name in ((run, "detected"), (suites, "detected"), (measure, "network"),
-                         (network.doctor, "check")):
+                         (network.doctor, "check"), (emulation.Emulation, "__init__")):
         monkeypatch.setattr(module, name, past_the_checks)
 
 
@@ -124,6 +125,20 @@ def test_a_folder_others_may_write_is_refused_unless_sticky(tmp_path: Path) -> N
     assert safepath.make_folder("--out", shared / "r").is_dir()
 
 
+def test_a_folder_writable_by_the_sudo_users_own_group_is_theirs(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A umask of 002 makes every folder of a user group-writable by their private group
+    (nogroup: uid 65534's primary group, no other member): as theirs as the folder."""
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    os.chown(shared, 0, NOBODY)
+    shared.chmod(0o775)
+    with pytest.raises(UsageError, match=r"may be written by others \(mode 775\)"):
+        safepath.make_folder("--out", shared / "r")
+    monkeypatch.setenv("SUDO_UID", str(NOBODY))
+    assert safepath.make_folder("--out", shared / "r").is_dir()
+
+
 def test_the_user_who_ran_sudo_owns_their_folders(tmp_path: Path,
                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     other = theirs(tmp_path / "home")
@@ -193,10 +208,10 @@ def test_ssh_config_is_read_only_from_a_file_of_roots(
     cfg.write_text("Host *\n  ProxyCommand touch /tmp/owned\n")
     if trap == "owner":
         os.chown(cfg, NOBODY, NOBODY)
-        needle = "must belong to root and be writable by root alone (it is uid 65534"
+        needle = "must belong to root and be writable by its owner alone (it is uid 65534"
     elif trap == "mode":
         cfg.chmod(0o666)
-        needle = "must belong to root and be writable by root alone (it is uid 0, mode 666)"
+        needle = "must belong to root and be writable by its owner alone (it is uid 0, mode 666)"
     else:
         cfg.rename(tmp_path / "real")
         cfg.symlink_to(tmp_path / "real")
@@ -286,3 +301,18 @@ def test_write_file_refuses_a_folder_of_another_user(tmp_path: Path) -> None:
     with pytest.raises(UsageError, match="belongs to another user"):
         safepath.write_file("--solve", other / "key.toml", "x")
     assert list(other.iterdir()) == []
+
+
+def test_the_prompts_script_is_a_file_of_roots_or_yours(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], nothing_starts: None,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """`mcastlab net --script FILE`: its commands (`h1 any command`) run as root."""
+    script = tmp_path / "script"
+    script.write_text("h1 touch /tmp/owned\n")
+    os.chown(script, NOBODY, NOBODY)
+    line = error_of(["net", "--script", str(script)], capsys)
+    assert line == (f"mcastlab: error: --script: {script} must belong to root or you and be "
+                    f"writable by its owner alone (it is uid {NOBODY}, mode 644): its "
+                    "commands would run as root")
+    monkeypatch.setenv("SUDO_UID", str(NOBODY))  # the user who ran sudo: theirs is taken
+    assert safepath.trusted_config("--script", script, root_only=False) == script
