@@ -1,4 +1,4 @@
-"""The commands testbed.emulation.link_setup runs in each host's shell (one string, as
+"""testbed.emulation.link_setup: the commands it runs in each host's shell (one string, as
 Mininet's node.cmd takes it) quote the run's folder (issue 53): a state folder with a space
 or a `;` (MCASTLAB_STATE_DIR names any) stays one word, and runs nothing. Checked with the
 real sh: `set --` in place of the command puts the words sh split it into in "$@"."""
