@@ -5,10 +5,11 @@ lower floors, and from topologies/, controller/ and collectives/ (below them all
 from a higher floor, not even inside a function, and parts do not reach each other in a
 circle (tests/unit/test_layout.py; docs/architecture.md says why each stands where it does).
 
-1. ``errors.py``, ``interpreter.py``, ``outputs.py``, ``results.py``, ``trust.py``: the
+1. ``errors.py``, ``interpreter.py``, ``safepath.py``, ``results.py``, ``trust.py``: the
    ground: the errors a user can be shown, how a project module is started in a host, where
-   a command writes, a results folder's files (records, tables, versions), and whether a
-   path is one only root can change.
+   a command writes (every folder and file made and checked in one step), a results
+   folder's files (records, tables, versions), and whether a path is one only root can
+   change.
 2. ``specs/``: the descriptions the floors share: a cluster's servers, fault events,
    background traffic and its model. Plain data, read by everyone above.
 3. ``hostprogs/``: small programs run inside the emulated hosts (senders, sniffers, loads),

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import errno
 import html
 import json
 import os
@@ -19,6 +18,7 @@ from typing import Any
 
 from . import trust
 from .errors import DiskFull
+from .safepath import FULL, new_folder
 
 DEFAULT_ROOT = Path("results")
 PROJECT_ROOT = Path(__file__).resolve().parents[1]  # the checkout this code runs from
@@ -26,17 +26,11 @@ PROJECT_ROOT = Path(__file__).resolve().parents[1]  # the checkout this code run
 
 def new_results_dir(name: str, root: Path | None = None) -> Path:
     """A new folder <root>/<date>-<time>-<name>, absolute: MPI ranks and host programs that
-    write into it run in other working directories."""
-    root = (root or DEFAULT_ROOT).resolve()
+    write into it run in other working directories. It and any missing level of `root` are
+    made and checked as they are opened (safepath.new_folder)."""
     stamp = time.strftime("%Y%m%d-%H%M%S")
     safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", name)
-    path = root / f"{stamp}-{safe}"
-    n = 1
-    while path.exists():
-        n += 1
-        path = root / f"{stamp}-{safe}-{n}"
-    path.mkdir(parents=True)
-    return path
+    return new_folder("--out", root or DEFAULT_ROOT, f"{stamp}-{safe}")
 
 
 def _cmd_version(cmd: list[str]) -> str:
@@ -129,9 +123,6 @@ def versions() -> dict[str, Any]:
 def write_json(path: Path, obj: Any) -> None:
     """`obj` as JSON in `path`, atomically (write_atomic)."""
     write_atomic(path, json.dumps(obj, indent=1, sort_keys=True, default=str) + "\n")
-
-
-FULL = (errno.ENOSPC, errno.EDQUOT)
 
 
 @contextlib.contextmanager

@@ -7,8 +7,8 @@ the next stage ("right"/up, absent on the last stage), and turnaround routing is
 
 from __future__ import annotations
 
-from topologies.construction import check_size, link_profile, positive_int
-from topologies.fattree import kary_ntree
+from topologies.construction import check_size, link_profile, positive_int, power
+from topologies.fattree import kary_ntree, switch_count
 from topologies.model import Topology
 
 
@@ -16,7 +16,8 @@ def bmin(n: int = 3, *, bw: float | None = 100.0, core_bw: float | None = None,
          delay_ms: float = 0.0, routing: str = "updown") -> Topology:
     """2^n nodes (host attr address: n-bit binary), switches with attrs stage == level, index."""
     n = positive_int("bmin", "n", n)
-    check_size("bmin", 2**n)
+    full = power(2, n)
+    check_size("bmin", full, switch_count(2, n, full) if isinstance(full, int) else 0)
     profile = link_profile("bmin", bw, core_bw, delay_ms)
     nodes, switches, links = kary_ntree(
         2, n, 2**n, profile,

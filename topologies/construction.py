@@ -55,10 +55,26 @@ def link_profile(shape: str, bw: float | None, core_bw: float | None,
 
 
 MAX_HOSTS = 4096
-"""Builders refuse larger networks: far beyond what Mininet emulates, and the routing table
-(switches x hosts entries) would take long to compute."""
+MAX_SWITCHES = 8 * MAX_HOSTS  # a full k-ary n-tree of 4096 hosts has up to 12 x 2048
+"""Every shape refuses a larger network, before it builds anything, with one message
+(check_size): far beyond what Mininet emulates, and the routing table (switches x hosts
+entries) would take long to compute. Switches are capped too: a fat tree of a few hosts
+under a large k or n still has every top-level switch."""
+
+Count = int | str  # a str: a power written out (k^n), too large to compute
 
 
-def check_size(shape: str, hosts: int) -> None:
-    if hosts > MAX_HOSTS:
-        raise TopologyError(f"{shape}: {hosts} hosts is more than the limit of {MAX_HOSTS}")
+def power(base: int, exp: int) -> Count:
+    """base**exp, or the text base^exp where it is surely beyond every limit (a number of
+    thousands of digits is not computed, nor printed)."""
+    if exp * (base.bit_length() - 1) > 64:
+        return f"{base}^{exp}"
+    return int(base**exp)
+
+
+def check_size(shape: str, hosts: Count, switches: Count = 0) -> None:
+    """The one size limit and message of every shape."""
+    for count, what, limit in ((hosts, "hosts", MAX_HOSTS), (switches, "switches",
+                                                             MAX_SWITCHES)):
+        if isinstance(count, str) or count > limit:
+            raise TopologyError(f"{shape}: {count} {what} is more than the limit of {limit}")

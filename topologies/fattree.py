@@ -17,7 +17,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from topologies.construction import LinkProfile, check_size, link_profile, positive_int
+from topologies.construction import (
+    Count,
+    LinkProfile,
+    check_size,
+    link_profile,
+    positive_int,
+    power,
+)
 from topologies.errors import TopologyError
 from topologies.model import Host, Link, Switch, Topology
 
@@ -55,6 +62,15 @@ def kary_ntree(k: int, n: int, hosts: int, profile: LinkProfile,
     return nodes, switches, links
 
 
+def switch_count(k: int, n: int, hosts: int) -> Count:
+    """The switches kary_ntree makes for `hosts` nodes, counted without making them: at
+    level l, the k^l words of every k^(l+1)-node block that holds a node."""
+    width = power(k, n - 1)
+    if isinstance(width, str):
+        return width
+    return sum(min(width, -(-hosts // k ** (level + 1)) * k**level) for level in range(n))
+
+
 def digits(node: int, k: int, n: int) -> tuple[int, ...]:
     """The node's n k-ary digits, most significant first."""
     return tuple((node // k**i) % k for i in reversed(range(n)))
@@ -66,11 +82,12 @@ def fattree(k: int = 4, n: int = 2, hosts: int | None = None, *, bw: float | Non
     """k^n nodes under n levels of k^(n-1) switches; `hosts` keeps only nodes 0..hosts-1."""
     k = positive_int("fattree", "k", k, minimum=2)
     n = positive_int("fattree", "n", n)
-    full = k**n
+    full = power(k, n)
     count = full if hosts is None else positive_int("fattree", "hosts", hosts)
-    if count > full:
+    if isinstance(full, int) and isinstance(count, int) and count > full:
         raise TopologyError(f"fattree: hosts must be at most k^n = {full}, got {count}")
-    check_size("fattree", count)
+    check_size("fattree", count, switch_count(k, n, count) if isinstance(count, int) else 0)
+    assert isinstance(count, int)  # check_size refuses a count too large to compute
     profile = link_profile("fattree", bw, core_bw, delay_ms)
     nodes, switches, links = kary_ntree(
         k, n, count, profile,

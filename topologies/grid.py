@@ -18,7 +18,7 @@ def _grid(shape: str, rows: int, cols: int, wrap: bool, bw: float | None,
           core_bw: float | None, delay_ms: float, routing: str) -> Topology:
     rows = positive_int(shape, "rows", rows)
     cols = positive_int(shape, "cols", cols)
-    check_size(shape, rows * cols)
+    check_size(shape, rows * cols, rows * cols)
     profile = link_profile(shape, bw, core_bw, delay_ms)
     cells = [(r, c) for r in range(rows) for c in range(cols)]
     hosts = [Host.numbered(i, coords=cell) for i, cell in enumerate(cells)]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from topologies.construction import link_profile, positive_int
+from topologies.construction import check_size, link_profile, positive_int
 from topologies.model import Host, Link, Switch, Topology
 
 
@@ -10,6 +10,7 @@ def star(hosts: int = 8, *, bw: float | None = 100.0, core_bw: float | None = No
          delay_ms: float = 0.0, routing: str = "shortest") -> Topology:
     """One switch s1 (level 0, so 'updown' also applies) with `hosts` hosts."""
     hosts = positive_int("star", "hosts", hosts)
+    check_size("star", hosts, 1)
     links = link_profile("star", bw, core_bw, delay_ms)
     nodes = [Host.numbered(i) for i in range(hosts)]
     return Topology(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from topologies.construction import link_profile, positive_int
+from topologies.construction import check_size, link_profile, positive_int
 from topologies.model import Host, Link, Switch, Topology
 
 
@@ -15,6 +15,7 @@ def tree(leaves: int = 2, hosts_per_leaf: int = 4, *, bw: float | None = 100.0,
     """
     leaves = positive_int("tree", "leaves", leaves)
     per_leaf = positive_int("tree", "hosts_per_leaf", hosts_per_leaf)
+    check_size("tree", leaves * per_leaf, leaves + 1)
     links = link_profile("tree", bw, core_bw, delay_ms)
     root = Switch.numbered(1, level=1, index=0)
     leaf_switches = [Switch.numbered(j + 2, level=0, index=j) for j in range(leaves)]

@@ -20,6 +20,7 @@ from ..emulation.environment import detected
 from ..emulation.mpi import run_mpi
 from ..emulation.network import Emulation, Progress
 from ..report.figures import formats as figure_formats
+from ..safepath import make_folder
 from . import (
     allgather,
     bcast,
@@ -103,7 +104,7 @@ def run(out_dir: Path, *, quick: bool = False, progress: Progress = print,
     M/B and under loss)."""
     caps = detected()
     caps.require()
-    out_dir.mkdir(parents=True, exist_ok=True)
+    make_folder("results folder", out_dir)
     if suite in ("all", "testbed"):
         _testbed_suite(out_dir, caps, quick, progress)
     for name, module, title in SUITES:

@@ -18,6 +18,7 @@ from topologies.spec_file import is_topology_file
 from ..emulation.switching import DEFAULT, SWITCHES, choices_help
 from ..errors import UsageError
 from ..fidelity.link_rate import nominal_topology
+from ..safepath import trusted_config
 from ..specs.cluster import METHODS, TUNNELS, from_servers
 
 TOPO_HELP = ("topology: shape[:key=val,...] or a .toml/.json file (default %(default)s); "
@@ -91,8 +92,8 @@ def cluster_spec(args: argparse.Namespace):
             raise UsageError(f"{', '.join(extra)}: for a network across servers; give "
                              "--servers too")
         return None
-    if given["ssh_config"] and not Path(given["ssh_config"]).is_file():
-        raise UsageError(f"--ssh-config: no such file {given['ssh_config']}")
+    if given["ssh_config"]:  # ssh runs its ProxyCommand as root: root's file alone
+        given["ssh_config"] = str(trusted_config("--ssh-config", given["ssh_config"]))
     try:
         return from_servers(servers, **given)
     except ValueError as exc:
@@ -124,10 +125,8 @@ def old_spelling(p: argparse.ArgumentParser, old: str, new: str, **kwargs: Any) 
 
 def script_file(args: argparse.Namespace) -> Path | None:
     """The prompt's --script file (net, lab), checked before any network comes up."""
-    script = Path(args.script) if args.script else None
-    if script is not None and not script.is_file():
-        raise UsageError(f"--script: no such file {script}")
-    return script
+    # its commands run in the hosts as root: a file of root's or yours, nobody else writes
+    return trusted_config("--script", args.script, root_only=False) if args.script else None
 
 
 def topo_spec(topo: str, bw: str | float | None, star_size: int | None,

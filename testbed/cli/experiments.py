@@ -20,8 +20,8 @@ from ..errors import ComponentDied, DiskFull, UsageError
 from ..experiments.operating_point import execute_at_operating_point, listing
 from ..experiments.run import Log, Run, point_config, prepare
 from ..experiments.spec import load
-from ..outputs import output_dir, output_tree
 from ..results import DEFAULT_ROOT, new_results_dir, size_text
+from ..safepath import make_folder, planned_folder, tree_of_ours
 from ..specs.loss_scope import WHAT
 from .arguments import add_cluster_choice, cluster_spec, progress
 
@@ -86,9 +86,9 @@ def run_spec(args: argparse.Namespace, log: Log) -> int:
         return list_points(args.spec)
     # a new run's results root is checked before the network (or a calibration) comes up
     cluster = cluster_spec(args)
-    out_root = Path(args.out) if args.resume else output_dir("--out", args.out)
-    run = prepare(Path(args.spec) if args.spec else None,
-                  Path(args.resume) if args.resume else None, out_root, log, cluster)
+    out_root = Path(args.out) if args.resume else planned_folder("--out", args.out)
+    resume = tree_of_ours("--resume", args.resume) if args.resume else None
+    run = prepare(Path(args.spec) if args.spec else None, resume, out_root, log, cluster)
     log(f"{run.spec.name}: {len(run.spec.points())} points "
         f"({len(run.done)} already done), results in {run.out}")
     try:
@@ -157,8 +157,8 @@ def run_folder(args: argparse.Namespace, name: str, curated: Path) -> Path:
         if not curated.parent.is_dir():
             raise UsageError(f"--publish updates the curated {curated.name}/ of a checkout; "
                              f"{curated.parent} is not there")
-        return output_dir("--publish", str(curated))
-    root = output_dir("--out", args.out or str(DEFAULT_ROOT))
+        return make_folder("--publish", curated)
+    root = planned_folder("--out", args.out or DEFAULT_ROOT)
     return new_results_dir(name, root)
 
 
@@ -228,7 +228,7 @@ def scale_footer() -> str:
 
 def cmd_report(args: argparse.Namespace) -> int:
     """Write a results folder's report again from what it holds: nothing is measured."""
-    folder = output_tree("FOLDER", Path(args.folder))
+    folder = tree_of_ours("FOLDER", args.folder)
     try:
         print(_render(folder))
     except (ValueError, KeyError, TypeError) as exc:  # a file cut short, or of another shape

@@ -7,6 +7,7 @@ network down (the Emulation's context)."""
 from __future__ import annotations
 
 import ipaddress
+import os
 import select
 import shlex
 import subprocess
@@ -30,6 +31,7 @@ from ..errors import McastlabError, UsageError
 from ..experiments.bcast import model_params, run_bcast, uses_params
 from ..experiments.bcast_result import BcastResult
 from ..results import text_table
+from ..safepath import open_output
 
 BCAST_ITERS = 5  # measured broadcasts per `bcast` (after programs.bcast_bench's warm-up)
 BCAST_TIMEOUT = 300.0
@@ -305,13 +307,12 @@ class McastCLI(CLI):
             return
         if host.name in self.captures:
             raise UsageError(f"a capture already runs on {host.name} (capture {host.name} stop)")
-        path = Path(what).resolve()
-        try:  # tcpdump writes to its stdout, which reaches this file from any server
-            out = path.open("wb")
-        except OSError as exc:
-            raise UsageError(f"cannot write {path}: {exc.strerror}") from None
-        with out:  # --immediate-mode: each packet on arrival (libpcap would hold them up to
-            # its 1 s buffer timeout, and a capture stopped before then would miss them)
+        path = Path(os.path.abspath(what))
+        # tcpdump writes to its stdout, which reaches this file from any server: a regular
+        # file opened through checked folders, never a link or a device (safepath)
+        with open_output("capture", path) as out:
+            # --immediate-mode: each packet on arrival (libpcap would hold them up to its 1 s
+            # buffer timeout, and a capture stopped before then would miss them)
             proc = host.popen(["tcpdump", "-n", "-U", "--immediate-mode", "-i",
                                intf_name(host.name, HOST_PORT), "-w", "-"], stdout=out,
                               stderr=subprocess.PIPE, text=True)

@@ -7,7 +7,7 @@ import argparse
 from pathlib import Path
 
 from ..errors import UsageError
-from ..outputs import output_file
+from ..safepath import output_file
 from .arguments import (
     progress,
     script_file,

@@ -29,8 +29,8 @@ from ..experiments.bcast import (
 from ..experiments.default import DEFAULT_TOPOLOGY
 from ..experiments.osu import OsuRow, placed, run_osu
 from ..fidelity.link_rate import nominal_topology
-from ..outputs import output_dir
 from ..results import text_table
+from ..safepath import planned_folder
 from .arguments import (
     NON_NEGATIVE,
     POSITIVE,
@@ -121,7 +121,7 @@ def _program_file(first: str) -> None:
 
 
 def cmd_pingpong(args: argparse.Namespace) -> int:
-    out_root = output_dir("--out", args.out)
+    out_root = planned_folder("--out", args.out)
     topo, rate = network(args)
     out = default_experiment.run(topo, out_root=out_root, repetitions=args.repetitions,
                                  bw_bytes=args.bw_bytes, progress=progress,

@@ -17,8 +17,8 @@ from ..emulation.network import Emulation
 from ..emulation.ports import host_port_type
 from ..errors import McastlabError, UsageError
 from ..fidelity.link_rate import nominal_topology
-from ..outputs import output_file
 from ..results import text_table
+from ..safepath import output_file, trusted_config, write_file
 from ..specs.cluster import from_dict
 from .arguments import (
     BW_HELP,
@@ -55,7 +55,9 @@ def _doctor_servers(args: argparse.Namespace) -> int:
     its clock (testbed.cluster.doctor)."""
     names = [s for s in args.servers.split(",") if s.strip()]
     try:
-        spec = from_dict({"servers": ["localhost", *names], "ssh_config": args.ssh_config})
+        ssh_config = (str(trusted_config("--ssh-config", args.ssh_config))
+                      if args.ssh_config else None)  # ssh runs its commands as root
+        spec = from_dict({"servers": ["localhost", *names], "ssh_config": ssh_config})
     except ValueError as exc:
         raise UsageError(f"--servers: {exc}") from None
     reports = doctor.check(spec)
@@ -74,8 +76,8 @@ def cmd_topo(args: argparse.Namespace) -> int:
         raise UsageError("give the topology: mcastlab topo --topo SPEC (or topo SPEC)")
     save = output_file("--save", args.save) if args.save else None
     topo = parse_spec(spec)
-    if save:
-        topo.save(save)
+    if save:  # a regular file, replaced atomically: never a device, a /proc file or a link
+        write_file("--save", save, json.dumps(topo.to_dict(), indent=2) + "\n")
     if args.json:
         print(json.dumps(topo.to_dict(), indent=1))
     else:

@@ -74,7 +74,7 @@ hostname {name}
 [ ! -f {bashrc} ] || mount --bind /dev/null {bashrc}
 mkdir -p /run/sshd /run/openvswitch
 ip link set lo up
-touch {dir}/ready
+touch {qdir}/ready
 while ! ip link show {dev} >/dev/null 2>&1; do sleep 0.05; done
 ip addr add {ip}/30 dev {dev}
 ip link set {dev} up
@@ -83,8 +83,8 @@ ovsdb-server /run/openvswitch/conf.db --remote=punix:/run/openvswitch/db.sock \\
     --pidfile --detach --log-file=/run/openvswitch/ovsdb-server.log
 ovs-vsctl --no-wait init
 ovs-vswitchd --pidfile --detach --log-file=/run/openvswitch/ovs-vswitchd.log
-{sshd} -f {dir}/sshd_config
-touch {dir}/up
+{sshd} -f {qdir}/sshd_config
+touch {qdir}/up
 exec sleep infinity
 """
 
@@ -127,7 +127,8 @@ class Rig:
                                   "(sudo make install)")
         self.dir = Path(tempfile.mkdtemp(prefix="mcastlab-rig-", dir="/var/tmp"))
         self._keys()
-        fill = {"dir": self.dir, "ip": REMOTE_IP, "name": NAME, "dev": REMOTE_DEV, "sshd": SSHD,
+        fill = {"dir": self.dir, "qdir": shlex.quote(str(self.dir)), "ip": REMOTE_IP,
+                "name": NAME, "dev": REMOTE_DEV, "sshd": SSHD,
                 "bashrc": shlex.quote(str(Path(pwd.getpwuid(0).pw_dir) / ".bashrc"))}
         (self.dir / "sshd_config").write_text(_SSHD_CONFIG.format(**fill))
         (self.dir / "ssh_config").write_text(_SSH_CONFIG.format(**fill))

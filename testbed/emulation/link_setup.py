@@ -5,6 +5,7 @@ new rates in place when the emulation is retuned."""
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -21,6 +22,18 @@ from .ports import host_links, intf_name
 
 if TYPE_CHECKING:
     from .network import Emulation
+
+
+def name_files(run_dir: Path) -> list[str]:
+    """The host's shell commands that give it the run's /etc/hosts and resolv.conf: the
+    run's folder quoted (MCASTLAB_STATE_DIR may name one with a space or a `;`)."""
+    return [f"mount --bind {shlex.quote(str(run_dir / name))} /etc/{name}"
+            for name in ("hosts", "resolv.conf")]
+
+
+def tc_batch(path: Path) -> str:
+    """The host's shell command that runs the tc lines of the file `path` (quoted)."""
+    return f"tc -batch {shlex.quote(str(path))}"
 
 # Emulated hosts cap TCP's retransmission timeout (Linux >= 6.15; older kernels keep 120 s).
 # Under injected loss a lost SYN leaves a connection with a ~1 s RTT estimate, so its RTO is
@@ -67,8 +80,7 @@ class LinkSetup:
             intf = intf_name(h.name, HOST_PORT)
             params = host_params[h.name]
             cmds = [
-                f"mount --bind {emu.run_dir}/hosts /etc/hosts",
-                f"mount --bind {emu.run_dir}/resolv.conf /etc/resolv.conf",
+                *name_files(emu.run_dir),
                 "sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1",
                 f"ip route add 224.0.0.0/4 dev {intf}",
             ]
@@ -97,7 +109,7 @@ class LinkSetup:
             if tc:
                 batch = emu.run_dir / f"tc-{h.name}.batch"
                 spread.runner(h.name).put(batch, tc)
-                cmds.append(f"tc -batch {batch}")
+                cmds.append(tc_batch(batch))
             if not caps.sch_netem:
                 cmds += linkshape.netfilter_loss(intf, params)
             run_in_host(emu.net.get(h.name), cmds, f"configuring host {h.name}")
@@ -146,4 +158,5 @@ class LinkSetup:
         for name, lines in host_tc.items():
             batch = emu.run_dir / f"tc-{name}-retune.batch"
             emu.spread.runner(name).put(batch, lines)
-            run_in_host(emu.net.get(name), [f"tc -batch {batch}"], f"retuning {name}'s link")
+            run_in_host(emu.net.get(name), [tc_batch(batch)],
+                        f"retuning {name}'s link")

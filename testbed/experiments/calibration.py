@@ -58,6 +58,7 @@ from ..fidelity.link_rate import NOMINAL_MBIT, LinkRate, is_auto, nominal_topolo
 from ..fidelity.wire_units import FRAME_BYTES, frame_time_s
 from ..hostprogs import command
 from ..results import versions, write_json
+from ..safepath import make_folder
 from .bcast import model_params, run_bcast
 
 LADDER_MBIT = (1, 2, 3, 5, 10, 20, 30, 50, 70, 100, 150, 200, 300, 500, 700, 1000)
@@ -158,7 +159,8 @@ def store(key: str, here: dict[str, Any], entry: dict[str, Any],
         data = {"machine": here, "entries": {}}
     data.setdefault("entries", {})[key] = entry
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        make_folder(f"cannot write the calibration cache (set {CACHE_ENV} to another "
+                    "folder)", path.parent)
         write_json(path, data)
     except OSError as exc:
         raise UsageError(f"cannot write the calibration cache {path}: {exc.strerror} "

@@ -58,6 +58,7 @@ from ..fidelity.link_rate import (
     operating_point_text,
 )
 from ..results import read_jsonl, size_text
+from ..safepath import make_folder
 from .calibration import (
     HOST_WAIT_MAX,
     LADDER_MBIT,
@@ -294,7 +295,7 @@ def trial(run: Run, emu: Emulation, base: ProbeSpec) -> Trial:
         folder = run.out / "probe" / (f"{mbit:g}" + (f"-{attempt + 1}" if attempt else ""))
         if folder.exists():  # an interrupted probe's: measured again
             shutil.rmtree(folder)
-        folder.mkdir(parents=True)
+        make_folder("results folder", folder)
         again = f" again ({attempt + 1} of {CONFIRM} in a row)" if attempt else ""
         run.log(f"probing the heaviest points at {mbit:g} Mbit/s{again}: "
                 + "; ".join(point_text(run.spec, p) for p in points))

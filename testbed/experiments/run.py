@@ -51,6 +51,7 @@ from ..errors import McastlabError, RunFailed, UsageError
 from ..fidelity.flags import Monitor, expected_rates
 from ..fidelity.link_rate import LinkRate
 from ..fidelity.wire_units import in_units
+from ..safepath import make_folder, trusted_config
 from ..specs import cluster as cluster_spec
 from ..specs.cluster import ClusterSpec
 from ..specs.loss_scope import loss_text
@@ -202,6 +203,8 @@ def prepare(spec_path: Path | None, resume: Path | None, out_root: Path,
                              "cluster); drop --servers")
         began = config.get("cluster")
         spec.cluster = cluster_spec.from_dict(began) if began else None
+        if spec.cluster is not None and spec.cluster.ssh_config:  # its commands run as root
+            trusted_config("config.json's cluster.ssh_config", spec.cluster.ssh_config)
     else:
         if spec_path is None:
             raise UsageError("give a spec file (SPEC.toml) or --resume FOLDER")
@@ -210,9 +213,7 @@ def prepare(spec_path: Path | None, resume: Path | None, out_root: Path,
         if cluster is not None:
             across_servers(spec, cluster, "--servers")
         if spec.cluster is not None and spec.cluster.ssh_config:  # kept for --resume
-            ssh_config = Path(spec.cluster.ssh_config).resolve()
-            if not ssh_config.is_file():
-                raise UsageError(f"cluster.ssh_config: no such file {ssh_config}")
+            ssh_config = trusted_config("cluster.ssh_config", spec.cluster.ssh_config)
             spec.cluster = dataclasses.replace(spec.cluster, ssh_config=str(ssh_config))
     caps = detected()
     caps.require()
@@ -234,7 +235,7 @@ def _opened(spec: ExperimentSpec, out: Path, config: dict[str, Any], log: Log,
     """The run in `out` with `config` written and `done` points (a resumed run's) skipped."""
     run = Run(spec, out, config, log)
     run.done = done or set()
-    (out / "raw").mkdir(exist_ok=True)
+    make_folder("results folder", out / "raw")
     # a resumed run numbers its jobs on from the last attempt's: its raw files are its own
     run.jobs = max((int(m.group(1)) for f in (out / "raw").iterdir()
                     if (m := re.fullmatch(r"points-(\d+)\.json", f.name))), default=0)

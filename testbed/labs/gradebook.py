@@ -8,12 +8,18 @@ typo shows), the answer as submitted (empty when missing), the mark (``pass``/``
 students' note (why it failed, never the measured value: the gradebook can be handed back),
 when it was checked, and what it was judged by (``measurement`` or ``key FILE``). The
 measured values stay in the instructor's terminal (``--check`` with the instructor secret)
-and the key."""
+and the key.
+
+Cells a spreadsheet would evaluate are escaped (the OWASP rule for CSV injection): a cell
+that begins with =, +, -, @, a tab or a carriage return, or with the quote itself, gets a
+leading single quote, which a spreadsheet shows as text and read() takes off again (a
+student's answer `=HYPERLINK(...)` or a name `@SUM(...)` is text, never a formula)."""
 
 from __future__ import annotations
 
 import csv
 import datetime
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -59,6 +65,26 @@ def rows(lab: int, submissions: list[Submission], checked: str,
     return out
 
 
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+QUOTE = "'"
+
+
+def cell(text: str) -> str:
+    """`text` as a cell no spreadsheet evaluates (the module's rule)."""
+    return QUOTE + text if text.startswith((*FORMULA_START, QUOTE)) else text
+
+
+def uncell(text: str) -> str:
+    """What cell() was given."""
+    return text[1:] if text.startswith(QUOTE) else text
+
+
+def read(path: Path) -> list[dict[str, str]]:
+    """The gradebook's rows as appended (cells unescaped)."""
+    with path.open(newline="") as f:
+        return [{k: uncell(v) for k, v in row.items()} for row in csv.DictReader(f)]
+
+
 def check_header(path: Path) -> None:
     """Refuse, before anything is measured, a file to append to that is not a gradebook."""
     if not path.exists() or path.stat().st_size == 0:
@@ -73,12 +99,16 @@ def check_header(path: Path) -> None:
                          f"line is not {','.join(COLUMNS)}): give a new file")
 
 
+def _no_link(path: str, flags: int) -> int:
+    return os.open(path, flags | os.O_NOFOLLOW, 0o644)
+
+
 def append(path: Path, new_rows: list[dict[str, str]]) -> None:
     """Append the rows, with the header first when the file is new or empty."""
     check_header(path)
     fresh = not path.exists() or path.stat().st_size == 0
-    with path.open("a", newline="") as f:
+    with open(path, "a", newline="", opener=_no_link) as f:
         w = csv.DictWriter(f, fieldnames=COLUMNS)
         if fresh:
             w.writeheader()
-        w.writerows(new_rows)
+        w.writerows({k: cell(v) for k, v in row.items()} for row in new_rows)

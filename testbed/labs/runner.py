@@ -19,10 +19,12 @@ from ..emulation.network import Emulation
 from ..errors import NotKeptUp, UsageError
 from ..experiments.calibration import resolve
 from ..fidelity.flags import Monitor
+from ..safepath import write_file
 from . import gradebook, labs, secret
 from .answers import Verdict, check, load_answer_file, load_key, to_toml
 from .lab import Lab
 
+KEY_MODE = 0o600  # an answer key is the instructor's alone: no other user of the machine reads it
 WRONG = 5  # exit code of a check with a wrong, missing or unknown answer
 
 
@@ -96,7 +98,7 @@ def solve(lab: Lab, out: Path | None, progress: Callable[[str], None], key_secre
     if out is None:
         sys.stdout.write(text)
     else:
-        out.write_text(text)
+        write_file("--solve", out, text, mode=KEY_MODE)
         progress(f"answers written to {out} (signed with the instructor secret)")
     return 0
 
@@ -106,7 +108,7 @@ def sign_key(lab: Lab, path: Path, key_secret: bytes, progress: Callable[[str], 
     reads as a key of this lab (testbed.labs.answers.load_key); a signature already there is
     replaced."""
     load_key(path, lab.number, list(lab.questions))
-    path.write_text(secret.sign(path.read_text(), key_secret))
+    write_file("--sign", path, secret.sign(path.read_text(), key_secret), mode=KEY_MODE)
     progress(f"{path} signed with the instructor secret: mcastlab lab {lab.number} --check "
              f"FILE... --against {path} judges by it")
     return 0

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..safepath import make_folder
 from .figures import (
     FORMATS_ENV,
     NO_RUN_PLOTS,
@@ -393,7 +394,7 @@ def draw_plots(out: Path, points: list[Point], varying: set[str],
         plots.problems.append(f"No plots and no trees drawn: ${FORMATS_ENV} was "
                               f"{NO_RUN_PLOTS} (`mcastlab report FOLDER` without it draws them).")
         return plots
-    out.mkdir(exist_ok=True)
+    make_folder("results folder", out)
     plt = pyplot()
     foot = run_caption(config, points)
     for what, fn in (("message size", _size_plot), ("communicator size", _hosts_plot),

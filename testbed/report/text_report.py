@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from ..safepath import make_folder
 from .figures import Figure, caption_line, rate_text, save_figure
 from .html import text_page
 
@@ -54,7 +55,7 @@ def save_run_figure(plt: Any, fig: Any, path: Path, config: Mapping[str, Any], w
     """`fig` saved as `path` (and SVG, PDF) with the run's caption; `what` says what it
     shows, before the caption, in the report."""
     caption = run_caption(config, default_topology)
-    path.parent.mkdir(exist_ok=True)
+    make_folder("results folder", path.parent)
     save_figure(plt, fig, path, caption)
     return Figure(path, f"{what} {caption}")
 

@@ -10,6 +10,7 @@ import networkx as nx
 
 from topologies.model import Topology
 
+from ..safepath import make_folder
 from .figures import pyplot
 
 
@@ -35,6 +36,6 @@ def draw_tree(topo: Topology, edges: set[tuple[str, str]], members: set[str], pa
     ax.set_title(f"{title}: forwarding tree (orange), members (green)" if title else "")
     ax.axis("off")
     fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
+    make_folder("results folder", path.parent)
     fig.savefig(path, dpi=100)
     plt.close(fig)

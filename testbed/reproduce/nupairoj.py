@@ -22,6 +22,7 @@ from ..experiments.bcast import algorithm_params, point_to_point
 from ..experiments.rank_placement import contended
 from ..experiments.run import execute, new_run
 from ..experiments.spec import from_dict
+from ..safepath import make_folder
 from .claims import Claim, Context, PaperFigure
 from .jobs import QUICK_TAKES, TAKES, medians, per_take, taken, takes
 from .networks import Ask
@@ -432,7 +433,7 @@ def run_spec(net: Any, raw: dict[str, Any], folder: Path, params: dict[str, Any]
     (t_hold/t_end measured by an earlier run) where given; and the run's params."""
     spec = from_dict(raw)
     spec.topology = net.emu.topo
-    folder.mkdir(parents=True)
+    make_folder("results folder", folder)
     run = new_run(spec, folder, net.rate, net.emu.caps, progress)
     if params:
         run.config["params"] = params

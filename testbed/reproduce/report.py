@@ -31,6 +31,7 @@ from ..report.figures import (
     save_figure,
 )
 from ..report.html import CSS, figure_html
+from ..safepath import make_folder
 from .verdict import KINDS, SKIPPED
 
 TAKE = re.compile(r", take \d+")
@@ -47,7 +48,7 @@ PLOTS_APART = 8  # from this many claims on (a process costs its start and matpl
 
 
 def write(out_dir: Path, doc: dict[str, Any]) -> None:
-    out_dir.mkdir(parents=True, exist_ok=True)
+    make_folder("results folder", out_dir)
     write_json(out_dir, doc)
     (out_dir / "reproduce.md").write_text(markdown(doc))
     write_csv(out_dir / "reproduce.csv", doc)
@@ -233,7 +234,7 @@ def _plot(claim: dict[str, Any], folder: Path, foot: str = "") -> Figure | None:
         draw(ax)
         ax.set_title(title, fontsize=9)
     fig.tight_layout()
-    folder.mkdir(parents=True, exist_ok=True)
+    make_folder("results folder", folder)
     path = folder / f"{claim['key']}.png"
     save_figure(plt, fig, path, foot)
     return Figure(path, f"{claim['key']}: {claim['statement']} Whiskers: p10 to p90 of the "

@@ -23,7 +23,7 @@ from testbed.errors import DiskFull, UsageError
 from testbed.experiments.run import _Arrivals, _done_keys, _opened
 from testbed.experiments.spec import load
 from testbed.fidelity.flags import Monitor
-from testbed.outputs import output_dir, output_file
+from testbed.safepath import make_folder, output_file
 from testbed.specs.cluster import LOCAL
 from topologies import parse_spec
 
@@ -81,21 +81,21 @@ def test_root_writes_through_no_other_users_folder_or_link(tmp_path: Path,
     theirs.mkdir()
     os.chown(theirs, NOBODY, NOBODY)
     with pytest.raises(UsageError, match=f"belongs to another user \\(uid {NOBODY}\\)"):
-        output_dir("--out", str(theirs / "r"))
+        make_folder("--out", str(theirs / "r"))
     with pytest.raises(UsageError, match="belongs to another user"):
         output_file("--out", str(theirs / "x.json"))
     link = tmp_path / "r"  # a link of theirs where a results folder would be
     link.symlink_to(tmp_path / "mine")
     os.lchown(link, NOBODY, NOBODY)
     with pytest.raises(UsageError, match="belongs to another user"):
-        output_dir("--out", str(link))
+        make_folder("--out", str(link))
     ours = tmp_path / "ours"  # root's link into their folder: refused where it resolves
     ours.symlink_to(theirs)
     with pytest.raises(UsageError, match=str(theirs)):
-        output_dir("--out", str(ours / "r"))
-    assert output_dir("--out", str(tmp_path / "mine" / "r")) == tmp_path / "mine" / "r"
+        make_folder("--out", str(ours / "r"))
+    assert make_folder("--out", str(tmp_path / "mine" / "r")) == tmp_path / "mine" / "r"
     monkeypatch.setenv("SUDO_UID", str(NOBODY))  # the user who ran sudo: their own folder
-    assert output_dir("--out", str(theirs / "r")) == theirs / "r"
+    assert make_folder("--out", str(theirs / "r")) == theirs / "r"
 
 
 def test_a_full_disk_leaves_whole_lines_and_says_so(tmp_path: Path, monkeypatch) -> None:

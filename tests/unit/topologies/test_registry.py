@@ -7,6 +7,7 @@ import pytest
 
 import topologies
 from topologies import SHAPES, TopologyError, build, fattree, mesh, parse_spec, shape_parameters
+from topologies.construction import MAX_HOSTS, MAX_SWITCHES
 
 
 def test_shapes_and_common_parameters() -> None:
@@ -84,3 +85,36 @@ def test_build_errors() -> None:
     with pytest.raises(TopologyError, match="unknown parameter 'k' for shape 'mesh'"):
         build("mesh", k=4)
     assert build("fattree", k=2, n=2) == fattree(2, 2)
+
+
+# issue 53: every shape has the same size limit and says so in the same words, before it
+# builds anything (star and tree had none: star:hosts=100000 ran on)
+@pytest.mark.parametrize(("spec", "count", "what"), [
+    ("star:hosts=100000", "100000", "hosts"),
+    ("tree:leaves=1000,hosts_per_leaf=100", "100000", "hosts"),
+    ("tree:leaves=4097,hosts_per_leaf=1", "4097", "hosts"),
+    ("mesh:rows=100,cols=100", "10000", "hosts"),
+    ("torus:rows=65,cols=64", "4160", "hosts"),
+    ("fattree:k=8,n=5", "32768", "hosts"),
+    ("fattree:k=1000,n=5,hosts=2", "1001001001001", "switches"),  # every top switch made
+    ("fattree:k=2,n=1000,hosts=2", "2^999", "switches"),  # never computed, nor printed
+    ("bmin:n=13", "8192", "hosts"),
+    ("bmin:n=1000000", "2^1000000", "hosts"),
+])
+def test_every_shape_over_the_cap_is_refused_with_one_message(spec: str, count: str,
+                                                              what: str) -> None:
+    limit = MAX_HOSTS if what == "hosts" else MAX_SWITCHES
+    shape = spec.split(":")[0]
+    with pytest.raises(TopologyError) as exc:  # k=1000 built would not end in this test
+        parse_spec(spec)
+    assert str(exc.value) == f"{shape}: {count} {what} is more than the limit of {limit}"
+
+
+def test_every_shape_is_capped() -> None:
+    """No shape of the registry is left out of the table above."""
+    assert set(SHAPES) == {"star", "tree", "mesh", "torus", "fattree", "bmin"}
+
+
+@pytest.mark.parametrize("spec", ["star:hosts=4096", "tree:leaves=64,hosts_per_leaf=64"])
+def test_a_shape_at_the_cap_is_built(spec: str) -> None:
+    assert len(parse_spec(spec).hosts) == MAX_HOSTS

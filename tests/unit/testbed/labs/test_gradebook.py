@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from testbed.cli.main import main
-from testbed.labs import labs, secret
+from testbed.labs import gradebook, labs, secret
 from testbed.labs.answers import Question, check, to_toml
 from testbed.labs.gradebook import COLUMNS, Submission, append, rows
 
@@ -45,8 +45,7 @@ def write(path: Path, answers: dict[str, Any], head: str = "lab = 1\n") -> Path:
 
 
 def read(path: Path) -> list[dict[str, str]]:
-    with path.open(newline="") as f:
-        return list(csv.DictReader(f))
+    return gradebook.read(path)
 
 
 @pytest.fixture
@@ -175,3 +174,24 @@ def test_append_writes_the_header_once(tmp_path: Path) -> None:
     append(path, [row, row])
     assert path.read_text().splitlines()[0] == ",".join(COLUMNS)
     assert len(read(path)) == 3
+
+
+def test_cells_a_spreadsheet_would_evaluate_are_escaped_and_read_back(tmp_path: Path) -> None:
+    """Issue 53 (OWASP CSV injection): a cell that begins with =, +, -, @, a tab or a
+    carriage return (or the quote that escapes them) gets a leading quote in the file;
+    gradebook.read() gives back what was appended, and the file stays a gradebook that
+    the next check appends to."""
+    hostile = ["=HYPERLINK(\"http://x\",\"y\")", "+1+1", "-2", "@SUM(A1:A9)", "\tx", "\rx",
+               "'=already", "plain", "", "5"]
+    grades = tmp_path / "grades.csv"
+    new = [dict(zip(COLUMNS, [h, "f.toml", "1", "q", h, "fail", "", "now", "key k.toml"],
+                    strict=True)) for h in hostile]
+    append(grades, new)
+    append(grades, new[:1])  # the header is read back and accepted
+    with grades.open(newline="") as f:
+        raw = list(csv.DictReader(f))
+    for row, h in zip(raw, hostile, strict=False):
+        escaped = h[:1] in ("=", "+", "-", "@", "\t", "\r", "'")
+        assert row["student"] == ("'" + h if escaped else h)
+        assert row["answer"] == row["student"]
+    assert gradebook.read(grades) == new + new[:1]

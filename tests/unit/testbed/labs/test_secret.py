@@ -152,3 +152,24 @@ def test_the_secret_comes_from_the_option_then_the_file_then_the_value(tmp_path:
     assert secret.instructor_secret(None, {}) is None
     with pytest.raises(UsageError, match="shorter than"):
         secret.instructor_secret(None, {secret.ENV: "e" * 15})
+
+
+def test_keys_are_written_for_the_instructor_alone(tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 53: --solve and --sign write the key 0600 (it was 0644: any user of the machine
+    read the answers), through checked folders, never through a link."""
+    monkeypatch.setenv(secret.ENV, GOOD)
+    monkeypatch.setattr(runner, "kept_up", lambda *_a: {**MEASURED, "fidelity": []})
+    key = tmp_path / "key.toml"
+    assert main(["lab", "1", "--solve", str(key)]) == 0
+    assert oct(os.stat(key).st_mode & 0o777) == oct(0o600)
+    assert load_key(key, 1, QS) == MEASURED
+    old = tmp_path / "old.toml"
+    old.write_text(to_toml(1, QS, MEASURED))
+    old.chmod(0o644)
+    assert main(["lab", "1", "--sign", str(old)]) == 0
+    assert oct(os.stat(old).st_mode & 0o777) == oct(0o600)
+    link = tmp_path / "link.toml"
+    link.symlink_to(tmp_path / "elsewhere.toml")
+    assert main(["lab", "1", "--solve", str(link)]) == 2
+    assert not (tmp_path / "elsewhere.toml").exists()
