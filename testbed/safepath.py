@@ -7,12 +7,12 @@ A folder is reached one level at a time from `/`, each level opened relative to 
 before with O_NOFOLLOW (a missing level made there, mkdir relative to its parent) and then
 checked as opened (fstat), so nothing can be swapped in between a check and the use. Run as
 root, every level must belong to root, to this user or to the user who ran sudo (SUDO_UID),
-and nobody else may write it (group write only by a group private to such a user) unless
-it is sticky (like /tmp: others may add names there but not move ours); a link is followed
-only where such a user made it. A file is written beside its name and renamed over it, only
-where what is there is a regular file of such a user, never in a pseudo file system (/proc, /sys, /dev). Anything else is one UsageError
-naming the option. Run as another user, the same steps run without the ownership checks:
-that user's writes can only hurt that user."""
+and nobody else may write it (group write only by a group private to such a user) unless it
+is sticky (like /tmp: others may add names there but not move ours); a link is followed only
+where such a user made it. A file is written beside its name and renamed over it, only where
+what is there is a regular file of such a user, never in a pseudo file system (/proc, /sys,
+/dev). Anything else is one UsageError naming the option. Run as another user, the same
+steps run without the ownership checks: that user's writes can only hurt that user."""
 
 from __future__ import annotations
 
