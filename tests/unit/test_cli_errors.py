@@ -466,7 +466,7 @@ def test_run_a_name_that_is_neither_spec_nor_program(
     assert capsys.readouterr().err.strip().endswith(
         "; the experiment spec myspec.toml? mcastlab experiment myspec.toml")
     assert "no such program file gone.py" in error_line(["mpirun", "--", "gone.py"], capsys)
-    assert "unknown algorithm 'fastest'; choose from" in error_line(
+    assert "unknown broadcast 'fastest'; choose from" in error_line(
         ["mpirun", "--bcast", "fastest", "--", "-m", "x"], capsys)
     assert "opt-tree needs t_hold and t_end" in error_line(
         ["mpirun", "--bcast", "opt-tree", "-o", "t_hold=1e-5", "--", "-m", "x"], capsys)
