@@ -14,7 +14,7 @@ from typing import Any
 from collectives.algorithms import ALLGATHERS, BARRIERS, BCASTS, COLLECTIVES
 from collectives.executor import WAIT_MODES, check
 from collectives.programs import osu
-from collectives.use import DEFAULT_BARRIER, DEFAULT_BCAST
+from collectives.use import DEFAULT_ALLGATHER, DEFAULT_BARRIER, DEFAULT_BCAST
 from collectives.use import option as use_option
 from topologies import TopologyError
 
@@ -92,19 +92,28 @@ def job_hosts(args: argparse.Namespace, topo: Any) -> list[str] | None:
 
 
 def _with_algorithms(args: argparse.Namespace, prog: list[str]) -> list[str]:
-    """With --bcast/--barrier/-o the program runs under collectives.use: MPI.COMM_WORLD's
-    broadcasts and barriers become the registry's, checked here before the network."""
-    if args.bcast is None and args.barrier is None and not args.option:
-        return prog
+    return mpirun_program(prog, args.bcast, args.barrier, args.allgather, args.option)
 
-    bcast, barrier = args.bcast or DEFAULT_BCAST, args.barrier or DEFAULT_BARRIER
-    options = dict(args.option)
-    try:
-        check(bcast, barrier, 2, options, measure=True)  # timing: measured on first use
+
+def mpirun_program(prog: list[str], bcast: str | None, barrier: str | None,
+                   allgather: str | None, option: list[tuple[str, Any]]) -> list[str]:
+    """`prog` as mpirun runs it: with --bcast/--barrier/--allgather/-o under
+    collectives.use, MPI.COMM_WORLD's collectives the registry's, checked here before the
+    network (UsageError). Each flag changes its own collective only: the others are MPICH's
+    own, as unflagged (collectives.algorithms.DEFAULTS), passed as such so that no MCASTLAB_*
+    variable of the ranks' environment picks them instead."""
+    if bcast is None and barrier is None and allgather is None and not option:
+        return prog
+    bcast, barrier = bcast or DEFAULT_BCAST, barrier or DEFAULT_BARRIER
+    allgather = allgather or DEFAULT_ALLGATHER
+    options = dict(option)
+    try:  # timing: measured on first use
+        check(bcast, barrier, 2, options, measure=True, allgather=allgather)
     except ValueError as e:
         raise UsageError(str(e)) from None
     flags = [f for name, value in options.items() for f in ("-o", f"{name}={json.dumps(value)}")]
-    return ["-m", "collectives.use", "--bcast", bcast, "--barrier", barrier, *flags, "--", *prog]
+    return ["-m", "collectives.use", "--bcast", bcast, "--barrier", barrier,
+            "--allgather", allgather, *flags, "--", *prog]
 
 
 def _program_file(first: str) -> None:
@@ -217,10 +226,16 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     add_controller_choice(p)
     add_cluster_choice(p)
     p.add_argument("--bcast", metavar="NAME", help="run the program's MPI.COMM_WORLD "
-                   "broadcasts with this algorithm (python -m collectives.use; docs/dropin.md)")
-    p.add_argument("--barrier", metavar="NAME", help="and its barriers with this one")
+                   "broadcasts with this algorithm (python -m collectives.use; docs/dropin.md; "
+                   "each of --bcast, --barrier, --allgather changes its own collective only, "
+                   f"the others stay MPICH's own: {DEFAULT_BCAST})")
+    p.add_argument("--barrier", metavar="NAME", help="its barriers with this one")
+    p.add_argument("--allgather", metavar="NAME", help="its allgathers (Allgather, "
+                   "Allgatherv, allgather) with this one")
     p.add_argument("-o", "--option", type=use_option, action="append", default=[],
-                   metavar="NAME=VALUE", help="an option of those algorithms (repeatable)")
+                   metavar="NAME=VALUE", help="an option of those algorithms (repeatable): the "
+                   "broadcast is given all but release, the barrier and the allgather those "
+                   "they take (mcastlab algorithms NAME)")
     p.add_argument("program", nargs=argparse.REMAINDER,
                    help="after '--': arguments to python, e.g. -m collectives.programs.pingpong")
     p.set_defaults(func=cmd_mpirun)
