@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from collectives.algorithms import ALLGATHERS, BARRIERS, BCASTS, COLLECTIVES
+from collectives.algorithms import ALLGATHERS, BARRIERS, BCASTS, lookup
 from collectives.executor import WAIT_MODES, check
 from collectives.programs import osu
 from collectives.use import DEFAULT_ALLGATHER, DEFAULT_BARRIER, DEFAULT_BCAST
@@ -170,10 +170,10 @@ def cmd_params(args: argparse.Namespace) -> int:
 
 def cmd_osu(args: argparse.Namespace) -> int:
 
-    table = COLLECTIVES[args.bench]
-    if args.algo not in table:
-        raise UsageError(f"unknown {OSU_WHAT[args.bench]} algorithm {args.algo!r}; choose "
-                         f"from {', '.join(table)}")
+    try:  # the call is made here: its name looked up once (the registry's words)
+        algorithm = lookup(args.bench, args.algo)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
     sizes = (osu.MIN_MESSAGE_SIZE, osu.MAX_MSG_SIZE_COLL)
     if args.message_size is not None:
         if args.bench == "barrier":
@@ -184,14 +184,14 @@ def cmd_osu(args: argparse.Namespace) -> int:
             raise UsageError(str(exc)) from None
     spec, given = topo_spec(args.topo, args.bw, None, args.hosts)
     try:  # the ranks and the algorithm's fit, on the topology as named: before any network
-        placed(nominal_topology(spec, **given), args.bench, args.algo, args.hosts)
+        placed(nominal_topology(spec, **given), args.bench, algorithm, args.hosts)
     except (RunFailed, TopologyError) as exc:
         raise UsageError(str(exc)) from None
     cluster = cluster_spec(args)
     switch = switch_of(args)
     topo, rate = network(args, ranks=args.hosts)
     with Emulation(topo, progress=progress, switch=switch, cluster=across(topo, cluster)) as emu:
-        res = run_osu(emu, args.bench, args.algo, hosts=args.hosts, sizes=sizes,
+        res = run_osu(emu, args.bench, algorithm, hosts=args.hosts, sizes=sizes,
                       repetitions=args.repetitions, skip=args.warmup, full=args.full,
                       wait=args.wait, progress=progress)
     if args.json:

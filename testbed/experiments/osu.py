@@ -9,7 +9,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from collectives.algorithms import DEFAULT_COMPLETION, DEFAULT_SEND_ORDER, Named, lookup
+from collectives.algorithms import DEFAULT_COMPLETION, DEFAULT_SEND_ORDER, Named, resolve
 from collectives.programs import osu
 from collectives.programs import osu as osu_program
 from collectives.waiting import DEFAULT as DEFAULT_WAIT
@@ -116,7 +116,7 @@ def placed(topo: Topology, bench: str, algorithm: Named,
     return names, node_params(topo, algorithm, names, bench)
 
 
-def run_osu(emu: Emulation, bench: str, algorithm: str, *, hosts: int | None = None,
+def run_osu(emu: Emulation, bench: str, algorithm: Named, *, hosts: int | None = None,
             sizes: tuple[int, int] = (osu.MIN_MESSAGE_SIZE, osu.MAX_MSG_SIZE_COLL),
             repetitions: int | None = None, skip: int | None = None, full: bool = False,
             wait: str | None = None,
@@ -132,10 +132,11 @@ def run_osu(emu: Emulation, bench: str, algorithm: str, *, hosts: int | None = N
     window and its fidelity."""
     repetitions = renamed_keyword(iterations, "iterations", repetitions, "repetitions")
     say = progress or (lambda _msg: None)
-    try:  # the call is made here: its name looked up once (ValueError, the registry's words)
-        record = lookup(bench, algorithm)
+    try:  # a record passes through; a name is looked up here (the registry's words)
+        record = resolve(bench, algorithm)
     except ValueError as e:
         raise RunFailed(str(e)) from None
+    algorithm = record.name
     names, params = placed(emu.topo, bench, record, hosts)
     plan = rounds(bench, sizes, repetitions, skip)
     # iterations, skip None: OMB's own counts, small and large (the program's)
