@@ -63,10 +63,10 @@ def bcast(buf: Any, root: int = 0, comm: Any = None, algorithm: Named = DEFAULT_
     alg = resolve("bcast", algorithm)
     held.start(comm.Get_rank() == root)
     sent.start()
-    RUNNERS[alg.family](buf, root, comm, alg.name, params)
+    RUNNERS[alg.family](buf, root, comm, alg, params)
 
 
-def _mpi_bcast(buf: Any, root: int, comm: Any, _algorithm: str, _params: dict) -> None:
+def _mpi_bcast(buf: Any, root: int, comm: Any, _algorithm: Algorithm, _params: dict) -> None:
     """MPI_Bcast; waiting as every other algorithm's ranks wait."""
     # importing mpi4py.MPI starts MPI: only inside the ranks
     from mpi4py import MPI
@@ -77,7 +77,7 @@ def _mpi_bcast(buf: Any, root: int, comm: Any, _algorithm: str, _params: dict) -
         waiting.wait([comm.Ibcast([buf, MPI.BYTE], root=root)])
 
 
-def _scheduled(buf: Any, root: int, comm: Any, algorithm: str, params: dict) -> None:
+def _scheduled(buf: Any, root: int, comm: Any, algorithm: Algorithm, params: dict) -> None:
     # imported on first use (why: top of module)
     from .trees.run import execute, schedule_for
 
@@ -85,25 +85,25 @@ def _scheduled(buf: Any, root: int, comm: Any, algorithm: str, params: dict) -> 
     execute(schedule_for(algorithm, comm.Get_size(), root, nbytes, **params), buf, comm)
 
 
-def _dynamic(buf: Any, root: int, comm: Any, algorithm: str, params: dict) -> None:
+def _dynamic(buf: Any, root: int, comm: Any, algorithm: Algorithm, params: dict) -> None:
     # imported on first use (why: top of module)
     from .trees import dyn_bcast
 
-    dyn_bcast.bcast(buf, root, comm, dyn_bcast.static_params(params, algorithm),
+    dyn_bcast.bcast(buf, root, comm, dyn_bcast.static_params(params, algorithm.name),
                     check_send_order(params.get("send_order", DEFAULT_SEND_ORDER)),
-                    dyn_bcast.chain(algorithm, comm.Get_size(), root, params), algorithm)
+                    dyn_bcast.chain(algorithm, comm.Get_size(), root, params), algorithm.name)
 
 
-def _multicast(buf: Any, root: int, comm: Any, algorithm: str, params: dict) -> None:
+def _multicast(buf: Any, root: int, comm: Any, algorithm: Algorithm, params: dict) -> None:
     # imported on first use (why: top of module)
     from .ipmc import bcast as mcast_bcast
     from .ipmc.channel import channel_for
 
-    mcast_bcast.bcast(channel_for(comm, timeout=params.get("timeout")), buf, root, algorithm,
-                      **params)
+    mcast_bcast.bcast(channel_for(comm, timeout=params.get("timeout")), buf, root,
+                      algorithm.name, **params)
 
 
-def _range(buf: Any, root: int, comm: Any, _algorithm: str, params: dict) -> None:
+def _range(buf: Any, root: int, comm: Any, _algorithm: Algorithm, params: dict) -> None:
     # imported on first use (why: top of module)
     from .range_trees import bcast as range_bcast
     from .range_trees.channel import range_channel_for
@@ -112,7 +112,7 @@ def _range(buf: Any, root: int, comm: Any, _algorithm: str, params: dict) -> Non
 
 
 # family (collectives.algorithms.FAMILIES) -> how its broadcasts run
-RUNNERS: dict[str, Callable[[Any, int, Any, str, dict], None]] = {
+RUNNERS: dict[str, Callable[[Any, int, Any, Algorithm, dict], None]] = {
     "mpi": _mpi_bcast, "tree": _scheduled, "contention": _scheduled, "dynamic": _dynamic,
     "multicast": _multicast, "range": _range,
 }
@@ -423,13 +423,13 @@ def check_bcast(algorithm: Named, size: int, options: dict[str, Any]) -> None:
             # imported on first use (why: top of module)
             from .trees.run import schedule_for
 
-            schedule_for(bcast, size, 0, 0, **options)
+            schedule_for(alg, size, 0, 0, **options)
         elif family == "dynamic":
             # imported on first use (why: top of module)
             from .trees.dyn_bcast import chain, static_params
 
             static_params(options, bcast)
-            chain(bcast, size, 0, options)
+            chain(alg, size, 0, options)
             check_send_order(options.get("send_order", DEFAULT_SEND_ORDER))
         elif family == "multicast":
             # imported on first use (why: top of module)

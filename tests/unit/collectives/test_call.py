@@ -14,6 +14,8 @@ from collectives.algorithms import ALLGATHERS, Algorithm, lookup
 from collectives.call import AllgatherCall, BarrierCall, BcastCall
 from collectives.executor import check_allgather, check_barrier, check_bcast
 from collectives.programs import bcast_bench
+from collectives.trees.dyn_bcast import chain
+from collectives.trees.run import schedule_for
 
 
 def test_the_registry_fills_and_refuses_send_order_and_completion() -> None:
@@ -157,3 +159,11 @@ def test_a_call_looks_its_name_up_once_and_never_again(lookups) -> None:
     assert len(lookups) == 3  # nothing looked up again
     BcastCall.from_json(bcast.to_json())  # a rank reads the call: its own one look-up
     assert lookups[3:] == [("bcast", "opt-mesh")]
+    # the trees built from the record (the contention trees, DYN-Mesh's chain, the model's
+    # inputs) look nothing up either
+    dyn = BcastCall("dyn-mesh", 1024, options={"t_hold": 2e-5, "t_end": 5e-5,
+                                                "mesh": [2, 2]})
+    dyn.check(4)
+    schedule_for(bcast.record, 4, 1, 1024, **bcast.params())
+    assert chain(dyn.record, 4, 0, dyn.params()) == (0, 2, 1, 3)  # the 2 x 2 mesh's order
+    assert lookups[4:] == [("bcast", "dyn-mesh")]
