@@ -35,8 +35,6 @@ from .algorithms import (
 )
 from .executor import barrier_options, check_allgather, check_barrier, check_bcast
 
-FIELDS = ("algorithm", "size", "root", "send_order", "completion", "options")
-
 C = TypeVar("C", bound="Call")
 
 
