@@ -112,6 +112,11 @@ class Algorithm:
         return self.static or self.name
 
     @property
+    def zero_load_algorithm(self) -> Algorithm:
+        """zero_load's record (a dynamic tree's static one, else itself)."""
+        return BCASTS[self.static] if self.static else self
+
+    @property
     def nodes(self) -> bool:
         """Told which network node every rank is on (nodes=, testbed.experiments.rank_placement)."""
         return bool(self.geometry)
@@ -351,31 +356,100 @@ def names(*families: str, collective: str = "bcast") -> tuple[str, ...]:
                  if not families or a.family in families)
 
 
-UNKNOWN = Algorithm("", "", "", "not in the registry")  # every need and family empty
+# ---- the one look-up of a name --------------------------------------------------------------
+# collective -> what its algorithms are called in the one message for an unknown name
+NOUNS = {"bcast": "broadcast", "barrier": "barrier", "allgather": "allgather"}
 
 
-def known(name: str, collective: str = "bcast") -> Algorithm:
-    """The record of `name`, or UNKNOWN (no family, needs nothing) for a name the registry
-    lacks: for callers that pass such names on, to be refused where they run."""
-    return records(collective).get(name, UNKNOWN)
+def lookup(collective: str, name: str) -> Algorithm:
+    """The record of `collective`'s algorithm `name`, or ValueError, the same wording for
+    every caller: "unknown broadcast 'x'; choose from ...". Where a call is made
+    (collectives.call) this runs once, and the record travels with the call."""
+    table = records(collective)
+    try:
+        return table[name]
+    except (KeyError, TypeError):
+        raise ValueError(f"unknown {NOUNS[collective]} {name!r}; choose from "
+                         f"{', '.join(table)}") from None
+
+
+# An algorithm given by name (looked up) or as its record (a typed call's, collectives.call:
+# looked up where the call was made, never again).
+Named = str | Algorithm
+
+
+def resolve(collective: str, algorithm: Named) -> Algorithm:
+    """The record of `algorithm`: itself when it is one (of `collective`), else lookup's."""
+    if isinstance(algorithm, Algorithm):
+        if algorithm.collective != collective:
+            raise ValueError(f"{algorithm.name} is a {NOUNS[algorithm.collective]}, not a "
+                             f"{NOUNS[collective]}")
+        return algorithm
+    return lookup(collective, algorithm)
 
 
 def bcast_algorithm(name: str) -> Algorithm:
-    """The record of broadcast `name`, or ValueError listing the choices."""
-    return _lookup(BCASTS, name, "algorithm")
+    """The record of broadcast `name`, or ValueError listing the choices (lookup)."""
+    return lookup("bcast", name)
 
 
 def barrier_algorithm(name: str) -> Algorithm:
-    return _lookup(BARRIERS, name, "barrier")
+    return lookup("barrier", name)
 
 
 def allgather_algorithm(name: str) -> Algorithm:
-    """The record of allgather `name`, or ValueError listing the choices."""
-    return _lookup(ALLGATHERS, name, "allgather")
+    """The record of allgather `name`, or ValueError listing the choices (lookup)."""
+    return lookup("allgather", name)
 
 
-def _lookup(table: dict[str, Algorithm], name: str, what: str) -> Algorithm:
-    try:
-        return table[name]
-    except KeyError:
-        raise ValueError(f"unknown {what} {name!r}; choose from {', '.join(table)}") from None
+# ---- the defaults, one for every entry point ------------------------------------------------
+# collective -> the algorithm run when none is named, by collectives.bcast/barrier/allgather,
+# collectives.Intracomm, python -m collectives.use and mcastlab mpirun alike: the MPI
+# library's own. Why (docs/dropin.md, "Defaults"): it runs wherever MPI runs (no multicast
+# network, no controller, no t_hold/t_end to measure), an unflagged program is the MPICH
+# baseline, and naming one collective's algorithm changes that collective only.
+DEFAULTS = {"bcast": NATIVE, "barrier": NATIVE, "allgather": NATIVE}
+DEFAULT_BCAST, DEFAULT_BARRIER, DEFAULT_ALLGATHER = (
+    DEFAULTS["bcast"], DEFAULTS["barrier"], DEFAULTS["allgather"])
+
+
+# ---- an algorithm by the name another library gives it ---------------------------------------
+def mpich_function(collective: str, value: str) -> str:
+    """MPICH 4's function for the value `value` of MPIR_CVAR_<COLL>_INTRA_ALGORITHM: its
+    src/mpi/coll/<coll>/<coll>_intra_<value>.c defines MPIR_<Coll>_intra_<value>."""
+    return f"MPIR_{collective.capitalize()}_intra_{value}"
+
+
+@dataclass(frozen=True)
+class Foreign:
+    """One name another library gives one of ours: where (`library`, LIBRARIES, `what`: its
+    control variable's value or its function) and whose (`algorithm`)."""
+
+    name: str
+    library: str
+    what: str
+    algorithm: Algorithm
+    elsewhere: Elsewhere
+
+
+def _foreign_names() -> dict[str, tuple[Foreign, ...]]:
+    found: dict[str, list[Foreign]] = {}
+    for (collective, ours), there in ELSEWHERE.items():
+        alg = COLLECTIVES[collective][ours]
+        for library, e in there.items():
+            named = [(e.name, "value" if library == "mpich" else "name")]
+            if library == "mpich":
+                named.append((mpich_function(collective, e.name), "function"))
+            for name, what in named:
+                found.setdefault(name.lower(), []).append(Foreign(name, library, what, alg, e))
+    return {k: tuple(v) for k, v in found.items()}
+
+
+# lower-cased name in MPICH (CVAR value and MPIR_ function), Open MPI or SimGrid -> ours
+FOREIGN_NAMES: dict[str, tuple[Foreign, ...]] = _foreign_names()
+
+
+def foreign(name: str, collective: str | None = None) -> tuple[Foreign, ...]:
+    """Our algorithms another library calls `name` (any case), of `collective` (None: all)."""
+    return tuple(f for f in FOREIGN_NAMES.get(name.lower(), ())
+                 if collective in (None, f.algorithm.collective))

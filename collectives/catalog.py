@@ -27,8 +27,11 @@ from .algorithms import (
     RELEASES,
     SEND_ORDERS,
     Algorithm,
+    Foreign,
+    foreign,
 )
 from .algorithms import COLLECTIVES as RECORDS
+from .executor import allgather_takes
 from .ipmc import sockbuf
 from .ipmc.deadline import TIMEOUT_S
 from .ipmc.message import PACE, Options
@@ -145,8 +148,9 @@ def _rcvbuf(algorithm: str) -> Option:
 
 def options(alg: Algorithm) -> tuple[Option, ...]:
     """The options `alg` takes, as its runner reads them."""
-    if alg.collective == "allgather":
-        return ()  # ring, recursive doubling, Bruck and MPI_Allgather take none
+    if alg.collective == "allgather":  # ring, recursive doubling, Bruck, MPICH's: none
+        taken = set(allgather_takes(alg))  # the executor's check: what it accepts
+        return tuple(o for o in _fields(Options, (), alg.name) if o.name in taken)
     if alg.collective == "barrier":
         if alg.release:
             return (Option("timeout", TIMEOUT_S, MULTICAST_MEANINGS["timeout"]),
@@ -202,10 +206,21 @@ def table(collective: str | None = None) -> list[Algorithm]:
 
 
 def lookup(name: str, collective: str | None = None) -> list[Algorithm]:
-    """The records named `name` (a broadcast and a barrier may share one), or ValueError
-    listing the names."""
+    """The records named `name` (a broadcast and a barrier may share one), else those
+    another library calls so (collectives.algorithms.FOREIGN_NAMES: MPICH's control
+    variable values and MPIR_ functions, Open MPI's and SimGrid's names; any case), or
+    ValueError listing the names."""
     found = [a for a in table(collective) if a.name == name]
     if not found:
+        found = list(dict.fromkeys(f.algorithm for f in foreign(name, collective)))
+    if not found:
         known = dict.fromkeys(a.name for a in table(collective))
-        raise ValueError(f"unknown algorithm {name!r}; choose from {', '.join(known)}")
+        raise ValueError(f"unknown algorithm {name!r}; choose from {', '.join(known)} (or "
+                         "its name in MPICH, Open MPI or SimGrid)")
     return found
+
+
+def known_as(name: str, alg: Algorithm) -> list[Foreign]:
+    """The names of another library `name` is for `alg` (none when it is ours)."""
+    return [] if name == alg.name else [f for f in foreign(name, alg.collective)
+                                        if f.algorithm == alg]

@@ -15,17 +15,19 @@ from typing import Any
 
 from . import held, sent, waiting
 from .algorithms import (
+    DEFAULT_ALLGATHER,
+    DEFAULT_BARRIER,
+    DEFAULT_BCAST,
     DEFAULT_COMPLETION,
     DEFAULT_RELEASE,
     DEFAULT_SEND_ORDER,
-    NATIVE,
-    allgather_algorithm,
-    barrier_algorithm,
-    bcast_algorithm,
+    Algorithm,
+    Named,
     check_ack_options,
     check_completion,
     check_release,
     check_send_order,
+    resolve,
 )
 from .slots import Slots, equal, of_counts, uniform
 
@@ -37,8 +39,11 @@ from .slots import Slots, equal, of_counts, uniform
 
 WAIT_MODES = waiting.MODES  # how ranks wait for messages (MCASTLAB_WAIT; collectives.waiting)
 
+# An algorithm is given by name (looked up here, once a call) or as its record (a typed call's,
+# collectives.call: looked up where the call was made, never again): algorithms.resolve.
 
-def bcast(buf: Any, root: int = 0, comm: Any = None, algorithm: str = "binomial",
+
+def bcast(buf: Any, root: int = 0, comm: Any = None, algorithm: Named = DEFAULT_BCAST,
           **params: Any) -> None:
     """Broadcast `buf` (any writable buffer) from `root` over `comm` with `algorithm`;
     parameters as in `collectives.trees.schedules.build` (opt-mesh, u-mesh, u-torus, opt-min: also
@@ -49,18 +54,19 @@ def bcast(buf: Any, root: int = 0, comm: Any = None, algorithm: str = "binomial"
     for the scouts also completion= (collectives.algorithms.COMPLETIONS);
     for `range-tree` (hardware range multicasts) nodes=(...) and fattree=(k, N) as in
     `collectives.range_trees.bcast.RangeOptions`.
+    Without an algorithm, MPICH's own (collectives.algorithms.DEFAULTS).
     Collective: every rank calls it with the same algorithm, parameters and buffer size."""
     # importing mpi4py.MPI starts MPI: only inside the ranks
     from mpi4py import MPI
 
     comm = comm if comm is not None else MPI.COMM_WORLD
-    family = bcast_algorithm(algorithm).family
+    alg = resolve("bcast", algorithm)
     held.start(comm.Get_rank() == root)
     sent.start()
-    RUNNERS[family](buf, root, comm, algorithm, params)
+    RUNNERS[alg.family](buf, root, comm, alg, params)
 
 
-def _mpi_bcast(buf: Any, root: int, comm: Any, _algorithm: str, _params: dict) -> None:
+def _mpi_bcast(buf: Any, root: int, comm: Any, _algorithm: Algorithm, _params: dict) -> None:
     """MPI_Bcast; waiting as every other algorithm's ranks wait."""
     # importing mpi4py.MPI starts MPI: only inside the ranks
     from mpi4py import MPI
@@ -71,7 +77,7 @@ def _mpi_bcast(buf: Any, root: int, comm: Any, _algorithm: str, _params: dict) -
         waiting.wait([comm.Ibcast([buf, MPI.BYTE], root=root)])
 
 
-def _scheduled(buf: Any, root: int, comm: Any, algorithm: str, params: dict) -> None:
+def _scheduled(buf: Any, root: int, comm: Any, algorithm: Algorithm, params: dict) -> None:
     # imported on first use (why: top of module)
     from .trees.run import execute, schedule_for
 
@@ -79,25 +85,25 @@ def _scheduled(buf: Any, root: int, comm: Any, algorithm: str, params: dict) -> 
     execute(schedule_for(algorithm, comm.Get_size(), root, nbytes, **params), buf, comm)
 
 
-def _dynamic(buf: Any, root: int, comm: Any, algorithm: str, params: dict) -> None:
+def _dynamic(buf: Any, root: int, comm: Any, algorithm: Algorithm, params: dict) -> None:
     # imported on first use (why: top of module)
     from .trees import dyn_bcast
 
-    dyn_bcast.bcast(buf, root, comm, dyn_bcast.static_params(params, algorithm),
+    dyn_bcast.bcast(buf, root, comm, dyn_bcast.static_params(params, algorithm.name),
                     check_send_order(params.get("send_order", DEFAULT_SEND_ORDER)),
-                    dyn_bcast.chain(algorithm, comm.Get_size(), root, params), algorithm)
+                    dyn_bcast.chain(algorithm, comm.Get_size(), root, params), algorithm.name)
 
 
-def _multicast(buf: Any, root: int, comm: Any, algorithm: str, params: dict) -> None:
+def _multicast(buf: Any, root: int, comm: Any, algorithm: Algorithm, params: dict) -> None:
     # imported on first use (why: top of module)
     from .ipmc import bcast as mcast_bcast
     from .ipmc.channel import channel_for
 
-    mcast_bcast.bcast(channel_for(comm, timeout=params.get("timeout")), buf, root, algorithm,
-                      **params)
+    mcast_bcast.bcast(channel_for(comm, timeout=params.get("timeout")), buf, root,
+                      algorithm.name, **params)
 
 
-def _range(buf: Any, root: int, comm: Any, _algorithm: str, params: dict) -> None:
+def _range(buf: Any, root: int, comm: Any, _algorithm: Algorithm, params: dict) -> None:
     # imported on first use (why: top of module)
     from .range_trees import bcast as range_bcast
     from .range_trees.channel import range_channel_for
@@ -106,13 +112,13 @@ def _range(buf: Any, root: int, comm: Any, _algorithm: str, params: dict) -> Non
 
 
 # family (collectives.algorithms.FAMILIES) -> how its broadcasts run
-RUNNERS: dict[str, Callable[[Any, int, Any, str, dict], None]] = {
+RUNNERS: dict[str, Callable[[Any, int, Any, Algorithm, dict], None]] = {
     "mpi": _mpi_bcast, "tree": _scheduled, "contention": _scheduled, "dynamic": _dynamic,
     "multicast": _multicast, "range": _range,
 }
 
 
-def barrier(comm: Any = None, algorithm: str = "mpich", **params: Any) -> None:
+def barrier(comm: Any = None, algorithm: Named = DEFAULT_BARRIER, **params: Any) -> None:
     """`mpich` (MPI_Barrier), `tree` (zero-byte messages up Chen2000's binary tree to rank 0
     and back down: the software tree), `pairwise` (MPICH 1's barrier, the one Chen2000
     counts against: collectives.pairwise), `mcast` (Chen2000's multicast barrier; release=
@@ -125,9 +131,9 @@ def barrier(comm: Any = None, algorithm: str = "mpich", **params: Any) -> None:
     from mpi4py import MPI
 
     comm = comm if comm is not None else MPI.COMM_WORLD
-    record = barrier_algorithm(algorithm)
-    check_barrier(algorithm, params)
-    BARRIER_RUNNERS[record.family](comm, algorithm, params)
+    alg = resolve("barrier", algorithm)
+    check_barrier(alg, params)
+    BARRIER_RUNNERS[alg.family](comm, alg.name, params)
 
 
 def _mpi_barrier(comm: Any, _algorithm: str, _params: dict) -> None:
@@ -193,8 +199,8 @@ BARRIER_RUNNERS: dict[str, Callable[[Any, str, dict], None]] = {
 }
 
 
-def allgather(sendbuf: Any, recvbuf: Any, comm: Any = None, algorithm: str = "ring",
-              **params: Any) -> None:
+def allgather(sendbuf: Any, recvbuf: Any, comm: Any = None,
+              algorithm: Named = DEFAULT_ALLGATHER, **params: Any) -> None:
     """Every rank's block into every rank's `recvbuf` over `comm` with `algorithm` (mpich:
     MPI_Allgather; ring, recursive-doubling, bruck: collectives.exchanges). `sendbuf` is
     this rank's block (any buffer, m bytes; None: it is already in place in `recvbuf`, as
@@ -203,18 +209,20 @@ def allgather(sendbuf: Any, recvbuf: Any, comm: Any = None, algorithm: str = "ri
     block raises ValueError before any message; blocks that differ between ranks, a
     ValueError where an exchange receives one (collectives.exchanges.run), MPI's error for
     mpich. The multicast ones take fragment, rate, timeout and rcvbuf; the others no options.
+    Without an algorithm, MPICH's own (collectives.algorithms.DEFAULTS).
     Collective: every rank calls it with the same algorithm and block size."""
     comm = _world(comm)
-    check_allgather(algorithm, params)
+    alg = resolve("allgather", algorithm)
+    check_allgather(alg, params)
     recv = memoryview(recvbuf).cast("B")
     send = None if sendbuf is None else memoryview(sendbuf).cast("B")
     block = block_size(len(recv), comm.Get_size(), None if send is None else len(send))
-    _gather_slots(send, recv, equal(comm.Get_size(), block), comm, algorithm, params)
+    _gather_slots(send, recv, equal(comm.Get_size(), block), comm, alg, params)
 
 
 def allgatherv(sendbuf: Any, recvbuf: Any, counts: Sequence[int],
                displs: Sequence[int] | None = None, comm: Any = None,
-               algorithm: str = "ring", **params: Any) -> None:
+               algorithm: Named = DEFAULT_ALLGATHER, **params: Any) -> None:
     """MPI_Allgatherv in bytes with `algorithm`: rank i's block, `counts[i]` bytes, into
     `recvbuf` at `displs[i]` (None: the blocks end to end in rank order) on every rank.
     `sendbuf` holds this rank's counts[rank] bytes (None: already in its slot). Every
@@ -225,7 +233,8 @@ def allgatherv(sendbuf: Any, recvbuf: Any, counts: Sequence[int],
     exchange receives (MPI's error for mpich). Collective: every rank passes the same
     algorithm, counts and displacements."""
     comm = _world(comm)
-    check_allgather(algorithm, params)
+    alg = resolve("allgather", algorithm)
+    check_allgather(alg, params)
     recv = memoryview(recvbuf).cast("B")
     if recv.readonly:
         raise ValueError("allgatherv: the receive buffer must be writable")
@@ -234,7 +243,7 @@ def allgatherv(sendbuf: Any, recvbuf: Any, counts: Sequence[int],
     mine = slots[comm.Get_rank()][1]
     if send is not None and len(send) != mine:
         raise ValueError(f"allgatherv: this rank sends {len(send)} bytes, its count is {mine}")
-    _gather_slots(send, recv, slots, comm, algorithm, params)
+    _gather_slots(send, recv, slots, comm, alg, params)
 
 
 def _world(comm: Any) -> Any:
@@ -245,13 +254,12 @@ def _world(comm: Any) -> Any:
 
 
 def _gather_slots(send: memoryview | None, recv: memoryview, slots: Slots, comm: Any,
-                  algorithm: str, params: dict[str, Any]) -> None:
+                  alg: Algorithm, params: dict[str, Any]) -> None:
     """This rank's block into its slot, then the algorithm's family runs."""
     if send is not None:
         offset, length = slots[comm.Get_rank()]
         recv[offset:offset + length] = send
-    ALLGATHER_RUNNERS[allgather_algorithm(algorithm).family](recv, slots, comm, algorithm,
-                                                             params)
+    ALLGATHER_RUNNERS[alg.family](recv, slots, comm, alg, params)
 
 
 def block_size(recv_bytes: int, size: int, send_bytes: int | None) -> int:
@@ -269,7 +277,7 @@ def block_size(recv_bytes: int, size: int, send_bytes: int | None) -> int:
     return send_bytes
 
 
-def _mpi_allgather(recv: memoryview, slots: Slots, comm: Any, _algorithm: str,
+def _mpi_allgather(recv: memoryview, slots: Slots, comm: Any, _algorithm: Algorithm,
                    _params: dict) -> None:
     """MPI_Allgather (equal blocks) or MPI_Allgatherv in place (this rank's block is
     there); waiting as the others wait."""
@@ -287,7 +295,7 @@ def _mpi_allgather(recv: memoryview, slots: Slots, comm: Any, _algorithm: str,
         waiting.wait([start(MPI.IN_PLACE, spec)])
 
 
-def _exchange(recv: memoryview, slots: Slots, comm: Any, algorithm: str,
+def _exchange(recv: memoryview, slots: Slots, comm: Any, algorithm: Algorithm,
               _params: dict) -> None:
     # imported on first use (why: top of module)
     from .exchanges import run as exchange_run
@@ -296,7 +304,7 @@ def _exchange(recv: memoryview, slots: Slots, comm: Any, algorithm: str,
     exchange_run.execute(exchange_schedule(algorithm, comm.Get_size()), recv, comm, slots)
 
 
-def _mcast_allgather(recv: memoryview, slots: Slots, comm: Any, algorithm: str,
+def _mcast_allgather(recv: memoryview, slots: Slots, comm: Any, algorithm: Algorithm,
                      params: dict) -> None:
     """The multicast allgathers (collectives.ipmc.allgather) over the communicator's channel;
     this rank's block is already in its slot."""
@@ -309,32 +317,44 @@ def _mcast_allgather(recv: memoryview, slots: Slots, comm: Any, algorithm: str,
 
 
 # family (collectives.algorithms.FAMILIES) -> how its allgathers run
-ALLGATHER_RUNNERS: dict[str, Callable[[memoryview, Slots, Any, str, dict], None]] = {
+ALLGATHER_RUNNERS: dict[str, Callable[[memoryview, Slots, Any, Algorithm, dict], None]] = {
     "mpi": _mpi_allgather, "exchange": _exchange, "multicast": _mcast_allgather,
 }
 # ipmc.message.Options' that apply
 MCAST_ALLGATHER_OPTIONS = ("fragment", "rate", "timeout", "rcvbuf")
 
 
-def check_allgather(allgather: str, options: dict[str, Any]) -> None:
-    """ValueError, before any message, for an unknown allgather or an option it does not
-    take (the multicast ones take fragment, rate, timeout and rcvbuf; the others none)."""
-    takes = MCAST_ALLGATHER_OPTIONS \
-        if allgather_algorithm(allgather).family == "multicast" else ()
+def allgather_takes(allgather: Algorithm) -> tuple[str, ...]:
+    """The options an allgather takes: the multicast ones fragment, rate, timeout and rcvbuf
+    (ipmc.message.Options'), the others none."""
+    return MCAST_ALLGATHER_OPTIONS if allgather.family == "multicast" else ()
+
+
+def check_allgather(allgather: Named, options: dict[str, Any]) -> None:
+    """ValueError, before any message, for an option `allgather` does not take."""
+    allgather = resolve("allgather", allgather)
+    takes = allgather_takes(allgather)
     extra = sorted(set(options) - set(takes))
     if extra:
         what = "only " + ", ".join(takes) if takes else "no options"
-        raise ValueError(f"{allgather} takes {what}, got {', '.join(extra)}")
+        raise ValueError(f"{allgather.name} takes {what}, got {', '.join(extra)}")
+
+
+def allgather_options(allgather: Named, options: dict[str, Any]) -> dict[str, Any]:
+    """The options of `options` the allgather takes (where one set serves the broadcast,
+    the barrier and the allgather: the drop-in communicator)."""
+    takes = allgather_takes(resolve("allgather", allgather))
+    return {k: v for k, v in options.items() if k in takes}
 
 
 # ---- options: which a barrier takes, and a check before any message ---------------------
 BARRIER_ONLY = ("release",)  # options no broadcast takes (bcast_options leaves them out)
 
 
-def barrier_options(barrier: str, options: dict[str, Any]) -> dict[str, Any]:
+def barrier_options(barrier: Named, options: dict[str, Any]) -> dict[str, Any]:
     """The options a barrier takes: the multicast barrier its timeout and release, the
     range-tree barrier its layout (nodes=, fattree=, ...); the rest are the broadcast's."""
-    family = barrier_algorithm(barrier).family
+    family = resolve("barrier", barrier).family
     if family == "multicast":
         takes = {"timeout", "release"}
     elif family == "range":
@@ -353,52 +373,63 @@ def bcast_options(options: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in options.items() if k not in BARRIER_ONLY}
 
 
-def check_barrier(barrier: str, options: dict[str, Any]) -> None:
+def check_barrier(barrier: Named, options: dict[str, Any]) -> None:
     """ValueError, before any message, for a release (RELEASES) that is not one or is given
     to a barrier other than the multicast one."""
-    if barrier_algorithm(barrier).release:
+    barrier = resolve("barrier", barrier)
+    if barrier.release:
         check_release(options.get("release", DEFAULT_RELEASE))
     elif "release" in options:
-        raise ValueError(f"{barrier}: release is an option of the multicast barrier (mcast) "
-                         "only")
+        raise ValueError(f"{barrier.name}: release is an option of the multicast barrier "
+                         "(mcast) only")
 
 
-def check(bcast: str, barrier: str, size: int, options: dict[str, Any],
-          measure: bool = False, allgather: str = NATIVE) -> None:
+def check(bcast: Named, barrier: Named, size: int, options: dict[str, Any],
+          measure: bool = False, allgather: Named = DEFAULT_ALLGATHER
+          ) -> tuple[Algorithm, Algorithm, Algorithm]:
     """ValueError, on every rank alike and before any message, for an unknown algorithm
     (the allgather's too) or options the broadcast or the barrier cannot take (a missing
     t_hold, a layout that does not fit, a release that is not one). `measure`: t_hold and
     t_end, where none of the timing parameters is given, will be measured on first use (the
-    drop-in communicator: collectives.measured), so only the rest is checked."""
-    bcast_algorithm(bcast)
-    allgather_algorithm(allgather)  # its options: none yet, the broadcast's are not its
-    check_barrier(barrier, options)
+    drop-in communicator: collectives.measured), so only the rest is checked. The three
+    records, (broadcast, barrier, allgather), each looked up once here."""
+    records = (resolve("bcast", bcast), resolve("barrier", barrier),
+               resolve("allgather", allgather))
+    check_barrier(records[1], options)
+    check_allgather(records[2], allgather_options(records[2], options))
     given = bcast_options(options)
+    if records[0].family == "mpi":  # MPI_Bcast takes none: each must be another's
+        extra = set(given) - set(barrier_options(records[1], options)) \
+            - set(allgather_options(records[2], options))
+        if extra:
+            raise ValueError(f"{', '.join(sorted(extra))}: an option of none of {bcast}, "
+                             f"{barrier} and {allgather} (mcastlab algorithms NAME)")
     if measure:
         # imported on first use (why: top of module)
         from .measured import checkable
 
-        given = checkable(bcast, given)
-    check_bcast(bcast, size, given)
+        given = checkable(records[0], given)
+    check_bcast(records[0], size, given)
+    return records
 
 
-def check_bcast(bcast: str, size: int, options: dict[str, Any]) -> None:
-    """ValueError for options broadcast `bcast` on `size` ranks cannot take."""
-    alg = bcast_algorithm(bcast)
-    family = alg.family
+def check_bcast(algorithm: Named, size: int, options: dict[str, Any]) -> None:
+    """ValueError for options broadcast `algorithm` on `size` ranks cannot take."""
+    alg = resolve("bcast", algorithm)
+    bcast, family = alg.name, alg.family
     check_ack_options(alg, options.get("completion"), options)
     try:
         if alg.scheduled:
             # imported on first use (why: top of module)
             from .trees.run import schedule_for
 
-            schedule_for(bcast, size, 0, 0, **options)
+            schedule_for(alg, size, 0, 0, **options)
         elif family == "dynamic":
             # imported on first use (why: top of module)
             from .trees.dyn_bcast import chain, static_params
 
             static_params(options, bcast)
-            chain(bcast, size, 0, options)
+            chain(alg, size, 0, options)
             check_send_order(options.get("send_order", DEFAULT_SEND_ORDER))
         elif family == "multicast":
             # imported on first use (why: top of module)

@@ -1,8 +1,11 @@
 """A drop-in communicator: ``collectives.Intracomm(comm, bcast="nack", barrier="mcast",
-allgather="mpich", **options)`` is an ``mpi4py.MPI.Intracomm`` (the same handle as `comm`, no
-copy) whose ``Bcast``, ``bcast``, ``Barrier``, ``barrier``, ``Allgather``, ``Allgatherv`` and
-``allgather`` run algorithms of the registry (collectives.algorithms) with `options` (as
-``collectives.bcast`` takes them; the allgathers take none); everything else is mpi4py's.
+allgather="mcast-concurrent", **options)`` is an ``mpi4py.MPI.Intracomm`` (the same handle as
+`comm`, no copy) whose ``Bcast``, ``bcast``, ``Barrier``, ``barrier``, ``Allgather``,
+``Allgatherv`` and ``allgather`` run algorithms of the registry (collectives.algorithms) with
+`options`: each algorithm is given those it takes (as ``collectives.bcast``, ``barrier`` and
+``allgather`` take them: executor.bcast_options, barrier_options, allgather_options).
+Unnamed, a collective is MPICH's own, as everywhere (collectives.algorithms.DEFAULTS); the
+names are looked up once, when the communicator is made. Everything else is mpi4py's.
 ``Dup``, ``Clone``, ``Idup``, ``Split``, ``Split_type``, ``Create`` and ``Create_group``
 results keep the choice (``nodes=`` follows the ranks into the new group).
 
@@ -40,15 +43,23 @@ from typing import Any, cast
 from mpi4py import MPI
 
 from . import executor
-from .algorithms import NATIVE
+from .algorithms import (
+    DEFAULT_ALLGATHER,
+    DEFAULT_BARRIER,
+    DEFAULT_BCAST,
+    NATIVE,
+    Algorithm,
+    Named,
+)
 from .buffers import message, vector
 from .measured import Cache, measure, needs, send_order
 from .slots import of_counts
 
-# (bcast, barrier, options, allgather): the latest. copy_fn=True: a Dup copies the value as
+# (bcast, barrier, options, allgather), the algorithms as their records (looked up once, when
+# the communicator is made): the latest. copy_fn=True: a Dup copies the value as
 # it is, which mpi4py takes though its stub lists only a function or None.
 _CHOICE = MPI.Comm.Create_keyval(copy_fn=True)  # type: ignore[arg-type]
-Choice = tuple[str, str, dict[str, Any], str]
+Choice = tuple[Algorithm, Algorithm, dict[str, Any], Algorithm]
 
 
 def _free_private(_comm: Any, _key: int, private: Any) -> None:
@@ -92,13 +103,14 @@ class Intracomm(MPI.Intracomm):
     def __new__(cls, comm: Any = None, *_args: Any, **_options: Any) -> Intracomm:
         return super().__new__(cls, comm)
 
-    def __init__(self, comm: Any = None, bcast: str = "nack", barrier: str = "mcast",
-                 allgather: str = NATIVE, **options: Any) -> None:
+    def __init__(self, comm: Any = None, bcast: Named = DEFAULT_BCAST,
+                 barrier: Named = DEFAULT_BARRIER,
+                 allgather: Named = DEFAULT_ALLGATHER, **options: Any) -> None:
         if self == MPI.COMM_NULL:  # Intracomm(), as mpi4py's: a null to be filled in
             return
-        executor.check(bcast, barrier, self.Get_size(), options, measure=True,
-                       allgather=allgather)
-        self._choice: Choice = (bcast, barrier, dict(options), allgather)
+        bcast_, barrier_, allgather_ = executor.check(bcast, barrier, self.Get_size(), options,
+                                                      measure=True, allgather=allgather)
+        self._choice: Choice = (bcast_, barrier_, dict(options), allgather_)
         self.Set_attr(_CHOICE, self._choice)
 
     def _chosen(self) -> Choice:
@@ -106,10 +118,10 @@ class Intracomm(MPI.Intracomm):
         return cast(Choice, self.__dict__.get("_choice") or self.Get_attr(_CHOICE))
 
     @property
-    def algorithms(self) -> Choice:
-        """(broadcast, barrier, options, allgather) this communicator runs."""
+    def algorithms(self) -> tuple[str, str, dict[str, Any], str]:
+        """(broadcast, barrier, options, allgather) this communicator runs, by name."""
         bcast, barrier, options, allgather = self._chosen()
-        return bcast, barrier, dict(options), allgather
+        return bcast.name, barrier.name, dict(options), allgather.name
 
     @property
     def measured(self) -> list[dict[str, Any]]:
@@ -151,7 +163,7 @@ class Intracomm(MPI.Intracomm):
     def Barrier(self) -> None:  # noqa: N802
         if self.Get_size() > 1:
             _bcast, barrier, options, _allgather = self._chosen()
-            CALLS["barrier", barrier] += 1
+            CALLS["barrier", barrier.name] += 1
             executor.barrier(self._private(), barrier,
                              **executor.barrier_options(barrier, options))
 
@@ -160,8 +172,8 @@ class Intracomm(MPI.Intracomm):
 
     def Allgather(self, sendbuf: Any, recvbuf: Any) -> None:  # noqa: N802
         allgather = self._chosen()[3]
-        if allgather == NATIVE:  # MPICH's, on this communicator: as without the drop-in
-            CALLS["allgather", allgather] += 1
+        if allgather.name == NATIVE:  # MPICH's, on this communicator: as without the drop-in
+            CALLS["allgather", NATIVE] += 1
             MPI.Intracomm.Allgather(self, sendbuf, recvbuf)
             return
         into = message(recvbuf, sending=False)
@@ -176,27 +188,28 @@ class Intracomm(MPI.Intracomm):
         into.finish()
 
     def Allgatherv(self, sendbuf: Any, recvbuf: Any) -> None:  # noqa: N802
-        allgather = self._chosen()[3]
-        if allgather == NATIVE:
-            CALLS["allgatherv", allgather] += 1
+        _bcast, _barrier, options, allgather = self._chosen()
+        if allgather.name == NATIVE:
+            CALLS["allgatherv", NATIVE] += 1
             MPI.Intracomm.Allgatherv(self, sendbuf, recvbuf)
             return
         into = vector(recvbuf, self.Get_size())
         try:
             own = None if sendbuf is None or sendbuf is MPI.IN_PLACE else \
                 message(sendbuf, sending=True).view
-            CALLS["allgatherv", allgather] += 1
+            CALLS["allgatherv", allgather.name] += 1
             executor.allgatherv(own, into.view, [n for _o, n in into.slots],
-                                [o for o, _n in into.slots], self._private(), allgather)
+                                [o for o, _n in into.slots], self._private(), allgather,
+                                **executor.allgather_options(allgather, options))
         except BaseException:
             into.abandon()
             raise
         into.finish()
 
     def allgather(self, sendobj: Any) -> list[Any]:
-        allgather = self._chosen()[3]
-        if allgather == NATIVE:
-            CALLS["allgather", allgather] += 1
+        _bcast, _barrier, options, allgather = self._chosen()
+        if allgather.name == NATIVE:
+            CALLS["allgather", NATIVE] += 1
             return MPI.Intracomm.allgather(self, sendobj)
         size = self.Get_size()
         data = MPI.pickle.dumps(sendobj)
@@ -204,16 +217,18 @@ class Intracomm(MPI.Intracomm):
         self._gather(memoryview(len(data).to_bytes(8, "little")), memoryview(lengths))
         sizes = [int.from_bytes(lengths[8 * i:8 * i + 8], "little") for i in range(size)]
         pickles = bytearray(sum(sizes))
-        CALLS["allgatherv", allgather] += 1
-        executor.allgatherv(data, pickles, sizes, None, self._private(), allgather)
+        CALLS["allgatherv", allgather.name] += 1
+        executor.allgatherv(data, pickles, sizes, None, self._private(), allgather,
+                            **executor.allgather_options(allgather, options))
         return [MPI.pickle.loads(pickles[at:at + n])
                 for at, n in of_counts(sizes, None, size, len(pickles))]
 
     def _gather(self, own: memoryview | None, into: memoryview) -> None:
         """The chosen allgather of bytes, on the private duplicate."""
-        allgather = self._chosen()[3]
-        CALLS["allgather", allgather] += 1
-        executor.allgather(own, into, self._private(), allgather)
+        _bcast, _barrier, options, allgather = self._chosen()
+        CALLS["allgather", allgather.name] += 1
+        executor.allgather(own, into, self._private(), allgather,
+                           **executor.allgather_options(allgather, options))
 
     def _root(self, root: Any) -> int:
         """`root` as an int (any integer, numpy's too); one outside the communicator is
@@ -230,11 +245,11 @@ class Intracomm(MPI.Intracomm):
     def _bytes(self, view: memoryview, root: int) -> None:
         if self.Get_size() > 1:
             bcast, _barrier, options, _allgather = self._chosen()
-            CALLS["bcast", bcast] += 1
-            BYTES[bcast] += len(view)
+            CALLS["bcast", bcast.name] += 1
+            BYTES[bcast.name] += len(view)
             given = executor.bcast_options(options)
             if needs(bcast, given):
-                given = {**given, **self._timing(len(view), send_order(given), bcast)}
+                given = {**given, **self._timing(len(view), send_order(given), bcast.name)}
             executor.bcast(view, root, self._private(), bcast, **given)
 
     def _timing(self, nbytes: int, order: str, bcast: str) -> dict[str, float]:
@@ -309,7 +324,7 @@ class Intracomm(MPI.Intracomm):
 _INSTALLED: dict[str, Intracomm] = {}  # "COMM_WORLD" -> its stand-in (collectives.use)
 
 
-def install(name: str, bcast: str, barrier: str, allgather: str = NATIVE,
+def install(name: str, bcast: str, barrier: str, allgather: str = DEFAULT_ALLGATHER,
             **options: Any) -> Intracomm:
     """Replace MPI.<name> (COMM_WORLD or COMM_SELF) by a stand-in with this choice."""
     comm = Intracomm(getattr(MPI, name), bcast, barrier, allgather, **options)

@@ -41,7 +41,7 @@ from dataclasses import asdict, dataclass
 from typing import Any, cast
 
 from . import outqueue
-from .algorithms import DEFAULT_SEND_ORDER, bcast_algorithm
+from .algorithms import DEFAULT_SEND_ORDER, Named, resolve
 from .timing import busy_wait, idle_barrier
 
 # Sends and receives wait as the broadcasts' own do (collectives.waiting): the model's
@@ -142,16 +142,16 @@ def rounds(size: int) -> int:
     return max(REPEATS, hold_rounds(size, 1))
 
 
-def needs(algorithm: str, options: Mapping[str, Any]) -> bool:
+def needs(algorithm: Named, options: Mapping[str, Any]) -> bool:
     """Whether the drop-in measures t_hold and t_end for broadcast `algorithm` given
     `options`: it takes them and the options name none of its timing parameters. Given
     some but not all, nothing is measured: the choice is refused as before (check), and
     values given are used as given."""
-    return bcast_algorithm(algorithm).timing and not any(
+    return resolve("bcast", algorithm).timing and not any(
         name in options for name in (*TIMING, *DYNAMIC))
 
 
-def checkable(algorithm: str, options: Mapping[str, Any]) -> dict[str, Any]:
+def checkable(algorithm: Named, options: Mapping[str, Any]) -> dict[str, Any]:
     """`options` as `check` should see them: with STAND_IN times where they will be
     measured, so that everything else (a layout, a send order) is checked before any
     message."""

@@ -13,9 +13,9 @@ MPICH's own unless chosen). The program is a script (run as ``python prog.py``
 would: its directory first on sys.path) or ``-m module``. Without ``--bcast``/``--barrier``/
 ``--allgather``/``-o`` the environment decides: MCASTLAB_BCAST, MCASTLAB_BARRIER,
 MCASTLAB_ALLGATHER and MCASTLAB_OPTIONS (a JSON object), read when this module starts the
-program. OPT-Tree, DYN-Tree and the other
-algorithms that take t_hold and t_end, given none, measure them on first use
-(collectives.measured); ``--report`` lists what was measured.
+program; a collective named nowhere is MPICH's own (collectives.algorithms.DEFAULTS).
+OPT-Tree, DYN-Tree and the other algorithms that take t_hold and t_end, given none, measure
+them on first use (collectives.measured); ``--report`` lists what was measured.
 """
 
 from __future__ import annotations
@@ -28,12 +28,13 @@ import runpy
 import sys
 from typing import Any
 
-from .algorithms import NATIVE
+from .algorithms import DEFAULT_ALLGATHER, DEFAULT_BARRIER, DEFAULT_BCAST
 
 ENV_BCAST, ENV_BARRIER, ENV_OPTIONS = "MCASTLAB_BCAST", "MCASTLAB_BARRIER", "MCASTLAB_OPTIONS"
 ENV_ALLGATHER = "MCASTLAB_ALLGATHER"
-DEFAULT_BCAST, DEFAULT_BARRIER = "nack", "mcast"
-DEFAULT_ALLGATHER = NATIVE  # MPICH's own: a program's allgathers unchanged unless chosen
+# unnamed, a collective is MPICH's own, as in collectives.bcast and Intracomm: a program's
+# collectives change only where one is named (collectives.algorithms.DEFAULTS)
+__all__ = ["DEFAULT_ALLGATHER", "DEFAULT_BARRIER", "DEFAULT_BCAST", "install", "main", "parse"]
 
 
 def option(text: str) -> tuple[str, Any]:
@@ -54,9 +55,11 @@ def parse(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
         description="run an mpi4py program with MPI.COMM_WORLD's broadcasts and barriers "
                     "by the algorithms of collectives.algorithms")
     ap.add_argument("--bcast", default=os.environ.get(ENV_BCAST, DEFAULT_BCAST),
-                    help=f"broadcast algorithm (default ${ENV_BCAST} or {DEFAULT_BCAST})")
+                    help=f"broadcast algorithm (default ${ENV_BCAST} or {DEFAULT_BCAST}: "
+                         "MPICH's own)")
     ap.add_argument("--barrier", default=os.environ.get(ENV_BARRIER, DEFAULT_BARRIER),
-                    help=f"barrier algorithm (default ${ENV_BARRIER} or {DEFAULT_BARRIER})")
+                    help=f"barrier algorithm (default ${ENV_BARRIER} or {DEFAULT_BARRIER}: "
+                         "MPICH's own)")
     ap.add_argument("--allgather", default=os.environ.get(ENV_ALLGATHER, DEFAULT_ALLGATHER),
                     help=f"allgather algorithm (default ${ENV_ALLGATHER} or "
                          f"{DEFAULT_ALLGATHER}: MPICH's own)")

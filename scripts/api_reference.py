@@ -35,7 +35,7 @@ MODULES = (
     "testbed.experiments.bcast",     # run_bcast, measure_params: one measured broadcast
     "testbed.experiments.bcast_result",  # BcastResult, Times: what run_bcast returns
     "collectives",                   # bcast, barrier, Intracomm: inside the MPI ranks
-    "collectives.call",              # BcastCall: one broadcast as an algorithm sees it
+    "collectives.call",              # BcastCall, BarrierCall, AllgatherCall: one call each
     "collectives.algorithms",        # the registry: every algorithm, its family and needs
     "topologies",                    # parse_spec, Topology and the shapes
 )

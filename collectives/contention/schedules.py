@@ -22,7 +22,7 @@ from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..algorithms import BCASTS, names
+from ..algorithms import Algorithm, Named, names, resolve
 from ..trees.ops import Op, Recv, Schedule, Send
 from . import trees as ct
 
@@ -54,9 +54,12 @@ def rank_nodes(size: int, nodes: Sequence[int] | None) -> tuple[int, ...]:
     return nodes
 
 
-def geometry(algorithm: str, nodes: Sequence[int], params: Mapping[str, Any]) -> tuple[int, int]:
-    """The algorithm's geometry from ``params``, or the line default described above."""
-    kind = BCASTS[algorithm].geometry
+def geometry(algorithm: Named, nodes: Sequence[int], params: Mapping[str, Any]
+             ) -> tuple[int, int]:
+    """The algorithm's (a name, or its record) geometry from ``params``, or the line
+    default described above."""
+    record = resolve("bcast", algorithm)
+    kind, algorithm = record.geometry, record.name
     if params.get(kind) is None:
         other = [g for g in ("mesh", "torus", "bmin") if g != kind and params.get(g) is not None]
         if other:
@@ -70,14 +73,16 @@ def geometry(algorithm: str, nodes: Sequence[int], params: Mapping[str, Any]) ->
     return value
 
 
-def build_tree(algorithm: str, size: int, root: int, **params: Any) -> ct.ContentionTree[int]:
-    """The tree (over node ids) of ``algorithm`` for ``size`` ranks rooted at rank ``root``."""
-    if algorithm not in ALGORITHMS:
-        raise ValueError(f"unknown algorithm {algorithm!r}; choose from {', '.join(ALGORITHMS)}")
+def build_tree(algorithm: Named, size: int, root: int, **params: Any
+               ) -> ct.ContentionTree[int]:
+    """The tree (over node ids) of ``algorithm`` (a name, or its record) for ``size`` ranks
+    rooted at rank ``root``."""
+    record = _contention(algorithm)
+    algorithm = record.name
     nodes = rank_nodes(size, params.get("nodes"))
-    a, b = geometry(algorithm, nodes, params)
+    a, b = geometry(record, nodes, params)
     times: dict[str, float] = {}
-    if BCASTS[algorithm].timing:
+    if record.timing:
         if params.get("t_hold") is None or params.get("t_end") is None:
             raise ValueError(f"{algorithm} needs t_hold and t_end (measured by 'mcastlab params')")
         times = {"t_hold": params["t_hold"], "t_end": params["t_end"]}
@@ -102,12 +107,21 @@ def to_schedule(tree: ct.ContentionTree[int], nodes: Sequence[int], nbytes: int,
                     tuple(tuple(p) for p in progs), dict(params or {}))
 
 
-def schedule(algorithm: str, size: int, root: int, nbytes: int, **params: Any) -> Schedule:
-    """The schedule of ``algorithm``; its params record the geometry and nodes used."""
-    t = build_tree(algorithm, size, root, **params)
+def _contention(algorithm: Named) -> Algorithm:
+    """The record of a contention-aware tree (ValueError naming them for another name)."""
+    name = algorithm.name if isinstance(algorithm, Algorithm) else algorithm
+    if name not in ALGORITHMS:
+        raise ValueError(f"unknown algorithm {name!r}; choose from {', '.join(ALGORITHMS)}")
+    return resolve("bcast", algorithm)
+
+
+def schedule(algorithm: Named, size: int, root: int, nbytes: int, **params: Any) -> Schedule:
+    """The schedule of ``algorithm`` (a name, or its record); its params record the
+    geometry and nodes used."""
+    record = _contention(algorithm)
+    t = build_tree(record, size, root, **params)
     nodes = rank_nodes(size, params.get("nodes"))
-    kind = BCASTS[algorithm].geometry
-    used = {**params, kind: geometry(algorithm, nodes, params), "nodes": nodes}
+    used = {**params, record.geometry: geometry(record, nodes, params), "nodes": nodes}
     return to_schedule(t, nodes, nbytes, used)
 
 

@@ -31,7 +31,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 
-from ..algorithms import allgather_algorithm
+from ..algorithms import Named, resolve
 
 
 @dataclass(frozen=True)
@@ -103,9 +103,12 @@ BUILDERS: dict[str, Callable[[int], tuple[Step, ...]]] = {
 
 
 @lru_cache(maxsize=64)
-def build(algorithm: str, size: int) -> Schedule:
-    """The schedule of `algorithm` on `size` ranks (the same on every rank), or ValueError."""
-    if allgather_algorithm(algorithm).family != "exchange":
+def build(algorithm: Named, size: int) -> Schedule:
+    """The schedule of `algorithm` (a name, or its record: no look-up) on `size` ranks (the
+    same on every rank), or ValueError."""
+    record = resolve("allgather", algorithm)
+    algorithm = record.name
+    if record.family != "exchange":
         raise ValueError(f"{algorithm} has no schedule (it is not a point-to-point exchange: "
                          f"choose from {', '.join(BUILDERS)})")
     if size < 1:

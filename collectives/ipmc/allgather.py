@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from ..algorithms import Algorithm, Named, names, resolve
 from . import datagram as dg
 from . import sockbuf
 from .bcast import bcast
@@ -24,7 +25,7 @@ from .channel import Channel
 from .concurrent import allgather_concurrent
 from .message import Options
 
-ALGORITHMS = ("mcast-sequential", "mcast-concurrent")
+ALGORITHMS = names("multicast", collective="allgather")  # the registry's, in its order
 
 
 def blocks(sendbuf: Any, recvbuf: Any, size: int) -> tuple[memoryview, memoryview, int]:
@@ -39,35 +40,40 @@ def blocks(sendbuf: Any, recvbuf: Any, size: int) -> tuple[memoryview, memoryvie
     return send, recv, len(send)
 
 
-def _known(algorithm: str) -> None:
-    if algorithm not in ALGORITHMS:
-        raise ValueError(f"unknown multicast allgather {algorithm!r}; choose from "
-                         f"{', '.join(ALGORITHMS)}")
+def _multicast(algorithm: Named) -> Algorithm:
+    """The record of `algorithm`, a multicast allgather (the registry's one wording for an
+    unknown name; the executor runs the others)."""
+    record = resolve("allgather", algorithm)
+    if record.family != "multicast":
+        raise ValueError(f"{record.name} is not a multicast allgather (one of "
+                         f"{', '.join(ALGORITHMS)}); collectives.allgather runs it")
+    return record
 
 
-def allgather(ch: Channel, sendbuf: Any, recvbuf: Any, algorithm: str, **params: Any) -> None:
+def allgather(ch: Channel, sendbuf: Any, recvbuf: Any, algorithm: Named, **params: Any
+              ) -> None:
     """Every rank's `sendbuf` into slot (rank) of every rank's `recvbuf`. Collective: every
     rank calls it with the same algorithm, parameters and block size. `params` as in
     ipmc.message.Options (fragment, rate, timeout, rcvbuf)."""
-    _known(algorithm)
+    record = _multicast(algorithm)
     send, recv, m = blocks(sendbuf, recvbuf, ch.size)
     slots = [recv[r * m:(r + 1) * m] for r in range(ch.size)]
     slots[ch.rank][:] = send
-    allgather_slots(ch, slots, algorithm, **params)
+    allgather_slots(ch, slots, record, **params)
 
 
-def allgather_slots(ch: Channel, slots: Sequence[memoryview], algorithm: str,
+def allgather_slots(ch: Channel, slots: Sequence[memoryview], algorithm: Named,
                     **params: Any) -> None:
     """Every rank's block, already in `slots[rank]`, into `slots[rank]` of every rank:
     writable views, one per rank, of any sizes that every rank agrees on."""
-    _known(algorithm)
+    record = _multicast(algorithm)
     if len(slots) != ch.size:
         raise ValueError(f"{len(slots)} slots for {ch.size} ranks (one per rank)")
-    if algorithm == "mcast-sequential":
+    if record.name == "mcast-sequential":
         for root in range(ch.size):
             bcast(ch, slots[root], root, "nack", **params)
         return
     opts = Options(**{"fragment": ch.fragment, **params})
     dg.check_fragment(opts.fragment)
-    ch.receive_buffer(sockbuf.resolve(algorithm, opts.rcvbuf))
+    ch.receive_buffer(sockbuf.resolve(record.name, opts.rcvbuf))
     allgather_concurrent(ch, slots, opts)

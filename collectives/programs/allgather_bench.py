@@ -17,8 +17,11 @@ every measured run (block i is rank i's own pattern). With --mark-dir, --frame-i
 back-to-back Allgathers of each size are bracketed for the frame counter
 (collectives.programs.marks).
 
-    mpiexec -n N python -m collectives.programs.allgather_bench --algorithm ring \\
-        --sizes 1024,65536 --iters 10          (argv() builds it)
+    mpiexec -n N python -m collectives.programs.allgather_bench \\
+        --call '{"algorithm": "ring"}' --sizes 1024,65536 --iters 10    (argv() builds it)
+
+The Allgather is a collectives.call.AllgatherCall, one JSON line (its algorithm looked up
+once, as the line is read; the executor is handed the record).
 """
 
 from __future__ import annotations
@@ -31,7 +34,8 @@ import zlib
 from typing import Any
 
 from .. import waiting
-from ..algorithms import allgather_algorithm
+from ..algorithms import Named
+from ..call import AllgatherCall
 from ..executor import allgather
 from ..ipmc.sockbuf import summary as socket_buffers
 from ..stats import summarize
@@ -47,7 +51,7 @@ def pattern(rank: int, size: int) -> bytes:
     return (seed * (size // 4 + 1))[:size]
 
 
-def measure(comm: Any, algorithm: str, size: int, iters: int, warmup: int,
+def measure(comm: Any, algorithm: Named, size: int, iters: int, warmup: int,
             options: dict[str, Any], gun: StartGun | None = None) -> dict[str, Any]:
     """`iters` measured Allgathers of `size`-byte blocks after `warmup` unmeasured ones: the
     samples (rank 0; empty elsewhere), whether every block arrived whole, when the measured
@@ -135,11 +139,12 @@ def _buffer(comm: Any) -> dict[str, Any] | None:
 
 def parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="collectives.programs.allgather_bench")
-    ap.add_argument("--algorithm", default="ring")
+    ap.add_argument("--call", type=AllgatherCall.from_json,
+                    default=AllgatherCall("ring"),
+                    help="the Allgather: a collectives.call.AllgatherCall as one JSON line")
     ap.add_argument("--sizes", default="1024", help="block bytes per rank, comma-separated")
     ap.add_argument("--iters", type=int, default=10)
     ap.add_argument("--warmup", type=int, default=2)
-    ap.add_argument("--options", default="{}", help="the algorithm's options (JSON)")
     ap.add_argument("--mark-dir", help="bracket --frame-iters Allgathers for the frame counter")
     ap.add_argument("--frame-iters", type=int, default=0)
     return ap
@@ -158,12 +163,13 @@ def main(args_in: list[str] | None = None) -> int:
     comm = MPI.COMM_WORLD
     try:
         sizes = [int(s) for s in args.sizes.split(",")]
-        options = json.loads(args.options)
     except ValueError as e:
         print(f"collectives.programs.allgather_bench: {e}", file=sys.stderr)
         return 2
+    call: AllgatherCall = args.call
+    options = call.params()
     waiting.connect_all(comm)  # no measured run pays for MPI's first contacts
-    if allgather_algorithm(args.algorithm).family == "multicast":
+    if call.record.family == "multicast":
         # only in this branch (a rank's start-up: collectives.programs)
         from ..ipmc.channel import channel_for
 
@@ -171,18 +177,18 @@ def main(args_in: list[str] | None = None) -> int:
         channel_for(comm, timeout=options.get("timeout"))
     gun = StartGun.open(comm)
     for size in sizes:
-        row = measure(comm, args.algorithm, size, args.iters, args.warmup, options, gun)
+        row = measure(comm, call.record, size, args.iters, args.warmup, options, gun)
         frames = None
         if args.mark_dir and args.frame_iters:
             mine, recv = pattern(comm.Get_rank(), size), bytearray(size * comm.Get_size())
 
             def once(mine: bytes = mine, recv: bytearray = recv) -> None:
-                allgather(mine, recv, comm, args.algorithm, **options)
+                allgather(mine, recv, comm, call.record, **options)
 
             frames = count_frames(comm, 0, args.mark_dir,
                                   [(f"allgather-{size}", args.frame_iters, once)])
         if comm.Get_rank() == 0:
-            print(json.dumps({"algorithm": args.algorithm, "size": size,
+            print(json.dumps({"algorithm": call.algorithm, "size": size,
                               "ranks": comm.Get_size(), **row,
                               "t_s": summarize(row["samples_s"]) if row["samples_s"] else None,
                               "frames_marked": frames}), flush=True)

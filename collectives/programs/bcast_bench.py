@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .. import held, outqueue, sent, waiting
-from ..algorithms import bcast_algorithm
+from ..algorithms import DEFAULT_BCAST, resolve
 from ..call import BcastCall
 from ..executor import bcast
 from ..ipmc.accounting import columns as repair_columns
@@ -121,10 +121,10 @@ def direct_steps(comm, buf, want: bytes, root: int, iters: int, warmup: int,
     mine: list[tuple[float, float, float, float | None]] = []
     parents: list[int | None] = []
     queues: list[list[tuple[float, float | None]]] = []  # its sends, per broadcast
-    dynamic = alg.get("algorithm") == "dyn-tree"
+    record = resolve("bcast", alg.get("algorithm", DEFAULT_BCAST))  # a call's: no look-up
+    dynamic = record.name == "dyn-tree"
     accounts: list[Any] = []  # the root's repair account of each measured broadcast
-    accounted = rank == root and bcast_algorithm(alg.get("algorithm", "binomial")).family \
-        == "multicast"
+    accounted = rank == root and record.family == "multicast"
     t_first = None
     for i in range(warmup + iters):
         over = (budget_s is not None and t_first is not None and i > warmup
@@ -374,8 +374,8 @@ class Taken:
 def turns(comm: Any, call: BcastCall, iters: int, warmup: int, late: str | None = None,
           late_ms: float = 0.0) -> Generator[None, None, Taken]:
     """`call`'s direct iterations, one broadcast a step, returning its Taken."""
-    alg = call.kwargs()
-    if bcast_algorithm(call.algorithm).family == "multicast":
+    alg = call.run_kwargs()  # the record looked up when the call was read: not again
+    if call.record.family == "multicast":
         # only in this branch (a rank's start-up: collectives.programs)
         from ..ipmc.channel import channel_for
 
@@ -438,7 +438,7 @@ def measure(comm: Any, call: BcastCall, iters: int, warmup: int, *, late: str | 
     with other calls'), Algorithm 3.3.1 (`naive_loop` > 0), the
     flow latency (`timed_flow`) and the frames of `frame_iters` back-to-back broadcasts
     between `frame_bracket`'s marks (`mark_dir`); the record (the root's is the one)."""
-    alg = call.kwargs()
+    alg = call.run_kwargs()
     root = call.root
     got = taken if taken is not None else finished(turns(comm, call, iters, warmup, late,
                                                          late_ms))

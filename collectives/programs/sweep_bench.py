@@ -36,7 +36,6 @@ from pathlib import Path
 from typing import Any
 
 from .. import waiting
-from ..algorithms import BCASTS
 from ..call import BcastCall
 from ..executor import bcast
 from ..ipmc.accounting import joined
@@ -96,9 +95,9 @@ def run_point(comm, point: dict[str, Any], root: int, iters: int, warmup: int,
     call = BcastCall.from_dict(point["call"])
     if call.root != root:
         raise ValueError(f"a sweep's broadcasts are from rank {root}, not {call.root}")
-    if nodes is not None and BCASTS[call.algorithm].nodes:
+    if nodes is not None and call.record.nodes:
         call = call.with_options(nodes=nodes)
-    alg = call.kwargs()
+    alg = call.run_kwargs()  # the record looked up when the call was read: not again
     size = call.size
     want = random.Random(size).randbytes(size)
     buf = bytearray(want)

@@ -16,7 +16,7 @@ import time
 import zlib
 from typing import Any
 
-from ..algorithms import BARRIERS, BCASTS, known
+from ..algorithms import BARRIERS, BCASTS, Algorithm, lookup
 from ..executor import barrier, bcast
 from ..ipmc.accounting import columns as repair_columns
 from ..ipmc.acktree import ACKS
@@ -62,8 +62,18 @@ def argv(**values: Any) -> list[str]:
     return command("collectives.programs.verify", parser(), **values)
 
 
+def records(names: str, collective: str) -> dict[str, Algorithm]:
+    """Each comma-separated name's record, looked up once, as the program starts (the
+    registry's one wording for an unknown one: the program's usage error)."""
+    try:
+        return {n: lookup(collective, n) for n in filter(None, names.split(","))}
+    except ValueError as e:
+        raise SystemExit(f"collectives.programs.verify: {e}") from None
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
+    bcasts, barriers = records(args.algorithms, "bcast"), records(args.barriers, "barrier")
 
     # importing mpi4py.MPI starts MPI: only inside the ranks
     from mpi4py import MPI
@@ -82,7 +92,7 @@ def main(argv: list[str] | None = None) -> int:
                                                        if int(r) < k]
         cases = [(a, int(n), r) for _ in range(args.repeat) for a in args.algorithms.split(",")
                  for n in args.sizes.split(",") for r in roots]
-        if any(known(a).family == "multicast" for a in args.algorithms.split(",")):
+        if any(a.family == "multicast" for a in bcasts.values()):
             # only in this branch (a rank's start-up: collectives.programs)
             from ..ipmc.channel import channel_for
 
@@ -95,12 +105,13 @@ def main(argv: list[str] | None = None) -> int:
             if args.skew and comm.Get_rank() == 1 % k:
                 time.sleep(args.skew)
             t0 = time.perf_counter()
-            bcast(buf, root=root, comm=comm, algorithm=algorithm, **_params(algorithm, args, where))
+            alg = bcasts[algorithm]
+            bcast(buf, root=root, comm=comm, algorithm=alg, **_params(alg, args, where))
             took.append(time.perf_counter() - t0)
             mine.append(bytes(buf) == want)
             # the root's repair account (ipmc.accounting), read outside the timed call
             accounts.append(peek_repair(comm) if comm.Get_rank() == root
-                            and known(algorithm).family == "multicast" else None)
+                            and alg.family == "multicast" else None)
         checked = len(cases)
         every = comm.allgather(mine)
         for i, (algorithm, n, root) in enumerate(cases):
@@ -113,9 +124,8 @@ def main(argv: list[str] | None = None) -> int:
                                       "algorithm": algorithm, "size": n, "root": root,
                                       "ranks": wrong, "sha": hashlib.sha1(want).hexdigest()[:8]}),
                           flush=True)
-        for algorithm in filter(None, args.barriers.split(",")):
-            bad += _check_barrier(comm, algorithm, name,
-                                  where if known(algorithm, "barrier").nodes else {},
+        for record in barriers.values():
+            bad += _check_barrier(comm, record, name, where if record.nodes else {},
                                   args.barrier_rounds)
         stats = comm.gather(peek_stats(comm), root=0)
         rooted = comm.gather(accounts, root=0)
@@ -154,8 +164,8 @@ def _layout(comm, args: argparse.Namespace) -> dict:
     return out
 
 
-def _params(algorithm: str, args: argparse.Namespace, where: dict) -> dict:
-    family = known(algorithm).family
+def _params(algorithm: Algorithm, args: argparse.Namespace, where: dict) -> dict:
+    family = algorithm.family
     if family == "range":
         return dict(where, **({"fragment": args.mcast_fragment} if args.mcast_fragment else {}))
     if family == "multicast":
@@ -165,13 +175,12 @@ def _params(algorithm: str, args: argparse.Namespace, where: dict) -> dict:
     return {"t_hold": args.t_hold, "t_end": args.t_end, "fragment": args.fragment}
 
 
-def _check_barrier(comm, algorithm: str, name: str, params: dict, rounds: int = 20) -> int:
+def _check_barrier(comm, algorithm: Algorithm, name: str, params: dict, rounds: int = 20
+                   ) -> int:
     """No rank may leave a barrier before the last one entered (the hosts share a clock);
     ranks enter after random delays of up to 20 ms, one barrier after the other. The times
     are compared once all rounds are over (an allgather after each round cost a TCP
     retransmission timeout now and then under loss)."""
-    if algorithm not in BARRIERS:
-        raise SystemExit(f"unknown barrier {algorithm!r}; choose from {', '.join(BARRIERS)}")
     rng = random.Random(comm.Get_rank())
     mine = []
     for _ in range(rounds):
@@ -185,7 +194,7 @@ def _check_barrier(comm, algorithm: str, name: str, params: dict, rounds: int = 
             wrong += 1
     if wrong and comm.Get_rank() == 0:
         print(json.dumps({"error": "barrier released early", "comm": name,
-                          "algorithm": algorithm, "rounds": wrong}), flush=True)
+                          "algorithm": algorithm.name, "rounds": wrong}), flush=True)
     return wrong
 
 

@@ -21,7 +21,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .. import held, outqueue, sent, waiting
-from ..algorithms import BCASTS, DEFAULT_SEND_ORDER
+from ..algorithms import DEFAULT_SEND_ORDER, Named, resolve
 from ..contention.schedules import geometry, rank_nodes
 from ..contention.trees import bmin_chain, mesh_chain
 from ..timing import core_wait_s
@@ -59,7 +59,8 @@ def static_params(params: Mapping[str, Any], algorithm: str = "dyn-tree") -> Sta
                      "t_end)")
 
 
-def chain(algorithm: str, size: int, root: int, params: Mapping[str, Any]) -> tuple[int, ...]:
+def chain(algorithm: Named, size: int, root: int, params: Mapping[str, Any]
+          ) -> tuple[int, ...]:
     """The ranks in the order `algorithm` splits them: dyn-tree's from the root in rank
     order; dyn-mesh's in the mesh's routing order (mesh=(rows, cols) and nodes=, the node of
     every rank, as for opt-mesh; without mesh= a 1 x N line), dyn-min's in the BMIN's
@@ -68,11 +69,12 @@ def chain(algorithm: str, size: int, root: int, params: Mapping[str, Any]) -> tu
     not fit."""
     if not 0 <= root < size:
         raise ValueError(f"root must be a rank in 0..{size - 1}, got {root!r}")
-    if not BCASTS[algorithm].geometry:
+    record = resolve("bcast", algorithm)  # a call's record: no look-up
+    if not record.geometry:
         return tuple((root + i) % size for i in range(size))
     nodes = rank_nodes(size, params.get("nodes"))
-    a, b = geometry(algorithm, nodes, params)
-    ordered = (bmin_chain if BCASTS[algorithm].geometry == "bmin" else mesh_chain)(nodes, a, b)
+    a, b = geometry(record, nodes, params)
+    ordered = (bmin_chain if record.geometry == "bmin" else mesh_chain)(nodes, a, b)
     rank = {node: r for r, node in enumerate(nodes)}
     return tuple(rank[node] for node in ordered)
 

@@ -24,7 +24,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..algorithms import bcast_algorithm
+from ..algorithms import Named, resolve
 from .dyntree import from_measured
 from .latency_model import MeasuredPointToPoint
 from .ops import Schedule
@@ -89,19 +89,22 @@ UNPLACED = {"opt-mesh": "opt-tree", "opt-min": "opt-tree", "u-mesh": "binomial",
             "u-min": "binomial", "u-torus": "binomial"}
 
 
-def sends_for(algorithm: str, k: int, size: int, table: HoldTable,
+def sends_for(algorithm: Named, k: int, size: int, table: HoldTable,
               placement: Mapping[str, Any] | None = None, fragment: int | None = None) -> int:
     """The count of back-to-back sends whose t_hold prices `algorithm` on `k` ranks at
     `size` bytes: its busiest node's; for a tree built from t_hold (OPT-Tree, the trees
     placed like it, DYN-Tree as the OPT-Tree it is at zero load) the count it settles at.
     `placement`: a network-aware tree's nodes= and shape (without it, the tree it places)."""
-    tree = bcast_algorithm(algorithm).zero_load
+    record = resolve("bcast", algorithm).zero_load_algorithm  # a record: no look-up
+    tree = record.name
     extra: dict[str, Any] = {"fragment": fragment} if fragment is not None else {}
-    if bcast_algorithm(tree).geometry:
+    timed = record.timing
+    if record.geometry:
         if placement:
             extra |= placement
         else:
             tree = UNPLACED[tree]
+            timed = tree == "opt-tree"  # the tree it places: OPT-Tree's timing, binomial's none
     if k < 2:
         return 1
 
@@ -109,12 +112,12 @@ def sends_for(algorithm: str, k: int, size: int, table: HoldTable,
         return build(tree, k, 0, size, t_hold=p2p.t_hold(size), t_end=p2p.t_end(size),
                      **extra)
 
-    if bcast_algorithm(tree).timing:
+    if timed:
         return settled(built, table)
     return max(1, min(busiest(built(table.at(table.most))), table.most))
 
 
-def timing(algorithm: str, size: int, table: HoldTable, k: int | None = None,
+def timing(algorithm: Named, size: int, table: HoldTable, k: int | None = None,
            placement: Mapping[str, Any] | None = None,
            software: Sequence[float] | None = None) -> dict[str, float]:
     """What a tree built from t_hold and t_end is given for a `size`-byte broadcast on `k`
@@ -122,10 +125,11 @@ def timing(algorithm: str, size: int, table: HoldTable, k: int | None = None,
     measured); a dynamic tree also its six static terms (collectives.trees.dyntree.
     from_measured) where `software` (per size of the table, how long a send's call held
     the sender) was measured."""
-    p2p = table.at(table.most if k is None else sends_for(algorithm, k, size, table,
+    record = resolve("bcast", algorithm)  # a call's record: no look-up
+    p2p = table.at(table.most if k is None else sends_for(record, k, size, table,
                                                               placement))
     out = {"t_hold": p2p.t_hold(size), "t_end": p2p.t_end(size)}
-    if bcast_algorithm(algorithm).family == "dynamic" and software:
+    if record.family == "dynamic" and software:
         by_size = dict(zip(table.sizes, software, strict=True))
         p = from_measured(p2p.sizes, [by_size[m] for m in p2p.sizes], p2p.holds, p2p.ends,
                           size)

@@ -8,7 +8,7 @@ from functools import lru_cache
 from typing import Any
 
 from .. import held, outqueue, sent, waiting
-from ..algorithms import DEFAULT_SEND_ORDER
+from ..algorithms import DEFAULT_SEND_ORDER, Named
 from .ops import Op, Recv, Schedule, Send, SendRecv
 from .schedules import build
 
@@ -16,13 +16,15 @@ TAG = 0x4D43  # one tag: per-pair FIFO order of MPI matches the schedule's order
 
 
 @lru_cache(maxsize=256)
-def _cached(algorithm: str, size: int, root: int, nbytes: int,
+def _cached(algorithm: Named, size: int, root: int, nbytes: int,
             params: tuple[tuple[str, Any], ...]) -> Schedule:
     return build(algorithm, size, root, nbytes, **dict(params))
 
 
-def schedule_for(algorithm: str, size: int, root: int, nbytes: int, **params: Any) -> Schedule:
-    """The schedule, built once per set of arguments (every rank builds the same one).
+def schedule_for(algorithm: Named, size: int, root: int, nbytes: int, **params: Any
+                 ) -> Schedule:
+    """The schedule, built once per set of arguments (every rank builds the same one);
+    `algorithm` a name or its record (trees.schedules.build).
     List values (say nodes=[...]) are taken as tuples, so they can key the cache."""
     key = tuple(sorted((name, tuple(v) if isinstance(v, list) else v)
                        for name, v in params.items()))

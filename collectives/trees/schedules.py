@@ -18,7 +18,15 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from ..algorithms import DEFAULT_SEND_ORDER, NATIVE, check_choice, check_send_order, names
+from ..algorithms import (
+    DEFAULT_SEND_ORDER,
+    NATIVE,
+    Algorithm,
+    Named,
+    check_choice,
+    check_send_order,
+    names,
+)
 from . import opttree
 from .ops import Op, Recv, Schedule, Send, SendRecv
 
@@ -213,7 +221,7 @@ def _fragment(algorithm: str, params: Mapping[str, Any]) -> int | None:
     return fragment
 
 
-def build(algorithm: str, size: int, root: int = 0, nbytes: int = 0,
+def build(algorithm: Named, size: int, root: int = 0, nbytes: int = 0,
           **params: Any) -> Schedule:
     """The schedule of `algorithm` for `size` ranks, `root`, an `nbytes` message.
     Parameters: send_order (every tree: fifo, the default, or overlapped;
@@ -224,7 +232,10 @@ def build(algorithm: str, size: int, root: int = 0, nbytes: int = 0,
     (opt-tree, opt-mesh, opt-min); for the TOPOLOGY_ALGORITHMS mesh=(rows, cols) (opt-mesh,
     u-mesh), torus=(rows, cols) (u-torus), bmin=(k, n) (opt-min) and nodes=(node of rank 0,
     ...) (default rank i on node i), node ids as topologies numbers hosts
-    (`collectives.contention.schedules`)."""
+    (`collectives.contention.schedules`). `algorithm`: a name, or its record (a call's:
+    handed on to the contention trees, which then look nothing up)."""
+    record, algorithm = (algorithm, algorithm.name) if isinstance(algorithm, Algorithm) \
+        else (None, algorithm)
     if algorithm not in ALGORITHMS and algorithm not in TOPOLOGY_ALGORITHMS:
         extra = " (MPICH's own MPI_Bcast has no schedule)" if algorithm == NATIVE else ""
         raise ValueError(f"unknown algorithm {algorithm!r}{extra}; choose from "
@@ -240,7 +251,7 @@ def build(algorithm: str, size: int, root: int = 0, nbytes: int = 0,
         # imported on first use (a rank's start-up: collectives.executor)
         from ..contention import schedules as contention_schedules
 
-        return contention_schedules.schedule(algorithm, size, root, nbytes, **params)
+        return contention_schedules.schedule(record or algorithm, size, root, nbytes, **params)
     fragment = _fragment(algorithm, params)
     if fragment is not None:
         params = {**params, "fragment": fragment}

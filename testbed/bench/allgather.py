@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from collectives.algorithms import ALLGATHERS
+from collectives.call import AllgatherCall
 from topologies import parse_spec
 
 from ..emulation.environment import Capabilities
@@ -40,12 +41,13 @@ def networks(mbit: float, quick: bool) -> list[tuple[str, str]]:
     return [star, ("fat tree 2:1", f"fattree:k=4,n=2,bw={mbit:g},core_bw={mbit / 2:g}")]
 
 
-def _rows(emu: Emulation, label: str, algorithm: str, blocks: tuple[int, ...], loss: float,
-          repetitions: int, params: dict[str, Any] | None) -> list[dict[str, Any]]:
-    head = {"network": label, "topology": emu.topo.name, "algorithm": algorithm, "loss": loss,
-            "family": ALLGATHERS[algorithm].family}
+def _rows(emu: Emulation, label: str, call: AllgatherCall, blocks: tuple[int, ...],
+          loss: float, repetitions: int, params: dict[str, Any] | None
+          ) -> list[dict[str, Any]]:
+    head = {"network": label, "topology": emu.topo.name, "algorithm": call.algorithm,
+            "loss": loss, "family": call.record.family}
     try:
-        results = run_allgather(emu, algorithm, blocks, repetitions=repetitions,
+        results = run_allgather(emu, call, blocks, repetitions=repetitions,
                                 params=params, loss=loss, timeout=JOB_TIMEOUT_S)
     except RunFailed as exc:
         return [head | {"block": b, "ms": None, "error": str(exc)[-500:]} for b in blocks]
@@ -71,7 +73,7 @@ def run(caps: Capabilities, progress: Progress, quick: bool = False) -> dict[str
             for loss in losses:
                 for algorithm in ALLGATHERS:
                     progress(f"bench allgather: {algorithm} on {label}, loss {loss:.0%}")
-                    out["rows"] += _rows(emu, label, algorithm, blocks, loss,
+                    out["rows"] += _rows(emu, label, AllgatherCall(algorithm), blocks, loss,
                                          (3 if quick else 5) if loss else
                                          (5 if quick else 10), params)
     return out

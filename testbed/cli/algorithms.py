@@ -9,7 +9,7 @@ import json
 import time
 from collections.abc import Callable, Iterator
 
-from collectives.algorithms import BCASTS, names
+from collectives.algorithms import lookup, names
 from collectives.contention.schedules import Timed
 from collectives.range_trees.kary_tree import KaryNTree
 from collectives.range_trees.schedule import RangeTree
@@ -38,7 +38,8 @@ def cmd_trees(args: argparse.Namespace) -> int:
         raise UsageError("give --k (number of nodes) or --rank-nodes")
     if nodes is not None and len(nodes) != k:
         raise UsageError(f"--rank-nodes gives {len(nodes)} nodes, --k says {k}")
-    if BCASTS[args.algorithm].nodes and args.topo is None:
+    algorithm = lookup("bcast", args.algorithm)  # argparse's choices: the registry's names
+    if algorithm.nodes and args.topo is None:
         raise UsageError(f"{args.algorithm} follows a network's routing: give --topo, e.g. "
                          "--topo mesh:rows=6,cols=6")
     nodes = nodes if nodes is not None else list(range(k))  # read only with a topology
@@ -54,7 +55,7 @@ def cmd_trees(args: argparse.Namespace) -> int:
             raise UsageError(f"--rank-nodes must be distinct nodes of {topo.name} (0.."
                              f"{len(hosts) - 1}), got {nodes}")
         try:
-            placement = node_params(topo, args.algorithm, [hosts[n] for n in nodes])
+            placement = node_params(topo, algorithm, [hosts[n] for n in nodes])
         except McastlabError as exc:
             raise UsageError(str(exc)) from None
     try:

@@ -11,6 +11,7 @@ import json
 from typing import Any
 
 from collectives.algorithms import ALLGATHERS
+from collectives.call import AllgatherCall
 from collectives.executor import WAIT_MODES
 
 from ..emulation.network import Emulation
@@ -34,16 +35,16 @@ DEFAULT_ALGOS = ",".join(ALLGATHERS)
 DEFAULT_SIZES = "1024,65536"
 
 
-def algorithms(text: str) -> list[str]:
-    """--algo: registry Allgathers, comma-separated, each once."""
+def algorithms(text: str) -> list[AllgatherCall]:
+    """--algo: registry Allgathers, comma-separated, each once: a call each (its name
+    looked up here, once; the registry's one wording for an unknown one)."""
     names = list(dict.fromkeys(w.strip() for w in text.split(",") if w.strip()))
-    for name in names:
-        if name not in ALLGATHERS:
-            raise UsageError(f"--algo: unknown Allgather {name!r}; choose from "
-                             f"{', '.join(ALLGATHERS)}")
     if not names:
         raise UsageError("--algo: give at least one algorithm")
-    return names
+    try:
+        return [AllgatherCall(name) for name in names]
+    except ValueError as e:
+        raise UsageError(f"--algo: {e}") from None
 
 
 def cmd_allgather(args: argparse.Namespace) -> int:
@@ -60,7 +61,8 @@ def cmd_allgather(args: argparse.Namespace) -> int:
             progress(f"measuring t_end at {', '.join(map(size_text, blocks))} for the model")
             params = model_params(emu, *model_sizes(blocks, ranks))
         for algo in algos:
-            progress(f"{algo}: {ranks} ranks, blocks of {', '.join(map(size_text, blocks))}")
+            progress(f"{algo.algorithm}: {ranks} ranks, blocks of "
+                     f"{', '.join(map(size_text, blocks))}")
             try:
                 results += run_allgather(emu, algo, blocks, hosts=ranks,
                                          repetitions=args.repetitions, params=params,

@@ -150,7 +150,7 @@ def _measure(args: argparse.Namespace, call: BcastCall, topo: Any, rate: LinkRat
         shared: dict[str, float | None] = {"network_up_s": emu.timings.get("ready_s"),
                                            "params_s": None}
         params = None
-        if uses_params(args.algo):  # MPI_Bcast and the multicast broadcasts need none
+        if uses_params(call.record):  # MPI_Bcast and the multicast broadcasts need none
             progress(f"measuring t_hold/t_end at {args.size} B for the model")
             t0 = time.time()
             params = model_params(emu, args.size)

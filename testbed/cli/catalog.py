@@ -8,7 +8,7 @@ import argparse
 import json
 
 from collectives.algorithms import ELSEWHERE, FAMILIES, LIBRARIES, Algorithm
-from collectives.catalog import COLLECTIVES, entry, lookup, options, table
+from collectives.catalog import COLLECTIVES, entry, known_as, lookup, options, table
 
 from ..errors import UsageError
 
@@ -77,6 +77,24 @@ def detail(a: Algorithm) -> list[str]:
     return lines
 
 
+def _as(name: str, a: Algorithm) -> list[str]:
+    """A line saying whose name `name` is, where it is another library's for `a`."""
+    return [f"{name}: {LIBRARY_TITLES[f.library]}'s "
+            f"{WHAT[f.what].replace('<COLL>', a.collective.upper())} for ours, {a.name}"
+            + ("" if f.elsewhere.same else " (only the closest there is)")
+            for f in known_as(name, a)]
+
+
+WHAT = {"value": "value of MPIR_CVAR_<COLL>_INTRA_ALGORITHM", "function": "function",
+        "name": "name"}  # collectives.algorithms.Foreign.what
+# where the options are given, alike at every entry point
+ENTRY_POINTS = ("Options are taken alike by collectives.bcast/barrier/allgather (keywords), "
+                "collectives.Intracomm(**options) and\n  python -m collectives.use / mcastlab "
+                "mpirun (-o NAME=VALUE): there the broadcast is given all but release, the\n  "
+                "barrier and the allgather those they take. Unnamed, a collective is MPICH's "
+                "own everywhere (docs/dropin.md).")
+
+
 def cmd_algorithms(args: argparse.Namespace) -> int:
     try:
         algs = lookup(args.name, args.collective) if args.name else table(args.collective)
@@ -87,19 +105,23 @@ def cmd_algorithms(args: argparse.Namespace) -> int:
                          indent=1))
         return 0
     if args.name:
-        print("\n\n".join("\n".join(detail(a)) for a in algs))
+        print("\n\n".join("\n".join(_as(args.name, a) + detail(a)) for a in algs))
         return 0
     print(overview(algs))
     print(f"\n{CLOSEST}name: only the closest algorithm there; -: none. One in full: "
           "mcastlab algorithms NAME. The names select, in")
     print("\n".join(f"  {text}" for text in LIBRARIES.values()))
+    print(ENTRY_POINTS)
     return 0
 
 
 def add_commands(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("algorithms", help="every broadcast, barrier and allgather: family, paper, "
                                           "options and defaults, MPICH/Open MPI/SimGrid names")
-    p.add_argument("name", nargs="?", metavar="NAME", help="show this one in full")
+    p.add_argument("name", nargs="?", metavar="NAME",
+                   help="show this one in full: our name, or MPICH's (CVAR value or MPIR_ "
+                        "function), Open MPI's or SimGrid's, e.g. flattree, binomial_tree, "
+                        "MPIR_Bcast_intra_binomial")
     p.add_argument("--collective", choices=COLLECTIVES,
                    help="only the broadcasts, the barriers or the allgathers (default all)")
     p.add_argument("--json", action="store_true", help="everything, as JSON")

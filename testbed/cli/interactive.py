@@ -17,7 +17,6 @@ from typing import Any
 from mininet.cli import CLI
 from mininet.log import output, setLogLevel
 
-from collectives.algorithms import BCASTS
 from collectives.call import BcastCall
 from topologies import HOST_PORT
 from topologies.loss import loss_fraction
@@ -232,11 +231,11 @@ class McastCLI(CLI):
         predict). Ranks nap while they wait (MCASTLAB_WAIT=sleep), as the labs measure."""
 
         args = self._args(line, "bcast ALGO SIZE [N | HOST ...]", 2, 10_000)
-        algo = args[0]
-        if algo not in BCASTS:
-            raise UsageError(f"unknown algorithm {algo!r}; choose from "
-                             f"{', '.join(BCASTS)}")
         size = _count(args[1], "SIZE", 0, 1 << 30)
+        try:  # the call, made here: its name looked up once (the registry's words)
+            call = BcastCall(args[0], size)
+        except ValueError as e:
+            raise UsageError(str(e)) from None
         total = len(self.emu.topo.hosts)
         hosts: int | list[str] = total
         if len(args) == 3 and args[2].isdigit():
@@ -245,10 +244,10 @@ class McastCLI(CLI):
             hosts = [self._host(a).name for a in args[2:]]
             if len(set(hosts)) != len(hosts):
                 raise UsageError("a host is named twice")
-        if uses_params(algo) and size not in self.params:
+        if uses_params(call.record) and size not in self.params:
             output(f"measuring t_hold/t_end at {size} B for the model (once per size)\n")
             self.params[size] = model_params(self.emu, size)
-        res = run_bcast(self.emu, BcastCall(algo, size), hosts=hosts, repetitions=BCAST_ITERS,
+        res = run_bcast(self.emu, call, hosts=hosts, repetitions=BCAST_ITERS,
                         flow=False,
                         params=self.params.get(size), wait=BCAST_WAIT, timeout=BCAST_TIMEOUT)
         output("\n".join(bcast_lines(res)) + "\n")

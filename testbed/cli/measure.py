@@ -11,10 +11,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from collectives.algorithms import ALLGATHERS, BARRIERS, BCASTS, COLLECTIVES
+from collectives.algorithms import ALLGATHERS, BARRIERS, BCASTS, lookup
 from collectives.executor import WAIT_MODES, check
 from collectives.programs import osu
-from collectives.use import DEFAULT_BARRIER, DEFAULT_BCAST
+from collectives.use import DEFAULT_ALLGATHER, DEFAULT_BARRIER, DEFAULT_BCAST
 from collectives.use import option as use_option
 from topologies import TopologyError
 
@@ -92,19 +92,28 @@ def job_hosts(args: argparse.Namespace, topo: Any) -> list[str] | None:
 
 
 def _with_algorithms(args: argparse.Namespace, prog: list[str]) -> list[str]:
-    """With --bcast/--barrier/-o the program runs under collectives.use: MPI.COMM_WORLD's
-    broadcasts and barriers become the registry's, checked here before the network."""
-    if args.bcast is None and args.barrier is None and not args.option:
-        return prog
+    return mpirun_program(prog, args.bcast, args.barrier, args.allgather, args.option)
 
-    bcast, barrier = args.bcast or DEFAULT_BCAST, args.barrier or DEFAULT_BARRIER
-    options = dict(args.option)
-    try:
-        check(bcast, barrier, 2, options, measure=True)  # timing: measured on first use
+
+def mpirun_program(prog: list[str], bcast: str | None, barrier: str | None,
+                   allgather: str | None, option: list[tuple[str, Any]]) -> list[str]:
+    """`prog` as mpirun runs it: with --bcast/--barrier/--allgather/-o under
+    collectives.use, MPI.COMM_WORLD's collectives the registry's, checked here before the
+    network (UsageError). Each flag changes its own collective only: the others are MPICH's
+    own, as unflagged (collectives.algorithms.DEFAULTS), passed as such so that no MCASTLAB_*
+    variable of the ranks' environment picks them instead."""
+    if bcast is None and barrier is None and allgather is None and not option:
+        return prog
+    bcast, barrier = bcast or DEFAULT_BCAST, barrier or DEFAULT_BARRIER
+    allgather = allgather or DEFAULT_ALLGATHER
+    options = dict(option)
+    try:  # timing: measured on first use
+        check(bcast, barrier, 2, options, measure=True, allgather=allgather)
     except ValueError as e:
         raise UsageError(str(e)) from None
     flags = [f for name, value in options.items() for f in ("-o", f"{name}={json.dumps(value)}")]
-    return ["-m", "collectives.use", "--bcast", bcast, "--barrier", barrier, *flags, "--", *prog]
+    return ["-m", "collectives.use", "--bcast", bcast, "--barrier", barrier,
+            "--allgather", allgather, *flags, "--", *prog]
 
 
 def _program_file(first: str) -> None:
@@ -161,10 +170,10 @@ def cmd_params(args: argparse.Namespace) -> int:
 
 def cmd_osu(args: argparse.Namespace) -> int:
 
-    table = COLLECTIVES[args.bench]
-    if args.algo not in table:
-        raise UsageError(f"unknown {OSU_WHAT[args.bench]} algorithm {args.algo!r}; choose "
-                         f"from {', '.join(table)}")
+    try:  # the call is made here: its name looked up once (the registry's words)
+        algorithm = lookup(args.bench, args.algo)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
     sizes = (osu.MIN_MESSAGE_SIZE, osu.MAX_MSG_SIZE_COLL)
     if args.message_size is not None:
         if args.bench == "barrier":
@@ -175,14 +184,14 @@ def cmd_osu(args: argparse.Namespace) -> int:
             raise UsageError(str(exc)) from None
     spec, given = topo_spec(args.topo, args.bw, None, args.hosts)
     try:  # the ranks and the algorithm's fit, on the topology as named: before any network
-        placed(nominal_topology(spec, **given), args.bench, args.algo, args.hosts)
+        placed(nominal_topology(spec, **given), args.bench, algorithm, args.hosts)
     except (RunFailed, TopologyError) as exc:
         raise UsageError(str(exc)) from None
     cluster = cluster_spec(args)
     switch = switch_of(args)
     topo, rate = network(args, ranks=args.hosts)
     with Emulation(topo, progress=progress, switch=switch, cluster=across(topo, cluster)) as emu:
-        res = run_osu(emu, args.bench, args.algo, hosts=args.hosts, sizes=sizes,
+        res = run_osu(emu, args.bench, algorithm, hosts=args.hosts, sizes=sizes,
                       repetitions=args.repetitions, skip=args.warmup, full=args.full,
                       wait=args.wait, progress=progress)
     if args.json:
@@ -217,10 +226,16 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     add_controller_choice(p)
     add_cluster_choice(p)
     p.add_argument("--bcast", metavar="NAME", help="run the program's MPI.COMM_WORLD "
-                   "broadcasts with this algorithm (python -m collectives.use; docs/dropin.md)")
-    p.add_argument("--barrier", metavar="NAME", help="and its barriers with this one")
+                   "broadcasts with this algorithm (python -m collectives.use; docs/dropin.md; "
+                   "each of --bcast, --barrier, --allgather changes its own collective only, "
+                   f"the others stay MPICH's own: {DEFAULT_BCAST})")
+    p.add_argument("--barrier", metavar="NAME", help="its barriers with this one")
+    p.add_argument("--allgather", metavar="NAME", help="its allgathers (Allgather, "
+                   "Allgatherv, allgather) with this one")
     p.add_argument("-o", "--option", type=use_option, action="append", default=[],
-                   metavar="NAME=VALUE", help="an option of those algorithms (repeatable)")
+                   metavar="NAME=VALUE", help="an option of those algorithms (repeatable): the "
+                   "broadcast is given all but release, the barrier and the allgather those "
+                   "they take (mcastlab algorithms NAME)")
     p.add_argument("program", nargs=argparse.REMAINDER,
                    help="after '--': arguments to python, e.g. -m collectives.programs.pingpong")
     p.set_defaults(func=cmd_mpirun)

@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from collectives.algorithms import allgather_algorithm
+from collectives.call import AllgatherCall
 from collectives.exchanges import model
 from collectives.exchanges.schedules import build
 from collectives.programs import allgather_bench
@@ -74,33 +74,34 @@ class AllgatherResult:
         return out | {"per_floor": self.per_floor}
 
 
-def run_allgather(emu: Emulation, algorithm: str, blocks: Sequence[int], *,
+def run_allgather(emu: Emulation, call: AllgatherCall, blocks: Sequence[int], *,
                   hosts: int | None = None, repetitions: int = 10,
                   params: dict[str, Any] | None = None, loss: float = 0.0,
                   loss_scope: str = "all", frames: int = 0, wait: str | None = None,
                   warmup: int = 2, timeout: float = 600.0,
                   each: Callable[[AllgatherResult], None] | None = None
                   ) -> list[AllgatherResult]:
-    """`algorithm` (a registry Allgather) at every size of `blocks` on the first `hosts`
-    hosts (default all), one job; `params` (testbed.experiments.bcast.model_params at the
-    block sizes) prices the model; `loss` is set on every host link for the job, dropping
-    the packets of `loss_scope` (testbed.specs.loss_scope); `frames` > 0 counts that many
-    back-to-back Allgathers' frames per size. `each(result)`: a size's result as soon as it
-    is measured and judged, while the job runs (not with `frames`: the counts are read
-    once it ends); a size it is not called for is in the list returned (a job that
-    measured some sizes and then failed: RunFailed, after `each` had the ones it did)."""
-    allgather_algorithm(algorithm)  # an unknown name: ValueError before any job
+    """`call` (its algorithm looked up when it was made) at every size of `blocks` on the
+    first `hosts` hosts (default all), one job; `params`
+    (testbed.experiments.bcast.model_params at the block sizes) prices the model; `loss` is
+    set on every host link for the job, dropping the packets of `loss_scope`
+    (testbed.specs.loss_scope); `frames` > 0 counts that many back-to-back Allgathers'
+    frames per size. `each(result)`: a size's result as soon as it is measured and judged,
+    while the job runs (not with `frames`: the counts are read once it ends); a size it is
+    not called for is in the list returned (a job that measured some sizes and then failed:
+    RunFailed, after `each` had the ones it did)."""
+    algorithm = call.algorithm
     names = [h.name for h in emu.topo.hosts][: hosts or len(emu.topo.hosts)]
     p, mbit = len(names), emu.topo.host_rate()
     counted = frames > 0 and (emu.controller is not None or emu.hub)
     counter = FrameCounter(emu, [emu.host(n).pid for n in names]) if counted else None
-    args = allgather_bench.argv(algorithm=algorithm, sizes=list(blocks), iters=repetitions,
+    args = allgather_bench.argv(call=call.to_json(), sizes=list(blocks), iters=repetitions,
                                 warmup=warmup,
                                 mark_dir=str(counter.dir) if counter is not None else None,
                                 frame_iters=frames if counter is not None else 0)
     env = {"MCASTLAB_WAIT": wait} if wait else None
-    family = allgather_algorithm(algorithm).family
-    schedule = build(algorithm, p) if family == "exchange" else None
+    family = call.record.family
+    schedule = build(call.record, p) if family == "exchange" else None
     t_end = point_to_point(params).t_end if params else None
 
     def result(row: dict[str, Any]) -> AllgatherResult:
@@ -164,7 +165,7 @@ def measure_points(emu: Emulation, spec: ExperimentSpec, todo: Sequence[Point],
                     lambda p, row, error: write(point_record(spec, p, row, error, context)))
         try:
             rows = {r.block: r for r in run_allgather(
-                emu, algorithm, [p.size for p in points], hosts=hosts,
+                emu, AllgatherCall(algorithm), [p.size for p in points], hosts=hosts,
                 repetitions=spec.repetitions, params=params, loss=loss,
                 loss_scope=scope or spec.loss_scope, wait=spec.wait, warmup=spec.warmup,
                 timeout=spec.timeout, each=once.take)}

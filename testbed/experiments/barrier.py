@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from collectives.algorithms import known
+from collectives.call import BarrierCall
 from collectives.programs import barrier_bench
 from collectives.waiting import DEFAULT as DEFAULT_WAIT
 
@@ -24,6 +24,15 @@ from .bcast_result import Times
 from .rank_placement import node_params
 
 Row = tuple[str, Mapping[str, Any]]  # a barrier and its options (release=, timeout=, ...)
+
+
+def calls_of(rows: Sequence[Row | BarrierCall]) -> list[BarrierCall]:
+    """Each row as a call (made here: its name looked up once), RunFailed for a bad one."""
+    try:
+        return [r if isinstance(r, BarrierCall) else BarrierCall(r[0], dict(r[1]))
+                for r in rows]
+    except ValueError as e:
+        raise RunFailed(str(e)) from None
 
 
 @dataclass(frozen=True)
@@ -87,7 +96,8 @@ def label(algorithm: str, options: Mapping[str, Any]) -> str:
     return algorithm + "".join(f", {k} {v}" for k, v in sorted(options.items()))
 
 
-def run_barriers(emu: Emulation, rows: Sequence[Row], *, hosts: int | list[str] | None = None,
+def run_barriers(emu: Emulation, rows: Sequence[Row | BarrierCall], *,
+                 hosts: int | list[str] | None = None,
                  repetitions: int = 20, warmup: int = 5, frames: int = 0,
                  timeout: float = 300, iters: int | None = None,
                  wait: str | None = None) -> list[BarrierResult]:
@@ -108,9 +118,11 @@ def run_barriers(emu: Emulation, rows: Sequence[Row], *, hosts: int | list[str] 
     repetitions = renamed_keyword(iters, "iters", repetitions, "repetitions")
     names = (list(hosts) if isinstance(hosts, list)
              else [h.name for h in emu.topo.hosts][: hosts or len(emu.topo.hosts)])
-    placed = next((p for a, _ in rows if (p := node_params(emu.topo, a, names, "barrier"))),
+    calls = calls_of(rows)
+    placed = next((p for c in calls if (p := node_params(emu.topo, c.record, names, "barrier"))),
                   {})
-    args = barrier_bench.argv(algorithms=[row_spec(a, o) for a, o in rows], iters=repetitions,
+    args = barrier_bench.argv(calls=json.dumps([c.to_dict() for c in calls],
+                                               separators=(",", ":")), iters=repetitions,
                               warmup=warmup, nodes=placed.get("nodes"),
                               fattree=placed.get("fattree"))
     pids = [emu.host(n).pid for n in names]
@@ -131,17 +143,18 @@ def run_barriers(emu: Emulation, rows: Sequence[Row], *, hosts: int | list[str] 
         counted = mon.window(*out["frames_window"],
                              host_wait_s=out["frames_cpu"]["wait_per_turn_s"])
     got = []
-    for (a, opts), r in zip(rows, out["rows"], strict=True):
+    for c, r in zip(calls, out["rows"], strict=True):
         fid = mon.window(*r["window"], host_wait_s=r["cpu"]["wait_per_turn_s"])
         per = (counter.per_iteration(frames, r["bracket"])
                if counter is not None and out.get("frames_marked") else None)
         summary = r["t_barrier_s"]
         got.append(BarrierResult(
-            algorithm=a, options=dict(opts), rank_hosts=tuple(names), topology=emu.topo.name,
+            algorithm=c.algorithm, options=dict(c.options), rank_hosts=tuple(names),
+            topology=emu.topo.name,
             wait=wait or DEFAULT_WAIT, iterations=repetitions,
             t_barrier=Times.of(summary) if summary else None,
             released_early=r["released_early"], p2p_releases=r["p2p_releases"],
-            family=known(a, "barrier").family, release=r.get("release"),
+            family=c.record.family, release=r.get("release"),
             frame_iters=frames if per else 0, frames=per,
             fidelity={"timed": fid, "counted": counted}))
     return got

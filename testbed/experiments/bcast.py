@@ -11,8 +11,9 @@ from collectives import measured
 from collectives.algorithms import (
     DEFAULT_SEND_ORDER,
     NATIVE,
+    Named,
     check_send_order,
-    known,
+    resolve,
 )
 from collectives.call import BcastCall
 from collectives.executor import WAIT_MODES
@@ -159,31 +160,33 @@ def mpich_env(mpich_algorithm: str) -> dict[str, str]:
             "MPIR_CVAR_IBCAST_DEVICE_COLLECTIVE": "0"}
 
 
-def algorithm_params(algorithm: str, size: int, params: dict[str, Any] | None,
+def algorithm_params(algorithm: Named, size: int, params: dict[str, Any] | None,
                      hosts: int | None = None,
                      placement: dict[str, Any] | None = None) -> dict[str, Any]:
     """What `collectives.bcast` needs besides the algorithm's name and where the ranks sit:
     t_hold/t_end of this size for OPT-Tree, OPT-Mesh, OPT-Min and DYN-Tree (from
     measure_params), t_hold at the count of back-to-back sends the tree settles at on
     `hosts` ranks (testbed.experiments.model_inputs); DYN-Tree and DYN-Mesh get their six
-    static terms from the same figures (collectives.trees.dyntree.from_measured)."""
-    if not known(algorithm).timing:
+    static terms from the same figures (collectives.trees.dyntree.from_measured).
+    `algorithm`: a call's record (no look-up), or a name."""
+    a = resolve("bcast", algorithm)
+    if not a.timing:
         return {}
     if not params:
-        raise RunFailed(f"{algorithm} needs measured t_hold/t_end (measure them first)")
-    return model_inputs.timing_options(algorithm, size, params, hosts, placement)
+        raise RunFailed(f"{a.name} needs measured t_hold/t_end (measure them first)")
+    return model_inputs.timing_options(a.name, size, params, hosts, placement)
 
 
-def uses_params(algorithm: str) -> bool:
+def uses_params(algorithm: Named) -> bool:
     """Whether measured t_hold/t_end change anything for `algorithm`: its schedule takes them
     (algorithm_params) or the model predicts it (prediction: a model tree, or a contention
     tree placed on its network). MPI_Bcast, the multicast and the range-multicast
     broadcasts run and are reported the same without them."""
-    a = known(algorithm)
+    a = resolve("bcast", algorithm)
     return a.timing or a.model_tree or a.family == "contention"
 
 
-def prediction(algorithm: str, k: int, size: int, params: dict[str, Any] | None,
+def prediction(algorithm: Named, k: int, size: int, params: dict[str, Any] | None,
                fragment: int | None = None,
                placement: dict[str, Any] | None = None) -> float | None:
     """The t_hold/t_end model's latency (None without measured parameters, or for an
@@ -191,9 +194,9 @@ def prediction(algorithm: str, k: int, size: int, params: dict[str, Any] | None,
     OPT-Tree's and OPT-Mesh's. The topology algorithms need `placement`
     (testbed.experiments.rank_placement.node_params); the model sees their order of sends, not
     the contention they avoid."""
-    a = known(algorithm)
+    a = resolve("bcast", algorithm)
     scheduled = a.zero_load
-    placed = known(scheduled).family == "contention" and placement
+    placed = a.zero_load_algorithm.family == "contention" and placement
     if not params or (not a.model_tree and not placed):
         return None
     extra: dict[str, Any] = {"fragment": fragment} if fragment is not None else {}
@@ -323,7 +326,7 @@ def rank_hosts(emu: Emulation, hosts: int | list[str] | None) -> list[str]:
             else [h.name for h in emu.topo.hosts][: hosts or len(emu.topo.hosts)])
 
 
-def rank_options(topo: Topology, algorithm: str, size: int, names: list[str],
+def rank_options(topo: Topology, algorithm: Named, size: int, names: list[str],
                  params: dict[str, Any] | None) -> tuple[dict[str, Any], dict[str, Any]]:
     """What a job's ranks on `names` (in rank order) are given for `algorithm` at `size`
     bytes: its timing options (algorithm_params: t_hold at the count of sends its tree
@@ -331,9 +334,10 @@ def rank_options(topo: Topology, algorithm: str, size: int, names: list[str],
     predicts the tree the ranks build takes both from here (bench.contention.placed_sends):
     at 64 KiB on 10 Mbit/s links t_hold is close to t_end, where OPT-Tree's and OPT-Mesh's
     split turns (t_hold passing t_end), so t_hold at another count can build another
-    tree."""
-    placement = node_params(topo, algorithm, names)
-    return algorithm_params(algorithm, size, params, len(names), placement), placement
+    tree. `algorithm`: a call's record (no look-up), or a name."""
+    a = resolve("bcast", algorithm)
+    placement = node_params(topo, a, names)
+    return algorithm_params(a, size, params, len(names), placement), placement
 
 
 def ranked_call(emu: Emulation, call: BcastCall, names: list[str],
@@ -341,7 +345,7 @@ def ranked_call(emu: Emulation, call: BcastCall, names: list[str],
     """`call` with what its algorithm needs on these ranks (rank_options: t_hold/t_end,
     where they sit), checked; and the placement (RunFailed for a call the ranks cannot
     run)."""
-    timing, placement = rank_options(emu.topo, call.algorithm, call.size, names, params)
+    timing, placement = rank_options(emu.topo, call.record, call.size, names, params)
     ranked = call.with_options(**timing, **placement)
     try:
         ranked.check(len(names))
@@ -375,10 +379,10 @@ def result_of(emu: Emulation, call: BcastCall, res: dict[str, Any], *, names: li
               bracket: str = "bcast") -> BcastResult:
     """The BcastResult of one broadcast's record `res` (collectives.programs.bcast_bench);
     its frames from `counter`'s `bracket`."""
-    algorithm, size = call.algorithm, call.size
+    size = call.size
     per_frame = counter.per_iteration(frames, bracket) if counter is not None else None
     per_link = counter.link_bytes(frames, bracket) if counter is not None else None
-    predicted = prediction(algorithm, len(names), size, params, call.options.get("fragment"),
+    predicted = prediction(call.record, len(names), size, params, call.options.get("fragment"),
                            placement)
     t = Times.of({k: res["t_mcast_s"][k] for k in TIMES})  # the record's five, as ever
     timing: Literal["direct", "flow"] = "direct"

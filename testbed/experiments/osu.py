@@ -9,7 +9,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from collectives.algorithms import DEFAULT_COMPLETION, DEFAULT_SEND_ORDER, known
+from collectives.algorithms import DEFAULT_COMPLETION, DEFAULT_SEND_ORDER, Named, resolve
 from collectives.programs import osu
 from collectives.programs import osu as osu_program
 from collectives.waiting import DEFAULT as DEFAULT_WAIT
@@ -104,7 +104,7 @@ def timeout_s(plan: list[tuple[int | None, int, int]], ranks: int,
     return 300 + 3 * worst
 
 
-def placed(topo: Topology, bench: str, algorithm: str,
+def placed(topo: Topology, bench: str, algorithm: Named,
            hosts: int | None = None) -> tuple[list[str], dict[str, Any]]:
     """The ranks' hosts (the first `hosts`, default all) and what `algorithm` is told about
     where they sit (nodes= and the network's shape, or {}); RunFailed where the topology
@@ -116,7 +116,7 @@ def placed(topo: Topology, bench: str, algorithm: str,
     return names, node_params(topo, algorithm, names, bench)
 
 
-def run_osu(emu: Emulation, bench: str, algorithm: str, *, hosts: int | None = None,
+def run_osu(emu: Emulation, bench: str, algorithm: Named, *, hosts: int | None = None,
             sizes: tuple[int, int] = (osu.MIN_MESSAGE_SIZE, osu.MAX_MSG_SIZE_COLL),
             repetitions: int | None = None, skip: int | None = None, full: bool = False,
             wait: str | None = None,
@@ -132,7 +132,12 @@ def run_osu(emu: Emulation, bench: str, algorithm: str, *, hosts: int | None = N
     window and its fidelity."""
     repetitions = renamed_keyword(iterations, "iterations", repetitions, "repetitions")
     say = progress or (lambda _msg: None)
-    names, params = placed(emu.topo, bench, algorithm, hosts)
+    try:  # a record passes through; a name is looked up here (the registry's words)
+        record = resolve(bench, algorithm)
+    except ValueError as e:
+        raise RunFailed(str(e)) from None
+    algorithm = record.name
+    names, params = placed(emu.topo, bench, record, hosts)
     plan = rounds(bench, sizes, repetitions, skip)
     # iterations, skip None: OMB's own counts, small and large (the program's)
     args = osu_program.argv(bench=bench, algorithm=algorithm, records=True,
@@ -140,11 +145,11 @@ def run_osu(emu: Emulation, bench: str, algorithm: str, *, hosts: int | None = N
                             message_size=None if bench == "barrier" else f"{sizes[0]}:{sizes[1]}",
                             params=json.dumps(params) if params else None)
     timing: dict[str, Any] = {}
-    if bench == "bcast" and known(algorithm).timing:
+    if record.timing:
         say(f"measuring t_hold/t_end at {len(plan)} sizes for {algorithm}")
         bcast_sizes = [size for size, _, _ in plan if size is not None]  # all, for bcast
         measured = model_params(emu, *bcast_sizes)
-        timing = {str(size): algorithm_params(algorithm, size, measured)
+        timing = {str(size): algorithm_params(record, size, measured)
                   for size in bcast_sizes}
         args += ["--timing", json.dumps(timing)]
     say(f"osu_{bench} with {algorithm} on {len(names)} hosts of {emu.topo.name}"
@@ -166,9 +171,9 @@ def run_osu(emu: Emulation, bench: str, algorithm: str, *, hosts: int | None = N
         rank_hosts=tuple(names), full=full, wait=wait or DEFAULT_WAIT, mpi4py=head["mpi4py"],
         mpi_library=head["mpi_library"],
         send_order=((params or {}).get("send_order", DEFAULT_SEND_ORDER)
-                    if bench == "bcast" and known(algorithm).send_order else None),
+                    if bench == "bcast" and record.send_order else None),
         completion=((params or {}).get("completion", DEFAULT_COMPLETION)
-                    if bench == "bcast" and known(algorithm).completion else None),
+                    if bench == "bcast" and record.completion else None),
         head_lines=tuple(head["lines"]),
         rows=tuple(OsuRow(size=r["size"], avg_us=r["avg_us"], min_us=r["min_us"],
                           max_us=r["max_us"], iterations=r["iterations"], skip=r["skip"],

@@ -13,7 +13,7 @@ import itertools
 from collections.abc import Sequence
 from typing import Any
 
-from collectives.algorithms import known
+from collectives.algorithms import Named, resolve
 from collectives.contention import schedules as cs
 from topologies.model import Topology
 
@@ -22,10 +22,11 @@ from ..errors import RunFailed
 _RANGE_SHAPES = ("fattree", "bmin", "star")
 
 
-def geometry(topo: Topology, algorithm: str, collective: str = "bcast") -> dict[str, Any]:
-    """The shape parameter `algorithm` (a broadcast, or a barrier) needs on `topo` ({} for
-    the others), or RunFailed."""
-    kind = known(algorithm, collective).geometry
+def geometry(topo: Topology, algorithm: Named, collective: str = "bcast") -> dict[str, Any]:
+    """The shape parameter `algorithm` (a broadcast, or a barrier: a call's record, or a
+    name) needs on `topo` ({} for the others), or RunFailed."""
+    a = resolve(collective, algorithm)
+    kind, algorithm = a.geometry, a.name
     if kind == "fattree":
         n = len(topo.hosts)
         arity = {"fattree": topo.params.get("k"), "bmin": 2, "star": n}.get(topo.shape)
@@ -43,12 +44,13 @@ def geometry(topo: Topology, algorithm: str, collective: str = "bcast") -> dict[
     return {kind: [topo.params["rows"], topo.params["cols"]]}
 
 
-def node_params(topo: Topology, algorithm: str, hosts: Sequence[str],
+def node_params(topo: Topology, algorithm: Named, hosts: Sequence[str],
                 collective: str = "bcast") -> dict[str, Any]:
     """geometry() plus nodes= for ranks on `hosts` (in rank order); {} for other algorithms."""
-    if not known(algorithm, collective).nodes:
+    a = resolve(collective, algorithm)
+    if not a.nodes:
         return {}
-    return {**geometry(topo, algorithm, collective),
+    return {**geometry(topo, a, collective),
             "nodes": [topo.host(h).node_id for h in hosts]}
 
 

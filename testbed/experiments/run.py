@@ -32,7 +32,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from collectives.algorithms import ALLGATHERS, BCASTS
 from collectives.call import BcastCall
 from collectives.programs import sweep_bench
 from collectives.stats import summarize, tails
@@ -77,8 +76,8 @@ def point_config(spec: ExperimentSpec, p: Point) -> dict[str, Any]:
             "topology": spec.topology.name, "mode": spec.mode, "switching": spec.switching,
             "repetitions": spec.repetitions, "warmup": spec.warmup, "budget_s": spec.budget,
             "wait": spec.wait, "link_mbit": spec.topology.host_rate(),
-            "send_order": spec.send_order if BCASTS[p.algorithm].send_order else None,
-            "completion": spec.completion if BCASTS[p.algorithm].completion else None}
+            "send_order": spec.send_order if spec.records[p.algorithm].send_order else None,
+            "completion": spec.completion if spec.records[p.algorithm].completion else None}
 
 
 @dataclass
@@ -323,7 +322,8 @@ def _other_kind(run: Run, todo: list[Point], progress: Any, task: Any) -> None:
         multinode_run.measure(run.emu, run.spec, todo, write, context, run.log)
         return
     params = run.config.get("params")
-    if params is None and any(ALLGATHERS[a].family == "exchange" for a in run.spec.algorithms):
+    if params is None and any(run.spec.records[a].family == "exchange"
+                              for a in run.spec.algorithms):
         sizes = allgather.model_sizes(run.spec.sizes, max(run.spec.hosts))
         run.log(f"measuring t_end at {len(sizes)} sizes for the exchanges' model")
         params = run.config["params"] = model_params(run.emu, *sizes)
@@ -488,7 +488,7 @@ def _jobs(run: Run, batch: list[Point], groups: list[list[str]], ticker: _Ticker
     spans = any(len(run.emu.spread.servers_of(hosts)) > 1 for hosts in groups)
 
     def job(g: int) -> None:
-        placed = any(BCASTS[p.algorithm].nodes for p in batch)
+        placed = any(spec.records[p.algorithm].nodes for p in batch)
         args = sweep_bench.argv(
             iters=spec.repetitions, warmup=spec.warmup, interval=p0.interval, label=g,
             budget=spec.budget or None, armed=bool(events),
@@ -539,13 +539,13 @@ def _jobs(run: Run, batch: list[Point], groups: list[list[str]], ticker: _Ticker
 def _job_point(run: Run, p: Point) -> dict[str, Any]:
     """A point as sweep_bench takes it: its key and its broadcast call (the nodes the ranks
     sit on are each group's, added by the job: sweep_bench --nodes)."""
-    placement = node_params(run.spec.topology, p.algorithm, run.spec.groups_of(p)[0])
-    options = algorithm_params(p.algorithm, p.size, run.params, p.hosts, placement)
-    options |= geometry(run.spec.topology, p.algorithm)
+    alg = run.spec.records[p.algorithm]  # looked up once, as the spec was read
+    placement = node_params(run.spec.topology, alg, run.spec.groups_of(p)[0])
+    options = algorithm_params(alg, p.size, run.params, p.hosts, placement)
+    options |= geometry(run.spec.topology, alg)
     # give up (and say so) before the job stalls
-    if BCASTS[p.algorithm].family in ("multicast", "range"):
+    if alg.family in ("multicast", "range"):
         options["timeout"] = max(1.0, run.spec.timeout / 2)
-    alg = BCASTS[p.algorithm]
     call = BcastCall(p.algorithm, p.size, options=options,
                      send_order=run.spec.send_order if alg.send_order else None,
                      completion=run.spec.completion if alg.completion else None)
@@ -569,8 +569,8 @@ def _record(run: Run, p: Point, raw: list[dict[str, Any]] | None, error: str | N
     rec: dict[str, Any] = {
         "index": p.index, "key": p.key, "config": point_config(spec, p),
         "status": "failed", "error": error, "t_mcast_s": None, "samples_s": [],
-        "predicted_s": prediction(p.algorithm, p.hosts, p.size, run.params, None,
-                                  node_params(spec.topology, p.algorithm,
+        "predicted_s": prediction(spec.records[p.algorithm], p.hosts, p.size, run.params, None,
+                                  node_params(spec.topology, spec.records[p.algorithm],
                                               spec.groups_of(p)[0])),
         "timing": "direct",
         "servers": run.emu.spread.servers_of(h for g in spec.groups_of(p) for h in g),

@@ -31,12 +31,12 @@ from pathlib import Path
 from typing import Any
 
 from collectives.algorithms import (
-    ALLGATHERS,
-    BCASTS,
     COMPLETIONS,
     DEFAULT_COMPLETION,
     DEFAULT_SEND_ORDER,
     SEND_ORDERS,
+    Algorithm,
+    lookup,
 )
 from collectives.executor import WAIT_MODES
 from collectives.programs.multinode_bench import scheme_name
@@ -154,6 +154,9 @@ class ExperimentSpec:
     cluster: ClusterSpec | None = None
     multinode: MultinodeSweep | None = None  # a [multinode] spec's, in place of the sweep
     collective: str = "bcast"  # what the sweep's algorithms are: "bcast" or "allgather"
+    # name -> the registry's record of each of `algorithms`, looked up once as the spec is
+    # read (records_of): whoever runs or reports a point reads it here, never the registry
+    records: dict[str, Algorithm] = field(default_factory=dict)
 
     def points(self) -> list[Point]:
         """The sweep, conditions outermost so that one MPI job runs a condition's points."""
@@ -189,7 +192,7 @@ class ExperimentSpec:
     @property
     def needs_params(self) -> bool:
         """OPT-Tree, DYN-Tree, OPT-Mesh and OPT-Min are built from measured t_hold/t_end."""
-        return self.collective == "bcast" and any(BCASTS[a].timing for a in self.algorithms)
+        return self.collective == "bcast" and any(r.timing for r in self.records.values())
 
     def pool(self) -> list[Host]:
         """The hosts that broadcasts are formed from, in order: all but the excluded nodes,
@@ -226,6 +229,18 @@ class ExperimentSpec:
 
 
 # ---- loading ---------------------------------------------------------------------------------
+def records_of(names: tuple[str, ...], collective: str) -> dict[str, Algorithm]:
+    """Each sweep algorithm's record, looked up once (the registry's one wording for an
+    unknown name, after where it is: sweep.algorithms[i])."""
+    out = {}
+    for i, name in enumerate(names):
+        try:
+            out[name] = lookup(collective, name)
+        except ValueError as e:
+            raise SpecError(f"sweep.algorithms[{i}]: {e}") from None
+    return out
+
+
 def load(path: str | Path) -> ExperimentSpec:
     p = Path(path)
     if not p.is_file():
@@ -268,12 +283,10 @@ def from_dict(raw: dict[str, Any], path: Path | None = None) -> ExperimentSpec:
     if not n_hosts:
         raise SpecError("network.exclude: every host is excluded")
     spec.algorithms = tuple(sv.str_list(sweep, "algorithms", None, "sweep."))
+    spec.records = records_of(spec.algorithms, "bcast")
     for i, alg in enumerate(spec.algorithms):
-        if alg not in BCASTS:
-            raise SpecError(f"sweep.algorithms[{i}]: unknown algorithm '{alg}' "
-                            f"(one of {', '.join(BCASTS)})")
         try:
-            geometry(topo, alg)
+            geometry(topo, spec.records[alg])
         except RunFailed as e:
             raise SpecError(f"sweep.algorithms[{i}]: {e}") from None
     spec.sizes = tuple(sv.int_list(sweep, "sizes", None, "sweep.", 0, MAX_SIZE))
@@ -364,10 +377,7 @@ def _allgather(raw: dict[str, Any], path: Path | None) -> ExperimentSpec:
         switching=sv.choice(net, "switching", "controller", SWITCHING, "network."),
         collective="allgather")
     spec.algorithms = tuple(sv.str_list(sweep, "algorithms", None, "sweep."))
-    for i, alg in enumerate(spec.algorithms):
-        if alg not in ALLGATHERS:
-            raise SpecError(f"sweep.algorithms[{i}]: unknown Allgather '{alg}' "
-                            f"(one of {', '.join(ALLGATHERS)})")
+    spec.records = records_of(spec.algorithms, "allgather")
     spec.sizes = tuple(sv.int_list(sweep, "sizes", None, "sweep.", 0, MAX_SIZE))
     spec.hosts = tuple(sv.int_list(sweep, "hosts", [n_hosts], "sweep.", 2, n_hosts))
     _loss_sweep(net, sweep, spec)

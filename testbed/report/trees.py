@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from collectives.algorithms import known
+from collectives.algorithms import BCASTS
 from collectives.trees.latency_model import MeasuredPointToPoint
 from collectives.trees.ops import Schedule, Send
 from collectives.trees.schedules import DEFAULT_FRAGMENT, build
@@ -90,11 +90,12 @@ def _tree(alg: str, k: int, nbytes: int,
     if alg in MULTICAST_NOTES:
         return [(0, r, "") for r in range(1, k)], True, \
             f"the root multicasts the message to all {k} ranks at once; {MULTICAST_NOTES[alg]}"
-    if not known(alg).model_tree:
+    record = BCASTS.get(alg)  # a stored result's name: an old one may be gone from the registry
+    if record is None or not record.model_tree:
         return None
     params: dict[str, Any] = {}
     note = TREE_NOTES.get(alg, "")
-    if known(alg).timing:
+    if record.timing:
         params, why = _opt_params(nbytes, config)
         note = (f"OPT-Tree for {why}." if alg == "opt-tree" else
                 "DYN-Tree adapts at run time (under load each forwarding rank re-splits its "
@@ -106,7 +107,7 @@ def _tree(alg: str, k: int, nbytes: int,
         note = (f"each rank forwards to the next, pipelined in "
                 f"{plural(max(1, math.ceil(nbytes / frag)), 'fragment')} of {frag} B"
                 f"{'' if spec.get('fragment') else ' (the schedule default)'}.")
-    schedule = build(known(alg).zero_load, k, 0, nbytes, **params)
+    schedule = build(record.zero_load, k, 0, nbytes, **params)
     return _tree_edges(schedule), False, note
 
 

@@ -1,5 +1,6 @@
 """An mpi4py program that knows nothing of collectives (test_dropin.py runs it under
-``python -m collectives.use``): broadcasts and barriers on COMM_WORLD and a Dup of it."""
+``python -m collectives.use``): broadcasts and barriers on COMM_WORLD and a Dup of it, and
+one object allgather."""
 
 import numpy as np
 from mpi4py import MPI
@@ -12,4 +13,6 @@ dup = comm.Dup()
 dup.Barrier()
 total = dup.bcast(int(data.sum()), root=2)
 comm.barrier()
-print(f"rank {comm.rank}: sum {total} from {obj['from']} via {type(comm).__module__}", flush=True)
+ranks = comm.allgather(comm.rank)
+print(f"rank {comm.rank}: sum {total} from {obj['from']}, gathered {sum(ranks)} via "
+      f"{type(comm).__module__}", flush=True)

@@ -96,13 +96,17 @@ def test_bad_input_is_one_clear_line(caps):
 
 
 def test_mpirun_runs_someone_elses_program_with_our_broadcasts(caps, clean_after):
+    """--bcast/--barrier, and --allgather (the program's allgather by ours; --bcast mpich
+    plain MPICH beside it)."""
     prog = str(Path(__file__).resolve().parent / "plain_program.py")
-    out = subprocess.run([*MCASTLAB, "mpirun", "--topo", "star:hosts=3,bw=1000", "--bcast",
-                          "binary", "--barrier", "tree", "--", prog],
-                         capture_output=True, text=True, timeout=120)
-    assert out.returncode == 0, out.stderr
-    assert sorted(ln for ln in out.stdout.splitlines() if "rank" in ln) == [
-        f"[{r}] rank {r}: sum 499500 from 1 via collectives.intracomm" for r in range(3)]
+    for chosen in (["--bcast", "binary", "--barrier", "tree"],
+                   ["--bcast", "mpich", "--allgather", "bruck"]):
+        out = subprocess.run([*MCASTLAB, "mpirun", "--topo", "star:hosts=3,bw=1000", *chosen,
+                              "--", prog], capture_output=True, text=True, timeout=120)
+        assert out.returncode == 0, (chosen, out.stderr)
+        assert sorted(ln for ln in out.stdout.splitlines() if "rank" in ln) == [
+            f"[{r}] rank {r}: sum 499500 from 1, gathered 3 via collectives.intracomm"
+            for r in range(3)]
 
 
 def test_delay_needs_netem(caps, clean_after):

@@ -84,16 +84,32 @@ def test_collectives_use_switches_an_unmodified_program(star):
     res = run_mpi(star, ["-m", "collectives.use", "--bcast", "two-stage", "--barrier", "mcast",
                          "--report", "--", prog], timeout=120)
     assert sorted(lines(res, "rank ")) == [
-        f"rank {r}: sum 499500 from 1 via collectives.intracomm" for r in range(4)]
+        f"rank {r}: sum 499500 from 1, gathered 6 via collectives.intracomm" for r in range(4)]
     for ln in lines(res, '{"collectives.use"'):
         calls = json.loads(ln)["collectives.use"]["calls"]
-        # Bcast and dup.bcast (length, then bytes) and comm.bcast
-        assert calls == {"bcast two-stage": 5, "barrier mcast": 2}, calls
+        # Bcast and dup.bcast (length, then bytes) and comm.bcast; the allgather MPICH's
+        assert calls == {"bcast two-stage": 5, "barrier mcast": 2, "allgather mpich": 1}, calls
     env = {"MCASTLAB_BCAST": "chain", "MCASTLAB_BARRIER": "tree"}
     res = run_mpi(star, ["-m", "collectives.use", "--report", "--", prog], env=env, timeout=120)
     for ln in lines(res, '{"collectives.use"'):
-        assert json.loads(ln)["collectives.use"]["calls"] == {"bcast chain": 5,
-                                                              "barrier tree": 2}
+        assert json.loads(ln)["collectives.use"]["calls"] == {
+            "bcast chain": 5, "barrier tree": 2, "allgather mpich": 1}
+
+
+def test_a_named_collective_changes_that_one_only(star):
+    """--bcast names the broadcast alone: the barriers stay MPICH's (they once became the
+    multicast barrier); --allgather runs the object allgather (the pickles' lengths, then an
+    allgatherv of the pickles) by ours, given the options it takes (timeout, fragment)."""
+    prog = str(HERE / "plain_program.py")
+    res = run_mpi(star, ["-m", "collectives.use", "--bcast", "nack", "--allgather",
+                         "mcast-concurrent", "-o", "timeout=20", "-o", "fragment=1000",
+                         "--report", "--", prog], timeout=120)
+    assert sorted(lines(res, "rank ")) == [
+        f"rank {r}: sum 499500 from 1, gathered 6 via collectives.intracomm" for r in range(4)]
+    for ln in lines(res, '{"collectives.use"'):
+        assert json.loads(ln)["collectives.use"]["calls"] == {
+            "bcast nack": 5, "barrier mpich": 2, "allgather mcast-concurrent": 1,
+            "allgatherv mcast-concurrent": 1}
 
 
 def test_a_wrong_choice_is_one_message_and_a_failed_job(star):
@@ -101,5 +117,5 @@ def test_a_wrong_choice_is_one_message_and_a_failed_job(star):
                          str(HERE / "plain_program.py")], timeout=60, check=False)
     assert res.returncode != 0
     said = lines(res, "collectives.use:")
-    assert said and all("unknown algorithm 'fastest'; choose from mpich" in s for s in said)
+    assert said and all("unknown broadcast 'fastest'; choose from mpich" in s for s in said)
     assert not lines(res, "Traceback") and not lines(res, "rank ")

@@ -426,9 +426,9 @@ OSU = ["osu", "bcast", "--algo", "binomial"]
 
 @pytest.mark.parametrize(("argv", "needle"), [
     (["osu", "bcast", "--algo", "mcast"],
-     "unknown broadcast algorithm 'mcast'; choose from mpich, sequential, binomial,"),
+     "unknown broadcast 'mcast'; choose from mpich, sequential, binomial,"),
     (["osu", "barrier", "--algo", "binomial"],
-     "unknown barrier algorithm 'binomial'; choose from mpich, tree, pairwise, mcast, range-tree"),
+     "unknown barrier 'binomial'; choose from mpich, tree, pairwise, mcast, range-tree"),
     ([*OSU, "-m", "0:64"], "-m 0:64: the smallest size must be at least 1 byte, got 0"),
     ([*OSU, "-m", "64:8"], "-m 64:8: the largest size 8 is below the smallest 64"),
     ([*OSU, "-m", "1:2:3"], "-m takes MAX, MIN:MAX, MIN: or :MAX, got '1:2:3'"),
@@ -466,7 +466,7 @@ def test_run_a_name_that_is_neither_spec_nor_program(
     assert capsys.readouterr().err.strip().endswith(
         "; the experiment spec myspec.toml? mcastlab experiment myspec.toml")
     assert "no such program file gone.py" in error_line(["mpirun", "--", "gone.py"], capsys)
-    assert "unknown algorithm 'fastest'; choose from" in error_line(
+    assert "unknown broadcast 'fastest'; choose from" in error_line(
         ["mpirun", "--bcast", "fastest", "--", "-m", "x"], capsys)
     assert "opt-tree needs t_hold and t_end" in error_line(
         ["mpirun", "--bcast", "opt-tree", "-o", "t_hold=1e-5", "--", "-m", "x"], capsys)

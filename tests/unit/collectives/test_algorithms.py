@@ -26,6 +26,7 @@ from collectives.algorithms import (
     bcast_algorithm,
     check_completion,
     check_release,
+    lookup,
     names,
 )
 from collectives.executor import barrier_options, bcast_options
@@ -97,8 +98,12 @@ def test_names_filter_by_family_in_the_registrys_order() -> None:
 
 
 def test_an_unknown_name_lists_the_choices() -> None:
-    with pytest.raises(ValueError, match="unknown algorithm 'fast'; choose from mpich, "):
+    with pytest.raises(ValueError, match="unknown broadcast 'fast'; choose from mpich, "):
         bcast_algorithm("fast")
+    with pytest.raises(ValueError, match="unknown barrier 'fast'; choose from mpich, tree"):
+        lookup("barrier", "fast")
+    with pytest.raises(ValueError, match=r"unknown broadcast \['x'\]"):
+        lookup("bcast", ["x"])  # unhashable: the same message
     with pytest.raises(ValueError, match="unknown allgather 'fast'; choose from mpich, ring, "
                                          "recursive-doubling, bruck"):
         allgather_algorithm("fast")
@@ -131,15 +136,15 @@ def test_every_paper_key_is_in_the_reference_table() -> None:
         assert f"| [{key}] |" in table
 
 
-def test_known_gives_a_record_that_needs_nothing_for_an_unknown_name() -> None:
-    from collectives.algorithms import UNKNOWN, known
+def test_resolve_passes_a_record_through_and_looks_a_name_up() -> None:
+    from collectives.algorithms import resolve
 
-    assert known("opt-mesh") is BCASTS["opt-mesh"] and known("opt-mesh").nodes
-    assert known("range-tree", "barrier") is BARRIERS["range-tree"]
-    assert known("fast") is UNKNOWN
-    assert known("bruck", "allgather") is ALLGATHERS["bruck"]
-    assert known("bruck") is UNKNOWN  # not a broadcast
-    assert not (UNKNOWN.family or UNKNOWN.timing or UNKNOWN.nodes or UNKNOWN.model_tree)
+    assert resolve("bcast", "opt-mesh") is BCASTS["opt-mesh"] and BCASTS["opt-mesh"].nodes
+    assert resolve("barrier", BARRIERS["range-tree"]) is BARRIERS["range-tree"]
+    with pytest.raises(ValueError, match="bruck is a allgather, not a broadcast"):
+        resolve("bcast", ALLGATHERS["bruck"])
+    with pytest.raises(ValueError, match="unknown broadcast 'bruck'"):
+        resolve("bcast", "bruck")  # not a broadcast
     assert [n for n, a in BCASTS.items() if a.model_tree] == [
         *names("tree"), "dyn-tree"]  # dyn-mesh is placed on a mesh, as opt-mesh is
 

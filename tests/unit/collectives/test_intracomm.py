@@ -12,14 +12,14 @@ from pathlib import Path
 
 import pytest
 
-from collectives.executor import barrier_options, check
+from collectives.executor import allgather_options, barrier_options, check
 
 ROOT = Path(__file__).resolve().parents[3]
 SUITE = ROOT / "third_party" / "mpi4py-tests"
 
 
 @pytest.mark.parametrize("bcast, barrier, options, words", [
-    ("fastest", "mcast", {}, "unknown algorithm 'fastest'; choose from mpich,"),
+    ("fastest", "mcast", {}, "unknown broadcast 'fastest'; choose from mpich,"),
     ("nack", "never", {}, "unknown barrier 'never'; choose from mpich, tree"),
     ("opt-tree", "tree", {}, "opt-tree needs t_hold and t_end"),
     ("dyn-tree", "tree", {"t_hold": 1e-5}, "dyn-tree needs t_hs"),
@@ -31,6 +31,9 @@ SUITE = ROOT / "third_party" / "mpi4py-tests"
     ("dyn-tree", "tree", {"t_hold": 1e-5, "t_end": 3e-5, "send_order": "x"},
      "send_order must be one of"),
     ("nack", "mcast", {"send_order": "fifo"}, "nack: "),  # a multicast has no send order
+    # MPI_Bcast takes none: an option no chosen algorithm takes is refused, not dropped
+    ("mpich", "mpich", {"t_hold": 1.0}, "t_hold: an option of none of mpich, mpich and mpich"),
+    ("mpich", "mcast", {"fragment": 1400}, "fragment: an option of none of mpich, mcast and"),
 ])
 def test_bad_choices_are_refused_before_any_message(bcast, barrier, options, words):
     with pytest.raises(ValueError, match=re.escape(words)):
@@ -38,7 +41,7 @@ def test_bad_choices_are_refused_before_any_message(bcast, barrier, options, wor
 
 
 @pytest.mark.parametrize("bcast, options", [
-    ("binomial", {}), ("mpich", {"t_hold": 1.0}), ("opt-tree", {"t_hold": 1e-5, "t_end": 3e-5}),
+    ("binomial", {}), ("mpich", {}), ("opt-tree", {"t_hold": 1e-5, "t_end": 3e-5}),
     ("u-mesh", {"mesh": [2, 2]}), ("opt-min", {"bmin": [2, 2], "t_hold": 1e-5, "t_end": 3e-5}),
     ("nack", {"timeout": 5.0}), ("range-tree", {"nodes": [0, 1, 2, 3], "fattree": [4, 8]}),
     ("binomial", {"send_order": "overlapped"}), ("u-torus", {"send_order": "fifo"}),
@@ -66,3 +69,13 @@ def test_the_vendored_suite_is_the_pinned_mpi4py_unmodified():
             "test_msgzero.py", "LICENSE.rst"} <= set(sums)
     for name, digest in sums.items():
         assert hashlib.sha256((SUITE / name).read_bytes()).hexdigest() == digest, name
+
+
+def test_each_collective_of_the_drop_in_is_given_the_options_it_takes() -> None:
+    """One set of options (Intracomm(**options), -o NAME=VALUE) serves the three: the
+    multicast allgathers are given theirs (once they were given none), MPI_Bcast none."""
+    opts = {"timeout": 3.0, "fragment": 1400, "release": "both", "acks": "tree"}
+    assert allgather_options("mcast-concurrent", opts) == {"timeout": 3.0, "fragment": 1400}
+    assert allgather_options("ring", opts) == {}
+    assert check("mpich", "mcast", 4, {"timeout": 2.0, "release": "multicast"},
+                 allgather="mcast-sequential")[2].name == "mcast-sequential"

@@ -34,7 +34,7 @@ def test_the_algorithms_that_take_t_hold_and_t_end_measure_them_given_none():
     assert not needs("opt-tree", {"t_hold": 1e-5, "t_end": 3e-5})
     assert not needs("opt-tree", {"t_end": 3e-5})
     assert not needs("dyn-tree", dict.fromkeys(measured.DYNAMIC, 1e-5))
-    with pytest.raises(ValueError, match="unknown algorithm"):
+    with pytest.raises(ValueError, match="unknown broadcast 'fastest'"):
         needs("fastest", {})
 
 

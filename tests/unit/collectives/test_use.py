@@ -4,9 +4,17 @@ command line as one message."""
 
 from __future__ import annotations
 
+import ast
+import inspect
+from pathlib import Path
+
 import pytest
 
-from collectives import use
+from collectives import executor, use
+from collectives.algorithms import DEFAULTS, NATIVE
+from testbed.cli import measure
+
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def test_options_are_json_values_or_text():
@@ -58,3 +66,35 @@ def test_a_wrong_command_line_is_one_message(argv, env, words, monkeypatch, caps
     with pytest.raises(SystemExit) as e:
         use.parse(argv)
     assert e.value.code == 2 and words in capsys.readouterr().err
+
+
+def test_every_entry_point_runs_the_same_defaults(monkeypatch):
+    """Unnamed, a collective is MPICH's own in the functions, the drop-in communicator,
+    python -m collectives.use and mcastlab mpirun alike (collectives.algorithms.DEFAULTS,
+    docs/dropin.md "Defaults")."""
+    assert DEFAULTS == {"bcast": NATIVE, "barrier": NATIVE, "allgather": NATIVE}
+    functions = {"bcast": executor.bcast, "barrier": executor.barrier,
+                 "allgather": executor.allgather, "allgatherv": executor.allgatherv}
+    for name, function in functions.items():
+        default = inspect.signature(function).parameters["algorithm"].default
+        assert default == DEFAULTS[name.removesuffix("v")], name
+    # Intracomm's (importing collectives.intracomm starts MPI: read from its source)
+    tree = ast.parse((ROOT / "collectives" / "intracomm.py").read_text())
+    init = next(n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)
+                and n.name == "__init__")
+    given = dict(zip([a.arg for a in init.args.args][-3:],
+                     [ast.unparse(d) for d in init.args.defaults][-3:], strict=True))
+    assert given == {"bcast": "DEFAULT_BCAST", "barrier": "DEFAULT_BARRIER",
+                     "allgather": "DEFAULT_ALLGATHER"}
+    for var in (use.ENV_BCAST, use.ENV_BARRIER, use.ENV_ALLGATHER, use.ENV_OPTIONS):
+        monkeypatch.delenv(var, raising=False)
+    args, _ = use.parse(["--", "prog.py"])
+    assert (args.bcast, args.barrier, args.allgather) == (
+        DEFAULTS["bcast"], DEFAULTS["barrier"], DEFAULTS["allgather"])
+    assert inspect.signature(use.install).parameters["allgather"].default == \
+        DEFAULTS["allgather"]
+    mpirun = measure.mpirun_program(["-m", "prog"], None, None, None, [])
+    assert mpirun == ["-m", "prog"]  # nothing named: the program as it is, MPICH's own
+    assert measure.mpirun_program(["p.py"], None, None, "bruck", []) == [
+        "-m", "collectives.use", "--bcast", DEFAULTS["bcast"], "--barrier",
+        DEFAULTS["barrier"], "--allgather", "bruck", "--", "p.py"]

@@ -37,6 +37,8 @@ def test_a_read_only_recvbuf_is_refused() -> None:
 
 
 def test_an_unknown_algorithm_is_refused_before_the_channel_is_used() -> None:
-    with pytest.raises(ValueError, match="unknown multicast allgather 'ring'"):
+    with pytest.raises(ValueError, match="ring is not a multicast allgather"):
         allgather(None, b"", bytearray(), "ring")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="unknown allgather 'fast'; choose from mpich, ring"):
+        allgather(None, b"", bytearray(), "fast")  # type: ignore[arg-type]
     assert "mcast-sequential" in ALGORITHMS

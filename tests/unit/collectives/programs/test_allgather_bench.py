@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from collectives.call import AllgatherCall
 from collectives.programs import allgather_bench as ab
 from collectives.programs.allgather_bench import argv, parser, pattern
 from collectives.programs.start_gun import StartGun
@@ -23,10 +24,14 @@ def test_blocks_differ_from_rank_to_rank():
 
 
 def test_argv_reads_back():
-    args = argv(algorithm="bruck", sizes=[0, 1024], iters=3, mark_dir="/tmp/m", frame_iters=2)
+    call = AllgatherCall("mcast-concurrent", {"timeout": 5.0})
+    args = argv(call=call.to_json(), sizes=[0, 1024], iters=3, mark_dir="/tmp/m",
+                frame_iters=2)
     ns = parser().parse_args(args[2:])
-    assert (ns.algorithm, ns.sizes, ns.iters, ns.mark_dir, ns.frame_iters) == \
-        ("bruck", "0,1024", 3, "/tmp/m", 2)
+    assert (ns.call, ns.sizes, ns.iters, ns.mark_dir, ns.frame_iters) == \
+        (call, "0,1024", 3, "/tmp/m", 2)
+    assert ns.call.record.family == "multicast"  # looked up as the line was read
+    assert parser().parse_args([]).call == AllgatherCall("ring")
 
 
 def test_a_runs_time_is_from_its_start_to_the_last_return():

@@ -3,15 +3,18 @@ testbed.experiments.barrier writes and labels it; bad rows are refused."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
-from collectives.programs.barrier_bench import parse_row
+from collectives.call import BarrierCall
+from collectives.programs.barrier_bench import parse_row, parser
 from testbed.experiments.barrier import label, row_spec
 
 
 def test_barrier_bench_rows_name_a_barrier_and_its_options() -> None:
-    assert parse_row("pairwise") == ("pairwise", {})
-    assert parse_row("mcast:release=multicast:timeout=5") == (
+    assert parse_row("pairwise") == BarrierCall("pairwise")
+    assert parse_row("mcast:release=multicast:timeout=5") == BarrierCall(
         "mcast", {"release": "multicast", "timeout": 5})
     for bad, needle in (("mcast:release=lost", "release must be one of"),
                         ("tree:release=both", "tree takes no option release"),
@@ -21,5 +24,8 @@ def test_barrier_bench_rows_name_a_barrier_and_its_options() -> None:
             parse_row(bad)
     spec = row_spec("mcast", {"release": "multicast", "timeout": 5.0})
     assert spec == "mcast:release=multicast:timeout=5.0"
-    assert parse_row(spec) == ("mcast", {"release": "multicast", "timeout": 5.0})
+    assert parse_row(spec) == BarrierCall("mcast", {"release": "multicast", "timeout": 5.0})
+    line = json.dumps([BarrierCall("pairwise").to_dict(), parse_row(spec).to_dict()])
+    assert parser().parse_args(["--calls", line]).calls == [BarrierCall("pairwise"),
+                                                            parse_row(spec)]
     assert label("mcast", {"release": "multicast"}) == "mcast, release multicast"

@@ -13,8 +13,8 @@ from testbed.fidelity.link_rate import LinkRate
 
 
 def test_algorithms_by_name_each_once():
-    assert algorithms("ring, bruck,ring") == ["ring", "bruck"]
-    with pytest.raises(UsageError, match="unknown Allgather 'fast'; choose from mpich, "):
+    assert [c.algorithm for c in algorithms("ring, bruck,ring")] == ["ring", "bruck"]
+    with pytest.raises(UsageError, match="--algo: unknown allgather 'fast'; choose from mpich, "):
         algorithms("fast")
     with pytest.raises(UsageError, match="at least one"):
         algorithms(" , ")

@@ -7,8 +7,16 @@ from __future__ import annotations
 import json
 
 from collectives import catalog
-from collectives.algorithms import ALLGATHERS, BARRIERS, BCASTS, COLLECTIVES, LIBRARIES
-from testbed.cli.catalog import wrap
+from collectives.algorithms import (
+    ALLGATHERS,
+    BARRIERS,
+    BCASTS,
+    COLLECTIVES,
+    ELSEWHERE,
+    LIBRARIES,
+    mpich_function,
+)
+from testbed.cli.catalog import LIBRARY_TITLES, wrap
 from testbed.cli.main import main
 
 
@@ -85,7 +93,8 @@ def test_an_unknown_name_is_one_error_line(capsys):
     out, err = capsys.readouterr()
     assert out == ""
     assert err.strip() == ("mcastlab: error: unknown algorithm 'fastest'; choose from "
-                           + ", ".join(dict.fromkeys([*BCASTS, *BARRIERS, *ALLGATHERS])))
+                           + ", ".join(dict.fromkeys([*BCASTS, *BARRIERS, *ALLGATHERS]))
+                           + " (or its name in MPICH, Open MPI or SimGrid)")
     assert main(["algorithms", "binomial", "--collective", "barrier"]) == 2
     assert "unknown algorithm 'binomial'" in capsys.readouterr().err
 
@@ -94,3 +103,41 @@ def test_wrap_keeps_each_option_whole():
     assert wrap(["a=1", "rate=link rate", "b=2"], width=16) == ["a=1,", "rate=link rate,",
                                                                  "b=2"]
     assert wrap([]) == []
+
+
+def test_an_algorithm_is_found_by_every_name_another_library_gives_it(capsys):
+    """Each name of the registry's table of foreign names (ELSEWHERE; MPICH's also as its
+    MPIR_<Coll>_intra_<value> function) shows our algorithm, saying whose name it is."""
+    checked = 0
+    for (collective, ours), there in ELSEWHERE.items():
+        for library, e in there.items():
+            names = [e.name] + ([mpich_function(collective, e.name)] if library == "mpich"
+                                else [])
+            for name in names:
+                assert main(["algorithms", name, "--collective", collective]) == 0, name
+                out = capsys.readouterr().out
+                assert f"\n{ours} ({collective}): " in "\n" + out
+                checked += 1
+                if name in COLLECTIVES[collective]:
+                    continue  # ours too (ring, binomial, mpich): shown as ours
+                assert f"{name}: {LIBRARY_TITLES[library]}'s " in out
+                assert f"for ours, {ours}" + ("" if e.same else " (only the closest") in out
+    assert checked == 42  # 33 names, MPICH's 9 also as functions
+    for name, ours in [("flattree", "sequential"), ("binomial_tree", "binomial"),
+                       ("MPIR_Bcast_intra_binomial", "binomial"), ("BRUCKS", "bruck"),
+                       ("scatter_ring_allgather", "scatter-allgather")]:
+        assert main(["algorithms", name]) == 0
+        assert f"for ours, {ours}" in capsys.readouterr().out, name
+    assert main(["algorithms", "binomial"]) == 0  # ours first: no foreign line
+    assert "'s name" not in capsys.readouterr().out
+
+
+def test_the_multicast_allgathers_list_the_options_every_entry_point_gives_them(capsys):
+    assert main(["algorithms", "mcast-concurrent"]) == 0
+    out = capsys.readouterr().out
+    assert [line.split()[0] for line in out.splitlines() if line.startswith("    ")] == [
+        "fragment", "rate", "timeout", "rcvbuf"]
+    assert main(["algorithms", "ring"]) == 0
+    assert "  options   none" in capsys.readouterr().out
+    assert main(["algorithms"]) == 0
+    assert "the broadcast is given all but release" in capsys.readouterr().out

@@ -6,7 +6,8 @@ import argparse
 
 import pytest
 
-from testbed.cli.measure import fidelity_lines, job_hosts
+from testbed.cli.main import build_parser
+from testbed.cli.measure import fidelity_lines, job_hosts, mpirun_program
 from testbed.errors import UsageError
 from testbed.experiments.osu import OsuRow
 from topologies import parse_spec
@@ -41,3 +42,26 @@ def test_mpirun_hosts_is_a_count_and_host_names_names_them(capsys) -> None:
         hosts("2", "h0,h1")
     with pytest.raises(UsageError, match="--hosts 5: star-4 has 4 hosts"):
         hosts("5")
+
+
+def test_mpirun_bcast_changes_the_broadcast_only() -> None:
+    """--bcast mpich is plain MPICH (the barrier too: once it switched to mcast); each flag
+    names its own collective, the others stay MPICH's own."""
+    for bcast in ("mpich", "nack", "binomial"):
+        prog = mpirun_program(["p.py"], bcast, None, None, [])
+        assert prog == ["-m", "collectives.use", "--bcast", bcast, "--barrier", "mpich",
+                        "--allgather", "mpich", "--", "p.py"]
+    assert mpirun_program(["p.py"], None, "mcast", None, [])[3:8] == [
+        "mpich", "--barrier", "mcast", "--allgather", "mpich"]
+
+
+def test_mpirun_allgather_runs_the_programs_allgathers_with_one_of_ours() -> None:
+    prog = mpirun_program(["-m", "x"], None, None, "mcast-concurrent", [("timeout", 2.0)])
+    assert prog == ["-m", "collectives.use", "--bcast", "mpich", "--barrier", "mpich",
+                    "--allgather", "mcast-concurrent", "-o", "timeout=2.0", "--", "-m", "x"]
+    with pytest.raises(UsageError, match="unknown allgather 'fast'; choose from mpich, ring"):
+        mpirun_program(["p.py"], None, None, "fast", [])
+    with pytest.raises(UsageError, match="speed: an option of none of mpich, mpich and ring"):
+        mpirun_program(["p.py"], None, None, "ring", [("speed", 2.0)])
+    args = build_parser().parse_args(["mpirun", "--allgather", "bruck", "--", "-m", "x"])
+    assert args.allgather == "bruck"

@@ -72,7 +72,7 @@ def test_expansion_conditions_outermost() -> None:
 
 
 @pytest.mark.parametrize("path,value,needle", [
-    ("sweep.algorithms", ["binomial", "warp"], "sweep.algorithms[1]: unknown algorithm 'warp'"),
+    ("sweep.algorithms", ["binomial", "warp"], "sweep.algorithms[1]: unknown broadcast 'warp'"),
     ("sweep.algorithms", ["binomial", "opt-mesh"], "sweep.algorithms[1]: opt-mesh runs on a mesh"),
     ("network.topology", "blob:hosts=3", "network.topology:"),
     ("network.topology", "mesh:rows=0", "network.topology:"),
@@ -301,7 +301,7 @@ def test_an_allgather_spec_and_its_points():
 @pytest.mark.parametrize("change, needle", [
     ({"collective": "allreduce"}, "collective: unknown 'allreduce' \\(one of bcast, allgather\\)"),
     ({"sweep": {"algorithms": ["binomial"], "sizes": [1]}},
-     "sweep.algorithms\\[0\\]: unknown Allgather 'binomial'"),
+     "sweep.algorithms\\[0\\]: unknown allgather 'binomial'"),
     ({"sweep": {"algorithms": ["ring"], "sizes": [1], "traffic": ["none"]}},
      "sweep.traffic: an Allgather spec .* reads only algorithms, hosts, loss, loss_scope, "
      "sizes"),
