@@ -22,33 +22,29 @@ from ..results import size_text, text_table
 from .arguments import (
     NON_NEGATIVE,
     POSITIVE,
-    int_list,
-    loss,
     network,
     network_arguments,
     progress,
     switch_of,
 )
+from .values import SIZE_SPELLINGS, SIZES, names
 
 DEFAULT_ALGOS = ",".join(ALLGATHERS)
-DEFAULT_SIZES = "1024,65536"
+DEFAULT_SIZES = "1KiB,64KiB"
 
 
-def algorithms(text: str) -> list[str]:
-    """--algo: registry Allgathers, comma-separated, each once."""
-    names = list(dict.fromkeys(w.strip() for w in text.split(",") if w.strip()))
-    for name in names:
+def algorithms(given: list[str]) -> list[str]:
+    """--algo: registry Allgathers (values.names has them comma-separated, each once)."""
+    for name in given:
         if name not in ALLGATHERS:
             raise UsageError(f"--algo: unknown Allgather {name!r}; choose from "
                              f"{', '.join(ALLGATHERS)}")
-    if not names:
-        raise UsageError("--algo: give at least one algorithm")
-    return names
+    return given
 
 
 def cmd_allgather(args: argparse.Namespace) -> int:
     algos = algorithms(args.algo)
-    blocks = int_list("--size", args.size)
+    blocks: list[int] = args.size
     topo, rate = network(args, ranks=args.hosts)
     ranks = args.hosts or len(topo.hosts)
     if ranks > len(topo.hosts):
@@ -115,15 +111,12 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
                                          "frames, verification, fidelity")
     network_arguments(p, "number of ranks (with a bare 'star' also its size; default: every "
                          "host)")
-    p.add_argument("--algo", default=DEFAULT_ALGOS, metavar="A,A,...",
+    p.add_argument("--algo", default=DEFAULT_ALGOS, metavar="A,A,...", type=names,
                    help="Allgather algorithms (default %(default)s)")
-    p.add_argument("--size", default=DEFAULT_SIZES, metavar="B,B,...",
-                   help="block bytes per rank (default %(default)s)")
+    p.add_argument("--size", "--sizes", default=DEFAULT_SIZES, metavar="B,B,...", type=SIZES,
+                   help=f"block sizes per rank, {SIZE_SPELLINGS} (default %(default)s)")
     p.add_argument("--repetitions", type=POSITIVE, default=10, metavar="N",
                    help="timed Allgathers per algorithm and size (default %(default)s)")
-    p.add_argument("--loss", type=loss, default=0.0, metavar="P",
-                   help="drop this fraction of packets (or a percentage: 5%%) each way on "
-                        "every host link (default 0)")
     p.add_argument("--frames", type=NON_NEGATIVE, default=5, metavar="N",
                    help="count frames on the switch ports over N back-to-back Allgathers "
                         "(0: skip; default %(default)s)")

@@ -26,16 +26,17 @@ from .arguments import (
     TOPO_HELP,
     add_cluster_choice,
     add_controller_choice,
+    add_link_options,
     cluster_spec,
     controller_config,
     int_list,
-    loss,
     network,
     old_spelling,
     progress,
     rate,
     script_file,
     switch_of,
+    topology,
 )
 
 
@@ -102,6 +103,8 @@ def cmd_up(args: argparse.Namespace) -> int:
     topo, _rate_used = network(args)
     with Emulation(topo, progress=progress, controller_config=controller_config(args),
                    switch=switch, cluster=across(topo, cluster)) as emu:
+        if args.loss:
+            emu.set_loss(args.loss)
         state = (f"controller state: curl --unix-socket {emu.controller.api} "
                  "http://controller/state" if emu.controller else f"{switch} switches")
         progress(f"{topo.name} is up ({args.mode} mode); {state}; 'exit' tears it down")
@@ -196,9 +199,11 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_doctor)
 
     p = sub.add_parser("topo", help="describe a topology (shape[:k=v,...] or a .toml/.json file)")
-    p.add_argument("--topo", dest="spec", metavar="SPEC", help="the topology (as every "
+    p.add_argument("--topo", dest="spec", metavar="SPEC", type=topology, help="the topology "
+                   "(as every "
                    "command's --topo; a bare SPEC after 'topo' also works)")
-    p.add_argument("spec_given", nargs="?", metavar="SPEC", help=argparse.SUPPRESS)
+    p.add_argument("spec_given", nargs="?", metavar="SPEC", type=topology,
+                   help=argparse.SUPPRESS)
     p.add_argument("--json", action="store_true", help="print the full description")
     p.add_argument("--routes", action="store_true", help="print every host-to-host route")
     p.add_argument("--save", metavar="FILE", help="write the JSON description to FILE")
@@ -206,26 +211,26 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser("net", help="bring a network up and open the Mininet prompt with "
                                    "mcastlab's commands (join, send, tree, loss, fail, ...)")
-    p.add_argument("--topo", default="star", help=TOPO_HELP)
+    p.add_argument("--topo", default="star", type=topology, help=TOPO_HELP)
     p.add_argument("--hosts", type=POSITIVE, help="star size (bare 'star' only)")
     p.add_argument("--bw", type=rate, help=BW_HELP)
-    p.add_argument("--loss", type=loss, default=0.0, metavar="P",
-                   help="drop this fraction of the packets (or a percentage: 5%%) each way "
-                        "on every host link (default 0)")
+    add_link_options(p)
     p.add_argument("--script", metavar="FILE", help="run the commands in FILE, then tear down")
     add_controller_choice(p)
     add_cluster_choice(p)
     p.set_defaults(func=cmd_net)
 
     p = sub.add_parser("up", help="bring a network up and open the Mininet prompt")
-    p.add_argument("--topo", default="star", help=TOPO_HELP)
+    p.add_argument("--topo", default="star", type=topology, help=TOPO_HELP)
+    add_link_options(p)
     add_controller_choice(p)
     add_cluster_choice(p)
     p.set_defaults(func=cmd_up)
 
     p = sub.add_parser("calibrate", help="find the highest link rate at which this machine "
                                          "keeps up with a network (cached; bw=auto uses it)")
-    p.add_argument("--topo", default="star", help="shape[:key=val,...] (rates are ignored: "
+    p.add_argument("--topo", default="star", type=topology,
+                   help="shape[:key=val,...] (rates are ignored: "
                                                   "calibration scales them; default "
                                                   "%(default)s)")
     p.add_argument("--host-counts", metavar="N,N,...",

@@ -327,7 +327,9 @@ BCAST = ["bcast", "--algo", "binomial", "--size", "1024"]
     ([*BCAST, "--hosts", "2,4,2"], "argument --hosts: a count is given twice in '2,4,2'"),
     ([*BCAST, "--iters", "0"], "argument --iters: must be >= 1, got 0"),
     ([*BCAST, "--frames", "-1"], "argument --frames: must be >= 0, got -1"),
-    (["bcast", "--algo", "binomial", "--size", "-1"], "argument --size: must be >= 0, got -1"),
+    (["bcast", "--algo", "binomial", "--size", "-1"],
+     "argument --size: a size in bytes, or with a binary suffix: 64K, 64KiB, 1M, 1MiB "
+     "(K = 1024); got '-1'"),
     (["params", "--repeats", "0"], "argument --repeats: must be >= 1, got 0"),
     (["params", "--hosts", "0"], "argument --hosts: must be >= 1, got 0"),
     (["net", "--hosts", "-1"], "argument --hosts: must be >= 1, got -1"),
@@ -432,7 +434,8 @@ OSU = ["osu", "bcast", "--algo", "binomial"]
     ([*OSU, "-m", "0:64"], "-m 0:64: the smallest size must be at least 1 byte, got 0"),
     ([*OSU, "-m", "64:8"], "-m 64:8: the largest size 8 is below the smallest 64"),
     ([*OSU, "-m", "1:2:3"], "-m takes MAX, MIN:MAX, MIN: or :MAX, got '1:2:3'"),
-    ([*OSU, "-m", "1KiB"], "-m takes whole numbers of bytes, got '1KiB'"),
+    ([*OSU, "-m", "1KB:2X"], "-m/--message-size: a size in bytes, or with a binary suffix: "
+     "64K, 64KiB, 1M, 1MiB (K = 1024); got '2X'"),
     (["osu", "barrier", "--algo", "mcast", "-m", "64"],
      "-m/--message-size: osu barrier has no message sizes"),
     ([*OSU, "--hosts", "1"], "osu_bcast needs at least two ranks, one per host; star-1 has 1"),
