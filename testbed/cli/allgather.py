@@ -27,6 +27,7 @@ from .arguments import (
     progress,
     switch_of,
 )
+from .steps import Steps
 from .values import SIZE_SPELLINGS, SIZES, names
 
 DEFAULT_ALGOS = ",".join(ALLGATHERS)
@@ -50,13 +51,14 @@ def cmd_allgather(args: argparse.Namespace) -> int:
     if ranks > len(topo.hosts):
         raise UsageError(f"--hosts {ranks}: {topo.name} has {len(topo.hosts)} hosts")
     results: list[AllgatherResult] = []
-    with Emulation(topo, progress=progress, switch=switch_of(args)) as emu:
+    with Steps(len(algos)) as step, \
+            Emulation(topo, progress=progress, switch=switch_of(args)) as emu:
         params = None
         if args.model:
             progress(f"measuring t_end at {', '.join(map(size_text, blocks))} for the model")
             params = model_params(emu, *model_sizes(blocks, ranks))
         for algo in algos:
-            progress(f"{algo}: {ranks} ranks, blocks of {', '.join(map(size_text, blocks))}")
+            step(f"{algo}: {ranks} ranks, blocks of {', '.join(map(size_text, blocks))}")
             try:
                 results += run_allgather(emu, algo, blocks, hosts=ranks,
                                          repetitions=args.repetitions, params=params,

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import time
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from collectives.algorithms import BCASTS, COMPLETIONS, NATIVE, SEND_ORDERS
@@ -26,7 +27,7 @@ from ..experiments.spec import LOSS_SCOPES
 from ..fidelity.flags import Monitor
 from ..fidelity.link_rate import LinkRate
 from ..fidelity.wire_units import in_units
-from ..results import text_table
+from ..results import size_text, text_table
 from .arguments import (
     NON_NEGATIVE,
     POSITIVE,
@@ -38,6 +39,7 @@ from .arguments import (
     progress,
     switch_of,
 )
+from .steps import Steps
 from .values import POSITIVE_SIZE, SIZE_SPELLINGS, SIZES, names
 
 
@@ -92,13 +94,14 @@ def cmd_bcast(args: argparse.Namespace) -> int:
     if args.flow is None and args.loss and cluster is None:
         progress("flow-latency benchmark skipped under --loss (pass --flow to run it)")
     runs = []
-    if args.networks == "each":  # a star of each size, each at its own rate
-        for n in counts:
-            topo, rate = network(args, star_size=n)
-            runs += _measure(args, made, topo, rate, (n,), flow, cluster)
-    else:  # one network, the largest, so every count runs at one link rate
-        topo, rate = network(args, ranks=max(counts) if counts else None)
-        runs = _measure(args, made, topo, rate, counts, flow, cluster)
+    with Steps(len(made) * max(1, len(counts))) as step:
+        if args.networks == "each":  # a star of each size, each at its own rate
+            for n in counts:
+                topo, rate = network(args, star_size=n)
+                runs += _measure(args, made, topo, rate, (n,), flow, cluster, step)
+        else:  # one network, the largest, so every count runs at one link rate
+            topo, rate = network(args, ranks=max(counts) if counts else None)
+            runs = _measure(args, made, topo, rate, counts, flow, cluster, step)
 
     verified = all(r.res.verified for r in runs)
     records = [r.res.to_dict() | {"fidelity": r.fidelity, "link_rate": r.rate.to_dict(),
@@ -149,7 +152,8 @@ def phases_line(p: dict[str, float | None]) -> str:
 
 
 def _measure(args: argparse.Namespace, made: list[BcastCall], topo: Any, rate: LinkRate,
-             counts: tuple[int, ...], flow: bool, cluster: Any) -> list[Run]:
+             counts: tuple[int, ...], flow: bool, cluster: Any,
+             step: Callable[[str], None]) -> list[Run]:
     """Each call on `counts` ranks of one network (all its hosts when none; across
     `cluster`'s servers when given), each with its fidelity window, the network's link rate
     and where the wall time went."""
@@ -167,7 +171,7 @@ def _measure(args: argparse.Namespace, made: list[BcastCall], topo: Any, rate: L
             params, params_s = (measured.get(call.size, (None, None))
                                 if uses_params(call.algorithm) else (None, None))
             runs += _broadcasts(args, emu, call, params, counts, flow, rate,
-                                {"network_up_s": up, "params_s": params_s})
+                                {"network_up_s": up, "params_s": params_s}, step)
         closing = time.time()
     teardown = time.time() - closing
     for run in runs:
@@ -177,12 +181,11 @@ def _measure(args: argparse.Namespace, made: list[BcastCall], topo: Any, rate: L
 
 def _broadcasts(args: argparse.Namespace, emu: Emulation, call: BcastCall, params: Any,
                 counts: tuple[int, ...], flow: bool, rate: LinkRate,
-                shared: dict[str, float | None]) -> list[Run]:
+                shared: dict[str, float | None], step: Callable[[str], None]) -> list[Run]:
     """One call on each count of ranks of the network that is up."""
     runs = []
     for n in counts or (None,):
-        progress(f"broadcasting {call.size} B with {call.algorithm} on "
-                 f"{n or len(emu.topo.hosts)} hosts")
+        step(f"{call.algorithm} {size_text(call.size)} on {n or len(emu.topo.hosts)} hosts")
         with Monitor(emu.topo, emu.spread) as mon:
             began = time.time()
             res = run_bcast(emu, call, hosts=n, repetitions=args.repetitions,

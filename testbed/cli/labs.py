@@ -12,6 +12,7 @@ from .arguments import (
     progress,
     script_file,
 )
+from .steps import Steps
 
 
 def cmd_lab(args: argparse.Namespace) -> int:
@@ -42,9 +43,10 @@ def cmd_lab(args: argparse.Namespace) -> int:
         key = Path(args.against) if args.against else None
         key_secret = (secret.require("--against", secret_file) if key
                       else secret.instructor_secret(secret_file))
-        return runner.check_files(lab, [Path(f) for f in args.check], progress, key,
-                                  key_secret=key_secret, marks_only=args.marks_only,
-                                  grades=grades)
+        files = [Path(f) for f in args.check]
+        with Steps(runner.check_steps(files, key)) as step:
+            return runner.check_files(lab, files, progress, key, key_secret=key_secret,
+                                      marks_only=args.marks_only, grades=grades, step=step)
     if args.sign:
         key_secret = secret.require("--sign", secret_file)
         return runner.sign_key(lab, output_file("--sign", args.sign), key_secret, progress)

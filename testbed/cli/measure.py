@@ -49,6 +49,7 @@ from .arguments import (
     topo_spec,
     topology,
 )
+from .steps import Steps
 from .values import POSITIVE_SIZE, SIZE, SIZE_SPELLINGS, SIZES, names, size_bytes
 
 OSU_WHAT = {"bcast": "broadcast", "allgather": "Allgather", "barrier": "barrier"}  # osu's
@@ -208,9 +209,11 @@ def cmd_osu(args: argparse.Namespace) -> int:
     switch = switch_of(args)
     topo, rate = network(args, ranks=args.hosts)
     results = []
-    with Emulation(topo, progress=progress, switch=switch, cluster=across(topo, cluster)) as emu:
+    with Steps(len(args.algo)) as step, \
+            Emulation(topo, progress=progress, switch=switch, cluster=across(topo, cluster)) as emu:
         lossy(emu, args.loss)
         for algo in args.algo:
+            step(f"osu_{args.bench} {algo}")
             results.append(run_osu(emu, args.bench, algo, hosts=args.hosts, sizes=sizes,
                                    repetitions=args.repetitions, skip=args.warmup,
                                    full=args.full, wait=args.wait, progress=progress))

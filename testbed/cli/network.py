@@ -38,6 +38,7 @@ from .arguments import (
     switch_of,
     topology,
 )
+from .steps import Steps
 
 
 def cmd_doctor(args: argparse.Namespace) -> int:
@@ -156,7 +157,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     if not args.max > 0:
         raise UsageError(f"--max must be > 0 Mbit/s, got {args.max:g}")
     here = calibration.machine(host_port_type(detected()))
-    rows, out = [], []
+    topos = []  # every one checked before the first is measured
     for n in counts:
         spec = args.topo if n is None else f"star:hosts={n}"
         try:
@@ -165,19 +166,24 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
             raise UsageError(f"--topo: {exc}") from None
         if topo.host_rate() is None:
             raise UsageError(f"{spec}: calibration needs shaped host links, not unlimited ones")
-        key = calibration.topology_key(topo)
-        entry = None if args.redo else calibration.cached(key, here, args.max)
-        source = "cached"
-        if entry is None:
-            entry = calibration.calibrate(topo, args.max, progress)
-            source = "measured now"
-        tried = sorted(entry["tried"], key=lambda v: v["mbit"])
-        above = [v for v in tried if not v["ok"] and v["mbit"] > entry["mbit"]]
-        rows.append([len(topo.hosts), f"{entry['mbit']:g}",
-                     " ".join(f"{v['mbit']:g}{'+' if v['ok'] else '-'}" for v in tried),
-                     "; ".join(above[0]["failed"]) if above else "-", source])
-        out.append({"topology": calibration.topo_text(topo), "key": key, **entry,
-                    "source": source})
+        topos.append(topo)
+    rows, out = [], []
+    with Steps(len(topos)) as step:
+        for topo in topos:
+            step(f"{topo.name} up to {args.max:g} Mbit/s")
+            key = calibration.topology_key(topo)
+            entry = None if args.redo else calibration.cached(key, here, args.max)
+            source = "cached"
+            if entry is None:
+                entry = calibration.calibrate(topo, args.max, progress)
+                source = "measured now"
+            tried = sorted(entry["tried"], key=lambda v: v["mbit"])
+            above = [v for v in tried if not v["ok"] and v["mbit"] > entry["mbit"]]
+            rows.append([len(topo.hosts), f"{entry['mbit']:g}",
+                         " ".join(f"{v['mbit']:g}{'+' if v['ok'] else '-'}" for v in tried),
+                         "; ".join(above[0]["failed"]) if above else "-", source])
+            out.append({"topology": calibration.topo_text(topo), "key": key, **entry,
+                        "source": source})
     if args.json:
         print(json.dumps({"machine": here, "envelope": out}, indent=1))
         return 0

@@ -142,18 +142,28 @@ def answer_files(paths: list[Path]) -> list[Path]:
     return out
 
 
+def check_steps(files: list[Path], key: Path | None) -> int:
+    """How many steps check_files takes: the measurement (none against a key), then a
+    judgement per answer file."""
+    return (0 if key is not None else 1) + len(answer_files(files))
+
+
 def check_files(lab: Lab, files: list[Path], progress: Callable[[str], None],
                 key: Path | None = None, *, key_secret: bytes | None = None,
-                marks_only: bool = False, grades: Path | None = None) -> int:
+                marks_only: bool = False, grades: Path | None = None,
+                step: Callable[[str], None] | None = None) -> int:
     """Judge answer files against a fresh measurement, or against `key` (a key signed with
     `key_secret`: no network, the verdicts that key's measurement gives). The measured value
     of a wrong answer is shown only with the instructor secret and not `marks_only`; every
-    answer's mark is appended to the gradebook `grades` when given."""
+    answer's mark is appended to the gradebook `grades` when given. `step(label)` is called
+    as the measurement and as each file's judgement begin (check_steps of them)."""
+    tell = step or (lambda _label: None)
     # every file read before the network comes up: a typo costs nothing
     answers = {f: load_answer_file(f) for f in answer_files(files)}
     if grades is not None:
         gradebook.check_header(grades)
     if key is None:
+        tell(f"measuring lab {lab.number} on {lab.topology}")
         measured = kept_up(lab, progress)
         judged_by = "measurement"
     else:
@@ -171,6 +181,7 @@ def check_files(lab: Lab, files: list[Path], progress: Callable[[str], None],
     submissions = []
     checked = gradebook.now()
     for f, (student, given) in answers.items():
+        tell(f"judging {f}")
         verdicts = check(list(lab.questions), measured, given)
         print("\n".join(verdict_lines(str(f), verdicts, marks_only=marks)))
         submissions.append(gradebook.Submission(student, f, verdicts))
