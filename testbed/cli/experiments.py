@@ -223,11 +223,21 @@ def cmd_report(args: argparse.Namespace) -> int:
     """Write a results folder's report again from what it holds: nothing is measured."""
     folder = tree_of_ours("FOLDER", args.folder)
     try:
-        print(_render(folder))
+        text = _render(folder)
+        print(json.dumps({"folder": str(folder), "kind": _kind(folder), "summary": text,
+                          "files": sorted(p.name for p in folder.iterdir() if p.is_file())})
+              if args.json else text)
     except (ValueError, KeyError, TypeError) as exc:  # a file cut short, or of another shape
         raise UsageError(f"{folder}: its results cannot be read back ({type(exc).__name__}: "
                          f"{exc})") from None
     return 0
+
+
+def _kind(folder: Path) -> str:
+    """What a results folder holds, as _render tells it (experiment, reproduce or bench)."""
+    if (folder / "records.jsonl").is_file() and (folder / "config.json").is_file():
+        return "experiment"
+    return "reproduce" if (folder / "reproduce.json").is_file() else "bench"
 
 
 def _render(folder: Path) -> str:
@@ -297,6 +307,9 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("folder", metavar="FOLDER",
                    help="a results folder (results/<date>-exp-NAME, a bench or reproduce "
                         "folder, or the curated bench/)")
+    p.add_argument("--json", action="store_true",
+                   help="print what was written as JSON: the folder, its kind, the summary "
+                        "and its files")
     p.set_defaults(func=cmd_report)
 
     p = sub.add_parser("reproduce", help="the papers' headline claims, paper beside testbed, "

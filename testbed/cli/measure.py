@@ -129,7 +129,7 @@ def cmd_pingpong(args: argparse.Namespace) -> int:
     topo, rate = network(args)
     out = default_experiment.run(topo, out_root=out_root, repetitions=args.repetitions,
                                  bw_bytes=args.bw_bytes, progress=progress,
-                                 link_rate=rate.to_dict())
+                                 link_rate=rate.to_dict(), loss=args.loss)
     if args.json:
         print(json.dumps({"results": str(out), "link_rate": rate.to_dict(),
                           "records": read_jsonl(out / "records.jsonl")}))
@@ -263,6 +263,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("pingpong", help="MPI ping-pong from rank 0 to every rank (latency, "
                                         "bandwidth); writes a results folder")
     p.add_argument("--topo", default=DEFAULT_TOPOLOGY, type=topology, help=TOPO_HELP)
+    add_link_options(p)
     p.add_argument("--out", default="results", help="results root (default %(default)s)")
     p.add_argument("--json", action="store_true",
                    help="print the summary and the results folder as JSON")

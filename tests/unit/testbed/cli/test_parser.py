@@ -15,7 +15,8 @@ from testbed.cli.main import build_parser, main
 
 # the commands that measure and print a result, and the commands that build a network
 MEASURING = ("bcast", "allgather", "osu", "params", "multinode", "pingpong")
-NETWORK = ("net", "up", "mpirun", "bcast", "allgather", "osu", "params", "multinode")
+NETWORK = ("net", "up", "mpirun", "bcast", "allgather", "osu", "params", "multinode",
+           "pingpong")
 
 
 def _commands() -> Iterator[tuple[str, argparse.ArgumentParser]]:
