@@ -2,12 +2,16 @@
 every `path/to/file.py` and `package.module` in backticks in README.md and docs/*.md is
 found in the checkout (a path from the top, or from one of the folders the pages count
 from: testbed/, collectives/, tests/unit/), a dotted name is a module or a name its module
-defines. Former names (a table of renames, `old` → `new`, was `old`) are history."""
+defines. Former names (a table of renames, `old` → `new`, was `old`) are history. Every
+option docs/cli.md's synopsis gives a command is one that command's parser takes."""
 
 from __future__ import annotations
 
+import argparse
 import re
 from pathlib import Path
+
+from testbed.cli.main import build_parser
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGES = sorted([ROOT / "README.md", *(ROOT / "docs").glob("*.md")])
@@ -88,3 +92,37 @@ def test_a_missing_path_or_module_is_caught(tmp_path: Path) -> None:
                     "| before | after |\n|---|---|\n| `testbed/old.py` | `testbed/cli/main.py` |\n")
     assert missing_names(page) == ["x.md: collectives/allgather/run.py",
                                    "x.md: collectives.ipmc.nothere"]
+
+
+def unknown_options(synopsis: str) -> tuple[int, list[str]]:
+    """The options of each `mcastlab COMMAND ...` entry of `synopsis` (its lines up to the
+    next entry) that COMMAND's parser does not take; and how many were checked."""
+    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    command, checked, unknown = None, 0, []
+    for line in synopsis.splitlines():
+        entry = re.match(r"mcastlab ([a-z-]+)", line)
+        if entry:
+            command = entry.group(1)
+        elif line and not line.startswith(" "):
+            command = None  # SERVERS = ..., KIND = ...
+        if command not in sub.choices:
+            continue
+        taken = {s for a in sub.choices[command]._actions for s in a.option_strings}
+        for option in re.findall(r"(?<![\w-])(--[a-z][a-z-]*|-[a-zA-Z])\b", line):
+            checked += 1
+            if option not in taken:
+                unknown.append(f"{command} {option}")
+    return checked, unknown
+
+
+def test_the_command_line_page_gives_each_command_only_its_options() -> None:
+    synopsis = (ROOT / "docs" / "cli.md").read_text().split("```")[1]
+    checked, unknown = unknown_options(synopsis)
+    assert unknown == [] and checked > 150
+
+
+def test_an_option_a_command_does_not_take_is_caught() -> None:
+    assert unknown_options("mcastlab bcast --algo A --sizes B\n"
+                           "               [--collective bcast]\n"
+                           "SERVERS = --servers HOST\n") == (3, ["bcast --sizes",
+                                                                 "bcast --collective"])
