@@ -103,3 +103,9 @@ def test_a_mininet_link_is_our_rate_delay_and_loss() -> None:
     for bad in ("tc,bw=0", "tc,jitter=1ms", "tc,loss=200", "htb,bw=1", "tc,delay=fast"):
         with pytest.raises(TopologyError, match="--link"):
             mininet_link(bad)
+
+
+def test_every_spec_reader_takes_mininets_spelling() -> None:
+    """parse_spec (experiment specs, labs, the Python API) reads them as the CLI does."""
+    assert parse_spec("single,3").name == parse_spec("star:hosts=3").name == "star-3"
+    assert parse_spec("linear,3", bw=10).host_rate() == 10
