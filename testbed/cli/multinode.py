@@ -38,7 +38,7 @@ from .arguments import (
     seconds,
     topology,
 )
-from .values import SIZE_SPELLINGS, SIZES
+from .values import SIZE_SPELLINGS, SIZES, share
 
 TOPO = "torus:rows=4,cols=4"
 SOURCES, FACTOR, SIZE, REPETITIONS = 4, 0.25, 65536, 8
@@ -151,17 +151,6 @@ def gains(rows: list[dict[str, Any]], direct: str = "u-torus") -> list[str]:
     return out
 
 
-def probability(text: str) -> float:
-    """--factor: a hot-spot factor p in 0..1 (argparse type)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"a number in 0..1, got {text!r}") from None
-    if not 0 <= value <= 1:
-        raise argparse.ArgumentTypeError(f"must be in 0..1, got {text}")
-    return value
-
-
 def add_commands(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("multinode", help="Tseng2001's multi-node multicast on an emulated "
                                          "torus or mesh: U-torus (U-mesh) against the "
@@ -176,7 +165,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
                    help=f"sources multicasting at once, drawn (default {SOURCES})")
     p.add_argument("--dests", type=POSITIVE,
                    help=f"destinations of each source, drawn (default {DESTS})")
-    p.add_argument("--factor", type=probability, metavar="P",
+    p.add_argument("--factor", type=share, metavar="P",
                    help="hot-spot factor: the share of every destination set common to all "
                         f"(default {FACTOR})")
     p.add_argument("--sets", metavar="TEXT|FILE.toml",

@@ -75,18 +75,30 @@ def names(text: str) -> list[str]:
     return values
 
 
-def fraction(text: str) -> float:
-    """An argparse type: a fraction in [0, 1) or a percentage below 100%, 0.05 or 5%."""
+def _fraction(text: str, one: bool) -> float:
     given = text.strip()
     try:
         value = float(given[:-1]) / 100 if given.endswith("%") else float(given)
     except ValueError:
         raise argparse.ArgumentTypeError(f"a fraction (0.05) or a percentage (5%), got "
                                          f"{text!r}") from None
-    if not 0 <= value < 1:
-        raise argparse.ArgumentTypeError(f"a fraction in [0, 1) or a percentage below 100%, "
-                                         f"got {text!r}")
+    if not (0 <= value <= 1 if one else 0 <= value < 1):
+        raise argparse.ArgumentTypeError(
+            f"a fraction in [0, 1] or a percentage up to 100%, got {text!r}" if one else
+            f"a fraction in [0, 1) or a percentage below 100%, got {text!r}")
     return value
+
+
+def fraction(text: str) -> float:
+    """An argparse type: a fraction in [0, 1) or a percentage below 100%, 0.05 or 5%
+    (range-trees --faulty: not every node)."""
+    return _fraction(text, one=False)
+
+
+def share(text: str) -> float:
+    """An argparse type: a share in [0, 1] or a percentage up to 100%, 0.25 or 25%
+    (multinode --factor)."""
+    return _fraction(text, one=True)
 
 
 _NODE = re.compile(r"h?(0|[1-9][0-9]*)")

@@ -7,7 +7,7 @@ import argparse
 
 import pytest
 
-from testbed.cli.values import SIZES, fraction, names, node, nodes, size, size_bytes
+from testbed.cli.values import SIZES, fraction, names, node, nodes, share, size, size_bytes
 
 
 @pytest.mark.parametrize(("text", "value"), [
@@ -44,6 +44,10 @@ def test_a_fraction_or_a_percentage() -> None:
     for bad in ("1", "100%", "-1%", "x"):
         with pytest.raises(argparse.ArgumentTypeError):
             fraction(bad)
+    assert [share(t) for t in ("1", "100%", "25%", "0.25")] == [1.0, 1.0, 0.25, 0.25]
+    for bad in ("101%", "-0.1", "1.5"):
+        with pytest.raises(argparse.ArgumentTypeError, match="up to 100%"):
+            share(bad)
 
 
 def test_a_node_by_name_or_number() -> None:
