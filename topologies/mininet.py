@@ -19,6 +19,11 @@ DEFAULTS: dict[str, dict[str, int]] = {"minimal": {}, "single": {"k": 2},
                                        "torus": {"x": 3, "y": 3, "n": 1}}
 
 
+# Mininet's names that are our shapes too: bare, they stay ours (tree:leaves=2,...; a 4x4
+# torus); only with Mininet's comma they are Mininet's
+OURS = ("tree", "torus")
+
+
 def _arguments(name: str, parts: list[str], spec: str) -> dict[str, int]:
     """Mininet's positional and key=value arguments of topology `name`, as whole numbers."""
     values = dict(DEFAULTS[name])
@@ -45,7 +50,7 @@ def _arguments(name: str, parts: list[str], spec: str) -> dict[str, int]:
 
 def mininet_topology(spec: str) -> str | None:
     """Our spelling of Mininet's topology `spec` (None when `spec` is not one of them:
-    ours, like a bare 'tree' or 'tree:leaves=2', stays ours).
+    ours, like a bare 'tree' or 'torus' or 'tree:leaves=2', stays ours).
 
     single,N = one switch with N hosts: star:hosts=N. minimal = single,2. linear,N = N
     switches in a chain, a host on each: mesh:rows=1,cols=N. tree,depth=D,fanout=F: depth 1
@@ -56,7 +61,7 @@ def mininet_topology(spec: str) -> str | None:
     text = spec.strip()
     name, comma, rest = text.partition(",")
     name = name.strip()
-    if ":" in text or name not in PARAMETERS or (not comma and name == "tree"):
+    if ":" in text or name not in PARAMETERS or (not comma and name in OURS):
         return None
     v = _arguments(name, [p.strip() for p in rest.split(",")] if comma else [], text)
     if name in ("linear", "torus") and v["n"] != 1:

@@ -80,7 +80,8 @@ def test_a_mininet_topology_is_the_same_network_as_ours(spelling: str,
     assert nx.is_isomorphic(ours, theirs, node_match=lambda a, b: a["kind"] == b["kind"])
 
 
-@pytest.mark.parametrize("ours", ["tree", "star", "tree:leaves=2", "mesh:rows=2,cols=2",
+@pytest.mark.parametrize("ours", ["tree", "torus", " torus ", "star", "tree:leaves=2",
+                                  "mesh:rows=2,cols=2",
                                   "star:hosts=4", "fattree"])
 def test_ours_stay_ours(ours: str) -> None:
     assert mininet_topology(ours) is None
