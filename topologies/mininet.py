@@ -104,12 +104,15 @@ def mininet_link(text: str) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for item in filter(None, (p.strip() for p in rest.split(","))):
         key, sep, value = (s.strip() for s in item.partition("="))
+        if key not in ("bw", "delay", "loss"):
+            raise TopologyError(f"--link {text}: {key!r} is not taken here (bw, delay and "
+                                "loss are)")
         try:
             if not sep:
                 raise ValueError
             if key == "bw":
                 out["bw"] = float(value)
-                if not out["bw"] > 0:
+                if not 0 < out["bw"] < float("inf"):
                     raise ValueError
             elif key == "delay":
                 match = _DELAY.fullmatch(value)
@@ -121,9 +124,6 @@ def mininet_link(text: str) -> dict[str, Any]:
                 if not 0 <= percent <= 100:
                     raise ValueError
                 out["loss"] = percent / 100
-            else:
-                raise TopologyError(f"--link {text}: {key!r} is not taken here (bw, delay "
-                                    "and loss are)")
         except ValueError:
             raise TopologyError(f"--link {text}: bad {item!r} (bw=Mbit/s > 0, delay=5ms, "
                                 "loss=percent 0-100)") from None

@@ -101,8 +101,11 @@ def test_a_mininet_link_is_our_rate_delay_and_loss() -> None:
                                                          "loss": 0.01}
     assert mininet_link("tc,delay=100us") == {"delay_ms": 0.1}
     assert mininet_link("default") == {}
-    for bad in ("tc,bw=0", "tc,jitter=1ms", "tc,loss=200", "htb,bw=1", "tc,delay=fast"):
-        with pytest.raises(TopologyError, match="--link"):
+    for bad, why in (("tc,bw=0", "bad 'bw=0'"), ("tc,jitter=1ms", "'jitter' is not taken"),
+                     ("tc,loss=200", "bad 'loss=200'"), ("htb,bw=1", "Mininet's 'tc,"),
+                     ("tc,delay=fast", "bad 'delay=fast'"), ("tc,bw", "bad 'bw'"),
+                     ("tc,bw=inf", "bad 'bw=inf'")):
+        with pytest.raises(TopologyError, match=why):
             mininet_link(bad)
 
 
