@@ -20,13 +20,14 @@ from topologies import parse_spec
 
 from ..errors import McastlabError, UsageError
 from ..experiments.rank_placement import contended, node_params
-from ..results import text_table
+from ..results import step_line, text_table
 from .arguments import (
     int_list,
     old_spelling,
     progress,
     topology,
 )
+from .steps import progress_bar
 from .values import POSITIVE_SIZE, SIZE, fraction, node, nodes
 
 
@@ -96,27 +97,21 @@ def cmd_trees(args: argparse.Namespace) -> int:
 
 @contextlib.contextmanager
 def _trial_progress(total: int) -> Iterator[Callable[[int, int], None]]:
-    """A progress callback for long pure computations, on stderr: a rich bar on a terminal,
-    otherwise a plain line at most every 10 s."""
-    # loaded when the command runs: keeps the start of `mcastlab` quick
-    import rich.progress as rp
-    from rich.console import Console
-
-    console = Console(stderr=True)
-    if console.is_terminal:
-        with rp.Progress(rp.TextColumn("[bold]trials"), rp.BarColumn(), rp.MofNCompleteColumn(),
-                         rp.TimeElapsedColumn(), rp.TextColumn("left"), rp.TimeRemainingColumn(),
-                         console=console, transient=True) as bar:
+    """A progress callback for long pure computations, on stderr: the bar of steps.py on a
+    terminal, otherwise a line (results.step_line) at most every 10 s."""
+    bar = progress_bar(transient=True)
+    if bar.console.is_terminal:
+        with bar:
             task = bar.add_task("trials", total=total)
             yield lambda done, _total: bar.update(task, completed=done)
         return
-    last = time.monotonic()
+    began = last = time.monotonic()
 
     def plain(done: int, total_: int) -> None:
         nonlocal last
         if time.monotonic() - last >= 10 and done < total_:
             last = time.monotonic()
-            progress(f"{done}/{total_} trials")
+            progress(step_line(done, total_, "random trials", last - began))
 
     yield plain
 
