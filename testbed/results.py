@@ -202,6 +202,25 @@ def read_jsonl(path: Path) -> list[dict[str, Any]]:
     return [json.loads(ln) for ln in path.read_text().splitlines() if ln.strip()]
 
 
+def duration_text(seconds: float) -> str:
+    """A duration as a progress line shows it: 42 s, 3 min 05 s, 1 h 02 min."""
+    s = int(round(seconds))
+    if s < 60:
+        return f"{s} s"
+    if s < 3600:
+        return f"{s // 60} min {s % 60:02d} s"
+    return f"{s // 3600} h {s % 3600 // 60:02d} min"
+
+
+def step_line(done: int, total: int, label: str, elapsed_s: float) -> str:
+    """One line of progress where no bar can be drawn (a pipe, a log): points done of
+    planned, the current point, the time so far and the time left at the pace so far."""
+    left = ("" if not 0 < done < total else
+            f", about {duration_text(elapsed_s / done * (total - done))} left")
+    now = f"; now: {label}" if label and done < total else ""
+    return f"[{done}/{total}] done{now} ({duration_text(elapsed_s)} elapsed{left})"
+
+
 def size_text(n: int) -> str:
     """Bytes as people say them: 1 MiB, 64 KiB, 100 B."""
     for unit, div in (("MiB", 1 << 20), ("KiB", 1 << 10)):

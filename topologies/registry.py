@@ -1,4 +1,5 @@
-"""Shape registry: build a topology by name, or from a spec string such as "mesh:rows=4,cols=4"."""
+"""Shape registry: build a topology by name, or from a spec string such as "mesh:rows=4,cols=4"
+(or Mininet's spelling of one, "single,4": topologies.mininet)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from topologies.bmin import bmin
 from topologies.errors import TopologyError
 from topologies.fattree import fattree
 from topologies.grid import mesh, torus
+from topologies.mininet import mininet_topology
 from topologies.model import Topology
 from topologies.spec_file import is_topology_file, load_topology_file
 from topologies.star import star
@@ -56,8 +58,9 @@ def _value(text: str) -> Any:
 def split_spec(spec: str, **given: Any) -> tuple[str, dict[str, Any]]:
     """"shape:key=val,..." -> (shape, {key: value}), values as parse_spec reads them
     (ints, floats, None for "none"/"unlimited", other text as is), with the parameters
-    `given` as values added (one written in the text too is refused)."""
-    spec = spec.strip()
+    `given` as values added (one written in the text too is refused). Mininet's spellings
+    (single,4; linear,4; tree,depth=2,fanout=2) are read as ours (topologies.mininet)."""
+    spec = mininet_topology(spec) or spec.strip()
     shape, _, rest = spec.partition(":")
     shape = shape.strip()
     _builder(shape)

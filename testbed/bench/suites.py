@@ -94,22 +94,35 @@ SUITES = (Suite("forwarding", forwarding, "multicast forwarding"),
           Suite("scale", scale, "what limits the host count"))
 
 
+TESTBED = "testbed"  # the suite of results.md, run before the SUITES
+
+
+def planned(suite: str = "all") -> list[str]:
+    """The suites `run` measures for `suite`, in order (the testbed suite first)."""
+    return ([TESTBED] if suite in ("all", TESTBED) else []) + [
+        name for name, _, _ in SUITES if suite in ("all", name)]
+
+
 def run(out_dir: Path, *, quick: bool = False, progress: Progress = print,
-        suite: str = "all") -> Path:
+        suite: str = "all", step: Progress | None = None) -> Path:
     """Run the benchmarks and write results.md (testbed suite), forwarding.md (multicast
     forwarding), bcast.md (point-to-point broadcasts), ipmc.md (IP-multicast collectives) and
     range.md (range-multicast trees around failed nodes), contention.md (contention-aware
     trees on the mesh and BMIN), multinode.md (partitioned multi-node multicast) and
     fidelity.md (idle ranks, forwarding cost, the keep-up envelope) and nack.md (nack against
-    M/B and under loss)."""
+    M/B and under loss). `step(name)` is called as each suite (of `planned`) begins."""
     caps = detected()
     caps.require()
     make_folder("results folder", out_dir)
-    if suite in ("all", "testbed"):
+    if suite in ("all", TESTBED):
+        if step is not None:
+            step(TESTBED)
         _testbed_suite(out_dir, caps, quick, progress)
     for name, module, title in SUITES:
         if suite not in ("all", name):
             continue
+        if step is not None:
+            step(name)
         res = {"date": time.strftime("%Y-%m-%d %H:%M"), "versions": results.versions(),
                "datapath": caps.datapath, "quick": quick,
                **module.run(caps, progress, quick=quick)}

@@ -20,12 +20,15 @@ from topologies import parse_spec
 
 from ..errors import McastlabError, UsageError
 from ..experiments.rank_placement import contended, node_params
-from ..results import text_table
+from ..results import step_line, text_table
 from .arguments import (
     int_list,
     old_spelling,
     progress,
+    topology,
 )
+from .steps import progress_bar
+from .values import POSITIVE_SIZE, SIZE, fraction, node, nodes
 
 
 def cmd_trees(args: argparse.Namespace) -> int:
@@ -95,27 +98,21 @@ def cmd_trees(args: argparse.Namespace) -> int:
 
 @contextlib.contextmanager
 def _trial_progress(total: int) -> Iterator[Callable[[int, int], None]]:
-    """A progress callback for long pure computations, on stderr: a rich bar on a terminal,
-    otherwise a plain line at most every 10 s."""
-    # loaded when the command runs: keeps the start of `mcastlab` quick
-    import rich.progress as rp
-    from rich.console import Console
-
-    console = Console(stderr=True)
-    if console.is_terminal:
-        with rp.Progress(rp.TextColumn("[bold]trials"), rp.BarColumn(), rp.MofNCompleteColumn(),
-                         rp.TimeElapsedColumn(), rp.TextColumn("left"), rp.TimeRemainingColumn(),
-                         console=console, transient=True) as bar:
+    """A progress callback for long pure computations, on stderr: the bar of steps.py on a
+    terminal, otherwise a line (results.step_line) at most every 10 s."""
+    bar = progress_bar(transient=True)
+    if bar.console.is_terminal:
+        with bar:
             task = bar.add_task("trials", total=total)
             yield lambda done, _total: bar.update(task, completed=done)
         return
-    last = time.monotonic()
+    began = last = time.monotonic()
 
     def plain(done: int, total_: int) -> None:
         nonlocal last
         if time.monotonic() - last >= 10 and done < total_:
             last = time.monotonic()
-            progress(f"{done}/{total_} trials")
+            progress(step_line(done, total_, "random trials", last - began))
 
     yield plain
 
@@ -126,7 +123,7 @@ def _hwtree_failed(args: argparse.Namespace) -> int:
         tree = KaryNTree.for_nodes(args.nodes, args.arity)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
-    failed = set(int_list("--failed", args.failed))
+    failed = set(args.failed)
     bad = sorted(n for n in failed if not 0 <= n < args.nodes)
     if bad or args.root in failed or not 0 <= args.root < args.nodes:
         raise UsageError(f"--failed and --root must be nodes 0..{args.nodes - 1} and the root "
@@ -196,13 +193,13 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--t-hold", type=float, required=True)
     p.add_argument("--t-end", type=float, required=True)
     p.add_argument("--root", type=int, default=0, help="the root rank (default %(default)s)")
-    p.add_argument("--size", type=int, default=0,
+    p.add_argument("--size", type=SIZE, default=0,
                    help="message bytes (byte ranges shown; default %(default)s)")
-    p.add_argument("--fragment", type=int, help="fragmented-chain fragment size")
+    p.add_argument("--fragment", type=POSITIVE_SIZE, help="fragmented-chain fragment size")
     p.add_argument("--ports", type=int, default=1,
                    help="alpha ports (opt-tree; default %(default)s)")
     p.add_argument("--t-int", type=float, help="interval between sends on different ports")
-    p.add_argument("--topo", metavar="SPEC",
+    p.add_argument("--topo", metavar="SPEC", type=topology,
                    help="place the ranks on this network (shape[:k=v,...]; needed by opt-mesh, "
                         "u-mesh, u-torus, opt-min) and list the sends that share one of its "
                         "links while both are under way (each holds its path for t_hold)")
@@ -216,15 +213,17 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
                                       "over random faulty nodes (Coll2003; no root needed)")
     p.add_argument("--nodes", type=int, required=True,
                    help="network size: a power of the arity, or whole top-level subtrees")
-    p.add_argument("--faulty", type=float, metavar="F",
-                   help="fraction of faulty nodes, 0 <= F < 1 (rounded to whole nodes)")
+    p.add_argument("--faulty", type=fraction, metavar="F",
+                   help="fraction of faulty nodes, 0 <= F < 1, or a percentage (5%%; "
+                        "rounded to whole nodes)")
     p.add_argument("--repetitions", type=int, metavar="N",
                    help="random draws of faulty nodes (trials)")
     old_spelling(p, "--trials", "--repetitions", type=int, metavar="N")
-    p.add_argument("--failed", metavar="N,N,...", help="instead of random trials: the greedy "
-                   "and optimal trees around these failed nodes, step by step")
-    p.add_argument("--root", type=int, default=0,
-                   help="source node with --failed (default %(default)s)")
+    p.add_argument("--failed", type=nodes, metavar="N,N,...",
+                   help="instead of random trials: the greedy and optimal trees around "
+                        "these failed nodes (h3 or 3), step by step")
+    p.add_argument("--root", type=node, default=0,
+                   help="source node (h0 or 0) with --failed (default %(default)s)")
     p.add_argument("--seed", type=int, default=0,
                    help="seed of the random draws (default %(default)s)")
     p.add_argument("--arity", type=int, default=4, help="switch arity k (default 4, QsNET)")

@@ -23,46 +23,44 @@ from ..results import size_text, text_table
 from .arguments import (
     NON_NEGATIVE,
     POSITIVE,
-    int_list,
-    loss,
     network,
     network_arguments,
     progress,
     switch_of,
 )
+from .steps import Steps
+from .values import SIZE_SPELLINGS, SIZES, names
 
 DEFAULT_ALGOS = ",".join(ALLGATHERS)
-DEFAULT_SIZES = "1024,65536"
+DEFAULT_SIZES = "1KiB,64KiB"
 
 
-def algorithms(text: str) -> list[AllgatherCall]:
-    """--algo: registry Allgathers, comma-separated, each once: a call each (its name
-    looked up here, once; the registry's one wording for an unknown one)."""
-    names = list(dict.fromkeys(w.strip() for w in text.split(",") if w.strip()))
-    if not names:
-        raise UsageError("--algo: give at least one algorithm")
+def algorithms(given: list[str]) -> list[AllgatherCall]:
+    """--algo: registry Allgathers (values.names has them comma-separated, each once): a call
+    each (its name looked up here, once; the registry's one wording for an unknown one)."""
     try:
-        return [AllgatherCall(name) for name in names]
+        return [AllgatherCall(name) for name in given]
     except ValueError as e:
         raise UsageError(f"--algo: {e}") from None
 
 
 def cmd_allgather(args: argparse.Namespace) -> int:
     algos = algorithms(args.algo)
-    blocks = int_list("--size", args.size)
+    blocks: list[int] = args.size
     topo, rate = network(args, ranks=args.hosts)
     ranks = args.hosts or len(topo.hosts)
     if ranks > len(topo.hosts):
         raise UsageError(f"--hosts {ranks}: {topo.name} has {len(topo.hosts)} hosts")
     results: list[AllgatherResult] = []
-    with Emulation(topo, progress=progress, switch=switch_of(args)) as emu:
+    with Steps(len(algos)) as step, \
+            Emulation(topo, progress=progress, switch=switch_of(args)) as emu:
         params = None
         if args.model:
             progress(f"measuring t_end at {', '.join(map(size_text, blocks))} for the model")
             params = model_params(emu, *model_sizes(blocks, ranks))
         for algo in algos:
-            progress(f"{algo.algorithm}: {ranks} ranks, blocks of "
-                     f"{', '.join(map(size_text, blocks))}")
+            step(f"{algo.algorithm}: {ranks} ranks, blocks of "
+                 f"{', '.join(map(size_text, blocks))}")
             try:
                 results += run_allgather(emu, algo, blocks, hosts=ranks,
                                          repetitions=args.repetitions, params=params,
@@ -117,15 +115,12 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
                                          "frames, verification, fidelity")
     network_arguments(p, "number of ranks (with a bare 'star' also its size; default: every "
                          "host)")
-    p.add_argument("--algo", default=DEFAULT_ALGOS, metavar="A,A,...",
+    p.add_argument("--algo", default=DEFAULT_ALGOS, metavar="A,A,...", type=names,
                    help="Allgather algorithms (default %(default)s)")
-    p.add_argument("--size", default=DEFAULT_SIZES, metavar="B,B,...",
-                   help="block bytes per rank (default %(default)s)")
+    p.add_argument("--size", "--sizes", default=DEFAULT_SIZES, metavar="B,B,...", type=SIZES,
+                   help=f"block sizes per rank, {SIZE_SPELLINGS} (default %(default)s)")
     p.add_argument("--repetitions", type=POSITIVE, default=10, metavar="N",
                    help="timed Allgathers per algorithm and size (default %(default)s)")
-    p.add_argument("--loss", type=loss, default=0.0, metavar="P",
-                   help="drop this fraction of packets (or a percentage: 5%%) each way on "
-                        "every host link (default 0)")
     p.add_argument("--frames", type=NON_NEGATIVE, default=5, metavar="N",
                    help="count frames on the switch ports over N back-to-back Allgathers "
                         "(0: skip; default %(default)s)")

@@ -1,5 +1,7 @@
-"""What several commands share: the topology and link-rate options, the controller's
-options, argparse types for counts and durations, and progress lines on stderr."""
+"""What several commands share: the topology and link options (Mininet's spellings too:
+topologies.mininet), the controller's options, argparse types for counts and durations,
+--out's folder, and progress lines on stderr. Sizes, lists, percentages and nodes are
+values.py's."""
 
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ from controller.config import MODES, ControllerConfig
 from controller.timers import IgmpTimers
 from topologies import TopologyError, split_spec
 from topologies.loss import loss_fraction
+from topologies.mininet import mininet_link, mininet_topology
 from topologies.spec_file import is_topology_file
 
 from ..emulation.switching import DEFAULT, SWITCHES, choices_help
@@ -175,8 +178,63 @@ def network(args: argparse.Namespace, *, star_size: int | None = None,
     # loaded when the command runs: keeps the start of `mcastlab` quick
     from ..experiments.calibration import resolve
 
-    spec, given = topo_spec(args.topo, getattr(args, "bw", None), star_size, ranks)
+    link = getattr(args, "link", None) or {}
+    bw = getattr(args, "bw", None)
+    if "bw" in link:
+        if bw is not None:
+            raise UsageError("--bw and bw= in --link: give the rate once")
+        bw = link["bw"]
+    spec, given = topo_spec(args.topo, bw, star_size, ranks)
+    if "delay_ms" in link:
+        given["delay_ms"] = link["delay_ms"]
     return resolve(spec, progress, given=given)
+
+
+def topology(text: str) -> str:
+    """--topo (argparse type): our spelling, or Mininet's (single,4; linear,4;
+    tree,depth=2,fanout=2: topologies.mininet) as ours."""
+    try:
+        return mininet_topology(text) or text
+    except TopologyError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def link(text: str) -> dict[str, Any]:
+    """--link (argparse type): Mininet's 'tc,bw=10,delay=5ms,loss=1' as ours."""
+    try:
+        return mininet_link(text)
+    except TopologyError as exc:
+        raise argparse.ArgumentTypeError(str(exc).removeprefix(f"--link {text}: ")) from None
+
+
+def add_link_options(p: argparse.ArgumentParser, link_option: bool = True) -> None:
+    """--loss (and Mininet's --link) of a command that builds a network."""
+    p.add_argument("--loss", type=loss, default=0.0, metavar="P",
+                   help="drop this fraction of packets (or a percentage: 5%%) each way on "
+                        "every host link (default 0)")
+    if link_option:
+        p.add_argument("--link", type=link, metavar="tc,bw=B,delay=D,loss=L",
+                       help="Mininet's link options: bw= (Mbit/s, as --bw), delay= (5ms) and "
+                            "loss= (a percentage, as Mininet's: loss=1 is 1%%)")
+
+
+def link_loss(args: argparse.Namespace) -> float:
+    """The loss --loss or --link's loss= asks for (refused when both give one)."""
+    given = (getattr(args, "link", None) or {}).get("loss")
+    if given is None:
+        return float(getattr(args, "loss", 0.0) or 0.0)
+    if getattr(args, "loss", 0.0):
+        raise UsageError("--loss and loss= in --link: give the loss once")
+    return float(given)
+
+
+def add_out(p: argparse.ArgumentParser) -> None:
+    """--out DIR of a command that prints its result: a new folder made in DIR keeps it
+    (kept.py writes it: output.txt, or result.json with --json)."""
+    p.add_argument("--out", metavar="DIR",
+                   help="also keep what the command prints in a new folder made in DIR "
+                        "(COMMAND-DATE-TIME/output.txt, or result.json with --json)")
+    p.set_defaults(keeps_output=True)
 
 
 def rate(text: str) -> str | float:
@@ -241,12 +299,15 @@ def int_list(option: str, text: str) -> list[int]:
 
 def network_arguments(p: argparse.ArgumentParser, hosts_help: str, servers: bool = False,
                       hosts_type: Callable[[str], Any] | None = None) -> None:
-    """--topo, --hosts (`hosts_type`, default a count), --bw, --json and --switch (and the
-    servers' options) of a command that builds a network and measures on it."""
-    p.add_argument("--topo", default="star", help=TOPO_HELP)
+    """--topo, --hosts (`hosts_type`, default a count), --bw, --loss, --link, --json, --out
+    and --switch (and the servers' options) of a command that builds a network and measures
+    on it."""
+    p.add_argument("--topo", default="star", type=topology, help=TOPO_HELP)
     p.add_argument("--hosts", type=hosts_type or POSITIVE, help=hosts_help)
     p.add_argument("--bw", type=rate, help=BW_HELP)
-    p.add_argument("--json", action="store_true")
+    add_link_options(p)
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    add_out(p)
     add_switch_choice(p)
     if servers:
         add_cluster_choice(p)

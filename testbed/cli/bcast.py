@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import time
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from collectives.algorithms import BCASTS, COMPLETIONS, NATIVE, SEND_ORDERS
@@ -26,19 +27,20 @@ from ..experiments.spec import LOSS_SCOPES
 from ..fidelity.flags import Monitor
 from ..fidelity.link_rate import LinkRate
 from ..fidelity.wire_units import in_units
-from ..results import text_table
+from ..results import size_text, text_table
 from .arguments import (
     NON_NEGATIVE,
     POSITIVE,
     cluster_spec,
     host_counts,
-    loss,
     network,
     network_arguments,
     old_spelling,
     progress,
     switch_of,
 )
+from .steps import Steps
+from .values import POSITIVE_SIZE, SIZE_SPELLINGS, SIZES, names
 
 
 def late_side(text: str) -> tuple[str, float]:
@@ -62,18 +64,24 @@ def call_options(args: argparse.Namespace) -> dict[str, object]:
                       if v is not None}
 
 
-def cmd_bcast(args: argparse.Namespace) -> int:
-
-    try:  # the one check of the call: collectives.call
-        call = BcastCall(args.algo, args.size, send_order=args.send_order,
-                         completion=args.completion, options=call_options(args))
+def calls(args: argparse.Namespace) -> list[BcastCall]:
+    """A call per --algo and --size (algorithms in the order given, then sizes); the one
+    check of each: collectives.call."""
+    try:
+        made = [BcastCall(algo, size, send_order=args.send_order, completion=args.completion,
+                          options=call_options(args))
+                for algo in args.algo for size in args.size]
     except ValueError as exc:
         raise UsageError(str(exc)) from None
-
-    if args.mpich_algorithm and (args.algo != NATIVE
+    if args.mpich_algorithm and (args.algo != [NATIVE]
                                  or args.mpich_algorithm not in MPICH_ALGORITHMS):
-        raise UsageError(f"--mpich-algorithm needs --algo {NATIVE} and one of "
+        raise UsageError(f"--mpich-algorithm needs --algo {NATIVE} (alone) and one of "
                          f"{', '.join(MPICH_ALGORITHMS)}")
+    return made
+
+
+def cmd_bcast(args: argparse.Namespace) -> int:
+    made = calls(args)
     cluster = cluster_spec(args)
     if cluster is not None and args.flow is False:
         raise UsageError("--no-flow: across servers the flow-latency benchmark is the measure "
@@ -86,17 +94,18 @@ def cmd_bcast(args: argparse.Namespace) -> int:
     if args.flow is None and args.loss and cluster is None:
         progress("flow-latency benchmark skipped under --loss (pass --flow to run it)")
     runs = []
-    if args.networks == "each":  # a star of each size, each at its own rate
-        for n in counts:
-            topo, rate = network(args, star_size=n)
-            runs += _measure(args, call, topo, rate, (n,), flow, cluster)
-    else:  # one network, the largest, so every count runs at one link rate
-        topo, rate = network(args, ranks=max(counts) if counts else None)
-        runs = _measure(args, call, topo, rate, counts, flow, cluster)
+    with Steps(len(made) * max(1, len(counts))) as step:
+        if args.networks == "each":  # a star of each size, each at its own rate
+            for n in counts:
+                topo, rate = network(args, star_size=n)
+                runs += _measure(args, made, topo, rate, (n,), flow, cluster, step)
+        else:  # one network, the largest, so every count runs at one link rate
+            topo, rate = network(args, ranks=max(counts) if counts else None)
+            runs = _measure(args, made, topo, rate, counts, flow, cluster, step)
 
     verified = all(r.res.verified for r in runs)
     records = [r.res.to_dict() | {"fidelity": r.fidelity, "link_rate": r.rate.to_dict(),
-                                  "t_mcast_units": in_units(r.res.median_s, args.size,
+                                  "t_mcast_units": in_units(r.res.median_s, r.res.size,
                                                             r.rate.mbit),
                                   "time_to_result": r.phases}
                for r in runs]
@@ -109,8 +118,10 @@ def cmd_bcast(args: argparse.Namespace) -> int:
     for r, record in zip(runs, records, strict=True):
         print_run(r.res, r.fidelity, r.rate, record["t_mcast_units"])
         print("  " + phases_line(r.phases))
-    if len(runs) > 1:
-        print_sweep(records, runs[0].rate if args.networks == "one" else None)
+    if len(runs) > len(made):  # several counts: each call's counts side by side
+        for call in made:
+            print_sweep([rec for rec, r in zip(records, runs, strict=True) if r.call is call],
+                        runs[0].rate if args.networks == "one" else None)
     return 0 if verified else 4
 
 
@@ -123,6 +134,7 @@ class Run(NamedTuple):
     fidelity: dict[str, Any]
     rate: LinkRate
     phases: dict[str, float | None]
+    call: BcastCall
 
 
 def phases_line(p: dict[str, float | None]) -> str:
@@ -139,47 +151,59 @@ def phases_line(p: dict[str, float | None]) -> str:
             "its counts)")
 
 
-def _measure(args: argparse.Namespace, call: BcastCall, topo: Any, rate: LinkRate,
-             counts: tuple[int, ...], flow: bool, cluster: Any) -> list[Run]:
-    """The broadcast on `counts` ranks of one network (all its hosts when none; across
+def _measure(args: argparse.Namespace, made: list[BcastCall], topo: Any, rate: LinkRate,
+             counts: tuple[int, ...], flow: bool, cluster: Any,
+             step: Callable[[str], None]) -> list[Run]:
+    """Each call on `counts` ranks of one network (all its hosts when none; across
     `cluster`'s servers when given), each with its fidelity window, the network's link rate
     and where the wall time went."""
     runs = []
     with Emulation(topo, progress=progress, switch=switch_of(args),
                    cluster=across(topo, cluster)) as emu:
-        shared: dict[str, float | None] = {"network_up_s": emu.timings.get("ready_s"),
-                                           "params_s": None}
-        params = None
-        if uses_params(call.record):  # MPI_Bcast and the multicast broadcasts need none
-            progress(f"measuring t_hold/t_end at {args.size} B for the model")
-            t0 = time.time()
-            params = model_params(emu, args.size)
-            shared["params_s"] = time.time() - t0
-        for n in counts or (None,):
-            progress(f"broadcasting {args.size} B with {args.algo} on "
-                     f"{n or len(topo.hosts)} hosts")
-            with Monitor(emu.topo, emu.spread) as mon:
-                began = time.time()
-                res = run_bcast(emu, call, hosts=n, repetitions=args.repetitions,
-                                flow=flow, params=params,
-                                mpich_algorithm=args.mpich_algorithm, wait=args.wait,
-                                loss=args.loss, loss_scope=args.loss_scope,
-                                frames=args.frames, late=args.late)
-                ended = time.time()
-            # the window: when the broadcasts ran (testbed clocks are the hosts' one clock;
-            # across servers the job's own ends are all this server knows)
-            start, end = res.window
-            local = began <= start <= end <= ended
-            runs.append(Run(res, mon.window(*res.window, host_wait_s=res.wait_per_turn_s),
-                            rate, shared | {
-                                "job_start_s": start - began if local else None,
-                                "measuring_s": end - start if local else None,
-                                "job_end_s": ended - end if local else None,
-                                "job_s": ended - began}))
+        up = emu.timings.get("ready_s")
+        measured: dict[int, tuple[Any, float]] = {}  # the model's parameters by size
+        for call in made:
+            if uses_params(call.record) and call.size not in measured:
+                # MPI_Bcast and the multicast broadcasts need none
+                progress(f"measuring t_hold/t_end at {call.size} B for the model")
+                t0 = time.time()
+                measured[call.size] = (model_params(emu, call.size), time.time() - t0)
+            params, params_s = (measured.get(call.size, (None, None))
+                                if uses_params(call.record) else (None, None))
+            runs += _broadcasts(args, emu, call, params, counts, flow, rate,
+                                {"network_up_s": up, "params_s": params_s}, step)
         closing = time.time()
     teardown = time.time() - closing
     for run in runs:
         run.phases["teardown_s"] = teardown
+    return runs
+
+
+def _broadcasts(args: argparse.Namespace, emu: Emulation, call: BcastCall, params: Any,
+                counts: tuple[int, ...], flow: bool, rate: LinkRate,
+                shared: dict[str, float | None], step: Callable[[str], None]) -> list[Run]:
+    """One call on each count of ranks of the network that is up."""
+    runs = []
+    for n in counts or (None,):
+        step(f"{call.algorithm} {size_text(call.size)} on {n or len(emu.topo.hosts)} hosts")
+        with Monitor(emu.topo, emu.spread) as mon:
+            began = time.time()
+            res = run_bcast(emu, call, hosts=n, repetitions=args.repetitions,
+                            flow=flow, params=params,
+                            mpich_algorithm=args.mpich_algorithm, wait=args.wait,
+                            loss=args.loss, loss_scope=args.loss_scope,
+                            frames=args.frames, late=args.late)
+            ended = time.time()
+        # the window: when the broadcasts ran (testbed clocks are the hosts' one clock;
+        # across servers the job's own ends are all this server knows)
+        start, end = res.window
+        local = began <= start <= end <= ended
+        runs.append(Run(res, mon.window(*res.window, host_wait_s=res.wait_per_turn_s),
+                        rate, shared | {
+                            "job_start_s": start - began if local else None,
+                            "measuring_s": end - start if local else None,
+                            "job_end_s": ended - end if local else None,
+                            "job_s": ended - began}, call))
     return runs
 
 
@@ -310,12 +334,14 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
                    help="with several --hosts counts on a bare star: one network of the "
                         "largest count at its rate (default), or a star of each count at "
                         "its own calibrated rate (compared in multiples of M/B)")
-    p.add_argument("--algo", required=True, help=f"one of {', '.join(BCASTS)}")
-    p.add_argument("--size", type=NON_NEGATIVE, required=True, help="message bytes")
+    p.add_argument("--algo", required=True, type=names, metavar="A,A,...",
+                   help=f"one or more of {', '.join(BCASTS)}")
+    p.add_argument("--size", type=SIZES, required=True, metavar="B,B,...",
+                   help=f"message sizes: {SIZE_SPELLINGS}")
     p.add_argument("--repetitions", type=POSITIVE, default=20, metavar="N",
                    help="timed broadcasts (default %(default)s)")
     old_spelling(p, "--iters", "--repetitions", type=POSITIVE)
-    p.add_argument("--fragment", type=POSITIVE, help="fragmented-chain fragment size")
+    p.add_argument("--fragment", type=POSITIVE_SIZE, help="fragmented-chain fragment size")
     p.add_argument("--no-flow", dest="flow", action="store_false", default=None,
                    help="skip the flow-latency benchmark")
     p.add_argument("--flow", dest="flow", action="store_true",
@@ -345,9 +371,6 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
                    help="how ranks wait for messages: block (default: asleep until "
                         "a socket wakes them), spin (MPI's own busy waits), yield, "
                         "sleep (naps)")
-    p.add_argument("--loss", type=loss, default=0.0, metavar="P",
-                   help="drop this fraction of packets (or a percentage: 5%%) each way on "
-                        "every host link (default 0)")
     p.add_argument("--loss-scope", choices=LOSS_SCOPES, default="all",
                    help="drop any packet (default), only multicast datagrams, or only "
                         "those a host receives (multicast-in: each receiver loses its own)")

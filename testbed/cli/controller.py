@@ -7,7 +7,6 @@ import argparse
 import contextlib
 import http.client
 import json
-import re
 from collections.abc import Callable, Iterator
 
 from controller.__main__ import add_arguments, checked_config, start
@@ -17,6 +16,7 @@ from ..emulation.controller_proc import ApiError, api_get, api_post
 from ..emulation.run_records import active_run
 from ..errors import McastlabError, UsageError
 from ..results import text_table
+from .values import node
 
 
 def cmd_controller(args: argparse.Namespace) -> int:
@@ -119,15 +119,6 @@ def cmd_ports(args: argparse.Namespace) -> int:
     return _show(args, "/ports", _ports_text)
 
 
-def node_id(text: str) -> int:
-    """A failed node as the prompt takes it: a host's name (h3) or its node id (3); host
-    names are h<id> in every topology (topologies.spec_file), so no topology is needed."""
-    match = re.fullmatch(r"h?(0|[1-9][0-9]*)", text.strip())
-    if match is None:
-        raise argparse.ArgumentTypeError(f"a host's name or node id (h3 or 3), got {text!r}")
-    return int(match.group(1))
-
-
 def cmd_nodes(args: argparse.Namespace) -> int:
     path = "/nodes/fail" if args.command == "fail" else "/nodes/restore"
     res = _api(args, path, {"nodes": args.nodes})
@@ -155,7 +146,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
                                     "ranges holding them)"),
                            ("restore", "clear the failed mark of nodes")]:
         p = sub.add_parser(name, help=helptext)
-        p.add_argument("nodes", type=node_id, nargs="+", metavar="NODE",
+        p.add_argument("nodes", type=node, nargs="+", metavar="NODE",
                        help="a host's name or node id (h3 or 3)")
         p.add_argument("--api-socket", metavar="PATH", help=api_help)
         p.set_defaults(func=cmd_nodes)

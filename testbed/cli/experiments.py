@@ -11,7 +11,6 @@ import json
 import sys
 import time
 from pathlib import Path
-from typing import Any
 
 from ..bench import suites as bench
 from ..bench.suites import SUITES
@@ -24,6 +23,7 @@ from ..results import DEFAULT_ROOT, new_results_dir, size_text
 from ..safepath import make_folder, planned_folder, tree_of_ours
 from ..specs.loss_scope import WHAT
 from .arguments import add_cluster_choice, cluster_spec, progress
+from .steps import Steps, progress_bar
 
 DEFAULT_SPEC = Path(__file__).resolve().parents[2] / "experiments" / "default.toml"
 CURATED_BENCH = Path(__file__).resolve().parents[2] / "bench"  # the checkout's, tracked by git
@@ -69,16 +69,6 @@ def _loss(loss: float, scope: str | None) -> str:
     return f"loss={loss:g}" + (f" ({WHAT[scope]})" if scope else "")
 
 
-def _progress_bar() -> Any:
-    # loaded when the command runs: keeps the start of `mcastlab` quick
-    import rich.progress as rp
-    from rich.console import Console
-
-    return rp.Progress(rp.TextColumn("[bold]{task.description}"), rp.BarColumn(),
-                       rp.MofNCompleteColumn(), rp.TimeElapsedColumn(), rp.TextColumn("left"),
-                       rp.TimeRemainingColumn(), console=Console(stderr=True))
-
-
 def run_spec(args: argparse.Namespace, log: Log) -> int:
     if args.list:
         if not args.spec:
@@ -111,7 +101,7 @@ def _measure(run: Run, *, reprobe: bool = False) -> int:
     interrupted = False
     stopped: DiskFull | ComponentDied | None = None
     try:
-        with _progress_bar() as bar:
+        with progress_bar() as bar:
             execute_at_operating_point(run, bar, reprobe=reprobe)
     except KeyboardInterrupt:
         interrupted = True
@@ -165,7 +155,9 @@ def run_folder(args: argparse.Namespace, name: str, curated: Path) -> Path:
 def cmd_bench(args: argparse.Namespace) -> int:
     out = run_folder(args, "bench" if args.suite == "all" else f"bench-{args.suite}",
                      CURATED_BENCH)
-    index = bench.run(out, quick=args.quick, progress=progress, suite=args.suite)
+    with Steps(len(bench.planned(args.suite))) as step:
+        index = bench.run(out, quick=args.quick, progress=progress, suite=args.suite,
+                          step=step)
     print(index.read_text())
     print(f"written in {out}")
     return 0
@@ -197,8 +189,9 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     from ..reproduce.run import run
 
     command = " ".join(["mcastlab reproduce", *sys.argv[2:]])
-    doc = run(out, quick=args.quick, only=args.only, progress=progress, command=command,
-              caps=caps, scale=args.scale)
+    with Steps(len(claims)) as step:
+        doc = run(out, quick=args.quick, only=args.only, progress=progress, command=command,
+                  caps=caps, scale=args.scale, step=step)
     for c in doc["claims"]:
         if c["verdict"] != "skipped":
             why = f" ({c['why']})" if c["why"] else ""
@@ -230,11 +223,21 @@ def cmd_report(args: argparse.Namespace) -> int:
     """Write a results folder's report again from what it holds: nothing is measured."""
     folder = tree_of_ours("FOLDER", args.folder)
     try:
-        print(_render(folder))
+        text = _render(folder)
+        print(json.dumps({"folder": str(folder), "kind": _kind(folder), "summary": text,
+                          "files": sorted(p.name for p in folder.iterdir() if p.is_file())})
+              if args.json else text)
     except (ValueError, KeyError, TypeError) as exc:  # a file cut short, or of another shape
         raise UsageError(f"{folder}: its results cannot be read back ({type(exc).__name__}: "
                          f"{exc})") from None
     return 0
+
+
+def _kind(folder: Path) -> str:
+    """What a results folder holds, as _render tells it (experiment, reproduce or bench)."""
+    if (folder / "records.jsonl").is_file() and (folder / "config.json").is_file():
+        return "experiment"
+    return "reproduce" if (folder / "reproduce.json").is_file() else "bench"
 
 
 def _render(folder: Path) -> str:
@@ -304,6 +307,9 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("folder", metavar="FOLDER",
                    help="a results folder (results/<date>-exp-NAME, a bench or reproduce "
                         "folder, or the curated bench/)")
+    p.add_argument("--json", action="store_true",
+                   help="print what was written as JSON: the folder, its kind, the summary "
+                        "and its files")
     p.set_defaults(func=cmd_report)
 
     p = sub.add_parser("reproduce", help="the papers' headline claims, paper beside testbed, "

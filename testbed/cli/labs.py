@@ -4,6 +4,7 @@ write or sign the instructor's key."""
 from __future__ import annotations
 
 import argparse
+import json
 from pathlib import Path
 
 from ..errors import UsageError
@@ -12,6 +13,7 @@ from .arguments import (
     progress,
     script_file,
 )
+from .steps import Steps
 
 
 def cmd_lab(args: argparse.Namespace) -> int:
@@ -23,8 +25,10 @@ def cmd_lab(args: argparse.Namespace) -> int:
     if args.number is None:
         if any(modes.values()) or args.against:
             raise UsageError("give the lab's number, e.g. mcastlab lab 1 --check answers.toml")
-        print(runner.listing())
+        print(json.dumps(runner.listing_records()) if args.json else runner.listing())
         return 0
+    if args.json and not args.check:
+        raise UsageError("--json prints the list of labs, or the verdicts of --check")
     lab = runner.get(args.number)
     given = [name for name, v in modes.items() if v]
     if len(given) > 1:
@@ -42,9 +46,11 @@ def cmd_lab(args: argparse.Namespace) -> int:
         key = Path(args.against) if args.against else None
         key_secret = (secret.require("--against", secret_file) if key
                       else secret.instructor_secret(secret_file))
-        return runner.check_files(lab, [Path(f) for f in args.check], progress, key,
-                                  key_secret=key_secret, marks_only=args.marks_only,
-                                  grades=grades)
+        files = [Path(f) for f in args.check]
+        with Steps(runner.check_steps(files, key)) as step:
+            return runner.check_files(lab, files, progress, key, key_secret=key_secret,
+                                      marks_only=args.marks_only, grades=grades, step=step,
+                                      as_json=args.json)
     if args.sign:
         key_secret = secret.require("--sign", secret_file)
         return runner.sign_key(lab, output_file("--sign", args.sign), key_secret, progress)
@@ -86,6 +92,8 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--sign", metavar="KEY.toml",
                    help="sign a key written otherwise (before keys were signed, or by hand) "
                         "with the instructor secret, so that --against accepts it")
+    p.add_argument("--json", action="store_true",
+                   help="the list of labs, or --check's verdicts, as JSON")
     p.add_argument("--secret-file", metavar="FILE",
                    help="the instructor secret (a file outside the checkout, chmod 600); "
                         "default: $MCASTLAB_INSTRUCTOR_SECRET_FILE, else "

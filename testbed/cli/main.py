@@ -6,7 +6,8 @@ their parsers (as ``bin/mn`` builds its options from choice dictionaries): `netw
 `measure` (mpirun, pingpong, params, bcast, osu), `multinode` (multinode: Tseng2001's many
 sources at once), `controller` (controller, groups, ports, fail, restore), `catalog`
 (algorithms: the registry, no root), `algorithms` (trees, range-trees: no root) and `labs`
-(lab); `arguments` holds what they share.
+(lab); `arguments` holds what they share, `values` the types of their values (sizes,
+lists, percentages, nodes) and `parser` the parser they are made with.
 """
 
 from __future__ import annotations
@@ -31,6 +32,9 @@ from . import (
     multinode,
     network,
 )
+from .arguments import link_loss
+from .kept import kept
+from .parser import Parser, mcastlab_version
 
 EPILOG = """examples:
   sudo mcastlab doctor                      what this machine offers
@@ -55,10 +59,11 @@ AREAS = (network, experiments, measure, bcast, allgather, multinode, controller,
 
 
 def build_parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(
+    ap = Parser(
         prog="mcastlab", epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
-        description="Emulation testbed for broadcast and barrier algorithms over "
+        description="Emulation testbed for broadcast, barrier and Allgather algorithms over "
                     "Mininet, Open vSwitch, an OpenFlow multicast controller and MPI.")
+    ap.add_argument("--version", action="version", version=f"mcastlab {mcastlab_version()}")
     sub = ap.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for area in AREAS:
         area.add_commands(sub)
@@ -96,7 +101,10 @@ def main(argv: list[str] | None = None) -> int:
     argv = _renamed(sys.argv[1:] if argv is None else argv)
     args = build_parser().parse_args(argv)
     try:
-        return args.func(args)
+        if hasattr(args, "link"):  # --link's loss= is --loss
+            args.loss = link_loss(args)
+        with kept(args):
+            return args.func(args)
     except (McastlabError, TopologyError) as exc:
         print(f"mcastlab: error: {exc}", file=sys.stderr)
         return getattr(exc, "exit_code", 2)

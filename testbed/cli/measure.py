@@ -29,7 +29,7 @@ from ..experiments.bcast import (
 from ..experiments.default import DEFAULT_TOPOLOGY
 from ..experiments.osu import OsuRow, placed, run_osu
 from ..fidelity.link_rate import nominal_topology
-from ..results import text_table
+from ..results import read_jsonl, text_table
 from ..safepath import planned_folder
 from .arguments import (
     NON_NEGATIVE,
@@ -37,9 +37,9 @@ from .arguments import (
     TOPO_HELP,
     add_cluster_choice,
     add_controller_choice,
+    add_link_options,
     cluster_spec,
     controller_config,
-    int_list,
     network,
     network_arguments,
     old_spelling,
@@ -47,7 +47,10 @@ from .arguments import (
     seconds,
     switch_of,
     topo_spec,
+    topology,
 )
+from .steps import Steps
+from .values import POSITIVE_SIZE, SIZE, SIZE_SPELLINGS, SIZES, names, size_bytes
 
 OSU_WHAT = {"bcast": "broadcast", "allgather": "Allgather", "barrier": "barrier"}  # osu's
 
@@ -64,6 +67,7 @@ def cmd_mpirun(args: argparse.Namespace) -> int:
     hosts = job_hosts(args, topo)
     with Emulation(topo, progress=progress, controller_config=controller_config(args),
                    switch=switch, cluster=across(topo, cluster)) as emu:
+        lossy(emu, args.loss)
         res = run_mpi(emu, prog, hosts=hosts, np=args.np, ppn=args.ppn, timeout=args.timeout,
                       check=False)
         for rank, text in sorted(res.rank_output.items()):
@@ -134,7 +138,11 @@ def cmd_pingpong(args: argparse.Namespace) -> int:
     topo, rate = network(args)
     out = default_experiment.run(topo, out_root=out_root, repetitions=args.repetitions,
                                  bw_bytes=args.bw_bytes, progress=progress,
-                                 link_rate=rate.to_dict())
+                                 link_rate=rate.to_dict(), loss=args.loss)
+    if args.json:
+        print(json.dumps({"results": str(out), "link_rate": rate.to_dict(),
+                          "records": read_jsonl(out / "records.jsonl")}))
+        return 0
     print(f"links at {rate.text()}")
     print((out / "summary.txt").read_text())
     print(f"results: {out}/ (config.json, records.jsonl, summary.txt, report.html)")
@@ -142,10 +150,11 @@ def cmd_pingpong(args: argparse.Namespace) -> int:
 
 
 def cmd_params(args: argparse.Namespace) -> int:
-    sizes = int_list("--sizes", args.sizes)
+    sizes: list[int] = args.size
     switch = switch_of(args)
     topo, rate = network(args, star_size=args.hosts)
     with Emulation(topo, progress=progress, switch=switch) as emu:
+        lossy(emu, args.loss)
         progress(f"measuring t_hold/t_end on {emu.topo.name} for {len(sizes)} sizes")
         res = measure_params(emu, sizes, repetitions=args.repetitions, dummy_max=args.dummy_max,
                              budget_bytes=args.budget_bytes)
@@ -168,36 +177,60 @@ def cmd_params(args: argparse.Namespace) -> int:
     return 0
 
 
+def lossy(emu: Emulation, loss: float) -> None:
+    """--loss on every host link of the network just up (nothing for 0)."""
+    if loss:
+        progress(f"loss {loss:.2%} on every host link")
+        emu.set_loss(loss)
+
+
+def message_sizes(text: str) -> tuple[int, int]:
+    """osu's -m, OMB's [MIN:]MAX, with the sizes as values.size_bytes reads them (64K:1M)."""
+    try:
+        parts = [str(size_bytes(p)) if p.strip() else p for p in text.split(":")]
+    except ValueError as exc:
+        raise UsageError(f"-m/--message-size: {exc}") from None
+    try:
+        return osu.parse_sizes(":".join(parts))
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+
+
 def cmd_osu(args: argparse.Namespace) -> int:
 
-    try:  # the call is made here: its name looked up once (the registry's words)
-        algorithm = lookup(args.bench, args.algo)
+    try:  # the calls are made here: each name looked up once (the registry's words)
+        algorithms = [lookup(args.bench, algo) for algo in args.algo]
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     sizes = (osu.MIN_MESSAGE_SIZE, osu.MAX_MSG_SIZE_COLL)
     if args.message_size is not None:
         if args.bench == "barrier":
             raise UsageError("-m/--message-size: osu barrier has no message sizes")
-        try:
-            sizes = osu.parse_sizes(args.message_size)
-        except ValueError as exc:
-            raise UsageError(str(exc)) from None
+        sizes = message_sizes(args.message_size)
     spec, given = topo_spec(args.topo, args.bw, None, args.hosts)
-    try:  # the ranks and the algorithm's fit, on the topology as named: before any network
-        placed(nominal_topology(spec, **given), args.bench, algorithm, args.hosts)
+    try:  # the ranks and the algorithms' fit, on the topology as named: before any network
+        for algorithm in algorithms:
+            placed(nominal_topology(spec, **given), args.bench, algorithm, args.hosts)
     except (RunFailed, TopologyError) as exc:
         raise UsageError(str(exc)) from None
     cluster = cluster_spec(args)
     switch = switch_of(args)
     topo, rate = network(args, ranks=args.hosts)
-    with Emulation(topo, progress=progress, switch=switch, cluster=across(topo, cluster)) as emu:
-        res = run_osu(emu, args.bench, algorithm, hosts=args.hosts, sizes=sizes,
-                      repetitions=args.repetitions, skip=args.warmup, full=args.full,
-                      wait=args.wait, progress=progress)
+    results = []
+    with Steps(len(algorithms)) as step, \
+            Emulation(topo, progress=progress, switch=switch, cluster=across(topo, cluster)) as emu:
+        lossy(emu, args.loss)
+        for algorithm in algorithms:
+            step(f"osu_{args.bench} {algorithm.name}")
+            results.append(run_osu(emu, args.bench, algorithm, hosts=args.hosts, sizes=sizes,
+                                   repetitions=args.repetitions, skip=args.warmup,
+                                   full=args.full, wait=args.wait, progress=progress))
     if args.json:
-        print(json.dumps(res.to_dict() | {"link_rate": rate.to_dict()}))
+        records = [res.to_dict() | {"link_rate": rate.to_dict()} for res in results]
+        print(json.dumps(records[0] if len(records) == 1 else {"runs": records}))
         return 0
-    print("\n".join([*res.lines, *fidelity_lines(res.rows), f"# links at {rate.text()}"]))
+    for res in results:
+        print("\n".join([*res.lines, *fidelity_lines(res.rows), f"# links at {rate.text()}"]))
     return 0
 
 
@@ -216,7 +249,8 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser("mpirun", help="run an mpi4py program across the emulated hosts "
                                       "('mcastlab run -- PROGRAM' before)")
-    p.add_argument("--topo", default="star", help=TOPO_HELP)
+    p.add_argument("--topo", default="star", type=topology, help=TOPO_HELP)
+    add_link_options(p)
     p.add_argument("--np", type=POSITIVE, help="number of ranks (default: one per host)")
     p.add_argument("--ppn", type=POSITIVE, default=1, help="ranks per host (default 1)")
     p.add_argument("--hosts", metavar="N", help="run on the first N hosts (default all)")
@@ -242,27 +276,30 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser("pingpong", help="MPI ping-pong from rank 0 to every rank (latency, "
                                         "bandwidth); writes a results folder")
-    p.add_argument("--topo", default=DEFAULT_TOPOLOGY, help=TOPO_HELP)
+    p.add_argument("--topo", default=DEFAULT_TOPOLOGY, type=topology, help=TOPO_HELP)
+    add_link_options(p)
     p.add_argument("--out", default="results", help="results root (default %(default)s)")
+    p.add_argument("--json", action="store_true",
+                   help="print the summary and the results folder as JSON")
     p.add_argument("--repetitions", type=POSITIVE, default=50, metavar="N",
                    help="measured round trips per pair (default %(default)s)")
     old_spelling(p, "--reps", "--repetitions", type=POSITIVE)
-    p.add_argument("--bw-bytes", type=POSITIVE, default=1 << 20, metavar="B",
+    p.add_argument("--bw-bytes", type=POSITIVE_SIZE, default=1 << 20, metavar="B",
                    help="message size of the bandwidth round trips (default 1 MiB)")
     p.set_defaults(func=cmd_pingpong)
 
     p = sub.add_parser("params", help="measure t_hold/t_end (and t_send/t_net/t_recv) on the "
                                       "emulated network")
     network_arguments(p, "star size (bare 'star' only)")
-    p.add_argument("--sizes", default="1,1024,16384,65536,262144,1048576", metavar="B,B,...",
-                   help="message sizes in bytes (default %(default)s)")
+    p.add_argument("--size", "--sizes", default="1,1K,16K,64K,256K,1M", metavar="B,B,...",
+                   type=SIZES, help=f"message sizes, {SIZE_SPELLINGS} (default %(default)s)")
     p.add_argument("--repetitions", type=POSITIVE, default=5, metavar="N",
                    help="timed runs of each size (default %(default)s)")
     old_spelling(p, "--repeats", "--repetitions", type=POSITIVE)
-    p.add_argument("--budget-bytes", type=POSITIVE, default=8 << 20, metavar="B",
+    p.add_argument("--budget-bytes", type=POSITIVE_SIZE, default=8 << 20, metavar="B",
                    help="bytes per timed run of each size (default 8 MiB; 1 MiB "
                         "keeps 10 Mbit/s links quick)")
-    p.add_argument("--dummy-max", type=NON_NEGATIVE, default=65536, metavar="B",
+    p.add_argument("--dummy-max", type=SIZE, default=65536, metavar="B",
                    help="run the dummy loop for sizes up to B (0: skip it; default "
                         "%(default)s)")
     p.set_defaults(func=cmd_params)
@@ -275,12 +312,12 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
                         "(one row)")
     network_arguments(p, "number of ranks, one per host (with a bare 'star' also its size)",
                        servers=True)
-    p.add_argument("--algo", required=True,
-                   help=f"bcast: one of {', '.join(BCASTS)}; allgather: one of "
-                        f"{', '.join(ALLGATHERS)}; barrier: one of {', '.join(BARRIERS)}")
+    p.add_argument("--algo", required=True, type=names, metavar="A,A,...",
+                   help=f"bcast: one or more of {', '.join(BCASTS)}; allgather: of "
+                        f"{', '.join(ALLGATHERS)}; barrier: of {', '.join(BARRIERS)}")
     p.add_argument("-m", "--message-size", metavar="[MIN:]MAX",
                    help="bcast, allgather (bytes per rank): sizes MIN, 2 MIN, ... up to MAX "
-                        "bytes (MAX, MIN:MAX, MIN: or :MAX; default 1:1048576)")
+                        "(MAX, MIN:MAX, MIN: or :MAX; 64K:1M as --size; default 1:1M)")
     p.add_argument("--repetitions", "-i", "--iterations", type=POSITIVE, metavar="N",
                    help="measured rounds of every size (default 1000, 100 above 8 KiB; -i "
                         "and --iterations are OSU's own spellings)")

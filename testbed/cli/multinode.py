@@ -30,12 +30,15 @@ from .arguments import (
     BW_HELP,
     NON_NEGATIVE,
     POSITIVE,
-    int_list,
+    add_link_options,
+    add_out,
     network,
     progress,
     rate,
     seconds,
+    topology,
 )
+from .values import SIZE_SPELLINGS, SIZES, share
 
 TOPO = "torus:rows=4,cols=4"
 SOURCES, FACTOR, SIZE, REPETITIONS = 4, 0.25, 65536, 8
@@ -47,7 +50,7 @@ def cmd_multinode(args: argparse.Namespace) -> int:
     names = scheme_names(grid)
     words = args.scheme.split(",") if args.scheme is not None else list(names.values())
     schemes = schemes_of((w.strip() for w in words if w.strip()), grid, "--scheme")
-    sizes = int_list("--size", args.size)
+    sizes: list[int] = args.size
     sets = given_sets(args, grid)
     sources = len(sets) if sets is not None else args.sources or SOURCES
     dests = None if sets is not None else args.dests or DESTS
@@ -56,6 +59,8 @@ def cmd_multinode(args: argparse.Namespace) -> int:
                 sets)
     topo, link = network(args)
     with Emulation(topo, progress=progress) as emu:
+        if args.loss:
+            emu.set_loss(args.loss)
         what = f"{len(sets)} given sets" if sets is not None else \
             f"{sources} sources x {dests} destinations"
         progress(f"multi-node multicast on {emu.topo.name}: {what}, "
@@ -146,31 +151,21 @@ def gains(rows: list[dict[str, Any]], direct: str = "u-torus") -> list[str]:
     return out
 
 
-def probability(text: str) -> float:
-    """--factor: a hot-spot factor p in 0..1 (argparse type)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"a number in 0..1, got {text!r}") from None
-    if not 0 <= value <= 1:
-        raise argparse.ArgumentTypeError(f"must be in 0..1, got {text}")
-    return value
-
-
 def add_commands(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("multinode", help="Tseng2001's multi-node multicast on an emulated "
                                          "torus or mesh: U-torus (U-mesh) against the "
                                          "partitioned scheme")
-    p.add_argument("--topo", default=TOPO,
+    p.add_argument("--topo", default=TOPO, type=topology,
                    help="a torus or mesh, torus:rows=R,cols=C[,bw=...] or mesh:rows=R,cols=C "
                         "(default %(default)s); one rank per node; without bw= at this "
                         "machine's calibrated rate")
     p.add_argument("--bw", type=rate, help=BW_HELP)
+    add_link_options(p)
     p.add_argument("--sources", type=POSITIVE,
                    help=f"sources multicasting at once, drawn (default {SOURCES})")
     p.add_argument("--dests", type=POSITIVE,
                    help=f"destinations of each source, drawn (default {DESTS})")
-    p.add_argument("--factor", type=probability, metavar="P",
+    p.add_argument("--factor", type=share, metavar="P",
                    help="hot-spot factor: the share of every destination set common to all "
                         f"(default {FACTOR})")
     p.add_argument("--sets", metavar="TEXT|FILE.toml",
@@ -179,8 +174,9 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--dilation", type=POSITIVE, default=DILATION,
                    help="the partition's dilation h: DDNs of links h hops long, h x h blocks; "
                         "it divides both sides (default %(default)s)")
-    p.add_argument("--size", default=str(SIZE), metavar="B,B,...",
-                   help="message bytes of every multicast (default %(default)s)")
+    p.add_argument("--size", "--sizes", default=str(SIZE), metavar="B,B,...", type=SIZES,
+                   help=f"message sizes of every multicast, {SIZE_SPELLINGS} (default "
+                        "%(default)s)")
     p.add_argument("--scheme", metavar="S,S,...",
                    help="u-torus (direct; u-mesh on a mesh), partitioned-random, "
                         "partitioned-balanced (default: all three)")
@@ -193,5 +189,6 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
                    help="how ranks wait for messages (default %(default)s)")
     p.add_argument("--timeout", type=seconds, default=600.0,
                    help="seconds for the whole job (default %(default)s)")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    add_out(p)
     p.set_defaults(func=cmd_multinode)

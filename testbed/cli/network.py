@@ -26,17 +26,19 @@ from .arguments import (
     TOPO_HELP,
     add_cluster_choice,
     add_controller_choice,
+    add_link_options,
     cluster_spec,
     controller_config,
     int_list,
-    loss,
     network,
     old_spelling,
     progress,
     rate,
     script_file,
     switch_of,
+    topology,
 )
+from .steps import Steps
 
 
 def cmd_doctor(args: argparse.Namespace) -> int:
@@ -102,6 +104,8 @@ def cmd_up(args: argparse.Namespace) -> int:
     topo, _rate_used = network(args)
     with Emulation(topo, progress=progress, controller_config=controller_config(args),
                    switch=switch, cluster=across(topo, cluster)) as emu:
+        if args.loss:
+            emu.set_loss(args.loss)
         state = (f"controller state: curl --unix-socket {emu.controller.api} "
                  "http://controller/state" if emu.controller else f"{switch} switches")
         progress(f"{topo.name} is up ({args.mode} mode); {state}; 'exit' tears it down")
@@ -153,7 +157,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     if not args.max > 0:
         raise UsageError(f"--max must be > 0 Mbit/s, got {args.max:g}")
     here = calibration.machine(host_port_type(detected()))
-    rows, out = [], []
+    topos = []  # every one checked before the first is measured
     for n in counts:
         spec = args.topo if n is None else f"star:hosts={n}"
         try:
@@ -162,19 +166,24 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
             raise UsageError(f"--topo: {exc}") from None
         if topo.host_rate() is None:
             raise UsageError(f"{spec}: calibration needs shaped host links, not unlimited ones")
-        key = calibration.topology_key(topo)
-        entry = None if args.redo else calibration.cached(key, here, args.max)
-        source = "cached"
-        if entry is None:
-            entry = calibration.calibrate(topo, args.max, progress)
-            source = "measured now"
-        tried = sorted(entry["tried"], key=lambda v: v["mbit"])
-        above = [v for v in tried if not v["ok"] and v["mbit"] > entry["mbit"]]
-        rows.append([len(topo.hosts), f"{entry['mbit']:g}",
-                     " ".join(f"{v['mbit']:g}{'+' if v['ok'] else '-'}" for v in tried),
-                     "; ".join(above[0]["failed"]) if above else "-", source])
-        out.append({"topology": calibration.topo_text(topo), "key": key, **entry,
-                    "source": source})
+        topos.append(topo)
+    rows, out = [], []
+    with Steps(len(topos)) as step:
+        for topo in topos:
+            step(f"{topo.name} up to {args.max:g} Mbit/s")
+            key = calibration.topology_key(topo)
+            entry = None if args.redo else calibration.cached(key, here, args.max)
+            source = "cached"
+            if entry is None:
+                entry = calibration.calibrate(topo, args.max, progress)
+                source = "measured now"
+            tried = sorted(entry["tried"], key=lambda v: v["mbit"])
+            above = [v for v in tried if not v["ok"] and v["mbit"] > entry["mbit"]]
+            rows.append([len(topo.hosts), f"{entry['mbit']:g}",
+                         " ".join(f"{v['mbit']:g}{'+' if v['ok'] else '-'}" for v in tried),
+                         "; ".join(above[0]["failed"]) if above else "-", source])
+            out.append({"topology": calibration.topo_text(topo), "key": key, **entry,
+                        "source": source})
     if args.json:
         print(json.dumps({"machine": here, "envelope": out}, indent=1))
         return 0
@@ -196,9 +205,11 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_doctor)
 
     p = sub.add_parser("topo", help="describe a topology (shape[:k=v,...] or a .toml/.json file)")
-    p.add_argument("--topo", dest="spec", metavar="SPEC", help="the topology (as every "
+    p.add_argument("--topo", dest="spec", metavar="SPEC", type=topology, help="the topology "
+                   "(as every "
                    "command's --topo; a bare SPEC after 'topo' also works)")
-    p.add_argument("spec_given", nargs="?", metavar="SPEC", help=argparse.SUPPRESS)
+    p.add_argument("spec_given", nargs="?", metavar="SPEC", type=topology,
+                   help=argparse.SUPPRESS)
     p.add_argument("--json", action="store_true", help="print the full description")
     p.add_argument("--routes", action="store_true", help="print every host-to-host route")
     p.add_argument("--save", metavar="FILE", help="write the JSON description to FILE")
@@ -206,26 +217,26 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser("net", help="bring a network up and open the Mininet prompt with "
                                    "mcastlab's commands (join, send, tree, loss, fail, ...)")
-    p.add_argument("--topo", default="star", help=TOPO_HELP)
+    p.add_argument("--topo", default="star", type=topology, help=TOPO_HELP)
     p.add_argument("--hosts", type=POSITIVE, help="star size (bare 'star' only)")
     p.add_argument("--bw", type=rate, help=BW_HELP)
-    p.add_argument("--loss", type=loss, default=0.0, metavar="P",
-                   help="drop this fraction of the packets (or a percentage: 5%%) each way "
-                        "on every host link (default 0)")
+    add_link_options(p)
     p.add_argument("--script", metavar="FILE", help="run the commands in FILE, then tear down")
     add_controller_choice(p)
     add_cluster_choice(p)
     p.set_defaults(func=cmd_net)
 
     p = sub.add_parser("up", help="bring a network up and open the Mininet prompt")
-    p.add_argument("--topo", default="star", help=TOPO_HELP)
+    p.add_argument("--topo", default="star", type=topology, help=TOPO_HELP)
+    add_link_options(p)
     add_controller_choice(p)
     add_cluster_choice(p)
     p.set_defaults(func=cmd_up)
 
     p = sub.add_parser("calibrate", help="find the highest link rate at which this machine "
                                          "keeps up with a network (cached; bw=auto uses it)")
-    p.add_argument("--topo", default="star", help="shape[:key=val,...] (rates are ignored: "
+    p.add_argument("--topo", default="star", type=topology,
+                   help="shape[:key=val,...] (rates are ignored: "
                                                   "calibration scales them; default "
                                                   "%(default)s)")
     p.add_argument("--host-counts", metavar="N,N,...",

@@ -26,9 +26,10 @@ DEFAULT_TOPOLOGY = "star:hosts=8"  # at the calibrated rate, as every command's 
 def run(topo_spec: str | Topology = DEFAULT_TOPOLOGY, *, out_root: Path | None = None,
         repetitions: int = 50, bw_bytes: int = 1 << 20, timeout: float = 300.0,
         progress: Progress = print, link_rate: dict[str, Any] | None = None,
-        reps: int | None = None) -> Path:
+        reps: int | None = None, loss: float = 0.0) -> Path:
     """The ping-pong on `topo_spec` (text, or a topology the caller resolved, e.g. at the
-    calibrated rate: `link_rate` is its LinkRate record, kept in config.json)."""
+    calibrated rate: `link_rate` is its LinkRate record, kept in config.json); `loss`: that
+    fraction of the packets dropped each way on every host link."""
     repetitions = renamed_keyword(reps, "reps", repetitions, "repetitions")
     topo: Topology = parse_spec(topo_spec) if isinstance(topo_spec, str) else topo_spec
     caps = detected()
@@ -39,7 +40,7 @@ def run(topo_spec: str | Topology = DEFAULT_TOPOLOGY, *, out_root: Path | None =
         "topology_spec": topo_spec if isinstance(topo_spec, str) else topo.name,
         "link_rate": link_rate,
         "topology": topo.to_dict(),
-        "reps": repetitions, "lat_bytes": 1, "bw_bytes": bw_bytes,
+        "reps": repetitions, "lat_bytes": 1, "bw_bytes": bw_bytes, "loss": loss,
         "capabilities": caps.to_dict(),
         "versions": results.versions(),
         "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
@@ -48,6 +49,8 @@ def run(topo_spec: str | Topology = DEFAULT_TOPOLOGY, *, out_root: Path | None =
     records_file = out / "records.jsonl"
     with Emulation(topo, caps=caps, progress=progress) as emu:
         config["network_start_s"] = round(emu.timings["ready_s"], 3)
+        if loss:
+            emu.set_loss(loss)
         progress(f"running MPI ping-pong on {len(topo.hosts)} ranks")
         job = run_mpi(emu, pingpong.argv(out=records_file.resolve(), reps=repetitions,
                                           bw_bytes=bw_bytes), timeout=timeout)

@@ -649,6 +649,7 @@ class _Ticker:
         self.batch: list[Point] = []
         self.beat: Path | None = None
         self.logged = 0
+        self.began = time.monotonic()
         # a bar needs a terminal; elsewhere (CI logs, pipes) one line per finished point
         self.plain = not getattr(getattr(progress, "console", None), "is_terminal", False)
         # a beat file may be read while the job writes it: skip that tick
@@ -678,4 +679,4 @@ class _Ticker:
         self.progress.update(self.task, completed=min(done, total), description=label)
         if self.plain and done > self.logged:
             self.logged = done
-            self.run.log(f"[{done}/{total}] points done; now: {label}")
+            self.run.log(results.step_line(done, total, label, time.monotonic() - self.began))

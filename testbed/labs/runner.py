@@ -9,6 +9,7 @@ measured value of each wrong answer, and appending every answer's mark to a grad
 from __future__ import annotations
 
 import datetime
+import json
 import sys
 import time
 from collections.abc import Callable
@@ -34,6 +35,13 @@ def get(number: int) -> Lab:
         raise UsageError(f"no lab {number}; the labs are {', '.join(map(str, every))} "
                          "('mcastlab lab' lists them)")
     return every[number]
+
+
+def listing_records() -> list[dict[str, Any]]:
+    """The labs as `mcastlab lab --json` lists them."""
+    return [{"number": lab.number, "title": lab.title, "topology": lab.topology,
+             "handout": f"labs/{lab.handout}", "paper": lab.paper,
+             "questions": [q.key for q in lab.questions]} for lab in labs().values()]
 
 
 def listing() -> str:
@@ -127,6 +135,19 @@ def verdict_lines(name: str, verdicts: list[Verdict], marks_only: bool = False) 
     return lines
 
 
+def verdict_record(name: str, student: str, verdicts: list[Verdict],
+                   marks_only: bool = False) -> dict[str, Any]:
+    """A file's verdicts as `lab --check --json` prints them (as verdict_lines: the
+    measured values only without `marks_only`)."""
+    answers = []
+    for v in verdicts:
+        one = {"key": v.key, "ok": v.ok, "given": v.given,
+               "note": v.marks_note if marks_only else v.note}
+        answers.append(one if marks_only else one | {"measured": v.measured})
+    return {"file": name, "student": student, "right": sum(v.ok for v in verdicts),
+            "answers": answers}
+
+
 def answer_files(paths: list[Path]) -> list[Path]:
     """The files to check: each file given, and the *.toml files of each folder given (a
     class's folder), in name order; a folder without one is a UsageError."""
@@ -142,18 +163,29 @@ def answer_files(paths: list[Path]) -> list[Path]:
     return out
 
 
+def check_steps(files: list[Path], key: Path | None) -> int:
+    """How many steps check_files takes: the measurement (none against a key), then a
+    judgement per answer file."""
+    return (0 if key is not None else 1) + len(answer_files(files))
+
+
 def check_files(lab: Lab, files: list[Path], progress: Callable[[str], None],
                 key: Path | None = None, *, key_secret: bytes | None = None,
-                marks_only: bool = False, grades: Path | None = None) -> int:
+                marks_only: bool = False, grades: Path | None = None,
+                step: Callable[[str], None] | None = None, as_json: bool = False) -> int:
     """Judge answer files against a fresh measurement, or against `key` (a key signed with
     `key_secret`: no network, the verdicts that key's measurement gives). The measured value
     of a wrong answer is shown only with the instructor secret and not `marks_only`; every
-    answer's mark is appended to the gradebook `grades` when given."""
+    answer's mark is appended to the gradebook `grades` when given. `step(label)` is called
+    as the measurement and as each file's judgement begin (check_steps of them); `as_json`:
+    the verdicts printed as one JSON document (verdict_record per file)."""
+    tell = step or (lambda _label: None)
     # every file read before the network comes up: a typo costs nothing
     answers = {f: load_answer_file(f) for f in answer_files(files)}
     if grades is not None:
         gradebook.check_header(grades)
     if key is None:
+        tell(f"measuring lab {lab.number} on {lab.topology}")
         measured = kept_up(lab, progress)
         judged_by = "measurement"
     else:
@@ -171,11 +203,17 @@ def check_files(lab: Lab, files: list[Path], progress: Callable[[str], None],
     submissions = []
     checked = gradebook.now()
     for f, (student, given) in answers.items():
+        tell(f"judging {f}")
         verdicts = check(list(lab.questions), measured, given)
-        print("\n".join(verdict_lines(str(f), verdicts, marks_only=marks)))
+        if not as_json:
+            print("\n".join(verdict_lines(str(f), verdicts, marks_only=marks)))
         submissions.append(gradebook.Submission(student, f, verdicts))
         if not all(v.ok for v in verdicts):
             worst = WRONG
+    if as_json:
+        print(json.dumps({"lab": lab.number, "judged_by": judged_by, "files": [
+            verdict_record(str(sub.file), sub.student, sub.verdicts, marks)
+            for sub in submissions]}, default=str))
     if grades is not None:
         new = gradebook.rows(lab.number, submissions, checked, judged_by)
         gradebook.append(grades, new)

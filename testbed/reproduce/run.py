@@ -22,12 +22,15 @@ SCHEMA = 1
 
 def run(out_dir: Path, *, quick: bool = False, only: Sequence[str] | None = None,
         progress: Callable[[str], None] = print, command: str = "mcastlab reproduce",
-        caps: Any = None, scale: bool = False) -> dict[str, Any]:
+        caps: Any = None, scale: bool = False,
+        step: Callable[[str], None] | None = None) -> dict[str, Any]:
     """Run the claims (`scale`: the scale tier's) and write reproduce.json, reproduce.md,
     reproduce.csv, report.html and plots/ (PNG, SVG, PDF) in `out_dir`;
     returns the JSON document. `caps` (testbed.emulation.environment.Capabilities) is
-    needed only for measured claims."""
+    needed only for measured claims. `step(key)` is called as each chosen claim's verdict
+    begins (select(only, quick, scale) of them in all)."""
     chosen = select(only, quick, scale)
+    tell = step or (lambda _key: None)
     doc: dict[str, Any] = {"schema": SCHEMA, "command": command, "quick": quick,
                            "scale": scale,
                            "only": list(only or []), "started": time.strftime("%Y-%m-%d %H:%M"),
@@ -40,6 +43,7 @@ def run(out_dir: Path, *, quick: bool = False, only: Sequence[str] | None = None
         # one after the other: their heavy parts (the step model's plans, the range-tree
         # searches) already run in a process per core, and claims share cells in memory
         for claim in [c for c in chosen if c.network is None]:
+            tell(claim.key)
             done[claim.key] = _one(claim, Context(quick, progress))
         doc["pure_seconds"] = round(time.perf_counter() - t0, 1)
         measured = [c for c in chosen if c.network is not None]
@@ -55,6 +59,7 @@ def run(out_dir: Path, *, quick: bool = False, only: Sequence[str] | None = None
                     before_s[claim.key] = before_s.get(claim.key, 0.0) + \
                         time.perf_counter() - t_claim
                 for claim in [c for c in measured if c.network == name]:
+                    tell(f"{claim.key} on {name}")
                     done[claim.key] = _one(claim, Context(quick, progress, net,
                                                           earlier.get(claim.key, {})),
                                            before_s.get(claim.key, 0.0))

@@ -136,3 +136,26 @@ def test_bcast_on_a_mesh_prints_the_busiest_links(caps, clean_after):
     assert links and all(">" in name for name in links)
     assert 1.0 <= max(float(c) for c in links.values()) < 3.5, line
     assert "verified True" in out.stdout
+
+
+def test_bcast_takes_lists_suffixes_and_mininets_spelling(caps, clean_after, tmp_path):
+    """Issue 54: --algo and --size take lists with binary suffixes (each call measured in
+    turn on one network), Mininet's single,3 is our star of 3, --out keeps the JSON, and a
+    pipe gets one progress line per step."""
+    out = subprocess.run([*MCASTLAB, "bcast", "--topo", "single,3", "--bw", "100", "--algo",
+                          "binomial,mpich", "--size", "1K,2KiB", "--repetitions", "3",
+                          "--no-flow", "--frames", "0", "--json", "--out", str(tmp_path)],
+                         capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr
+    res = json.loads(out.stdout)
+    assert [(r["algorithm"], r["size"]) for r in res["runs"]] == [
+        ("binomial", 1024), ("binomial", 2048), ("mpich", 1024), ("mpich", 2048)]
+    assert all(r["verified"] and r["topology"] == "star-3" and r["hosts"] == 3
+               for r in res["runs"])
+    # the model's t_hold/t_end once per size, for binomial only (MPI_Bcast needs none)
+    params = [r["time_to_result"]["params_s"] for r in res["runs"]]
+    assert params[0] > 0 and params[1] > 0 and params[2:] == [None, None]
+    kept = list(tmp_path.glob("bcast-*/result.json"))
+    assert len(kept) == 1 and json.loads(kept[0].read_text()) == res
+    assert "[1/4] done; now: binomial 2 KiB on 3 hosts (" in out.stderr
+    assert "[4/4] done (" in out.stderr

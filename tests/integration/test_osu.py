@@ -72,3 +72,16 @@ def test_osu_json_carries_the_lines_the_configuration_and_every_rows_fidelity(
         fid = r["fidelity"]
         assert isinstance(fid["flags"], list) and fid["ok"] == (not fid["flags"])
         assert r["window"][0] <= r["window"][1]
+
+
+def test_osu_takes_a_list_of_algorithms_and_sizes_with_suffixes(caps, clean_after, tmp_path):
+    """Issue 54: --algo a list (each run in turn on the one network), -m with suffixes,
+    --out keeping what was printed."""
+    res = json.loads(osu("bcast", "--algo", "binomial,mpich", "-m", "1K:2K", "-i", "10",
+                         "-x", "2", "--json", "--out", str(tmp_path)))
+    assert [r["algorithm"] for r in res["runs"]] == ["binomial", "mpich"]
+    for run in res["runs"]:
+        assert [r["size"] for r in run["rows"]] == [1024, 2048]
+        assert run["topology"] == "star-4" and run["link_rate"]["mbit"] == 100.0
+    kept = list(tmp_path.glob("osu-*/result.json"))
+    assert len(kept) == 1 and json.loads(kept[0].read_text()) == res

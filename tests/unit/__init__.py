@@ -12,4 +12,6 @@ At this top level stand only the tests of rules that cut across modules:
     test_api_reference.py   the API reference (make docs) builds and names every public function
     test_tutorial.py        docs/tutorial.md's commands parse with today's options, no old spelling
     test_wrapper.py         sudo mcastlab runs only a checkout no other user can change
+    test_docs_names.py      the pages name no file, folder or module that does not exist
+    test_packaging.py       runtime dependencies apart from the test, lint and docs tools
 """

@@ -327,7 +327,9 @@ BCAST = ["bcast", "--algo", "binomial", "--size", "1024"]
     ([*BCAST, "--hosts", "2,4,2"], "argument --hosts: a count is given twice in '2,4,2'"),
     ([*BCAST, "--iters", "0"], "argument --iters: must be >= 1, got 0"),
     ([*BCAST, "--frames", "-1"], "argument --frames: must be >= 0, got -1"),
-    (["bcast", "--algo", "binomial", "--size", "-1"], "argument --size: must be >= 0, got -1"),
+    (["bcast", "--algo", "binomial", "--size", "-1"],
+     "argument --size: a size in bytes, or with a binary suffix: 64K, 64KiB, 1M, 1MiB "
+     "(K = 1024); got '-1'"),
     (["params", "--repeats", "0"], "argument --repeats: must be >= 1, got 0"),
     (["params", "--hosts", "0"], "argument --hosts: must be >= 1, got 0"),
     (["net", "--hosts", "-1"], "argument --hosts: must be >= 1, got -1"),
@@ -342,6 +344,22 @@ BCAST = ["bcast", "--algo", "binomial", "--size", "1024"]
      "argument -x/--warmup: must be >= 0, got -1"),
     (["osu", "bcast", "--algo", "binomial", "--hosts", "0"],
      "argument --hosts: must be >= 1, got 0"),
+    # issue 54: sizes, lists, fractions, nodes and Mininet's spellings, refused as they are read
+    ([*BCAST[:3], "--size", "64X"], "argument --size: a size in bytes, or with a binary "
+                                    "suffix: 64K, 64KiB, 1M, 1MiB (K = 1024); got '64X'"),
+    ([*BCAST[:3], "--size", "1K,1024"], "argument --size: a size is given twice in '1K,1024'"),
+    (["bcast", "--algo", "nack,,binomial", "--size", "1"],
+     "argument --algo: names separated by commas, got 'nack,,binomial'"),
+    ([*BCAST, "--fragment", "0"], "argument --fragment: must be >= 1 B, got '0'"),
+    ([*BCAST, "--topo", "tree,depth=3,fanout=2"],
+     "argument --topo: tree,depth=3,fanout=2: our tree has two levels (depth 1: star, depth "
+     "2: tree); for deeper trees take fattree:k=K,n=N (a k-ary n-tree)"),
+    (["net", "--link", "tc,jitter=1ms"],
+     "argument --link: 'jitter' is not taken here (bw, delay and loss are)"),
+    (["range-trees", "--nodes", "16", "--failed", "h1,hx"],
+     "argument --failed: a host's name or node id (h3 or 3), got 'hx'"),
+    (["multinode", "--factor", "120%"],
+     "argument --factor: a fraction in [0, 1] or a percentage up to 100%, got '120%'"),
 ])
 def test_counts_below_their_minimum_are_refused_while_parsing(
         argv: list[str], needle: str, capsys: pytest.CaptureFixture[str]) -> None:
@@ -432,7 +450,8 @@ OSU = ["osu", "bcast", "--algo", "binomial"]
     ([*OSU, "-m", "0:64"], "-m 0:64: the smallest size must be at least 1 byte, got 0"),
     ([*OSU, "-m", "64:8"], "-m 64:8: the largest size 8 is below the smallest 64"),
     ([*OSU, "-m", "1:2:3"], "-m takes MAX, MIN:MAX, MIN: or :MAX, got '1:2:3'"),
-    ([*OSU, "-m", "1KiB"], "-m takes whole numbers of bytes, got '1KiB'"),
+    ([*OSU, "-m", "1KB:2X"], "-m/--message-size: a size in bytes, or with a binary suffix: "
+     "64K, 64KiB, 1M, 1MiB (K = 1024); got '2X'"),
     (["osu", "barrier", "--algo", "mcast", "-m", "64"],
      "-m/--message-size: osu barrier has no message sizes"),
     ([*OSU, "--hosts", "1"], "osu_bcast needs at least two ranks, one per host; star-1 has 1"),

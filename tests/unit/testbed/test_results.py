@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from testbed import results
+from testbed.results import step_line
 
 STAMP = "20250102-030405"
 
@@ -172,3 +173,10 @@ def test_versions_carry_this_checkouts_commit() -> None:
     v = results.versions()
     assert {"commit", "dirty", "checkout"} <= v.keys()
     assert v == v | results.checkout()
+
+
+def test_a_step_line_says_done_of_planned_the_point_and_the_times() -> None:
+    assert step_line(0, 4, "nack 64 KiB", 0.2) == "[0/4] done; now: nack 64 KiB (0 s elapsed)"
+    assert step_line(1, 4, "binomial 64 KiB", 70.0) == \
+        "[1/4] done; now: binomial 64 KiB (1 min 10 s elapsed, about 3 min 30 s left)"
+    assert step_line(4, 4, "", 4000.0) == "[4/4] done (1 h 06 min elapsed)"

@@ -110,8 +110,6 @@ def test_other_arity_and_partial_tree(capsys: pytest.CaptureFixture[str]) -> Non
 
 @pytest.mark.parametrize(("args", "message"), [
     (["--nodes", "1000", "--faulty", "0.01", "--repetitions", "5"], "not a power of 4"),
-    (["--nodes", "64", "--faulty", "1", "--repetitions", "5"], "faulty fraction"),
-    (["--nodes", "64", "--faulty", "-0.1", "--repetitions", "5"], "faulty fraction"),
     (["--nodes", "64", "--faulty", "0.1", "--repetitions", "0"], "at least one trial"),
     (["--nodes", "64", "--faulty", "0.1", "--repetitions", "5", "--arity", "1"], "arity"),
     (["--nodes", "64", "--faulty", "0.1", "--repetitions", "5", "--budget", "0"], "--budget"),
@@ -139,7 +137,38 @@ def test_failed_nodes_show_both_trees_step_by_step(capsys: pytest.CaptureFixture
         [[(0, 0, 2)], [(2, 4, 4), (1, 6, 7)]]
 
 
-@pytest.mark.parametrize("argv", [["--failed", "0"], ["--failed", "9"], ["--failed", "x"],
+@pytest.mark.parametrize(("value", "message"), [
+    ("1", "a fraction in [0, 1) or a percentage below 100%, got '1'"),
+    ("-0.1", "a fraction in [0, 1) or a percentage below 100%, got '-0.1'"),
+    ("100%", "a fraction in [0, 1) or a percentage below 100%, got '100%'"),
+    ("five", "a fraction (0.05) or a percentage (5%), got 'five'")])
+def test_a_faulty_fraction_out_of_range_is_refused_while_parsing(
+        value: str, message: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exc:
+        main(["range-trees", "--nodes", "64", "--faulty", value, "--repetitions", "5"])
+    assert exc.value.code == 2
+    assert f"argument --faulty: {message}" in capsys.readouterr().err
+
+
+def test_faulty_as_a_percentage_and_failed_by_host_name(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """range-trees --faulty 5% is --faulty 0.05; --failed h3,h5 is --failed 3,5."""
+    outs = []
+    for faulty, failed in (("5%", "h3,h5"), ("0.05", "3,5")):
+        assert main(["range-trees", "--nodes", "64", "--faulty", faulty, "--repetitions", "3",
+                     "--json"]) == 0
+        outs.append(json.loads(capsys.readouterr().out))
+        assert main(["range-trees", "--nodes", "8", "--arity", "2", "--failed", failed,
+                     "--root", "h0", "--json"]) == 0
+        outs.append(json.loads(capsys.readouterr().out))
+    assert outs[0] == outs[2] and outs[1] == outs[3]
+    with pytest.raises(SystemExit):
+        main(["range-trees", "--nodes", "8", "--arity", "2", "--failed", "x"])
+    assert "argument --failed: a host's name or node id (h3 or 3), got 'x'" in \
+        capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv", [["--failed", "0"], ["--failed", "9"],
                                   ["--failed", "3", "--repetitions", "5"], []])
 def test_bad_failed_or_missing_options(argv: list[str],
                                        capsys: pytest.CaptureFixture[str]) -> None:

@@ -3,9 +3,12 @@
 
 from __future__ import annotations
 
+import argparse
+
 import pytest
 
 from testbed.cli.allgather import algorithms, print_table
+from testbed.cli.values import names
 from testbed.errors import UsageError
 from testbed.experiments.allgather import AllgatherResult
 from testbed.experiments.bcast_result import Times
@@ -13,11 +16,13 @@ from testbed.fidelity.link_rate import LinkRate
 
 
 def test_algorithms_by_name_each_once():
-    assert [c.algorithm for c in algorithms("ring, bruck,ring")] == ["ring", "bruck"]
+    assert [c.algorithm for c in algorithms(names("ring, bruck"))] == ["ring", "bruck"]
     with pytest.raises(UsageError, match="--algo: unknown allgather 'fast'; choose from mpich, "):
-        algorithms("fast")
-    with pytest.raises(UsageError, match="at least one"):
-        algorithms(" , ")
+        algorithms(["fast"])
+    with pytest.raises(argparse.ArgumentTypeError, match="names separated by commas"):
+        names(" , ")
+    with pytest.raises(argparse.ArgumentTypeError, match="a name is given twice"):
+        names("ring,bruck,ring")
 
 
 def _row(algo, median, flags=()):

@@ -78,6 +78,12 @@ def test_report_renders_a_reproduce_folder(tmp_path: Path,
     assert (tmp_path / "plots" / "tseng.hot-spot.png").is_file()  # PNG alone in tests
     assert "tseng.hot-spot" in (tmp_path / "reproduce.md").read_text()
     assert (tmp_path / "reproduce.csv").read_text().startswith("claim,")
+    from testbed.cli.main import main
+
+    assert main(["report", str(tmp_path), "--json"]) == 0  # the same, said as JSON
+    said = json.loads(capsys.readouterr().out)
+    assert said["kind"] == "reproduce" and said["folder"] == str(tmp_path)
+    assert said["summary"] == out.strip() and "reproduce.md" in said["files"]
 
 
 @pytest.mark.parametrize("make, needle", [

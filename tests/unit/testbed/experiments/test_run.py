@@ -15,6 +15,7 @@ import copy
 import io
 import itertools
 import json
+import re
 import tomllib
 from pathlib import Path
 from types import SimpleNamespace
@@ -547,19 +548,20 @@ def test_without_a_terminal_each_finished_point_is_one_line(tmp_path: Path) -> N
     run.done.add(p[0].key)
     ticker._update()
     ticker._update()  # nothing new: no second line
-    assert said == ["[1/4] points done; now: starting the MPI job"]
+    assert len(said) == 1 and re.fullmatch(r"\[1/4\] done; now: starting the MPI job "
+                                           r"\(0 s elapsed, about 0 s left\)", said[0])
     beat = tmp_path / "beat"
     beat.write_text(p[3].key + "\n")
     ticker.watch(p[2:], beat)
     run.pending = 1  # measured, waiting for the monitor: counted as done
     ticker._update()
-    assert said[-1] == "[2/4] points done; now: nack 64 KiB | 2 hosts, 2 groups"
+    assert said[-1].startswith("[2/4] done; now: nack 64 KiB | 2 hosts, 2 groups (")
     assert plain.tasks[0].completed == 2
     beat.write_text("not-a-point")
     run.done.add(p[1].key)
     with ticker:  # started and stopped: its last word said on the way out
         pass
-    assert said[-1] == "[3/4] points done; now: starting the MPI job"
+    assert said[-1].startswith("[3/4] done; now: starting the MPI job (")
     run.done |= {"x", "y", "z"}  # more than the sweep: the bar stops at its end
     ticker._update()
     assert plain.tasks[0].completed == 4

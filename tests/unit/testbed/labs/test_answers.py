@@ -5,6 +5,7 @@ no network comes up."""
 
 from __future__ import annotations
 
+import json
 import random
 from pathlib import Path
 from typing import Any
@@ -263,6 +264,19 @@ def test_check_against_a_key_on_the_command_line(tmp_path: Path,
     out, _ = capsys.readouterr()
     assert f"{wrong}: 0 of {len(qs)} right" in out
     assert "NO  member_frames = 4   off: the testbed measured 5 (exact)" in out
+    assert main(["lab", "1", "--check", str(wrong), "--against", str(key), "--json"]) == 5
+    said = json.loads(capsys.readouterr().out)  # the same verdicts, as JSON
+    assert said["lab"] == 1 and said["judged_by"] == f"key {key}"
+    [one] = said["files"]
+    assert one["file"] == str(wrong) and one["right"] == 0
+    first = next(a for a in one["answers"] if a["key"] == "member_frames")
+    assert first == {"key": "member_frames", "ok": False, "given": 4, "measured": 5,
+                     "note": "off: the testbed measured 5 (exact)"}
+    assert main(["lab", "--json"]) == 0
+    assert [lab["number"] for lab in json.loads(capsys.readouterr().out)][:2] == [1, 2]
+    assert main(["lab", "1", "--json"]) == 2
+    assert "--json prints the list of labs, or the verdicts of --check" in \
+        capsys.readouterr().err
     assert main(["lab", "2", "--check", str(key), "--against", str(key)]) == 2
     assert "is a key of lab 1, not of lab 2" in capsys.readouterr().err
     assert main(["lab", "1", "--check", str(key), "--against", str(tmp_path / "no")]) == 2

@@ -1,0 +1,128 @@
+"""The documentation names no file, folder or module that does not exist (issue 54, item 8):
+every `path/to/file.py` and `package.module` in backticks in README.md and docs/*.md is
+found in the checkout (a path from the top, or from one of the folders the pages count
+from: testbed/, collectives/, tests/unit/), a dotted name is a module or a name its module
+defines. Former names (a table of renames, `old` → `new`, was `old`) are history. Every
+option docs/cli.md's synopsis gives a command is one that command's parser takes."""
+
+from __future__ import annotations
+
+import argparse
+import re
+from pathlib import Path
+
+from testbed.cli.main import build_parser
+
+ROOT = Path(__file__).resolve().parents[2]
+PAGES = sorted([ROOT / "README.md", *(ROOT / "docs").glob("*.md")])
+BASES = ("", "testbed", "collectives", "tests/unit", "tests/unit/testbed")
+PACKAGES = ("collectives", "testbed", "controller", "topologies")
+# (docs/... is left out: the pages name other projects' docs/ folders, SimGrid's)
+FOLDERS = (*PACKAGES, "scripts", "tests", "labs", "bench", "experiments")
+SPAN = re.compile(r"`([^`\n]+)`")
+PATH = re.compile(rf"(?:{'|'.join(FOLDERS)})/[\w./-]*")
+MODULE = re.compile(rf"(?:{'|'.join(PACKAGES)})(?:\.[A-Za-z_]\w*)+")
+SUFFIXES = (".md", ".toml", ".json", ".html", ".txt", ".csv", ".log", ".svg", ".png")
+
+
+def _history(text: str) -> set[str]:
+    """Old names: the first cells of tables whose header begins with 'before', a name
+    before an arrow (`old` → `new`) and a name after 'was' ('was `old`')."""
+    old = set(re.findall(r"`([^`\n]+)`\s*→", text)) | set(re.findall(r"\bwas `([^`\n]+)`",
+                                                                    text))
+    in_table = False
+    for line in text.splitlines():
+        if re.match(r"\|\s*before\s*\|", line):
+            in_table = True
+        elif not line.startswith("|"):
+            in_table = False
+        elif in_table:
+            old.update(SPAN.findall(line.split("|")[1]))
+    return old
+
+
+def _path_exists(path: str) -> bool:
+    path = path.rstrip("/.")
+    return any((ROOT / base / path).exists() for base in BASES)
+
+
+def _defines(module: Path, name: str) -> bool:
+    text = module.read_text()
+    return re.search(rf"^\s*(?:def|class|async def)\s+{name}\b|^{name}\b\s*[:=]|"
+                     rf"\bimport\b[^\n]*\b{name}\b|^\s+{name},$", text, re.M) is not None
+
+
+def _module_exists(dotted: str) -> bool:
+    parts = dotted.split(".")
+    for n in range(len(parts), 0, -1):
+        base = ROOT.joinpath(*parts[:n])
+        file = base.with_suffix(".py") if base.with_suffix(".py").is_file() else \
+            base / "__init__.py"
+        if file.is_file():
+            return n == len(parts) or _defines(file, parts[n])
+    return False
+
+
+def missing_names(page: Path) -> list[str]:
+    text = page.read_text()
+    old = _history(text)
+    missing = []
+    for span in SPAN.findall(text):
+        if span in old or any(c in span for c in "*{}<>$"):
+            continue
+        for word in span.split():
+            if PATH.fullmatch(word.rstrip(",;:)")):
+                path = word.rstrip(",;:)")
+                if not _path_exists(path):
+                    missing.append(f"{page.name}: {path}")
+            elif (MODULE.fullmatch(word) and not word.endswith(SUFFIXES)
+                  and not _module_exists(word)):
+                missing.append(f"{page.name}: {word}")
+    return missing
+
+
+def test_the_pages_name_only_what_exists() -> None:
+    assert [m for page in PAGES for m in missing_names(page)] == []
+
+
+def test_a_missing_path_or_module_is_caught(tmp_path: Path) -> None:
+    page = tmp_path / "x.md"
+    page.write_text("see `collectives/allgather/run.py`, `collectives.ipmc.nack`, "
+                    "`collectives.ipmc.nothere`, `collectives.bcast`, `testbed/cli/main.py`\n"
+                    "| before | after |\n|---|---|\n| `testbed/old.py` | `testbed/cli/main.py` |\n")
+    assert missing_names(page) == ["x.md: collectives/allgather/run.py",
+                                   "x.md: collectives.ipmc.nothere"]
+
+
+def unknown_options(synopsis: str) -> tuple[int, list[str]]:
+    """The options of each `mcastlab COMMAND ...` entry of `synopsis` (its lines up to the
+    next entry) that COMMAND's parser does not take; and how many were checked."""
+    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    command, checked, unknown = None, 0, []
+    for line in synopsis.splitlines():
+        entry = re.match(r"mcastlab ([a-z-]+)", line)
+        if entry:
+            command = entry.group(1)
+        elif line and not line.startswith(" "):
+            command = None  # SERVERS = ..., KIND = ...
+        if command not in sub.choices:
+            continue
+        taken = {s for a in sub.choices[command]._actions for s in a.option_strings}
+        for option in re.findall(r"(?<![\w-])(--[a-z][a-z-]*|-[a-zA-Z])\b", line):
+            checked += 1
+            if option not in taken:
+                unknown.append(f"{command} {option}")
+    return checked, unknown
+
+
+def test_the_command_line_page_gives_each_command_only_its_options() -> None:
+    synopsis = (ROOT / "docs" / "cli.md").read_text().split("```")[1]
+    checked, unknown = unknown_options(synopsis)
+    assert unknown == [] and checked > 150
+
+
+def test_an_option_a_command_does_not_take_is_caught() -> None:
+    assert unknown_options("mcastlab bcast --algo A --sizes B\n"
+                           "               [--collective bcast]\n"
+                           "SERVERS = --servers HOST\n") == (3, ["bcast --sizes",
+                                                                 "bcast --collective"])
