@@ -323,7 +323,7 @@ def test_bad_spec_stops_before_anything_starts(caps, tmp_path):
             [(str(spec), "--out", str(tmp_path / "r")), (str(tmp_path / "nope.toml"), "--list")])
     assert out.returncode == 2
     assert out.stderr.strip().splitlines() == [
-        "mcastlab: error: sweep.algorithms[2]: unknown algorithm 'telepathy' (one of "
-        + out.stderr.split("(one of ", 1)[1].strip()]
+        "mcastlab: error: sweep.algorithms[2]: unknown broadcast 'telepathy'; choose from "
+        + out.stderr.split("; choose from ", 1)[1].strip()]
     assert not (tmp_path / "r").exists()
     assert listed.returncode == 2 and "no spec file" in listed.stderr

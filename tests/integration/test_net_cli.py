@@ -128,7 +128,7 @@ def bcasts_time_every_rank(text: str, errors: list[str]) -> None:
     # t_mcast is the median of each broadcast's last return: no rank's median beyond it
     assert max(r for _, _, r in rows.values()) <= int(head[1]) + 1, (head[0], rows)
     assert len(errors) == 3, errors
-    assert "unknown algorithm 'nope'; choose from mpich," in errors[0] and "binomial" in errors[0]
+    assert "unknown broadcast 'nope'; choose from mpich," in errors[0] and "binomial" in errors[0]
     assert "N must be 1 to 4" in errors[1]
     assert "a host is named twice" in errors[2]
     # named hosts: the first is the root
