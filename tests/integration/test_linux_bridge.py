@@ -108,9 +108,11 @@ def test_sigkill_then_cleanup_removes_the_kernel_bridges(caps):
     finally:
         proc.kill()
         proc.wait()
-    # The kill left the bridges (and the rest) behind: the cleanup below is not vacuous.
+    # The kill left the bridges (and the rest) behind: the cleanup below is not vacuous. (Not
+    # the hosts' veths, control ones included: the hosts' shells end when their parent is
+    # killed, and a veth goes with the namespace of its other end, sooner or later; a CI run
+    # of 2026-12-07 found ctl-h0 already gone here.)
     assert leftovers()["bridges"] == sorted(["s1", "s2", "s3", ctlnet.BRIDGE])
-    assert ctlnet.root_intf("h0") in leftovers()["interfaces"]
     out = subprocess.run([*MCASTLAB, "cleanup"], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     assert "removed run" in out.stdout
