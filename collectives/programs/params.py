@@ -46,6 +46,7 @@ DEFAULT_SIZES = "1,1024,16384,65536,262144,1048576"
 # t_dummy in units of t_end (Algorithm 2.3.3's sweep): enough past the knee t_idle = t_net +
 # t_end to fit the rising part's intercept
 DUMMY_FRACTIONS = (0.0, 0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 3.5, 4.0)
+DUMMY_RUNS = 3
 
 
 def _ping(comm, buf, k: int, t_ack: float) -> tuple[float, float]:
@@ -159,7 +160,7 @@ def own_core(index: int) -> set[int] | None:
 
 
 def dummy_sweep(comm, view, k: int, t_end: float,
-                fractions: tuple[float, ...] = DUMMY_FRACTIONS, runs: int = 3) -> dict:
+                fractions: tuple[float, ...] = DUMMY_FRACTIONS, runs: int = DUMMY_RUNS) -> dict:
     """t_est against t_dummy = each of `fractions` x t_end (Algorithm 2.3.3, ranks 0 and 1 of
     `comm`: `points`, (t_dummy, t_est) in seconds, each the median of `runs` runs of k / 4
     round trips); beyond the knee t_est = (t_send + t_dummy + t_recv) / 2, so the knee
@@ -214,7 +215,7 @@ def parser() -> argparse.ArgumentParser:
                     help="run the dummy-loop sweep for sizes up to this many bytes")
     ap.add_argument("--dummy-fractions", default=",".join(map(str, DUMMY_FRACTIONS)),
                     help="the dummy loop's lengths, in units of t_end, comma-separated")
-    ap.add_argument("--dummy-runs", type=int, default=3,
+    ap.add_argument("--dummy-runs", type=int, default=DUMMY_RUNS,
                     help="runs of k / 4 round trips a dummy-loop point, their median taken")
     ap.add_argument("--pin-pair", action="store_true",
                     help="rank 0 and the partner each on a core of their own (the first two "

@@ -84,7 +84,8 @@ def measure_params(emu: Emulation, sizes: list[int], *, repetitions: int = 5,
                                            hold_sends=hold_sends),
                   hosts=hosts,
                   timeout=params_timeout(sizes, repetitions, len(hosts), budget_bytes,
-                                         hold_sends, dummy_max, emu.topo.host_rate()))
+                                         hold_sends, dummy_max, emu.topo.host_rate(),
+                                         dummy_fractions, dummy_runs))
     out = {**last_json(res), "hosts": hosts, "root": hosts[0], "partner_host": partner,
            "partner_hops": emu.topo.hops(hosts[0], partner)}
     out["wire_check"] = model_inputs.check(out, emu.topo.host_rate())
@@ -95,22 +96,27 @@ PARAMS_TIMEOUT_S = 900.0  # at least; more where the bytes to send take longer (
 
 
 def params_timeout(sizes: list[int], repetitions: int, hosts: int, budget_bytes: int | None,
-                   hold_sends: int | None, dummy_max: int, mbit: float | None) -> float:
+                   hold_sends: int | None, dummy_max: int, mbit: float | None,
+                   dummy_fractions: tuple[float, ...] | None = None,
+                   dummy_runs: int | None = None) -> float:
     """The t_hold/t_end job's timeout: PARAMS_TIMEOUT_S, or four times the time its bytes
     take on the first host's link where that is longer. Per size m: t_hold's rounds of
     `hold_sends` messages (collectives.measured.hold_rounds), 2 x `repetitions` timed
-    ping-pong runs of reps(m) round trips, and the dummy loop's sweep up to `dummy_max`.
+    ping-pong runs of reps(m) round trips, and the dummy loop's sweep up to `dummy_max`
+    (`dummy_fractions` and `dummy_runs` as given to the program, else its defaults).
     64 hosts at 3 Mbit/s, 1 B to 1 MiB, took longer than 900 s (63 sends of 1 MiB are 176 s
     a round; 2026-12-07)."""
     if not mbit:
         return PARAMS_TIMEOUT_S
     sends = hold_sends or hosts - 1
+    points = len(dummy_fractions or params_program.DUMMY_FRACTIONS) * \
+        (dummy_runs or params_program.DUMMY_RUNS)
     total = 0
     for m in sizes:
-        k = measured.reps(m, budget_bytes or 8 << 20)
+        k = measured.reps(m, budget_bytes) if budget_bytes else measured.reps(m)
         trips = 2 * repetitions * k
         if m <= dummy_max:  # runs of k / 4 round trips, each with a dummy loop of 2 t_end
-            trips += 2 * len(params_program.DUMMY_FRACTIONS) * 3 * -(-k // 4)  # on average
+            trips += 2 * points * -(-k // 4)  # on average
         total += measured.hold_rounds(m, repetitions) * sends * m + trips * 2 * m
     return max(PARAMS_TIMEOUT_S, 4 * total * 8 / (mbit * 1e6))
 

@@ -23,3 +23,10 @@ def test_64_hosts_at_3_mbit_get_the_time_their_bytes_take() -> None:
     lean = params_timeout(SIZES, 3, 64, 262144, 16, 65536, 3.0)  # experiments/scale.toml's
     assert PARAMS_TIMEOUT_S < lean < whole / 5
     assert params_timeout(SIZES, 3, 64, 262144, 16, 65536, 1.0) == pytest.approx(3 * lean)
+
+
+def test_the_dummy_loops_sweep_counts_as_the_program_is_told_to_run_it() -> None:
+    # Nupairoj's knee (reproduce.nupairoj_local) runs more fractions and runs than the default
+    default = params_timeout([65536], 3, 64, 262144, 16, 65536, 1.0)
+    more = params_timeout([65536], 3, 64, 262144, 16, 65536, 1.0, tuple(range(18)), 6)
+    assert more > default == params_timeout([65536], 3, 64, 262144, 16, 65536, 1.0, None, 3)
