@@ -21,7 +21,7 @@ from collectives.call import BcastCall
 from topologies import HOST_PORT
 from topologies.loss import loss_fraction
 
-from ..emulation.controller_proc import api_get
+from ..emulation.controller_proc import api_get, wait_members
 from ..emulation.group_probe import Member, send_counted
 from ..emulation.network import Emulation
 from ..emulation.ports import intf_name
@@ -34,6 +34,7 @@ from ..safepath import open_output
 
 BCAST_ITERS = 5  # measured broadcasts per `bcast` (after programs.bcast_bench's warm-up)
 BCAST_TIMEOUT = 300.0
+FOLLOW_TIMEOUT = 30.0  # s: a join or leave the controller has not followed by then
 BCAST_WAIT = "sleep"  # ranks nap while they wait: a lab's 4 to 8 ranks share 2 cores
 
 
@@ -79,8 +80,8 @@ def open_prompt(emu: Emulation, script: Path | None = None) -> None:
 
 
 class McastCLI(CLI):
-    """Mininet's prompt plus: join, leave, send, groups, tree, bcast, loss, fail, restore,
-    capture."""
+    """Mininet's prompt plus: join, leave, wait, send, groups, tree, bcast, loss, fail,
+    restore, capture."""
 
     prompt = "mcastlab> "
 
@@ -147,16 +148,24 @@ class McastCLI(CLI):
     # ------------------------------------------------------------------ commands
     def do_join(self, line: str) -> None:
         """join HOST GROUP: HOST joins GROUP (a process on the host holds the membership and
-        logs what it receives; the kernel sends the IGMP report)."""
+        logs what it receives; the kernel sends the IGMP report); the prompt returns once
+        the controller lists it and the switches confirmed the flows that follow."""
         name, group = self._args(line, "join HOST GROUP", 2, 2)
         host, group = self._host(name), self._group(group)
         if (host.name, group) in self.members:
             raise UsageError(f"{host.name} is already a member of {group}")
         self.members[(host.name, group)] = Member(host, group, self.dir)
         output(f"{host.name} joined {group}\n")
+        # the next command meets the forwarding the join asked for (a few ms here)
+        if self.emu.controller is not None and \
+                self._follow(host, group, True, FOLLOW_TIMEOUT) is None:
+            output(f"*** the controller does not list {host.name} in {group} after "
+                   f"{FOLLOW_TIMEOUT:g} s\n")
 
     def do_leave(self, line: str) -> None:
-        """leave HOST GROUP: HOST leaves GROUP (the kernel sends an IGMP leave)."""
+        """leave HOST GROUP: HOST leaves GROUP (the kernel sends an IGMP leave); the switch
+        forwards to it until the controller's group-specific queries go unanswered
+        (`wait HOST left GROUP` waits for that)."""
         name, group = self._args(line, "leave HOST GROUP", 2, 2)
         host, group = self._host(name), self._group(group)
         member = self.members.pop((host.name, group), None)
@@ -164,6 +173,35 @@ class McastCLI(CLI):
             raise UsageError(f"{host.name} is not a member of {group} (join it first)")
         member.stop()
         output(f"{host.name} left {group}\n")
+
+    def do_wait(self, line: str) -> None:
+        """wait HOST joined|left GROUP [SECONDS]: wait until the controller lists HOST in
+        GROUP (joined) or no longer does (left), and every switch has confirmed the flows
+        that follow, at most SECONDS (default 30); prints how long that took. A leave is
+        followed only after the group-specific queries the controller sends first go
+        unanswered: a script that sends after a leave waits for it here."""
+        args = self._args(line, "wait HOST joined|left GROUP [SECONDS]", 3, 4)
+        host, group = self._host(args[0]), self._group(args[2])
+        if args[1] not in ("joined", "left"):
+            raise UsageError(f"wait: {args[1]!r} is neither 'joined' nor 'left'")
+        seconds = float(args[3]) if len(args) > 3 else FOLLOW_TIMEOUT
+        if not 0 < seconds <= 3600:
+            raise UsageError("SECONDS must be more than 0 and at most 3600")
+        if self.emu.controller is None:
+            raise UsageError("no controller in this network (standalone switches)")
+        joined = args[1] == "joined"
+        took = self._follow(host, group, joined, seconds)
+        if took is None:
+            raise McastlabError(f"the controller {'does not list' if joined else 'still lists'}"
+                                f" {host.name} in {group} after {seconds:g} s")
+        output(f"the controller {'lists' if joined else 'stopped listing'} {host.name} in "
+               f"{group} after {took:.2f} s\n")
+
+    def _follow(self, host: Any, group: str, joined: bool, seconds: float) -> float | None:
+        names = {host.name, host.IP()}
+        assert self.emu.controller is not None  # (the callers' check)
+        return wait_members(self.emu.controller.api, group,
+                            lambda m: bool(m & names) == joined, seconds)
 
     def do_send(self, line: str) -> None:
         """send HOST GROUP [COUNT]: HOST sends COUNT (default 3) datagrams to GROUP; prints,

@@ -10,6 +10,7 @@ import json
 import socket
 import subprocess
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -120,20 +121,40 @@ def group_members(api: str | Path, group: str) -> dict[str, Any]:
     return api_get(api, "/groups").get(group, {}).get("members", {})
 
 
+def wait_members(api: str | Path, group: str, done: Callable[[set[str]], bool],
+                 timeout: float) -> float | None:
+    """Seconds until the members the controller lists in `group` are as `done` wants; then
+    (not counted) until every switch has confirmed the flows that follow (its barriers:
+    /state's `unconfirmed`), so that what is sent next meets them. None when either did not
+    happen within `timeout` s of the call."""
+    t0 = time.monotonic()
+
+    def until(ok: Callable[[], bool]) -> bool:
+        while not ok():
+            if time.monotonic() - t0 > timeout:
+                return False
+            time.sleep(0.02)
+        return True
+
+    def listed() -> set[str]:
+        try:
+            return set(group_members(api, group))
+        except (OSError, ValueError):
+            return set()
+
+    if not until(lambda: done(listed())):
+        return None
+    took = time.monotonic() - t0
+    if not until(lambda: not api_get(api, "/state")["unconfirmed"]):
+        return None
+    return took
+
+
 def wait_listed(api: str | Path, group: str, members: list[str], timeout: float) -> bool:
     """Until the controller lists every one of `members` in `group` (their IGMP reports
-    reached it), at most `timeout` s; whether it did."""
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            listed = group_members(api, group)
-        except (OSError, ValueError):
-            listed = {}
-        if all(m in listed for m in members):
-            return True
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.02)
+    reached it) and the switches confirmed the flows that follow, at most `timeout` s;
+    whether they did."""
+    return wait_members(api, group, lambda m: set(members) <= m, timeout) is not None
 
 
 def api_post(api: str | Path, path: str, body: dict[str, Any], timeout: float = 5.0) -> Any:

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from typing import Any
 
 from controller.config import ControllerConfig
 from controller.timers import IgmpTimers
 
-from ..emulation.controller_proc import api_get, group_members
+from ..emulation.controller_proc import api_get, wait_members
 from ..emulation.group_probe import Member, send_counted
 from ..errors import McastlabError
 from .answers import Question
@@ -37,26 +36,14 @@ QUESTIONS = (
 )
 
 
-def _members(emu: Any) -> dict[str, Any]:
-    return group_members(emu.controller.api, GROUP)
-
-
 def _wait_members(emu: Any, want: Callable[[set[str]], bool], what: str,
                   timeout: float) -> float:
-    """Seconds until the controller's members are as wanted; then (not counted) until every
-    switch has confirmed the flows that follow, so that what is sent next meets them."""
-    t0 = time.monotonic()
-
-    def until(done: Callable[[], bool], failed: str) -> None:
-        while not done():
-            if time.monotonic() - t0 > timeout:
-                raise McastlabError(f"lab 1: {failed} within {timeout:g} s")
-            time.sleep(0.05)
-
-    until(lambda: want({str(m) for m in _members(emu)}), f"{what} did not happen")
-    took = time.monotonic() - t0
-    until(lambda: not api_get(emu.controller.api, "/state")["unconfirmed"],
-          f"the switches did not confirm {what}")
+    """Seconds until the controller's members are as wanted (the switches' confirmation of
+    the flows that follow waited for, not counted)."""
+    took = wait_members(emu.controller.api, GROUP, want, timeout)
+    if took is None:
+        raise McastlabError(f"lab 1: {what} did not happen (or the switches did not confirm "
+                            f"it) within {timeout:g} s")
     return took
 
 

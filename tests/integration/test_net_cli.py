@@ -43,12 +43,12 @@ def test_script_joins_sends_draws_times_every_rank_and_tears_down(caps, clean_af
     script.write_text("\n".join([
         f"join h1 {G}", f"join h2 {G}", f"capture h1 {pcap}",
         f"send h0 {G} 3", "groups", f"tree {G} {png}",
-        "capture h1 stop", f"leave h2 {G}", "sh sleep 1", f"send h0 {G} 3",
+        "capture h1 stop", f"leave h2 {G}", f"wait h2 left {G}", f"send h0 {G} 3",
         "fail h3", "restore h3", "loss 0.3 h1", "loss 0",
         f"join h9 {G}", "join h1 10.0.0.1", f"leave h3 {G}", "loss 7", "fail",
-        "capture h1 stop", *BCASTS]) + "\n")
+        "capture h1 stop", f"wait h2 joined {G} 0.5", f"wait h2 gone {G}", *BCASTS]) + "\n")
     # group-specific queries 0.25 s apart: h2 is pruned 0.5 s after its leave (2 s at the
-    # default 1 s), inside the 1 s the script waits
+    # default 1 s); the script waits for that
     out = net("--topo", "star", "--hosts", "4", "--bw", "100", "--last-member-interval",
               "0.25", "--script", str(script))
     assert out.returncode == 0, out.stderr
@@ -57,6 +57,8 @@ def test_script_joins_sends_draws_times_every_rank_and_tears_down(caps, clean_af
     assert first["h0"][0] == "sender"
     assert first["h1"] == ("member", "3", "3") and first["h2"] == ("member", "3", "3")
     assert first["h3"] == ("-", "0", "-")  # the switch kept it off h3's wire
+    took = re.search(rf"the controller stopped listing h2 in {G} after ([\d.]+) s", text)
+    assert took and 0.3 < float(took[1]) < 10, text  # two queries 0.25 s apart, unanswered
     # after h2's leave the controller pruned its port: nothing reaches h2's wire
     assert second["h1"] == ("member", "3", "3") and second["h2"] == ("-", "0", "-")
     assert re.search(rf"{G}  members: h1 \(s\d+:\d+, expires in [\d.]+ s\), h2", text), text
@@ -70,11 +72,13 @@ def test_script_joins_sends_draws_times_every_rank_and_tears_down(caps, clean_af
     assert "failed nodes: 3" in text and "failed nodes: none" in text
     assert "loss 30% on h1" in text and "loss 0% on every host link" in text
     errors = errors_of(text)
-    assert len(errors) == 6 + 3, errors
+    assert len(errors) == 8 + 3, errors
     assert "no host 'h9'" in errors[0] and "not a routable multicast group" in errors[1]
     assert "h3 is not a member" in errors[2] and "[0, 1]" in errors[3]
     assert "usage: fail HOST" in errors[4] and "no capture runs on h1" in errors[5]
-    bcasts_time_every_rank(text, errors[6:])
+    assert f"does not list h2 in {G} after 0.5 s" in errors[6]
+    assert "'gone' is neither 'joined' nor 'left'" in errors[7]
+    bcasts_time_every_rank(text, errors[8:])
 
 
 def test_prompt_on_standard_input_and_bad_options(caps, clean_after):
