@@ -12,5 +12,6 @@ Yu-Chee Tseng, final report of NSC 89-2218-E-009-095, National Chiao Tung Univer
     三.3       any sources and destination sets, given by hand   sets
     三.4.4     hot-spot destination sets                         hotspot_sets
                a step model (T_s + L T_c, link sharing)          step_model
+               the schemes, their names and plans (one table)    schemes
 (run on real ranks: collectives.programs.multinode_bench)
 """

@@ -27,9 +27,10 @@ import zlib
 from typing import Any
 
 from .. import waiting
-from ..partitioning.grid import GRIDS, Grid, Partition
+from ..partitioning.grid import GRIDS, Partition
 from ..partitioning.hotspot_sets import HOT_SPOT_FACTORS, hotspot_multicasts
-from ..partitioning.plans import CHOICES, MultinodePlan, direct_name, direct_plan, partitioned_plan
+from ..partitioning.plans import CHOICES, MultinodePlan
+from ..partitioning.schemes import SCHEMES, plan_for, scheme_name
 from ..partitioning.sets import Pairs, parse_sets
 from ..partitioning.step_model import plan_cost
 from ..stats import summarize
@@ -37,29 +38,6 @@ from ..timing import idle_barrier, sched_self, sched_since, wait_per_turn
 from . import command
 
 TAG = 0x4D4E  # + multicast index
-SCHEMES = ("direct", *CHOICES)  # direct: U-torus (U-mesh on a mesh); random / balanced: partitioned
-# what each scheme is called in the rows, the command line and specs, on a torus
-SCHEME_NAMES: dict[str, str] = {"direct": "u-torus",
-                                **{c: f"partitioned-{c}" for c in CHOICES}}
-
-
-def scheme_name(scheme: str, grid: Grid) -> str:
-    """What `scheme` is called on `grid`: SCHEME_NAMES, but the direct one is u-mesh on a mesh."""
-    return direct_name(grid) if scheme == "direct" else SCHEME_NAMES[scheme]
-
-
-def scheme_names(grid: Grid) -> dict[str, str]:
-    """Every scheme's name on `grid`, in SCHEMES order."""
-    return {s: scheme_name(s, grid) for s in SCHEMES}
-
-
-def plan_for(scheme: str, grid: Grid, dilation: int, pairs: list, seed: int) -> MultinodePlan:
-    """`scheme`'s plan of `pairs`; the direct one needs no partition (any dilation will do)."""
-    if scheme == "direct":
-        return direct_plan(grid, pairs)
-    if scheme not in CHOICES:
-        raise ValueError(f"unknown scheme {scheme!r}; choose from {', '.join(SCHEMES)}")
-    return partitioned_plan(Partition(grid, dilation), pairs, scheme, seed)
 
 
 def payload(index: int, size: int) -> bytes:

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from collectives.partitioning.plans import DIRECT_MESH
+from collectives.partitioning.schemes import BY_NAME
 from collectives.partitioning.sets import Pairs, sets_text
 from collectives.programs import multinode_bench
 
@@ -29,8 +29,6 @@ from .spec import ExperimentSpec, Point
 # source, dilation 2, the draw of seed 0
 SHAPE, DILATION, DESTS, SEED = (4, 4), 2, 6, 0
 WAIT = "sleep"  # 16 ranks on 2 cores: see bench.range_trees.WAIT
-# multinode_bench's scheme of every name a row or point has, the direct one on either grid
-BY_NAME = {v: k for k, v in multinode_bench.SCHEME_NAMES.items()} | {DIRECT_MESH: "direct"}
 Row = dict[str, Any]
 
 

@@ -39,7 +39,7 @@ from collectives.algorithms import (
     lookup,
 )
 from collectives.executor import WAIT_MODES
-from collectives.programs.multinode_bench import scheme_name
+from collectives.partitioning.schemes import scheme_name
 from collectives.waiting import DEFAULT as DEFAULT_WAIT
 from topologies import Host, Topology, TopologyError, parse_spec
 

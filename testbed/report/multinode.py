@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from collectives.partitioning.plans import DIRECT, DIRECT_MESH, TITLES
+from collectives.partitioning.schemes import SCHEME_NAMES
 from collectives.partitioning.sets import sets_text
-from collectives.programs.multinode_bench import SCHEME_NAMES
 
 from ..results import size_text, text_table
 from .figures import Figure, pyplot, rate_text
