@@ -27,27 +27,18 @@ from .tails import INTRO as TAIL_INTRO
 from .tails import LEGEND as TAIL_LEGEND
 from .tails import lowest, of, shows, text_row, values, why_unstated
 from .text_report import (
-    by_index,
+    Rec,
+    TableReport,
     fidelity_text,
     flagged,
-    rec_config,
     save_run_figure,
     topology_name,
-    write_files,
 )
+from .text_report import rec_config as _cfg
 
-Rec = dict[str, Any]
 CSV_FIELDS = ("index", "algorithm", "size", "hosts", "loss", "loss_scope", "status",
               "median_ms", "p10_ms", "p90_ms", "p99_ms", "p99.9_ms", "floor_ms", "per_floor",
-              "predicted_ms", "verified", "flagged", "flags", "error")
-
-
-def is_allgather(config: Mapping[str, Any]) -> bool:
-    spec = config.get("spec")
-    return isinstance(spec, dict) and spec.get("collective") == "allgather"
-
-
-_cfg = rec_config
+              "predicted_ms", "verified")
 
 
 def _ms(v: Any) -> float | None:
@@ -101,21 +92,21 @@ def _tails(rows: Sequence[Rec]) -> list[str]:
         [_cfg(r)["algorithm"], *text_row(of(r), best, flagged(r))] for r in shown])]
 
 
-def summary(title: str, run_dir: Path, config: Mapping[str, Any], recs: Sequence[Rec]) -> str:
+def head(config: Mapping[str, Any], recs: Sequence[Rec]) -> list[str]:
+    """What the run measured, and the operating point it ran at."""
     spec = config.get("spec") or {}
-    failed = sum(not ok(r) for r in recs)
-    lines = [f"{title} ({run_dir.name})",
-             f"Allgather on {topology_name(config)}: the time from the start "
-             "(every rank going at one instant) to the last rank's return, medians of "
-             f"{spec.get('repetitions', 10)} runs, and in multiples of the floor (p-1)m/B "
-             "(every rank takes in the other blocks through its own link). "
-             f"Links at {rate_text(config.get('link_rate'))}.",
-             *([f"The whole sweep ran at the {operating_point_text(op)}."]
-               if isinstance(op := config.get("operating_point"), dict) else []),
-             f"{len(recs)} of {config.get('points', '?')} points measured, {failed} failed, "
-             f"{sum(flagged(r) for r in recs)} flagged (the emulator did not keep up: not a "
-             "result). * fastest unflagged."]
-    lines += scope_tables(recs)
+    return [f"Allgather on {topology_name(config)}: the time from the start "
+            "(every rank going at one instant) to the last rank's return, medians of "
+            f"{spec.get('repetitions', 10)} runs, and in multiples of the floor (p-1)m/B "
+            "(every rank takes in the other blocks through its own link). "
+            f"Links at {rate_text(config.get('link_rate'))}.",
+            *([f"The whole sweep ran at the {operating_point_text(op)}."]
+              if isinstance(op := config.get("operating_point"), dict) else [])]
+
+
+def body(recs: Sequence[Rec]) -> list[str]:
+    """The loss side by side, then a table (and its tail) per condition and block size."""
+    lines = scope_tables(recs)
     for cond in _conditions(recs):
         at = [r for r in recs if _cond(r) == cond]
         for size in sorted({_cfg(r)["size"] for r in at}):
@@ -128,8 +119,7 @@ def summary(title: str, run_dir: Path, config: Mapping[str, Any], recs: Sequence
     tailed = [r for r in recs if ok(r) and shows(_cfg(r))]
     if tailed:
         lines += ["", f"The tail: {TAIL_INTRO} {TAIL_LEGEND}", *why_unstated(tailed)]
-    lines += ["", f"report: {run_dir / 'report.html'}"]
-    return "\n".join(lines) + "\n"
+    return lines
 
 
 def csv_row(r: Rec) -> list[Any]:
@@ -138,8 +128,7 @@ def csv_row(r: Rec) -> list[Any]:
             scope_of(r) or None, r.get("status"), _ms(t.get("median")), _ms(t.get("p10")),
             _ms(t.get("p90")), *(_ms(tail.get(k)) for k in ("p99", "p99.9")),
             _ms(r.get("floor_s")), r.get("per_floor"), _ms(r.get("predicted_s")),
-            r.get("verified"), flagged(r),
-            "; ".join((r.get("fidelity") or {}).get("flags") or []), r.get("error")]
+            r.get("verified")]
 
 
 def plot(out: Path, config: Mapping[str, Any], recs: Sequence[Rec]) -> Figure | None:
@@ -180,8 +169,4 @@ def plot(out: Path, config: Mapping[str, Any], recs: Sequence[Rec]) -> Figure | 
                            "algorithm; whiskers p10-p90, hollow marks flagged.")
 
 
-def write(run_dir: Path, config: Mapping[str, Any], recs: Sequence[Rec], title: str) -> str:
-    """Write the four files; return summary.txt's text."""
-    return write_files(run_dir, title, CSV_FIELDS, map(csv_row, by_index(recs)),
-                       lambda plots: plot(plots, config, recs),
-                       summary(title, run_dir, config, recs))
+REPORT = TableReport(CSV_FIELDS, csv_row, plot, head, body, ok, " * fastest unflagged.")

@@ -22,31 +22,14 @@ from collectives.partitioning.sets import sets_text
 from ..results import size_text, text_table
 from .figures import Figure, pyplot, rate_text
 from .points import yes_no
-from .text_report import (
-    by_index,
-    fidelity_text,
-    flagged,
-    rec_config,
-    save_run_figure,
-    topology_name,
-    write_files,
-)
+from .text_report import Rec, TableReport, fidelity_text, flagged, save_run_figure, topology_name
+from .text_report import rec_config as _cfg
 
-Rec = dict[str, Any]
 DIRECTS = TITLES  # the direct scheme on a torus, on a mesh
 ORDER = (DIRECT, DIRECT_MESH, *(v for k, v in SCHEME_NAMES.items() if k != "direct"))
 CSV_FIELDS = ("index", "scheme", "size", "sources", "factor", "dests", "dilation", "status",
               "median_ms", "p10_ms", "p90_ms", "min_ms", "max_ms", "n", "steps",
-              "max_contention", "correct", "flagged", "flags", "error")
-
-
-def is_multinode(config: Mapping[str, Any]) -> bool:
-    """A [multinode] run's config.json (its spec has the table)."""
-    spec = config.get("spec")
-    return isinstance(spec, dict) and "multinode" in spec
-
-
-_cfg = rec_config
+              "max_contention", "correct")
 TORUS = "a torus or mesh"  # the topology's words where the config has none
 
 
@@ -107,27 +90,26 @@ def _sets(recs: Sequence[Rec], n: int, p: float) -> list[str]:
     return [f"sets (source:destinations): {sets_text(drawn)}"] if drawn else []
 
 
-def summary(title: str, run_dir: Path, config: Mapping[str, Any], recs: Sequence[Rec]) -> str:
-    planned = config.get("points")
-    failed = sum(r.get("status") != "ok" for r in recs)
-    bad = sum(flagged(r) for r in recs)
+def head(config: Mapping[str, Any], recs: Sequence[Rec]) -> list[str]:
+    """What the run measured."""
     spec = config.get("spec") or {}
     table = spec.get("multinode") or {}
-    lines = [f"{title} ({run_dir.name})",
-             f"Tseng2001's multi-node multicast on {topology_name(config, TORUS)}, one rank "
-             f"per node, {table.get('dests', 6)} destinations per source; the time of all "
-             "sources' multicasts at once (first rank's start to last rank's end), medians of "
-             f"{spec.get('repetitions', 10)} runs. Links at {rate_text(config.get('link_rate'))}.",
-             f"{len(recs)} of {planned if planned is not None else '?'} points measured, "
-             f"{failed} failed, {bad} flagged (the emulator did not keep up: not a result)."]
+    return [f"Tseng2001's multi-node multicast on {topology_name(config, TORUS)}, one rank "
+            f"per node, {table.get('dests', 6)} destinations per source; the time of all "
+            "sources' multicasts at once (first rank's start to last rank's end), medians of "
+            f"{spec.get('repetitions', 10)} runs. Links at {rate_text(config.get('link_rate'))}."]
+
+
+def body(recs: Sequence[Rec]) -> list[str]:
+    """A table per sources count and hot-spot factor (with its sets), then the gains."""
+    lines = []
     for n, p in _conditions(recs):
         lines += ["", f"{n} sources, hot-spot factor p {p:g}", *_sets(recs, n, p),
                   _table(recs, n, p)]
     found = gains(recs)
     if found:
         lines += ["", *found]
-    lines += ["", f"report: {run_dir / 'report.html'}"]
-    return "\n".join(lines) + "\n"
+    return lines
 
 
 def csv_row(r: Rec) -> list[Any]:
@@ -135,8 +117,7 @@ def csv_row(r: Rec) -> list[Any]:
     return [r.get("index"), c.get("algorithm"), c.get("size"), c.get("sources"),
             c.get("factor"), c.get("dests"), c.get("dilation"), r.get("status"),
             *(_ms(r, k) for k in ("median", "p10", "p90", "min", "max")), t.get("n"),
-            plan.get("steps"), plan.get("max_contention"), r.get("correct"), flagged(r),
-            "; ".join((r.get("fidelity") or {}).get("flags") or []), r.get("error")]
+            plan.get("steps"), plan.get("max_contention"), r.get("correct")]
 
 
 def plot(out: Path, config: Mapping[str, Any], recs: Sequence[Rec]) -> Figure | None:
@@ -180,8 +161,4 @@ def plot(out: Path, config: Mapping[str, Any], recs: Sequence[Rec]) -> Figure | 
                            "whiskers p10-p90, hatched bars flagged (not a result).", TORUS)
 
 
-def write(run_dir: Path, config: Mapping[str, Any], recs: Sequence[Rec], title: str) -> str:
-    """Write the four files; return summary.txt's text."""
-    return write_files(run_dir, title, CSV_FIELDS, map(csv_row, by_index(recs)),
-                       lambda plots: plot(plots, config, recs),
-                       summary(title, run_dir, config, recs))
+REPORT = TableReport(CSV_FIELDS, csv_row, plot, head, body)

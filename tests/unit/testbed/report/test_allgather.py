@@ -69,11 +69,11 @@ def test_an_allgather_runs_summary_says_its_operating_point(tmp_path: Path) -> N
               "why": "hosts waited for a core 187% of a frame time each turn (limit 150%)"}
     op = {"calibrated_mbit": 50.0, "mbit": 10, "keeps_up": True, "points": [setter],
           "set_by": [setter], "still_failing": [], "cached": False}
-    text = allgather.summary("ag", tmp_path, config("work probe", op), [])
+    text = allgather.REPORT.summary("ag", tmp_path, config("work probe", op), [])
     assert "The whole sweep ran at the operating point 10 Mbit/s, below the calibrated 50: " \
         "the heaviest points keep up there, not at 20 Mbit/s (mcast-concurrent 16 KiB" in text
-    assert "operating point" not in allgather.summary("ag", tmp_path,
-                                                      config("calibration cache"), [])
+    assert "operating point" not in allgather.REPORT.summary("ag", tmp_path,
+                                                             config("calibration cache"), [])
 
 
 def _tailed(i, algo, median, loss, scope=None, *, n=100, flags=()):
