@@ -23,12 +23,16 @@ circle (tests/unit/test_layout.py; docs/architecture.md says why each stands whe
 6. ``cluster/``: the network across servers (Mininet Cluster Edition): it implements the
    emulation's interface with servers, holds and tunnels, and its agent runs the emulation's
    cleanup and the fidelity readings on the other servers.
-7. ``conditions/``: background traffic, hot spots and faults injected into a running network.
-8. ``experiments/``: the experiment spec (TOML), the run of a spec, broadcast measurements,
-   where the ranks sit, and calibration (the highest link rate this machine keeps up with,
-   ``bw=auto``), which is measured with those broadcasts.
-9. ``report/``, ``labs/``: a results folder becomes tables, plots, findings and one HTML
-   page; the teaching labs and their checkers (the prompt they open is handed to them).
+7. ``conditions/``, ``report/``: background traffic, hot spots and faults injected into a
+   running network; a results folder becomes tables, plots, findings and one HTML page (it
+   reads files only, and stands below the experiments so that each kind of experiment
+   names its report).
+8. ``experiments/``: the experiment spec (TOML) and its kinds (``experiments/kinds.py``:
+   each kind's reader, runner, record, listing and report), the run of a spec, broadcast
+   measurements, where the ranks sit, and calibration (the highest link rate this machine
+   keeps up with, ``bw=auto``), which is measured with those broadcasts.
+9. ``labs/``: the teaching labs and their checkers (the prompt they open is handed to
+   them).
 10. ``bench/``: the benchmark suites (``mcastlab bench``), one module per suite.
 11. ``reproduce/``: the papers' claims (``mcastlab reproduce``), run with the benchmarks.
 12. ``cli/``: the ``mcastlab`` command line, one module per area of commands.

@@ -29,8 +29,9 @@ from ..cluster.spread import across
 from ..emulation.environment import Capabilities
 from ..emulation.network import Emulation, Progress
 from ..experiments.calibration import resolve
+from ..experiments.kinds import from_dict
 from ..experiments.run import execute, new_run
-from ..experiments.spec import across_servers, from_dict
+from ..experiments.spec import across_servers
 from ..fidelity.link_rate import LinkRate
 from .points import Flagged, flagged_bcast, is_result, ratio
 from .tcp import iperf

@@ -16,12 +16,12 @@ from ..bench import suites as bench
 from ..bench.suites import SUITES
 from ..emulation.environment import detected
 from ..errors import ComponentDied, DiskFull, UsageError
+from ..experiments.kinds import load, write_report
 from ..experiments.operating_point import execute_at_operating_point, listing
-from ..experiments.run import Log, Run, point_config, prepare
-from ..experiments.spec import load
-from ..results import DEFAULT_ROOT, new_results_dir, size_text
+from ..experiments.run import Log, Run
+from ..experiments.run_folder import prepare
+from ..results import DEFAULT_ROOT, new_results_dir
 from ..safepath import make_folder, planned_folder, tree_of_ours
-from ..specs.loss_scope import WHAT
 from .arguments import add_cluster_choice, cluster_spec, progress
 from .steps import Steps, progress_bar
 
@@ -30,43 +30,11 @@ CURATED_BENCH = Path(__file__).resolve().parents[2] / "bench"  # the checkout's,
 
 
 def list_points(spec_path: str) -> int:
+    """A spec's points as its kind lists them, then the operating point's probe."""
     spec = load(spec_path)
-    if spec.multinode is not None:
-        m = spec.multinode
-        print(f"{spec.name}: {len(spec.points())} points on {spec.topology.name} (one rank "
-              f"per node), {m.dests} destinations per source, dilation {m.dilation}, "
-              f"{spec.repetitions} runs each")
-        for p in spec.points():
-            print(f"  {p.index:4d}  {p.algorithm:<21} {size_text(p.size):>8}  "
-                  f"{p.sources} sources  p {p.factor:g}")
-        return 0
-    if spec.collective == "allgather":
-        print(f"{spec.name}: {len(spec.points())} points on {spec.topology.name} "
-              f"({len(spec.topology.hosts)} hosts), {spec.repetitions} Allgathers each")
-        for p in spec.points():
-            print(f"  {p.index:4d}  {p.algorithm:<19} {size_text(p.size):>8} blocks  "
-                  f"{p.hosts} ranks" + (f"  {_loss(p.loss, spec.scope_of(p))}" if p.loss else ""))
-        for line in listing(spec):
-            print(line)
-        return 0
-    print(f"{spec.name}: {len(spec.points())} points on {spec.topology.name} "
-          f"({len(spec.topology.hosts)} hosts), {spec.repetitions} broadcasts each")
-    for p in spec.points():
-        c = point_config(spec, p)
-        extra = [f"{k}={c[k]}" for k in ("traffic", "fault") if c[k] != "none"]
-        extra += [_loss(c["loss"], c["loss_scope"])] if c["loss"] else []
-        extra += [f"groups={c['groups']}"] if c["groups"] > 1 else []
-        extra += [f"interval={c['interval_s']:g}s"] if c["interval_s"] else []
-        print(f"  {p.index:4d}  {p.algorithm:<17} {size_text(p.size):>8}  "
-              f"{p.hosts} hosts  {' '.join(extra)}")
-    for line in listing(spec):  # what comes before the points: the operating point
+    for line in [*spec.kind.listing(spec), *listing(spec)]:
         print(line)
     return 0
-
-
-def _loss(loss: float, scope: str | None) -> str:
-    """A listed point's loss and which packets it drops: "loss=0.05 (every packet)"."""
-    return f"loss={loss:g}" + (f" ({WHAT[scope]})" if scope else "")
 
 
 def run_spec(args: argparse.Namespace, log: Log) -> int:
@@ -95,9 +63,6 @@ def _measure(run: Run, *, reprobe: bool = False) -> int:
     automatic: testbed.experiments.operating_point), then write its report (a full disk or a
     dead controller: no report, config.json saved where it can be, the folder left for
     --resume). `reprobe`: probe again where the cache answers."""
-    # loaded when the command runs: keeps the start of `mcastlab` quick
-    from ..report import write_report
-
     interrupted = False
     stopped: DiskFull | ComponentDied | None = None
     try:
@@ -242,9 +207,6 @@ def _kind(folder: Path) -> str:
 
 def _render(folder: Path) -> str:
     if (folder / "records.jsonl").is_file() and (folder / "config.json").is_file():
-        # loaded when the command runs: keeps the start of `mcastlab` quick
-        from ..report import write_report
-
         return write_report(folder)
     if (folder / "reproduce.json").is_file():
         # loaded when the command runs: keeps the start of `mcastlab` quick

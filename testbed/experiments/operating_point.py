@@ -29,8 +29,8 @@ flags.
 
 The choice is cached beside the calibrations (cache_file(CACHE_NAME)) per machine and per
 everything it depends on (`workload`): a second run of the same work on the same machine
-does not probe. [multinode] specs and runs across servers are not probed: they run at the
-calibrated rate.
+does not probe. Kinds that are not probed ([multinode] specs: their record in
+testbed.experiments.kinds says so) and runs across servers run at the calibrated rate.
 """
 
 from __future__ import annotations
@@ -265,10 +265,10 @@ def verdict(spec: ExperimentSpec, tried: list[Rung], calibrated: float,
 def needed(run: Run) -> bool:
     """The run's rate is automatic and not chosen yet: a new run of a bw=auto spec (or one
     interrupted before its probe ended and anything was measured), on this machine alone,
-    not a [multinode] sweep."""
+    of a kind that is probed (not a [multinode] sweep)."""
     spec, rate = run.spec, run.config.get("link_rate") or {}
     return (spec.auto_rate and bool(rate.get("auto")) and rate.get("mbit") is not None
-            and spec.multinode is None and spec.cluster is None
+            and spec.kind.probed and spec.cluster is None
             and "operating_point" not in run.config and not run.done)
 
 
@@ -363,7 +363,7 @@ def execute_at_operating_point(run: Run, progress: Any = None, *,
 def listing(spec: ExperimentSpec) -> list[str]:
     """What `mcastlab experiment SPEC --list` says of the operating point: whether a probe
     will run before the sweep (and of which points) or the cache answers."""
-    if not spec.auto_rate or spec.multinode is not None or spec.cluster is not None:
+    if not spec.auto_rate or not spec.kind.probed or spec.cluster is not None:
         return []
     points = heaviest(spec)
     probe = (f"before measuring, the {len(points)} heaviest point(s) are probed at the "

@@ -6,7 +6,12 @@ point-to-point parameters, capabilities, versions), records.jsonl (one record pe
 each with its full configuration and the versions, written and fsynced as soon as the point
 is measured: `_Arrivals`), raw/ (what the MPI jobs wrote) and what testbed.report makes of
 them. A run that is interrupted or killed keeps every finished point;
-``mcastlab experiment --resume FOLDER`` measures the rest.
+``mcastlab experiment --resume FOLDER`` measures the rest (the folder made or reopened:
+testbed.experiments.run_folder).
+
+`execute` measures with the runner of the spec's kind (testbed.experiments.kinds): a
+broadcast sweep's is here (`run_broadcasts`), as are the Allgather's and the [multinode]
+one's, which hand their points to testbed.experiments.allgather and .multinode_run.
 
 Points that share a condition (communicator size, traffic, loss, fault, groups, injection
 interval) run in one MPI job, so its start-up is paid once; a point with a fault runs alone,
@@ -18,13 +23,10 @@ run goes on.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import functools
 import itertools
 import json
-import os
 import re
-import shutil
 import threading
 import time
 from collections.abc import Callable
@@ -41,27 +43,23 @@ from .. import results
 from ..cluster.spread import across
 from ..conditions.faults import FaultTimeline
 from ..conditions.traffic import Traffic
-from ..emulation.environment import detected
 from ..emulation.mpi import run_mpi
 from ..emulation.network import Emulation
 from ..emulation.periodic import Periodic
 from ..emulation.ports import switch_side
-from ..errors import McastlabError, RunFailed, UsageError
+from ..errors import McastlabError, RunFailed
 from ..fidelity.flags import Monitor, expected_rates
 from ..fidelity.link_rate import LinkRate
 from ..fidelity.wire_units import in_units
-from ..safepath import make_folder, trusted_config
-from ..specs import cluster as cluster_spec
-from ..specs.cluster import ClusterSpec
+from ..safepath import make_folder
 from ..specs.loss_scope import loss_text
 from ..specs.traffic_model import burstiness, destination_shares, mean_size
 from . import allgather, multinode_run
 from .bcast import algorithm_params, measure_params, model_params, prediction
-from .calibration import resolve
 from .rank_placement import geometry, node_params
 from .relay import Relay
 from .repairs import point_repairs
-from .spec import NONE, ExperimentSpec, Point, across_servers, check_machine, load
+from .spec import NONE, ExperimentSpec, Point
 
 Log = Callable[[str], None]
 
@@ -108,128 +106,7 @@ class Run:
 
 
 # ---- entry points ------------------------------------------------------------------------------
-def _link_rate(spec: ExperimentSpec, config: dict[str, Any] | None, log: Log) -> LinkRate:
-    """Resolve bw=auto (the calibrated rate; a resumed run keeps the rate it began with)
-    and put the topology it gives into the spec."""
-    if config is not None and config.get("link_rate"):
-        rate = LinkRate(**{k: v for k, v in config["link_rate"].items() if k != "dilation"})
-        if rate.auto and rate.mbit is not None:
-            spec.topology = spec.topology.scaled(rate.mbit / (spec.topology.host_rate() or 1))
-        return rate
-    if spec.auto_rate:
-        spec.topology, rate = resolve(spec.topology_spec, log)
-        return rate
-    mbit = spec.topology.host_rate()
-    return LinkRate(mbit, mbit, False, "given")
-
-
-
-def _corrupt(path: Path, line: int | None, why: str) -> UsageError:
-    at = f"line {line}: " if line else ""
-    return UsageError(f"{path} is corrupt ({at}{why}); the run cannot be resumed")
-
-
-def _json_object(path: Path, text: str, line: int | None = None) -> dict[str, Any]:
-    """One JSON object of a results folder's file (`line` of a .jsonl), else UsageError."""
-    try:
-        value = json.loads(text)
-    except ValueError as exc:
-        raise _corrupt(path, line, f"not JSON: {exc}") from None
-    if not isinstance(value, dict):
-        raise _corrupt(path, line, "not a JSON object")
-    return value
-
-
-def _done_keys(records: Path, log: Log) -> set[str]:
-    """The points records.jsonl holds. A torn last line (no newline: a run killed while
-    writing it, or a disk that filled) is cut off with a warning: its point is measured
-    again, and the next record does not land on it. A corrupt whole line is refused, not
-    skipped: a point would silently go missing."""
-    if not records.exists():
-        return set()
-    data = records.read_bytes()
-    lines = data.split(b"\n")
-    done = set()
-    for n, raw in enumerate(lines, 1):
-        if not raw.strip():
-            continue
-        try:
-            rec = _json_object(records, raw.decode(), n)
-        except (UsageError, UnicodeDecodeError) as exc:
-            if n < len(lines):  # a whole line (its newline written): corrupt, refuse
-                raise exc if isinstance(exc, UsageError) else \
-                    _corrupt(records, n, "not text") from None
-            with open(records, "r+b") as f:  # the last: cut it off
-                f.truncate(len(data) - len(raw))
-                os.fsync(f.fileno())
-            log(f"warning: {records} ended in a torn line ({len(raw)} bytes, a run killed "
-                "while writing it); cut off, its point is measured again")
-            break
-        if not isinstance(rec.get("key"), str):
-            raise _corrupt(records, n, "a record without its point's key")
-        done.add(rec["key"])
-    else:
-        if data and not data.endswith(b"\n"):  # whole, but its newline never written
-            results.append_line(records, "")
-    return done
-
-
-def _reopen(folder: Path, spec_path: Path | None, log: Log
-            ) -> tuple[ExperimentSpec, dict[str, Any], set[str]]:
-    """An interrupted run's spec, config and finished points, all read and checked before
-    anything is measured."""
-    if not (folder / "spec.toml").is_file() or not (folder / "config.json").is_file():
-        raise UsageError(f"{folder} is not a results folder of `mcastlab experiment` "
-                         "(no spec.toml and config.json)")
-    spec = load(folder / "spec.toml")
-    if spec_path is not None and load(spec_path).raw != spec.raw:
-        raise UsageError(f"{spec_path} differs from the spec {folder} was started with")
-    config_file = folder / "config.json"
-    config = _json_object(config_file, config_file.read_text())
-    return spec, config, _done_keys(folder / "records.jsonl", log)
-
-
-def prepare(spec_path: Path | None, resume: Path | None, out_root: Path,
-            log: Log, cluster: ClusterSpec | None = None) -> Run:
-    """Check the spec and the machine, then make (or reopen) the results folder. `cluster`
-    (--servers) spreads the network over servers, as a spec's [cluster] table does."""
-    done: set[str] = set()
-    if resume is not None:
-        spec, config, done = _reopen(resume, spec_path, log)
-        out = resume.resolve()  # the MPI jobs write into it from other directories
-        if cluster is not None:
-            raise UsageError("--servers: a resumed run goes on where it began (config.json's "
-                             "cluster); drop --servers")
-        began = config.get("cluster")
-        spec.cluster = cluster_spec.from_dict(began) if began else None
-        if spec.cluster is not None and spec.cluster.ssh_config:  # its commands run as root
-            trusted_config("config.json's cluster.ssh_config", spec.cluster.ssh_config)
-    else:
-        if spec_path is None:
-            raise UsageError("give a spec file (SPEC.toml) or --resume FOLDER")
-        spec = load(spec_path)
-        out = None
-        if cluster is not None:
-            across_servers(spec, cluster, "--servers")
-        if spec.cluster is not None and spec.cluster.ssh_config:  # kept for --resume
-            ssh_config = trusted_config("cluster.ssh_config", spec.cluster.ssh_config)
-            spec.cluster = dataclasses.replace(spec.cluster, ssh_config=str(ssh_config))
-    caps = detected()
-    caps.require()
-    check_machine(spec, caps)
-    rate = _link_rate(spec, config if resume is not None else None, log)
-    if out is None:
-        out = results.new_results_dir(f"exp-{spec.name}", out_root)
-        assert spec.path is not None
-        shutil.copyfile(spec.path, out / "spec.toml")
-        run = new_run(spec, out, rate, caps, log)
-    else:
-        run = _opened(spec, out, config, log, done)
-    run.caps = caps  # the network is brought up with them: not detected a second time
-    return run
-
-
-def _opened(spec: ExperimentSpec, out: Path, config: dict[str, Any], log: Log,
+def opened(spec: ExperimentSpec, out: Path, config: dict[str, Any], log: Log,
             done: set[str] | None = None) -> Run:
     """The run in `out` with `config` written and `done` points (a resumed run's) skipped."""
     run = Run(spec, out, config, log)
@@ -252,7 +129,7 @@ def new_run(spec: ExperimentSpec, out: Path, rate: LinkRate, caps: Any, log: Log
               "link_rate": rate.to_dict(),
               "cluster": spec.cluster.to_dict() if spec.cluster else None,
               "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "finished": None}
-    return _opened(spec, out, config, log)
+    return opened(spec, out, config, log)
 
 
 def network(run: Run) -> Emulation:
@@ -265,9 +142,10 @@ def network(run: Run) -> Emulation:
 
 
 def execute(run: Run, progress: Any = None, emu: Emulation | None = None) -> None:
-    """Measure every point not yet done. `progress` is a rich Progress (or None). `emu`:
-    a network already up with the spec's topology and switching to measure on (default:
-    bring one up for the run and tear it down after)."""
+    """Measure every point not yet done, by the runner of the spec's kind
+    (testbed.experiments.kinds: run_broadcasts, run_allgathers, run_multinode). `progress`
+    is a rich Progress (or None). `emu`: a network already up with the spec's topology and
+    switching to measure on (default: bring one up for the run and tear it down after)."""
     spec = run.spec
     todo = [p for p in spec.points() if p.key not in run.done]
     task = None
@@ -280,34 +158,39 @@ def execute(run: Run, progress: Any = None, emu: Emulation | None = None) -> Non
         else network(run)
     with up as emu:
         run.emu = emu
-        if spec.multinode is not None or spec.collective == "allgather":
-            _other_kind(run, todo, progress, task)
-            run.emu = None
-            return
-        if spec.exclude:
-            emu.fail_nodes(list(spec.exclude))
-        run.params = run.config.get("params")
-        if spec.needs_params and run.params is None:
-            hosts = spec.param_hosts()
-            run.log(f"measuring t_hold/t_end from {hosts[0]} to {len(hosts) - 1} host(s) for "
-                    f"{len(spec.param_sizes)} sizes (model, OPT-Tree, DYN-Tree)")
-            run.params = measure_params(emu, list(spec.param_sizes),
-                                        repetitions=spec.param_repeats, hosts=hosts,
-                                        budget_bytes=spec.param_budget_bytes,
-                                        hold_sends=spec.param_hold_sends)
-            run.config["params"] = run.params
-            run.save_config()
-        ticker = _Ticker(run, progress, task) if progress is not None else None
-        with ticker or contextlib.nullcontext():
-            for _, group in itertools.groupby(todo, key=lambda p: p.condition):
-                _condition(run, list(group), ticker)
+        spec.kind.run(run, todo, progress, task)
         run.emu = None
 
 
-def _other_kind(run: Run, todo: list[Point], progress: Any, task: Any) -> None:
-    """A [multinode] spec's points (testbed.experiments.multinode_run) or an Allgather
-    spec's (testbed.experiments.allgather), each record written as its row comes, in the
-    middle of its job (testbed.experiments.row_stream)."""
+def run_broadcasts(run: Run, todo: list[Point], progress: Any, task: Any) -> None:
+    """A broadcast sweep's points on the run's network: its excluded nodes failed, t_hold
+    and t_end measured first where an algorithm is built from them, then one condition
+    (its points in one MPI job) after another."""
+    spec, emu = run.spec, run.emu
+    if spec.exclude:
+        emu.fail_nodes(list(spec.exclude))
+    run.params = run.config.get("params")
+    if spec.needs_params and run.params is None:
+        hosts = spec.param_hosts()
+        run.log(f"measuring t_hold/t_end from {hosts[0]} to {len(hosts) - 1} host(s) for "
+                f"{len(spec.param_sizes)} sizes (model, OPT-Tree, DYN-Tree)")
+        run.params = measure_params(emu, list(spec.param_sizes),
+                                    repetitions=spec.param_repeats, hosts=hosts,
+                                    budget_bytes=spec.param_budget_bytes,
+                                    hold_sends=spec.param_hold_sends)
+        run.config["params"] = run.params
+        run.save_config()
+    ticker = _Ticker(run, progress, task) if progress is not None else None
+    with ticker or contextlib.nullcontext():
+        for _, group in itertools.groupby(todo, key=lambda p: p.condition):
+            _condition(run, list(group), ticker)
+
+
+def _streamed(run: Run, progress: Any, task: Any
+              ) -> tuple[Callable[[dict[str, Any]], None], dict[str, Any]]:
+    """How a kind whose records come as its job prints rows (testbed.experiments.row_stream)
+    writes them: `write` (the record, and the progress bar on to it) and the `context`
+    every record carries besides (the link rate and the run)."""
     def write(rec: dict[str, Any]) -> None:
         run.add_record(rec)
         if progress is not None:
@@ -318,9 +201,20 @@ def _other_kind(run: Run, todo: list[Point], progress: Any, task: Any) -> None:
     context = {"link_rate": run.config.get("link_rate"),
                "run": {"spec": run.spec.name, "folder": str(run.out),
                        "versions": run.config["versions"]}}
-    if run.spec.multinode is not None:
-        multinode_run.measure(run.emu, run.spec, todo, write, context, run.log)
-        return
+    return write, context
+
+
+def run_multinode(run: Run, todo: list[Point], progress: Any, task: Any) -> None:
+    """A [multinode] spec's points (testbed.experiments.multinode_run), each record written
+    as its row comes, in the middle of its job."""
+    write, context = _streamed(run, progress, task)
+    multinode_run.measure(run.emu, run.spec, todo, write, context, run.log)
+
+
+def run_allgathers(run: Run, todo: list[Point], progress: Any, task: Any) -> None:
+    """An Allgather spec's points (testbed.experiments.allgather), each record written as
+    its row comes, after t_end for the exchanges' model where the sweep has one."""
+    write, context = _streamed(run, progress, task)
     params = run.config.get("params")
     if params is None and any(run.spec.records[a].family == "exchange"
                               for a in run.spec.algorithms):

@@ -15,6 +15,14 @@
     load = 0.2
 
 A ``[cluster]`` table (testbed.specs.cluster) spreads the network over several servers.
+``collective = "allgather"`` makes the sweep's algorithms Allgathers; a ``[multinode]``
+table in place of ``[sweep]`` measures Tseng2001's multi-node multicast
+(testbed.experiments.multinode_spec).
+
+Here: the spec (`ExperimentSpec`, its `Point`s) and each kind's reader (`read_bcast`,
+`read_allgather`, `read_multinode`); the table of kinds (testbed.experiments.kinds) says
+which reader a spec is read with (its `load` and `from_dict`), and the spec carries its
+kind's record.
 
 Every error names the offending key (``sweep.algorithms[2]: unknown algorithm 'foo'``).
 The spec is pure data: the machine's capabilities are checked separately (`check_machine`).
@@ -25,10 +33,9 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from collectives.algorithms import (
     COMPLETIONS,
@@ -58,6 +65,9 @@ from . import spec_values as sv
 from .multinode_spec import MultinodeSweep
 from .rank_placement import geometry
 from .spec_values import MAX_SIZE, SpecError
+
+if TYPE_CHECKING:
+    from .kinds import ExperimentKind
 
 NONE = "none"
 SWITCHING = tuple(SWITCHES)  # testbed.emulation.switching
@@ -122,6 +132,7 @@ class ExperimentSpec:
     raw: dict[str, Any]
     topology_spec: str
     topology: Topology
+    kind: ExperimentKind  # its record in testbed.experiments.kinds.KINDS
     seed: int = 1
     repetitions: int = 10
     warmup: int = 2
@@ -159,26 +170,8 @@ class ExperimentSpec:
     records: dict[str, Algorithm] = field(default_factory=dict)
 
     def points(self) -> list[Point]:
-        """The sweep, conditions outermost so that one MPI job runs a condition's points."""
-        if self.multinode is not None:
-            grid = self.multinode.grid
-            n = grid.size
-            return [Point(i, scheme_name(scheme, grid), size, n, NONE, 0.0, NONE, 1, 0.0, sources,
-                          factor) for i, (sources, factor, size, scheme)
-                    in enumerate(self.multinode.combos())]
-        scopes: tuple[str | None, ...] = self.loss_scopes or (None,)
-        combos = itertools.product(self.hosts, self.traffic_names, self.losses, scopes,
-                                   self.fault_names, self.groups, self.intervals,
-                                   self.algorithms, self.sizes)
-        out: list[Point] = []
-        for hosts, traffic, loss, scope, fault, groups, interval, alg, size in combos:
-            if scope is not None and not self.loses(loss, fault):
-                if scope != scopes[0]:
-                    continue  # a point that loses nothing has no scope: one, not one a scope
-                scope = None
-            out.append(Point(len(out), alg, size, hosts, traffic, loss, fault, groups,
-                             interval, collective=self.collective, loss_scope=scope))
-        return out
+        """Its points, as its kind lays them out (sweep_points, multinode_points)."""
+        return self.kind.points(self)
 
     def loses(self, loss: float, fault: str) -> bool:
         """Whether a point drops packets at a rate: its loss, or a loss its fault sets."""
@@ -191,8 +184,9 @@ class ExperimentSpec:
 
     @property
     def needs_params(self) -> bool:
-        """OPT-Tree, DYN-Tree, OPT-Mesh and OPT-Min are built from measured t_hold/t_end."""
-        return self.collective == "bcast" and any(r.timing for r in self.records.values())
+        """OPT-Tree, DYN-Tree, OPT-Mesh and OPT-Min are built from measured t_hold/t_end
+        (broadcasts: no Allgather's record takes them)."""
+        return any(r.timing for r in self.records.values())
 
     def pool(self) -> list[Host]:
         """The hosts that broadcasts are formed from, in order: all but the excluded nodes,
@@ -228,7 +222,34 @@ class ExperimentSpec:
                 "topology_spec": self.topology_spec, "points": len(self.points())}
 
 
-# ---- loading ---------------------------------------------------------------------------------
+def sweep_points(spec: ExperimentSpec) -> list[Point]:
+    """A [sweep]'s points (a broadcast's or an Allgather's), conditions outermost so that
+    one MPI job runs a condition's points."""
+    scopes: tuple[str | None, ...] = spec.loss_scopes or (None,)
+    combos = itertools.product(spec.hosts, spec.traffic_names, spec.losses, scopes,
+                               spec.fault_names, spec.groups, spec.intervals,
+                               spec.algorithms, spec.sizes)
+    out: list[Point] = []
+    for hosts, traffic, loss, scope, fault, groups, interval, alg, size in combos:
+        if scope is not None and not spec.loses(loss, fault):
+            if scope != scopes[0]:
+                continue  # a point that loses nothing has no scope: one, not one a scope
+            scope = None
+        out.append(Point(len(out), alg, size, hosts, traffic, loss, fault, groups,
+                         interval, collective=spec.collective, loss_scope=scope))
+    return out
+
+
+def multinode_points(spec: ExperimentSpec) -> list[Point]:
+    """A [multinode] table's points: (sources, factor, size, scheme), a job's together."""
+    assert spec.multinode is not None
+    grid = spec.multinode.grid
+    return [Point(i, scheme_name(scheme, grid), size, grid.size, NONE, 0.0, NONE, 1, 0.0,
+                  sources, factor)
+            for i, (sources, factor, size, scheme) in enumerate(spec.multinode.combos())]
+
+
+# ---- reading -----------------------------------------------------------------------------------
 def records_of(names: tuple[str, ...], collective: str) -> dict[str, Algorithm]:
     """Each sweep algorithm's record, looked up once (the registry's one wording for an
     unknown name, after where it is: sweep.algorithms[i])."""
@@ -241,23 +262,8 @@ def records_of(names: tuple[str, ...], collective: str) -> dict[str, Algorithm]:
     return out
 
 
-def load(path: str | Path) -> ExperimentSpec:
-    p = Path(path)
-    if not p.is_file():
-        raise SpecError(f"no spec file {p}")
-    try:
-        raw = tomllib.loads(p.read_text())
-    except tomllib.TOMLDecodeError as exc:
-        raise SpecError(f"{p} is not valid TOML: {exc}") from None
-    return from_dict(raw, path=p)
-
-
-def from_dict(raw: dict[str, Any], path: Path | None = None) -> ExperimentSpec:
-    if "multinode" in raw:
-        return _multinode(raw, path)
-    collective = sv.choice(raw, "collective", "bcast", ("bcast", "allgather"), "")
-    if collective == "allgather":
-        return _allgather(raw, path)
+def read_bcast(raw: dict[str, Any], path: Path | None, kind: ExperimentKind) -> ExperimentSpec:
+    """A broadcast sweep's spec (collective = "bcast", the default), every key checked."""
     sv.known(raw, _TOP, "")
     net = sv.table(raw, "network")
     sv.known(net, _NETWORK, "network.")
@@ -266,7 +272,7 @@ def from_dict(raw: dict[str, Any], path: Path | None = None) -> ExperimentSpec:
     topo_spec = net.get("topology", "star:hosts=8")
     topo = _topology(topo_spec, path)
     spec = ExperimentSpec(
-        **_read_alike(raw, path, topo_spec, topo, timeout=120.0),
+        **_read_alike(raw, path, topo_spec, topo, kind, timeout=120.0),
         budget=sv.number(raw, "budget", 0.0, 0.0) or None,
         rounds=sv.integer(raw, "rounds", 1, 1),
         wait=sv.choice(raw, "wait", DEFAULT_WAIT, WAIT_MODES, ""),
@@ -336,14 +342,16 @@ def _check_order(spec: ExperimentSpec, topo: Topology) -> None:
             raise SpecError(f"network.order[{i}]: node {n} is listed twice")
 
 
-def _read_alike(raw: dict[str, Any], path: Path | None, topo_spec: str, topo: Topology, *,
-                timeout: float) -> dict[str, Any]:
+def _read_alike(raw: dict[str, Any], path: Path | None, topo_spec: str, topo: Topology,
+                kind: ExperimentKind, *, timeout: float) -> dict[str, Any]:
     """What every kind of spec reads alike, in the order its errors are found: its name and
-    description, where it came from, its network, seed, repetitions, warm-up and timeout
-    (`timeout` the kind's default). A [multinode] spec refuses `warmup` by name before."""
+    description, where it came from, its network, its kind, seed, repetitions, warm-up and
+    timeout (`timeout` the kind's default). A [multinode] spec refuses `warmup` by name
+    before."""
     return {"name": sv.string(raw, "name", path.stem if path else "experiment"),
             "description": sv.string(raw, "description", ""),
             "path": path, "raw": raw, "topology_spec": topo_spec, "topology": topo,
+            "kind": kind,
             "seed": sv.integer(raw, "seed", 1, 0),
             "repetitions": sv.integer(raw, "repetitions", 10, 1),
             "warmup": sv.integer(raw, "warmup", 2, 0),
@@ -358,7 +366,8 @@ def _only(raw: dict[str, Any], keys: set[str], what: str, prefix: str = "") -> N
             raise SpecError(f"{prefix}{key}: {what} reads only {', '.join(sorted(keys))}")
 
 
-def _allgather(raw: dict[str, Any], path: Path | None) -> ExperimentSpec:
+def read_allgather(raw: dict[str, Any], path: Path | None,
+                   kind: ExperimentKind) -> ExperimentSpec:
     """A spec with collective = "allgather": its sweep's algorithms are Allgathers
     (collectives.algorithms.ALLGATHERS), its sizes each rank's block; hosts and loss as a
     broadcast sweep's. Traffic, faults, groups and injection are not measured for an
@@ -372,7 +381,7 @@ def _allgather(raw: dict[str, Any], path: Path | None) -> ExperimentSpec:
     topo = _topology(topo_spec, path)
     n_hosts = len(topo.hosts)
     spec = ExperimentSpec(
-        **_read_alike(raw, path, topo_spec, topo, timeout=600.0),
+        **_read_alike(raw, path, topo_spec, topo, kind, timeout=600.0),
         wait=sv.choice(raw, "wait", DEFAULT_WAIT, WAIT_MODES, ""),
         switching=sv.choice(net, "switching", "controller", SWITCHING, "network."),
         collective="allgather")
@@ -416,7 +425,8 @@ def _loss_sweep(net: dict[str, Any], sweep: dict[str, Any], spec: ExperimentSpec
                             f"and so MPI, crawling; {advice}")
 
 
-def _multinode(raw: dict[str, Any], path: Path | None) -> ExperimentSpec:
+def read_multinode(raw: dict[str, Any], path: Path | None,
+                   kind: ExperimentKind) -> ExperimentSpec:
     """A [multinode] spec: Tseng2001's multi-node multicast (testbed.experiments.
     multinode_spec); what only a broadcast sweep reads is refused, naming the key."""
     _only(raw, multinode_spec.TOP_KEYS, "a [multinode] spec measures multi-node multicasts and")
@@ -424,7 +434,7 @@ def _multinode(raw: dict[str, Any], path: Path | None) -> ExperimentSpec:
     sv.known(net, multinode_spec.NETWORK_KEYS, "network.")
     topo_spec = net.get("topology", multinode_spec.EXAMPLE_TORUS)
     topo = _topology(topo_spec, path)
-    alike = _read_alike(raw, path, topo_spec, topo, timeout=multinode_spec.JOB_TIMEOUT_S)
+    alike = _read_alike(raw, path, topo_spec, topo, kind, timeout=multinode_spec.JOB_TIMEOUT_S)
     return ExperimentSpec(
         **alike,
         wait=sv.choice(raw, "wait", DEFAULT_WAIT, WAIT_MODES, ""),

@@ -24,7 +24,6 @@ from typing import Any
 
 from ..fidelity.link_rate import operating_point_text
 from ..results import read_jsonl
-from . import allgather, multinode
 from .findings import crossover, growth, loss_cost
 from .html import report_html
 from .plots import draw_plots
@@ -118,15 +117,3 @@ class BroadcastReport:
 
 BROADCAST: RunReport = BroadcastReport()
 
-
-def write_report(run_dir: Path) -> str:
-    """Write the report of `run_dir`; return the text of summary.txt (the headline)."""
-    run_dir = Path(run_dir)
-    config, records, title = read_run(run_dir)
-    spec = config.get("spec")
-    report = BROADCAST
-    if isinstance(spec, dict) and "multinode" in spec:
-        report = multinode.REPORT
-    elif isinstance(spec, dict) and spec.get("collective") == "allgather":
-        report = allgather.REPORT
-    return report.write(run_dir, config, records, title)

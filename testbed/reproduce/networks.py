@@ -23,8 +23,8 @@ from ..emulation.network import Emulation
 from ..experiments.bcast import measure_params
 from ..experiments.bcast_batch import Batched
 from ..experiments.calibration import resolve
+from ..experiments.kinds import from_dict
 from ..experiments.run import execute, new_run
-from ..experiments.spec import from_dict
 from ..fidelity.link_rate import LinkRate
 from .verdict import point
 

@@ -19,9 +19,9 @@ from typing import Any
 from ..bench.contention import placed_sends, worst_placement
 from ..experiments import model_inputs
 from ..experiments.bcast import algorithm_params, point_to_point
+from ..experiments.kinds import from_dict
 from ..experiments.rank_placement import contended
 from ..experiments.run import execute, new_run
-from ..experiments.spec import from_dict
 from ..safepath import make_folder
 from .claims import Claim, Context, PaperFigure
 from .jobs import QUICK_TAKES, TAKES, medians, per_take, taken, takes

@@ -21,7 +21,7 @@ from testbed.cli import experiments as cli
 from testbed.emulation import mpi
 from testbed.emulation.controller_proc import ControllerProcess
 from testbed.errors import ComponentDied, ended_text, signal_text
-from testbed.experiments.run import _opened
+from testbed.experiments.run import opened
 
 from .testbed.experiments.test_run import VERSIONS, spec_of
 
@@ -124,7 +124,7 @@ def test_a_dead_controller_stops_the_experiment_like_a_full_disk(
     (not finished), no report is written, and the one message says how many points are
     kept and the command that finishes the run."""
     spec = spec_of()
-    run = _opened(spec, tmp_path, {"versions": VERSIONS}, lambda _m: None)
+    run = opened(spec, tmp_path, {"versions": VERSIONS}, lambda _m: None)
     points = spec.points()
 
     def measure(r: Any, _bar: Any, reprobe: bool = False) -> None:

@@ -20,8 +20,9 @@ from collectives.stats import summarize
 from testbed import results
 from testbed.cluster.spread import Spread
 from testbed.errors import DiskFull, UsageError
-from testbed.experiments.run import _Arrivals, _done_keys, _opened
-from testbed.experiments.spec import load
+from testbed.experiments.kinds import load
+from testbed.experiments.run import _Arrivals, opened
+from testbed.experiments.run_folder import _done_keys
 from testbed.fidelity.flags import Monitor
 from testbed.safepath import make_folder, output_file
 from testbed.specs.cluster import LOCAL
@@ -51,7 +52,7 @@ def test_a_resumed_run_numbers_its_jobs_on(tmp_path: Path) -> None:
     for n in (1, 2, 7):
         (tmp_path / "raw" / f"points-{n}.json").write_text("[]")
     (tmp_path / "raw" / "points-x.json").write_text("[]")
-    run = _opened(None, tmp_path, {"spec_name": "s"}, lambda _m: None)  # type: ignore[arg-type]
+    run = opened(None, tmp_path, {"spec_name": "s"}, lambda _m: None)  # type: ignore[arg-type]
     assert run.jobs == 7
     assert json.loads((tmp_path / "config.json").read_text()) == {"spec_name": "s"}
 
@@ -190,7 +191,7 @@ def test_a_point_is_written_as_soon_as_every_group_measured_it(tmp_path: Path) -
     (tmp_path / "s.toml").write_text(SPEC)
     spec = load(tmp_path / "s.toml")
     (out := tmp_path / "res").mkdir()
-    run = _opened(spec, out, {"versions": {}}, lambda _m: None)
+    run = opened(spec, out, {"versions": {}}, lambda _m: None)
     run.emu = SimpleNamespace(spread=Spread(spec.topology))
     points = spec.points()
     monitor = Monitor(spec.topology)

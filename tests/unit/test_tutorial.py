@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from testbed.cli.main import build_parser
-from testbed.experiments.spec import from_dict
+from testbed.experiments.kinds import from_dict
 
 ROOT = Path(__file__).resolve().parents[2]
 TUTORIAL = ROOT / "docs" / "tutorial.md"

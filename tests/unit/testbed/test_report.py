@@ -15,7 +15,8 @@ from typing import Any
 
 import pytest
 
-from testbed.report import rate_notes, write_report
+from testbed.experiments.kinds import write_report
+from testbed.report import rate_notes
 from testbed.report.figures import FORMATS_ENV
 from testbed.report.plots import Plots, relative_growth
 from testbed.report.points import point_of

@@ -34,12 +34,12 @@ def nothing_starts(monkeypatch: pytest.MonkeyPatch) -> None:
     from testbed.bench import suites
     from testbed.cli import measure, network
     from testbed.emulation import network as emulation
-    from testbed.experiments import run
+    from testbed.experiments import run_folder
 
     def past_the_checks(*_args: object, **_kwargs: object) -> None:
         raise AssertionError("the command got past its path checks")
 
-    for module, name in ((run, "detected"), (suites, "detected"), (measure, "network"),
+    for module, name in ((run_folder, "detected"), (suites, "detected"), (measure, "network"),
                          (network.doctor, "check"), (emulation.Emulation, "__init__")):
         monkeypatch.setattr(module, name, past_the_checks)
 

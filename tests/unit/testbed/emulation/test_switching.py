@@ -12,7 +12,8 @@ from testbed.cli.main import build_parser, main
 from testbed.emulation.network import Emulation
 from testbed.emulation.switching import SWITCHES, switch_kind
 from testbed.errors import UsageError
-from testbed.experiments.spec import SWITCHING, SpecError, from_dict
+from testbed.experiments.kinds import from_dict
+from testbed.experiments.spec import SWITCHING, SpecError
 from topologies import parse_spec
 
 from .machines import caps

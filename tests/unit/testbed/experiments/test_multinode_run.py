@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
+from testbed.experiments.kinds import from_dict
 from testbed.experiments.multinode_run import failure_text, record
-from testbed.experiments.spec import from_dict
 
 SPEC = from_dict({"name": "mn", "repetitions": 2, "seed": 0,
                   "network": {"topology": "torus:rows=2,cols=4,bw=100"},

@@ -8,8 +8,9 @@ import pytest
 
 from collectives.partitioning.grid import Mesh, Torus
 from testbed.errors import UsageError
+from testbed.experiments.kinds import from_dict
 from testbed.experiments.multinode_spec import grid_of, schemes_of
-from testbed.experiments.spec import Point, SpecError, from_dict
+from testbed.experiments.spec import Point, SpecError
 
 SPEC = {"name": "mn", "repetitions": 3, "seed": 0,
         "network": {"topology": "torus:rows=2,cols=4,bw=100"},

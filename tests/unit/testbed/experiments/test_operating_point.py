@@ -18,8 +18,9 @@ import pytest
 
 from testbed.experiments import calibration
 from testbed.experiments import operating_point as op
+from testbed.experiments.kinds import from_dict
 from testbed.experiments.run import new_run
-from testbed.experiments.spec import ExperimentSpec, Point, from_dict
+from testbed.experiments.spec import ExperimentSpec, Point
 from testbed.fidelity.flags import judge
 from testbed.fidelity.link_rate import LinkRate, operating_point_text
 from testbed.fidelity.wire_units import frame_time_s

@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from testbed.emulation.environment import Capabilities
-from testbed.experiments.spec import Point, SpecError, check_machine, from_dict, load
+from testbed.experiments.kinds import from_dict, load
+from testbed.experiments.spec import Point, SpecError, check_machine
 
 SPEC = {"name": "t", "network": {"topology": "star:hosts=4,bw=100"},
         "sweep": {"algorithms": ["scout-linear", "nack", "binomial"], "sizes": [1024]}}
@@ -299,7 +300,8 @@ def test_an_allgather_spec_and_its_points():
 
 
 @pytest.mark.parametrize("change, needle", [
-    ({"collective": "allreduce"}, "collective: unknown 'allreduce' \\(one of bcast, allgather\\)"),
+    ({"collective": "allreduce"},
+     "collective: unknown 'allreduce' \\(one of bcast, allgather, or a \\[multinode\\] table\\)"),
     ({"sweep": {"algorithms": ["binomial"], "sizes": [1]}},
      "sweep.algorithms\\[0\\]: unknown allgather 'binomial'"),
     ({"sweep": {"algorithms": ["ring"], "sizes": [1], "traffic": ["none"]}},

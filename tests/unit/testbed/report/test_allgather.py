@@ -8,7 +8,8 @@ import csv
 import json
 from pathlib import Path
 
-from testbed.report import allgather, write_report
+from testbed.experiments.kinds import write_report
+from testbed.report import allgather
 
 
 def _rec(i, algo, median, *, size=65536, loss=0.0, flags=(), status="ok", scope=None):

@@ -8,7 +8,7 @@ import csv
 import json
 from pathlib import Path
 
-from testbed.report import write_report
+from testbed.experiments.kinds import write_report
 
 
 def _rec(i, scheme, median, *, flags=(), status="ok", sources=4, factor=0.25, size=65536):

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from collectives.stats import summarize, tails
-from testbed.report import write_report
+from testbed.experiments.kinds import write_report
 from testbed.report.tails import (
     UNSTATED,
     lacks,

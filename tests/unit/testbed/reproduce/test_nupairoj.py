@@ -138,7 +138,7 @@ def ch6_jobs(ms, spread=(0.98, 1.0, 1.02), flagged=()):
 
 
 def test_chapter_6_runs_both_dynamic_trees_and_their_rivals_in_one_experiment() -> None:
-    from testbed.experiments.spec import from_dict
+    from testbed.experiments.kinds import from_dict
     from testbed.reproduce.nupairoj import ch6_spec
 
     quick = from_dict(ch6_spec("mesh:rows=4,cols=4,bw=10", quick=True))

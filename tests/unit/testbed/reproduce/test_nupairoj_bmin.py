@@ -258,7 +258,7 @@ def test_chapter_6_ratios_are_each_jobs_own_so_groups_that_differ_do_not_blur_th
 
 
 def test_chapter_6_jobs_each_place_the_group_and_share_chapter_5s_params(monkeypatch) -> None:
-    from testbed.experiments.spec import from_dict
+    from testbed.experiments.kinds import from_dict
     from testbed.reproduce import nupairoj_bmin as nb
 
     spec = from_dict(nb.ch6_spec("bmin:n=4,bw=10", nb.group_order(0)))

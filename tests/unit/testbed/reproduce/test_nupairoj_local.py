@@ -336,7 +336,7 @@ def test_the_three_chapter_6_claims_share_one_set_of_jobs(monkeypatch) -> None:
     message every 0.95 x the no-contention latency), TWO and INJECTED (every 1.9 x it, under
     background load), each a run, all at the same fixed operating point and pinned t_end;
     a flagged condition is run once more."""
-    from testbed.experiments.spec import from_dict
+    from testbed.experiments.kinds import from_dict
 
     runs, measured = [], []
     times = conditions(local={a: v * 1.3 for a, v in ALONE_MS.items()},

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from testbed.experiments.spec import from_dict
+from testbed.experiments.kinds import from_dict
 from testbed.reproduce.all_claims import BY_KEY
 from testbed.reproduce.source_contention import (
     GROWS,
