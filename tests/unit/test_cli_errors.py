@@ -348,6 +348,8 @@ BCAST = ["bcast", "--algo", "binomial", "--size", "1024"]
     ([*BCAST[:3], "--size", "64X"], "argument --size: a size in bytes, or with a binary "
                                     "suffix: 64K, 64KiB, 1M, 1MiB (K = 1024); got '64X'"),
     ([*BCAST[:3], "--size", "1K,1024"], "argument --size: a size is given twice in '1K,1024'"),
+    (["osu", "bcast", "--algo", "binomial", "--size", "0,1K"],
+     "argument --size: must be >= 1 B, got '0'"),
     (["bcast", "--algo", "nack,,binomial", "--size", "1"],
      "argument --algo: names separated by commas, got 'nack,,binomial'"),
     ([*BCAST, "--fragment", "0"], "argument --fragment: must be >= 1 B, got '0'"),
@@ -452,8 +454,11 @@ OSU = ["osu", "bcast", "--algo", "binomial"]
     ([*OSU, "-m", "1:2:3"], "-m takes MAX, MIN:MAX, MIN: or :MAX, got '1:2:3'"),
     ([*OSU, "-m", "1KB:2X"], "-m/--message-size: a size in bytes, or with a binary suffix: "
      "64K, 64KiB, 1M, 1MiB (K = 1024); got '2X'"),
-    (["osu", "barrier", "--algo", "mcast", "-m", "64"],
-     "-m/--message-size: osu barrier has no message sizes"),
+    (["osu", "barrier", "--algo", "mcast", "-m", "64"], "-m: osu barrier has no message sizes"),
+    (["osu", "barrier", "--algo", "mcast", "--size", "1K"],
+     "--size: osu barrier has no message sizes"),
+    ([*OSU, "-m", "64", "--size", "1K,2K"],
+     "-m (sizes doubling from MIN to MAX) or --size (a list), not both"),
     ([*OSU, "--hosts", "1"], "osu_bcast needs at least two ranks, one per host; star-1 has 1"),
     ([*OSU, "--topo", "star:hosts=4", "--hosts", "8"], "--hosts 8: star:hosts=4 has 4 hosts"),
     (["osu", "bcast", "--algo", "opt-mesh", "--hosts", "4"],
