@@ -362,6 +362,23 @@ BCAST = ["bcast", "--algo", "binomial", "--size", "1024"]
      "argument --failed: a host's name or node id (h3 or 3), got 'hx'"),
     (["multinode", "--factor", "120%"],
      "argument --factor: a fraction in [0, 1] or a percentage up to 100%, got '120%'"),
+    # the commands without --loss say where their loss comes from (docs/cli.md, "Loss")
+    (["experiment", "x.toml", "--loss", "5%"],
+     "--loss: not taken here: the spec's sweep.loss = [0.05] sets the loss (or a fault's "
+     "action = \"loss\"), kept with the results in the folder's spec.toml, which --resume "
+     "reads back"),
+    (["testbed", "--link", "tc,loss=1"],
+     "--link: not taken here: the spec's network.topology sets the links (bw=, delay_ms= of "
+     "its shape, or a topology file), and its sweep.loss the loss"),
+    (["bench", "--loss", "0.01"],
+     "--loss: not taken here: bench measures at the conditions its suites fix; a lossy "
+     "broadcast is mcastlab bcast --loss P, a sweep of losses an experiment spec's sweep.loss"),
+    (["reproduce", "--loss"], "--loss: not taken here: reproduce measures at the conditions "
+     "the papers' claims fix; a lossy broadcast is mcastlab bcast --loss P, a sweep of losses "
+     "an experiment spec's sweep.loss"),
+    (["calibrate", "--loss", "1%"], "--loss: not taken here: the envelope is the rate at "
+     "which this machine keeps up without loss; a lossy run at it: --loss P on the command "
+     "that measures"),
 ])
 def test_counts_below_their_minimum_are_refused_while_parsing(
         argv: list[str], needle: str, capsys: pytest.CaptureFixture[str]) -> None:
