@@ -181,20 +181,22 @@ def tree_barrier(comm: Any) -> None:
     waiting.wait([comm.Isend([empty, 0, MPI.BYTE], dest=k, tag=BARRIER_TAG) for k in kids])
 
 
-def _p2p_barrier(comm: Any, algorithm: str, _params: dict) -> None:
-    """The point-to-point barriers, by name: Chen2000's binary tree, MPICH 1's pairwise."""
-    if algorithm == "pairwise":
-        # imported on first use (why: top of module)
-        from .pairwise import barrier as pairwise_barrier
+def _run_tree_barrier(comm: Any, _algorithm: str, _params: dict) -> None:
+    """Chen2000's software tree barrier (the family "tree")."""
+    tree_barrier(comm)
 
-        pairwise_barrier(comm)
-    else:
-        tree_barrier(comm)
+
+def _run_pairwise(comm: Any, _algorithm: str, _params: dict) -> None:
+    """MPICH 1's pairwise barrier (the family "exchange": pairwise exchanges)."""
+    # imported on first use (why: top of module)
+    from .pairwise import barrier as pairwise_barrier
+
+    pairwise_barrier(comm)
 
 
 # family (collectives.algorithms.FAMILIES) -> how its barriers run
 BARRIER_RUNNERS: dict[str, Callable[[Any, str, dict], None]] = {
-    "mpi": _mpi_barrier, "tree": _p2p_barrier,
+    "mpi": _mpi_barrier, "tree": _run_tree_barrier, "exchange": _run_pairwise,
     "multicast": _mcast_barrier, "range": _range_barrier,
 }
 

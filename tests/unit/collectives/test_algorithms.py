@@ -34,8 +34,11 @@ from collectives.trees.schedules import build
 
 
 def test_pairwise_is_a_point_to_point_barrier_of_the_registry() -> None:
+    """MPICH 1's barrier exchanges pairwise (the family "exchange"), apart from the software
+    tree (the family "tree"): a family names each barrier the testbed compares."""
     a = BARRIERS["pairwise"]
-    assert (a.family, a.paper, a.collective) == ("tree", "Chen2000", "barrier")
+    assert (a.family, a.paper, a.collective) == ("exchange", "Chen2000", "barrier")
+    assert names("tree", collective="barrier") == ("tree",)
     assert "pairwise" in names(collective="barrier") and not a.release
     assert barrier_options("pairwise", {"timeout": 1.0, "release": "both"}) == {}
 
