@@ -271,9 +271,8 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--allgather", metavar="NAME", help="its allgathers (Allgather, "
                    "Allgatherv, allgather) with this one")
     p.add_argument("-o", "--option", type=use_option, action="append", default=[],
-                   metavar="NAME=VALUE", help="an option of those algorithms (repeatable): the "
-                   "broadcast is given all but release, the barrier and the allgather those "
-                   "they take (mcastlab algorithms NAME)")
+                   metavar="NAME=VALUE", help="an option of those algorithms (repeatable): "
+                   "each of the three is given those it takes (mcastlab algorithms NAME)")
     p.add_argument("program", nargs=argparse.REMAINDER,
                    help="after '--': arguments to python, e.g. -m collectives.programs.pingpong")
     p.set_defaults(func=cmd_mpirun)
