@@ -85,6 +85,14 @@ def test_lab_solve_into_a_missing_folder_before_measuring(
     assert "--solve" in line and "does not exist" in line
 
 
+def test_lab_keeps_only_what_check_prints(tmp_path: Path,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    line = error_line(["lab", "1", "--out", str(tmp_path)], capsys)
+    assert line == ("mcastlab: error: --out keeps what --check prints: mcastlab lab N --check "
+                    "FILE... --out DIR")
+    assert list(tmp_path.iterdir()) == []
+
+
 @pytest.mark.parametrize("argv", [["bench"], ["pingpong"], ["testbed"],
                                   ["reproduce", "--only", "nupairoj"], ["experiment", str(SPEC)]])
 def test_out_under_a_regular_file(argv: list[str], a_file: Path,

@@ -17,15 +17,16 @@ from testbed.cli.main import build_parser, main
 
 # the commands that measure and print a result, and the commands that build a network
 MEASURING = ("bcast", "allgather", "osu", "params", "multinode", "pingpong", "calibrate",
-             "experiment", "testbed", "bench", "reproduce")
+             "experiment", "testbed", "bench", "reproduce", "lab")
 NETWORK = ("net", "up", "mpirun", "bcast", "allgather", "osu", "params", "multinode",
            "pingpong")
-# networks of a spec's, a suite's or a claim's making: --loss refused, saying where from
-LOSS_ELSEWHERE = ("experiment", "testbed", "bench", "reproduce", "calibrate")
+# networks of a spec's, a suite's, a claim's or a lab's making: --loss refused, saying where
+# from
+LOSS_ELSEWHERE = ("experiment", "testbed", "bench", "reproduce", "calibrate", "lab")
 # no network of their own: the machine, the registry, a computation, the active run's
-# controller, a results folder, the labs (which build theirs from the lab's own spec)
+# controller, a results folder
 NO_NETWORK = ("doctor", "topo", "cleanup", "report", "controller", "groups", "ports", "fail",
-              "restore", "algorithms", "trees", "range-trees", "lab")
+              "restore", "algorithms", "trees", "range-trees")
 # what each command needs besides the options walked (positionals, required options)
 REQUIRED = {"report": ["results"], "mpirun": ["--", "-m", "prog"], "osu": ["bcast"],
             "fail": ["h3"], "restore": ["3"], "trees": ["binomial", "--t-hold", "1e-5",
@@ -123,7 +124,7 @@ def test_a_command_that_takes_its_loss_elsewhere_says_where(
     assert exc.value.code == 2
     line = capsys.readouterr().err.strip().splitlines()[-1]
     assert line.startswith(f"mcastlab {name}: error: --loss: not taken here: ")
-    assert any(word in line for word in ("sweep.loss", "fix", "without loss"))
+    assert any(word in line for word in ("sweep.loss", "fix", "without loss", "its lab sets"))
 
 
 def test_lists_and_suffixes_parse_on_the_command_line() -> None:
