@@ -207,7 +207,7 @@ _ALL = (
     Algorithm("tree", "tree", "Chen2000",
               "zero-byte messages up a binary tree to rank 0 and back down",
               collective="barrier"),
-    Algorithm("pairwise", "tree", "Chen2000",
+    Algorithm("pairwise", "exchange", "Chen2000",
               "MPICH 1's barrier: the ranks beyond the largest power of two pair in, "
               "recursive doubling, release", collective="barrier"),
     Algorithm("mcast", "multicast", "Chen2000",

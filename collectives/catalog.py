@@ -12,6 +12,7 @@ Pure: imports no MPI, no testbed."""
 from __future__ import annotations
 
 import dataclasses
+import functools
 from dataclasses import dataclass
 from typing import Any
 
@@ -36,7 +37,9 @@ from .ipmc import sockbuf
 from .ipmc.deadline import TIMEOUT_S
 from .ipmc.message import PACE, Options
 from .range_trees.bcast import RangeOptions
-from .trees.schedules import DEFAULT_BLOCKSIZE, DEFAULT_FRAGMENT
+from .trees.dyntree import StaticParams
+from .trees.schedules import ALLGATHERS as SCATTER_ALLGATHERS
+from .trees.schedules import DEFAULT_BLOCKSIZE, DEFAULT_FRAGMENT, TREES
 
 COLLECTIVES = tuple(RECORDS)  # bcast, barrier, allgather
 REQUIRED = "required"  # Option.default of an option without one
@@ -162,6 +165,12 @@ def options(alg: Algorithm) -> tuple[Option, ...]:
         out.append(SEND_ORDER)
     if alg.name == "fragmented-chain":
         out.append(Option("fragment", DEFAULT_FRAGMENT, "bytes per piece of the pipeline"))
+    elif alg.name in TREES:  # a plain tree, pipelined in pieces as Open MPI's segsize
+        out.append(Option("fragment", None, "bytes per piece: the tree pipelined in pieces "
+                          "(Open MPI's segmented trees)", "the message whole", "whole"))
+    if alg.name == "scatter-allgather":
+        out.append(Option("allgather", "ring", "the allgather of its second phase: "
+                          + _choices(SCATTER_ALLGATHERS)))
     if alg.name == "block-binomial":
         out.append(Option("blocksize", DEFAULT_BLOCKSIZE,
                           "nodes a block (1: the binomial tree; the ranks: sequential)"))
@@ -181,6 +190,18 @@ def options(alg: Algorithm) -> tuple[Option, ...]:
     if alg.family == "range":
         out.extend(_fields(RangeOptions))
     return tuple(out)
+
+
+@functools.cache
+def taken(alg: Algorithm) -> frozenset[str]:
+    """The names of the options `alg` takes (those `options` lists; DYN-Tree's six static
+    parameters each by its name): for a broadcast, what the drop-in gives it of the one set
+    of options it shares with the other collectives (collectives.executor.bcast_takes, held
+    equal to this by a unit test)."""
+    names = {o.name for o in options(alg)}
+    if DYN_SPLIT.name in names:
+        names = (names - {DYN_SPLIT.name}) | {f.name for f in dataclasses.fields(StaticParams)}
+    return frozenset(names)
 
 
 def entry(alg: Algorithm) -> dict[str, Any]:

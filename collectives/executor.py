@@ -10,11 +10,13 @@ registry (collectives.algorithms) by its family's runner.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from . import held, sent, waiting
 from .algorithms import (
+    ACK_OPTIONS,
     DEFAULT_ALLGATHER,
     DEFAULT_BARRIER,
     DEFAULT_BCAST,
@@ -181,20 +183,22 @@ def tree_barrier(comm: Any) -> None:
     waiting.wait([comm.Isend([empty, 0, MPI.BYTE], dest=k, tag=BARRIER_TAG) for k in kids])
 
 
-def _p2p_barrier(comm: Any, algorithm: str, _params: dict) -> None:
-    """The point-to-point barriers, by name: Chen2000's binary tree, MPICH 1's pairwise."""
-    if algorithm == "pairwise":
-        # imported on first use (why: top of module)
-        from .pairwise import barrier as pairwise_barrier
+def _run_tree_barrier(comm: Any, _algorithm: str, _params: dict) -> None:
+    """Chen2000's software tree barrier (the family "tree")."""
+    tree_barrier(comm)
 
-        pairwise_barrier(comm)
-    else:
-        tree_barrier(comm)
+
+def _run_pairwise(comm: Any, _algorithm: str, _params: dict) -> None:
+    """MPICH 1's pairwise barrier (the family "exchange": pairwise exchanges)."""
+    # imported on first use (why: top of module)
+    from .pairwise import barrier as pairwise_barrier
+
+    pairwise_barrier(comm)
 
 
 # family (collectives.algorithms.FAMILIES) -> how its barriers run
 BARRIER_RUNNERS: dict[str, Callable[[Any, str, dict], None]] = {
-    "mpi": _mpi_barrier, "tree": _p2p_barrier,
+    "mpi": _mpi_barrier, "tree": _run_tree_barrier, "exchange": _run_pairwise,
     "multicast": _mcast_barrier, "range": _range_barrier,
 }
 
@@ -348,7 +352,6 @@ def allgather_options(allgather: Named, options: dict[str, Any]) -> dict[str, An
 
 
 # ---- options: which a barrier takes, and a check before any message ---------------------
-BARRIER_ONLY = ("release",)  # options no broadcast takes (bcast_options leaves them out)
 
 
 def barrier_options(barrier: Named, options: dict[str, Any]) -> dict[str, Any]:
@@ -367,10 +370,51 @@ def barrier_options(barrier: Named, options: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in options.items() if k in takes}
 
 
-def bcast_options(options: dict[str, Any]) -> dict[str, Any]:
-    """`options` less those only a barrier takes (BARRIER_ONLY): what a broadcast is given
-    where one set of options serves both (the drop-in communicator)."""
-    return {k: v for k, v in options.items() if k not in BARRIER_ONLY}
+@functools.cache
+def bcast_takes(bcast: Algorithm) -> frozenset[str]:
+    """The names of the options broadcast `bcast` takes, as its runner reads them and
+    `mcastlab algorithms` lists them (collectives.catalog.taken: a unit test holds the two
+    equal; the catalog describes, this stays light for a rank's start-up)."""
+    names: set[str] = {"send_order"} if bcast.send_order else set()
+    if bcast.scheduled:
+        # imported on first use (why: top of module)
+        from .trees.schedules import TREES
+
+        if bcast.name in TREES or bcast.name == "fragmented-chain":
+            names.add("fragment")
+        names |= {"scatter-allgather": {"allgather"},
+                  "block-binomial": {"blocksize"}}.get(bcast.name, set())
+    if bcast.timing:
+        names |= {"t_hold", "t_end"}
+    if bcast.family == "dynamic":
+        # imported on first use (why: top of module)
+        from .trees.dyntree import StaticParams
+
+        names |= {f.name for f in dataclasses.fields(StaticParams)}
+    if bcast.geometry in ("mesh", "torus", "bmin"):
+        names |= {bcast.geometry, "nodes"}
+    if bcast.family == "multicast":
+        # imported on first use (why: top of module)
+        from .ipmc.message import Options
+
+        names |= {f.name for f in dataclasses.fields(Options)} - (
+            set() if bcast.name == "two-stage" else {"crossover_nodes", "crossover_size"}) - (
+            set() if bcast.reports else set(ACK_OPTIONS))
+        names |= {"completion"} if bcast.completion else set()
+    if bcast.family == "range":
+        # imported on first use (why: top of module)
+        from .range_trees.bcast import RangeOptions
+
+        names |= {f.name for f in dataclasses.fields(RangeOptions)}
+    return frozenset(names)
+
+
+def bcast_options(bcast: Named, options: dict[str, Any]) -> dict[str, Any]:
+    """The options of `options` the broadcast takes (bcast_takes), where one set serves the
+    broadcast, the barrier and the allgather (the drop-in communicator): a barrier's or an
+    allgather's options never reach the broadcast."""
+    takes = bcast_takes(resolve("bcast", bcast))
+    return {k: v for k, v in options.items() if k in takes}
 
 
 def check_barrier(barrier: Named, options: dict[str, Any]) -> None:
@@ -397,19 +441,21 @@ def check(bcast: Named, barrier: Named, size: int, options: dict[str, Any],
                resolve("allgather", allgather))
     check_barrier(records[1], options)
     check_allgather(records[2], allgather_options(records[2], options))
-    given = bcast_options(options)
-    if records[0].family == "mpi":  # MPI_Bcast takes none: each must be another's
-        extra = set(given) - set(barrier_options(records[1], options)) \
-            - set(allgather_options(records[2], options))
-        if extra:
-            raise ValueError(f"{', '.join(sorted(extra))}: an option of none of {bcast}, "
-                             f"{barrier} and {allgather} (mcastlab algorithms NAME)")
+    given = bcast_options(records[0], options)
+    extra = set(options) - set(given) - set(barrier_options(records[1], options)) \
+        - set(allgather_options(records[2], options))
     if measure:
         # imported on first use (why: top of module)
         from .measured import checkable
 
         given = checkable(records[0], given)
-    check_bcast(records[0], size, given)
+    # each option goes to the collectives that take it; one that none takes is refused in
+    # the broadcast's own words where it has some, else as none's
+    check_bcast(records[0], size, {**given, **{k: options[k] for k in extra}})
+    if extra:
+        raise ValueError(f"{', '.join(sorted(extra))}: an option of none of "
+                         f"{', '.join(r.name for r in records[:2])} and {records[2].name} "
+                         "(mcastlab algorithms NAME)")
     return records
 
 

@@ -247,7 +247,7 @@ class Intracomm(MPI.Intracomm):
             bcast, _barrier, options, _allgather = self._chosen()
             CALLS["bcast", bcast.name] += 1
             BYTES[bcast.name] += len(view)
-            given = executor.bcast_options(options)
+            given = executor.bcast_options(bcast, options)
             if needs(bcast, given):
                 given = {**given, **self._timing(len(view), send_order(given), bcast.name)}
             executor.bcast(view, root, self._private(), bcast, **given)

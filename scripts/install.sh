@@ -6,7 +6,10 @@ cd "$(dirname "$0")/.."
 
 die() { echo "install: $*" >&2; exit 1; }
 [ "$(id -u)" -eq 0 ] || die "must run as root (try: sudo make install / sudo make test / sudo make testbed)"
-[ -x /usr/bin/python3 ] || die "Debian's /usr/bin/python3 is missing (this project targets Debian/Ubuntu)"
+[ -x /usr/bin/python3 ] || die "Debian's /usr/bin/python3 is missing (this project is tried on Debian 12)"
+# pyproject's requires-python: checked here, before any package, not by pip after them
+/usr/bin/python3 -c 'import sys; sys.exit(sys.version_info < (3, 11))' ||
+    die "needs Python 3.11 or later as /usr/bin/python3, found $(/usr/bin/python3 -V 2>&1) (Debian 12 has 3.11: README.md, Requirements)"
 
 # 1. Debian packages -----------------------------------------------------------------
 PKGS=(mininet openvswitch-switch iperf3 tcpdump ethtool iptables nftables iproute2

@@ -3,8 +3,9 @@ layout, their method) with any broadcast, Allgather or barrier of the registry (
 mpiexec; rank 0 prints).
 
 The method of OMB 7.4's osu_bcast.c: for size = min, 2 min, ... <= max (default 1 to
-1 MiB), iterations + skip rounds (1000 + 100 while size <= 8192, then 100 + 10 for the rest;
--i sets both counts of iterations, -x both of skip); a round reads MPI_Wtime, broadcasts
+1 MiB; --sizes, not OMB's: the sizes of a list instead), iterations + skip rounds
+(1000 + 100 while size <= 8192, then 100 + 10 for the rest; -i sets both counts of
+iterations, -x both of skip); a round reads MPI_Wtime, broadcasts
 `size` bytes (MPI_CHAR, all 1) from rank 0, reads MPI_Wtime again, and enters an untimed
 MPI barrier; the rounds after the first `skip` are summed. One more barrier after the loop;
 each rank's latency = sum * 1e6 / iterations; rank 0 prints avg (the sum over the ranks /
@@ -102,18 +103,35 @@ def parse_sizes(text: str) -> tuple[int, int]:
 
 def plan(lo: int = MIN_MESSAGE_SIZE, hi: int = MAX_MSG_SIZE_COLL,
          iterations: int | None = None, skip: int | None = None) -> list[tuple[int, int, int]]:
-    """(size, iterations, skip) of every row: sizes doubling from lo up to hi; above
-    LARGE_MESSAGE_SIZE the large counts, for that size and every later one, as in
-    osu_bcast.c. `iterations` / `skip` (-i / -x) replace the small and the large count."""
-    loop, warm = iterations or COLL_LOOP_SMALL, COLL_SKIP_SMALL if skip is None else skip
+    """(size, iterations, skip) of every row: sizes doubling from lo up to hi, each with
+    the counts `listed` gives it (osu_bcast.c's)."""
     out, size = [], lo
     while size <= hi:
-        if size > LARGE_MESSAGE_SIZE:
-            loop = iterations or COLL_LOOP_LARGE
-            warm = COLL_SKIP_LARGE if skip is None else skip
-        out.append((size, loop, warm))
+        out.append(size)
         size *= 2
-    return out
+    return listed(out, iterations, skip)
+
+
+def listed(sizes: Sequence[int], iterations: int | None = None,
+           skip: int | None = None) -> list[tuple[int, int, int]]:
+    """(size, iterations, skip) of each of `sizes`, in their order (--sizes: a list in
+    place of -m's doubling): above LARGE_MESSAGE_SIZE the large counts, as in osu_bcast.c.
+    `iterations` / `skip` (-i / -x) replace the small and the large count."""
+    small = (iterations or COLL_LOOP_SMALL, COLL_SKIP_SMALL if skip is None else skip)
+    large = (iterations or COLL_LOOP_LARGE, COLL_SKIP_LARGE if skip is None else skip)
+    return [(size, *(large if size > LARGE_MESSAGE_SIZE else small)) for size in sizes]
+
+
+def parse_list(text: str) -> list[int]:
+    """--sizes: whole numbers of bytes >= 1, comma-separated, each once; ValueError else."""
+    try:
+        sizes = [int(p) for p in text.split(",")]
+    except ValueError:
+        raise ValueError(f"--sizes takes whole numbers of bytes, comma-separated, got "
+                         f"{text!r}") from None
+    if min(sizes) < MIN_MESSAGE_SIZE or len(set(sizes)) != len(sizes):
+        raise ValueError(f"--sizes: each size at least 1 byte and given once, got {text!r}")
+    return sizes
 
 
 def barrier_plan(iterations: int | None = None, skip: int | None = None) -> tuple[int, int]:
@@ -192,6 +210,9 @@ def parser() -> argparse.ArgumentParser:
     ap.add_argument("-m", "--message-size", default=None, metavar="[MIN:]MAX",
                     help="bcast, allgather: sizes (allgather: per rank) from MIN to MAX bytes, "
                          "doubling (default 1:1048576)")
+    ap.add_argument("--sizes", metavar="B,B,...",
+                    help="bcast, allgather: these sizes in bytes, in this order, in place of "
+                         "-m's doubling")
     ap.add_argument("-i", "--iterations", type=int, help="measured rounds per size")
     ap.add_argument("-x", "--warmup", type=int, help="unmeasured rounds first")
     ap.add_argument("-f", "--full", action="store_true", help="min, max and iterations too")
@@ -217,8 +238,11 @@ def main(argv: list[str] | None = None) -> int:
         if (args.iterations is not None and args.iterations < 1) or \
                 (args.warmup is not None and args.warmup < 0):
             raise ValueError("-i must be >= 1 and -x >= 0")
-        if args.bench == "barrier" and args.message_size is not None:
-            raise ValueError("-m: osu_barrier has no message sizes")
+        if args.bench == "barrier" and (args.message_size, args.sizes) != (None, None):
+            raise ValueError("-m, --sizes: osu_barrier has no message sizes")
+        if args.message_size is not None and args.sizes is not None:
+            raise ValueError("-m or --sizes, not both")
+        sizes = parse_list(args.sizes) if args.sizes is not None else None
         record = LOOKUP[args.bench](args.algorithm)
     except ValueError as exc:
         ap.error(str(exc))
@@ -241,6 +265,8 @@ def main(argv: list[str] | None = None) -> int:
     rounds: Sequence[tuple[int | None, int, int]]  # (size, iterations, skip); None: barrier
     if args.bench == "barrier":
         rounds = [(None, *barrier_plan(args.iterations, args.warmup))]
+    elif sizes is not None:
+        rounds = listed(sizes, args.iterations, args.warmup)
     else:
         rounds = plan(lo, hi, args.iterations, args.warmup)
     for size, iterations, skip in rounds:

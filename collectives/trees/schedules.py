@@ -236,7 +236,10 @@ def build(algorithm: Named, size: int, root: int = 0, nbytes: int = 0,
     handed on to the contention trees, which then look nothing up)."""
     record, algorithm = (algorithm, algorithm.name) if isinstance(algorithm, Algorithm) \
         else (None, algorithm)
-    if algorithm not in ALGORITHMS and algorithm not in TOPOLOGY_ALGORITHMS:
+    # a record was resolved where its call was made: it says whether it has a schedule
+    scheduled = record.scheduled if record is not None else (
+        algorithm in ALGORITHMS or algorithm in TOPOLOGY_ALGORITHMS)
+    if not scheduled:
         extra = " (MPICH's own MPI_Bcast has no schedule)" if algorithm == NATIVE else ""
         raise ValueError(f"unknown algorithm {algorithm!r}{extra}; choose from "
                          f"{', '.join((*ALGORITHMS, *TOPOLOGY_ALGORITHMS))}")

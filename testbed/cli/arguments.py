@@ -126,6 +126,26 @@ def old_spelling(p: argparse.ArgumentParser, old: str, new: str, **kwargs: Any) 
                    default=argparse.SUPPRESS, **kwargs)
 
 
+class Refused(argparse.Action):
+    """An option a command does not take, though others do: refused with why and where
+    the command takes that setting from (hidden from --help)."""
+
+    def __init__(self, option_strings: list[str], dest: str, why: str = "",
+                 **kwargs: Any) -> None:
+        self.why = why
+        super().__init__(option_strings, dest, **kwargs)
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: Any, option_string: str | None = None) -> None:
+        parser.error(f"{option_string}: not taken here: {self.why}")
+
+
+def refused(p: argparse.ArgumentParser, option: str, why: str) -> None:
+    """`option` refused by `p` with `why` (a command that takes its setting elsewhere)."""
+    p.add_argument(option, action=Refused, why=why, nargs="?", help=argparse.SUPPRESS,
+                   default=argparse.SUPPRESS, dest=f"refused_{option.strip('-')}")
+
+
 def script_file(args: argparse.Namespace) -> Path | None:
     """The prompt's --script file (net, lab), checked before any network comes up."""
     # its commands run in the hosts as root: a file of root's or yours, nobody else writes

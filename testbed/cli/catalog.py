@@ -90,9 +90,9 @@ WHAT = {"value": "value of MPIR_CVAR_<COLL>_INTRA_ALGORITHM", "function": "funct
 # where the options are given, alike at every entry point
 ENTRY_POINTS = ("Options are taken alike by collectives.bcast/barrier/allgather (keywords), "
                 "collectives.Intracomm(**options) and\n  python -m collectives.use / mcastlab "
-                "mpirun (-o NAME=VALUE): there the broadcast is given all but release, the\n  "
-                "barrier and the allgather those they take. Unnamed, a collective is MPICH's "
-                "own everywhere (docs/dropin.md).")
+                "mpirun (-o NAME=VALUE): there one set serves the three, each given those\n  "
+                "listed here for it. Unnamed, a collective is MPICH's own everywhere "
+                "(docs/dropin.md).")
 
 
 def cmd_algorithms(args: argparse.Namespace) -> int:

@@ -11,6 +11,7 @@ import json
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 from ..bench import suites as bench
 from ..bench.suites import SUITES
@@ -22,7 +23,7 @@ from ..experiments.run import Log, Run
 from ..experiments.run_folder import prepare
 from ..results import DEFAULT_ROOT, new_results_dir
 from ..safepath import make_folder, planned_folder, tree_of_ours
-from .arguments import add_cluster_choice, cluster_spec, progress
+from .arguments import add_cluster_choice, cluster_spec, progress, refused
 from .steps import Steps, progress_bar
 
 DEFAULT_SPEC = Path(__file__).resolve().parents[2] / "experiments" / "default.toml"
@@ -50,7 +51,8 @@ def run_spec(args: argparse.Namespace, log: Log) -> int:
     log(f"{run.spec.name}: {len(run.spec.points())} points "
         f"({len(run.done)} already done), results in {run.out}")
     try:
-        return _measure(run, reprobe=getattr(args, "reprobe", False))
+        return _measure(run, reprobe=getattr(args, "reprobe", False),
+                        as_json=getattr(args, "json", False))
     except (DiskFull, ComponentDied) as exc:  # every point written so far is whole, and stays
         then = "make room, then " if isinstance(exc, DiskFull) else ""
         raise type(exc)(f"{exc}; {len(run.done)} of {len(run.spec.points())} points measured "
@@ -58,11 +60,12 @@ def run_spec(args: argparse.Namespace, log: Log) -> int:
                         f"experiment --resume {run.out}") from None
 
 
-def _measure(run: Run, *, reprobe: bool = False) -> int:
+def _measure(run: Run, *, reprobe: bool = False, as_json: bool = False) -> int:
     """Measure what `run` has left (at the operating point of its work, where its rate is
     automatic: testbed.experiments.operating_point), then write its report (a full disk or a
     dead controller: no report, config.json saved where it can be, the folder left for
-    --resume). `reprobe`: probe again where the cache answers."""
+    --resume). `reprobe`: probe again where the cache answers; `as_json`: the report's
+    headline said as `folder_said` says it."""
     interrupted = False
     stopped: DiskFull | ComponentDied | None = None
     try:
@@ -83,7 +86,7 @@ def _measure(run: Run, *, reprobe: bool = False) -> int:
                 run.save_config()
     if stopped is not None:
         raise stopped
-    print(headline)
+    print(folder_said(run.out, "experiment", headline) if as_json else headline)
     if interrupted:
         print(f"interrupted: {len(run.done)} of {len(run.spec.points())} points measured; "
               f"finish with: mcastlab experiment --resume {run.out}", file=sys.stderr)
@@ -123,6 +126,9 @@ def cmd_bench(args: argparse.Namespace) -> int:
     with Steps(len(bench.planned(args.suite))) as step:
         index = bench.run(out, quick=args.quick, progress=progress, suite=args.suite,
                           step=step)
+    if args.json:
+        print(folder_said(out, "bench", index.read_text()))
+        return 0
     print(index.read_text())
     print(f"written in {out}")
     return 0
@@ -157,11 +163,16 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     with Steps(len(claims)) as step:
         doc = run(out, quick=args.quick, only=args.only, progress=progress, command=command,
                   caps=caps, scale=args.scale, step=step)
-    for c in doc["claims"]:
-        if c["verdict"] != "skipped":
-            why = f" ({c['why']})" if c["why"] else ""
-            print(f"{c['verdict']:<15} {c['key']}: {c['testbed_figure']['text']}{why}")
-    print(f"report: {out / 'report.html'}")
+    lines = [f"{c['verdict']:<15} {c['key']}: {c['testbed_figure']['text']}"
+             + (f" ({c['why']})" if c["why"] else "")
+             for c in doc["claims"] if c["verdict"] != "skipped"]
+    lines.append(f"report: {out / 'report.html'}")
+    if args.json:
+        print(folder_said(out, "reproduce", "\n".join(lines),
+                          claims={c["key"]: c["verdict"] for c in doc["claims"]
+                                  if c["verdict"] != "skipped"}))
+        return 0
+    print("\n".join(lines))
     return 0
 
 
@@ -189,13 +200,19 @@ def cmd_report(args: argparse.Namespace) -> int:
     folder = tree_of_ours("FOLDER", args.folder)
     try:
         text = _render(folder)
-        print(json.dumps({"folder": str(folder), "kind": _kind(folder), "summary": text,
-                          "files": sorted(p.name for p in folder.iterdir() if p.is_file())})
-              if args.json else text)
+        print(folder_said(folder, _kind(folder), text) if args.json else text)
     except (ValueError, KeyError, TypeError) as exc:  # a file cut short, or of another shape
         raise UsageError(f"{folder}: its results cannot be read back ({type(exc).__name__}: "
                          f"{exc})") from None
     return 0
+
+
+def folder_said(folder: Path, kind: str, summary: str, **more: Any) -> str:
+    """A results folder as --json says it (experiment, testbed, bench, reproduce, report):
+    the folder, its kind, the summary the text would print, its files (and `more`)."""
+    return json.dumps({"folder": str(folder), "kind": kind, "summary": summary,
+                       "files": sorted(p.name for p in folder.iterdir() if p.is_file()),
+                       **more})
 
 
 def _kind(folder: Path) -> str:
@@ -235,8 +252,29 @@ def _experiment_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--reprobe", action="store_true",
                    help="bw=auto: probe the heaviest points again for the operating point, "
                         "where the cache of an earlier probe would answer")
+    _results_options(p, SPEC_LOSS, SPEC_LINK)
     add_cluster_choice(p)
     p.set_defaults(func=cmd_experiment)
+
+
+# where a spec-driven command takes its loss from (it has no --loss: docs/cli.md "Loss")
+SPEC_LOSS = ("the spec's sweep.loss = [0.05] sets the loss (or a fault's action = \"loss\"), "
+             "kept with the results in the folder's spec.toml, which --resume reads back")
+SPEC_LINK = ("the spec's network.topology sets the links (bw=, delay_ms= of its shape, or "
+             "a topology file), and its sweep.loss the loss")
+FIXED_LOSS = ("{command} measures at the conditions {what} fix; a lossy broadcast is "
+              "mcastlab bcast --loss P, a sweep of losses an experiment spec's sweep.loss")
+
+
+def _results_options(p: argparse.ArgumentParser, loss_from: str,
+                     link_from: str | None = None) -> None:
+    """--json of a command that writes a results folder (the folder said as report --json
+    says it), and --loss/--link refused with where its loss comes from."""
+    p.add_argument("--json", action="store_true",
+                   help="print the results folder as JSON: the folder, its kind, the summary "
+                        "and its files")
+    refused(p, "--loss", loss_from)
+    refused(p, "--link", link_from or loss_from)
 
 
 def add_commands(sub: argparse._SubParsersAction) -> None:
@@ -248,6 +286,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
                                        "and print where its report is")
     p.add_argument("--spec", help="another experiment spec instead of the default")
     p.add_argument("--out", default="results", help="results root (default %(default)s)")
+    _results_options(p, SPEC_LOSS, SPEC_LINK)
     add_cluster_choice(p)
     p.set_defaults(func=cmd_testbed)
 
@@ -261,6 +300,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--quick", action="store_true", help="smaller sizes, fewer repetitions")
     p.add_argument("--suite", choices=("all", "testbed", *(suite.name for suite in SUITES)),
                    default="all", help="which benchmarks (default all)")
+    _results_options(p, FIXED_LOSS.format(command="bench", what="its suites"))
     p.set_defaults(func=cmd_bench)
 
     p = sub.add_parser("report", help="write a results folder's report, tables and figures "
@@ -296,4 +336,5 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
                    help=f"write the curated report in {CURATED_BENCH.name}/reproduce of this "
                         "checkout instead")
     p.add_argument("--list", action="store_true", help="list the claims; run nothing")
+    _results_options(p, FIXED_LOSS.format(command="reproduce", what="the papers' claims"))
     p.set_defaults(func=cmd_reproduce)

@@ -1,7 +1,8 @@
-"""--out DIR of a command that prints its result (bcast, allgather, osu, params, multinode):
-what it prints goes to the terminal as always and, when it ends, into a new folder made in
-DIR (COMMAND-DATE-TIME/output.txt, or result.json with --json) by safepath. main.py wraps
-the command in `kept`; arguments.add_out adds the option."""
+"""--out DIR of a command that prints its result (bcast, allgather, osu, params, multinode,
+calibrate, lab --check; pingpong, experiment, testbed, bench and reproduce write a results
+folder there instead): what it prints goes to the terminal as always and, when it ends,
+into a new folder made in DIR (COMMAND-DATE-TIME/output.txt, or result.json with --json)
+by safepath. main.py wraps the command in `kept`; arguments.add_out adds the option."""
 
 from __future__ import annotations
 

@@ -10,7 +10,9 @@ from pathlib import Path
 from ..errors import UsageError
 from ..safepath import output_file
 from .arguments import (
+    add_out,
     progress,
+    refused,
     script_file,
 )
 from .steps import Steps
@@ -29,6 +31,9 @@ def cmd_lab(args: argparse.Namespace) -> int:
         return 0
     if args.json and not args.check:
         raise UsageError("--json prints the list of labs, or the verdicts of --check")
+    if args.out is not None and not args.check:
+        raise UsageError("--out keeps what --check prints: mcastlab lab N --check FILE... "
+                         "--out DIR")
     lab = runner.get(args.number)
     given = [name for name, v in modes.items() if v]
     if len(given) > 1:
@@ -99,4 +104,8 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
                         "default: $MCASTLAB_INSTRUCTOR_SECRET_FILE, else "
                         "$MCASTLAB_INSTRUCTOR_SECRET, else none")
     p.add_argument("--script", metavar="FILE", help="run the prompt's commands in FILE")
+    add_out(p)
+    refused(p, "--loss", "a lab measures on the network and under the loss its lab sets "
+                         "(testbed/labs/), so every answer file is judged under the same "
+                         "conditions")
     p.set_defaults(func=cmd_lab)

@@ -50,7 +50,7 @@ from .arguments import (
     topology,
 )
 from .steps import Steps
-from .values import POSITIVE_SIZE, SIZE, SIZE_SPELLINGS, SIZES, names, size_bytes
+from .values import POSITIVE_SIZE, POSITIVE_SIZES, SIZE, SIZE_SPELLINGS, SIZES, names, size_bytes
 
 OSU_WHAT = {"bcast": "broadcast", "allgather": "Allgather", "barrier": "barrier"}  # osu's
 
@@ -203,9 +203,12 @@ def cmd_osu(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     sizes = (osu.MIN_MESSAGE_SIZE, osu.MAX_MSG_SIZE_COLL)
+    named = [o for o, v in (("-m", args.message_size), ("--size", args.size)) if v is not None]
+    if named and args.bench == "barrier":
+        raise UsageError(f"{named[0]}: osu barrier has no message sizes")
+    if len(named) == 2:
+        raise UsageError("-m (sizes doubling from MIN to MAX) or --size (a list), not both")
     if args.message_size is not None:
-        if args.bench == "barrier":
-            raise UsageError("-m/--message-size: osu barrier has no message sizes")
         sizes = message_sizes(args.message_size)
     spec, given = topo_spec(args.topo, args.bw, None, args.hosts)
     try:  # the ranks and the algorithms' fit, on the topology as named: before any network
@@ -223,8 +226,9 @@ def cmd_osu(args: argparse.Namespace) -> int:
         for algorithm in algorithms:
             step(f"osu_{args.bench} {algorithm.name}")
             results.append(run_osu(emu, args.bench, algorithm, hosts=args.hosts, sizes=sizes,
-                                   repetitions=args.repetitions, skip=args.warmup,
-                                   full=args.full, wait=args.wait, progress=progress))
+                                   listed=args.size, repetitions=args.repetitions,
+                                   skip=args.warmup, full=args.full, wait=args.wait,
+                                   progress=progress))
     if args.json:
         records = [res.to_dict() | {"link_rate": rate.to_dict()} for res in results]
         print(json.dumps(records[0] if len(records) == 1 else {"runs": records}))
@@ -267,9 +271,8 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--allgather", metavar="NAME", help="its allgathers (Allgather, "
                    "Allgatherv, allgather) with this one")
     p.add_argument("-o", "--option", type=use_option, action="append", default=[],
-                   metavar="NAME=VALUE", help="an option of those algorithms (repeatable): the "
-                   "broadcast is given all but release, the barrier and the allgather those "
-                   "they take (mcastlab algorithms NAME)")
+                   metavar="NAME=VALUE", help="an option of those algorithms (repeatable): "
+                   "each of the three is given those it takes (mcastlab algorithms NAME)")
     p.add_argument("program", nargs=argparse.REMAINDER,
                    help="after '--': arguments to python, e.g. -m collectives.programs.pingpong")
     p.set_defaults(func=cmd_mpirun)
@@ -318,6 +321,9 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("-m", "--message-size", metavar="[MIN:]MAX",
                    help="bcast, allgather (bytes per rank): sizes MIN, 2 MIN, ... up to MAX "
                         "(MAX, MIN:MAX, MIN: or :MAX; 64K:1M as --size; default 1:1M)")
+    p.add_argument("--size", type=POSITIVE_SIZES, metavar="B,B,...",
+                   help=f"bcast, allgather: these message sizes, in this order, in place of "
+                        f"-m's doubling ({SIZE_SPELLINGS}: 1K,64K,1M)")
     p.add_argument("--repetitions", "-i", "--iterations", type=POSITIVE, metavar="N",
                    help="measured rounds of every size (default 1000, 100 above 8 KiB; -i "
                         "and --iterations are OSU's own spellings)")

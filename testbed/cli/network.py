@@ -27,6 +27,7 @@ from .arguments import (
     add_cluster_choice,
     add_controller_choice,
     add_link_options,
+    add_out,
     cluster_spec,
     controller_config,
     int_list,
@@ -34,6 +35,7 @@ from .arguments import (
     old_spelling,
     progress,
     rate,
+    refused,
     script_file,
     switch_of,
     topology,
@@ -247,6 +249,9 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
                    help="highest rate to try (default %(default)g, the nominal rate)")
     p.add_argument("--redo", action="store_true", help="measure again, ignoring the cache")
     p.add_argument("--json", action="store_true")
+    add_out(p)
+    refused(p, "--loss", "the envelope is the rate at which this machine keeps up without "
+                         "loss; a lossy run at it: --loss P on the command that measures")
     p.set_defaults(func=cmd_calibrate)
 
     p = sub.add_parser("cleanup", help="remove everything a crashed or killed run left behind")

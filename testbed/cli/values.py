@@ -62,7 +62,7 @@ def sizes(low: int = 0) -> Callable[[str], list[int]]:
     return many
 
 
-SIZE, SIZES, POSITIVE_SIZE = size(0), sizes(0), size(1)
+SIZE, SIZES, POSITIVE_SIZE, POSITIVE_SIZES = size(0), sizes(0), size(1), sizes(1)
 
 
 def names(text: str) -> list[str]:

@@ -5,7 +5,7 @@ wall-clock window of its measured rounds."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -87,10 +87,14 @@ class OsuResult:
 
 
 def rounds(bench: str, sizes: tuple[int, int], iterations: int | None,
-           skip: int | None) -> list[tuple[int | None, int, int]]:
-    """(size, iterations, skip) of every row (size None: osu_barrier's one row)."""
+           skip: int | None, listed: Sequence[int] | None = None
+           ) -> list[tuple[int | None, int, int]]:
+    """(size, iterations, skip) of every row (size None: osu_barrier's one row): the sizes
+    `listed`, or those doubling from sizes[0] up to sizes[1]."""
     if bench == "barrier":
         return [(None, *osu.barrier_plan(iterations, skip))]
+    if listed is not None:
+        return [*osu.listed(listed, iterations, skip)]
     return [*osu.plan(*sizes, iterations, skip)]
 
 
@@ -121,9 +125,10 @@ def run_osu(emu: Emulation, bench: str, algorithm: Named, *, hosts: int | None =
             repetitions: int | None = None, skip: int | None = None, full: bool = False,
             wait: str | None = None,
             progress: Callable[[str], None] | None = None,
-            iterations: int | None = None) -> OsuResult:
+            iterations: int | None = None, listed: Sequence[int] | None = None) -> OsuResult:
     """collectives.programs.osu `bench` (bcast, allgather or barrier) with `algorithm` on the first
-    `hosts` hosts (default all). Broadcasts that take the model's t_hold/t_end get them
+    `hosts` hosts (default all), at the sizes doubling from sizes[0] to sizes[1] (OMB's -m),
+    or those `listed` (mcastlab osu --size). Broadcasts that take the model's t_hold/t_end get them
     measured at every size of the sweep (as `mcastlab bcast` does at its one size), those
     that follow the network's shape get nodes= and its shape (testbed.experiments.rank_placement,
     RunFailed where the topology does not fit). `wait`: how the ranks wait (MCASTLAB_WAIT,
@@ -138,11 +143,13 @@ def run_osu(emu: Emulation, bench: str, algorithm: Named, *, hosts: int | None =
         raise RunFailed(str(e)) from None
     algorithm = record.name
     names, params = placed(emu.topo, bench, record, hosts)
-    plan = rounds(bench, sizes, repetitions, skip)
+    plan = rounds(bench, sizes, repetitions, skip, listed)
     # iterations, skip None: OMB's own counts, small and large (the program's)
     args = osu_program.argv(bench=bench, algorithm=algorithm, records=True,
                             iterations=repetitions, warmup=skip, full=full,
-                            message_size=None if bench == "barrier" else f"{sizes[0]}:{sizes[1]}",
+                            message_size=None if bench == "barrier" or listed is not None
+                            else f"{sizes[0]}:{sizes[1]}",
+                            sizes=None if bench == "barrier" else listed,
                             params=json.dumps(params) if params else None)
     timing: dict[str, Any] = {}
     if record.timing:

@@ -85,3 +85,16 @@ def test_osu_takes_a_list_of_algorithms_and_sizes_with_suffixes(caps, clean_afte
         assert run["topology"] == "star-4" and run["link_rate"]["mbit"] == 100.0
     kept = list(tmp_path.glob("osu-*/result.json"))
     assert len(kept) == 1 and json.loads(kept[0].read_text()) == res
+
+
+def test_osu_takes_a_list_of_sizes_and_runs_each_barrier_family(caps, clean_after):
+    """Issue 54: --size a list (its rows in the order given, in place of -m's doubling);
+    the software tree and MPICH 1's pairwise barrier, each run by its own family's runner."""
+    res = json.loads(osu("allgather", "--algo", "ring", "--size", "2K,1K", "-i", "10", "-x",
+                         "2", "--json"))
+    assert [r["size"] for r in res["rows"]] == [2048, 1024]
+    assert [ln.split()[0] for ln in res["lines"][-2:]] == ["2048", "1024"]
+    res = json.loads(osu("barrier", "--algo", "tree,pairwise", "-i", "10", "-x", "2",
+                         "--json"))
+    assert [r["algorithm"] for r in res["runs"]] == ["tree", "pairwise"]
+    assert all(len(r["rows"]) == 1 and r["rows"][0]["avg_us"] > 0 for r in res["runs"])

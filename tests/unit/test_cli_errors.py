@@ -85,6 +85,14 @@ def test_lab_solve_into_a_missing_folder_before_measuring(
     assert "--solve" in line and "does not exist" in line
 
 
+def test_lab_keeps_only_what_check_prints(tmp_path: Path,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    line = error_line(["lab", "1", "--out", str(tmp_path)], capsys)
+    assert line == ("mcastlab: error: --out keeps what --check prints: mcastlab lab N --check "
+                    "FILE... --out DIR")
+    assert list(tmp_path.iterdir()) == []
+
+
 @pytest.mark.parametrize("argv", [["bench"], ["pingpong"], ["testbed"],
                                   ["reproduce", "--only", "nupairoj"], ["experiment", str(SPEC)]])
 def test_out_under_a_regular_file(argv: list[str], a_file: Path,
@@ -348,6 +356,8 @@ BCAST = ["bcast", "--algo", "binomial", "--size", "1024"]
     ([*BCAST[:3], "--size", "64X"], "argument --size: a size in bytes, or with a binary "
                                     "suffix: 64K, 64KiB, 1M, 1MiB (K = 1024); got '64X'"),
     ([*BCAST[:3], "--size", "1K,1024"], "argument --size: a size is given twice in '1K,1024'"),
+    (["osu", "bcast", "--algo", "binomial", "--size", "0,1K"],
+     "argument --size: must be >= 1 B, got '0'"),
     (["bcast", "--algo", "nack,,binomial", "--size", "1"],
      "argument --algo: names separated by commas, got 'nack,,binomial'"),
     ([*BCAST, "--fragment", "0"], "argument --fragment: must be >= 1 B, got '0'"),
@@ -360,6 +370,23 @@ BCAST = ["bcast", "--algo", "binomial", "--size", "1024"]
      "argument --failed: a host's name or node id (h3 or 3), got 'hx'"),
     (["multinode", "--factor", "120%"],
      "argument --factor: a fraction in [0, 1] or a percentage up to 100%, got '120%'"),
+    # the commands without --loss say where their loss comes from (docs/cli.md, "Loss")
+    (["experiment", "x.toml", "--loss", "5%"],
+     "--loss: not taken here: the spec's sweep.loss = [0.05] sets the loss (or a fault's "
+     "action = \"loss\"), kept with the results in the folder's spec.toml, which --resume "
+     "reads back"),
+    (["testbed", "--link", "tc,loss=1"],
+     "--link: not taken here: the spec's network.topology sets the links (bw=, delay_ms= of "
+     "its shape, or a topology file), and its sweep.loss the loss"),
+    (["bench", "--loss", "0.01"],
+     "--loss: not taken here: bench measures at the conditions its suites fix; a lossy "
+     "broadcast is mcastlab bcast --loss P, a sweep of losses an experiment spec's sweep.loss"),
+    (["reproduce", "--loss"], "--loss: not taken here: reproduce measures at the conditions "
+     "the papers' claims fix; a lossy broadcast is mcastlab bcast --loss P, a sweep of losses "
+     "an experiment spec's sweep.loss"),
+    (["calibrate", "--loss", "1%"], "--loss: not taken here: the envelope is the rate at "
+     "which this machine keeps up without loss; a lossy run at it: --loss P on the command "
+     "that measures"),
 ])
 def test_counts_below_their_minimum_are_refused_while_parsing(
         argv: list[str], needle: str, capsys: pytest.CaptureFixture[str]) -> None:
@@ -452,8 +479,11 @@ OSU = ["osu", "bcast", "--algo", "binomial"]
     ([*OSU, "-m", "1:2:3"], "-m takes MAX, MIN:MAX, MIN: or :MAX, got '1:2:3'"),
     ([*OSU, "-m", "1KB:2X"], "-m/--message-size: a size in bytes, or with a binary suffix: "
      "64K, 64KiB, 1M, 1MiB (K = 1024); got '2X'"),
-    (["osu", "barrier", "--algo", "mcast", "-m", "64"],
-     "-m/--message-size: osu barrier has no message sizes"),
+    (["osu", "barrier", "--algo", "mcast", "-m", "64"], "-m: osu barrier has no message sizes"),
+    (["osu", "barrier", "--algo", "mcast", "--size", "1K"],
+     "--size: osu barrier has no message sizes"),
+    ([*OSU, "-m", "64", "--size", "1K,2K"],
+     "-m (sizes doubling from MIN to MAX) or --size (a list), not both"),
     ([*OSU, "--hosts", "1"], "osu_bcast needs at least two ranks, one per host; star-1 has 1"),
     ([*OSU, "--topo", "star:hosts=4", "--hosts", "8"], "--hosts 8: star:hosts=4 has 4 hosts"),
     (["osu", "bcast", "--algo", "opt-mesh", "--hosts", "4"],

@@ -39,3 +39,11 @@ def test_the_readme_claims_a_platform_whose_python_pyproject_takes() -> None:
     readme = (ROOT / "README.md").read_text()
     assert "Ubuntu 22.04 or later" not in readme  # its python3 is 3.10
     assert "Debian 12" in readme
+    # the install checks the version pyproject requires before it installs anything
+    low = tuple(int(x) for x in PROJECT["requires-python"].removeprefix(">=").split("."))
+    install = (ROOT / "scripts" / "install.sh").read_text()
+    assert f"sys.version_info < {low}" in install
+    assert install.index("sys.version_info") < install.index("apt-get")
+    # no page claims a platform beyond the one tried
+    for page in [ROOT / "README.md", *(ROOT / "docs").glob("*.md")]:
+        assert "Debian or Ubuntu" not in page.read_text(), page.name

@@ -29,13 +29,16 @@ from collectives.algorithms import (
     lookup,
     names,
 )
-from collectives.executor import barrier_options, bcast_options
+from collectives.executor import barrier_options, bcast_options, check
 from collectives.trees.schedules import build
 
 
 def test_pairwise_is_a_point_to_point_barrier_of_the_registry() -> None:
+    """MPICH 1's barrier exchanges pairwise (the family "exchange"), apart from the software
+    tree (the family "tree"): a family names each barrier the testbed compares."""
     a = BARRIERS["pairwise"]
-    assert (a.family, a.paper, a.collective) == ("tree", "Chen2000", "barrier")
+    assert (a.family, a.paper, a.collective) == ("exchange", "Chen2000", "barrier")
+    assert names("tree", collective="barrier") == ("tree",)
     assert "pairwise" in names(collective="barrier") and not a.release
     assert barrier_options("pairwise", {"timeout": 1.0, "release": "both"}) == {}
 
@@ -49,7 +52,26 @@ def test_release_both_by_default_and_only_the_multicast_barrier_takes_one() -> N
                                      "fragment": 9}) == {"release": "multicast",
                                                          "timeout": 2.0}
     # one set of options serves both collectives in the drop-in: no broadcast sees it
-    assert bcast_options({"release": "multicast", "timeout": 2.0}) == {"timeout": 2.0}
+    assert bcast_options("nack", {"release": "multicast", "timeout": 2.0}) == {"timeout": 2.0}
+
+
+def test_the_drop_in_gives_a_broadcast_only_its_own_options() -> None:
+    """One set of options serves the three collectives of the drop-in (Intracomm,
+    collectives.use, mcastlab mpirun -o): each is given those `mcastlab algorithms` lists
+    for it, so a barrier's layout never reaches the broadcast, and an option none of the
+    three takes is refused before any message."""
+    layout = {"nodes": (0, 1, 2, 3), "fattree": (4, 4)}
+    assert bcast_options("binomial", {**layout, "timeout": 2.0, "send_order": "overlapped",
+                                      "release": "both"}) == {"send_order": "overlapped"}
+    assert bcast_options("dyn-tree", {"t_hs": 1.0, "t_rd": 0.0, "rate": 1}) == {
+        "t_hs": 1.0, "t_rd": 0.0}
+    # the range-tree barrier's layout beside nack: the barrier's alone (nack refused it)
+    bcast, barrier, _ = check("nack", "range-tree", 4, layout)
+    assert (bcast.name, barrier.name) == ("nack", "range-tree")
+    assert barrier_options("range-tree", {**layout, "send_order": "fifo"}) == layout
+    with pytest.raises(ValueError, match="timeout: an option of none of binomial, tree and "
+                                         "mpich"):
+        check("binomial", "tree", 4, {"timeout": 2.0})
 
 
 GEOMETRY = {"mesh": (2, 4), "torus": (2, 4), "bmin": (2, 3)}

@@ -13,7 +13,13 @@ import pytest
 
 from collectives import catalog
 from collectives.algorithms import ALLGATHERS, BARRIERS, BCASTS, COLLECTIVES, ELSEWHERE, LIBRARIES
-from collectives.executor import barrier_options, check_allgather, check_barrier, check_bcast
+from collectives.executor import (
+    barrier_options,
+    bcast_takes,
+    check_allgather,
+    check_barrier,
+    check_bcast,
+)
 from collectives.ipmc.message import Options
 from collectives.range_trees.bcast import RangeOptions
 from collectives.trees.schedules import DEFAULT_FRAGMENT
@@ -93,6 +99,14 @@ def test_every_option_listed_is_one_the_executor_takes(alg):
     else:
         assert barrier_options(alg.name, values) == values  # none left out
         check_barrier(alg.name, values)
+
+
+@pytest.mark.parametrize("alg", catalog.table("bcast"), ids=lambda a: a.name)
+def test_the_drop_in_gives_a_broadcast_the_options_listed(alg):
+    """What `mcastlab algorithms` lists for a broadcast is what the drop-in hands it of the
+    options it shares with the barrier and the allgather (executor.bcast_takes, kept light
+    for a rank's start-up), no more, no less."""
+    assert bcast_takes(alg) == catalog.taken(alg)
 
 
 def test_defaults_are_the_codes_own():

@@ -69,6 +69,22 @@ def test_iterations_and_skip_given_replace_small_and_large() -> None:
     assert osu.barrier_plan(skip=0) == (1000, 0)
 
 
+def test_listed_sizes_keep_their_order_each_with_its_counts() -> None:
+    """--sizes (mcastlab osu --size): the sizes given, in their order, each with the counts
+    osu_bcast.c gives its size; -m's doubling is the same rows as its sizes listed."""
+    assert osu.listed([65536, 1, 8192]) == [(65536, 100, 10), (1, 1000, 100),
+                                            (8192, 1000, 100)]
+    assert osu.listed([1, 16384], iterations=7, skip=0) == [(1, 7, 0), (16384, 7, 0)]
+    assert osu.plan(4, 65536) == osu.listed([4 << k for k in range(15)])
+    assert osu.parse_list("1024,1,65536") == [1024, 1, 65536]
+
+
+@pytest.mark.parametrize("text", ["1K", "0,4", "4,4", "", "1,,2"])
+def test_a_bad_size_list_is_refused(text: str) -> None:
+    with pytest.raises(ValueError, match="--sizes"):
+        osu.parse_list(text)
+
+
 @pytest.mark.parametrize(("text", "sizes"), [
     ("64", (1, 64)), ("4:64", (4, 64)), ("4:", (4, 1048576)), (":64", (1, 64)),
     ("1:1", (1, 1)), ("2048", (1, 2048)),
@@ -97,7 +113,8 @@ def test_bad_message_sizes(text: str, needle: str) -> None:
 @pytest.mark.parametrize("argv", [
     ["bcast", "-m", "64:8"], ["bcast", "-i", "0"], ["bcast", "-x", "-1"],
     ["bcast", "--algorithm", "mcast"], ["barrier", "--algorithm", "binomial"],
-    ["barrier", "-m", "64"], ["allreduce"],
+    ["barrier", "-m", "64"], ["allreduce"], ["barrier", "--sizes", "64"],
+    ["bcast", "-m", "64", "--sizes", "1,2"], ["bcast", "--sizes", "0,2"],
 ])
 def test_bad_arguments_exit_2_before_mpi_starts(
         argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:

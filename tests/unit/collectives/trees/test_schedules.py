@@ -269,3 +269,16 @@ def test_bad_blocksizes() -> None:
         block_binomial_tree(9, 10)
     with pytest.raises(ValueError, match="at least one node"):
         block_count(0, 1)
+
+
+def test_a_calls_record_says_whether_it_has_a_schedule() -> None:
+    """build is handed a call's record: its `scheduled` answers, no second check of the
+    name against the tables (which hold exactly the registry's scheduled broadcasts)."""
+    from collectives.algorithms import BCASTS
+    from collectives.trees.schedules import ALGORITHMS, TOPOLOGY_ALGORITHMS
+
+    assert {n for n, a in BCASTS.items() if a.scheduled} == {*ALGORITHMS, *TOPOLOGY_ALGORITHMS}
+    assert build(BCASTS["binomial"], 6, 1, 10) == build("binomial", 6, 1, 10)
+    for record in (BCASTS["nack"], BCASTS["mpich"]):
+        with pytest.raises(ValueError, match=f"unknown algorithm '{record.name}'"):
+            build(record, 4)

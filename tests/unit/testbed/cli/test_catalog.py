@@ -140,4 +140,5 @@ def test_the_multicast_allgathers_list_the_options_every_entry_point_gives_them(
     assert main(["algorithms", "ring"]) == 0
     assert "  options   none" in capsys.readouterr().out
     assert main(["algorithms"]) == 0
-    assert "the broadcast is given all but release" in capsys.readouterr().out
+    assert "one set serves the three, each given those\n  listed here for it" in \
+        capsys.readouterr().out

@@ -3,6 +3,12 @@ new dated folder under the results root (--out), so no run overwrites another's;
 curated folder only with --publish, and never both."""
 
 import argparse
+import json
+import os
+import pty
+import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -107,3 +113,59 @@ def test_report_as_root_writes_over_nothing_another_user_owns(tmp_path: Path, ca
     (tmp_path / "reproduce.json").write_text("{}")
     code, _, err = report(tmp_path, capsys)
     assert code == 2 and "belongs to another user (uid 12345)" in err
+
+
+# ---- a long command end to end: its progress on a terminal and on a pipe, its --json ------
+# reproduce of one claim that is computed, not measured: no network, no root, about 2 s
+CLAIM = "nupairoj.table-4.1"
+
+
+def _mcastlab(args: list[str], stderr: int) -> subprocess.Popen[bytes]:
+    env = {**os.environ, "TERM": "xterm-256color", "COLUMNS": "120"}
+    return subprocess.Popen([sys.executable, "-m", "testbed.cli", *args], cwd=ROOT, env=env,
+                            stdout=subprocess.PIPE, stderr=stderr)
+
+
+def _drained(fd: int) -> str:
+    """Everything written to a pty's master until its last writer closed the slave."""
+    chunks = []
+    while True:
+        try:
+            data = os.read(fd, 65536)
+        except OSError:  # EIO: no writer is left
+            break
+        if not data:
+            break
+        chunks.append(data)
+    return b"".join(chunks).decode(errors="replace")
+
+
+def test_a_long_command_draws_a_bar_on_a_terminal(tmp_path: Path) -> None:
+    master, slave = pty.openpty()
+    proc = _mcastlab(["reproduce", "--only", CLAIM, "--out", str(tmp_path)], slave)
+    os.close(slave)  # the command holds the only writer: the master reads EIO when it ends
+    err = _drained(master)
+    os.close(master)
+    out, _ = proc.communicate(timeout=120)
+    assert proc.returncode == 0, err
+    assert "\x1b[" in err and "1/1" in err  # a bar drawn with escape sequences
+    assert "mcastlab: [0/1] done" not in err  # not the lines of a pipe
+    assert f"reproduced      {CLAIM}: " in out.decode()
+
+
+def test_a_long_command_writes_a_line_per_step_to_a_pipe(tmp_path: Path) -> None:
+    proc = _mcastlab(["reproduce", "--only", CLAIM, "--out", str(tmp_path), "--json"],
+                     subprocess.PIPE)
+    out, err = proc.communicate(timeout=120)
+    steps = [ln for ln in err.decode().splitlines() if re.match(r"mcastlab: \[\d/1\]", ln)]
+    assert proc.returncode == 0, err
+    assert "\x1b[" not in err.decode()
+    assert re.fullmatch(rf"mcastlab: \[0/1\] done; now: {CLAIM} \(0 s elapsed\)", steps[0])
+    assert re.fullmatch(r"mcastlab: \[1/1\] done \(\d+ s elapsed\)", steps[1])
+    assert len(steps) == 2
+    said = json.loads(out)  # --json: the folder as report --json says it
+    folder = Path(said["folder"])
+    assert folder.parent == tmp_path and said["kind"] == "reproduce"
+    assert said["claims"] == {CLAIM: "reproduced"}
+    assert said["summary"].startswith(f"reproduced      {CLAIM}: ")
+    assert {"reproduce.json", "report.html"} <= set(said["files"])

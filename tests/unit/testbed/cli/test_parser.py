@@ -1,6 +1,7 @@
 """testbed.cli.parser and the options every command shares: a walk of every subcommand's
 parser (sizes with suffixes and lists, --algo lists, --json and --out on the measuring
-commands, --loss where a network is built, Mininet's --topo spellings), --version, no
+commands, --loss where a network is built and a reason where the loss comes from
+elsewhere, Mininet's --topo spellings), parsed as typed, --version, no
 prefix abbreviations, and an unknown option answered with the subcommand's usage and the
 closest option."""
 
@@ -11,12 +12,31 @@ from collections.abc import Iterator
 
 import pytest
 
+from testbed.cli.arguments import Refused
 from testbed.cli.main import build_parser, main
 
 # the commands that measure and print a result, and the commands that build a network
-MEASURING = ("bcast", "allgather", "osu", "params", "multinode", "pingpong")
+MEASURING = ("bcast", "allgather", "osu", "params", "multinode", "pingpong", "calibrate",
+             "experiment", "testbed", "bench", "reproduce", "lab")
 NETWORK = ("net", "up", "mpirun", "bcast", "allgather", "osu", "params", "multinode",
            "pingpong")
+# networks of a spec's, a suite's, a claim's or a lab's making: --loss refused, saying where
+# from
+LOSS_ELSEWHERE = ("experiment", "testbed", "bench", "reproduce", "calibrate", "lab")
+# no network of their own: the machine, the registry, a computation, the active run's
+# controller, a results folder
+NO_NETWORK = ("doctor", "topo", "cleanup", "report", "controller", "groups", "ports", "fail",
+              "restore", "algorithms", "trees", "range-trees")
+# what each command needs besides the options walked (positionals, required options)
+REQUIRED = {"report": ["results"], "mpirun": ["--", "-m", "prog"], "osu": ["bcast"],
+            "fail": ["h3"], "restore": ["3"], "trees": ["binomial", "--t-hold", "1e-5",
+                                                     "--t-end", "2e-5"],
+            "range-trees": ["--nodes", "16"]}
+# the shared options, as a user types them, and what each command's namespace then holds
+SHARED = {"--size": (["1K,64KiB"], [1024, 65536]), "--algo": (["nack,binomial"],
+                                                              ["nack", "binomial"]),
+          "--json": ([], True), "--out": (["kept"], "kept"), "--loss": (["5%"], 0.05),
+          "--topo": (["single,4"], "star:hosts=4")}
 
 
 def _commands() -> Iterator[tuple[str, argparse.ArgumentParser]]:
@@ -58,6 +78,53 @@ def test_every_command_takes_the_shared_values_alike(name: str,
     if name in MEASURING:
         assert _option(parser, "--json") is not None, name
         assert _option(parser, "--out") is not None, name
+
+
+def test_every_command_is_placed_in_the_walk() -> None:
+    """A new command is sorted here first: it builds a network (and takes --loss), takes
+    its loss from elsewhere (and says where), or builds none."""
+    names = sorted(name for name, _ in _commands())
+    assert sorted({*NETWORK, *LOSS_ELSEWHERE, *NO_NETWORK}) == names
+    assert not set(NETWORK) & set(LOSS_ELSEWHERE)
+
+
+@pytest.mark.parametrize(("name", "parser"), list(_commands()))
+def test_every_command_parses_every_shared_option_it_takes(
+        name: str, parser: argparse.ArgumentParser) -> None:
+    """A walk of every subcommand on the command line (argparse, no network): each shared
+    option it takes, as a user types it (sizes with suffixes, lists, --json, --out, a
+    percentage, Mininet's spelling), lands in its namespace as the command reads it; the
+    measuring commands have --json and --out, those that build a network --loss and
+    --topo."""
+    taken = {option: given for option, given in SHARED.items()
+             if _option(parser, option) is not None
+             and not isinstance(_option(parser, option), Refused)}
+    if name == "controller":  # its --topo is a topology file the testbed wrote, not a shape
+        del taken["--topo"]
+    if name == "trees":  # trees --size is one size (a schedule's message)
+        taken["--size"] = (["64KiB"], 65536)
+    required = REQUIRED.get(name, [])  # bcast's and osu's --algo and --size: walked
+    argv = [name, *[w for option, (words, _) in taken.items() for w in (option, *words)]]
+    # positionals and the program after '--' go last (mpirun's REMAINDER takes the rest)
+    args = build_parser().parse_args([*argv, *required])
+    for option, (_, value) in taken.items():
+        dest = _option(parser, option).dest  # type: ignore[union-attr]
+        assert getattr(args, dest) == value, (name, option)
+    if name in MEASURING:
+        assert {"--json", "--out"} <= set(taken), name
+    if name in NETWORK:
+        assert {"--loss", "--topo"} <= set(taken), name
+
+
+@pytest.mark.parametrize("name", LOSS_ELSEWHERE)
+def test_a_command_that_takes_its_loss_elsewhere_says_where(
+        name: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exc:
+        build_parser().parse_args([name, "--loss", "5%"])
+    assert exc.value.code == 2
+    line = capsys.readouterr().err.strip().splitlines()[-1]
+    assert line.startswith(f"mcastlab {name}: error: --loss: not taken here: ")
+    assert any(word in line for word in ("sweep.loss", "fix", "without loss", "its lab sets"))
 
 
 def test_lists_and_suffixes_parse_on_the_command_line() -> None:

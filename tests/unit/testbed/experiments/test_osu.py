@@ -30,3 +30,17 @@ def test_the_record_keeps_its_keys_and_the_lines_their_order() -> None:
     assert (d["hosts"], d["rows"][1]["window"], d["rows"][1]["fidelity"]) == (
         3, [1.0, 2.0], {"flags": ["switch waited"]})
     assert [r.flags for r in res.rows] == [[], ["switch waited"]]
+
+
+def test_a_list_of_sizes_reaches_the_program_as_its_rows() -> None:
+    """mcastlab osu --size 64K,1: run_osu's `listed` is the program's --sizes (its rows, in
+    their order); without it -m's doubling, and osu_barrier has one row of no size."""
+    from collectives.programs import osu as program
+    from testbed.experiments.osu import rounds
+
+    assert rounds("bcast", (1, 4), None, None, [65536, 1]) == [(65536, 100, 10), (1, 1000, 100)]
+    assert rounds("bcast", (1, 4), 5, 0) == [(1, 5, 0), (2, 5, 0), (4, 5, 0)]
+    assert rounds("barrier", (1, 4), None, None, [8]) == [(None, 1000, 100)]
+    argv = program.argv(bench="allgather", algorithm="ring", sizes=[65536, 1])
+    args = program.parser().parse_args(argv[2:])
+    assert program.parse_list(args.sizes) == [65536, 1] and args.message_size is None

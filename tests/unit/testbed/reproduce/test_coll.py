@@ -132,6 +132,20 @@ def test_coll_bandwidth_pairs_range_tree_and_binomial_of_one_job() -> None:
     assert {a.algorithm for a in tree16} == {"range-tree"}
 
 
+def test_the_barriers_compared_are_the_registrys() -> None:
+    """Coll2003's comparison (MPI's own, the software tree, the range tree) and the bench's
+    multicast barriers are the registry's barriers of their families, each named once:
+    MPICH 1's pairwise (an exchange) is no software tree."""
+    from testbed.bench import ipmc, range_trees
+    from testbed.reproduce import coll
+
+    assert coll.BARRIERS == range_trees.BARRIERS == ("mpich", "tree", "range-tree")
+    assert (range_trees.SOFTWARE_TREE, range_trees.RANGE_TREE) == ("tree", "range-tree")
+    assert range_trees.MULTICAST == ipmc.MCAST_BARRIER == "mcast"
+    assert ipmc.BARRIERS == ("mpich", "mcast")
+    assert list(coll.BARRIER_NAMES.values()) == ["MPI_Barrier", "tree", "range tree"]
+
+
 def test_coll_barrier_is_not_applicable_but_shown(monkeypatch) -> None:
     from testbed.reproduce import coll
 
