@@ -13,8 +13,8 @@ import json
 
 from collectives.call import BcastCall
 from testbed.emulation.network import Emulation
-from testbed.experiments import model_inputs
-from testbed.experiments.bcast import measure_params, run_bcast
+from testbed.measure import model_inputs
+from testbed.measure.bcast import measure_params, run_bcast
 from topologies import parse_spec
 
 TREES = ("sequential", "binomial", "opt-tree", "dyn-tree")

@@ -14,7 +14,7 @@ import sys
 from collectives.call import BcastCall
 from testbed.emulation.environment import detect
 from testbed.emulation.network import Emulation
-from testbed.experiments.bcast import run_bcast
+from testbed.measure.bcast import run_bcast
 from topologies import parse_spec
 
 BW = sys.argv[1] if len(sys.argv) > 1 else "10"

@@ -24,12 +24,14 @@ circle (tests/unit/test_layout.py; docs/architecture.md says why each stands whe
    emulation's interface with servers, holds and tunnels, and its agent runs the emulation's
    cleanup and the fidelity readings on the other servers.
 7. ``conditions/``: background traffic, hot spots and faults injected into a running network.
-8. ``experiments/``: the experiment spec (TOML), the run of a spec, broadcast measurements,
-   where the ranks sit, and calibration (the highest link rate this machine keeps up with,
-   ``bw=auto``), which is measured with those broadcasts.
-9. ``report/``, ``labs/``: a results folder becomes tables, plots, findings and one HTML
+8. ``measure/``: one collective measured on a network that is up (broadcasts, batches of
+   them, barriers; t_hold/t_end; where the ranks sit).
+9. ``experiments/``: the experiment spec (TOML), the run of a spec point by point, and
+   calibration (the highest link rate this machine keeps up with, ``bw=auto``), which is
+   measured with broadcasts.
+10. ``report/``, ``labs/``: a results folder becomes tables, plots, findings and one HTML
    page; the teaching labs and their checkers (the prompt they open is handed to them).
-10. ``bench/``: the benchmark suites (``mcastlab bench``), one module per suite.
-11. ``reproduce/``: the papers' claims (``mcastlab reproduce``), run with the benchmarks.
-12. ``cli/``: the ``mcastlab`` command line, one module per area of commands.
+11. ``bench/``: the benchmark suites (``mcastlab bench``), one module per suite.
+12. ``reproduce/``: the papers' claims (``mcastlab reproduce``), run with the benchmarks.
+13. ``cli/``: the ``mcastlab`` command line, one module per area of commands.
 """

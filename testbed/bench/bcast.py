@@ -14,7 +14,7 @@ from topologies import parse_spec
 
 from ..emulation.environment import Capabilities
 from ..emulation.network import Emulation, Progress
-from ..experiments.bcast import measure_params, run_bcast
+from ..measure.bcast import measure_params, run_bcast
 from ..report.figures import pyplot, save_figure
 from .files import caption
 

@@ -34,9 +34,9 @@ from topologies import Topology, parse_spec
 
 from ..emulation.environment import Capabilities
 from ..emulation.network import Emulation, Progress
-from ..experiments import model_inputs
-from ..experiments.bcast import measure_params, point_to_point, rank_options, run_bcast
-from ..experiments.rank_placement import contended, predicted_copies
+from ..measure import model_inputs
+from ..measure.bcast import measure_params, point_to_point, rank_options, run_bcast
+from ..measure.rank_placement import contended, predicted_copies
 from . import range_trees
 
 NETWORKS = (("mesh:rows=4,cols=4,bw=10", ("opt-tree", "binomial", "opt-mesh", "u-mesh")),

@@ -37,8 +37,8 @@ from ..emulation.network import Emulation, Progress
 from ..emulation.ports import PORTS_ENV
 from ..errors import RunFailed
 from ..experiments import calibration
-from ..experiments.bcast import run_bcast
 from ..fidelity.flags import Monitor
+from ..measure.bcast import run_bcast
 from . import other_mpis
 from .points import ratio
 

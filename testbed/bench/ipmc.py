@@ -20,7 +20,7 @@ from topologies import parse_spec
 from ..emulation.environment import Capabilities
 from ..emulation.mpi import run_mpi
 from ..emulation.network import Emulation, Progress
-from ..experiments.bcast import run_bcast
+from ..measure.bcast import run_bcast
 from ..report.figures import pyplot, save_figure
 from .files import caption
 

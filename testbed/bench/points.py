@@ -13,11 +13,11 @@ from collectives.call import BcastCall
 
 from ..emulation.network import Emulation
 from ..errors import RunFailed
-from ..experiments.bcast import run_bcast
-from ..experiments.bcast_batch import Batched, run_bcasts
-from ..experiments.bcast_result import BcastResult
 from ..fidelity.flags import Monitor
 from ..fidelity.wire_units import wire_time_s
+from ..measure.bcast import run_bcast
+from ..measure.bcast_batch import Batched, run_bcasts
+from ..measure.bcast_result import BcastResult
 
 
 @dataclass(frozen=True)

@@ -33,7 +33,7 @@ from topologies import parse_spec
 from ..emulation.environment import Capabilities
 from ..emulation.mpi import run_mpi
 from ..emulation.network import Emulation, Progress
-from ..experiments.bcast import run_bcast
+from ..measure.bcast import run_bcast
 
 TOPO = "fattree:k=4,n=2,bw=10"
 K, NODES = 4, 16

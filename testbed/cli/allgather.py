@@ -17,8 +17,8 @@ from collectives.executor import WAIT_MODES
 from ..emulation.network import Emulation
 from ..errors import UsageError
 from ..experiments.allgather import AllgatherResult, model_sizes, run_allgather
-from ..experiments.bcast import model_params
 from ..fidelity.link_rate import LinkRate
+from ..measure.bcast import model_params
 from ..results import size_text, text_table
 from .arguments import (
     NON_NEGATIVE,

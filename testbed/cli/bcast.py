@@ -21,12 +21,12 @@ from collectives.ipmc.sockbuf import describe as rcvbuf_line
 from ..cluster.spread import across
 from ..emulation.network import Emulation
 from ..errors import UsageError
-from ..experiments.bcast import MPICH_ALGORITHMS, model_params, run_bcast, uses_params
-from ..experiments.bcast_result import BcastResult
 from ..experiments.spec import LOSS_SCOPES
 from ..fidelity.flags import Monitor
 from ..fidelity.link_rate import LinkRate
 from ..fidelity.wire_units import in_units
+from ..measure.bcast import MPICH_ALGORITHMS, model_params, run_bcast, uses_params
+from ..measure.bcast_result import BcastResult
 from ..results import size_text, text_table
 from .arguments import (
     NON_NEGATIVE,

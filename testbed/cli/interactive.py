@@ -27,8 +27,8 @@ from ..emulation.network import Emulation
 from ..emulation.ports import intf_name
 from ..emulation.shell import stop_processes
 from ..errors import McastlabError, UsageError
-from ..experiments.bcast import model_params, run_bcast, uses_params
-from ..experiments.bcast_result import BcastResult
+from ..measure.bcast import model_params, run_bcast, uses_params
+from ..measure.bcast_result import BcastResult
 from ..results import text_table
 from ..safepath import open_output
 

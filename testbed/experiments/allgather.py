@@ -22,9 +22,9 @@ from ..emulation.mpi import run_mpi
 from ..emulation.network import Emulation
 from ..errors import RunFailed
 from ..fidelity.flags import Monitor
+from ..measure.bcast import point_to_point
+from ..measure.bcast_result import Times
 from ..specs.loss_scope import loss_text
-from .bcast import point_to_point
-from .bcast_result import Times
 from .row_stream import Once, RowStream
 from .spec import ExperimentSpec, Point
 
@@ -83,7 +83,7 @@ def run_allgather(emu: Emulation, call: AllgatherCall, blocks: Sequence[int], *,
                   ) -> list[AllgatherResult]:
     """`call` (its algorithm looked up when it was made) at every size of `blocks` on the
     first `hosts` hosts (default all), one job; `params`
-    (testbed.experiments.bcast.model_params at the block sizes) prices the model; `loss` is
+    (testbed.measure.bcast.model_params at the block sizes) prices the model; `loss` is
     set on every host link for the job, dropping the packets of `loss_scope`
     (testbed.specs.loss_scope); `frames` > 0 counts that many back-to-back Allgathers'
     frames per size. `each(result)`: a size's result as soon as it is measured and judged,

@@ -57,9 +57,9 @@ from ..fidelity.flags import Monitor, expected_rates
 from ..fidelity.link_rate import NOMINAL_MBIT, LinkRate, is_auto, nominal_topology
 from ..fidelity.wire_units import FRAME_BYTES, frame_time_s
 from ..hostprogs import command
+from ..measure.bcast import model_params, run_bcast
 from ..results import versions, write_json
 from ..safepath import make_folder
-from .bcast import model_params, run_bcast
 
 LADDER_MBIT = (1, 2, 3, 5, 10, 20, 30, 50, 70, 100, 150, 200, 300, 500, 700, 1000)
 PROBE_SIZE = 65536

@@ -50,15 +50,15 @@ from ..errors import McastlabError, RunFailed, UsageError
 from ..fidelity.flags import Monitor, expected_rates
 from ..fidelity.link_rate import LinkRate
 from ..fidelity.wire_units import in_units
+from ..measure.bcast import algorithm_params, measure_params, model_params, prediction
+from ..measure.rank_placement import geometry, node_params
 from ..safepath import make_folder, trusted_config
 from ..specs import cluster as cluster_spec
 from ..specs.cluster import ClusterSpec
 from ..specs.loss_scope import loss_text
 from ..specs.traffic_model import burstiness, destination_shares, mean_size
 from . import allgather, multinode_run
-from .bcast import algorithm_params, measure_params, model_params, prediction
 from .calibration import resolve
-from .rank_placement import geometry, node_params
 from .relay import Relay
 from .repairs import point_repairs
 from .spec import NONE, ExperimentSpec, Point, across_servers, check_machine, load

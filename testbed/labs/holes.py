@@ -14,7 +14,7 @@ from controller.config import ControllerConfig
 from controller.ranges import range_group
 
 from ..emulation.group_probe import Member, send_counted
-from ..experiments.bcast_batch import Batched
+from ..measure.bcast_batch import Batched
 from .answers import Question
 from .lab import Lab
 from .points import measure_together

@@ -1,6 +1,6 @@
 """A lab's broadcasts measured together: every broadcast that shares the job-wide settings
 (hosts, t_hold/t_end, how the ranks wait, loss) in one MPI job, one after the other
-(testbed.experiments.bcast_batch), so a lab pays MPI's start-up once per setting, not once
+(testbed.measure.bcast_batch), so a lab pays MPI's start-up once per setting, not once
 per broadcast (lab 3's eight broadcasts took 8 jobs, ~0.5 s of start-up each here)."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ..experiments.bcast_batch import Batched, run_bcasts
-from ..experiments.bcast_result import BcastResult
+from ..measure.bcast_batch import Batched, run_bcasts
+from ..measure.bcast_result import BcastResult
 
 
 def measure_together(emu: Any, batch: Sequence[Batched], **job: Any) -> dict[str, BcastResult]:

@@ -9,7 +9,7 @@ from typing import Any
 
 from collectives.call import BcastCall
 
-from ..experiments.bcast_batch import Batched
+from ..measure.bcast_batch import Batched
 from .answers import Question
 from .lab import Lab
 from .points import measure_together

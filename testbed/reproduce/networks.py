@@ -20,12 +20,12 @@ from topologies import parse_spec
 
 from ..bench.points import Flagged, flagged_bcast, flagged_bcasts
 from ..emulation.network import Emulation
-from ..experiments.bcast import measure_params
-from ..experiments.bcast_batch import Batched
 from ..experiments.calibration import resolve
 from ..experiments.run import execute, new_run
 from ..experiments.spec import from_dict
 from ..fidelity.link_rate import LinkRate
+from ..measure.bcast import measure_params
+from ..measure.bcast_batch import Batched
 from .verdict import point
 
 CALL_FIELDS = ("send_order", "completion", "options")  # the call's; the rest run_bcast's
@@ -203,7 +203,7 @@ class Network:
         (default all) meet them, once a run: t_hold from the first host (every claim's root)
         to each other in turn, kept for every count of back-to-back sends up to theirs (a
         broadcast's model takes its busiest node's), t_end with the host at the median hop
-        count from it (testbed.experiments.bcast.measure_params); 3 repeats of 1 MiB a
+        count from it (testbed.measure.bcast.measure_params); 3 repeats of 1 MiB a
         size."""
         count = hosts or len(self.emu.topo.hosts)
         key = (sizes, count)
@@ -244,7 +244,7 @@ class Network:
         `point` then returns with take 0..takes-1): one MPI job per take for every ask on the
         same hosts with the
         same job-wide settings (params, loss), the asks one after the other in it, so each
-        job's start-up is paid once (testbed.experiments.bcast_batch); `rounds` > 1: their
+        job's start-up is paid once (testbed.measure.bcast_batch); `rounds` > 1: their
         broadcasts taking turns in that many rounds (collectives.programs.bcast_bench
         .interleaved). A flagged point is
         measured once more in a job of its own, as `point` does."""

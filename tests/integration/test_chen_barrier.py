@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collectives.ipmc.plans import mcast_barrier_messages, mpich_barrier_messages
 from testbed.emulation.network import Emulation
-from testbed.experiments.barrier import run_barriers
+from testbed.measure.barrier import run_barriers
 from topologies import parse_spec
 
 HOSTS = 4  # pairwise 8 messages (K = 4: 4 log2 4), Chen's multicast barrier 4

@@ -9,7 +9,7 @@ import pytest
 from collectives.call import BcastCall
 from collectives.ipmc.plans import scout_frames
 from testbed.emulation.network import Emulation
-from testbed.experiments.bcast import run_bcast
+from testbed.measure.bcast import run_bcast
 from topologies import parse_spec
 
 HOSTS, SIZE = 4, 3000  # 3 scouts + 3 datagrams

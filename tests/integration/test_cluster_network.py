@@ -36,8 +36,8 @@ from testbed.emulation.linkshape import nft_table
 from testbed.emulation.mpi import run_mpi
 from testbed.emulation.network import Emulation
 from testbed.errors import RunFailed
-from testbed.experiments.bcast import run_bcast
 from testbed.fidelity.flags import Monitor
+from testbed.measure.bcast import run_bcast
 from testbed.specs.traffic_model import TrafficSpec
 from topologies import fattree
 

@@ -23,8 +23,8 @@ from testbed.emulation.controller_proc import api_get
 from testbed.emulation.mpi import run_mpi
 from testbed.emulation.network import Emulation
 from testbed.errors import RunFailed
-from testbed.experiments.bcast import run_bcast
 from testbed.hostprogs import command
+from testbed.measure.bcast import run_bcast
 from topologies import parse_spec
 
 from .mcast import until

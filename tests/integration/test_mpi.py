@@ -20,7 +20,7 @@ from testbed.emulation import ctlnet, run_records
 from testbed.emulation.mpi import run_mpi
 from testbed.emulation.ports import switch_side
 from testbed.errors import RunFailed
-from testbed.experiments.bcast import measure_params, mpich_env
+from testbed.measure.bcast import measure_params, mpich_env
 from topologies import HOST_PORT
 
 from .netutil import tcp_segments

@@ -16,9 +16,9 @@ from testbed.bench import contention as bc
 from testbed.emulation.mpi import run_mpi
 from testbed.emulation.network import Emulation
 from testbed.errors import RunFailed
-from testbed.experiments.bcast import measure_params
-from testbed.experiments.bcast_batch import Batched, run_bcasts
-from testbed.experiments.rank_placement import predicted_copies
+from testbed.measure.bcast import measure_params
+from testbed.measure.bcast_batch import Batched, run_bcasts
+from testbed.measure.rank_placement import predicted_copies
 from topologies import parse_spec
 
 

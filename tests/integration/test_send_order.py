@@ -13,8 +13,8 @@ import sys
 from collectives.call import BcastCall
 from collectives.trees.schedules import build
 from testbed.emulation.network import Emulation
-from testbed.experiments.bcast import algorithm_params, measure_params, run_bcast
-from testbed.experiments.bcast_batch import Batched, run_bcasts
+from testbed.measure.bcast import algorithm_params, measure_params, run_bcast
+from testbed.measure.bcast_batch import Batched, run_bcasts
 from topologies import parse_spec
 
 from .netutil import wait_listening

@@ -6,7 +6,8 @@ import inspect
 import pytest
 
 from testbed.errors import renamed_keyword
-from testbed.experiments import barrier, bcast, default, osu
+from testbed.experiments import default, osu
+from testbed.measure import barrier, bcast
 
 
 def test_an_old_keyword_is_used_and_warned() -> None:

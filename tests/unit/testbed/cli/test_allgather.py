@@ -11,8 +11,8 @@ from testbed.cli.allgather import algorithms, print_table
 from testbed.cli.values import names
 from testbed.errors import UsageError
 from testbed.experiments.allgather import AllgatherResult
-from testbed.experiments.bcast_result import Times
 from testbed.fidelity.link_rate import LinkRate
+from testbed.measure.bcast_result import Times
 
 
 def test_algorithms_by_name_each_once():

@@ -7,8 +7,8 @@ import pytest
 
 from collectives.stats import tails
 from testbed.experiments.allgather import AllgatherResult, point_record
-from testbed.experiments.bcast_result import Times
 from testbed.experiments.spec import from_dict
+from testbed.measure.bcast_result import Times
 
 
 def result(flags=(), floor=0.1, samples=()):

@@ -140,7 +140,7 @@ def model_params(emu: Emulation, *sizes: int) -> dict[str, Any]:
 
 def point_to_point(params: dict[str, Any], sends: int | None = None) -> MeasuredPointToPoint:
     """t_hold(m) and t_end(m) from measure_params, t_hold at `sends` back-to-back sends
-    (None: the most measured; testbed.experiments.model_inputs)."""
+    (None: the most measured; testbed.measure.model_inputs)."""
     return model_inputs.point_to_point(params, sends)
 
 
@@ -172,7 +172,7 @@ def algorithm_params(algorithm: Named, size: int, params: dict[str, Any] | None,
     """What `collectives.bcast` needs besides the algorithm's name and where the ranks sit:
     t_hold/t_end of this size for OPT-Tree, OPT-Mesh, OPT-Min and DYN-Tree (from
     measure_params), t_hold at the count of back-to-back sends the tree settles at on
-    `hosts` ranks (testbed.experiments.model_inputs); DYN-Tree and DYN-Mesh get their six
+    `hosts` ranks (testbed.measure.model_inputs); DYN-Tree and DYN-Mesh get their six
     static terms from the same figures (collectives.trees.dyntree.from_measured).
     `algorithm`: a call's record (no look-up), or a name."""
     a = resolve("bcast", algorithm)
@@ -198,7 +198,7 @@ def prediction(algorithm: Named, k: int, size: int, params: dict[str, Any] | Non
     """The t_hold/t_end model's latency (None without measured parameters, or for an
     algorithm without a schedule). DYN-Tree and DYN-Mesh: the model has no load, so
     OPT-Tree's and OPT-Mesh's. The topology algorithms need `placement`
-    (testbed.experiments.rank_placement.node_params); the model sees their order of sends, not
+    (testbed.measure.rank_placement.node_params); the model sees their order of sends, not
     the contention they avoid."""
     a = resolve("bcast", algorithm)
     scheduled = a.zero_load

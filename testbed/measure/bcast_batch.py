@@ -1,7 +1,7 @@
 """Several measured broadcasts in one MPI job: the job's start-up (hydra's proxies on every
 host, MPI's connections, the ranks' imports: about 2 s on 16 hosts here) is paid once for
 all of them, and they are measured side by side, one after the other, on the same ranks.
-Each broadcast's record is the one run_bcast would give (testbed.experiments.bcast), its
+Each broadcast's record is the one run_bcast would give (testbed.measure.bcast), its
 window its own, so the fidelity monitor judges it alone (testbed.bench.points). A job that
 fails keeps what it measured before; the rest is measured one job each, so that a failure
 names the broadcast that caused it."""

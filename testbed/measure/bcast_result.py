@@ -50,7 +50,7 @@ class Times:
 
 @dataclass(frozen=True)
 class BcastResult:
-    """One measured broadcast experiment (testbed.experiments.bcast.run_bcast says what
+    """One measured broadcast experiment (testbed.measure.bcast.run_bcast says what
     each field means). Per-rank lists are in rank order, `rank_hosts[r]` rank r's host."""
 
     call: BcastCall
