@@ -14,7 +14,8 @@ import json
 from collectives.call import BcastCall
 from testbed.emulation.network import Emulation
 from testbed.measure import model_inputs
-from testbed.measure.bcast import measure_params, run_bcast
+from testbed.measure.bcast import run_bcast
+from testbed.measure.params import measure_params
 from topologies import parse_spec
 
 TREES = ("sequential", "binomial", "opt-tree", "dyn-tree")

@@ -24,8 +24,9 @@ circle (tests/unit/test_layout.py; docs/architecture.md says why each stands whe
    emulation's interface with servers, holds and tunnels, and its agent runs the emulation's
    cleanup and the fidelity readings on the other servers.
 7. ``conditions/``: background traffic, hot spots and faults injected into a running network.
-8. ``measure/``: one collective measured on a network that is up (broadcasts, batches of
-   them, barriers; t_hold/t_end; where the ranks sit).
+8. ``measure/``: one collective measured on a network that is up (broadcast, batch of
+   broadcasts, Allgather, barriers; t_hold/t_end; where the ranks sit), each taking the
+   emulation, the call and one ``RunOptions`` bundle.
 9. ``experiments/``: the experiment spec (TOML), the run of a spec point by point, and
    calibration (the highest link rate this machine keeps up with, ``bw=auto``), which is
    measured with broadcasts.

@@ -22,9 +22,9 @@ from topologies import parse_spec
 from ..emulation.environment import Capabilities
 from ..emulation.network import Emulation, Progress
 from ..errors import RunFailed
-from ..experiments.allgather import model_sizes, run_allgather
 from ..experiments.calibration import resolve
-from ..measure.bcast import model_params
+from ..measure.allgather import model_sizes, run_allgather
+from ..measure.params import model_params
 
 BLOCKS = (1024, 16384, 262144)
 LOSSES = (0.0, 0.01, 0.05)

@@ -14,7 +14,8 @@ from topologies import parse_spec
 
 from ..emulation.environment import Capabilities
 from ..emulation.network import Emulation, Progress
-from ..measure.bcast import measure_params, run_bcast
+from ..measure.bcast import run_bcast
+from ..measure.params import measure_params
 from ..report.figures import pyplot, save_figure
 from .files import caption
 

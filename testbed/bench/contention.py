@@ -35,7 +35,9 @@ from topologies import Topology, parse_spec
 from ..emulation.environment import Capabilities
 from ..emulation.network import Emulation, Progress
 from ..measure import model_inputs
-from ..measure.bcast import measure_params, point_to_point, rank_options, run_bcast
+from ..measure.bcast import run_bcast
+from ..measure.bcast_model import rank_options
+from ..measure.params import measure_params, point_to_point
 from ..measure.rank_placement import contended, predicted_copies
 from . import range_trees
 

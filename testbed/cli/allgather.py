@@ -16,9 +16,9 @@ from collectives.executor import WAIT_MODES
 
 from ..emulation.network import Emulation
 from ..errors import UsageError
-from ..experiments.allgather import AllgatherResult, model_sizes, run_allgather
 from ..fidelity.link_rate import LinkRate
-from ..measure.bcast import model_params
+from ..measure.allgather import AllgatherResult, model_sizes, run_allgather
+from ..measure.params import model_params
 from ..results import size_text, text_table
 from .arguments import (
     NON_NEGATIVE,

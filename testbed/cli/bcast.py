@@ -25,8 +25,11 @@ from ..experiments.spec import LOSS_SCOPES
 from ..fidelity.flags import Monitor
 from ..fidelity.link_rate import LinkRate
 from ..fidelity.wire_units import in_units
-from ..measure.bcast import MPICH_ALGORITHMS, model_params, run_bcast, uses_params
+from ..measure.bcast import run_bcast
+from ..measure.bcast_model import uses_params
 from ..measure.bcast_result import BcastResult
+from ..measure.mpich import MPICH_ALGORITHMS
+from ..measure.params import model_params
 from ..results import size_text, text_table
 from .arguments import (
     NON_NEGATIVE,

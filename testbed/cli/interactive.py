@@ -27,8 +27,10 @@ from ..emulation.network import Emulation
 from ..emulation.ports import intf_name
 from ..emulation.shell import stop_processes
 from ..errors import McastlabError, UsageError
-from ..measure.bcast import model_params, run_bcast, uses_params
+from ..measure.bcast import run_bcast
+from ..measure.bcast_model import uses_params
 from ..measure.bcast_result import BcastResult
+from ..measure.params import model_params
 from ..results import text_table
 from ..safepath import open_output
 

@@ -26,9 +26,7 @@ from ..experiments import default as default_experiment
 from ..experiments.default import DEFAULT_TOPOLOGY
 from ..experiments.osu import OsuRow, placed, run_osu
 from ..fidelity.link_rate import nominal_topology
-from ..measure.bcast import (
-    measure_params,
-)
+from ..measure.params import measure_params
 from ..results import read_jsonl, text_table
 from ..safepath import planned_folder
 from .arguments import (

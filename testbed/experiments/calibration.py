@@ -57,7 +57,8 @@ from ..fidelity.flags import Monitor, expected_rates
 from ..fidelity.link_rate import NOMINAL_MBIT, LinkRate, is_auto, nominal_topology
 from ..fidelity.wire_units import FRAME_BYTES, frame_time_s
 from ..hostprogs import command
-from ..measure.bcast import model_params, run_bcast
+from ..measure.bcast import run_bcast
+from ..measure.params import model_params
 from ..results import versions, write_json
 from ..safepath import make_folder
 

@@ -19,7 +19,8 @@ from ..emulation.mpi import run_mpi
 from ..emulation.network import Emulation
 from ..errors import RunFailed, renamed_keyword
 from ..fidelity.flags import Monitor
-from ..measure.bcast import algorithm_params, model_params
+from ..measure.bcast_model import algorithm_params
+from ..measure.params import model_params
 from ..measure.rank_placement import node_params
 
 PER_MESSAGE_S = 0.005  # what a send costs besides the wire, at the most (Python, MPI, waking)

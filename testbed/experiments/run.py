@@ -50,7 +50,9 @@ from ..errors import McastlabError, RunFailed, UsageError
 from ..fidelity.flags import Monitor, expected_rates
 from ..fidelity.link_rate import LinkRate
 from ..fidelity.wire_units import in_units
-from ..measure.bcast import algorithm_params, measure_params, model_params, prediction
+from ..measure.allgather import model_sizes
+from ..measure.bcast_model import algorithm_params, prediction
+from ..measure.params import measure_params, model_params
 from ..measure.rank_placement import geometry, node_params
 from ..safepath import make_folder, trusted_config
 from ..specs import cluster as cluster_spec
@@ -307,7 +309,7 @@ def execute(run: Run, progress: Any = None, emu: Emulation | None = None) -> Non
 def _other_kind(run: Run, todo: list[Point], progress: Any, task: Any) -> None:
     """A [multinode] spec's points (testbed.experiments.multinode_run) or an Allgather
     spec's (testbed.experiments.allgather), each record written as its row comes, in the
-    middle of its job (testbed.experiments.row_stream)."""
+    middle of its job (testbed.experiments.points_once)."""
     def write(rec: dict[str, Any]) -> None:
         run.add_record(rec)
         if progress is not None:
@@ -324,7 +326,7 @@ def _other_kind(run: Run, todo: list[Point], progress: Any, task: Any) -> None:
     params = run.config.get("params")
     if params is None and any(run.spec.records[a].family == "exchange"
                               for a in run.spec.algorithms):
-        sizes = allgather.model_sizes(run.spec.sizes, max(run.spec.hosts))
+        sizes = model_sizes(run.spec.sizes, max(run.spec.hosts))
         run.log(f"measuring t_end at {len(sizes)} sizes for the exchanges' model")
         params = run.config["params"] = model_params(run.emu, *sizes)
         run.save_config()

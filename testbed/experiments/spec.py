@@ -211,7 +211,7 @@ class ExperimentSpec:
     def param_hosts(self) -> list[str]:
         """Where t_hold/t_end are measured: the hosts of the largest broadcast, in rank order
         (its root first: t_hold from it to each other host in turn, t_end with the one at
-        the median hop count: testbed.measure.bcast.measure_params). A broadcast's model
+        the median hop count: testbed.measure.params.measure_params). A broadcast's model
         takes t_hold at its busiest node's count of sends, up to these hosts' number less
         one."""
         return [h.name for h in self.pool()[:max(self.hosts)]]

@@ -12,8 +12,8 @@ from typing import Any
 from collectives.call import BcastCall
 
 from ..conditions.traffic import Traffic
-from ..measure.bcast import measure_params
 from ..measure.bcast_batch import Batched
+from ..measure.params import measure_params
 from ..specs.traffic_model import TrafficSpec
 from .answers import Question
 from .lab import Lab

@@ -10,8 +10,9 @@ from typing import Any
 
 from collectives.call import BcastCall
 
-from ..measure.bcast import measure_params, prediction
 from ..measure.bcast_batch import Batched
+from ..measure.bcast_model import prediction
+from ..measure.params import measure_params
 from .answers import SMALL_TIME_TOL_US, Question, is_number
 from .lab import Lab
 from .points import measure_together

@@ -20,8 +20,8 @@ from ..emulation.mpi import run_mpi
 from ..emulation.network import Emulation
 from ..errors import RunFailed, renamed_keyword
 from ..fidelity.flags import Monitor
-from .bcast_result import Times
 from .rank_placement import node_params
+from .times import Times
 
 Row = tuple[str, Mapping[str, Any]]  # a barrier and its options (release=, timeout=, ...)
 

@@ -22,17 +22,9 @@ from ..emulation.frame_count import FrameCounter
 from ..emulation.mpi import run_mpi
 from ..emulation.network import Emulation
 from ..errors import RunFailed
-from .bcast import (
-    check_late,
-    job_env,
-    job_servers,
-    rank_hosts,
-    ranked_call,
-    result_of,
-    run_bcast,
-    tcp_note,
-)
+from .bcast import ranked_call, result_of, run_bcast
 from .bcast_result import BcastResult
+from .job import check_late, job_env, job_servers, rank_hosts, tcp_note
 
 
 @dataclass(frozen=True)

@@ -24,8 +24,8 @@ from ..experiments.calibration import resolve
 from ..experiments.run import execute, new_run
 from ..experiments.spec import from_dict
 from ..fidelity.link_rate import LinkRate
-from ..measure.bcast import measure_params
 from ..measure.bcast_batch import Batched
+from ..measure.params import measure_params
 from .verdict import point
 
 CALL_FIELDS = ("send_order", "completion", "options")  # the call's; the rest run_bcast's
@@ -203,7 +203,7 @@ class Network:
         (default all) meet them, once a run: t_hold from the first host (every claim's root)
         to each other in turn, kept for every count of back-to-back sends up to theirs (a
         broadcast's model takes its busiest node's), t_end with the host at the median hop
-        count from it (testbed.measure.bcast.measure_params); 3 repeats of 1 MiB a
+        count from it (testbed.measure.params.measure_params); 3 repeats of 1 MiB a
         size."""
         count = hosts or len(self.emu.topo.hosts)
         key = (sizes, count)

@@ -20,7 +20,8 @@ from ..bench.contention import placed_sends, worst_placement
 from ..experiments.run import execute, new_run
 from ..experiments.spec import from_dict
 from ..measure import model_inputs
-from ..measure.bcast import algorithm_params, point_to_point
+from ..measure.bcast_model import algorithm_params
+from ..measure.params import point_to_point
 from ..measure.rank_placement import contended
 from ..safepath import make_folder
 from .claims import Claim, Context, PaperFigure

@@ -25,7 +25,8 @@ from collectives.trees.schedules import binomial_tree, block_binomial_tree, buil
 from ..errors import RunFailed
 from ..fidelity.flags import Monitor
 from ..measure import model_inputs
-from ..measure.bcast import algorithm_params, measure_params
+from ..measure.bcast_model import algorithm_params
+from ..measure.params import measure_params
 from .claims import Claim, Context, PaperFigure
 from .jobs import QUICK_TAKES, TAKES, medians, takes
 from .networks import Ask

@@ -32,7 +32,7 @@ from ..experiments.multinode_run import (
     failure_text,
     measured_rows,
 )
-from ..measure.bcast import point_to_point
+from ..measure.params import point_to_point
 from .claims import Claim, Context, PaperFigure
 from .jobs import QUICK_TAKES, TAKES, takes
 from .verdict import (

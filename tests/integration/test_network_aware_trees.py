@@ -16,8 +16,8 @@ from testbed.bench import contention as bc
 from testbed.emulation.mpi import run_mpi
 from testbed.emulation.network import Emulation
 from testbed.errors import RunFailed
-from testbed.measure.bcast import measure_params
 from testbed.measure.bcast_batch import Batched, run_bcasts
+from testbed.measure.params import measure_params
 from testbed.measure.rank_placement import predicted_copies
 from topologies import parse_spec
 

@@ -13,8 +13,10 @@ import sys
 from collectives.call import BcastCall
 from collectives.trees.schedules import build
 from testbed.emulation.network import Emulation
-from testbed.measure.bcast import algorithm_params, measure_params, run_bcast
+from testbed.measure.bcast import run_bcast
 from testbed.measure.bcast_batch import Batched, run_bcasts
+from testbed.measure.bcast_model import algorithm_params
+from testbed.measure.params import measure_params
 from topologies import parse_spec
 
 from .netutil import wait_listening

@@ -7,7 +7,7 @@ import pytest
 
 from testbed.errors import renamed_keyword
 from testbed.experiments import default, osu
-from testbed.measure import barrier, bcast
+from testbed.measure import barrier, bcast, params
 
 
 def test_an_old_keyword_is_used_and_warned() -> None:
@@ -17,7 +17,7 @@ def test_an_old_keyword_is_used_and_warned() -> None:
 
 
 @pytest.mark.parametrize(("function", "old"), [
-    (bcast.run_bcast, "iters"), (bcast.measure_params, "repeats"),
+    (bcast.run_bcast, "iters"), (params.measure_params, "repeats"),
     (barrier.run_barriers, "iters"), (osu.run_osu, "iterations"), (default.run, "reps")])
 def test_every_experiment_says_repetitions(function: object, old: str) -> None:
     params = inspect.signature(function).parameters  # type: ignore[arg-type]

@@ -50,7 +50,7 @@ from testbed.experiments.run import (
 from testbed.experiments.spec import ExperimentSpec, Point, SpecError, from_dict
 from testbed.fidelity.flags import judge
 from testbed.fidelity.wire_units import frame_time_s, in_units
-from testbed.measure.bcast import prediction
+from testbed.measure.bcast_model import prediction
 from testbed.specs.cluster import LOCAL
 from testbed.specs.traffic_model import TrafficSpec, burstiness
 

@@ -2,7 +2,7 @@
 results folders have always held."""
 
 from testbed.measure.barrier import BarrierResult
-from testbed.measure.bcast_result import Times
+from testbed.measure.times import Times
 
 # the keys run_barriers' dicts had (issue 37 made each row a dataclass)
 RECORD_KEYS = {"algorithm", "options", "label", "release", "hosts", "rank_hosts", "topology",

@@ -6,7 +6,8 @@ import json
 
 from collectives.call import BcastCall
 from testbed.bench.points import Flagged
-from testbed.measure.bcast_result import BcastResult, Times
+from testbed.measure.bcast_result import BcastResult
+from testbed.measure.times import Times
 from testbed.reproduce.networks import claim_point
 
 # the keys run_bcast's dict had (issue 37 made it a dataclass): old folders hold them

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from testbed.measure import model_inputs
-from testbed.measure.bcast import algorithm_params, prediction
+from testbed.measure.bcast_model import algorithm_params, prediction
 
 WIRE = 0.89e-3
 LONE = 0.14e-3

@@ -10,8 +10,8 @@ from typing import Any
 
 from testbed.errors import RunFailed
 from testbed.experiments import allgather, multinode_run
-from testbed.experiments.row_stream import RowStream
 from testbed.experiments.spec import from_dict
+from testbed.measure.row_stream import RowStream
 
 from .test_allgather import result
 from .test_multinode_run import ROW
