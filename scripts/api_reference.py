@@ -33,6 +33,7 @@ MODULES = (
     "testbed.emulation.network",     # Emulation: a network up, torn down
     "testbed.emulation.mpi",         # run_mpi: an MPI job across its hosts
     "testbed.measure.bcast",         # run_bcast: one measured broadcast
+    "testbed.measure.options",       # RunOptions: how it is measured, one bundle
     "testbed.measure.params",        # measure_params: t_hold/t_end on the network
     "testbed.measure.bcast_result",  # BcastResult: what run_bcast returns
     "testbed.measure.times",         # Times: a sample of times summarized

@@ -37,6 +37,7 @@ from ..emulation.network import Emulation, Progress
 from ..measure import model_inputs
 from ..measure.bcast import run_bcast
 from ..measure.bcast_model import rank_options
+from ..measure.options import RunOptions
 from ..measure.params import measure_params, point_to_point
 from ..measure.rank_placement import contended, predicted_copies
 from . import range_trees
@@ -99,9 +100,11 @@ def run(caps: Capabilities, progress: Progress, quick: bool = False) -> dict[str
                         progress(f"bench: {alg} {size} B on {spec}, {placement}")
                         sends, t_hold = placed_sends(topo, alg, nodes, size, params)
                         pairs = contended(topo, sends, t_hold)
-                        r = run_bcast(emu, BcastCall(alg, size), hosts=[f"h{n}" for n in nodes],
-                                      params=params, flow=False, wait=WAIT, frames=FRAMES,
-                                      repetitions=10 if size >= 65536 else 20)
+                        r = run_bcast(emu, BcastCall(alg, size),
+                                      RunOptions(hosts=[f"h{n}" for n in nodes],
+                                                 params=params, flow=False, wait=WAIT,
+                                                 frames=FRAMES,
+                                                 repetitions=10 if size >= 65536 else 20))
                         out["rows"].append({
                             **r.to_dict(), "network": spec, "placement": placement, "nodes": nodes,
                             "contended_pairs": [[[x.sender, x.receiver], [y.sender, y.receiver],

@@ -12,6 +12,7 @@ from collectives.stats import tails
 from ..emulation.network import Emulation
 from ..errors import RunFailed
 from ..measure.allgather import AllgatherResult, run_allgather
+from ..measure.options import RunOptions
 from ..specs.loss_scope import loss_text
 from .points_once import Once
 from .spec import ExperimentSpec, Point
@@ -34,10 +35,10 @@ def measure_points(emu: Emulation, spec: ExperimentSpec, todo: Sequence[Point],
                     lambda p, row, error: write(point_record(spec, p, row, error, context)))
         try:
             rows = {r.block: r for r in run_allgather(
-                emu, AllgatherCall(algorithm), [p.size for p in points], hosts=hosts,
-                repetitions=spec.repetitions, params=params, loss=loss,
-                loss_scope=scope or spec.loss_scope, wait=spec.wait, warmup=spec.warmup,
-                timeout=spec.timeout, each=once.take)}
+                emu, AllgatherCall(algorithm), [p.size for p in points], RunOptions(
+                    hosts=hosts, repetitions=spec.repetitions, params=params, loss=loss,
+                    loss_scope=scope or spec.loss_scope, wait=spec.wait, warmup=spec.warmup,
+                    timeout=spec.timeout), each=once.take)}
             error = None
         except RunFailed as exc:
             rows, error = {}, str(exc)

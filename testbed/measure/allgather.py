@@ -21,6 +21,8 @@ from ..emulation.mpi import run_mpi
 from ..emulation.network import Emulation
 from ..errors import RunFailed
 from ..fidelity.flags import Monitor
+from .job import rank_hosts
+from .options import Defaults, RunOptions
 from .params import point_to_point
 from .row_stream import RowStream
 from .times import Times
@@ -71,15 +73,15 @@ class AllgatherResult:
         return out | {"per_floor": self.per_floor}
 
 
-def run_allgather(emu: Emulation, call: AllgatherCall, blocks: Sequence[int], *,
-                  hosts: int | None = None, repetitions: int = 10,
-                  params: dict[str, Any] | None = None, loss: float = 0.0,
-                  loss_scope: str = "all", frames: int = 0, wait: str | None = None,
-                  warmup: int = 2, timeout: float = 600.0,
+ALLGATHER = Defaults(repetitions=10, warmup=2, timeout=600)
+
+
+def run_allgather(emu: Emulation, call: AllgatherCall, blocks: Sequence[int],
+                  options: RunOptions | None = None,
                   each: Callable[[AllgatherResult], None] | None = None
                   ) -> list[AllgatherResult]:
     """`call` (its algorithm looked up when it was made) at every size of `blocks` on the
-    first `hosts` hosts (default all), one job; `params`
+    `options`' hosts (default all; its defaults here: ALLGATHER), one job; `params`
     (testbed.measure.params.model_params at the block sizes) prices the model; `loss` is
     set on every host link for the job, dropping the packets of `loss_scope`
     (testbed.specs.loss_scope); `frames` > 0 counts that many back-to-back Allgathers'
@@ -88,7 +90,9 @@ def run_allgather(emu: Emulation, call: AllgatherCall, blocks: Sequence[int], *,
     not called for is in the list returned (a job that measured some sizes and then failed:
     RunFailed, after `each` had the ones it did)."""
     algorithm = call.algorithm
-    names = [h.name for h in emu.topo.hosts][: hosts or len(emu.topo.hosts)]
+    repetitions, warmup, timeout = ALLGATHER.of(options := options or RunOptions())
+    params, loss, frames, wait = options.params, options.loss, options.frames, options.wait
+    names = rank_hosts(emu, options.hosts)
     p, mbit = len(names), emu.topo.host_rate()
     counted = frames > 0 and (emu.controller is not None or emu.hub)
     counter = FrameCounter(emu, [emu.host(n).pid for n in names]) if counted else None
@@ -121,7 +125,7 @@ def run_allgather(emu: Emulation, call: AllgatherCall, blocks: Sequence[int], *,
             each(result(row))
 
     if loss:
-        emu.set_loss(loss, scope=loss_scope)
+        emu.set_loss(loss, scope=options.loss_scope)
     try:
         with Monitor(emu.topo, emu.spread) as mon, counter or contextlib.nullcontext():
             stream = RowStream(mon, measured if each is not None and counter is None

@@ -5,6 +5,7 @@ its record as a BcastResult with the model's prediction (testbed.measure.bcast_m
 from __future__ import annotations
 
 import contextlib
+from dataclasses import replace
 from typing import Any, Literal
 
 from collectives.call import BcastCall
@@ -15,25 +16,22 @@ from ..emulation import tcp_stats
 from ..emulation.frame_count import FrameCounter
 from ..emulation.mpi import run_mpi
 from ..emulation.network import Emulation
-from ..errors import RunFailed, renamed_keyword
+from ..errors import RunFailed
 from .bcast_model import dyn_trees, prediction, rank_options
 from .bcast_result import BcastResult
 from .job import check_late, job_env, job_servers, last_json, rank_hosts, tcp_note
+from .options import Defaults, RunOptions
 from .times import TIMES, Times
 
+BCAST = Defaults(repetitions=20, warmup=None, timeout=900)  # warmup None: bcast_bench's 3
 
-def run_bcast(emu: Emulation, call: BcastCall, *,
-              hosts: int | list[str] | None = None,
-              repetitions: int = 20, flow: bool = True,
-              params: dict[str, Any] | None = None,
-              mpich_algorithm: str | None = None,
-              wait: str | None = None, loss: float = 0.0, loss_scope: str = "all",
-              frames: int = 0, timeout: float = 900, naive: int = 0,
-              late: tuple[str, float] | None = None,
-              iters: int | None = None, warmup: int | None = None) -> BcastResult:
+
+def run_bcast(emu: Emulation, call: BcastCall, options: RunOptions | None = None
+              ) -> BcastResult:
     """One measured broadcast experiment of `call` (collectives.call.BcastCall: algorithm,
     size, root, send order, completion, the algorithm's own options), with the model's
     prediction where one exists, as a BcastResult (the names below are its record's keys).
+    `options` (testbed.measure.options.RunOptions; its defaults here: BCAST):
     `hosts`: the first so many hosts, or these host names in rank order (default all).
     `params` (from measure_params) gives t_hold/t_end; opt-tree needs them.
     `mpich_algorithm` picks MPI_Bcast's algorithm (MPIR_CVAR_BCAST_INTRA_ALGORITHM, with
@@ -62,24 +60,26 @@ def run_bcast(emu: Emulation, call: BcastCall, *,
     from the last call to the last return (`final_phase_s`). `warmup`: untimed broadcasts
     before the `repetitions` (None: the benchmark's own, 3), as an experiment spec's
     `warmup` sets them for its points."""
-    repetitions = renamed_keyword(iters, "iters", repetitions, "repetitions")
-    env = job_env(call.algorithm, wait, mpich_algorithm)
-    names = rank_hosts(emu, hosts)
-    ranked, placement = ranked_call(emu, call, names, params)
-    check_late(late)
-    servers = job_servers(emu, names, flow)
+    repetitions, warmup, timeout = BCAST.of(options := options or RunOptions())
+    options = replace(options, repetitions=repetitions, warmup=warmup, timeout=timeout)
+    loss, frames = options.loss, options.frames
+    env = job_env(call.algorithm, options.wait, options.mpich_algorithm)
+    names = rank_hosts(emu, options.hosts)
+    ranked, placement = ranked_call(emu, call, names, options.params)
+    check_late(options.late)
+    servers = job_servers(emu, names, options.flow)
     if not 0 <= loss <= 1:
         raise RunFailed(f"loss is a fraction in [0, 1], got {loss!r}")
     pids = [emu.host(n).pid for n in names]
     counted = emu.controller is not None or emu.hub  # a hub's counters are the kernel's
     counter = FrameCounter(emu, pids) if frames > 0 and counted else None
-    args = bench_argv(ranked, iters=repetitions, warmup=warmup, flow=flow, naive_loop=naive,
-                      late=late,
+    args = bench_argv(ranked, iters=repetitions, warmup=warmup, flow=options.flow,
+                      naive_loop=options.naive, late=options.late,
                       mark_dir=str(counter.dir) if counter is not None else None,
                       frame_iters=frames)
     tcp_before = tcp_stats.counters(pids)
     if loss:
-        emu.set_loss(loss, scope=loss_scope)
+        emu.set_loss(loss, scope=options.loss_scope)
     try:
         with counter or contextlib.nullcontext():
             res = last_json(run_mpi(emu, args, hosts=names, timeout=timeout, env=env,
@@ -89,11 +89,9 @@ def run_bcast(emu: Emulation, call: BcastCall, *,
     finally:
         if loss:
             emu.set_loss(0)
-    return result_of(emu, call, res, names=names, servers=servers, params=params,
-                     placement=placement, repetitions=repetitions,
-                     mpich_algorithm=mpich_algorithm, wait=wait, late=late, loss=loss,
-                     loss_scope=loss_scope, tcp=tcp_stats.since(tcp_before, pids),
-                     counter=counter, frames=frames)
+    return result_of(emu, call, res, options, names=names, servers=servers,
+                     placement=placement, tcp=tcp_stats.since(tcp_before, pids),
+                     counter=counter)
 
 
 def ranked_call(emu: Emulation, call: BcastCall, names: list[str],
@@ -110,15 +108,13 @@ def ranked_call(emu: Emulation, call: BcastCall, names: list[str],
     return ranked, placement
 
 
-def result_of(emu: Emulation, call: BcastCall, res: dict[str, Any], *, names: list[str],
-              servers: list[str], params: dict[str, Any] | None, placement: dict[str, Any],
-              repetitions: int, mpich_algorithm: str | None, wait: str | None,
-              late: tuple[str, float] | None, loss: float, loss_scope: str,
-              tcp: dict[str, int], counter: FrameCounter | None, frames: int,
+def result_of(emu: Emulation, call: BcastCall, res: dict[str, Any], options: RunOptions, *,
+              names: list[str], servers: list[str], placement: dict[str, Any],
+              tcp: dict[str, int], counter: FrameCounter | None,
               bracket: str = "bcast") -> BcastResult:
     """The BcastResult of one broadcast's record `res` (collectives.programs.bcast_bench);
-    its frames from `counter`'s `bracket`."""
-    size = call.size
+    its frames from `counter`'s `bracket`; `options` as the job ran it."""
+    size, params, frames, loss = call.size, options.params, options.frames, options.loss
     per_frame = counter.per_iteration(frames, bracket) if counter is not None else None
     per_link = counter.link_bytes(frames, bracket) if counter is not None else None
     predicted = prediction(call.record, len(names), size, params, call.options.get("fragment"),
@@ -135,16 +131,19 @@ def result_of(emu: Emulation, call: BcastCall, res: dict[str, Any], *, names: li
         t = Times.constant(res["flow"]["t_mcast_s"])
         done = back = None
     return BcastResult(
-        call=call, rank_hosts=tuple(names), iterations=repetitions, t_mcast=t, timing=timing,
+        call=call, rank_hosts=tuple(names), iterations=BCAST.of(options)[0], t_mcast=t,
+        timing=timing,
         verified=res["verified"], predicted_s=predicted, topology=emu.topo.name,
         switch=emu.switch.name, window=(res["window"][0], res["window"][1]),
-        servers=tuple(servers), mpich_algorithm=mpich_algorithm, wait=wait or DEFAULT_WAIT,
+        servers=tuple(servers), mpich_algorithm=options.mpich_algorithm,
+        wait=options.wait or DEFAULT_WAIT,
         rank_done_s=done, rank_return_s=back, rank_done_from=res.get("rank_done_from"),
         direct_across_servers=direct, flow=res.get("flow"),
         flow_vs_direct=res.get("flow_vs_direct"), cpu=res.get("cpu"),
         datagrams=res.get("datagrams"), naive_s=res.get("naive_s"),
-        root_queue=res.get("root_queue"), late=late, final_phase_s=res.get("final_phase_s"),
-        loss=loss, loss_scope=loss_scope if loss else None, tcp=tcp, frames=per_frame,
+        root_queue=res.get("root_queue"), late=options.late,
+        final_phase_s=res.get("final_phase_s"),
+        loss=loss, loss_scope=options.loss_scope if loss else None, tcp=tcp, frames=per_frame,
         link_bytes=None if per_link is None else {
             f"{a}>{b}": round(v) for (a, b), v in per_link.items() if round(v) > 0},
         dyn_tree=dyn_trees(res.get("dyn_parents"), len(names), size, params))

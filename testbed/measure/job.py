@@ -5,6 +5,7 @@ the result line rank 0 prints, and what TCP did when a job failed."""
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
 from collectives.algorithms import NATIVE
@@ -37,10 +38,11 @@ def job_env(algorithm: str, wait: str | None, mpich_algorithm: str | None) -> di
     return env
 
 
-def rank_hosts(emu: Emulation, hosts: int | list[str] | None) -> list[str]:
+def rank_hosts(emu: Emulation, hosts: int | Sequence[str] | None) -> list[str]:
     """The host of every rank: the first `hosts` hosts, these names, or all."""
-    return (list(hosts) if isinstance(hosts, list)
-            else [h.name for h in emu.topo.hosts][: hosts or len(emu.topo.hosts)])
+    if hosts is None or isinstance(hosts, int):
+        return [h.name for h in emu.topo.hosts][: hosts or len(emu.topo.hosts)]
+    return list(hosts)
 
 
 def check_late(late: tuple[str, float] | None) -> None:

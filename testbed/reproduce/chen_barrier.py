@@ -12,6 +12,7 @@ from collectives.ipmc.plans import mcast_barrier_messages, mpich_barrier_message
 
 from ..errors import RunFailed
 from ..measure.barrier import Row, run_barriers
+from ..measure.options import RunOptions
 from .chen_frames import against_counts
 from .chen_points import counted, fmt
 from .claims import Context
@@ -65,7 +66,8 @@ def barrier_points(net: Any, hosts: int, take: int = 0,
         net.progress(f"reproduce: {len(rows)} barriers on {hosts} hosts{again}"
                      + (" (again: flagged)" if tries > 1 else ""))
         try:
-            got = run_barriers(net.emu, rows, hosts=hosts, repetitions=timed, frames=frames)
+            got = run_barriers(net.emu, rows,
+                               RunOptions(hosts=hosts, repetitions=timed, frames=frames))
         except RunFailed as e:
             return [point(f"{a} barrier on {hosts} hosts{again}", None, verified=False, flags=[],
                           error=str(e)[:400], tries=tries, algorithm=a, hosts=hosts,

@@ -25,6 +25,7 @@ from ..experiments.run import execute, new_run
 from ..experiments.spec import from_dict
 from ..fidelity.link_rate import LinkRate
 from ..measure.bcast_batch import Batched
+from ..measure.options import RunOptions
 from ..measure.params import measure_params
 from .verdict import point
 
@@ -261,8 +262,9 @@ class Network:
                 self.progress(f"reproduce: {len(todo)} broadcasts on {first.count} hosts in "
                               f"one job" + (f", take {take + 1}" if take else ""))
                 got = flagged_bcasts(self.emu, [a.batched(i) for i, a in enumerate(todo)],
-                                     hosts=first.hosts, flow=False, timeout=POINT_TIMEOUT_S,
-                                     rounds=rounds, **first.job_kwargs())
+                                     RunOptions(hosts=first.hosts, flow=False,
+                                                timeout=POINT_TIMEOUT_S, **first.job_kwargs()),
+                                     rounds)
                 for i, a in enumerate(todo):
                     r = got[str(i)]
                     again = self._again(a, take, r) if r.result is not None and r.flags \
@@ -277,9 +279,9 @@ class Network:
             tries += 1
             self.progress(f"reproduce: {ask.label(take)}" + (" (again: flagged)"
                                                             if tries > 1 else ""))
-            r = flagged_bcast(self.emu, ask.call(), hosts=ask.hosts, repetitions=ask.iters,
-                              warmup=ask.warmup, flow=False, frames=ask.frames,
-                              timeout=POINT_TIMEOUT_S, **ask.run_kwargs())
+            r = flagged_bcast(self.emu, ask.call(), RunOptions(
+                hosts=ask.hosts, repetitions=ask.iters, warmup=ask.warmup, flow=False,
+                frames=ask.frames, timeout=POINT_TIMEOUT_S, **ask.run_kwargs()))
             if r.result is None or not r.flags:
                 break
         assert r is not None

@@ -65,7 +65,7 @@ def test_an_allgather_point_is_written_while_its_job_runs(monkeypatch) -> None:
     written: list[dict[str, Any]] = []
     returned: list[int] = []
 
-    def job(_emu: Any, _alg: str, blocks: list[int], *, each: Any, **_kw: Any) -> list[Any]:
+    def job(_emu: Any, _alg: str, blocks: list[int], _options: Any, each: Any) -> list[Any]:
         each(dataclasses.replace(result(samples=[0.1] * 4), block=blocks[0]))
         assert [r["config"]["size"] for r in written] == [1024]  # before the job ends
         returned.append(len(written))
