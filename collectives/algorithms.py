@@ -118,7 +118,7 @@ class Algorithm:
 
     @property
     def nodes(self) -> bool:
-        """Told which network node every rank is on (nodes=, testbed.experiments.rank_placement)."""
+        """Told which network node every rank is on (nodes=, testbed.measure.rank_placement)."""
         return bool(self.geometry)
 
     @property

@@ -13,7 +13,7 @@ that both measure the same quantities:
 The drop-in communicator (collectives.intracomm) measures them on first use. An algorithm
 that takes t_hold and t_end (`Algorithm.timing`: opt-tree, opt-mesh, opt-min, dyn-tree,
 dyn-mesh), given none of its timing parameters, gets at an m-byte broadcast the values the
-testbed's model gets (testbed.experiments.bcast.algorithm_params): t_hold(m) and t_end(m)
+testbed's model gets (testbed.measure.bcast_model.algorithm_params): t_hold(m) and t_end(m)
 interpolated linearly between measured sizes (collectives.trees.latency_model's
 MeasuredPointToPoint). The sizes measured are the points of a grid, 1, 4, 16, ... bytes
 (powers of GRID), each measured once per communicator and send order, the first time a

@@ -32,8 +32,11 @@ ROOT = Path(__file__).resolve().parents[1]
 MODULES = (
     "testbed.emulation.network",     # Emulation: a network up, torn down
     "testbed.emulation.mpi",         # run_mpi: an MPI job across its hosts
-    "testbed.experiments.bcast",     # run_bcast, measure_params: one measured broadcast
-    "testbed.experiments.bcast_result",  # BcastResult, Times: what run_bcast returns
+    "testbed.measure.bcast",         # run_bcast: one measured broadcast
+    "testbed.measure.options",       # RunOptions: how it is measured, one bundle
+    "testbed.measure.params",        # measure_params: t_hold/t_end on the network
+    "testbed.measure.bcast_result",  # BcastResult: what run_bcast returns
+    "testbed.measure.times",         # Times: a sample of times summarized
     "collectives",                   # bcast, barrier, Intracomm: inside the MPI ranks
     "collectives.call",              # BcastCall, BarrierCall, AllgatherCall: one call each
     "collectives.algorithms",        # the registry: every algorithm, its family and needs

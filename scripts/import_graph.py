@@ -1,12 +1,17 @@
 """The project's import graph, read from the source (nothing is imported or run).
 
     .venv/bin/python scripts/import_graph.py [--root DIR] [--draw FILE.png] [--json]
+    .venv/bin/python scripts/import_graph.py --importers MODULE [--root DIR]
+    .venv/bin/python scripts/import_graph.py --parameters MODULE.FUNCTION [--root DIR]
 
 prints the figures docs/architecture.md keeps: modules, edges between them, imports placed
 inside functions (how many, in which files), import cycles counted with those, and which of
 testbed/'s sub-packages imports which (module edges between them; those that run up the
 floors of testbed/__init__.py). `--draw` pictures that sub-package graph, floor by floor.
 `--root` reads another checkout, e.g. one made by `git worktree add /tmp/old REV`.
+`--importers` lists the project's modules that import MODULE (a function-level import
+counts); `--parameters` counts a function's parameters (positional, keyword-only, *args
+and **kwargs each one), both read from the source as the rest is.
 
 tests/unit/test_layout.py holds the code to its layout with the same reading. Imports only
 for type checkers (under `if TYPE_CHECKING:`) do not count: they never run.
@@ -194,6 +199,28 @@ def figures(root: Path = ROOT, floors: list[list[str]] | None = None) -> dict:
     }
 
 
+def importers(root: Path, module: str) -> list[str]:
+    """The project's modules that import `module` (one of its names, or itself)."""
+    modules = find_modules(root)
+    if module not in modules:
+        raise SystemExit(f"no module {module} under {root}")
+    return sorted(a for a, _ in graph(modules).in_edges(module))
+
+
+def parameters(root: Path, dotted: str) -> list[str]:
+    """The parameters of the top-level function `dotted` (module.function), in order."""
+    module, _, name = dotted.rpartition(".")
+    modules = find_modules(root)
+    if module not in modules:
+        raise SystemExit(f"no module {module} under {root}")
+    for node in ast.parse(modules[module].read_text()).body:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name == name:
+            a = node.args
+            rest = [x for x in (a.vararg, a.kwarg) if x is not None]
+            return [x.arg for x in (*a.posonlyargs, *a.args, *a.kwonlyargs, *rest)]
+    raise SystemExit(f"no function {name} in {module}")
+
+
 def draw(root: Path, out: Path, title: str, floors: list[list[str]] | None = None) -> None:
     """The sub-package graph, one row a floor (`floors`, else root's; without any, rows by
     the longest chain of imports below a unit): arrows up the floors red, arrows only
@@ -260,7 +287,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--floors", type=Path, metavar="DIR",
                     help="draw with the floors of this checkout's testbed/__init__.py")
     ap.add_argument("--json", action="store_true", help="the figures as JSON")
+    ap.add_argument("--importers", metavar="MODULE", help="the modules that import MODULE")
+    ap.add_argument("--parameters", metavar="MODULE.FUNCTION",
+                    help="how many parameters a function takes, and which")
     args = ap.parse_args(argv)
+    if args.importers or args.parameters:
+        found = (importers(args.root, args.importers) if args.importers
+                 else parameters(args.root, args.parameters))
+        print(json.dumps(found) if args.json else f"{len(found)}: {', '.join(found)}")
+        return 0
     floors = read_floors(args.floors) if args.floors else None
     f = figures(args.root, floors)
     if args.json:

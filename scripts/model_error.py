@@ -13,8 +13,10 @@ import json
 
 from collectives.call import BcastCall
 from testbed.emulation.network import Emulation
-from testbed.experiments import model_inputs
-from testbed.experiments.bcast import measure_params, run_bcast
+from testbed.measure import model_inputs
+from testbed.measure.bcast import run_bcast
+from testbed.measure.options import RunOptions
+from testbed.measure.params import measure_params
 from topologies import parse_spec
 
 TREES = ("sequential", "binomial", "opt-tree", "dyn-tree")
@@ -34,8 +36,9 @@ def main() -> None:
         print(json.dumps({k: params[k] for k in ("t_hold_sends_s", "t_hold_software_s",
                                                  "t_end_s", "wire_check", "partner_host")}))
         for tree in TREES:
-            r = run_bcast(emu, BcastCall(tree, args.size), hosts=args.hosts, flow=False,
-                          repetitions=args.repetitions, params=params)
+            r = run_bcast(emu, BcastCall(tree, args.size),
+                          RunOptions(hosts=args.hosts, flow=False, repetitions=args.repetitions,
+                                     params=params))
             sends = model_inputs.sends_for(tree, args.hosts, args.size, params)
             model = r.predicted_s or float("nan")
             same = (r.dyn_tree or {}).get("same_as_opt_tree")

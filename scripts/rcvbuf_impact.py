@@ -14,7 +14,8 @@ import sys
 from collectives.call import BcastCall
 from testbed.emulation.environment import detect
 from testbed.emulation.network import Emulation
-from testbed.experiments.bcast import run_bcast
+from testbed.measure.bcast import run_bcast
+from testbed.measure.options import RunOptions
 from topologies import parse_spec
 
 BW = sys.argv[1] if len(sys.argv) > 1 else "10"
@@ -25,7 +26,7 @@ with Emulation(parse_spec(f"star:hosts=8,bw={BW}"), caps=detect()) as emu:
         for alg in ("two-stage", "scout-linear", "scout-binary"):
             for rcvbuf in (0, 32 << 20):
                 r = run_bcast(emu, BcastCall(alg, size, options={"rcvbuf": rcvbuf}),
-                              repetitions=TIMED, warmup=1, flow=False)
+                              RunOptions(repetitions=TIMED, warmup=1, flow=False))
                 d = r.datagrams or {}
                 buf = d.get("rcvbuf") or {}
                 print(json.dumps({

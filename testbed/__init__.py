@@ -27,13 +27,16 @@ circle (tests/unit/test_layout.py; docs/architecture.md says why each stands whe
    running network; a results folder becomes tables, plots, findings and one HTML page (it
    reads files only, and stands below the experiments so that each kind of experiment
    names its report).
-8. ``experiments/``: the experiment spec (TOML) and its kinds (``experiments/kinds.py``:
-   each kind's reader, runner, record, listing and report), the run of a spec, broadcast
-   measurements, where the ranks sit, and calibration (the highest link rate this machine
-   keeps up with, ``bw=auto``), which is measured with those broadcasts.
-9. ``labs/``: the teaching labs and their checkers (the prompt they open is handed to
-   them).
-10. ``bench/``: the benchmark suites (``mcastlab bench``), one module per suite.
-11. ``reproduce/``: the papers' claims (``mcastlab reproduce``), run with the benchmarks.
-12. ``cli/``: the ``mcastlab`` command line, one module per area of commands.
+8. ``measure/``: one collective measured on a network that is up (broadcast, batch of
+   broadcasts, Allgather, barriers; t_hold/t_end; where the ranks sit), each taking the
+   emulation, the call and one ``RunOptions`` bundle.
+9. ``experiments/``: the experiment spec (TOML) and its kinds (``experiments/kinds.py``:
+   each kind's reader, runner, record, listing and report), the run of a spec point by
+   point, and calibration (the highest link rate this machine keeps up with, ``bw=auto``),
+   which is measured with broadcasts.
+10. ``labs/``: the teaching labs and their checkers (the prompt they open is handed to
+    them).
+11. ``bench/``: the benchmark suites (``mcastlab bench``), one module per suite.
+12. ``reproduce/``: the papers' claims (``mcastlab reproduce``), run with the benchmarks.
+13. ``cli/``: the ``mcastlab`` command line, one module per area of commands.
 """

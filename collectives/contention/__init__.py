@@ -6,5 +6,5 @@ the network's routing, so that no two sends under way at once share a link.
     5.2      OPT-Mesh (U-Mesh, U-Torus the baselines)       trees
     5.3      OPT-Min on a BMIN with turnaround routing      trees
              the trees as broadcast schedules               schedules
-             (where the ranks sit on the emulated network: testbed.experiments.rank_placement)
+             (where the ranks sit on the emulated network: testbed.measure.rank_placement)
 """

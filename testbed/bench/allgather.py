@@ -22,9 +22,10 @@ from topologies import parse_spec
 from ..emulation.environment import Capabilities
 from ..emulation.network import Emulation, Progress
 from ..errors import RunFailed
-from ..experiments.allgather import model_sizes, run_allgather
-from ..experiments.bcast import model_params
 from ..experiments.calibration import resolve
+from ..measure.allgather import model_sizes, run_allgather
+from ..measure.options import RunOptions
+from ..measure.params import model_params
 
 BLOCKS = (1024, 16384, 262144)
 LOSSES = (0.0, 0.01, 0.05)
@@ -47,8 +48,9 @@ def _rows(emu: Emulation, label: str, call: AllgatherCall, blocks: tuple[int, ..
     head = {"network": label, "topology": emu.topo.name, "algorithm": call.algorithm,
             "loss": loss, "family": call.record.family}
     try:
-        results = run_allgather(emu, call, blocks, repetitions=repetitions,
-                                params=params, loss=loss, timeout=JOB_TIMEOUT_S)
+        results = run_allgather(emu, call, blocks,
+                                RunOptions(repetitions=repetitions, params=params, loss=loss,
+                                           timeout=JOB_TIMEOUT_S))
     except RunFailed as exc:
         return [head | {"block": b, "ms": None, "error": str(exc)[-500:]} for b in blocks]
     return [head | {"block": r.block, "ms": r.t.median * 1e3, "p10_ms": r.t.p10 * 1e3,

@@ -14,7 +14,9 @@ from topologies import parse_spec
 
 from ..emulation.environment import Capabilities
 from ..emulation.network import Emulation, Progress
-from ..experiments.bcast import measure_params, run_bcast
+from ..measure.bcast import run_bcast
+from ..measure.options import RunOptions
+from ..measure.params import measure_params
 from ..report.figures import pyplot, save_figure
 from .files import caption
 
@@ -36,7 +38,7 @@ def run(caps: Capabilities, progress: Progress, quick: bool = False) -> dict[str
                 progress(f"bench: {alg} {size} B on {hosts} hosts")
                 iters = 5 if size >= (1 << 20) else (10 if quick else 20)
                 res = run_bcast(emu, BcastCall(alg, size, options={"fragment": 16384}),
-                                repetitions=iters, flow=size <= FLOW_MAX, params=params)
+                                RunOptions(repetitions=iters, flow=size <= FLOW_MAX, params=params))
                 out["rows"].append(res.to_dict())
         out["scaling"] = _scaling(emu, params, progress, (2, 8) if quick else (2, 4, 8, 16))
     return out
@@ -51,8 +53,9 @@ def _scaling(emu: Emulation, params: dict[str, Any], progress: Progress,
         for alg in ("chain", "binomial"):
             for wait in ("spin", "sleep") if n == counts[-1] else ("spin",):
                 progress(f"bench: scaling {alg} 1 B on {n} ranks ({wait})")
-                rows.append(run_bcast(emu, BcastCall(alg, 1), hosts=n, repetitions=20, flow=False,
-                                      params=params, wait=wait).to_dict())
+                rows.append(run_bcast(emu, BcastCall(alg, 1),
+                                      RunOptions(hosts=n, repetitions=20, flow=False,
+                                                 params=params, wait=wait)).to_dict())
     return rows
 
 

@@ -33,6 +33,7 @@ from ..experiments.kinds import from_dict
 from ..experiments.run import execute, new_run
 from ..experiments.spec import across_servers
 from ..fidelity.link_rate import LinkRate
+from ..measure.options import RunOptions
 from .points import Flagged, flagged_bcast, is_result, ratio
 from .tcp import iperf
 
@@ -66,7 +67,8 @@ def run(caps: Capabilities, progress: Progress, quick: bool = False) -> dict[str
                 for algo in ALGORITHMS:
                     for size in sizes:
                         progress(f"bench cluster: {algo} {size} B on {setup}")
-                        p = flagged_bcast(emu, BcastCall(algo, size), repetitions=iters, flow=True)
+                        p = flagged_bcast(emu, BcastCall(algo, size),
+                                          RunOptions(repetitions=iters, flow=True))
                         res["points"].append(_point(algo, size, p))
                 t1 = time.perf_counter()
             res["stop_s"] = time.perf_counter() - t1

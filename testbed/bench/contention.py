@@ -34,9 +34,12 @@ from topologies import Topology, parse_spec
 
 from ..emulation.environment import Capabilities
 from ..emulation.network import Emulation, Progress
-from ..experiments import model_inputs
-from ..experiments.bcast import measure_params, point_to_point, rank_options, run_bcast
-from ..experiments.rank_placement import contended, predicted_copies
+from ..measure import model_inputs
+from ..measure.bcast import run_bcast
+from ..measure.bcast_model import rank_options
+from ..measure.options import RunOptions
+from ..measure.params import measure_params, point_to_point
+from ..measure.rank_placement import contended, predicted_copies
 from . import range_trees
 
 NETWORKS = (("mesh:rows=4,cols=4,bw=10", ("opt-tree", "binomial", "opt-mesh", "u-mesh")),
@@ -97,9 +100,11 @@ def run(caps: Capabilities, progress: Progress, quick: bool = False) -> dict[str
                         progress(f"bench: {alg} {size} B on {spec}, {placement}")
                         sends, t_hold = placed_sends(topo, alg, nodes, size, params)
                         pairs = contended(topo, sends, t_hold)
-                        r = run_bcast(emu, BcastCall(alg, size), hosts=[f"h{n}" for n in nodes],
-                                      params=params, flow=False, wait=WAIT, frames=FRAMES,
-                                      repetitions=10 if size >= 65536 else 20)
+                        r = run_bcast(emu, BcastCall(alg, size),
+                                      RunOptions(hosts=[f"h{n}" for n in nodes],
+                                                 params=params, flow=False, wait=WAIT,
+                                                 frames=FRAMES,
+                                                 repetitions=10 if size >= 65536 else 20))
                         out["rows"].append({
                             **r.to_dict(), "network": spec, "placement": placement, "nodes": nodes,
                             "contended_pairs": [[[x.sender, x.receiver], [y.sender, y.receiver],

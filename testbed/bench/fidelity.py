@@ -37,8 +37,9 @@ from ..emulation.network import Emulation, Progress
 from ..emulation.ports import PORTS_ENV
 from ..errors import RunFailed
 from ..experiments import calibration
-from ..experiments.bcast import run_bcast
 from ..fidelity.flags import Monitor
+from ..measure.bcast import run_bcast
+from ..measure.options import RunOptions
 from . import other_mpis
 from .points import ratio
 
@@ -176,8 +177,9 @@ def scaling(caps: Capabilities, progress: Progress, rates: tuple[int, ...],
                                      ("mpich16", "mpich", 16), ("binomial16", "binomial", 16)):
                 progress(f"bench fidelity: {alg} 64 KiB on {hosts} hosts at {mbit} Mbit/s")
                 with Monitor(emu.topo) as mon:
-                    r = run_bcast(emu, BcastCall(alg, 65536), hosts=hosts, repetitions=iters,
-                                  flow=False)
+                    r = run_bcast(emu, BcastCall(alg, 65536),
+                                  RunOptions(hosts=hosts, repetitions=iters,
+                                             flow=False))
                 fid = mon.window(*r.window, host_wait_s=r.wait_per_turn_s)
                 row[name] = {"ms": r.median_s * 1e3, "flags": fid["flags"],
                              "switch_waited": fid["switch_waited"],

@@ -21,7 +21,8 @@ from topologies import parse_spec
 from ..emulation.environment import Capabilities
 from ..emulation.mpi import run_mpi
 from ..emulation.network import Emulation, Progress
-from ..experiments.bcast import run_bcast
+from ..measure.bcast import run_bcast
+from ..measure.options import RunOptions
 from ..report.figures import pyplot, save_figure
 from .files import caption
 
@@ -84,8 +85,9 @@ def run(caps: Capabilities, progress: Progress, quick: bool = False) -> dict[str
 
 def _one(emu: Emulation, alg: str, size: int, hosts: int, iters: int, frames: int = 10,
          loss: float = 0.0) -> dict[str, Any]:
-    return run_bcast(emu, BcastCall(alg, size), hosts=hosts, repetitions=iters, flow=False,
-                     frames=frames, loss=loss, loss_scope="multicast").to_dict()
+    return run_bcast(emu, BcastCall(alg, size),
+                     RunOptions(hosts=hosts, repetitions=iters, flow=False,
+                                frames=frames, loss=loss, loss_scope="multicast")).to_dict()
 
 
 def _ms(r: dict[str, Any]) -> float:

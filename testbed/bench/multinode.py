@@ -29,8 +29,8 @@ from topologies import parse_spec
 from ..emulation.environment import Capabilities
 from ..emulation.network import Emulation, Progress
 from ..errors import RunFailed
-from ..experiments.bcast import measure_params, point_to_point
 from ..experiments.multinode_run import BY_NAME, DESTS, DILATION, SEED, SHAPE, measured_rows
+from ..measure.params import measure_params, point_to_point
 
 TOPO = "torus:rows=4,cols=4,bw=10"
 SOURCES = (4, 8)

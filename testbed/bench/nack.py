@@ -16,6 +16,7 @@ from collectives.call import BcastCall
 from ..emulation.environment import Capabilities
 from ..emulation.network import Emulation, Progress
 from ..experiments.calibration import resolve
+from ..measure.options import RunOptions
 from .points import flagged_bcast, is_result, ratio, wire_s
 
 SIZES = (1024, 65536, 1 << 20)
@@ -31,9 +32,10 @@ def _point(emu: Emulation, alg: str, size: int, hosts: int, iters: int,
     """One point; one that does not finish within POINT_TIMEOUT_S is recorded as such (under
     heavy loss of every packet, TCP's retransmission timeouts can make a point-to-point
     broadcast take minutes: two-stage's chain of 64 KiB at 10 % took over 9 minutes)."""
-    r = flagged_bcast(emu, BcastCall(alg, size), hosts=hosts, repetitions=iters, flow=False,
-                      loss=loss,
-                      timeout=POINT_TIMEOUT_S)
+    r = flagged_bcast(emu, BcastCall(alg, size),
+                      RunOptions(hosts=hosts, repetitions=iters, flow=False,
+                                 loss=loss,
+                                 timeout=POINT_TIMEOUT_S))
     head = {"algorithm": alg, "size": size, "hosts": hosts, "loss": loss}
     res = r.result
     if res is None:

@@ -13,11 +13,12 @@ from collectives.call import BcastCall
 
 from ..emulation.network import Emulation
 from ..errors import RunFailed
-from ..experiments.bcast import run_bcast
-from ..experiments.bcast_batch import Batched, run_bcasts
-from ..experiments.bcast_result import BcastResult
 from ..fidelity.flags import Monitor
 from ..fidelity.wire_units import wire_time_s
+from ..measure.bcast import run_bcast
+from ..measure.bcast_batch import Batched, run_bcasts
+from ..measure.bcast_result import BcastResult
+from ..measure.options import RunOptions
 
 
 @dataclass(frozen=True)
@@ -39,24 +40,25 @@ class Flagged:
         return None if self.result is None else self.result.median_s * 1e3
 
 
-def flagged_bcast(emu: Emulation, call: BcastCall, **kwargs: Any) -> Flagged:
+def flagged_bcast(emu: Emulation, call: BcastCall, options: RunOptions | None = None
+                  ) -> Flagged:
     """run_bcast (same arguments) under the fidelity monitor; a job that failed (RunFailed)
     is a Flagged with its message, on one line."""
     try:
         with Monitor(emu.topo, emu.spread) as mon:
-            r = run_bcast(emu, call, **kwargs)
+            r = run_bcast(emu, call, options)
     except RunFailed as exc:
         return Flagged(None, error=" ".join(str(exc).split()))
     return Flagged(r, mon.window(*r.window, host_wait_s=r.wait_per_turn_s))
 
 
-def flagged_bcasts(emu: Emulation, batch: Sequence[Batched], **kwargs: Any
-                   ) -> dict[str, Flagged]:
+def flagged_bcasts(emu: Emulation, batch: Sequence[Batched], options: RunOptions | None = None,
+                   rounds: int = 1) -> dict[str, Flagged]:
     """run_bcasts (the same arguments: several broadcasts in one MPI job) under the fidelity
     monitor, by key: each a Flagged judged over its own broadcasts' window."""
     try:
         with Monitor(emu.topo, emu.spread) as mon:
-            got = run_bcasts(emu, batch, **kwargs)
+            got = run_bcasts(emu, batch, options, rounds)
     except RunFailed as exc:
         return {b.key: Flagged(None, error=" ".join(str(exc).split())) for b in batch}
     return {key: Flagged(None, error=" ".join(str(r).split())) if isinstance(r, RunFailed)

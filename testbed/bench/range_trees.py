@@ -34,7 +34,8 @@ from topologies import parse_spec
 from ..emulation.environment import Capabilities
 from ..emulation.mpi import run_mpi
 from ..emulation.network import Emulation, Progress
-from ..experiments.bcast import run_bcast
+from ..measure.bcast import run_bcast
+from ..measure.options import RunOptions
 
 TOPO = "fattree:k=4,n=2,bw=10"
 K, NODES = 4, 16
@@ -94,8 +95,9 @@ def run(caps: Capabilities, progress: Progress, quick: bool = False) -> dict[str
                         continue
                     progress(f"bench: {alg} {size} B on {len(up)} nodes, failed "
                              f"{failed or 'none'}")
-                    r = run_bcast(emu, BcastCall(alg, size), hosts=hosts, flow=False, wait=WAIT,
-                                  repetitions=10 if size >= 65536 else 20)
+                    r = run_bcast(emu, BcastCall(alg, size),
+                                  RunOptions(hosts=hosts, flow=False, wait=WAIT,
+                                             repetitions=10 if size >= 65536 else 20))
                     out["bcast"].append({**r.to_dict(), "failed": failed})
     return out
 

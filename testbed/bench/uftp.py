@@ -19,6 +19,7 @@ from ..emulation.uftp_peer import transfer
 from ..errors import RunFailed
 from ..experiments.calibration import resolve
 from ..fidelity.flags import Monitor
+from ..measure.options import RunOptions
 from .points import flagged_bcast, wire_s
 
 SIZES = (1 << 20, 8 << 20)
@@ -29,9 +30,10 @@ POINT_TIMEOUT_S = 240.0
 
 
 def _ours(emu: Emulation, alg: str, size: int, loss: float, iters: int) -> dict[str, Any]:
-    r = flagged_bcast(emu, BcastCall(alg, size), hosts=HOSTS, repetitions=iters, flow=False,
-                      loss=loss,
-                      frames=2, timeout=POINT_TIMEOUT_S)
+    r = flagged_bcast(emu, BcastCall(alg, size),
+                      RunOptions(hosts=HOSTS, repetitions=iters, flow=False,
+                                 loss=loss,
+                                 frames=2, timeout=POINT_TIMEOUT_S))
     head = {"who": alg, "size": size, "loss": loss, "ms": r.ms, "flags": r.flags}
     if r.result is None:
         return head | {"error": (r.error or "")[:200], "frames": None, "all_correct": True}

@@ -19,7 +19,7 @@ from collectives.trees.describe import describe
 from topologies import parse_spec
 
 from ..errors import McastlabError, UsageError
-from ..experiments.rank_placement import contended, node_params
+from ..measure.rank_placement import contended, node_params
 from ..results import step_line, text_table
 from .arguments import (
     int_list,

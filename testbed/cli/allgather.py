@@ -16,9 +16,10 @@ from collectives.executor import WAIT_MODES
 
 from ..emulation.network import Emulation
 from ..errors import UsageError
-from ..experiments.allgather import AllgatherResult, model_sizes, run_allgather
-from ..experiments.bcast import model_params
 from ..fidelity.link_rate import LinkRate
+from ..measure.allgather import AllgatherResult, model_sizes, run_allgather
+from ..measure.options import RunOptions
+from ..measure.params import model_params
 from ..results import size_text, text_table
 from .arguments import (
     NON_NEGATIVE,
@@ -62,10 +63,9 @@ def cmd_allgather(args: argparse.Namespace) -> int:
             step(f"{algo.algorithm}: {ranks} ranks, blocks of "
                  f"{', '.join(map(size_text, blocks))}")
             try:
-                results += run_allgather(emu, algo, blocks, hosts=ranks,
-                                         repetitions=args.repetitions, params=params,
-                                         loss=args.loss, frames=args.frames, wait=args.wait,
-                                         timeout=args.timeout)
+                results += run_allgather(emu, algo, blocks, RunOptions(
+                    hosts=ranks, repetitions=args.repetitions, params=params, loss=args.loss,
+                    frames=args.frames, wait=args.wait, timeout=args.timeout))
             except ValueError as exc:
                 raise UsageError(str(exc)) from None
     verified = all(r.verified for r in results)

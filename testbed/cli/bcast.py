@@ -21,12 +21,16 @@ from collectives.ipmc.sockbuf import describe as rcvbuf_line
 from ..cluster.spread import across
 from ..emulation.network import Emulation
 from ..errors import UsageError
-from ..experiments.bcast import MPICH_ALGORITHMS, model_params, run_bcast, uses_params
-from ..experiments.bcast_result import BcastResult
 from ..experiments.spec import LOSS_SCOPES
 from ..fidelity.flags import Monitor
 from ..fidelity.link_rate import LinkRate
 from ..fidelity.wire_units import in_units
+from ..measure.bcast import run_bcast
+from ..measure.bcast_model import uses_params
+from ..measure.bcast_result import BcastResult
+from ..measure.mpich import MPICH_ALGORITHMS
+from ..measure.options import RunOptions
+from ..measure.params import model_params
 from ..results import size_text, text_table
 from .arguments import (
     NON_NEGATIVE,
@@ -188,11 +192,10 @@ def _broadcasts(args: argparse.Namespace, emu: Emulation, call: BcastCall, param
         step(f"{call.algorithm} {size_text(call.size)} on {n or len(emu.topo.hosts)} hosts")
         with Monitor(emu.topo, emu.spread) as mon:
             began = time.time()
-            res = run_bcast(emu, call, hosts=n, repetitions=args.repetitions,
-                            flow=flow, params=params,
-                            mpich_algorithm=args.mpich_algorithm, wait=args.wait,
-                            loss=args.loss, loss_scope=args.loss_scope,
-                            frames=args.frames, late=args.late)
+            res = run_bcast(emu, call, RunOptions(
+                hosts=n, repetitions=args.repetitions, flow=flow, params=params,
+                mpich_algorithm=args.mpich_algorithm, wait=args.wait, loss=args.loss,
+                loss_scope=args.loss_scope, frames=args.frames, late=args.late))
             ended = time.time()
         # the window: when the broadcasts ran (testbed clocks are the hosts' one clock;
         # across servers the job's own ends are all this server knows)

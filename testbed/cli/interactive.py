@@ -27,8 +27,11 @@ from ..emulation.network import Emulation
 from ..emulation.ports import intf_name
 from ..emulation.shell import stop_processes
 from ..errors import McastlabError, UsageError
-from ..experiments.bcast import model_params, run_bcast, uses_params
-from ..experiments.bcast_result import BcastResult
+from ..measure.bcast import run_bcast
+from ..measure.bcast_model import uses_params
+from ..measure.bcast_result import BcastResult
+from ..measure.options import RunOptions
+from ..measure.params import model_params
 from ..results import text_table
 from ..safepath import open_output
 
@@ -285,9 +288,9 @@ class McastCLI(CLI):
         if uses_params(call.record) and size not in self.params:
             output(f"measuring t_hold/t_end at {size} B for the model (once per size)\n")
             self.params[size] = model_params(self.emu, size)
-        res = run_bcast(self.emu, call, hosts=hosts, repetitions=BCAST_ITERS,
-                        flow=False,
-                        params=self.params.get(size), wait=BCAST_WAIT, timeout=BCAST_TIMEOUT)
+        res = run_bcast(self.emu, call, RunOptions(
+            hosts=hosts, repetitions=BCAST_ITERS, flow=False, params=self.params.get(size),
+            wait=BCAST_WAIT, timeout=BCAST_TIMEOUT))
         output("\n".join(bcast_lines(res)) + "\n")
 
     def do_loss(self, line: str) -> None:

@@ -23,12 +23,10 @@ from ..emulation.mpi import run_mpi
 from ..emulation.network import Emulation
 from ..errors import McastlabError, RunFailed, UsageError
 from ..experiments import default as default_experiment
-from ..experiments.bcast import (
-    measure_params,
-)
 from ..experiments.default import DEFAULT_TOPOLOGY
 from ..experiments.osu import OsuRow, placed, run_osu
 from ..fidelity.link_rate import nominal_topology
+from ..measure.params import measure_params
 from ..results import read_jsonl, text_table
 from ..safepath import planned_folder
 from .arguments import (

@@ -57,9 +57,11 @@ from ..fidelity.flags import Monitor, expected_rates
 from ..fidelity.link_rate import NOMINAL_MBIT, LinkRate, is_auto, nominal_topology
 from ..fidelity.wire_units import FRAME_BYTES, frame_time_s
 from ..hostprogs import command
+from ..measure.bcast import run_bcast
+from ..measure.options import RunOptions
+from ..measure.params import model_params
 from ..results import versions, write_json
 from ..safepath import make_folder
-from .bcast import model_params, run_bcast
 
 LADDER_MBIT = (1, 2, 3, 5, 10, 20, 30, 50, 70, 100, 150, 200, 300, 500, 700, 1000)
 PROBE_SIZE = 65536
@@ -288,10 +290,12 @@ def probe(emu: Emulation, mbit: float, progress: Progress) -> Verdict:
     with Monitor(emu.topo) as monitor:
         load = load_links(emu, monitor)
         params = model_params(emu, PROBE_SIZE)
-        tree = run_bcast(emu, BcastCall("sequential", PROBE_SIZE), repetitions=ITERS, flow=False,
-                         params=params)
+        tree = run_bcast(emu, BcastCall("sequential", PROBE_SIZE),
+                         RunOptions(repetitions=ITERS, flow=False,
+                                    params=params))
         mcast = multicast_bursts(emu)
-        native = run_bcast(emu, BcastCall("mpich", PROBE_SIZE), repetitions=ITERS, flow=False)
+        native = run_bcast(emu, BcastCall("mpich", PROBE_SIZE),
+                           RunOptions(repetitions=ITERS, flow=False))
     t1 = time.time()
     whole = monitor.window(t0, t1)
     # how long the hosts waited for a core each turn while the references ran, in frames

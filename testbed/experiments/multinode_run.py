@@ -6,7 +6,7 @@
 One job (collectives.programs.multinode_bench, one rank per grid node, rank i on node i)
 measures every factor, size and scheme of one sources count (or of the sets given); each row
 it prints is judged by the fidelity monitor over the row's own window. A spec's records are
-written as their rows come (testbed.experiments.row_stream), in the middle of the job, as a
+written as their rows come (testbed.experiments.points_once), in the middle of the job, as a
 broadcast condition's are; a point its job printed no row for when it ended, then.
 """
 
@@ -22,7 +22,8 @@ from collectives.programs import multinode_bench
 from ..emulation.mpi import MpiResult, run_mpi
 from ..emulation.network import Emulation
 from ..fidelity.flags import Monitor
-from .row_stream import Once, RowStream
+from ..measure.row_stream import RowStream
+from .points_once import Once
 from .spec import ExperimentSpec, Point
 
 # Tseng2001 on this testbed (testbed.bench.multinode): a 4x4 torus, 6 destinations per

@@ -19,8 +19,9 @@ from ..emulation.mpi import run_mpi
 from ..emulation.network import Emulation
 from ..errors import RunFailed, renamed_keyword
 from ..fidelity.flags import Monitor
-from .bcast import algorithm_params, model_params
-from .rank_placement import node_params
+from ..measure.bcast_model import algorithm_params
+from ..measure.params import model_params
+from ..measure.rank_placement import node_params
 
 PER_MESSAGE_S = 0.005  # what a send costs besides the wire, at the most (Python, MPI, waking)
 
@@ -130,7 +131,7 @@ def run_osu(emu: Emulation, bench: str, algorithm: Named, *, hosts: int | None =
     `hosts` hosts (default all), at the sizes doubling from sizes[0] to sizes[1] (OMB's -m),
     or those `listed` (mcastlab osu --size). Broadcasts that take the model's t_hold/t_end get them
     measured at every size of the sweep (as `mcastlab bcast` does at its one size), those
-    that follow the network's shape get nodes= and its shape (testbed.experiments.rank_placement,
+    that follow the network's shape get nodes= and its shape (testbed.measure.rank_placement,
     RunFailed where the topology does not fit). `wait`: how the ranks wait (MCASTLAB_WAIT,
     collectives.waiting; `spin` is MPICH's own busy waits, as OSU's C programs wait).
     An OsuResult: `lines` the OSU output, line by line; `rows` each row's numbers (µs), its

@@ -51,12 +51,14 @@ from ..errors import McastlabError, RunFailed
 from ..fidelity.flags import Monitor, expected_rates
 from ..fidelity.link_rate import LinkRate
 from ..fidelity.wire_units import in_units
+from ..measure.allgather import model_sizes
+from ..measure.bcast_model import algorithm_params, prediction
+from ..measure.params import measure_params, model_params
+from ..measure.rank_placement import geometry, node_params
 from ..safepath import make_folder
 from ..specs.loss_scope import loss_text
 from ..specs.traffic_model import burstiness, destination_shares, mean_size
 from . import allgather, multinode_run
-from .bcast import algorithm_params, measure_params, model_params, prediction
-from .rank_placement import geometry, node_params
 from .relay import Relay
 from .repairs import point_repairs
 from .spec import NONE, ExperimentSpec, Point
@@ -188,7 +190,7 @@ def run_broadcasts(run: Run, todo: list[Point], progress: Any, task: Any) -> Non
 
 def _streamed(run: Run, progress: Any, task: Any
               ) -> tuple[Callable[[dict[str, Any]], None], dict[str, Any]]:
-    """How a kind whose records come as its job prints rows (testbed.experiments.row_stream)
+    """How a kind whose records come as its job prints rows (testbed.measure.row_stream)
     writes them: `write` (the record, and the progress bar on to it) and the `context`
     every record carries besides (the link rate and the run)."""
     def write(rec: dict[str, Any]) -> None:
@@ -218,7 +220,7 @@ def run_allgathers(run: Run, todo: list[Point], progress: Any, task: Any) -> Non
     params = run.config.get("params")
     if params is None and any(run.spec.records[a].family == "exchange"
                               for a in run.spec.algorithms):
-        sizes = allgather.model_sizes(run.spec.sizes, max(run.spec.hosts))
+        sizes = model_sizes(run.spec.sizes, max(run.spec.hosts))
         run.log(f"measuring t_end at {len(sizes)} sizes for the exchanges' model")
         params = run.config["params"] = model_params(run.emu, *sizes)
         run.save_config()

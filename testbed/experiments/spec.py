@@ -55,6 +55,7 @@ from ..emulation import linkshape
 from ..emulation.switching import SWITCHES
 from ..errors import CapabilityError, RunFailed
 from ..fidelity.link_rate import is_auto, nominal_topology
+from ..measure.rank_placement import geometry
 from ..specs import cluster as cluster_spec
 from ..specs.cluster import ClusterSpec
 from ..specs.faults import FAULT_ACTIONS, FaultEvent
@@ -63,7 +64,6 @@ from ..specs.traffic_model import TrafficSpec
 from . import multinode_spec
 from . import spec_values as sv
 from .multinode_spec import MultinodeSweep
-from .rank_placement import geometry
 from .spec_values import MAX_SIZE, SpecError
 
 if TYPE_CHECKING:
@@ -205,7 +205,7 @@ class ExperimentSpec:
     def param_hosts(self) -> list[str]:
         """Where t_hold/t_end are measured: the hosts of the largest broadcast, in rank order
         (its root first: t_hold from it to each other host in turn, t_end with the one at
-        the median hop count: testbed.experiments.bcast.measure_params). A broadcast's model
+        the median hop count: testbed.measure.params.measure_params). A broadcast's model
         takes t_hold at its busiest node's count of sends, up to these hosts' number less
         one."""
         return [h.name for h in self.pool()[:max(self.hosts)]]

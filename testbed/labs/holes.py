@@ -14,7 +14,8 @@ from controller.config import ControllerConfig
 from controller.ranges import range_group
 
 from ..emulation.group_probe import Member, send_counted
-from ..experiments.bcast_batch import Batched
+from ..measure.bcast_batch import Batched
+from ..measure.options import RunOptions
 from .answers import Question
 from .lab import Lab
 from .points import measure_together
@@ -69,7 +70,7 @@ def measure(emu: Any, progress: Callable[[str], None]) -> dict[str, Any]:
         progress(f"lab 6: range-tree and binomial, {SIZE} B on the live nodes (one job)")
         got = measure_together(emu, [Batched(alg, BcastCall(alg, SIZE), repetitions=5)
                                      for alg in ("range-tree", "binomial")],
-                               hosts=live, wait=WAIT)
+                               RunOptions(hosts=live, wait=WAIT))
         for alg, r in got.items():
             out[f"t_ms.{alg}"] = round(r.median_s * 1e3, 2)
         out["delivered.range-tree"] = "yes" if got["range-tree"].verified else "no"

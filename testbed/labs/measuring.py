@@ -11,7 +11,7 @@ from typing import Any
 from collectives.programs import naive_bench
 
 from ..emulation.mpi import run_mpi
-from ..experiments.bcast import measure_params
+from ..measure.params import measure_params
 from .answers import SMALL_TIME_TOL_US, Question
 from .lab import Lab
 

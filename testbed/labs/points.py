@@ -1,21 +1,25 @@
 """A lab's broadcasts measured together: every broadcast that shares the job-wide settings
 (hosts, t_hold/t_end, how the ranks wait, loss) in one MPI job, one after the other
-(testbed.experiments.bcast_batch), so a lab pays MPI's start-up once per setting, not once
+(testbed.measure.bcast_batch), so a lab pays MPI's start-up once per setting, not once
 per broadcast (lab 3's eight broadcasts took 8 jobs, ~0.5 s of start-up each here)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
-from ..experiments.bcast_batch import Batched, run_bcasts
-from ..experiments.bcast_result import BcastResult
+from ..measure.bcast_batch import Batched, run_bcasts
+from ..measure.bcast_result import BcastResult
+from ..measure.options import RunOptions
 
 
-def measure_together(emu: Any, batch: Sequence[Batched], **job: Any) -> dict[str, BcastResult]:
-    """run_bcasts(emu, batch, flow=False, **job) by key; the first broadcast that failed
-    (measured again alone, as run_bcasts does) raises its RunFailed, as run_bcast would."""
-    got = run_bcasts(emu, batch, flow=False, **job)
+def measure_together(emu: Any, batch: Sequence[Batched], options: RunOptions | None = None
+                     ) -> dict[str, BcastResult]:
+    """run_bcasts(emu, batch, options with flow=False) by key; the first broadcast that
+    failed (measured again alone, as run_bcasts does) raises its RunFailed, as run_bcast
+    would."""
+    got = run_bcasts(emu, batch, replace(options or RunOptions(), flow=False))
     out: dict[str, BcastResult] = {}
     for b in batch:
         r = got[b.key]

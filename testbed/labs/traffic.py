@@ -12,8 +12,9 @@ from typing import Any
 from collectives.call import BcastCall
 
 from ..conditions.traffic import Traffic
-from ..experiments.bcast import measure_params
-from ..experiments.bcast_batch import Batched
+from ..measure.bcast_batch import Batched
+from ..measure.options import RunOptions
+from ..measure.params import measure_params
 from ..specs.traffic_model import TrafficSpec
 from .answers import Question
 from .lab import Lab
@@ -63,7 +64,8 @@ def measure(emu: Any, progress: Callable[[str], None]) -> dict[str, Any]:
             progress(f"lab 5: {', '.join(algs)} under traffic {load}")
             got = measure_together(emu, [Batched(alg, BcastCall(alg, SIZE),
                                                  repetitions=REPETITIONS, warmup=WARMUP)
-                                         for alg in algs], hosts=list(MEMBERS), params=params)
+                                         for alg in algs],
+                                   RunOptions(hosts=list(MEMBERS), params=params))
         for alg, r in got.items():
             out[f"t_ms.{load}.{alg}"] = round(r.median_s * 1e3, 2)
     slow = out["t_ms.hotspot.binomial"] / out["t_ms.none.binomial"]

@@ -10,8 +10,10 @@ from typing import Any
 
 from collectives.call import BcastCall
 
-from ..experiments.bcast import measure_params, prediction
-from ..experiments.bcast_batch import Batched
+from ..measure.bcast_batch import Batched
+from ..measure.bcast_model import prediction
+from ..measure.options import RunOptions
+from ..measure.params import measure_params
 from .answers import SMALL_TIME_TOL_US, Question, is_number
 from .lab import Lab
 from .points import measure_together
@@ -95,7 +97,7 @@ def measure(emu: Any, progress: Callable[[str], None]) -> dict[str, Any]:
     progress(f"lab 3: {', '.join(TREES)} at {SMALL} and {LARGE} B on {HOSTS} hosts (one job)")
     got = measure_together(emu, [Batched(f"{key}.{t}", BcastCall(t, size), repetitions=iters)
                                  for size, iters, key, _ in runs for t in TREES],
-                           hosts=HOSTS, params=params, wait=WAIT)
+                           RunOptions(hosts=HOSTS, params=params, wait=WAIT))
     for _, _, key, scale in runs:
         for t in TREES:
             out[f"{key}.{t}"] = round(got[f"{key}.{t}"].median_s * scale, 2)

@@ -9,7 +9,8 @@ from typing import Any
 
 from collectives.call import BcastCall
 
-from ..experiments.bcast_batch import Batched
+from ..measure.bcast_batch import Batched
+from ..measure.options import RunOptions
 from .answers import Question
 from .lab import Lab
 from .points import measure_together
@@ -45,7 +46,7 @@ def measure(emu: Any, progress: Callable[[str], None]) -> dict[str, Any]:
             out["frames_delivered.nack"] = round(r.frames["delivered"], 1)
     progress(f"lab 4: {', '.join(REPAIRED)} at {LOSS:g} loss, {LOSSY_SIZE} B (one job)")
     lossy = measure_together(emu, [Batched(a, BcastCall(a, LOSSY_SIZE), repetitions=5)
-                                   for a in REPAIRED], loss=LOSS)
+                                   for a in REPAIRED], RunOptions(loss=LOSS))
     for a, r in lossy.items():
         out[f"delivered_under_loss.{a}"] = "yes" if r.verified else "no"
         if a == "nack":  # two-stage repairs over MPI (the fragmented chain), not datagrams

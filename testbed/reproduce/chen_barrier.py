@@ -1,7 +1,7 @@
 """Chen2000's barriers measured: the messages of MPICH 1's barrier and of the multicast one
 against section 3.2's counts (on the switch), and the two barriers' times on the hub
 (figure 13). A job runs every barrier of a host count one after the other
-(testbed.experiments.barrier.run_barriers)."""
+(testbed.measure.barrier.run_barriers)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,8 @@ from typing import Any
 from collectives.ipmc.plans import mcast_barrier_messages, mpich_barrier_messages
 
 from ..errors import RunFailed
-from ..experiments.barrier import Row, run_barriers
+from ..measure.barrier import Row, run_barriers
+from ..measure.options import RunOptions
 from .chen_frames import against_counts
 from .chen_points import counted, fmt
 from .claims import Context
@@ -54,7 +55,7 @@ def safe_barrier_messages(k: int) -> int:
 def barrier_points(net: Any, hosts: int, take: int = 0,
                    rows: Sequence[Row] = BARRIER_ROWS, timed: int = BARRIER_TIMED,
                    frames: int = BARRIER_FRAMES) -> list[dict[str, Any]]:
-    """`rows` on the first `hosts` hosts of `net` in one job (testbed.experiments.barrier.
+    """`rows` on the first `hosts` hosts of `net` in one job (testbed.measure.barrier.
     run_barriers), each a point (label, ms from the last entry to the last exit over `timed`
     barriers, verified: none released early, flags over the timed barriers, counted_flags
     over the counted ones (shown), frames_sent, frames_data, frames_acks per barrier over
@@ -65,7 +66,8 @@ def barrier_points(net: Any, hosts: int, take: int = 0,
         net.progress(f"reproduce: {len(rows)} barriers on {hosts} hosts{again}"
                      + (" (again: flagged)" if tries > 1 else ""))
         try:
-            got = run_barriers(net.emu, rows, hosts=hosts, repetitions=timed, frames=frames)
+            got = run_barriers(net.emu, rows,
+                               RunOptions(hosts=hosts, repetitions=timed, frames=frames))
         except RunFailed as e:
             return [point(f"{a} barrier on {hosts} hosts{again}", None, verified=False, flags=[],
                           error=str(e)[:400], tries=tries, algorithm=a, hosts=hosts,

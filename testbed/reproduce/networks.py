@@ -20,12 +20,13 @@ from topologies import parse_spec
 
 from ..bench.points import Flagged, flagged_bcast, flagged_bcasts
 from ..emulation.network import Emulation
-from ..experiments.bcast import measure_params
-from ..experiments.bcast_batch import Batched
 from ..experiments.calibration import resolve
 from ..experiments.kinds import from_dict
 from ..experiments.run import execute, new_run
 from ..fidelity.link_rate import LinkRate
+from ..measure.bcast_batch import Batched
+from ..measure.options import RunOptions
+from ..measure.params import measure_params
 from .verdict import point
 
 CALL_FIELDS = ("send_order", "completion", "options")  # the call's; the rest run_bcast's
@@ -203,7 +204,7 @@ class Network:
         (default all) meet them, once a run: t_hold from the first host (every claim's root)
         to each other in turn, kept for every count of back-to-back sends up to theirs (a
         broadcast's model takes its busiest node's), t_end with the host at the median hop
-        count from it (testbed.experiments.bcast.measure_params); 3 repeats of 1 MiB a
+        count from it (testbed.measure.params.measure_params); 3 repeats of 1 MiB a
         size."""
         count = hosts or len(self.emu.topo.hosts)
         key = (sizes, count)
@@ -244,7 +245,7 @@ class Network:
         `point` then returns with take 0..takes-1): one MPI job per take for every ask on the
         same hosts with the
         same job-wide settings (params, loss), the asks one after the other in it, so each
-        job's start-up is paid once (testbed.experiments.bcast_batch); `rounds` > 1: their
+        job's start-up is paid once (testbed.measure.bcast_batch); `rounds` > 1: their
         broadcasts taking turns in that many rounds (collectives.programs.bcast_bench
         .interleaved). A flagged point is
         measured once more in a job of its own, as `point` does."""
@@ -261,8 +262,9 @@ class Network:
                 self.progress(f"reproduce: {len(todo)} broadcasts on {first.count} hosts in "
                               f"one job" + (f", take {take + 1}" if take else ""))
                 got = flagged_bcasts(self.emu, [a.batched(i) for i, a in enumerate(todo)],
-                                     hosts=first.hosts, flow=False, timeout=POINT_TIMEOUT_S,
-                                     rounds=rounds, **first.job_kwargs())
+                                     RunOptions(hosts=first.hosts, flow=False,
+                                                timeout=POINT_TIMEOUT_S, **first.job_kwargs()),
+                                     rounds)
                 for i, a in enumerate(todo):
                     r = got[str(i)]
                     again = self._again(a, take, r) if r.result is not None and r.flags \
@@ -277,9 +279,9 @@ class Network:
             tries += 1
             self.progress(f"reproduce: {ask.label(take)}" + (" (again: flagged)"
                                                             if tries > 1 else ""))
-            r = flagged_bcast(self.emu, ask.call(), hosts=ask.hosts, repetitions=ask.iters,
-                              warmup=ask.warmup, flow=False, frames=ask.frames,
-                              timeout=POINT_TIMEOUT_S, **ask.run_kwargs())
+            r = flagged_bcast(self.emu, ask.call(), RunOptions(
+                hosts=ask.hosts, repetitions=ask.iters, warmup=ask.warmup, flow=False,
+                frames=ask.frames, timeout=POINT_TIMEOUT_S, **ask.run_kwargs()))
             if r.result is None or not r.flags:
                 break
         assert r is not None

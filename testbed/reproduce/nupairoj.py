@@ -17,11 +17,12 @@ from pathlib import Path
 from typing import Any
 
 from ..bench.contention import placed_sends, worst_placement
-from ..experiments import model_inputs
-from ..experiments.bcast import algorithm_params, point_to_point
 from ..experiments.kinds import from_dict
-from ..experiments.rank_placement import contended
 from ..experiments.run import execute, new_run
+from ..measure import model_inputs
+from ..measure.bcast_model import algorithm_params
+from ..measure.params import point_to_point
+from ..measure.rank_placement import contended
 from ..safepath import make_folder
 from .claims import Claim, Context, PaperFigure
 from .jobs import QUICK_TAKES, TAKES, medians, per_take, taken, takes
@@ -89,7 +90,7 @@ def model_inputs_used(params: dict[str, Any], sizes: Sequence[int], k: int,
                       trees: Sequence[str]) -> dict[str, Any]:
     """What the model priced each tree with on `k` hosts: per size, the count of
     back-to-back sends of its busiest node and t_hold there, t_end, and the wire check
-    (testbed.experiments.model_inputs): the operating point a tree claim runs at."""
+    (testbed.measure.model_inputs): the operating point a tree claim runs at."""
     out: dict[str, Any] = {"root": params.get("root"),
                            "pingpong_partner": params.get("partner_host"),
                            "wire_check": params.get("wire_check") or []}

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from ..bench.contention import placed_sends, worst_placement
-from ..experiments.rank_placement import contended
+from ..measure.rank_placement import contended
 from .claims import Claim, Context, PaperFigure
 from .jobs import medians, per_take, taken, takes
 from .networks import Ask

@@ -23,9 +23,10 @@ from collectives.trees.latency_model import completion_times
 from collectives.trees.schedules import binomial_tree, block_binomial_tree, build
 
 from ..errors import RunFailed
-from ..experiments import model_inputs
-from ..experiments.bcast import algorithm_params, measure_params
 from ..fidelity.flags import Monitor
+from ..measure import model_inputs
+from ..measure.bcast_model import algorithm_params
+from ..measure.params import measure_params
 from .claims import Claim, Context, PaperFigure
 from .jobs import QUICK_TAKES, TAKES, medians, takes
 from .networks import Ask

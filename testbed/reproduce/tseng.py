@@ -24,7 +24,6 @@ from collectives.timing import fit_line
 from collectives.waiting import DEFAULT as DEFAULT_WAIT
 
 from ..bench.multinode import NAMES
-from ..experiments.bcast import point_to_point
 from ..experiments.multinode_run import (
     DESTS,
     DILATION,
@@ -33,6 +32,7 @@ from ..experiments.multinode_run import (
     failure_text,
     measured_rows,
 )
+from ..measure.params import point_to_point
 from .claims import Claim, Context, PaperFigure
 from .jobs import QUICK_TAKES, TAKES, takes
 from .verdict import (

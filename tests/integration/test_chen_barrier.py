@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from collectives.ipmc.plans import mcast_barrier_messages, mpich_barrier_messages
 from testbed.emulation.network import Emulation
-from testbed.experiments.barrier import run_barriers
+from testbed.measure.barrier import run_barriers
+from testbed.measure.options import RunOptions
 from topologies import parse_spec
 
 HOSTS = 4  # pairwise 8 messages (K = 4: 4 log2 4), Chen's multicast barrier 4
@@ -16,7 +17,8 @@ HOSTS = 4  # pairwise 8 messages (K = 4: 4 log2 4), Chen's multicast barrier 4
 def test_pairwise_and_chens_multicast_barrier_send_the_papers_messages(caps, clean_after):
     rows = [("pairwise", {}), ("mcast", {"release": "multicast"}), ("mcast", {})]
     with Emulation(parse_spec(f"star:hosts={HOSTS},bw=100"), caps=caps) as emu:
-        pairwise, chen, safe = run_barriers(emu, rows, repetitions=5, warmup=2, frames=40)
+        pairwise, chen, safe = run_barriers(emu, rows,
+                                            RunOptions(repetitions=5, warmup=2, frames=40))
     for r in (pairwise, chen, safe):
         assert r.released_early == 0 and r.frames is not None, r
         assert r.frames["acks"] is not None

@@ -9,7 +9,8 @@ import pytest
 from collectives.call import BcastCall
 from collectives.ipmc.plans import scout_frames
 from testbed.emulation.network import Emulation
-from testbed.experiments.bcast import run_bcast
+from testbed.measure.bcast import run_bcast
+from testbed.measure.options import RunOptions
 from topologies import parse_spec
 
 HOSTS, SIZE = 4, 3000  # 3 scouts + 3 datagrams
@@ -17,8 +18,9 @@ HOSTS, SIZE = 4, 3000  # 3 scouts + 3 datagrams
 
 def test_scouts_without_completion_send_the_formulas_data_frames(caps, clean_after):
     with Emulation(parse_spec(f"star:hosts={HOSTS},bw=100"), caps=caps) as emu:
-        res = run_bcast(emu, BcastCall("scout-linear", SIZE, completion="none"), repetitions=5,
-                        flow=False, frames=40)
+        res = run_bcast(emu, BcastCall("scout-linear", SIZE, completion="none"),
+                        RunOptions(repetitions=5,
+                                   flow=False, frames=40))
     assert res.verified and res.call.completion == "none" and res.frames is not None
     frames = res.frames
     # counted over 40 back-to-back broadcasts: a bracket's noise is a few frames in all

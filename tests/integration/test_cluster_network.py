@@ -36,8 +36,9 @@ from testbed.emulation.linkshape import nft_table
 from testbed.emulation.mpi import run_mpi
 from testbed.emulation.network import Emulation
 from testbed.errors import RunFailed
-from testbed.experiments.bcast import run_bcast
 from testbed.fidelity.flags import Monitor
+from testbed.measure.bcast import run_bcast
+from testbed.measure.options import RunOptions
 from testbed.specs.traffic_model import TrafficSpec
 from topologies import fattree
 
@@ -408,8 +409,8 @@ def test_a_fat_tree_across_two_servers_delivers_unicast_and_groups(caps, rig):
         # ranks took 14 s of it; the verify above ran on all 16)
         with Monitor(emu.topo, emu.spread) as mon:
             t0 = time.time()
-            point = run_bcast(emu, BcastCall("nack", 65536), repetitions=3,
-                              hosts=[near[0], far[0], near[1], far[1]])
+            point = run_bcast(emu, BcastCall("nack", 65536), RunOptions(
+                repetitions=3, hosts=[near[0], far[0], near[1], far[1]]))
             fidelity = mon.window(t0, time.time())
         assert point.timing == "flow" and point.servers == ("localhost", rigmod.NAME)
         assert point.median_s > 0 and point.rank_done_s is None
@@ -418,7 +419,7 @@ def test_a_fat_tree_across_two_servers_delivers_unicast_and_groups(caps, rig):
         assert all(v["switch_waited"] is not None for v in fidelity["servers"].values())
         assert sum(t["mbit"] for t in fidelity["tunnels"]) > 0  # the broadcast crossed
         with pytest.raises(RunFailed, match="share no clock"):
-            run_bcast(emu, BcastCall("binomial", 1000), repetitions=2, flow=False)
+            run_bcast(emu, BcastCall("binomial", 1000), RunOptions(repetitions=2, flow=False))
         run_id = emu.record.id
     assert leftovers() == {"processes": [], "bridges": [], "interfaces": [],
                            "records": []}

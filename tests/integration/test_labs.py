@@ -96,9 +96,9 @@ def fewer_broadcasts(monkeypatch: pytest.MonkeyPatch) -> None:
     FEWER_WARMUP untimed ones."""
     real = points.run_bcasts
 
-    def run_bcasts(emu, batch, **job):
+    def run_bcasts(emu, batch, options=None, rounds=1):
         return real(emu, [replace(b, repetitions=min(b.repetitions, FEWER),
-                                  warmup=FEWER_WARMUP) for b in batch], **job)
+                                  warmup=FEWER_WARMUP) for b in batch], options, rounds)
 
     monkeypatch.setattr(points, "run_bcasts", run_bcasts)
 

@@ -23,8 +23,9 @@ from testbed.emulation.controller_proc import api_get
 from testbed.emulation.mpi import run_mpi
 from testbed.emulation.network import Emulation
 from testbed.errors import RunFailed
-from testbed.experiments.bcast import run_bcast
 from testbed.hostprogs import command
+from testbed.measure.bcast import run_bcast
+from testbed.measure.options import RunOptions
 from topologies import parse_spec
 
 from .mcast import until
@@ -248,8 +249,8 @@ def test_receivers_that_call_late_lose_the_multicast_and_the_roots_wait_recovers
     def job(wait_us: float) -> dict:
         call = BcastCall("two-stage", LATE_SIZE,
                          options={"rate": LATE_RATE, "root_wait_us": wait_us})
-        res = run_bcast(star, call, hosts=4, repetitions=1, warmup=0, flow=False,
-                        late=("receivers", late_ms))
+        res = run_bcast(star, call, RunOptions(hosts=4, repetitions=1, warmup=0, flow=False,
+                                               late=("receivers", late_ms)))
         assert res.verified
         assert res.datagrams is not None
         return res.datagrams

@@ -20,7 +20,8 @@ from testbed.emulation import ctlnet, run_records
 from testbed.emulation.mpi import run_mpi
 from testbed.emulation.ports import switch_side
 from testbed.errors import RunFailed
-from testbed.experiments.bcast import measure_params, mpich_env
+from testbed.measure.mpich import mpich_env
+from testbed.measure.params import measure_params
 from topologies import HOST_PORT
 
 from .netutil import tcp_segments

@@ -16,9 +16,10 @@ from testbed.bench import contention as bc
 from testbed.emulation.mpi import run_mpi
 from testbed.emulation.network import Emulation
 from testbed.errors import RunFailed
-from testbed.experiments.bcast import measure_params
-from testbed.experiments.bcast_batch import Batched, run_bcasts
-from testbed.experiments.rank_placement import predicted_copies
+from testbed.measure.bcast_batch import Batched, run_bcasts
+from testbed.measure.options import RunOptions
+from testbed.measure.params import measure_params
+from testbed.measure.rank_placement import predicted_copies
 from topologies import parse_spec
 
 
@@ -38,7 +39,7 @@ def test_link_counters_match_the_routes_of_each_tree(caps, clean_after):
         # both trees in one MPI job, each broadcast's frames counted apart (run_bcasts)
         rows = run_bcasts(emu, [Batched(alg, BcastCall(alg, 65536), repetitions=3, frames=2)
                                 for alg in ("opt-mesh", "opt-tree")],
-                          hosts=[f"h{n}" for n in nodes], params=params, flow=False)
+                          RunOptions(hosts=[f"h{n}" for n in nodes], params=params, flow=False))
         for alg, row in rows.items():
             assert not isinstance(row, Exception), (alg, row)
             sends, _ = bc.placed_sends(topo, alg, nodes, 65536, params)

@@ -13,8 +13,11 @@ import sys
 from collectives.call import BcastCall
 from collectives.trees.schedules import build
 from testbed.emulation.network import Emulation
-from testbed.experiments.bcast import algorithm_params, measure_params, run_bcast
-from testbed.experiments.bcast_batch import Batched, run_bcasts
+from testbed.measure.bcast import run_bcast
+from testbed.measure.bcast_batch import Batched, run_bcasts
+from testbed.measure.bcast_model import algorithm_params
+from testbed.measure.options import RunOptions
+from testbed.measure.params import measure_params
 from topologies import parse_spec
 
 from .netutil import wait_listening
@@ -37,7 +40,7 @@ def test_a_fifo_binomial_delivers_its_children_one_after_the_other(caps, clean_a
         got = run_bcasts(emu, [Batched("fifo", BcastCall("binomial", SIZE), repetitions=5),
                                Batched("overlapped", BcastCall("binomial", SIZE,
                                                                send_order="overlapped"),
-                                       repetitions=5)], flow=False)
+                                       repetitions=5)], RunOptions(flow=False))
     fifo, overlapped = got["fifo"], got["overlapped"]
     assert not isinstance(fifo, Exception) and not isinstance(overlapped, Exception), got
     assert fifo.call.send_order == "fifo" and overlapped.call.send_order == "overlapped"
@@ -69,8 +72,9 @@ def test_dyn_tree_at_zero_load_builds_opt_trees_tree(star8):
     size per timed ping-pong run."""
     params = measure_params(star8, [1024, SIZE], repetitions=3, dummy_max=0,
                             budget_bytes=4 * SIZE)
-    runs = {size: run_bcast(star8, BcastCall("dyn-tree", size), repetitions=10, flow=False,
-                            params=params) for size in (1024, SIZE)}
+    runs = {size: run_bcast(star8, BcastCall("dyn-tree", size),
+                            RunOptions(repetitions=10, flow=False,
+                                       params=params)) for size in (1024, SIZE)}
     # t_hold at every count of sends from the root to the 7 others, each count's sends held
     # the root's link at least their wire time (all but the first waited for it)
     assert [len(row) for row in params["t_hold_sends_s"]] == [7, 7]
@@ -108,7 +112,7 @@ def test_several_broadcasts_share_one_job_each_with_its_own_record(star8):
                              Batched("b", BcastCall("opt-tree", 1024), repetitions=7),
                              Batched("c", BcastCall("sequential", 1024), repetitions=3,
                                      frames=10)],
-                     hosts=8, flow=False, params=params)
+                     RunOptions(hosts=8, flow=False, params=params))
     a, b, c = (got[k] for k in "abc")
     assert all(not isinstance(r, Exception) and r.verified for r in (a, b, c)), got
     assert (a.iterations, b.iterations, c.iterations) == (5, 7, 3)

@@ -170,3 +170,10 @@ def test_the_unit_tests_mirror_the_source_tree() -> None:
     assert top == listed, "top-level unit tests are cross-cutting and named in its __init__"
     assert [str(d.relative_to(UNIT)) for d in sorted(UNIT.rglob("*"))
             if d.is_dir() and d.name != "__pycache__" and not (d / "__init__.py").is_file()] == []
+
+
+def test_the_graph_names_a_modules_importers_and_a_functions_parameters() -> None:
+    """scripts/import_graph.py --importers and --parameters (issue 54's figures)."""
+    assert "testbed.measure.bcast_batch" in ig.importers(ROOT, "testbed.measure.bcast")
+    assert "testbed.measure.bcast" not in ig.importers(ROOT, "testbed.measure.bcast")
+    assert ig.parameters(ROOT, "testbed.measure.bcast.run_bcast") == ["emu", "call", "options"]

@@ -2,7 +2,7 @@
 for (and how they are checked before), the grid sizes a broadcast's parameters come from,
 the cache of a communicator (by send order and size, copied for a duplicate), and that an
 algorithm gets from it what the testbed's model gets from the same measurements
-(testbed.experiments.bcast.algorithm_params). Measuring itself needs MPI ranks:
+(testbed.measure.bcast_model.algorithm_params). Measuring itself needs MPI ranks:
 tests/integration/test_mpi4py_suite.py."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from collectives.executor import check
 from collectives.measured import GRID, Cache, Measured, checkable, needs, points
 from collectives.programs import params
 from collectives.trees.schedules import build
-from testbed.experiments.bcast import algorithm_params
+from testbed.measure.bcast_model import algorithm_params
 
 
 def entry(size: int, hold: float, end: float, order: str = "fifo") -> Measured:
@@ -112,7 +112,7 @@ def test_a_duplicate_starts_with_a_copy_and_measures_on_its_own():
 
 @pytest.mark.parametrize("nbytes", [0, 1, 8, 300, 1024, 3000])
 def test_the_algorithm_gets_what_the_testbeds_model_gets_from_the_same_measurements(nbytes):
-    """testbed.experiments.bcast.algorithm_params interpolates between the sizes it
+    """testbed.measure.bcast_model.algorithm_params interpolates between the sizes it
     measured; the drop-in between the grid sizes it measured: the same numbers when the
     sizes are the same, so the same tree."""
     grid = [1, 4, 16, 64, 256, 1024, 4096]

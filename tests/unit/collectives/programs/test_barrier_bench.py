@@ -1,5 +1,5 @@
 """collectives.programs.barrier_bench.parse_row: a row names a barrier and its options, as
-testbed.experiments.barrier writes and labels it; bad rows are refused."""
+testbed.measure.barrier writes and labels it; bad rows are refused."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 
 from collectives.call import BarrierCall
 from collectives.programs.barrier_bench import parse_row, parser
-from testbed.experiments.barrier import label, row_spec
+from testbed.measure.barrier import label, row_spec
 
 
 def test_barrier_bench_rows_name_a_barrier_and_its_options() -> None:

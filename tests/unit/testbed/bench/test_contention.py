@@ -8,8 +8,9 @@ from types import SimpleNamespace
 from collectives.call import BcastCall
 from collectives.trees.run import schedule_for
 from testbed.bench.contention import placed_sends
-from testbed.experiments.bcast import algorithm_params, ranked_call
-from testbed.experiments.rank_placement import node_params, predicted_copies
+from testbed.measure.bcast import ranked_call
+from testbed.measure.bcast_model import algorithm_params
+from testbed.measure.rank_placement import node_params, predicted_copies
 from topologies import parse_spec
 
 SIZE = 65536

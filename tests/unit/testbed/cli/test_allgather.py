@@ -10,9 +10,9 @@ import pytest
 from testbed.cli.allgather import algorithms, print_table
 from testbed.cli.values import names
 from testbed.errors import UsageError
-from testbed.experiments.allgather import AllgatherResult
-from testbed.experiments.bcast_result import Times
 from testbed.fidelity.link_rate import LinkRate
+from testbed.measure.allgather import AllgatherResult
+from testbed.measure.times import Times
 
 
 def test_algorithms_by_name_each_once():

@@ -8,7 +8,8 @@ import pytest
 from collectives.call import BcastCall
 from testbed.cli.interactive import _count, bcast_lines, group_lines
 from testbed.errors import UsageError
-from testbed.experiments.bcast_result import BcastResult, Times
+from testbed.measure.bcast_result import BcastResult
+from testbed.measure.times import Times
 
 
 def _result(**over: object) -> BcastResult:
@@ -74,7 +75,7 @@ def test_bcast_measures_t_hold_t_end_only_where_they_change_something() -> None:
     uses_params says it does not matter to: there neither its schedule nor the model's
     prediction takes them."""
     from collectives.algorithms import BCASTS
-    from testbed.experiments.bcast import algorithm_params, prediction, uses_params
+    from testbed.measure.bcast_model import algorithm_params, prediction, uses_params
 
     params = {"sizes": [65536], "t_hold_s": [0.001], "t_end_s": [0.002]}
     placement = {"nodes": [0, 1, 2, 3], "fattree": [2, 8], "mesh": [2, 2]}

@@ -6,9 +6,10 @@ from __future__ import annotations
 import pytest
 
 from collectives.stats import tails
-from testbed.experiments.allgather import AllgatherResult, point_record
-from testbed.experiments.bcast_result import Times
+from testbed.experiments.allgather import point_record
 from testbed.experiments.kinds import from_dict
+from testbed.measure.allgather import AllgatherResult
+from testbed.measure.times import Times
 
 
 def result(flags=(), floor=0.1, samples=()):

@@ -33,7 +33,6 @@ from testbed.cluster.spread import Spread
 from testbed.conditions.traffic import Traffic
 from testbed.errors import RunFailed
 from testbed.experiments import run as runmod
-from testbed.experiments.bcast import prediction
 from testbed.experiments.kinds import from_dict
 from testbed.experiments.run import (
     Run,
@@ -48,6 +47,7 @@ from testbed.experiments.run import (
 from testbed.experiments.spec import ExperimentSpec, Point
 from testbed.fidelity.flags import judge
 from testbed.fidelity.wire_units import frame_time_s, in_units
+from testbed.measure.bcast_model import prediction
 from testbed.specs.cluster import LOCAL
 from testbed.specs.traffic_model import TrafficSpec, burstiness
 

@@ -359,9 +359,9 @@ def test_barrier_points_runs_the_rows_in_one_job_and_measures_a_flagged_one_agai
 
     calls: list[dict[str, Any]] = []
 
-    def run_barriers(emu, rows, *, hosts, repetitions, frames):
-        calls.append({"rows": rows, "hosts": hosts, "repetitions": repetitions,
-                      "frames": frames})
+    def run_barriers(emu, rows, options):
+        calls.append({"rows": rows, "hosts": options.hosts,
+                      "repetitions": options.repetitions, "frames": options.frames})
         return [SimpleNamespace(label=a, t_barrier=None, released_early=0,
                                 flags=["hosts waited"] if len(calls) == 1 else [],
                                 algorithm=a, release=o.get("release"), p2p_releases=0,

@@ -11,7 +11,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from testbed.experiments.bcast import algorithm_params
+from testbed.measure.bcast_model import algorithm_params
 from testbed.reproduce import nupairoj_local as nl
 from testbed.reproduce.all_claims import BY_KEY
 from testbed.reproduce.claims import Context

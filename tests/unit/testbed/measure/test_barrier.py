@@ -1,8 +1,8 @@
-"""testbed.experiments.barrier.BarrierResult: run_barriers' typed row writes the record
+"""testbed.measure.barrier.BarrierResult: run_barriers' typed row writes the record
 results folders have always held."""
 
-from testbed.experiments.barrier import BarrierResult
-from testbed.experiments.bcast_result import Times
+from testbed.measure.barrier import BarrierResult
+from testbed.measure.times import Times
 
 # the keys run_barriers' dicts had (issue 37 made each row a dataclass)
 RECORD_KEYS = {"algorithm", "options", "label", "release", "hosts", "rank_hosts", "topology",

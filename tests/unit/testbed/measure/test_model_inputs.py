@@ -1,4 +1,4 @@
-"""testbed.experiments.model_inputs: a measure_params record as the model and the trees take
+"""testbed.measure.model_inputs: a measure_params record as the model and the trees take
 it: t_hold at each broadcast's busiest count of sends, an old record's one t_hold for every
 count, DYN-Tree's six terms from the same figures, and the wire-time check."""
 
@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from testbed.experiments import model_inputs
-from testbed.experiments.bcast import algorithm_params, prediction
+from testbed.measure import model_inputs
+from testbed.measure.bcast_model import algorithm_params, prediction
 
 WIRE = 0.89e-3
 LONE = 0.14e-3

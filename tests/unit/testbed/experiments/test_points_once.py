@@ -1,7 +1,7 @@
-"""Rows written as they come, without a network: a row the monitor is past is judged and
-handed on at once, one it is not waits for the job's end; an Allgather or [multinode] spec
+"""Points written as their rows come, without a network: an Allgather or [multinode] spec
 writes a point's record while its job still runs (before the job's call returns), and a job
-that fails after it fails only the points it had not measured."""
+that fails after it fails only the points it had not measured (the rows themselves:
+tests/unit/testbed/measure/test_row_stream.py)."""
 
 from __future__ import annotations
 
@@ -11,48 +11,9 @@ from typing import Any
 from testbed.errors import RunFailed
 from testbed.experiments import allgather, multinode_run
 from testbed.experiments.kinds import from_dict
-from testbed.experiments.row_stream import RowStream
 
 from .test_allgather import result
 from .test_multinode_run import ROW
-
-
-class Readings:
-    """A stand-in for the fidelity monitor: readings up to `now`; a window is judged by
-    whether the readings enclose it."""
-
-    def __init__(self, now: float) -> None:
-        self.now = now
-
-    def through(self, t: float) -> bool:
-        return self.now >= t
-
-    def window(self, t0: float, t1: float, host_wait_s: float | None = None
-               ) -> dict[str, Any]:
-        return {"ok": self.now >= t1, "flags": [], "judged_at": self.now}
-
-
-def _row(size: int, end: float) -> str:
-    return f'{{"size": {size}, "window": [0.5, {end}], "cpu": {{"wait_per_turn_s": 0.0}}}}'
-
-
-def test_a_row_is_handed_on_once_the_monitor_is_past_its_end() -> None:
-    mon = Readings(now=1.0)
-    handed: list[dict[str, Any]] = []
-    stream = RowStream(mon, handed.append)  # type: ignore[arg-type]
-    for text in ["warming up", _row(1, 0.9), "{not json", "[1]", _row(2, 1.5)]:
-        stream.line(text)
-    assert [r["size"] for r in handed] == [1]  # the second ends after the last reading
-    assert handed[0]["fidelity"] == {"ok": True, "flags": [], "judged_at": 1.0}
-    mon.now = 2.0  # the job over, the monitor's last reading in
-    rows = stream.judge_rest()
-    assert [r["size"] for r in rows] == [1, 2]
-    assert rows[0]["fidelity"]["judged_at"] == 1.0  # judged once, not again
-    assert rows[1]["fidelity"] == {"ok": True, "flags": [], "judged_at": 2.0}
-    quiet = RowStream(mon)  # type: ignore[arg-type]  # no `each`: every row at the end
-    quiet.line(_row(1, 0.9))
-    assert "fidelity" not in quiet.rows[0] and quiet.judge_rest()[0]["fidelity"]
-
 
 AG = from_dict({"name": "ag", "collective": "allgather", "repetitions": 4,
                 "network": {"topology": "star:hosts=5,bw=100"},
@@ -65,7 +26,7 @@ def test_an_allgather_point_is_written_while_its_job_runs(monkeypatch) -> None:
     written: list[dict[str, Any]] = []
     returned: list[int] = []
 
-    def job(_emu: Any, _alg: str, blocks: list[int], *, each: Any, **_kw: Any) -> list[Any]:
+    def job(_emu: Any, _alg: str, blocks: list[int], _options: Any, each: Any) -> list[Any]:
         each(dataclasses.replace(result(samples=[0.1] * 4), block=blocks[0]))
         assert [r["config"]["size"] for r in written] == [1024]  # before the job ends
         returned.append(len(written))

@@ -18,10 +18,12 @@ from collectives.waiting import DEFAULT as DEFAULT_WAIT
 from ..emulation.frame_count import FrameCounter
 from ..emulation.mpi import run_mpi
 from ..emulation.network import Emulation
-from ..errors import RunFailed, renamed_keyword
+from ..errors import RunFailed
 from ..fidelity.flags import Monitor
-from .bcast_result import Times
+from .job import rank_hosts
+from .options import Defaults, RunOptions
 from .rank_placement import node_params
+from .times import Times
 
 Row = tuple[str, Mapping[str, Any]]  # a barrier and its options (release=, timeout=, ...)
 
@@ -96,14 +98,15 @@ def label(algorithm: str, options: Mapping[str, Any]) -> str:
     return algorithm + "".join(f", {k} {v}" for k, v in sorted(options.items()))
 
 
-def run_barriers(emu: Emulation, rows: Sequence[Row | BarrierCall], *,
-                 hosts: int | list[str] | None = None,
-                 repetitions: int = 20, warmup: int = 5, frames: int = 0,
-                 timeout: float = 300, iters: int | None = None,
-                 wait: str | None = None) -> list[BarrierResult]:
-    """The barriers of `rows` one after the other in one job on the first `hosts` hosts
-    (or these host names in rank order; default all), `repetitions` timed after `warmup`
-    (`iters`: the old spelling), then with
+BARRIER = Defaults(repetitions=20, warmup=5, timeout=300)
+
+
+def run_barriers(emu: Emulation, rows: Sequence[Row | BarrierCall],
+                 options: RunOptions | None = None) -> list[BarrierResult]:
+    """The barriers of `rows` one after the other in one job on the `options`' hosts (the
+    first so many, or these host names in rank order; default all), `repetitions` timed
+    after `warmup` (its defaults here: BARRIER; loss, params and the broadcast's own fields
+    are not used), then with
     `frames` > 0 the frames of that many back-to-back barriers of each row counted. Per row
     a BarrierResult (the names below are its record's keys):
     algorithm, options, label, release (the multicast barrier's, else None), hosts,
@@ -115,9 +118,11 @@ def run_barriers(emu: Emulation, rows: Sequence[Row | BarrierCall], *,
     `frames`, over the counted ones (`counted_flags`, recorded: a count does not depend on
     keeping up, and a frame lost and sent again would show in it). RunFailed when the job
     printed no result."""
-    repetitions = renamed_keyword(iters, "iters", repetitions, "repetitions")
-    names = (list(hosts) if isinstance(hosts, list)
-             else [h.name for h in emu.topo.hosts][: hosts or len(emu.topo.hosts)])
+    repetitions, warmup, timeout = BARRIER.of(options := options or RunOptions())
+    frames, wait = options.frames, options.wait
+    if options.loss:
+        raise RunFailed("run_barriers sets no loss (RunOptions.loss is 0 here)")
+    names = rank_hosts(emu, options.hosts)
     calls = calls_of(rows)
     placed = next((p for c in calls if (p := node_params(emu.topo, c.record, names, "barrier"))),
                   {})

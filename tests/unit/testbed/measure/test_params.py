@@ -1,11 +1,11 @@
-"""testbed.experiments.bcast: params_timeout, the t_hold/t_end job's timeout grows with the
+"""testbed.measure.params: params_timeout, the t_hold/t_end job's timeout grows with the
 bytes it sends on the first host's link, never below PARAMS_TIMEOUT_S."""
 
 from __future__ import annotations
 
 import pytest
 
-from testbed.experiments.bcast import PARAMS_TIMEOUT_S, params_timeout
+from testbed.measure.params import PARAMS_TIMEOUT_S, params_timeout
 
 SIZES = [1, 1024, 65536, 1 << 20]
 

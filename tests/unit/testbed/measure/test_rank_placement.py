@@ -1,4 +1,4 @@
-"""testbed.experiments.rank_placement: what the network-aware algorithms are told of the
+"""testbed.measure.rank_placement: what the network-aware algorithms are told of the
 emulated topology: each shape's geometry and the nodes in rank order; an algorithm on the
 wrong network is refused."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from testbed.errors import RunFailed
-from testbed.experiments.rank_placement import geometry, node_params
+from testbed.measure.rank_placement import geometry, node_params
 from topologies import parse_spec
 
 

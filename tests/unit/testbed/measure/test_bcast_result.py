@@ -1,4 +1,4 @@
-"""testbed.experiments.bcast_result: run_bcast's typed result writes the record results
+"""testbed.measure.bcast_result: run_bcast's typed result writes the record results
 folders have always held, reads it back, and a failed or flagged point reaches the claims
 as before (testbed.reproduce.networks.claim_point)."""
 
@@ -6,7 +6,8 @@ import json
 
 from collectives.call import BcastCall
 from testbed.bench.points import Flagged
-from testbed.experiments.bcast_result import BcastResult, Times
+from testbed.measure.bcast_result import BcastResult
+from testbed.measure.times import Times
 from testbed.reproduce.networks import claim_point
 
 # the keys run_bcast's dict had (issue 37 made it a dataclass): old folders hold them

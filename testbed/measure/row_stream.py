@@ -5,16 +5,15 @@ or after its end (`Monitor.through`), so an Allgather or [multinode] spec writes
 point's record as the point ends, as a broadcast condition does
 (testbed.experiments.run._Arrivals), and a kill mid-job loses none written. A row the
 monitor is not past yet is judged once the job is over (`judge_rest`), as every row was
-before. `Once` writes each point of a job once: as its row comes, or when the job ends."""
+before. Writing each point once is the spec runner's (testbed.experiments.points_once)."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Hashable, Mapping
+from collections.abc import Callable
 from typing import Any
 
 from ..fidelity.flags import Monitor
-from .spec import Point
 
 Row = dict[str, Any]
 
@@ -53,28 +52,3 @@ class RowStream:
     def _judge(self, row: Row) -> None:
         row["fidelity"] = self.mon.window(*row["window"],
                                           host_wait_s=row["cpu"]["wait_per_turn_s"])
-
-
-class Once:
-    """A job's points, each written once by `write(point, row, error)`: as its row comes
-    (`take`: the row named by `name(row)`, error None), the others when the job ends
-    (`rest`)."""
-
-    def __init__(self, points: dict[Hashable, Point], name: Callable[[Any], Hashable],
-                 write: Callable[[Point, Any, str | None], None]) -> None:
-        self.points, self.name, self.write = points, name, write
-        self.done: set[str] = set()
-
-    def take(self, row: Any) -> None:
-        p = self.points.get(self.name(row))
-        if p is not None and p.key not in self.done:
-            self.done.add(p.key)
-            self.write(p, row, None)
-
-    def rest(self, rows: Mapping[Any, Any], error: str | None) -> None:
-        """Every point not written yet, with its row among the job's `rows` (by name), or
-        else failed with `error`."""
-        for name, p in self.points.items():
-            if p.key not in self.done:
-                self.done.add(p.key)
-                self.write(p, rows.get(name), error)
