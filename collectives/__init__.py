@@ -5,6 +5,7 @@ models and the programs that measure them. This layer never imports ``testbed`` 
     executor      bcast, barrier, allgather and allgatherv for mpi4py programs, one runner
                   per family (each imports its family's modules when first called)
     slots         where each rank's block lies in an allgather's receive buffer
+    ops, opttree  a point-to-point schedule's data; OPT-Tree [Nupairoj1998 ch. 4]
     trees/        point-to-point trees and their model [Nupairoj1998]
     contention/   contention-aware trees on meshes, tori, BMINs [Nupairoj1998 ch. 5]
     exchanges/    point-to-point allgathers: ring, recursive doubling [Thakur2005], Bruck

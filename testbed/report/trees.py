@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from collectives.algorithms import BCASTS
+from collectives.ops import Schedule, Send
 from collectives.trees.latency_model import MeasuredPointToPoint
-from collectives.trees.ops import Schedule, Send
 from collectives.trees.schedules import DEFAULT_FRAGMENT, build
 
 from .figures import Figure, save_figure

@@ -16,8 +16,8 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from collectives import opttree
 from collectives.timing import fit_line
-from collectives.trees import opttree
 from collectives.trees.inputs import wire_s
 from collectives.trees.latency_model import completion_times
 from collectives.trees.schedules import binomial_tree, block_binomial_tree, build

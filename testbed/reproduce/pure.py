@@ -10,10 +10,10 @@ import math
 from typing import Any
 
 from collectives.contention.trees import opt_mesh, opt_min, u_mesh
+from collectives.opttree import multiport_table, opt_table
 from collectives.trees.flow import critical_destinations, flow_latencies
 from collectives.trees.hol import Channel, hol_latency, hol_times
 from collectives.trees.latency_model import PointToPoint, predict
-from collectives.trees.opttree import multiport_table, opt_table
 from collectives.trees.schedules import binomial_tree, block_binomial_tree, build
 
 from .claims import Claim, Context, PaperFigure

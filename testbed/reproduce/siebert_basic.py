@@ -15,8 +15,8 @@ import statistics
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from collectives.ops import Schedule
 from collectives.trees.latency_model import PointToPoint, return_times
-from collectives.trees.ops import Schedule
 from collectives.trees.schedules import build
 
 from .claims import Claim, Context, PaperFigure

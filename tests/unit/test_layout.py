@@ -170,3 +170,24 @@ def test_the_unit_tests_mirror_the_source_tree() -> None:
     assert top == listed, "top-level unit tests are cross-cutting and named in its __init__"
     assert [str(d.relative_to(UNIT)) for d in sorted(UNIT.rglob("*"))
             if d.is_dir() and d.name != "__pycache__" and not (d / "__init__.py").is_file()] == []
+
+
+def collectives_part(module: str) -> str:
+    """A collectives module's sub-package (collectives.trees), or its top module."""
+    return ".".join(module.split(".")[:2])
+
+
+def test_collectives_sub_packages_import_one_another_one_way() -> None:
+    """No two sub-packages of collectives/ reach each other: trees/ stands on contention/
+    (trees.schedules builds its trees, DYN-Tree splits its chains), and contention/ imports
+    nothing of trees/ (what both use is below both: collectives.ops, collectives.opttree)."""
+    parts = nx.DiGraph()
+    for i in IMPORTS:
+        a, b = collectives_part(i.source), collectives_part(i.target)
+        if i.source.startswith("collectives.") and i.target in MODULES \
+                and i.target.startswith("collectives.") and a != b:
+            parts.add_edge(a, b)
+    knots = [sorted(k) for k in nx.strongly_connected_components(parts) if len(k) > 1]
+    assert knots == []
+    assert parts.has_edge("collectives.trees", "collectives.contention")
+    assert not parts.has_edge("collectives.contention", "collectives.trees")
