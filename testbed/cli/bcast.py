@@ -39,6 +39,7 @@ from .arguments import (
     progress,
     switch_of,
 )
+from .lines import rank_lines
 from .steps import Steps
 from .values import POSITIVE_SIZE, SIZE_SPELLINGS, SIZES, names
 
@@ -273,9 +274,6 @@ def print_details(res: BcastResult) -> None:
     """What `mcastlab bcast` shows below the headline, where the run measured it: per rank,
     CPU, DYN-Tree's trees, frames and link bytes, datagrams and repairs, the late side's
     final phase, TCP under loss, the flow-latency figure."""
-    # testbed.cli.interactive loads Mininet: only where a network is built
-    from .interactive import rank_lines
-
     if res.rank_return_s:  # per-rank times need one clock (not across servers)
         print("\n".join("  " + ln for text in rank_lines(res) for ln in text.splitlines()))
     cpu = res.cpu or {}
