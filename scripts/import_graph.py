@@ -1,12 +1,16 @@
 """The project's import graph, read from the source (nothing is imported or run).
 
     .venv/bin/python scripts/import_graph.py [--root DIR] [--draw FILE.png] [--json]
+    .venv/bin/python scripts/import_graph.py --imported-by testbed --of collectives
 
 prints the figures docs/architecture.md keeps: modules, edges between them, imports placed
 inside functions (how many, in which files), import cycles counted with those, and which of
 testbed/'s sub-packages imports which (module edges between them; those that run up the
 floors of testbed/__init__.py). `--draw` pictures that sub-package graph, floor by floor.
 `--root` reads another checkout, e.g. one made by `git worktree add /tmp/old REV`.
+`--imported-by A --of B` lists instead the modules of package B that modules of package A
+import (issue 54: the collectives modules the testbed imports, against collectives.PUBLIC),
+and by how many of A's modules each.
 
 tests/unit/test_layout.py holds the code to its layout with the same reading. Imports only
 for type checkers (under `if TYPE_CHECKING:`) do not count: they never run.
@@ -194,6 +198,18 @@ def figures(root: Path = ROOT, floors: list[list[str]] | None = None) -> dict:
     }
 
 
+def imported_by(modules: dict[str, Path], imports: list[Import], by: str, of: str
+                ) -> dict[str, int]:
+    """The modules of package `of` that modules of package `by` import (whether at the top
+    or inside functions), each with how many of `by`'s modules import it."""
+    users: dict[str, set[str]] = {}
+    for i in imports:
+        if i.source.split(".")[0] == by and i.target in modules \
+                and i.target.split(".")[0] == of:
+            users.setdefault(i.target, set()).add(i.source)
+    return {m: len(users[m]) for m in sorted(users)}
+
+
 def draw(root: Path, out: Path, title: str, floors: list[list[str]] | None = None) -> None:
     """The sub-package graph, one row a floor (`floors`, else root's; without any, rows by
     the longest chain of imports below a unit): arrows up the floors red, arrows only
@@ -260,7 +276,27 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--floors", type=Path, metavar="DIR",
                     help="draw with the floors of this checkout's testbed/__init__.py")
     ap.add_argument("--json", action="store_true", help="the figures as JSON")
+    ap.add_argument("--imported-by", metavar="PACKAGE",
+                    help="with --of: the modules of --of's package this package imports")
+    ap.add_argument("--of", metavar="PACKAGE", help="see --imported-by")
     args = ap.parse_args(argv)
+    if (args.imported_by is None) != (args.of is None):
+        ap.error("--imported-by and --of go together")
+    if args.imported_by:
+        modules = find_modules(args.root)
+        tops = {m.split(".")[0] for m in modules}
+        if args.of not in tops or args.imported_by not in tops:
+            ap.error(f"--imported-by and --of name packages of the project: {', '.join(PACKAGES)}")
+        used = imported_by(modules, all_imports(modules), args.imported_by, args.of)
+        total = sum(m.split(".")[0] == args.of for m in modules)
+        if args.json:
+            print(json.dumps({"imported": len(used), "modules": total, "by": used}, indent=1))
+        else:
+            print(f"{len(used)} of {total} modules of {args.of} imported by {args.imported_by}"
+                  " (module: how many of its modules import it)")
+            for m, n in used.items():
+                print(f"  {m}: {n}")
+        return 0
     floors = read_floors(args.floors) if args.floors else None
     f = figures(args.root, floors)
     if args.json:

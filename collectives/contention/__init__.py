@@ -11,3 +11,21 @@ the network's routing, so that no two sends under way at once share a link.
              chains in DYN-Tree: trees/ stands on contention/, which imports nothing of it)
              (where the ranks sit on the emulated network: testbed.experiments.rank_placement)
 """
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from .._facade import public_name
+
+# The public names (collectives.PUBLIC), each loaded when first asked for
+# (collectives._facade): a rank that imports one module here loads that one alone.
+if TYPE_CHECKING:
+    from .schedules import Timed, contended_pairs, timed_sends
+    from .trees import opt_mesh, opt_min, u_mesh
+
+__all__ = ["Timed", "contended_pairs", "opt_mesh", "opt_min", "timed_sends", "u_mesh"]
+
+
+def __getattr__(name: str) -> Any:
+    return public_name(__name__, name)

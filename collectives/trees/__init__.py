@@ -22,3 +22,39 @@ trees/ stands on contention/ (schedules builds its trees, DYN-Tree splits its ch
 never the other way: what both use, a schedule's data and OPT-Tree's table, is
 collectives.ops and collectives.opttree, below both (tests/unit/test_layout.py).
 """
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from .._facade import public_name
+
+# The public names (collectives.PUBLIC), each loaded when first asked for
+# (collectives._facade): a rank that imports one module here loads that one alone.
+if TYPE_CHECKING:
+    from ..ops import Schedule, Send
+    from ..opttree import multiport_table, opt_children, opt_table
+    from .describe import describe as describe_schedule
+    from .flow import critical_destinations, flow_latencies
+    from .hol import Channel, hol_latency, hol_times
+    from .inputs import HoldTable, below_wire, sends_for, table_of, timing, wire_s
+    from .latency_model import (
+        MeasuredPointToPoint,
+        PointToPoint,
+        completion_times,
+        predict,
+        return_times,
+    )
+    from .run import schedule_for
+    from .schedules import DEFAULT_FRAGMENT, binomial_tree, block_binomial_tree, build
+
+__all__ = ["Channel", "DEFAULT_FRAGMENT", "HoldTable", "MeasuredPointToPoint", "PointToPoint",
+           "Schedule", "Send", "below_wire", "binomial_tree", "block_binomial_tree",
+           "build", "completion_times", "critical_destinations", "describe_schedule",
+           "flow_latencies", "hol_latency", "hol_times", "multiport_table",
+           "opt_children", "opt_table", "predict", "return_times", "schedule_for",
+           "sends_for", "table_of", "timing", "wire_s"]
+
+
+def __getattr__(name: str) -> Any:
+    return public_name(__name__, name)

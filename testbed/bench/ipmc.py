@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from collectives.call import BcastCall
-from collectives.ipmc.plans import scout_frames, tree_frames
+from collectives.ipmc import scout_frames, tree_frames
 from collectives.programs import barrier_bench
 from topologies import parse_spec
 

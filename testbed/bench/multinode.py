@@ -19,10 +19,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from collectives.partitioning.grid import Torus
-from collectives.partitioning.hotspot_sets import HOT_SPOT_FACTORS, hotspot_multicasts
-from collectives.partitioning.report_scale import TSENG2001, tseng2001_model
-from collectives.partitioning.step_model import plan_cost
+from collectives.partitioning import (
+    HOT_SPOT_FACTORS,
+    TSENG2001,
+    Torus,
+    hotspot_multicasts,
+    plan_cost,
+    tseng2001_model,
+)
 from collectives.programs.multinode_bench import SCHEME_NAMES, SCHEMES, plan_for
 from topologies import parse_spec
 

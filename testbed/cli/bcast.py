@@ -15,8 +15,7 @@ from typing import Any, NamedTuple
 from collectives.algorithms import BCASTS, COMPLETIONS, NATIVE, SEND_ORDERS
 from collectives.call import BcastCall
 from collectives.executor import WAIT_MODES
-from collectives.ipmc.acktree import ACKS, DEFAULT_FANOUT
-from collectives.ipmc.sockbuf import describe as rcvbuf_line
+from collectives.ipmc import ACKS, DEFAULT_FANOUT, rcvbuf_line
 
 from ..cluster.spread import across
 from ..emulation.network import Emulation

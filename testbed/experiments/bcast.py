@@ -19,8 +19,7 @@ from collectives.call import BcastCall
 from collectives.executor import WAIT_MODES
 from collectives.programs import params as params_program
 from collectives.programs.bcast_bench import argv as bench_argv
-from collectives.trees.latency_model import MeasuredPointToPoint, predict
-from collectives.trees.schedules import build
+from collectives.trees import MeasuredPointToPoint, build, predict
 from collectives.waiting import DEFAULT as DEFAULT_WAIT
 from topologies import Topology
 

@@ -29,9 +29,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from collectives.partitioning.grid import GRIDS, Grid
-from collectives.partitioning.hotspot_sets import hotspot_multicasts
-from collectives.partitioning.sets import Pairs
+from collectives.partitioning import GRIDS, Grid, Pairs, hotspot_multicasts
 from collectives.programs.multinode_bench import SCHEMES, plan_for, scheme_names
 from topologies import TopologyError, split_spec
 from topologies.spec_file import is_topology_file

@@ -15,8 +15,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from collectives.partitioning.plans import DIRECT, DIRECT_MESH, TITLES
-from collectives.partitioning.sets import sets_text
+from collectives.partitioning import DIRECT, DIRECT_MESH, TITLES, sets_text
 from collectives.programs.multinode_bench import SCHEME_NAMES
 
 from ..results import size_text, text_table
