@@ -2,9 +2,10 @@
 models and the programs that measure them. This layer never imports ``testbed`` or ``controller``.
 
 As mpi4py does, it states its public face: what the testbed (and a user's program) may
-import, `PUBLIC` below; tests/unit/test_layout.py holds the testbed to it. A sub-package's public names are those
-its ``__init__`` lists (``__all__``), loaded when first asked for (collectives._facade);
-its modules are its own. Every module not named here is private to collectives.
+import, `PUBLIC` below; tests/unit/test_layout.py holds the testbed to it. A module's
+public names are its ``__all__``; a sub-package's are those its ``__init__`` lists (its
+``__all__``), loaded when first asked for (collectives._facade), and its modules are its
+own. Every module not named here is private to collectives.
 
   public
     collectives   bcast, barrier, allgather, allgatherv, Intracomm: calls for mpi4py programs

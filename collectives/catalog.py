@@ -38,6 +38,9 @@ from .ipmc.message import PACE, Options
 from .range_trees.bcast import RangeOptions
 from .trees.schedules import DEFAULT_BLOCKSIZE, DEFAULT_FRAGMENT
 
+# The public names (collectives.PUBLIC): what other packages may import from here
+__all__ = ["COLLECTIVES", "Option", "entry", "known_as", "lookup", "options", "table"]
+
 COLLECTIVES = tuple(RECORDS)  # bcast, barrier, allgather
 REQUIRED = "required"  # Option.default of an option without one
 

@@ -280,3 +280,22 @@ def test_the_script_counts_the_collectives_modules_the_testbed_imports(
         with pytest.raises(SystemExit) as exc:
             ig.main(bad)
         assert exc.value.code == 2
+
+
+def test_the_testbed_takes_only_the_names_a_public_module_lists() -> None:
+    """A public module of collectives says its public names (``__all__``): the testbed
+    imports no other name from it (a program module's, run by name, excepted: its argv is
+    read from its parser)."""
+    def listed(module: str) -> list[str]:
+        for node in ast.parse(MODULES[module].read_text()).body:
+            if isinstance(node, ast.Assign) and any(
+                    isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets):
+                return list(ast.literal_eval(node.value))
+        return []
+
+    plain = [m for m in _public() if m not in FACADES and not m.startswith("collectives.programs")]
+    assert [m for m in plain if not listed(m)] == []
+    wrong = sorted(f"{i.source}:{i.line} {i.target}.{i.name}" for i in IMPORTS
+                   if i.source.startswith("testbed") and i.target in plain and i.name
+                   and i.name not in listed(i.target))
+    assert wrong == []
