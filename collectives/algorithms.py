@@ -14,6 +14,14 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
+# The public names (collectives.PUBLIC): what other packages may import from here
+__all__ = ["ALLGATHERS", "Algorithm", "BARRIERS", "BCASTS", "COMPLETIONS", "DEFAULT_COMPLETION",
+           "DEFAULT_SEND_ORDER", "ELSEWHERE", "Elsewhere", "FAMILIES", "Foreign",
+           "LIBRARIES", "NATIVE", "Named", "SEND_ORDERS", "allgather_algorithm",
+           "barrier_algorithm", "bcast_algorithm", "check_ack_options", "check_choice",
+           "check_completion", "check_release", "check_send_order", "foreign", "lookup",
+           "mpich_function", "names", "records", "resolve"]
+
 # family -> what it is (the executor has one runner per family)
 FAMILIES = {
     "mpi": "the MPI library's own collective, measured as the baseline",

@@ -35,6 +35,9 @@ from .algorithms import (
 )
 from .executor import barrier_options, check_allgather, check_barrier, check_bcast
 
+# The public names (collectives.PUBLIC): what other packages may import from here
+__all__ = ["AllgatherCall", "BarrierCall", "BcastCall", "Call"]
+
 C = TypeVar("C", bound="Call")
 
 

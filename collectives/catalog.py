@@ -41,6 +41,9 @@ from .trees.dyntree import StaticParams
 from .trees.schedules import ALLGATHERS as SCATTER_ALLGATHERS
 from .trees.schedules import DEFAULT_BLOCKSIZE, DEFAULT_FRAGMENT, TREES
 
+# The public names (collectives.PUBLIC): what other packages may import from here
+__all__ = ["COLLECTIVES", "Option", "entry", "known_as", "lookup", "options", "table"]
+
 COLLECTIVES = tuple(RECORDS)  # bcast, barrier, allgather
 REQUIRED = "required"  # Option.default of an option without one
 

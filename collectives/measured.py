@@ -48,6 +48,10 @@ from .timing import busy_wait, idle_barrier
 # t_hold and t_end then hold the wake-up that a broadcast's ranks pay.
 from .waiting import recv, send, wait
 
+# The public names (collectives.PUBLIC): what other packages may import from here
+__all__ = ["Cache", "Measured", "checkable", "departures", "hold", "hold_rounds", "measure",
+           "needs", "pingpong", "points", "reps", "rounds", "send_order", "software"]
+
 HOLD_TAG, PINGPONG_TAG = 10, 9
 
 

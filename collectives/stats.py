@@ -22,6 +22,9 @@ from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any
 
+# The public names (collectives.PUBLIC): what other packages may import from here
+__all__ = ["TAIL_LEVELS", "level_name", "needed", "quantile", "summarize", "tails"]
+
 # the percentiles a point's tail is told by (issue 51: what one loss costs)
 TAIL_LEVELS = (0.5, 0.9, 0.99, 0.999)
 

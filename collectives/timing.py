@@ -10,6 +10,10 @@ from collections.abc import Sequence
 
 from .waiting import wait
 
+# The public names (collectives.PUBLIC): what other packages may import from here
+__all__ = ["busy_fraction", "busy_wait", "core_wait_s", "cpu_jiffies", "fit_line", "idle_barrier",
+           "sched_self", "sched_since", "wait_per_turn"]
+
 
 def idle_barrier(comm) -> None:
     """A barrier that sleeps while it waits (collectives.waiting, whatever MCASTLAB_WAIT

@@ -34,7 +34,8 @@ ENV_BCAST, ENV_BARRIER, ENV_OPTIONS = "MCASTLAB_BCAST", "MCASTLAB_BARRIER", "MCA
 ENV_ALLGATHER = "MCASTLAB_ALLGATHER"
 # unnamed, a collective is MPICH's own, as in collectives.bcast and Intracomm: a program's
 # collectives change only where one is named (collectives.algorithms.DEFAULTS)
-__all__ = ["DEFAULT_ALLGATHER", "DEFAULT_BARRIER", "DEFAULT_BCAST", "install", "main", "parse"]
+__all__ = ["DEFAULT_ALLGATHER", "DEFAULT_BARRIER", "DEFAULT_BCAST", "install", "main", "option",
+           "parse"]
 
 
 def option(text: str) -> tuple[str, Any]:

@@ -29,6 +29,10 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+# The public names (collectives.PUBLIC): what other packages may import from here
+__all__ = ["DEFAULT", "MODES", "SocketWatch", "connect_all", "pause", "probe", "recv", "send",
+           "until", "wait", "watch"]
+
 MODES = ("block", "spin", "yield", "sleep")
 DEFAULT = "block"
 MODE = os.environ.get("MCASTLAB_WAIT", DEFAULT)

@@ -3,6 +3,7 @@
     .venv/bin/python scripts/import_graph.py [--root DIR] [--draw FILE.png] [--json]
     .venv/bin/python scripts/import_graph.py --importers MODULE [--root DIR]
     .venv/bin/python scripts/import_graph.py --parameters MODULE.FUNCTION [--root DIR]
+    .venv/bin/python scripts/import_graph.py --imported-by testbed --of collectives
 
 prints the figures docs/architecture.md keeps: modules, edges between them, imports placed
 inside functions (how many, in which files), import cycles counted with those, and which of
@@ -12,6 +13,9 @@ floors of testbed/__init__.py). `--draw` pictures that sub-package graph, floor 
 `--importers` lists the project's modules that import MODULE (a function-level import
 counts); `--parameters` counts a function's parameters (positional, keyword-only, *args
 and **kwargs each one), both read from the source as the rest is.
+`--imported-by A --of B` lists instead the modules of package B that modules of package A
+import (issue 54: the collectives modules the testbed imports, against collectives.PUBLIC),
+and by how many of A's modules each.
 
 tests/unit/test_layout.py holds the code to its layout with the same reading. Imports only
 for type checkers (under `if TYPE_CHECKING:`) do not count: they never run.
@@ -219,6 +223,16 @@ def parameters(root: Path, dotted: str) -> list[str]:
             rest = [x for x in (a.vararg, a.kwarg) if x is not None]
             return [x.arg for x in (*a.posonlyargs, *a.args, *a.kwonlyargs, *rest)]
     raise SystemExit(f"no function {name} in {module}")
+def imported_by(modules: dict[str, Path], imports: list[Import], by: str, of: str
+                ) -> dict[str, int]:
+    """The modules of package `of` that modules of package `by` import (whether at the top
+    or inside functions), each with how many of `by`'s modules import it."""
+    users: dict[str, set[str]] = {}
+    for i in imports:
+        if i.source.split(".")[0] == by and i.target in modules \
+                and i.target.split(".")[0] == of:
+            users.setdefault(i.target, set()).add(i.source)
+    return {m: len(users[m]) for m in sorted(users)}
 
 
 def draw(root: Path, out: Path, title: str, floors: list[list[str]] | None = None) -> None:
@@ -290,11 +304,31 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--importers", metavar="MODULE", help="the modules that import MODULE")
     ap.add_argument("--parameters", metavar="MODULE.FUNCTION",
                     help="how many parameters a function takes, and which")
+    ap.add_argument("--imported-by", metavar="PACKAGE",
+                    help="with --of: the modules of --of's package this package imports")
+    ap.add_argument("--of", metavar="PACKAGE", help="see --imported-by")
     args = ap.parse_args(argv)
+    if (args.imported_by is None) != (args.of is None):
+        ap.error("--imported-by and --of go together")
     if args.importers or args.parameters:
         found = (importers(args.root, args.importers) if args.importers
                  else parameters(args.root, args.parameters))
         print(json.dumps(found) if args.json else f"{len(found)}: {', '.join(found)}")
+        return 0
+    if args.imported_by:
+        modules = find_modules(args.root)
+        tops = {m.split(".")[0] for m in modules}
+        if args.of not in tops or args.imported_by not in tops:
+            ap.error(f"--imported-by and --of name packages of the project: {', '.join(PACKAGES)}")
+        used = imported_by(modules, all_imports(modules), args.imported_by, args.of)
+        total = sum(m.split(".")[0] == args.of for m in modules)
+        if args.json:
+            print(json.dumps({"imported": len(used), "modules": total, "by": used}, indent=1))
+        else:
+            print(f"{len(used)} of {total} modules of {args.of} imported by {args.imported_by}"
+                  " (module: how many of its modules import it)")
+            for m, n in used.items():
+                print(f"  {m}: {n}")
         return 0
     floors = read_floors(args.floors) if args.floors else None
     f = figures(args.root, floors)

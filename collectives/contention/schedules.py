@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..algorithms import Algorithm, Named, names, resolve
-from ..trees.ops import Op, Recv, Schedule, Send
+from ..ops import Op, Recv, Schedule, Send
 from . import trees as ct
 
 ALGORITHMS = names("contention")

@@ -1,6 +1,6 @@
 """Contention-free multicast trees on meshes, tori and BMINs (pure): Nupairoj1998, chapter 5.
 
-OPT-Tree (:mod:`collectives.trees.opttree`) fixes the *shape* of the best tree from t_hold and
+OPT-Tree (:mod:`collectives.opttree`) fixes the *shape* of the best tree from t_hold and
 t_end, but on a network that routes each message over a fixed path two sends of the tree may
 still share a link and slow each other down. The chapter-5 algorithms keep the shape and place
 it on a *chain*: the participants sorted in an order that matches the routing. Each holder of
@@ -48,7 +48,7 @@ from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
-from ..trees.opttree import opt_table
+from ..opttree import opt_table
 
 __all__ = [
     "ContentionTree",

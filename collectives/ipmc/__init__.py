@@ -28,3 +28,35 @@
                    a message assembled from datagrams       message
                    deadlines and naps                       deadline
 """
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from .._facade import public_name
+
+# The public names (collectives.PUBLIC), each loaded when first asked for
+# (collectives._facade): a rank that imports one module here loads that one alone.
+if TYPE_CHECKING:
+    from .accounting import joined
+    from .acktree import ACKS, DEFAULT_FANOUT
+    from .datagram import DATA, KEY_SIZE, Codec
+    from .groups import (
+        SIEBERT_ADDRESSES,
+        SIEBERT_PAIRS,
+        SIEBERT_PORTS,
+        collision_probability,
+        group_dir,
+    )
+    from .plans import mcast_barrier_messages, mpich_barrier_messages, scout_frames, tree_frames
+    from .rounds import expected_mean
+    from .sockbuf import describe as rcvbuf_line
+
+__all__ = ["ACKS", "Codec", "DATA", "DEFAULT_FANOUT", "KEY_SIZE", "SIEBERT_ADDRESSES",
+           "SIEBERT_PAIRS", "SIEBERT_PORTS", "collision_probability", "expected_mean",
+           "group_dir", "joined", "mcast_barrier_messages", "mpich_barrier_messages",
+           "rcvbuf_line", "scout_frames", "tree_frames"]
+
+
+def __getattr__(name: str) -> Any:
+    return public_name(__name__, name)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from . import opttree
+from .. import opttree
 from .latency_model import PointToPoint, completion_times
 from .schedules import build
 

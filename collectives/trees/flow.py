@@ -9,7 +9,7 @@ every t_hold, and it returns when its last send has held it for t_hold (a leaf r
 its receive). The critical destinations are those that return last (Definition 1): with
 every node calling at the root's call, the multicast latency is their flow latency (Lemma 1).
 
-Trees are dicts from a node to its children in send order (as collectives.trees.opttree
+Trees are dicts from a node to its children in send order (as collectives.opttree
 and collectives.trees.schedules build them); leaves may be left out.
 """
 

@@ -21,8 +21,8 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import dataclass
 
+from ..ops import Recv, Schedule, Send
 from .latency_model import drive
-from .ops import Recv, Schedule, Send
 
 
 @dataclass(frozen=True)

@@ -25,9 +25,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..algorithms import Named, resolve
+from ..ops import Schedule
 from .dyntree import from_measured
 from .latency_model import MeasuredPointToPoint
-from .ops import Schedule
 from .schedules import build
 
 # Ethernet's per-frame bytes beyond the IP packet (header 14, FCS 4, preamble and start 8,

@@ -14,7 +14,7 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from .ops import Op, Recv, Schedule, Send
+from ..ops import Op, Recv, Schedule, Send
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ from typing import Any
 
 from .. import held, outqueue, sent, waiting
 from ..algorithms import DEFAULT_SEND_ORDER, Named
-from .ops import Op, Recv, Schedule, Send, SendRecv
+from ..ops import Op, Recv, Schedule, Send, SendRecv
 from .schedules import build
 
 TAG = 0x4D43  # one tag: per-pair FIFO order of MPI matches the schedule's order

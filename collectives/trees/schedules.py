@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from .. import opttree
 from ..algorithms import (
     DEFAULT_SEND_ORDER,
     NATIVE,
@@ -27,8 +28,7 @@ from ..algorithms import (
     check_send_order,
     names,
 )
-from . import opttree
-from .ops import Op, Recv, Schedule, Send, SendRecv
+from ..ops import Op, Recv, Schedule, Send, SendRecv
 
 ALGORITHMS = names("tree")
 # told where the ranks sit (mesh=, torus=, bmin=, nodes=): collectives.contention.schedules,

@@ -28,8 +28,8 @@ import random
 from typing import Any
 
 from collectives.call import BcastCall
-from collectives.contention import schedules as cs
-from collectives.trees.run import schedule_for
+from collectives.contention import Timed, timed_sends
+from collectives.trees import schedule_for
 from topologies import Topology, parse_spec
 
 from ..emulation.environment import Capabilities
@@ -52,7 +52,7 @@ MESSAGE_COPY = 0.5  # a directed link carried the message once per this many byt
 
 
 def placed_sends(topo: Topology, algorithm: str, nodes: list[int], size: int,
-                 params: dict[str, Any]) -> tuple[list[cs.Timed], float]:
+                 params: dict[str, Any]) -> tuple[list[Timed], float]:
     """The sends of the tree the ranks on `nodes` (rank i on nodes[i]) build, from the
     options run_bcast gives them (rank_options), timed by the model at the t_hold it prices
     that broadcast with (model_inputs.sends_for, as bcast.prediction); and that t_hold.
@@ -65,8 +65,8 @@ def placed_sends(topo: Topology, algorithm: str, nodes: list[int], size: int,
                                                         placement))
     t_hold, t_end = p2p.t_hold(size), p2p.t_end(size)
     sched = schedule_for(algorithm, len(nodes), 0, size, **timing, **placement)
-    return ([cs.Timed(nodes[s.sender], nodes[s.receiver], s.start)
-             for s in cs.timed_sends(sched, t_hold, t_end)], t_hold)
+    return ([Timed(nodes[s.sender], nodes[s.receiver], s.start)
+             for s in timed_sends(sched, t_hold, t_end)], t_hold)
 
 
 def worst_placement(topo: Topology, params: dict[str, Any], size: int) -> tuple[int, list[int]]:

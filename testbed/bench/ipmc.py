@@ -14,7 +14,7 @@ from typing import Any
 
 from collectives.algorithms import names
 from collectives.call import BcastCall
-from collectives.ipmc.plans import scout_frames, tree_frames
+from collectives.ipmc import scout_frames, tree_frames
 from collectives.programs import barrier_bench
 from topologies import parse_spec
 

@@ -19,11 +19,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from collectives.partitioning.grid import Torus
-from collectives.partitioning.hotspot_sets import HOT_SPOT_FACTORS, hotspot_multicasts
-from collectives.partitioning.report_scale import TSENG2001, tseng2001_model
-from collectives.partitioning.schemes import SCHEME_NAMES, SCHEMES, plan_for
-from collectives.partitioning.step_model import plan_cost
+from collectives.partitioning import (
+    HOT_SPOT_FACTORS,
+    SCHEME_NAMES,
+    SCHEMES,
+    TSENG2001,
+    Torus,
+    hotspot_multicasts,
+    plan_cost,
+    plan_for,
+    tseng2001_model,
+)
 from topologies import parse_spec
 
 from ..emulation.environment import Capabilities

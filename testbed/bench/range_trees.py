@@ -25,8 +25,7 @@ from typing import Any
 from collectives.algorithms import names
 from collectives.call import BcastCall
 from collectives.programs import barrier_bench
-from collectives.range_trees.kary_tree import KaryNTree
-from collectives.range_trees.trees import greedy_tree
+from collectives.range_trees import KaryNTree, greedy_tree
 from collectives.waiting import DEFAULT as DEFAULT_WAIT
 from controller.config import ControllerConfig
 from topologies import parse_spec

@@ -10,12 +10,18 @@ import time
 from collections.abc import Callable, Iterator
 
 from collectives.algorithms import lookup, names
-from collectives.contention.schedules import Timed
-from collectives.range_trees.kary_tree import KaryNTree
-from collectives.range_trees.schedule import RangeTree
-from collectives.range_trees.trees import SearchLimitExceeded, greedy_tree, optimal_tree
-from collectives.range_trees.trials import DEFAULT_BUDGET, check_config, hwtree_trials
-from collectives.trees.describe import describe
+from collectives.contention import Timed
+from collectives.range_trees import (
+    DEFAULT_BUDGET,
+    KaryNTree,
+    RangeTree,
+    SearchLimitExceeded,
+    check_config,
+    greedy_tree,
+    hwtree_trials,
+    optimal_tree,
+)
+from collectives.trees import describe_schedule
 from topologies import parse_spec
 
 from ..errors import McastlabError, UsageError
@@ -62,7 +68,7 @@ def cmd_trees(args: argparse.Namespace) -> int:
         except McastlabError as exc:
             raise UsageError(str(exc)) from None
     try:
-        d = describe(args.algorithm, k, args.t_hold, args.t_end, root=args.root,
+        d = describe_schedule(args.algorithm, k, args.t_hold, args.t_end, root=args.root,
                      nbytes=args.size, ports=args.ports, t_int=args.t_int,
                      fragment=args.fragment, placement=placement)
     except (ValueError, TypeError) as exc:

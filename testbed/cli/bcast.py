@@ -15,8 +15,7 @@ from typing import Any, NamedTuple
 from collectives.algorithms import BCASTS, COMPLETIONS, NATIVE, SEND_ORDERS
 from collectives.call import BcastCall
 from collectives.executor import WAIT_MODES
-from collectives.ipmc.acktree import ACKS, DEFAULT_FANOUT
-from collectives.ipmc.sockbuf import describe as rcvbuf_line
+from collectives.ipmc import ACKS, DEFAULT_FANOUT, rcvbuf_line
 
 from ..cluster.spread import across
 from ..emulation.network import Emulation
@@ -43,6 +42,7 @@ from .arguments import (
     progress,
     switch_of,
 )
+from .lines import rank_lines
 from .steps import Steps
 from .values import POSITIVE_SIZE, SIZE_SPELLINGS, SIZES, names
 
@@ -276,9 +276,6 @@ def print_details(res: BcastResult) -> None:
     """What `mcastlab bcast` shows below the headline, where the run measured it: per rank,
     CPU, DYN-Tree's trees, frames and link bytes, datagrams and repairs, the late side's
     final phase, TCP under loss, the flow-latency figure."""
-    # testbed.cli.interactive loads Mininet: only where a network is built
-    from .interactive import rank_lines
-
     if res.rank_return_s:  # per-rank times need one clock (not across servers)
         print("\n".join("  " + ln for text in rank_lines(res) for ln in text.splitlines()))
     cpu = res.cpu or {}

@@ -16,6 +16,7 @@ from ..emulation.controller_proc import ApiError, api_get, api_post
 from ..emulation.run_records import active_run
 from ..errors import McastlabError, UsageError
 from ..results import text_table
+from .lines import group_lines
 from .values import node
 
 
@@ -98,9 +99,6 @@ def _show(args: argparse.Namespace, path: str, text: Callable[[dict], str]) -> i
 
 
 def _groups_text(groups: dict) -> str:
-    # testbed.cli.interactive loads Mininet: only where a network is built
-    from .interactive import group_lines
-
     return "\n".join(group_lines(groups))
 
 

@@ -14,10 +14,16 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from collectives.partitioning.grid import Grid
-from collectives.partitioning.plans import TITLES
-from collectives.partitioning.schemes import scheme_names
-from collectives.partitioning.sets import FORM, Pairs, parse_sets, sets_of_mapping, sets_text
+from collectives.partitioning import (
+    FORM,
+    TITLES,
+    Grid,
+    Pairs,
+    parse_sets,
+    scheme_names,
+    sets_of_mapping,
+    sets_text,
+)
 from collectives.waiting import DEFAULT as DEFAULT_WAIT
 from collectives.waiting import MODES as WAIT_MODES
 

@@ -26,10 +26,8 @@ from mininet.node import Host
 from ..emulation import run_records
 from ..emulation.hosts import HostShell, TestbedSwitch
 from ..emulation.servers import LocalServer
-from .guard import VXLAN_PORT
 from .server import RemoteServer, remote_command
-
-TUNNEL_MTU = 1450  # 1500 less gretap's or VXLAN's 50 bytes (outer IP, UDP/GRE, headers)
+from .tunnels import tunnel_batch
 
 
 class ClusterNode(RemoteMixin):
@@ -65,23 +63,6 @@ class ClusterHost(HostShell, ClusterNode, Host):
 
 class ClusterSwitch(TestbedSwitch, ClusterNode, RemoteOVSSwitch):
     """A testbed OVS bridge on any server (started in one ovs-vsctl per server)."""
-
-
-def tunnel_batch(kind: str, name: str, local: str, remote: str, key: int,
-                 mac: str | None = None) -> str:
-    """`ip -batch` lines making one end of a tunnel (in its server's root namespace, where
-    the switch opens it as a port)."""
-    if kind == "gretap":
-        add = f"link add name {name} type gretap local {local} remote {remote} ttl 64 key {key}"
-    elif kind == "vxlan":
-        add = (f"link add name {name} type vxlan id {key} local {local} remote {remote} "
-               f"dstport {VXLAN_PORT} nolearning")  # (testbed.cluster.guard)
-    else:
-        raise ValueError(f"unknown tunnel kind {kind!r}")
-    lines = [add, f"link set {name} mtu {TUNNEL_MTU}"]
-    if mac:
-        lines.append(f"link set {name} address {mac}")
-    return "\n".join([*lines, f"link set {name} up"]) + "\n"
 
 
 class TunnelLink(RemoteLink):

@@ -28,6 +28,7 @@ from .server import RemoteServer, servers
 from .switch_placement import Placement
 from .tls import RunPki, make_pki, set_switch_tls
 from .tunnel_ids import TunnelIds
+from .tunnels import TUNNEL_MTU
 
 
 class Spread(OneMachine):
@@ -69,8 +70,6 @@ class Spread(OneMachine):
     def host_mtu(self) -> int | None:
         if not self.cluster:
             return None
-        from .nodes import TUNNEL_MTU  # nodes.py loads Mininet Cluster Edition: cluster runs only
-
         return TUNNEL_MTU
 
     def server_of(self, node: str) -> str:

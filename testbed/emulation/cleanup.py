@@ -8,7 +8,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from collectives.ipmc.groups import group_dir
+from collectives.ipmc import group_dir
 
 from . import priority, run_records
 from .linkshape import NFT_TABLE_PREFIX, nft_table

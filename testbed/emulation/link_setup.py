@@ -6,8 +6,8 @@ new rates in place when the emulation is retuned."""
 from __future__ import annotations
 
 import shlex
+from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from topologies import HOST_PORT, Topology
 
@@ -19,9 +19,7 @@ from .hub import medium_intfs
 from .lane import classes as lane_classes
 from .one_way import switch_rate
 from .ports import host_links, intf_name
-
-if TYPE_CHECKING:
-    from .network import Emulation
+from .wiring import Started, Wiring
 
 
 def name_files(run_dir: Path) -> list[str]:
@@ -45,23 +43,26 @@ RTO_MAX_MS = 1000  # the smallest the kernel accepts
 
 
 class LinkSetup:
-    """Shapes one emulation's links (Emulation.start and Emulation.retune)."""
+    """Shapes one emulation's links (Emulation.start and Emulation.retune), handed its
+    facts as values (testbed.emulation.wiring), not the emulation."""
 
-    def __init__(self, emu: Emulation) -> None:
-        self.emu = emu
+    def __init__(self, wiring: Wiring) -> None:
+        self.wiring = wiring
 
-    def configure(self, xdp: set[str]) -> None:
+    def configure(self, topo: Topology, xdp: set[str], run: Started,
+                  root_intfs: Mapping[str, list[str]]) -> None:
         """Per host one shell round trip; switch-side shaping in one `tc -batch` (for an
         AF_XDP port, on the host's ingress instead: see linkshape). A hub's ports are not
-        shaped on its side: its medium serializes every frame instead (see hub)."""
-        emu = self.emu
-        topo, spread, caps = emu.topo, emu.spread, emu.caps
+        shaped on its side: its medium serializes every frame instead (see hub).
+        `root_intfs`: per server, the interfaces of the run in its root namespace."""
+        w = self.wiring
+        spread, caps = w.spread, w.caps
         for server, runner in spread.runners.items():
             root_tc = ""
             for link in topo.links:
                 for node, port in ((link.node1, link.port1), (link.node2, link.port2)):
                     if (not topo.is_host(node) and intf_name(node, port) not in xdp
-                            and spread.server_of(node) == server and not emu.hub):
+                            and spread.server_of(node) == server and not w.hub):
                         root_tc += linkshape.tc_batch(intf_name(node, port), link.params,
                                                       caps.sch_netem)
             if root_tc:
@@ -69,10 +70,9 @@ class LinkSetup:
             # The switch ends of the veths live in the root namespace, where IPv6 would make
             # the kernel send router solicitations and MLD reports out of them: stray frames
             # that the port counters would count as traffic.
-            root_intfs = emu.network_on(server)[1]
-            if root_intfs:
+            if root_intfs.get(server):
                 runner.run(["sysctl", "-qw", *(f"net.ipv6.conf.{i}.disable_ipv6=1"
-                                               for i in root_intfs)], timeout=60)
+                                               for i in root_intfs[server])], timeout=60)
         host_params = {n: lk.params for lk in topo.links for n in (lk.node1, lk.node2)
                        if topo.is_host(n)}
         switch_ends = {h: end for h, (end, _lk) in host_links(topo).items()}
@@ -80,17 +80,17 @@ class LinkSetup:
             intf = intf_name(h.name, HOST_PORT)
             params = host_params[h.name]
             cmds = [
-                *name_files(emu.run_dir),
+                *name_files(run.run_dir),
                 "sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1",
                 f"ip route add 224.0.0.0/4 dev {intf}",
             ]
-            if emu.control:  # its control interface (testbed.emulation.ctlnet)
+            if w.control:  # its control interface (testbed.emulation.ctlnet)
                 cmds += ctlnet.host_cmds(h.name, h.node_id)
             if spread.host_mtu:  # frames a tunnel can carry (see testbed.cluster.nodes)
                 cmds.append(f"ip link set {intf} mtu {spread.host_mtu}")
             if RTO_MAX_SYSCTL.exists():
                 cmds.append(f"sysctl -qw net.ipv4.tcp_rto_max_ms={RTO_MAX_MS}")
-            if caps.datapath == "user" and not emu.linux_bridge:
+            if caps.datapath == "user" and not w.kernel_bridges:
                 # Userspace datapath + veth: TCP breaks unless transmit checksums are real.
                 cmds.append(f"ethtool -K {intf} tx off >/dev/null")
             if params.bw_mbit is not None:
@@ -102,31 +102,31 @@ class LinkSetup:
                 cmds.append(f"ethtool -K {intf} tso off gso off >/dev/null")
                 cmds.append(f"ip link set {intf} gso_max_segs 1")
             tc = linkshape.tc_batch(intf, params, caps.sch_netem)
-            if switch_ends[h.name] in xdp and not emu.hub:
+            if switch_ends[h.name] in xdp and not w.hub:
                 ifb_cmds, ifb_tc = linkshape.ingress_shaping(intf, params, caps.sch_netem)
                 cmds += ifb_cmds
                 tc += ifb_tc
             if tc:
-                batch = emu.run_dir / f"tc-{h.name}.batch"
+                batch = run.run_dir / f"tc-{h.name}.batch"
                 spread.runner(h.name).put(batch, tc)
                 cmds.append(tc_batch(batch))
             if not caps.sch_netem:
                 cmds += linkshape.netfilter_loss(intf, params)
-            run_in_host(emu.net.get(h.name), cmds, f"configuring host {h.name}")
+            run_in_host(run.host(h.name), cmds, f"configuring host {h.name}")
 
-    def retune(self, topo: Topology) -> None:
-        """Give every shaped link the rate it has in `topo` (this network with other rates,
-        as Topology.scaled makes), in place."""
-        emu = self.emu
+    def retune(self, now: Topology, topo: Topology, xdp: set[str], run: Started) -> None:
+        """Give every shaped link the rate it has in `topo` (the network `now` with other
+        rates, as Topology.scaled makes), in place. `xdp`: the AF_XDP ports (shaped on the
+        host's ingress)."""
+        w = self.wiring
 
         def shape(t: Topology) -> list[tuple[str, int, str, int, bool]]:
             return [(lk.node1, lk.port1, lk.node2, lk.port2, lk.params.bw_mbit is None)
                     for lk in t.links]
 
-        if shape(topo) != shape(emu.topo):
+        if shape(topo) != shape(now):
             raise UsageError("retune changes rates only: give the same network's links, each "
                              "limited or unlimited as before")
-        xdp = emu.port_plan.xdp_intfs(emu.topo)
         ends = {h: end for h, (end, _lk) in host_links(topo).items()}
         root_tc: dict[str, str] = {}
         host_tc: dict[str, str] = {}
@@ -135,28 +135,28 @@ class LinkSetup:
                 continue
             for node, port in ((lk.node1, lk.port1), (lk.node2, lk.port2)):
                 intf = intf_name(node, port)
-                if emu.topo.is_host(node):
+                if now.is_host(node):
                     host_tc[node] = host_tc.get(node, "") + linkshape.htb_rate_change(
                         intf, lk.params.bw_mbit)
-                    if ends[node] in xdp and not emu.hub:
+                    if ends[node] in xdp and not w.hub:
                         host_tc[node] += linkshape.htb_rate_change(linkshape.IFB,
                                                                    lk.params.bw_mbit)
-                elif intf not in xdp and not emu.hub:
-                    server = emu.spread.server_of(node)
+                elif intf not in xdp and not w.hub:
+                    server = w.spread.server_of(node)
                     root_tc[server] = root_tc.get(server, "") + linkshape.htb_rate_change(
                         intf, lk.params.bw_mbit)
-        if emu.hub:  # one machine's (no cluster), as the lanes
+        if w.hub:  # one machine's (no cluster), as the lanes
             root_tc[LOCAL] = root_tc.get(LOCAL, "") + "".join(
                 linkshape.htb_rate_change(medium_intfs(sw.name)[2], rate)
                 for sw in topo.switches if (rate := switch_rate(topo, sw.name)) is not None)
-        if emu.lanes:  # each port's class at its link's new rate
+        if w.lanes:  # each port's class at its link's new rate
             root_tc[LOCAL] = root_tc.get(LOCAL, "") + "".join(
                 lane_classes(topo, sw.name, "change") for sw in topo.switches)
         for server, lines in root_tc.items():
             if lines:
-                emu.spread.runners[server].run(["tc", "-batch", "-"], input=lines, timeout=60)
+                w.spread.runners[server].run(["tc", "-batch", "-"], input=lines, timeout=60)
         for name, lines in host_tc.items():
-            batch = emu.run_dir / f"tc-{name}-retune.batch"
-            emu.spread.runner(name).put(batch, lines)
-            run_in_host(emu.net.get(name), [tc_batch(batch)],
+            batch = run.run_dir / f"tc-{name}-retune.batch"
+            w.spread.runner(name).put(batch, lines)
+            run_in_host(run.host(name), [tc_batch(batch)],
                         f"retuning {name}'s link")

@@ -6,49 +6,50 @@ where the network lies, one server or several."""
 from __future__ import annotations
 
 import shutil
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from topologies import HOST_PORT
+from topologies import HOST_PORT, Topology
 from topologies.loss import loss_fraction
 
 from ..errors import CapabilityError, UsageError
 from . import linkshape
 from .host_shell import run_in_host
 from .ports import intf_name
-
-if TYPE_CHECKING:
-    from .network import Emulation
+from .wiring import Started, Wiring
 
 
 class LossControl:
-    """The loss settings of one emulation (Emulation.set_loss and set_link_loss)."""
+    """The loss settings of one emulation (Emulation.set_loss and set_link_loss), handed
+    its facts as values (testbed.emulation.wiring), not the emulation; `run` None: the
+    emulation is not started, and only the checks of what was asked run."""
 
-    def __init__(self, emu: Emulation) -> None:
-        self.emu = emu
+    def __init__(self, wiring: Wiring) -> None:
+        self.wiring = wiring
 
-    def on_hosts(self, loss: float | str, hosts: list[str | int] | None = None,
-                 scope: str = "all") -> None:
+    def on_hosts(self, topo: Topology, run: Started | None, loss: float | str,
+                 hosts: list[str | int] | None = None, scope: str = "all") -> None:
         """From now on drop the fraction `loss` (or "5%": topologies.loss) of the packets
         each way on these hosts' links (default all); 1.0 cuts the hosts off, 0 restores.
         `scope` "multicast" drops only multicast datagrams (see linkshape)."""
-        emu = self.emu
         pct = _percent(loss)
-        if not emu.caps.netfilter_statistic:
+        if not self.wiring.caps.netfilter_statistic:
             raise CapabilityError("changing loss at run time needs the netfilter statistic "
                                   "match (xt_statistic), which this kernel lacks")
-        chosen = [emu.topo.host(x) for x in hosts] if hosts else emu.topo.hosts
+        chosen = [topo.host(x) for x in hosts] if hosts else topo.hosts
         try:  # every host's commands first: bad input changes nothing
             cmds = {h.name: linkshape.netfilter_set_loss(intf_name(h.name, HOST_PORT), pct,
                                                          scope) for h in chosen}
         except ValueError as e:
             raise UsageError(str(e)) from e
+        if run is None:
+            raise UsageError("the emulation is not started")
         for name, host_cmds in cmds.items():
-            run_in_host(emu.net.get(name), host_cmds, f"setting loss on {name}")
+            run_in_host(run.host(name), host_cmds, f"setting loss on {name}")
 
-    def switch_links(self, node1: str, node2: str) -> list[Any]:
+    @staticmethod
+    def switch_links(topo: Topology, node1: str, node2: str) -> list[Any]:
         """The links (topologies.Link) between two switches; UsageError naming what is
         wrong when a name is not a switch or the two are not linked."""
-        topo = self.emu.topo
         names = {s.name for s in topo.switches}
         for n in (node1, node2):
             if topo.is_host(n):
@@ -66,24 +67,25 @@ class LossControl:
                              f"{', '.join(near) or 'no switch'})")
         return links
 
-    def on_link(self, node1: str, node2: str, loss: float | str) -> None:
+    def on_link(self, topo: Topology, run: Started | None, node1: str, node2: str,
+                loss: float | str) -> None:
         """From now on drop the fraction `loss` (or "5%") of the frames each way on the link
         between two switches (every link, if there are parallel ones); 1.0 cuts the link,
         0 restores it."""
-        emu = self.emu
-        links = self.switch_links(node1, node2)
+        links = self.switch_links(topo, node1, node2)
         pct = _percent(loss)
-        if emu.record is None:
+        spread = self.wiring.spread
+        if run is None:
             raise UsageError("the emulation is not started")
         if shutil.which("nft") is None:
             raise CapabilityError("loss on a switch-to-switch link needs nft (Debian package "
                                   "nftables; run 'sudo make install')")
         ends = [(n, intf_name(n, p)) for lk in links
                 for n, p in ((lk.node1, lk.port1), (lk.node2, lk.port2))]
-        for server, here in emu.spread.by_server(ends, lambda e: e[0]).items():
+        for server, here in spread.by_server(ends, lambda e: e[0]).items():
             names = [i for _n, i in here]
-            script = linkshape.nft_link_loss(linkshape.nft_table(emu.record.id), names, pct)
-            res = emu.spread.runners[server].run(["nft", "-f", "-"], input=script,
+            script = linkshape.nft_link_loss(linkshape.nft_table(run.run_id), names, pct)
+            res = spread.runners[server].run(["nft", "-f", "-"], input=script,
                                                  check=False)
             if res.returncode != 0:
                 msg = (res.stderr or res.stdout).strip().splitlines()

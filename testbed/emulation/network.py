@@ -49,6 +49,7 @@ from .runlock import RunLock
 from .servers import OneMachine
 from .switching import DEFAULT as DEFAULT_SWITCH
 from .switching import SwitchKind, switch_kind
+from .wiring import Started, Wiring
 
 PREFIX_LEN = 16  # hosts live in 10.0.0.0/16; the machine's resolver at 10.255.x stays off-link
 
@@ -117,8 +118,10 @@ class Emulation:
         self.control = not self.spread.cluster
         self.port_plan = PortPlan(ports, kernel_bridges=self.linux_bridge, caps=self.caps,
                                   spread=self.spread)
-        self.loss = LossControl(self)
-        self.links = LinkSetup(self)
+        wiring = Wiring(self.caps, self.spread, hub=self.hub, kernel_bridges=self.linux_bridge,
+                        lanes=self.lanes, control=self.control)
+        self.loss = LossControl(wiring)
+        self.links = LinkSetup(wiring)
         if self.spread.cluster and (self.switch.one_machine or host_cpu is not None):
             raise UsageError("a network across servers runs on Open vSwitch without CPU "
                              "limits: Linux bridges, hubs and CPU-limited hosts are one "
@@ -194,16 +197,16 @@ class Emulation:
                  scope: str = "all") -> None:
         """Loss on hosts' links from now on, a fraction or "5%" (before 2026-11-27 a
         percentage: a bare 1 or a number above 1 is refused): LossControl.on_hosts."""
-        self.loss.on_hosts(loss, hosts, scope)
+        self.loss.on_hosts(self.topo, self._started(), loss, hosts, scope)
 
     def switch_links(self, node1: str, node2: str) -> list[Any]:
         """The links between two switches, checked: LossControl.switch_links."""
-        return self.loss.switch_links(node1, node2)
+        return self.loss.switch_links(self.topo, node1, node2)
 
     def set_link_loss(self, node1: str, node2: str, loss: float | str) -> None:
         """Loss on a switch-to-switch link from now on, a fraction or "5%":
         LossControl.on_link (the run's nftables table goes with the run)."""
-        self.loss.on_link(node1, node2, loss)
+        self.loss.on_link(self.topo, self._started(), node1, node2, loss)
 
     @property
     def host_ports(self) -> str:
@@ -214,8 +217,17 @@ class Emulation:
         """Give every shaped link the rate it has in `topo`, in place (LinkSetup.retune):
         calibration tries rate after rate on one network. Jobs started from now on see the
         new rates (run_mpi reads self.topo)."""
-        self.links.retune(topo)
+        run = self._started()
+        if run is None:
+            raise UsageError("the emulation is not started")
+        self.links.retune(self.topo, topo, self.port_plan.xdp_intfs(self.topo), run)
         self.topo = topo
+
+    def _started(self) -> Started | None:
+        """What LinkSetup and LossControl are handed of the started run (None before)."""
+        if self.record is None or self.net is None:
+            return None
+        return Started(self.record.id, self.run_dir, self.net.get)
 
     def __enter__(self) -> Emulation:
         self._trap_signals()
@@ -293,7 +305,10 @@ class Emulation:
         self.timings["mininet_s"] = time.perf_counter() - t0
 
         self.progress("configuring hosts and links")
-        self.links.configure(xdp)
+        started = self._started()
+        assert started is not None  # the record was made and Mininet built above
+        self.links.configure(self.topo, xdp, started,
+                             {s: self.network_on(s)[1] for s in self.spread.runners})
         priority.raise_switch()
         self.timings["configure_s"] = time.perf_counter() - t0
 

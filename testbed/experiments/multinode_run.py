@@ -15,8 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from collectives.partitioning.schemes import BY_NAME
-from collectives.partitioning.sets import Pairs, sets_text
+from collectives.partitioning import BY_NAME, Pairs, sets_text
 from collectives.programs import multinode_bench
 
 from ..emulation.mpi import MpiResult, run_mpi

@@ -29,10 +29,15 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from collectives.partitioning.grid import GRIDS, Grid
-from collectives.partitioning.hotspot_sets import hotspot_multicasts
-from collectives.partitioning.schemes import SCHEMES, plan_for, scheme_names
-from collectives.partitioning.sets import Pairs
+from collectives.partitioning import (
+    GRIDS,
+    SCHEMES,
+    Grid,
+    Pairs,
+    hotspot_multicasts,
+    plan_for,
+    scheme_names,
+)
 from topologies import TopologyError, split_spec
 from topologies.spec_file import is_topology_file
 

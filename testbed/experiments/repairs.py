@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from collectives.ipmc.accounting import joined
+from collectives.ipmc import joined
 
 
 def point_repairs(raw: Sequence[dict[str, Any]]) -> dict[str, list[Any]] | None:

@@ -46,7 +46,7 @@ from collectives.algorithms import (
     lookup,
 )
 from collectives.executor import WAIT_MODES
-from collectives.partitioning.schemes import scheme_name
+from collectives.partitioning import scheme_name
 from collectives.waiting import DEFAULT as DEFAULT_WAIT
 from topologies import Host, Topology, TopologyError, parse_spec
 

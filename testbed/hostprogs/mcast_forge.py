@@ -14,7 +14,7 @@ import socket
 import sys
 import time
 
-from collectives.ipmc import datagram as dg
+from collectives.ipmc import DATA, KEY_SIZE, Codec
 
 
 def main() -> int:
@@ -22,7 +22,7 @@ def main() -> int:
     s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     s.setsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_TTL, 1)
     rng = random.Random(1)
-    forger = dg.Codec(rng.randbytes(dg.KEY_SIZE))
+    forger = Codec(rng.randbytes(KEY_SIZE))
     end, sent = time.monotonic() + seconds, 0
     stop: list[int] = []
     for signum in (signal.SIGTERM, signal.SIGINT):
@@ -30,7 +30,7 @@ def main() -> int:
     while time.monotonic() < end and not stop:
         count = rng.randint(1, 80)
         if rng.random() < 0.8:
-            data = forger.encode(dg.DATA, rng.randint(0, 3), rng.randint(1, 64),
+            data = forger.encode(DATA, rng.randint(0, 3), rng.randint(1, 64),
                                  rng.randrange(count), count, rng.randbytes(rng.randint(0, 1400)))
         else:
             data = rng.randbytes(rng.randint(1, 1400))

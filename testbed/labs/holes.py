@@ -8,8 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from collectives.call import BcastCall
-from collectives.range_trees.kary_tree import KaryNTree
-from collectives.range_trees.trees import greedy_steps, optimal_steps
+from collectives.range_trees import KaryNTree, greedy_steps, optimal_steps
 from controller.config import ControllerConfig
 from controller.ranges import range_group
 

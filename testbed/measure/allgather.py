@@ -12,8 +12,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from collectives.call import AllgatherCall
-from collectives.exchanges import model
-from collectives.exchanges.schedules import build
+from collectives.exchanges import build, data_frames, floor_s, multicast_frames, predict_s
 from collectives.programs import allgather_bench
 
 from ..emulation.frame_count import FrameCounter
@@ -110,12 +109,12 @@ def run_allgather(emu: Emulation, call: AllgatherCall, blocks: Sequence[int],
         return AllgatherResult(
             algorithm=algorithm, block=m, ranks=p, repetitions=repetitions,
             t=Times.of(row["t_s"]), verified=row["verified"],
-            floor_s=model.floor_s(p, m, mbit) if mbit and m else None,
-            predicted_s=model.predict_s(schedule, m, t_end) if schedule and t_end else None,
+            floor_s=floor_s(p, m, mbit) if mbit and m else None,
+            predicted_s=predict_s(schedule, m, t_end) if schedule and t_end else None,
             fidelity=row["fidelity"], window=(row["window"][0], row["window"][1]), loss=loss,
             frames=counter.per_iteration(frames, f"allgather-{m}") if counter else None,
-            frames_expected=model.data_frames(schedule, m) if schedule else
-            model.multicast_frames(p, m) if family == "multicast" else None,
+            frames_expected=data_frames(schedule, m) if schedule else
+            multicast_frames(p, m) if family == "multicast" else None,
             samples=tuple(row["samples_s"]), rcvbuf=row.get("rcvbuf"),
             entry_spread_s=tuple(row.get("entry_spread_s") or ()), start=row.get("start"),
             grtt_s=row.get("grtt_s"))

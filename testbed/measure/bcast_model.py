@@ -8,8 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from collectives.algorithms import Named, resolve
-from collectives.trees.latency_model import predict
-from collectives.trees.schedules import build
+from collectives.trees import build, predict
 from topologies import Topology
 
 from ..errors import RunFailed

@@ -10,9 +10,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from collectives.trees import inputs
-from collectives.trees.inputs import HoldTable, below_wire, table_of, wire_s
-from collectives.trees.latency_model import MeasuredPointToPoint
+from collectives.trees import (
+    HoldTable,
+    MeasuredPointToPoint,
+    below_wire,
+    table_of,
+    wire_s,
+)
+from collectives.trees import sends_for as tree_sends_for
+from collectives.trees import timing as tree_timing
 
 
 def hold_table(params: dict[str, Any]) -> HoldTable:
@@ -32,15 +38,15 @@ def point_to_point(params: dict[str, Any], sends: int | None = None) -> Measured
 def sends_for(algorithm: str, k: int, size: int, params: dict[str, Any],
               placement: dict[str, Any] | None = None, fragment: int | None = None) -> int:
     """collectives.trees.inputs.sends_for on a measure_params record."""
-    return inputs.sends_for(algorithm, k, size, hold_table(params), placement, fragment)
+    return tree_sends_for(algorithm, k, size, hold_table(params), placement, fragment)
 
 
 def timing_options(algorithm: str, size: int, params: dict[str, Any], k: int | None = None,
                    placement: dict[str, Any] | None = None) -> dict[str, float]:
     """collectives.trees.inputs.timing on a measure_params record (a dynamic tree's static
     terms where the record has the sends' software share, t_hold_software_s)."""
-    return inputs.timing(algorithm, size, hold_table(params), k, placement,
-                         params.get("t_hold_software_s"))
+    return tree_timing(algorithm, size, hold_table(params), k, placement,
+                       params.get("t_hold_software_s"))
 
 
 def check(params: dict[str, Any], mbit: float | None) -> list[dict[str, Any]]:

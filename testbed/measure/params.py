@@ -10,7 +10,7 @@ from typing import Any
 from collectives import measured
 from collectives.algorithms import DEFAULT_SEND_ORDER, check_send_order
 from collectives.programs import params as params_program
-from collectives.trees.latency_model import MeasuredPointToPoint
+from collectives.trees import MeasuredPointToPoint
 
 from ..emulation.mpi import run_mpi
 from ..emulation.network import Emulation

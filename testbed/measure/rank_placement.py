@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from collectives.algorithms import Named, resolve
-from collectives.contention import schedules as cs
+from collectives.contention import Timed, contended_pairs
 from topologies.model import Topology
 
 from ..errors import RunFailed
@@ -59,12 +59,12 @@ def route_links(topo: Topology, a: int, b: int) -> list[tuple[str, str]]:
     return list(itertools.pairwise(topo.path(a, b)))
 
 
-def contended(topo: Topology, sends: Sequence[cs.Timed], t_hold: float) -> list[tuple]:
+def contended(topo: Topology, sends: Sequence[Timed], t_hold: float) -> list[tuple]:
     """Pairs of sends (between nodes) under way together on a shared link of the routes."""
-    return cs.contended_pairs(sends, t_hold, functools.partial(route_links, topo))
+    return contended_pairs(sends, t_hold, functools.partial(route_links, topo))
 
 
-def predicted_copies(topo: Topology, sends: Sequence[cs.Timed]) -> dict[str, int]:
+def predicted_copies(topo: Topology, sends: Sequence[Timed]) -> dict[str, int]:
     """How many of the sends each directed link ("a>b") carries under the network's routing."""
     out: dict[str, int] = {}
     for s in sends:

@@ -15,9 +15,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from collectives.partitioning.plans import DIRECT, DIRECT_MESH, TITLES
-from collectives.partitioning.schemes import SCHEME_NAMES
-from collectives.partitioning.sets import sets_text
+from collectives.partitioning import DIRECT, DIRECT_MESH, SCHEME_NAMES, TITLES, sets_text
 
 from ..results import size_text, text_table
 from .figures import Figure, pyplot, rate_text

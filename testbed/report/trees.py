@@ -10,9 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from collectives.algorithms import BCASTS
-from collectives.trees.latency_model import MeasuredPointToPoint
-from collectives.trees.ops import Schedule, Send
-from collectives.trees.schedules import DEFAULT_FRAGMENT, build
+from collectives.trees import DEFAULT_FRAGMENT, MeasuredPointToPoint, Schedule, Send, build
 
 from .figures import Figure, save_figure
 from .points import Point, alg_order, as_int, fmt_size, plural

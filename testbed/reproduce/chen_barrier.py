@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from collectives.ipmc.plans import mcast_barrier_messages, mpich_barrier_messages
+from collectives.ipmc import mcast_barrier_messages, mpich_barrier_messages
 
 from ..errors import RunFailed
 from ..measure.barrier import Row, run_barriers

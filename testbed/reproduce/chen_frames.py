@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from collectives.ipmc.plans import scout_frames, tree_frames
+from collectives.ipmc import scout_frames, tree_frames
 
 from ..bench.points import Flagged
 from .chen_points import Spec, counted, fmt, measured, options, ratio

@@ -18,8 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from collectives.programs import barrier_bench
-from collectives.range_trees.kary_tree import KaryNTree
-from collectives.range_trees.trees import greedy_tree
+from collectives.range_trees import KaryNTree, greedy_tree
 from collectives.waiting import DEFAULT as DEFAULT_WAIT
 
 from ..bench.range_trees import BARRIERS, NODES, RANGE_TREE, SOFTWARE_TREE, K, failed_sets

@@ -17,10 +17,15 @@ from pathlib import Path
 from typing import Any
 
 from collectives.timing import fit_line
-from collectives.trees import opttree
-from collectives.trees.inputs import wire_s
-from collectives.trees.latency_model import completion_times
-from collectives.trees.schedules import binomial_tree, block_binomial_tree, build
+from collectives.trees import (
+    binomial_tree,
+    block_binomial_tree,
+    build,
+    completion_times,
+    opt_children,
+    opt_table,
+    wire_s,
+)
 
 from ..errors import RunFailed
 from ..fidelity.flags import Monitor
@@ -519,8 +524,8 @@ def fanout(timing: Mapping[str, float]) -> dict[str, int]:
     t_end) and of U-Mesh (the binomial tree's) sends on CH6_HOSTS nodes."""
     out = {"u-mesh": len(binomial_tree(CH6_HOSTS).get(0, []))}
     if "t_hold" in timing and "t_end" in timing:
-        table = opttree.opt_table(CH6_HOSTS, timing["t_hold"], timing["t_end"])
-        out["opt-mesh"] = len(opttree.opt_children(CH6_HOSTS, table.j).get(0, []))
+        table = opt_table(CH6_HOSTS, timing["t_hold"], timing["t_end"])
+        out["opt-mesh"] = len(opt_children(CH6_HOSTS, table.j).get(0, []))
     return out
 
 

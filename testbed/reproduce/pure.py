@@ -9,12 +9,21 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from collectives.contention.trees import opt_mesh, opt_min, u_mesh
-from collectives.trees.flow import critical_destinations, flow_latencies
-from collectives.trees.hol import Channel, hol_latency, hol_times
-from collectives.trees.latency_model import PointToPoint, predict
-from collectives.trees.opttree import multiport_table, opt_table
-from collectives.trees.schedules import binomial_tree, block_binomial_tree, build
+from collectives.contention import opt_mesh, opt_min, u_mesh
+from collectives.trees import (
+    Channel,
+    PointToPoint,
+    binomial_tree,
+    block_binomial_tree,
+    build,
+    critical_destinations,
+    flow_latencies,
+    hol_latency,
+    hol_times,
+    multiport_table,
+    opt_table,
+    predict,
+)
 
 from .claims import Claim, Context, PaperFigure
 from .verdict import DIFFERS, REPRODUCED, TRANSFER, Outcome

@@ -11,20 +11,25 @@ import math
 import os
 from typing import Any
 
-from collectives.range_trees.kary_tree import KaryNTree
-from collectives.range_trees.overlap import (
+from collectives.range_trees import (
+    FIG7_TRIALS,
+    Cell,
+    HwTreeStats,
+    KaryNTree,
     backward_overlap_level,
     capabilities,
     differences,
+    fault_sensitivity,
     first_backward_overlap,
     forward_overlap_level,
+    greedy_steps,
+    greedy_trials,
     needs,
+    optimal_steps,
     resolve_backward,
+    run_cells,
     split_down,
 )
-from collectives.range_trees.sensitivity import FIG7_TRIALS, fault_sensitivity
-from collectives.range_trees.trees import greedy_steps, optimal_steps
-from collectives.range_trees.trials import Cell, HwTreeStats, greedy_trials, run_cells
 
 from .claims import Claim, Context, PaperFigure
 from .pure import agree

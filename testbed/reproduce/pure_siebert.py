@@ -7,12 +7,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from collectives.ipmc.groups import (
-    SIEBERT_ADDRESSES,
-    SIEBERT_PAIRS,
-    SIEBERT_PORTS,
-    collision_probability,
-)
+from collectives.ipmc import SIEBERT_ADDRESSES, SIEBERT_PAIRS, SIEBERT_PORTS, collision_probability
 
 from .claims import Claim, Context, PaperFigure
 from .pure import agree

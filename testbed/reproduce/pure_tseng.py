@@ -17,10 +17,10 @@ import os
 from statistics import median
 from typing import Any
 
-from collectives.partitioning.hotspot_sets import HOT_SPOT_FACTORS
-from collectives.partitioning.report_scale import (
-    SCHEMES,
+from collectives.partitioning import (
+    HOT_SPOT_FACTORS,
     TSENG2001,
+    TSENG2001_SCHEMES,
     Workload,
     costs,
     latency_us,
@@ -146,7 +146,7 @@ def balance(ctx: Context) -> Outcome:
                  f"with {few} sources, {len(SEEDS)} with more")
     loads = {(d, n, s): Workload(n, d, BALANCE_FACTOR, s) for d in dests
              for n in sources for s in seeds(n)}
-    schemes = [k for k in SCHEMES if k != "u-torus"]
+    schemes = [k for k in TSENG2001_SCHEMES if k != "u-torus"]
     got = costs(((w, k) for w in loads.values() for k in schemes), workers())
 
     def benefit(d: int, n: int, h: str) -> list[float]:
@@ -203,16 +203,16 @@ def hot_spot(ctx: Context) -> Outcome:
     ctx.progress(f"reproduce: Tseng2001's Fig. 4 in the step model, {len(SEEDS)} seeds")
     ps = HOT_SPOT_FACTORS
     loads = {(n, p, s): Workload(n, n, p, s) for n in sources for p in ps for s in SEEDS}
-    got = costs(((w, k) for w in loads.values() for k in SCHEMES), workers())
+    got = costs(((w, k) for w in loads.values() for k in TSENG2001_SCHEMES), workers())
 
     def lat(n: int, p: float, s: int, k: str) -> float:
         return latency_us(got[(loads[(n, p, s)], k)], FLITS)
 
     parts = [judge_seeds(f"{NAMES[k]}, {n} sources, p {a:g} -> {b:g}",
                          [lat(n, b, s, k) / lat(n, a, s, k) for s in SEEDS], lo=1.0)
-             for n in sources for k in SCHEMES for a, b in itertools.pairwise(ps)]
+             for n in sources for k in TSENG2001_SCHEMES for a, b in itertools.pairwise(ps)]
     curves = {f"{NAMES[k]}, {n} sources": [(p, median([lat(n, p, s, k) for s in SEEDS]) / 1e3)
-                                          for p in ps] for n in sources for k in SCHEMES}
+                                          for p in ps] for n in sources for k in TSENG2001_SCHEMES}
     text = (f"latency (ms, median of {len(SEEDS)} seeds), {FLITS} flits, at p "
             + ", ".join(f"{p:g}" for p in ps) + ": "
             + "; ".join(f"{k} " + " -> ".join(f"{v:.1f}" for _, v in c)

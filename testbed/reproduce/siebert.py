@@ -18,9 +18,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from collectives.ipmc import rounds
-from collectives.trees.latency_model import PointToPoint, return_times
-from collectives.trees.schedules import build
+from collectives.ipmc import expected_mean
+from collectives.trees import PointToPoint, build, return_times
 
 from .claims import Claim, Context, PaperFigure
 from .jobs import NEVER, job_ms, medians, taken, takes
@@ -476,7 +475,7 @@ def _rounds_jobs(by: Mapping[float, list[dict[str, Any]]]) -> dict[tuple[str, fl
         if all(r.get("mean") is not None for r in rr):
             out[("x", loss)] = [r["mean"] for r in rr]
             out[("q", loss)] = [1 - r["multicast_first"] for r in rr]
-            out[("r", loss)] = [x / max(rounds.expected_mean(q, ROUNDS_HOSTS), 1e-9)
+            out[("r", loss)] = [x / max(expected_mean(q, ROUNDS_HOSTS), 1e-9)
                                 for x, q in zip(out[("x", loss)], out[("q", loss)],
                                                 strict=True)]
     return out
@@ -498,7 +497,7 @@ def repair_rounds(ctx: Context) -> Outcome:
     jobs = _rounds_jobs(by)
     med = {k: statistics.median(v) for k, v in jobs.items()}
     text = f"E(X) on {ROUNDS_HOSTS} hosts, 64 KiB, median of {n} jobs: " + ", ".join(
-        f"{q:.0%} lost {med[('x', q)]:.2f} (model {rounds.expected_mean(q, ROUNDS_HOSTS):.2f}"
+        f"{q:.0%} lost {med[('x', q)]:.2f} (model {expected_mean(q, ROUNDS_HOSTS):.2f}"
         f", missed {med[('q', q)]:.0%})" for q in losses if ("x", q) in med)
     values: dict[str, Any] = {
         "rounds": {q: [p.get("repair_rounds") for p in ps] for q, ps in by.items()},
@@ -506,7 +505,7 @@ def repair_rounds(ctx: Context) -> Outcome:
                  "ylabel": "reliable rounds per fragment, E(X)",
                  "series": {"two-stage, measured": [(q * 100, med[("x", q)]) for q in losses
                                                      if ("x", q) in med],
-                            "model": [(q * 100, rounds.expected_mean(q, ROUNDS_HOSTS))
+                            "model": [(q * 100, expected_mean(q, ROUNDS_HOSTS))
                                       for q in losses],
                             "the thesis's bound": [(q * 100, ROUNDS["bound"])
                                                    for q in losses]}}}

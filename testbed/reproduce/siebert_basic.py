@@ -15,9 +15,7 @@ import statistics
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from collectives.trees.latency_model import PointToPoint, return_times
-from collectives.trees.ops import Schedule
-from collectives.trees.schedules import build
+from collectives.trees import PointToPoint, Schedule, build, return_times
 
 from .claims import Claim, Context, PaperFigure
 from .jobs import takes

@@ -26,8 +26,7 @@ import statistics
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from collectives.trees.hol import Channel, hol_times
-from collectives.trees.schedules import build
+from collectives.trees import Channel, build, hol_times
 
 from .claims import Claim, Context, PaperFigure
 from .jobs import QUICK_TAKES, TAKES, medians, takes

@@ -16,10 +16,13 @@ import statistics
 from collections.abc import Sequence
 from typing import Any
 
-from collectives.partitioning.grid import Torus
-from collectives.partitioning.hotspot_sets import HOT_SPOT_FACTORS, hotspot_multicasts
-from collectives.partitioning.schemes import plan_for
-from collectives.partitioning.step_model import plan_cost
+from collectives.partitioning import (
+    HOT_SPOT_FACTORS,
+    Torus,
+    hotspot_multicasts,
+    plan_cost,
+    plan_for,
+)
 from collectives.timing import fit_line
 from collectives.waiting import DEFAULT as DEFAULT_WAIT
 

@@ -3,7 +3,10 @@ every `path/to/file.py` and `package.module` in backticks in README.md and docs/
 found in the checkout (a path from the top, or from one of the folders the pages count
 from: testbed/, collectives/, tests/unit/), a dotted name is a module or a name its module
 defines. Former names (a table of renames, `old` → `new`, was `old`) are history. Every
-option docs/cli.md's synopsis gives a command is one that command's parser takes."""
+option docs/cli.md's synopsis gives a command is one that command's parser takes.
+docs/architecture.md's names table (which module holds which paper's algorithm) names only
+modules that exist and has a row for every public module of collectives (collectives.PUBLIC,
+issue 54, item 4)."""
 
 from __future__ import annotations
 
@@ -145,3 +148,42 @@ def test_no_file_keeps_a_merges_conflict_markers() -> None:
     left = [str(f.relative_to(ROOT)) for f in files
             if MARKER.search(f.read_text(errors="replace"))]
     assert left == []
+
+
+NAMES_TABLE = "### Which module holds which paper's algorithm"
+
+
+def names_table(text: str) -> list[str]:
+    """The modules of docs/architecture.md's names table (the first cell of each row, in
+    backticks), in its order."""
+    section = text.split(NAMES_TABLE, 1)[1].split("\n#", 1)[0]
+    rows = (re.match(r"\|\s*`([\w.]+)`\s*\|", line) for line in section.splitlines())
+    return [row.group(1) for row in rows if row]
+
+
+def names_table_faults(text: str, public: tuple[str, ...]) -> list[str]:
+    """What is wrong with the names table: a module it names that does not exist, a public
+    module of collectives without its row, a module with two rows."""
+    listed = names_table(text)
+    return ([f"no module {m}" for m in listed if not _module_exists(m)]
+            + [f"no row for {m}" for m in public if m not in listed]
+            + [f"two rows for {m}" for m in sorted({m for m in listed if listed.count(m) > 1})])
+
+
+def test_the_names_table_names_every_public_module_and_only_modules_that_exist() -> None:
+    """docs/architecture.md's table of which module holds which paper's algorithm lists
+    every module of collectives.PUBLIC, and names no module that is not there."""
+    import collectives  # its PUBLIC: the set the table must cover (no mpi4py loaded)
+
+    text = (ROOT / "docs" / "architecture.md").read_text()
+    assert names_table_faults(text, collectives.PUBLIC) == []
+    assert len(names_table(text)) >= len(collectives.PUBLIC)
+
+
+def test_a_names_table_fault_is_caught() -> None:
+    text = (f"{NAMES_TABLE}\n\n| module | what |\n|---|---|\n| `collectives.call` | calls |\n"
+            "| `collectives.nothere` | x |\n| `collectives.call` | again |\n\n## next\n"
+            "| `collectives.stats` | after the table: not read |\n")
+    assert names_table_faults(text, ("collectives.call", "collectives.stats")) == [
+        "no module collectives.nothere", "no row for collectives.stats",
+        "two rows for collectives.call"]

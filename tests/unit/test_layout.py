@@ -12,6 +12,7 @@ import ast
 import importlib.util
 import io
 import re
+import subprocess
 import sys
 import tokenize
 from pathlib import Path
@@ -177,3 +178,131 @@ def test_the_graph_names_a_modules_importers_and_a_functions_parameters() -> Non
     assert "testbed.measure.bcast_batch" in ig.importers(ROOT, "testbed.measure.bcast")
     assert "testbed.measure.bcast" not in ig.importers(ROOT, "testbed.measure.bcast")
     assert ig.parameters(ROOT, "testbed.measure.bcast.run_bcast") == ["emu", "call", "options"]
+
+
+def collectives_part(module: str) -> str:
+    """A collectives module's sub-package (collectives.trees), or its top module."""
+    return ".".join(module.split(".")[:2])
+
+
+def test_collectives_sub_packages_import_one_another_one_way() -> None:
+    """No two sub-packages of collectives/ reach each other: trees/ stands on contention/
+    (trees.schedules builds its trees, DYN-Tree splits its chains), and contention/ imports
+    nothing of trees/ (what both use is below both: collectives.ops, collectives.opttree)."""
+    parts = nx.DiGraph()
+    for i in IMPORTS:
+        a, b = collectives_part(i.source), collectives_part(i.target)
+        if i.source.startswith("collectives.") and i.target in MODULES \
+                and i.target.startswith("collectives.") and a != b:
+            parts.add_edge(a, b)
+    knots = [sorted(k) for k in nx.strongly_connected_components(parts) if len(k) > 1]
+    assert knots == []
+    assert parts.has_edge("collectives.trees", "collectives.contention")
+    assert not parts.has_edge("collectives.contention", "collectives.trees")
+
+
+def _public() -> tuple[str, ...]:
+    """collectives.PUBLIC, read from collectives/__init__.py (importing collectives is cheap,
+    and it is what the testbed imports too)."""
+    import collectives  # the stated public set itself (no mpi4py: that loads on first call)
+
+    return collectives.PUBLIC
+
+
+FACADES = [m for m in _public() if (ROOT / Path(*m.split(".")) / "__init__.py").is_file()
+           and m.count(".") == 1 and m != "collectives.programs"]
+
+
+def test_the_testbed_imports_only_the_public_modules_of_collectives() -> None:
+    """As mpi4py does, collectives states its public face (collectives.PUBLIC, the table of
+    its docstring): the testbed imports those modules, and a sub-package's names from its
+    ``__init__``, never a module private to collectives."""
+    assert set(_public()) <= MODULES.keys()
+    private = sorted(f"{i.source}:{i.line} -> {i.target}" for i in IMPORTS
+                     if i.source.startswith("testbed") and i.target in MODULES
+                     and i.target.split(".")[0] == "collectives" and i.target not in _public())
+    assert private == []
+
+
+def test_every_rank_program_is_public() -> None:
+    """collectives.programs.X is run by name (python -m) and builds its own argv: each one
+    is public, and PUBLIC names no program that is not there."""
+    programs = {m for m in MODULES if m.startswith("collectives.programs.")}
+    assert programs == {m for m in _public() if m.startswith("collectives.programs.")}
+
+
+@pytest.mark.parametrize("package", FACADES)
+def test_a_sub_packages_public_names_resolve_and_are_what_it_lists(package: str) -> None:
+    """Each public name a sub-package declares (under `if TYPE_CHECKING:`, loaded on first
+    use by collectives._facade) is in its ``__all__``, loads, and is no submodule's name
+    (an imported submodule would shadow it); a name it does not declare is an
+    AttributeError, so ``from package import module`` still imports the module."""
+    import importlib
+
+    from collectives import _facade  # the declaration reader the packages use
+
+    declared = _facade.declared(package)
+    pkg = importlib.import_module(package)
+    assert sorted(declared) == sorted(pkg.__all__)
+    folder = ROOT / Path(*package.split("."))
+    assert [n for n in declared if (folder / f"{n}.py").is_file()] == []
+    for name in declared:
+        assert getattr(pkg, name) is not None
+    with pytest.raises(AttributeError, match="no attribute 'not_a_name'"):
+        _ = pkg.not_a_name
+
+
+def test_the_testbed_takes_only_declared_names_from_a_sub_package() -> None:
+    """A name the testbed imports from a public sub-package is one it declares (mypy sees
+    the package's __getattr__ and would let any other name through)."""
+    from collectives import _facade  # the declaration reader the packages use
+
+    wrong = sorted(f"{i.source}:{i.line} {i.target}.{i.name}" for i in IMPORTS
+                   if i.source.startswith("testbed") and i.target in FACADES
+                   and i.name not in _facade.declared(i.target))
+    assert wrong == []
+
+
+def test_a_sub_package_loads_nothing_until_a_name_is_asked_for() -> None:
+    """A rank that imports one module of a sub-package loads that module alone: the
+    package's public names load on first use (measured in a fresh interpreter)."""
+    probe = ("import sys; import collectives.trees.run; "
+             "print(sorted(m for m in sys.modules if m.startswith('collectives.trees.')))")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                         check=True, cwd=ROOT).stdout
+    assert "collectives.trees.latency_model" not in out and "collectives.trees.run" in out
+
+
+def test_the_script_counts_the_collectives_modules_the_testbed_imports(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """scripts/import_graph.py --imported-by testbed --of collectives gives the figure:
+    the public modules the testbed uses, each with how many of its modules import it."""
+    used = ig.imported_by(MODULES, IMPORTS, "testbed", "collectives")
+    assert set(used) <= set(_public()) and used["collectives.call"] > 10
+    assert ig.main(["--imported-by", "testbed", "--of", "collectives"]) == 0
+    total = sum(m.startswith("collectives") for m in MODULES)
+    assert capsys.readouterr().out.startswith(
+        f"{len(used)} of {total} modules of collectives imported by testbed")
+    for bad in (["--imported-by", "testbed"], ["--imported-by", "testbed", "--of", "nothing"]):
+        with pytest.raises(SystemExit) as exc:
+            ig.main(bad)
+        assert exc.value.code == 2
+
+
+def test_the_testbed_takes_only_the_names_a_public_module_lists() -> None:
+    """A public module of collectives says its public names (``__all__``): the testbed
+    imports no other name from it (a program module's, run by name, excepted: its argv is
+    read from its parser)."""
+    def listed(module: str) -> list[str]:
+        for node in ast.parse(MODULES[module].read_text()).body:
+            if isinstance(node, ast.Assign) and any(
+                    isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets):
+                return list(ast.literal_eval(node.value))
+        return []
+
+    plain = [m for m in _public() if m not in FACADES and not m.startswith("collectives.programs")]
+    assert [m for m in plain if not listed(m)] == []
+    wrong = sorted(f"{i.source}:{i.line} {i.target}.{i.name}" for i in IMPORTS
+                   if i.source.startswith("testbed") and i.target in plain and i.name
+                   and i.name not in listed(i.target))
+    assert wrong == []

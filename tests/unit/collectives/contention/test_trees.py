@@ -16,8 +16,8 @@ import pytest
 
 from collectives.contention import schedules as cs
 from collectives.contention import trees as ct
+from collectives.opttree import opt_table
 from collectives.trees.latency_model import PointToPoint, predict
-from collectives.trees.opttree import opt_table
 from collectives.trees.schedules import build
 from topologies import Topology, bmin, mesh
 

@@ -15,10 +15,10 @@ from typing import Any
 
 import pytest
 
+from collectives.opttree import opt_children, opt_table, tree_latency
 from collectives.trees import dyn_bcast
 from collectives.trees.dyn_bcast import HEADER, TAG_BASE, bcast, chain, forwards, last_parent
 from collectives.trees.dyntree import StaticParams
-from collectives.trees.opttree import opt_children, opt_table, tree_latency
 
 
 def test_static_terms_are_given_or_come_from_hold_and_end():

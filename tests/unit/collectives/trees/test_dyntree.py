@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from collectives.opttree import opt_children, opt_table, tree_latency
 from collectives.trees.dyntree import (
     BASELINE,
     SendCost,
@@ -14,7 +15,6 @@ from collectives.trees.dyntree import (
     from_measured,
     split,
 )
-from collectives.trees.opttree import opt_children, opt_table, tree_latency
 
 M = 1024
 

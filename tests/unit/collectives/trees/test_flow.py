@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
+from collectives.opttree import tree_latency
 from collectives.trees.flow import critical_destinations, flow_latencies
-from collectives.trees.opttree import tree_latency
 from collectives.trees.schedules import binomial_tree, sequential_tree
 
 BINOMIAL_4 = {0: [2, 1], 2: [3]}

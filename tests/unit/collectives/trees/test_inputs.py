@@ -8,6 +8,7 @@ import math
 
 import pytest
 
+from collectives.opttree import opt_children, opt_table
 from collectives.trees.inputs import (
     HoldTable,
     below_wire,
@@ -18,7 +19,6 @@ from collectives.trees.inputs import (
     timing,
     wire_s,
 )
-from collectives.trees.opttree import opt_children, opt_table
 from collectives.trees.schedules import build
 
 WIRE = 0.89e-3  # a 1 KiB message at 10 Mbit/s, headers counted
@@ -74,7 +74,7 @@ def test_opt_tree_settles_where_its_busiest_node_sends_the_count_it_was_built_at
 def test_a_cycle_settles_at_its_largest_count():
     table = emulated(6)
     # a builder whose busiest count alternates 2 -> 4 -> 2: the larger is kept
-    from collectives.trees.ops import Schedule, Send
+    from collectives.ops import Schedule, Send
 
     def alternating(p2p):
         s = 4 if p2p.t_hold(1024) < table.at(3).t_hold(1024) else 2

@@ -1,13 +1,18 @@
 """testbed.emulation.loss_control without a network: a switch-to-switch link named by its
 two switches is found, and every wrong name or loss is refused with what is wrong."""
 
+from pathlib import Path
+
 import pytest
 
+from testbed.emulation.loss_control import LossControl
 from testbed.emulation.network import Emulation
+from testbed.emulation.servers import OneMachine
+from testbed.emulation.wiring import Started, Wiring
 from testbed.errors import UsageError
 from topologies import parse_spec
 
-from .machines import caps
+from .machines import Shell, caps
 
 
 def test_switch_links_finds_the_link_and_names_what_is_wrong() -> None:
@@ -23,3 +28,20 @@ def test_switch_links_finds_the_link_and_names_what_is_wrong() -> None:
         emu.set_link_loss("s1", "s2", 150)  # a percentage, as it was before 2026-11-27
     with pytest.raises(UsageError, match="1 would drop every packet"):
         emu.set_link_loss("s1", "s2", 1)
+
+
+def test_loss_is_set_from_the_values_handed_in() -> None:
+    """LossControl takes a Wiring, the topology and the started run (None before the start:
+    what was asked is checked, then refused as not started), not an Emulation."""
+    loss = LossControl(Wiring(caps(), OneMachine()))
+    topo = parse_spec("tree:leaves=2,hosts_per_leaf=2")
+    with pytest.raises(UsageError, match="not a fraction"):
+        loss.on_hosts(topo, None, 150)
+    with pytest.raises(UsageError, match="not started"):
+        loss.on_hosts(topo, None, 0.05)
+    with pytest.raises(UsageError, match="not started"):
+        loss.on_link(topo, None, "s1", "s2", 0.05)
+    shells = {h.name: Shell() for h in topo.hosts}
+    loss.on_hosts(topo, Started("r1", Path("/nonexistent"), shells.__getitem__), "5%",
+                  ["h1", 2])
+    assert [name for name, s in shells.items() if s.lines] == ["h1", "h2"]

@@ -1,12 +1,12 @@
-"""collectives.trees.ops: a forwarder issues its sends from when it holds the message, and a
+"""collectives.ops: a forwarder issues its sends from when it holds the message, and a
 deadlocked schedule is refused."""
 
 from __future__ import annotations
 
 import pytest
 
+from collectives.ops import Recv, Schedule, Send
 from collectives.trees.hol import Channel, hol_times
-from collectives.trees.ops import Recv, Schedule, Send
 
 QUIET, BUSY = Channel(20, 20, 15, 20, 20), Channel(20, 20, 15, 20, 20, 15)
 

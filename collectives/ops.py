@@ -1,6 +1,7 @@
 """What a broadcast schedule is made of (plain data): for every rank of the communicator, its
 program, an ordered tuple of operations (`Send`, `Recv`, `SendRecv`) on byte ranges of the
-message. Built by collectives.trees.schedules (and contention.schedules), run by
+message. Below trees/ and contention/, which both use it. Built by
+collectives.trees.schedules (and contention.schedules), run by
 collectives.trees.run, predicted by collectives.trees.latency_model, drawn by the reports."""
 
 from __future__ import annotations

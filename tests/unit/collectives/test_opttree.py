@@ -1,4 +1,4 @@
-"""collectives.trees.opttree: OPT-Tree (Nupairoj 1998, ch. 4) against the thesis's tables and
+"""collectives.opttree: OPT-Tree (Nupairoj 1998, ch. 4) against the thesis's tables and
 brute force.
 
 Reference numbers are copied from the dissertation: Table 4.3 (k=9, t_hold=20, t_end=55),
@@ -14,7 +14,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from collectives.trees.opttree import (
+from collectives.opttree import (
     MultiPortTable,
     OptTable,
     alpha_max,

@@ -1,11 +1,11 @@
-"""testbed.cluster.nodes.tunnel_batch: a tunnel end (vxlan or gretap) is one `ip` batch of its
+"""testbed.cluster.tunnels.tunnel_batch: a tunnel end (vxlan or gretap) is one `ip` batch of its
 kind; an unknown kind is refused."""
 
 from __future__ import annotations
 
 import pytest
 
-from testbed.cluster.nodes import tunnel_batch
+from testbed.cluster.tunnels import tunnel_batch
 
 
 def test_a_tunnel_end_is_one_batch_of_its_kind():
