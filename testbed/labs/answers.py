@@ -228,6 +228,11 @@ def check(questions: list[Question], measured: dict[str, Any],
             note = f"not one of {', '.join(q.choices)}"
         elif q.kind != "choice" and not is_number(given[q.key]):
             note = "not a number"
+        elif q.kind == "int" and not (math.isfinite(given[q.key])
+                                      and given[q.key] == int(given[q.key])):  # 4.5, a count
+            note = "not a whole number"
+        elif q.kind == "number" and not math.isfinite(given[q.key]):
+            note = "not a finite number"
         else:
             by = "your own answers give" if own is not None else "the testbed measured"
             note = f"off: {by} {_fmt(m)} ({q.tolerance()})"

@@ -68,6 +68,22 @@ def test_check_reports_missing_wrong_and_unknown_keys() -> None:
     assert not wrong_choice.ok and "not one of" in wrong_choice.note
 
 
+@pytest.mark.parametrize(("kind", "given", "reason"), [
+    ("int", 4.5, "not a whole number"), ("int", float("inf"), "not a whole number"),
+    ("int", float("nan"), "not a whole number"), ("int", True, "not a number"),
+    ("int", 4, "wrong (exact)"), ("number", float("nan"), "not a finite number"),
+    ("number", float("-inf"), "not a finite number"), ("number", "fast", "not a number"),
+    ("number", 99.0, "wrong (within x2)")])
+def test_each_failure_has_the_checkers_reason_and_no_measured_value(
+        kind: str, given: Any, reason: str) -> None:
+    """Issue 55: the students' note says why in the checker's words (the instructor's too,
+    where it is not 'wrong'), never the measured value."""
+    v = check([Question("q", "q", kind)], {"q": 7 if kind == "int" else 7.25}, {"q": given})[0]
+    assert not v.ok and v.marks_note == reason
+    assert "7" not in v.marks_note
+    if not reason.startswith("wrong"):
+        assert v.note == reason
+
 def test_solved_answers_read_back_and_pass(tmp_path) -> None:
     qs = [Question("top", "top", "int"), Question("t_ms.none.binomial", "t", factor=1.5),
           Question("t_ms.hotspot.opt-tree", "t"), Question("ok", "ok", "choice",
