@@ -20,7 +20,7 @@ from .steps import Steps
 
 def cmd_lab(args: argparse.Namespace) -> int:
     # loaded when the command runs: keeps the start of `mcastlab` quick
-    from ..labs import runner, secret
+    from ..labs import exports, runner, secret
 
     modes = {"--check": args.check, "--solve": args.solve, "--script": args.script,
              "--sign": args.sign}
@@ -41,12 +41,16 @@ def cmd_lab(args: argparse.Namespace) -> int:
     if args.against and not args.check:
         raise UsageError("--against judges the files of --check: mcastlab lab N --check "
                          "FILE... --against KEY")
+    if args.format is not None and not args.gradebook:
+        raise UsageError("--format is the form of --gradebook: mcastlab lab N --check FILE... "
+                         "--gradebook PATH --format FORMAT")
     for option, value in (("--gradebook", args.gradebook), ("--marks-only", args.marks_only)):
         if value and not args.check:
             raise UsageError(f"{option} goes with --check: mcastlab lab N --check FILE... "
                              f"{option}{' GRADES.csv' if option == '--gradebook' else ''}")
     secret_file = Path(args.secret_file) if args.secret_file else None
     if args.check:
+        fmt = exports.check_format(args.format or "csv")
         grades = output_file("--gradebook", args.gradebook) if args.gradebook else None
         key = Path(args.against) if args.against else None
         key_secret = (secret.require("--against", secret_file) if key
@@ -55,7 +59,7 @@ def cmd_lab(args: argparse.Namespace) -> int:
         with Steps(runner.check_steps(files, key)) as step:
             return runner.check_files(lab, files, progress, key, key_secret=key_secret,
                                       marks_only=args.marks_only, grades=grades, step=step,
-                                      as_json=args.json)
+                                      as_json=args.json, fmt=fmt)
     if args.sign:
         key_secret = secret.require("--sign", secret_file)
         return runner.sign_key(lab, output_file("--sign", args.sign), key_secret, progress)
@@ -85,7 +89,13 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
                         "instructor secret")
     p.add_argument("--gradebook", metavar="GRADES.csv",
                    help="with --check: append every answer of every file with its mark "
-                        "(pass/fail) to this CSV (made with its header if new)")
+                        "(pass/fail) and why it failed to this CSV (made with its header if "
+                        "new), or write it in --format")
+    p.add_argument("--format", metavar="FORMAT",
+                   help="with --gradebook: csv (the gradebook, appended: the default), moodle "
+                        "(a grade per file, for Moodle's CSV grade import), gradescope (one "
+                        "submission's results.json), inginious (one submission's feedback: "
+                        "fields and RST); docs/labs.md, 'Grades where the course keeps them'")
     p.add_argument("--marks-only", action="store_true",
                    help="with --check: pass/fail per answer and why, never a measured value "
                         "(the students' view; without the instructor secret it is the only "

@@ -3,8 +3,9 @@ the testbed's own answers, signed with the instructor secret (--solve; --sign si
 written otherwise), or check answer files against a fresh measurement (--check: one
 measurement, any number of files or folders of them, e.g. a class's) or against a signed key
 (--check ... --against KEY: no network), printing marks only or, for the instructor, the
-measured value of each wrong answer, and appending every answer's mark to a gradebook
-(--gradebook, testbed.labs.gradebook)."""
+measured value of each wrong answer, and writing every answer's mark to a gradebook
+(--gradebook, testbed.labs.gradebook) or where a course keeps grades (--format,
+testbed.labs.exports)."""
 
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ from ..errors import NotKeptUp, UsageError
 from ..experiments.calibration import resolve
 from ..fidelity.flags import Monitor
 from ..safepath import write_file
-from . import gradebook, labs, secret
+from . import exports, gradebook, labs, secret
 from .answers import Verdict, check, load_answer_file, load_key, to_toml
 from .lab import Lab
 
@@ -165,25 +166,38 @@ def answer_files(paths: list[Path]) -> list[Path]:
 
 def check_steps(files: list[Path], key: Path | None) -> int:
     """How many steps check_files takes: the measurement (none against a key), then a
-    judgement per answer file."""
-    return (0 if key is not None else 1) + len(answer_files(files))
+    judgement per answer file (none where the files cannot be found: check_files says why,
+    in its gradebook too)."""
+    try:
+        judged = len(answer_files(files))
+    except UsageError:
+        judged = 0
+    return (0 if key is not None else 1) + judged
 
 
 def check_files(lab: Lab, files: list[Path], progress: Callable[[str], None],
                 key: Path | None = None, *, key_secret: bytes | None = None,
                 marks_only: bool = False, grades: Path | None = None,
-                step: Callable[[str], None] | None = None, as_json: bool = False) -> int:
+                step: Callable[[str], None] | None = None, as_json: bool = False,
+                fmt: str = "csv") -> int:
     """Judge answer files against a fresh measurement, or against `key` (a key signed with
     `key_secret`: no network, the verdicts that key's measurement gives). The measured value
     of a wrong answer is shown only with the instructor secret and not `marks_only`; every
     answer's mark is appended to the gradebook `grades` when given. `step(label)` is called
     as the measurement and as each file's judgement begin (check_steps of them); `as_json`:
-    the verdicts printed as one JSON document (verdict_record per file)."""
+    the verdicts printed as one JSON document (verdict_record per file); `fmt`: the form of
+    `grades` (testbed.labs.exports.FORMATS; a one-submission form also tells a submission
+    that cannot be read why, before the error ends the check)."""
     tell = step or (lambda _label: None)
     # every file read before the network comes up: a typo costs nothing
-    answers = {f: load_answer_file(f) for f in answer_files(files)}
-    if grades is not None:
-        gradebook.check_header(grades)
+    try:
+        answers = {f: load_answer_file(f) for f in answer_files(files)}
+        if grades is not None:
+            exports.check_target(grades, fmt, len(answers))
+    except UsageError as exc:
+        if grades is not None:
+            exports.refused(grades, fmt, lab.number, str(exc))
+        raise
     if key is None:
         tell(f"measuring lab {lab.number} on {lab.topology}")
         measured = kept_up(lab, progress)
@@ -215,10 +229,8 @@ def check_files(lab: Lab, files: list[Path], progress: Callable[[str], None],
             verdict_record(str(sub.file), sub.student, sub.verdicts, marks)
             for sub in submissions]}, default=str))
     if grades is not None:
-        new = gradebook.rows(lab.number, submissions, checked, judged_by)
-        gradebook.append(grades, new)
-        progress(f"gradebook: {len(new)} answers of {len(submissions)} files appended to "
-                 f"{grades}")
+        progress("gradebook: " + exports.write(grades, fmt, lab.number, submissions,
+                                               list(lab.questions), checked, judged_by))
     return worst
 
 
