@@ -8,7 +8,8 @@ typo shows), the answer as submitted (empty when missing), the mark (``pass``/``
 students' note (why it failed, never the measured value: the gradebook can be handed back),
 when it was checked, and what it was judged by (``measurement`` or ``key FILE``). The
 measured values stay in the instructor's terminal (``--check`` with the instructor secret)
-and the key.
+and the key. The other forms a course imports (Moodle, Gradescope, INGInious:
+``--format``) are testbed.labs.exports's, which writes this one too.
 
 Cells a spreadsheet would evaluate are escaped (the OWASP rule for CSV injection): a cell
 that begins with =, +, -, @, a tab or a carriage return, or with the quote itself, gets a
