@@ -129,11 +129,17 @@ def verdict_lines(name: str, verdicts: list[Verdict], marks_only: bool = False) 
     right = sum(v.ok for v in verdicts)
     lines = [f"{name}: {right} of {len(verdicts)} right"]
     for v in verdicts:
-        given = "-" if v.given is None else v.given
+        given = "-" if v.given is None else _one_line(str(v.given))
         note = v.marks_note if marks_only else v.note
-        lines.append(f"  {'ok ' if v.ok else 'NO '} {v.key} = {given}"
+        lines.append(f"  {'ok ' if v.ok else 'NO '} {_one_line(v.key)} = {given}"
                      + ("" if v.ok else f"   {note}"))
     return lines
+
+
+def _one_line(text: str) -> str:
+    """A student's text on its line: with a line break or a control character, quoted with
+    JSON's escapes (a value "x\\n  ok  q = 5" forges no verdict line)."""
+    return text if text.isprintable() else json.dumps(text, ensure_ascii=False)
 
 
 def verdict_record(name: str, student: str, verdicts: list[Verdict],

@@ -184,6 +184,19 @@ def test_csv_is_the_gradebook_with_a_reason_per_failure(key: Path, tmp_path: Pat
     assert not any(v in out.read_text() for v in KEY_VALUES)
 
 
+def test_a_students_text_forges_no_verdict_line(key: Path, tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    """The printed verdicts (the instructor's terminal) hold each answer on its line: bob's
+    line breaks are shown escaped, so his key cannot print an 'ok' of its own."""
+    forged = {"x\n  ok  member_frames": "5\n  ok  leave_s = 1"}
+    assert main(["lab", "1", "--check", str(write(tmp_path / "bob.toml", BOB | forged)),
+                 "--against", str(key)]) == 5
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 1 + len(QS) + 2  # the header, each question, bob's two keys
+    assert [line for line in lines if line.lstrip().startswith("ok")] == [
+        "  ok  buckets = 2", "  ok  membership_interval_s = 5.0"]
+
+
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_no_format_and_no_line_holds_a_measured_value_without_the_secret(
         fmt: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
