@@ -21,7 +21,7 @@ from ..errors import NotKeptUp, UsageError
 from ..experiments.calibration import resolve
 from ..fidelity.flags import Monitor
 from ..safepath import write_file
-from . import gradebook, labs, secret
+from . import gradebook, labs, secret, variant_file, variant_runs
 from .answers import Verdict, check, load_answer_file, load_key, to_toml
 from .lab import Lab
 
@@ -93,15 +93,17 @@ def kept_up(lab: Lab, progress: Callable[[str], None],
                         "against; stop what else runs on this machine and try again")
 
 
-def solve(lab: Lab, out: Path | None, progress: Callable[[str], None], key_secret: bytes
-          ) -> int:
-    """Measure the lab and write its key, signed with the instructor secret."""
+def solve(lab: Lab, out: Path | None, progress: Callable[[str], None], key_secret: bytes,
+          variant: variant_file.Variant | None = None) -> int:
+    """Measure the lab and write its key, signed with the instructor secret; with a
+    student's `variant` (`lab` then runs with its values) the key names it."""
     measured = kept_up(lab, progress)
+    head, _, rest = to_toml(lab.number, list(lab.questions), measured).partition("\n")
     text = (f"# mcastlab lab {lab.number} ({lab.title}): the testbed's own answers, "
             f"measured {datetime.datetime.now():%Y-%m-%d %H:%M} on {lab.topology} "
             "(the emulator kept up: no fidelity flag). The instructor's: keep it out of the "
             "students' copy.\n"
-            + to_toml(lab.number, list(lab.questions), measured))
+            + head + "\n" + (variant_runs.key_lines(variant) if variant else "") + rest)
     text = secret.sign(text, key_secret)
     if out is None:
         sys.stdout.write(text)
@@ -186,14 +188,14 @@ def check_files(lab: Lab, files: list[Path], progress: Callable[[str], None],
         gradebook.check_header(grades)
     if key is None:
         tell(f"measuring lab {lab.number} on {lab.topology}")
-        measured = kept_up(lab, progress)
+        judged = {variant_runs.own(lab): kept_up(lab, progress)}
         judged_by = "measurement"
     else:
         if key_secret is None:
             raise UsageError("--against is the instructor's: " + secret.HOW)
-        measured = load_key(key, lab.number, list(lab.questions),
-                            lambda text: secret.verify(key, text, key_secret, lab.number))
-        progress(f"lab {lab.number}: judged against the key {key} (no measurement)")
+        judged = variant_runs.keys(lab, key, key_secret)
+        progress(f"lab {lab.number}: judged against the key{'s' if key.is_dir() else ''} "
+                 f"{key} (no measurement)")
         judged_by = f"key {key}"
     marks = marks_only or key_secret is None
     if marks and not marks_only:
@@ -204,7 +206,9 @@ def check_files(lab: Lab, files: list[Path], progress: Callable[[str], None],
     checked = gradebook.now()
     for f, (student, given) in answers.items():
         tell(f"judging {f}")
-        verdicts = check(list(lab.questions), measured, given)
+        named = variant_file.named(f) or variant_file.handouts(lab)
+        verdicts = (check(list(lab.questions), judged[named], given) if named in judged else
+                    variant_runs.wrong_variant(list(lab.questions), given, named, list(judged)))
         if not as_json:
             print("\n".join(verdict_lines(str(f), verdicts, marks_only=marks)))
         submissions.append(gradebook.Submission(student, f, verdicts))
@@ -223,9 +227,13 @@ def check_files(lab: Lab, files: list[Path], progress: Callable[[str], None],
 
 
 def open_lab(lab: Lab, script: Path | None, progress: Callable[[str], None],
-             prompt: Callable[[Any, Path | None], None]) -> int:
+             prompt: Callable[[Any, Path | None], None],
+             variant: variant_file.Variant | None = None) -> int:
     """The lab's network, with `prompt(emulation, script)` on it until it returns (the
-    command line's, testbed.cli.interactive.open_prompt: the labs stand below the CLI)."""
+    command line's, testbed.cli.interactive.open_prompt: the labs stand below the CLI);
+    with a student's `variant` (`lab` runs with its values) they are printed first."""
+    if variant is not None:
+        print("\n".join(variant_runs.intro(lab, variant)), flush=True)
     with _emulation(lab, progress) as emu:
         progress(f"lab {lab.number}, {lab.title}: {lab.topology} is up "
                  f"({lab.controller.mode} mode). The handout: {lab.path}. 'help' lists the "
