@@ -4,7 +4,9 @@ written otherwise), or check answer files against a fresh measurement (--check: 
 measurement, any number of files or folders of them, e.g. a class's) or against a signed key
 (--check ... --against KEY: no network), printing marks only or, for the instructor, the
 measured value of each wrong answer, and appending every answer's mark to a gradebook
-(--gradebook, testbed.labs.gradebook)."""
+(--gradebook, testbed.labs.gradebook). A student's variant of a lab (--variant, the class's
+variant files, a key per variant, each file judged by its variant's):
+testbed.labs.variant_runs."""
 
 from __future__ import annotations
 
