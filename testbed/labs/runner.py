@@ -43,7 +43,10 @@ def listing_records() -> list[dict[str, Any]]:
     """The labs as `mcastlab lab --json` lists them."""
     return [{"number": lab.number, "title": lab.title, "topology": lab.topology,
              "handout": f"labs/{lab.handout}", "paper": lab.paper,
-             "questions": [q.key for q in lab.questions]} for lab in labs().values()]
+             "questions": [q.key for q in lab.questions],
+             "variants": [k.name for k in lab.variants.knobs],
+             **({} if lab.variants else {"no_variants": lab.variants.why_none})}
+            for lab in labs().values()]
 
 
 def listing() -> str:

@@ -7,6 +7,7 @@ taken in tests/integration/test_labs.py)."""
 
 from __future__ import annotations
 
+import json
 from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
@@ -178,3 +179,12 @@ def test_the_prompt_shows_the_variant_first(
     assert out.startswith("your variant of lab 1 (ada)")
     assert f"  the group: {v.values['group']}" in out and f'variant = "{v.digest}"' in out
     assert lab.questions[0].text in out
+
+
+def test_the_list_of_labs_names_what_varies(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["lab", "--json"]) == 0
+    listed = {lab["number"]: lab for lab in json.loads(capsys.readouterr().out)}
+    assert listed[1]["variants"] == ["group", "roles", "sent", "query_interval_s",
+                                     "last_member_interval_s"]
+    assert listed[6]["variants"] == ["failed", "sent"] and "no_variants" not in listed[6]
+    assert listed[2]["variants"] == [] and "tolerances" in listed[2]["no_variants"]
