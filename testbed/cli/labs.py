@@ -72,7 +72,7 @@ def cmd_lab(args: argparse.Namespace) -> int:
         with Steps(runner.check_steps(files, key)) as step:
             return runner.check_files(lab, files, progress, key, key_secret=key_secret,
                                       marks_only=args.marks_only, grades=grades, step=step,
-                                      as_json=args.json)
+                                      as_json=args.json, variant=variant)
     if args.sign:
         key_secret = secret.require("--sign", secret_file)
         return runner.sign_key(lab, output_file("--sign", args.sign), key_secret, progress)

@@ -24,7 +24,7 @@ from ..experiments.calibration import resolve
 from ..fidelity.flags import Monitor
 from ..safepath import write_file
 from . import gradebook, labs, secret, variant_file, variant_runs
-from .answers import Verdict, check, load_answer_file, load_key, to_toml
+from .answers import Verdict, load_answer_file, load_key, to_toml
 from .lab import Lab
 
 KEY_MODE = 0o600  # an answer key is the instructor's alone: no other user of the machine reads it
@@ -179,13 +179,16 @@ def check_steps(files: list[Path], key: Path | None) -> int:
 def check_files(lab: Lab, files: list[Path], progress: Callable[[str], None],
                 key: Path | None = None, *, key_secret: bytes | None = None,
                 marks_only: bool = False, grades: Path | None = None,
-                step: Callable[[str], None] | None = None, as_json: bool = False) -> int:
+                step: Callable[[str], None] | None = None, as_json: bool = False,
+                variant: variant_file.Variant | None = None) -> int:
     """Judge answer files against a fresh measurement, or against `key` (a key signed with
     `key_secret`: no network, the verdicts that key's measurement gives). The measured value
     of a wrong answer is shown only with the instructor secret and not `marks_only`; every
     answer's mark is appended to the gradebook `grades` when given. `step(label)` is called
     as the measurement and as each file's judgement begin (check_steps of them); `as_json`:
-    the verdicts printed as one JSON document (verdict_record per file)."""
+    the verdicts printed as one JSON document (verdict_record per file). Each file is judged
+    by the measurement or key of the variant it names, for its student (`variant`: the
+    student's variant `lab` was built with, testbed.labs.variant_runs.Judged)."""
     tell = step or (lambda _label: None)
     # every file read before the network comes up: a typo costs nothing
     answers = {f: load_answer_file(f) for f in answer_files(files)}
@@ -193,7 +196,7 @@ def check_files(lab: Lab, files: list[Path], progress: Callable[[str], None],
         gradebook.check_header(grades)
     if key is None:
         tell(f"measuring lab {lab.number} on {lab.topology}")
-        judged = {variant_runs.own(lab): kept_up(lab, progress)}
+        judged = variant_runs.measured(lab, kept_up(lab, progress), variant)
         judged_by = "measurement"
     else:
         if key_secret is None:
@@ -211,9 +214,7 @@ def check_files(lab: Lab, files: list[Path], progress: Callable[[str], None],
     checked = gradebook.now()
     for f, (student, given) in answers.items():
         tell(f"judging {f}")
-        named = variant_file.named(f) or variant_file.handouts(lab)
-        verdicts = (check(list(lab.questions), judged[named], given) if named in judged else
-                    variant_runs.wrong_variant(list(lab.questions), given, named, list(judged)))
+        verdicts = judged.verdicts(list(lab.questions), f, student, given)
         if not as_json:
             print("\n".join(verdict_lines(str(f), verdicts, marks_only=marks)))
         submissions.append(gradebook.Submission(student, f, verdicts))

@@ -57,7 +57,7 @@ def text(lab: Lab, v: Variant, key_secret: bytes) -> str:
     """The variant file's text, signed."""
     lines = [f"# mcastlab lab {lab.number} ({lab.title}): the variant of {v.student}. Open "
              f"it with: sudo .venv/bin/mcastlab lab {lab.number} --variant THIS_FILE",
-             f"# and write  {FIELD} = \"{v.digest}\"  into your answers file.",
+             "# and write its student and variant lines into your answers file.",
              f"lab = {lab.number}", f"student = {_toml(v.student)}",
              f"{FIELD} = \"{v.digest}\"", "", f"[{VALUES}]"]
     lines += [f"{name} = {_toml(value)}" for name, value in v.values.items()]
@@ -135,6 +135,15 @@ def named(path: Path) -> str | None:
     except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
         return None  # the answers' own reading says what is wrong with the file
     return got if isinstance(got, str) else None
+
+
+def student(path: Path) -> str | None:
+    """The student a key names (None: none)."""
+    try:
+        got = tomllib.loads(path.read_text()).get("student")
+    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
+        return None
+    return got.strip() if isinstance(got, str) else None
 
 
 def handouts(lab: Lab) -> str | None:

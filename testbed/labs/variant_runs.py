@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..errors import UsageError
 from ..safepath import write_file
 from . import secret, variant, variant_file
-from .answers import Question, Verdict, load_key
+from .answers import Question, Verdict, check, load_key
 from .lab import Lab
 from .variant_file import Variant
 
@@ -40,7 +41,8 @@ def intro(lab: Lab, v: Variant) -> list[str]:
     handout's, the digest their answers file names, and the questions with their values."""
     lines = [f"your variant of lab {lab.number} ({v.student}): where the handout names "
              "these, use yours", *variant.describe(lab.variants, v.values),
-             f"write  {variant_file.FIELD} = \"{v.digest}\"  into your answers file; "
+             "write these two lines into your answers file (instead of its student = ...):",
+             f"  student = {json.dumps(v.student)}", f"  {variant_file.FIELD} = \"{v.digest}\"",
              "the questions, with your values:"]
     lines += [f"  {q.key}: {q.text}" for q in lab.questions]
     return lines
@@ -91,32 +93,59 @@ def own(lab: Lab) -> str | None:
     return variant.digest(lab.number, lab.values) if lab.variants else None
 
 
-def keys(lab: Lab, key: Path, key_secret: bytes) -> dict[str | None, dict[str, Any]]:
-    """--against's keys by the variant each names: one key, or every *.toml of a folder
-    (a class's, one per student's variant), each verified as secret.verify does; two keys
-    of one variant are a UsageError."""
+Whose = tuple[str | None, str | None]  # (variant digest, student): None, None for no variant
+
+
+@dataclass(frozen=True)
+class Judged:
+    """What a check judges by: the measurement or keys of variants, each of one student
+    (a key solved with --variant) or of anyone (the handout's, or a measurement without
+    --variant); a file is judged by the one of the variant it names and its student."""
+
+    by: dict[Whose, dict[str, Any]]
+    handout: str | None  # the digest of a file that names no variant
+
+    def verdicts(self, questions: list[Question], path: Path, student: str,
+                 given: dict[str, Any]) -> list[Verdict]:
+        named = variant_file.named(path) or self.handout
+        for whose in ((named, student), (named, None)):
+            if whose in self.by:
+                return check(questions, self.by[whose], given)
+        owners = sorted(s for d, s in self.by if d == named and s)
+        if owners:
+            note = (f"variant {named} is {', '.join(owners)}'s, not {student}'s (write "
+                    "student and variant as your variant file has them)")
+        else:
+            have = ", ".join(sorted(d or "the handout's" for d, _ in self.by))
+            note = (f"answered for variant {named or 'the handout'}; judged here: {have} "
+                    f"(write {variant_file.FIELD} = \"...\" from your variant file)")
+        return [Verdict(q.key, False, given.get(q.key), None, note) for q in questions]
+
+
+def measured(lab: Lab, got: dict[str, Any], v: Variant | None) -> Judged:
+    """A measurement of `lab` (with `v`'s values when given) as what a check judges by."""
+    return Judged({(own(lab), v.student if v else None): got}, variant_file.handouts(lab))
+
+
+def keys(lab: Lab, key: Path, key_secret: bytes) -> Judged:
+    """--against's keys by the variant and student each names: one key, or every *.toml of
+    a folder (a class's, one per student's variant), each verified as secret.verify does;
+    two keys of one variant and student are a UsageError."""
     paths = sorted(key.glob("*.toml")) if key.is_dir() else [key]
     if not paths:
         raise UsageError(f"--against: the folder {key} holds no .toml key")
-    out: dict[str | None, dict[str, Any]] = {}
-    seen: dict[str | None, Path] = {}
+    out: dict[Whose, dict[str, Any]] = {}
+    seen: dict[Whose, Path] = {}
     for p in paths:
         def verify(text: str, p: Path = p) -> None:
             secret.verify(p, text, key_secret, lab.number)
 
-        measured = load_key(p, lab.number, list(lab.questions), verify)
-        name = variant_file.named(p) or variant_file.handouts(lab)
-        if name in seen:
-            raise UsageError(f"--against: {seen[name]} and {p} are keys of one variant "
-                             f"({name or 'the handout'})")
-        seen[name], out[name] = p, measured
-    return out
-
-
-def wrong_variant(questions: list[Question], given: dict[str, Any], named: str | None,
-                  judged: list[str | None]) -> list[Verdict]:
-    """Every answer of a file of another variant than any judged: wrong, saying which."""
-    have = ", ".join(j or "the handout's" for j in judged)
-    note = (f"answered for variant {named or 'the handout'}; judged here: {have} (write "
-            f"{variant_file.FIELD} = \"...\" from your variant file)")
-    return [Verdict(q.key, False, given.get(q.key), None, note) for q in questions]
+        got = load_key(p, lab.number, list(lab.questions), verify)
+        named = variant_file.named(p)
+        whose = (named or variant_file.handouts(lab), variant_file.student(p) if named else None)
+        if whose in seen:
+            raise UsageError(f"--against: {seen[whose]} and {p} are keys of one variant "
+                             f"({whose[0] or 'the handout'}"
+                             + (f", {whose[1]}" if whose[1] else "") + ")")
+        seen[whose], out[whose] = p, got
+    return Judged(out, variant_file.handouts(lab))

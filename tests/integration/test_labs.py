@@ -175,7 +175,7 @@ def test_lab1_variant_runs_with_the_students_values(caps, clean_after, tmp_path:
                      last_member_interval=v.values["last_member_interval_s"])
     right, handout = tmp_path / "right.toml", tmp_path / "handout.toml"
     write_answers(right, lab1_predicted(timers, v.values["sent"]))
-    right.write_text(f'variant = "{v.digest}"\n' + right.read_text())
+    right.write_text(f'student = "{v.student}"\nvariant = "{v.digest}"\n' + right.read_text())
     write_answers(handout, lab1_predicted())
     n = len(labs()[1].questions)
     out = lab_here(capsys, monkeypatch, "1", "--variant", str(mine), "--check", str(right),

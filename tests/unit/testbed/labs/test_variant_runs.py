@@ -105,9 +105,11 @@ def test_a_key_solved_for_a_variant_names_it(
     capsys.readouterr()
 
 
-def answers(path: Path, values: dict[str, Any], variant: str | None) -> Path:
+def answers(path: Path, values: dict[str, Any], variant: str | None,
+            student: str | None = None) -> Path:
     body = to_toml(1, list(LAB1.questions), values)
-    path.write_text((f'variant = "{variant}"\n' if variant else "") + body)
+    path.write_text((f'variant = "{variant}"\n' if variant else "")
+                    + (f'student = "{student}"\n' if student else "") + body)
     return path
 
 
@@ -125,21 +127,48 @@ def test_a_class_is_judged_against_the_keys_of_its_variants(
     keys.mkdir()
     files.mkdir()
     ada, bob = key_of(keys, "ada", measured(5)), key_of(keys, "bob", measured(20))
-    answers(files / "1-ada.toml", measured(5), ada)
-    answers(files / "2-bob.toml", measured(20), bob)
-    answers(files / "3-copied.toml", measured(5), bob)  # ada's answers, bob's variant
-    answers(files / "4-none.toml", measured(5), None)  # the handout's variant: no key
+    answers(files / "1-ada.toml", measured(5), ada, "ada")
+    answers(files / "2-bob.toml", measured(20), bob, "bob")
+    answers(files / "3-copied.toml", measured(5), bob, "bob")  # ada's answers, bob's variant
+    answers(files / "4-none.toml", measured(5), None, "ada")  # the handout's: no key of it
+    answers(files / "5-cat.toml", measured(20), bob, "cat")  # bob's answers and variant
     n = len(LAB1.questions)
     assert main(["lab", "1", "--check", str(files), "--against", str(keys)]) == 5
     out = capsys.readouterr().out
     assert f"1-ada.toml: {n} of {n} right" in out and f"2-bob.toml: {n} of {n} right" in out
     assert f"3-copied.toml: 0 of {n} right" in out
     assert f"4-none.toml: 0 of {n} right" in out
-    assert "answered for variant " + variant_runs.own(LAB1) in out  # type: ignore[operator]
-    # two keys of one variant are refused before any file is judged
+    assert "answered for variant " + str(variant_runs.own(LAB1)) in out
+    assert f"5-cat.toml: 0 of {n} right" in out and f"variant {bob} is bob's, not cat's" in out
+    # two keys of one variant and student are refused before any file is judged
     (keys / "again.toml").write_text((keys / "ada.toml").read_text())
     assert main(["lab", "1", "--check", str(files), "--against", str(keys)]) == 2
     assert "are keys of one variant" in capsys.readouterr().err
+
+
+def test_students_who_drew_one_variant_have_a_key_each(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Lab 4 has 30 variants: in a class two students draw the same one, and their keys
+    (each measured for its student) are judged apart."""
+    lab4 = labs()[4]
+    k = KEY.encode()
+    a, b = next((a, b) for a, b in ((f"s{i}", f"s{j}") for i in range(100)
+                                    for j in range(i + 1, 100))
+                if of_student(lab4, k, a).values == of_student(lab4, k, b).values)
+    keys = tmp_path / "keys"
+    keys.mkdir()
+    qs = list(lab4.questions)
+    one = {q.key: "yes" if q.kind == "choice" else 10.0 for q in qs}
+    for s in (a, b):
+        v = of_student(lab4, k, s)
+        head, _, rest = to_toml(4, qs, one).partition("\n")
+        (keys / f"{s}.toml").write_text(secret.sign(head + "\n" + variant_runs.key_lines(v)
+                                                    + rest, k))
+    mine = tmp_path / "mine.toml"
+    mine.write_text(f'student = "{b}"\nvariant = "{of_student(lab4, k, b).digest}"\n'
+                    + to_toml(4, qs, one))
+    assert main(["lab", "4", "--check", str(mine), "--against", str(keys)]) == 0
+    assert f"{len(qs)} of {len(qs)} right" in capsys.readouterr().out
 
 
 def test_a_check_measures_the_variant_its_file_names(
@@ -156,8 +185,8 @@ def test_a_check_measures_the_variant_its_file_names(
     monkeypatch.delenv(secret.ENV)  # the student's own check: their file, no secret
     mine = folder / "lab1-ada.toml"
     ada = read(mine, LAB1, None)
-    right = answers(tmp_path / "right.toml", measured(5), ada.digest)
-    other = answers(tmp_path / "other.toml", measured(5), None)
+    right = answers(tmp_path / "right.toml", measured(5), ada.digest, "ada")
+    other = answers(tmp_path / "other.toml", measured(5), None, "ada")
     assert main(["lab", "1", "--variant", str(mine), "--check", str(right), str(other)]) == 5
     out = capsys.readouterr().out
     n = len(LAB1.questions)
@@ -177,7 +206,8 @@ def test_the_prompt_shows_the_variant_first(
     out = capsys.readouterr().out
     assert prompted == [None]
     assert out.startswith("your variant of lab 1 (ada)")
-    assert f"  the group: {v.values['group']}" in out and f'variant = "{v.digest}"' in out
+    assert f"  the group: {v.values['group']}" in out
+    assert f'  student = "ada"\n  variant = "{v.digest}"\n' in out
     assert lab.questions[0].text in out
 
 
