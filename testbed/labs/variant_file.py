@@ -69,6 +69,8 @@ def read(path: Path, lab: Lab, key_secret: bytes | None) -> Variant:
     """A variant file of `lab`, its values checked against the lab's bounds and its digest;
     with the instructor secret also its signature and that its values are the secret's for
     its student (a file changed, or made with another secret, is refused)."""
+    if not lab.variants:
+        raise UsageError(f"lab {lab.number} has no variants yet: {lab.variants.why_none}")
     try:
         raw = path.read_text()
         data = tomllib.loads(raw)
