@@ -1,5 +1,6 @@
-"""The teaching labs: list them, open one, check answers (a class's, into a gradebook),
-write or sign the instructor's key."""
+"""The teaching labs: list them, open one (a student's variant of it too), check answers
+(a class's, into a gradebook), write or sign the instructor's key, write a class's variant
+files."""
 
 from __future__ import annotations
 
@@ -20,12 +21,12 @@ from .steps import Steps
 
 def cmd_lab(args: argparse.Namespace) -> int:
     # loaded when the command runs: keeps the start of `mcastlab` quick
-    from ..labs import exports, runner, secret
+    from ..labs import exports, runner, secret, variant_runs
 
     modes = {"--check": args.check, "--solve": args.solve, "--script": args.script,
-             "--sign": args.sign}
+             "--sign": args.sign, "--variant-files": args.variant_files}
     if args.number is None:
-        if any(modes.values()) or args.against:
+        if any(modes.values()) or args.against or args.variant:
             raise UsageError("give the lab's number, e.g. mcastlab lab 1 --check answers.toml")
         print(json.dumps(runner.listing_records()) if args.json else runner.listing())
         return 0
@@ -49,6 +50,22 @@ def cmd_lab(args: argparse.Namespace) -> int:
             raise UsageError(f"{option} goes with --check: mcastlab lab N --check FILE... "
                              f"{option}{' GRADES.csv' if option == '--gradebook' else ''}")
     secret_file = Path(args.secret_file) if args.secret_file else None
+    if args.variant_files:
+        if args.variant:
+            raise UsageError("--variant-files writes every student's variant: no --variant")
+        roster, folder = (Path(p) for p in args.variant_files)
+        return variant_runs.write_variants(lab, roster, folder,
+                                           secret.require("--variant-files", secret_file),
+                                           progress)
+    variant = None
+    if args.variant:
+        for option, value in (("--against", args.against), ("--sign", args.sign)):
+            if value:
+                raise UsageError(f"--variant does not go with {option}: a key names its "
+                                 "variant, and --against judges each file by the key of the "
+                                 "variant it names (a folder of keys, one per student)")
+        variant = variant_runs.open_variant(lab, args.variant, secret_file)
+        lab = lab.vary(variant.values)
     if args.check:
         fmt = exports.check_format(args.format or "csv")
         grades = output_file("--gradebook", args.gradebook) if args.gradebook else None
@@ -59,19 +76,19 @@ def cmd_lab(args: argparse.Namespace) -> int:
         with Steps(runner.check_steps(files, key)) as step:
             return runner.check_files(lab, files, progress, key, key_secret=key_secret,
                                       marks_only=args.marks_only, grades=grades, step=step,
-                                      as_json=args.json, fmt=fmt)
+                                      as_json=args.json, fmt=fmt, variant=variant)
     if args.sign:
         key_secret = secret.require("--sign", secret_file)
         return runner.sign_key(lab, output_file("--sign", args.sign), key_secret, progress)
     if args.solve:  # the file and the secret checked before the measurement, not after it
         out = None if args.solve == "-" else output_file("--solve", args.solve)
         key_secret = secret.require("--solve", secret_file)
-        return runner.solve(lab, out, progress, key_secret)
+        return runner.solve(lab, out, progress, key_secret, variant)
     script = script_file(args)
     # testbed.cli.interactive loads Mininet: only where a network is built
     from .interactive import open_prompt
 
-    return runner.open_lab(lab, script, progress, open_prompt)
+    return runner.open_lab(lab, script, progress, open_prompt, variant)
 
 
 def add_commands(sub: argparse._SubParsersAction) -> None:
@@ -86,7 +103,8 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--against", metavar="KEY.toml",
                    help="with --check: judge the files against this key (written and signed "
                         "by --solve) instead of measuring: no network, no root; needs the "
-                        "instructor secret")
+                        "instructor secret. A folder of keys (one per student's variant): "
+                        "each file by the key of the variant it names")
     p.add_argument("--gradebook", metavar="GRADES.csv",
                    help="with --check: append every answer of every file with its mark "
                         "(pass/fail) and why it failed to this CSV (made with its header if "
@@ -107,6 +125,15 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--sign", metavar="KEY.toml",
                    help="sign a key written otherwise (before keys were signed, or by hand) "
                         "with the instructor secret, so that --against accepts it")
+    p.add_argument("--variant", metavar="FILE|STUDENT",
+                   help="a student's variant of the lab: their variant file (written by "
+                        "--variant-files; no secret needed), or a student's id (derived with "
+                        "the instructor secret); the network, --solve and --check run with "
+                        "its values")
+    p.add_argument("--variant-files", nargs=2, metavar=("ROSTER", "DIR"),
+                   help="write every student's variant file into the folder DIR (ROSTER: "
+                        "one student id a line, or a CSV's first column); needs the "
+                        "instructor secret")
     p.add_argument("--json", action="store_true",
                    help="the list of labs, or --check's verdicts, as JSON")
     p.add_argument("--secret-file", metavar="FILE",

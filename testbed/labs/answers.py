@@ -22,6 +22,7 @@ from ..errors import UsageError
 KINDS = ("number", "int", "choice")
 TIES = "ties"  # a key's table of tied choices (to_toml, load_key)
 STUDENT = "student"  # an answer file's name of its student (the gradebook's; no answer)
+VARIANT = "variant"  # the variant a file or key is of (testbed.labs.variant_file; no answer)
 SHOWN = 5  # a bad key's problems named in its error
 # a small message's times are tens of us, and a rank woken from its wait adds 30-210 us now
 # and then (bench/fidelity.md): two honest measurements can differ 3x (13 against 40 us)
@@ -141,11 +142,12 @@ def load_answer_file(path: Path) -> tuple[str, dict[str, Any]]:
 
 
 def answers_of(data: dict[str, Any]) -> dict[str, Any]:
-    """An answer file's parsed TOML as its answers: flat keys, "lab", "student" and "ties"
-    dropped."""
+    """An answer file's parsed TOML as its answers: flat keys, "lab", "student", "variant"
+    and "ties" dropped."""
     data = dict(data)
     data.pop("lab", None)
     data.pop(STUDENT, None)
+    data.pop(VARIANT, None)
     data.pop(TIES, None)
     return flatten(data)
 
@@ -168,6 +170,8 @@ def load_key(path: Path, lab: int, questions: list[Question],
     problems = []
     ties = data.pop(TIES, {})
     data.pop("lab", None)
+    data.pop(STUDENT, None)  # a student's variant's key names them (and its variant)
+    data.pop(VARIANT, None)
     given = flatten(data)
     if not isinstance(ties, dict):
         problems.append(f"{TIES} is not a table")

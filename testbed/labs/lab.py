@@ -1,5 +1,6 @@
 """A teaching lab: its network, the questions of its handout (``labs/NN-*.md``) and how the
-testbed measures the answers itself."""
+testbed measures the answers itself; what it lets vary per student (`variants`,
+testbed.labs.variant) and how it is built with a student's values (`build`)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from typing import Any
 from controller.config import ControllerConfig
 
 from .answers import Question
+from .variant import Values, VariantSpace
 
 HANDOUTS = Path(__file__).resolve().parents[2] / "labs"
 
@@ -27,6 +29,19 @@ class Lab:
     measure: Measure        # (emulation, progress) -> {question key: the testbed's value}
     controller: ControllerConfig = field(default_factory=ControllerConfig)
     paper: str = ""         # the paper it comes from (citation key, docs/references.md)
+    variants: VariantSpace = field(default_factory=lambda: VariantSpace(
+        why_none="no variants declared"))
+    build: Callable[[Values], Lab] | None = None  # the lab with a variant's values
+    values: Values = field(default_factory=dict)  # the variant's values it runs with
+
+    def vary(self, values: Values) -> Lab:
+        """This lab with a variant's values (checked: testbed.labs.variant.VariantSpace)."""
+        if self.build is None or not self.variants:
+            raise ValueError(f"lab {self.number} has no variants")
+        bad = self.variants.problems(values)
+        if bad:
+            raise ValueError(f"lab {self.number}: {'; '.join(bad)}")
+        return self.build(values)
 
     @property
     def path(self) -> Path:

@@ -5,7 +5,8 @@ measurement, any number of files or folders of them, e.g. a class's) or against 
 (--check ... --against KEY: no network), printing marks only or, for the instructor, the
 measured value of each wrong answer, and writing every answer's mark to a gradebook
 (--gradebook, testbed.labs.gradebook) or where a course keeps grades (--format,
-testbed.labs.exports)."""
+testbed.labs.exports). A student's variant of a lab (--variant, the class's variant files,
+a key per variant, each file judged by its variant's): testbed.labs.variant_runs."""
 
 from __future__ import annotations
 
@@ -22,8 +23,8 @@ from ..errors import NotKeptUp, UsageError
 from ..experiments.calibration import resolve
 from ..fidelity.flags import Monitor
 from ..safepath import write_file
-from . import exports, gradebook, labs, secret
-from .answers import Verdict, check, load_answer_file, load_key, to_toml
+from . import exports, gradebook, labs, secret, variant_file, variant_runs
+from .answers import Verdict, load_answer_file, load_key, to_toml
 from .lab import Lab
 
 KEY_MODE = 0o600  # an answer key is the instructor's alone: no other user of the machine reads it
@@ -42,7 +43,10 @@ def listing_records() -> list[dict[str, Any]]:
     """The labs as `mcastlab lab --json` lists them."""
     return [{"number": lab.number, "title": lab.title, "topology": lab.topology,
              "handout": f"labs/{lab.handout}", "paper": lab.paper,
-             "questions": [q.key for q in lab.questions]} for lab in labs().values()]
+             "questions": [q.key for q in lab.questions],
+             "variants": [k.name for k in lab.variants.knobs],
+             **({} if lab.variants else {"no_variants": lab.variants.why_none})}
+            for lab in labs().values()]
 
 
 def listing() -> str:
@@ -94,15 +98,17 @@ def kept_up(lab: Lab, progress: Callable[[str], None],
                         "against; stop what else runs on this machine and try again")
 
 
-def solve(lab: Lab, out: Path | None, progress: Callable[[str], None], key_secret: bytes
-          ) -> int:
-    """Measure the lab and write its key, signed with the instructor secret."""
+def solve(lab: Lab, out: Path | None, progress: Callable[[str], None], key_secret: bytes,
+          variant: variant_file.Variant | None = None) -> int:
+    """Measure the lab and write its key, signed with the instructor secret; with a
+    student's `variant` (`lab` then runs with its values) the key names it."""
     measured = kept_up(lab, progress)
+    head, _, rest = to_toml(lab.number, list(lab.questions), measured).partition("\n")
     text = (f"# mcastlab lab {lab.number} ({lab.title}): the testbed's own answers, "
             f"measured {datetime.datetime.now():%Y-%m-%d %H:%M} on {lab.topology} "
             "(the emulator kept up: no fidelity flag). The instructor's: keep it out of the "
             "students' copy.\n"
-            + to_toml(lab.number, list(lab.questions), measured))
+            + head + "\n" + (variant_runs.key_lines(variant) if variant else "") + rest)
     text = secret.sign(text, key_secret)
     if out is None:
         sys.stdout.write(text)
@@ -185,7 +191,7 @@ def check_files(lab: Lab, files: list[Path], progress: Callable[[str], None],
                 key: Path | None = None, *, key_secret: bytes | None = None,
                 marks_only: bool = False, grades: Path | None = None,
                 step: Callable[[str], None] | None = None, as_json: bool = False,
-                fmt: str = "csv") -> int:
+                fmt: str = "csv", variant: variant_file.Variant | None = None) -> int:
     """Judge answer files against a fresh measurement, or against `key` (a key signed with
     `key_secret`: no network, the verdicts that key's measurement gives). The measured value
     of a wrong answer is shown only with the instructor secret and not `marks_only`; every
@@ -193,7 +199,9 @@ def check_files(lab: Lab, files: list[Path], progress: Callable[[str], None],
     as the measurement and as each file's judgement begin (check_steps of them); `as_json`:
     the verdicts printed as one JSON document (verdict_record per file); `fmt`: the form of
     `grades` (testbed.labs.exports.FORMATS; a one-submission form also tells a submission
-    that cannot be read why, before the error ends the check)."""
+    that cannot be read why, before the error ends the check). Each file is judged by the
+    measurement or key of the variant it names, for its student (`variant`: the student's
+    variant `lab` was built with, testbed.labs.variant_runs.Judged)."""
     tell = step or (lambda _label: None)
     # every file read before the network comes up: a typo costs nothing
     try:
@@ -206,14 +214,14 @@ def check_files(lab: Lab, files: list[Path], progress: Callable[[str], None],
         raise
     if key is None:
         tell(f"measuring lab {lab.number} on {lab.topology}")
-        measured = kept_up(lab, progress)
+        judged = variant_runs.measured(lab, kept_up(lab, progress), variant)
         judged_by = "measurement"
     else:
         if key_secret is None:
             raise UsageError("--against is the instructor's: " + secret.HOW)
-        measured = load_key(key, lab.number, list(lab.questions),
-                            lambda text: secret.verify(key, text, key_secret, lab.number))
-        progress(f"lab {lab.number}: judged against the key {key} (no measurement)")
+        judged = variant_runs.keys(lab, key, key_secret)
+        progress(f"lab {lab.number}: judged against the key{'s' if key.is_dir() else ''} "
+                 f"{key} (no measurement)")
         judged_by = f"key {key}"
     marks = marks_only or key_secret is None
     if marks and not marks_only:
@@ -224,7 +232,7 @@ def check_files(lab: Lab, files: list[Path], progress: Callable[[str], None],
     checked = gradebook.now()
     for f, (student, given) in answers.items():
         tell(f"judging {f}")
-        verdicts = check(list(lab.questions), measured, given)
+        verdicts = judged.verdicts(list(lab.questions), f, student, given)
         if not as_json:
             print("\n".join(verdict_lines(str(f), verdicts, marks_only=marks)))
         submissions.append(gradebook.Submission(student, f, verdicts))
@@ -241,9 +249,13 @@ def check_files(lab: Lab, files: list[Path], progress: Callable[[str], None],
 
 
 def open_lab(lab: Lab, script: Path | None, progress: Callable[[str], None],
-             prompt: Callable[[Any, Path | None], None]) -> int:
+             prompt: Callable[[Any, Path | None], None],
+             variant: variant_file.Variant | None = None) -> int:
     """The lab's network, with `prompt(emulation, script)` on it until it returns (the
-    command line's, testbed.cli.interactive.open_prompt: the labs stand below the CLI)."""
+    command line's, testbed.cli.interactive.open_prompt: the labs stand below the CLI);
+    with a student's `variant` (`lab` runs with its values) they are printed first."""
+    if variant is not None:
+        print("\n".join(variant_runs.intro(lab, variant)), flush=True)
     with _emulation(lab, progress) as emu:
         progress(f"lab {lab.number}, {lab.title}: {lab.topology} is up "
                  f"({lab.controller.mode} mode). The handout: {lab.path}. 'help' lists the "

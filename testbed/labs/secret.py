@@ -31,6 +31,10 @@ ENV_FILE = "MCASTLAB_INSTRUCTOR_SECRET_FILE"
 MIN_CHARS = 16
 SIGNATURE = "# mcastlab key signature: hmac-sha256 "
 CONTEXT = b"mcastlab lab key v1\n"  # what the MAC is of: a lab key, this format
+# a student's variant file (testbed.labs.variant_file): signed alike, under its own line and
+# context, so that neither passes for the other
+VARIANT_SIGNATURE = "# mcastlab variant signature: hmac-sha256 "
+VARIANT_CONTEXT = b"mcastlab lab variant file v1\n"
 CHECKOUT = Path(__file__).resolve().parents[2]
 HOW = (f"give it with --secret-file FILE (outside the checkout, chmod 600) or ${ENV} "
        "(docs/labs.md, 'The key and the instructor secret')")
@@ -83,39 +87,50 @@ def require(what: str, secret_file: Path | None = None,
     return secret
 
 
-def _mac(body: str, secret: bytes) -> str:
-    return hmac.new(secret, CONTEXT + body.encode(), hashlib.sha256).hexdigest()
+def _mac(body: str, secret: bytes, context: bytes = CONTEXT) -> str:
+    return hmac.new(secret, context + body.encode(), hashlib.sha256).hexdigest()
 
 
-def unsigned(text: str) -> str:
+def unsigned(text: str, line: str = SIGNATURE) -> str:
     """A key's text before its (last) signature line; all of it when it has none."""
-    if text.startswith(SIGNATURE) and "\n" + SIGNATURE not in text:
+    if text.startswith(line) and "\n" + line not in text:
         return ""
-    at = text.rfind("\n" + SIGNATURE)
+    at = text.rfind("\n" + line)
     return text if at < 0 else text[:at + 1]
 
 
-def sign(text: str, secret: bytes) -> str:
+def sign(text: str, secret: bytes, line: str = SIGNATURE, context: bytes = CONTEXT) -> str:
     """The key's text with its signature as the last line (a signature already there is
-    replaced)."""
-    body = unsigned(text)
+    replaced); `line` and `context` another kind of file's (VARIANT_*)."""
+    body = unsigned(text, line)
     if body and not body.endswith("\n"):
         body += "\n"
-    return f"{body}{SIGNATURE}{_mac(body, secret)}\n"
+    return f"{body}{line}{_mac(body, secret, context)}\n"
+
+
+def signed_right(text: str, secret: bytes, line: str = SIGNATURE,
+                 context: bytes = CONTEXT) -> bool | None:
+    """None when `text` carries no signature line; else whether it is this secret's over
+    the text before it, with nothing after it (a line after it is a change: TOML would read
+    it, the signature does not cover it)."""
+    body = unsigned(text, line)
+    if body == text:
+        return None
+    first, *after = text[len(body):].splitlines()
+    given = first[len(line):].strip()
+    right = hmac.compare_digest(given.encode(), _mac(body, secret, context).encode())
+    return right and not any(rest.strip() for rest in after)
 
 
 def verify(path: Path, text: str, secret: bytes, lab: int) -> None:
     """Refuse (UsageError) a key that is not signed, or not by this secret, or changed (a
     line after the signature is a change: TOML would read it, the signature does not cover
     it)."""
-    body = unsigned(text)
-    if body == text:
+    right = signed_right(text, secret)
+    if right is None:
         raise UsageError(f"{path} is not signed with the instructor secret (a key written "
                          f"before keys were signed, or not by --solve): check it, then "
                          f"sign it with mcastlab lab {lab} --sign {path}")
-    line, *after = text[len(body):].splitlines()
-    given = line[len(SIGNATURE):].strip()
-    right = hmac.compare_digest(given.encode(), _mac(body, secret).encode())
-    if not right or any(rest.strip() for rest in after):
+    if not right:
         raise UsageError(f"{path}: the signature does not match: the key was changed after "
                          "it was signed, or signed with another instructor secret")

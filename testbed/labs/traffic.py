@@ -19,6 +19,7 @@ from ..specs.traffic_model import TrafficSpec
 from .answers import Question
 from .lab import Lab
 from .points import measure_together
+from .variant import VariantSpace
 
 HOSTS, SIZE = 4, 65536
 MEMBERS = [f"h{i}" for i in range(HOSTS)]
@@ -74,4 +75,7 @@ def measure(emu: Any, progress: Callable[[str], None]) -> dict[str, Any]:
 
 
 LAB = Lab(5, "Traffic", "05-traffic.md", "star:hosts=6,bw=10", QUESTIONS, measure,
-          paper="Nupairoj1998, chapter 6")
+          paper="Nupairoj1998, chapter 6", variants=VariantSpace(why_none=(
+              "the students run its experiment from the spec labs/05-traffic.toml, which "
+              "names the loads and the hot spot: a variant needs that spec written per "
+              "student, and its times' tolerances measured under the other loads")))

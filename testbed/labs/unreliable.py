@@ -5,6 +5,7 @@ scouts (Chen2000) and with NACKs; under loss, the repairs of the two-stage broad
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from collectives.call import BcastCall
@@ -14,6 +15,7 @@ from ..measure.options import RunOptions
 from .answers import Question
 from .lab import Lab
 from .points import measure_together
+from .variant import Knob, Values, VariantSpace
 
 HOSTS = 4
 SIZE, LOSSY_SIZE, LOSS = 8192, 65536, 0.05
@@ -21,32 +23,50 @@ FRAMED = ("binomial", "scout-linear", "two-stage", "nack")
 REPAIRED = ("two-stage", "nack")
 YES_NO = ("yes", "no")
 
-QUESTIONS = (
-    *(Question(f"frames_sent.{a}", f"frames the hosts send per {a} broadcast of {SIZE} B on "
-               f"{HOSTS} hosts (switch port counters)", factor=1.3) for a in FRAMED),
-    Question("frames_delivered.nack", "frames delivered to hosts per nack broadcast of "
-             f"{SIZE} B", factor=1.3),
-    *(Question(f"delivered_under_loss.{a}", f"did every rank get every byte of {a} at "
-               f"{LOSS:g} loss ({LOSSY_SIZE} B)?", "choice", choices=YES_NO)
-      for a in REPAIRED),
-    Question("repaired.nack", f"did nack repair datagrams at {LOSS:g} loss?", "choice",
-             choices=YES_NO),
-)
+# what a student's variant may change (testbed.labs.variant): the handout's values first.
+# Sizes a factor of 2 apart, so that their frame counts differ by more than the questions'
+# tolerance (x1.3); losses from 3 % (at 2 % a 64 KiB NACK broadcast to 3 receivers loses
+# no frame at all in about 6 % of runs, and "did nack repair" would be a coin) to 8 %.
+VARIANTS = VariantSpace((
+    Knob("size", "bytes per broadcast whose frames are counted", SIZE,
+         (2048, 4096, 8192, 16384, 32768)),
+    Knob("loss", "the loss rate", LOSS, (0.03, 0.04, 0.05, 0.06, 0.07, 0.08)),
+), graded=("size", "loss"))
 
 
-def measure(emu: Any, progress: Callable[[str], None]) -> dict[str, Any]:
+def questions(v: Values) -> tuple[Question, ...]:
+    size, loss = v["size"], v["loss"]
+    return (
+        *(Question(f"frames_sent.{a}", f"frames the hosts send per {a} broadcast of {size} B "
+                   f"on {HOSTS} hosts (switch port counters)", factor=1.3) for a in FRAMED),
+        Question("frames_delivered.nack", "frames delivered to hosts per nack broadcast of "
+                 f"{size} B", factor=1.3),
+        *(Question(f"delivered_under_loss.{a}", f"did every rank get every byte of {a} at "
+                   f"{loss:g} loss ({LOSSY_SIZE} B)?", "choice", choices=YES_NO)
+          for a in REPAIRED),
+        Question("repaired.nack", f"did nack repair datagrams at {loss:g} loss?", "choice",
+                 choices=YES_NO),
+    )
+
+
+QUESTIONS = questions(VARIANTS.defaults())
+
+
+def measure(v: Values, emu: Any, progress: Callable[[str], None]) -> dict[str, Any]:
+    """Lab 4 with the values `v` (VARIANTS: the handout's, or a student's variant)."""
+    size, loss = v["size"], v["loss"]
     out: dict[str, Any] = {}
-    progress(f"lab 4: frames of {', '.join(FRAMED)}, {SIZE} B (one job)")
-    framed = measure_together(emu, [Batched(a, BcastCall(a, SIZE), repetitions=5, frames=5)
+    progress(f"lab 4: frames of {', '.join(FRAMED)}, {size} B (one job)")
+    framed = measure_together(emu, [Batched(a, BcastCall(a, size), repetitions=5, frames=5)
                                     for a in FRAMED])
     for a, r in framed.items():
         assert r.frames is not None  # counted: frames > 0
         out[f"frames_sent.{a}"] = round(r.frames["sent"], 1)
         if a == "nack":
             out["frames_delivered.nack"] = round(r.frames["delivered"], 1)
-    progress(f"lab 4: {', '.join(REPAIRED)} at {LOSS:g} loss, {LOSSY_SIZE} B (one job)")
+    progress(f"lab 4: {', '.join(REPAIRED)} at {loss:g} loss, {LOSSY_SIZE} B (one job)")
     lossy = measure_together(emu, [Batched(a, BcastCall(a, LOSSY_SIZE), repetitions=5)
-                                   for a in REPAIRED], RunOptions(loss=LOSS))
+                                   for a in REPAIRED], RunOptions(loss=loss))
     for a, r in lossy.items():
         out[f"delivered_under_loss.{a}"] = "yes" if r.verified else "no"
         if a == "nack":  # two-stage repairs over MPI (the fragmented chain), not datagrams
@@ -55,6 +75,13 @@ def measure(emu: Any, progress: Callable[[str], None]) -> dict[str, Any]:
             out["repaired.nack"] = "yes" if repaired > 0 else "no"
     return out
 
-LAB = Lab(4, "Multicast is unreliable", "04-multicast-unreliable.md",
-          f"star:hosts={HOSTS},bw=100", QUESTIONS, measure,
-          paper="Chen2000 and Siebert2006")
+
+def build(v: Values) -> Lab:
+    """Lab 4 with the values `v`: its questions and measurement."""
+    return Lab(4, "Multicast is unreliable", "04-multicast-unreliable.md",
+               f"star:hosts={HOSTS},bw=100", questions(v), partial(measure, dict(v)),
+               paper="Chen2000 and Siebert2006", variants=VARIANTS, build=build,
+               values=dict(v))
+
+
+LAB = build(VARIANTS.defaults())

@@ -20,8 +20,9 @@ from pathlib import Path
 
 import pytest
 
+from controller.timers import IgmpTimers
 from testbed.cli.main import main as cli_main
-from testbed.labs import igmp, labs, points, secret
+from testbed.labs import igmp, labs, points, secret, variant_file
 from testbed.labs.answers import Question, load_answers
 
 from .conftest import MCASTLAB
@@ -124,14 +125,13 @@ def test_lab_solve_then_check(caps, clean_after, tmp_path: Path, number: int, ca
     assert "starting the controller" not in out.stderr, out.stderr
 
 
-def lab1_predicted() -> dict[str, object]:
+def lab1_predicted(t: IgmpTimers = igmp.TIMERS, sent: int = igmp.SENT) -> dict[str, object]:
     """Lab 1's answers as its handout asks students to predict them from the lab's IGMP
     timers (RFC 3376 8.4, 8.7): every datagram to a member, none to h3, a bucket per member,
     the leave after the last member time, and the expiry a membership interval after h1's
     last report, which came 0 to a query interval plus a response interval before the cut
     (the middle of that range: 2-5 s here)."""
-    t = igmp.TIMERS
-    return {"member_frames": igmp.SENT, "nonmember_frames": 0, "buckets": 2,
+    return {"member_frames": sent, "nonmember_frames": 0, "buckets": 2,
             "leave_s": t.last_member_time, "after_leave_frames": 0,
             "membership_interval_s": t.membership_interval,
             "expiry_s": t.membership_interval - (t.query_interval
@@ -151,6 +151,40 @@ def test_lab1_check_measures_what_its_timers_predict(caps, clean_after, tmp_path
     assert out.returncode == 5, out.stdout + out.stderr
     assert f"{right}: {n} of {n} right" in out.stdout, out.stdout + out.stderr
     assert f"{bad}: 0 of {n} right" in out.stdout, out.stdout
+
+
+def test_lab1_variant_runs_with_the_students_values(caps, clean_after, tmp_path: Path,
+                                                    capsys, monkeypatch):
+    """A student's variant of lab 1 (docs/labs.md, "Variants per student"), opened from the
+    variant file the instructor wrote: the measurement joins, sends and times with its
+    values (its group, hosts, datagrams and IGMP timers), so the answers its values predict
+    are all right, and the handout's, naming no variant, all wrong. A student whose values
+    differ from the handout's in each (the shortest query interval: the cheapest run)."""
+    key = INSTRUCTOR[secret.ENV].encode()
+    v = next(v for v in (variant_file.of_student(igmp.LAB, key, f"student{i}")
+                         for i in range(1000))
+             if v.values["sent"] != igmp.SENT and v.values["query_interval_s"] == 1.5
+             and v.values["roles"][0] != "h0"
+             and v.values["last_member_interval_s"] != igmp.TIMERS.last_member_interval)
+    (tmp_path / "roster.csv").write_text(f"{v.student}\n")
+    out = lab_here(capsys, monkeypatch, "1", "--variant-files", str(tmp_path / "roster.csv"),
+                   str(tmp_path))
+    assert out.returncode == 0, out.stderr
+    mine = tmp_path / variant_file.file_name(1, v.student)
+    timers = replace(igmp.TIMERS, query_interval=v.values["query_interval_s"],
+                     last_member_interval=v.values["last_member_interval_s"])
+    right, handout = tmp_path / "right.toml", tmp_path / "handout.toml"
+    write_answers(right, lab1_predicted(timers, v.values["sent"]))
+    right.write_text(f'student = "{v.student}"\nvariant = "{v.digest}"\n' + right.read_text())
+    write_answers(handout, lab1_predicted())
+    n = len(labs()[1].questions)
+    out = lab_here(capsys, monkeypatch, "1", "--variant", str(mine), "--check", str(right),
+                   str(handout))  # measures the variant
+    assert out.returncode == 5, out.stdout + out.stderr
+    assert f"{right}: {n} of {n} right" in out.stdout, out.stdout + out.stderr
+    assert f"{handout}: 0 of {n} right" in out.stdout, out.stdout
+    src, stays, leaves, _ = v.values["roles"]
+    assert f"lab 1: {stays} and {leaves} join {v.values['group']}, {src} sends" in out.stderr
 
 
 def test_lab_check_refuses_bad_files_before_the_network(caps, tmp_path: Path):

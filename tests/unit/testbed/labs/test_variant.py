@@ -1,0 +1,172 @@
+"""testbed.labs.variant: a student's variant is derived from the instructor secret and the
+student's id, stable for the student, different between students in the values their
+answers depend on, another with another secret, and always within the bounds the lab
+declares; a lab built with a variant asks and measures with its values."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+from testbed.errors import UsageError
+from testbed.labs import holes, igmp, labs, unreliable
+from testbed.labs.variant import (
+    Addresses,
+    Draws,
+    Knob,
+    VariantSpace,
+    derive,
+    describe,
+    digest,
+    seed,
+    student_id,
+)
+
+SECRET, OTHER = b"s" * 32, b"t" * 32
+STUDENTS = [f"student{i:03d}" for i in range(60)]
+VARIED = sorted(n for n, lab in labs().items() if lab.variants)
+
+
+def test_labs_with_variants_and_those_without_say_why() -> None:
+    assert VARIED == [1, 4, 6]
+    for lab in labs().values():
+        assert bool(lab.variants) or len(lab.variants.why_none) > 40, lab.number
+
+
+def test_draws_are_a_function_of_the_seed_alone() -> None:
+    a, b, c = Draws(b"x"), Draws(b"x"), Draws(b"y")
+    first = [a.below(1000) for _ in range(20)]
+    assert first == [b.below(1000) for _ in range(20)]
+    assert first != [c.below(1000) for _ in range(20)]
+    assert all(0 <= v < 1000 for v in first)
+    assert sorted(Draws(b"z").sample(range(10), 10)) == list(range(10))
+    with pytest.raises(ValueError):
+        Draws(b"x").below(0)
+
+
+def test_addresses_are_administratively_scoped_and_index_back() -> None:
+    a = Addresses()
+    assert a[0] == "239.1.0.1" and a[-1] == "239.254.255.254" and len(a) == 254 * 256 * 254
+    assert all(a[i] in a for i in (0, 1, 253, 254, 12345, len(a) - 1))
+    for bad in ("239.255.255.250", "239.0.0.1", "239.1.1.0", "239.1.1.255", "224.0.0.1",
+                "239.1.1", "239.01.1.1", 239, "x.1.1.1"):
+        assert bad not in a, bad
+    with pytest.raises(IndexError):
+        a[len(a)]
+
+
+@pytest.mark.parametrize("number", VARIED)
+def test_a_students_variant_is_stable_and_within_the_labs_bounds(number: int) -> None:
+    space = labs()[number].variants
+    for s in STUDENTS:
+        v = derive(space, SECRET, number, s)
+        assert v == derive(space, SECRET, number, f"  {s} ")  # the id as given, trimmed
+        assert space.problems(v) == [], (s, v)
+        for k in space.knobs:
+            assert k.within(v[k.name])
+
+
+@pytest.mark.parametrize("number", VARIED)
+def test_students_differ_in_what_their_answers_depend_on(number: int) -> None:
+    """Among 60 students (1770 pairs) the share of pairs whose graded values meet is about
+    1 / count_graded (uniform draws), never more than twice that, and most students have
+    values of their own."""
+    space = labs()[number].variants
+    graded = [tuple(str(derive(space, SECRET, number, s)[k]) for k in space.graded)
+              for s in STUDENTS]
+    pairs = list(itertools.combinations(graded, 2))
+    same = sum(a == b for a, b in pairs)
+    assert same <= 2 * len(pairs) / space.count_graded() + 2, same
+    assert len(set(graded)) >= min(len(STUDENTS), space.count_graded()) // 2
+
+
+@pytest.mark.parametrize("number", VARIED)
+def test_another_secret_gives_another_variant(number: int) -> None:
+    """Without the secret, one's own variant says nothing of another's: the seed is an
+    HMAC under the secret (another secret, another seed and mostly other values)."""
+    space = labs()[number].variants
+    assert seed(SECRET, number, "ada") != seed(OTHER, number, "ada")
+    assert seed(SECRET, number, "ada") != seed(SECRET, number + 1, "ada")
+    differ = sum(derive(space, SECRET, number, s) != derive(space, OTHER, number, s)
+                 for s in STUDENTS)
+    assert differ >= len(STUDENTS) * 0.8
+
+
+def test_lab1s_group_alone_tells_any_two_students_apart() -> None:
+    groups = {derive(igmp.VARIANTS, SECRET, 1, s)["group"] for s in STUDENTS}
+    assert len(groups) == len(STUDENTS)
+
+
+def test_a_knob_takes_only_its_values() -> None:
+    one = Knob("n", "a count", 3, (3, 4, 5))
+    assert one.within(4) and not one.within(6) and not one.within(True)
+    assert not one.within(4.0) and not one.within("4")
+    some = Knob("f", "nodes", [3, 5], tuple(range(3, 8)), sizes=(2, 3))
+    assert some.within([3, 5]) and some.within([3, 4, 7])
+    for bad in ([5, 3], [3, 3], [3], [3, 8], (3, 5), [3, 4, 5, 6]):
+        assert not some.within(bad), bad
+    assert some.count() == 10 + 10
+    roles = Knob("r", "roles", ["a", "b"], ("a", "b", "c"), sizes=(2,), ordered=True)
+    assert roles.within(["b", "a"]) and roles.count() == 6
+    assert igmp.VARIANTS.count_graded() == 10 * 4 * 3
+
+
+def test_a_variant_space_reads_values_strictly() -> None:
+    space = holes.VARIANTS
+    assert space.problems(space.defaults()) == []
+    assert space.problems({"failed": [1, 2], "sent": 5}) == [
+        "failed = [1, 2] is not one of the lab's values"]
+    assert space.problems({"sent": 5, "x": 1}) == ["failed is missing",
+                                                   "x is no value of this lab"]
+    with pytest.raises(ValueError, match="why_none"):
+        VariantSpace()
+    with pytest.raises(ValueError, match="distinct"):
+        VariantSpace((Knob("a", "", 1, (1,)),), graded=("b",))
+
+
+def test_student_ids_are_one_line() -> None:
+    assert student_id(" ada ") == "ada"
+    for bad in ("", "  ", "a\nb"):
+        with pytest.raises(UsageError, match="not a student id"):
+            student_id(bad)
+
+
+def test_a_digest_names_the_values() -> None:
+    d = igmp.VARIANTS.defaults()
+    assert digest(1, d) == digest(1, dict(d)) and len(digest(1, d)) == 12
+    assert digest(1, d) != digest(1, d | {"sent": 6}) != digest(6, d)
+
+
+def test_the_handouts_values_are_each_labs_own() -> None:
+    """The lab as the handout shows it is the lab with its variants' defaults."""
+    assert igmp.LAB.values == igmp.VARIANTS.defaults()
+    assert igmp.LAB.values["group"] == "239.1.1.1" and igmp.LAB.controller.timers == igmp.TIMERS
+    assert "h0 sends 5 datagrams to 239.1.1.1, which h1 and h2 joined" in \
+        igmp.LAB.questions[0].text
+    assert holes.LAB.values == {"failed": [3, 5], "sent": 5}
+    assert unreliable.LAB.values == {"size": 8192, "loss": 0.05}
+    assert describe(igmp.VARIANTS, igmp.LAB.values)[0] == "  the group: 239.1.1.1"
+
+
+def test_a_lab_built_with_a_variant_asks_and_runs_with_its_values() -> None:
+    v = derive(igmp.VARIANTS, SECRET, 1, "ada")
+    lab = igmp.LAB.vary(v)
+    src, stays, leaves, out = v["roles"]
+    assert lab.values == v and lab.number == 1 and lab.topology == igmp.LAB.topology
+    text = lab.questions[0].text
+    assert f"{src} sends {v['sent']} datagrams to {v['group']}" in text
+    assert f"which {stays} and {leaves} joined" in text and out in lab.questions[1].text
+    t = lab.controller.timers
+    assert (t.query_interval, t.last_member_interval) == (v["query_interval_s"],
+                                                          v["last_member_interval_s"])
+    assert [q.key for q in lab.questions] == [q.key for q in igmp.LAB.questions]
+    six = holes.LAB.vary({"failed": [4, 6, 7], "sent": 9})
+    assert "left when 4, 6, 7 failed" in six.questions[0].text
+    assert "to the 5 live nodes" in six.questions[5].text
+    four = unreliable.LAB.vary({"size": 2048, "loss": 0.03})
+    assert "of 2048 B" in four.questions[0].text and "0.03 loss" in four.questions[-1].text
+    with pytest.raises(ValueError, match="sent = 99"):
+        igmp.LAB.vary(v | {"sent": 99})
+    with pytest.raises(ValueError, match="no variants"):
+        labs()[2].vary({})
