@@ -1,0 +1,65 @@
+"""The live view's drawing: every host and switch, members ringed in their group's colour,
+tree links from each source, failed hosts marked, load labels, names escaped, a layered
+layout (hosts below their switches, a fat tree's top switches on top)."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from typing import Any
+
+from testbed.live.snapshot import snapshot
+from testbed.live.svg import draw, layout
+from topologies import parse_spec
+
+NS = "{http://www.w3.org/2000/svg}"
+G = "239.1.2.3"
+
+
+def nodes(svg: str, kind: str) -> dict[str, ET.Element]:
+    root = ET.fromstring(svg)
+    return {g.get("data-name", ""): g for g in root.iter(f"{NS}g")
+            if kind in (g.get("class") or "").split()}
+
+
+def marks(svg: str, cls: str) -> list[dict[str, str]]:
+    return [dict(e.attrib) for e in ET.fromstring(svg).iter()
+            if cls in (e.get("class") or "").split()]
+
+
+def star_snapshot() -> dict[str, Any]:
+    topo = parse_spec("star:hosts=4")
+    groups = {G: {"members": {"h1": {}, "h2": {}},
+                  "sources": {"10.0.0.1": {"kind": "tree", "tree": {"s1": [2, 3]}}}}}
+    return snapshot(topo, groups, [3], [["h0", "s1", 1.25]], 1, 0.0)
+
+
+def test_every_host_and_switch_is_drawn_with_members_trees_failed_and_load() -> None:
+    svg = draw(star_snapshot())
+    assert sorted(nodes(svg, "host")) == ["h0", "h1", "h2", "h3"]
+    assert sorted(nodes(svg, "switch")) == ["s1"]
+    assert sorted(nodes(svg, "failed")) == ["h3"]
+    assert sorted(m["data-host"] for m in marks(svg, "member")) == ["h1", "h2"]
+    assert sorted((t["data-from"], t["data-to"]) for t in marks(svg, "tree")) == [
+        ("h0", "s1"), ("s1", "h1"), ("s1", "h2")]
+    assert [(m["data-from"], m["data-to"]) for m in marks(svg, "load")] == [("h0", "s1")]
+    assert len(marks(svg, "link")) == 4
+
+
+def test_names_are_escaped() -> None:
+    snap = star_snapshot()
+    snap["topology"]["name"] = "<script>alert(1)</script>"
+    snap["error"] = 'a "quoted" & <b>'
+    svg = draw(snap)
+    assert "<script>" not in svg and "&lt;script&gt;" in svg
+    ET.fromstring(svg)  # still well-formed
+
+
+def test_layers_put_hosts_below_and_the_core_on_top() -> None:
+    topo = snapshot(parse_spec("fattree:k=4"), {}, [], [], 1, 0.0)["topology"]
+    pos, width, height = layout(topo)
+    hosts = [h["name"] for h in topo["hosts"]]
+    assert {pos[h][1] for h in hosts} == {max(y for _, y in pos.values())}
+    ys = sorted({y for _, y in pos.values()})
+    assert len(ys) == 3  # hosts, the 4 edge switches, the 4 above them (k=4, 2 levels)
+    assert sum(1 for y in pos.values() if y[1] == ys[0]) == 4
+    assert all(0 < x < width and 0 < y < height for x, y in pos.values())
