@@ -1,0 +1,138 @@
+"""`mcastlab net --web` on the real stack (a 4-host star, the prompt driven on standard
+input): the live view's URL is printed, its server runs as a user other than root, a join
+at the prompt is on the served snapshot and picture within a second, a failed node is
+marked, a request without the token is refused, and leaving the prompt stops the server."""
+
+from __future__ import annotations
+
+import json
+import queue
+import re
+import socket
+import subprocess
+import threading
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from .conftest import MCASTLAB
+
+G = "239.1.2.3"
+SHOWN_WITHIN = 1.0  # s from the prompt's "joined" to the member on the served snapshot
+
+
+class Prompt:
+    """`mcastlab net` with its standard input ours; its standard error read line by line."""
+
+    def __init__(self, *args: str) -> None:
+        self.proc = subprocess.Popen([*MCASTLAB, "net", *args], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.lines: queue.Queue[str | None] = queue.Queue()
+        self.seen: list[str] = []
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        assert self.proc.stderr is not None
+        for line in self.proc.stderr:
+            self.lines.put(line)
+        self.lines.put(None)
+
+    def until(self, pattern: str, timeout: float = 120.0) -> re.Match[str]:
+        """The first line from now on matching `pattern` (a test failure if the prompt ends
+        or none comes within `timeout`)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                line = self.lines.get(timeout=max(0.0, deadline - time.monotonic()))
+            except queue.Empty:
+                pytest.fail(f"no line matching {pattern!r} in {timeout:g} s: {self.seen}")
+            if line is None:
+                pytest.fail(f"the prompt ended before {pattern!r}: {self.seen}")
+            self.seen.append(line)
+            if m := re.search(pattern, line):
+                return m
+
+    def say(self, command: str) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(command + "\n")
+        self.proc.stdin.flush()
+
+
+def fetch(url: str) -> tuple[int, bytes]:
+    try:
+        with urllib.request.urlopen(url, timeout=5) as r:
+            return r.status, r.read()
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read()
+
+
+def served(base: str, token: str, what: str, until: float,
+           ok: Callable[[bytes], bool]) -> float:
+    """Seconds until the served `what` satisfies `ok` (asked every 20 ms while not, as the
+    page asks every 300 ms; a test failure after `until` s)."""
+    start = time.monotonic()
+    while True:
+        status, body = fetch(f"{base}/{what}?token={token}")
+        assert status == 200, (status, body)
+        if ok(body):
+            return time.monotonic() - start
+        if time.monotonic() - start > until:
+            pytest.fail(f"{what} did not show it within {until:g} s: {body[:2000]!r}")
+        time.sleep(0.02)  # the polling period of this wait for state, not a wait itself
+
+
+def uid_of(port: int) -> int:
+    """The owner of the socket listening on 127.0.0.1:`port` (from /proc/net/tcp)."""
+    for line in Path("/proc/net/tcp").read_text().splitlines()[1:]:
+        f = line.split()
+        if f[1] == f"0100007F:{port:04X}" and f[3] == "0A":  # LISTEN
+            return int(f[7])
+    raise AssertionError(f"nothing listens on 127.0.0.1:{port}")
+
+
+def test_a_join_at_the_prompt_is_on_the_page_within_a_second(caps, clean_after) -> None:
+    prompt = Prompt("--topo", "star", "--hosts", "4", "--bw", "100", "--web")
+    try:
+        m = prompt.until(r"live view: (http://127\.0\.0\.1:(\d+))/\?token=([\w-]+)")
+        base, port, token = m[1], int(m[2]), m[3]
+        assert uid_of(port) != 0  # the server is not root's
+        assert fetch(f"{base}/state.json")[0] == 403
+        assert fetch(f"{base}/state.json?token={token}x")[0] == 403
+        assert fetch(f"{base}/../../etc/passwd?token={token}")[0] == 404
+        status, page = fetch(f"{base}/?token={token}")
+        assert status == 200 and b"live.js" in page
+        prompt.until(r"is up")
+
+        def members(body: bytes) -> list[str]:
+            return json.loads(body)["groups"].get(G, {}).get("members", [])
+
+        assert members(fetch(f"{base}/state.json?token={token}")[1]) == []
+        prompt.say(f"join h1 {G}")
+        prompt.until(rf"h1 joined {G}")
+        took = served(base, token, "state.json", 10.0, lambda b: members(b) == ["h1"])
+        assert took <= SHOWN_WITHIN, took
+        served(base, token, "view.svg", 2.0,
+               lambda b: f'data-group="{G}" data-host="h1"'.encode() in b)
+        svg = fetch(f"{base}/view.svg?token={token}")[1].decode()
+        assert all(f'data-name="{n}"' in svg for n in ("h0", "h1", "h2", "h3", "s1"))
+
+        prompt.say(f"send h0 {G} 2")
+        prompt.until(r"h0 sent 2 datagrams")
+        served(base, token, "state.json", 2.0, lambda b: json.loads(b)["groups"][G][
+            "sources"].get("h0", {}).get("links", [])[:1] == [["h0", "s1"]])
+        prompt.say("fail h3")
+        prompt.until(r"failed nodes: 3")
+        served(base, token, "view.svg", 2.0, lambda b: b'class="node host failed" '
+               b'data-name="h3"' in b)
+        prompt.say("exit")
+        assert prompt.proc.wait(timeout=120) == 0, prompt.seen
+    finally:
+        if prompt.proc.poll() is None:
+            prompt.proc.kill()
+            prompt.proc.wait()
+    with socket.socket() as s, pytest.raises(ConnectionRefusedError):  # nothing listens
+        s.connect(("127.0.0.1", port))
