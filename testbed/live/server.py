@@ -1,10 +1,11 @@
 """The live view's web server (aiohttp), run as its own process by an unprivileged user
 (view.py starts it and refuses root for it; so does ``main`` here). Bound to 127.0.0.1.
-Every request must carry the token (``?token=...``; compared in constant time) or is
-refused with 403, before anything else is looked at. Read-only (GET and HEAD): it serves
-its page files, read once at start from this package and held in memory, under fixed
-names, and the run's snapshot, read through the folder descriptor it was handed, by one
-fixed name (publish.STATE): no part of a request ever reaches the file system.
+Every request must carry the token (``?token=...``; compared in constant time) or is refused
+with 403, before anything else is looked at. Read-only (GET and HEAD): it serves its page
+files, read once at start from this package and held in memory, under fixed names (the page
+with the token written into its links to its own files), and the run's snapshot, read
+through the folder descriptor it was handed, by one fixed name (publish.STATE): no part of a
+request ever reaches the file system.
 
 Started as ``python -m testbed.live.server --dir-fd N [--port P]``: the token is the first
 line of its standard input, and the end of that input (the run's process gone) ends the
@@ -18,6 +19,7 @@ import contextlib
 import hmac
 import json
 import os
+import re
 import signal
 import stat
 import sys
@@ -38,7 +40,9 @@ ASSETS = {"/": ("page.html", "text/html; charset=utf-8"),
 HEADERS = {"Cache-Control": "no-store", "X-Content-Type-Options": "nosniff",
            "Referrer-Policy": "no-referrer", "X-Frame-Options": "DENY",
            "Content-Security-Policy": "default-src 'none'; script-src 'self'; "
-                                      "style-src 'self'; connect-src 'self'; img-src 'self'"}
+                                      "style-src 'self'; connect-src 'self'; img-src 'self' data:"}
+
+TOKEN_MARK = b"__TOKEN__"  # in page.html: where the token goes (URL-safe characters only)
 
 Reader = Callable[[], bytes | None]
 
@@ -72,9 +76,13 @@ def folder_reader(dir_fd: int) -> Reader:
 def make_app(read: Reader, token: str,
              files: dict[str, tuple[bytes, str]] | None = None) -> web.Application:
     """The application: the token guard, the page files, /state.json and /view.svg."""
-    if len(token) < 16:
-        raise ValueError("the token is too short to guard anything")
-    files = assets() if files is None else files
+    if not re.fullmatch(r"[A-Za-z0-9_-]{16,}", token):
+        raise ValueError("the token must be 16 or more URL-safe characters "
+                         "(secrets.token_urlsafe)")
+    files = dict(assets() if files is None else files)
+    if "/" in files:  # the page asks for its files with the token, as for everything
+        page, kind = files["/"]
+        files["/"] = (page.replace(TOKEN_MARK, token.encode()), kind)
     drawn: dict[str, Any] = {"raw": None, "svg": b""}
 
     @web.middleware

@@ -1,16 +1,18 @@
 """A live-view snapshot (snapshot.py) drawn as SVG (pure: text in, text out). The layout is
 layered: hosts on the bottom row, each switch on the row of its hop distance from the
 nearest host (a star's switch above its hosts, a tree's root at the top), each row ordered
-by where its neighbours below sit. Drawn: every link with its rate, each direction's load
-where a link carried any, each group's tree links in the group's colour (with arrows, from
-each source), its members ringed in that colour, failed hosts marked red with a cross, and a
-legend of the groups. Every node and mark carries a class and data- names, so that a test
-(or a script) reads the picture as well as a person does."""
+by where its neighbours below sit. Drawn: every link (its rate in the legend, or beside it
+where it differs from most links'), each direction's load where a link carried any, each
+group's tree links in the group's colour (with arrows, from each source), its members ringed
+in that colour, failed hosts marked red with a cross, and a legend of the groups. Every node
+and mark carries a class and data- names, so that a test (or a script) reads the picture as
+well as a person does."""
 
 from __future__ import annotations
 
 import math
 import re
+from collections import Counter
 from typing import Any
 from xml.sax.saxutils import escape, quoteattr
 
@@ -85,13 +87,17 @@ def draw(snap: dict[str, Any]) -> str:
                f'<path d="M 0 0 L 10 5 L 0 10 z" fill="{c}"/></marker>'
                for i, c in enumerate(COLOURS)) + "</defs>",
            '<rect width="100%" height="100%" fill="white"/>']
+    rates = Counter(lk["mbit"] for lk in topo["links"])
+    usual = rates.most_common(1)[0][0] if rates else None
     for lk in topo["links"]:
         (x1, y1), (x2, y2) = pos[lk["a"]], pos[lk["b"]]
         out.append(f'<line class="link" {_attrs(data_a=lk["a"], data_b=lk["b"])} '
-                   f'x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}" '
-                   'stroke="#bbb" stroke-width="2"/>')
-        out.append(f'<text class="rate" x="{(x1 + x2) / 2 + 4:.1f}" y="{(y1 + y2) / 2:.1f}" '
-                   f'fill="#999" font-size="9">{escape(_rate(lk["mbit"]))}</text>')
+                   f'{_attrs(data_rate=_rate(lk["mbit"]))} x1="{x1:.1f}" y1="{y1:.1f}" '
+                   f'x2="{x2:.1f}" y2="{y2:.1f}" stroke="#bbb" stroke-width="2"/>')
+        if lk["mbit"] != usual:  # the usual rate is said once, in the legend
+            out.append(f'<text class="rate" x="{(x1 + x2) / 2 + 4:.1f}" '
+                       f'y="{(y1 + y2) / 2:.1f}" fill="#999" font-size="9">'
+                       f'{escape(_rate(lk["mbit"]))}</text>')
     for gi, (g, info) in enumerate(groups.items()):
         for src, d in info["sources"].items():
             for a, b in d.get("links", []):
@@ -137,7 +143,8 @@ def draw(snap: dict[str, Any]) -> str:
                    f'text-anchor="middle">{escape(name)}</text>'
                    f'<title>{escape(name)} {escape(h.get("ip", ""))}</title></g>')
     y = height + LEGEND_LINE
-    head = f"{topo['name']}: {len(topo['hosts'])} hosts, {len(topo['switches'])} switches"
+    head = (f"{topo['name']}: {len(topo['hosts'])} hosts, {len(topo['switches'])} switches, "
+            f"links {_rate(usual)}" + (" unless marked" if len(rates) > 1 else ""))
     if failed:
         head += "; failed: " + ", ".join(sorted(failed, key=_natural))
     if snap.get("error"):

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
@@ -125,5 +126,19 @@ def test_the_page_files_are_the_packages_own() -> None:
     assert sorted(ASSETS) == ["/", "/live.css", "/live.js"]
     app = make_app(lambda: None, TOKEN)
     assert isinstance(app, web.Application)
-    with pytest.raises(ValueError, match="too short"):
-        make_app(lambda: None, "short")
+    for bad in ("short", "t" * 20 + '"><script>'):
+        with pytest.raises(ValueError, match="16 or more URL-safe characters"):
+            make_app(lambda: None, bad)
+
+
+def test_the_page_asks_for_its_own_files_with_the_token(live_dir: Path) -> None:
+    """What a browser does with the page: every file it links to is served (a page whose
+    links lacked the token got 403 for its script and style in Chromium)."""
+    async def body(client: Client) -> None:
+        _, _, page = await client.get("/")
+        links = re.findall(r'(?:href|src)="([^"#:]+)"', page)
+        assert sorted(links) == [f"live.css?token={TOKEN}", f"live.js?token={TOKEN}"]
+        for link in links:
+            status, _, _ = await client.get("/" + link, token=None)
+            assert status == 200, link
+    run(live_dir, body)

@@ -43,6 +43,9 @@ def test_every_host_and_switch_is_drawn_with_members_trees_failed_and_load() -> 
         ("h0", "s1"), ("s1", "h1"), ("s1", "h2")]
     assert [(m["data-from"], m["data-to"]) for m in marks(svg, "load")] == [("h0", "s1")]
     assert len(marks(svg, "link")) == 4
+    assert {m["data-rate"] for m in marks(svg, "link")} == {"100 Mbit/s"}
+    assert marks(svg, "rate") == []  # one rate: said once, in the legend
+    assert "links 100 Mbit/s" in svg
 
 
 def test_names_are_escaped() -> None:
