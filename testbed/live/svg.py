@@ -51,12 +51,13 @@ def layout(topo: dict[str, Any]) -> tuple[dict[str, tuple[float, float]], float,
             place[n] = float(i)
     widest = max(len(r) for r in rows)
     width = max(640.0, widest * COL + 2 * MARGIN)
-    height = 2 * MARGIN + ROW * (len(rows) - 1)
+    row_gap = max(ROW, min(2.5 * ROW, width / 5))  # a wide row: links not too flat to tell
+    height = 2 * MARGIN + row_gap * (len(rows) - 1)
     pos = {}
     for k, row in enumerate(rows):
         for i, n in enumerate(row):
             pos[n] = (MARGIN + (width - 2 * MARGIN) * (i + 0.5) / len(row),
-                      height - MARGIN - k * ROW)
+                      height - MARGIN - k * row_gap)
     return pos, width, height
 
 
@@ -103,7 +104,9 @@ def draw(snap: dict[str, Any]) -> str:
             for a, b in d.get("links", []):
                 if a not in pos or b not in pos:
                     continue
-                (x1, y1), (x2, y2) = _shifted(pos[a], pos[b], 3.0 * (gi + 1))
+                # the groups side by side along the link, centred on it
+                (x1, y1), (x2, y2) = _shifted(pos[a], pos[b],
+                                              3.5 * (gi - (len(groups) - 1) / 2))
                 out.append(f'<line class="tree" {_attrs(data_group=g, data_source=src)} '
                            f'{_attrs(data_from=a, data_to=b)} x1="{x1:.1f}" y1="{y1:.1f}" '
                            f'x2="{x2:.1f}" y2="{y2:.1f}" stroke="{colour[g]}" '
