@@ -1,7 +1,8 @@
 """`mcastlab net --web` on the real stack (a 4-host star, the prompt driven on standard
 input): the live view's URL is printed, its server runs as a user other than root, a join
 at the prompt is on the served snapshot and picture within a second, a failed node is
-marked, a request without the token is refused, and leaving the prompt stops the server.
+marked, a request without the token is refused, and leaving the prompt stops the server;
+`mcastlab lab 2 --web` serves the lab's network the same way.
 
 In a real browser (issue 55, item 2: Debian's Chromium, headless, driven by Selenium with
 Debian's chromedriver): the page loads and shows every host and switch, a join shows the
@@ -11,6 +12,7 @@ node is marked; a screenshot of each state is kept in the test's tmp folder
 
 from __future__ import annotations
 
+import contextlib
 import json
 import queue
 import re
@@ -20,7 +22,7 @@ import threading
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -33,10 +35,11 @@ SHOWN_WITHIN = 1.0  # s from the prompt's "joined" to the member on the served s
 
 
 class Prompt:
-    """`mcastlab net` with its standard input ours; its standard error read line by line."""
+    """`mcastlab net` (or `lab`) with its standard input ours; its standard error read line
+    by line."""
 
-    def __init__(self, *args: str) -> None:
-        self.proc = subprocess.Popen([*MCASTLAB, "net", *args], stdin=subprocess.PIPE,
+    def __init__(self, *args: str, command: str = "net") -> None:
+        self.proc = subprocess.Popen([*MCASTLAB, command, *args], stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         self.lines: queue.Queue[str | None] = queue.Queue()
         self.seen: list[str] = []
@@ -67,6 +70,28 @@ class Prompt:
         assert self.proc.stdin is not None
         self.proc.stdin.write(command + "\n")
         self.proc.stdin.flush()
+
+    def exit(self) -> None:
+        """`exit` at the prompt: the network is torn down, the command ends well."""
+        self.say("exit")
+        assert self.proc.wait(timeout=120) == 0, self.seen
+
+    def __enter__(self) -> Prompt:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.proc.poll() is None:  # a test failed midway: SIGTERM tears the network
+            self.proc.terminate()     # down as `exit` would (Emulation traps it)
+            try:
+                self.proc.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+
+def nothing_listens(port: int) -> None:
+    with socket.socket() as s, pytest.raises(ConnectionRefusedError):
+        s.connect(("127.0.0.1", port))
 
 
 def fetch(url: str) -> tuple[int, bytes]:
@@ -102,8 +127,7 @@ def uid_of(port: int) -> int:
 
 
 def test_a_join_at_the_prompt_is_on_the_page_within_a_second(caps, clean_after) -> None:
-    prompt = Prompt("--topo", "star", "--hosts", "4", "--bw", "100", "--web")
-    try:
+    with Prompt("--topo", "star", "--hosts", "4", "--bw", "100", "--web") as prompt:
         m = prompt.until(r"live view: (http://127\.0\.0\.1:(\d+))/\?token=([\w-]+)")
         base, port, token = m[1], int(m[2]), m[3]
         assert uid_of(port) != 0  # the server is not root's
@@ -135,20 +159,15 @@ def test_a_join_at_the_prompt_is_on_the_page_within_a_second(caps, clean_after) 
         prompt.until(r"failed nodes: 3")
         served(base, token, "view.svg", 2.0, lambda b: b'class="node host failed" '
                b'data-name="h3"' in b)
-        prompt.say("exit")
-        assert prompt.proc.wait(timeout=120) == 0, prompt.seen
-    finally:
-        if prompt.proc.poll() is None:
-            prompt.proc.kill()
-            prompt.proc.wait()
-    with socket.socket() as s, pytest.raises(ConnectionRefusedError):  # nothing listens
-        s.connect(("127.0.0.1", port))
+        prompt.exit()
+    nothing_listens(port)
 
 
 CHROMIUM, CHROMEDRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"  # Debian's packages
 
 
-def browser() -> Any:
+@contextlib.contextmanager
+def browser() -> Iterator[Any]:
     """Headless Chromium under Selenium, with Debian's driver (Selenium's own manager, which
     downloads drivers, is never asked). --no-sandbox: the tests run as root, where
     Chromium's sandbox refuses to start; this browser opens only the view's local page."""
@@ -165,7 +184,11 @@ def browser() -> Any:
     for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
                 "--window-size=1000,700", "--no-first-run", "--disable-extensions"):
         opts.add_argument(arg)
-    return webdriver.Chrome(service=Service(CHROMEDRIVER), options=opts)
+    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=opts)
+    try:
+        yield driver
+    finally:
+        driver.quit()
 
 
 def shown(driver: Any, css: str, until: float, present: bool = True) -> float:
@@ -190,60 +213,64 @@ def test_the_page_in_chromium_follows_join_send_leave_and_fail(caps, clean_after
                                                                 ) -> None:
     shots = tmp_path / "screenshots"
     shots.mkdir()
-    prompt = Prompt("--topo", "star", "--hosts", "4", "--bw", "100", "--web",
-                    "--last-member-interval", "0.25")
-    driver = None
-    try:
+    with Prompt("--topo", "star", "--hosts", "4", "--bw", "100", "--web",
+                "--last-member-interval", "0.25") as prompt:
         url = prompt.until(r"live view: (http://127\.0\.0\.1:\d+/\?token=[\w-]+)")[1]
         prompt.until(r"is up")
-        driver = browser()
-        start = time.monotonic()
-        driver.get(url)
-        shown(driver, '#view svg g.node[data-name="s1"]', 10.0)
-        loaded = time.monotonic() - start
-        names = {e.get_attribute("data-name") for e in driver.find_elements(
-            "css selector", "#view svg g.node")}
-        assert names == {"h0", "h1", "h2", "h3", "s1"}
-        assert loaded <= 5.0, loaded  # the goal is 1 s; Chromium's first page on a busy VM
-        driver.save_screenshot(str(shots / "1-loaded.png"))
+        with browser() as driver:
+            start = time.monotonic()
+            driver.get(url)
+            shown(driver, '#view svg g.node[data-name="s1"]', 10.0)
+            loaded = time.monotonic() - start
+            names = {e.get_attribute("data-name") for e in driver.find_elements(
+                "css selector", "#view svg g.node")}
+            assert names == {"h0", "h1", "h2", "h3", "s1"}
+            assert loaded <= 5.0, loaded  # the goal is 1 s; Chromium's first page on a busy VM
+            driver.save_screenshot(str(shots / "1-loaded.png"))
 
-        member = f'#view svg circle.member[data-group="{G}"][data-host="h1"]'
-        prompt.say(f"join h1 {G}")
-        prompt.until(rf"h1 joined {G}")
-        took = shown(driver, member, 10.0)
-        assert took <= SHOWN_WITHIN, took
-        prompt.say(f"join h2 {G}")
-        prompt.until(rf"h2 joined {G}")
-        driver.save_screenshot(str(shots / "2-joined.png"))
+            member = f'#view svg circle.member[data-group="{G}"][data-host="h1"]'
+            prompt.say(f"join h1 {G}")
+            prompt.until(rf"h1 joined {G}")
+            took = shown(driver, member, 10.0)
+            assert took <= SHOWN_WITHIN, took
+            prompt.say(f"join h2 {G}")
+            prompt.until(rf"h2 joined {G}")
+            driver.save_screenshot(str(shots / "2-joined.png"))
 
-        prompt.say(f"send h0 {G} 2")
-        prompt.until(r"h0 sent 2 datagrams")
-        tree = f'#view svg line.tree[data-group="{G}"][data-source="h0"]'
-        for a, b in (("h0", "s1"), ("s1", "h1"), ("s1", "h2")):
-            shown(driver, f'{tree}[data-from="{a}"][data-to="{b}"]', 2.0)
-        driver.save_screenshot(str(shots / "3-sent.png"))
+            prompt.say(f"send h0 {G} 2")
+            prompt.until(r"h0 sent 2 datagrams")
+            tree = f'#view svg line.tree[data-group="{G}"][data-source="h0"]'
+            for a, b in (("h0", "s1"), ("s1", "h1"), ("s1", "h2")):
+                shown(driver, f'{tree}[data-from="{a}"][data-to="{b}"]', 2.0)
+            driver.save_screenshot(str(shots / "3-sent.png"))
 
-        prompt.say(f"leave h2 {G}")
-        prompt.say(f"wait h2 left {G}")
-        prompt.until(rf"stopped listing h2 in {G}")
-        shown(driver, f'{tree}[data-to="h2"]', 2.0, present=False)
-        shown(driver, '#view svg circle.member[data-host="h2"]', 2.0, present=False)
-        shown(driver, f'{tree}[data-to="h1"]', 0.1)  # h1's branch stays
-        driver.save_screenshot(str(shots / "4-left.png"))
+            prompt.say(f"leave h2 {G}")
+            prompt.say(f"wait h2 left {G}")
+            prompt.until(rf"stopped listing h2 in {G}")
+            shown(driver, f'{tree}[data-to="h2"]', 2.0, present=False)
+            shown(driver, '#view svg circle.member[data-host="h2"]', 2.0, present=False)
+            shown(driver, f'{tree}[data-to="h1"]', 0.1)  # h1's branch stays
+            driver.save_screenshot(str(shots / "4-left.png"))
 
-        prompt.say("fail h3")
-        prompt.until(r"failed nodes: 3")
-        shown(driver, '#view svg g.node.host.failed[data-name="h3"]', 2.0)
-        driver.save_screenshot(str(shots / "5-failed.png"))
-        assert [e for e in driver.get_log("browser") if e["level"] == "SEVERE"] == []
-        prompt.say("exit")
-        assert prompt.proc.wait(timeout=120) == 0, prompt.seen
-        shown(driver, "#status.stale", 5.0)  # the page says the server is gone
-    finally:
-        if driver is not None:
-            driver.quit()
-        if prompt.proc.poll() is None:
-            prompt.proc.kill()
-            prompt.proc.wait()
+            prompt.say("fail h3")
+            prompt.until(r"failed nodes: 3")
+            shown(driver, '#view svg g.node.host.failed[data-name="h3"]', 2.0)
+            driver.save_screenshot(str(shots / "5-failed.png"))
+            assert [e for e in driver.get_log("browser") if e["level"] == "SEVERE"] == []
+            prompt.exit()
+            shown(driver, "#status.stale", 5.0)  # the page says the server is gone
     assert sorted(p.name for p in shots.iterdir()) == [
         "1-loaded.png", "2-joined.png", "3-sent.png", "4-left.png", "5-failed.png"]
+
+
+def test_a_labs_prompt_serves_its_network(caps, clean_after) -> None:
+    with Prompt("2", "--web", command="lab") as prompt:
+        prompt.until(r"lab 2, .* is up")  # the lab says so, then the view its URL
+        m = prompt.until(r"live view: (http://127\.0\.0\.1:(\d+))/\?token=([\w-]+)")
+        base, port, token = m[1], int(m[2]), m[3]
+        status, svg = fetch(f"{base}/view.svg?token={token}")
+        assert status == 200
+        assert all(f'data-name="{n}"'.encode() in svg for n in ("h0", "h1", "h2", "h3", "s1"))
+        assert fetch(f"{base}/view.svg")[0] == 403
+        prompt.exit()
+    nothing_listens(port)

@@ -119,14 +119,14 @@ def _refused(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
     return _one_error_line(capsys.readouterr().err)
 
 
-def test_net_web_on_a_port_taken_is_refused(no_network: None,
-                                            capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize("argv", [["net", "--topo", "star:hosts=2,bw=10"], ["lab", "1"]])
+def test_web_on_a_port_taken_is_refused(no_network: None, argv: list[str],
+                                        capsys: pytest.CaptureFixture[str]) -> None:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         s.listen()
         port = s.getsockname()[1]
-        assert _refused(["net", "--topo", "star:hosts=2,bw=10", "--web", "--web-port",
-                         str(port)], capsys) == (
+        assert _refused([*argv, "--web", "--web-port", str(port)], capsys) == (
             f"mcastlab: error: --web-port {port}: cannot listen on 127.0.0.1:{port}: "
             "Address already in use")
 
@@ -144,3 +144,18 @@ def test_net_web_without_aiohttp_is_refused(no_network: None, monkeypatch: pytes
                         lambda name, *a: None if name == "aiohttp" else real(name, *a))
     assert _refused(["net", "--web"], capsys).startswith(
         "mcastlab: error: --web needs aiohttp, which is not installed")
+
+
+# `lab N --web` opens the same live view (cli/network.py's live_view around the lab's prompt)
+@pytest.mark.parametrize(("argv", "message"), [
+    (["lab", "--web"], "give the lab's number, e.g. mcastlab lab 1 --check answers.toml"),
+    (["lab", "1", "--web-port", "8080"], "--web-port is the live view's: give --web too"),
+    (["lab", "1", "--web", "--check", "a.toml"],
+     "--web shows the network at a lab's prompt: mcastlab lab N --web [--script FILE]"),
+    (["lab", "1", "--web", "--solve", "-"],
+     "--web shows the network at a lab's prompt: mcastlab lab N --web [--script FILE]"),
+])
+def test_lab_web_where_no_prompt_opens_is_refused(no_network: None, argv: list[str],
+                                                  message: str,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    assert _refused(argv, capsys) == f"mcastlab: error: {message}"
