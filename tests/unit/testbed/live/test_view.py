@@ -9,6 +9,8 @@ import json
 import os
 import pwd
 import socket
+import subprocess
+import sys
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -16,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from testbed.errors import UsageError
+from testbed.live.publish import Publisher
 from testbed.live.view import LiveView, check_available, server_user
 from topologies import parse_spec
 
@@ -90,3 +93,36 @@ def test_root_hands_the_server_to_the_sudo_user_else_nobody(monkeypatch: pytest.
     assert server_user() == (nobody.pw_uid, nobody.pw_gid)
     monkeypatch.delenv("SUDO_UID")
     assert server_user() == (nobody.pw_uid, nobody.pw_gid)
+
+
+CONFINED = """
+import os, sys
+fd = int(sys.argv[1])
+for what, call in (("read above", lambda: os.open("../secret", os.O_RDONLY, dir_fd=fd)),
+                   ("write here", lambda: os.open("x", os.O_WRONLY | os.O_CREAT, 0o644,
+                                                  dir_fd=fd))):
+    try:
+        call()
+        print(what, "allowed")
+    except PermissionError:
+        print(what, "refused")
+"""
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="the server's user is another only under root")
+def test_through_its_folder_the_servers_user_reaches_nothing_else(tmp_path: Path) -> None:
+    """What the server's user could do with the folder descriptor it is handed: not read
+    the run's other files through `..` (the run folder is 0700, root's), not write in it."""
+    run = tmp_path / "run"
+    run.mkdir(mode=0o700)
+    (run / "secret").write_text("SECRET")
+    folder = Publisher(parse_spec("star:hosts=2"), None, run).folder
+    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        uid, gid = server_user()
+        out = subprocess.run([sys.executable, "-c", CONFINED, str(fd)], pass_fds=(fd,),
+                             user=uid, group=gid, extra_groups=[], capture_output=True,
+                             text=True, timeout=30, cwd="/")
+    finally:
+        os.close(fd)
+    assert out.stdout.splitlines() == ["read above refused", "write here refused"], out
