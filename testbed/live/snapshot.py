@@ -8,6 +8,8 @@ no files). The publisher (publish.py) hands it what it read from the controller;
   (``tree``, or the refusal's kind with its ``reason``) and ``links``: the tree's directed
   links ``[from, to]``, the source's own link first;
 - ``failed``: the failed hosts' names;
+- ``loss``: ``[a, b, fraction, scope]`` per link that drops packets: set at run time (scope
+  ``all`` or ``multicast``: what is dropped, each way) or by the topology (scope ``link``);
 - ``load``: ``[from, to, Mbit/s]`` per direction of a link that carried anything since the
   last reading (from the switches' port counters);
 - ``seq`` (one more per snapshot), ``time`` (Unix seconds), ``error`` (why a reading
@@ -76,11 +78,22 @@ def link_load(before: dict[str, Any], after: dict[str, Any], seconds: float
     return [[a, b, round(r, 3)] for (a, b), r in sorted(rates.items())]
 
 
+Loss = dict[tuple[str, str], tuple[float, str]]  # link -> (fraction, scope): LossControl's
+
+
+def loss_part(topo: Topology, loss: Loss) -> list[list[Any]]:
+    """The topology's own lossy links, then the loss set at run time."""
+    fixed = [[min(lk.node1, lk.node2), max(lk.node1, lk.node2), lk.params.loss_pct / 100,
+              "link"] for lk in topo.links if lk.params.loss_pct]
+    return sorted(fixed) + [[a, b, f, scope] for (a, b), (f, scope) in sorted(loss.items())]
+
+
 def snapshot(topo: Topology, groups: dict[str, Any], failed: list[int],
-             load: list[list[Any]], seq: int, now: float, error: str | None = None
-             ) -> dict[str, Any]:
+             load: list[list[Any]], seq: int, now: float, error: str | None = None,
+             loss: Loss | None = None) -> dict[str, Any]:
     """One snapshot (the module docstring says its shape)."""
     names = {h.node_id: h.name for h in topo.hosts}
     return {"version": VERSION, "seq": seq, "time": now, "error": error,
             "topology": topology_part(topo), "groups": groups_part(topo, groups),
-            "failed": sorted(names.get(n, str(n)) for n in failed), "load": load}
+            "failed": sorted(names.get(n, str(n)) for n in failed), "load": load,
+            "loss": loss_part(topo, loss or {})}

@@ -2,11 +2,11 @@
 layered: hosts on the bottom row, each switch on the row of its hop distance from the
 nearest host (a star's switch above its hosts, a tree's root at the top), each row ordered
 by where its neighbours below sit. Drawn: every link (its rate in the legend, or beside it
-where it differs from most links'), each direction's load where a link carried any, each
-group's tree links in the group's colour (with arrows, from each source), its members ringed
-in that colour, failed hosts marked red with a cross, and a legend of the groups. Every node
-and mark carries a class and data- names, so that a test (or a script) reads the picture as
-well as a person does."""
+where it differs from most links'), each direction's load where a link carried any, loss
+where set (a red dashed line and its percentage), each group's tree links in the group's
+colour (with arrows, from each source), its members ringed in that colour, failed hosts
+marked red with a cross, and a legend of the groups. Every node and mark carries a class and
+data- names, so that a test (or a script) reads the picture as well as a person does."""
 
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ import networkx as nx
 COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#e377c2",
            "#8c564b")
 ROW, COL, MARGIN, LEGEND_LINE = 110.0, 64.0, 48.0, 18.0
+SCOPES = {"all": "", "multicast": " of multicast", "link": " (the link's own)"}  # of loss
 
 
 def _natural(name: str) -> tuple[Any, ...]:
@@ -117,6 +118,16 @@ def draw(snap: dict[str, Any]) -> str:
             x, y = x1 + (x2 - x1) * 0.3, y1 + (y2 - y1) * 0.3
             out.append(f'<text class="load" {_attrs(data_from=a, data_to=b)} x="{x:.1f}" '
                        f'y="{y:.1f}" fill="#555" font-size="9">{mbit:.2f} Mbit/s</text>')
+    for a, b, fraction, scope in snap.get("loss", []):
+        if a in pos and b in pos:
+            (x1, y1), (x2, y2) = pos[a], pos[b]
+            out.append(f'<line class="loss" {_attrs(data_a=a, data_b=b)} x1="{x1:.1f}" '
+                       f'y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}" stroke="#c00" '
+                       'stroke-width="1.5" stroke-dasharray="5 4"/>')
+            out.append(f'<text class="loss" {_attrs(data_a=a, data_b=b)} '
+                       f'x="{(x1 + x2) / 2 + 4:.1f}" y="{(y1 + y2) / 2 + 11:.1f}" '
+                       f'fill="#c00" font-size="10">'
+                       f'{escape(f"loss {fraction * 100:g}%{SCOPES.get(scope, scope)}")}</text>')
     failed = set(snap.get("failed", []))
     members: dict[str, list[str]] = {}
     for g, info in groups.items():

@@ -21,6 +21,7 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
@@ -31,6 +32,7 @@ from ..emulation.shell import stop_processes
 from ..errors import McastlabError, UsageError
 from ..safepath import open_output, opened_folder
 from .publish import Publisher
+from .snapshot import Loss
 
 START_TIMEOUT = 30.0  # s for the server to import aiohttp and listen
 PROJECT = Path(__file__).resolve().parents[2]  # the folder holding testbed/
@@ -73,11 +75,12 @@ def server_user() -> tuple[int, int]:
 
 class LiveView:
     """Publisher and server for the network `topo`, whose controller answers at `api`
-    (None: no controller), whose run folder is `run_dir`; `port` 0 takes a free one."""
+    (None: no controller), whose run folder is `run_dir`; `port` 0 takes a free one; `loss`
+    says the loss set at run time (Emulation.loss.current)."""
 
     def __init__(self, topo: Topology, api: str | Path | None, run_dir: Path,
-                 port: int = 0) -> None:
-        self.publisher = Publisher(topo, api, run_dir)
+                 port: int = 0, loss: Callable[[], Loss] | None = None) -> None:
+        self.publisher = Publisher(topo, api, run_dir, loss=loss)
         self.run_dir, self.port_asked = run_dir, port
         self.token = secrets.token_urlsafe(24)
         self.port = 0

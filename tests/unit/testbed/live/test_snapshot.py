@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 from testbed.live.snapshot import groups_part, link_load, snapshot
-from topologies import parse_spec
+from topologies import Topology, parse_spec
 
 G = "239.1.2.3"
 
@@ -44,3 +44,14 @@ def test_a_snapshot_is_json_with_failed_hosts_by_name() -> None:
     assert snap["topology"]["switches"] == ["s1"]
     assert {(lk["a"], lk["b"], lk["mbit"]) for lk in snap["topology"]["links"]} == {
         ("h0", "s1", 50.0), ("h1", "s1", 50.0), ("h2", "s1", 50.0), ("h3", "s1", 50.0)}
+
+
+def test_loss_is_the_topologys_own_then_what_was_set_at_run_time() -> None:
+    topo = parse_spec("tree:leaves=2,hosts_per_leaf=2,bw=10")
+    snap = snapshot(topo, {}, [], [], 1, 0.0, loss={("h1", "s2"): (0.3, "all"),
+                                                      ("s1", "s3"): (0.05, "multicast")})
+    assert snap["loss"] == [["h1", "s2", 0.3, "all"], ["s1", "s3", 0.05, "multicast"]]
+    d = parse_spec("star:hosts=2,bw=10").to_dict()
+    d["links"][1]["params"]["loss_pct"] = 2.0  # a topology file's lossy link
+    lossy = Topology.from_dict(d)
+    assert snapshot(lossy, {}, [], [], 1, 0.0)["loss"] == [["h1", "s1", 0.02, "link"]]

@@ -66,3 +66,12 @@ def test_layers_put_hosts_below_and_the_core_on_top() -> None:
     assert len(ys) == 3  # hosts, the 4 edge switches, the 4 above them (k=4, 2 levels)
     assert sum(1 for y in pos.values() if y[1] == ys[0]) == 4
     assert all(0 < x < width and 0 < y < height for x, y in pos.values())
+
+
+def test_loss_is_drawn_on_its_link() -> None:
+    snap = star_snapshot()
+    snap["loss"] = [["h1", "s1", 0.3, "all"], ["h2", "s1", 0.05, "multicast"]]
+    svg = draw(snap)
+    texts = {(e.get("data-a"), e.get("data-b")): e.text for e in ET.fromstring(svg).iter()
+             if e.get("class") == "loss" and e.tag == f"{NS}text"}
+    assert texts == {("h1", "s1"): "loss 30%", ("h2", "s1"): "loss 5% of multicast"}
