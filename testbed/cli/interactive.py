@@ -27,12 +27,13 @@ from ..emulation.network import Emulation
 from ..emulation.ports import intf_name
 from ..emulation.shell import stop_processes
 from ..errors import McastlabError, UsageError
+from ..live.publish import picture
 from ..measure.bcast import run_bcast
 from ..measure.bcast_model import uses_params
 from ..measure.options import RunOptions
 from ..measure.params import model_params
 from ..results import text_table
-from ..safepath import open_output
+from ..safepath import open_output, output_file, write_file
 from .lines import bcast_lines, group_lines
 
 BCAST_ITERS = 5  # measured broadcasts per `bcast` (after programs.bcast_bench's warm-up)
@@ -49,8 +50,8 @@ def open_prompt(emu: Emulation, script: Path | None = None) -> None:
 
 
 class McastCLI(CLI):
-    """Mininet's prompt plus: join, leave, wait, send, groups, tree, bcast, loss, fail,
-    restore, capture."""
+    """Mininet's prompt plus: join, leave, wait, send, groups, tree, picture, bcast, loss,
+    fail, restore, capture."""
 
     prompt = "mcastlab> "
 
@@ -226,6 +227,16 @@ class McastCLI(CLI):
 
             draw_tree(topo, edges, set(info["members"]), Path(args[1]), title=group)
             output(f"picture written to {args[1]}\n")
+
+    def do_picture(self, line: str) -> None:
+        """picture FILE.svg: the network now as the live view draws it (mcastlab net --web:
+        hosts and switches, each group's members and trees, failed nodes, loss), saved as
+        SVG for a report; without --web too."""
+        (name,) = self._args(line, "picture FILE.svg", 1, 1)
+        path = output_file("picture", os.path.abspath(name))
+        api = self.emu.controller.api if self.emu.controller else None
+        write_file("picture", path, picture(self.emu.topo, api, self.emu.loss.current))
+        output(f"picture written to {path}\n")
 
     def do_bcast(self, line: str) -> None:
         """bcast ALGO SIZE [N | HOST ...]: broadcast SIZE bytes with ALGO over every host,

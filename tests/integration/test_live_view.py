@@ -1,7 +1,8 @@
 """`mcastlab net --web` on the real stack (a 4-host star, the prompt driven on standard
 input): the live view's URL is printed, its server runs as a user other than root, a join
 at the prompt is on the served snapshot and picture within a second, a failed node is
-marked, a request without the token is refused, and leaving the prompt stops the server;
+marked, loss set at the prompt is shown on its link, `picture FILE.svg` saves the same
+picture, a request without the token is refused, and leaving the prompt stops the server;
 `mcastlab lab 2 --web` serves the lab's network the same way.
 
 In a real browser (issue 55, item 2: Debian's Chromium, headless, driven by Selenium with
@@ -126,7 +127,8 @@ def uid_of(port: int) -> int:
     raise AssertionError(f"nothing listens on 127.0.0.1:{port}")
 
 
-def test_a_join_at_the_prompt_is_on_the_page_within_a_second(caps, clean_after) -> None:
+def test_a_join_at_the_prompt_is_on_the_page_within_a_second(caps, clean_after, tmp_path
+                                                              ) -> None:
     with Prompt("--topo", "star", "--hosts", "4", "--bw", "100", "--web") as prompt:
         m = prompt.until(r"live view: (http://127\.0\.0\.1:(\d+))/\?token=([\w-]+)")
         base, port, token = m[1], int(m[2]), m[3]
@@ -159,6 +161,16 @@ def test_a_join_at_the_prompt_is_on_the_page_within_a_second(caps, clean_after) 
         prompt.until(r"failed nodes: 3")
         served(base, token, "view.svg", 2.0, lambda b: b'class="node host failed" '
                b'data-name="h3"' in b)
+        prompt.say("loss 0.3 h1")
+        prompt.until(r"loss 30% on h1")
+        served(base, token, "state.json", 2.0,
+               lambda b: json.loads(b)["loss"] == [["h1", "s1", 0.3, "all"]])
+        served(base, token, "view.svg", 2.0, lambda b: b">loss 30%<" in b)
+        prompt.say(f"picture {tmp_path / 'net.svg'}")  # the same picture, for a report
+        prompt.until(r"picture written to")
+        saved = (tmp_path / "net.svg").read_text()
+        assert all(f'data-name="{n}"' in saved for n in ("h0", "h1", "h2", "h3", "s1"))
+        assert ">loss 30%<" in saved and 'class="node host failed" data-name="h3"' in saved
         prompt.exit()
     nothing_listens(port)
 
