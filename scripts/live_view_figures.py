@@ -1,9 +1,10 @@
 """Issue 55's figures for the live view, in Chromium (headless, Selenium) against
 `mcastlab net --web` on a 16-host star: the time from a join at the prompt (its "hX joined
 G" line: the controller lists the member and the switches confirmed the flows) to the
-member ringed on the page, over 20 joins spread over 8 groups (median, max; also from the
-command written); then h0 sends to each group, and the page is loaded again 10 times with
-16 hosts and 8 groups with trees (median and max until every node and group is drawn).
+member ringed on the page, over 20 joins spread over 8 groups, each at a random phase of
+the page's polling (median, max; also from the command written); then h0 sends to each
+group, and the page is loaded again 10 times with 16 hosts and 8 groups with trees (median
+and max until every node and group is drawn).
 Last, the CPU the live view costs while the page stays open (idle network, CPU_WINDOW s):
 CPU seconds per second of the prompt's process (the publisher thread), the server, the
 controller (which answers the publisher's /groups, /failed, /ports) and Chromium, against
@@ -14,6 +15,7 @@ on standard output; a screenshot to the path given.
 """
 import json
 import os
+import random
 import statistics
 import sys
 import time
@@ -62,6 +64,9 @@ def main(shot: Path) -> None:
             after_line, after_cmd = [], []
             for k in range(20):
                 host, group = f"h{1 + k % 15}", GROUPS[k % 8]
+                # a random phase against the page's 300 ms polls: joins made right after
+                # the page showed the last one would all meet the same point of its period
+                time.sleep(random.uniform(0.0, 0.3))
                 sent = time.monotonic()
                 prompt.say(f"join {host} {group}")
                 prompt.until(rf"{host} joined {group}")

@@ -6,11 +6,13 @@ network down (the Emulation's context)."""
 
 from __future__ import annotations
 
+import contextlib
 import ipaddress
 import os
 import select
 import shlex
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -42,11 +44,13 @@ FOLLOW_TIMEOUT = 30.0  # s: a join or leave the controller has not followed by t
 BCAST_WAIT = "sleep"  # ranks nap while they wait: a lab's 4 to 8 ranks share 2 cores
 
 
-def open_prompt(emu: Emulation, script: Path | None = None) -> None:
+def open_prompt(emu: Emulation, script: Path | None = None,
+                after: Callable[[], object] | None = None) -> None:
     """The prompt on a network that is up, until 'exit' (or the end of `script`'s commands).
-    The labs are handed this (testbed.labs.runner.open_lab): they stand below the CLI."""
+    The labs are handed this (testbed.labs.runner.open_lab): they stand below the CLI.
+    `after` is called after every command (the live view publishes what it changed)."""
     setLogLevel("output")  # the prompt's own output; Mininet's chatter stays off
-    McastCLI(emu, script=str(script) if script else None)
+    McastCLI(emu, after=after, script=str(script) if script else None)
 
 
 class McastCLI(CLI):
@@ -55,8 +59,10 @@ class McastCLI(CLI):
 
     prompt = "mcastlab> "
 
-    def __init__(self, emu: Emulation, **kwargs: Any) -> None:
+    def __init__(self, emu: Emulation, after: Callable[[], object] | None = None,
+                 **kwargs: Any) -> None:
         self.emu = emu
+        self.after = after
         self.members: dict[tuple[str, str], Member] = {}
         self.captures: dict[str, tuple[subprocess.Popen, Path]] = {}
         self.params: dict[int, dict[str, Any]] = {}  # measured t_hold/t_end by message size
@@ -77,6 +83,10 @@ class McastCLI(CLI):
         except Exception as exc:  # the prompt survives a failed command; the run is torn
             output(f"*** error: {type(exc).__name__}: {exc}\n")  # down on exit either way
             return False
+        finally:  # (a script's commands come here too, not through cmd's postcmd)
+            if self.after is not None:
+                with contextlib.suppress(McastlabError, OSError):  # the view's next tick
+                    self.after()                                    # tries again
 
     def close(self) -> None:
         """Stop every member and capture this CLI started (members leave their groups)."""

@@ -78,8 +78,8 @@ def cmd_lab(args: argparse.Namespace) -> int:
     from .interactive import open_prompt
 
     def prompt(emu: Any, script: Path | None) -> None:
-        with live_view(emu, args.web, args.web_port or 0):
-            open_prompt(emu, script)
+        with live_view(emu, args.web, args.web_port or 0) as view:
+            open_prompt(emu, script, view.publisher.publish if view else None)
 
     return runner.open_lab(lab, script, progress, prompt)
 

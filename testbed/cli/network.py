@@ -137,10 +137,10 @@ def cmd_net(args: argparse.Namespace) -> int:
             emu.set_loss(args.loss)
         lost = f", loss {args.loss * 100:g}% on every host link" if args.loss else ""
         how = f"{args.mode} mode" if emu.controller else f"{switch} switches"
-        with live_view(emu, args.web, args.web_port or 0):
+        with live_view(emu, args.web, args.web_port or 0) as view:
             progress(f"{topo.name} is up ({how}{lost}); 'help' lists the commands, "
                      "'exit' tears it down")
-            open_prompt(emu, script)
+            open_prompt(emu, script, view.publisher.publish if view else None)
     return 0
 
 

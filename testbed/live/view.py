@@ -116,7 +116,7 @@ class LiveView:
             env[ENV_RUN] = os.environ[ENV_RUN]
         with open_output("live", self.run_dir / "live-server.log") as log:
             self.proc = subprocess.Popen(
-                [sys.executable, "-m", "testbed.live.server", "--dir-fd", str(self._fd),
+                [sys.executable, "-s", "-m", "testbed.live.server", "--dir-fd", str(self._fd),
                  "--port", str(self.port_asked)],
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, text=True,
                 pass_fds=(self._fd,), cwd="/", env=env, start_new_session=True, **who)
