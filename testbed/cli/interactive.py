@@ -245,7 +245,8 @@ class McastCLI(CLI):
         (name,) = self._args(line, "picture FILE.svg", 1, 1)
         path = output_file("picture", os.path.abspath(name))
         api = self.emu.controller.api if self.emu.controller else None
-        write_file("picture", path, picture(self.emu.topo, api, self.emu.loss.current))
+        write_file("picture", path, picture(self.emu.topo, api, self.emu.loss.current,
+                                            self.emu.controller_config.contiguous))
         output(f"picture written to {path}\n")
 
     def do_bcast(self, line: str) -> None:

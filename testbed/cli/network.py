@@ -152,7 +152,8 @@ def live_view(emu: Emulation, web: bool, port: int) -> Iterator[LiveView | None]
         yield None
         return
     api = emu.controller.api if emu.controller else None
-    with LiveView(emu.topo, api, emu.run_dir, port, loss=lambda: emu.loss.current) as view:
+    with LiveView(emu.topo, api, emu.run_dir, port, loss=lambda: emu.loss.current,
+                  ranges=emu.controller_config.contiguous) as view:
         progress(f"live view: {view.url} (this machine only; the token is the key)")
         yield view
 

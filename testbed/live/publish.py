@@ -35,8 +35,9 @@ class Publisher:
     alone is published)."""
 
     def __init__(self, topo: Topology, api: str | Path | None, run_dir: Path,
-                 period: float = PERIOD, loss: Callable[[], Loss] | None = None) -> None:
-        self.topo, self.api = topo, api
+                 period: float = PERIOD, loss: Callable[[], Loss] | None = None,
+                 ranges: bool = False) -> None:
+        self.topo, self.api, self.ranges = topo, api, ranges  # ranges: contiguous mode
         self.loss = loss or dict  # the loss set at run time (Emulation.loss.current)
         self.folder = make_folder("live", run_dir / "live", mode=0o755)
         self.folder.chmod(0o755)  # the umask may have taken bits off
@@ -76,7 +77,7 @@ class Publisher:
             groups, failed, load, error = self.read()
             self.seq += 1
             snap = snapshot(self.topo, groups, failed, load, self.seq, time.time(), error,
-                            dict(self.loss()))
+                            dict(self.loss()), self.ranges)
             write_file("live", self.path, json.dumps(snap, separators=(",", ":")),
                        mode=0o644)
             return snap
@@ -95,8 +96,8 @@ def controller_state(api: str | Path | None
         return {}, [], {}, f"the controller did not answer: {exc}"
 
 
-def picture(topo: Topology, api: str | Path | None, loss: Loss) -> str:
+def picture(topo: Topology, api: str | Path | None, loss: Loss, ranges: bool = False) -> str:
     """The live view's picture of the network now, as SVG (without load: that takes two
     readings); the prompt's `picture FILE.svg` writes it."""
     groups, failed, _ports, error = controller_state(api)
-    return draw(snapshot(topo, groups, failed, [], 0, time.time(), error, dict(loss)))
+    return draw(snapshot(topo, groups, failed, [], 0, time.time(), error, dict(loss), ranges))

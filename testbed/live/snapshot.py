@@ -4,7 +4,8 @@ no files). The publisher (publish.py) hands it what it read from the controller;
 
 - ``topology``: ``name``, ``hosts`` (name, id, ip), ``switches`` (names), ``links`` (``a``,
   ``b``, ``mbit``: the link's rate, None for unlimited);
-- ``groups``: group -> ``members`` (host names) and ``sources``: source host -> ``kind``
+- ``groups``: group -> ``members`` (host names), ``range`` (contiguous mode's range
+  address: the hosts of its node range) and ``sources``: source host -> ``kind``
   (``tree``, or the refusal's kind with its ``reason``) and ``links``: the tree's directed
   links ``[from, to]``, the source's own link first;
 - ``failed``: the failed hosts' names;
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from controller.ranges import parse_range_group
 from topologies.model import Topology
 
 VERSION = 1
@@ -33,12 +35,16 @@ def topology_part(topo: Topology) -> dict[str, Any]:
                       for lk in topo.links]}
 
 
-def groups_part(topo: Topology, groups: dict[str, Any]) -> dict[str, Any]:
+def groups_part(topo: Topology, groups: dict[str, Any], ranges: bool = False
+                ) -> dict[str, Any]:
     """The controller's /groups (members by host name, trees by switch and port) in the
-    page's terms: member names, and each source's tree as directed links between nodes."""
+    page's terms: member names, and each source's tree as directed links between nodes.
+    `ranges` (contiguous mode): a range address's group names its node range (``range``:
+    the hosts lo..hi, which no join lists)."""
     by_ip = {h.ip: h.name for h in topo.hosts}
     out: dict[str, Any] = {}
     for g, info in sorted(groups.items()):
+        span = parse_range_group(g) if ranges else None
         sources: dict[str, Any] = {}
         for src, d in sorted(info.get("sources", {}).items()):
             entry: dict[str, Any] = {"kind": d.get("kind", "?")}
@@ -53,6 +59,8 @@ def groups_part(topo: Topology, groups: dict[str, Any]) -> dict[str, Any]:
                 entry["reason"] = d.get("reason", "")
             sources[name] = entry
         out[g] = {"members": sorted(info.get("members", {})), "sources": sources}
+        if span is not None and span[1] < len(topo.hosts):
+            out[g]["range"] = [topo.host(i).name for i in range(span[0], span[1] + 1)]
     return out
 
 
@@ -90,10 +98,10 @@ def loss_part(topo: Topology, loss: Loss) -> list[list[Any]]:
 
 def snapshot(topo: Topology, groups: dict[str, Any], failed: list[int],
              load: list[list[Any]], seq: int, now: float, error: str | None = None,
-             loss: Loss | None = None) -> dict[str, Any]:
-    """One snapshot (the module docstring says its shape)."""
+             loss: Loss | None = None, ranges: bool = False) -> dict[str, Any]:
+    """One snapshot (the module docstring says its shape); `ranges`: contiguous mode."""
     names = {h.node_id: h.name for h in topo.hosts}
     return {"version": VERSION, "seq": seq, "time": now, "error": error,
-            "topology": topology_part(topo), "groups": groups_part(topo, groups),
+            "topology": topology_part(topo), "groups": groups_part(topo, groups, ranges),
             "failed": sorted(names.get(n, str(n)) for n in failed), "load": load,
             "loss": loss_part(topo, loss or {})}

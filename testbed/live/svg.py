@@ -131,7 +131,7 @@ def draw(snap: dict[str, Any]) -> str:
     failed = set(snap.get("failed", []))
     members: dict[str, list[str]] = {}
     for g, info in groups.items():
-        for m in info["members"]:
+        for m in sorted(set(info["members"]) | set(info.get("range", []))):
             members.setdefault(m, []).append(g)
     for sw in topo["switches"]:
         x, y = pos[sw]
@@ -143,9 +143,11 @@ def draw(snap: dict[str, Any]) -> str:
         name = h["name"]
         x, y = pos[name]
         dead = name in failed
-        rings = "".join(f'<circle class="member" {_attrs(data_group=g, data_host=name)} '
+        rings = "".join(f'<circle class="member{_ranged(groups[g], name)}" '
+                        f'{_attrs(data_group=g, data_host=name)} '
                         f'cx="{x:.1f}" cy="{y:.1f}" r="{16 + 4 * i}" fill="none" '
-                        f'stroke="{colour[g]}" stroke-width="3"/>'
+                        f'stroke="{colour[g]}" stroke-width="3"'
+                        f'{_dashed(groups[g], name)}/>'
                         for i, g in enumerate(members.get(name, [])))
         cross = (f'<path d="M {x - 10:.1f} {y - 10:.1f} L {x + 10:.1f} {y + 10:.1f} '
                  f'M {x - 10:.1f} {y + 10:.1f} L {x + 10:.1f} {y - 10:.1f}" stroke="#b00" '
@@ -167,8 +169,11 @@ def draw(snap: dict[str, Any]) -> str:
     for g, info in groups.items():
         y += LEGEND_LINE
         who = ", ".join(sorted(info["members"], key=_natural)) or "none"
+        span = info.get("range")
+        text = (f"{g}  range multicast to {span[0]}..{span[-1]}" if span
+                else f"{g}  members: {who}")
         out.append(f'<text class="legend" {_attrs(data_group=g)} x="{MARGIN:g}" y="{y:.1f}" '
-                   f'fill="{colour[g]}">{escape(f"{g}  members: {who}")}</text>')
+                   f'fill="{colour[g]}">{escape(text)}</text>')
         for src, d in info["sources"].items():
             y += LEGEND_LINE
             what = (f"tree over {len(d.get('links', []))} links" if d["kind"] == "tree"
@@ -177,6 +182,15 @@ def draw(snap: dict[str, Any]) -> str:
                        f'fill="{colour[g]}">{escape(f"from {src}: {what}")}</text>')
     out.append("</svg>")
     return "\n".join(out) + "\n"
+
+
+def _ranged(info: dict[str, Any], host: str) -> str:
+    """" range" for a host a range multicast reaches by its node range, not by a join."""
+    return " range" if host in info.get("range", []) and host not in info["members"] else ""
+
+
+def _dashed(info: dict[str, Any], host: str) -> str:
+    return ' stroke-dasharray="4 3"' if _ranged(info, host) else ""
 
 
 def _shifted(a: tuple[float, float], b: tuple[float, float], by: float

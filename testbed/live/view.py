@@ -76,11 +76,13 @@ def server_user() -> tuple[int, int]:
 class LiveView:
     """Publisher and server for the network `topo`, whose controller answers at `api`
     (None: no controller), whose run folder is `run_dir`; `port` 0 takes a free one; `loss`
-    says the loss set at run time (Emulation.loss.current)."""
+    says the loss set at run time (Emulation.loss.current); `ranges`: contiguous mode (range
+    addresses name node ranges)."""
 
     def __init__(self, topo: Topology, api: str | Path | None, run_dir: Path,
-                 port: int = 0, loss: Callable[[], Loss] | None = None) -> None:
-        self.publisher = Publisher(topo, api, run_dir, loss=loss)
+                 port: int = 0, loss: Callable[[], Loss] | None = None,
+                 ranges: bool = False) -> None:
+        self.publisher = Publisher(topo, api, run_dir, loss=loss, ranges=ranges)
         self.run_dir, self.port_asked = run_dir, port
         self.token = secrets.token_urlsafe(24)
         self.port = 0

@@ -3,7 +3,8 @@ input): the live view's URL is printed, its server runs as a user other than roo
 at the prompt is on the served snapshot and picture within a second, a failed node is
 marked, loss set at the prompt is shown on its link, `picture FILE.svg` saves the same
 picture, a request without the token is refused, and leaving the prompt stops the server;
-`mcastlab lab 2 --web` serves the lab's network the same way.
+`mcastlab lab 6 --web` serves the lab's network the same way, a range multicast's node
+range ringed.
 
 In a real browser (issue 55, item 2: Debian's Chromium, headless, driven by Selenium with
 Debian's chromedriver): the page loads and shows every host and switch, a join shows the
@@ -275,14 +276,25 @@ def test_the_page_in_chromium_follows_join_send_leave_and_fail(caps, clean_after
         "1-loaded.png", "2-joined.png", "3-sent.png", "4-left.png", "5-failed.png"]
 
 
-def test_a_labs_prompt_serves_its_network(caps, clean_after) -> None:
-    with Prompt("2", "--web", command="lab") as prompt:
-        prompt.until(r"lab 2, .* is up")  # the lab says so, then the view its URL
+def test_a_labs_prompt_serves_its_network_with_range_multicasts(caps, clean_after) -> None:
+    """Lab 6 (contiguous mode, a fat tree of 8 hosts): a send to a range address rings the
+    hosts of its node range on the page."""
+    group = "239.255.1.3"  # nodes 1..3
+    with Prompt("6", "--web", command="lab") as prompt:
+        prompt.until(r"lab 6, .* is up")  # the lab says so, then the view its URL
         m = prompt.until(r"live view: (http://127\.0\.0\.1:(\d+))/\?token=([\w-]+)")
         base, port, token = m[1], int(m[2]), m[3]
         status, svg = fetch(f"{base}/view.svg?token={token}")
         assert status == 200
-        assert all(f'data-name="{n}"'.encode() in svg for n in ("h0", "h1", "h2", "h3", "s1"))
+        assert all(f'data-name="h{i}"'.encode() in svg for i in range(8))
         assert fetch(f"{base}/view.svg")[0] == 403
+        prompt.say(f"send h0 {group} 2")
+        prompt.until(rf"h0 sent 2 datagrams to {group}")
+        served(base, token, "state.json", 2.0,
+               lambda b: json.loads(b)["groups"].get(group, {}).get("range") == [
+                   "h1", "h2", "h3"])
+        served(base, token, "view.svg", 2.0,
+               lambda b: f'class="member range" data-group="{group}" data-host="h3"'.encode()
+               in b)
         prompt.exit()
     nothing_listens(port)

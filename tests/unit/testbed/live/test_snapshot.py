@@ -55,3 +55,15 @@ def test_loss_is_the_topologys_own_then_what_was_set_at_run_time() -> None:
     d["links"][1]["params"]["loss_pct"] = 2.0  # a topology file's lossy link
     lossy = Topology.from_dict(d)
     assert snapshot(lossy, {}, [], [], 1, 0.0)["loss"] == [["h1", "s1", 0.02, "link"]]
+
+
+def test_a_range_address_names_its_node_range_in_contiguous_mode_only() -> None:
+    topo = parse_spec("star:hosts=6")
+    groups = {"239.255.1.3": {"members": {}, "sources": {
+        "10.0.0.1": {"kind": "tree", "tree": {"s1": [2, 3, 4]}}}},
+              "239.255.2.9": {"members": {}, "sources": {
+        "10.0.0.1": {"kind": "refused", "reason": "names no node range"}}}}
+    part = groups_part(topo, groups, ranges=True)
+    assert part["239.255.1.3"]["range"] == ["h1", "h2", "h3"]
+    assert "range" not in part["239.255.2.9"]  # beyond the network's 6 nodes
+    assert "range" not in groups_part(topo, groups)["239.255.1.3"]  # IGMP mode: a group

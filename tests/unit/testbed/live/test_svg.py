@@ -75,3 +75,14 @@ def test_loss_is_drawn_on_its_link() -> None:
     texts = {(e.get("data-a"), e.get("data-b")): e.text for e in ET.fromstring(svg).iter()
              if e.get("class") == "loss" and e.tag == f"{NS}text"}
     assert texts == {("h1", "s1"): "loss 30%", ("h2", "s1"): "loss 5% of multicast"}
+
+
+def test_a_range_multicast_rings_its_node_range_dashed() -> None:
+    topo = parse_spec("star:hosts=6")
+    groups = {"239.255.1.3": {"members": {}, "sources": {
+        "10.0.0.1": {"kind": "tree", "tree": {"s1": [2, 3, 4]}}}}}
+    svg = draw(snapshot(topo, groups, [], [], 1, 0.0, ranges=True))
+    ranged = [m for m in marks(svg, "member") if "range" in m["class"].split()]
+    assert sorted(m["data-host"] for m in ranged) == ["h1", "h2", "h3"]
+    assert all(m["stroke-dasharray"] == "4 3" for m in ranged)
+    assert "range multicast to h1..h3" in svg
