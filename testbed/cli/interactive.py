@@ -30,6 +30,7 @@ from ..emulation.ports import intf_name
 from ..emulation.shell import stop_processes
 from ..errors import McastlabError, UsageError
 from ..live.publish import picture
+from ..live.snapshot import bcast_part
 from ..measure.bcast import run_bcast
 from ..measure.bcast_model import uses_params
 from ..measure.options import RunOptions
@@ -45,10 +46,11 @@ BCAST_WAIT = "sleep"  # ranks nap while they wait: a lab's 4 to 8 ranks share 2 
 
 
 def open_prompt(emu: Emulation, script: Path | None = None,
-                after: Callable[[], object] | None = None) -> None:
+                after: Callable[[dict[str, Any]], object] | None = None) -> None:
     """The prompt on a network that is up, until 'exit' (or the end of `script`'s commands).
     The labs are handed this (testbed.labs.runner.open_lab): they stand below the CLI.
-    `after` is called after every command (the live view publishes what it changed)."""
+    `after` is called after every command with what the prompt knows (``bcast``: its last
+    broadcast, testbed.live.snapshot.bcast_part): the live view publishes it."""
     setLogLevel("output")  # the prompt's own output; Mininet's chatter stays off
     McastCLI(emu, after=after, script=str(script) if script else None)
 
@@ -59,10 +61,11 @@ class McastCLI(CLI):
 
     prompt = "mcastlab> "
 
-    def __init__(self, emu: Emulation, after: Callable[[], object] | None = None,
+    def __init__(self, emu: Emulation, after: Callable[[dict[str, Any]], object] | None = None,
                  **kwargs: Any) -> None:
         self.emu = emu
         self.after = after
+        self.known: dict[str, Any] = {"bcast": None}  # what `after` is handed
         self.members: dict[tuple[str, str], Member] = {}
         self.captures: dict[str, tuple[subprocess.Popen, Path]] = {}
         self.params: dict[int, dict[str, Any]] = {}  # measured t_hold/t_end by message size
@@ -86,7 +89,7 @@ class McastCLI(CLI):
         finally:  # (a script's commands come here too, not through cmd's postcmd)
             if self.after is not None:
                 with contextlib.suppress(McastlabError, OSError):  # the view's next tick
-                    self.after()                                    # tries again
+                    self.after(self.known)                          # tries again
 
     def close(self) -> None:
         """Stop every member and capture this CLI started (members leave their groups)."""
@@ -240,13 +243,14 @@ class McastCLI(CLI):
 
     def do_picture(self, line: str) -> None:
         """picture FILE.svg: the network now as the live view draws it (mcastlab net --web:
-        hosts and switches, each group's members and trees, failed nodes, loss), saved as
-        SVG for a report; without --web too."""
+        hosts and switches, each group's members and trees, failed nodes, loss, the last
+        broadcast's ranks and times), saved as SVG for a report; without --web too."""
         (name,) = self._args(line, "picture FILE.svg", 1, 1)
         path = output_file("picture", os.path.abspath(name))
         api = self.emu.controller.api if self.emu.controller else None
         write_file("picture", path, picture(self.emu.topo, api, self.emu.loss.current,
-                                            self.emu.controller_config.contiguous))
+                                            self.emu.controller_config.contiguous,
+                                            self.known["bcast"]))
         output(f"picture written to {path}\n")
 
     def do_bcast(self, line: str) -> None:
@@ -280,6 +284,10 @@ class McastCLI(CLI):
             hosts=hosts, repetitions=BCAST_ITERS, flow=False, params=self.params.get(size),
             wait=BCAST_WAIT, timeout=BCAST_TIMEOUT))
         output("\n".join(bcast_lines(res)) + "\n")
+        self.known["bcast"] = bcast_part(res.algorithm, res.size, list(res.rank_hosts),
+                                         res.median_s, res.predicted_s,
+                                         list(res.rank_done_s or ()),
+                                         list(res.rank_return_s or ()))
 
     def do_loss(self, line: str) -> None:
         """loss P [HOST ...] | loss P SWITCH SWITCH: drop the fraction P (or a percentage:

@@ -42,6 +42,7 @@ class Publisher:
         self.folder = make_folder("live", run_dir / "live", mode=0o755)
         self.folder.chmod(0o755)  # the umask may have taken bits off
         self.seq = 0
+        self.prompt: dict[str, Any] = {}  # what the prompt reported last (its last bcast)
         self._ports: dict[str, Any] = {}
         self._ports_at = 0.0
         self._lock = threading.Lock()  # publish() from the prompt and from the thread
@@ -70,14 +71,17 @@ class Publisher:
         self._ports, self._ports_at = ports, now
         return groups, failed, load, None
 
-    def publish(self) -> dict[str, Any]:
-        """Read and write one snapshot now (the thread calls this; so may the prompt after
-        a command, for the page to follow at once); returns it."""
+    def publish(self, prompt: dict[str, Any] | None = None) -> dict[str, Any]:
+        """Read and write one snapshot now (the thread calls this; so does the prompt after
+        each command, for the page to follow at once, handing what it knows: ``bcast``, its
+        last broadcast); returns it."""
         with self._lock:
+            if prompt is not None:
+                self.prompt = dict(prompt)
             groups, failed, load, error = self.read()
             self.seq += 1
             snap = snapshot(self.topo, groups, failed, load, self.seq, time.time(), error,
-                            dict(self.loss()), self.ranges)
+                            dict(self.loss()), self.ranges, self.prompt.get("bcast"))
             write_file("live", self.path, json.dumps(snap, separators=(",", ":")),
                        mode=0o644)
             return snap
@@ -96,8 +100,10 @@ def controller_state(api: str | Path | None
         return {}, [], {}, f"the controller did not answer: {exc}"
 
 
-def picture(topo: Topology, api: str | Path | None, loss: Loss, ranges: bool = False) -> str:
+def picture(topo: Topology, api: str | Path | None, loss: Loss, ranges: bool = False,
+            bcast: dict[str, Any] | None = None) -> str:
     """The live view's picture of the network now, as SVG (without load: that takes two
     readings); the prompt's `picture FILE.svg` writes it."""
     groups, failed, _ports, error = controller_state(api)
-    return draw(snapshot(topo, groups, failed, [], 0, time.time(), error, dict(loss), ranges))
+    return draw(snapshot(topo, groups, failed, [], 0, time.time(), error, dict(loss), ranges,
+                         bcast))

@@ -13,6 +13,10 @@ no files). The publisher (publish.py) hands it what it read from the controller;
   ``all`` or ``multicast``: what is dropped, each way) or by the topology (scope ``link``);
 - ``load``: ``[from, to, Mbit/s]`` per direction of a link that carried anything since the
   last reading (from the switches' port counters);
+- ``bcast``: the last broadcast measured at the prompt, or None: ``algorithm``, ``size``
+  (bytes), ``hosts`` (rank by rank, the root first), ``t_mcast_s`` (median),
+  ``predicted_s``, ``done_s`` and ``return_s`` (per rank: the median time from the root's
+  start until it held the message, and until its broadcast returned);
 - ``seq`` (one more per snapshot), ``time`` (Unix seconds), ``error`` (why a reading
   failed, or None)."""
 
@@ -98,10 +102,19 @@ def loss_part(topo: Topology, loss: Loss) -> list[list[Any]]:
 
 def snapshot(topo: Topology, groups: dict[str, Any], failed: list[int],
              load: list[list[Any]], seq: int, now: float, error: str | None = None,
-             loss: Loss | None = None, ranges: bool = False) -> dict[str, Any]:
+             loss: Loss | None = None, ranges: bool = False,
+             bcast: dict[str, Any] | None = None) -> dict[str, Any]:
     """One snapshot (the module docstring says its shape); `ranges`: contiguous mode."""
     names = {h.node_id: h.name for h in topo.hosts}
     return {"version": VERSION, "seq": seq, "time": now, "error": error,
             "topology": topology_part(topo), "groups": groups_part(topo, groups, ranges),
             "failed": sorted(names.get(n, str(n)) for n in failed), "load": load,
-            "loss": loss_part(topo, loss or {})}
+            "loss": loss_part(topo, loss or {}), "bcast": bcast}
+
+
+def bcast_part(algorithm: str, size: int, hosts: list[str], t_mcast_s: float,
+               predicted_s: float | None, done_s: list[float], return_s: list[float]
+               ) -> dict[str, Any]:
+    """A broadcast measured at the prompt, as the snapshot's ``bcast``."""
+    return {"algorithm": algorithm, "size": size, "hosts": hosts, "t_mcast_s": t_mcast_s,
+            "predicted_s": predicted_s, "done_s": done_s, "return_s": return_s}

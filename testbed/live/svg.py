@@ -4,8 +4,9 @@ nearest host (a star's switch above its hosts, a tree's root at the top), each r
 by where its neighbours below sit. Drawn: every link (its rate in the legend, or beside it
 where it differs from most links'), each direction's load where a link carried any, loss
 where set (a red dashed line and its percentage), each group's tree links in the group's
-colour (with arrows, from each source), its members ringed in that colour, failed hosts
-marked red with a cross, and a legend of the groups. Every node and mark carries a class and
+colour (with arrows, from each source), its members ringed in that colour (a range
+multicast's node range dashed), failed hosts marked red with a cross, the last broadcast's
+ranks and times under its hosts, and a legend. Every node and mark carries a class and
 data- names, so that a test (or a script) reads the picture as well as a person does."""
 
 from __future__ import annotations
@@ -78,7 +79,8 @@ def draw(snap: dict[str, Any]) -> str:
     pos, width, height = layout(topo)
     groups: dict[str, Any] = snap.get("groups", {})
     colour = {g: COLOURS[i % len(COLOURS)] for i, g in enumerate(groups)}
-    legend = 2 + len(groups) + sum(len(d["sources"]) for d in groups.values())
+    legend = (2 + len(groups) + sum(len(d["sources"]) for d in groups.values())
+              + bool(snap.get("bcast")))
     total = height + legend * LEGEND_LINE + 12
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" {_attrs(width=f"{width:g}")} '
            f'{_attrs(height=f"{total:g}", viewBox=f"0 0 {width:g} {total:g}")} '
@@ -129,6 +131,8 @@ def draw(snap: dict[str, Any]) -> str:
                        f'fill="#c00" font-size="10">'
                        f'{escape(f"loss {fraction * 100:g}%{SCOPES.get(scope, scope)}")}</text>')
     failed = set(snap.get("failed", []))
+    bcast = snap.get("bcast") or {}
+    ranks = {h: r for r, h in enumerate(bcast.get("hosts", []))}
     members: dict[str, list[str]] = {}
     for g, info in groups.items():
         for m in sorted(set(info["members"]) | set(info.get("range", []))):
@@ -157,6 +161,7 @@ def draw(snap: dict[str, Any]) -> str:
                    f'fill="{"#f99" if dead else "#fff"}" stroke="#333"/>{cross}'
                    f'<text x="{x:.1f}" y="{y + 30 + 4 * len(members.get(name, [])):.1f}" '
                    f'text-anchor="middle">{escape(name)}</text>'
+                   f'{_rank(bcast, ranks, name, x, y + 43 + 4 * len(members.get(name, [])))}'
                    f'<title>{escape(name)} {escape(h.get("ip", ""))}</title></g>')
     y = height + LEGEND_LINE
     head = (f"{topo['name']}: {len(topo['hosts'])} hosts, {len(topo['switches'])} switches, "
@@ -166,6 +171,15 @@ def draw(snap: dict[str, Any]) -> str:
     if snap.get("error"):
         head += f"; {snap['error']}"
     out.append(f'<text class="legend" x="{MARGIN:g}" y="{y:.1f}">{escape(head)}</text>')
+    if bcast:
+        y += LEGEND_LINE
+        model = f", model {_us(bcast.get('predicted_s'))}" if bcast.get("predicted_s") else ""
+        text = (f"last broadcast: {bcast['algorithm']} {bcast['size']} B from "
+                f"{bcast['hosts'][0]} to {len(bcast['hosts'])} hosts, t_mcast median "
+                f"{_us(bcast['t_mcast_s'])}{model}; under each host: its rank, when it held "
+                "the message")
+        out.append(f'<text class="legend bcast" x="{MARGIN:g}" y="{y:.1f}">'
+                   f'{escape(text)}</text>')
     for g, info in groups.items():
         y += LEGEND_LINE
         who = ", ".join(sorted(info["members"], key=_natural)) or "none"
@@ -182,6 +196,24 @@ def draw(snap: dict[str, Any]) -> str:
                        f'fill="{colour[g]}">{escape(f"from {src}: {what}")}</text>')
     out.append("</svg>")
     return "\n".join(out) + "\n"
+
+
+def _us(seconds: float | None) -> str:
+    return "-" if seconds is None else f"{seconds * 1e6:.0f} us"
+
+
+def _rank(bcast: dict[str, Any], ranks: dict[str, int], host: str, x: float, y: float
+          ) -> str:
+    """Under a host of the last broadcast: its rank and when it held the message."""
+    if host not in ranks:
+        return ""
+    r = ranks[host]
+    done = bcast.get("done_s") or []
+    when = _us(done[r]) if r < len(done) else "-"
+    text = f"rank {r} (root)" if r == 0 else f"rank {r}: {when}"
+    return (f'<text class="bcast-rank" {_attrs(data_host=host, data_rank=r)} x="{x:.1f}" '
+            f'y="{y:.1f}" text-anchor="middle" font-size="9" fill="#444">'
+            f'{escape(text)}</text>')
 
 
 def _ranged(info: dict[str, Any], host: str) -> str:

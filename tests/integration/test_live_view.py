@@ -1,10 +1,10 @@
 """`mcastlab net --web` on the real stack (a 4-host star, the prompt driven on standard
 input): the live view's URL is printed, its server runs as a user other than root, a join
 at the prompt is on the served snapshot and picture within a second, a failed node is
-marked, loss set at the prompt is shown on its link, `picture FILE.svg` saves the same
-picture, a request without the token is refused, and leaving the prompt stops the server;
-`mcastlab lab 6 --web` serves the lab's network the same way, a range multicast's node
-range ringed.
+marked, loss set at the prompt is shown on its link, so are a broadcast's ranks and times,
+`picture FILE.svg` saves the same picture, a request without the token is refused, and
+leaving the prompt stops the server; `mcastlab lab 6 --web` serves the lab's network the
+same way, a range multicast's node range ringed.
 
 In a real browser (issue 55, item 2: Debian's Chromium, headless, driven by Selenium with
 Debian's chromedriver): the page loads and shows every host and switch, a join shows the
@@ -167,11 +167,19 @@ def test_a_join_at_the_prompt_is_on_the_page_within_a_second(caps, clean_after, 
         served(base, token, "state.json", 2.0,
                lambda b: json.loads(b)["loss"] == [["h1", "s1", 0.3, "all"]])
         served(base, token, "view.svg", 2.0, lambda b: b">loss 30%<" in b)
+        prompt.say("bcast mpich 1024")  # MPI_Bcast: no t_hold/t_end to measure first
+        prompt.until(r"mpich 1024 B from h0 to 4 hosts")
+        # published once the command has returned, just after its lines
+        served(base, token, "state.json", 2.0, lambda b: json.loads(b)["bcast"] is not None)
+        bcast = json.loads(fetch(f"{base}/state.json?token={token}")[1])["bcast"]
+        assert bcast["algorithm"] == "mpich" and len(bcast["hosts"]) == 4
+        assert len(bcast["done_s"]) == 4 and bcast["t_mcast_s"] > 0
         prompt.say(f"picture {tmp_path / 'net.svg'}")  # the same picture, for a report
         prompt.until(r"picture written to")
         saved = (tmp_path / "net.svg").read_text()
         assert all(f'data-name="{n}"' in saved for n in ("h0", "h1", "h2", "h3", "s1"))
         assert ">loss 30%<" in saved and 'class="node host failed" data-name="h3"' in saved
+        assert "rank 0 (root)" in saved and "last broadcast: mpich 1024 B" in saved
         prompt.exit()
     nothing_listens(port)
 

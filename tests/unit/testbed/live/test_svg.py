@@ -7,7 +7,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from typing import Any
 
-from testbed.live.snapshot import snapshot
+from testbed.live.snapshot import bcast_part, snapshot
 from testbed.live.svg import draw, layout
 from topologies import parse_spec
 
@@ -86,3 +86,16 @@ def test_a_range_multicast_rings_its_node_range_dashed() -> None:
     assert sorted(m["data-host"] for m in ranged) == ["h1", "h2", "h3"]
     assert all(m["stroke-dasharray"] == "4 3" for m in ranged)
     assert "range multicast to h1..h3" in svg
+
+
+def test_the_last_broadcast_puts_each_ranks_time_under_its_host() -> None:
+    snap = star_snapshot()
+    snap["bcast"] = bcast_part("binomial", 65536, ["h2", "h0", "h1", "h3"], 0.0031, 0.0029,
+                               [0.0, 0.0012, 0.0021, 0.003], [0.0005, 0.0013, 0.0022, 0.0031])
+    svg = draw(snap)
+    ranks = {m["data-host"]: m["data-rank"] for m in marks(svg, "bcast-rank")}
+    assert ranks == {"h2": "0", "h0": "1", "h1": "2", "h3": "3"}
+    assert "rank 0 (root)" in svg and "rank 3: 3000 us" in svg
+    assert "last broadcast: binomial 65536 B from h2 to 4 hosts, t_mcast median 3100 us, " \
+           "model 2900 us" in svg
+    assert marks(draw(star_snapshot()), "bcast-rank") == []
