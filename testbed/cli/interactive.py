@@ -287,7 +287,7 @@ class McastCLI(CLI):
         self.known["bcast"] = bcast_part(res.algorithm, res.size, list(res.rank_hosts),
                                          res.median_s, res.predicted_s,
                                          list(res.rank_done_s or ()),
-                                         list(res.rank_return_s or ()))
+                                         list(res.rank_return_s or ()), res.link_bytes)
 
     def do_loss(self, line: str) -> None:
         """loss P [HOST ...] | loss P SWITCH SWITCH: drop the fraction P (or a percentage:

@@ -16,7 +16,8 @@ no files). The publisher (publish.py) hands it what it read from the controller;
 - ``bcast``: the last broadcast measured at the prompt, or None: ``algorithm``, ``size``
   (bytes), ``hosts`` (rank by rank, the root first), ``t_mcast_s`` (median),
   ``predicted_s``, ``done_s`` and ``return_s`` (per rank: the median time from the root's
-  start until it held the message, and until its broadcast returned);
+  start until it held the message, and until its broadcast returned), ``links``: ``[from,
+  to, bytes]`` that one broadcast put on each link it used (counted on the switch ports);
 - ``seq`` (one more per snapshot), ``time`` (Unix seconds), ``error`` (why a reading
   failed, or None)."""
 
@@ -113,8 +114,11 @@ def snapshot(topo: Topology, groups: dict[str, Any], failed: list[int],
 
 
 def bcast_part(algorithm: str, size: int, hosts: list[str], t_mcast_s: float,
-               predicted_s: float | None, done_s: list[float], return_s: list[float]
-               ) -> dict[str, Any]:
-    """A broadcast measured at the prompt, as the snapshot's ``bcast``."""
+               predicted_s: float | None, done_s: list[float], return_s: list[float],
+               link_bytes: dict[str, int] | None = None) -> dict[str, Any]:
+    """A broadcast measured at the prompt, as the snapshot's ``bcast``; `link_bytes`: the
+    bytes one broadcast put on each directed link ("a>b", testbed.measure.bcast)."""
+    links = sorted([*k.split(">", 1), v] for k, v in (link_bytes or {}).items() if ">" in k)
     return {"algorithm": algorithm, "size": size, "hosts": hosts, "t_mcast_s": t_mcast_s,
-            "predicted_s": predicted_s, "done_s": done_s, "return_s": return_s}
+            "predicted_s": predicted_s, "done_s": done_s, "return_s": return_s,
+            "links": links}

@@ -6,8 +6,9 @@ where it differs from most links'), each direction's load where a link carried a
 where set (a red dashed line and its percentage), each group's tree links in the group's
 colour (with arrows, from each source), its members ringed in that colour (a range
 multicast's node range dashed), failed hosts marked red with a cross, the last broadcast's
-ranks and times under its hosts, and a legend. Every node and mark carries a class and
-data- names, so that a test (or a script) reads the picture as well as a person does."""
+ranks and times under its hosts and the links it used, and a legend. Every node and mark
+carries a class and data- names, so that a test (or a script) reads the picture as well as a
+person does."""
 
 from __future__ import annotations
 
@@ -89,7 +90,10 @@ def draw(snap: dict[str, Any]) -> str:
                f'<marker id="arrow{i}" viewBox="0 0 10 10" refX="10" refY="5" '
                f'markerWidth="6" markerHeight="6" orient="auto-start-reverse">'
                f'<path d="M 0 0 L 10 5 L 0 10 z" fill="{c}"/></marker>'
-               for i, c in enumerate(COLOURS)) + "</defs>",
+               for i, c in enumerate(COLOURS)) +
+           '<marker id="arrowb" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="6" '
+           'markerHeight="6" orient="auto-start-reverse"><path d="M 0 0 L 10 5 L 0 10 z" '
+           'fill="#222"/></marker></defs>',
            '<rect width="100%" height="100%" fill="white"/>']
     rates = Counter(lk["mbit"] for lk in topo["links"])
     usual = rates.most_common(1)[0][0] if rates else None
@@ -114,6 +118,13 @@ def draw(snap: dict[str, Any]) -> str:
                            f'{_attrs(data_from=a, data_to=b)} x1="{x1:.1f}" y1="{y1:.1f}" '
                            f'x2="{x2:.1f}" y2="{y2:.1f}" stroke="{colour[g]}" '
                            f'stroke-width="3" marker-end="url(#arrow{gi % len(COLOURS)})"/>')
+    for a, b, nbytes in (snap.get("bcast") or {}).get("links", []):
+        if a in pos and b in pos:  # the links the last broadcast used, in black
+            (x1, y1), (x2, y2) = _shifted(pos[a], pos[b], 7.0)
+            out.append(f'<line class="bcast-link" {_attrs(data_from=a, data_to=b)} '
+                       f'{_attrs(data_bytes=nbytes)} x1="{x1:.1f}" y1="{y1:.1f}" '
+                       f'x2="{x2:.1f}" y2="{y2:.1f}" stroke="#222" stroke-width="1.5" '
+                       'stroke-dasharray="2 2" marker-end="url(#arrowb)"/>')
     for a, b, mbit in snap.get("load", []):
         if a in pos and b in pos:
             (x1, y1), (x2, y2) = _shifted(pos[a], pos[b], -8.0)
@@ -177,7 +188,8 @@ def draw(snap: dict[str, Any]) -> str:
         text = (f"last broadcast: {bcast['algorithm']} {bcast['size']} B from "
                 f"{bcast['hosts'][0]} to {len(bcast['hosts'])} hosts, t_mcast median "
                 f"{_us(bcast['t_mcast_s'])}{model}; under each host: its rank, when it held "
-                "the message")
+                "the message" + ("; black dotted: the links one broadcast used"
+                                 if bcast.get("links") else ""))
         out.append(f'<text class="legend bcast" x="{MARGIN:g}" y="{y:.1f}">'
                    f'{escape(text)}</text>')
     for g, info in groups.items():

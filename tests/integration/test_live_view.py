@@ -34,6 +34,9 @@ from .conftest import MCASTLAB
 
 G = "239.1.2.3"
 SHOWN_WITHIN = 1.0  # s from the prompt's "joined" to the member on the served snapshot
+# s for the other changes to reach the page: not the issue's figure (that is the join's),
+# room for a busy machine (a leave's pruned branch took over 2 s once at load average 2)
+FOLLOWS = 5.0
 
 
 class Prompt:
@@ -149,28 +152,28 @@ def test_a_join_at_the_prompt_is_on_the_page_within_a_second(caps, clean_after, 
         prompt.until(rf"h1 joined {G}")
         took = served(base, token, "state.json", 10.0, lambda b: members(b) == ["h1"])
         assert took <= SHOWN_WITHIN, took
-        served(base, token, "view.svg", 2.0,
+        served(base, token, "view.svg", FOLLOWS,
                lambda b: f'data-group="{G}" data-host="h1"'.encode() in b)
         svg = fetch(f"{base}/view.svg?token={token}")[1].decode()
         assert all(f'data-name="{n}"' in svg for n in ("h0", "h1", "h2", "h3", "s1"))
 
         prompt.say(f"send h0 {G} 2")
         prompt.until(r"h0 sent 2 datagrams")
-        served(base, token, "state.json", 2.0, lambda b: json.loads(b)["groups"][G][
+        served(base, token, "state.json", FOLLOWS, lambda b: json.loads(b)["groups"][G][
             "sources"].get("h0", {}).get("links", [])[:1] == [["h0", "s1"]])
         prompt.say("fail h3")
         prompt.until(r"failed nodes: 3")
-        served(base, token, "view.svg", 2.0, lambda b: b'class="node host failed" '
+        served(base, token, "view.svg", FOLLOWS, lambda b: b'class="node host failed" '
                b'data-name="h3"' in b)
         prompt.say("loss 0.3 h1")
         prompt.until(r"loss 30% on h1")
-        served(base, token, "state.json", 2.0,
+        served(base, token, "state.json", FOLLOWS,
                lambda b: json.loads(b)["loss"] == [["h1", "s1", 0.3, "all"]])
-        served(base, token, "view.svg", 2.0, lambda b: b">loss 30%<" in b)
+        served(base, token, "view.svg", FOLLOWS, lambda b: b">loss 30%<" in b)
         prompt.say("bcast mpich 1024")  # MPI_Bcast: no t_hold/t_end to measure first
         prompt.until(r"mpich 1024 B from h0 to 4 hosts")
         # published once the command has returned, just after its lines
-        served(base, token, "state.json", 2.0, lambda b: json.loads(b)["bcast"] is not None)
+        served(base, token, "state.json", FOLLOWS, lambda b: json.loads(b)["bcast"] is not None)
         bcast = json.loads(fetch(f"{base}/state.json?token={token}")[1])["bcast"]
         assert bcast["algorithm"] == "mpich" and len(bcast["hosts"]) == 4
         assert len(bcast["done_s"]) == 4 and bcast["t_mcast_s"] > 0
@@ -262,20 +265,20 @@ def test_the_page_in_chromium_follows_join_send_leave_and_fail(caps, clean_after
             prompt.until(r"h0 sent 2 datagrams")
             tree = f'#view svg line.tree[data-group="{G}"][data-source="h0"]'
             for a, b in (("h0", "s1"), ("s1", "h1"), ("s1", "h2")):
-                shown(driver, f'{tree}[data-from="{a}"][data-to="{b}"]', 2.0)
+                shown(driver, f'{tree}[data-from="{a}"][data-to="{b}"]', FOLLOWS)
             driver.save_screenshot(str(shots / "3-sent.png"))
 
             prompt.say(f"leave h2 {G}")
             prompt.say(f"wait h2 left {G}")
             prompt.until(rf"stopped listing h2 in {G}")
-            shown(driver, f'{tree}[data-to="h2"]', 2.0, present=False)
-            shown(driver, '#view svg circle.member[data-host="h2"]', 2.0, present=False)
+            shown(driver, f'{tree}[data-to="h2"]', FOLLOWS, present=False)
+            shown(driver, '#view svg circle.member[data-host="h2"]', FOLLOWS, present=False)
             shown(driver, f'{tree}[data-to="h1"]', 0.1)  # h1's branch stays
             driver.save_screenshot(str(shots / "4-left.png"))
 
             prompt.say("fail h3")
             prompt.until(r"failed nodes: 3")
-            shown(driver, '#view svg g.node.host.failed[data-name="h3"]', 2.0)
+            shown(driver, '#view svg g.node.host.failed[data-name="h3"]', FOLLOWS)
             driver.save_screenshot(str(shots / "5-failed.png"))
             assert [e for e in driver.get_log("browser") if e["level"] == "SEVERE"] == []
             prompt.exit()
@@ -298,10 +301,10 @@ def test_a_labs_prompt_serves_its_network_with_range_multicasts(caps, clean_afte
         assert fetch(f"{base}/view.svg")[0] == 403
         prompt.say(f"send h0 {group} 2")
         prompt.until(rf"h0 sent 2 datagrams to {group}")
-        served(base, token, "state.json", 2.0,
+        served(base, token, "state.json", FOLLOWS,
                lambda b: json.loads(b)["groups"].get(group, {}).get("range") == [
                    "h1", "h2", "h3"])
-        served(base, token, "view.svg", 2.0,
+        served(base, token, "view.svg", FOLLOWS,
                lambda b: f'class="member range" data-group="{group}" data-host="h3"'.encode()
                in b)
         prompt.exit()

@@ -99,3 +99,12 @@ def test_the_last_broadcast_puts_each_ranks_time_under_its_host() -> None:
     assert "last broadcast: binomial 65536 B from h2 to 4 hosts, t_mcast median 3100 us, " \
            "model 2900 us" in svg
     assert marks(draw(star_snapshot()), "bcast-rank") == []
+
+
+def test_the_links_the_last_broadcast_used_are_drawn() -> None:
+    snap = star_snapshot()
+    snap["bcast"] = bcast_part("binomial", 1024, ["h0", "h1"], 0.001, None, [0.0, 0.001],
+                               [0.0, 0.001], {"h0>s1": 1100, "s1>h1": 1100})
+    used = {(m["data-from"], m["data-to"], m["data-bytes"]) for m in marks(draw(snap),
+                                                                            "bcast-link")}
+    assert used == {("h0", "s1", "1100"), ("s1", "h1", "1100")}
