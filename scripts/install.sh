@@ -14,7 +14,10 @@ die() { echo "install: $*" >&2; exit 1; }
 # 1. Debian packages -----------------------------------------------------------------
 PKGS=(mininet openvswitch-switch iperf3 tcpdump ethtool iptables nftables iproute2
       util-linux procps psmisc iputils-ping python3-venv python3-pip cgroup-tools uftp openssl
-      iperf ssmping smcroute openssh-server)
+      iperf ssmping smcroute openssh-server chromium chromium-driver python3-selenium)
+# chromium, chromium-driver and python3-selenium are for the live view's browser test
+# (tests/integration/test_live_view.py: Chromium headless, driven by Selenium; the venv sees
+# the system's Python packages)
 # openssh-server is for the two-server test rig (testbed/cluster/rig.py), which runs sshd
 # itself in a namespace of its own: on a machine that had no sshd, the packaged daemon is
 # kept from starting (Debian's /etc/ssh/sshd_not_to_be_run; remove that file on a machine

@@ -23,10 +23,12 @@ circle (tests/unit/test_layout.py; docs/architecture.md says why each stands whe
 6. ``cluster/``: the network across servers (Mininet Cluster Edition): it implements the
    emulation's interface with servers, holds and tunnels, and its agent runs the emulation's
    cleanup and the fidelity readings on the other servers.
-7. ``conditions/``, ``report/``: background traffic, hot spots and faults injected into a
-   running network; a results folder becomes tables, plots, findings and one HTML page (it
-   reads files only, and stands below the experiments so that each kind of experiment
-   names its report).
+7. ``conditions/``, ``report/``, ``live/``: background traffic, hot spots and faults
+   injected into a running network; a results folder becomes tables, plots, findings and
+   one HTML page (it reads files only, and stands below the experiments so that each kind
+   of experiment names its report); the live view of a network that is up (a snapshot the
+   run publishes, a web server without root that draws it), below the labs and the CLI
+   that open it.
 8. ``measure/``: one collective measured on a network that is up (broadcast, batch of
    broadcasts, Allgather, barriers; t_hold/t_end; where the ranks sit), each taking the
    emulation, the call and one ``RunOptions`` bundle.

@@ -6,11 +6,13 @@ network down (the Emulation's context)."""
 
 from __future__ import annotations
 
+import contextlib
 import ipaddress
 import os
 import select
 import shlex
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -27,12 +29,14 @@ from ..emulation.network import Emulation
 from ..emulation.ports import intf_name
 from ..emulation.shell import stop_processes
 from ..errors import McastlabError, UsageError
+from ..live.publish import picture
+from ..live.snapshot import bcast_part
 from ..measure.bcast import run_bcast
 from ..measure.bcast_model import uses_params
 from ..measure.options import RunOptions
 from ..measure.params import model_params
 from ..results import text_table
-from ..safepath import open_output
+from ..safepath import open_output, output_file, write_file
 from .lines import bcast_lines, group_lines
 
 BCAST_ITERS = 5  # measured broadcasts per `bcast` (after programs.bcast_bench's warm-up)
@@ -41,21 +45,27 @@ FOLLOW_TIMEOUT = 30.0  # s: a join or leave the controller has not followed by t
 BCAST_WAIT = "sleep"  # ranks nap while they wait: a lab's 4 to 8 ranks share 2 cores
 
 
-def open_prompt(emu: Emulation, script: Path | None = None) -> None:
+def open_prompt(emu: Emulation, script: Path | None = None,
+                after: Callable[[dict[str, Any]], object] | None = None) -> None:
     """The prompt on a network that is up, until 'exit' (or the end of `script`'s commands).
-    The labs are handed this (testbed.labs.runner.open_lab): they stand below the CLI."""
+    The labs are handed this (testbed.labs.runner.open_lab): they stand below the CLI.
+    `after` is called after every command with what the prompt knows (``bcast``: its last
+    broadcast, testbed.live.snapshot.bcast_part): the live view publishes it."""
     setLogLevel("output")  # the prompt's own output; Mininet's chatter stays off
-    McastCLI(emu, script=str(script) if script else None)
+    McastCLI(emu, after=after, script=str(script) if script else None)
 
 
 class McastCLI(CLI):
-    """Mininet's prompt plus: join, leave, wait, send, groups, tree, bcast, loss, fail,
-    restore, capture."""
+    """Mininet's prompt plus: join, leave, wait, send, groups, tree, picture, bcast, loss,
+    fail, restore, capture."""
 
     prompt = "mcastlab> "
 
-    def __init__(self, emu: Emulation, **kwargs: Any) -> None:
+    def __init__(self, emu: Emulation, after: Callable[[dict[str, Any]], object] | None = None,
+                 **kwargs: Any) -> None:
         self.emu = emu
+        self.after = after
+        self.known: dict[str, Any] = {"bcast": None}  # what `after` is handed
         self.members: dict[tuple[str, str], Member] = {}
         self.captures: dict[str, tuple[subprocess.Popen, Path]] = {}
         self.params: dict[int, dict[str, Any]] = {}  # measured t_hold/t_end by message size
@@ -76,6 +86,10 @@ class McastCLI(CLI):
         except Exception as exc:  # the prompt survives a failed command; the run is torn
             output(f"*** error: {type(exc).__name__}: {exc}\n")  # down on exit either way
             return False
+        finally:  # (a script's commands come here too, not through cmd's postcmd)
+            if self.after is not None:
+                with contextlib.suppress(McastlabError, OSError):  # the view's next tick
+                    self.after(self.known)                          # tries again
 
     def close(self) -> None:
         """Stop every member and capture this CLI started (members leave their groups)."""
@@ -227,6 +241,18 @@ class McastCLI(CLI):
             draw_tree(topo, edges, set(info["members"]), Path(args[1]), title=group)
             output(f"picture written to {args[1]}\n")
 
+    def do_picture(self, line: str) -> None:
+        """picture FILE.svg: the network now as the live view draws it (mcastlab net --web:
+        hosts and switches, each group's members and trees, failed nodes, loss, the last
+        broadcast's ranks and times), saved as SVG for a report; without --web too."""
+        (name,) = self._args(line, "picture FILE.svg", 1, 1)
+        path = output_file("picture", os.path.abspath(name))
+        api = self.emu.controller.api if self.emu.controller else None
+        write_file("picture", path, picture(self.emu.topo, api, self.emu.loss.current,
+                                            self.emu.controller_config.contiguous,
+                                            self.known["bcast"]))
+        output(f"picture written to {path}\n")
+
     def do_bcast(self, line: str) -> None:
         """bcast ALGO SIZE [N | HOST ...]: broadcast SIZE bytes with ALGO over every host,
         the first N, or these hosts (the first is the root), a few times; prints per rank
@@ -258,6 +284,10 @@ class McastCLI(CLI):
             hosts=hosts, repetitions=BCAST_ITERS, flow=False, params=self.params.get(size),
             wait=BCAST_WAIT, timeout=BCAST_TIMEOUT))
         output("\n".join(bcast_lines(res)) + "\n")
+        self.known["bcast"] = bcast_part(res.algorithm, res.size, list(res.rank_hosts),
+                                         res.median_s, res.predicted_s,
+                                         list(res.rank_done_s or ()),
+                                         list(res.rank_return_s or ()), res.link_bytes)
 
     def do_loss(self, line: str) -> None:
         """loss P [HOST ...] | loss P SWITCH SWITCH: drop the fraction P (or a percentage:

@@ -7,8 +7,10 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
+from typing import Any
 
 from ..errors import UsageError
+from ..live.view import check_available
 from ..safepath import output_file
 from .arguments import (
     add_out,
@@ -16,6 +18,7 @@ from .arguments import (
     refused,
     script_file,
 )
+from .network import add_web_options, live_view
 from .steps import Steps
 
 
@@ -26,7 +29,7 @@ def cmd_lab(args: argparse.Namespace) -> int:
     modes = {"--check": args.check, "--solve": args.solve, "--script": args.script,
              "--sign": args.sign, "--variant-files": args.variant_files}
     if args.number is None:
-        if any(modes.values()) or args.against or args.variant:
+        if any(modes.values()) or args.against or args.variant or args.web:
             raise UsageError("give the lab's number, e.g. mcastlab lab 1 --check answers.toml")
         print(json.dumps(runner.listing_records()) if args.json else runner.listing())
         return 0
@@ -49,6 +52,11 @@ def cmd_lab(args: argparse.Namespace) -> int:
         if value and not args.check:
             raise UsageError(f"{option} goes with --check: mcastlab lab N --check FILE... "
                              f"{option}{' GRADES.csv' if option == '--gradebook' else ''}")
+    if args.web_port is not None and not args.web:
+        raise UsageError("--web-port is the live view's: give --web too")
+    if args.web and (args.check or args.solve or args.sign or args.variant_files):
+        raise UsageError("--web shows the network at a lab's prompt: mcastlab lab N --web "
+                         "[--script FILE]")
     secret_file = Path(args.secret_file) if args.secret_file else None
     if args.variant_files:
         if args.variant:
@@ -85,10 +93,16 @@ def cmd_lab(args: argparse.Namespace) -> int:
         key_secret = secret.require("--solve", secret_file)
         return runner.solve(lab, out, progress, key_secret, variant)
     script = script_file(args)
+    if args.web:
+        check_available(args.web_port or 0)
     # testbed.cli.interactive loads Mininet: only where a network is built
     from .interactive import open_prompt
 
-    return runner.open_lab(lab, script, progress, open_prompt, variant)
+    def prompt(emu: Any, script: Path | None) -> None:
+        with live_view(emu, args.web, args.web_port or 0) as view:
+            open_prompt(emu, script, view.publisher.publish if view else None)
+
+    return runner.open_lab(lab, script, progress, prompt, variant)
 
 
 def add_commands(sub: argparse._SubParsersAction) -> None:
@@ -141,6 +155,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
                         "default: $MCASTLAB_INSTRUCTOR_SECRET_FILE, else "
                         "$MCASTLAB_INSTRUCTOR_SECRET, else none")
     p.add_argument("--script", metavar="FILE", help="run the prompt's commands in FILE")
+    add_web_options(p)
     add_out(p)
     refused(p, "--loss", "a lab measures on the network and under the loss its lab sets "
                          "(testbed/labs/), so every answer file is judged under the same "

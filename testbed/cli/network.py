@@ -4,8 +4,10 @@ cleanup."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
+from collections.abc import Iterator
 
 from topologies import TopologyError, parse_spec
 
@@ -17,6 +19,7 @@ from ..emulation.network import Emulation
 from ..emulation.ports import host_port_type
 from ..errors import McastlabError, UsageError
 from ..fidelity.link_rate import nominal_topology
+from ..live.view import LiveView, check_available
 from ..results import text_table
 from ..safepath import output_file, trusted_config, write_file
 from ..specs.cluster import from_dict
@@ -123,6 +126,10 @@ def cmd_net(args: argparse.Namespace) -> int:
     script = script_file(args)
     cluster = cluster_spec(args)
     switch = switch_of(args)
+    if args.web_port is not None and not args.web:
+        raise UsageError("--web-port is the live view's: give --web too")
+    if args.web:
+        check_available(args.web_port or 0)
     topo, _rate_used = network(args, star_size=args.hosts)
     with Emulation(topo, progress=progress, controller_config=controller_config(args),
                    switch=switch, cluster=across(topo, cluster)) as emu:
@@ -130,10 +137,25 @@ def cmd_net(args: argparse.Namespace) -> int:
             emu.set_loss(args.loss)
         lost = f", loss {args.loss * 100:g}% on every host link" if args.loss else ""
         how = f"{args.mode} mode" if emu.controller else f"{switch} switches"
-        progress(f"{topo.name} is up ({how}{lost}); 'help' lists the commands, "
-                 "'exit' tears it down")
-        open_prompt(emu, script)
+        with live_view(emu, args.web, args.web_port or 0) as view:
+            progress(f"{topo.name} is up ({how}{lost}); 'help' lists the commands, "
+                     "'exit' tears it down")
+            open_prompt(emu, script, view.publisher.publish if view else None)
     return 0
+
+
+@contextlib.contextmanager
+def live_view(emu: Emulation, web: bool, port: int) -> Iterator[LiveView | None]:
+    """The live view of `emu` while the block runs, its URL printed (nothing without
+    `web`)."""
+    if not web:
+        yield None
+        return
+    api = emu.controller.api if emu.controller else None
+    with LiveView(emu.topo, api, emu.run_dir, port, loss=lambda: emu.loss.current,
+                  ranges=emu.controller_config.contiguous) as view:
+        progress(f"live view: {view.url} (this machine only; the token is the key)")
+        yield view
 
 
 def cmd_cleanup(_args: argparse.Namespace) -> int:
@@ -224,6 +246,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--bw", type=rate, help=BW_HELP)
     add_link_options(p)
     p.add_argument("--script", metavar="FILE", help="run the commands in FILE, then tear down")
+    add_web_options(p)
     add_controller_choice(p)
     add_cluster_choice(p)
     p.set_defaults(func=cmd_net)
@@ -256,3 +279,11 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser("cleanup", help="remove everything a crashed or killed run left behind")
     p.set_defaults(func=cmd_cleanup)
+
+
+def add_web_options(p: argparse.ArgumentParser) -> None:
+    """--web and --web-port (the live view, docs/live-view.md)."""
+    p.add_argument("--web", action="store_true", help="serve a live view of the network on "
+                   "127.0.0.1 (the URL with its token is printed; docs/live-view.md)")
+    p.add_argument("--web-port", type=int, metavar="PORT", help="with --web: listen on this "
+                   "port (default: a free one)")

@@ -25,6 +25,16 @@ class LossControl:
 
     def __init__(self, wiring: Wiring) -> None:
         self.wiring = wiring
+        # the loss set at run time, where it is not 0: a link (its two ends, sorted) -> the
+        # fraction dropped each way and of what ("all", "multicast"): the live view shows it
+        self.current: dict[tuple[str, str], tuple[float, str]] = {}
+
+    def _set(self, a: str, b: str, pct: float, scope: str = "all") -> None:
+        key = (min(a, b), max(a, b))
+        if pct:
+            self.current[key] = (pct / 100, scope)
+        else:
+            self.current.pop(key, None)
 
     def on_hosts(self, topo: Topology, run: Started | None, loss: float | str,
                  hosts: list[str | int] | None = None, scope: str = "all") -> None:
@@ -45,6 +55,7 @@ class LossControl:
             raise UsageError("the emulation is not started")
         for name, host_cmds in cmds.items():
             run_in_host(run.host(name), host_cmds, f"setting loss on {name}")
+            self._set(name, topo.host_attachment(name)[0], pct, scope)
 
     @staticmethod
     def switch_links(topo: Topology, node1: str, node2: str) -> list[Any]:
@@ -94,6 +105,7 @@ class LossControl:
                     "netdev family's egress hook and numgen: CONFIG_NF_TABLES_NETDEV, "
                     "CONFIG_NETFILTER_EGRESS, CONFIG_NFT_NUMGEN): "
                     f"{msg[0] if msg else res.returncode}")
+        self._set(node1, node2, pct)
 
 
 def _percent(loss: float | str) -> float:

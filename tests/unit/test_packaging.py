@@ -30,7 +30,7 @@ def test_every_dependency_is_pinned_for_the_install() -> None:
               if line.strip() and not line.startswith("#")}
     groups = PROJECT["optional-dependencies"]
     wanted = {_name(r) for r in PROJECT["dependencies"]} | {
-        _name(r) for g in ("test", "lint", "docs") for r in groups[g]}
+        _name(r) for g in ("test", "lint", "docs", "web") for r in groups[g]}
     assert wanted - pinned == set()
 
 

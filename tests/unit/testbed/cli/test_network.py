@@ -1,12 +1,17 @@
 """testbed.cli.network: `mcastlab topo` prints a topology's summary, routes and JSON, saves a
-loadable file, reads TOML files, and refuses a bad spec or file in one error line."""
+loadable file, reads TOML files, and refuses a bad spec or file in one error line; `net
+--web` refuses a port taken, --web-port alone and a missing aiohttp before any network
+comes up."""
 
+import importlib.util
 import json
+import socket
 from pathlib import Path
 
 import pytest
 
 from testbed.cli.main import main
+from testbed.emulation import network
 from topologies import Topology, parse_spec
 
 from .error_lines import _one_error_line
@@ -98,3 +103,59 @@ def test_topo_bad_file_content(tmp_path: Path, capsys: pytest.CaptureFixture[str
     bad.write_text("this is = = not toml\n")
     assert main(["topo", str(bad)]) == 2
     assert str(bad) in _one_error_line(capsys.readouterr().err)
+
+
+# ---- net --web on bad input: one line, exit 2, before any network comes up ---------------
+@pytest.fixture
+def no_network(monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(*_args: object, **_kwargs: object) -> None:
+        raise AssertionError("a bad-input test got as far as starting a network")
+
+    monkeypatch.setattr(network.Emulation, "__init__", refuse)
+
+
+def _refused(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
+    assert main(argv) == 2
+    return _one_error_line(capsys.readouterr().err)
+
+
+@pytest.mark.parametrize("argv", [["net", "--topo", "star:hosts=2,bw=10"], ["lab", "1"]])
+def test_web_on_a_port_taken_is_refused(no_network: None, argv: list[str],
+                                        capsys: pytest.CaptureFixture[str]) -> None:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen()
+        port = s.getsockname()[1]
+        assert _refused([*argv, "--web", "--web-port", str(port)], capsys) == (
+            f"mcastlab: error: --web-port {port}: cannot listen on 127.0.0.1:{port}: "
+            "Address already in use")
+
+
+def test_net_web_port_without_web_is_refused(no_network: None,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    assert _refused(["net", "--web-port", "8080"], capsys) == (
+        "mcastlab: error: --web-port is the live view's: give --web too")
+
+
+def test_net_web_without_aiohttp_is_refused(no_network: None, monkeypatch: pytest.MonkeyPatch,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name == "aiohttp" else real(name, *a))
+    assert _refused(["net", "--web"], capsys).startswith(
+        "mcastlab: error: --web needs aiohttp, which is not installed")
+
+
+# `lab N --web` opens the same live view (cli/network.py's live_view around the lab's prompt)
+@pytest.mark.parametrize(("argv", "message"), [
+    (["lab", "--web"], "give the lab's number, e.g. mcastlab lab 1 --check answers.toml"),
+    (["lab", "1", "--web-port", "8080"], "--web-port is the live view's: give --web too"),
+    (["lab", "1", "--web", "--check", "a.toml"],
+     "--web shows the network at a lab's prompt: mcastlab lab N --web [--script FILE]"),
+    (["lab", "1", "--web", "--solve", "-"],
+     "--web shows the network at a lab's prompt: mcastlab lab N --web [--script FILE]"),
+])
+def test_lab_web_where_no_prompt_opens_is_refused(no_network: None, argv: list[str],
+                                                  message: str,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    assert _refused(argv, capsys) == f"mcastlab: error: {message}"

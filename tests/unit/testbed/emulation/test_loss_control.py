@@ -45,3 +45,8 @@ def test_loss_is_set_from_the_values_handed_in() -> None:
     loss.on_hosts(topo, Started("r1", Path("/nonexistent"), shells.__getitem__), "5%",
                   ["h1", 2])
     assert [name for name, s in shells.items() if s.lines] == ["h1", "h2"]
+    # what is set is kept, per link, for the live view (testbed.live); 0 removes it
+    at = {h: topo.host_attachment(h)[0] for h in ("h1", "h2")}
+    assert loss.current == {tuple(sorted((h, sw))): (0.05, "all") for h, sw in at.items()}
+    loss.on_hosts(topo, Started("r1", Path("/nonexistent"), shells.__getitem__), 0, ["h1"])
+    assert loss.current == {tuple(sorted(("h2", at["h2"]))): (0.05, "all")}

@@ -1,0 +1,110 @@
+"""The live view's drawing: every host and switch, members ringed in their group's colour,
+tree links from each source, failed hosts marked, load labels, names escaped, a layered
+layout (hosts below their switches, a fat tree's top switches on top)."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from typing import Any
+
+from testbed.live.snapshot import bcast_part, snapshot
+from testbed.live.svg import draw, layout
+from topologies import parse_spec
+
+NS = "{http://www.w3.org/2000/svg}"
+G = "239.1.2.3"
+
+
+def nodes(svg: str, kind: str) -> dict[str, ET.Element]:
+    root = ET.fromstring(svg)
+    return {g.get("data-name", ""): g for g in root.iter(f"{NS}g")
+            if kind in (g.get("class") or "").split()}
+
+
+def marks(svg: str, cls: str) -> list[dict[str, str]]:
+    return [dict(e.attrib) for e in ET.fromstring(svg).iter()
+            if cls in (e.get("class") or "").split()]
+
+
+def star_snapshot() -> dict[str, Any]:
+    topo = parse_spec("star:hosts=4")
+    groups = {G: {"members": {"h1": {}, "h2": {}},
+                  "sources": {"10.0.0.1": {"kind": "tree", "tree": {"s1": [2, 3]}}}}}
+    return snapshot(topo, groups, [3], [["h0", "s1", 1.25]], 1, 0.0)
+
+
+def test_every_host_and_switch_is_drawn_with_members_trees_failed_and_load() -> None:
+    svg = draw(star_snapshot())
+    assert sorted(nodes(svg, "host")) == ["h0", "h1", "h2", "h3"]
+    assert sorted(nodes(svg, "switch")) == ["s1"]
+    assert sorted(nodes(svg, "failed")) == ["h3"]
+    assert sorted(m["data-host"] for m in marks(svg, "member")) == ["h1", "h2"]
+    assert sorted((t["data-from"], t["data-to"]) for t in marks(svg, "tree")) == [
+        ("h0", "s1"), ("s1", "h1"), ("s1", "h2")]
+    assert [(m["data-from"], m["data-to"]) for m in marks(svg, "load")] == [("h0", "s1")]
+    assert len(marks(svg, "link")) == 4
+    assert {m["data-rate"] for m in marks(svg, "link")} == {"100 Mbit/s"}
+    assert marks(svg, "rate") == []  # one rate: said once, in the legend
+    assert "links 100 Mbit/s" in svg
+
+
+def test_names_are_escaped() -> None:
+    snap = star_snapshot()
+    snap["topology"]["name"] = "<script>alert(1)</script>"
+    snap["error"] = 'a "quoted" & <b>'
+    svg = draw(snap)
+    assert "<script>" not in svg and "&lt;script&gt;" in svg
+    ET.fromstring(svg)  # still well-formed
+
+
+def test_layers_put_hosts_below_and_the_core_on_top() -> None:
+    topo = snapshot(parse_spec("fattree:k=4"), {}, [], [], 1, 0.0)["topology"]
+    pos, width, height = layout(topo)
+    hosts = [h["name"] for h in topo["hosts"]]
+    assert {pos[h][1] for h in hosts} == {max(y for _, y in pos.values())}
+    ys = sorted({y for _, y in pos.values()})
+    assert len(ys) == 3  # hosts, the 4 edge switches, the 4 above them (k=4, 2 levels)
+    assert sum(1 for y in pos.values() if y[1] == ys[0]) == 4
+    assert all(0 < x < width and 0 < y < height for x, y in pos.values())
+
+
+def test_loss_is_drawn_on_its_link() -> None:
+    snap = star_snapshot()
+    snap["loss"] = [["h1", "s1", 0.3, "all"], ["h2", "s1", 0.05, "multicast"]]
+    svg = draw(snap)
+    texts = {(e.get("data-a"), e.get("data-b")): e.text for e in ET.fromstring(svg).iter()
+             if e.get("class") == "loss" and e.tag == f"{NS}text"}
+    assert texts == {("h1", "s1"): "loss 30%", ("h2", "s1"): "loss 5% of multicast"}
+
+
+def test_a_range_multicast_rings_its_node_range_dashed() -> None:
+    topo = parse_spec("star:hosts=6")
+    groups = {"239.255.1.3": {"members": {}, "sources": {
+        "10.0.0.1": {"kind": "tree", "tree": {"s1": [2, 3, 4]}}}}}
+    svg = draw(snapshot(topo, groups, [], [], 1, 0.0, ranges=True))
+    ranged = [m for m in marks(svg, "member") if "range" in m["class"].split()]
+    assert sorted(m["data-host"] for m in ranged) == ["h1", "h2", "h3"]
+    assert all(m["stroke-dasharray"] == "4 3" for m in ranged)
+    assert "range multicast to h1..h3" in svg
+
+
+def test_the_last_broadcast_puts_each_ranks_time_under_its_host() -> None:
+    snap = star_snapshot()
+    snap["bcast"] = bcast_part("binomial", 65536, ["h2", "h0", "h1", "h3"], 0.0031, 0.0029,
+                               [0.0, 0.0012, 0.0021, 0.003], [0.0005, 0.0013, 0.0022, 0.0031])
+    svg = draw(snap)
+    ranks = {m["data-host"]: m["data-rank"] for m in marks(svg, "bcast-rank")}
+    assert ranks == {"h2": "0", "h0": "1", "h1": "2", "h3": "3"}
+    assert "rank 0 (root)" in svg and "rank 3: 3000 us" in svg
+    assert "last broadcast: binomial 65536 B from h2 to 4 hosts, t_mcast median 3100 us, " \
+           "model 2900 us" in svg
+    assert marks(draw(star_snapshot()), "bcast-rank") == []
+
+
+def test_the_links_the_last_broadcast_used_are_drawn() -> None:
+    snap = star_snapshot()
+    snap["bcast"] = bcast_part("binomial", 1024, ["h0", "h1"], 0.001, None, [0.0, 0.001],
+                               [0.0, 0.001], {"h0>s1": 1100, "s1>h1": 1100})
+    used = {(m["data-from"], m["data-to"], m["data-bytes"]) for m in marks(draw(snap),
+                                                                            "bcast-link")}
+    assert used == {("h0", "s1", "1100"), ("s1", "h1", "1100")}
