@@ -10,6 +10,7 @@ import contextlib
 import json
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -21,9 +22,11 @@ from ..experiments.kinds import load, write_report
 from ..experiments.operating_point import execute_at_operating_point, listing
 from ..experiments.run import Log, Run
 from ..experiments.run_folder import prepare
+from ..live.spec_view import SpecView
 from ..results import DEFAULT_ROOT, new_results_dir
 from ..safepath import make_folder, planned_folder, tree_of_ours
 from .arguments import add_cluster_choice, cluster_spec, progress, refused
+from .network import add_web_options, check_web
 from .steps import Steps, progress_bar
 
 DEFAULT_SPEC = Path(__file__).resolve().parents[2] / "experiments" / "default.toml"
@@ -39,6 +42,11 @@ def list_points(spec_path: str) -> int:
 
 
 def run_spec(args: argparse.Namespace, log: Log) -> int:
+    web = getattr(args, "web", False)
+    if web and args.list:
+        raise UsageError("--web shows a run as it measures: --list runs nothing")
+    if hasattr(args, "web"):
+        check_web(args)
     if args.list:
         if not args.spec:
             raise UsageError("--list lists a spec's points: mcastlab experiment SPEC.toml --list")
@@ -51,13 +59,32 @@ def run_spec(args: argparse.Namespace, log: Log) -> int:
     log(f"{run.spec.name}: {len(run.spec.points())} points "
         f"({len(run.done)} already done), results in {run.out}")
     try:
-        return _measure(run, reprobe=getattr(args, "reprobe", False),
-                        as_json=getattr(args, "json", False))
+        with _live(run, web, getattr(args, "web_port", None) or 0, log):
+            return _measure(run, reprobe=getattr(args, "reprobe", False),
+                            as_json=getattr(args, "json", False))
     except (DiskFull, ComponentDied) as exc:  # every point written so far is whole, and stays
         then = "make room, then " if isinstance(exc, DiskFull) else ""
         raise type(exc)(f"{exc}; {len(run.done)} of {len(run.spec.points())} points measured "
                         f"and kept, the network torn down; {then}finish with: mcastlab "
                         f"experiment --resume {run.out}") from None
+
+
+@contextlib.contextmanager
+def _live(run: Run, web: bool, port: int, log: Log) -> Iterator[None]:
+    """With `web`, the run's live view (testbed.live.spec_view) while the block runs: its URL
+    said once, the network followed as the run brings one up, the run's lines its status."""
+    if not web:
+        yield
+        return
+    spec = run.spec
+    with SpecView(spec.name, spec.topology, len(spec.points()), len(run.done), run.out,
+                  port) as view:
+        log(f"live view: {view.url} (this machine only; the token is the key)")
+        run.live, run.log = view, view.logged(run.log)
+        try:
+            yield
+        finally:
+            run.live, run.log = None, log
 
 
 def _measure(run: Run, *, reprobe: bool = False, as_json: bool = False) -> int:
@@ -254,6 +281,7 @@ def _experiment_arguments(p: argparse.ArgumentParser) -> None:
                         "where the cache of an earlier probe would answer")
     _results_options(p, SPEC_LOSS, SPEC_LINK)
     add_cluster_choice(p)
+    add_web_options(p)
     p.set_defaults(func=cmd_experiment)
 
 
@@ -288,6 +316,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--out", default="results", help="results root (default %(default)s)")
     _results_options(p, SPEC_LOSS, SPEC_LINK)
     add_cluster_choice(p)
+    add_web_options(p)
     p.set_defaults(func=cmd_testbed)
 
     p = sub.add_parser("bench", help="the benchmark suites: figures with their machine, in a "

@@ -126,10 +126,7 @@ def cmd_net(args: argparse.Namespace) -> int:
     script = script_file(args)
     cluster = cluster_spec(args)
     switch = switch_of(args)
-    if args.web_port is not None and not args.web:
-        raise UsageError("--web-port is the live view's: give --web too")
-    if args.web:
-        check_available(args.web_port or 0)
+    check_web(args)
     topo, _rate_used = network(args, star_size=args.hosts)
     with Emulation(topo, progress=progress, controller_config=controller_config(args),
                    switch=switch, cluster=across(topo, cluster)) as emu:
@@ -279,6 +276,15 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser("cleanup", help="remove everything a crashed or killed run left behind")
     p.set_defaults(func=cmd_cleanup)
+
+
+def check_web(args: argparse.Namespace) -> None:
+    """--web-port only with --web; --web only where it can work (view.check_available):
+    refused in one line before anything starts."""
+    if args.web_port is not None and not args.web:
+        raise UsageError("--web-port is the live view's: give --web too")
+    if args.web:
+        check_available(args.web_port or 0)
 
 
 def add_web_options(p: argparse.ArgumentParser) -> None:

@@ -355,7 +355,7 @@ def execute_at_operating_point(run: Run, progress: Any = None, *,
     if not needed(run):
         execute(run, progress)
         return
-    with network(run) as emu:
+    with network(run) as emu, run.following(emu):
         choose(run, emu, reprobe=reprobe)
         execute(run, progress, emu=emu)
 

@@ -94,6 +94,11 @@ class Run:
     jobs: int = 0
     pending: int = 0  # points of the running condition measured, written at its end
     caps: Any = None  # the machine's capabilities, as prepare() found them
+    live: Any = None  # the live view (testbed.live.spec_view.SpecView), with --web
+
+    def following(self, emu: Emulation) -> contextlib.AbstractContextManager[None]:
+        """The live view (if any) follows `emu` while the block runs."""
+        return self.live.follow(emu) if self.live is not None else contextlib.nullcontext()
 
     @property
     def records_file(self) -> Path:
@@ -105,6 +110,8 @@ class Run:
     def add_record(self, rec: dict[str, Any]) -> None:
         results.append_line(self.records_file, json.dumps(rec, default=str))  # fsynced
         self.done.add(rec["key"])
+        if self.live is not None:
+            self.live.record(rec)
 
 
 # ---- entry points ------------------------------------------------------------------------------
@@ -156,9 +163,10 @@ def execute(run: Run, progress: Any = None, emu: Emulation | None = None) -> Non
                                  completed=len(spec.points()) - len(todo))
     if not todo:
         return
+    given = emu is not None  # its live view (if any) follows it already
     up: contextlib.AbstractContextManager[Emulation] = contextlib.nullcontext(emu) if emu \
         else network(run)
-    with up as emu:
+    with up as emu, contextlib.nullcontext() if given else run.following(emu):
         run.emu = emu
         spec.kind.run(run, todo, progress, task)
         run.emu = None
@@ -571,6 +579,8 @@ class _Ticker:
             if p is not None:
                 where = condition_text(p, self.run.spec.scope_of(p))
                 label = f"{p.algorithm} {results.size_text(p.size)} | {where}"
+                if self.run.live is not None:
+                    self.run.live.point(point_config(self.run.spec, p), where)
         total = len(self.run.spec.points())
         self.progress.update(self.task, completed=min(done, total), description=label)
         if self.plain and done > self.logged:

@@ -32,16 +32,19 @@ STATE = "state.json"  # the one file the server reads (server.py names it too)
 class Publisher:
     """Snapshots of a network that is up, written every PERIOD s between start() and
     stop(); `api` is the controller's endpoint (None: switches without one, the topology
-    alone is published)."""
+    alone is published); `run` says a spec run's progress (snapshot's ``run``); `down`:
+    no network is up (a spec run between networks), said instead of asking anything."""
 
     def __init__(self, topo: Topology, api: str | Path | None, run_dir: Path,
                  period: float = PERIOD, loss: Callable[[], Loss] | None = None,
-                 ranges: bool = False) -> None:
+                 ranges: bool = False, run: Callable[[], dict[str, Any]] | None = None,
+                 down: str | None = None, seq: int = 0) -> None:
         self.topo, self.api, self.ranges = topo, api, ranges  # ranges: contiguous mode
+        self.run, self.down = run, down
         self.loss = loss or dict  # the loss set at run time (Emulation.loss.current)
         self.folder = make_folder("live", run_dir / "live", mode=0o755)
         self.folder.chmod(0o755)  # the umask may have taken bits off
-        self.seq = 0
+        self.seq = seq  # a spec run's next publisher counts on
         self.prompt: dict[str, Any] = {}  # what the prompt reported last (its last bcast)
         self._ports: dict[str, Any] = {}
         self._ports_at = 0.0
@@ -63,6 +66,8 @@ class Publisher:
     def read(self) -> tuple[dict[str, Any], list[int], list[list[Any]], str | None]:
         """The controller's groups, failed nodes and the links' load now (empty, with the
         reason, where it cannot be read)."""
+        if self.down is not None:
+            return {}, [], [], self.down
         groups, failed, ports, error = controller_state(self.api)
         if error is not None:
             return {}, [], [], error
@@ -81,7 +86,8 @@ class Publisher:
             groups, failed, load, error = self.read()
             self.seq += 1
             snap = snapshot(self.topo, groups, failed, load, self.seq, time.time(), error,
-                            dict(self.loss()), self.ranges, self.prompt.get("bcast"))
+                            dict(self.loss()), self.ranges, self.prompt.get("bcast"),
+                            self.run() if self.run else None)
             write_file("live", self.path, json.dumps(snap, separators=(",", ":")),
                        mode=0o644)
             return snap

@@ -18,6 +18,13 @@ no files). The publisher (publish.py) hands it what it read from the controller;
   ``predicted_s``, ``done_s`` and ``return_s`` (per rank: the median time from the root's
   start until it held the message, and until its broadcast returned), ``links``: ``[from,
   to, bytes]`` that one broadcast put on each link it used (counted on the switch ports);
+- ``run``: a spec run's progress (``mcastlab experiment --web``), or None (the prompt):
+  ``spec``, ``done`` and ``total`` points, ``status`` (the run's last progress line: which
+  condition runs, a probe, between networks), ``network`` (whether one is up), ``point``
+  (the point being measured: ``algorithm``, ``size``, ``hosts``, ``condition``, and
+  ``traffic``: ``name``, ``pattern``, ``load`` where background traffic is set) and
+  ``records`` (each point written: ``key``, ``algorithm``, ``size``, ``hosts``,
+  ``status``, ``flags``: its fidelity flags, [] where none were raised);
 - ``seq`` (one more per snapshot), ``time`` (Unix seconds), ``error`` (why a reading
   failed, or None)."""
 
@@ -104,13 +111,15 @@ def loss_part(topo: Topology, loss: Loss) -> list[list[Any]]:
 def snapshot(topo: Topology, groups: dict[str, Any], failed: list[int],
              load: list[list[Any]], seq: int, now: float, error: str | None = None,
              loss: Loss | None = None, ranges: bool = False,
-             bcast: dict[str, Any] | None = None) -> dict[str, Any]:
+             bcast: dict[str, Any] | None = None, run: dict[str, Any] | None = None
+             ) -> dict[str, Any]:
     """One snapshot (the module docstring says its shape); `ranges`: contiguous mode."""
     names = {h.node_id: h.name for h in topo.hosts}
     return {"version": VERSION, "seq": seq, "time": now, "error": error,
             "topology": topology_part(topo), "groups": groups_part(topo, groups, ranges),
             "failed": sorted(names.get(n, str(n)) for n in failed), "load": load,
-            "loss": loss_part(topo, loss or {}), "bcast": bcast}
+            "loss": loss_part(topo, loss or {}), "bcast": bcast,
+            "run": run}
 
 
 def bcast_part(algorithm: str, size: int, hosts: list[str], t_mcast_s: float,
@@ -122,3 +131,31 @@ def bcast_part(algorithm: str, size: int, hosts: list[str], t_mcast_s: float,
     return {"algorithm": algorithm, "size": size, "hosts": hosts, "t_mcast_s": t_mcast_s,
             "predicted_s": predicted_s, "done_s": done_s, "return_s": return_s,
             "links": links}
+
+
+def point_part(config: dict[str, Any], condition: str) -> dict[str, Any]:
+    """A spec run's point as the snapshot's ``run.point``: from its configuration
+    (testbed.experiments.run.point_config) and its condition said as the run says it."""
+    traffic = None
+    if config.get("traffic") not in (None, "none"):
+        traffic = {"name": config["traffic"], "pattern": config.get("pattern"),
+                   "load": config.get("load")}
+    return {"algorithm": config["algorithm"], "size": config["size"],
+            "hosts": config["hosts"], "condition": condition, "traffic": traffic}
+
+
+def record_part(rec: dict[str, Any]) -> dict[str, Any]:
+    """A point's record as the snapshot's ``run.records`` lists it: its fidelity flags, []
+    where none were raised (or the point has no fidelity verdict: a failed one)."""
+    config = rec.get("config", {})
+    return {"key": rec.get("key"), "algorithm": config.get("algorithm"),
+            "size": config.get("size"), "hosts": config.get("hosts"),
+            "status": rec.get("status"),
+            "flags": list((rec.get("fidelity") or {}).get("flags") or [])}
+
+
+def run_part(spec: str, total: int, done: int, status: str, network: bool,
+             point: dict[str, Any] | None, records: list[dict[str, Any]]) -> dict[str, Any]:
+    """A spec run's progress, as the snapshot's ``run``."""
+    return {"spec": spec, "done": done, "total": total, "status": status,
+            "network": network, "point": point, "records": records}

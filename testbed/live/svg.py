@@ -6,7 +6,9 @@ where it differs from most links'), each direction's load where a link carried a
 where set (a red dashed line and its percentage), each group's tree links in the group's
 colour (with arrows, from each source), its members ringed in that colour (a range
 multicast's node range dashed), failed hosts marked red with a cross, the last broadcast's
-ranks and times under its hosts and the links it used, and a legend. Every node and mark
+ranks and times under its hosts and the links it used, and a legend; a spec run's panel
+under it (``run_panel``: the point being measured, its background traffic, the points
+written with their fidelity flags). Every node and mark
 carries a class and data- names, so that a test (or a script) reads the picture as well as a
 person does."""
 
@@ -82,6 +84,8 @@ def draw(snap: dict[str, Any]) -> str:
     colour = {g: COLOURS[i % len(COLOURS)] for i, g in enumerate(groups)}
     legend = (2 + len(groups) + sum(len(d["sources"]) for d in groups.values())
               + bool(snap.get("bcast")))
+    panel = run_panel(snap.get("run"))
+    legend += len(panel)
     total = height + legend * LEGEND_LINE + 12
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" {_attrs(width=f"{width:g}")} '
            f'{_attrs(height=f"{total:g}", viewBox=f"0 0 {width:g} {total:g}")} '
@@ -206,8 +210,45 @@ def draw(snap: dict[str, Any]) -> str:
                     else f"{d['kind']} ({d.get('reason', '')})")
             out.append(f'<text class="legend" x="{MARGIN + 16:g}" y="{y:.1f}" '
                        f'fill="{colour[g]}">{escape(f"from {src}: {what}")}</text>')
+    for cls, text in panel:
+        y += LEGEND_LINE
+        fill = ' fill="#b00"' if "flagged" in cls.split() else ""
+        out.append(f'<text class="{cls}" x="{MARGIN:g}" y="{y:.1f}"{fill}>'
+                   f'{escape(text)}</text>')
     out.append("</svg>")
     return "\n".join(out) + "\n"
+
+
+SHOWN_RECORDS = 6  # the panel's last points written (the snapshot has them all)
+
+
+def run_panel(run: dict[str, Any] | None) -> list[tuple[str, str]]:
+    """A spec run's lines under the legend, each (class, text): the run's progress, the
+    point being measured and its traffic, the points written last with their flags."""
+    if not run:
+        return []
+    lines = [("run-status", f"{run['spec']}: {run['done']} of {run['total']} points; "
+                            f"{run['status']}")]
+    point = run.get("point")
+    if point and run.get("network"):
+        lines.append(("run-point", f"measuring {point['algorithm']} {point['size']} B on "
+                                   f"{point['hosts']} hosts | {point['condition']}"))
+        if point.get("traffic"):
+            t = point["traffic"]
+            lines.append(("run-traffic", f"background traffic {t['name']}: {t['pattern']}, "
+                                         f"load {t['load']:g} of each host's link"))
+    records = run.get("records", [])
+    flagged = sum(bool(r["flags"]) for r in records)
+    if records:
+        lines.append(("run-records", f"{len(records)} point(s) written, {flagged} flagged"
+                      + (f"; the last {SHOWN_RECORDS}:" if len(records) > SHOWN_RECORDS
+                         else ":")))
+    for r in records[-SHOWN_RECORDS:]:
+        said = "; ".join(r["flags"]) if r["flags"] else "no flags"
+        cls = "run-record flagged" if r["flags"] else "run-record"
+        lines.append((cls, f"  {r['algorithm']} {r['size']} B, {r['hosts']} hosts: "
+                           f"{r['status']}, {said}"))
+    return lines
 
 
 def _us(seconds: float | None) -> str:

@@ -1,20 +1,26 @@
 """testbed.cli.experiments without a network: where bench and reproduce write. By default a
 new dated folder under the results root (--out), so no run overwrites another's; the
-curated folder only with --publish, and never both."""
+curated folder only with --publish, and never both; `experiment --web` refuses a port
+taken, --list and --web-port alone in one line before anything starts."""
 
 import argparse
 import json
 import os
 import pty
 import re
+import socket
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from testbed.cli import experiments
 from testbed.cli.experiments import CURATED_BENCH, run_folder
+from testbed.cli.main import main
 from testbed.errors import UsageError
+
+from .error_lines import _one_error_line
 
 
 def args(out: str | None = None, publish: bool = False) -> argparse.Namespace:
@@ -169,3 +175,33 @@ def test_a_long_command_writes_a_line_per_step_to_a_pipe(tmp_path: Path) -> None
     assert said["claims"] == {CLAIM: "reproduced"}
     assert said["summary"].startswith(f"reproduced      {CLAIM}: ")
     assert {"reproduce.json", "report.html"} <= set(said["files"])
+
+
+# ---- experiment --web on bad input: one line, exit 2, before anything starts -------------
+@pytest.mark.parametrize("argv", [["experiment", "experiments/default.toml"], ["testbed"]])
+def test_web_on_a_port_taken_is_refused(argv: list[str], capsys: pytest.CaptureFixture[str],
+                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(experiments, "prepare", _nothing_starts)
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen()
+        port = s.getsockname()[1]
+        assert main([*argv, "--web", "--web-port", str(port)]) == 2
+        assert _one_error_line(capsys.readouterr().err) == (
+            f"mcastlab: error: --web-port {port}: cannot listen on 127.0.0.1:{port}: "
+            "Address already in use")
+
+
+@pytest.mark.parametrize(("argv", "said"), [
+    (["--web", "--list"], "--web shows a run as it measures: --list runs nothing"),
+    (["--web-port", "8080"], "--web-port is the live view's: give --web too")])
+def test_web_with_list_or_a_port_alone_is_refused(argv: list[str], said: str,
+                                                  capsys: pytest.CaptureFixture[str],
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(experiments, "prepare", _nothing_starts)
+    assert main(["experiment", "experiments/default.toml", *argv]) == 2
+    assert _one_error_line(capsys.readouterr().err) == f"mcastlab: error: {said}"
+
+
+def _nothing_starts(*_args: object, **_kwargs: object) -> None:
+    raise AssertionError("a bad-input test got as far as preparing the run")

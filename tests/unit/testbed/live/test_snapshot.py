@@ -1,12 +1,20 @@
 """The live view's snapshot: the controller's groups in the page's terms (names, directed
 tree links from the source), the links' load both ways from two port readings, failed
-hosts by name."""
+hosts by name; a spec run's part: the point being measured with its traffic, each record
+with its fidelity flags."""
 
 from __future__ import annotations
 
 import json
 
-from testbed.live.snapshot import groups_part, link_load, snapshot
+from testbed.live.snapshot import (
+    groups_part,
+    link_load,
+    point_part,
+    record_part,
+    run_part,
+    snapshot,
+)
 from topologies import Topology, parse_spec
 
 G = "239.1.2.3"
@@ -67,3 +75,25 @@ def test_a_range_address_names_its_node_range_in_contiguous_mode_only() -> None:
     assert part["239.255.1.3"]["range"] == ["h1", "h2", "h3"]
     assert "range" not in part["239.255.2.9"]  # beyond the network's 6 nodes
     assert "range" not in groups_part(topo, groups)["239.255.1.3"]  # IGMP mode: a group
+
+
+def test_a_spec_runs_part_has_the_point_its_traffic_and_each_records_flags() -> None:
+    config = {"algorithm": "nack", "size": 1024, "hosts": 4, "traffic": "bg",
+              "pattern": "uniform", "load": 0.2}
+    point = point_part(config, "4 hosts, traffic bg")
+    assert point == {"algorithm": "nack", "size": 1024, "hosts": 4,
+                     "condition": "4 hosts, traffic bg",
+                     "traffic": {"name": "bg", "pattern": "uniform", "load": 0.2}}
+    assert point_part(config | {"traffic": "none"}, "4 hosts")["traffic"] is None
+    flagged = record_part({"key": "k1", "config": config, "status": "ok",
+                           "fidelity": {"flags": ["link h1-s1 carried 40% of 20 Mbit/s"],
+                                        "ok": False}})
+    assert flagged == {"key": "k1", "algorithm": "nack", "size": 1024, "hosts": 4,
+                       "status": "ok", "flags": ["link h1-s1 carried 40% of 20 Mbit/s"]}
+    failed = record_part({"key": "k2", "config": config, "status": "failed",
+                          "fidelity": None})
+    assert failed["flags"] == [] and failed["status"] == "failed"
+    run = run_part("small", 4, 2, "1 point(s): 4 hosts", True, point, [flagged, failed])
+    snap = snapshot(parse_spec("star:hosts=4"), {}, [], [], 1, 0.0, run=run)
+    assert json.loads(json.dumps(snap))["run"] == run
+    assert snapshot(parse_spec("star:hosts=4"), {}, [], [], 1, 0.0)["run"] is None

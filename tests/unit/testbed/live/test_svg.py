@@ -1,14 +1,15 @@
 """The live view's drawing: every host and switch, members ringed in their group's colour,
 tree links from each source, failed hosts marked, load labels, names escaped, a layered
-layout (hosts below their switches, a fat tree's top switches on top)."""
+layout (hosts below their switches, a fat tree's top switches on top); a spec run's panel
+(the point, its traffic, the records written with their flags, flagged ones in red)."""
 
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 from typing import Any
 
-from testbed.live.snapshot import bcast_part, snapshot
-from testbed.live.svg import draw, layout
+from testbed.live.snapshot import bcast_part, point_part, run_part, snapshot
+from testbed.live.svg import SHOWN_RECORDS, draw, layout, run_panel
 from topologies import parse_spec
 
 NS = "{http://www.w3.org/2000/svg}"
@@ -108,3 +109,41 @@ def test_the_links_the_last_broadcast_used_are_drawn() -> None:
     used = {(m["data-from"], m["data-to"], m["data-bytes"]) for m in marks(draw(snap),
                                                                             "bcast-link")}
     assert used == {("h0", "s1", "1100"), ("s1", "h1", "1100")}
+
+
+def _rec(i: int, flags: list[str]) -> dict[str, Any]:
+    return {"key": f"k{i}", "algorithm": "binomial", "size": 1024 * i, "hosts": 4,
+            "status": "ok", "flags": flags}
+
+
+def test_a_spec_runs_panel_says_the_point_its_traffic_and_the_flags() -> None:
+    point = point_part({"algorithm": "nack", "size": 65536, "hosts": 4, "traffic": "bg",
+                        "pattern": "uniform", "load": 0.2}, "4 hosts, traffic bg")
+    records = [_rec(i, ["host h2 waited 3 ms for a core"] if i == 9 else [])
+               for i in range(1, 10)]
+    run = run_part("small", 12, 9, "2 point(s): 4 hosts, traffic bg", True, point, records)
+    snap = star_snapshot() | {"run": run}
+    svg = draw(snap)
+    ET.fromstring(svg)
+    assert len(marks(svg, "run-status")) == 1
+    lines = dict(run_panel(run))
+    assert lines["run-status"] == "small: 9 of 12 points; 2 point(s): 4 hosts, traffic bg"
+    assert lines["run-point"] == "measuring nack 65536 B on 4 hosts | 4 hosts, traffic bg"
+    assert lines["run-traffic"] == ("background traffic bg: uniform, load 0.2 of each host's "
+                                    "link")
+    assert lines["run-records"] == (f"9 point(s) written, 1 flagged; the last "
+                                    f"{SHOWN_RECORDS}:")
+    assert len(marks(svg, "run-record")) == SHOWN_RECORDS
+    flagged = marks(svg, "flagged")
+    assert len(flagged) == 1 and flagged[0]["fill"] == "#b00"
+    assert "binomial 9216 B, 4 hosts: ok, host h2 waited 3 ms for a core" in svg
+    assert "binomial 8192 B, 4 hosts: ok, no flags" in svg
+
+
+def test_between_networks_the_panel_names_no_point_and_the_prompt_has_none() -> None:
+    point = point_part({"algorithm": "nack", "size": 1024, "hosts": 4, "traffic": "none"},
+                       "4 hosts")
+    run = run_part("small", 2, 0, "no network is up", False, point, [])
+    assert run_panel(run) == [("run-status", "small: 0 of 2 points; no network is up")]
+    assert run_panel(None) == []
+    assert "run-status" not in draw(star_snapshot())

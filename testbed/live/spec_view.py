@@ -1,0 +1,98 @@
+"""The live view of a spec run (`mcastlab experiment SPEC.toml --web`): one server for the
+whole run (view.py's LiveView, its URL said once at the start), and a publisher that
+follows the network that is up (``follow``: started when the run brings one up, stopped at
+its teardown; between networks one that says so, with the spec's topology). The run tells
+it what the page adds to the prompt's (snapshot.py's ``run``): its progress lines
+(``logged``), the point being measured (``point``), each record written (``record``: the
+point's fidelity flags). testbed.experiments.run calls these through ``Run.live``."""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+from .publish import Publisher
+from .snapshot import point_part, record_part, run_part
+from .view import LiveView
+
+BETWEEN = "no network is up (between networks)"
+
+
+class SpecView:
+    """The live view of the run of spec `name` (`total` points, `done` of them already, as
+    a resumed run has) on `topo`, publishing into `out`/live/; `port` 0 takes a free one."""
+
+    def __init__(self, name: str, topo: Any, total: int, done: int, out: Path,
+                 port: int = 0) -> None:
+        self.name, self.topo, self.total, self.done, self.out = name, topo, total, done, out
+        self.status = "starting"
+        self.up = False
+        self.current: dict[str, Any] | None = None  # the point being measured
+        self.records: list[dict[str, Any]] = []
+        self._lock = threading.Lock()  # the run's threads report, the publisher reads
+        self.view = LiveView(topo, None, out, port)
+        self.view.publisher = self._publisher(None)
+
+    @property
+    def url(self) -> str:
+        return self.view.url
+
+    def __enter__(self) -> SpecView:
+        self.view.__enter__()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.view.__exit__(*exc)
+
+    def part(self) -> dict[str, Any]:
+        """The snapshot's ``run`` now."""
+        with self._lock:
+            return run_part(self.name, self.total, self.done, self.status, self.up,
+                            self.current, list(self.records))
+
+    def _publisher(self, emu: Any) -> Publisher:
+        seq = self.view.publisher.seq if self.view.proc is not None else 0
+        if emu is None:
+            return Publisher(self.topo, None, self.out, run=self.part, down=BETWEEN, seq=seq)
+        api = emu.controller.api if emu.controller else None
+        return Publisher(emu.topo, api, self.out, loss=lambda: emu.loss.current,
+                         ranges=emu.controller_config.contiguous, run=self.part, seq=seq)
+
+    def _switch(self, emu: Any) -> None:
+        self.view.publisher.stop()
+        self.up = emu is not None
+        self.view.publisher = self._publisher(emu)
+        self.view.publisher.start()
+
+    @contextlib.contextmanager
+    def follow(self, emu: Any) -> Iterator[None]:
+        """Publish the network `emu` (up) while the block runs, then say none is up."""
+        self._switch(emu)
+        try:
+            yield
+        finally:
+            with self._lock:
+                self.current = None
+            self._switch(None)
+
+    def logged(self, log: Callable[[str], None]) -> Callable[[str], None]:
+        """`log`, each line also the page's status (which condition runs, a probe ...)."""
+        def both(line: str) -> None:
+            with self._lock:
+                self.status = line
+            log(line)
+        return both
+
+    def point(self, config: dict[str, Any], condition: str) -> None:
+        """The point being measured now (its configuration: run.point_config)."""
+        with self._lock:
+            self.current = point_part(config, condition)
+
+    def record(self, rec: dict[str, Any]) -> None:
+        """A point's record, written."""
+        with self._lock:
+            self.records.append(record_part(rec))
+            self.done += 1
