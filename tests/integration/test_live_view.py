@@ -4,7 +4,9 @@ at the prompt is on the served snapshot and picture within a second, a failed no
 marked, loss set at the prompt is shown on its link, so are a broadcast's ranks and times,
 `picture FILE.svg` saves the same picture, a request without the token is refused, and
 leaving the prompt stops the server; `mcastlab lab 6 --web` serves the lab's network the
-same way, a range multicast's node range ringed.
+same way, a range multicast's node range ringed; `mcastlab experiment SPEC.toml --web`
+serves the run's network with the point being measured (and its background traffic) and,
+once written, its record's fidelity flags, from one server for the whole run.
 
 In a real browser (issue 55, item 2: Debian's Chromium, headless, driven by Selenium with
 Debian's chromedriver): the page loads and shows every host and switch, a join shows the
@@ -308,4 +310,65 @@ def test_a_labs_prompt_serves_its_network_with_range_multicasts(caps, clean_afte
                lambda b: f'class="member range" data-group="{group}" data-host="h3"'.encode()
                in b)
         prompt.exit()
+    nothing_listens(port)
+
+
+# one point long enough to be seen running (300 broadcasts of 64 KiB on a 4-host star at
+# 100 Mbit/s: a few seconds; the progress the run reports is read every 0.5 s), with
+# background traffic for the page to name
+SPEC = """
+name = "live"
+repetitions = 300
+warmup = 1
+timeout = 60
+[network]
+topology = "star:hosts=4,bw=100"
+[sweep]
+algorithms = ["binomial"]
+sizes = [65536]
+traffic = ["bg"]
+[traffic.bg]
+pattern = "uniform"
+load = 0.1
+hosts = "all"
+"""
+
+
+def test_a_spec_run_serves_its_point_and_its_records_flags(caps, clean_after, tmp_path,
+                                                           no_run_plots) -> None:
+    spec = tmp_path / "live.toml"
+    spec.write_text(SPEC)
+    with Prompt(str(spec), "--out", str(tmp_path / "res"), "--web",
+                command="experiment") as run:
+        m = run.until(r"live view: (http://127\.0\.0\.1:(\d+))/\?token=([\w-]+)")
+        base, port, token = m[1], int(m[2]), m[3]
+        assert fetch(f"{base}/state.json")[0] == 403
+
+        def state() -> dict[str, Any]:
+            snap: dict[str, Any] = json.loads(fetch(f"{base}/state.json?token={token}")[1])
+            return snap
+
+        served(base, token, "state.json", 120.0,
+               lambda b: (json.loads(b)["run"] or {}).get("point") is not None)
+        snap = state()
+        assert snap["error"] is None and len(snap["topology"]["hosts"]) == 4
+        assert snap["run"]["network"] and snap["run"]["total"] == 1
+        assert snap["run"]["point"] == {
+            "algorithm": "binomial", "size": 65536, "hosts": 4,
+            "condition": "4 hosts, traffic bg",
+            "traffic": {"name": "bg", "pattern": "uniform", "load": 0.1}}
+        svg = fetch(f"{base}/view.svg?token={token}")[1].decode()
+        assert "measuring binomial 65536 B on 4 hosts" in svg, svg[-2000:]
+        assert "background traffic bg: uniform, load 0.1" in svg
+        served(base, token, "state.json", 120.0, lambda b: json.loads(b)["run"]["done"] == 1)
+        shown = state()["run"]["records"]
+        assert run.proc.wait(timeout=120) == 0, run.seen
+        while (line := run.lines.get(timeout=10)) is not None:
+            run.seen.append(line)
+    folder = next((tmp_path / "res").iterdir())
+    rec = json.loads((folder / "records.jsonl").read_text().splitlines()[0])
+    assert rec["status"] == "ok", rec["error"]
+    assert [(r["key"], r["status"], r["flags"]) for r in shown] == [
+        (rec["key"], "ok", rec["fidelity"]["flags"])]
+    assert sum("live view: " in line for line in run.seen) == 1  # one URL for the run
     nothing_listens(port)
