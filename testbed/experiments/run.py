@@ -579,7 +579,7 @@ class _Ticker:
             if p is not None:
                 where = condition_text(p, self.run.spec.scope_of(p))
                 label = f"{p.algorithm} {results.size_text(p.size)} | {where}"
-                if self.run.live is not None:
+                if self.run.live is not None and p.key not in self.run.done:
                     self.run.live.point(point_config(self.run.spec, p), where)
         total = len(self.run.spec.points())
         self.progress.update(self.task, completed=min(done, total), description=label)

@@ -92,7 +92,8 @@ class SpecView:
             self.current = point_part(config, condition)
 
     def record(self, rec: dict[str, Any]) -> None:
-        """A point's record, written."""
+        """A point's record, written: it is no longer being measured."""
         with self._lock:
             self.records.append(record_part(rec))
+            self.current = None
             self.done += 1

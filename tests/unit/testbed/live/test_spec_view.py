@@ -50,6 +50,8 @@ def test_the_view_follows_the_network_that_is_up_and_says_the_runs_progress(
             view.record({"key": "k", "config": {"algorithm": "binomial", "size": 1024,
                                                 "hosts": 3}, "status": "ok",
                          "fidelity": {"flags": ["a flag"]}})
+            snap = served(view)
+            assert snap["run"]["point"] is None and snap["run"]["network"]
         snap = served(view)
         assert snap["error"] == BETWEEN and len(snap["topology"]["hosts"]) == 4
         assert snap["run"]["done"] == 1 and snap["run"]["point"] is None
