@@ -22,6 +22,10 @@ def test_thirty_two_hosts_start_and_every_family_delivers(caps, clean_after):
     assert world["comm"] == "world" and world["size"] == 32
     assert world["broadcasts"] == 4 and world["all_correct"] is True
     assert all(s > 0 for s in world["seconds"])
-    # the multicast ones sent datagrams that reached the 31 receivers: at least 45 fragments
-    # of 64 KiB each, 31 times over, for nack and two-stage
-    assert world["datagrams"]["delivered"] >= 2 * 45 * 31
+    # the multicast ones sent datagrams that reached the 31 receivers: 45 fragments of 64 KiB
+    # each, 31 times over, for nack and two-stage, each held by a datagram (`delivered`) or
+    # made good by parity or the root's point-to-point repair (`repaired`: one datagram of
+    # the 2790 was, in a CI run of 32 ranks on 2 cores), and nearly all by the datagrams
+    fragments, got = 2 * 45 * 31, world["datagrams"]
+    assert got["delivered"] + got["repaired"] >= fragments, got
+    assert got["delivered"] >= 0.9 * fragments, got
