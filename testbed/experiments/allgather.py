@@ -20,17 +20,22 @@ from .spec import ExperimentSpec, Point
 
 def measure_points(emu: Emulation, spec: ExperimentSpec, todo: Sequence[Point],
                    write: Callable[[dict[str, Any]], None], context: dict[str, Any],
-                   params: dict[str, Any] | None, log: Callable[[str], None]) -> None:
+                   params: dict[str, Any] | None, log: Callable[[str], None],
+                   started: Callable[[Sequence[Point], str], None] | None = None) -> None:
     """The points of an Allgather spec (collective = "allgather"): one job per condition
     (hosts, loss, loss scope) and algorithm over its sizes, each point's record written as
     soon as its size is measured (run_allgather's `each`), the rest when the job ends; a
-    job that fails fails the points it had not measured, and the run goes on."""
+    job that fails fails the points it had not measured, and the run goes on. `started`
+    hears of each job as it starts: its points and the line said of it."""
     jobs: dict[tuple[int, float, str | None, str], list[Point]] = {}
     for p in todo:
         jobs.setdefault((p.hosts, p.loss, spec.scope_of(p), p.algorithm), []).append(p)
     for (hosts, loss, scope, algorithm), points in jobs.items():
-        log(f"{algorithm}: {hosts} ranks" + (f", {loss_text(loss, scope)}" if loss else "")
-            + f", blocks of {', '.join(str(p.size) for p in points)} B")
+        line = (f"{algorithm}: {hosts} ranks" + (f", {loss_text(loss, scope)}" if loss else "")
+                + f", blocks of {', '.join(str(p.size) for p in points)} B")
+        log(line)
+        if started is not None:
+            started(points, line)
         once = Once({p.size: p for p in points}, lambda row: row.block,
                     lambda p, row, error: write(point_record(spec, p, row, error, context)))
         try:

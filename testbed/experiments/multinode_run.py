@@ -12,7 +12,7 @@ broadcast condition's are; a point its job printed no row for when it ended, the
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from collectives.partitioning import BY_NAME, Pairs, sets_text
@@ -68,19 +68,24 @@ def point_config(spec: ExperimentSpec, p: Point) -> dict[str, Any]:
 
 
 def measure(emu: Emulation, spec: ExperimentSpec, todo: Iterable[Point],
-            write: Callable[[Row], None], context: Row, log: Callable[[str], None]) -> None:
+            write: Callable[[Row], None], context: Row, log: Callable[[str], None],
+            started: Callable[[Sequence[Point], str], None] | None = None) -> None:
     """Measure `todo` (points of a [multinode] spec), one job per sources count, and
     `write` each point's record as its row comes (`context`: what every record carries
     besides, e.g. the link rate and the run). A point its job printed no row for is
-    recorded as failed when the job ends."""
+    recorded as failed when the job ends. `started` hears of each job as it starts: its
+    points and the line said of it."""
     m = spec.multinode
     assert m is not None
     by_sources: dict[int, list[Point]] = {}
     for p in todo:
         by_sources.setdefault(p.sources, []).append(p)
     for job, (sources, points) in enumerate(by_sources.items(), 1):
-        log(f"{len(points)} point(s): {sources} sources x {m.dests} destinations on "
-            f"{spec.topology.name}")
+        line = (f"{len(points)} point(s): {sources} sources x {m.dests} destinations on "
+                f"{spec.topology.name}")
+        log(line)
+        if started is not None:
+            started(points, line)
         once = Once({(p.factor, p.size, p.algorithm): p for p in points}, _name,
                     _writer(spec, write, context | {"job": job}))
         rows, res = measured_rows(

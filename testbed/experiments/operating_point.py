@@ -297,8 +297,10 @@ def trial(run: Run, emu: Emulation, base: ProbeSpec) -> Trial:
             shutil.rmtree(folder)
         make_folder("results folder", folder)
         again = f" again ({attempt + 1} of {CONFIRM} in a row)" if attempt else ""
-        run.log(f"probing the heaviest points at {mbit:g} Mbit/s{again}: "
-                + "; ".join(point_text(run.spec, p) for p in points))
+        texts = [point_text(run.spec, p) for p in points]
+        run.log(f"probing the heaviest points at {mbit:g} Mbit/s{again}: " + "; ".join(texts))
+        if run.live is not None:
+            run.live.probe(mbit, texts)
         probe = new_run(spec, folder, LinkRate(NOMINAL_MBIT, mbit, True, WORK_PROBE),
                         run.caps, run.log)
         probe.config["probe_of"] = str(run.out)
@@ -309,8 +311,11 @@ def trial(run: Run, emu: Emulation, base: ProbeSpec) -> Trial:
         failed = {p.key: why for p in points if (why := shortfall(recs.get(p.key)))}
         rung = Rung(mbit, points, failed, time.monotonic() - t0,
                     str(folder.relative_to(run.out)), attempt)
-        run.log(f"  {mbit:g} Mbit/s: " + ("keeps up" if not failed else "no: " + "; ".join(
-            f"{point_text(run.spec, p)}: {failed[p.key]}" for p in points if p.key in failed)))
+        verdict = "keeps up" if not failed else "no: " + "; ".join(
+            f"{point_text(run.spec, p)}: {failed[p.key]}" for p in points if p.key in failed)
+        run.log(f"  {mbit:g} Mbit/s: {verdict}")
+        if run.live is not None:
+            run.live.probe(mbit, texts, verdict)
         return rung
     return at
 

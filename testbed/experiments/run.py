@@ -29,7 +29,7 @@ import json
 import re
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -95,6 +95,8 @@ class Run:
     pending: int = 0  # points of the running condition measured, written at its end
     caps: Any = None  # the machine's capabilities, as prepare() found them
     live: Any = None  # the live view (testbed.live.spec_view.SpecView), with --web
+    job: list[Point] = field(default_factory=list)  # a running job's points not yet written
+    job_line: str = ""  # what was said of that job
 
     def following(self, emu: Emulation) -> contextlib.AbstractContextManager[None]:
         """The live view (if any) follows `emu` while the block runs."""
@@ -112,6 +114,22 @@ class Run:
         self.done.add(rec["key"])
         if self.live is not None:
             self.live.record(rec)
+            self._show_job()
+
+    def job_started(self, points: Sequence[Point], line: str) -> None:
+        """A job measuring `points` started (`line`: what was said of it): a kind whose job
+        measures several points and writes each as its row comes (Allgather, multinode)
+        shows the live view the first it has not written, then each next."""
+        self.job, self.job_line = list(points), line
+        self._show_job()
+
+    def _show_job(self) -> None:
+        self.job = [p for p in self.job if p.key not in self.done]
+        if self.live is not None and self.job:
+            n = len(self.job)
+            self.live.point(self.spec.kind.record(self.spec, self.job[0]),
+                            f"{self.job_line} ({n} point{'s' if n > 1 else ''} of the job "
+                            "to write)")
 
 
 # ---- entry points ------------------------------------------------------------------------------
@@ -218,7 +236,8 @@ def run_multinode(run: Run, todo: list[Point], progress: Any, task: Any) -> None
     """A [multinode] spec's points (testbed.experiments.multinode_run), each record written
     as its row comes, in the middle of its job."""
     write, context = _streamed(run, progress, task)
-    multinode_run.measure(run.emu, run.spec, todo, write, context, run.log)
+    multinode_run.measure(run.emu, run.spec, todo, write, context, run.log,
+                          started=run.job_started)
 
 
 def run_allgathers(run: Run, todo: list[Point], progress: Any, task: Any) -> None:
@@ -232,7 +251,8 @@ def run_allgathers(run: Run, todo: list[Point], progress: Any, task: Any) -> Non
         run.log(f"measuring t_end at {len(sizes)} sizes for the exchanges' model")
         params = run.config["params"] = model_params(run.emu, *sizes)
         run.save_config()
-    allgather.measure_points(run.emu, run.spec, todo, write, context, params, run.log)
+    allgather.measure_points(run.emu, run.spec, todo, write, context, params, run.log,
+                             started=run.job_started)
 
 
 # ---- one condition ---------------------------------------------------------------------------

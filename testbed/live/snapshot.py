@@ -24,7 +24,10 @@ no files). The publisher (publish.py) hands it what it read from the controller;
   (the point being measured: ``algorithm``, ``size``, ``hosts``, ``condition``, and
   ``traffic``: ``name``, ``pattern``, ``load`` where background traffic is set) and
   ``records`` (each point written: ``key``, ``algorithm``, ``size``, ``hosts``,
-  ``status``, ``flags``: its fidelity flags, [] where none were raised);
+  ``status``, ``flags``: its fidelity flags, [] where none were raised) and ``probes``
+  (the operating point's probe, each rung it measured: ``mbit``, ``points``: each probed
+  point said as the run's lines say it, ``verdict``: None while the rung runs, then
+  ``keeps up`` or ``no: `` and why each point fell short);
 - ``seq`` (one more per snapshot), ``time`` (Unix seconds), ``error`` (why a reading
   failed, or None)."""
 
@@ -155,7 +158,9 @@ def record_part(rec: dict[str, Any]) -> dict[str, Any]:
 
 
 def run_part(spec: str, total: int, done: int, status: str, network: bool,
-             point: dict[str, Any] | None, records: list[dict[str, Any]]) -> dict[str, Any]:
+             point: dict[str, Any] | None, records: list[dict[str, Any]],
+             probes: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     """A spec run's progress, as the snapshot's ``run``."""
     return {"spec": spec, "done": done, "total": total, "status": status,
-            "network": network, "point": point, "records": records}
+            "network": network, "point": point, "records": records,
+            "probes": probes or []}

@@ -4,7 +4,8 @@ follows the network that is up (``follow``: started when the run brings one up, 
 its teardown; between networks one that says so, with the spec's topology). The run tells
 it what the page adds to the prompt's (snapshot.py's ``run``): its progress lines
 (``logged``), the point being measured (``point``), each record written (``record``: the
-point's fidelity flags). testbed.experiments.run calls these through ``Run.live``."""
+point's fidelity flags), each rung of the operating point's probe (``probe``).
+testbed.experiments.run calls these through ``Run.live``."""
 
 from __future__ import annotations
 
@@ -32,6 +33,7 @@ class SpecView:
         self.up = False
         self.current: dict[str, Any] | None = None  # the point being measured
         self.records: list[dict[str, Any]] = []
+        self.probes: list[dict[str, Any]] = []  # the operating point's rungs (snapshot.py)
         self._lock = threading.Lock()  # the run's threads report, the publisher reads
         self.view = LiveView(topo, None, out, port)
         self.view.publisher = self._publisher(None)
@@ -51,7 +53,8 @@ class SpecView:
         """The snapshot's ``run`` now."""
         with self._lock:
             return run_part(self.name, self.total, self.done, self.status, self.up,
-                            self.current, list(self.records))
+                            self.current, list(self.records),
+                            [dict(rung) for rung in self.probes])
 
     def _publisher(self, emu: Any) -> Publisher:
         seq = self.view.publisher.seq if self.view.proc is not None else 0
@@ -90,6 +93,18 @@ class SpecView:
         """The point being measured now (its configuration: run.point_config)."""
         with self._lock:
             self.current = point_part(config, condition)
+
+    def probe(self, mbit: float, points: list[str], verdict: str | None = None) -> None:
+        """A rung of the operating point's probe: at `mbit`, `points` (said as the run's
+        lines say them) being measured (`verdict` None), or its verdict once measured."""
+        with self._lock:
+            last = self.probes[-1] if self.probes else None
+            if (verdict is not None and last is not None and last["mbit"] == mbit
+                    and last["verdict"] is None):
+                last["verdict"] = verdict
+            else:
+                self.probes.append({"mbit": mbit, "points": list(points),
+                                    "verdict": verdict})
 
     def record(self, rec: dict[str, Any]) -> None:
         """A point's record, written: it is no longer being measured."""

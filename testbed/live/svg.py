@@ -220,11 +220,13 @@ def draw(snap: dict[str, Any]) -> str:
 
 
 SHOWN_RECORDS = 6  # the panel's last points written (the snapshot has them all)
+SHOWN_PROBES = 3  # the panel's last rungs of the operating point's probe
 
 
 def run_panel(run: dict[str, Any] | None) -> list[tuple[str, str]]:
     """A spec run's lines under the legend, each (class, text): the run's progress, the
-    point being measured and its traffic, the points written last with their flags."""
+    point being measured and its traffic, the probe's last rungs (their points and
+    verdicts), the points written last with their flags."""
     if not run:
         return []
     lines = [("run-status", f"{run['spec']}: {run['done']} of {run['total']} points; "
@@ -237,6 +239,10 @@ def run_panel(run: dict[str, Any] | None) -> list[tuple[str, str]]:
             t = point["traffic"]
             lines.append(("run-traffic", f"background traffic {t['name']}: {t['pattern']}, "
                                          f"load {t['load']:g} of each host's link"))
+    for rung in run.get("probes", [])[-SHOWN_PROBES:]:
+        lines.append(("run-probe", f"probe at {rung['mbit']:g} Mbit/s: "
+                                   f"{'; '.join(rung['points'])}: "
+                                   f"{rung['verdict'] or 'measuring'}"))
     records = run.get("records", [])
     flagged = sum(bool(r["flags"]) for r in records)
     if records:

@@ -372,3 +372,21 @@ def test_list_says_whether_a_probe_will_run_or_the_cache_answers(
                                "point 20 Mbit/s (from the cache of an earlier probe)")
     monkeypatch.setattr(op.os, "geteuid", lambda: 1000)
     assert "unless the cache of an earlier probe answers" in op.listing(spec)[0]
+
+
+def test_a_rungs_points_and_verdict_are_told_to_the_live_view(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A rung of the probe tells the run's live view its points as it starts and its
+    verdict once measured (here a stand-in run that writes no record: "not measured")."""
+    run = auto_run(tmp_path)
+    told: list[tuple[float, list[str], str | None]] = []
+    run.live = type("Live", (), {"probe": lambda _s, mbit, points, verdict=None:
+                                 told.append((mbit, points, verdict))})()
+    monkeypatch.setattr(op, "execute", lambda probe, emu: None)
+    points = op.heaviest(run.spec)[:2]
+    rung = op.trial(run, Network(run.spec.topology), op.probe_spec(run.spec))(50.0, points, 0)
+    texts = [op.point_text(run.spec, p) for p in points]
+    assert told[0] == (50.0, texts, None)
+    assert told[1][:2] == (50.0, texts) and told[1][2] == "no: " + "; ".join(
+        f"{t}: not measured" for t in texts)
+    assert len(told) == 2 and set(rung.failed) == {p.key for p in points}

@@ -80,3 +80,33 @@ def test_a_row_printed_twice_is_written_once(monkeypatch) -> None:
     multinode_run.measure(None, MN, MN.points(), written.append,  # type: ignore[arg-type]
                           {}, lambda _m: None)
     assert [r["config"]["size"] for r in written] == [4096, 8192]
+
+
+def test_the_live_view_shows_the_point_a_job_measures_next(tmp_path, monkeypatch) -> None:
+    """A job of an Allgather spec measures two sizes: the run tells the live view (here a
+    list of what it was told) the first point when the job starts, the second once the
+    first is written, and nothing once both are."""
+    from testbed.experiments import run as runmod
+
+    told: list[tuple[str, Any]] = []
+    live = type("Live", (), {"point": lambda _s, config, cond: told.append(
+        ("point", (config["size"], cond))), "record": lambda _s, rec: told.append(
+        ("record", rec["config"]["size"]))})()
+    run = runmod.opened(AG, tmp_path / "r", {"versions": {}, "link_rate": {"mbit": 100.0}},
+                        lambda _m: None)
+    run.live = live
+
+    def job(_emu: Any, _alg: str, blocks: list[int], _options: Any, each: Any) -> list[Any]:
+        for b in blocks:
+            each(dataclasses.replace(result(samples=[0.1] * 4), block=b))
+        return []
+
+    monkeypatch.setattr(allgather, "run_allgather", job)
+    allgather.measure_points(None, AG, AG.points(), run.add_record,  # type: ignore[arg-type]
+                             {"run": {}}, None, lambda _m: None, started=run.job_started)
+    line = "ring: 5 ranks, blocks of 1024, 65536 B"
+    assert told == [("point", (1024, f"{line} (2 points of the job to write)")),
+                    ("record", 1024),
+                    ("point", (65536, f"{line} (1 point of the job to write)")),
+                    ("record", 65536)]
+    assert run.job == []

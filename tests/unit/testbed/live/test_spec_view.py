@@ -34,7 +34,7 @@ def test_the_view_follows_the_network_that_is_up_and_says_the_runs_progress(
         assert snap["error"] == BETWEEN and snap["topology"]["name"] == spec_topo.name
         assert snap["run"] == {"spec": "small", "done": 0, "total": 2,
                                "status": "measuring t_hold/t_end", "network": False,
-                               "point": None, "records": []}
+                               "point": None, "records": [], "probes": []}
         up = parse_spec("star:hosts=3")
         emu = types.SimpleNamespace(topo=up, controller=None,
                                     loss=types.SimpleNamespace(current={}),
@@ -52,6 +52,13 @@ def test_the_view_follows_the_network_that_is_up_and_says_the_runs_progress(
                          "fidelity": {"flags": ["a flag"]}})
             snap = served(view)
             assert snap["run"]["point"] is None and snap["run"]["network"]
+            view.probe(20.0, ["binomial 64 KiB on 3 hosts"])
+            assert served(view)["run"]["probes"] == [
+                {"mbit": 20.0, "points": ["binomial 64 KiB on 3 hosts"], "verdict": None}]
+            view.probe(20.0, ["binomial 64 KiB on 3 hosts"], "keeps up")
+            view.probe(10.0, ["nack 1 KiB on 3 hosts"])
+            assert [(r["mbit"], r["verdict"]) for r in served(view)["run"]["probes"]] == \
+                [(20.0, "keeps up"), (10.0, None)]
         snap = served(view)
         assert snap["error"] == BETWEEN and len(snap["topology"]["hosts"]) == 4
         assert snap["run"]["done"] == 1 and snap["run"]["point"] is None

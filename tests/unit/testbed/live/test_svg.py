@@ -146,4 +146,12 @@ def test_between_networks_the_panel_names_no_point_and_the_prompt_has_none() -> 
     run = run_part("small", 2, 0, "no network is up", False, point, [])
     assert run_panel(run) == [("run-status", "small: 0 of 2 points; no network is up")]
     assert run_panel(None) == []
+    rungs = [{"mbit": m, "points": ["nack 64 KiB on 4 hosts"], "verdict": v}
+             for m, v in ((50, "no: nack 64 KiB on 4 hosts: not measured"), (40, "keeps up"),
+                          (30, "keeps up"), (20, None))]
+    probing = run_part("small", 2, 0, "probing", True, None, [], rungs)
+    assert [t for c, t in run_panel(probing) if c == "run-probe"] == [
+        "probe at 40 Mbit/s: nack 64 KiB on 4 hosts: keeps up",
+        "probe at 30 Mbit/s: nack 64 KiB on 4 hosts: keeps up",
+        "probe at 20 Mbit/s: nack 64 KiB on 4 hosts: measuring"]  # the last SHOWN_PROBES
     assert "run-status" not in draw(star_snapshot())
