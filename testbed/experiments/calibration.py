@@ -153,18 +153,18 @@ def cached(key: str, here: dict[str, Any], cap: float) -> dict[str, Any] | None:
 def store(key: str, here: dict[str, Any], entry: dict[str, Any],
           path: Path | None = None) -> Path:
     """Write an entry into the cache file `path` (default the calibrations'); entries of
-    another machine are dropped. Written atomically, never through a link
+    another machine are dropped. Written atomically, never through or over a link
     (results.write_json)."""
     path = path or cache_file()
     data = load_cache(path)
     if data.get("machine") != here:
         data = {"machine": here, "entries": {}}
     data.setdefault("entries", {})[key] = entry
+    option = f"cannot write the calibration cache (set {CACHE_ENV} to another folder)"
     try:
-        make_folder(f"cannot write the calibration cache (set {CACHE_ENV} to another "
-                    "folder)", path.parent)
-        write_json(path, data)
-    except OSError as exc:
+        make_folder(option, path.parent)
+        write_json(path, data, option)
+    except OSError as exc:  # what safepath does not word itself (a stat refused)
         raise UsageError(f"cannot write the calibration cache {path}: {exc.strerror} "
                          f"(set {CACHE_ENV} to a writable folder)") from None
     return path
