@@ -56,7 +56,9 @@ def _pkg(name: str) -> str:
 def git_refused(root: Path) -> str | None:
     """Why git must not run in checkout `root`: a user other than root and this one can
     change its folder, its git folders or config, or a folder above them (git runs what a
-    repository's config names); None when it may."""
+    repository's config names); None when it may. Not the user who ran sudo, whom root
+    writes for (safepath.trusted_owners): this is code root would run, as the wrapper's
+    check (scripts/wrapper.sh) trusts root alone."""
     owners = {0, os.geteuid()}
     return next(filter(None, (trust.changeable(p, owners) for p in trust.git_folders(root))),
                 None)
