@@ -324,7 +324,13 @@ def probe(emu: Emulation, mbit: float, progress: Progress) -> Verdict:
 
 def shortfalls(f: dict[str, Any], n: int) -> list[str]:
     """Why a rate's figures (`probe`'s, on `n` hosts) do not keep up; empty where they do.
-    Figures a probe could not take (None) fail nothing but the tree's ratio."""
+    Figures a probe could not take (None) fail nothing but the tree's ratio.
+
+    Not operating_point.shortfall, which judges a spec point's own record: this judges the
+    machine's reference workloads (loaded links, the tree against its model, a multicast
+    burst) that a record has no figure of; the two share only the margins HOST_WAIT_MAX,
+    SWITCH_WAIT_MAX and SWITCH_WORK_MAX (this module's constants). Every reason is listed:
+    the search prints them all for the rate it turns down."""
     failed = []
     if f["worst_link_ratio"] is not None and f["worst_link_ratio"] < LINK_MIN:
         failed.append(f"a loaded link carried {f['worst_link_ratio']:.0%} of its rate "
