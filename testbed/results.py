@@ -18,7 +18,7 @@ from typing import Any
 
 from . import trust
 from .errors import DiskFull
-from .safepath import FULL, new_folder
+from .safepath import FULL, new_folder, write_file
 
 DEFAULT_ROOT = Path("results")
 PROJECT_ROOT = Path(__file__).resolve().parents[1]  # the checkout this code runs from
@@ -56,7 +56,9 @@ def _pkg(name: str) -> str:
 def git_refused(root: Path) -> str | None:
     """Why git must not run in checkout `root`: a user other than root and this one can
     change its folder, its git folders or config, or a folder above them (git runs what a
-    repository's config names); None when it may."""
+    repository's config names); None when it may. Not the user who ran sudo, whom root
+    writes for (safepath.trusted_owners): this is code root would run, as the wrapper's
+    check (scripts/wrapper.sh) trusts root alone."""
     owners = {0, os.geteuid()}
     return next(filter(None, (trust.changeable(p, owners) for p in trust.git_folders(root))),
                 None)
@@ -120,9 +122,12 @@ def versions() -> dict[str, Any]:
     }
 
 
-def write_json(path: Path, obj: Any) -> None:
-    """`obj` as JSON in `path`, atomically (write_atomic)."""
-    write_atomic(path, json.dumps(obj, indent=1, sort_keys=True, default=str) + "\n")
+def write_json(path: Path, obj: Any, option: str = "--out") -> None:
+    """`obj` as JSON in `path`, by the one atomic writer (safepath.write_file: a kill or a
+    full disk at any moment leaves the old file or the new one, never a torn one; never
+    through or over a link; as root, only in folders and over files of trusted users).
+    `option` names what chose the path in an error (a full disk is DiskFull)."""
+    write_file(option, path, json.dumps(obj, indent=1, sort_keys=True, default=str) + "\n")
 
 
 @contextlib.contextmanager
@@ -136,26 +141,6 @@ def room(path: Path) -> Iterator[None]:
             raise DiskFull(f"no space left on the device of {path} "
                            f"({os.strerror(exc.errno)})") from None
         raise
-
-
-def write_atomic(path: Path, text: str) -> None:
-    """Replace `path` with `text` so that a kill or a full disk at any moment leaves the old
-    file or the new one, never a torn one: a new temporary file beside it (never a link
-    followed), written and fsynced, renamed over it, the folder fsynced."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with room(path):
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
-                     0o644)
-        try:
-            with os.fdopen(fd, "w") as f:
-                f.write(text)
-                f.flush()
-                os.fsync(f.fileno())
-            os.replace(tmp, path)
-        except BaseException:
-            tmp.unlink(missing_ok=True)
-            raise
-        sync_folder(path.parent)
 
 
 def append_line(path: Path, line: str) -> None:
@@ -186,14 +171,6 @@ def append_line(path: Path, line: str) -> None:
                 raise
         finally:
             os.close(fd)
-
-
-def sync_folder(folder: Path) -> None:
-    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 def read_jsonl(path: Path) -> list[dict[str, Any]]:

@@ -15,7 +15,7 @@ from typing import Any, NamedTuple
 
 from topologies import parse_spec
 
-from ..emulation.controller_proc import api_get, group_members
+from ..emulation.controller_proc import api_get, group_members, wait_confirmed
 from ..emulation.environment import Capabilities
 from ..emulation.group_probe import sniffed, wait_ready
 from ..emulation.network import Emulation, Progress
@@ -151,14 +151,12 @@ def _wait_listed(emu: Emulation, changes: list[tuple[str, bool]], most_s: float,
 def _settle(emu: Emulation, most_s: float) -> None:
     """The forwarding follows the table a moment later: the controller's once every switch
     has confirmed the changes it sent (its barriers: /state's `unconfirmed`, at most
-    `most_s`); Open vSwitch's snooping and the bridge say no such thing: SETTLE_S."""
+    `most_s`: controller_proc.wait_confirmed, as wait_members waits); Open vSwitch's
+    snooping and the bridge say no such thing: SETTLE_S."""
     if emu.controller is None:
         time.sleep(SETTLE_S)
         return
-    deadline = time.monotonic() + most_s
-    while api_get(emu.controller.api, "/state")["unconfirmed"] and \
-            time.monotonic() < deadline:
-        time.sleep(0.02)
+    wait_confirmed(emu.controller.api, most_s)  # not confirmed in time: the counts say so
 
 
 def _wait_file(path: Any, timeout: float = 10.0) -> None:

@@ -145,9 +145,21 @@ def wait_members(api: str | Path, group: str, done: Callable[[set[str]], bool],
     if not until(lambda: done(listed())):
         return None
     took = time.monotonic() - t0
-    if not until(lambda: not api_get(api, "/state")["unconfirmed"]):
+    if not wait_confirmed(api, timeout - (time.monotonic() - t0)):
         return None
     return took
+
+
+def wait_confirmed(api: str | Path, timeout: float) -> bool:
+    """Until every switch has confirmed the flows the controller sent it (its barriers:
+    /state's `unconfirmed` is 0), at most `timeout` s (asked once even where it is 0);
+    whether they did."""
+    deadline = time.monotonic() + timeout
+    while api_get(api, "/state")["unconfirmed"]:
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.02)
+    return True
 
 
 def wait_listed(api: str | Path, group: str, members: list[str], timeout: float) -> bool:

@@ -1,5 +1,6 @@
 """An Allgather spec's points (collective = "allgather") measured on the run's network, one
-job per condition and algorithm (testbed.measure.allgather), and each point's record."""
+job per condition and algorithm (testbed.measure.allgather), and each point's record and
+configuration (point_config: the kind's `record` in testbed.experiments.kinds)."""
 
 from __future__ import annotations
 
@@ -50,15 +51,20 @@ def measure_points(emu: Emulation, spec: ExperimentSpec, todo: Sequence[Point],
         once.rest(rows, error)
 
 
+def point_config(spec: ExperimentSpec, p: Point) -> dict[str, Any]:
+    """An Allgather point's configuration: its record's `config` (the kind's record, as
+    testbed.experiments.kinds asks it)."""
+    return {"collective": "allgather", "algorithm": p.algorithm, "size": p.size,
+            "hosts": p.hosts, "loss": p.loss, "loss_scope": spec.scope_of(p),
+            "topology": spec.topology.name,
+            "switching": spec.switching, "repetitions": spec.repetitions,
+            "warmup": spec.warmup, "wait": spec.wait, "link_mbit": spec.topology.host_rate()}
+
+
 def point_record(spec: ExperimentSpec, p: Point, row: AllgatherResult | None,
                  error: str | None, context: dict[str, Any]) -> dict[str, Any]:
     """An Allgather point's record: its configuration, and its row (None: failed, `error`)."""
-    config = {"collective": "allgather", "algorithm": p.algorithm, "size": p.size,
-              "hosts": p.hosts, "loss": p.loss, "loss_scope": spec.scope_of(p),
-              "topology": spec.topology.name,
-              "switching": spec.switching, "repetitions": spec.repetitions,
-              "warmup": spec.warmup, "wait": spec.wait, "link_mbit": spec.topology.host_rate()}
-    rec: dict[str, Any] = {"index": p.index, "key": p.key, "config": config,
+    rec: dict[str, Any] = {"index": p.index, "key": p.key, "config": point_config(spec, p),
                            "status": "failed", "error": error or "no row", "t_s": None,
                            "samples_s": [], "verified": None, **context}
     if row is not None:

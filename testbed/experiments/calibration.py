@@ -153,18 +153,18 @@ def cached(key: str, here: dict[str, Any], cap: float) -> dict[str, Any] | None:
 def store(key: str, here: dict[str, Any], entry: dict[str, Any],
           path: Path | None = None) -> Path:
     """Write an entry into the cache file `path` (default the calibrations'); entries of
-    another machine are dropped. Written atomically, never through a link
+    another machine are dropped. Written atomically, never through or over a link
     (results.write_json)."""
     path = path or cache_file()
     data = load_cache(path)
     if data.get("machine") != here:
         data = {"machine": here, "entries": {}}
     data.setdefault("entries", {})[key] = entry
+    option = f"cannot write the calibration cache (set {CACHE_ENV} to another folder)"
     try:
-        make_folder(f"cannot write the calibration cache (set {CACHE_ENV} to another "
-                    "folder)", path.parent)
-        write_json(path, data)
-    except OSError as exc:
+        make_folder(option, path.parent)
+        write_json(path, data, option)
+    except OSError as exc:  # what safepath does not word itself (a stat refused)
         raise UsageError(f"cannot write the calibration cache {path}: {exc.strerror} "
                          f"(set {CACHE_ENV} to a writable folder)") from None
     return path
@@ -324,7 +324,13 @@ def probe(emu: Emulation, mbit: float, progress: Progress) -> Verdict:
 
 def shortfalls(f: dict[str, Any], n: int) -> list[str]:
     """Why a rate's figures (`probe`'s, on `n` hosts) do not keep up; empty where they do.
-    Figures a probe could not take (None) fail nothing but the tree's ratio."""
+    Figures a probe could not take (None) fail nothing but the tree's ratio.
+
+    Not operating_point.shortfall, which judges a spec point's own record: this judges the
+    machine's reference workloads (loaded links, the tree against its model, a multicast
+    burst) that a record has no figure of; the two share only the margins HOST_WAIT_MAX,
+    SWITCH_WAIT_MAX and SWITCH_WORK_MAX (this module's constants). Every reason is listed:
+    the search prints them all for the rate it turns down."""
     failed = []
     if f["worst_link_ratio"] is not None and f["worst_link_ratio"] < LINK_MIN:
         failed.append(f"a loaded link carried {f['worst_link_ratio']:.0%} of its rate "

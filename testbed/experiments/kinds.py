@@ -29,7 +29,7 @@ from ..report.text_report import RunReport
 from . import listing
 from . import spec as specs
 from . import spec_values as sv
-from .allgather import point_record
+from .allgather import point_config as allgather_config
 from .multinode_run import point_config as multinode_config
 from .run import Run, point_config, run_allgathers, run_broadcasts, run_multinode
 from .spec import ExperimentSpec, Point
@@ -53,18 +53,12 @@ class ExperimentKind:
     probed: bool = True  # bw=auto: the heaviest points are probed for the operating point
 
 
-def _allgather_config(spec: ExperimentSpec, p: Point) -> dict[str, Any]:
-    """An Allgather point's configuration, as allgather.point_record writes it."""
-    config: dict[str, Any] = point_record(spec, p, None, None, {})["config"]
-    return config
-
-
 KINDS: dict[str, ExperimentKind] = {k.name: k for k in (
     ExperimentKind("bcast", "broadcasts of a [sweep] (the default)", specs.read_bcast,
                    specs.sweep_points, run_broadcasts, point_config, listing.broadcasts,
                    BROADCAST),
     ExperimentKind("allgather", "Allgathers of a [sweep]", specs.read_allgather,
-                   specs.sweep_points, run_allgathers, _allgather_config, listing.allgathers,
+                   specs.sweep_points, run_allgathers, allgather_config, listing.allgathers,
                    allgather_report.REPORT),
     ExperimentKind("multinode", "Tseng2001's multi-node multicast, a [multinode] table",
                    specs.read_multinode, specs.multinode_points, run_multinode,

@@ -179,7 +179,12 @@ def remember(here: dict[str, Any], work: dict[str, Any], record: dict[str, Any])
 
 # ---- judging and walking down --------------------------------------------------------------
 def shortfall(rec: dict[str, Any] | None) -> str | None:
-    """Why a probed point's record does not keep up with room to spare (None: it does)."""
+    """Why a probed point's record does not keep up with room to spare (None: it does).
+
+    Not calibration.shortfalls, which judges the reference workloads' figures of a probe:
+    this judges a point of the spec as its record says (completed, verified, its fidelity
+    flags, then calibration's three margins, worded against the flags' limits); the first
+    reason only: a rung keeps one per point (Rung.failed)."""
     if rec is None:
         return "not measured"
     if rec.get("status") != "ok" or not rec.get("verified"):

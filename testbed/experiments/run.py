@@ -55,7 +55,7 @@ from ..measure.allgather import model_sizes
 from ..measure.bcast_model import algorithm_params, prediction
 from ..measure.params import measure_params, model_params
 from ..measure.rank_placement import geometry, node_params
-from ..safepath import make_folder
+from ..safepath import make_folder, write_file
 from ..specs.loss_scope import loss_text
 from ..specs.traffic_model import burstiness, destination_shares, mean_size
 from . import allgather, multinode_run
@@ -391,7 +391,7 @@ def _jobs(run: Run, batch: list[Point], groups: list[list[str]], ticker: _Ticker
     arrivals.job = run.jobs
     raw_dir = run.out / "raw"
     points = json.dumps([_job_point(run, p) for p in batch])
-    results.write_atomic(raw_dir / f"points-{run.jobs}.json", points)
+    write_file("--out", raw_dir / f"points-{run.jobs}.json", points)
     relays: list[Relay] = []
     for g in range(len(groups)):
         try:

@@ -30,7 +30,7 @@ from topologies.model import Topology
 from ..emulation.run_records import ENV_RUN
 from ..emulation.shell import stop_processes
 from ..errors import McastlabError, UsageError
-from ..safepath import open_output, opened_folder
+from ..safepath import open_output, opened_folder, sudo_uid
 from .publish import Publisher
 from .snapshot import Loss
 
@@ -56,14 +56,15 @@ def check_available(port: int) -> None:
 
 
 def server_user() -> tuple[int, int]:
-    """(uid, gid) the server runs as: who called sudo, else nobody; without root, oneself."""
+    """(uid, gid) the server runs as: who called sudo (safepath.sudo_uid), else nobody;
+    without root, oneself."""
     if os.geteuid() != 0:
         return os.getuid(), os.getgid()
-    uid = os.environ.get("SUDO_UID", "")
-    if uid.isdigit() and int(uid) != 0:
+    uid = sudo_uid()
+    if uid is not None:
         gid = os.environ.get("SUDO_GID", "")
         try:
-            return int(uid), int(gid) if gid.isdigit() else pwd.getpwuid(int(uid)).pw_gid
+            return uid, int(gid) if gid.isdigit() else pwd.getpwuid(uid).pw_gid
         except KeyError:
             pass  # a uid without an account: nobody then
     try:

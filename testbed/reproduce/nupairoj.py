@@ -505,6 +505,19 @@ def dyn_mesh(ctx: Context) -> Outcome:
     return out
 
 
+def by_tree_and_load(jobs: list[list[dict[str, Any]]], algs: Sequence[str],
+                     loads: Sequence[str]) -> dict[tuple[str, str], list[dict[str, Any]]]:
+    """The points of the trees `algs` under the background `loads`, by (algorithm, load),
+    each's in the order of the jobs (each job a list of points): jobs.per_take reads the
+    t-th as the t-th take."""
+    by: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for job in jobs:
+        for p in job:
+            if p["algorithm"] in algs and p["traffic"] in loads:
+                by.setdefault((p["algorithm"], p["traffic"]), []).append(p)
+    return by
+
+
 def judge_dynamic(jobs: list[list[dict[str, Any]]], loads: list[str], dynamic: str,
                   rivals: Sequence[str]) -> Outcome:
     """`dynamic` (dyn-tree, dyn-mesh) against the faster of its static `rivals` under each
@@ -518,11 +531,7 @@ def judge_dynamic(jobs: list[list[dict[str, Any]]], loads: list[str], dynamic: s
     none), and the two rivals' order at each load (figures 6.6-6.7: OPT-Mesh faster than
     U-Mesh at low load, slower at high)."""
     algs = (*rivals, dynamic)
-    by: dict[tuple[str, str], list[dict[str, Any]]] = {}
-    for job in jobs:
-        for p in job:
-            if p["algorithm"] in algs and p["traffic"] in loads:
-                by.setdefault((p["algorithm"], p["traffic"]), []).append(p)
+    by = by_tree_and_load(jobs, algs, loads)
     points = [p for ps in by.values() for p in ps]
     med = medians(by)
     name = DYN_NAMES

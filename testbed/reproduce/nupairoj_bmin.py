@@ -32,6 +32,7 @@ from .nupairoj import (
     LOADS,
     MESH_ITERS,
     MESH_SIZE,
+    by_tree_and_load,
     record_point,
     run_spec,
     turns,
@@ -444,11 +445,7 @@ def judge_load(jobs: list[list[dict[str, Any]]], loads: list[str]) -> Outcome:
     DYN-Min's gain only; the 1.2 above it, once judged too, was the mesh claim's).
     OPT-Tree / OPT-Min is shown ("the multicast algorithms with contention ... also perform
     reasonably well": no measure to judge by)."""
-    by: dict[tuple[str, str], list[dict[str, Any]]] = {}
-    for job in jobs:
-        for p in job:
-            if p["algorithm"] in CH6_TREES and p["traffic"] in loads:
-                by.setdefault((p["algorithm"], p["traffic"]), []).append(p)
+    by = by_tree_and_load(jobs, CH6_TREES, loads)
     points = [p for ps in by.values() for p in ps]
     med = medians(by)
     model = {k: statistics.median(p["predicted_ms"] for p in ps) for k, ps in by.items()

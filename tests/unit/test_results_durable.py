@@ -1,6 +1,6 @@
 """Results survive a crash and stay root's: records fsynced line by line, each point's as
 soon as it is measured, a torn last line cut off on resume (not a refusal), a resumed run's
-jobs numbered on, rewritten files replaced atomically and never through a link, a full disk
+jobs numbered on, rewritten files replaced atomically and never through or over a link, a full disk
 leaving whole lines and one message, and no output path through another user's folder or
 link when running as root."""
 
@@ -70,8 +70,11 @@ def test_files_are_replaced_atomically_and_never_through_a_link(tmp_path: Path) 
     with pytest.raises(OSError):
         results.append_line(link, "{}")
     assert elsewhere.read_text() == "keep"
-    results.write_json(link, {"b": 1})  # replaces the link itself, not what it names
-    assert elsewhere.read_text() == "keep" and not link.is_symlink()
+    with pytest.raises(UsageError, match="is a link"):  # never through it, nor over it
+        results.write_json(link, {"b": 1})
+    assert elsewhere.read_text() == "keep" and link.is_symlink()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["config.json", "elsewhere",
+                                                          "records.jsonl"]
 
 
 def test_root_writes_through_no_other_users_folder_or_link(tmp_path: Path,

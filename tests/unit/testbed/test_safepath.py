@@ -146,6 +146,16 @@ def test_the_user_who_ran_sudo_owns_their_folders(tmp_path: Path,
     assert safepath.make_folder("--out", other / "r").is_dir()
 
 
+def test_who_ran_sudo_is_one_rule(monkeypatch: pytest.MonkeyPatch) -> None:
+    """SUDO_UID names them (not root itself, not a word); the owners root writes for are
+    root, this user and them (the live view's server is handed to the same user)."""
+    assert safepath.sudo_uid() is None and safepath.trusted_owners() == {0}
+    for given, uid in (("1234", 1234), ("0", None), ("", None), ("12a", None), ("-5", None)):
+        monkeypatch.setenv("SUDO_UID", given)
+        assert safepath.sudo_uid() == uid
+        assert safepath.trusted_owners() == {0} | ({uid} if uid is not None else set())
+
+
 @pytest.mark.parametrize("argv", [["experiment", str(SPEC)], ["pingpong"], ["bench"]])
 def test_the_commands_refuse_out_in_another_users_folder(
         argv: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str],

@@ -1,6 +1,7 @@
 """testbed.emulation.controller_proc: the controller's JSON endpoint (the real eventlet server
 of controller.api, in a subprocess) answers root and its own user only, and only bounded
-requests, over its Unix socket; and tcp_listening reads /proc/net/tcp, in a process's
+requests, over its Unix socket; wait_confirmed waits for its /state's `unconfirmed`; and
+tcp_listening reads /proc/net/tcp, in a process's
 namespace too."""
 
 from __future__ import annotations
@@ -17,7 +18,13 @@ from pathlib import Path
 
 import pytest
 
-from testbed.emulation.controller_proc import ApiError, api_get, api_post, unix_listening
+from testbed.emulation.controller_proc import (
+    ApiError,
+    api_get,
+    api_post,
+    unix_listening,
+    wait_confirmed,
+)
 
 NOBODY = 65534
 
@@ -27,9 +34,13 @@ eventlet.monkey_patch()
 from controller import api
 api.IDLE_S = 1.0
 failed = []
-api.serve(sys.argv[1], lambda: {"ready": True, "failed": failed},
+unconfirmed = [2]  # changes sent that no switch has confirmed yet, until /confirm
+api.serve(sys.argv[1], lambda: {"ready": True, "failed": failed,
+                                "unconfirmed": unconfirmed[0]},
           actions={"/nodes/fail": lambda body: failed.extend(body["nodes"]) or
-                   {"failed": failed}},
+                   {"failed": failed},
+                   "/confirm": lambda body: unconfirmed.clear() or unconfirmed.append(0) or
+                   {"unconfirmed": 0}},
           refused=lambda why: print(why, flush=True))
 print("listening", flush=True)
 eventlet.sleep(120)
@@ -83,6 +94,15 @@ def test_root_is_answered_and_the_socket_is_its_alone(endpoint) -> None:
     assert unix_listening(path) and (path.stat().st_mode & 0o777) == 0o600
     assert api_get(path)["ready"] is True
     assert api_post(path, "/nodes/fail", {"nodes": [3]}) == {"failed": [3]}
+
+
+def test_wait_confirmed_waits_for_the_switches_barriers(endpoint) -> None:
+    path, _proc = endpoint
+    t0 = time.monotonic()
+    assert not wait_confirmed(path, 0.3)  # two changes unconfirmed: not within 0.3 s
+    assert time.monotonic() - t0 >= 0.3
+    assert api_post(path, "/confirm", {}) == {"unconfirmed": 0}
+    assert wait_confirmed(path, 0.0)  # asked once even with no time left
 
 
 def test_another_user_cannot_reach_it(endpoint) -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from collectives.stats import tails
-from testbed.experiments.allgather import point_record
+from testbed.experiments.allgather import point_config, point_record
 from testbed.experiments.kinds import from_dict
 from testbed.measure.allgather import AllgatherResult
 from testbed.measure.times import Times
@@ -47,6 +47,10 @@ def test_a_points_record_carries_its_tail():
         "p99": 100, "p99.9": 1000}
     failed = point_record(spec, p, None, "allgather_bench measured 0 of 1 sizes", {})
     assert failed["status"] == "failed" and failed["tails_s"] is None
+    # the kind's record (what the run folder, --list and the probe ask) is the record's config
+    assert rec["config"] == failed["config"] == spec.kind.record(spec, p) == point_config(
+        spec, p)
+    assert rec["config"]["loss"] == 0.01 and rec["config"]["link_mbit"] == 100
 
 
 def test_a_lossy_points_record_says_its_scope_verification_and_flags():
