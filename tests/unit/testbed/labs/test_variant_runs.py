@@ -60,7 +60,7 @@ def test_the_instructor_writes_a_class_of_variant_files(
 
 
 @pytest.mark.parametrize(("args", "said"), [
-    (["2", "--variant-files", "R", "."], "lab 2 has no variants yet"),
+    (["5", "--variant-files", "R", "."], "lab 5 has no variants yet"),
     (["1", "--variant-files", "R", "nowhere"], "nowhere is not a folder"),
     (["1", "--variant-files", "R", ".", "--variant", "ada"], "no --variant"),
     (["1", "--variant", "ada", "--check", "a.toml", "--against", "k.toml"],
@@ -217,4 +217,5 @@ def test_the_list_of_labs_names_what_varies(capsys: pytest.CaptureFixture[str]) 
     assert listed[1]["variants"] == ["group", "roles", "sent", "query_interval_s",
                                      "last_member_interval_s"]
     assert listed[6]["variants"] == ["failed", "sent"] and "no_variants" not in listed[6]
-    assert listed[2]["variants"] == [] and "tolerances" in listed[2]["no_variants"]
+    assert listed[2]["variants"] == ["large"] == listed[3]["variants"]
+    assert listed[5]["variants"] == [] and "spec" in listed[5]["no_variants"]
