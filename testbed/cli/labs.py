@@ -27,7 +27,7 @@ def cmd_lab(args: argparse.Namespace) -> int:
     from ..labs import exports, runner, secret, variant_runs
 
     modes = {"--check": args.check, "--solve": args.solve, "--script": args.script,
-             "--sign": args.sign, "--variant-files": args.variant_files}
+             "--sign": args.sign, "--variant-files": args.variant_files, "--spec": args.spec}
     if args.number is None:
         if any(modes.values()) or args.against or args.variant or args.web:
             raise UsageError("give the lab's number, e.g. mcastlab lab 1 --check answers.toml")
@@ -54,7 +54,7 @@ def cmd_lab(args: argparse.Namespace) -> int:
                              f"{option}{' GRADES.csv' if option == '--gradebook' else ''}")
     if args.web_port is not None and not args.web:
         raise UsageError("--web-port is the live view's: give --web too")
-    if args.web and (args.check or args.solve or args.sign or args.variant_files):
+    if args.web and (args.check or args.solve or args.sign or args.variant_files or args.spec):
         raise UsageError("--web shows the network at a lab's prompt: mcastlab lab N --web "
                          "[--script FILE]")
     secret_file = Path(args.secret_file) if args.secret_file else None
@@ -74,6 +74,9 @@ def cmd_lab(args: argparse.Namespace) -> int:
                                  "variant it names (a folder of keys, one per student)")
         variant = variant_runs.open_variant(lab, args.variant, secret_file)
         lab = lab.vary(variant.values)
+    if args.spec:  # no network, no root: the student's experiment spec
+        return variant_runs.write_spec(lab, output_file("--spec", args.spec), variant,
+                                       progress)
     if args.check:
         fmt = exports.check_format(args.format or "csv")
         grades = output_file("--gradebook", args.gradebook) if args.gradebook else None
@@ -148,6 +151,9 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
                    help="write every student's variant file into the folder DIR (ROSTER: "
                         "one student id a line, or a CSV's first column); needs the "
                         "instructor secret")
+    p.add_argument("--spec", metavar="FILE",
+                   help="write the experiment spec the lab's students run (lab 5), with the "
+                        "values of --variant (else the handout's), to FILE: no network")
     p.add_argument("--json", action="store_true",
                    help="the list of labs, or --check's verdicts, as JSON")
     p.add_argument("--secret-file", metavar="FILE",

@@ -33,6 +33,8 @@ class Lab:
         why_none="no variants declared"))
     build: Callable[[Values], Lab] | None = None  # the lab with a variant's values
     values: Values = field(default_factory=dict)  # the variant's values it runs with
+    # the experiment spec its students run (lab 5's labs/05-traffic.toml), with its values
+    spec: Callable[[], str] | None = None
 
     def vary(self, values: Values) -> Lab:
         """This lab with a variant's values (checked: testbed.labs.variant.VariantSpace)."""

@@ -45,7 +45,27 @@ def intro(lab: Lab, v: Variant) -> list[str]:
              f"  student = {json.dumps(v.student)}", f"  {variant_file.FIELD} = \"{v.digest}\"",
              "the questions, with your values:"]
     lines += [f"  {q.key}: {q.text}" for q in lab.questions]
+    if lab.spec is not None:
+        lines += [f"your experiment spec, with your values: mcastlab lab {lab.number} "
+                  f"--variant YOUR_VARIANT_FILE --spec my-lab{lab.number}.toml writes it (no "
+                  f"sudo); run it as the handout runs its own: sudo .venv/bin/mcastlab "
+                  f"experiment my-lab{lab.number}.toml"]
     return lines
+
+
+def write_spec(lab: Lab, out: Path, v: Variant | None, progress: Callable[[str], None]) -> int:
+    """--spec: the experiment spec the lab's students run, with `v`'s values (`lab` is built
+    with them; without `v` the handout's spec), its first line naming the variant."""
+    if lab.spec is None:
+        raise UsageError(f"--spec: lab {lab.number} runs no experiment spec (lab 5 does)")
+    head = "" if v is None else (
+        f"# lab {lab.number}, the variant of {v.student} ({variant_file.FIELD} {v.digest}): "
+        + ", ".join(f"{k} {variant.show(x)}" for k, x in v.values.items()) + "\n")
+    write_file("--spec", out, head + lab.spec())
+    progress(f"lab {lab.number}'s experiment spec, with "
+             + (f"the values of {v.student}'s variant" if v else "the handout's values")
+             + f", written to {out}: sudo .venv/bin/mcastlab experiment {out}")
+    return 0
 
 
 def write_variants(lab: Lab, roster: Path, out_dir: Path, key_secret: bytes,

@@ -6,11 +6,15 @@ declares; a lab built with a variant asks and measures with its values."""
 from __future__ import annotations
 
 import itertools
+import math
+import tomllib
+from dataclasses import replace
 
 import pytest
 
 from testbed.errors import UsageError
-from testbed.labs import holes, igmp, labs, unreliable
+from testbed.experiments.kinds import from_dict
+from testbed.labs import holes, igmp, labs, measuring, traffic, trees, unreliable
 from testbed.labs.variant import (
     Addresses,
     Draws,
@@ -28,10 +32,9 @@ STUDENTS = [f"student{i:03d}" for i in range(60)]
 VARIED = sorted(n for n, lab in labs().items() if lab.variants)
 
 
-def test_labs_with_variants_and_those_without_say_why() -> None:
-    assert VARIED == [1, 4, 6]
-    for lab in labs().values():
-        assert bool(lab.variants) or len(lab.variants.why_none) > 40, lab.number
+def test_every_lab_has_variants() -> None:
+    assert VARIED == sorted(labs()) == [1, 2, 3, 4, 5, 6]
+    assert all(lab.variants.graded for lab in labs().values())
 
 
 def test_draws_are_a_function_of_the_seed_alone() -> None:
@@ -84,13 +87,16 @@ def test_students_differ_in_what_their_answers_depend_on(number: int) -> None:
 @pytest.mark.parametrize("number", VARIED)
 def test_another_secret_gives_another_variant(number: int) -> None:
     """Without the secret, one's own variant says nothing of another's: the seed is an
-    HMAC under the secret (another secret, another seed and mostly other values)."""
+    HMAC under the secret (another secret, another seed, and values that meet the first
+    secret's no more often than two students' do: about 1 in the space's size; labs 2 and 3
+    have 4 variants, so a quarter of them meet by chance)."""
     space = labs()[number].variants
     assert seed(SECRET, number, "ada") != seed(OTHER, number, "ada")
     assert seed(SECRET, number, "ada") != seed(SECRET, number + 1, "ada")
-    differ = sum(derive(space, SECRET, number, s) != derive(space, OTHER, number, s)
-                 for s in STUDENTS)
-    assert differ >= len(STUDENTS) * 0.8
+    size = math.prod(k.count() for k in space.knobs)
+    same = sum(derive(space, SECRET, number, s) == derive(space, OTHER, number, s)
+               for s in STUDENTS)
+    assert same <= 2 * len(STUDENTS) / size + 3, same
 
 
 def test_lab1s_group_alone_tells_any_two_students_apart() -> None:
@@ -146,6 +152,9 @@ def test_the_handouts_values_are_each_labs_own() -> None:
         igmp.LAB.questions[0].text
     assert holes.LAB.values == {"failed": [3, 5], "sent": 5}
     assert unreliable.LAB.values == {"size": 8192, "loss": 0.05}
+    assert measuring.LAB.values == {"large": 65536} == trees.LAB.values
+    assert "t_hold of a 65536 B message" in measuring.LAB.questions[2].text
+    assert "binomial for 65536 B, ms" in trees.LAB.questions[-5].text
     assert describe(igmp.VARIANTS, igmp.LAB.values)[0] == "  the group: 239.1.1.1"
 
 
@@ -169,4 +178,47 @@ def test_a_lab_built_with_a_variant_asks_and_runs_with_its_values() -> None:
     with pytest.raises(ValueError, match="sent = 99"):
         igmp.LAB.vary(v | {"sent": 99})
     with pytest.raises(ValueError, match="no variants"):
-        labs()[2].vary({})
+        replace(labs()[5], variants=VariantSpace(why_none="none here")).vary({})
+
+
+@pytest.mark.parametrize("lab", [measuring.LAB, trees.LAB], ids=["lab2", "lab3"])
+def test_a_time_lab_asks_and_measures_its_variants_large_message(lab) -> None:
+    """Labs 2 and 3 vary the large message: every question about it names the variant's
+    size, the small message's do not change, and the key's questions are the same."""
+    for large in (16384, 131072):
+        mine = lab.vary({"large": large})
+        assert mine.values == {"large": large} and mine.topology == lab.topology
+        assert [q.key for q in mine.questions] == [q.key for q in lab.questions]
+        for q, handout in zip(mine.questions, lab.questions, strict=True):
+            if "65536" in handout.text:
+                assert handout.text.replace("65536", str(large)) == q.text
+            else:
+                assert q == handout
+            assert (q.factor, q.abs_tol, q.kind) == (handout.factor, handout.abs_tol,
+                                                      handout.kind)
+    assert sum("65536" in q.text for q in lab.questions) >= 5
+
+
+def test_lab5_asks_measures_and_writes_its_spec_with_the_variants_values() -> None:
+    """Lab 5's variant: the size in every time's question, the hot spot in the hot-spot
+    ones and in the traffic it measures under, and the students' spec with both (the
+    handout's values give the handout's spec itself)."""
+    assert traffic.LAB.values == {"size": 65536, "hot": "h1"}
+    assert traffic.LAB.spec is not None and traffic.LAB.spec() == traffic.SPEC.read_text()
+    mine = traffic.LAB.vary({"size": 16384, "hot": "h3"})
+    assert all("16384 B" in q.text for q in mine.questions[:-1])
+    assert [("hot spot h3" in q.text) for q in mine.questions] == [
+        False, False, True, True, True, False]
+    assert traffic.loads(mine.values)["hotspot"].hot == "h3"
+    assert traffic.loads(mine.values)["background"] == traffic.LOADS["background"]
+    assert mine.spec is not None
+    spec = from_dict(tomllib.loads(mine.spec()))
+    assert spec.sizes == (16384,) and spec.param_sizes == (16384,)
+    assert spec.param_budget_bytes == traffic.MESSAGES * 16384 == 65536
+    assert spec.traffic["hotspot"].hot == "h3"
+    assert spec.traffic == traffic.loads(mine.values)  # the key measures what students run
+    assert "aimed at h3" in mine.spec() and "16 KiB broadcasts" in mine.spec()
+    handout = from_dict(tomllib.loads(traffic.LAB.spec()))
+    assert (handout.repetitions, handout.warmup) == (traffic.REPETITIONS, traffic.WARMUP)
+    assert handout.traffic == traffic.LOADS and handout.algorithms == tuple(
+        alg for load, alg in traffic.RUNS if load == "hotspot")

@@ -6,13 +6,14 @@ file names."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from testbed.errors import UsageError
 from testbed.labs import labs, secret
-from testbed.labs.variant import digest
+from testbed.labs.variant import VariantSpace, digest
 from testbed.labs.variant_file import (
     file_name,
     handouts,
@@ -100,11 +101,12 @@ def test_a_bad_variant_file_is_one_message(tmp_path: Path, body: str, match: str
 
 
 def test_a_lab_without_variants_refuses_to_make_one() -> None:
-    with pytest.raises(UsageError, match="lab 2 has no variants yet: its answers are times"):
-        of_student(labs()[2], SECRET, "ada")
-    assert handouts(labs()[2]) is None and handouts(LAB1) is not None
-    with pytest.raises(UsageError, match="lab 2 has no variants yet"):
-        read(Path("any.toml"), labs()[2], None)
+    fixed = replace(labs()[5], variants=VariantSpace(why_none="its answers are fixed"))
+    with pytest.raises(UsageError, match="lab 5 has no variants yet: its answers are fixed"):
+        of_student(fixed, SECRET, "ada")
+    assert handouts(fixed) is None and handouts(LAB1) is not None
+    with pytest.raises(UsageError, match="lab 5 has no variants yet"):
+        read(Path("any.toml"), fixed, None)
 
 
 def test_a_roster_is_a_list_or_a_csvs_first_column(tmp_path: Path) -> None:

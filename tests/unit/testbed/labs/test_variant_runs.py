@@ -60,7 +60,6 @@ def test_the_instructor_writes_a_class_of_variant_files(
 
 
 @pytest.mark.parametrize(("args", "said"), [
-    (["2", "--variant-files", "R", "."], "lab 2 has no variants yet"),
     (["1", "--variant-files", "R", "nowhere"], "nowhere is not a folder"),
     (["1", "--variant-files", "R", ".", "--variant", "ada"], "no --variant"),
     (["1", "--variant", "ada", "--check", "a.toml", "--against", "k.toml"],
@@ -217,4 +216,40 @@ def test_the_list_of_labs_names_what_varies(capsys: pytest.CaptureFixture[str]) 
     assert listed[1]["variants"] == ["group", "roles", "sent", "query_interval_s",
                                      "last_member_interval_s"]
     assert listed[6]["variants"] == ["failed", "sent"] and "no_variants" not in listed[6]
-    assert listed[2]["variants"] == [] and "tolerances" in listed[2]["no_variants"]
+    assert listed[2]["variants"] == ["large"] == listed[3]["variants"]
+    assert listed[5]["variants"] == ["size", "hot"] and "no_variants" not in listed[5]
+
+
+def test_a_student_writes_the_experiment_spec_of_their_variant(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Lab 5's students run an experiment spec: `--variant FILE --spec OUT` writes it with
+    their values, without the secret, a network or root; the prompt says how."""
+    lab5 = labs()[5]
+    (tmp_path / "roster.csv").write_text("ada\n")
+    assert main(["lab", "5", "--variant-files", str(tmp_path / "roster.csv"),
+                 str(tmp_path)]) == 0
+    monkeypatch.delenv(secret.ENV)
+    monkeypatch.setattr(runner, "_emulation", None)  # no network: it would fail
+    mine, out = tmp_path / file_name(5, "ada"), tmp_path / "my-lab5.toml"
+    ada = read(mine, lab5, None)
+    capsys.readouterr()
+    assert main(["lab", "5", "--variant", str(mine), "--spec", str(out)]) == 0
+    assert f"written to {out}: sudo .venv/bin/mcastlab experiment {out}" in \
+        capsys.readouterr().err
+    text = out.read_text()
+    assert text.startswith(f"# lab 5, the variant of ada (variant {ada.digest}): size "
+                           f"{ada.values['size']}, hot {ada.values['hot']}\n")
+    assert text.partition("\n")[2] == lab5.vary(ada.values).spec()
+    handout = tmp_path / "handout.toml"
+    assert main(["lab", "5", "--spec", str(handout)]) == 0
+    assert handout.read_text() == lab5.spec()
+    lines = variant_runs.intro(lab5.vary(ada.values), ada)
+    assert lines[-1].startswith("your experiment spec, with your values: mcastlab lab 5 "
+                                "--variant YOUR_VARIANT_FILE --spec my-lab5.toml")
+    for args, said in ((["4", "--spec", "x.toml"], "lab 4 runs no experiment spec"),
+                       (["5", "--spec", "x.toml", "--check", "a.toml"],
+                        "--check and --spec do not go together"),
+                       (["5", "--spec", "x.toml", "--web"], "--web shows the network")):
+        assert main(["lab", *args]) == 2
+        assert said in capsys.readouterr().err, args
