@@ -29,9 +29,10 @@ from ..emulation.network import Emulation
 from ..emulation.ports import intf_name
 from ..emulation.shell import stop_processes
 from ..errors import McastlabError, UsageError
+from ..live.bcast_tree import bcast_tree
 from ..live.publish import picture
 from ..live.snapshot import bcast_part
-from ..measure.bcast import run_bcast
+from ..measure.bcast import ranked_call, run_bcast
 from ..measure.bcast_model import uses_params
 from ..measure.options import RunOptions
 from ..measure.params import model_params
@@ -284,10 +285,14 @@ class McastCLI(CLI):
             hosts=hosts, repetitions=BCAST_ITERS, flow=False, params=self.params.get(size),
             wait=BCAST_WAIT, timeout=BCAST_TIMEOUT))
         output("\n".join(bcast_lines(res)) + "\n")
+        # the tree the ranks ran, from the call as they got it (its t_hold/t_end, placement)
+        ranked, _ = ranked_call(self.emu, res.call, list(res.rank_hosts), self.params.get(size))
+        tree = bcast_tree(ranked, self.emu.topo, res.rank_hosts,
+                          (res.dyn_tree or {}).get("parents"))
         self.known["bcast"] = bcast_part(res.algorithm, res.size, list(res.rank_hosts),
                                          res.median_s, res.predicted_s,
                                          list(res.rank_done_s or ()),
-                                         list(res.rank_return_s or ()), res.link_bytes)
+                                         list(res.rank_return_s or ()), res.link_bytes, tree)
 
     def do_loss(self, line: str) -> None:
         """loss P [HOST ...] | loss P SWITCH SWITCH: drop the fraction P (or a percentage:
