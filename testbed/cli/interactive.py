@@ -245,7 +245,7 @@ class McastCLI(CLI):
     def do_picture(self, line: str) -> None:
         """picture FILE.svg: the network now as the live view draws it (mcastlab net --web:
         hosts and switches, each group's members and trees, failed nodes, loss, the last
-        broadcast's ranks and times), saved as SVG for a report; without --web too."""
+        broadcast's ranks, times and tree), saved as SVG for a report; without --web too."""
         (name,) = self._args(line, "picture FILE.svg", 1, 1)
         path = output_file("picture", os.path.abspath(name))
         api = self.emu.controller.api if self.emu.controller else None
@@ -262,7 +262,9 @@ class McastCLI(CLI):
         The model's t_hold/t_end are measured once per size in a session (a few seconds),
         for an algorithm they matter to (the model's trees, OPT-Tree's schedule; not
         MPI_Bcast, the multicast or range-multicast broadcasts, which the model does not
-        predict). Ranks nap while they wait (MCASTLAB_WAIT=sleep), as the labs measure."""
+        predict). Ranks nap while they wait (MCASTLAB_WAIT=sleep), as the labs measure.
+        The live view (and `picture`) gets its ranks, times and tree (the sends of the
+        schedule its ranks ran: testbed.live.bcast_tree; no frame is counted)."""
 
         args = self._args(line, "bcast ALGO SIZE [N | HOST ...]", 2, 10_000)
         size = _count(args[1], "SIZE", 0, 1 << 30)
