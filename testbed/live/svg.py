@@ -118,7 +118,7 @@ def draw(snap: dict[str, Any]) -> str:
                     continue
                 # the groups side by side along the link, centred on it
                 (x1, y1), (x2, y2) = shifted(pos[a], pos[b],
-                                              3.5 * (gi - (len(groups) - 1) / 2))
+                                             3.5 * (gi - (len(groups) - 1) / 2))
                 out.append(f'<line class="tree" {attrs(data_group=g, data_source=src)} '
                            f'{attrs(data_from=a, data_to=b)} x1="{x1:.1f}" y1="{y1:.1f}" '
                            f'x2="{x2:.1f}" y2="{y2:.1f}" stroke="{colour[g]}" '
