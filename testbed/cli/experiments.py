@@ -78,7 +78,7 @@ def _live(run: Run, web: bool, port: int, log: Log) -> Iterator[None]:
         return
     spec = run.spec
     with SpecView(spec.name, spec.topology, len(spec.points()), len(run.done), run.out,
-                  port) as view:
+                  port, spec.traffic) as view:
         log(f"live view: {view.url} (this machine only; the token is the key)")
         run.live, run.log = view, view.logged(run.log)
         try:

@@ -29,9 +29,10 @@ from ..emulation.network import Emulation
 from ..emulation.ports import intf_name
 from ..emulation.shell import stop_processes
 from ..errors import McastlabError, UsageError
+from ..live.bcast_tree import bcast_tree
 from ..live.publish import picture
 from ..live.snapshot import bcast_part
-from ..measure.bcast import run_bcast
+from ..measure.bcast import ranked_call, run_bcast
 from ..measure.bcast_model import uses_params
 from ..measure.options import RunOptions
 from ..measure.params import model_params
@@ -244,7 +245,7 @@ class McastCLI(CLI):
     def do_picture(self, line: str) -> None:
         """picture FILE.svg: the network now as the live view draws it (mcastlab net --web:
         hosts and switches, each group's members and trees, failed nodes, loss, the last
-        broadcast's ranks and times), saved as SVG for a report; without --web too."""
+        broadcast's ranks, times and tree), saved as SVG for a report; without --web too."""
         (name,) = self._args(line, "picture FILE.svg", 1, 1)
         path = output_file("picture", os.path.abspath(name))
         api = self.emu.controller.api if self.emu.controller else None
@@ -261,7 +262,9 @@ class McastCLI(CLI):
         The model's t_hold/t_end are measured once per size in a session (a few seconds),
         for an algorithm they matter to (the model's trees, OPT-Tree's schedule; not
         MPI_Bcast, the multicast or range-multicast broadcasts, which the model does not
-        predict). Ranks nap while they wait (MCASTLAB_WAIT=sleep), as the labs measure."""
+        predict). Ranks nap while they wait (MCASTLAB_WAIT=sleep), as the labs measure.
+        The live view (and `picture`) gets its ranks, times and tree (the sends of the
+        schedule its ranks ran: testbed.live.bcast_tree; no frame is counted)."""
 
         args = self._args(line, "bcast ALGO SIZE [N | HOST ...]", 2, 10_000)
         size = _count(args[1], "SIZE", 0, 1 << 30)
@@ -284,10 +287,14 @@ class McastCLI(CLI):
             hosts=hosts, repetitions=BCAST_ITERS, flow=False, params=self.params.get(size),
             wait=BCAST_WAIT, timeout=BCAST_TIMEOUT))
         output("\n".join(bcast_lines(res)) + "\n")
+        # the tree the ranks ran, from the call as they got it (its t_hold/t_end, placement)
+        ranked, _ = ranked_call(self.emu, res.call, list(res.rank_hosts), self.params.get(size))
+        tree = bcast_tree(ranked, self.emu.topo, res.rank_hosts,
+                          (res.dyn_tree or {}).get("parents"))
         self.known["bcast"] = bcast_part(res.algorithm, res.size, list(res.rank_hosts),
                                          res.median_s, res.predicted_s,
                                          list(res.rank_done_s or ()),
-                                         list(res.rank_return_s or ()), res.link_bytes)
+                                         list(res.rank_return_s or ()), res.link_bytes, tree)
 
     def do_loss(self, line: str) -> None:
         """loss P [HOST ...] | loss P SWITCH SWITCH: drop the fraction P (or a percentage:

@@ -5,6 +5,9 @@ one window.
     with Traffic(emu, TrafficSpec("uniform", load=0.2), members=["h0", "h1"]) as tr:
         ...  # the broadcast under test
     tr.result["accepted"]
+
+`flows` lists the pairs of hosts a traffic table's generators send between on a topology
+(what the live view draws), from the same plan the generators are configured with.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ from ..emulation.shell import stop_processes
 from ..errors import McastlabError, RunFailed, UsageError
 from ..interpreter import module
 from ..specs.cluster import LOCAL
-from ..specs.traffic_model import TrafficSpec, accepted_load, plan
+from ..specs.traffic_model import TrafficSpec, accepted_load, destination_shares, plan
 
 PORT = 29470  # below Linux's ephemeral range: no MPI socket in the host can hold it
 DEFAULT_LINK_MBIT = 1000.0  # assumed (and reported) when host links are unshaped
@@ -66,6 +69,29 @@ def link_rate(topo: Topology, hosts: list[str]) -> float | None:
     rates = [lk.params.bw_mbit for lk in topo.links
              if (lk.node1 in hosts or lk.node2 in hosts) and lk.params.bw_mbit is not None]
     return min(rates) if rates else None
+
+
+def generator_plan(spec: TrafficSpec, topo: Topology, hosts: list[str], link_mbit: float,
+                   seed: int) -> dict[str, dict[str, Any]]:
+    """Each generator host's configuration (specs.traffic_model.plan) on `topo`: the local
+    pattern's neighbours by routed hops. ValueError where the hosts cannot carry the
+    pattern."""
+    near = neighbours(topo, hosts) if spec.pattern == "local" else {}
+    return plan(spec, hosts, near, link_mbit, seed)
+
+
+def flows(spec: TrafficSpec, topo: Topology, members: list[str]
+          ) -> list[tuple[str, str, float]]:
+    """The pairs of hosts `spec`'s generators send between on `topo`, for a broadcast on
+    `members`: (source, destination, the share of the source's messages that go there), as
+    Traffic configures them; [] at load 0. UsageError for an unknown host, ValueError where
+    the hosts cannot carry the pattern (as Traffic refuses them)."""
+    if spec.load <= 0:
+        return []
+    hosts = resolve_hosts(spec, topo, members)
+    planned = generator_plan(spec, topo, hosts, link_rate(topo, hosts) or DEFAULT_LINK_MBIT, 1)
+    return [(src, dst, share) for src, mine in destination_shares(planned).items()
+            for dst, share in mine.items()]
 
 
 def _line(proc: subprocess.Popen[bytes], deadline: float) -> str | None:
@@ -119,8 +145,7 @@ class Traffic:
         self.link_mbit = rate or DEFAULT_LINK_MBIT
         self.link_assumed = rate is None
         try:
-            self.plan = plan(spec, self.hosts, neighbours(emu.topo, self.hosts)
-                             if spec.pattern == "local" else {}, self.link_mbit, seed)
+            self.plan = generator_plan(spec, emu.topo, self.hosts, self.link_mbit, seed)
         except ValueError as e:
             raise UsageError(f"traffic: {e}") from None
         self.id = uuid.uuid4().hex[:8]

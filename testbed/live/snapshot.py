@@ -17,12 +17,18 @@ no files). The publisher (publish.py) hands it what it read from the controller;
   (bytes), ``hosts`` (rank by rank, the root first), ``t_mcast_s`` (median),
   ``predicted_s``, ``done_s`` and ``return_s`` (per rank: the median time from the root's
   start until it held the message, and until its broadcast returned), ``links``: ``[from,
-  to, bytes]`` that one broadcast put on each link it used (counted on the switch ports);
+  to, bytes]`` that one broadcast put on each link it used (counted on the switch ports;
+  the prompt does not count them), ``tree``: the tree it used (bcast_tree.py), or None:
+  ``kind``, ``note`` (what the tree is) and ``sends``: ``from`` and ``to`` (the parent's
+  and the child's host), ``order`` (the parent's 1st, 2nd ... send, None where not known),
+  ``path`` (its route over the topology, node names);
 - ``run``: a spec run's progress (``mcastlab experiment --web``), or None (the prompt):
   ``spec``, ``done`` and ``total`` points, ``status`` (the run's last progress line: which
   condition runs, a probe, between networks), ``network`` (whether one is up), ``point``
   (the point being measured: ``algorithm``, ``size``, ``hosts``, ``condition``, and
-  ``traffic``: ``name``, ``pattern``, ``load`` where background traffic is set) and
+  ``traffic``: ``name``, ``pattern``, ``load`` and ``flows`` where background traffic
+  is set: ``from``, ``to`` (hosts), ``share`` (of the source's messages), ``path`` (the
+  route), as its generators are configured, testbed.conditions.traffic.flows) and
   ``records`` (each point written: ``key``, ``algorithm``, ``size``, ``hosts``,
   ``status``, ``flags``: its fidelity flags, [] where none were raised) and ``probes``
   (the operating point's probe, each rung it measured: ``mbit``, ``points``: each probed
@@ -127,22 +133,33 @@ def snapshot(topo: Topology, groups: dict[str, Any], failed: list[int],
 
 def bcast_part(algorithm: str, size: int, hosts: list[str], t_mcast_s: float,
                predicted_s: float | None, done_s: list[float], return_s: list[float],
-               link_bytes: dict[str, int] | None = None) -> dict[str, Any]:
+               link_bytes: dict[str, int] | None = None,
+               tree: dict[str, Any] | None = None) -> dict[str, Any]:
     """A broadcast measured at the prompt, as the snapshot's ``bcast``; `link_bytes`: the
-    bytes one broadcast put on each directed link ("a>b", testbed.measure.bcast)."""
+    bytes one broadcast put on each directed link ("a>b", testbed.measure.bcast); `tree`:
+    the tree it used (bcast_tree.bcast_tree)."""
     links = sorted([*k.split(">", 1), v] for k, v in (link_bytes or {}).items() if ">" in k)
     return {"algorithm": algorithm, "size": size, "hosts": hosts, "t_mcast_s": t_mcast_s,
             "predicted_s": predicted_s, "done_s": done_s, "return_s": return_s,
-            "links": links}
+            "links": links, "tree": tree}
 
 
-def point_part(config: dict[str, Any], condition: str) -> dict[str, Any]:
+def flows_part(topo: Topology, pairs: list[tuple[str, str, float]]) -> list[dict[str, Any]]:
+    """Background traffic's pairs of hosts (source, destination, share of the source's
+    messages: testbed.conditions.traffic.flows), each with its route over the topology."""
+    return [{"from": a, "to": b, "share": round(share, 4), "path": topo.path(a, b)}
+            for a, b, share in pairs]
+
+
+def point_part(config: dict[str, Any], condition: str,
+               flows: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     """A spec run's point as the snapshot's ``run.point``: from its configuration
-    (testbed.experiments.run.point_config) and its condition said as the run says it."""
+    (testbed.experiments.run.point_config) and its condition said as the run says it;
+    `flows`: its background traffic's (flows_part)."""
     traffic = None
     if config.get("traffic") not in (None, "none"):
         traffic = {"name": config["traffic"], "pattern": config.get("pattern"),
-                   "load": config.get("load")}
+                   "load": config.get("load"), "flows": flows or []}
     return {"algorithm": config["algorithm"], "size": config["size"],
             "hosts": config["hosts"], "condition": condition, "traffic": traffic}
 

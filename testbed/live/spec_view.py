@@ -3,20 +3,24 @@ whole run (view.py's LiveView, its URL said once at the start), and a publisher 
 follows the network that is up (``follow``: started when the run brings one up, stopped at
 its teardown; between networks one that says so, with the spec's topology). The run tells
 it what the page adds to the prompt's (snapshot.py's ``run``): its progress lines
-(``logged``), the point being measured (``point``), each record written (``record``: the
-point's fidelity flags), each rung of the operating point's probe (``probe``).
-testbed.experiments.run calls these through ``Run.live``."""
+(``logged``), the point being measured (``point``: with its background traffic's flows,
+the pairs of hosts the spec's traffic table sends between, testbed.conditions.traffic), each
+record written (``record``: the point's fidelity flags), each rung of the operating point's
+probe (``probe``). testbed.experiments.run calls these through ``Run.live``."""
 
 from __future__ import annotations
 
 import contextlib
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from ..conditions.traffic import flows
+from ..errors import McastlabError
+from ..specs.traffic_model import TrafficSpec
 from .publish import Publisher
-from .snapshot import point_part, record_part, run_part
+from .snapshot import flows_part, point_part, record_part, run_part
 from .view import LiveView
 
 BETWEEN = "no network is up (between networks)"
@@ -24,11 +28,14 @@ BETWEEN = "no network is up (between networks)"
 
 class SpecView:
     """The live view of the run of spec `name` (`total` points, `done` of them already, as
-    a resumed run has) on `topo`, publishing into `out`/live/; `port` 0 takes a free one."""
+    a resumed run has) on `topo`, publishing into `out`/live/; `port` 0 takes a free one;
+    `traffic`: the spec's traffic tables by name (their flows are drawn)."""
 
     def __init__(self, name: str, topo: Any, total: int, done: int, out: Path,
-                 port: int = 0) -> None:
+                 port: int = 0, traffic: Mapping[str, TrafficSpec] | None = None) -> None:
         self.name, self.topo, self.total, self.done, self.out = name, topo, total, done, out
+        self.traffic = dict(traffic or {})
+        self._flows: dict[tuple[Any, ...], list[dict[str, Any]]] = {}  # by traffic, members
         self.status = "starting"
         self.up = False
         self.current: dict[str, Any] | None = None  # the point being measured
@@ -91,8 +98,25 @@ class SpecView:
 
     def point(self, config: dict[str, Any], condition: str) -> None:
         """The point being measured now (its configuration: run.point_config)."""
+        part = point_part(config, condition, self.flows(config))
         with self._lock:
-            self.current = point_part(config, condition)
+            self.current = part
+
+    def flows(self, config: dict[str, Any]) -> list[dict[str, Any]]:
+        """The flows of a point's background traffic (config: run.point_config; its
+        ``members``: the broadcast's groups), [] without traffic or where its hosts cannot
+        carry it (the run says why)."""
+        spec = self.traffic.get(config.get("traffic") or "")
+        if spec is None:
+            return []
+        members = [h for group in config.get("members") or [] for h in group]
+        key = (config["traffic"], *members)
+        if key not in self._flows:  # asked every half second while the point runs
+            try:
+                self._flows[key] = flows_part(self.topo, flows(spec, self.topo, members))
+            except (ValueError, McastlabError):
+                self._flows[key] = []
+        return self._flows[key]
 
     def probe(self, mbit: float, points: list[str], verdict: str | None = None) -> None:
         """A rung of the operating point's probe: at `mbit`, `points` (said as the run's

@@ -6,9 +6,10 @@ where it differs from most links'), each direction's load where a link carried a
 where set (a red dashed line and its percentage), each group's tree links in the group's
 colour (with arrows, from each source), its members ringed in that colour (a range
 multicast's node range dashed), failed hosts marked red with a cross, the last broadcast's
-ranks and times under its hosts and the links it used, and a legend; a spec run's panel
-under it (``run_panel``: the point being measured, its background traffic, the points
-written with their fidelity flags). Every node and mark
+ranks and times under its hosts, its tree's sends and the links it used, and a legend; a
+spec run's background traffic's flows and its panel under the legend (``run_panel``: the
+point being measured, its background traffic, the points written with their fidelity
+flags). Marks along a route (a send, a flow) are svg_routes.py's. Every node and mark
 carries a class and data- names, so that a test (or a script) reads the picture as well as a
 person does."""
 
@@ -16,11 +17,14 @@ from __future__ import annotations
 
 import math
 import re
+import textwrap
 from collections import Counter
 from typing import Any
-from xml.sax.saxutils import escape, quoteattr
+from xml.sax.saxutils import escape
 
 import networkx as nx
+
+from .svg_routes import MARKERS, attrs, bcast_sends, shifted, traffic_flows
 
 COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#e377c2",
            "#8c564b")
@@ -72,39 +76,36 @@ def _rate(mbit: float | None) -> str:
     return f"{mbit / 1000:g} Gbit/s" if mbit >= 1000 else f"{mbit:g} Mbit/s"
 
 
-def _attrs(**kw: Any) -> str:
-    return " ".join(f"{k.replace('_', '-')}={quoteattr(str(v))}" for k, v in kw.items())
-
-
 def draw(snap: dict[str, Any]) -> str:
     """The snapshot as an SVG document."""
     topo = snap["topology"]
     pos, width, height = layout(topo)
     groups: dict[str, Any] = snap.get("groups", {})
     colour = {g: COLOURS[i % len(COLOURS)] for i, g in enumerate(groups)}
-    legend = (2 + len(groups) + sum(len(d["sources"]) for d in groups.values())
-              + bool(snap.get("bcast")))
+    said = _bcast_legend(snap.get("bcast"), width)
+    legend = 2 + len(groups) + sum(len(d["sources"]) for d in groups.values()) + len(said)
     panel = run_panel(snap.get("run"))
     legend += len(panel)
     total = height + legend * LEGEND_LINE + 12
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" {_attrs(width=f"{width:g}")} '
-           f'{_attrs(height=f"{total:g}", viewBox=f"0 0 {width:g} {total:g}")} '
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" {attrs(width=f"{width:g}")} '
+           f'{attrs(height=f"{total:g}", viewBox=f"0 0 {width:g} {total:g}")} '
            f'font-family="sans-serif" font-size="11">',
            "<defs>" + "".join(
                f'<marker id="arrow{i}" viewBox="0 0 10 10" refX="10" refY="5" '
                f'markerWidth="6" markerHeight="6" orient="auto-start-reverse">'
                f'<path d="M 0 0 L 10 5 L 0 10 z" fill="{c}"/></marker>'
                for i, c in enumerate(COLOURS)) +
-           '<marker id="arrowb" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="6" '
-           'markerHeight="6" orient="auto-start-reverse"><path d="M 0 0 L 10 5 L 0 10 z" '
-           'fill="#222"/></marker></defs>',
+           "".join(f'<marker id="{m}" viewBox="0 0 10 10" refX="10" refY="5" '
+                   'markerWidth="6" markerHeight="6" orient="auto-start-reverse">'
+                   f'<path d="M 0 0 L 10 5 L 0 10 z" fill="{c}"/></marker>'
+                   for m, c in MARKERS.items()) + "</defs>",
            '<rect width="100%" height="100%" fill="white"/>']
     rates = Counter(lk["mbit"] for lk in topo["links"])
     usual = rates.most_common(1)[0][0] if rates else None
     for lk in topo["links"]:
         (x1, y1), (x2, y2) = pos[lk["a"]], pos[lk["b"]]
-        out.append(f'<line class="link" {_attrs(data_a=lk["a"], data_b=lk["b"])} '
-                   f'{_attrs(data_rate=_rate(lk["mbit"]))} x1="{x1:.1f}" y1="{y1:.1f}" '
+        out.append(f'<line class="link" {attrs(data_a=lk["a"], data_b=lk["b"])} '
+                   f'{attrs(data_rate=_rate(lk["mbit"]))} x1="{x1:.1f}" y1="{y1:.1f}" '
                    f'x2="{x2:.1f}" y2="{y2:.1f}" stroke="#bbb" stroke-width="2"/>')
         if lk["mbit"] != usual:  # the usual rate is said once, in the legend
             out.append(f'<text class="rate" x="{(x1 + x2) / 2 + 4:.1f}" '
@@ -116,32 +117,34 @@ def draw(snap: dict[str, Any]) -> str:
                 if a not in pos or b not in pos:
                     continue
                 # the groups side by side along the link, centred on it
-                (x1, y1), (x2, y2) = _shifted(pos[a], pos[b],
-                                              3.5 * (gi - (len(groups) - 1) / 2))
-                out.append(f'<line class="tree" {_attrs(data_group=g, data_source=src)} '
-                           f'{_attrs(data_from=a, data_to=b)} x1="{x1:.1f}" y1="{y1:.1f}" '
+                (x1, y1), (x2, y2) = shifted(pos[a], pos[b],
+                                             3.5 * (gi - (len(groups) - 1) / 2))
+                out.append(f'<line class="tree" {attrs(data_group=g, data_source=src)} '
+                           f'{attrs(data_from=a, data_to=b)} x1="{x1:.1f}" y1="{y1:.1f}" '
                            f'x2="{x2:.1f}" y2="{y2:.1f}" stroke="{colour[g]}" '
                            f'stroke-width="3" marker-end="url(#arrow{gi % len(COLOURS)})"/>')
+    out += traffic_flows(pos, _flows(snap.get("run")))
+    out += bcast_sends(pos, ((snap.get("bcast") or {}).get("tree") or {}).get("sends", []))
     for a, b, nbytes in (snap.get("bcast") or {}).get("links", []):
         if a in pos and b in pos:  # the links the last broadcast used, in black
-            (x1, y1), (x2, y2) = _shifted(pos[a], pos[b], 7.0)
-            out.append(f'<line class="bcast-link" {_attrs(data_from=a, data_to=b)} '
-                       f'{_attrs(data_bytes=nbytes)} x1="{x1:.1f}" y1="{y1:.1f}" '
+            (x1, y1), (x2, y2) = shifted(pos[a], pos[b], 11.0)
+            out.append(f'<line class="bcast-link" {attrs(data_from=a, data_to=b)} '
+                       f'{attrs(data_bytes=nbytes)} x1="{x1:.1f}" y1="{y1:.1f}" '
                        f'x2="{x2:.1f}" y2="{y2:.1f}" stroke="#222" stroke-width="1.5" '
                        'stroke-dasharray="2 2" marker-end="url(#arrowb)"/>')
     for a, b, mbit in snap.get("load", []):
         if a in pos and b in pos:
-            (x1, y1), (x2, y2) = _shifted(pos[a], pos[b], -8.0)
+            (x1, y1), (x2, y2) = shifted(pos[a], pos[b], -8.0)
             x, y = x1 + (x2 - x1) * 0.3, y1 + (y2 - y1) * 0.3
-            out.append(f'<text class="load" {_attrs(data_from=a, data_to=b)} x="{x:.1f}" '
+            out.append(f'<text class="load" {attrs(data_from=a, data_to=b)} x="{x:.1f}" '
                        f'y="{y:.1f}" fill="#555" font-size="9">{mbit:.2f} Mbit/s</text>')
     for a, b, fraction, scope in snap.get("loss", []):
         if a in pos and b in pos:
             (x1, y1), (x2, y2) = pos[a], pos[b]
-            out.append(f'<line class="loss" {_attrs(data_a=a, data_b=b)} x1="{x1:.1f}" '
+            out.append(f'<line class="loss" {attrs(data_a=a, data_b=b)} x1="{x1:.1f}" '
                        f'y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}" stroke="#c00" '
                        'stroke-width="1.5" stroke-dasharray="5 4"/>')
-            out.append(f'<text class="loss" {_attrs(data_a=a, data_b=b)} '
+            out.append(f'<text class="loss" {attrs(data_a=a, data_b=b)} '
                        f'x="{(x1 + x2) / 2 + 4:.1f}" y="{(y1 + y2) / 2 + 11:.1f}" '
                        f'fill="#c00" font-size="10">'
                        f'{escape(f"loss {fraction * 100:g}%{SCOPES.get(scope, scope)}")}</text>')
@@ -154,7 +157,7 @@ def draw(snap: dict[str, Any]) -> str:
             members.setdefault(m, []).append(g)
     for sw in topo["switches"]:
         x, y = pos[sw]
-        out.append(f'<g class="node switch" {_attrs(data_name=sw)}>'
+        out.append(f'<g class="node switch" {attrs(data_name=sw)}>'
                    f'<rect x="{x - 18:.1f}" y="{y - 12:.1f}" width="36" height="24" rx="4" '
                    f'fill="#e8eef7" stroke="#456"/><text x="{x:.1f}" y="{y + 4:.1f}" '
                    f'text-anchor="middle">{escape(sw)}</text></g>')
@@ -163,7 +166,7 @@ def draw(snap: dict[str, Any]) -> str:
         x, y = pos[name]
         dead = name in failed
         rings = "".join(f'<circle class="member{_ranged(groups[g], name)}" '
-                        f'{_attrs(data_group=g, data_host=name)} '
+                        f'{attrs(data_group=g, data_host=name)} '
                         f'cx="{x:.1f}" cy="{y:.1f}" r="{16 + 4 * i}" fill="none" '
                         f'stroke="{colour[g]}" stroke-width="3"'
                         f'{_dashed(groups[g], name)}/>'
@@ -171,7 +174,7 @@ def draw(snap: dict[str, Any]) -> str:
         cross = (f'<path d="M {x - 10:.1f} {y - 10:.1f} L {x + 10:.1f} {y + 10:.1f} '
                  f'M {x - 10:.1f} {y + 10:.1f} L {x + 10:.1f} {y - 10:.1f}" stroke="#b00" '
                  'stroke-width="3"/>' if dead else "")
-        out.append(f'<g class="node host{" failed" if dead else ""}" {_attrs(data_name=name)}>'
+        out.append(f'<g class="node host{" failed" if dead else ""}" {attrs(data_name=name)}>'
                    f'{rings}<circle cx="{x:.1f}" cy="{y:.1f}" r="12" '
                    f'fill="{"#f99" if dead else "#fff"}" stroke="#333"/>{cross}'
                    f'<text x="{x:.1f}" y="{y + 30 + 4 * len(members.get(name, [])):.1f}" '
@@ -186,15 +189,9 @@ def draw(snap: dict[str, Any]) -> str:
     if snap.get("error"):
         head += f"; {snap['error']}"
     out.append(f'<text class="legend" x="{MARGIN:g}" y="{y:.1f}">{escape(head)}</text>')
-    if bcast:
+    for cls, indent, text in said:
         y += LEGEND_LINE
-        model = f", model {_us(bcast.get('predicted_s'))}" if bcast.get("predicted_s") else ""
-        text = (f"last broadcast: {bcast['algorithm']} {bcast['size']} B from "
-                f"{bcast['hosts'][0]} to {len(bcast['hosts'])} hosts, t_mcast median "
-                f"{_us(bcast['t_mcast_s'])}{model}; under each host: its rank, when it held "
-                "the message" + ("; black dotted: the links one broadcast used"
-                                 if bcast.get("links") else ""))
-        out.append(f'<text class="legend bcast" x="{MARGIN:g}" y="{y:.1f}">'
+        out.append(f'<text class="legend {cls}" x="{MARGIN + indent:g}" y="{y:.1f}">'
                    f'{escape(text)}</text>')
     for g, info in groups.items():
         y += LEGEND_LINE
@@ -202,7 +199,7 @@ def draw(snap: dict[str, Any]) -> str:
         span = info.get("range")
         text = (f"{g}  range multicast to {span[0]}..{span[-1]}" if span
                 else f"{g}  members: {who}")
-        out.append(f'<text class="legend" {_attrs(data_group=g)} x="{MARGIN:g}" y="{y:.1f}" '
+        out.append(f'<text class="legend" {attrs(data_group=g)} x="{MARGIN:g}" y="{y:.1f}" '
                    f'fill="{colour[g]}">{escape(text)}</text>')
         for src, d in info["sources"].items():
             y += LEGEND_LINE
@@ -237,8 +234,10 @@ def run_panel(run: dict[str, Any] | None) -> list[tuple[str, str]]:
                                    f"{point['hosts']} hosts | {point['condition']}"))
         if point.get("traffic"):
             t = point["traffic"]
+            n = len(t.get("flows") or [])
+            drawn = f"; its {n} flows dashed" if n else ""
             lines.append(("run-traffic", f"background traffic {t['name']}: {t['pattern']}, "
-                                         f"load {t['load']:g} of each host's link"))
+                                         f"load {t['load']:g} of each host's link{drawn}"))
     for rung in run.get("probes", [])[-SHOWN_PROBES:]:
         lines.append(("run-probe", f"probe at {rung['mbit']:g} Mbit/s: "
                                    f"{'; '.join(rung['points'])}: "
@@ -257,6 +256,41 @@ def run_panel(run: dict[str, Any] | None) -> list[tuple[str, str]]:
     return lines
 
 
+def _flows(run: dict[str, Any] | None) -> list[dict[str, Any]]:
+    """The background traffic's flows of the point being measured (while a network is up)."""
+    point = (run or {}).get("point") if (run or {}).get("network") else None
+    return list(((point or {}).get("traffic") or {}).get("flows") or [])
+
+
+CHAR = 5.3  # px a character of the legend takes, about (11 px sans-serif): for wrapping
+
+
+def _bcast_legend(bcast: dict[str, Any] | None, width: float) -> list[tuple[str, float, str]]:
+    """The legend's lines on the last broadcast, each (class, indent, text), wrapped to the
+    picture's width: what it was, how long it took, what is drawn of it, its tree."""
+    if not bcast:
+        return []
+    model = f", model {_us(bcast.get('predicted_s'))}" if bcast.get("predicted_s") else ""
+    head = (f"last broadcast: {bcast['algorithm']} {bcast['size']} B from "
+            f"{bcast['hosts'][0]} to {len(bcast['hosts'])} hosts, t_mcast median "
+            f"{_us(bcast['t_mcast_s'])}{model}")
+    drawn = "under each host: its rank, when it held the message" + (
+        "; black dotted: the links one broadcast used" if bcast.get("links") else "")
+    tree = bcast.get("tree")
+    if not tree:
+        what = "its tree: not known"
+    elif not tree.get("sends"):
+        what = f"its tree: {tree['note']}"
+    else:
+        what = (f"its tree: {len(tree['sends'])} sends, black arrows along their routes, each "
+                f"labelled with the parent's send order (2 from h0: h0's second): "
+                f"{tree['note']}")
+    chars = max(40, int((width - 2 * MARGIN - 16) / CHAR))
+    return [("bcast", 0.0, head)] + [
+        (cls, 16.0, line) for cls, text in (("bcast", drawn), ("bcast-tree", what))
+        for line in textwrap.wrap(text, chars)]
+
+
 def _us(seconds: float | None) -> str:
     return "-" if seconds is None else f"{seconds * 1e6:.0f} us"
 
@@ -270,7 +304,7 @@ def _rank(bcast: dict[str, Any], ranks: dict[str, int], host: str, x: float, y: 
     done = bcast.get("done_s") or []
     when = _us(done[r]) if r < len(done) else "-"
     text = f"rank {r} (root)" if r == 0 else f"rank {r}: {when}"
-    return (f'<text class="bcast-rank" {_attrs(data_host=host, data_rank=r)} x="{x:.1f}" '
+    return (f'<text class="bcast-rank" {attrs(data_host=host, data_rank=r)} x="{x:.1f}" '
             f'y="{y:.1f}" text-anchor="middle" font-size="9" fill="#444">'
             f'{escape(text)}</text>')
 
@@ -282,15 +316,3 @@ def _ranged(info: dict[str, Any], host: str) -> str:
 
 def _dashed(info: dict[str, Any], host: str) -> str:
     return ' stroke-dasharray="4 3"' if _ranged(info, host) else ""
-
-
-def _shifted(a: tuple[float, float], b: tuple[float, float], by: float
-             ) -> tuple[tuple[float, float], tuple[float, float]]:
-    """The segment a-b moved `by` px to its left (seen from a), shortened at both ends to
-    stop at the nodes' edges, so parallel marks on one link stay apart."""
-    dx, dy = b[0] - a[0], b[1] - a[1]
-    length = math.hypot(dx, dy) or 1.0
-    nx_, ny_ = -dy / length * by, dx / length * by
-    cut = min(18.0, length / 3)
-    ux, uy = dx / length * cut, dy / length * cut
-    return ((a[0] + nx_ + ux, a[1] + ny_ + uy), (b[0] + nx_ - ux, b[1] + ny_ - uy))

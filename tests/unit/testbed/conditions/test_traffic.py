@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from testbed.conditions.traffic import Traffic, link_rate, neighbours, resolve_hosts
+from testbed.conditions.traffic import Traffic, flows, link_rate, neighbours, resolve_hosts
 from testbed.errors import UsageError
 from testbed.specs.traffic_model import (
     TrafficSpec,
@@ -64,3 +64,24 @@ def test_traffic_refuses_bad_input_and_does_nothing_without_hosts() -> None:
     assumed = Traffic(_FakeEmu("star:hosts=2,bw=none"), TrafficSpec("uniform", 0.1, hosts="all"),
                       members=[])
     assert assumed.link_mbit == 1000.0 and assumed.link_assumed
+
+
+def test_flows_are_the_pairs_the_generators_are_configured_to_send_between() -> None:
+    topo = parse_spec("tree:leaves=2,hosts_per_leaf=2")  # h0 h1 | h2 h3
+    members = ["h0", "h1"]
+    # "others": h2 and h3 send to each other, all of their messages
+    assert flows(TrafficSpec("uniform", 0.2), topo, members) == [
+        ("h2", "h3", 1.0), ("h3", "h2", 1.0)]
+    every = flows(TrafficSpec("uniform", 0.2, hosts="all"), topo, members)
+    assert len(every) == 12 and ("h0", "h3", pytest.approx(1 / 3)) in every
+    # local: each to its nearest other generator; bulk: each to the next one, a ring
+    assert sorted(flows(TrafficSpec("local", 0.2, hosts="all"), topo, members)) == [
+        ("h0", "h1", 1.0), ("h1", "h0", 1.0), ("h2", "h3", 1.0), ("h3", "h2", 1.0)]
+    assert flows(TrafficSpec("bulk-tcp", 0.5, hosts=["h0", "h2", "h3"]), topo, []) == [
+        ("h0", "h2", 1.0), ("h2", "h3", 1.0), ("h3", "h0", 1.0)]
+    hot = dict(((a, b), s) for a, b, s in flows(
+        TrafficSpec("hotspot", 0.2, hot="h1", hot_fraction=0.5, hosts="all"), topo, []))
+    assert hot[("h0", "h1")] == pytest.approx(0.5 + 0.5 / 3)  # the hot host's extra share
+    assert flows(TrafficSpec("uniform", 0.0, hosts="all"), topo, []) == []  # none sent
+    with pytest.raises(ValueError, match="needs at least 2"):
+        flows(TrafficSpec("uniform", 0.1), topo, ["h0", "h1", "h2"])

@@ -8,6 +8,8 @@ from __future__ import annotations
 import json
 
 from testbed.live.snapshot import (
+    bcast_part,
+    flows_part,
     groups_part,
     link_load,
     point_part,
@@ -83,7 +85,8 @@ def test_a_spec_runs_part_has_the_point_its_traffic_and_each_records_flags() -> 
     point = point_part(config, "4 hosts, traffic bg")
     assert point == {"algorithm": "nack", "size": 1024, "hosts": 4,
                      "condition": "4 hosts, traffic bg",
-                     "traffic": {"name": "bg", "pattern": "uniform", "load": 0.2}}
+                     "traffic": {"name": "bg", "pattern": "uniform", "load": 0.2,
+                                 "flows": []}}
     assert point_part(config | {"traffic": "none"}, "4 hosts")["traffic"] is None
     flagged = record_part({"key": "k1", "config": config, "status": "ok",
                            "fidelity": {"flags": ["link h1-s1 carried 40% of 20 Mbit/s"],
@@ -97,3 +100,21 @@ def test_a_spec_runs_part_has_the_point_its_traffic_and_each_records_flags() -> 
     snap = snapshot(parse_spec("star:hosts=4"), {}, [], [], 1, 0.0, run=run)
     assert json.loads(json.dumps(snap))["run"] == run
     assert snapshot(parse_spec("star:hosts=4"), {}, [], [], 1, 0.0)["run"] is None
+
+
+def test_traffic_flows_and_a_broadcasts_tree_carry_their_routes() -> None:
+    topo = parse_spec("tree:leaves=2,hosts_per_leaf=2")
+    flows = flows_part(topo, [("h0", "h3", 1 / 3), ("h1", "h0", 1.0)])
+    assert flows == [{"from": "h0", "to": "h3", "share": 0.3333,
+                      "path": ["h0", "s2", "s1", "s3", "h3"]},
+                     {"from": "h1", "to": "h0", "share": 1.0, "path": ["h1", "s2", "h0"]}]
+    config = {"algorithm": "nack", "size": 1024, "hosts": 2, "traffic": "bg",
+              "pattern": "uniform", "load": 0.2}
+    assert point_part(config, "2 hosts", flows)["traffic"]["flows"] == flows
+    tree = {"kind": "schedule", "note": "n",
+            "sends": [{"from": "h0", "to": "h1", "order": 1, "path": ["h0", "s2", "h1"]}]}
+    part = bcast_part("chain", 1, ["h0", "h1"], 0.001, None, [0.0, 0.001], [0.0, 0.001],
+                      tree=tree)
+    assert part["tree"] == tree and part["links"] == []
+    snap = json.loads(json.dumps(snapshot(topo, {}, [], [], 1, 0.0, bcast=part)))
+    assert snap["bcast"]["tree"] == tree

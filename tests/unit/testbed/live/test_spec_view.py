@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from testbed.live.spec_view import BETWEEN, SpecView
+from testbed.specs.traffic_model import TrafficSpec
 from topologies import parse_spec
 
 
@@ -66,3 +67,20 @@ def test_the_view_follows_the_network_that_is_up_and_says_the_runs_progress(
         assert view.view.proc is server  # one server, one URL, for the whole run
     assert lines == ["measuring t_hold/t_end", "1 point(s): 3 hosts"]
     assert server is not None and server.poll() is not None
+
+
+def test_a_points_background_traffic_is_listed_as_flows_from_the_spec(
+        tmp_path: Path) -> None:
+    topo = parse_spec("star:hosts=4")
+    traffic = {"bg": TrafficSpec("bulk-udp", 0.5), "bad": TrafficSpec("uniform", 0.5)}
+    view = SpecView("small", topo, 1, 0, tmp_path, traffic=traffic)
+    config = {"algorithm": "binomial", "size": 1024, "hosts": 2, "traffic": "bg",
+              "members": [["h0", "h1"]]}
+    # bulk to the next of the others (h2, h3): a ring of two
+    assert [(f["from"], f["to"], f["path"]) for f in view.flows(config)] == [
+        ("h2", "h3", ["h2", "s1", "h3"]), ("h3", "h2", ["h3", "s1", "h2"])]
+    view.point(config, "2 hosts, traffic bg")
+    assert len(view.part()["point"]["traffic"]["flows"]) == 2
+    # uniform among one other host: the run refuses it, the view draws no flow
+    assert view.flows(config | {"traffic": "bad", "members": [["h0", "h1", "h2"]]}) == []
+    assert view.flows(config | {"traffic": "none"}) == []

@@ -1,15 +1,22 @@
 """The live view's drawing: every host and switch, members ringed in their group's colour,
 tree links from each source, failed hosts marked, load labels, names escaped, a layered
-layout (hosts below their switches, a fat tree's top switches on top); a spec run's panel
-(the point, its traffic, the records written with their flags, flagged ones in red)."""
+layout (hosts below their switches, a fat tree's top switches on top); the last
+broadcast's tree, each send along its route with the parent's send order, or its note where
+it has no sends; a spec run's panel (the point, its traffic, the records written with their
+flags, flagged ones in red) and its background traffic's flows, dashed along their
+routes."""
 
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 from typing import Any
 
-from testbed.live.snapshot import bcast_part, point_part, run_part, snapshot
+from collectives.call import BcastCall
+from testbed.conditions.traffic import flows
+from testbed.live.bcast_tree import bcast_tree
+from testbed.live.snapshot import bcast_part, flows_part, point_part, run_part, snapshot
 from testbed.live.svg import SHOWN_RECORDS, draw, layout, run_panel
+from testbed.specs.traffic_model import TrafficSpec
 from topologies import parse_spec
 
 NS = "{http://www.w3.org/2000/svg}"
@@ -130,7 +137,8 @@ def test_a_spec_runs_panel_says_the_point_its_traffic_and_the_flags() -> None:
     assert lines["run-status"] == "small: 9 of 12 points; 2 point(s): 4 hosts, traffic bg"
     assert lines["run-point"] == "measuring nack 65536 B on 4 hosts | 4 hosts, traffic bg"
     assert lines["run-traffic"] == ("background traffic bg: uniform, load 0.2 of each host's "
-                                    "link")
+                                    "link")  # no flows given: none said, none drawn
+    assert marks(svg, "traffic-flow") == []
     assert lines["run-records"] == (f"9 point(s) written, 1 flagged; the last "
                                     f"{SHOWN_RECORDS}:")
     assert len(marks(svg, "run-record")) == SHOWN_RECORDS
@@ -155,3 +163,45 @@ def test_between_networks_the_panel_names_no_point_and_the_prompt_has_none() -> 
         "probe at 30 Mbit/s: nack 64 KiB on 4 hosts: keeps up",
         "probe at 20 Mbit/s: nack 64 KiB on 4 hosts: measuring"]  # the last SHOWN_PROBES
     assert "run-status" not in draw(star_snapshot())
+
+
+def test_the_last_broadcasts_tree_is_drawn_send_by_send_along_the_routes() -> None:
+    topo = parse_spec("tree:leaves=2,hosts_per_leaf=2")  # h0 h1 | h2 h3
+    hosts = ["h0", "h1", "h2", "h3"]
+    tree = bcast_tree(BcastCall("binomial", 1024), topo, hosts)
+    snap = snapshot(topo, {}, [], [], 1, 0.0, bcast=bcast_part(
+        "binomial", 1024, hosts, 0.001, None, [0.0] * 4, [0.0] * 4, tree=tree))
+    svg = draw(snap)
+    root = ET.fromstring(svg)
+    drawn = {(g.get("data-from"), g.get("data-to"), g.get("data-order")):
+             (len(g.findall(f"{NS}line")), g.findtext(f"{NS}text"))
+             for g in root.iter(f"{NS}g") if g.get("class") == "bcast-send"}
+    # binomial on 4 ranks: 0 -> 2 first, then 0 -> 1; 2 -> 3; a line per hop of the route
+    assert drawn == {("h0", "h2", "1"): (4, "1 from h0"), ("h0", "h1", "2"): (2, "2 from h0"),
+                     ("h2", "h3", "1"): (2, "1 from h2")}
+    heads = [ln.get("marker-end") for g in root.iter(f"{NS}g")
+             if g.get("class") == "bcast-send" for ln in g.findall(f"{NS}line")]
+    assert heads.count("url(#arrowb)") == 3  # one arrow a send, at the child
+    assert "its tree: 3 sends, black arrows along their routes" in svg
+    nack = bcast_tree(BcastCall("nack", 1024), topo, hosts)
+    said = draw(snap | {"bcast": snap["bcast"] | {"tree": nack}})
+    assert marks(said, "bcast-send") == [] and "its tree: one IP multicast" in said
+
+
+def test_a_spec_runs_background_traffic_is_drawn_as_dashed_flows() -> None:
+    topo = parse_spec("star:hosts=4")
+    pairs = flows(TrafficSpec("uniform", 0.1, hosts="all"), topo, ["h0", "h1"])
+    point = point_part({"algorithm": "binomial", "size": 1024, "hosts": 2, "traffic": "bg",
+                        "pattern": "uniform", "load": 0.1}, "2 hosts, traffic bg",
+                       flows_part(topo, pairs))
+    run = run_part("small", 1, 0, "1 point(s)", True, point, [])
+    svg = draw(snapshot(topo, {}, [], [], 1, 0.0, run=run))
+    drawn = marks(svg, "traffic-flow")
+    assert len(drawn) == 12 and ("h0", "h3") in {(f["data-from"], f["data-to"]) for f in drawn}
+    assert dict(run_panel(run))["run-traffic"].endswith("link; its 12 flows dashed")
+    dashed = [ln for g in ET.fromstring(svg).iter(f"{NS}g")
+              if g.get("class") == "traffic-flow" for ln in g.findall(f"{NS}line")]
+    assert len(dashed) == 24 and all(ln.get("stroke-dasharray") for ln in dashed)
+    # between networks the point is not drawn, nor its flows
+    assert marks(draw(snapshot(topo, {}, [], [], 1, 0.0, run=run | {"network": False})),
+                 "traffic-flow") == []
