@@ -29,8 +29,11 @@ flags.
 
 The choice is cached beside the calibrations (cache_file(CACHE_NAME)) per machine and per
 everything it depends on (`workload`): a second run of the same work on the same machine
-does not probe. Kinds that are not probed ([multinode] specs: their record in
-testbed.experiments.kinds says so) and runs across servers run at the calibrated rate.
+does not probe. A run with the live view open (`--web`) has its own entry: with the page
+open, the default experiment's probe chose 10 Mbit/s in 5 runs of 5, without it 20 Mbit/s in
+3 of 5 (docs/live-view.md), so a rate probed without the view could flag points with it.
+Kinds that are not probed ([multinode] specs: their record in testbed.experiments.kinds says
+so) and runs across servers run at the calibrated rate.
 """
 
 from __future__ import annotations
@@ -334,6 +337,8 @@ def choose(run: Run, emu: Emulation, *, reprobe: bool = False) -> dict[str, Any]
     points = heaviest(spec)
     here = machine(emu.host_ports)
     work = workload(spec, points, calibrated)
+    if run.live is not None:  # the page's drawing and polling load the machine: its own
+        work["live_view"] = True  # choice (not keyed without it: older entries stand)
     entry = None if reprobe else lookup(here, work)
     if entry is not None:
         op = dict(entry["record"]) | {"cached": True, "cached_when": entry.get("when")}

@@ -390,3 +390,24 @@ def test_a_rungs_points_and_verdict_are_told_to_the_live_view(
     assert told[1][:2] == (50.0, texts) and told[1][2] == "no: " + "; ".join(
         f"{t}: not measured" for t in texts)
     assert len(told) == 2 and set(rung.failed) == {p.key for p in points}
+
+
+def test_a_run_with_the_live_view_has_its_own_cached_choice(
+        tmp_path: Path, cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The page loads the machine: a run with --web does not take the rate a run without it
+    chose (it probes), and a second run with it takes its own; a run without still takes
+    the first's."""
+    monkeypatch.setattr(op, "machine", lambda ports: HERE | {"host_ports": ports})
+    calls: list[tuple[float, list[str]]] = []
+    monkeypatch.setattr(op, "trial", lambda run, emu, base: fake_trial(
+        {"binomial": 100, "two-stage": 20, "nack": 30}, calls))
+    plain = auto_run(tmp_path / "a")
+    assert not op.choose(plain, Network(plain.spec.topology))["cached"]
+    viewed = []
+    for name in ("b", "c"):
+        run = auto_run(tmp_path / name)
+        run.live = object()  # a run with a live view (testbed.live.spec_view.SpecView)
+        viewed.append(op.choose(run, Network(run.spec.topology))["cached"])
+    assert viewed == [False, True]
+    again = auto_run(tmp_path / "d")
+    assert op.choose(again, Network(again.spec.topology))["cached"]
