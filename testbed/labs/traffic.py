@@ -7,30 +7,43 @@ spot; the students' experiment spec (labs/05-traffic.toml) is written with them 
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Callable
 from contextlib import nullcontext
 from functools import partial
 from typing import Any
 
 from collectives.call import BcastCall
+from collectives.trees import wire_s
 
 from ..conditions.traffic import Traffic
+from ..hostprogs.traffic_gen import HEADER
 from ..measure.bcast_batch import Batched
 from ..measure.options import RunOptions
 from ..measure.params import measure_params
-from ..specs.traffic_model import TrafficSpec
+from ..specs.traffic_model import TrafficSpec, destination_shares, plan
 from .answers import Question
 from .lab import HANDOUTS, Lab
 from .points import measure_together
 from .variant import Knob, Values, VariantSpace
 
 HOSTS, SIZE = 4, 65536
+NETWORK_HOSTS = 6  # the star's hosts, every one a traffic generator
 MEMBERS = [f"h{i}" for i in range(HOSTS)]
 HOT = "h1"
 SPEC = HANDOUTS / "05-traffic.toml"  # the students' experiment, with the handout's values
-# Each of the 6 hosts offers 20 % of its link: the hot spot's link gets 5 x 0.2 x 0.8 = 80 %
-# of its capacity (at 30 % it was overloaded and the times doubled from run to run).
-LOAD, HOT_FRACTION = 0.2, 0.8
+# Each of the 6 hosts offers 20 % of its link (payload), 60 % of it to the hot spot: the hot
+# spot's link gets 5 x 0.2 x (0.6 + 0.4 / 5) = 68 % of its capacity in payload, about 76 % on
+# the wire (uniform 1..2047 B messages, 94 B of headers a segment), and the broadcast the
+# rest. At 80 % to the hot spot (84 % payload, about 94 % on the wire) the broadcasts filled
+# what was left: h1's queue grew for as long as the condition ran, each broadcast waited
+# longer than the one before (32 KiB: 120 to 174 ms over binomial's 7, 146 to 244 over
+# OPT-Tree's after it), and the hot-spot times of one lab spread 2.4x between runs (64 KiB:
+# OPT-Tree 528-1246 ms, binomial 437-534 ms, over 4 solves) although OPT-Tree built the
+# binomial tree in every one of them (t_hold = t_end within 3 %: parents 0, 0, 2). At 60 %,
+# 4 solves: docs/labs.md. (At 30 % load the link was overloaded too.)
+LOAD, HOT_FRACTION = 0.2, 0.6
+HOT_LINK_MAX = 0.8  # of the hot spot's link on the wire, at most (`hot_link_load`)
 RUNS = (("none", "binomial"), ("background", "binomial"), ("hotspot", "binomial"),
         ("hotspot", "opt-tree"), ("hotspot", "dyn-tree"))
 YES_NO = ("yes", "no")
@@ -66,6 +79,21 @@ def loads(v: Values) -> dict[str, TrafficSpec]:
 
 
 LOADS = loads(VARIANTS.defaults())
+
+
+def hot_link_load(spec: TrafficSpec, generators: int = NETWORK_HOSTS) -> float:
+    """The share of the hot spot's incoming link that `generators` hot-spot generators
+    (`spec`: each offers `load` of its link in payload, to the destinations
+    specs.traffic_model.plan gives it) take on the wire: messages of 1 to 2 x size - 1
+    bytes, each with its length prefix and every segment's headers (collectives.trees.wire_s).
+    What the broadcast's own messages to the hot spot have left is the rest."""
+    sizes = range(1, 2 * spec.size)
+    wire = sum(wire_s(n + HEADER.size, 1.0) for n in sizes) / (sum(sizes) * 8 / 1e6)
+    if spec.hot is None:  # not a hot spot's traffic
+        return 0.0
+    group = [f"h{i}" for i in range(generators)]
+    shares = destination_shares(plan(spec, group, {}, 1.0, seed=1))
+    return math.fsum(float(spec.load) * s.get(spec.hot, 0.0) for s in shares.values()) * wire
 
 
 def questions(v: Values) -> tuple[Question, ...]:
@@ -130,7 +158,7 @@ def measure(v: Values, emu: Any, progress: Callable[[str], None]) -> dict[str, A
 
 def build(v: Values) -> Lab:
     """Lab 5 with the values `v`: its questions, measurement and students' spec."""
-    return Lab(5, "Traffic", "05-traffic.md", "star:hosts=6,bw=10", questions(v),
+    return Lab(5, "Traffic", "05-traffic.md", f"star:hosts={NETWORK_HOSTS},bw=10", questions(v),
                partial(measure, dict(v)), paper="Nupairoj1998, chapter 6", variants=VARIANTS,
                build=build, values=dict(v), spec=partial(spec, dict(v)))
 

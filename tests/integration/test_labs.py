@@ -89,9 +89,10 @@ def write_wrong(number: int, answers: dict[str, object], bad: Path) -> None:
 # untimed still give every point its median through the same code (testbed.labs.points, one
 # MPI job per setting). The labs' own counts (lab 5's 7 timed after 1, as its handout's
 # experiment takes them; lab 3's 20 and 7, labs 4 and 6's 5, after the benchmark's 3
-# untimed) made labs 3-6 take 68 s against 40 (2026-12-07; lab 5 25-37 s of it: its
-# broadcasts under the hot spot wait behind h1's queue of traffic, 0.5-0.8 s each): what a
-# key is measured with is the labs' and their handouts' (docs/labs.md), not this test's.
+# untimed) made labs 3-6 take 68 s against 40 (2026-12-07; lab 5 25-37 s of it then, with
+# 80 % of its hot-spot load on h1's link and 0.5-0.8 s a broadcast under it; 11 s at 60 %):
+# what a key is measured with is the labs' and their handouts' (docs/labs.md), not this
+# test's.
 FEWER, FEWER_WARMUP = 3, 1
 
 

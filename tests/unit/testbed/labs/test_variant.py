@@ -222,3 +222,16 @@ def test_lab5_asks_measures_and_writes_its_spec_with_the_variants_values() -> No
     assert (handout.repetitions, handout.warmup) == (traffic.REPETITIONS, traffic.WARMUP)
     assert handout.traffic == traffic.LOADS and handout.algorithms == tuple(
         alg for load, alg in traffic.RUNS if load == "hotspot")
+
+
+def test_lab5s_hot_spot_leaves_the_broadcast_a_share_of_the_hot_link() -> None:
+    """Lab 5's hot-spot generators take at most HOT_LINK_MAX of the hot spot's link on the
+    wire, whichever member is the hot spot: at 80 % of the load to the hot spot (about 94 %
+    on the wire) the broadcasts filled the rest and their times grew for as long as the
+    condition ran (docs/labs.md)."""
+    for hot in traffic.MEMBERS[1:]:
+        spec = traffic.loads({"size": traffic.SIZE, "hot": hot})["hotspot"]
+        assert 0.7 < traffic.hot_link_load(spec) <= traffic.HOT_LINK_MAX
+    former = replace(traffic.LOADS["hotspot"], hot_fraction=0.8)
+    assert traffic.hot_link_load(former) > 0.93
+    assert traffic.hot_link_load(traffic.LOADS["background"]) == 0.0  # no hot spot there
