@@ -1,6 +1,7 @@
 """testbed.labs.unreliable (lab 4): the frames of nack and the report scouts are counted with
 every receiver's "complete" straight to the root (acks direct, 3 copies each), whose count
-does not depend on what the machine's timing did in the broadcasts before; the other
+does not depend on what the machine's timing did in the broadcasts before; two-stage's
+are asked with data only (its TCP chain's pure ACKs follow the timing); the other
 broadcasts and the lossy ones run as the registry has them; every variant asks and counts
 alike (no network: the measuring step is replaced by one that records what it is asked)."""
 
@@ -36,8 +37,10 @@ def test_each_variants_questions_name_the_completion_counted(size: int) -> None:
     assert [q.key for q in qs.values()] == [q.key for q in unreliable.QUESTIONS]
     for key in ("frames_sent.nack", "frames_sent.scout-linear", "frames_delivered.nack"):
         assert f"--acks direct broadcast of {size} B" in qs[key].text
-    for key in ("frames_sent.binomial", "frames_sent.two-stage"):
+    for key in ("frames_sent.binomial", "frames_data.two-stage"):
         assert "--acks" not in qs[key].text and f"of {size} B" in qs[key].text
+    assert "frames with data (TCP's pure ACKs left out)" in qs["frames_data.two-stage"].text
+    assert "frames_sent.two-stage" not in qs
     assert all(q.factor == 1.3 for q in qs.values() if q.key.startswith("frames_"))
 
 
@@ -48,7 +51,8 @@ def test_measure_counts_direct_completes_and_runs_the_lossy_broadcasts_as_they_a
     def together(emu: Any, batch: list[Batched], options: RunOptions | None = None
                  ) -> dict[str, Any]:
         asked.append((list(batch), options))
-        return {b.key: SimpleNamespace(frames={"sent": 19.96, "delivered": 33.04},
+        return {b.key: SimpleNamespace(frames={"sent": 19.96, "delivered": 33.04,
+                                               "data": 15.04},
                                        verified=True,
                                        datagrams={"per_broadcast": {"repaired": 2.0}})
                 for b in batch}
@@ -61,7 +65,8 @@ def test_measure_counts_direct_completes_and_runs_the_lossy_broadcasts_as_they_a
         (a, unreliable.counted(a, 4096), 5) for a in unreliable.FRAMED]
     assert [(b.call.algorithm, b.call.size, dict(b.call.options), b.frames) for b in lossy] \
         == [(a, unreliable.LOSSY_SIZE, {}, 0) for a in unreliable.REPAIRED]
-    assert out == {**{f"frames_sent.{a}": 20.0 for a in unreliable.FRAMED},
-                   "frames_delivered.nack": 33.0, "delivered_under_loss.two-stage": "yes",
+    assert out == {**{f"frames_sent.{a}": 20.0 for a in ("binomial", "scout-linear", "nack")},
+                   "frames_data.two-stage": 15.0, "frames_delivered.nack": 33.0,
+                   "delivered_under_loss.two-stage": "yes",
                    "delivered_under_loss.nack": "yes", "repaired.nack": "yes"}
     assert set(out) == {q.key for q in unreliable.QUESTIONS}
