@@ -62,7 +62,7 @@ def test_measure_counts_direct_completes_and_runs_the_lossy_broadcasts_as_they_a
     (framed, plain), (lossy, options) = asked
     assert plain is None and options == RunOptions(loss=0.07)
     assert [(b.key, b.call, b.frames) for b in framed] == [
-        (a, unreliable.counted(a, 4096), 5) for a in unreliable.FRAMED]
+        (a, unreliable.counted(a, 4096), 20) for a in unreliable.FRAMED]
     assert [(b.call.algorithm, b.call.size, dict(b.call.options), b.frames) for b in lossy] \
         == [(a, unreliable.LOSSY_SIZE, {}, 0) for a in unreliable.REPAIRED]
     assert out == {**{f"frames_sent.{a}": 20.0 for a in ("binomial", "scout-linear", "nack")},
