@@ -31,29 +31,14 @@ import time
 from pathlib import Path
 from typing import Any
 
-from scripts.live_view_figures import TICK
+from scripts.live_view_figures import cpu_by_pid
+from testbed.report.text_report import flagged
 from tests.integration.test_live_view import browser, shown
 
 MCASTLAB = os.environ.get("MCASTLAB", "/usr/local/sbin/mcastlab")  # or a checkout's own
 URL = re.compile(r"live view: (http://127\.0\.0\.1:\d+/\?token=[\w-]+)")
 SAMPLE_S = 0.5
 PARTS = {"server": "testbed.live.server", "chromium": "chromium", "controller": "-m controller"}
-
-
-def cpu_by_pid(match: str) -> dict[int, float]:
-    """User + system CPU seconds of each process whose command line holds `match`."""
-    out: dict[int, float] = {}
-    for proc in Path("/proc").iterdir():
-        if not proc.name.isdigit():
-            continue
-        try:
-            if match not in (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode():
-                continue
-            fields = (proc / "stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        out[int(proc.name)] = (int(fields[11]) + int(fields[12])) / TICK
-    return out
 
 
 class Sampler:
@@ -126,11 +111,6 @@ def run(out: Path, web: bool, reprobe: bool) -> dict[str, Any]:
 def point(r: dict[str, Any]) -> str:
     c = r["config"]
     return f"{c['algorithm']} {c['size']} B {c['hosts']} hosts"
-
-
-def flagged(r: dict[str, Any]) -> bool:
-    fid = r.get("fidelity") or {}
-    return fid.get("ok") is False or bool(fid.get("flags"))
 
 
 def summary(runs: list[dict[str, Any]]) -> dict[str, Any]:

@@ -28,9 +28,9 @@ CPU_WINDOW = 10.0  # s
 TICK = os.sysconf("SC_CLK_TCK")
 
 
-def cpu_seconds(match: str) -> float:
-    """User + system CPU seconds of every process whose command line holds `match`."""
-    total = 0
+def cpu_by_pid(match: str) -> dict[int, float]:
+    """User + system CPU seconds of each process whose command line holds `match`."""
+    out: dict[int, float] = {}
     for proc in Path("/proc").iterdir():
         if not proc.name.isdigit():
             continue
@@ -40,8 +40,13 @@ def cpu_seconds(match: str) -> float:
             fields = (proc / "stat").read_text().rsplit(")", 1)[1].split()
         except OSError:
             continue
-        total += int(fields[11]) + int(fields[12])
-    return total / TICK
+        out[int(proc.name)] = (int(fields[11]) + int(fields[12])) / TICK
+    return out
+
+
+def cpu_seconds(match: str) -> float:
+    """User + system CPU seconds of every process whose command line holds `match`."""
+    return sum(cpu_by_pid(match).values())
 
 
 def cpu_rates(parts: dict[str, str]) -> dict[str, float]:
